@@ -1,0 +1,4 @@
+/* placeholder */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+char _license[] SEC("license") = "GPL";

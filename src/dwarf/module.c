@@ -1,0 +1,233 @@
+/* module.c - opening an ELF file and its debug info once (see module.h).
+ *
+ * We keep two handles on the file: a plain libelf handle for program
+ * headers (cheap, always there) and a libdwfl session with the file as its
+ * only module at bias 0, which finds separate debug info by build-id and
+ * .gnu_debuglink the way gdb and eu-stack do.  DWARF is only loaded when
+ * something asks for it.
+ */
+#include "dwarf/module_priv.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *debuginfo_path = NULL;
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static int read_headers(struct dw_module *m)
+{
+	GElf_Ehdr ehdr;
+	size_t n;
+
+	if (!gelf_getehdr(m->elf, &ehdr) || ehdr.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    ehdr.e_ident[EI_DATA] != ELFDATA2LSB || ehdr.e_machine != EM_X86_64)
+		return -WR_EELF;
+	if (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN)
+		return -WR_EELF;
+	m->e_type = ehdr.e_type;
+	m->entry = ehdr.e_entry;
+	if (elf_getphdrnum(m->elf, &n) != 0)
+		return -WR_EELF;
+	m->loads = xcalloc(n ? n : 1, sizeof(*m->loads));
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(m->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		m->loads[m->n_loads++] = (struct dw_load_segment){
+			.vaddr = ph.p_vaddr, .offset = ph.p_offset,
+			.filesz = ph.p_filesz, .memsz = ph.p_memsz, .flags = ph.p_flags,
+		};
+	}
+	return m->n_loads ? 0 : -WR_EELF;
+}
+
+static int open_dwfl(struct dw_module *m)
+{
+	int fd = dup(m->fd);
+
+	if (fd < 0)
+		return -errno;
+	m->dwfl = dwfl_begin(&offline_callbacks);
+	if (!m->dwfl) {
+		close(fd);
+		return -ENOMEM;
+	}
+	dwfl_report_begin(m->dwfl);
+	/* base 0 without adding p_vaddr: the module's bias is 0, so every
+	 * address we hand libdwfl is a plain ELF virtual address.  On failure
+	 * libdwfl has already closed fd. */
+	m->mod = dwfl_report_elf(m->dwfl, m->name, m->path, fd, 0, false);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	return m->mod ? 0 : -WR_EELF;
+}
+
+int dw_module_open(const char *path, struct dw_module **out)
+{
+	struct dw_module *m = xcalloc(1, sizeof(*m));
+	const char *slash;
+	int err;
+
+	*out = NULL;
+	elf_version(EV_CURRENT);
+	m->fd = -1;
+	m->path = xstrdup(path);
+	slash = strrchr(m->path, '/');
+	m->name = slash ? slash + 1 : m->path;
+	m->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (m->fd < 0) {
+		err = -errno;
+		goto out_free;
+	}
+	m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
+	if (!m->elf || elf_kind(m->elf) != ELF_K_ELF) {
+		err = -WR_EELF;
+		goto out_free;
+	}
+	err = read_headers(m);
+	if (err)
+		goto out_free;
+	err = open_dwfl(m);
+	if (err)
+		goto out_free;
+	*out = m;
+	return 0;
+
+out_free:
+	dw_module_free(m);
+	return err;
+}
+
+void dw_module_free(struct dw_module *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; i < DW_EXT_COUNT_; i++)
+		if (m->ext[i].data && m->ext[i].destroy)
+			m->ext[i].destroy(m->ext[i].data);
+	if (m->dwfl)
+		dwfl_end(m->dwfl);
+	if (m->elf)
+		elf_end(m->elf);
+	if (m->fd >= 0)
+		close(m->fd);
+	free(m->loads);
+	free(m->debug_source);
+	free(m->path);
+	free(m);
+}
+
+const char *dw_module_path(const struct dw_module *m)
+{
+	return m->path;
+}
+
+const char *dw_module_name(const struct dw_module *m)
+{
+	return m->name;
+}
+
+bool dw_module_is_dyn(const struct dw_module *m)
+{
+	return m->e_type == ET_DYN;
+}
+
+uint64_t dw_module_entry(const struct dw_module *m)
+{
+	return m->entry;
+}
+
+Dwarf *dw_module_dwarf(struct dw_module *m)
+{
+	Dwarf_Addr bias;
+
+	if (m->dwarf_state == 0) {
+		m->dwarf = dwfl_module_getdwarf(m->mod, &bias);
+		m->dwarf_state = m->dwarf ? 1 : -1;
+	}
+	return m->dwarf;
+}
+
+bool dw_module_has_dwarf(struct dw_module *m)
+{
+	return dw_module_dwarf(m) != NULL;
+}
+
+const char *dw_module_debug_source(struct dw_module *m)
+{
+	const char *debugfile = NULL;
+
+	if (m->debug_source)
+		return m->debug_source;
+	if (!dw_module_dwarf(m)) {
+		m->debug_source = xstrdup("none");
+		return m->debug_source;
+	}
+	dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	if (debugfile && strcmp(debugfile, m->path) != 0)
+		m->debug_source = xasprintf("separate (%s)", debugfile);
+	else
+		m->debug_source = xstrdup("embedded");
+	return m->debug_source;
+}
+
+int dw_module_vaddr_to_offset(const struct dw_module *m, uint64_t vaddr, uint64_t *offset)
+{
+	for (size_t i = 0; i < m->n_loads; i++) {
+		const struct dw_load_segment *s = &m->loads[i];
+
+		if (vaddr >= s->vaddr && vaddr < s->vaddr + s->filesz) {
+			*offset = vaddr - s->vaddr + s->offset;
+			return 0;
+		}
+	}
+	return -ERANGE;
+}
+
+int dw_module_offset_to_vaddr(const struct dw_module *m, uint64_t offset, uint64_t *vaddr)
+{
+	/* A mapping's offset is page-aligned and may precede the segment's own
+	 * offset by less than a page: prefer the segment that starts in the
+	 * mapping's first page, then any whose page-rounded range holds it. */
+	for (size_t i = 0; i < m->n_loads; i++) {
+		const struct dw_load_segment *s = &m->loads[i];
+
+		if ((s->offset & ~0xfffull) == offset) {
+			*vaddr = s->vaddr - (s->offset - offset);
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < m->n_loads; i++) {
+		const struct dw_load_segment *s = &m->loads[i];
+		uint64_t page_off = s->offset & ~0xfffull;
+
+		if (offset >= page_off && offset < s->offset + (s->filesz ? s->filesz : 1)) {
+			*vaddr = s->vaddr - (s->offset - offset);
+			return 0;
+		}
+	}
+	return -ERANGE;
+}
+
+bool dw_module_vaddr_is_code(const struct dw_module *m, uint64_t vaddr)
+{
+	for (size_t i = 0; i < m->n_loads; i++) {
+		const struct dw_load_segment *s = &m->loads[i];
+
+		if ((s->flags & PF_X) && vaddr >= s->vaddr && vaddr < s->vaddr + s->memsz)
+			return true;
+	}
+	return false;
+}

@@ -1,0 +1,56 @@
+/* module.h - one ELF file (executable or shared library) and its debug info.
+ *
+ * Layer rule: dwarf/ depends on util/ only and is the one directory that
+ * includes elfutils headers (libelf, libdw, libdwfl) and libiberty.
+ *
+ * A dw_module is opened by path once per file and shared by every process
+ * that maps it.  It holds one libdwfl session with that single module placed
+ * at bias 0, so every address in this API is an ELF virtual address ("pc"),
+ * never a runtime address.  Separate debug info (.gnu_debuglink, build-id
+ * under /usr/lib/debug) is found through libdwfl's standard search.
+ * Expensive parts (DWARF, symbol tables, the function index) load lazily on
+ * first use.
+ */
+#ifndef WRAITH_DWARF_MODULE_H
+#define WRAITH_DWARF_MODULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct dw_module;
+
+/* Open @path.  Returns 0 and a new module in *out (caller frees with
+ * dw_module_free), -ENOENT, or -WR_EELF for a file that is not a 64-bit
+ * little-endian x86-64 ELF. */
+int dw_module_open(const char *path, struct dw_module **out);
+/* NULL is a no-op. */
+void dw_module_free(struct dw_module *m);
+
+/* Borrowed; valid until dw_module_free(). */
+const char *dw_module_path(const struct dw_module *m);
+/* Basename of the path.  Borrowed. */
+const char *dw_module_name(const struct dw_module *m);
+
+/* True when DWARF debug info (.debug_info, possibly separate) was found. */
+bool dw_module_has_dwarf(struct dw_module *m);
+/* True for ET_DYN (PIE or shared library). */
+bool dw_module_is_dyn(const struct dw_module *m);
+/* The ELF entry point (virtual address). */
+uint64_t dw_module_entry(const struct dw_module *m);
+
+/* File offset of the byte at virtual address @vaddr, from the PT_LOAD
+ * headers; this is the offset a uprobe is attached at.  Returns 0 or
+ * -ERANGE when no loadable segment holds @vaddr. */
+int dw_module_vaddr_to_offset(const struct dw_module *m, uint64_t vaddr, uint64_t *offset);
+/* Virtual address of file offset @offset (the inverse, for computing the
+ * load bias of a mapping).  Returns 0 or -ERANGE. */
+int dw_module_offset_to_vaddr(const struct dw_module *m, uint64_t offset, uint64_t *vaddr);
+/* True when @vaddr lies in an executable PT_LOAD segment. */
+bool dw_module_vaddr_is_code(const struct dw_module *m, uint64_t vaddr);
+
+/* Where the debug info came from, for `info modules`: "embedded",
+ * "separate (/usr/lib/debug/...)", or "none".  Borrowed. */
+const char *dw_module_debug_source(struct dw_module *m);
+
+#endif

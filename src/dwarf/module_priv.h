@@ -1,0 +1,63 @@
+/* module_priv.h - the inside of struct dw_module, for the files of src/dwarf only.
+ *
+ * Layer rule: included only by files in src/dwarf/.
+ * Each dwarf/ unit that caches per-module state (the function index, the
+ * symbolization cache) keeps it in its own extension slot, created lazily
+ * and freed by dw_module_free() through the slot's destructor.
+ */
+#ifndef WRAITH_DWARF_MODULE_PRIV_H
+#define WRAITH_DWARF_MODULE_PRIV_H
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <libelf.h>
+
+#include "dwarf/module.h"
+
+struct dw_load_segment {
+	uint64_t vaddr;
+	uint64_t offset;
+	uint64_t filesz;
+	uint64_t memsz;
+	uint32_t flags; /* PF_X | PF_W | PF_R */
+};
+
+enum dw_ext_slot {
+	DW_EXT_RESOLVE,
+	DW_EXT_SYMBOLIZE,
+	DW_EXT_COUNT_
+};
+
+struct dw_ext {
+	void *data;
+	void (*destroy)(void *data);
+};
+
+struct dw_module {
+	char *path;                 /* owned */
+	const char *name;           /* points into path */
+	int fd;
+	Elf *elf;                   /* our own handle on the file, for headers */
+	uint16_t e_type;
+	uint64_t entry;
+	struct dw_load_segment *loads; /* owned */
+	size_t n_loads;
+	Dwfl *dwfl;                 /* one-module session at bias 0 */
+	Dwfl_Module *mod;
+	int dwarf_state;            /* 0 not tried, 1 found, -1 none */
+	Dwarf *dwarf;               /* borrowed from dwfl */
+	char *debug_source;         /* owned, see dw_module_debug_source */
+	struct dw_ext ext[DW_EXT_COUNT_];
+};
+
+/* The module's DWARF (main or separate), or NULL.  Borrowed. */
+Dwarf *dw_module_dwarf(struct dw_module *m);
+
+/* The ELF that holds the symbol tables: the main file.  Borrowed. */
+static inline Elf *dw_module_elf(struct dw_module *m)
+{
+	return m->elf;
+}
+
+#endif

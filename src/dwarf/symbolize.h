@@ -1,0 +1,47 @@
+/* symbolize.h - naming a pc: function, parameters, file:line:col and the
+ * chain of inlined calls, innermost first, as gdb shows them.
+ *
+ * Layer rule: dwarf/ depends on util/ only; elfutils and libiberty stay
+ * inside dwarf/.
+ *
+ * Results are cached per module and pc, so a frame seen before costs one
+ * hash lookup.  Without DWARF the function name comes from .symtab, then
+ * .dynsym; without either every field but the pc is unknown.
+ */
+#ifndef WRAITH_DWARF_SYMBOLIZE_H
+#define WRAITH_DWARF_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct dw_module;
+
+/* One frame of a symbolized pc.  Strings are NULL when unknown. */
+struct dw_sym_frame {
+	const char *function; /* demangled name, or symbol name */
+	const char *params;   /* "int x, char **argv" ("" for none; NULL if unknown) */
+	const char *file;     /* source path as recorded in DWARF */
+	unsigned line;        /* 0 if unknown */
+	unsigned col;         /* 0 if unknown */
+	bool inlined;         /* an inlined call (not the physical frame) */
+	uint64_t sym_offset;  /* pc - start of the function/symbol (0 if unknown) */
+};
+
+struct dw_sym {
+	const struct dw_sym_frame *frames; /* innermost (most inlined) first; the
+					      last is the physical function */
+	size_t n;                          /* >= 1 */
+};
+
+/* Symbolize @pc of @m.  @pc is the address to look up: for a caller frame
+ * pass the return address minus one.  The result is borrowed from the
+ * module's cache and valid until dw_module_free().  Returns 0 (a result
+ * with unknown fields is still a result). */
+int dw_symbolize(struct dw_module *m, uint64_t pc, struct dw_sym *out);
+
+/* Demangle a C++ symbol (only names starting with "_Z"); returns a new
+ * string (caller frees) or NULL when @name is not mangled. */
+char *dw_demangle(const char *name);
+
+#endif

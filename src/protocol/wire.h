@@ -1,0 +1,295 @@
+/* wire.h - the event wire format and the layout of every BPF map value.
+ *
+ * Layer rule: this header is included by the BPF templates (clang -target
+ * bpf) and by userspace; it depends only on <linux/types.h>.  It is the one
+ * definition of these layouts: fixed-width fields, explicit padding, no
+ * pointers, longs, bools or bitfields, and a _Static_assert on every size
+ * and offset so both compilers check the same numbers.
+ *
+ * An event is a struct wr_event_header followed by payload_len bytes of
+ * items.  Each item is a struct wr_item_header followed by `length` bytes of
+ * payload; items start on 8-byte boundaries and `length` is a multiple of 8.
+ */
+#ifndef WRAITH_PROTOCOL_WIRE_H
+#define WRAITH_PROTOCOL_WIRE_H
+
+#include <linux/types.h>
+
+#define WR_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#define WR_OFFSETOF(t, m) __builtin_offsetof(t, m)
+
+/* ---- limits shared by both sides ---- */
+#define WR_EVENT_MAX        16384u  /* bytes of one event, header included */
+#define WR_EVENT_BUF_SIZE   32768u  /* per-CPU assembly buffer (2x so masked writes stay in bounds) */
+#define WR_BT_MAX_DEPTH     128u
+#define WR_BT_MAX_SLOTS     8u      /* bt statements executed per event */
+#define WR_BT_INLINE_FRAMES 3u      /* frames unwound inside the probe program */
+#define WR_BT_STEP_FRAMES   8u      /* frames per tail-called step invocation */
+#define WR_BT_MAX_STEPS     32u     /* tail-call budget (kernel limit is 33) */
+#define WR_MAX_MAPPINGS     512u    /* executable mappings per process */
+#define WR_MAX_PROBES       4096u
+#define WR_MAP_SEARCH_STEPS 10u     /* ceil(log2(WR_MAX_MAPPINGS)) + 1 */
+#define WR_ROW_SEARCH_STEPS 25u     /* up to 16M rows per module */
+
+#define WR_EVENT_MAGIC 0x57524149u /* "WRAI" little-endian in memory as IARW */
+
+/* ---- event header ---- */
+#define WR_EVENT_F_TRUNCATED 0x0001u /* an item did not fit in WR_EVENT_MAX */
+
+struct wr_event_header {
+	__u32 magic;
+	__u32 probe_id;
+	__u32 pid;          /* tgid */
+	__u32 tid;
+	__u64 timestamp_ns; /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
+	__u32 payload_len;  /* bytes of items after this header */
+	__u16 flags;        /* WR_EVENT_F_* */
+	__u16 n_items;
+};
+WR_STATIC_ASSERT(sizeof(struct wr_event_header) == 32, "event header size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_event_header, probe_id) == 4, "probe_id offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_event_header, pid) == 8, "pid offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_event_header, tid) == 12, "tid offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_event_header, timestamp_ns) == 16, "timestamp offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_event_header, payload_len) == 24, "payload_len offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_event_header, flags) == 28, "flags offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_event_header, n_items) == 30, "n_items offset");
+
+/* ---- items ---- */
+enum wr_item_type {
+	WR_ITEM_PRINT     = 0x05, /* formatted print: index = format string, payload = args */
+	WR_ITEM_BACKTRACE = 0x10, /* payload = wr_bt_header + requested_depth frames */
+	WR_ITEM_EXPR_ERROR = 0x20,
+};
+
+struct wr_item_header {
+	__u8 type;    /* enum wr_item_type */
+	__u8 flags;
+	__u16 length; /* payload bytes after this header, multiple of 8 */
+	__u16 index;  /* print: format index in the probe; bt: statement index */
+	__u16 reserved;
+};
+WR_STATIC_ASSERT(sizeof(struct wr_item_header) == 8, "item header size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_item_header, length) == 2, "item length offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_item_header, index) == 4, "item index offset");
+
+/* A print argument: header then `len` bytes, padded to 8. */
+enum wr_arg_kind {
+	WR_ARG_I64  = 1,
+	WR_ARG_U64  = 2,
+	WR_ARG_BOOL = 3,
+	WR_ARG_HEX  = 4, /* unsigned, rendered 0x... */
+	WR_ARG_STR  = 5, /* bytes read from the target, NUL-terminated or len-bounded */
+	WR_ARG_CHAR = 6,
+	WR_ARG_PTR  = 7,
+};
+
+enum wr_arg_status {
+	WR_ARG_OK          = 0,
+	WR_ARG_NULL_DEREF  = 1,
+	WR_ARG_READ_ERROR  = 2,
+	WR_ARG_TRUNCATED   = 4,
+	WR_ARG_OFFSETS_UNAVAILABLE = 5,
+};
+
+struct wr_arg_header {
+	__u8 kind;    /* enum wr_arg_kind */
+	__u8 status;  /* enum wr_arg_status */
+	__u16 len;    /* data bytes that follow (unpadded) */
+	__u32 aux;    /* kind-specific: byte size of the source type for ints */
+};
+WR_STATIC_ASSERT(sizeof(struct wr_arg_header) == 8, "arg header size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_arg_header, len) == 2, "arg len offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_arg_header, aux) == 4, "arg aux offset");
+
+/* ---- backtrace item ---- */
+/* Statuses and error codes; numbered as GhostScope numbers them. */
+enum wr_bt_status {
+	WR_BT_COMPLETE            = 0,
+	WR_BT_TRUNCATED           = 1,
+	WR_BT_DWARF_UNAVAILABLE   = 2,
+	WR_BT_UNSUPPORTED_CFI     = 3,
+	WR_BT_OFFSETS_UNAVAILABLE = 4,
+	WR_BT_READ_ERROR          = 5,
+	WR_BT_INTERNAL_ERROR      = 6,
+	WR_BT_INVALID_FRAME       = 7,
+	WR_BT_NO_ROWS_FOR_PC      = 8,
+	WR_BT_STATUS_COUNT_
+};
+
+enum wr_bt_error {
+	WR_BTE_NONE                 = 0,
+	WR_BTE_RETURN_ADDRESS_READ  = 1,
+	WR_BTE_FRAME_POINTER_READ   = 2,
+	WR_BTE_NEXT_IP_BELOW_USER   = 3,
+	WR_BTE_NEXT_IP_KERNEL_LIKE  = 4,
+	WR_BTE_NEXT_CFA_ZERO        = 5,
+	WR_BTE_NEXT_CFA_NOT_ADVANCING = 6,
+	WR_BTE_COUNT_
+};
+
+/* Statement options, as flags on the wire. */
+#define WR_BT_F_RAW      0x01u
+#define WR_BT_F_FULL     0x02u
+#define WR_BT_F_INLINE   0x04u
+
+struct wr_bt_header {
+	__u8 requested_depth;
+	__u8 frame_count;
+	__u8 flags;       /* WR_BT_F_* */
+	__u8 status;      /* enum wr_bt_status */
+	__u16 error_code; /* enum wr_bt_error */
+	__u16 reserved;
+};
+WR_STATIC_ASSERT(sizeof(struct wr_bt_header) == 8, "bt header size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_header, status) == 3, "bt status offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_header, error_code) == 4, "bt error offset");
+
+/* Frame flags */
+#define WR_FRAME_F_EXACT_IP 0x0001u /* ip is not a return address (frame 0, or interrupted by a signal) */
+#define WR_FRAME_F_SIGNAL   0x0002u /* this frame is a signal trampoline */
+
+struct wr_bt_frame {
+	__u64 cookie; /* module cookie; 0 = unknown module */
+	__u64 pc;     /* module-normalized (ELF virtual address) */
+	__u64 ip;     /* raw runtime instruction pointer */
+	__u16 flags;  /* WR_FRAME_F_* */
+	__u16 reserved;
+	__u32 reserved2;
+};
+WR_STATIC_ASSERT(sizeof(struct wr_bt_frame) == 32, "bt frame size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_frame, pc) == 8, "frame pc offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_frame, ip) == 16, "frame ip offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_frame, flags) == 24, "frame flags offset");
+
+WR_STATIC_ASSERT(sizeof(struct wr_bt_header) + WR_BT_MAX_DEPTH * sizeof(struct wr_bt_frame)
+		 < WR_EVENT_MAX - sizeof(struct wr_event_header), "one full bt fits an event");
+WR_STATIC_ASSERT((WR_EVENT_MAX & (WR_EVENT_MAX - 1)) == 0, "event max is a power of two");
+WR_STATIC_ASSERT(WR_EVENT_BUF_SIZE >= 2 * WR_EVENT_MAX, "masked writes stay in the buffer");
+
+/* ======================================================================
+ * BPF map values (filled by userspace, read by the templates)
+ * ====================================================================== */
+
+/* One compact CFI row: the rule that applies from `pc` (module-relative) up
+ * to the next row's pc.  Rows of a module are sorted by pc; a row whose rule
+ * is WR_CFI_RULE_NONE marks a gap no FDE covers. */
+#define WR_CFI_RULE_NONE 0xffffffffu
+
+struct wr_cfi_row {
+	__u32 pc;
+	__u32 rule; /* index into the rule table, or WR_CFI_RULE_NONE */
+};
+WR_STATIC_ASSERT(sizeof(struct wr_cfi_row) == 8, "cfi row size");
+
+/* How the CFA is computed. */
+enum wr_cfa_kind {
+	WR_CFA_REG_OFF   = 0, /* CFA = reg + off */
+	WR_CFA_DEREF     = 1, /* CFA = *(u64 *)(reg + off) (stack realignment) */
+};
+
+/* How the return address or rbp of the caller is recovered. */
+enum wr_reg_rule {
+	WR_RULE_UNDEFINED  = 0, /* no value: for the return address, the stack ends */
+	WR_RULE_AT_CFA     = 1, /* value = *(u64 *)(CFA + off) */
+	WR_RULE_VAL_CFA    = 2, /* value = CFA + off */
+	WR_RULE_SAME_VALUE = 3, /* unchanged (rbp only) */
+	WR_RULE_REGISTER   = 4, /* value = another register (reg in `off`) */
+};
+
+/* Row kinds. */
+enum wr_row_kind {
+	WR_ROW_NORMAL      = 0,
+	WR_ROW_SIGNAL      = 1, /* signal trampoline: registers from the ucontext at rsp */
+	WR_ROW_UNSUPPORTED = 2, /* a rule that has no compact form (expression, other register) */
+};
+
+/* DWARF register numbers used by rules (x86-64). */
+#define WR_DWARF_RBP 6
+#define WR_DWARF_RSP 7
+#define WR_DWARF_RIP 16
+
+/* Offsets that do not fit these widths make the row unsupported. */
+struct wr_cfi_rule {
+	__s32 cfa_off;
+	__s16 ra_off;
+	__s16 rbp_off;  /* for WR_RULE_REGISTER: the DWARF register number */
+	__u8 cfa_reg;   /* WR_DWARF_RSP or WR_DWARF_RBP */
+	__u8 cfa_kind;  /* enum wr_cfa_kind */
+	__u8 ra_rule;   /* enum wr_reg_rule */
+	__u8 rbp_rule;  /* enum wr_reg_rule */
+	__u8 kind;      /* enum wr_row_kind */
+	__u8 reserved[3];
+};
+WR_STATIC_ASSERT(sizeof(struct wr_cfi_rule) == 16, "cfi rule size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cfi_rule, ra_off) == 4, "ra_off offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cfi_rule, rbp_off) == 6, "rbp_off offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cfi_rule, cfa_reg) == 8, "cfa_reg offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cfi_rule, kind) == 12, "rule kind offset");
+
+/* Offsets into the ucontext_t the kernel pushes for a signal handler, as
+ * seen from rsp at the trampoline (uc_mcontext at 40; gregs in the
+ * REG_R8.. order). */
+#define WR_UCTX_RBP 120
+#define WR_UCTX_RSP 160
+#define WR_UCTX_RIP 168
+
+/* One executable mapping of a traced process. */
+struct wr_mapping {
+	__u64 start;
+	__u64 end;
+	__u64 bias;      /* runtime address - ELF virtual address */
+	__u64 cookie;    /* module identity */
+	__u32 row_start; /* the module's rows in the row array */
+	__u32 row_count; /* 0: the module has no CFI */
+};
+WR_STATIC_ASSERT(sizeof(struct wr_mapping) == 40, "mapping size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_mapping, cookie) == 24, "mapping cookie offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_mapping, row_start) == 32, "mapping row_start offset");
+
+/* The executable mappings of one process, sorted by start. */
+struct wr_proc_maps {
+	__u32 count;
+	__u32 generation;
+	struct wr_mapping m[WR_MAX_MAPPINGS];
+};
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_proc_maps, m) == 8, "proc maps array offset");
+WR_STATIC_ASSERT(sizeof(struct wr_proc_maps) == 8 + 40 * WR_MAX_MAPPINGS, "proc maps size");
+
+/* Per-CPU unwinding state for one bt statement of the event being built. */
+#define WR_SLOT_F_PENDING  0x01u /* more frames to unwind */
+#define WR_SLOT_F_BP_VALID 0x02u /* bp holds the frame's real rbp */
+#define WR_SLOT_F_EXACT    0x04u /* ip is exact (do not look up ip - 1) */
+
+struct wr_bt_slot {
+	__u64 ip;
+	__u64 sp;
+	__u64 bp;
+	__u32 item_off;  /* offset of the wr_bt_header in the event buffer */
+	__u8 depth;      /* requested depth */
+	__u8 count;      /* frames emitted */
+	__u8 status;
+	__u8 flags;      /* WR_SLOT_F_* */
+	__u16 error;
+	__u16 reserved;
+	__u32 reserved2;
+};
+WR_STATIC_ASSERT(sizeof(struct wr_bt_slot) == 40, "bt slot size");
+
+struct wr_bt_state {
+	__u32 n_slots;   /* slots used by this event */
+	__u32 steps;     /* step invocations so far */
+	struct wr_bt_slot slot[WR_BT_MAX_SLOTS];
+};
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_state, slot) == 8, "bt state slot offset");
+
+/* Per-probe counters (per-CPU array indexed by probe id). */
+struct wr_probe_stats {
+	__u64 hits;
+	__u64 lost;       /* output helper failed: buffer full */
+	__u64 truncated;  /* event did not fit */
+	__u64 bt_errors;  /* tail call failed or state missing */
+};
+WR_STATIC_ASSERT(sizeof(struct wr_probe_stats) == 32, "probe stats size");
+
+#endif

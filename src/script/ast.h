@@ -1,0 +1,159 @@
+/* ast.h - the syntax tree of a wraith script.
+ *
+ * Layer rule: script/ is pure: it depends on util/ only (no libdw, no LLVM,
+ * no libbpf).  The parser builds this tree; semantic checks annotate it;
+ * tracer/ and codegen/ read it.
+ *
+ * Ownership: a struct ast_script owns everything reachable from it; free it
+ * with ast_script_free().  Every node carries the source location of the
+ * text it came from, so any later stage can report an error with a caret.
+ */
+#ifndef WRAITH_SCRIPT_AST_H
+#define WRAITH_SCRIPT_AST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/diag.h"
+
+/* ---- expressions ---- */
+enum ast_expr_kind {
+	AST_EXPR_INT,      /* integer literal: .ival */
+	AST_EXPR_BOOL,     /* true / false: .ival 0 or 1 */
+	AST_EXPR_STRING,   /* string literal: .str (escapes resolved) */
+	AST_EXPR_IDENT,    /* name: .str (script variable or DWARF variable) */
+	AST_EXPR_SPECIAL,  /* $pid, $tid, $timestamp, ...: .special */
+	AST_EXPR_UNARY,    /* .op, .lhs */
+	AST_EXPR_BINARY,   /* .op, .lhs, .rhs */
+	AST_EXPR_MEMBER,   /* .lhs . .str  (also tuple-style .0: str = "0") */
+	AST_EXPR_INDEX,    /* .lhs [ .rhs ] */
+	AST_EXPR_CALL,     /* .str ( .args ) : strncmp, starts_with, memcmp, hex, cast */
+};
+
+enum ast_special {
+	AST_SPECIAL_PID,
+	AST_SPECIAL_TID,
+	AST_SPECIAL_TIMESTAMP,
+	AST_SPECIAL_PC,
+	AST_SPECIAL_SP,
+};
+
+enum ast_op {
+	/* unary */
+	AST_OP_NEG, AST_OP_NOT, AST_OP_BITNOT, AST_OP_DEREF, AST_OP_ADDR,
+	/* binary, lowest precedence last */
+	AST_OP_MUL, AST_OP_DIV, AST_OP_MOD,
+	AST_OP_ADD, AST_OP_SUB,
+	AST_OP_SHL, AST_OP_SHR,
+	AST_OP_LT, AST_OP_LE, AST_OP_GT, AST_OP_GE,
+	AST_OP_EQ, AST_OP_NE,
+	AST_OP_BITAND, AST_OP_BITXOR, AST_OP_BITOR,
+	AST_OP_AND, AST_OP_OR,
+};
+
+struct ast_expr {
+	enum ast_expr_kind kind;
+	struct src_loc loc;
+	enum ast_op op;
+	enum ast_special special;
+	int64_t ival;
+	char *str;                /* owned */
+	struct ast_expr *lhs;     /* owned */
+	struct ast_expr *rhs;     /* owned */
+	struct ast_expr **args;   /* owned array of owned */
+	size_t n_args;
+};
+
+/* ---- statements ---- */
+enum ast_stmt_kind {
+	AST_STMT_PRINT, /* .fmt (may be NULL for `print expr;`), .args */
+	AST_STMT_BT,    /* .bt_flags (WR_BT_F_* bits, inline unless noinline) */
+	AST_STMT_IF,    /* .cond, .then_body, .else_body (else-if = one IF stmt) */
+	AST_STMT_LET,   /* .name = .value */
+	AST_STMT_EXPR,  /* .value */
+};
+
+struct ast_block {
+	struct ast_stmt **stmts; /* owned array of owned */
+	size_t n;
+};
+
+/* Format placeholder parsed out of a print format string. */
+enum ast_fmt_spec {
+	AST_FMT_DEFAULT,  /* {} */
+	AST_FMT_HEX,      /* {:x} */
+	AST_FMT_HEX_UPPER,/* {:X} */
+	AST_FMT_PTR,      /* {:p} */
+	AST_FMT_STR,      /* {:s} */
+};
+
+struct ast_fmt_piece {
+	char *literal;           /* owned text before the placeholder (may be "") */
+	bool has_placeholder;    /* false only for the trailing literal */
+	enum ast_fmt_spec spec;
+	struct src_loc loc;      /* of the placeholder inside the string */
+};
+
+struct ast_stmt {
+	enum ast_stmt_kind kind;
+	struct src_loc loc;
+	/* print */
+	char *fmt;                      /* owned raw format text (escapes resolved) or NULL */
+	struct ast_fmt_piece *pieces;   /* owned, filled by the parser for fmt */
+	size_t n_pieces;
+	struct ast_expr **args;         /* owned */
+	size_t n_args;
+	/* bt */
+	unsigned bt_flags;
+	/* if */
+	struct ast_expr *cond;          /* owned */
+	struct ast_block then_body;
+	struct ast_block else_body;
+	/* let / expr */
+	char *name;                     /* owned */
+	struct ast_expr *value;         /* owned */
+};
+
+/* ---- probes ---- */
+enum ast_target_kind {
+	AST_TARGET_FUNCTION,  /* .function */
+	AST_TARGET_LINE,      /* .file : .line */
+	AST_TARGET_ADDRESS,   /* .address in the main module (or .module) */
+};
+
+struct ast_target {
+	enum ast_target_kind kind;
+	struct src_loc loc;
+	char *text;       /* owned: the pattern exactly as written */
+	char *function;   /* owned, FUNCTION */
+	char *file;       /* owned, LINE */
+	unsigned line;    /* LINE */
+	char *module;     /* owned, ADDRESS with module prefix, else NULL */
+	uint64_t address; /* ADDRESS */
+};
+
+struct ast_probe {
+	struct src_loc loc;      /* of the `trace` keyword */
+	struct ast_target target;
+	struct ast_block body;
+	char *body_text;         /* owned: source text between the braces, for `save` */
+};
+
+struct ast_script {
+	struct ast_probe **probes; /* owned */
+	size_t n_probes;
+};
+
+void ast_expr_free(struct ast_expr *e);
+void ast_stmt_free(struct ast_stmt *s);
+void ast_block_release(struct ast_block *b);
+void ast_probe_free(struct ast_probe *p);
+/* Frees the script and everything in it; NULL is a no-op. */
+void ast_script_free(struct ast_script *s);
+
+/* Human-readable dump of the tree (for `--dry-run -v` and tests). */
+struct strbuf;
+void ast_script_dump(const struct ast_script *s, struct strbuf *out);
+
+#endif
