@@ -1,4 +1,749 @@
-/* placeholder */
+/* wraith.bpf.c - the fixed BPF machinery every generated probe links with.
+ *
+ * This file is restricted C compiled by clang-19 to LLVM bitcode at build
+ * time and embedded in wraith.  The IR generator (src/codegen/) parses the
+ * bitcode, adds one function per probe that calls the wr_* entry points
+ * below, sets the wr_cfg_* globals, and optimises the whole module, so these
+ * always_inline helpers end up inside each probe program.  Everything here
+ * that can be written in C is written in C: the event buffer, print items,
+ * and the unwinder with its tail-called step program.  Layouts come from
+ * src/protocol/wire.h, shared with userspace.
+ *
+ * An event is assembled in a per-CPU buffer.  Print items are appended as
+ * statements run; a `bt` reserves its whole item (header + requested depth
+ * frames) at its place in the event, unwinds the first few frames inline,
+ * and leaves a per-CPU slot with the registers of the next frame.  When the
+ * probe ends, pending slots are finished by wr_bt_step, which unwinds a few
+ * frames per invocation and tail-calls itself; the event is output once,
+ * by whichever program finishes last, so it is never split or duplicated.
+ */
 #include <linux/bpf.h>
+#include <linux/types.h>
 #include <bpf/bpf_helpers.h>
+
+#include "protocol/wire.h"
+
+#define WR_INLINE static __attribute__((always_inline)) inline
+
+/* Keep the compiler from moving arithmetic on @v above a NULL check: the
+ * verifier rejects pointer arithmetic on a maybe-NULL map value. */
+#define WR_BARRIER_VAR(v) asm volatile("" : "+r"(v))
+
+/* Internal: an unwind step moved to the caller (not a wire status). */
+#define WR_MOVED 0xffu
+/* rule0 value meaning "not known at compile time: look it up". */
+#define WR_RULE_LOOKUP (WR_CFI_RULE_NONE - 1)
+/* Entry points the generator calls: external so they survive -O2 here; the
+ * generator makes them internal and they are inlined into each probe. */
+#define WR_API __attribute__((always_inline))
+
 char _license[] SEC("license") = "GPL";
+
+/* x86-64 struct pt_regs, as the uprobe context. */
+struct wr_regs {
+	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+
+/* ---- configuration, set by the generator before optimisation ---- */
+__u32 wr_cfg_transport = 0; /* 0 ring buffer, 1 perf event array */
+
+/* ---- maps (the generator never creates maps; see notes on BTF) ---- */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);
+} wr_ringbuf SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} wr_perfbuf SEC(".maps");
+
+struct wr_event_buf {
+	__u8 data[WR_EVENT_BUF_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wr_event_buf);
+} wr_event SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wr_bt_state);
+} wr_bt_state SEC(".maps");
+
+/* Each module's rows and rules are maps of their own, created by userspace
+ * with their exact size and stored in the module's slot of these two
+ * array-of-maps; a library loaded later just gets a new slot. */
+struct wr_rows_inner {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_INNER_MAP | BPF_F_MMAPABLE);
+	/* Sizes, not types: BTF keeps only a forward declaration of a struct
+	 * reached through an inner map definition. */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct wr_cfi_row));
+};
+
+struct wr_rules_inner {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_INNER_MAP | BPF_F_MMAPABLE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct wr_cfi_rule));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, WR_MAX_MODULES);
+	__type(key, __u32);
+	__array(values, struct wr_rows_inner);
+} wr_cfi_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, WR_MAX_MODULES);
+	__type(key, __u32);
+	__array(values, struct wr_rules_inner);
+} wr_cfi_rules SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32); /* tgid */
+	__type(value, struct wr_proc_maps);
+} wr_proc_maps SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} wr_progs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, WR_MAX_PROBES);
+	__type(key, __u32);
+	__type(value, struct wr_probe_stats);
+} wr_stats SEC(".maps");
+
+/* ---- event assembly ---- */
+
+WR_INLINE struct wr_probe_stats *probe_stats(__u32 probe_id)
+{
+	return bpf_map_lookup_elem(&wr_stats, &probe_id);
+}
+
+/* Start an event for @probe_id.  Returns the per-CPU buffer, or NULL when
+ * the current process is not @tgid (0 = any) or a map is missing. */
+WR_API __u8 *wr_event_begin(void *ctx, __u32 probe_id, __u32 tgid)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct wr_event_header *h;
+	struct wr_bt_state *st;
+	struct wr_probe_stats *ps;
+	__u32 zero = 0;
+	__u8 *buf;
+
+	if (tgid && (__u32)(pid_tgid >> 32) != tgid)
+		return 0;
+	buf = bpf_map_lookup_elem(&wr_event, &zero);
+	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+	if (!buf || !st)
+		return 0;
+	st->n_slots = 0;
+	st->steps = 0;
+	st->cur = 0;
+	h = (struct wr_event_header *)buf;
+	h->magic = WR_EVENT_MAGIC;
+	h->probe_id = probe_id;
+	h->pid = (__u32)(pid_tgid >> 32);
+	h->tid = (__u32)pid_tgid;
+	h->timestamp_ns = bpf_ktime_get_ns();
+	h->payload_len = 0;
+	h->flags = 0;
+	h->n_items = 0;
+	ps = probe_stats(probe_id);
+	if (ps)
+		ps->hits++;
+	return buf;
+}
+
+/* Reserve @size bytes (a multiple of 8) at the end of the payload.
+ * Returns the payload offset, or -1 when the event would overflow (the
+ * event is then flagged truncated). */
+WR_INLINE long reserve(__u8 *buf, __u32 size)
+{
+	struct wr_event_header *h = (struct wr_event_header *)buf;
+	__u32 off = h->payload_len;
+
+	if (off > WR_EVENT_MAX - sizeof(*h) || size > WR_EVENT_MAX - sizeof(*h) - off) {
+		h->flags |= WR_EVENT_F_TRUNCATED;
+		return -1;
+	}
+	h->payload_len = off + size;
+	return off;
+}
+
+/* Pointer to payload offset @off; the mask keeps the verifier's bounds. */
+WR_INLINE __u8 *payload_at(__u8 *buf, __u32 off)
+{
+	return buf + ((sizeof(struct wr_event_header) + off) & (WR_EVENT_MAX - 1));
+}
+
+/* Open an item of @type; returns its payload offset (to pass to
+ * wr_item_close) or -1 when it did not fit. */
+WR_API long wr_item_open(__u8 *buf, __u32 type, __u32 index)
+{
+	struct wr_item_header *ih;
+	long off = reserve(buf, sizeof(*ih));
+
+	if (off < 0)
+		return -1;
+	ih = (struct wr_item_header *)payload_at(buf, (__u32)off);
+	ih->type = (__u8)type;
+	ih->flags = 0;
+	ih->length = 0;
+	ih->index = (__u16)index;
+	ih->reserved = 0;
+	return off;
+}
+
+/* Close the item opened at @off: its length is everything appended since. */
+WR_API void wr_item_close(__u8 *buf, long off)
+{
+	struct wr_event_header *h = (struct wr_event_header *)buf;
+	struct wr_item_header *ih;
+
+	if (off < 0)
+		return;
+	ih = (struct wr_item_header *)payload_at(buf, (__u32)off);
+	ih->length = (__u16)(h->payload_len - (__u32)off - sizeof(*ih));
+	h->n_items++;
+}
+
+/* Append a scalar print argument. */
+WR_API void wr_arg_scalar(__u8 *buf, __u32 kind, __u32 size, __u64 value)
+{
+	struct wr_arg_header *ah;
+	long off = reserve(buf, sizeof(*ah) + 8);
+
+	if (off < 0)
+		return;
+	ah = (struct wr_arg_header *)payload_at(buf, (__u32)off);
+	ah->kind = (__u8)kind;
+	ah->status = WR_ARG_OK;
+	ah->len = 8;
+	ah->aux = size;
+	*(__u64 *)(ah + 1) = value;
+}
+
+/* Append a NUL-terminated string read from user memory at @uptr, at most
+ * @max bytes (a power of two <= 256). */
+WR_API void wr_arg_user_str(__u8 *buf, __u64 uptr, __u32 max)
+{
+	struct wr_arg_header *ah;
+	long off, n;
+
+	max = max > 256 ? 256 : max;
+	off = reserve(buf, sizeof(*ah) + 256);
+	if (off < 0)
+		return;
+	ah = (struct wr_arg_header *)payload_at(buf, (__u32)off);
+	ah->kind = WR_ARG_STR;
+	ah->aux = 0;
+	if (!uptr) {
+		n = -1;
+		ah->status = WR_ARG_NULL_DEREF;
+	} else {
+		n = bpf_probe_read_user_str(ah + 1, max & 0x1ff, (const void *)uptr);
+		ah->status = n < 0 ? WR_ARG_READ_ERROR : WR_ARG_OK;
+	}
+	ah->len = n > 0 ? (__u16)n : 0;
+	/* Give back what the string did not use. */
+	((struct wr_event_header *)buf)->payload_len -= 256 - ((ah->len + 7) & ~7u);
+}
+
+WR_API __u64 wr_reg(void *ctx, __u32 which)
+{
+	struct wr_regs *r = ctx;
+
+	return which == 0 ? r->ip : r->sp;
+}
+
+WR_API __u64 wr_pid_tgid(void)
+{
+	return bpf_get_current_pid_tgid();
+}
+
+WR_API __u64 wr_ktime(void)
+{
+	return bpf_ktime_get_ns();
+}
+
+/* ---- the unwinder ---- */
+
+/* Both binary searches run under bpf_loop(): the verifier checks the
+ * callback once instead of walking every iteration of every search of every
+ * frame, which no bounded loop of this shape survives. */
+
+struct map_search {
+	struct wr_proc_maps *pm;
+	__u64 ip;
+	__u32 lo;
+	__u32 hi;
+	__u32 found; /* index + 1, 0 = not found */
+	__u32 pad;
+};
+
+static long map_search_step(__u32 i, void *arg)
+{
+	struct map_search *ms = arg;
+	struct wr_mapping *m;
+	__u32 mid;
+
+	if (ms->lo >= ms->hi)
+		return 1;
+	mid = (ms->lo + ms->hi) / 2;
+	m = &ms->pm->m[mid & (WR_MAX_MAPPINGS - 1)];
+	if (ms->ip < m->start) {
+		ms->hi = mid;
+	} else if (ms->ip >= m->end) {
+		ms->lo = mid + 1;
+	} else {
+		ms->found = mid + 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* The mapping of @pm that holds @ip, or NULL. */
+WR_INLINE struct wr_mapping *find_mapping(struct wr_proc_maps *pm, __u64 ip)
+{
+	struct map_search ms = { .pm = pm, .ip = ip, .hi = pm->count };
+
+	if (ms.hi > WR_MAX_MAPPINGS)
+		ms.hi = WR_MAX_MAPPINGS;
+	bpf_loop(WR_MAP_SEARCH_STEPS, map_search_step, &ms, 0);
+	if (!ms.found)
+		return 0;
+	return &pm->m[(ms.found - 1) & (WR_MAX_MAPPINGS - 1)];
+}
+
+struct row_search {
+	__u64 pc;
+	__u32 slot;
+	__u32 lo;
+	__u32 hi;
+	__u32 found; /* rule index */
+};
+
+static long row_search_step(__u32 i, void *arg)
+{
+	struct row_search *rs = arg;
+	struct wr_cfi_row *row;
+	void *rows;
+	__u32 mid;
+
+	if (rs->lo >= rs->hi)
+		return 1;
+	mid = rs->lo + (rs->hi - rs->lo) / 2;
+	rows = bpf_map_lookup_elem(&wr_cfi_rows, &rs->slot);
+	if (!rows)
+		return 1;
+	row = bpf_map_lookup_elem(rows, &mid);
+	if (!row)
+		return 1;
+	/* Greatest row with row.pc <= pc. */
+	if (row->pc <= rs->pc) {
+		rs->found = row->rule;
+		rs->lo = mid + 1;
+	} else {
+		rs->hi = mid;
+	}
+	return 0;
+}
+
+/* Index of the rule covering @pc among the @count rows of module slot
+ * @slot, or WR_CFI_RULE_NONE. */
+WR_INLINE __u32 find_rule(__u32 slot, __u32 count, __u64 pc)
+{
+	struct row_search rs = { .pc = pc, .slot = slot, .hi = count, .found = WR_CFI_RULE_NONE };
+
+	if (pc > 0xffffffffull)
+		return WR_CFI_RULE_NONE;
+	bpf_loop(WR_ROW_SEARCH_STEPS, row_search_step, &rs, 0);
+	return rs.found;
+}
+
+WR_INLINE struct wr_bt_header *bt_header(__u8 *buf, struct wr_bt_slot *s)
+{
+	return (struct wr_bt_header *)payload_at(buf, s->item_off);
+}
+
+/* Stop unwinding slot @s with @status and @error and write its header. */
+WR_INLINE void slot_finish(__u8 *buf, struct wr_bt_slot *s, __u32 status, __u32 error)
+{
+	struct wr_bt_header *bh = bt_header(buf, s);
+
+	s->flags &= ~WR_SLOT_F_PENDING;
+	s->status = (__u8)status;
+	s->error = (__u16)error;
+	bh->frame_count = s->count;
+	bh->status = (__u8)status;
+	bh->error_code = (__u16)error;
+}
+
+WR_INLINE int read_u64(__u64 *dst, __u64 addr)
+{
+	return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr);
+}
+
+/* Record the frame at s->ip as frame s->count. */
+WR_INLINE void emit_frame(__u8 *buf, struct wr_bt_slot *s, struct wr_mapping *m)
+{
+	__u32 off = (s->item_off & (WR_EVENT_MAX - 1)) + sizeof(struct wr_bt_header) +
+		    (s->count & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame);
+	struct wr_bt_frame *f = (struct wr_bt_frame *)(buf + sizeof(struct wr_event_header) + off);
+
+	f->cookie = m ? m->cookie : 0;
+	f->pc = m ? s->ip - m->bias : s->ip;
+	f->ip = s->ip;
+	f->flags = (s->flags & WR_SLOT_F_EXACT) ? WR_FRAME_F_EXACT_IP : 0;
+	f->reserved = 0;
+	f->reserved2 = 0;
+	s->count++;
+}
+
+/* Apply a signal-trampoline row: the interrupted context is the ucontext
+ * the kernel pushed at the trampoline's rsp.  Returns WR_MOVED or a stop
+ * status with *error set. */
+WR_INLINE __u32 unwind_signal(struct wr_bt_slot *s, __u32 *error)
+{
+	__u64 ip, sp, bp;
+
+	if (read_u64(&ip, s->sp + WR_UCTX_RIP) || read_u64(&sp, s->sp + WR_UCTX_RSP)) {
+		*error = WR_BTE_RETURN_ADDRESS_READ;
+		return WR_BT_READ_ERROR;
+	}
+	if (ip < 0x1000) {
+		*error = WR_BTE_NEXT_IP_BELOW_USER;
+		return WR_BT_INVALID_FRAME;
+	}
+	if (read_u64(&bp, s->sp + WR_UCTX_RBP))
+		s->flags &= ~WR_SLOT_F_BP_VALID;
+	else
+		s->flags |= WR_SLOT_F_BP_VALID;
+	s->ip = ip;
+	s->sp = sp;
+	s->bp = bp;
+	s->flags |= WR_SLOT_F_EXACT;
+	return WR_MOVED;
+}
+
+/* Recover the caller's rbp under @r; clears BP_VALID when unknown. */
+WR_INLINE void recover_bp(struct wr_bt_slot *s, struct wr_cfi_rule *r, __u64 cfa)
+{
+	__u64 bp = s->bp;
+
+	if (r->rbp_rule == WR_RULE_AT_CFA) {
+		if (read_u64(&bp, cfa + r->rbp_off))
+			s->flags &= ~WR_SLOT_F_BP_VALID;
+		else
+			s->flags |= WR_SLOT_F_BP_VALID;
+	} else if (r->rbp_rule == WR_RULE_VAL_CFA) {
+		bp = cfa + r->rbp_off;
+		s->flags |= WR_SLOT_F_BP_VALID;
+	} else if (r->rbp_rule != WR_RULE_SAME_VALUE) {
+		s->flags &= ~WR_SLOT_F_BP_VALID;
+	}
+	s->bp = bp;
+}
+
+/* Move slot @s from its frame to the caller under rule @r.  Returns
+ * WR_MOVED, WR_BT_COMPLETE when the stack ends here, or a stop status with
+ * *error set. */
+WR_INLINE __u32 unwind_normal(struct wr_bt_slot *s, struct wr_cfi_rule *r, __u32 *error)
+{
+	__u64 cfa, ra;
+
+	if (r->cfa_reg == WR_DWARF_RBP && !(s->flags & WR_SLOT_F_BP_VALID)) {
+		*error = WR_BTE_FRAME_POINTER_READ;
+		return WR_BT_READ_ERROR;
+	}
+	cfa = (r->cfa_reg == WR_DWARF_RBP ? s->bp : s->sp) + (__s64)r->cfa_off;
+	if (r->cfa_kind == WR_CFA_DEREF && read_u64(&cfa, cfa)) {
+		*error = WR_BTE_FRAME_POINTER_READ;
+		return WR_BT_READ_ERROR;
+	}
+	if (r->ra_rule == WR_RULE_UNDEFINED)
+		return WR_BT_COMPLETE; /* the outermost frame: _start, clone */
+	if (r->ra_rule != WR_RULE_AT_CFA)
+		return WR_BT_UNSUPPORTED_CFI;
+	if (read_u64(&ra, cfa + r->ra_off)) {
+		*error = WR_BTE_RETURN_ADDRESS_READ;
+		return WR_BT_READ_ERROR;
+	}
+	if (ra == 0)
+		return WR_BT_COMPLETE;
+	if (ra < 0x1000) {
+		*error = WR_BTE_NEXT_IP_BELOW_USER;
+		return WR_BT_INVALID_FRAME;
+	}
+	if (ra >> 56) {
+		*error = WR_BTE_NEXT_IP_KERNEL_LIKE;
+		return WR_BT_INVALID_FRAME;
+	}
+	if (cfa == 0) {
+		*error = WR_BTE_NEXT_CFA_ZERO;
+		return WR_BT_INVALID_FRAME;
+	}
+	if (cfa <= s->sp) {
+		*error = WR_BTE_NEXT_CFA_NOT_ADVANCING;
+		return WR_BT_INVALID_FRAME;
+	}
+	recover_bp(s, r, cfa);
+	s->ip = ra;
+	s->sp = cfa;
+	s->flags &= ~WR_SLOT_F_EXACT;
+	return WR_MOVED;
+}
+
+/* The rule for the current frame of @s in mapping @m; @rule0 is the
+ * compile-time rule of the probe's own pc, used for frame 0 unless it is
+ * WR_RULE_LOOKUP.  Returns a rule, or NULL with *status set. */
+WR_INLINE struct wr_cfi_rule *frame_rule(struct wr_bt_slot *s, struct wr_mapping *m,
+					 __u32 rule0, __u32 *status)
+{
+	__u64 pc = s->ip - m->bias;
+	struct wr_cfi_rule *r;
+	void *rules;
+	__u32 idx;
+
+	if (m->row_count == 0) {
+		*status = WR_BT_DWARF_UNAVAILABLE;
+		return 0;
+	}
+	if (s->count == 1 && rule0 != WR_RULE_LOOKUP)
+		idx = rule0;
+	else
+		idx = find_rule(m->slot, m->row_count, (s->flags & WR_SLOT_F_EXACT) ? pc : pc - 1);
+	if (idx == WR_CFI_RULE_NONE) {
+		*status = WR_BT_NO_ROWS_FOR_PC;
+		return 0;
+	}
+	rules = bpf_map_lookup_elem(&wr_cfi_rules, &m->slot);
+	r = rules ? bpf_map_lookup_elem(rules, &idx) : 0;
+	if (!r)
+		*status = WR_BT_INTERNAL_ERROR;
+	return r;
+}
+
+/* Unwind one frame of slot @s: record it and move to its caller. */
+WR_INLINE void unwind_one(__u8 *buf, struct wr_bt_slot *s, struct wr_proc_maps *pm, __u32 rule0)
+{
+	struct wr_mapping *m = 0;
+	struct wr_cfi_rule *r;
+	__u32 status = WR_BT_INTERNAL_ERROR, error = 0;
+
+	if (pm) {
+		WR_BARRIER_VAR(pm);
+		m = find_mapping(pm, s->ip);
+	}
+	emit_frame(buf, s, m);
+	if (!m) {
+		slot_finish(buf, s, WR_BT_OFFSETS_UNAVAILABLE, 0);
+		return;
+	}
+	r = frame_rule(s, m, rule0, &status);
+	if (!r) {
+		slot_finish(buf, s, status, 0);
+		return;
+	}
+	if (r->kind == WR_ROW_SIGNAL)
+		status = unwind_signal(s, &error);
+	else if (r->kind == WR_ROW_NORMAL)
+		status = unwind_normal(s, r, &error);
+	else
+		status = WR_BT_UNSUPPORTED_CFI;
+	if (status != WR_MOVED)
+		slot_finish(buf, s, status, error);
+	else if (s->count >= s->depth)
+		slot_finish(buf, s, WR_BT_TRUNCATED, 0);
+}
+
+WR_INLINE struct wr_proc_maps *proc_maps_of(__u8 *buf)
+{
+	__u32 tgid = ((struct wr_event_header *)buf)->pid;
+
+	return bpf_map_lookup_elem(&wr_proc_maps, &tgid);
+}
+
+/* A `bt` statement: reserve its item, unwind the first frames here.
+ * @depth_flags = depth | flags << 8 | statement index << 16; @rule0 = the
+ * rule index of the probe's own pc, WR_CFI_RULE_NONE if no row covers it,
+ * or WR_RULE_LOOKUP to search at run time. */
+WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth_flags, __u32 rule0)
+{
+	struct wr_regs *regs = ctx;
+	struct wr_bt_header *bh;
+	struct wr_bt_state *st;
+	struct wr_bt_slot *s;
+	struct wr_proc_maps *pm;
+	__u32 zero = 0, depth = depth_flags & 0xff, n;
+	long item;
+
+	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+	if (!st || st->n_slots >= WR_BT_MAX_SLOTS)
+		return;
+	if (depth == 0 || depth > WR_BT_MAX_DEPTH)
+		depth = WR_BT_MAX_DEPTH;
+	item = wr_item_open(buf, WR_ITEM_BACKTRACE, depth_flags >> 16);
+	if (item < 0)
+		return;
+	if (reserve(buf, sizeof(*bh) + depth * sizeof(struct wr_bt_frame)) < 0) {
+		/* Give the item header back: a bt that does not fit is dropped. */
+		((struct wr_event_header *)buf)->payload_len = (__u32)item;
+		return;
+	}
+	wr_item_close(buf, item);
+	n = st->n_slots & (WR_BT_MAX_SLOTS - 1);
+	st->n_slots++;
+	s = &st->slot[n];
+	s->item_off = (__u32)item + sizeof(struct wr_item_header);
+	s->ip = regs->ip;
+	s->sp = regs->sp;
+	s->bp = regs->bp;
+	s->depth = (__u8)depth;
+	s->count = 0;
+	s->flags = WR_SLOT_F_PENDING | WR_SLOT_F_BP_VALID | WR_SLOT_F_EXACT;
+	s->status = WR_BT_TRUNCATED;
+	s->error = 0;
+	bh = bt_header(buf, s);
+	bh->requested_depth = (__u8)depth;
+	bh->frame_count = 0;
+	bh->flags = (__u8)(depth_flags >> 8);
+	bh->status = WR_BT_TRUNCATED;
+	bh->error_code = 0;
+	bh->reserved = 0;
+	pm = proc_maps_of(buf);
+	unwind_one(buf, s, pm, rule0);
+	for (__u32 i = 1; i < WR_BT_INLINE_FRAMES; i++) {
+		if (!(s->flags & WR_SLOT_F_PENDING))
+			break;
+		unwind_one(buf, s, pm, WR_RULE_LOOKUP);
+	}
+}
+
+WR_INLINE void output(void *ctx, __u8 *buf)
+{
+	struct wr_event_header *h = (struct wr_event_header *)buf;
+	struct wr_probe_stats *ps;
+	__u32 size = sizeof(*h) + h->payload_len;
+	long ret;
+
+	if (size > WR_EVENT_MAX)
+		size = WR_EVENT_MAX;
+	if (wr_cfg_transport == 0)
+		ret = bpf_ringbuf_output(&wr_ringbuf, buf, size, 0);
+	else
+		ret = bpf_perf_event_output(ctx, &wr_perfbuf, BPF_F_CURRENT_CPU, buf, size);
+	if (ret) {
+		ps = probe_stats(h->probe_id);
+		if (ps)
+			ps->lost++;
+	}
+	if (h->flags & WR_EVENT_F_TRUNCATED) {
+		ps = probe_stats(h->probe_id);
+		if (ps)
+			ps->truncated++;
+	}
+}
+
+/* Mark every still-pending slot with @status (budget or internal error). */
+WR_INLINE void finish_pending(__u8 *buf, struct wr_bt_state *st, __u32 status)
+{
+	for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++) {
+		struct wr_bt_slot *s = &st->slot[i];
+
+		if (i >= st->n_slots)
+			break;
+		if (s->flags & WR_SLOT_F_PENDING)
+			slot_finish(buf, s, status, 0);
+	}
+}
+
+WR_INLINE int any_pending(struct wr_bt_state *st)
+{
+	for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++) {
+		if (i >= st->n_slots)
+			break;
+		if (st->slot[i].flags & WR_SLOT_F_PENDING)
+			return 1;
+	}
+	return 0;
+}
+
+/* End the probe: hand pending backtraces to the step program, or output. */
+WR_API int wr_event_end(void *ctx, __u8 *buf)
+{
+	struct wr_bt_state *st;
+	struct wr_probe_stats *ps;
+	__u32 zero = 0;
+
+	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+	if (st && any_pending(st)) {
+		bpf_tail_call(ctx, &wr_progs, 0);
+		/* Only reached when the tail call failed. */
+		finish_pending(buf, st, WR_BT_INTERNAL_ERROR);
+		ps = probe_stats(((struct wr_event_header *)buf)->probe_id);
+		if (ps)
+			ps->bt_errors++;
+	}
+	output(ctx, buf);
+	return 0;
+}
+
+/* The step program: a few frames of the pending slots per invocation, then
+ * itself again until done or out of budget; it outputs the event. */
+SEC("uprobe")
+int wr_bt_step(void *ctx)
+{
+	struct wr_proc_maps *pm;
+	struct wr_bt_state *st;
+	__u32 zero = 0;
+	__u8 *buf;
+
+	buf = bpf_map_lookup_elem(&wr_event, &zero);
+	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+	if (!buf || !st)
+		return 0;
+	pm = proc_maps_of(buf);
+	st->steps++;
+	for (__u32 k = 0; k < WR_BT_STEP_FRAMES; k++) {
+		struct wr_bt_slot *s;
+
+		if (st->cur >= st->n_slots || st->cur >= WR_BT_MAX_SLOTS)
+			break;
+		s = &st->slot[st->cur & (WR_BT_MAX_SLOTS - 1)];
+		if (!(s->flags & WR_SLOT_F_PENDING)) {
+			st->cur++;
+			continue;
+		}
+		unwind_one(buf, s, pm, WR_RULE_LOOKUP);
+	}
+	if (any_pending(st)) {
+		if (st->steps < WR_BT_MAX_STEPS)
+			bpf_tail_call(ctx, &wr_progs, 0);
+		finish_pending(buf, st, WR_BT_TRUNCATED);
+	}
+	output(ctx, buf);
+	return 0;
+}

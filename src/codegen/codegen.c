@@ -1,1 +1,313 @@
-/* placeholder: being written */
+/* codegen.c - the LLVM side of code generation: parse the embedded
+ * template bitcode, prepare it (internalise the wr_* entry points, fix the
+ * configuration globals), give every generated function debug info (libbpf
+ * needs func_info for all or none, see the toolchain notes), verify,
+ * optimise and emit a BPF object to memory.  Statement and expression
+ * lowering lives in lower.c.
+ */
+#include "codegen/codegen.h"
+#include "codegen/lower.h"
+#include "protocol/wire.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const unsigned char wr_template_bc_start[];
+extern const unsigned char wr_template_bc_end[];
+
+static LLVMTargetMachineRef target_machine;
+
+void bpf_blob_release(struct bpf_blob *b)
+{
+	free(b->data);
+	free(b->prog_name);
+	b->data = NULL;
+	b->prog_name = NULL;
+	b->size = 0;
+}
+
+static int init_target(void)
+{
+	LLVMTargetRef target;
+	char *msg = NULL;
+
+	if (target_machine)
+		return 0;
+	LLVMInitializeBPFTargetInfo();
+	LLVMInitializeBPFTarget();
+	LLVMInitializeBPFTargetMC();
+	LLVMInitializeBPFAsmPrinter();
+	if (LLVMGetTargetFromTriple("bpfel", &target, &msg)) {
+		wr_error("LLVM has no BPF target: %s", msg ? msg : "?");
+		LLVMDisposeMessage(msg);
+		return -WR_ECODEGEN;
+	}
+	/* CPU v3: 32-bit subregisters and jumps, kernel 5.1 and later. */
+	target_machine = LLVMCreateTargetMachine(target, "bpfel", "v3", "", LLVMCodeGenLevelDefault,
+						 LLVMRelocDefault, LLVMCodeModelDefault);
+	return target_machine ? 0 : -WR_ECODEGEN;
+}
+
+void codegen_shutdown(void)
+{
+	if (target_machine)
+		LLVMDisposeTargetMachine(target_machine);
+	target_machine = NULL;
+	LLVMShutdown();
+}
+
+/* LLVM reports backend errors here instead of exiting the process; the
+ * emit call still "succeeds", so we count errors and check afterwards. */
+static void on_llvm_diag(LLVMDiagnosticInfoRef info, void *opaque)
+{
+	struct cg *cg = opaque;
+	char *text;
+
+	if (LLVMGetDiagInfoSeverity(info) != LLVMDSError)
+		return;
+	text = LLVMGetDiagInfoDescription(info);
+	wr_error("code generation for %s failed: %s", cg->what, text);
+	LLVMDisposeMessage(text);
+	cg->llvm_errors++;
+}
+
+static int parse_template(struct cg *cg)
+{
+	LLVMMemoryBufferRef mb;
+
+	mb = LLVMCreateMemoryBufferWithMemoryRange((const char *)wr_template_bc_start,
+						   (size_t)(wr_template_bc_end - wr_template_bc_start),
+						   "wraith.bc", 0);
+	if (LLVMParseBitcodeInContext2(cg->ctx, mb, &cg->mod)) {
+		LLVMDisposeMemoryBuffer(mb);
+		wr_error("the embedded BPF template does not parse");
+		return -WR_ECODEGEN;
+	}
+	LLVMDisposeMemoryBuffer(mb);
+	return 0;
+}
+
+/* Make the wr_* entry points internal so they are inlined and dropped;
+ * drop the step program from probe objects (the base object owns it);
+ * bake the configuration into constants the optimiser folds. */
+static void prepare_template(struct cg *cg, const struct codegen_options *opt, bool keep_step)
+{
+	LLVMValueRef fn = LLVMGetFirstFunction(cg->mod);
+	LLVMValueRef g = LLVMGetNamedGlobal(cg->mod, "llvm.compiler.used");
+
+	/* SEC() marks programs and maps "used"; drop that list in probe objects
+	 * so the step program can go (maps and the license stay: they are
+	 * external definitions). */
+	if (g && !keep_step)
+		LLVMDeleteGlobal(g);
+	while (fn) {
+		LLVMValueRef next = LLVMGetNextFunction(fn);
+		const char *name = LLVMGetValueName(fn);
+
+		if (strcmp(name, "wr_bt_step") == 0) {
+			if (!keep_step)
+				LLVMDeleteFunction(fn);
+		} else if (!LLVMIsDeclaration(fn) && strncmp(name, "wr_", 3) == 0) {
+			LLVMSetLinkage(fn, LLVMInternalLinkage);
+		}
+		fn = next;
+	}
+	g = LLVMGetNamedGlobal(cg->mod, "wr_cfg_transport");
+	if (g) {
+		LLVMSetInitializer(g, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx),
+						   (unsigned long long)opt->transport, 0));
+		LLVMSetGlobalConstant(g, 1);
+		LLVMSetLinkage(g, LLVMInternalLinkage);
+	}
+}
+
+static int cg_begin(struct cg *cg, const struct codegen_options *opt, const char *what, bool base)
+{
+	int err = init_target();
+
+	if (err)
+		return err;
+	cg->what = what;
+	cg->ctx = LLVMContextCreate();
+	LLVMContextSetDiagnosticHandler(cg->ctx, on_llvm_diag, cg);
+	err = parse_template(cg);
+	if (err)
+		return err;
+	prepare_template(cg, opt, base);
+	LLVMSetTarget(cg->mod, "bpfel");
+	{
+		LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(target_machine);
+
+		LLVMSetModuleDataLayout(cg->mod, dl);
+		LLVMDisposeTargetData(dl);
+	}
+	return 0;
+}
+
+static void cg_end(struct cg *cg)
+{
+	lower_release(cg);
+	if (cg->dib)
+		LLVMDisposeDIBuilder(cg->dib);
+	if (cg->builder)
+		LLVMDisposeBuilder(cg->builder);
+	if (cg->mod)
+		LLVMDisposeModule(cg->mod);
+	if (cg->ctx)
+		LLVMContextDispose(cg->ctx);
+	memset(cg, 0, sizeof(*cg));
+}
+
+static int verify_and_optimise(struct cg *cg)
+{
+	LLVMPassBuilderOptionsRef popts;
+	LLVMErrorRef lerr;
+	char *msg = NULL;
+
+	if (LLVMVerifyModule(cg->mod, LLVMReturnStatusAction, &msg)) {
+		wr_error("internal error: generated IR for %s does not verify: %s", cg->what, msg);
+		LLVMDisposeMessage(msg);
+		return -WR_ECODEGEN;
+	}
+	LLVMDisposeMessage(msg);
+	popts = LLVMCreatePassBuilderOptions();
+	lerr = LLVMRunPasses(cg->mod, "default<O2>", target_machine, popts);
+	LLVMDisposePassBuilderOptions(popts);
+	if (lerr) {
+		msg = LLVMGetErrorMessage(lerr);
+		wr_error("optimising %s failed: %s", cg->what, msg);
+		LLVMDisposeErrorMessage(msg);
+		return -WR_ECODEGEN;
+	}
+	return 0;
+}
+
+static int emit(struct cg *cg, struct bpf_blob *out)
+{
+	LLVMMemoryBufferRef mb = NULL;
+	char *msg = NULL;
+	size_t size;
+
+	if (LLVMTargetMachineEmitToMemoryBuffer(target_machine, cg->mod, LLVMObjectFile, &msg, &mb)) {
+		wr_error("emitting BPF code for %s failed: %s", cg->what, msg ? msg : "?");
+		LLVMDisposeMessage(msg);
+		return -WR_ECODEGEN;
+	}
+	if (cg->llvm_errors) {
+		LLVMDisposeMemoryBuffer(mb);
+		return -WR_ECODEGEN;
+	}
+	size = LLVMGetBufferSize(mb);
+	out->data = xmalloc(size);
+	memcpy(out->data, LLVMGetBufferStart(mb), size);
+	out->size = size;
+	LLVMDisposeMemoryBuffer(mb);
+	return 0;
+}
+
+int codegen_base(const struct codegen_options *opt, struct bpf_blob *out)
+{
+	struct cg cg = { 0 };
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = cg_begin(&cg, opt, "the unwinder", true);
+	if (!err)
+		err = verify_and_optimise(&cg);
+	if (!err)
+		err = emit(&cg, out);
+	cg_end(&cg);
+	return err;
+}
+
+/* Debug info for the probe function: libbpf requires func_info for every
+ * program once any inlined template code carries debug locations. */
+static void add_debug_info(struct cg *cg, LLVMValueRef fn, const char *name)
+{
+	LLVMMetadataRef file, int_ty, ptr_ty, fn_ty, types[2];
+
+	cg->dib = LLVMCreateDIBuilder(cg->mod);
+	file = LLVMDIBuilderCreateFile(cg->dib, "wraith-script", 13, ".", 1);
+	LLVMDIBuilderCreateCompileUnit(cg->dib, LLVMDWARFSourceLanguageC, file, "wraith", 6, 1,
+				       "", 0, 0, "", 0, LLVMDWARFEmissionFull, 0, 0, 0,
+				       "", 0, "", 0);
+	int_ty = LLVMDIBuilderCreateBasicType(cg->dib, "int", 3, 32, 0x05 /* DW_ATE_signed */,
+					      LLVMDIFlagZero);
+	ptr_ty = LLVMDIBuilderCreatePointerType(cg->dib, NULL, 64, 0, 0, "", 0);
+	types[0] = int_ty;
+	types[1] = ptr_ty;
+	fn_ty = LLVMDIBuilderCreateSubroutineType(cg->dib, file, types, 2, LLVMDIFlagZero);
+	cg->di_file = file;
+	cg->di_sp = LLVMDIBuilderCreateFunction(cg->dib, file, name, strlen(name), name,
+						strlen(name), file, 1, fn_ty, 0, 1, 1,
+						LLVMDIFlagPrototyped, 1);
+	LLVMSetSubprogram(fn, cg->di_sp);
+	/* A named parameter: the kernel rejects BTF FUNC_PROTOs without names. */
+	LLVMDIBuilderCreateParameterVariable(cg->dib, cg->di_sp, "ctx", 3, 1, file, 1, ptr_ty, 1,
+					     LLVMDIFlagZero);
+}
+
+static LLVMValueRef add_probe_function(struct cg *cg, const char *name)
+{
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+	LLVMTypeRef fty = LLVMFunctionType(LLVMInt32TypeInContext(cg->ctx), &ptr, 1, 0);
+	LLVMValueRef fn = LLVMAddFunction(cg->mod, name, fty);
+	unsigned kind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+
+	LLVMSetSection(fn, "uprobe");
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+				LLVMCreateEnumAttribute(cg->ctx, kind, 0));
+	LLVMSetValueName2(LLVMGetParam(fn, 0), "ctx", 3);
+	return fn;
+}
+
+int codegen_probe(const struct codegen_options *opt, const struct probe_plan *plan,
+		  struct bpf_blob *out, struct diag *diag, struct strbuf *ir)
+{
+	struct cg cg = { 0 };
+	char name[32];
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(name, sizeof(name), "wr_p%u", plan->probe_id);
+	err = cg_begin(&cg, opt, plan->name ? plan->name : name, false);
+	if (err)
+		goto out;
+	cg.plan = plan;
+	cg.diag = diag;
+	cg.fn = add_probe_function(&cg, name);
+	add_debug_info(&cg, cg.fn, name);
+	err = lower_probe(&cg);
+	if (err)
+		goto out;
+	LLVMDIBuilderFinalize(cg.dib);
+	err = verify_and_optimise(&cg);
+	if (err)
+		goto out;
+	if (ir) {
+		char *text = LLVMPrintModuleToString(cg.mod);
+
+		strbuf_addstr(ir, text);
+		LLVMDisposeMessage(text);
+	}
+	err = emit(&cg, out);
+	if (!err)
+		out->prog_name = xstrdup(name);
+out:
+	cg_end(&cg);
+	return err;
+}

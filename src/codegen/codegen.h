@@ -1,1 +1,45 @@
-/* placeholder: being written */
+/* codegen.h - LLVM IR for probes, linked with the template bitcode, emitted
+ * as an in-memory BPF ELF object.
+ *
+ * Layer rule: codegen/ is the only directory that includes llvm-c/.  It
+ * reads plans (codegen/plan.h) and the AST; LLVM errors are turned into
+ * -WR_ECODEGEN with a message, never passed upward as LLVM strings, and
+ * LLVM is never allowed to exit the process.
+ *
+ * Objects: one "base" object holds the maps and the tail-called unwinder
+ * step program; each probe object holds one probe program and reuses the
+ * base object's maps (runtime/ does the reuse), so probes can be added and
+ * removed while others run.
+ */
+#ifndef WRAITH_CODEGEN_CODEGEN_H
+#define WRAITH_CODEGEN_CODEGEN_H
+
+#include <stddef.h>
+
+#include "codegen/plan.h"
+
+struct diag;
+struct strbuf;
+
+struct bpf_blob {
+	void *data;    /* owned ELF object bytes */
+	size_t size;
+	char *prog_name; /* owned: name of the probe program in the object (NULL for base) */
+};
+
+void bpf_blob_release(struct bpf_blob *b);
+
+/* Build the base object.  Returns 0 or -WR_ECODEGEN (message logged). */
+int codegen_base(const struct codegen_options *opt, struct bpf_blob *out);
+
+/* Build the object of one probe.  Script errors found while lowering (an
+ * unknown variable, a type mismatch) return -WR_ESEMANTIC with @diag set at
+ * the offending expression; LLVM failures return -WR_ECODEGEN.  When @ir is
+ * not NULL the optimised IR text is appended to it (for --dry-run -v). */
+int codegen_probe(const struct codegen_options *opt, const struct probe_plan *plan,
+		  struct bpf_blob *out, struct diag *diag, struct strbuf *ir);
+
+/* Release LLVM's global state at exit (for leak checkers). */
+void codegen_shutdown(void);
+
+#endif

@@ -28,6 +28,7 @@
 #define WR_BT_MAX_STEPS     32u     /* tail-call budget (kernel limit is 33) */
 #define WR_MAX_MAPPINGS     512u    /* executable mappings per process */
 #define WR_MAX_PROBES       4096u
+#define WR_MAX_MODULES      4096u   /* modules with CFI across the session */
 #define WR_MAP_SEARCH_STEPS 10u     /* ceil(log2(WR_MAX_MAPPINGS)) + 1 */
 #define WR_ROW_SEARCH_STEPS 25u     /* up to 16M rows per module */
 
@@ -173,7 +174,9 @@ WR_STATIC_ASSERT(WR_EVENT_BUF_SIZE >= 2 * WR_EVENT_MAX, "masked writes stay in t
 
 /* One compact CFI row: the rule that applies from `pc` (module-relative) up
  * to the next row's pc.  Rows of a module are sorted by pc; a row whose rule
- * is WR_CFI_RULE_NONE marks a gap no FDE covers. */
+ * is WR_CFI_RULE_NONE marks a gap no FDE covers.  Each module's rows and
+ * rules live in maps of their own, sized exactly, reached through the
+ * module's slot in two array-of-maps; `rule` indexes the module's rules. */
 #define WR_CFI_RULE_NONE 0xffffffffu
 
 struct wr_cfi_row {
@@ -240,12 +243,13 @@ struct wr_mapping {
 	__u64 end;
 	__u64 bias;      /* runtime address - ELF virtual address */
 	__u64 cookie;    /* module identity */
-	__u32 row_start; /* the module's rows in the row array */
+	__u32 slot;      /* the module's slot in the row and rule map arrays */
 	__u32 row_count; /* 0: the module has no CFI */
 };
 WR_STATIC_ASSERT(sizeof(struct wr_mapping) == 40, "mapping size");
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_mapping, cookie) == 24, "mapping cookie offset");
-WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_mapping, row_start) == 32, "mapping row_start offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_mapping, slot) == 32, "mapping slot offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_mapping, row_count) == 36, "mapping row_count offset");
 
 /* The executable mappings of one process, sorted by start. */
 struct wr_proc_maps {
@@ -279,9 +283,11 @@ WR_STATIC_ASSERT(sizeof(struct wr_bt_slot) == 40, "bt slot size");
 struct wr_bt_state {
 	__u32 n_slots;   /* slots used by this event */
 	__u32 steps;     /* step invocations so far */
+	__u32 cur;       /* the slot the step program is working on */
+	__u32 reserved;
 	struct wr_bt_slot slot[WR_BT_MAX_SLOTS];
 };
-WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_state, slot) == 8, "bt state slot offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_state, slot) == 16, "bt state slot offset");
 
 /* Per-probe counters (per-CPU array indexed by probe id). */
 struct wr_probe_stats {

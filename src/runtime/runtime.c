@@ -1,1 +1,495 @@
-/* placeholder: being written */
+/* runtime.c - libbpf: the base object with the shared maps and the
+ * unwinder step program, probe objects that reuse those maps, uprobe links,
+ * the per-module CFI maps, and the event reader (ring buffer or perf
+ * buffer).  Every kernel resource is owned by struct runtime or one of its
+ * struct rt_probe, so runtime_free() releases everything on every exit
+ * path.
+ */
+#include "runtime/runtime.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define VERIFIER_LOG_SIZE (4u << 20)
+
+struct rt_probe {
+	struct bpf_object *obj;
+	struct bpf_program *prog;
+	struct bpf_link **links; /* owned */
+	size_t n_links;
+	size_t cap_links;
+	struct rt_probe *next;
+};
+
+struct rt_cfi_slot {
+	size_t bytes;
+};
+
+struct runtime {
+	struct rt_options opt;
+	struct bpf_object *base;
+	struct ring_buffer *ringbuf;
+	struct perf_buffer *perfbuf;
+	uint64_t perf_lost;
+	rt_event_fn fn;          /* valid during runtime_poll */
+	void *fn_ctx;
+	struct rt_probe *probes; /* every loaded probe */
+	int stats_fd;
+	int proc_maps_fd;
+	int rows_outer_fd;
+	int rules_outer_fd;
+	size_t cfi_bytes[WR_MAX_MODULES];
+};
+
+/* libbpf talks through our log sink; its warnings are details of failures
+ * we report ourselves, so everything goes out at debug level. */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	wr_logv(WR_LOG_DEBUG, fmt, ap);
+	return 0;
+}
+
+static int kernel_error(int err, const char *what)
+{
+	if (err == -EPERM) {
+		wr_error("%s: permission denied: wraith needs root (CAP_SYS_ADMIN, CAP_BPF and "
+			 "CAP_PERFMON) to load BPF programs and attach uprobes", what);
+		return -WR_EPERM;
+	}
+	wr_error("%s: %s", what, wr_strerror(err));
+	return -WR_ELOAD;
+}
+
+static int map_fd(struct bpf_object *obj, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+
+	return m ? bpf_map__fd(m) : -1;
+}
+
+/* The last few lines of a verifier log: where the verifier stopped. */
+static char *log_tail(const char *log, unsigned lines)
+{
+	size_t n = strlen(log);
+	const char *p;
+
+	while (n && log[n - 1] == '\n')
+		n--;
+	p = log + n;
+	while (p > log && lines) {
+		p--;
+		if (*p == '\n')
+			lines--;
+	}
+	if (*p == '\n')
+		p++;
+	return xstrndup(p, (size_t)(log + n - p));
+}
+
+static int open_base(struct runtime *rt, const struct bpf_blob *base)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "wraith");
+	struct bpf_program *prog;
+	struct bpf_map *rb;
+	unsigned kib = rt->opt.ringbuf_kib ? rt->opt.ringbuf_kib : 4096;
+	char *log = xmalloc(VERIFIER_LOG_SIZE);
+	int err;
+
+	rt->base = bpf_object__open_mem(base->data, base->size, &oo);
+	if (!rt->base) {
+		err = -errno;
+		rt->base = NULL;
+		return kernel_error(err, "opening the BPF object");
+	}
+	rb = bpf_object__find_map_by_name(rt->base, "wr_ringbuf");
+	if (rb)
+		bpf_map__set_max_entries(rb, rt->opt.transport == WR_TRANSPORT_RINGBUF ? kib * 1024 : 4096);
+	log[0] = '\0';
+	bpf_object__for_each_program(prog, rt->base)
+		bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
+	err = bpf_object__load(rt->base);
+	if (err && log[0]) {
+		char *tail = log_tail(log, 3);
+
+		wr_debug("verifier log of the unwinder step program:\n%s", log);
+		wr_error("the kernel's verifier rejected the unwinder step program: %s", tail);
+		free(tail);
+		err = -WR_EVERIFIER;
+	} else if (err) {
+		err = kernel_error(err, "loading the BPF maps and unwinder");
+	}
+	free(log);
+	return err;
+}
+
+static int install_step_program(struct runtime *rt)
+{
+	struct bpf_program *step = bpf_object__find_program_by_name(rt->base, "wr_bt_step");
+	int progs = map_fd(rt->base, "wr_progs");
+	__u32 zero = 0;
+	int fd;
+
+	if (!step || progs < 0)
+		return kernel_error(-ENOENT, "finding the unwinder step program");
+	fd = bpf_program__fd(step);
+	if (bpf_map_update_elem(progs, &zero, &fd, BPF_ANY))
+		return kernel_error(-errno, "installing the unwinder step program");
+	return 0;
+}
+
+static int on_ringbuf(void *ctx, void *data, size_t size)
+{
+	struct runtime *rt = ctx;
+
+	if (rt->fn)
+		rt->fn(data, size, rt->fn_ctx);
+	return 0;
+}
+
+static void on_perf_sample(void *ctx, int cpu, void *data, __u32 size)
+{
+	struct runtime *rt = ctx;
+
+	(void)cpu;
+	if (rt->fn)
+		rt->fn(data, size, rt->fn_ctx);
+}
+
+static void on_perf_lost(void *ctx, int cpu, __u64 count)
+{
+	struct runtime *rt = ctx;
+
+	(void)cpu;
+	rt->perf_lost += count;
+}
+
+static int open_reader(struct runtime *rt)
+{
+	int fd;
+
+	if (rt->opt.transport == WR_TRANSPORT_RINGBUF) {
+		fd = map_fd(rt->base, "wr_ringbuf");
+		rt->ringbuf = ring_buffer__new(fd, on_ringbuf, rt, NULL);
+		if (!rt->ringbuf)
+			return kernel_error(-errno, "opening the ring buffer");
+		return 0;
+	}
+	fd = map_fd(rt->base, "wr_perfbuf");
+	rt->perfbuf = perf_buffer__new(fd, rt->opt.perf_pages ? rt->opt.perf_pages : 64,
+				       on_perf_sample, on_perf_lost, rt, NULL);
+	if (!rt->perfbuf)
+		return kernel_error(-errno, "opening the perf buffer");
+	return 0;
+}
+
+int runtime_new(const struct rt_options *opt, const struct bpf_blob *base, struct runtime **out)
+{
+	struct runtime *rt = xcalloc(1, sizeof(*rt));
+	int err;
+
+	*out = NULL;
+	libbpf_set_print(libbpf_print);
+	rt->opt = *opt;
+	err = open_base(rt, base);
+	if (!err)
+		err = install_step_program(rt);
+	if (!err)
+		err = open_reader(rt);
+	if (err) {
+		runtime_free(rt);
+		return err;
+	}
+	rt->stats_fd = map_fd(rt->base, "wr_stats");
+	rt->proc_maps_fd = map_fd(rt->base, "wr_proc_maps");
+	rt->rows_outer_fd = map_fd(rt->base, "wr_cfi_rows");
+	rt->rules_outer_fd = map_fd(rt->base, "wr_cfi_rules");
+	*out = rt;
+	return 0;
+}
+
+void runtime_free(struct runtime *rt)
+{
+	if (!rt)
+		return;
+	while (rt->probes)
+		runtime_unload(rt, rt->probes);
+	ring_buffer__free(rt->ringbuf);
+	perf_buffer__free(rt->perfbuf);
+	bpf_object__close(rt->base);
+	free(rt);
+}
+
+/* ---- CFI maps ---- */
+
+/* One array map of exactly @n values, filled through a shared mapping of
+ * its memory (far faster than an update per element). */
+static int make_filled_array(const char *name, const void *values, size_t size, size_t n)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_INNER_MAP | BPF_F_MMAPABLE);
+	size_t bytes = size * n, map_len = (bytes + 4095) & ~(size_t)4095;
+	void *mem;
+	int fd;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(__u32), (__u32)size, (__u32)n, &mo);
+	if (fd < 0)
+		return -errno;
+	mem = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mem == MAP_FAILED) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	memcpy(mem, values, bytes);
+	munmap(mem, map_len);
+	return fd;
+}
+
+static int put_inner(int outer, uint32_t slot, const char *name, const void *values, size_t size,
+		     size_t n)
+{
+	int fd, err = 0;
+
+	if (n == 0) {
+		bpf_map_delete_elem(outer, &slot);
+		return 0;
+	}
+	fd = make_filled_array(name, values, size, n);
+	if (fd < 0)
+		return fd;
+	if (bpf_map_update_elem(outer, &slot, &fd, BPF_ANY))
+		err = -errno;
+	close(fd); /* the outer map holds its own reference */
+	return err;
+}
+
+int runtime_put_module_cfi(struct runtime *rt, uint32_t slot, const struct wr_cfi_row *rows,
+			   size_t n_rows, const struct wr_cfi_rule *rules, size_t n_rules)
+{
+	int err;
+
+	if (slot >= WR_MAX_MODULES)
+		return -WR_ELIMIT;
+	err = put_inner(rt->rules_outer_fd, slot, "wr_rules", rules, sizeof(*rules), n_rules);
+	if (!err)
+		err = put_inner(rt->rows_outer_fd, slot, "wr_rows", rows, sizeof(*rows), n_rows);
+	if (err) {
+		wr_error("storing unwind rows in the kernel: %s", wr_strerror(err));
+		return err;
+	}
+	rt->cfi_bytes[slot] = n_rows * sizeof(*rows) + n_rules * sizeof(*rules);
+	return 0;
+}
+
+size_t runtime_cfi_bytes(const struct runtime *rt)
+{
+	size_t sum = 0;
+
+	for (size_t i = 0; i < WR_MAX_MODULES; i++)
+		sum += rt->cfi_bytes[i];
+	return sum;
+}
+
+int runtime_put_proc_maps(struct runtime *rt, uint32_t tgid, const struct wr_proc_maps *pm)
+{
+	if (bpf_map_update_elem(rt->proc_maps_fd, &tgid, pm, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int runtime_del_proc_maps(struct runtime *rt, uint32_t tgid)
+{
+	if (bpf_map_delete_elem(rt->proc_maps_fd, &tgid) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+/* ---- probes ---- */
+
+static int reuse_maps(struct runtime *rt, struct bpf_object *obj)
+{
+	struct bpf_map *map;
+
+	bpf_object__for_each_map(map, obj) {
+		int fd = map_fd(rt->base, bpf_map__name(map));
+
+		if (fd < 0)
+			continue; /* an internal map of the probe itself */
+		if (bpf_map__reuse_fd(map, fd))
+			return -errno;
+	}
+	return 0;
+}
+
+static int load_probe_object(struct runtime *rt, struct rt_probe *p, char *log, char **why)
+{
+	int err = reuse_maps(rt, p->obj);
+
+	if (err)
+		return kernel_error(err, "sharing the maps with a probe");
+	p->prog = bpf_object__next_program(p->obj, NULL);
+	if (!p->prog)
+		return kernel_error(-ENOENT, "finding the probe program");
+	bpf_program__set_type(p->prog, BPF_PROG_TYPE_KPROBE);
+	bpf_program__set_log_buf(p->prog, log, VERIFIER_LOG_SIZE);
+	log[0] = '\0';
+	err = bpf_object__load(p->obj);
+	if (!err)
+		return 0;
+	if (err == -EPERM || err == -EACCES)
+		return kernel_error(err, "loading a probe");
+	if (log[0]) {
+		wr_debug("verifier log for %s:\n%s", bpf_program__name(p->prog), log);
+		if (why)
+			*why = log_tail(log, 3);
+		return -WR_EVERIFIER;
+	}
+	return kernel_error(err, "loading a probe");
+}
+
+int runtime_load_probe(struct runtime *rt, const struct bpf_blob *obj, struct rt_probe **out,
+		       char **why)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "wraith_probe");
+	struct rt_probe *p = xcalloc(1, sizeof(*p));
+	char *log = xmalloc(VERIFIER_LOG_SIZE);
+	int err;
+
+	*out = NULL;
+	if (why)
+		*why = NULL;
+	p->obj = bpf_object__open_mem(obj->data, obj->size, &oo);
+	if (!p->obj) {
+		err = kernel_error(-errno, "opening a probe object");
+		p->obj = NULL;
+		goto out_free;
+	}
+	err = load_probe_object(rt, p, log, why);
+	if (err)
+		goto out_free;
+	p->next = rt->probes;
+	rt->probes = p;
+	*out = p;
+	free(log);
+	return 0;
+
+out_free:
+	bpf_object__close(p->obj);
+	free(p);
+	free(log);
+	return err;
+}
+
+int runtime_attach(struct runtime *rt, struct rt_probe *p, pid_t pid, const char *path,
+		   uint64_t file_offset)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = false);
+	struct bpf_link *link;
+	int err;
+
+	(void)rt;
+	link = bpf_program__attach_uprobe_opts(p->prog, pid, path, (size_t)file_offset, &uo);
+	if (!link) {
+		err = -errno;
+		if (err == -EPERM || err == -EACCES)
+			return kernel_error(err, "attaching a uprobe");
+		wr_error("attaching a uprobe to %s at file offset 0x%llx: %s", path,
+			 (unsigned long long)file_offset, wr_strerror(err));
+		return -WR_EATTACH;
+	}
+	p->links = xgrow(p->links, &p->cap_links, p->n_links + 1, sizeof(*p->links));
+	p->links[p->n_links++] = link;
+	return 0;
+}
+
+void runtime_detach(struct runtime *rt, struct rt_probe *p)
+{
+	(void)rt;
+	for (size_t i = 0; i < p->n_links; i++)
+		bpf_link__destroy(p->links[i]);
+	p->n_links = 0;
+}
+
+size_t runtime_probe_links(const struct rt_probe *p)
+{
+	return p->n_links;
+}
+
+void runtime_unload(struct runtime *rt, struct rt_probe *p)
+{
+	struct rt_probe **pp;
+
+	if (!p)
+		return;
+	runtime_detach(rt, p);
+	for (pp = &rt->probes; *pp; pp = &(*pp)->next) {
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	}
+	free(p->links);
+	bpf_object__close(p->obj);
+	free(p);
+}
+
+/* ---- counters and events ---- */
+
+int runtime_probe_stats(struct runtime *rt, uint32_t id, struct wr_probe_stats *out)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct wr_probe_stats *per;
+
+	memset(out, 0, sizeof(*out));
+	if (ncpu <= 0 || id >= WR_MAX_PROBES)
+		return -EINVAL;
+	per = xcalloc((size_t)ncpu, sizeof(*per));
+	if (bpf_map_lookup_elem(rt->stats_fd, &id, per)) {
+		free(per);
+		return -errno;
+	}
+	for (int i = 0; i < ncpu; i++) {
+		out->hits += per[i].hits;
+		out->lost += per[i].lost;
+		out->truncated += per[i].truncated;
+		out->bt_errors += per[i].bt_errors;
+	}
+	free(per);
+	return 0;
+}
+
+uint64_t runtime_transport_lost(const struct runtime *rt)
+{
+	return rt->perf_lost;
+}
+
+int runtime_poll(struct runtime *rt, int timeout_ms, rt_event_fn fn, void *ctx)
+{
+	int n;
+
+	rt->fn = fn;
+	rt->fn_ctx = ctx;
+	if (rt->ringbuf)
+		n = ring_buffer__poll(rt->ringbuf, timeout_ms);
+	else
+		n = perf_buffer__poll(rt->perfbuf, timeout_ms);
+	rt->fn = NULL;
+	rt->fn_ctx = NULL;
+	return n;
+}
+
+int runtime_event_fd(const struct runtime *rt)
+{
+	return rt->ringbuf ? ring_buffer__epoll_fd(rt->ringbuf) : perf_buffer__epoll_fd(rt->perfbuf);
+}

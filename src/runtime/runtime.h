@@ -1,1 +1,84 @@
-/* placeholder: being written */
+/* runtime.h - loading, attaching and reading: everything that talks to the
+ * kernel through libbpf.
+ *
+ * Layer rule: runtime/ is the only directory that includes libbpf headers.
+ * It takes BPF objects built by codegen/ (struct bpf_blob) and wire-format
+ * map values (protocol/wire.h); libbpf and kernel failures come back as
+ * -errno or -WR_E* codes with one clear message logged, and libbpf's own
+ * output goes to wraith's log sink at debug level.
+ *
+ * One runtime per session: it loads the base object (maps and the
+ * tail-called unwinder step program) and then any number of probe objects
+ * that reuse the base object's maps, each attachable and detachable on its
+ * own.  runtime_free() detaches and unloads everything.
+ */
+#ifndef WRAITH_RUNTIME_RUNTIME_H
+#define WRAITH_RUNTIME_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "codegen/codegen.h"
+#include "protocol/wire.h"
+
+struct runtime;
+struct rt_probe;
+
+struct rt_options {
+	enum wr_transport transport;
+	unsigned ringbuf_kib;   /* ring buffer size in KiB (power of two); 0 = 4096 */
+	unsigned perf_pages;    /* pages per CPU for the perf buffer; 0 = 64 */
+};
+
+/* Load @base (from codegen_base).  Returns 0, -WR_EPERM without the needed
+ * privileges, -WR_ELOAD (message logged) otherwise. */
+int runtime_new(const struct rt_options *opt, const struct bpf_blob *base, struct runtime **out);
+/* Detach and unload every probe, close every map.  NULL is a no-op. */
+void runtime_free(struct runtime *rt);
+
+/* Install the CFI of one module in @slot (< WR_MAX_MODULES): its rows and
+ * rules each become one map of exactly that size.  Replaces what the slot
+ * held.  Returns 0 or -errno. */
+int runtime_put_module_cfi(struct runtime *rt, uint32_t slot, const struct wr_cfi_row *rows,
+			   size_t n_rows, const struct wr_cfi_rule *rules, size_t n_rules);
+/* Bytes of kernel memory the CFI maps hold (values only). */
+size_t runtime_cfi_bytes(const struct runtime *rt);
+
+/* Set or remove the executable mappings of process @tgid. */
+int runtime_put_proc_maps(struct runtime *rt, uint32_t tgid, const struct wr_proc_maps *pm);
+int runtime_del_proc_maps(struct runtime *rt, uint32_t tgid);
+
+/* Load a probe object (the verifier runs here).  On rejection returns
+ * -WR_EVERIFIER; the verifier log is logged at debug level and its last
+ * lines are appended to *@why (caller frees; may be NULL). */
+int runtime_load_probe(struct runtime *rt, const struct bpf_blob *obj, struct rt_probe **out,
+		       char **why);
+/* Attach @p as a uprobe at @file_offset of @path, for process @pid only
+ * (-1: every process mapping the file).  May be called several times.
+ * Returns 0 or -WR_EATTACH / -WR_EPERM (message logged). */
+int runtime_attach(struct runtime *rt, struct rt_probe *p, pid_t pid, const char *path,
+		   uint64_t file_offset);
+/* Detach every link of @p (the program stays loaded). */
+void runtime_detach(struct runtime *rt, struct rt_probe *p);
+/* Detach and unload @p.  NULL is a no-op. */
+void runtime_unload(struct runtime *rt, struct rt_probe *p);
+/* Number of attached links of @p. */
+size_t runtime_probe_links(const struct rt_probe *p);
+
+/* Sum of the per-CPU counters of wire probe id @id. */
+int runtime_probe_stats(struct runtime *rt, uint32_t id, struct wr_probe_stats *out);
+/* Records the perf buffer reported lost (always 0 for the ring buffer). */
+uint64_t runtime_transport_lost(const struct runtime *rt);
+
+/* Called for each event; @data is only valid during the call and may be
+ * unaligned (perf buffer). */
+typedef void (*rt_event_fn)(const void *data, size_t size, void *ctx);
+
+/* Wait up to @timeout_ms for events and deliver them.  Returns the number
+ * of events delivered, or -errno (-EINTR when a signal arrived). */
+int runtime_poll(struct runtime *rt, int timeout_ms, rt_event_fn fn, void *ctx);
+/* A file descriptor that becomes readable when events are waiting. */
+int runtime_event_fd(const struct runtime *rt);
+
+#endif

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void default_sink(enum wr_log_level level, const char *msg, void *ctx)
@@ -53,12 +54,14 @@ void wr_log_close_file(void)
 void wr_logv(enum wr_log_level level, const char *fmt, va_list ap)
 {
 	static const char *const names[] = { "error", "warn", "info", "debug" };
-	char buf[4096];
+	char *buf;
 	size_t n;
 
 	if (level > max_level && !log_file)
 		return;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	/* Messages can be long (a verifier log): no fixed buffer. */
+	if (vasprintf(&buf, fmt, ap) < 0)
+		return;
 	n = strlen(buf);
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
@@ -70,6 +73,7 @@ void wr_logv(enum wr_log_level level, const char *fmt, va_list ap)
 	}
 	if (level <= max_level)
 		sink(level, buf, sink_ctx);
+	free(buf);
 }
 
 void wr_log(enum wr_log_level level, const char *fmt, ...)

@@ -1,0 +1,493 @@
+/* lower.c - statements and expressions of one probe to LLVM IR.
+ *
+ * The generated function is glue: it calls the template's wr_* entry
+ * points (event buffer, print items, backtraces) and computes the values
+ * of expressions.  Script values are i64 integers, i1 booleans, or string
+ * literals known at compile time (those never travel on the wire: the
+ * renderer takes them from the AST).  Every instruction gets the debug
+ * location of the script text it came from, so `bpftool prog dump` shows
+ * script lines.
+ */
+#include "codegen/lower.h"
+#include "protocol/wire.h"
+#include "util/diag.h"
+#include "util/error.h"
+#include "util/xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static LLVMTypeRef i1(struct cg *cg) { return LLVMInt1TypeInContext(cg->ctx); }
+static LLVMTypeRef i32(struct cg *cg) { return LLVMInt32TypeInContext(cg->ctx); }
+static LLVMTypeRef i64(struct cg *cg) { return LLVMInt64TypeInContext(cg->ctx); }
+
+static LLVMValueRef c32(struct cg *cg, unsigned long long v)
+{
+	return LLVMConstInt(i32(cg), v, 0);
+}
+
+static LLVMValueRef c64(struct cg *cg, unsigned long long v)
+{
+	return LLVMConstInt(i64(cg), v, 0);
+}
+
+static void set_loc(struct cg *cg, struct src_loc loc)
+{
+	LLVMMetadataRef dl = LLVMDIBuilderCreateDebugLocation(cg->ctx, loc.line ? loc.line : 1,
+							       loc.col, cg->di_sp, NULL);
+
+	LLVMSetCurrentDebugLocation2(cg->builder, dl);
+}
+
+/* Call template entry point @name. */
+static LLVMValueRef call(struct cg *cg, const char *name, LLVMValueRef *args, unsigned n)
+{
+	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
+
+	return LLVMBuildCall2(cg->builder, LLVMGlobalGetValueType(fn), fn, args, n, "");
+}
+
+static int fail(struct cg *cg, struct src_loc loc, const char *hint, const char *msg)
+{
+	diag_set(cg->diag, loc, hint, "%s", msg);
+	return -WR_ESEMANTIC;
+}
+
+static LLVMBasicBlockRef new_block(struct cg *cg, const char *name)
+{
+	return LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, name);
+}
+
+/* ---- expressions ---- */
+
+static int lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out);
+
+static LLVMValueRef as_i64(struct cg *cg, const struct cg_value *v)
+{
+	if (v->type == CG_BOOL)
+		return LLVMBuildZExt(cg->builder, v->v, i64(cg), "");
+	return v->v;
+}
+
+static LLVMValueRef as_bool(struct cg *cg, const struct cg_value *v)
+{
+	if (v->type == CG_BOOL)
+		return v->v;
+	return LLVMBuildICmp(cg->builder, LLVMIntNE, v->v, c64(cg, 0), "");
+}
+
+static int want_int(struct cg *cg, const struct ast_expr *e, const struct cg_value *v,
+		    const char *what)
+{
+	char msg[160];
+
+	if (v->type == CG_INT || v->type == CG_BOOL)
+		return 0;
+	snprintf(msg, sizeof(msg), "%s needs an integer or boolean operand, not a string", what);
+	return fail(cg, e->loc, NULL, msg);
+}
+
+static int lower_special(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	LLVMValueRef v, args[2];
+
+	out->type = CG_INT;
+	switch (e->special) {
+	case AST_SPECIAL_PID:
+		v = call(cg, "wr_pid_tgid", NULL, 0);
+		out->v = LLVMBuildLShr(cg->builder, v, c64(cg, 32), "pid");
+		return 0;
+	case AST_SPECIAL_TID:
+		v = call(cg, "wr_pid_tgid", NULL, 0);
+		out->v = LLVMBuildAnd(cg->builder, v, c64(cg, 0xffffffffu), "tid");
+		return 0;
+	case AST_SPECIAL_TIMESTAMP:
+		out->v = call(cg, "wr_ktime", NULL, 0);
+		return 0;
+	case AST_SPECIAL_PC:
+	case AST_SPECIAL_SP:
+		args[0] = cg->ctx_arg;
+		args[1] = c32(cg, e->special == AST_SPECIAL_PC ? 0 : 1);
+		out->v = call(cg, "wr_reg", args, 2);
+		return 0;
+	}
+	return fail(cg, e->loc, NULL, "unknown special variable");
+}
+
+static int lower_unary(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	struct cg_value v;
+	int err = lower_expr(cg, e->lhs, &v);
+
+	if (err)
+		return err;
+	if (e->op == AST_OP_DEREF || e->op == AST_OP_ADDR)
+		return fail(cg, e->loc, "only script values ($pid, let bindings, literals) can be used yet",
+			    "pointer dereference and address-of need program variables");
+	err = want_int(cg, e, &v, "this operator");
+	if (err)
+		return err;
+	if (e->op == AST_OP_NOT) {
+		out->type = CG_BOOL;
+		out->v = LLVMBuildNot(cg->builder, as_bool(cg, &v), "");
+	} else {
+		out->type = CG_INT;
+		out->v = e->op == AST_OP_NEG ? LLVMBuildNeg(cg->builder, as_i64(cg, &v), "")
+					      : LLVMBuildNot(cg->builder, as_i64(cg, &v), "");
+	}
+	return 0;
+}
+
+/* Signed division and remainder from unsigned ones: BPF CPU v3 has no
+ * signed divide.  x / 0 is 0 in BPF, and stays 0 here. */
+static LLVMValueRef signed_divmod(struct cg *cg, LLVMValueRef a, LLVMValueRef b, bool mod)
+{
+	LLVMBuilderRef bl = cg->builder;
+	LLVMValueRef zero = c64(cg, 0);
+	LLVMValueRef an = LLVMBuildICmp(bl, LLVMIntSLT, a, zero, "");
+	LLVMValueRef bn = LLVMBuildICmp(bl, LLVMIntSLT, b, zero, "");
+	LLVMValueRef ua = LLVMBuildSelect(bl, an, LLVMBuildNeg(bl, a, ""), a, "");
+	LLVMValueRef ub = LLVMBuildSelect(bl, bn, LLVMBuildNeg(bl, b, ""), b, "");
+	LLVMValueRef r = mod ? LLVMBuildURem(bl, ua, ub, "") : LLVMBuildUDiv(bl, ua, ub, "");
+	LLVMValueRef neg = mod ? an : LLVMBuildXor(bl, an, bn, "");
+
+	return LLVMBuildSelect(bl, neg, LLVMBuildNeg(bl, r, ""), r, "");
+}
+
+static LLVMValueRef arith(struct cg *cg, enum ast_op op, LLVMValueRef a, LLVMValueRef b)
+{
+	LLVMBuilderRef bl = cg->builder;
+	LLVMValueRef sh;
+
+	switch (op) {
+	case AST_OP_ADD: return LLVMBuildAdd(bl, a, b, "");
+	case AST_OP_SUB: return LLVMBuildSub(bl, a, b, "");
+	case AST_OP_MUL: return LLVMBuildMul(bl, a, b, "");
+	case AST_OP_DIV: return signed_divmod(cg, a, b, false);
+	case AST_OP_MOD: return signed_divmod(cg, a, b, true);
+	case AST_OP_BITAND: return LLVMBuildAnd(bl, a, b, "");
+	case AST_OP_BITOR: return LLVMBuildOr(bl, a, b, "");
+	case AST_OP_BITXOR: return LLVMBuildXor(bl, a, b, "");
+	case AST_OP_SHL:
+	case AST_OP_SHR:
+		/* Shift counts are masked to the operand width, as documented. */
+		sh = LLVMBuildAnd(bl, b, c64(cg, 63), "");
+		return op == AST_OP_SHL ? LLVMBuildShl(bl, a, sh, "") : LLVMBuildAShr(bl, a, sh, "");
+	default:
+		return NULL;
+	}
+}
+
+static LLVMIntPredicate predicate(enum ast_op op)
+{
+	switch (op) {
+	case AST_OP_LT: return LLVMIntSLT;
+	case AST_OP_LE: return LLVMIntSLE;
+	case AST_OP_GT: return LLVMIntSGT;
+	case AST_OP_GE: return LLVMIntSGE;
+	case AST_OP_EQ: return LLVMIntEQ;
+	default: return LLVMIntNE;
+	}
+}
+
+static bool is_compare(enum ast_op op)
+{
+	return op >= AST_OP_LT && op <= AST_OP_NE;
+}
+
+/* Two string literals compare at compile time. */
+static int compare_strings(struct cg *cg, const struct ast_expr *e, const struct cg_value *a,
+			   const struct cg_value *b, struct cg_value *out)
+{
+	bool eq;
+
+	if (a->type != CG_STRING || b->type != CG_STRING ||
+	    (e->op != AST_OP_EQ && e->op != AST_OP_NE))
+		return fail(cg, e->loc, "strings compare only with == and != against another string",
+			    "cannot compare a string with this operand");
+	eq = strcmp(a->str, b->str) == 0;
+	out->type = CG_BOOL;
+	out->v = LLVMConstInt(i1(cg), e->op == AST_OP_EQ ? eq : !eq, 0);
+	return 0;
+}
+
+/* && and || evaluate their right side only when needed. */
+static int lower_logical(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	LLVMBasicBlockRef rhs_bb = new_block(cg, "logic.rhs"), end_bb = new_block(cg, "logic.end");
+	LLVMBasicBlockRef lhs_end, rhs_end;
+	LLVMValueRef lhs_v, rhs_v, phi, vals[2];
+	LLVMBasicBlockRef bbs[2];
+	struct cg_value v;
+	int err;
+
+	err = lower_expr(cg, e->lhs, &v);
+	if (!err)
+		err = want_int(cg, e->lhs, &v, "a logical operator");
+	if (err)
+		return err;
+	lhs_v = as_bool(cg, &v);
+	lhs_end = LLVMGetInsertBlock(cg->builder);
+	if (e->op == AST_OP_AND)
+		LLVMBuildCondBr(cg->builder, lhs_v, rhs_bb, end_bb);
+	else
+		LLVMBuildCondBr(cg->builder, lhs_v, end_bb, rhs_bb);
+	LLVMPositionBuilderAtEnd(cg->builder, rhs_bb);
+	err = lower_expr(cg, e->rhs, &v);
+	if (!err)
+		err = want_int(cg, e->rhs, &v, "a logical operator");
+	if (err)
+		return err;
+	rhs_v = as_bool(cg, &v);
+	rhs_end = LLVMGetInsertBlock(cg->builder);
+	LLVMBuildBr(cg->builder, end_bb);
+	LLVMPositionBuilderAtEnd(cg->builder, end_bb);
+	phi = LLVMBuildPhi(cg->builder, i1(cg), "");
+	vals[0] = LLVMConstInt(i1(cg), e->op == AST_OP_OR, 0);
+	vals[1] = rhs_v;
+	bbs[0] = lhs_end;
+	bbs[1] = rhs_end;
+	LLVMAddIncoming(phi, vals, bbs, 2);
+	out->type = CG_BOOL;
+	out->v = phi;
+	return 0;
+}
+
+static int lower_binary(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	struct cg_value a, b;
+	int err;
+
+	if (e->op == AST_OP_AND || e->op == AST_OP_OR)
+		return lower_logical(cg, e, out);
+	err = lower_expr(cg, e->lhs, &a);
+	if (!err)
+		err = lower_expr(cg, e->rhs, &b);
+	if (err)
+		return err;
+	if (a.type == CG_STRING || b.type == CG_STRING)
+		return compare_strings(cg, e, &a, &b, out);
+	if (is_compare(e->op)) {
+		out->type = CG_BOOL;
+		out->v = LLVMBuildICmp(cg->builder, predicate(e->op), as_i64(cg, &a), as_i64(cg, &b), "");
+		return 0;
+	}
+	out->type = CG_INT;
+	out->v = arith(cg, e->op, as_i64(cg, &a), as_i64(cg, &b));
+	return out->v ? 0 : fail(cg, e->loc, NULL, "unsupported operator");
+}
+
+static const struct cg_binding *find_binding(struct cg *cg, const char *name)
+{
+	for (size_t i = cg->n_vars; i-- > 0;)
+		if (strcmp(cg->vars[i].name, name) == 0)
+			return &cg->vars[i];
+	return NULL;
+}
+
+static int lower_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	const struct cg_binding *b = find_binding(cg, e->str);
+	char msg[256];
+
+	if (b) {
+		*out = b->val;
+		return 0;
+	}
+	snprintf(msg, sizeof(msg), "'%s' is not a script variable, and reading program variables "
+		 "is not supported by this version", e->str);
+	return fail(cg, e->loc, "bind script values with 'let NAME = EXPR;' before using them", msg);
+}
+
+static int lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	memset(out, 0, sizeof(*out));
+	switch (e->kind) {
+	case AST_EXPR_INT:
+		out->type = CG_INT;
+		out->v = c64(cg, (unsigned long long)e->ival);
+		return 0;
+	case AST_EXPR_BOOL:
+		out->type = CG_BOOL;
+		out->v = LLVMConstInt(i1(cg), e->ival != 0, 0);
+		return 0;
+	case AST_EXPR_STRING:
+		out->type = CG_STRING;
+		out->str = e->str;
+		return 0;
+	case AST_EXPR_IDENT:
+		return lower_ident(cg, e, out);
+	case AST_EXPR_SPECIAL:
+		return lower_special(cg, e, out);
+	case AST_EXPR_UNARY:
+		return lower_unary(cg, e, out);
+	case AST_EXPR_BINARY:
+		return lower_binary(cg, e, out);
+	case AST_EXPR_MEMBER:
+	case AST_EXPR_INDEX:
+	case AST_EXPR_CALL:
+		break;
+	}
+	return fail(cg, e->loc, "only script values ($pid, let bindings, literals) can be used yet",
+		    "member access, indexing and builtins need program variables, which this version "
+		    "cannot read");
+}
+
+/* ---- statements ---- */
+
+static int lower_block(struct cg *cg, const struct ast_block *b);
+
+static int lower_print(struct cg *cg, const struct ast_stmt *s)
+{
+	LLVMValueRef args[4], item;
+	long index = plan_print_index(cg->plan->ast, s);
+	int err = 0;
+
+	args[0] = cg->buf;
+	args[1] = c32(cg, WR_ITEM_PRINT);
+	args[2] = c32(cg, (unsigned long long)index);
+	item = call(cg, "wr_item_open", args, 3);
+	for (size_t i = 0; i < s->n_args && !err; i++) {
+		struct cg_value v;
+
+		err = lower_expr(cg, s->args[i], &v);
+		if (err || v.type == CG_STRING)
+			continue; /* literals are rendered from the script */
+		set_loc(cg, s->args[i]->loc);
+		args[0] = cg->buf;
+		args[1] = c32(cg, v.type == CG_BOOL ? WR_ARG_BOOL : WR_ARG_I64);
+		args[2] = c32(cg, 8);
+		args[3] = as_i64(cg, &v);
+		call(cg, "wr_arg_scalar", args, 4);
+	}
+	args[0] = cg->buf;
+	args[1] = item;
+	call(cg, "wr_item_close", args, 2);
+	return err;
+}
+
+static void lower_bt(struct cg *cg, const struct ast_stmt *s)
+{
+	unsigned long long index = (unsigned long long)plan_bt_index(cg->plan->ast, s);
+	unsigned depth = cg->plan->bt_depth ? cg->plan->bt_depth : WR_BT_MAX_DEPTH;
+	LLVMValueRef args[4];
+
+	args[0] = cg->ctx_arg;
+	args[1] = cg->buf;
+	args[2] = c32(cg, depth | (s->bt_flags & 0xff) << 8 | (index & 0xffff) << 16);
+	args[3] = c32(cg, cg->plan->rule0);
+	call(cg, "wr_bt", args, 4);
+}
+
+static int lower_if(struct cg *cg, const struct ast_stmt *s)
+{
+	LLVMBasicBlockRef then_bb = new_block(cg, "if.then"), else_bb = new_block(cg, "if.else");
+	LLVMBasicBlockRef end_bb = new_block(cg, "if.end");
+	struct cg_value c;
+	int err = lower_expr(cg, s->cond, &c);
+
+	if (!err)
+		err = want_int(cg, s->cond, &c, "an if condition");
+	if (err)
+		return err;
+	LLVMBuildCondBr(cg->builder, as_bool(cg, &c), then_bb, else_bb);
+	LLVMPositionBuilderAtEnd(cg->builder, then_bb);
+	err = lower_block(cg, &s->then_body);
+	if (err)
+		return err;
+	LLVMBuildBr(cg->builder, end_bb);
+	LLVMPositionBuilderAtEnd(cg->builder, else_bb);
+	err = lower_block(cg, &s->else_body);
+	if (err)
+		return err;
+	LLVMBuildBr(cg->builder, end_bb);
+	LLVMPositionBuilderAtEnd(cg->builder, end_bb);
+	return 0;
+}
+
+static int lower_let(struct cg *cg, const struct ast_stmt *s)
+{
+	struct cg_value v;
+	int err = lower_expr(cg, s->value, &v);
+
+	if (err)
+		return err;
+	cg->vars = xgrow(cg->vars, &cg->cap_vars, cg->n_vars + 1, sizeof(*cg->vars));
+	cg->vars[cg->n_vars++] = (struct cg_binding){ .name = s->name, .val = v, .depth = cg->depth };
+	return 0;
+}
+
+static int lower_stmt(struct cg *cg, const struct ast_stmt *s)
+{
+	struct cg_value ignored;
+
+	set_loc(cg, s->loc);
+	switch (s->kind) {
+	case AST_STMT_PRINT:
+		return lower_print(cg, s);
+	case AST_STMT_BT:
+		lower_bt(cg, s);
+		return 0;
+	case AST_STMT_IF:
+		return lower_if(cg, s);
+	case AST_STMT_LET:
+		return lower_let(cg, s);
+	case AST_STMT_EXPR:
+		return lower_expr(cg, s->value, &ignored);
+	}
+	return 0;
+}
+
+static int lower_block(struct cg *cg, const struct ast_block *b)
+{
+	size_t saved = cg->n_vars;
+	int err = 0;
+
+	cg->depth++;
+	for (size_t i = 0; i < b->n && !err; i++)
+		err = lower_stmt(cg, b->stmts[i]);
+	cg->n_vars = saved;
+	cg->depth--;
+	return err;
+}
+
+int lower_probe(struct cg *cg)
+{
+	LLVMBasicBlockRef entry, body, skip;
+	LLVMValueRef args[3], isnull, ret;
+	int err;
+
+	cg->builder = LLVMCreateBuilderInContext(cg->ctx);
+	cg->ctx_arg = LLVMGetParam(cg->fn, 0);
+	entry = new_block(cg, "entry");
+	body = new_block(cg, "body");
+	skip = new_block(cg, "skip");
+	LLVMPositionBuilderAtEnd(cg->builder, entry);
+	set_loc(cg, cg->plan->ast->loc);
+	args[0] = cg->ctx_arg;
+	args[1] = c32(cg, cg->plan->probe_id);
+	args[2] = c32(cg, cg->plan->tgid);
+	cg->buf = call(cg, "wr_event_begin", args, 3);
+	isnull = LLVMBuildIsNull(cg->builder, cg->buf, "");
+	LLVMBuildCondBr(cg->builder, isnull, skip, body);
+	LLVMPositionBuilderAtEnd(cg->builder, skip);
+	LLVMBuildRet(cg->builder, LLVMConstInt(i32(cg), 0, 0));
+	LLVMPositionBuilderAtEnd(cg->builder, body);
+	err = lower_block(cg, &cg->plan->ast->body);
+	if (err)
+		return err;
+	set_loc(cg, cg->plan->ast->loc);
+	args[0] = cg->ctx_arg;
+	args[1] = cg->buf;
+	ret = call(cg, "wr_event_end", args, 2);
+	LLVMBuildRet(cg->builder, ret);
+	return 0;
+}
+
+void lower_release(struct cg *cg)
+{
+	free(cg->vars);
+	cg->vars = NULL;
+	cg->n_vars = cg->cap_vars = 0;
+}
