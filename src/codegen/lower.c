@@ -10,6 +10,7 @@
  */
 #include "codegen/lower.h"
 #include "protocol/wire.h"
+#include "script/walk.h"
 #include "util/diag.h"
 #include "util/error.h"
 #include "util/xalloc.h"
@@ -341,7 +342,7 @@ static int lower_block(struct cg *cg, const struct ast_block *b);
 static int lower_print(struct cg *cg, const struct ast_stmt *s)
 {
 	LLVMValueRef args[4], item;
-	long index = plan_print_index(cg->plan->ast, s);
+	long index = ast_probe_index_of(cg->plan->ast, s);
 	int err = 0;
 
 	args[0] = cg->buf;
@@ -369,7 +370,7 @@ static int lower_print(struct cg *cg, const struct ast_stmt *s)
 
 static void lower_bt(struct cg *cg, const struct ast_stmt *s)
 {
-	unsigned long long index = (unsigned long long)plan_bt_index(cg->plan->ast, s);
+	unsigned long long index = (unsigned long long)ast_probe_index_of(cg->plan->ast, s);
 	unsigned depth = cg->plan->bt_depth ? cg->plan->bt_depth : WR_BT_MAX_DEPTH;
 	LLVMValueRef args[4];
 

@@ -38,15 +38,4 @@ struct codegen_options {
 	enum wr_transport transport;
 };
 
-/* Calls @fn for each print statement of @p in execution-independent
- * pre-order (the order that numbers format strings on the wire), with its
- * index.  Returns the number of print statements. */
-size_t plan_foreach_print(const struct ast_probe *p,
-			  void (*fn)(const struct ast_stmt *s, size_t index, void *ctx), void *ctx);
-
-/* Index of print statement @s in @p's pre-order, or -1. */
-long plan_print_index(const struct ast_probe *p, const struct ast_stmt *s);
-/* Same for bt statements. */
-long plan_bt_index(const struct ast_probe *p, const struct ast_stmt *s);
-
 #endif

@@ -1,1 +1,135 @@
-/* placeholder: being written */
+/* decode.c - turning event bytes into struct event (see decode.h).
+ *
+ * The decoder trusts nothing: every length is checked against what is
+ * left before it is used, so a corrupted or truncated event yields
+ * -WR_EPROTO, never an out-of-bounds read.
+ */
+#include "protocol/decode.h"
+#include "util/error.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void event_decoder_init(struct event_decoder *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+void event_decoder_release(struct event_decoder *d)
+{
+	free(d->copy);
+	free(d->items);
+	free(d->args);
+	memset(d, 0, sizeof(*d));
+}
+
+static int decode_args(struct event_decoder *d, const uint8_t *p, size_t len, size_t *n_args)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		struct wr_arg_header ah;
+		struct ev_arg *a;
+		size_t padded;
+
+		if (len - off < sizeof(ah))
+			return -WR_EPROTO;
+		memcpy(&ah, p + off, sizeof(ah));
+		off += sizeof(ah);
+		padded = ((size_t)ah.len + 7) & ~(size_t)7;
+		if (padded > len - off)
+			return -WR_EPROTO;
+		d->args = xgrow(d->args, &d->cap_args, *n_args + 1, sizeof(*d->args));
+		a = &d->args[(*n_args)++];
+		memset(a, 0, sizeof(*a));
+		a->kind = ah.kind;
+		a->status = ah.status;
+		a->aux = ah.aux;
+		a->data = p + off;
+		a->len = ah.len;
+		if (ah.kind != WR_ARG_STR && ah.len >= 8)
+			memcpy(&a->value, p + off, sizeof(a->value));
+		off += padded;
+	}
+	return 0;
+}
+
+static int decode_bt(const uint8_t *p, size_t len, struct ev_backtrace *bt)
+{
+	struct wr_bt_header bh;
+
+	if (len < sizeof(bh))
+		return -WR_EPROTO;
+	memcpy(&bh, p, sizeof(bh));
+	if (bh.frame_count > bh.requested_depth || bh.requested_depth > WR_BT_MAX_DEPTH ||
+	    sizeof(bh) + (size_t)bh.requested_depth * sizeof(struct wr_bt_frame) > len)
+		return -WR_EPROTO;
+	bt->requested_depth = bh.requested_depth;
+	bt->frame_count = bh.frame_count;
+	bt->flags = bh.flags;
+	bt->status = bh.status;
+	bt->error = bh.error_code;
+	bt->frames = (const struct wr_bt_frame *)(p + sizeof(bh));
+	return 0;
+}
+
+/* Items point at args by index while the args array may still move, so
+ * they are fixed up once all are decoded. */
+static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, struct event *out)
+{
+	size_t off = 0, n_args = 0;
+	int err = 0;
+
+	out->n_items = 0;
+	while (off < len && !err) {
+		struct wr_item_header ih;
+		struct ev_item *it;
+
+		if (len - off < sizeof(ih))
+			return -WR_EPROTO;
+		memcpy(&ih, p + off, sizeof(ih));
+		off += sizeof(ih);
+		if (ih.length > len - off)
+			return -WR_EPROTO;
+		d->items = xgrow(d->items, &d->cap_items, out->n_items + 1, sizeof(*d->items));
+		it = &d->items[out->n_items++];
+		memset(it, 0, sizeof(*it));
+		it->type = ih.type;
+		if (ih.type == WR_ITEM_PRINT) {
+			it->print.index = ih.index;
+			it->print.first_arg = n_args;
+			err = decode_args(d, p + off, ih.length, &n_args);
+			it->print.n_args = n_args - it->print.first_arg;
+		} else if (ih.type == WR_ITEM_BACKTRACE) {
+			it->bt.index = ih.index;
+			err = decode_bt(p + off, ih.length, &it->bt);
+		}
+		off += ih.length;
+	}
+	for (size_t i = 0; i < out->n_items && !err; i++) {
+		struct ev_item *it = &d->items[i];
+
+		if (it->type == WR_ITEM_PRINT)
+			it->print.args = d->args + it->print.first_arg;
+	}
+	out->items = d->items;
+	return err;
+}
+
+int event_decode(struct event_decoder *d, const void *data, size_t size, struct event *out)
+{
+	size_t words = (size + 7) / 8;
+
+	memset(out, 0, sizeof(*out));
+	if (size < sizeof(struct wr_event_header) || size > WR_EVENT_MAX + 64)
+		return -WR_EPROTO;
+	d->copy = xgrow(d->copy, &d->copy_cap, words, sizeof(*d->copy));
+	memcpy(d->copy, data, size);
+	memcpy(&out->hdr, d->copy, sizeof(out->hdr));
+	if (out->hdr.magic != WR_EVENT_MAGIC ||
+	    out->hdr.payload_len > size - sizeof(struct wr_event_header))
+		return -WR_EPROTO;
+	return decode_items(d, (const uint8_t *)d->copy + sizeof(struct wr_event_header),
+			    out->hdr.payload_len, out);
+}

@@ -1,1 +1,75 @@
-/* placeholder: being written */
+/* decode.h - validating and decoding events from the wire.
+ *
+ * Layer rule: protocol/ depends on util/ only.  The event path is
+ * validate (sizes, lengths) → decode into typed values → render; nothing
+ * downstream reads raw bytes.  The decoder copies each event into its own
+ * aligned buffer first (perf buffer samples may be unaligned), so decoded
+ * values point into that copy and stay valid until the next
+ * event_decoder_run() or event_decoder_release().
+ */
+#ifndef WRAITH_PROTOCOL_DECODE_H
+#define WRAITH_PROTOCOL_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/wire.h"
+
+struct ev_arg {
+	uint8_t kind;        /* enum wr_arg_kind */
+	uint8_t status;      /* enum wr_arg_status */
+	uint32_t aux;
+	uint64_t value;      /* scalars */
+	const uint8_t *data; /* WR_ARG_STR: bytes (not NUL-terminated) */
+	size_t len;
+};
+
+struct ev_print {
+	uint16_t index;      /* format index within the probe */
+	struct ev_arg *args; /* borrowed from the decoder */
+	size_t n_args;
+	size_t first_arg;    /* decoder-internal: index of args[0] */
+};
+
+struct ev_backtrace {
+	uint16_t index;      /* bt statement index within the probe */
+	uint8_t requested_depth;
+	uint8_t frame_count;
+	uint8_t flags;       /* WR_BT_F_* */
+	uint8_t status;      /* enum wr_bt_status */
+	uint16_t error;      /* enum wr_bt_error */
+	const struct wr_bt_frame *frames; /* frame_count entries, borrowed */
+};
+
+struct ev_item {
+	uint8_t type;        /* enum wr_item_type */
+	union {
+		struct ev_print print;
+		struct ev_backtrace bt;
+	};
+};
+
+struct event {
+	struct wr_event_header hdr;
+	struct ev_item *items; /* borrowed from the decoder */
+	size_t n_items;
+};
+
+struct event_decoder {
+	uint64_t *copy;        /* owned, aligned copy of the last event */
+	size_t copy_cap;       /* in uint64_t units */
+	struct ev_item *items; /* owned */
+	size_t cap_items;
+	struct ev_arg *args;   /* owned, shared by all print items */
+	size_t cap_args;
+};
+
+void event_decoder_init(struct event_decoder *d);
+void event_decoder_release(struct event_decoder *d);
+
+/* Decode @size bytes at @data.  Returns 0, or -WR_EPROTO for a malformed
+ * event (bad magic, lengths that overrun, unknown item types are skipped
+ * but counted as malformed only when their length is wrong). */
+int event_decode(struct event_decoder *d, const void *data, size_t size, struct event *out);
+
+#endif

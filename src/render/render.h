@@ -1,1 +1,81 @@
-/* placeholder: being written */
+/* render.h - decoded events to text: pretty, plain, or NDJSON.
+ *
+ * Layer rule: render/ depends on util/, protocol/ (decoded events), script/
+ * (format strings and expressions of the probe) and dwarf/symbolize.h
+ * (types of symbolized frames).  It never looks anything up itself: the
+ * front end gives it hooks that find a probe by wire id and symbolize a
+ * frame, so the same renderer serves the TUI, script mode and --batch.
+ */
+#ifndef WRAITH_RENDER_RENDER_H
+#define WRAITH_RENDER_RENDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dwarf/symbolize.h"
+#include "protocol/decode.h"
+#include "script/ast.h"
+
+struct strbuf;
+
+enum render_format {
+	RENDER_PRETTY,
+	RENDER_PLAIN,
+	RENDER_JSON,
+};
+
+/* What the renderer needs of a probe. */
+struct render_probe {
+	uint32_t id;                 /* the user-visible probe number */
+	const char *target;          /* the pattern as written, e.g. "leaf" */
+	const struct ast_probe *ast; /* formats and print arguments */
+};
+
+/* A frame after symbolization. */
+struct render_frame {
+	const char *module_path;  /* NULL when the module is unknown */
+	const char *module_name;  /* basename */
+	struct dw_sym sym;        /* sym.n == 0 when nothing is known */
+	bool signal_trampoline;   /* shown as gdb shows it: <signal handler called> */
+};
+
+struct render_hooks {
+	/* The probe of wire id @wire_id, or NULL (the event is then shown raw). */
+	const struct render_probe *(*probe)(void *ctx, uint32_t wire_id);
+	/* Symbolize @f; fill @out (strings borrowed until the next call). */
+	void (*frame)(void *ctx, const struct wr_bt_frame *f, struct render_frame *out);
+	void *ctx;
+};
+
+enum render_color {
+	RENDER_COLOR_NONE = 0,
+	RENDER_COLOR_ANSI = 1,
+};
+
+struct renderer {
+	enum render_format format;
+	enum render_color color;
+	struct render_hooks hooks;
+	uint64_t seq;             /* events rendered so far */
+	int64_t mono_to_real_ns;  /* add to a bpf timestamp to get wall-clock ns */
+	bool relative_time;       /* pretty: seconds since start instead of wall time */
+	uint64_t start_ns;        /* monotonic start, for relative_time */
+};
+
+void renderer_init(struct renderer *r, enum render_format format, enum render_color color,
+		   const struct render_hooks *hooks);
+
+/* Render one event, appending to @out (ending with a newline). */
+void render_event(struct renderer *r, const struct event *ev, struct strbuf *out);
+
+/* The text of print item @p of @probe ("hit 12 13"), without newline. */
+void render_print_text(const struct render_probe *probe, const struct ev_print *p,
+		       struct strbuf *out);
+
+/* An expression as script text, for `print expr;` ("a.b + 1"). */
+void render_expr_text(const struct ast_expr *e, struct strbuf *out);
+
+/* Parse "pretty" / "plain" / "json"; returns -1 for anything else. */
+int render_format_parse(const char *s);
+
+#endif

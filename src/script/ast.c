@@ -1,1 +1,468 @@
-/* placeholder: being written */
+/* ast.c - freeing and dumping the script syntax tree.
+ *
+ * The dump is the parser's visible output: `--dry-run -v` shows it and the
+ * unit tests compare it as golden text, so its layout is deliberately
+ * plain and stable: one line per probe, statement, format piece and print
+ * argument, two spaces per nesting level, and expressions fully
+ * parenthesised so precedence is visible at a glance.
+ *
+ * Trace patterns are classified here too (script_parse_target()), since
+ * the shell's `trace TARGET` command needs that without a whole script.
+ * A single ':' splits FILE:LINE or MODULE:0xADDR; C++ "::" never does.
+ */
+#include "script/ast.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol/wire.h"
+#include "script/parser.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+void ast_expr_free(struct ast_expr *e)
+{
+	if (!e)
+		return;
+	free(e->str);
+	ast_expr_free(e->lhs);
+	ast_expr_free(e->rhs);
+	for (size_t i = 0; i < e->n_args; i++)
+		ast_expr_free(e->args[i]);
+	free(e->args);
+	free(e);
+}
+
+void ast_block_release(struct ast_block *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		ast_stmt_free(b->stmts[i]);
+	free(b->stmts);
+	b->stmts = NULL;
+	b->n = 0;
+}
+
+void ast_stmt_free(struct ast_stmt *s)
+{
+	if (!s)
+		return;
+	free(s->fmt);
+	for (size_t i = 0; i < s->n_pieces; i++) {
+		free(s->pieces[i].literal);
+		free(s->pieces[i].len_var);
+	}
+	free(s->pieces);
+	for (size_t i = 0; i < s->n_args; i++)
+		ast_expr_free(s->args[i]);
+	free(s->args);
+	ast_expr_free(s->cond);
+	ast_block_release(&s->then_body);
+	ast_block_release(&s->else_body);
+	free(s->name);
+	ast_expr_free(s->value);
+	free(s);
+}
+
+void ast_target_release(struct ast_target *t)
+{
+	free(t->text);
+	free(t->function);
+	free(t->file);
+	free(t->module);
+	t->text = t->function = t->file = t->module = NULL;
+}
+
+void ast_probe_free(struct ast_probe *p)
+{
+	if (!p)
+		return;
+	ast_target_release(&p->target);
+	ast_block_release(&p->body);
+	free(p->body_text);
+	free(p);
+}
+
+void ast_script_free(struct ast_script *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_probes; i++)
+		ast_probe_free(s->probes[i]);
+	free(s->probes);
+	free(s);
+}
+
+const char *ast_stmt_kind_name(enum ast_stmt_kind kind)
+{
+	static const char *const names[] = {
+		[AST_STMT_PRINT] = "print", [AST_STMT_BT] = "bt", [AST_STMT_IF] = "if",
+		[AST_STMT_LET] = "let",     [AST_STMT_EXPR] = "expr",
+	};
+
+	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
+const char *ast_op_name(enum ast_op op)
+{
+	static const char *const names[] = {
+		[AST_OP_NEG] = "-",     [AST_OP_NOT] = "!",     [AST_OP_BITNOT] = "~",
+		[AST_OP_DEREF] = "*",   [AST_OP_ADDR] = "&",    [AST_OP_MUL] = "*",
+		[AST_OP_DIV] = "/",     [AST_OP_MOD] = "%",     [AST_OP_ADD] = "+",
+		[AST_OP_SUB] = "-",     [AST_OP_SHL] = "<<",    [AST_OP_SHR] = ">>",
+		[AST_OP_LT] = "<",      [AST_OP_LE] = "<=",     [AST_OP_GT] = ">",
+		[AST_OP_GE] = ">=",     [AST_OP_EQ] = "==",     [AST_OP_NE] = "!=",
+		[AST_OP_BITAND] = "&",  [AST_OP_BITXOR] = "^",  [AST_OP_BITOR] = "|",
+		[AST_OP_AND] = "&&",    [AST_OP_OR] = "||",
+	};
+
+	return (unsigned)op < sizeof(names) / sizeof(names[0]) ? names[op] : "?";
+}
+
+const char *ast_special_name(enum ast_special sp)
+{
+	static const char *const names[] = {
+		[AST_SPECIAL_PID] = "pid", [AST_SPECIAL_TID] = "tid",
+		[AST_SPECIAL_TIMESTAMP] = "timestamp", [AST_SPECIAL_PC] = "pc",
+		[AST_SPECIAL_SP] = "sp",
+	};
+
+	return (unsigned)sp < sizeof(names) / sizeof(names[0]) ? names[sp] : "?";
+}
+
+const char *ast_fmt_spec_name(enum ast_fmt_spec spec)
+{
+	static const char *const names[] = {
+		[AST_FMT_DEFAULT] = "", [AST_FMT_HEX] = "x", [AST_FMT_HEX_UPPER] = "X",
+		[AST_FMT_PTR] = "p",    [AST_FMT_STR] = "s",
+	};
+
+	return (unsigned)spec < sizeof(names) / sizeof(names[0]) ? names[spec] : "?";
+}
+
+void ast_quote_string(const char *s, size_t len, struct strbuf *out)
+{
+	strbuf_addch(out, '"');
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\n')
+			strbuf_addstr(out, "\\n");
+		else if (c == '\t')
+			strbuf_addstr(out, "\\t");
+		else if (c == '\r')
+			strbuf_addstr(out, "\\r");
+		else if (c == '\\' || c == '"')
+			strbuf_addf(out, "\\%c", c);
+		else if (c == '\0')
+			strbuf_addstr(out, "\\0");
+		else if (!isprint(c))
+			strbuf_addf(out, "\\x%02x", c);
+		else
+			strbuf_addch(out, (char)c);
+	}
+	strbuf_addch(out, '"');
+}
+
+static void dump_args(struct ast_expr *const *args, size_t n, struct strbuf *out)
+{
+	strbuf_addch(out, '(');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strbuf_addstr(out, ", ");
+		ast_expr_dump(args[i], out);
+	}
+	strbuf_addch(out, ')');
+}
+
+void ast_expr_dump(const struct ast_expr *e, struct strbuf *out)
+{
+	switch (e->kind) {
+	case AST_EXPR_INT:
+		strbuf_addf(out, "%" PRId64, e->ival);
+		break;
+	case AST_EXPR_BOOL:
+		strbuf_addstr(out, e->ival ? "true" : "false");
+		break;
+	case AST_EXPR_STRING:
+		ast_quote_string(e->str, e->str_len, out);
+		break;
+	case AST_EXPR_IDENT:
+		strbuf_addstr(out, e->str);
+		break;
+	case AST_EXPR_SPECIAL:
+		strbuf_addf(out, "$%s", ast_special_name(e->special));
+		break;
+	case AST_EXPR_UNARY:
+		strbuf_addf(out, "(%s", ast_op_name(e->op));
+		ast_expr_dump(e->lhs, out);
+		strbuf_addch(out, ')');
+		break;
+	case AST_EXPR_BINARY:
+		strbuf_addch(out, '(');
+		ast_expr_dump(e->lhs, out);
+		strbuf_addf(out, " %s ", ast_op_name(e->op));
+		ast_expr_dump(e->rhs, out);
+		strbuf_addch(out, ')');
+		break;
+	case AST_EXPR_MEMBER:
+		ast_expr_dump(e->lhs, out);
+		strbuf_addf(out, ".%s", e->str);
+		break;
+	case AST_EXPR_INDEX:
+		ast_expr_dump(e->lhs, out);
+		strbuf_addch(out, '[');
+		ast_expr_dump(e->rhs, out);
+		strbuf_addch(out, ']');
+		break;
+	case AST_EXPR_CALL:
+		strbuf_addstr(out, e->str);
+		dump_args(e->args, e->n_args, out);
+		break;
+	}
+}
+
+static void indent(struct strbuf *out, unsigned depth)
+{
+	strbuf_addchars(out, ' ', 2 * depth);
+}
+
+static void dump_piece(const struct ast_fmt_piece *pc, unsigned depth, struct strbuf *out)
+{
+	indent(out, depth);
+	strbuf_addstr(out, "piece ");
+	ast_quote_string(pc->literal, pc->literal_len, out);
+	if (pc->has_placeholder) {
+		strbuf_addf(out, " {%s%s", pc->spec ? ":" : "", ast_fmt_spec_name(pc->spec));
+		if (pc->len_kind == AST_FMT_LEN_FIXED)
+			strbuf_addf(out, ".%" PRIu64, pc->len_value);
+		else if (pc->len_kind == AST_FMT_LEN_STAR)
+			strbuf_addstr(out, ".*");
+		else if (pc->len_kind == AST_FMT_LEN_VAR)
+			strbuf_addf(out, ".%s$", pc->len_var);
+		strbuf_addch(out, '}');
+	}
+	strbuf_addch(out, '\n');
+}
+
+static void dump_print(const struct ast_stmt *s, unsigned depth, struct strbuf *out)
+{
+	if (!s->fmt) {
+		strbuf_addstr(out, "print ");
+		ast_expr_dump(s->args[0], out);
+		strbuf_addch(out, '\n');
+		return;
+	}
+	strbuf_addstr(out, "print ");
+	ast_quote_string(s->fmt, s->fmt_len, out);
+	strbuf_addch(out, '\n');
+	for (size_t i = 0; i < s->n_pieces; i++)
+		dump_piece(&s->pieces[i], depth + 1, out);
+	for (size_t i = 0; i < s->n_args; i++) {
+		indent(out, depth + 1);
+		strbuf_addstr(out, "arg ");
+		ast_expr_dump(s->args[i], out);
+		strbuf_addch(out, '\n');
+	}
+}
+
+static void dump_bt(unsigned flags, struct strbuf *out)
+{
+	strbuf_addstr(out, "bt");
+	if (flags & WR_BT_F_RAW)
+		strbuf_addstr(out, " raw");
+	if (flags & WR_BT_F_FULL)
+		strbuf_addstr(out, " full");
+	strbuf_addstr(out, flags & WR_BT_F_INLINE ? " inline\n" : " noinline\n");
+}
+
+static void dump_block(const struct ast_block *b, unsigned depth, struct strbuf *out);
+
+static void dump_stmt(const struct ast_stmt *s, unsigned depth, struct strbuf *out)
+{
+	indent(out, depth);
+	switch (s->kind) {
+	case AST_STMT_PRINT:
+		dump_print(s, depth, out);
+		break;
+	case AST_STMT_BT:
+		dump_bt(s->bt_flags, out);
+		break;
+	case AST_STMT_IF:
+		strbuf_addstr(out, "if ");
+		ast_expr_dump(s->cond, out);
+		strbuf_addch(out, '\n');
+		dump_block(&s->then_body, depth + 1, out);
+		if (s->else_body.n) {
+			indent(out, depth);
+			strbuf_addstr(out, "else\n");
+			dump_block(&s->else_body, depth + 1, out);
+		}
+		break;
+	case AST_STMT_LET:
+		strbuf_addf(out, "let %s = ", s->name);
+		ast_expr_dump(s->value, out);
+		strbuf_addch(out, '\n');
+		break;
+	case AST_STMT_EXPR:
+		strbuf_addstr(out, "expr ");
+		ast_expr_dump(s->value, out);
+		strbuf_addch(out, '\n');
+		break;
+	}
+}
+
+static void dump_block(const struct ast_block *b, unsigned depth, struct strbuf *out)
+{
+	for (size_t i = 0; i < b->n; i++)
+		dump_stmt(b->stmts[i], depth, out);
+}
+
+static void dump_target(const struct ast_target *t, struct strbuf *out)
+{
+	switch (t->kind) {
+	case AST_TARGET_FUNCTION:
+		strbuf_addf(out, "probe function %s\n", t->function);
+		break;
+	case AST_TARGET_LINE:
+		strbuf_addf(out, "probe line %s:%u\n", t->file, t->line);
+		break;
+	case AST_TARGET_ADDRESS:
+		strbuf_addf(out, "probe address 0x%" PRIx64, t->address);
+		if (t->module)
+			strbuf_addf(out, " in %s", t->module);
+		strbuf_addch(out, '\n');
+		break;
+	}
+}
+
+void ast_script_dump(const struct ast_script *s, struct strbuf *out)
+{
+	for (size_t i = 0; i < s->n_probes; i++) {
+		dump_target(&s->probes[i]->target, out);
+		dump_block(&s->probes[i]->body, 1, out);
+	}
+}
+
+/* ---- trace patterns ---- */
+
+static int target_fail(struct diag *diag, struct src_loc loc, size_t at, size_t len,
+		       const char *hint, const char *msg)
+{
+	loc.col += (unsigned)at;
+	loc.len = len ? (unsigned)len : 1;
+	if (diag)
+		diag_set(diag, loc, hint, "%s", msg);
+	return -WR_ESYNTAX;
+}
+
+/* Hex address at @text + @at ("0x..."), into t->address. */
+static int parse_address(const char *text, size_t at, struct src_loc loc, struct ast_target *t,
+			 struct diag *diag)
+{
+	const char *s = text + at + 2;
+	char msg[128];
+	size_t i;
+
+	if (!*s)
+		return target_fail(diag, loc, at, 2, "write the address in hex, e.g. 0x401000",
+				   "address '0x' has no digits");
+	for (i = 0; isxdigit((unsigned char)s[i]); i++)
+		;
+	if (s[i]) {
+		snprintf(msg, sizeof(msg), "invalid hex digit '%c' in address", s[i]);
+		return target_fail(diag, loc, at + 2 + i, 1, NULL, msg);
+	}
+	if (i - strspn(s, "0") > 16)
+		return target_fail(diag, loc, at, strlen(text + at), NULL,
+				   "address does not fit in 64 bits");
+	t->kind = AST_TARGET_ADDRESS;
+	t->address = strtoull(s, NULL, 16);
+	return 0;
+}
+
+static int parse_line(const char *text, size_t colon, struct src_loc loc, struct ast_target *t,
+		      struct diag *diag)
+{
+	const char *num = text + colon + 1;
+	size_t n = strlen(num);
+	unsigned long v;
+
+	if (!colon)
+		return target_fail(diag, loc, 0, 1, "write FILE:LINE, e.g. 'main.c:42'",
+				   "missing file name before ':'");
+	if (!n)
+		return target_fail(diag, loc, colon, 1, "write FILE:LINE, e.g. 'main.c:42'",
+				   "missing line number after ':'");
+	if (strspn(num, "0123456789") != n)
+		return target_fail(diag, loc, colon + 1, n,
+				   "write FILE:LINE or MODULE:0xADDRESS",
+				   "invalid line number in trace pattern");
+	v = n > 10 ? ULONG_MAX : strtoul(num, NULL, 10);
+	if (v == 0 || v > UINT_MAX)
+		return target_fail(diag, loc, colon + 1, n, NULL,
+				   v ? "line number is too large" : "line numbers start at 1");
+	t->kind = AST_TARGET_LINE;
+	t->file = xstrndup(text, colon);
+	t->line = (unsigned)v;
+	return 0;
+}
+
+/* Offset of the ':' separating FILE:LINE or MODULE:0xADDR, ignoring C++
+ * "::", or -1. */
+static long find_colon(const char *text)
+{
+	long found = -1;
+
+	for (size_t i = 0; text[i]; i++) {
+		if (text[i] == ':' && text[i + 1] == ':') {
+			i++;
+			continue;
+		}
+		if (text[i] == ':')
+			found = (long)i;
+	}
+	return found;
+}
+
+static bool hex_prefix(const char *s)
+{
+	return s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+}
+
+int script_parse_target(const char *text, struct src_loc loc, struct ast_target *t,
+			struct diag *diag)
+{
+	long colon = find_colon(text);
+	int err = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->loc = loc;
+	t->text = xstrdup(text);
+	if (!*text) {
+		err = target_fail(diag, loc, 0, 1, NULL, "empty trace pattern");
+	} else if (hex_prefix(text)) {
+		err = parse_address(text, 0, loc, t, diag);
+	} else if (colon >= 0 && hex_prefix(text + colon + 1)) {
+		err = colon ? parse_address(text, (size_t)colon + 1, loc, t, diag)
+			    : target_fail(diag, loc, 0, 1, "write MODULE:0xADDRESS, e.g. 'libc.so.6:0x1234'",
+					  "missing module name before ':'");
+		if (!err)
+			t->module = xstrndup(text, (size_t)colon);
+	} else if (colon >= 0) {
+		err = parse_line(text, (size_t)colon, loc, t, diag);
+	} else if (strspn(text, "0123456789") == strlen(text)) {
+		err = target_fail(diag, loc, 0, strlen(text), "write addresses in hex, e.g. 0x401000",
+				  "a trace pattern cannot be a decimal number");
+	} else {
+		t->kind = AST_TARGET_FUNCTION;
+		t->function = xstrdup(text);
+	}
+	if (err)
+		ast_target_release(t);
+	return err;
+}

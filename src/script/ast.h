@@ -63,6 +63,8 @@ struct ast_expr {
 	struct ast_expr *rhs;     /* owned */
 	struct ast_expr **args;   /* owned array of owned */
 	size_t n_args;
+	size_t str_len;           /* STRING: bytes in .str (it may hold \0) */
+	size_t off, end;          /* byte range [off, end) of the expression in the script */
 };
 
 /* ---- statements ---- */
@@ -88,11 +90,23 @@ enum ast_fmt_spec {
 	AST_FMT_STR,      /* {:s} */
 };
 
+/* Memory-dump length of {:x.N} / {:s.N} / {:x.*} / {:x.name$}. */
+enum ast_fmt_len {
+	AST_FMT_LEN_NONE,   /* plain {:x}: the value's own bytes */
+	AST_FMT_LEN_FIXED,  /* {:x.N}: .len_value bytes */
+	AST_FMT_LEN_STAR,   /* {:x.*}: the length is an extra argument before the value */
+	AST_FMT_LEN_VAR,    /* {:x.name$}: the length is the script variable .len_var */
+};
+
 struct ast_fmt_piece {
 	char *literal;           /* owned text before the placeholder (may be "") */
 	bool has_placeholder;    /* false only for the trailing literal */
 	enum ast_fmt_spec spec;
 	struct src_loc loc;      /* of the placeholder inside the string */
+	enum ast_fmt_len len_kind;
+	uint64_t len_value;      /* AST_FMT_LEN_FIXED, >= 1 */
+	char *len_var;           /* owned, AST_FMT_LEN_VAR */
+	size_t literal_len;      /* bytes in .literal (it may hold \0) */
 };
 
 struct ast_stmt {
@@ -113,6 +127,8 @@ struct ast_stmt {
 	/* let / expr */
 	char *name;                     /* owned */
 	struct ast_expr *value;         /* owned */
+	struct src_loc name_loc;        /* let: of the name */
+	size_t fmt_len;                 /* print: bytes in .fmt (it may hold \0) */
 };
 
 /* ---- probes ---- */
@@ -152,8 +168,22 @@ void ast_probe_free(struct ast_probe *p);
 /* Frees the script and everything in it; NULL is a no-op. */
 void ast_script_free(struct ast_script *s);
 
-/* Human-readable dump of the tree (for `--dry-run -v` and tests). */
+/* Human-readable dump of the tree (for `--dry-run -v` and tests): one line
+ * per probe and statement, indented by nesting, expressions fully
+ * parenthesised.  Appends to @out. */
 struct strbuf;
 void ast_script_dump(const struct ast_script *s, struct strbuf *out);
+/* One expression in the fully parenthesised form used by the dump, e.g.
+ * `((a + (b * c)) == 3)`.  Appends to @out. */
+void ast_expr_dump(const struct ast_expr *e, struct strbuf *out);
+/* A string as a script literal with quotes and escapes.  Appends to @out. */
+void ast_quote_string(const char *s, size_t len, struct strbuf *out);
+
+/* Static names: "print", "bt", ... / "+", "<<", ... / "pid", "tid", ...
+ * (without the '$') / "x", "X", "p", "s", "" (default). */
+const char *ast_stmt_kind_name(enum ast_stmt_kind kind);
+const char *ast_op_name(enum ast_op op);
+const char *ast_special_name(enum ast_special sp);
+const char *ast_fmt_spec_name(enum ast_fmt_spec spec);
 
 #endif

@@ -14,17 +14,26 @@ struct diag;
 
 /* Parse a whole script (any number of `trace` blocks).  Returns 0 and a new
  * tree in *out (caller frees with ast_script_free), or -WR_ESYNTAX with
- * @diag filled and *out NULL.  An empty script parses to zero probes. */
+ * @diag filled and *out NULL.  An empty script parses to zero probes.
+ * @text is borrowed for the call only (the tree copies what it keeps).
+ * @diag must be zeroed or released (diag_set() replaces its strings); the
+ * caller releases it.  Duplicate or contradictory bt options, unknown bt
+ * options, unknown builtins and bad format placeholders are syntax errors. */
 int script_parse(const char *text, struct ast_script **out, struct diag *diag);
 
 /* Semantic checks on a parsed tree: scoping and immutability of `let`,
  * placeholder/argument counts of print, builtin arity and argument kinds,
- * duplicate bt options.  Returns 0, or -WR_ESEMANTIC with @diag filled. */
+ * at most WR_BT_MAX_SLOTS bt statements per probe.  Names never bound with
+ * `let` are taken for DWARF variables and not checked.  Returns 0, or
+ * -WR_ESEMANTIC with @diag filled (same rules as script_parse()). */
 int script_check(const struct ast_script *s, struct diag *diag);
 
 /* Classify a trace pattern (the text after `trace`) into @t.  Used by the
  * parser and by the shell's `trace TARGET` command.  Returns 0 or
- * -WR_ESYNTAX with @diag filled (location relative to @loc). */
+ * -WR_ESYNTAX with @diag (may be NULL) filled; the error location is @loc
+ * (where @text starts) moved right to the offending character.  On success
+ * @t owns copies of everything (release with ast_target_release()); on
+ * failure @t is left empty. */
 int script_parse_target(const char *text, struct src_loc loc, struct ast_target *t,
 			struct diag *diag);
 void ast_target_release(struct ast_target *t);
