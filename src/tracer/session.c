@@ -1,1 +1,560 @@
-/* placeholder: being written */
+/* session.c - probes from script text to attached programs, and events
+ * from the kernel to the sink (see session.h).
+ *
+ * Adding a script is all or nothing: every probe in it is parsed, checked,
+ * resolved and compiled before the first is loaded, and when any later
+ * step fails the probes of that script already loaded are removed again,
+ * so a failed `trace` never leaves half a probe attached.
+ */
+#include "tracer/session.h"
+#include "codegen/codegen.h"
+#include "dwarf/module.h"
+#include "render/status.h"
+#include "runtime/runtime.h"
+#include "script/parser.h"
+#include "script/walk.h"
+#include "tracer/locate.h"
+#include "tracer/target.h"
+#include "util/diag.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define REFRESH_INTERVAL 0.2 /* seconds between checks of the mappings */
+#define MAX_STOP_PLACES 64
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- renderer hooks ---- */
+
+static const struct render_probe *hook_probe(void *ctx, uint32_t wire_id)
+{
+	struct session *s = ctx;
+
+	if (wire_id >= WR_MAX_PROBES || !s->wire[wire_id].probe)
+		return NULL;
+	return &s->wire[wire_id].probe->render;
+}
+
+static void hook_frame(void *ctx, const struct wr_bt_frame *f, struct render_frame *out)
+{
+	struct session *s = ctx;
+
+	target_symbolize(s->target, f, out);
+}
+
+int session_new(const struct session_options *opt, struct session **out)
+{
+	struct session *s = xcalloc(1, sizeof(*s));
+	struct render_hooks hooks = { hook_probe, hook_frame, s };
+	double t0 = now_seconds();
+	int err;
+
+	*out = NULL;
+	s->opt = *opt;
+	if (!s->opt.bt_depth)
+		s->opt.bt_depth = WR_BT_MAX_DEPTH;
+	err = opt->path ? target_open_path(opt->path, &s->target) : target_open_pid(opt->pid, &s->target);
+	if (err) {
+		free(s);
+		return err;
+	}
+	s->next_probe_id = 1;
+	s->scratch = xcalloc(1, sizeof(*s->scratch));
+	strbuf_init(s->scratch);
+	renderer_init(&s->renderer, opt->format, opt->color, &hooks);
+	s->renderer.relative_time = opt->relative_time;
+	event_decoder_init(&s->decoder);
+	s->startup_seconds = now_seconds() - t0;
+	*out = s;
+	return 0;
+}
+
+static void probe_free(struct session *s, struct probe *p)
+{
+	for (size_t i = 0; i < p->n_sites; i++) {
+		struct probe_site *site = &p->sites[i];
+
+		if (s->rt)
+			runtime_unload(s->rt, site->rt);
+		if (site->wire_id < WR_MAX_PROBES && s->wire[site->wire_id].probe == p)
+			s->wire[site->wire_id].probe = NULL;
+		free(site->where.function);
+		free(site->where.file);
+	}
+	for (size_t i = 0; i < p->n_stops; i++)
+		free(p->stops[i].sample);
+	free(p->stops);
+	free(p->sites);
+	free(p->target_text);
+	free(p->source);
+	ast_script_free(p->script);
+	free(p);
+}
+
+void session_free(struct session *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_probes; i++)
+		probe_free(s, s->probes[i]);
+	free(s->probes);
+	runtime_free(s->rt);
+	target_free(s->target);
+	event_decoder_release(&s->decoder);
+	if (s->scratch)
+		strbuf_release(s->scratch);
+	free(s->scratch);
+	free(s);
+}
+
+int session_start(struct session *s)
+{
+	struct codegen_options co = { .transport = s->opt.transport };
+	struct rt_options ro = { .transport = s->opt.transport };
+	struct bpf_blob base = { 0 };
+	int err;
+
+	if (s->rt || s->opt.dry_run)
+		return 0;
+	err = codegen_base(&co, &base);
+	if (!err)
+		err = runtime_new(&ro, &base, &s->rt);
+	bpf_blob_release(&base);
+	if (!err)
+		err = target_install(s->target, s->rt);
+	if (err && err != -WR_EPERM)
+		wr_error("could not prepare the kernel side of the trace: %s", wr_strerror(err));
+	return err;
+}
+
+/* ---- adding probes ---- */
+
+static uint32_t alloc_wire_id(struct session *s)
+{
+	for (uint32_t i = 1; i < WR_MAX_PROBES; i++)
+		if (!s->wire[i].probe)
+			return i;
+	return 0;
+}
+
+static bool probe_has_bt(const struct ast_probe *p)
+{
+	return ast_probe_count(p, AST_STMT_BT) > 0;
+}
+
+/* Build a probe (not yet compiled) around @ast, which it takes over. */
+static struct probe *probe_new(struct session *s, struct ast_probe *ast)
+{
+	struct probe *p = xcalloc(1, sizeof(*p));
+
+	p->script = xcalloc(1, sizeof(*p->script));
+	p->script->probes = xcalloc(1, sizeof(*p->script->probes));
+	p->script->probes[0] = ast;
+	p->script->n_probes = 1;
+	p->ast = ast;
+	p->id = s->next_probe_id++;
+	p->target_text = xstrdup(ast->target.text);
+	p->source = xasprintf("trace %s {%s}", ast->target.text, ast->body_text ? ast->body_text : "");
+	p->enabled = true;
+	p->render.id = p->id;
+	p->render.target = p->target_text;
+	p->render.ast = ast;
+	return p;
+}
+
+static int resolve_probe(struct session *s, struct probe *p, struct diag *d)
+{
+	struct located_set found = { 0 };
+	int err = locate_target(s->target, &p->ast->target, &found, d);
+
+	if (err)
+		return err;
+	p->sites = xcalloc(found.n, sizeof(*p->sites));
+	for (size_t i = 0; i < found.n; i++) {
+		struct probe_site *site = &p->sites[p->n_sites];
+		struct located *l = &found.v[i];
+
+		if (dw_module_vaddr_to_offset(l->mod->dw, l->site.vaddr, &site->file_offset)) {
+			free(l->site.function);
+			free(l->site.file);
+			continue;
+		}
+		site->mod = l->mod;
+		site->where = l->site;
+		site->rule0 = target_rule_at(l->mod, l->site.vaddr);
+		p->n_sites++;
+	}
+	free(found.v);
+	if (!p->n_sites) {
+		diag_set(d, p->ast->target.loc, NULL, "'%s' resolves to no loadable code",
+			 p->target_text);
+		return -WR_ENOTARGET;
+	}
+	return 0;
+}
+
+static void render_diag(const struct diag *d, const char *file, const char *text,
+			struct strbuf *errors)
+{
+	diag_render(d, file, text, errors);
+}
+
+static int compile_site(struct session *s, struct probe *p, struct probe_site *site,
+			struct diag *d, struct strbuf *errors)
+{
+	struct codegen_options co = { .transport = s->opt.transport };
+	struct probe_plan plan = {
+		.probe_id = site->wire_id, .ast = p->ast, .pc = site->where.vaddr,
+		.rule0 = site->rule0, .bt_depth = s->opt.bt_depth, .name = p->target_text,
+		.tgid = s->target->pid > 0 ? (uint32_t)s->target->pid : 0,
+	};
+	struct bpf_blob blob = { 0 };
+	char *why = NULL;
+	int err = codegen_probe(&co, &plan, &blob, d, NULL);
+
+	if (err || s->opt.dry_run) {
+		site->bpf_insns = blob.size;
+		bpf_blob_release(&blob);
+		return err;
+	}
+	err = runtime_load_probe(s->rt, &blob, &site->rt, &why);
+	bpf_blob_release(&blob);
+	if (err == -WR_EVERIFIER)
+		strbuf_addf(errors, "error: the kernel's BPF verifier rejected probe %u (%s at %s+0x%llx): "
+			    "%s\nhint: run with -v, or --log-file FILE, to see the whole verifier log\n",
+			    p->id, p->target_text, dw_module_name(site->mod->dw),
+			    (unsigned long long)site->where.vaddr, why ? why : "no reason given");
+	free(why);
+	return err;
+}
+
+static int attach_site(struct session *s, struct probe_site *site)
+{
+	pid_t pid = s->target->pid > 0 ? s->target->pid : -1;
+
+	return runtime_attach(s->rt, site->rt, pid, site->mod->open_path, site->file_offset);
+}
+
+/* Resolve, compile, load and attach all sites of @p. */
+static int install_probe(struct session *s, struct probe *p, struct diag *d, struct strbuf *errors)
+{
+	int err = resolve_probe(s, p, d);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < p->n_sites && !err; i++) {
+		struct probe_site *site = &p->sites[i];
+
+		site->wire_id = alloc_wire_id(s);
+		if (!site->wire_id) {
+			strbuf_addf(errors, "error: too many probe sites (at most %u)\n", WR_MAX_PROBES - 1);
+			return -WR_ELIMIT;
+		}
+		s->wire[site->wire_id].probe = p;
+		s->wire[site->wire_id].site = i;
+		err = compile_site(s, p, site, d, errors);
+	}
+	for (size_t i = 0; i < p->n_sites && !err && !s->opt.dry_run; i++)
+		err = attach_site(s, &p->sites[i]);
+	if (err == -WR_EATTACH || err == -WR_EPERM || err == -WR_ELOAD)
+		strbuf_addf(errors, "error: probe %u (%s) could not be attached: %s\n", p->id,
+			    p->target_text, wr_strerror(err));
+	return err;
+}
+
+static void add_probe(struct session *s, struct probe *p)
+{
+	s->probes = xgrow(s->probes, &s->cap_probes, s->n_probes + 1, sizeof(*s->probes));
+	s->probes[s->n_probes++] = p;
+}
+
+static void remove_probe(struct session *s, struct probe *p)
+{
+	for (size_t i = 0; i < s->n_probes; i++) {
+		if (s->probes[i] == p) {
+			memmove(&s->probes[i], &s->probes[i + 1],
+				(s->n_probes - i - 1) * sizeof(*s->probes));
+			s->n_probes--;
+			break;
+		}
+	}
+	probe_free(s, p);
+}
+
+/* Parse and check @text; on error render it into @errors. */
+static int parse_script(const char *text, const char *file, struct ast_script **out,
+			struct strbuf *errors)
+{
+	struct diag d = { 0 };
+	int err = script_parse(text, out, &d);
+
+	if (!err) {
+		err = script_check(*out, &d);
+		if (err) {
+			ast_script_free(*out);
+			*out = NULL;
+		}
+	}
+	if (err)
+		render_diag(&d, file, text, errors);
+	diag_release(&d);
+	return err;
+}
+
+static bool script_has_bt(const struct ast_script *sc)
+{
+	for (size_t i = 0; i < sc->n_probes; i++)
+		if (probe_has_bt(sc->probes[i]))
+			return true;
+	return false;
+}
+
+int session_add_script(struct session *s, const char *text, const char *file,
+		       struct strbuf *errors, unsigned *ids, size_t max_ids, size_t *n_ids)
+{
+	struct ast_script *sc = NULL;
+	size_t first = s->n_probes;
+	int err = parse_script(text, file, &sc, errors);
+
+	if (n_ids)
+		*n_ids = 0;
+	if (err)
+		return err;
+	if (script_has_bt(sc))
+		target_load_cfi(s->target);
+	for (size_t i = 0; i < sc->n_probes && !err; i++) {
+		struct probe *p = probe_new(s, sc->probes[i]);
+		struct diag d = { 0 };
+
+		sc->probes[i] = NULL;
+		add_probe(s, p);
+		err = install_probe(s, p, &d, errors);
+		if (err && d.msg)
+			render_diag(&d, file, text, errors);
+		diag_release(&d);
+	}
+	ast_script_free(sc);
+	if (err) {
+		while (s->n_probes > first)
+			remove_probe(s, s->probes[s->n_probes - 1]);
+		return err;
+	}
+	for (size_t i = first; i < s->n_probes && n_ids; i++)
+		if (*n_ids < max_ids)
+			ids[(*n_ids)++] = s->probes[i]->id;
+	return 0;
+}
+
+struct probe *session_probe(struct session *s, unsigned id)
+{
+	for (size_t i = 0; i < s->n_probes; i++)
+		if (s->probes[i]->id == id)
+			return s->probes[i];
+	return NULL;
+}
+
+int session_enable(struct session *s, struct probe *p, bool on)
+{
+	int err = 0;
+
+	if (p->enabled == on || s->opt.dry_run) {
+		p->enabled = on;
+		return 0;
+	}
+	for (size_t i = 0; i < p->n_sites; i++) {
+		if (on)
+			err = err ? err : attach_site(s, &p->sites[i]);
+		else
+			runtime_detach(s->rt, p->sites[i].rt);
+	}
+	if (!err)
+		p->enabled = on;
+	return err;
+}
+
+void session_delete(struct session *s, struct probe *p)
+{
+	remove_probe(s, p);
+}
+
+int session_set_bt_depth(struct session *s, unsigned depth)
+{
+	if (depth < 1 || depth > WR_BT_MAX_DEPTH)
+		return -WR_EUSAGE;
+	s->opt.bt_depth = depth;
+	return 0;
+}
+
+void session_probe_stats(struct session *s, const struct probe *p, struct wr_probe_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; s->rt && i < p->n_sites; i++) {
+		struct wr_probe_stats one;
+
+		if (runtime_probe_stats(s->rt, p->sites[i].wire_id, &one) == 0) {
+			out->hits += one.hits;
+			out->lost += one.lost;
+			out->truncated += one.truncated;
+			out->bt_errors += one.bt_errors;
+		}
+	}
+}
+
+/* ---- events ---- */
+
+static void note_stop(struct probe *p, const struct ev_backtrace *bt, const char *text)
+{
+	const struct wr_bt_frame *last = bt->frame_count ? &bt->frames[bt->frame_count - 1] : NULL;
+	uint64_t cookie = last ? last->cookie : 0, pc = last ? last->pc : 0;
+	struct stop_place *sp;
+
+	for (size_t i = 0; i < p->n_stops; i++) {
+		sp = &p->stops[i];
+		if (sp->cookie == cookie && sp->pc == pc && sp->status == bt->status &&
+		    sp->error == bt->error) {
+			sp->count++;
+			return;
+		}
+	}
+	if (p->n_stops >= MAX_STOP_PLACES)
+		return;
+	p->stops = xgrow(p->stops, &p->cap_stops, p->n_stops + 1, sizeof(*p->stops));
+	p->stops[p->n_stops++] = (struct stop_place){
+		.cookie = cookie, .pc = pc, .status = bt->status, .error = bt->error, .count = 1,
+		.sample = xstrdup(text),
+	};
+}
+
+static void count_event(struct session *s, struct probe *p, const struct event *ev, bool *stopped_early)
+{
+	p->counts.events++;
+	for (size_t i = 0; i < ev->n_items; i++) {
+		const struct ev_backtrace *bt = &ev->items[i].bt;
+
+		if (ev->items[i].type != WR_ITEM_BACKTRACE)
+			continue;
+		p->counts.backtraces++;
+		if (bt->status < WR_BT_STATUS_COUNT_)
+			p->counts.by_status[bt->status]++;
+		if (bt->error < WR_BTE_COUNT_)
+			p->counts.by_error[bt->error]++;
+		if (bt->status == WR_BT_OFFSETS_UNAVAILABLE)
+			s->refresh_wanted = true;
+		if (bt->status != WR_BT_COMPLETE && bt->status != WR_BT_TRUNCATED)
+			*stopped_early = true;
+	}
+}
+
+static void on_event(const void *data, size_t size, void *ctx)
+{
+	struct session *s = ctx;
+	struct probe *p;
+	struct event ev;
+	bool stopped_early = false;
+
+	if (s->max_events && s->events >= s->max_events)
+		return; /* beyond --max-events: not shown */
+	if (event_decode(&s->decoder, data, size, &ev)) {
+		s->malformed++;
+		return;
+	}
+	p = ev.hdr.probe_id < WR_MAX_PROBES ? s->wire[ev.hdr.probe_id].probe : NULL;
+	if (!p)
+		return; /* a probe deleted while its events were in flight */
+	strbuf_reset(s->scratch);
+	render_event(&s->renderer, &ev, s->scratch);
+	count_event(s, p, &ev, &stopped_early);
+	for (size_t i = 0; stopped_early && i < ev.n_items; i++)
+		if (ev.items[i].type == WR_ITEM_BACKTRACE && ev.items[i].bt.status != WR_BT_COMPLETE &&
+		    ev.items[i].bt.status != WR_BT_TRUNCATED)
+			note_stop(p, &ev.items[i].bt, s->scratch->buf);
+	s->events++;
+	if (s->sink.event)
+		s->sink.event(s->sink.ctx, s->scratch->buf, &ev);
+}
+
+static void maybe_refresh(struct session *s)
+{
+	double now = now_seconds();
+
+	if (!s->refresh_wanted && now - s->last_refresh < REFRESH_INTERVAL)
+		return;
+	s->refresh_wanted = false;
+	s->last_refresh = now;
+	target_refresh(s->target);
+}
+
+int session_poll(struct session *s, int timeout_ms)
+{
+	uint64_t before = s->events;
+	int n;
+
+	if (!s->rt) {
+		struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+		return 0;
+	}
+	n = runtime_poll(s->rt, timeout_ms, on_event, s);
+	maybe_refresh(s);
+	if (n < 0 && n != -EINTR)
+		return n;
+	return n == -EINTR ? -EINTR : (int)(s->events - before);
+}
+
+int session_event_fd(struct session *s)
+{
+	return s->rt ? runtime_event_fd(s->rt) : -1;
+}
+
+bool session_done(const struct session *s)
+{
+	return s->max_events && s->events >= s->max_events;
+}
+
+/* ---- descriptions ---- */
+
+void session_describe_probe(struct session *s, const struct probe *p, struct strbuf *out)
+{
+	(void)s;
+	strbuf_addf(out, "probe %u: %s (%zu site%s)%s\n", p->id, p->target_text, p->n_sites,
+		    p->n_sites == 1 ? "" : "s", p->enabled ? "" : " [disabled]");
+	for (size_t i = 0; i < p->n_sites; i++) {
+		const struct probe_site *site = &p->sites[i];
+
+		strbuf_addf(out, "  #%zu %s+0x%llx (file offset 0x%llx)%s %s", i + 1,
+			    dw_module_name(site->mod->dw), (unsigned long long)site->where.vaddr,
+			    (unsigned long long)site->file_offset, site->where.inlined ? " inline" : "",
+			    site->where.function ? site->where.function : "?");
+		if (site->where.file)
+			strbuf_addf(out, " at %s:%u", site->where.file, site->where.line);
+		if (site->rule0 == WR_CFI_RULE_NONE)
+			strbuf_addstr(out, " [no unwind row]");
+		strbuf_addch(out, '\n');
+	}
+}
+
+void session_save(struct session *s, struct strbuf *out)
+{
+	strbuf_addstr(out, "// wraith probes\n");
+	for (size_t i = 0; i < s->n_probes; i++) {
+		const struct probe *p = s->probes[i];
+
+		if (!p->enabled)
+			strbuf_addstr(out, "// disabled:\n");
+		strbuf_addf(out, "%s\n", p->source);
+	}
+}

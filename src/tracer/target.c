@@ -1,1 +1,552 @@
-/* placeholder: being written */
+/* target.c - processes, their modules and mappings, and keeping the
+ * kernel's copy of them current (see target.h).
+ *
+ * The order of installation matters for correctness: a module's CFI goes
+ * into the kernel before any mapping that points at it, so the unwinder
+ * never sees a mapping whose rows are missing; until a new library's
+ * mapping is installed, frames in it stop with offsets-unavailable, never
+ * with a wrong frame.
+ */
+#include "tracer/target.h"
+#include "dwarf/module.h"
+#include "dwarf/symbolize.h"
+#include "proc/maps.h"
+#include "render/render.h"
+#include "runtime/runtime.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- modules ---- */
+
+static void tmodule_free(struct tmodule *m)
+{
+	if (!m)
+		return;
+	dw_module_free(m->dw);
+	cfi_table_release(&m->cfi);
+	cfi_rules_release(&m->rules);
+	free(m->path);
+	free(m->open_path);
+	free(m);
+}
+
+static struct tmodule *module_by_identity(struct target *t, uint64_t dev, uint64_t ino)
+{
+	for (size_t i = 0; i < t->n_mods; i++)
+		if (t->mods[i]->dev == dev && t->mods[i]->ino == ino)
+			return t->mods[i];
+	return NULL;
+}
+
+/* The path to open for a file the process @pid maps as @path: through
+ * /proc/PID/root so a process in another mount namespace works too. */
+static char *open_path_for(pid_t pid, const char *path)
+{
+	char *p;
+
+	if (pid <= 0)
+		return xstrdup(path);
+	p = xasprintf("/proc/%d/root%s", (int)pid, path);
+	if (access(p, R_OK) == 0)
+		return p;
+	free(p);
+	return xstrdup(path);
+}
+
+static int add_module(struct target *t, pid_t pid, const char *path, uint64_t dev, uint64_t ino,
+		      struct tmodule **out)
+{
+	struct tmodule *m;
+	int err;
+
+	*out = module_by_identity(t, dev, ino);
+	if (*out)
+		return 0;
+	if (t->n_mods >= WR_MAX_MODULES)
+		return -WR_ELIMIT;
+	m = xcalloc(1, sizeof(*m));
+	m->path = xstrdup(path);
+	m->open_path = open_path_for(pid, path);
+	m->dev = dev;
+	m->ino = ino;
+	m->slot = (uint32_t)t->n_mods;
+	m->cookie = (uint64_t)m->slot + 1;
+	cfi_rules_init(&m->rules);
+	cfi_table_init(&m->cfi);
+	err = dw_module_open(m->open_path, &m->dw);
+	if (err) {
+		wr_debug("cannot open module %s: %s", path, wr_strerror(err));
+		tmodule_free(m);
+		return err;
+	}
+	t->mods = xgrow(t->mods, &t->cap_mods, t->n_mods + 1, sizeof(*t->mods));
+	t->mods[t->n_mods++] = m;
+	*out = m;
+	return 0;
+}
+
+/* ---- processes ---- */
+
+static void tprocess_free(struct tprocess *p)
+{
+	if (!p)
+		return;
+	free(p->maps_text);
+	free(p->maps);
+	free(p);
+}
+
+static int cmp_mapping(const void *a, const void *b)
+{
+	const struct tmapping *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Rebuild @p's code mappings from maps text, opening new modules. */
+static int build_mappings(struct target *t, struct tprocess *p, const char *text)
+{
+	struct proc_maps maps = { 0 };
+	size_t cap = 0;
+	int err = proc_maps_parse(text, &maps);
+
+	if (err)
+		return err;
+	free(p->maps);
+	p->maps = NULL;
+	p->n_maps = 0;
+	for (size_t i = 0; i < maps.n; i++) {
+		const struct proc_mapping *pm = &maps.v[i];
+		struct tmodule *mod;
+		uint64_t vaddr;
+
+		if (!proc_mapping_is_code(pm) || pm->deleted)
+			continue;
+		if (add_module(t, p->pid, pm->path, makedev(pm->dev_major, pm->dev_minor), pm->inode,
+			       &mod))
+			continue;
+		if (dw_module_offset_to_vaddr(mod->dw, pm->offset, &vaddr))
+			continue;
+		p->maps = xgrow(p->maps, &cap, p->n_maps + 1, sizeof(*p->maps));
+		p->maps[p->n_maps++] = (struct tmapping){
+			.start = pm->start, .end = pm->end, .bias = pm->start - vaddr, .mod = mod,
+		};
+	}
+	proc_maps_release(&maps);
+	qsort(p->maps, p->n_maps, sizeof(*p->maps), cmp_mapping);
+	return 0;
+}
+
+static int read_maps_text(pid_t pid, char **out)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	return proc_read_file(path, out);
+}
+
+static int add_process(struct target *t, pid_t pid, char *maps_text)
+{
+	struct tprocess *p = xcalloc(1, sizeof(*p));
+	int err;
+
+	p->pid = pid;
+	p->maps_text = maps_text;
+	err = build_mappings(t, p, maps_text);
+	if (err) {
+		tprocess_free(p);
+		return err;
+	}
+	t->procs = xgrow(t->procs, &t->cap_procs, t->n_procs + 1, sizeof(*t->procs));
+	t->procs[t->n_procs++] = p;
+	return 0;
+}
+
+static struct tprocess *process_by_pid(struct target *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->n_procs; i++)
+		if (t->procs[i]->pid == pid)
+			return t->procs[i];
+	return NULL;
+}
+
+int target_open_pid(pid_t pid, struct target **out)
+{
+	struct target *t = xcalloc(1, sizeof(*t));
+	char *text = NULL;
+	int err;
+
+	*out = NULL;
+	t->pid = pid;
+	err = proc_check_pid(pid);
+	if (err == -WR_ENOPROC)
+		wr_error("no process with PID %d", (int)pid);
+	else if (err == -WR_EKTHREAD)
+		wr_error("PID %d is a kernel thread: it has no user space to trace", (int)pid);
+	else if (err)
+		wr_error("cannot inspect PID %d: %s", (int)pid, wr_strerror(err));
+	if (!err) {
+		err = read_maps_text(pid, &text);
+		if (err)
+			wr_error("cannot read the mappings of PID %d: %s", (int)pid, wr_strerror(err));
+	}
+	if (!err)
+		err = add_process(t, pid, text);
+	if (err) {
+		target_free(t);
+		return err;
+	}
+	if (!t->procs[0]->n_maps) {
+		wr_error("PID %d maps no code wraith can read", (int)pid);
+		target_free(t);
+		return -WR_ENOPROC;
+	}
+	*out = t;
+	return 0;
+}
+
+/* Does the maps text mention the file (dev, ino)? */
+static bool maps_mention(const char *text, uint64_t dev, uint64_t ino)
+{
+	struct proc_maps maps = { 0 };
+	bool found = false;
+
+	if (proc_maps_parse(text, &maps))
+		return false;
+	for (size_t i = 0; i < maps.n && !found; i++)
+		found = maps.v[i].inode == ino &&
+			makedev(maps.v[i].dev_major, maps.v[i].dev_minor) == dev;
+	proc_maps_release(&maps);
+	return found;
+}
+
+/* -t: find processes that map the target file and are not known yet. */
+static int scan_processes(struct target *t)
+{
+	struct tmodule *main_mod = t->n_mods ? t->mods[0] : NULL;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int added = 0;
+
+	if (!d || !main_mod) {
+		if (d)
+			closedir(d);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		pid_t pid = (pid_t)atoi(de->d_name);
+		char *text = NULL;
+
+		if (pid <= 0 || pid == getpid() || process_by_pid(t, pid))
+			continue;
+		if (read_maps_text(pid, &text))
+			continue;
+		if (maps_mention(text, main_mod->dev, main_mod->ino) && add_process(t, pid, text) == 0) {
+			added++;
+			continue;
+		}
+		free(text);
+	}
+	closedir(d);
+	return added;
+}
+
+int target_open_path(const char *path, struct target **out)
+{
+	struct target *t = xcalloc(1, sizeof(*t));
+	struct tmodule *m;
+	char *abs = realpath(path, NULL);
+	struct stat st;
+	int err;
+
+	*out = NULL;
+	if (!abs || stat(abs, &st)) {
+		err = -errno;
+		wr_error("cannot trace %s: %s", path, wr_strerror(err));
+		free(abs);
+		free(t);
+		return err;
+	}
+	t->path = abs;
+	err = add_module(t, 0, abs, st.st_dev, st.st_ino, &m);
+	if (err) {
+		wr_error("cannot trace %s: %s", path,
+			 err == -WR_EELF ? "not an x86-64 ELF executable or shared library" : wr_strerror(err));
+		target_free(t);
+		return err;
+	}
+	scan_processes(t);
+	*out = t;
+	return 0;
+}
+
+void target_free(struct target *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n_procs; i++)
+		tprocess_free(t->procs[i]);
+	for (size_t i = 0; i < t->n_mods; i++)
+		tmodule_free(t->mods[i]);
+	free(t->procs);
+	free(t->mods);
+	free(t->path);
+	free(t);
+}
+
+/* ---- finding modules ---- */
+
+struct tmodule *target_main_module(struct target *t)
+{
+	struct tprocess *p;
+	char *exe = NULL;
+	struct stat st;
+	struct tmodule *m = NULL;
+
+	if (t->path || !t->n_procs)
+		return t->n_mods ? t->mods[0] : NULL;
+	p = t->procs[0];
+	if (proc_exe_path(p->pid, &exe) == 0) {
+		char *open = open_path_for(p->pid, exe);
+
+		if (stat(open, &st) == 0)
+			m = module_by_identity(t, st.st_dev, st.st_ino);
+		free(open);
+	}
+	free(exe);
+	return m ? m : (t->n_mods ? t->mods[0] : NULL);
+}
+
+static bool path_suffix_match(const char *path, const char *name)
+{
+	size_t lp = strlen(path), ln = strlen(name);
+
+	if (ln > lp || strcmp(path + lp - ln, name) != 0)
+		return false;
+	return ln == lp || path[lp - ln - 1] == '/' || name[0] == '/';
+}
+
+struct tmodule *target_find_module(struct target *t, const char *name, bool *ambiguous)
+{
+	struct tmodule *found = NULL;
+
+	*ambiguous = false;
+	if (!name)
+		return target_main_module(t);
+	for (size_t i = 0; i < t->n_mods; i++) {
+		if (strcmp(t->mods[i]->path, name) == 0)
+			return t->mods[i];
+	}
+	for (size_t i = 0; i < t->n_mods; i++) {
+		if (!path_suffix_match(t->mods[i]->path, name))
+			continue;
+		if (found)
+			*ambiguous = true;
+		found = t->mods[i];
+	}
+	return *ambiguous ? NULL : found;
+}
+
+struct tmodule *target_module_by_cookie(struct target *t, uint64_t cookie)
+{
+	if (cookie == 0 || cookie > t->n_mods)
+		return NULL;
+	return t->mods[cookie - 1];
+}
+
+/* ---- CFI and installation ---- */
+
+static int load_module_cfi(struct target *t, struct tmodule *m)
+{
+	double t0 = now_seconds();
+	int err;
+
+	if (m->cfi_loaded)
+		return 0;
+	err = cfi_table_extract(m->dw, &m->rules, &m->cfi);
+	if (err)
+		wr_warn("reading the unwind tables of %s: %s (frames in it may stop early)", m->path,
+			wr_strerror(err));
+	m->cfi_loaded = true;
+	t->stats.cfi_rows += m->cfi.n;
+	t->stats.cfi_rules += m->rules.n;
+	t->stats.cfi_modules++;
+	t->stats.cfi_seconds += now_seconds() - t0;
+	return 0;
+}
+
+int target_load_cfi(struct target *t)
+{
+	t->want_cfi = true;
+	for (size_t i = 0; i < t->n_mods; i++) {
+		if (t->progress)
+			t->progress(t->progress_ctx, t->mods[i]->path, i, t->n_mods);
+		load_module_cfi(t, t->mods[i]);
+	}
+	if (t->progress)
+		t->progress(t->progress_ctx, NULL, t->n_mods, t->n_mods);
+	return t->rt ? target_install(t, t->rt) : 0;
+}
+
+static int install_module(struct target *t, struct tmodule *m)
+{
+	int err;
+
+	if (!t->want_cfi || m->cfi_installed)
+		return 0;
+	load_module_cfi(t, m);
+	err = runtime_put_module_cfi(t->rt, m->slot, m->cfi.rows, m->cfi.n, m->rules.v, m->rules.n);
+	if (!err)
+		m->cfi_installed = true;
+	return err;
+}
+
+static int install_process(struct target *t, struct tprocess *p)
+{
+	struct wr_proc_maps *pm = xcalloc(1, sizeof(*pm));
+	int err = 0;
+
+	for (size_t i = 0; i < p->n_maps && pm->count < WR_MAX_MAPPINGS; i++) {
+		const struct tmapping *tm = &p->maps[i];
+
+		err = install_module(t, tm->mod);
+		if (err)
+			break;
+		pm->m[pm->count++] = (struct wr_mapping){
+			.start = tm->start, .end = tm->end, .bias = tm->bias, .cookie = tm->mod->cookie,
+			.slot = tm->mod->slot, .row_count = tm->mod->cfi_installed ? (__u32)tm->mod->cfi.n : 0,
+		};
+	}
+	if (!err)
+		err = runtime_put_proc_maps(t->rt, (uint32_t)p->pid, pm);
+	if (!err)
+		p->installed = true;
+	free(pm);
+	return err;
+}
+
+int target_install(struct target *t, struct runtime *rt)
+{
+	int err = 0;
+
+	t->rt = rt;
+	for (size_t i = 0; i < t->n_mods && !err; i++)
+		err = install_module(t, t->mods[i]);
+	for (size_t i = 0; i < t->n_procs && !err; i++)
+		err = install_process(t, t->procs[i]);
+	return err;
+}
+
+static void remove_process(struct target *t, size_t i)
+{
+	if (t->rt)
+		runtime_del_proc_maps(t->rt, (uint32_t)t->procs[i]->pid);
+	tprocess_free(t->procs[i]);
+	memmove(&t->procs[i], &t->procs[i + 1], (t->n_procs - i - 1) * sizeof(*t->procs));
+	t->n_procs--;
+}
+
+int target_refresh(struct target *t)
+{
+	int changed = 0;
+
+	for (size_t i = t->n_procs; i-- > 0;) {
+		struct tprocess *p = t->procs[i];
+		char *text = NULL;
+
+		if (read_maps_text(p->pid, &text)) {
+			remove_process(t, i); /* gone */
+			continue;
+		}
+		if (strcmp(text, p->maps_text) == 0) {
+			free(text);
+			continue;
+		}
+		free(p->maps_text);
+		p->maps_text = text;
+		if (build_mappings(t, p, text) == 0 && t->rt)
+			install_process(t, p);
+		changed++;
+	}
+	if (t->path) {
+		size_t before = t->n_procs;
+
+		changed += scan_processes(t);
+		for (size_t i = before; i < t->n_procs && t->rt; i++)
+			install_process(t, t->procs[i]);
+	}
+	return changed;
+}
+
+uint32_t target_rule_at(struct tmodule *m, uint64_t pc)
+{
+	long idx;
+
+	if (!m->cfi_loaded)
+		return WR_CFI_RULE_NONE - 1; /* not known: the kernel looks it up */
+	idx = cfi_table_lookup(&m->cfi, pc);
+	return idx < 0 ? WR_CFI_RULE_NONE : m->cfi.rows[idx].rule;
+}
+
+static bool is_signal_trampoline(struct tmodule *m, uint64_t pc)
+{
+	long idx = m->cfi_loaded ? cfi_table_lookup(&m->cfi, pc) : -1;
+	uint32_t rule;
+
+	if (idx < 0)
+		return false;
+	rule = m->cfi.rows[idx].rule;
+	return rule < m->rules.n && m->rules.v[rule].kind == WR_ROW_SIGNAL;
+}
+
+void target_symbolize(struct target *t, const struct wr_bt_frame *f, struct render_frame *out)
+{
+	struct tmodule *m = target_module_by_cookie(t, f->cookie);
+	uint64_t pc;
+
+	memset(out, 0, sizeof(*out));
+	if (!m)
+		return;
+	out->module_path = m->path;
+	out->module_name = dw_module_name(m->dw);
+	/* A return address points after the call: look up the call itself. */
+	pc = (f->flags & WR_FRAME_F_EXACT_IP) || f->pc == 0 ? f->pc : f->pc - 1;
+	if (is_signal_trampoline(m, pc)) {
+		out->signal_trampoline = true;
+		return;
+	}
+	dw_symbolize(m->dw, pc, &out->sym);
+}
+
+void target_dump_modules(struct target *t, struct strbuf *out)
+{
+	for (size_t i = 0; i < t->n_mods; i++) {
+		struct tmodule *m = t->mods[i];
+
+		strbuf_addf(out, "  [%u] %s  debug: %s", m->slot + 1, m->path,
+			    dw_module_debug_source(m->dw));
+		if (m->cfi_loaded)
+			strbuf_addf(out, "  cfi: %zu rows from %s", m->cfi.n, m->cfi.source);
+		strbuf_addch(out, '\n');
+	}
+}

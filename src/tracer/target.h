@@ -1,1 +1,123 @@
-/* placeholder: being written */
+/* target.h - what is being traced: one process (-p PID) or every process
+ * that maps one file (-t PATH), the modules (executables and libraries)
+ * they map, and the CFI of those modules.
+ *
+ * Layer rule: tracer/ sits on top of proc/, dwarf/, script/, codegen/,
+ * runtime/ and render/, and is the only place that joins them.  The shell,
+ * --batch and script mode all drive a target through tracer/session.h.
+ *
+ * A module is opened once per file (dev, inode) and shared by every
+ * process; its cookie is its slot in the CFI maps plus one, so the cookie
+ * in a backtrace frame names the module directly.  Per process the target
+ * keeps the executable mappings with their load bias, which is what the
+ * unwinder needs to normalise an instruction pointer.
+ */
+#ifndef WRAITH_TRACER_TARGET_H
+#define WRAITH_TRACER_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "dwarf/cfi.h"
+#include "protocol/wire.h"
+
+struct dw_module;
+struct runtime;
+struct render_frame;
+struct strbuf;
+
+struct tmodule {
+	struct dw_module *dw;   /* owned */
+	char *path;             /* owned: as the process sees it */
+	char *open_path;        /* owned: the path we opened (may be under /proc/PID/root) */
+	uint64_t dev;
+	uint64_t ino;
+	uint32_t slot;          /* CFI map slot */
+	uint64_t cookie;        /* slot + 1 */
+	bool cfi_loaded;        /* rows extracted */
+	bool cfi_installed;     /* rows in the kernel */
+	struct cfi_rules rules; /* this module's rule table */
+	struct cfi_table cfi;
+};
+
+struct tmapping {
+	uint64_t start;
+	uint64_t end;
+	uint64_t bias;          /* runtime address - ELF virtual address */
+	struct tmodule *mod;    /* borrowed from the target */
+};
+
+struct tprocess {
+	pid_t pid;
+	char *maps_text;        /* owned: last /proc/PID/maps text seen */
+	struct tmapping *maps;  /* owned, sorted by start */
+	size_t n_maps;
+	bool installed;         /* mappings sent to the kernel */
+};
+
+struct target_stats {
+	size_t cfi_rows;
+	size_t cfi_rules;
+	double cfi_seconds;
+	size_t cfi_modules;
+};
+
+struct target {
+	pid_t pid;              /* -p, else 0 */
+	char *path;             /* -t, else NULL (owned) */
+	struct tmodule **mods;  /* owned */
+	size_t n_mods, cap_mods;
+	struct tprocess **procs; /* owned */
+	size_t n_procs, cap_procs;
+	bool want_cfi;          /* load CFI of every module (a probe uses bt) */
+	struct runtime *rt;     /* borrowed, NULL until installed */
+	struct target_stats stats;
+	/* Progress of slow start-up work (CFI extraction); may be NULL. */
+	void (*progress)(void *ctx, const char *what, size_t done, size_t total);
+	void *progress_ctx;
+};
+
+/* Open the process @pid: read its mappings and open every module it maps.
+ * Returns 0, -WR_ENOPROC, -WR_EKTHREAD or -errno (message logged). */
+int target_open_pid(pid_t pid, struct target **out);
+/* Open every process that maps @path (possibly none yet).  Returns 0,
+ * -ENOENT or -WR_EELF (message logged). */
+int target_open_path(const char *path, struct target **out);
+/* NULL is a no-op. */
+void target_free(struct target *t);
+
+/* The module a probe pattern means: @name NULL = the main module (the
+ * executable with -p, the file with -t); else a path, a basename or a
+ * unique path suffix.  Returns the module or NULL; on ambiguity sets
+ * *ambiguous. */
+struct tmodule *target_find_module(struct target *t, const char *name, bool *ambiguous);
+struct tmodule *target_main_module(struct target *t);
+struct tmodule *target_module_by_cookie(struct target *t, uint64_t cookie);
+
+/* Load (if not yet) the CFI of every module, and from now on of every
+ * module that appears later.  Returns 0 or a negative error. */
+int target_load_cfi(struct target *t);
+
+/* Send CFI and mappings to @rt (and keep them current from now on). */
+int target_install(struct target *t, struct runtime *rt);
+
+/* Re-read the mappings of every process (and, with -t, look for new
+ * processes).  New modules are opened and installed before the mappings
+ * that use them.  Returns the number of processes whose mappings changed,
+ * or a negative error. */
+int target_refresh(struct target *t);
+
+/* The rule index covering @pc of @m (for a probe's frame 0), or
+ * WR_CFI_RULE_NONE. */
+uint32_t target_rule_at(struct tmodule *m, uint64_t pc);
+
+/* Symbolize a backtrace frame into @out (strings borrowed from caches that
+ * live as long as the target). */
+void target_symbolize(struct target *t, const struct wr_bt_frame *f, struct render_frame *out);
+
+/* `info modules`: one line per module. */
+void target_dump_modules(struct target *t, struct strbuf *out);
+
+#endif

@@ -1,0 +1,169 @@
+/* locate.c - trace patterns to sites (see locate.h).
+ *
+ * The main module is searched first and, for functions, other modules only
+ * add sites of a function of the same name they define themselves, the way
+ * a debugger sets a breakpoint in every library that has the function.
+ */
+#include "tracer/locate.h"
+#include "dwarf/module.h"
+#include "tracer/target.h"
+#include "util/diag.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void located_set_release(struct located_set *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].site.function);
+		free(s->v[i].site.file);
+	}
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Move the sites of @sites (found in @mod) into @out. */
+static void take_sites(struct located_set *out, struct tmodule *mod, struct dw_sites *sites)
+{
+	for (size_t i = 0; i < sites->n; i++) {
+		out->v = xgrow(out->v, &out->cap, out->n + 1, sizeof(*out->v));
+		out->v[out->n++] = (struct located){ .mod = mod, .site = sites->v[i] };
+	}
+	free(sites->v);
+	memset(sites, 0, sizeof(*sites));
+}
+
+/* Modules in search order: the main module, then the others. */
+static size_t search_order(struct target *tg, struct tmodule **order)
+{
+	struct tmodule *main_mod = target_main_module(tg);
+	size_t n = 0;
+
+	if (main_mod)
+		order[n++] = main_mod;
+	for (size_t i = 0; i < tg->n_mods; i++)
+		if (tg->mods[i] != main_mod)
+			order[n++] = tg->mods[i];
+	return n;
+}
+
+static void suggest(struct target *tg, const char *name, struct strbuf *hint)
+{
+	struct tmodule *main_mod = target_main_module(tg);
+	char **names = NULL;
+	size_t n = 0;
+
+	if (!main_mod)
+		return;
+	dw_suggest_functions(main_mod->dw, name, 3, &names, &n);
+	for (size_t i = 0; i < n; i++) {
+		strbuf_addf(hint, "%s'%s'", i == 0 ? "did you mean " : i + 1 == n ? " or " : ", ",
+			    names[i]);
+		free(names[i]);
+	}
+	if (n)
+		strbuf_addch(hint, '?');
+	free(names);
+}
+
+static const char *where_text(struct target *tg, struct strbuf *sb)
+{
+	struct tmodule *m = target_main_module(tg);
+
+	if (tg->pid)
+		strbuf_addf(sb, "process %d (%s)", (int)tg->pid, m ? dw_module_name(m->dw) : "?");
+	else
+		strbuf_addf(sb, "%s", tg->path);
+	return sb->buf;
+}
+
+static int locate_function(struct target *tg, const struct ast_target *t, struct located_set *out,
+			   struct diag *d)
+{
+	struct tmodule **order = xcalloc(tg->n_mods + 1, sizeof(*order));
+	size_t n = search_order(tg, order);
+	struct strbuf hint = STRBUF_INIT, where = STRBUF_INIT;
+
+	for (size_t i = 0; i < n; i++) {
+		struct dw_sites sites = { 0 };
+
+		dw_resolve_function(order[i]->dw, t->function, &sites);
+		take_sites(out, order[i], &sites);
+	}
+	free(order);
+	if (out->n)
+		return 0;
+	suggest(tg, t->function, &hint);
+	diag_set(d, t->loc, hint.len ? hint.buf : "`info functions REGEX` lists the functions",
+		 "no function '%s' in %s or its libraries", t->function, where_text(tg, &where));
+	strbuf_release(&hint);
+	strbuf_release(&where);
+	return -WR_ENOTARGET;
+}
+
+static int locate_line(struct target *tg, const struct ast_target *t, struct located_set *out,
+		       struct diag *d)
+{
+	struct tmodule **order = xcalloc(tg->n_mods + 1, sizeof(*order));
+	size_t n = search_order(tg, order);
+	struct strbuf where = STRBUF_INIT;
+
+	for (size_t i = 0; i < n; i++) {
+		struct dw_sites sites = { 0 };
+
+		if (!dw_module_has_dwarf(order[i]->dw))
+			continue;
+		dw_resolve_line(order[i]->dw, t->file, t->line, &sites);
+		take_sites(out, order[i], &sites);
+	}
+	free(order);
+	if (out->n)
+		return 0;
+	diag_set(d, t->loc, "the file must be a source file of the program built with -g; "
+		 "`info line FILE:LINE` shows what a line resolves to",
+		 "no code at %s:%u in %s", t->file, t->line, where_text(tg, &where));
+	strbuf_release(&where);
+	return -WR_ENOTARGET;
+}
+
+static int locate_address(struct target *tg, const struct ast_target *t, struct located_set *out,
+			  struct diag *d)
+{
+	bool ambiguous = false;
+	struct tmodule *m = target_find_module(tg, t->module, &ambiguous);
+	struct dw_sites sites = { 0 };
+
+	if (!m) {
+		diag_set(d, t->loc, "`info modules` lists the modules of the target",
+			 ambiguous ? "module name '%s' matches more than one module"
+				   : "no module '%s' is mapped by the target",
+			 t->module ? t->module : "(main)");
+		return -WR_ENOTARGET;
+	}
+	if (dw_resolve_address(m->dw, t->address, &sites) || !sites.n) {
+		diag_set(d, t->loc, "addresses are module-relative virtual addresses, as `nm` or "
+			 "`objdump -d` print them",
+			 "0x%llx is not code in %s", (unsigned long long)t->address, m->path);
+		dw_sites_release(&sites);
+		return -WR_ENOTARGET;
+	}
+	take_sites(out, m, &sites);
+	return 0;
+}
+
+int locate_target(struct target *tg, const struct ast_target *t, struct located_set *out,
+		  struct diag *d)
+{
+	switch (t->kind) {
+	case AST_TARGET_FUNCTION:
+		return locate_function(tg, t, out, d);
+	case AST_TARGET_LINE:
+		return locate_line(tg, t, out, d);
+	case AST_TARGET_ADDRESS:
+		return locate_address(tg, t, out, d);
+	}
+	return -WR_ENOTARGET;
+}
