@@ -453,6 +453,20 @@ static int lower_block(struct cg *cg, const struct ast_block *b)
 	return err;
 }
 
+/* Tests of the verifier-rejection path set WRAITH_FAULT=verifier: the
+ * probe then reads from address 8, which the real verifier must refuse. */
+static void inject_fault(struct cg *cg)
+{
+	const char *fault = getenv("WRAITH_FAULT");
+	LLVMValueRef load;
+
+	if (!fault || strcmp(fault, "verifier") != 0)
+		return;
+	load = LLVMBuildLoad2(cg->builder, i64(cg),
+			      LLVMConstIntToPtr(c64(cg, 8), LLVMPointerTypeInContext(cg->ctx, 0)), "");
+	LLVMSetVolatile(load, 1);
+}
+
 int lower_probe(struct cg *cg)
 {
 	LLVMBasicBlockRef entry, body, skip;
@@ -475,6 +489,7 @@ int lower_probe(struct cg *cg)
 	LLVMPositionBuilderAtEnd(cg->builder, skip);
 	LLVMBuildRet(cg->builder, LLVMConstInt(i32(cg), 0, 0));
 	LLVMPositionBuilderAtEnd(cg->builder, body);
+	inject_fault(cg);
 	err = lower_block(cg, &cg->plan->ast->body);
 	if (err)
 		return err;

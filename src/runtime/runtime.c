@@ -78,23 +78,38 @@ static int map_fd(struct bpf_object *obj, const char *name)
 	return m ? bpf_map__fd(m) : -1;
 }
 
-/* The last few lines of a verifier log: where the verifier stopped. */
-static char *log_tail(const char *log, unsigned lines)
+/* The verifier's reason, from the end of its log: the last line that is
+ * not a statistic, plus the instruction it stopped at ("... (insn 45)"). */
+static char *verifier_reason(const char *log)
 {
-	size_t n = strlen(log);
-	const char *p;
+	const char *end = log + strlen(log), *line_end, *line;
+	const char *insn = NULL, *reason = NULL;
+	size_t reason_len = 0;
 
-	while (n && log[n - 1] == '\n')
-		n--;
-	p = log + n;
-	while (p > log && lines) {
-		p--;
-		if (*p == '\n')
-			lines--;
+	while (end > log) {
+		line_end = end;
+		while (line_end > log && line_end[-1] == '\n')
+			line_end--;
+		line = line_end;
+		while (line > log && line[-1] != '\n')
+			line--;
+		end = line;
+		if (line == line_end || !strncmp(line, "processed ", 10) ||
+		    !strncmp(line, "verification time", 17) || !strncmp(line, "stack depth", 11))
+			continue;
+		if (!reason) {
+			reason = line;
+			reason_len = (size_t)(line_end - line);
+		} else if (line[0] >= '0' && line[0] <= '9') {
+			insn = line;
+			break;
+		}
 	}
-	if (*p == '\n')
-		p++;
-	return xstrndup(p, (size_t)(log + n - p));
+	if (!reason)
+		return xstrdup("no reason given");
+	if (insn)
+		return xasprintf("%.*s (at instruction %d)", (int)reason_len, reason, atoi(insn));
+	return xstrndup(reason, reason_len);
 }
 
 static int open_base(struct runtime *rt, const struct bpf_blob *base)
@@ -120,7 +135,7 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 		bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
 	err = bpf_object__load(rt->base);
 	if (err && log[0]) {
-		char *tail = log_tail(log, 3);
+		char *tail = verifier_reason(log);
 
 		wr_debug("verifier log of the unwinder step program:\n%s", log);
 		wr_error("the kernel's verifier rejected the unwinder step program: %s", tail);
@@ -347,12 +362,10 @@ static int load_probe_object(struct runtime *rt, struct rt_probe *p, char *log, 
 	err = bpf_object__load(p->obj);
 	if (!err)
 		return 0;
-	if (err == -EPERM || err == -EACCES)
-		return kernel_error(err, "loading a probe");
 	if (log[0]) {
 		wr_debug("verifier log for %s:\n%s", bpf_program__name(p->prog), log);
 		if (why)
-			*why = log_tail(log, 3);
+			*why = verifier_reason(log);
 		return -WR_EVERIFIER;
 	}
 	return kernel_error(err, "loading a probe");

@@ -233,7 +233,7 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	err = runtime_load_probe(s->rt, &blob, &site->rt, &why);
 	bpf_blob_release(&blob);
 	if (err == -WR_EVERIFIER)
-		strbuf_addf(errors, "error: the kernel's BPF verifier rejected probe %u (%s at %s+0x%llx): "
+		strbuf_addf(errors, "wraith: the kernel's BPF verifier rejected probe %u (%s at %s+0x%llx): "
 			    "%s\nhint: run with -v, or --log-file FILE, to see the whole verifier log\n",
 			    p->id, p->target_text, dw_module_name(site->mod->dw),
 			    (unsigned long long)site->where.vaddr, why ? why : "no reason given");
@@ -248,8 +248,9 @@ static int attach_site(struct session *s, struct probe_site *site)
 	return runtime_attach(s->rt, site->rt, pid, site->mod->open_path, site->file_offset);
 }
 
-/* Resolve, compile, load and attach all sites of @p. */
-static int install_probe(struct session *s, struct probe *p, struct diag *d, struct strbuf *errors)
+/* Resolve, compile and load all sites of @p (attaching comes later, for
+ * all probes of a script at once, so they start firing together). */
+static int load_probe(struct session *s, struct probe *p, struct diag *d, struct strbuf *errors)
 {
 	int err = resolve_probe(s, p, d);
 
@@ -260,17 +261,24 @@ static int install_probe(struct session *s, struct probe *p, struct diag *d, str
 
 		site->wire_id = alloc_wire_id(s);
 		if (!site->wire_id) {
-			strbuf_addf(errors, "error: too many probe sites (at most %u)\n", WR_MAX_PROBES - 1);
+			strbuf_addf(errors, "wraith: too many probe sites (at most %u)\n", WR_MAX_PROBES - 1);
 			return -WR_ELIMIT;
 		}
 		s->wire[site->wire_id].probe = p;
 		s->wire[site->wire_id].site = i;
 		err = compile_site(s, p, site, d, errors);
 	}
+	return err;
+}
+
+static int attach_probe(struct session *s, struct probe *p, struct strbuf *errors)
+{
+	int err = 0;
+
 	for (size_t i = 0; i < p->n_sites && !err && !s->opt.dry_run; i++)
 		err = attach_site(s, &p->sites[i]);
-	if (err == -WR_EATTACH || err == -WR_EPERM || err == -WR_ELOAD)
-		strbuf_addf(errors, "error: probe %u (%s) could not be attached: %s\n", p->id,
+	if (err)
+		strbuf_addf(errors, "wraith: probe %u (%s) could not be attached: %s\n", p->id,
 			    p->target_text, wr_strerror(err));
 	return err;
 }
@@ -341,11 +349,13 @@ int session_add_script(struct session *s, const char *text, const char *file,
 
 		sc->probes[i] = NULL;
 		add_probe(s, p);
-		err = install_probe(s, p, &d, errors);
+		err = load_probe(s, p, &d, errors);
 		if (err && d.msg)
 			render_diag(&d, file, text, errors);
 		diag_release(&d);
 	}
+	for (size_t i = first; i < s->n_probes && !err; i++)
+		err = attach_probe(s, s->probes[i], errors);
 	ast_script_free(sc);
 	if (err) {
 		while (s->n_probes > first)
