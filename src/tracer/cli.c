@@ -144,6 +144,9 @@ void cli_report_losses(struct session *s)
 	if (truncated)
 		wr_warn("%llu events were cut short because they exceeded %u bytes",
 			(unsigned long long)truncated, WR_EVENT_MAX);
+	if (s->backlog_dropped)
+		wr_warn("%llu events were dropped while no `wait` was reading them",
+			(unsigned long long)s->backlog_dropped);
 	if (s->malformed)
 		wr_warn("%llu malformed events were dropped", (unsigned long long)s->malformed);
 }

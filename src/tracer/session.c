@@ -28,6 +28,7 @@
 
 #define REFRESH_INTERVAL 0.2 /* seconds between checks of the mappings */
 #define MAX_STOP_PLACES 64
+#define MAX_BACKLOG_BYTES (64u << 20)
 
 static double now_seconds(void)
 {
@@ -72,8 +73,11 @@ int session_new(const struct session_options *opt, struct session **out)
 		return err;
 	}
 	s->next_probe_id = 1;
+	s->budget = UINT64_MAX;
 	s->scratch = xcalloc(1, sizeof(*s->scratch));
 	strbuf_init(s->scratch);
+	s->backlog = xcalloc(1, sizeof(*s->backlog));
+	strbuf_init(s->backlog);
 	renderer_init(&s->renderer, opt->format, opt->color, &hooks);
 	s->renderer.relative_time = opt->relative_time;
 	event_decoder_init(&s->decoder);
@@ -117,6 +121,9 @@ void session_free(struct session *s)
 	if (s->scratch)
 		strbuf_release(s->scratch);
 	free(s->scratch);
+	if (s->backlog)
+		strbuf_release(s->backlog);
+	free(s->backlog);
 	free(s);
 }
 
@@ -468,15 +475,12 @@ static void count_event(struct session *s, struct probe *p, const struct event *
 	}
 }
 
-static void on_event(const void *data, size_t size, void *ctx)
+static void render_one(struct session *s, const void *data, size_t size)
 {
-	struct session *s = ctx;
 	struct probe *p;
 	struct event ev;
 	bool stopped_early = false;
 
-	if (s->max_events && s->events >= s->max_events)
-		return; /* beyond --max-events: not shown */
 	if (event_decode(&s->decoder, data, size, &ev)) {
 		s->malformed++;
 		return;
@@ -492,8 +496,56 @@ static void on_event(const void *data, size_t size, void *ctx)
 		    ev.items[i].bt.status != WR_BT_TRUNCATED)
 			note_stop(p, &ev.items[i].bt, s->scratch->buf);
 	s->events++;
+	if (s->budget != UINT64_MAX)
+		s->budget--;
 	if (s->sink.event)
 		s->sink.event(s->sink.ctx, s->scratch->buf, &ev);
+}
+
+static void on_event(const void *data, size_t size, void *ctx)
+{
+	struct session *s = ctx;
+	uint32_t len = (uint32_t)size;
+
+	if (s->max_events && s->events >= s->max_events)
+		return; /* beyond --max-events: not shown */
+	if (s->budget == 0 || s->backlog_pos < s->backlog->len) {
+		/* Keep it, in order, for a later poll; a bounded amount. */
+		if (s->backlog->len >= MAX_BACKLOG_BYTES) {
+			s->backlog_dropped++;
+			return;
+		}
+		strbuf_add(s->backlog, &len, sizeof(len));
+		strbuf_add(s->backlog, data, size);
+		return;
+	}
+	render_one(s, data, size);
+}
+
+/* Render what earlier polls kept back, within the budget. */
+static int drain_backlog(struct session *s)
+{
+	int n = 0;
+
+	while (s->backlog_pos < s->backlog->len && s->budget &&
+	       !(s->max_events && s->events >= s->max_events)) {
+		uint32_t len;
+
+		memcpy(&len, s->backlog->buf + s->backlog_pos, sizeof(len));
+		render_one(s, s->backlog->buf + s->backlog_pos + sizeof(len), len);
+		s->backlog_pos += sizeof(len) + len;
+		n++;
+	}
+	if (s->backlog_pos >= s->backlog->len) {
+		strbuf_reset(s->backlog);
+		s->backlog_pos = 0;
+	}
+	return n;
+}
+
+void session_set_budget(struct session *s, uint64_t n)
+{
+	s->budget = n;
 }
 
 static void maybe_refresh(struct session *s)
@@ -512,6 +564,8 @@ int session_poll(struct session *s, int timeout_ms)
 	uint64_t before = s->events;
 	int n;
 
+	if (drain_backlog(s) > 0 && s->budget == 0)
+		return (int)(s->events - before);
 	if (!s->rt) {
 		struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
 

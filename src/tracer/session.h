@@ -107,6 +107,10 @@ struct session {
 	struct strbuf *scratch;     /* owned: rendering buffer */
 	uint64_t events;            /* rendered */
 	uint64_t max_events;        /* 0 = unlimited */
+	uint64_t budget;            /* events this poll may still render (UINT64_MAX: all) */
+	struct strbuf *backlog;     /* owned: raw events that arrived beyond the budget */
+	size_t backlog_pos;         /* next unread byte of backlog */
+	uint64_t backlog_dropped;   /* events dropped because the backlog was full */
 	uint64_t malformed;
 	bool refresh_wanted;
 	double last_refresh;
@@ -143,6 +147,9 @@ int session_set_bt_depth(struct session *s, unsigned depth);
 /* Wait up to @timeout_ms for events and render them to the sink.  Returns
  * the number of events rendered, 0 on timeout, or -errno (-EINTR). */
 int session_poll(struct session *s, int timeout_ms);
+/* Render at most @n more events per poll (UINT64_MAX: no limit); events
+ * beyond it are kept, in order, for later polls. */
+void session_set_budget(struct session *s, uint64_t n);
 /* Event descriptor for front ends with their own poll loop. */
 int session_event_fd(struct session *s);
 /* True when --max-events is reached. */

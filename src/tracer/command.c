@@ -1,0 +1,530 @@
+/* command.c - the command interpreter (see command.h).
+ *
+ * A table names every command with its aliases, usage and one-line
+ * summary; `help`, completion and the usage line of a failing command all
+ * come from that table, so they cannot drift from what the commands do.
+ * `info` topics live in info.c, `diag` in diag.c.
+ */
+#include "tracer/command.h"
+#include "tracer/cli.h"
+#include "tracer/info.h"
+#include "tracer/session.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_WORDS 8
+
+struct words {
+	char *v[MAX_WORDS];
+	size_t n;
+	char *buf; /* owned */
+};
+
+struct command {
+	const char *name;
+	const char *alias;
+	const char *usage;
+	const char *summary;
+	void (*run)(struct session *s, const struct words *w, const char *line, const char *file,
+		    struct strbuf *out, struct cmd_result *res);
+};
+
+static const struct command commands[];
+
+void cmd_result_release(struct cmd_result *r)
+{
+	free(r->edit_target);
+	r->edit_target = NULL;
+}
+
+static void split_words(const char *line, struct words *w)
+{
+	char *p;
+
+	memset(w, 0, sizeof(*w));
+	w->buf = xstrdup(line);
+	for (p = strtok(w->buf, " \t\r\n"); p && w->n < MAX_WORDS; p = strtok(NULL, " \t\r\n"))
+		w->v[w->n++] = p;
+}
+
+static void fail(struct cmd_result *res, struct strbuf *out, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void fail(struct cmd_result *res, struct strbuf *out, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(out, fmt, ap);
+	va_end(ap);
+	strbuf_addch(out, '\n');
+	res->status = CMD_FAILED;
+	res->err = err;
+}
+
+static void usage(const struct command *c, struct cmd_result *res, struct strbuf *out)
+{
+	fail(res, out, -WR_EUSAGE, "usage: %s", c->usage);
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (const struct command *c = commands; c->name; c++)
+		if (strcmp(c->name, name) == 0 || (c->alias && strcmp(c->alias, name) == 0))
+			return c;
+	return NULL;
+}
+
+/* ---- probes ---- */
+
+static void report_added(struct session *s, const unsigned *ids, size_t n, struct strbuf *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct probe *p = session_probe(s, ids[i]);
+
+		if (p)
+			session_describe_probe(s, p, out);
+	}
+}
+
+static void add_script(struct session *s, const char *text, const char *file, struct strbuf *out,
+		       struct cmd_result *res)
+{
+	unsigned ids[64];
+	size_t n = 0;
+	int err = session_start(s);
+
+	if (!err)
+		err = session_add_script(s, text, file, out, ids, 64, &n);
+	if (err) {
+		res->status = CMD_FAILED;
+		res->err = err;
+		return;
+	}
+	report_added(s, ids, n, out);
+}
+
+static void cmd_trace(struct session *s, const struct words *w, const char *line, const char *file,
+		      struct strbuf *out, struct cmd_result *res)
+{
+	const char *rest = line;
+	char *text;
+
+	while (isspace((unsigned char)*rest))
+		rest++;
+	rest += strcspn(rest, " \t\n"); /* the command word itself */
+	if (w->n < 2) {
+		usage(find_command("trace"), res, out);
+		return;
+	}
+	if (!strchr(rest, '{')) {
+		res->status = CMD_EDIT;
+		res->edit_target = xstrdup(w->v[1]);
+		return;
+	}
+	text = xasprintf("trace%s", rest);
+	add_script(s, text, file ? file : "<command>", out, res);
+	free(text);
+}
+
+/* Apply @fn to probe ID or to all probes. */
+static void for_probes(struct session *s, const struct words *w, const struct command *c,
+		       struct strbuf *out, struct cmd_result *res,
+		       int (*fn)(struct session *s, struct probe *p, struct strbuf *out))
+{
+	char *end;
+	unsigned long id;
+	struct probe *p;
+
+	if (w->n != 2) {
+		usage(c, res, out);
+		return;
+	}
+	if (strcmp(w->v[1], "all") == 0) {
+		for (size_t i = s->n_probes; i-- > 0;)
+			fn(s, s->probes[i], out);
+		return;
+	}
+	id = strtoul(w->v[1], &end, 10);
+	if (*end || !id) {
+		usage(c, res, out);
+		return;
+	}
+	p = session_probe(s, (unsigned)id);
+	if (!p) {
+		fail(res, out, -WR_ECOMMAND, "no probe %lu; `info probes` lists them", id);
+		return;
+	}
+	if (fn(s, p, out))
+		fail(res, out, -WR_EATTACH, "probe %lu could not be changed", id);
+}
+
+static int do_enable(struct session *s, struct probe *p, struct strbuf *out)
+{
+	int err = session_enable(s, p, true);
+
+	if (!err)
+		strbuf_addf(out, "probe %u enabled\n", p->id);
+	return err;
+}
+
+static int do_disable(struct session *s, struct probe *p, struct strbuf *out)
+{
+	int err = session_enable(s, p, false);
+
+	if (!err)
+		strbuf_addf(out, "probe %u disabled\n", p->id);
+	return err;
+}
+
+static int do_delete(struct session *s, struct probe *p, struct strbuf *out)
+{
+	strbuf_addf(out, "probe %u deleted\n", p->id);
+	session_delete(s, p);
+	return 0;
+}
+
+static void cmd_enable(struct session *s, const struct words *w, const char *line, const char *file,
+		       struct strbuf *out, struct cmd_result *res)
+{
+	for_probes(s, w, find_command("enable"), out, res, do_enable);
+}
+
+static void cmd_disable(struct session *s, const struct words *w, const char *line, const char *file,
+			struct strbuf *out, struct cmd_result *res)
+{
+	for_probes(s, w, find_command("disable"), out, res, do_disable);
+}
+
+static void cmd_delete(struct session *s, const struct words *w, const char *line, const char *file,
+		       struct strbuf *out, struct cmd_result *res)
+{
+	for_probes(s, w, find_command("delete"), out, res, do_delete);
+}
+
+/* ---- settings, files ---- */
+
+static void cmd_set(struct session *s, const struct words *w, const char *line, const char *file,
+		    struct strbuf *out, struct cmd_result *res)
+{
+	char *end;
+	unsigned long v;
+
+	if (w->n != 3 || strcmp(w->v[1], "backtrace-depth") != 0) {
+		usage(find_command("set"), res, out);
+		return;
+	}
+	v = strtoul(w->v[2], &end, 10);
+	if (*end || session_set_bt_depth(s, (unsigned)v)) {
+		fail(res, out, -WR_EUSAGE, "backtrace-depth must be 1..128 (got '%s')", w->v[2]);
+		return;
+	}
+	strbuf_addf(out, "backtrace-depth is %lu for probes added from now on\n", v);
+}
+
+static void cmd_save(struct session *s, const struct words *w, const char *line, const char *file,
+		     struct strbuf *out, struct cmd_result *res)
+{
+	struct strbuf text = STRBUF_INIT;
+	FILE *f;
+
+	if (w->n != 2) {
+		usage(find_command("save"), res, out);
+		return;
+	}
+	session_save(s, &text);
+	f = fopen(w->v[1], "w");
+	if (!f || fputs(text.buf, f) < 0 || fclose(f) != 0) {
+		int err = -errno;
+
+		fail(res, out, err, "cannot write %s: %s", w->v[1], strerror(-err));
+	} else {
+		strbuf_addf(out, "saved %zu probe%s to %s\n", s->n_probes, s->n_probes == 1 ? "" : "s",
+			    w->v[1]);
+	}
+	strbuf_release(&text);
+}
+
+static void cmd_source(struct session *s, const struct words *w, const char *line, const char *file,
+		       struct strbuf *out, struct cmd_result *res)
+{
+	char *text = NULL;
+	int err;
+
+	if (w->n != 2) {
+		usage(find_command("source"), res, out);
+		return;
+	}
+	err = cli_read_file(w->v[1], &text);
+	if (err) {
+		fail(res, out, err, "cannot read %s: %s", w->v[1], strerror(-err));
+		return;
+	}
+	add_script(s, text, w->v[1], out, res);
+	free(text);
+}
+
+/* ---- info, diag ---- */
+
+static void cmd_info(struct session *s, const struct words *w, const char *line, const char *file,
+		     struct strbuf *out, struct cmd_result *res)
+{
+	int err;
+
+	if (w->n < 2) {
+		usage(find_command("info"), res, out);
+		return;
+	}
+	err = info_run(s, w->v[1], w->n > 2 ? w->v[2] : NULL, out);
+	if (err == -WR_EUSAGE)
+		usage(find_command("info"), res, out);
+	else if (err) {
+		res->status = CMD_FAILED;
+		res->err = err;
+	}
+}
+
+static void cmd_diag(struct session *s, const struct words *w, const char *line, const char *file,
+		     struct strbuf *out, struct cmd_result *res)
+{
+	if (w->n != 1) {
+		usage(find_command("diag"), res, out);
+		return;
+	}
+	info_diag(s, out);
+	res->status = CMD_DIAG;
+}
+
+/* ---- the rest ---- */
+
+static void cmd_wait(struct session *s, const struct words *w, const char *line, const char *file,
+		     struct strbuf *out, struct cmd_result *res)
+{
+	char *end;
+
+	if (w->n == 3 && strcmp(w->v[1], "events") == 0) {
+		res->wait_events = strtoull(w->v[2], &end, 10);
+		if (!*end && res->wait_events) {
+			res->status = CMD_WAIT_EVENTS;
+			return;
+		}
+	} else if (w->n == 2) {
+		res->wait_seconds = strtod(w->v[1], &end);
+		if (!*end && res->wait_seconds > 0) {
+			res->status = CMD_WAIT_TIME;
+			return;
+		}
+	}
+	usage(find_command("wait"), res, out);
+}
+
+static void cmd_clear(struct session *s, const struct words *w, const char *line, const char *file,
+		      struct strbuf *out, struct cmd_result *res)
+{
+	res->status = CMD_CLEAR;
+}
+
+static void cmd_help(struct session *s, const struct words *w, const char *line, const char *file,
+		     struct strbuf *out, struct cmd_result *res)
+{
+	if (w->n > 1 && !find_command(w->v[1])) {
+		fail(res, out, -WR_ECOMMAND, "no command '%s'; `help` lists them", w->v[1]);
+		return;
+	}
+	command_help(w->n > 1 ? w->v[1] : NULL, out);
+}
+
+static void cmd_quit(struct session *s, const struct words *w, const char *line, const char *file,
+		     struct strbuf *out, struct cmd_result *res)
+{
+	res->status = CMD_QUIT;
+}
+
+static const struct command commands[] = {
+	{ "trace", "t", "trace TARGET [{ STATEMENTS }]",
+	  "add a probe at a function, FILE:LINE, 0xADDR or MODULE:0xADDR; without a body, open the "
+	  "script editor", cmd_trace },
+	{ "info", "i", "info functions [REGEX] | line FILE:LINE | address [MODULE:]0xADDR | "
+	  "modules | probes | cfi [MODULE:]0xADDR|FUNCTION",
+	  "what the target has (functions, lines, addresses, modules, unwind rows) and the probes",
+	  cmd_info },
+	{ "enable", "en", "enable ID|all", "attach a disabled probe again", cmd_enable },
+	{ "disable", "dis", "disable ID|all", "detach a probe, keeping it for `enable`", cmd_disable },
+	{ "delete", "del", "delete ID|all", "remove a probe", cmd_delete },
+	{ "set", NULL, "set backtrace-depth N", "frames per bt (1..128) for probes added later", cmd_set },
+	{ "save", NULL, "save FILE", "write the probes as a script for --script-file and `source`",
+	  cmd_save },
+	{ "source", NULL, "source FILE", "add the probes of a script file", cmd_source },
+	{ "diag", NULL, "diag", "why backtraces stopped: statuses, error codes, the places and what "
+	  "would fix them", cmd_diag },
+	{ "wait", NULL, "wait SECONDS | wait events N", "(--batch) let events arrive", cmd_wait },
+	{ "clear", NULL, "clear", "clear the output panel", cmd_clear },
+	{ "help", "h", "help [COMMAND]", "this list, or one command's usage", cmd_help },
+	{ "quit", "q", "quit", "detach everything and exit", cmd_quit },
+	{ "exit", NULL, "exit", "the same as quit", cmd_quit },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+void command_help(const char *name, struct strbuf *out)
+{
+	const struct command *c = name ? find_command(name) : NULL;
+
+	if (c) {
+		strbuf_addf(out, "usage: %s\n  %s\n", c->usage, c->summary);
+		if (c->alias)
+			strbuf_addf(out, "  short form: %s\n", c->alias);
+		return;
+	}
+	strbuf_addstr(out, "commands:\n");
+	for (c = commands; c->name; c++)
+		strbuf_addf(out, "  %-9s %s\n", c->name, c->summary);
+	strbuf_addstr(out, "`help COMMAND` shows its usage.\n");
+}
+
+void command_run(struct session *s, const char *line, const char *file, struct strbuf *out,
+		 struct cmd_result *res)
+{
+	const struct command *c;
+	struct words w;
+
+	memset(res, 0, sizeof(*res));
+	split_words(line, &w);
+	if (w.n == 0 || w.v[0][0] == '#' || strncmp(w.v[0], "//", 2) == 0) {
+		free(w.buf);
+		return; /* empty lines and comments */
+	}
+	c = find_command(w.v[0]);
+	if (!c)
+		fail(res, out, -WR_ECOMMAND, "unknown command '%s'; `help` lists the commands", w.v[0]);
+	else
+		c->run(s, &w, line, file, out, res);
+	free(w.buf);
+}
+
+/* ---- multi-line trace blocks ---- */
+
+bool command_is_incomplete(const char *text)
+{
+	const char *p = text;
+	int depth = 0;
+	bool seen_brace = false;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	if (strncmp(p, "trace", 5) != 0 && !(p[0] == 't' && isspace((unsigned char)p[1])))
+		return false;
+	for (; *p; p++) {
+		if (*p == '"') {
+			for (p++; *p && *p != '"'; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (!*p)
+				return true;
+		} else if (p[0] == '/' && p[1] == '/') {
+			p += strcspn(p, "\n");
+			if (!*p)
+				break;
+		} else if (p[0] == '/' && p[1] == '*') {
+			const char *e = strstr(p + 2, "*/");
+
+			if (!e)
+				return true;
+			p = e + 1;
+		} else if (*p == '{') {
+			depth++;
+			seen_brace = true;
+		} else if (*p == '}') {
+			depth--;
+		}
+	}
+	return seen_brace && depth > 0;
+}
+
+/* ---- completion ---- */
+
+struct candidates {
+	char **v;
+	size_t n, cap;
+	const char *prefix;
+	size_t prefix_len;
+};
+
+static void offer(struct candidates *c, const char *word)
+{
+	if (strncmp(word, c->prefix, c->prefix_len) != 0)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->v[i], word) == 0)
+			return;
+	c->v = xgrow(c->v, &c->cap, c->n + 1, sizeof(*c->v));
+	c->v[c->n++] = xstrdup(word);
+}
+
+static int offer_function(const char *name, uint64_t vaddr, void *ctx)
+{
+	(void)vaddr;
+	offer(ctx, name);
+	return 0;
+}
+
+static void offer_topics(struct candidates *c)
+{
+	static const char *const topics[] = { "functions", "line", "address", "modules", "probes",
+					      "cfi", NULL };
+
+	for (size_t i = 0; topics[i]; i++)
+		offer(c, topics[i]);
+}
+
+static void offer_probe_ids(struct session *s, struct candidates *c)
+{
+	char id[16];
+
+	offer(c, "all");
+	for (size_t i = 0; i < s->n_probes; i++) {
+		snprintf(id, sizeof(id), "%u", s->probes[i]->id);
+		offer(c, id);
+	}
+}
+
+char **command_complete(struct session *s, const char *line, size_t point, size_t *n)
+{
+	struct candidates c = { 0 };
+	struct words w;
+	char *head = xstrndup(line, point);
+	size_t start = point;
+	const struct command *cmd;
+
+	while (start > 0 && !isspace((unsigned char)head[start - 1]))
+		start--;
+	c.prefix = head + start;
+	c.prefix_len = strlen(c.prefix);
+	head[start] = '\0';
+	split_words(head, &w);
+	cmd = w.n ? find_command(w.v[0]) : NULL;
+	if (w.n == 0) {
+		for (const struct command *k = commands; k->name; k++)
+			offer(&c, k->name);
+	} else if (cmd && strcmp(cmd->name, "info") == 0 && w.n == 1) {
+		offer_topics(&c);
+	} else if (cmd && (cmd->run == cmd_enable || cmd->run == cmd_disable || cmd->run == cmd_delete)) {
+		offer_probe_ids(s, &c);
+	} else if (cmd && strcmp(cmd->name, "help") == 0) {
+		for (const struct command *k = commands; k->name; k++)
+			offer(&c, k->name);
+	} else if (cmd && (cmd->run == cmd_trace || (w.n == 2 && strcmp(w.v[1], "functions") == 0) ||
+			   (w.n == 2 && strcmp(w.v[1], "cfi") == 0))) {
+		info_foreach_name(s, offer_function, &c);
+	}
+	free(w.buf);
+	free(head);
+	*n = c.n;
+	return c.v;
+}
