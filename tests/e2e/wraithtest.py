@@ -29,7 +29,14 @@ def skip(why):
     sys.exit(77)
 
 
+_lock = None
+
+
 def require_root():
+    """Skip unless BPF uprobes work here; then take the e2e lock: end-to-end
+    tests run one at a time (even under make -j) because each checks that
+    no BPF program of wraith is left loaded when it ends."""
+    global _lock
     if not WRAITH or not FIXTURES:
         print("FAIL: WRAITH and WRAITH_FIXTURES must be set (run through `make check`)")
         sys.exit(1)
@@ -37,6 +44,9 @@ def require_root():
         skip("end-to-end tests need root to load BPF programs and attach uprobes")
     if not os.path.exists("/sys/bus/event_source/devices/uprobe/type"):
         skip("this kernel has no uprobe PMU (/sys/bus/event_source/devices/uprobe missing)")
+    import fcntl
+    _lock = open(os.path.join(tempfile.gettempdir(), "wraith-e2e.lock"), "w")
+    fcntl.flock(_lock, fcntl.LOCK_EX)
 
 
 def fixture(name):

@@ -1,0 +1,34 @@
+#!/bin/sh
+# install-deps.sh - install every Debian package wraith needs to build, test
+# and benchmark.  Installs only what is missing; needs root (apt-get).
+#   scripts/install-deps.sh          build and test dependencies
+#   scripts/install-deps.sh --bench  also what `make bench` compares against
+set -eu
+
+PACKAGES="gcc g++ make autoconf automake pkg-config binutils
+llvm-19-dev clang-19 libbpf-dev libdw-dev libelf-dev libiberty-dev libcmocka-dev
+libncurses-dev libreadline-dev zlib1g-dev libzstd-dev
+gdb python3 tmux bpftool valgrind util-linux procps"
+if [ "${1:-}" = "--bench" ]; then
+	PACKAGES="$PACKAGES bpftrace linux-perf gnuplot-nox"
+fi
+
+missing=""
+for p in $PACKAGES; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+if [ -z "$missing" ]; then
+	exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing packages:$missing" >&2
+	echo "install-deps: run as root (sudo $0) to install them" >&2
+	exit 1
+fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing

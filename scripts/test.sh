@@ -1,0 +1,25 @@
+#!/bin/sh
+# test.sh - the whole test suite from a fresh checkout, as CI runs it:
+# installs dependencies, then
+#   1. `make distcheck` with -Werror: builds from the release tarball, runs
+#      every unit and end-to-end test (live uprobes, gdb as the oracle),
+#      checks `make install` and the man page;
+#   2. the same tests in an ASan+UBSan build (leaks included).
+# Needs root: the end-to-end tests load BPF programs and attach uprobes.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+scripts/install-deps.sh
+autoreconf -fi >/dev/null
+jobs=$(nproc 2>/dev/null || echo 2)
+
+mkdir -p build-test && cd build-test
+"$top/configure" --enable-werror -q
+make -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror
+cd "$top"
+
+mkdir -p build-asan && cd build-asan
+"$top/configure" --enable-werror --enable-sanitizers -q
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	make -j"$jobs" check
+echo "test.sh: all tests passed (distcheck and ASan+UBSan)"

@@ -1,0 +1,177 @@
+/* test_protocol.c - the wire format: layouts as both sides see them, and
+ * the decoder on good, truncated and corrupted events. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eventbuf.h"
+#include "protocol/decode.h"
+#include "util/error.h"
+
+static void build_sample(struct eventbuf *b)
+{
+	struct wr_bt_frame fr[2] = {
+		{ .cookie = 1, .pc = 0x1139, .ip = 0x555555555139, .flags = WR_FRAME_F_EXACT_IP },
+		{ .cookie = 2, .pc = 0x2724a, .ip = 0x7ffff7dfa24a },
+	};
+
+	eb_begin(b, 7, 100, 101, 123456789);
+	eb_item(b, WR_ITEM_PRINT, 3);
+	eb_arg(b, WR_ARG_I64, (uint64_t)-5);
+	eb_str(b, "hello");
+	eb_arg(b, WR_ARG_BOOL, 1);
+	eb_close_item(b);
+	eb_item(b, WR_ITEM_BACKTRACE, 0);
+	eb_bt(b, 4, WR_BT_F_INLINE, WR_BT_TRUNCATED, 0, fr, 2);
+	eb_close_item(b);
+}
+
+static void test_decode_good(void **state)
+{
+	struct event_decoder d;
+	struct eventbuf b;
+	struct event ev;
+
+	(void)state;
+	build_sample(&b);
+	event_decoder_init(&d);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
+	assert_int_equal(ev.hdr.probe_id, 7);
+	assert_int_equal(ev.hdr.pid, 100);
+	assert_int_equal(ev.hdr.tid, 101);
+	assert_int_equal(ev.hdr.timestamp_ns, 123456789);
+	assert_int_equal(ev.n_items, 2);
+	assert_int_equal(ev.items[0].type, WR_ITEM_PRINT);
+	assert_int_equal(ev.items[0].print.index, 3);
+	assert_int_equal(ev.items[0].print.n_args, 3);
+	assert_int_equal((int64_t)ev.items[0].print.args[0].value, -5);
+	assert_int_equal(ev.items[0].print.args[1].kind, WR_ARG_STR);
+	assert_int_equal(ev.items[0].print.args[1].len, 6);
+	assert_memory_equal(ev.items[0].print.args[1].data, "hello", 6);
+	assert_int_equal(ev.items[0].print.args[2].value, 1);
+	assert_int_equal(ev.items[1].type, WR_ITEM_BACKTRACE);
+	assert_int_equal(ev.items[1].bt.requested_depth, 4);
+	assert_int_equal(ev.items[1].bt.frame_count, 2);
+	assert_int_equal(ev.items[1].bt.status, WR_BT_TRUNCATED);
+	assert_int_equal(ev.items[1].bt.frames[1].pc, 0x2724a);
+	assert_int_equal(ev.items[1].bt.frames[0].flags, WR_FRAME_F_EXACT_IP);
+	event_decoder_release(&d);
+}
+
+/* Perf buffer samples can start at any byte: the decoder copies first. */
+static void test_decode_unaligned(void **state)
+{
+	struct event_decoder d;
+	struct eventbuf b;
+	struct event ev;
+	uint8_t *raw = malloc(WR_EVENT_MAX + 8);
+
+	(void)state;
+	build_sample(&b);
+	memcpy(raw + 3, b.data, b.len);
+	event_decoder_init(&d);
+	assert_int_equal(event_decode(&d, raw + 3, b.len, &ev), 0);
+	assert_int_equal(ev.items[1].bt.frames[0].ip, 0x555555555139);
+	event_decoder_release(&d);
+	free(raw);
+}
+
+static int decode_mutated(size_t offset, const void *bytes, size_t n, size_t size_delta)
+{
+	struct event_decoder d;
+	struct eventbuf b;
+	struct event ev;
+	int err;
+
+	build_sample(&b);
+	memcpy(b.data + offset, bytes, n);
+	event_decoder_init(&d);
+	err = event_decode(&d, b.data, b.len - size_delta, &ev);
+	event_decoder_release(&d);
+	return err;
+}
+
+static void test_decode_malformed(void **state)
+{
+	uint32_t bad_magic = 0x12345678, huge = 60000;
+	uint16_t long_item = 5000;
+	uint8_t count_over_depth = 9, deep = 200;
+
+	(void)state;
+	assert_int_equal(decode_mutated(0, &bad_magic, 4, 0), -WR_EPROTO);
+	assert_int_equal(decode_mutated(offsetof(struct wr_event_header, payload_len), &huge, 4, 0),
+			 -WR_EPROTO);
+	/* truncated: the last bytes of the backtrace are missing */
+	assert_int_equal(decode_mutated(0, "\x49\x41\x52\x57", 4, 16), -WR_EPROTO);
+	/* the first item claims more bytes than the event has */
+	assert_int_equal(decode_mutated(32 + 2, &long_item, 2, 0), -WR_EPROTO);
+	/* frame_count beyond the requested depth */
+	{
+		struct eventbuf b;
+		size_t bt_off;
+
+		build_sample(&b);
+		bt_off = b.item + sizeof(struct wr_item_header);
+		assert_int_equal(decode_mutated(bt_off + 1, &count_over_depth, 1, 0), -WR_EPROTO);
+		assert_int_equal(decode_mutated(bt_off, &deep, 1, 0), -WR_EPROTO);
+	}
+	/* too short to hold a header */
+	{
+		struct event_decoder d;
+		struct event ev;
+		uint8_t tiny[8] = { 0 };
+
+		event_decoder_init(&d);
+		assert_int_equal(event_decode(&d, tiny, sizeof(tiny), &ev), -WR_EPROTO);
+		event_decoder_release(&d);
+	}
+}
+
+/* A print argument whose length runs past its item. */
+static void test_decode_arg_overrun(void **state)
+{
+	struct event_decoder d;
+	struct eventbuf b;
+	struct event ev;
+	struct wr_arg_header ah = { .kind = WR_ARG_STR, .len = 64 };
+
+	(void)state;
+	eb_begin(&b, 1, 1, 1, 1);
+	eb_item(&b, WR_ITEM_PRINT, 0);
+	eb_put(&b, &ah, sizeof(ah));
+	eb_put(&b, "abcdefgh", 8);
+	eb_close_item(&b);
+	event_decoder_init(&d);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), -WR_EPROTO);
+	event_decoder_release(&d);
+}
+
+/* The layouts the BPF side writes: checked here by the host compiler too
+ * (wire.h's _Static_asserts), plus the numbers userspace relies on. */
+static void test_layouts(void **state)
+{
+	(void)state;
+	assert_int_equal(sizeof(struct wr_event_header), 32);
+	assert_int_equal(sizeof(struct wr_bt_frame), 32);
+	assert_int_equal(sizeof(struct wr_cfi_row), 8);
+	assert_int_equal(sizeof(struct wr_cfi_rule), 16);
+	assert_int_equal(WR_BT_COMPLETE, 0);
+	assert_int_equal(WR_BT_NO_ROWS_FOR_PC, 8);
+	assert_int_equal(WR_BTE_NEXT_CFA_NOT_ADVANCING, 6);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decode_good),
+		cmocka_unit_test(test_decode_unaligned),
+		cmocka_unit_test(test_decode_malformed),
+		cmocka_unit_test(test_decode_arg_overrun),
+		cmocka_unit_test(test_layouts),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,285 @@
+/* test_render.c - golden pretty, plain and JSON output of decoded events,
+ * with canned symbolization; and doc/status-codes.md in step with the
+ * status and error-code tables. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eventbuf.h"
+#include "protocol/decode.h"
+#include "render/render.h"
+#include "render/status.h"
+#include "script/parser.h"
+#include "util/diag.h"
+#include "util/strbuf.h"
+
+struct fixture {
+	struct ast_script *script;
+	struct render_probe probe;
+};
+
+static const struct render_probe *hook_probe(void *ctx, uint32_t wire_id)
+{
+	struct fixture *f = ctx;
+
+	return wire_id == 5 ? &f->probe : NULL;
+}
+
+/* cookie 1 = /bin/app with DWARF (pc 0x1139 has an inlined call),
+ * cookie 2 = libc without DWARF, cookie 3 = a signal trampoline, 0 = unknown. */
+static void hook_frame(void *ctx, const struct wr_bt_frame *f, struct render_frame *out)
+{
+	static const struct dw_sym_frame leaf_inline[] = {
+		{ .function = "helper", .params = "int v", .file = "/src/app.c", .line = 7, .col = 3, .inlined = true },
+		{ .function = "leaf", .params = "int x", .file = "/src/app.c", .line = 12, .col = 5 },
+	};
+	static const struct dw_sym_frame caller[] = {
+		{ .function = "main", .params = "int argc, char **argv", .file = "/src/app.c", .line = 30, .col = 9 },
+	};
+	static const struct dw_sym_frame libc_sym[] = { { .function = "__libc_start_main" } };
+
+	(void)ctx;
+	memset(out, 0, sizeof(*out));
+	if (f->cookie == 1) {
+		out->module_path = "/bin/app";
+		out->module_name = "app";
+		out->sym.frames = f->pc == 0x1139 ? leaf_inline : caller;
+		out->sym.n = f->pc == 0x1139 ? 2 : 1;
+	} else if (f->cookie == 2) {
+		out->module_path = "/lib/libc.so.6";
+		out->module_name = "libc.so.6";
+		out->sym.frames = libc_sym;
+		out->sym.n = 1;
+	} else if (f->cookie == 3) {
+		out->module_path = "/lib/libc.so.6";
+		out->module_name = "libc.so.6";
+		out->signal_trampoline = true;
+	}
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct diag d = { 0 };
+	const char *text = "trace leaf { print \"x={} ok={} {} hex={:x}\", $pid + 1, true, \"lit\", 255; "
+			   "print $tid * 2; bt; }";
+
+	assert_int_equal(script_parse(text, &f->script, &d), 0);
+	f->probe.id = 2;
+	f->probe.target = "leaf";
+	f->probe.ast = f->script->probes[0];
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	ast_script_free(f->script);
+	free(f);
+	return 0;
+}
+
+static const struct wr_bt_frame frames[] = {
+	{ .cookie = 1, .pc = 0x1139, .ip = 0x555555555139, .flags = WR_FRAME_F_EXACT_IP },
+	{ .cookie = 1, .pc = 0x1200, .ip = 0x555555555200 },
+	{ .cookie = 2, .pc = 0x27305, .ip = 0x7ffff7dfa305 },
+};
+
+static void render(struct fixture *f, enum render_format fmt, uint8_t bt_flags, uint8_t status,
+		   uint16_t error, struct strbuf *out)
+{
+	struct render_hooks hooks = { hook_probe, hook_frame, f };
+	struct event_decoder d;
+	struct renderer r;
+	struct eventbuf b;
+	struct event ev;
+
+	eb_begin(&b, 5, 42, 43, 1000);
+	eb_item(&b, WR_ITEM_PRINT, 0);
+	eb_arg(&b, WR_ARG_I64, 43);
+	eb_arg(&b, WR_ARG_BOOL, 1);
+	eb_arg(&b, WR_ARG_I64, 255);
+	eb_close_item(&b);
+	eb_item(&b, WR_ITEM_PRINT, 1);
+	eb_arg(&b, WR_ARG_I64, 86);
+	eb_close_item(&b);
+	eb_item(&b, WR_ITEM_BACKTRACE, 0);
+	eb_bt(&b, 8, bt_flags, status, error, frames, 3);
+	eb_close_item(&b);
+	event_decoder_init(&d);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
+	renderer_init(&r, fmt, RENDER_COLOR_NONE, &hooks);
+	r.relative_time = true;
+	r.start_ns = 0;
+	render_event(&r, &ev, out);
+	event_decoder_release(&d);
+}
+
+static void test_pretty(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	render(*state, RENDER_PRETTY, WR_BT_F_INLINE, WR_BT_COMPLETE, 0, &out);
+	assert_string_equal(out.buf,
+		"[+0.000001] #2 42/43 leaf\n"
+		"  x=43 ok=true lit hex=0xff\n"
+		"  $tid * 2 = 86\n"
+		"  backtrace: complete, 3 frames (max 8)\n"
+		"    #0.inline helper(int v) at app.c:7:3\n"
+		"    #0 leaf(int x) at app.c:12:5 [app+0x1139]\n"
+		"    #1 main(int argc, char **argv) at app.c:30:9 [app+0x1200]\n"
+		"    #2 __libc_start_main [libc.so.6+0x27305]\n");
+	strbuf_release(&out);
+}
+
+static void test_plain_stopped_noinline(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	render(*state, RENDER_PLAIN, 0, WR_BT_READ_ERROR, WR_BTE_RETURN_ADDRESS_READ, &out);
+	assert_string_equal(out.buf,
+		"x=43 ok=true lit hex=0xff\n"
+		"$tid * 2 = 86\n"
+		"backtrace: read-error, 3 frames (max 8)\n"
+		"  #0 leaf(int x) at app.c:7:3 [app+0x1139]\n"
+		"  #1 main(int argc, char **argv) at app.c:30:9 [app+0x1200]\n"
+		"  #2 __libc_start_main [libc.so.6+0x27305]\n"
+		"stopped: read-error (return-address-read, code=1)\n");
+	strbuf_release(&out);
+}
+
+static void test_raw(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *bt;
+
+	render(*state, RENDER_PLAIN, WR_BT_F_RAW | WR_BT_F_INLINE, WR_BT_TRUNCATED, 0, &out);
+	bt = strstr(out.buf, "backtrace:");
+	assert_non_null(bt);
+	assert_string_equal(bt,
+		"backtrace: truncated, 3 frames (max 8) raw\n"
+		"  #0 0x1139 [app+0x1139] raw=0x555555555139 cookie=0x0000000000000001 flags=0x1\n"
+		"  #1 0x1200 [app+0x1200] raw=0x555555555200 cookie=0x0000000000000001\n"
+		"  #2 0x27305 [libc.so.6+0x27305] raw=0x7ffff7dfa305 cookie=0x0000000000000002\n"
+		"stopped: truncated\n");
+	strbuf_release(&out);
+}
+
+static void test_json(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	render(*state, RENDER_JSON, WR_BT_F_INLINE, WR_BT_COMPLETE, 0, &out);
+	assert_string_equal(out.buf,
+		"{\"seq\":1,\"probe\":2,\"target\":\"leaf\",\"pid\":42,\"tid\":43,\"timestamp_ns\":1000,"
+		"\"items\":[{\"type\":\"print\",\"text\":\"x=43 ok=true lit hex=0xff\"},"
+		"{\"type\":\"print\",\"text\":\"$tid * 2 = 86\"},"
+		"{\"type\":\"backtrace\",\"status\":\"complete\",\"status_code\":0,\"error\":\"none\","
+		"\"error_code\":0,\"max_depth\":8,\"frame_count\":3,\"frames\":["
+		"{\"index\":0,\"function\":\"helper\",\"params\":\"int v\",\"file\":\"app.c\",\"path\":\"/src/app.c\","
+		"\"line\":7,\"column\":3,\"module\":\"/bin/app\",\"offset\":\"0x1139\",\"ip\":\"0x555555555139\",\"inline\":true},"
+		"{\"index\":0,\"function\":\"leaf\",\"params\":\"int x\",\"file\":\"app.c\",\"path\":\"/src/app.c\","
+		"\"line\":12,\"column\":5,\"module\":\"/bin/app\",\"offset\":\"0x1139\",\"ip\":\"0x555555555139\",\"inline\":false},"
+		"{\"index\":1,\"function\":\"main\",\"params\":\"int argc, char **argv\",\"file\":\"app.c\",\"path\":\"/src/app.c\","
+		"\"line\":30,\"column\":9,\"module\":\"/bin/app\",\"offset\":\"0x1200\",\"ip\":\"0x555555555200\",\"inline\":false},"
+		"{\"index\":2,\"function\":\"__libc_start_main\",\"params\":null,\"file\":null,\"path\":null,"
+		"\"line\":null,\"column\":null,\"module\":\"/lib/libc.so.6\",\"offset\":\"0x27305\",\"ip\":\"0x7ffff7dfa305\",\"inline\":false}"
+		"]}]}\n");
+	strbuf_release(&out);
+}
+
+/* Unknown module, signal trampoline, unknown probe. */
+static void test_unknown_parts(void **state)
+{
+	struct render_hooks hooks = { hook_probe, hook_frame, *state };
+	struct wr_bt_frame fr[2] = {
+		{ .cookie = 3, .pc = 0x3e9f0, .ip = 0x7ffff7e0d9f0 },
+		{ .cookie = 0, .pc = 0x7f0000001000, .ip = 0x7f0000001000 },
+	};
+	struct strbuf out = STRBUF_INIT;
+	struct event_decoder d;
+	struct renderer r;
+	struct eventbuf b;
+	struct event ev;
+
+	eb_begin(&b, 9, 1, 1, 5);
+	eb_item(&b, WR_ITEM_BACKTRACE, 0);
+	eb_bt(&b, 4, WR_BT_F_INLINE, WR_BT_OFFSETS_UNAVAILABLE, 0, fr, 2);
+	eb_close_item(&b);
+	event_decoder_init(&d);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
+	renderer_init(&r, RENDER_PLAIN, RENDER_COLOR_NONE, &hooks);
+	render_event(&r, &ev, &out);
+	assert_string_equal(out.buf,
+		"backtrace: offsets-unavailable, 2 frames (max 4)\n"
+		"  #0 <signal handler called> [libc.so.6+0x3e9f0]\n"
+		"  #1 0x7f0000001000 [0x7f0000001000]\n"
+		"stopped: offsets-unavailable\n");
+	event_decoder_release(&d);
+	strbuf_release(&out);
+}
+
+static void test_status_tables(void **state)
+{
+	(void)state;
+	assert_string_equal(bt_status_label(WR_BT_COMPLETE), "complete");
+	assert_string_equal(bt_status_label(WR_BT_NO_ROWS_FOR_PC), "no-unwind-rows-for-pc");
+	assert_string_equal(bt_status_label(99), "unknown");
+	assert_string_equal(bt_error_label(WR_BTE_NEXT_CFA_ZERO), "next-cfa-zero");
+	assert_int_equal(bt_status_from_label("read-error"), WR_BT_READ_ERROR);
+	assert_int_equal(bt_status_from_label("nope"), -1);
+}
+
+/* doc/status-codes.md names every status and error code with its number
+ * and explanation, exactly as the tables say. */
+static void test_status_doc(void **state)
+{
+	const char *srcdir = getenv("WRAITH_SRCDIR");
+	char path[4096], line[1024];
+	struct strbuf doc = STRBUF_INIT, want = STRBUF_INIT;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(srcdir);
+	snprintf(path, sizeof(path), "%s/doc/status-codes.md", srcdir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		strbuf_addstr(&doc, line);
+	fclose(f);
+	for (unsigned i = 0; i < WR_BT_STATUS_COUNT_; i++) {
+		strbuf_reset(&want);
+		strbuf_addf(&want, "| %u | `%s` | %s |", i, bt_status_label(i), bt_status_explain(i));
+		if (!strstr(doc.buf, want.buf))
+			fail_msg("doc/status-codes.md lacks the row: %s", want.buf);
+	}
+	for (unsigned i = 0; i < WR_BTE_COUNT_; i++) {
+		strbuf_reset(&want);
+		strbuf_addf(&want, "| %u | `%s` | %s |", i, bt_error_label(i), bt_error_explain(i));
+		if (!strstr(doc.buf, want.buf))
+			fail_msg("doc/status-codes.md lacks the row: %s", want.buf);
+	}
+	strbuf_release(&doc);
+	strbuf_release(&want);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_pretty, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plain_stopped_noinline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_raw, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_parts, setup, teardown),
+		cmocka_unit_test(test_status_tables),
+		cmocka_unit_test(test_status_doc),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
