@@ -461,6 +461,9 @@ WR_INLINE void recover_bp(struct wr_bt_slot *s, struct wr_cfi_rule *r, __u64 cfa
 	} else if (r->rbp_rule == WR_RULE_VAL_CFA) {
 		bp = cfa + r->rbp_off;
 		s->flags |= WR_SLOT_F_BP_VALID;
+	} else if (r->rbp_rule == WR_RULE_REGISTER && r->rbp_off == WR_DWARF_RSP) {
+		bp = s->sp; /* the caller's rbp is this frame's rsp */
+		s->flags |= WR_SLOT_F_BP_VALID;
 	} else if (r->rbp_rule != WR_RULE_SAME_VALUE) {
 		s->flags &= ~WR_SLOT_F_BP_VALID;
 	}
