@@ -229,8 +229,8 @@ WR_API void wr_item_close(__u8 *buf, long off)
 	h->n_items++;
 }
 
-/* Append a scalar print argument. */
-WR_API void wr_arg_scalar(__u8 *buf, __u32 kind, __u32 size, __u64 value)
+/* Append a scalar print argument; @kind_status = kind | status << 8. */
+WR_API void wr_arg_scalar(__u8 *buf, __u32 kind_status, __u32 size, __u64 value)
 {
 	struct wr_arg_header *ah;
 	long off = reserve(buf, sizeof(*ah) + 8);
@@ -238,15 +238,15 @@ WR_API void wr_arg_scalar(__u8 *buf, __u32 kind, __u32 size, __u64 value)
 	if (off < 0)
 		return;
 	ah = (struct wr_arg_header *)payload_at(buf, (__u32)off);
-	ah->kind = (__u8)kind;
-	ah->status = WR_ARG_OK;
+	ah->kind = (__u8)kind_status;
+	ah->status = (__u8)(kind_status >> 8);
 	ah->len = 8;
 	ah->aux = size;
 	*(__u64 *)(ah + 1) = value;
 }
 
 /* Append a NUL-terminated string read from user memory at @uptr, at most
- * @max bytes (a power of two <= 256). */
+ * @max bytes (<= 256). */
 WR_API void wr_arg_user_str(__u8 *buf, __u64 uptr, __u32 max)
 {
 	struct wr_arg_header *ah;
@@ -258,7 +258,7 @@ WR_API void wr_arg_user_str(__u8 *buf, __u64 uptr, __u32 max)
 		return;
 	ah = (struct wr_arg_header *)payload_at(buf, (__u32)off);
 	ah->kind = WR_ARG_STR;
-	ah->aux = 0;
+	ah->aux = (__u32)uptr;
 	if (!uptr) {
 		n = -1;
 		ah->status = WR_ARG_NULL_DEREF;
@@ -271,11 +271,46 @@ WR_API void wr_arg_user_str(__u8 *buf, __u64 uptr, __u32 max)
 	((struct wr_event_header *)buf)->payload_len -= 256 - ((ah->len + 7) & ~7u);
 }
 
-WR_API __u64 wr_reg(void *ctx, __u32 which)
+/* Append @size (<= 256) raw bytes read from user memory at @uptr. */
+WR_API void wr_arg_user_bytes(__u8 *buf, __u64 uptr, __u32 size, __u32 kind)
 {
-	struct wr_regs *r = ctx;
+	struct wr_arg_header *ah;
+	long off;
 
-	return which == 0 ? r->ip : r->sp;
+	size = size > 256 ? 256 : size;
+	off = reserve(buf, sizeof(*ah) + ((size + 7) & ~7u));
+	if (off < 0)
+		return;
+	ah = (struct wr_arg_header *)payload_at(buf, (__u32)off);
+	ah->kind = (__u8)kind;
+	ah->len = (__u16)size;
+	ah->aux = (__u32)uptr;
+	if (!uptr)
+		ah->status = WR_ARG_NULL_DEREF;
+	else
+		ah->status = bpf_probe_read_user(ah + 1, size & 0x1ff, (const void *)uptr) ? WR_ARG_READ_ERROR
+											 : WR_ARG_OK;
+}
+
+/* Read @size (1..8) bytes at user address @uptr into *@dst (zero-extended).
+ * Returns 0, 1 for a NULL address, or 2 for a failed read (wire statuses). */
+WR_API __u32 wr_read_user(__u64 *dst, __u32 size, __u64 uptr)
+{
+	*dst = 0;
+	if (!uptr)
+		return WR_ARG_NULL_DEREF;
+	if (bpf_probe_read_user(dst, size & 0xf, (const void *)uptr))
+		return WR_ARG_READ_ERROR;
+	return WR_ARG_OK;
+}
+
+/* Read up to @max (<= 64) bytes of a string at @uptr into @dst; returns the
+ * bpf_probe_read_user_str result (length with the NUL, or negative). */
+WR_API long wr_read_user_str(char *dst, __u32 max, __u64 uptr)
+{
+	if (!uptr)
+		return -1;
+	return bpf_probe_read_user_str(dst, max & 0x7f, (const void *)uptr);
 }
 
 WR_API __u64 wr_pid_tgid(void)

@@ -10,10 +10,14 @@
  */
 #include "codegen/lower.h"
 #include "protocol/wire.h"
+#include "dwarf/vars.h"
 #include "script/walk.h"
 #include "util/diag.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
+
+#include <stdarg.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,15 +27,18 @@ static LLVMTypeRef i1(struct cg *cg) { return LLVMInt1TypeInContext(cg->ctx); }
 static LLVMTypeRef i32(struct cg *cg) { return LLVMInt32TypeInContext(cg->ctx); }
 static LLVMTypeRef i64(struct cg *cg) { return LLVMInt64TypeInContext(cg->ctx); }
 
-static LLVMValueRef c32(struct cg *cg, unsigned long long v)
+LLVMValueRef cg_i32(struct cg *cg, unsigned long long v)
 {
 	return LLVMConstInt(i32(cg), v, 0);
 }
 
-static LLVMValueRef c64(struct cg *cg, unsigned long long v)
+LLVMValueRef cg_i64(struct cg *cg, unsigned long long v)
 {
 	return LLVMConstInt(i64(cg), v, 0);
 }
+
+#define c32 cg_i32
+#define c64 cg_i64
 
 static void set_loc(struct cg *cg, struct src_loc loc)
 {
@@ -42,17 +49,47 @@ static void set_loc(struct cg *cg, struct src_loc loc)
 }
 
 /* Call template entry point @name. */
-static LLVMValueRef call(struct cg *cg, const char *name, LLVMValueRef *args, unsigned n)
+LLVMValueRef cg_call(struct cg *cg, const char *name, LLVMValueRef *args, unsigned n)
 {
 	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
 
 	return LLVMBuildCall2(cg->builder, LLVMGlobalGetValueType(fn), fn, args, n, "");
 }
 
+#define call cg_call
+
+/* Stack slots live in the entry block: elsewhere they are dynamic
+ * allocations, which the BPF backend refuses. */
+LLVMValueRef cg_alloca(struct cg *cg, LLVMTypeRef type, const char *name)
+{
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(cg->ctx);
+	LLVMValueRef first = LLVMGetFirstInstruction(cg->entry), slot;
+
+	if (first)
+		LLVMPositionBuilderBefore(b, first);
+	else
+		LLVMPositionBuilderAtEnd(b, cg->entry);
+	slot = LLVMBuildAlloca(b, type, name);
+	LLVMDisposeBuilder(b);
+	return slot;
+}
+
+int cg_fail(struct cg *cg, struct src_loc loc, const char *hint, const char *fmt, ...)
+{
+	struct strbuf msg = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	diag_set(cg->diag, loc, hint, "%s", msg.buf);
+	strbuf_release(&msg);
+	return -WR_ESEMANTIC;
+}
+
 static int fail(struct cg *cg, struct src_loc loc, const char *hint, const char *msg)
 {
-	diag_set(cg->diag, loc, hint, "%s", msg);
-	return -WR_ESEMANTIC;
+	return cg_fail(cg, loc, hint, "%s", msg);
 }
 
 static LLVMBasicBlockRef new_block(struct cg *cg, const char *name)
@@ -78,20 +115,29 @@ static LLVMValueRef as_bool(struct cg *cg, const struct cg_value *v)
 	return LLVMBuildICmp(cg->builder, LLVMIntNE, v->v, c64(cg, 0), "");
 }
 
-static int want_int(struct cg *cg, const struct ast_expr *e, const struct cg_value *v,
-		    const char *what)
+/* Make @v a script integer or boolean: program values are read here. */
+static int want_int(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *what)
 {
 	char msg[160];
+	LLVMValueRef x;
 
 	if (v->type == CG_INT || v->type == CG_BOOL)
 		return 0;
+	if (v->type == CG_DW) {
+		x = values_scalar(cg, e, v);
+		if (!x)
+			return -WR_ESEMANTIC;
+		v->type = CG_INT;
+		v->v = x;
+		return 0;
+	}
 	snprintf(msg, sizeof(msg), "%s needs an integer or boolean operand, not a string", what);
 	return fail(cg, e->loc, NULL, msg);
 }
 
 static int lower_special(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 {
-	LLVMValueRef v, args[2];
+	LLVMValueRef v;
 
 	out->type = CG_INT;
 	switch (e->special) {
@@ -108,9 +154,7 @@ static int lower_special(struct cg *cg, const struct ast_expr *e, struct cg_valu
 		return 0;
 	case AST_SPECIAL_PC:
 	case AST_SPECIAL_SP:
-		args[0] = cg->ctx_arg;
-		args[1] = c32(cg, e->special == AST_SPECIAL_PC ? 0 : 1);
-		out->v = call(cg, "wr_reg", args, 2);
+		out->v = values_reg(cg, e->special == AST_SPECIAL_PC ? 16 : 7);
 		return 0;
 	}
 	return fail(cg, e->loc, NULL, "unknown special variable");
@@ -123,10 +167,11 @@ static int lower_unary(struct cg *cg, const struct ast_expr *e, struct cg_value 
 
 	if (err)
 		return err;
-	if (e->op == AST_OP_DEREF || e->op == AST_OP_ADDR)
-		return fail(cg, e->loc, "only script values ($pid, let bindings, literals) can be used yet",
-			    "pointer dereference and address-of need program variables");
-	err = want_int(cg, e, &v, "this operator");
+	if (e->op == AST_OP_DEREF)
+		return values_deref(cg, e, &v, out);
+	if (e->op == AST_OP_ADDR)
+		return values_address_of(cg, e, &v, out);
+	err = want_int(cg, e->lhs, &v, "this operator");
 	if (err)
 		return err;
 	if (e->op == AST_OP_NOT) {
@@ -267,8 +312,19 @@ static int lower_binary(struct cg *cg, const struct ast_expr *e, struct cg_value
 		err = lower_expr(cg, e->rhs, &b);
 	if (err)
 		return err;
+	if ((a.type == CG_STRING && b.type == CG_DW) || (a.type == CG_DW && b.type == CG_STRING)) {
+		if (e->op != AST_OP_EQ && e->op != AST_OP_NE)
+			return fail(cg, e->loc, NULL, "strings compare only with == and !=");
+		return a.type == CG_DW ? values_string_eq(cg, e->lhs, &a, b.str, e->op == AST_OP_NE, out)
+				       : values_string_eq(cg, e->rhs, &b, a.str, e->op == AST_OP_NE, out);
+	}
 	if (a.type == CG_STRING || b.type == CG_STRING)
 		return compare_strings(cg, e, &a, &b, out);
+	err = want_int(cg, e->lhs, &a, "this operator");
+	if (!err)
+		err = want_int(cg, e->rhs, &b, "this operator");
+	if (err)
+		return err;
 	if (is_compare(e->op)) {
 		out->type = CG_BOOL;
 		out->v = LLVMBuildICmp(cg->builder, predicate(e->op), as_i64(cg, &a), as_i64(cg, &b), "");
@@ -290,15 +346,95 @@ static const struct cg_binding *find_binding(struct cg *cg, const char *name)
 static int lower_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 {
 	const struct cg_binding *b = find_binding(cg, e->str);
-	char msg[256];
 
 	if (b) {
 		*out = b->val;
 		return 0;
 	}
-	snprintf(msg, sizeof(msg), "'%s' is not a script variable, and reading program variables "
-		 "is not supported by this version", e->str);
-	return fail(cg, e->loc, "bind script values with 'let NAME = EXPR;' before using them", msg);
+	return values_ident(cg, e, out);
+}
+
+static int lower_member(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	struct cg_value base;
+	int err = lower_expr(cg, e->lhs, &base);
+
+	return err ? err : values_member(cg, e, &base, out);
+}
+
+static int lower_index(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	struct cg_value base, index;
+	int err = lower_expr(cg, e->lhs, &base);
+
+	if (!err)
+		err = lower_expr(cg, e->rhs, &index);
+	return err ? err : values_index(cg, e, &base, &index, out);
+}
+
+/* cast(expr, "TYPE"): the same address (or value) seen as TYPE. */
+static int lower_cast(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	const struct dw_type *t = NULL;
+	struct cg_value v;
+	int err;
+
+	if (e->n_args != 2 || e->args[1]->kind != AST_EXPR_STRING)
+		return fail(cg, e->loc, NULL, "usage: cast(EXPR, \"TYPE\")");
+	if (cg->plan->vars.find_type)
+		t = cg->plan->vars.find_type(cg->plan->vars.ctx, e->args[1]->str);
+	if (!t)
+		return cg_fail(cg, e->args[1]->loc, "the type must be defined in the probed module",
+			       "no type '%s'", e->args[1]->str);
+	err = lower_expr(cg, e->args[0], &v);
+	if (err)
+		return err;
+	if (v.type == CG_DW && v.lvalue && t->kind != DW_TYPE_POINTER) {
+		v.dt = t; /* reinterpret the memory */
+		*out = v;
+		return 0;
+	}
+	err = want_int(cg, e->args[0], &v, "cast");
+	if (err)
+		return err;
+	memset(out, 0, sizeof(*out));
+	out->type = CG_DW;
+	out->dt = t;
+	out->v = as_i64(cg, &v);
+	return 0;
+}
+
+/* starts_with(s, "lit") and strncmp(s, "lit", n): compare a prefix. */
+static int lower_prefix(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	const struct ast_expr *lit = e->n_args >= 2 ? e->args[1] : NULL;
+	size_t n = lit && lit->kind == AST_EXPR_STRING ? strlen(lit->str) : 0;
+	struct cg_value v;
+	char *prefix;
+	int err;
+
+	if (!lit || lit->kind != AST_EXPR_STRING)
+		return fail(cg, e->loc, NULL, "the second argument must be a string literal");
+	if (!strcmp(e->str, "strncmp") && e->n_args == 3 && e->args[2]->kind == AST_EXPR_INT &&
+	    (size_t)e->args[2]->ival < n)
+		n = (size_t)e->args[2]->ival;
+	err = lower_expr(cg, e->args[0], &v);
+	if (err)
+		return err;
+	prefix = xstrndup(lit->str, n);
+	err = values_string_prefix(cg, e->args[0], &v, prefix, out);
+	free(prefix);
+	return err;
+}
+
+static int lower_call(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	if (!strcmp(e->str, "cast"))
+		return lower_cast(cg, e, out);
+	if (!strcmp(e->str, "starts_with") || !strcmp(e->str, "strncmp"))
+		return lower_prefix(cg, e, out);
+	return cg_fail(cg, e->loc, "strncmp, starts_with and cast are available",
+		       "%s() is not supported by this version", e->str);
 }
 
 static int lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
@@ -326,18 +462,38 @@ static int lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *
 	case AST_EXPR_BINARY:
 		return lower_binary(cg, e, out);
 	case AST_EXPR_MEMBER:
+		return lower_member(cg, e, out);
 	case AST_EXPR_INDEX:
+		return lower_index(cg, e, out);
 	case AST_EXPR_CALL:
-		break;
+		return lower_call(cg, e, out);
 	}
-	return fail(cg, e->loc, "only script values ($pid, let bindings, literals) can be used yet",
-		    "member access, indexing and builtins need program variables, which this version "
-		    "cannot read");
+	return fail(cg, e->loc, NULL, "unknown expression");
+}
+
+int cg_lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	return lower_expr(cg, e, out);
 }
 
 /* ---- statements ---- */
 
 static int lower_block(struct cg *cg, const struct ast_block *b);
+
+/* The placeholder spec argument @arg of @s is printed with. */
+static enum ast_fmt_spec arg_spec(const struct ast_stmt *s, size_t arg)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->n_pieces; i++) {
+		if (!s->pieces[i].has_placeholder)
+			continue;
+		if (k == arg)
+			return s->pieces[i].spec;
+		k += s->pieces[i].len_kind == AST_FMT_LEN_STAR ? 2 : 1;
+	}
+	return AST_FMT_DEFAULT;
+}
 
 static int lower_print(struct cg *cg, const struct ast_stmt *s)
 {
@@ -345,22 +501,32 @@ static int lower_print(struct cg *cg, const struct ast_stmt *s)
 	long index = ast_probe_index_of(cg->plan->ast, s);
 	int err = 0;
 
+	for (size_t i = 0; i < s->n_pieces; i++)
+		if (s->pieces[i].has_placeholder && s->pieces[i].len_kind != AST_FMT_LEN_NONE)
+			return fail(cg, s->pieces[i].loc, "print the value with {} or {:x} instead",
+				    "memory dumps ({:x.N}, {:s.N}) are not supported by this version");
 	args[0] = cg->buf;
 	args[1] = c32(cg, WR_ITEM_PRINT);
 	args[2] = c32(cg, (unsigned long long)index);
 	item = call(cg, "wr_item_open", args, 3);
-	for (size_t i = 0; i < s->n_args && !err; i++) {
+	for (size_t i = 0, wire = 0; i < s->n_args && !err; i++) {
 		struct cg_value v;
 
 		err = lower_expr(cg, s->args[i], &v);
 		if (err || v.type == CG_STRING)
 			continue; /* literals are rendered from the script */
 		set_loc(cg, s->args[i]->loc);
+		if (v.type == CG_DW) {
+			err = values_print_arg(cg, s->args[i], &v, arg_spec(s, i), (unsigned)index,
+					       (unsigned)wire++);
+			continue;
+		}
 		args[0] = cg->buf;
 		args[1] = c32(cg, v.type == CG_BOOL ? WR_ARG_BOOL : WR_ARG_I64);
 		args[2] = c32(cg, 8);
 		args[3] = as_i64(cg, &v);
 		call(cg, "wr_arg_scalar", args, 4);
+		wire++;
 	}
 	args[0] = cg->buf;
 	args[1] = item;
@@ -476,6 +642,7 @@ int lower_probe(struct cg *cg)
 	cg->builder = LLVMCreateBuilderInContext(cg->ctx);
 	cg->ctx_arg = LLVMGetParam(cg->fn, 0);
 	entry = new_block(cg, "entry");
+	cg->entry = entry;
 	body = new_block(cg, "body");
 	skip = new_block(cg, "skip");
 	LLVMPositionBuilderAtEnd(cg->builder, entry);

@@ -18,9 +18,24 @@ enum wr_transport {
 	WR_TRANSPORT_PERF = 1,
 };
 
-/* A DWARF variable the probe reads, resolved by the tracer.  codegen asks
- * for variables by name through plan->resolve_var. */
-struct plan_var;
+struct dw_type;
+struct dw_var;
+struct strbuf;
+
+/* How the probe's code finds the traced program's variables: the tracer
+ * answers from DWARF at the probe's pc (codegen never sees libdw). */
+struct plan_vars {
+	/* Variable @name visible at the probe: 0, or -ENOENT. */
+	int (*find)(void *ctx, const char *name, struct dw_var *out);
+	/* A hint listing the names that are visible, for an unknown name. */
+	void (*hint)(void *ctx, struct strbuf *out);
+	/* A type by its C spelling (cast), or NULL. */
+	const struct dw_type *(*find_type)(void *ctx, const char *spelling);
+	/* Remember that wire argument @arg of print @print has type @t, so the
+	 * renderer can show it. */
+	void (*note_arg)(void *ctx, unsigned print, unsigned arg, const struct dw_type *t);
+	void *ctx;
+};
 
 struct probe_plan {
 	uint32_t probe_id;
@@ -31,6 +46,11 @@ struct probe_plan {
 					  covers it; 0xfffffffe to search at run time */
 	unsigned bt_depth;             /* 1..128 */
 	const char *name;              /* borrowed: for messages, e.g. "leaf" */
+	struct plan_vars vars;         /* find is NULL when the module has no DWARF */
+	/* The CFA at pc, for variables addressed from the frame base:
+	 * cfa_reg is a DWARF register number, or -1 when unknown. */
+	int cfa_reg;
+	int32_t cfa_off;
 };
 
 /* Options shared by every object of a session. */

@@ -26,6 +26,7 @@ struct dw_load_segment {
 enum dw_ext_slot {
 	DW_EXT_RESOLVE,
 	DW_EXT_SYMBOLIZE,
+	DW_EXT_VARS,
 	DW_EXT_COUNT_
 };
 

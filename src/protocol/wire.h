@@ -83,6 +83,8 @@ enum wr_arg_kind {
 	WR_ARG_STR  = 5, /* bytes read from the target, NUL-terminated or len-bounded */
 	WR_ARG_CHAR = 6,
 	WR_ARG_PTR  = 7,
+	WR_ARG_BYTES = 8, /* raw bytes of an aggregate or float, rendered with its DWARF type */
+	WR_ARG_ENUM = 9,  /* an enum value, rendered with its DWARF type */
 };
 
 enum wr_arg_status {
@@ -91,13 +93,15 @@ enum wr_arg_status {
 	WR_ARG_READ_ERROR  = 2,
 	WR_ARG_TRUNCATED   = 4,
 	WR_ARG_OFFSETS_UNAVAILABLE = 5,
+	WR_ARG_OPTIMIZED_OUT = 7,
 };
 
 struct wr_arg_header {
 	__u8 kind;    /* enum wr_arg_kind */
 	__u8 status;  /* enum wr_arg_status */
 	__u16 len;    /* data bytes that follow (unpadded) */
-	__u32 aux;    /* kind-specific: byte size of the source type for ints */
+	__u32 aux;    /* kind-specific: byte size of the source type; for read errors the
+		       * low 32 bits of the failing address */
 };
 WR_STATIC_ASSERT(sizeof(struct wr_arg_header) == 8, "arg header size");
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_arg_header, len) == 2, "arg len offset");

@@ -184,18 +184,82 @@ void render_expr_text(const struct ast_expr *e, struct strbuf *out)
 
 /* ---- print items ---- */
 
-static void arg_text(const struct ev_arg *a, enum ast_fmt_spec spec, struct strbuf *out)
+static bool arg_failed(const struct ev_arg *a, struct strbuf *out)
 {
-	if (a->status != WR_ARG_OK && a->kind != WR_ARG_STR) {
+	switch (a->status) {
+	case WR_ARG_OK:
+		return false;
+	case WR_ARG_OPTIMIZED_OUT:
+		strbuf_addstr(out, "<optimized out>");
+		break;
+	case WR_ARG_NULL_DEREF:
+		strbuf_addstr(out, a->kind == WR_ARG_STR ? "NULL" : "<null pointer>");
+		break;
+	case WR_ARG_READ_ERROR:
+		strbuf_addstr(out, "<read error>");
+		break;
+	default:
 		strbuf_addf(out, "<error status=%u>", a->status);
+	}
+	return true;
+}
+
+static void hex_bytes(const struct ev_arg *a, struct strbuf *out)
+{
+	for (size_t i = 0; i < a->len; i++)
+		strbuf_addf(out, i ? " %02x" : "%02x", a->data[i]);
+}
+
+static void text_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_type *t,
+		     struct strbuf *out)
+{
+	size_t n = strnlen((const char *)a->data, a->len);
+
+	if (spec == AST_FMT_DEFAULT && t) {
+		strbuf_addch(out, '"');
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = a->data[i];
+
+			if (c == '"' || c == '\\')
+				strbuf_addf(out, "\\%c", c);
+			else if (c >= 0x20 && c < 0x7f)
+				strbuf_addch(out, (char)c);
+			else
+				strbuf_addf(out, "\\x%02x", c);
+		}
+		strbuf_addch(out, '"');
 		return;
 	}
-	if (spec == AST_FMT_HEX || spec == AST_FMT_PTR) {
-		strbuf_addf(out, "0x%" PRIx64, a->value);
+	strbuf_add(out, a->data, n);
+}
+
+static void arg_text(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_type *t,
+		     struct strbuf *out)
+{
+	bool hex = spec == AST_FMT_HEX || spec == AST_FMT_HEX_UPPER || spec == AST_FMT_PTR;
+
+	if (arg_failed(a, out))
+		return;
+	if (a->kind == WR_ARG_STR) {
+		text_arg(a, spec, t, out);
 		return;
 	}
-	if (spec == AST_FMT_HEX_UPPER) {
-		strbuf_addf(out, "0x%" PRIX64, a->value);
+	if (a->kind == WR_ARG_BYTES) {
+		if (t && !hex)
+			render_typed_value(t, a->data, a->len, out);
+		else
+			hex_bytes(a, out);
+		return;
+	}
+	if (hex) {
+		strbuf_addf(out, spec == AST_FMT_HEX_UPPER ? "0x%" PRIX64 : "0x%" PRIx64, a->value);
+		return;
+	}
+	if (t && (a->kind == WR_ARG_ENUM || a->kind == WR_ARG_PTR || a->kind == WR_ARG_CHAR)) {
+		uint8_t raw[8];
+
+		memcpy(raw, &a->value, sizeof(raw));
+		render_typed_value(t, raw, sizeof(raw), out);
 		return;
 	}
 	switch (a->kind) {
@@ -212,18 +276,19 @@ static void arg_text(const struct ev_arg *a, enum ast_fmt_spec spec, struct strb
 	case WR_ARG_CHAR:
 		strbuf_addf(out, "'%c'", (char)a->value);
 		break;
-	case WR_ARG_STR:
-		if (a->status == WR_ARG_NULL_DEREF)
-			strbuf_addstr(out, "NULL");
-		else if (a->status != WR_ARG_OK)
-			strbuf_addstr(out, "<read error>");
-		else
-			strbuf_add(out, a->data, strnlen((const char *)a->data, a->len));
-		break;
 	default:
 		strbuf_addf(out, "%" PRId64, (int64_t)a->value);
 		break;
 	}
+}
+
+static const struct dw_type *arg_type(const struct render_probe *probe, unsigned print,
+				      unsigned arg)
+{
+	for (size_t i = 0; probe && i < probe->n_arg_types; i++)
+		if (probe->arg_types[i].print == print && probe->arg_types[i].arg == arg)
+			return probe->arg_types[i].type;
+	return NULL;
 }
 
 void render_print_text(const struct render_probe *probe, const struct ev_print *p,
@@ -244,7 +309,7 @@ void render_print_text(const struct render_probe *probe, const struct ev_print *
 		if (s->args[0]->kind == AST_EXPR_STRING)
 			strbuf_addstr(out, s->args[0]->str);
 		else if (p->n_args)
-			arg_text(&p->args[0], AST_FMT_DEFAULT, out);
+			arg_text(&p->args[0], AST_FMT_DEFAULT, arg_type(probe, p->index, 0), out);
 		return;
 	}
 	for (size_t i = 0; i < s->n_pieces; i++) {
@@ -257,8 +322,11 @@ void render_print_text(const struct render_probe *probe, const struct ev_print *
 		e = next_expr < s->n_args ? s->args[next_expr++] : NULL;
 		if (e && e->kind == AST_EXPR_STRING)
 			strbuf_addstr(out, e->str);
-		else if (next_wire < p->n_args)
-			arg_text(&p->args[next_wire++], piece->spec, out);
+		else if (next_wire < p->n_args) {
+			arg_text(&p->args[next_wire], piece->spec,
+				 arg_type(probe, p->index, (unsigned)next_wire), out);
+			next_wire++;
+		}
 		else
 			strbuf_addstr(out, "<missing>");
 	}

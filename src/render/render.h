@@ -24,11 +24,23 @@ enum render_format {
 	RENDER_JSON,
 };
 
+struct dw_type;
+
+/* The DWARF type of one print argument on the wire, so program values are
+ * shown as what they are (a struct, an enum name, a pointer's type). */
+struct render_arg_type {
+	uint16_t print;              /* print statement index */
+	uint16_t arg;                /* wire argument index within it */
+	const struct dw_type *type;  /* borrowed from the module's type cache */
+};
+
 /* What the renderer needs of a probe. */
 struct render_probe {
 	uint32_t id;                 /* the user-visible probe number */
 	const char *target;          /* the pattern as written, e.g. "leaf" */
 	const struct ast_probe *ast; /* formats and print arguments */
+	const struct render_arg_type *arg_types;
+	size_t n_arg_types;
 };
 
 /* A frame after symbolization. */
@@ -74,6 +86,10 @@ void render_print_text(const struct render_probe *probe, const struct ev_print *
 
 /* An expression as script text, for `print expr;` ("a.b + 1"). */
 void render_expr_text(const struct ast_expr *e, struct strbuf *out);
+
+/* A program value of type @t from its raw bytes, as C-like text:
+ * `{key: "a", value: 3}`, `[1, 2]`, `RED`, `0x... (struct x *)`. */
+void render_typed_value(const struct dw_type *t, const uint8_t *data, size_t len, struct strbuf *out);
 
 /* Parse "pretty" / "plain" / "json"; returns -1 for anything else. */
 int render_format_parse(const char *s);

@@ -9,6 +9,7 @@
 #include "tracer/session.h"
 #include "codegen/codegen.h"
 #include "dwarf/module.h"
+#include "dwarf/vars.h"
 #include "render/status.h"
 #include "runtime/runtime.h"
 #include "script/parser.h"
@@ -101,6 +102,7 @@ static void probe_free(struct session *s, struct probe *p)
 	for (size_t i = 0; i < p->n_stops; i++)
 		free(p->stops[i].sample);
 	free(p->stops);
+	free(p->arg_types);
 	free(p->sites);
 	free(p->target_text);
 	free(p->source);
@@ -219,6 +221,76 @@ static void render_diag(const struct diag *d, const char *file, const char *text
 	diag_render(d, file, text, errors);
 }
 
+/* ---- what codegen asks about the program's variables ---- */
+
+struct site_ctx {
+	struct probe *probe;
+	struct probe_site *site;
+};
+
+static int var_find(void *ctx, const char *name, struct dw_var *out)
+{
+	struct site_ctx *sc = ctx;
+
+	return dw_var_find(sc->site->mod->dw, sc->site->where.vaddr, name, out);
+}
+
+static int hint_name(const struct dw_var *v, void *ctx)
+{
+	struct strbuf *out = ctx;
+
+	if (out->len > 200)
+		return 1;
+	strbuf_addf(out, "%s%s", out->len ? ", " : "visible here: ", v->name);
+	return 0;
+}
+
+static void var_hint(void *ctx, struct strbuf *out)
+{
+	struct site_ctx *sc = ctx;
+
+	dw_var_foreach(sc->site->mod->dw, sc->site->where.vaddr, hint_name, out);
+}
+
+static const struct dw_type *type_find(void *ctx, const char *spelling)
+{
+	struct site_ctx *sc = ctx;
+
+	return dw_type_find(sc->site->mod->dw, spelling);
+}
+
+static void note_arg(void *ctx, unsigned print, unsigned arg, const struct dw_type *t)
+{
+	struct probe *p = ((struct site_ctx *)ctx)->probe;
+
+	for (size_t i = 0; i < p->n_arg_types; i++)
+		if (p->arg_types[i].print == print && p->arg_types[i].arg == arg)
+			return;
+	p->arg_types = xgrow(p->arg_types, &p->cap_arg_types, p->n_arg_types + 1,
+			     sizeof(*p->arg_types));
+	p->arg_types[p->n_arg_types++] = (struct render_arg_type){ (uint16_t)print, (uint16_t)arg, t };
+	p->render.arg_types = p->arg_types;
+	p->render.n_arg_types = p->n_arg_types;
+}
+
+/* The CFA rule at the site, for frame variables. */
+static void site_cfa(struct session *s, struct probe_site *site, struct probe_plan *plan)
+{
+	struct tmodule *m = site->mod;
+	uint32_t rule = site->rule0;
+
+	plan->cfa_reg = -1;
+	if (!m->cfi_loaded) {
+		target_load_module_cfi(s->target, m);
+		rule = target_rule_at(m, site->where.vaddr);
+	}
+	if (rule < m->rules.n && m->rules.v[rule].kind == WR_ROW_NORMAL &&
+	    m->rules.v[rule].cfa_kind == WR_CFA_REG_OFF) {
+		plan->cfa_reg = m->rules.v[rule].cfa_reg;
+		plan->cfa_off = m->rules.v[rule].cfa_off;
+	}
+}
+
 static int compile_site(struct session *s, struct probe *p, struct probe_site *site,
 			struct diag *d, struct strbuf *errors)
 {
@@ -228,9 +300,15 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 		.rule0 = site->rule0, .bt_depth = s->opt.bt_depth, .name = p->target_text,
 		.tgid = s->target->pid > 0 ? (uint32_t)s->target->pid : 0,
 	};
+	struct site_ctx sc = { p, site };
 	struct bpf_blob blob = { 0 };
 	char *why = NULL;
-	int err = codegen_probe(&co, &plan, &blob, d, NULL);
+	int err;
+
+	if (dw_module_has_dwarf(site->mod->dw))
+		plan.vars = (struct plan_vars){ var_find, var_hint, type_find, note_arg, &sc };
+	site_cfa(s, site, &plan);
+	err = codegen_probe(&co, &plan, &blob, d, NULL);
 
 	if (err || s->opt.dry_run) {
 		site->bpf_insns = blob.size;

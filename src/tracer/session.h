@@ -75,6 +75,8 @@ struct probe {
 	struct probe_counts counts;
 	struct stop_place *stops;   /* owned: where backtraces stopped early */
 	size_t n_stops, cap_stops;
+	struct render_arg_type *arg_types; /* owned: types of program values printed */
+	size_t n_arg_types, cap_arg_types;
 };
 
 /* Where a backtrace stopped early, with how often and one sample. */

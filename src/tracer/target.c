@@ -395,6 +395,11 @@ static int load_module_cfi(struct target *t, struct tmodule *m)
 	return 0;
 }
 
+int target_load_module_cfi(struct target *t, struct tmodule *m)
+{
+	return load_module_cfi(t, m);
+}
+
 int target_load_cfi(struct target *t)
 {
 	t->want_cfi = true;

@@ -100,6 +100,10 @@ struct tmodule *target_module_by_cookie(struct target *t, uint64_t cookie);
  * module that appears later.  Returns 0 or a negative error. */
 int target_load_cfi(struct target *t);
 
+/* Load (if not yet) the CFI of module @m only: a probe reading frame
+ * variables needs the CFA rule at its pc.  Returns 0. */
+int target_load_module_cfi(struct target *t, struct tmodule *m);
+
 /* Send CFI and mappings to @rt (and keep them current from now on). */
 int target_install(struct target *t, struct runtime *rt);
 

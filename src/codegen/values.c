@@ -1,0 +1,464 @@
+/* values.c - reading the traced program's variables in a probe.
+ *
+ * A program value is either an lvalue (its address in the target, to be
+ * read with bpf_probe_read_user when needed) or an rvalue (already in a
+ * register of the probe's pt_regs, or a constant).  Member access, indexing
+ * and dereferencing move addresses around without reading; a read happens
+ * only when a scalar is needed (arithmetic, conditions, printing) or a
+ * pointer must be followed.  A failed read never aborts the probe: the
+ * value reads as 0 and its wire status says what failed, so the output
+ * shows `<read error>` or `NULL` at that argument.
+ */
+#include "codegen/lower.h"
+#include "dwarf/vars.h"
+#include "protocol/wire.h"
+#include "util/diag.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* x86-64 struct pt_regs byte offsets by DWARF register number. */
+static const int pt_regs_offset[17] = {
+	80, 96, 88, 40, 104, 112, 32, 152, /* rax rdx rcx rbx rsi rdi rbp rsp */
+	72, 64, 56, 48, 24, 16, 8, 0,      /* r8 .. r15 */
+	128,                               /* rip */
+};
+
+static LLVMTypeRef i64t(struct cg *cg)
+{
+	return LLVMInt64TypeInContext(cg->ctx);
+}
+
+/* The value of DWARF register @reg at the probe.  Each register is read
+ * once, in the entry block: a pointer into the context that LLVM would
+ * otherwise share between two reads is "a modified ctx pointer" to the
+ * verifier, which only accepts ctx + constant at each load. */
+LLVMValueRef values_reg(struct cg *cg, int reg)
+{
+	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx);
+	LLVMValueRef off, p;
+	LLVMBuilderRef b;
+
+	if (cg->regs[reg])
+		return cg->regs[reg];
+	b = LLVMCreateBuilderInContext(cg->ctx);
+	LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(cg->entry));
+	off = LLVMConstInt(i64t(cg), (unsigned long long)pt_regs_offset[reg], 0);
+	p = LLVMBuildGEP2(b, i8, cg->ctx_arg, &off, 1, "");
+	cg->regs[reg] = LLVMBuildLoad2(b, i64t(cg), p, "reg");
+	LLVMSetVolatile(cg->regs[reg], 1);
+	LLVMDisposeBuilder(b);
+	return cg->regs[reg];
+}
+
+#define reg_value values_reg
+
+static void merge_status(struct cg *cg, struct cg_value *v, LLVMValueRef st)
+{
+	LLVMValueRef failed;
+
+	if (!v->status) {
+		v->status = st;
+		return;
+	}
+	failed = LLVMBuildICmp(cg->builder, LLVMIntNE, v->status, cg_i32(cg, 0), "");
+	v->status = LLVMBuildSelect(cg->builder, failed, v->status, st, "");
+}
+
+/* Read @size bytes at @addr; the value is zero-extended to i64. */
+static LLVMValueRef read_u64(struct cg *cg, LLVMValueRef addr, unsigned size, struct cg_value *v)
+{
+	LLVMValueRef tmp = cg_alloca(cg, i64t(cg), "tmp"), args[3], st;
+
+	args[0] = tmp;
+	args[1] = cg_i32(cg, size);
+	args[2] = addr;
+	st = cg_call(cg, "wr_read_user", args, 3);
+	merge_status(cg, v, st);
+	return LLVMBuildLoad2(cg->builder, i64t(cg), tmp, "");
+}
+
+/* Narrow @x to @bits and widen again, signed or not. */
+static LLVMValueRef fit(struct cg *cg, LLVMValueRef x, unsigned bits, bool is_signed)
+{
+	LLVMTypeRef t;
+
+	if (bits == 0 || bits >= 64)
+		return x;
+	t = LLVMIntTypeInContext(cg->ctx, bits);
+	x = LLVMBuildTrunc(cg->builder, x, t, "");
+	return is_signed ? LLVMBuildSExt(cg->builder, x, i64t(cg), "") : LLVMBuildZExt(cg->builder, x, i64t(cg), "");
+}
+
+static void set_dw(struct cg_value *out, const struct dw_type *t, LLVMValueRef v, bool lvalue)
+{
+	memset(out, 0, sizeof(*out));
+	out->type = CG_DW;
+	out->dt = t;
+	out->v = v;
+	out->lvalue = lvalue;
+}
+
+static int unknown_name(struct cg *cg, const struct ast_expr *e)
+{
+	struct strbuf hint = STRBUF_INIT;
+	int err;
+
+	if (cg->plan->vars.hint)
+		cg->plan->vars.hint(cg->plan->vars.ctx, &hint);
+	err = cg_fail(cg, e->loc, hint.len ? hint.buf : "bind script values with 'let NAME = EXPR;'",
+		      "no variable '%s' is visible at %s", e->str, cg->plan->name);
+	strbuf_release(&hint);
+	return err;
+}
+
+int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	struct dw_var var;
+	LLVMValueRef base;
+
+	if (!cg->plan->vars.find)
+		return cg_fail(cg, e->loc, "build the program with -g, or install its debug info",
+			       "'%s' cannot be read: %s has no debug information", e->str, cg->plan->name);
+	if (cg->plan->vars.find(cg->plan->vars.ctx, e->str, &var))
+		return unknown_name(cg, e);
+	switch (var.loc.kind) {
+	case DW_LOC_REG:
+		set_dw(out, var.type, reg_value(cg, var.loc.reg), false);
+		return 0;
+	case DW_LOC_VALUE_REG:
+		base = reg_value(cg, var.loc.reg);
+		set_dw(out, var.type, LLVMBuildAdd(cg->builder, base, cg_i64(cg, (uint64_t)var.loc.offset), ""),
+		       false);
+		return 0;
+	case DW_LOC_CONST:
+		set_dw(out, var.type, cg_i64(cg, (uint64_t)var.loc.offset), false);
+		return 0;
+	case DW_LOC_MEM_REG:
+		base = reg_value(cg, var.loc.reg);
+		break;
+	case DW_LOC_MEM_CFA:
+		if (cg->plan->cfa_reg < 0)
+			return cg_fail(cg, e->loc, "`info cfi` shows the unwind row at the probe",
+				       "'%s' lives in the stack frame, but there is no unwind row at this pc "
+				       "to find the frame", e->str);
+		base = LLVMBuildAdd(cg->builder, reg_value(cg, cg->plan->cfa_reg),
+				    cg_i64(cg, (uint64_t)(int64_t)cg->plan->cfa_off), "cfa");
+		break;
+	case DW_LOC_MEM_ADDR:
+		/* The load bias: where the probe's pc really is, minus its ELF address. */
+		base = LLVMBuildSub(cg->builder, reg_value(cg, 16), cg_i64(cg, cg->plan->pc), "bias");
+		break;
+	case DW_LOC_OPTIMIZED_OUT:
+		set_dw(out, var.type, cg_i64(cg, 0), false);
+		out->optimized_out = true;
+		return 0;
+	default:
+		return cg_fail(cg, e->loc, NULL, "'%s' cannot be read at this pc: %s", e->str,
+			       var.loc.why ? var.loc.why : "unsupported location");
+	}
+	set_dw(out, var.type, LLVMBuildAdd(cg->builder, base, cg_i64(cg, (uint64_t)var.loc.offset), ""),
+	       true);
+	return 0;
+}
+
+static int need_lvalue(struct cg *cg, const struct ast_expr *e, const struct cg_value *v,
+		       const char *what)
+{
+	if (v->optimized_out)
+		return cg_fail(cg, e->loc, NULL, "%s is optimized out at this pc", what);
+	if (v->type != CG_DW || !v->lvalue)
+		return cg_fail(cg, e->loc, NULL, "%s has no address in memory", what);
+	return 0;
+}
+
+/* Follow pointer @v: the pointee as an lvalue. */
+static int follow(struct cg *cg, const struct ast_expr *e, struct cg_value *v, struct cg_value *out)
+{
+	LLVMValueRef p = values_scalar(cg, e, v);
+	LLVMValueRef st = v->status;
+
+	if (!p)
+		return -WR_ESEMANTIC;
+	set_dw(out, v->dt->target, p, true);
+	out->status = st;
+	return 0;
+}
+
+int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
+		  struct cg_value *out)
+{
+	const struct dw_type *t;
+	const struct dw_member *mb;
+	struct cg_value obj;
+	uint64_t off;
+	int err;
+
+	if (base->type != CG_DW)
+		return cg_fail(cg, e->loc, NULL, "'.%s' needs a struct or a pointer to one", e->str);
+	obj = *base;
+	if (obj.dt->kind == DW_TYPE_POINTER) {
+		err = follow(cg, e->lhs, base, &obj); /* p.x means p->x */
+		if (err)
+			return err;
+	}
+	t = obj.dt;
+	mb = dw_type_member(t, e->str, &off);
+	if (!mb)
+		return cg_fail(cg, e->loc, NULL, "%s has no member '%s'", t->name, e->str);
+	err = need_lvalue(cg, e->lhs, &obj, "the struct");
+	if (err)
+		return err;
+	set_dw(out, mb->type, LLVMBuildAdd(cg->builder, obj.v, cg_i64(cg, off), ""), true);
+	out->status = obj.status;
+	out->bit_size = mb->bit_size;
+	out->bit_offset = mb->bit_offset;
+	return 0;
+}
+
+int values_index(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
+		 struct cg_value *index, struct cg_value *out)
+{
+	LLVMValueRef i, scaled, start;
+	const struct dw_type *elem;
+	struct cg_value obj = *base;
+
+	if (base->type != CG_DW || (base->dt->kind != DW_TYPE_ARRAY && base->dt->kind != DW_TYPE_POINTER))
+		return cg_fail(cg, e->loc, NULL, "only arrays and pointers can be indexed");
+	if (index->type == CG_DW)
+		i = values_scalar(cg, e->rhs, index);
+	else if (index->type == CG_INT)
+		i = index->v;
+	else
+		return cg_fail(cg, e->rhs->loc, NULL, "an index must be an integer");
+	if (!i)
+		return -WR_ESEMANTIC;
+	elem = base->dt->target;
+	if (base->dt->kind == DW_TYPE_POINTER) {
+		start = values_scalar(cg, e->lhs, &obj);
+		if (!start)
+			return -WR_ESEMANTIC;
+	} else {
+		int err = need_lvalue(cg, e->lhs, base, "the array");
+
+		if (err)
+			return err;
+		start = base->v;
+	}
+	scaled = LLVMBuildMul(cg->builder, i, cg_i64(cg, elem->size ? elem->size : 1), "");
+	set_dw(out, elem, LLVMBuildAdd(cg->builder, start, scaled, ""), true);
+	out->status = obj.status;
+	return 0;
+}
+
+int values_deref(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
+		 struct cg_value *out)
+{
+	if (base->type != CG_DW || base->dt->kind != DW_TYPE_POINTER)
+		return cg_fail(cg, e->loc, NULL, "only a pointer can be dereferenced");
+	return follow(cg, e->lhs, base, out);
+}
+
+int values_address_of(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
+		      struct cg_value *out)
+{
+	int err = need_lvalue(cg, e->lhs, base, "this expression");
+
+	if (err)
+		return err;
+	memset(out, 0, sizeof(*out));
+	out->type = CG_INT;
+	out->v = base->v;
+	return 0;
+}
+
+LLVMValueRef values_scalar(struct cg *cg, const struct ast_expr *e, struct cg_value *v)
+{
+	const struct dw_type *t = v->dt;
+	unsigned size;
+	LLVMValueRef x;
+
+	if (v->optimized_out) {
+		cg_fail(cg, e->loc, "print it to see <optimized out>; conditions need a value",
+			"this value is optimized out at this pc");
+		return NULL;
+	}
+	if (!dw_type_is_scalar(t) && t->kind != DW_TYPE_FLOAT) {
+		cg_fail(cg, e->loc, NULL, "%s is not a number: use a member, an index or print it",
+			t->name);
+		return NULL;
+	}
+	size = t->size && t->size <= 8 ? (unsigned)t->size : 8;
+	if (!v->lvalue)
+		return fit(cg, v->v, size * 8, t->is_signed);
+	if (v->bit_size) {
+		x = read_u64(cg, v->v, size, v);
+		x = LLVMBuildLShr(cg->builder, x, cg_i64(cg, v->bit_offset), "");
+		return fit(cg, x, v->bit_size, t->is_signed);
+	}
+	x = read_u64(cg, v->v, size, v);
+	return fit(cg, x, size * 8, t->is_signed);
+}
+
+/* ---- printing ---- */
+
+static void note(struct cg *cg, unsigned print, unsigned arg, const struct dw_type *t)
+{
+	if (cg->plan->vars.note_arg)
+		cg->plan->vars.note_arg(cg->plan->vars.ctx, print, arg, t);
+}
+
+static void emit_scalar(struct cg *cg, unsigned kind, LLVMValueRef value, LLVMValueRef status,
+			unsigned size)
+{
+	LLVMValueRef args[4], ks;
+
+	ks = cg_i32(cg, kind);
+	if (status)
+		ks = LLVMBuildOr(cg->builder, ks, LLVMBuildShl(cg->builder, status, cg_i32(cg, 8), ""), "");
+	args[0] = cg->buf;
+	args[1] = ks;
+	args[2] = cg_i32(cg, size);
+	args[3] = value;
+	cg_call(cg, "wr_arg_scalar", args, 4);
+}
+
+static void emit_bytes(struct cg *cg, LLVMValueRef addr, uint64_t size, unsigned kind)
+{
+	LLVMValueRef args[4] = { cg->buf, addr, cg_i32(cg, size > 256 ? 256 : size), cg_i32(cg, kind) };
+
+	cg_call(cg, "wr_arg_user_bytes", args, 4);
+}
+
+static void emit_string(struct cg *cg, LLVMValueRef addr, uint64_t max)
+{
+	LLVMValueRef args[3] = { cg->buf, addr, cg_i32(cg, max > 256 || !max ? 256 : max) };
+
+	cg_call(cg, "wr_arg_user_str", args, 3);
+}
+
+static unsigned scalar_kind(const struct dw_type *t)
+{
+	if (t->kind == DW_TYPE_BOOL)
+		return WR_ARG_BOOL;
+	if (t->kind == DW_TYPE_ENUM)
+		return WR_ARG_ENUM;
+	if (t->kind == DW_TYPE_POINTER)
+		return WR_ARG_PTR;
+	if (t->is_char && t->size == 1)
+		return WR_ARG_CHAR;
+	return t->is_signed ? WR_ARG_I64 : WR_ARG_U64;
+}
+
+static bool is_text_pointer(const struct dw_type *t)
+{
+	return t->kind == DW_TYPE_POINTER && t->target && t->target->is_char && t->target->size == 1;
+}
+
+int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
+		     enum ast_fmt_spec spec, unsigned print_index, unsigned wire_index)
+{
+	const struct dw_type *t = v->dt;
+	bool as_number = spec == AST_FMT_HEX || spec == AST_FMT_HEX_UPPER || spec == AST_FMT_PTR;
+	LLVMValueRef x;
+
+	note(cg, print_index, wire_index, t);
+	if (v->optimized_out) {
+		emit_scalar(cg, WR_ARG_I64, cg_i64(cg, 0), cg_i32(cg, WR_ARG_OPTIMIZED_OUT), 0);
+		return 0;
+	}
+	if (t->kind == DW_TYPE_ARRAY && t->is_char && v->lvalue && !as_number) {
+		emit_string(cg, v->v, t->count);
+		return 0;
+	}
+	if (!dw_type_is_scalar(t)) {
+		if (!v->lvalue)
+			return cg_fail(cg, e->loc, NULL, "%s is held in registers and cannot be printed whole",
+				       t->name);
+		emit_bytes(cg, v->v, t->size, WR_ARG_BYTES);
+		return 0;
+	}
+	x = values_scalar(cg, e, v);
+	if (!x)
+		return -WR_ESEMANTIC;
+	if (is_text_pointer(t) && !as_number) {
+		if (v->status) {
+			/* the pointer itself could not be read */
+			emit_scalar(cg, WR_ARG_STR, x, v->status, 0);
+			return 0;
+		}
+		emit_string(cg, x, 256);
+		return 0;
+	}
+	emit_scalar(cg, scalar_kind(t), x, v->status, (unsigned)t->size);
+	return 0;
+}
+
+/* ---- string comparison ---- */
+
+/* Compare the string at @v with @lit: all of it (@exact) or its first
+ * strlen(@lit) bytes. */
+static int compare_text(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *lit,
+			bool exact, struct cg_value *out)
+{
+	size_t n = strlen(lit);
+	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx), arr;
+	LLVMValueRef addr, buf, args[3], got, eq;
+	const struct dw_type *t = v->dt;
+
+	if (v->type != CG_DW || (!is_text_pointer(t) && !(t->kind == DW_TYPE_ARRAY && t->is_char)))
+		return cg_fail(cg, e->loc, NULL, "a string literal compares only with char * or char[N]");
+	if (n > 62)
+		return cg_fail(cg, e->loc, NULL, "string literals in comparisons are limited to 62 bytes");
+	if (t->kind == DW_TYPE_ARRAY) {
+		if (need_lvalue(cg, e, v, "the array"))
+			return -WR_ESEMANTIC;
+		addr = v->v;
+	} else {
+		addr = values_scalar(cg, e, v);
+		if (!addr)
+			return -WR_ESEMANTIC;
+	}
+	arr = LLVMArrayType2(i8, 64);
+	buf = cg_alloca(cg, arr, "str");
+	args[0] = buf;
+	args[1] = cg_i32(cg, (unsigned)n + (exact ? 2 : 1));
+	args[2] = addr;
+	got = cg_call(cg, "wr_read_user_str", args, 3);
+	/* Reading up to n + 1 characters (exact) stops at a NUL after exactly n
+	 * when the strings are equal; a prefix needs n characters at least.
+	 * Either way bpf_probe_read_user_str returned n + 1. */
+	eq = LLVMBuildICmp(cg->builder, LLVMIntEQ, got, cg_i64(cg, n + 1), "");
+	for (size_t i = 0; i < n; i++) {
+		LLVMValueRef idx[2] = { cg_i64(cg, 0), cg_i64(cg, i) };
+		LLVMValueRef p = LLVMBuildGEP2(cg->builder, arr, buf, idx, 2, "");
+		LLVMValueRef c = LLVMBuildLoad2(cg->builder, i8, p, "");
+		LLVMValueRef same = LLVMBuildICmp(cg->builder, LLVMIntEQ, c,
+						  LLVMConstInt(i8, (unsigned char)lit[i], 0), "");
+
+		eq = LLVMBuildAnd(cg->builder, eq, same, "");
+	}
+	memset(out, 0, sizeof(*out));
+	out->type = CG_BOOL;
+	out->v = eq;
+	return 0;
+}
+
+int values_string_eq(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *lit,
+		     bool negate, struct cg_value *out)
+{
+	int err = compare_text(cg, e, v, lit, true, out);
+
+	if (!err && negate)
+		out->v = LLVMBuildNot(cg->builder, out->v, "");
+	return err;
+}
+
+int values_string_prefix(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
+			 const char *prefix, struct cg_value *out)
+{
+	return compare_text(cg, e, v, prefix, false, out);
+}

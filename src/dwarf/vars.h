@@ -1,0 +1,120 @@
+/* vars.h - the traced program's variables at a pc: where each lives
+ * (register, stack slot, global address) and its C type.
+ *
+ * Layer rule: dwarf/ depends on util/ only; elfutils stays inside dwarf/.
+ * This header uses plain types so the IR generator and the renderer can
+ * read locations and types without seeing libdw.
+ *
+ * Lookup follows C scoping at the pc: the innermost lexical block or
+ * inlined call first, out to the function's parameters, then the
+ * compile unit's statics, then the module's globals.  Types are built once
+ * per DIE and cached in the module: every struct dw_type pointer is
+ * borrowed and valid until dw_module_free().
+ */
+#ifndef WRAITH_DWARF_VARS_H
+#define WRAITH_DWARF_VARS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct dw_module;
+
+enum dw_type_kind {
+	DW_TYPE_VOID,
+	DW_TYPE_INT,      /* integers, char, enum underlying */
+	DW_TYPE_BOOL,
+	DW_TYPE_FLOAT,
+	DW_TYPE_POINTER,  /* also references */
+	DW_TYPE_STRUCT,   /* struct and class */
+	DW_TYPE_UNION,
+	DW_TYPE_ARRAY,
+	DW_TYPE_ENUM,
+	DW_TYPE_FUNCTION,
+	DW_TYPE_UNKNOWN,
+};
+
+struct dw_type;
+
+struct dw_member {
+	const char *name;          /* NULL for an anonymous member */
+	uint64_t offset;           /* bytes from the start of the aggregate */
+	const struct dw_type *type;
+	unsigned bit_size;         /* 0 unless a bitfield */
+	unsigned bit_offset;       /* from the least significant bit of the storage unit */
+};
+
+struct dw_enumerator {
+	const char *name;
+	int64_t value;
+};
+
+struct dw_type {
+	enum dw_type_kind kind;
+	const char *name;          /* C spelling: "int", "struct request", "char *" */
+	uint64_t size;             /* bytes (0 when unknown or void) */
+	bool is_signed;
+	bool is_char;              /* char, signed char, unsigned char (and arrays of them read as text) */
+	const struct dw_type *target; /* pointee or array element */
+	uint64_t count;            /* array elements (0: unknown) */
+	const struct dw_member *members; /* struct/union */
+	size_t n_members;
+	const struct dw_enumerator *enumerators;
+	size_t n_enumerators;
+};
+
+enum dw_loc_kind {
+	DW_LOC_REG,          /* the value is in register .reg */
+	DW_LOC_MEM_REG,      /* in memory at register .reg + .offset */
+	DW_LOC_MEM_CFA,      /* in memory at the frame's CFA + .offset */
+	DW_LOC_MEM_ADDR,     /* in memory at module address .offset (add the load bias) */
+	DW_LOC_VALUE_REG,    /* the value is register .reg + .offset (DW_OP_stack_value) */
+	DW_LOC_CONST,        /* the value is .offset (a constant) */
+	DW_LOC_OPTIMIZED_OUT,
+	DW_LOC_UNSUPPORTED,  /* a location this version cannot read; .why says which */
+};
+
+struct dw_loc {
+	enum dw_loc_kind kind;
+	int reg;             /* DWARF register number (x86-64: 0 rax ... 16 rip) */
+	int64_t offset;
+	const char *why;     /* static text for DW_LOC_UNSUPPORTED */
+};
+
+enum dw_var_scope {
+	DW_VAR_PARAMETER,
+	DW_VAR_LOCAL,
+	DW_VAR_GLOBAL,
+};
+
+struct dw_var {
+	const char *name;           /* borrowed from libdw */
+	enum dw_var_scope scope;
+	struct dw_loc loc;          /* valid at the pc asked for */
+	const struct dw_type *type; /* borrowed from the module's type cache */
+};
+
+/* Find variable @name visible at @pc.  Returns 0, -ENOENT when no variable
+ * of that name is visible, or -WR_ENODWARF without debug info. */
+int dw_var_find(struct dw_module *m, uint64_t pc, const char *name, struct dw_var *out);
+
+/* Names visible at @pc (locals and parameters, innermost first), for
+ * error hints and completion.  Calls @fn for each; stops early when it
+ * returns non-zero. */
+void dw_var_foreach(struct dw_module *m, uint64_t pc, int (*fn)(const struct dw_var *v, void *ctx),
+		    void *ctx);
+
+/* A type by its C spelling ("struct request", "int", "char *"), for
+ * cast(); NULL when the module has none of that name. */
+const struct dw_type *dw_type_find(struct dw_module *m, const char *spelling);
+
+/* The member @name of struct/union @t (looking into anonymous members), or
+ * NULL.  *offset receives its offset from the start of @t. */
+const struct dw_member *dw_type_member(const struct dw_type *t, const char *name, uint64_t *offset);
+
+/* Strip nothing: types are already stored without typedef/const/volatile
+ * (their names keep the typedef name).  True for types whose value is an
+ * integer in the script (int, bool, enum, char, pointer). */
+bool dw_type_is_scalar(const struct dw_type *t);
+
+#endif
