@@ -300,6 +300,24 @@ static int lower_logical(struct cg *cg, const struct ast_expr *e, struct cg_valu
 	return 0;
 }
 
+/* p + n and p - n move by n elements, as in C, and stay pointers. */
+static int pointer_offset(struct cg *cg, const struct ast_expr *e, struct cg_value *p,
+			  struct cg_value *n, struct cg_value *out)
+{
+	uint64_t size = p->dt->target && p->dt->target->size ? p->dt->target->size : 1;
+	LLVMValueRef base = values_scalar(cg, e->lhs, p), delta;
+	int err = base ? want_int(cg, e->rhs, n, "pointer arithmetic") : -WR_ESEMANTIC;
+
+	if (err)
+		return err;
+	delta = LLVMBuildMul(cg->builder, as_i64(cg, n), c64(cg, size), "");
+	*out = *p;
+	out->lvalue = false;
+	out->v = e->op == AST_OP_ADD ? LLVMBuildAdd(cg->builder, base, delta, "")
+				     : LLVMBuildSub(cg->builder, base, delta, "");
+	return 0;
+}
+
 static int lower_binary(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 {
 	struct cg_value a, b;
@@ -320,6 +338,9 @@ static int lower_binary(struct cg *cg, const struct ast_expr *e, struct cg_value
 	}
 	if (a.type == CG_STRING || b.type == CG_STRING)
 		return compare_strings(cg, e, &a, &b, out);
+	if ((e->op == AST_OP_ADD || e->op == AST_OP_SUB) && a.type == CG_DW &&
+	    a.dt->kind == DW_TYPE_POINTER && b.type != CG_DW)
+		return pointer_offset(cg, e, &a, &b, out);
 	err = want_int(cg, e->lhs, &a, "this operator");
 	if (!err)
 		err = want_int(cg, e->rhs, &b, "this operator");

@@ -175,16 +175,19 @@ static int need_lvalue(struct cg *cg, const struct ast_expr *e, const struct cg_
 	return 0;
 }
 
-/* Follow pointer @v: the pointee as an lvalue. */
+/* Follow pointer @v: the pointee as an lvalue.  A NULL pointer makes
+ * every later read of it report a null dereference. */
 static int follow(struct cg *cg, const struct ast_expr *e, struct cg_value *v, struct cg_value *out)
 {
-	LLVMValueRef p = values_scalar(cg, e, v);
-	LLVMValueRef st = v->status;
+	LLVMValueRef p = values_scalar(cg, e, v), is_null, st;
 
 	if (!p)
 		return -WR_ESEMANTIC;
 	set_dw(out, v->dt->target, p, true);
-	out->status = st;
+	out->status = v->status;
+	is_null = LLVMBuildICmp(cg->builder, LLVMIntEQ, p, cg_i64(cg, 0), "");
+	st = LLVMBuildSelect(cg->builder, is_null, cg_i32(cg, WR_ARG_NULL_DEREF), cg_i32(cg, 0), "");
+	merge_status(cg, out, st);
 	return 0;
 }
 
@@ -333,10 +336,17 @@ static void emit_bytes(struct cg *cg, LLVMValueRef addr, uint64_t size, unsigned
 	cg_call(cg, "wr_arg_user_bytes", args, 4);
 }
 
-static void emit_string(struct cg *cg, LLVMValueRef addr, uint64_t max)
+/* A string at @addr; @status (may be NULL) is the result of reading the
+ * pointer: when it failed, the event says so instead of reading. */
+static void emit_string(struct cg *cg, LLVMValueRef addr, uint64_t max, LLVMValueRef status)
 {
-	LLVMValueRef args[3] = { cg->buf, addr, cg_i32(cg, max > 256 || !max ? 256 : max) };
+	LLVMValueRef ms = cg_i32(cg, max > 256 || !max ? 256 : max), args[3];
 
+	if (status)
+		ms = LLVMBuildOr(cg->builder, ms, LLVMBuildShl(cg->builder, status, cg_i32(cg, 16), ""), "");
+	args[0] = cg->buf;
+	args[1] = addr;
+	args[2] = ms;
 	cg_call(cg, "wr_arg_user_str", args, 3);
 }
 
@@ -371,7 +381,7 @@ int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 		return 0;
 	}
 	if (t->kind == DW_TYPE_ARRAY && t->is_char && v->lvalue && !as_number) {
-		emit_string(cg, v->v, t->count);
+		emit_string(cg, v->v, t->count, v->status);
 		return 0;
 	}
 	if (!dw_type_is_scalar(t)) {
@@ -385,12 +395,7 @@ int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 	if (!x)
 		return -WR_ESEMANTIC;
 	if (is_text_pointer(t) && !as_number) {
-		if (v->status) {
-			/* the pointer itself could not be read */
-			emit_scalar(cg, WR_ARG_STR, x, v->status, 0);
-			return 0;
-		}
-		emit_string(cg, x, 256);
+		emit_string(cg, x, 256, v->status);
 		return 0;
 	}
 	emit_scalar(cg, scalar_kind(t), x, v->status, (unsigned)t->size);

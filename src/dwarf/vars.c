@@ -726,6 +726,25 @@ static bool find_type_die(Dwarf *dw, const char *name, int want_tag, Dwarf_Die *
 	return false;
 }
 
+/* C spellings users write for the names compilers give base types. */
+static const char *base_alias(const char *name)
+{
+	static const char *const aliases[][2] = {
+		{ "long", "long int" }, { "unsigned long", "long unsigned int" },
+		{ "unsigned", "unsigned int" }, { "short", "short int" },
+		{ "unsigned short", "short unsigned int" }, { "long long", "long long int" },
+		{ "unsigned long long", "long long unsigned int" }, { "signed char", "signed char" },
+		{ "u8", "unsigned char" }, { "u16", "short unsigned int" }, { "u32", "unsigned int" },
+		{ "u64", "long unsigned int" }, { "i8", "signed char" }, { "i16", "short int" },
+		{ "i32", "int" }, { "i64", "long int" }, { "bool", "_Bool" },
+	};
+
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (strcmp(aliases[i][0], name) == 0)
+			return aliases[i][1];
+	return name;
+}
+
 const struct dw_type *dw_type_find(struct dw_module *m, const char *spelling)
 {
 	struct vars_cache *c;
@@ -748,7 +767,8 @@ const struct dw_type *dw_type_find(struct dw_module *m, const char *spelling)
 		tag = DW_TAG_union_type;
 	else if (!strncmp(base, "enum ", 5))
 		tag = DW_TAG_enumeration_type;
-	if (find_type_die(dw, tag ? strchr(base, ' ') + 1 : base, tag, &die))
+	if (find_type_die(dw, tag ? strchr(base, ' ') + 1 : base_alias(base), tag, &die) ||
+	    (!tag && find_type_die(dw, base, tag, &die)))
 		t = build_type(c, &die, 0);
 	free(base);
 	for (; t && pointers > 0; pointers--) {

@@ -1,0 +1,84 @@
+"""vars.py - printing the traced program's variables: parameters in
+registers and on the stack, locals, globals, struct members through
+pointers, arrays, char arrays and char pointers, bitfields, enums, NULL
+pointers, string comparisons, and the errors for what cannot be read."""
+import re
+
+from wraithtest import *
+
+require_root()
+
+SCRIPT = r'''trace probe_here {
+    print "n={} small={} big={} flag={} letter={} color={}", n, small, big, flag, letter, color;
+    print "id={} name={} tags={} t2={} pos={} y={}", req.id, req.name, req.tags, req.tags[2], req.pos, req.pos.y;
+    print "bits={} low={} high={} rc={}", req.bits, req.bits.low, req.bits.high, req.color;
+    print "label={} g={} gid={}", label, global_req.name, global_req.id;
+    print "next={} nid={}", req.next.name, req.next.id;
+    if req.name == "req-10" { print "ten"; }
+    if starts_with(req.name, "req-1") { print "starts"; }
+}'''
+
+
+def expected(i):
+    colors = ["RED", "GREEN", "BLUE"]
+    lines = [
+        "n=%d small=%d big=%d flag=%s letter='%s' color=%s" % (
+            i, -i, i * 1000000007, "true" if i & 1 else "false", chr(ord('a') + i % 26), colors[i % 3]),
+        'id=%d name="req-%d" tags=[%d, %d, %d, %d] t2=%d pos={x: %d, y: %d} y=%d' % (
+            i, i, i, i + 1, i + 2, i + 3, i + 2, i, -i, -i),
+        "bits={low: %d, high: %d} low=%d high=%d rc=%s" % (i & 7, (i >> 3) & 31, i & 7, (i >> 3) & 31, colors[i % 3]),
+        'label="vars-fixture" g="global" gid=77',
+        'next="global" nid=77' if i % 2 else "next=NULL nid=<null pointer>",
+    ]
+    if i == 10:
+        lines.append("ten")
+    if str(i).startswith("1"):
+        lines.append("starts")
+    return lines
+
+
+for variant in ("O0", "O2", "O2fp-nopie"):
+    fx = Fixture("vars-" + variant, [1000])
+    res = run(["-p", fx.pid, "-s", SCRIPT, "--max-events", 12, "--script-output", "json", "-q"])
+    check(res.returncode == 0, "%s: exit 0 (%s)" % (variant, res.stderr.strip()[-300:]))
+    evs = json_events(res.stdout)
+    eq(len(evs), 12, "%s: 12 events" % variant)
+    for e in evs:
+        texts = [it["text"] for it in e["items"]]
+        m = re.match(r"n=(\d+) ", texts[0])
+        if not check(m is not None, "%s: first line has n (%r)" % (variant, texts[0])):
+            break
+        if not eq(texts, expected(int(m.group(1))), "%s: values at n=%s" % (variant, m.group(1))):
+            break
+    # a counter and the whole struct through the pointer
+    res = run(["-p", fx.pid, "-s", "trace probe_here { print *req; print counter; }", "--max-events", 1,
+               "--script-output", "plain", "-q"])
+    check(re.match(r'^\*req = \{id: (\d+), name: "req-\1", tags: \[\d+, \d+, \d+, \d+\], pos: \{x: \1, y: -\1\}, '
+                   r'bits: \{low: \d, high: \d+\}, color: (RED|GREEN|BLUE), next: (NULL|0x[0-9a-f]+) \(struct request \*\)\}\n'
+                   r'counter = \d+\n$', res.stdout),
+          "%s: whole struct and `print expr;` form (%r)" % (variant, res.stdout))
+    fx.stop()
+
+# What cannot be read is a located error, exit 2
+fx = Fixture("vars-O2", [1000])
+res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", nope; }'])
+check(res.returncode == 2 and "no variable 'nope' is visible at probe_here" in res.stderr
+      and "visible here:" in res.stderr and "^~~~" in res.stderr,
+      "unknown variable: located error with the visible names (%r)" % res.stderr)
+res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", req.nope; }'])
+check(res.returncode == 2 and "struct request has no member 'nope'" in res.stderr,
+      "unknown member: located error (%r)" % res.stderr)
+res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", ratio; }'])
+check(res.returncode == 2 and "'ratio' cannot be read at this pc" in res.stderr,
+      "a value in a vector register: explained (%r)" % res.stderr)
+res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{} {}", req, req + 1; }', "--max-events", 1,
+           "--script-output", "plain", "-q"])
+m = re.match(r"^0x([0-9a-f]+) \(struct request \*\) 0x([0-9a-f]+) \(struct request \*\)\n$", res.stdout)
+check(m is not None and int(m.group(2), 16) - int(m.group(1), 16) == 64,
+      "pointer + 1 moves by one element (sizeof(struct request) == 64) (%r)" % res.stdout)
+res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", req.pos + 1; }'])
+check(res.returncode == 2 and "struct point is not a number" in res.stderr,
+      "a struct in arithmetic: explained (%r)" % res.stderr)
+fx.stop()
+check_no_leftovers("after the variable tests")
+finish()
