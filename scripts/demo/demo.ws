@@ -1,7 +1,7 @@
-// wraith demo script: every lookup in the key-value store, with the full
-// call stack unwound inside the kernel from DWARF CFI (the demo is built
+// wraith demo script: every lookup in the key-value store, its key, and the
+// full call stack unwound inside the kernel from DWARF CFI (the demo is built
 // -O2 -fomit-frame-pointer, so frame pointers would not work).
 trace store_lookup {
-    print "lookup in pid {} (thread {})", $pid, $tid;
+    print "lookup {} (request #{})", key, served;
     bt;
 }
