@@ -1,1 +1,1377 @@
-/* placeholder: being written */
+/* symbolize.c - naming a pc the way gdb's backtrace does (see symbolize.h).
+ *
+ * With DWARF, each compile unit gets an index of its functions' code
+ * ranges, built on first use (a lambda's operator() sits in a closure type
+ * inside the defining function's DIE, outside that function's ranges, so
+ * a walk that prunes by range would miss it).  The function holding the
+ * pc is the physical frame; below it we descend the blocks holding the pc,
+ * and every DW_TAG_inlined_subroutine met is an inline frame.
+ * dwarf_getscopes() does not give this chain: past the innermost inlined
+ * instance it continues with the abstract definition's scopes.
+ *
+ * Positions: the innermost frame's from the line table, choosing the row
+ * gdb would (gdb drops some rows while reading the line program, then
+ * prefers a statement row at the same address); each outer frame's from
+ * the DW_AT_call_* attributes of the inlined instance just inside it.
+ * Names: the linkage name when there is one (C++, and glibc's asm-label
+ * aliases in C, as gdb shows them), demangled without parameters, else the
+ * DW_AT_name, qualified by namespaces and classes in C++.  Parameters come
+ * from the abstract definition (source order; GCC reorders a concrete
+ * instance's copies at -O2) and are rendered as C declarations from the
+ * type DIEs in gdb's spelling.
+ *
+ * Without DWARF (or outside every DWARF function) the name comes from the
+ * ELF symbol table libdwfl picked for the module: .symtab of the file or of
+ * its separate debug file, else .dynsym.
+ *
+ * Every result is cached per module and pc, with its strings interned in
+ * the same cache, so a warm lookup is one hash probe.  The cache is not
+ * locked: a module is symbolized from one thread at a time.
+ */
+#include "dwarf/symbolize.h"
+#include "dwarf/module_priv.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#include <dwarf.h>
+#include <libiberty/demangle.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SCOPE_DEPTH 64 /* DIE nesting followed from a CU down to a pc */
+#define MAX_TYPE_DEPTH 32  /* type DIEs followed when naming one type */
+#define MAX_ORIGIN_HOPS 8  /* abstract_origin/specification links followed */
+
+struct slot {
+	uint64_t key;
+	void *val; /* NULL: empty */
+};
+
+/* Open addressing, linear probing, power-of-two capacity. */
+struct u64_map {
+	struct slot *slots;
+	size_t cap;
+	size_t n;
+};
+
+struct strset {
+	char **slots;
+	size_t cap;
+	size_t n;
+};
+
+/* [lo, hi): the head of every element of a sorted span array. */
+struct span {
+	uint64_t lo;
+	uint64_t hi;
+};
+
+/* Spans sorted by lo, possibly nested or overlapping. */
+struct spans {
+	void *v;           /* elements of size elem, each starting with a span */
+	size_t elem;
+	size_t n;
+	uint64_t *max_end; /* max_end[i]: greatest hi among elements 0..i */
+};
+
+struct elf_sym {
+	struct span span;   /* [value, value+size); size 0: to the section end */
+	const char *name;   /* borrowed from libelf until demangled, then interned */
+	bool demangled;
+	int pref;           /* among equal candidates the highest wins */
+};
+
+struct symtab {
+	struct spans sized;   /* struct elf_sym, by address then preference */
+	struct spans unsized; /* size-0 symbols, sorted the same way */
+	bool loaded;
+};
+
+/* One code range of a function. */
+struct fn_range {
+	struct span span;
+	Dwarf_Die die; /* the concrete DW_TAG_subprogram */
+};
+
+struct cu_index {
+	struct spans ranges; /* struct fn_range */
+	bool cxx;
+};
+
+struct sym_entry {
+	size_t n;
+	struct dw_sym_frame frames[];
+};
+
+/* Results live in chunks freed together: one allocation per result
+ * would cost more than computing a symbol-table result. */
+struct chunk {
+	struct chunk *next;
+	size_t used;
+	size_t cap;
+	max_align_t data[];
+};
+
+struct sym_cache {
+	struct u64_map by_pc;     /* pc -> struct sym_entry * (in chunks) */
+	struct chunk *chunks;     /* newest first */
+	struct u64_map die_names; /* DIE key -> interned qualified name */
+	struct u64_map cu_indexes; /* CU DIE key -> struct cu_index * */
+	struct strset strs;
+	struct symtab syms;
+};
+
+/* The DIEs holding a pc: a subprogram, then its inlined instances. */
+struct scope_path {
+	Dwarf_Die dies[MAX_SCOPE_DEPTH];
+	int n;
+};
+
+/* ---- hashing ---- */
+
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+static inline void *map_get(const struct u64_map *m, uint64_t key)
+{
+	size_t mask = m->cap - 1;
+
+	if (!m->cap)
+		return NULL;
+	for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+		if (!m->slots[i].val)
+			return NULL;
+		if (m->slots[i].key == key)
+			return m->slots[i].val;
+	}
+}
+
+static void map_insert(struct slot *slots, size_t cap, uint64_t key, void *val)
+{
+	size_t i = mix64(key) & (cap - 1);
+
+	while (slots[i].val && slots[i].key != key)
+		i = (i + 1) & (cap - 1);
+	slots[i] = (struct slot){ key, val };
+}
+
+/* @val must not be NULL and @key must not be present yet. */
+static void map_put(struct u64_map *m, uint64_t key, void *val)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 64;
+		struct slot *slots = xcalloc(cap, sizeof(*slots));
+
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->slots[i].val)
+				map_insert(slots, cap, m->slots[i].key, m->slots[i].val);
+		free(m->slots);
+		m->slots = slots;
+		m->cap = cap;
+	}
+	map_insert(m->slots, m->cap, key, val);
+	m->n++;
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static size_t strset_find(char **slots, size_t cap, const char *s)
+{
+	size_t i = str_hash(s) & (cap - 1);
+
+	while (slots[i] && strcmp(slots[i], s) != 0)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+static void strset_grow(struct strset *set)
+{
+	size_t cap = set->cap ? set->cap * 2 : 256;
+	char **slots = xcalloc(cap, sizeof(*slots));
+
+	for (size_t i = 0; i < set->cap; i++)
+		if (set->slots[i])
+			slots[strset_find(slots, cap, set->slots[i])] = set->slots[i];
+	free(set->slots);
+	set->slots = slots;
+	set->cap = cap;
+}
+
+/* The cache's copy of @s (NULL stays NULL); @s is borrowed. */
+static const char *intern(struct sym_cache *c, const char *s)
+{
+	size_t i;
+
+	if (!s)
+		return NULL;
+	if ((c->strs.n + 1) * 2 > c->strs.cap)
+		strset_grow(&c->strs);
+	i = strset_find(c->strs.slots, c->strs.cap, s);
+	if (!c->strs.slots[i]) {
+		c->strs.slots[i] = xstrdup(s);
+		c->strs.n++;
+	}
+	return c->strs.slots[i];
+}
+
+/* Like intern() but consumes the malloc'd @s. */
+static const char *intern_take(struct sym_cache *c, char *s)
+{
+	const char *r = intern(c, s);
+
+	free(s);
+	return r;
+}
+
+/* ---- sorted spans ---- */
+
+static struct span *span_at(const struct spans *sp, size_t i)
+{
+	return (struct span *)((char *)sp->v + i * sp->elem);
+}
+
+static void spans_push(struct spans *sp, size_t *cap, const void *elem)
+{
+	sp->v = xgrow(sp->v, cap, sp->n + 1, sp->elem);
+	memcpy(span_at(sp, sp->n++), elem, sp->elem);
+}
+
+/* Sort with @cmp and compute max_end. */
+static void spans_finish(struct spans *sp, int (*cmp)(const void *, const void *))
+{
+	uint64_t end = 0;
+
+	if (sp->n)
+		qsort(sp->v, sp->n, sp->elem, cmp);
+	sp->max_end = xmalloc((sp->n ? sp->n : 1) * sizeof(*sp->max_end));
+	for (size_t i = 0; i < sp->n; i++) {
+		end = span_at(sp, i)->hi > end ? span_at(sp, i)->hi : end;
+		sp->max_end[i] = end;
+	}
+}
+
+static void spans_release(struct spans *sp)
+{
+	free(sp->v);
+	free(sp->max_end);
+}
+
+/* Number of elements with lo <= @pc. */
+static size_t spans_upto(const struct spans *sp, uint64_t pc)
+{
+	size_t lo = 0, hi = sp->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (span_at(sp, mid)->lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The element holding @pc that starts last (the innermost when spans
+ * nest; among equal starts the one sorted last); NULL if none.  max_end
+ * bounds how far back a holder can start. */
+static void *spans_find(const struct spans *sp, uint64_t pc)
+{
+	for (size_t i = spans_upto(sp, pc); i > 0 && sp->max_end[i - 1] > pc; i--)
+		if (span_at(sp, i - 1)->hi > pc)
+			return span_at(sp, i - 1);
+	return NULL;
+}
+
+/* ---- the cache ---- */
+
+static void cache_destroy(void *data)
+{
+	struct sym_cache *c = data;
+
+	while (c->chunks) {
+		struct chunk *next = c->chunks->next;
+
+		free(c->chunks);
+		c->chunks = next;
+	}
+	free(c->by_pc.slots);
+	free(c->die_names.slots);
+	for (size_t i = 0; i < c->cu_indexes.cap; i++) {
+		struct cu_index *ix = c->cu_indexes.slots[i].val;
+
+		if (ix) {
+			spans_release(&ix->ranges);
+			free(ix);
+		}
+	}
+	free(c->cu_indexes.slots);
+	for (size_t i = 0; i < c->strs.cap; i++)
+		free(c->strs.slots[i]);
+	free(c->strs.slots);
+	spans_release(&c->syms.sized);
+	spans_release(&c->syms.unsized);
+	free(c);
+}
+
+#define CHUNK_SIZE (64 * 1024)
+
+static void *chunk_alloc(struct sym_cache *c, size_t n)
+{
+	struct chunk *ch = c->chunks;
+	void *p;
+
+	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	if (!ch || ch->cap - ch->used < n) {
+		size_t cap = n > CHUNK_SIZE ? n : CHUNK_SIZE;
+
+		ch = xmalloc(sizeof(*ch) + cap);
+		ch->next = c->chunks;
+		ch->used = 0;
+		ch->cap = cap;
+		c->chunks = ch;
+	}
+	p = (char *)ch->data + ch->used;
+	ch->used += n;
+	return p;
+}
+
+static struct sym_cache *cache_of(struct dw_module *m)
+{
+	struct dw_ext *ext = &m->ext[DW_EXT_SYMBOLIZE];
+
+	if (!ext->data) {
+		ext->data = xcalloc(1, sizeof(struct sym_cache));
+		ext->destroy = cache_destroy;
+	}
+	return ext->data;
+}
+
+/* ---- demangling ---- */
+
+char *dw_demangle(const char *name)
+{
+	if (!name || strncmp(name, "_Z", 2) != 0)
+		return NULL;
+	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+}
+
+/* @name demangled without its parameter list ("ns::Klass<int>::method"),
+ * or @name itself when it is not mangled.  Interned. */
+static const char *function_name(struct sym_cache *c, const char *name)
+{
+	char *d = NULL, *full, *clone;
+
+	if (name && strncmp(name, "_Z", 2) == 0)
+		d = cplus_demangle(name, DMGL_ANSI);
+	if (!d)
+		return intern(c, name);
+	/* Without its parameters the demangler also drops a clone suffix
+	 * (".isra.0"), which is worth keeping: gdb shows it too. */
+	if (strchr(name, '.') && (full = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI))) {
+		clone = strstr(full, " [clone ");
+		if (clone) {
+			char *both = xasprintf("%s%s", d, clone);
+
+			free(d);
+			d = both;
+		}
+		free(full);
+	}
+	return intern_take(c, d);
+}
+
+/* ---- ELF symbols ---- */
+
+static int sym_pref(const GElf_Sym *sym)
+{
+	int bind = GELF_ST_BIND(sym->st_info);
+	int type = GELF_ST_TYPE(sym->st_info);
+	int rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
+
+	return rank * 2 + (type == STT_FUNC || type == STT_GNU_IFUNC);
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct elf_sym *x = a, *y = b;
+
+	if (x->span.lo != y->span.lo)
+		return x->span.lo < y->span.lo ? -1 : 1;
+	return (x->pref > y->pref) - (x->pref < y->pref);
+}
+
+/* End of the section holding a size-0 symbol: as far as it can reach. */
+static uint64_t section_end(Elf *elf, GElf_Word shndx, Dwarf_Addr bias)
+{
+	GElf_Shdr shdr;
+	Elf_Scn *scn = elf ? elf_getscn(elf, shndx) : NULL;
+
+	if (!scn || !gelf_getshdr(scn, &shdr) || !(shdr.sh_flags & SHF_EXECINSTR))
+		return 0;
+	return shdr.sh_addr + shdr.sh_size + bias;
+}
+
+/* Code symbols only: functions, and untyped labels in code sections.
+ * Returns the list @out belongs on, or NULL to skip it. */
+static struct spans *read_sym(struct dw_module *m, struct symtab *t, int i,
+			      struct elf_sym *out)
+{
+	GElf_Sym sym;
+	GElf_Addr addr;
+	GElf_Word shndx;
+	Elf *elf = NULL;
+	Dwarf_Addr bias = 0;
+	const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx, &elf, &bias);
+	int type = GELF_ST_TYPE(sym.st_info);
+	uint64_t sec_end;
+
+	if (!name || !*name || shndx == SHN_UNDEF || shndx == SHN_ABS || shndx == (GElf_Word)-1)
+		return NULL;
+	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+		return NULL;
+	sec_end = section_end(elf, shndx, bias);
+	if (type == STT_NOTYPE && !sec_end)
+		return NULL;
+	*out = (struct elf_sym){ .span = { addr, sym.st_size ? addr + sym.st_size : sec_end },
+				 .name = name, .pref = sym_pref(&sym) };
+	if (out->span.hi <= addr)
+		return NULL;
+	return sym.st_size ? &t->sized : &t->unsized;
+}
+
+static void load_symtab(struct dw_module *m, struct symtab *t)
+{
+	int n = dwfl_module_getsymtab(m->mod);
+	size_t cap_sized = 0, cap_unsized = 0;
+
+	t->loaded = true;
+	t->sized.elem = t->unsized.elem = sizeof(struct elf_sym);
+	for (int i = 1; i < n; i++) {
+		struct elf_sym s;
+		struct spans *list = read_sym(m, t, i, &s);
+
+		if (list)
+			spans_push(list, list == &t->sized ? &cap_sized : &cap_unsized, &s);
+	}
+	spans_finish(&t->sized, cmp_sym);
+	spans_finish(&t->unsized, cmp_sym);
+}
+
+/* The symbol with the greatest address <= @pc whose range covers @pc;
+ * a size-0 symbol only when no sized one covers @pc and none starts
+ * between it and @pc.  NULL when nothing fits.  The name is demangled on
+ * first use: most symbols of a big library are never hit. */
+static struct elf_sym *lookup_sym(struct sym_cache *c, struct dw_module *m, uint64_t pc)
+{
+	struct symtab *t = &c->syms;
+	struct elf_sym *s;
+	size_t i, j;
+
+	if (!t->loaded)
+		load_symtab(m, t);
+	s = spans_find(&t->sized, pc);
+	if (!s) {
+		i = spans_upto(&t->sized, pc);
+		j = spans_upto(&t->unsized, pc);
+		s = j ? (struct elf_sym *)span_at(&t->unsized, j - 1) : NULL;
+		if (s && (s->span.hi <= pc || (i && span_at(&t->sized, i - 1)->lo > s->span.lo)))
+			s = NULL;
+	}
+	if (s && !s->demangled) {
+		s->name = function_name(c, s->name);
+		s->demangled = true;
+	}
+	return s;
+}
+
+/* ---- DIE helpers ---- */
+
+static bool is_cxx(Dwarf_Die *cu)
+{
+	switch (dwarf_srclang(cu)) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+	case DW_LANG_ObjC_plus_plus:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static const char *die_string(Dwarf_Die *die, unsigned attr_name)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, attr_name, &attr));
+}
+
+static bool die_flag(Dwarf_Die *die, unsigned attr_name)
+{
+	Dwarf_Attribute attr;
+	bool flag = false;
+
+	return dwarf_formflag(dwarf_attr_integrate(die, attr_name, &attr), &flag) == 0 && flag;
+}
+
+static bool die_ref(Dwarf_Die *die, unsigned attr_name, Dwarf_Die *out)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_formref_die(dwarf_attr(die, attr_name, &attr), out) != NULL;
+}
+
+/* The type DIE of @die; false for void (no DW_AT_type). */
+static bool die_type(Dwarf_Die *die, Dwarf_Die *out)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_type, &attr), out) != NULL;
+}
+
+/* Key for the DIE-name cache: offsets are unique within one section of
+ * one file, so type units and supplementary files get their own bits. */
+static uint64_t die_key(struct dw_module *m, Dwarf_Die *die)
+{
+	uint64_t key = dwarf_dieoffset(die);
+	uint8_t unit_type = 0;
+
+	if (die->cu && dwarf_cu_getdwarf(die->cu) != m->dwarf)
+		key |= 1ull << 62;
+	if (die->cu && dwarf_cu_info(die->cu, NULL, &unit_type, NULL, NULL, NULL, NULL, NULL) == 0 &&
+	    (unit_type == DW_UT_type || unit_type == DW_UT_split_type))
+		key |= 1ull << 63;
+	return key;
+}
+
+/* ---- finding the DIEs that hold a pc ---- */
+
+static void index_children(struct cu_index *ix, size_t *cap, Dwarf_Die *parent, int depth);
+
+/* Tags whose children may include subprograms with code: a lambda's
+ * operator() sits in a closure type inside the function that defines it,
+ * outside that function's ranges. */
+static bool may_hold_functions(int tag)
+{
+	switch (tag) {
+	case DW_TAG_subprogram:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_lexical_block:
+	case DW_TAG_namespace:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_interface_type:
+	case DW_TAG_module:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void index_die(struct cu_index *ix, size_t *cap, Dwarf_Die *die, int depth)
+{
+	Dwarf_Addr base, lo, hi;
+	Dwarf_Die unit;
+	ptrdiff_t off = 0;
+	int tag = dwarf_tag(die);
+
+	while (tag == DW_TAG_subprogram && (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		struct fn_range r = { { lo, hi }, *die };
+
+		if (hi > lo)
+			spans_push(&ix->ranges, cap, &r);
+	}
+	if (tag == DW_TAG_imported_unit && die_ref(die, DW_AT_import, &unit))
+		index_children(ix, cap, &unit, depth + 1);
+	else if (may_hold_functions(tag))
+		index_children(ix, cap, die, depth + 1);
+}
+
+static void index_children(struct cu_index *ix, size_t *cap, Dwarf_Die *parent, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth >= MAX_SCOPE_DEPTH || dwarf_child(parent, &child) != 0)
+		return;
+	do
+		index_die(ix, cap, &child, depth);
+	while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct fn_range *x = a, *y = b;
+
+	return (x->span.lo > y->span.lo) - (x->span.lo < y->span.lo);
+}
+
+/* Every code range of every function of @cu, built on first use; one
+ * walk of the unit instead of one per pc. */
+static struct cu_index *cu_index_of(struct sym_cache *c, struct dw_module *m, Dwarf_Die *cu)
+{
+	uint64_t key = die_key(m, cu);
+	struct cu_index *ix = map_get(&c->cu_indexes, key);
+	size_t cap = 0;
+
+	if (ix)
+		return ix;
+	ix = xcalloc(1, sizeof(*ix));
+	ix->cxx = is_cxx(cu);
+	ix->ranges.elem = sizeof(struct fn_range);
+	index_children(ix, &cap, cu, 0);
+	spans_finish(&ix->ranges, cmp_range);
+	map_put(&c->cu_indexes, key, ix);
+	return ix;
+}
+
+static void visit_scope(Dwarf_Die *die, uint64_t pc, struct scope_path *p, int depth);
+
+static void walk_children(Dwarf_Die *parent, uint64_t pc, struct scope_path *p, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth >= MAX_SCOPE_DEPTH || dwarf_child(parent, &child) != 0)
+		return;
+	do
+		visit_scope(&child, pc, p, depth);
+	while (p->n < MAX_SCOPE_DEPTH && dwarf_siblingof(&child, &child) == 0);
+}
+
+/* Inside a function: descend the blocks holding @pc, recording each
+ * inlined instance.  Sibling blocks never both hold a pc, but walking on
+ * costs little and tolerates odd producers. */
+static void visit_scope(Dwarf_Die *die, uint64_t pc, struct scope_path *p, int depth)
+{
+	int tag = dwarf_tag(die);
+
+	if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block &&
+	    tag != DW_TAG_try_block && tag != DW_TAG_catch_block && tag != DW_TAG_with_stmt)
+		return;
+	if (dwarf_haspc(die, pc) <= 0)
+		return;
+	if (tag == DW_TAG_inlined_subroutine && p->n < MAX_SCOPE_DEPTH)
+		p->dies[p->n++] = *die;
+	walk_children(die, pc, p, depth + 1);
+}
+
+/* ---- names ---- */
+
+static bool is_scope_tag(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+	       tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_enumeration_type;
+}
+
+static void add_scope_name(struct strbuf *sb, Dwarf_Die *scope)
+{
+	const char *name = dwarf_diename(scope);
+
+	if (!name)
+		name = dwarf_tag(scope) == DW_TAG_namespace ? "(anonymous namespace)" : "{unnamed}";
+	strbuf_addstr(sb, name);
+	strbuf_addstr(sb, "::");
+}
+
+/* "ns::Klass<int>::name" for a C++ declaration: its DW_AT_name qualified by
+ * the enclosing namespaces and classes (a local class stops at its
+ * function, as gdb prints it).  Interned and cached; NULL without a name. */
+static const char *qualified_name(struct sym_cache *c, struct dw_module *m, Dwarf_Die *die)
+{
+	uint64_t key = die_key(m, die);
+	const char *cached = map_get(&c->die_names, key);
+	struct strbuf sb = STRBUF_INIT;
+	Dwarf_Die *scopes = NULL;
+	const char *name = dwarf_diename(die);
+	int n, top = 1;
+
+	if (cached)
+		return *cached ? cached : NULL;
+	n = name ? dwarf_getscopes_die(die, &scopes) : 0;
+	while (top < n && is_scope_tag(dwarf_tag(&scopes[top])))
+		top++;
+	for (int i = top - 1; i >= 1; i--)
+		add_scope_name(&sb, &scopes[i]);
+	if (name)
+		strbuf_addstr(&sb, name);
+	cached = intern(c, sb.buf);
+	map_put(&c->die_names, key, (void *)cached);
+	strbuf_release(&sb);
+	free(scopes);
+	return *cached ? cached : NULL;
+}
+
+/* Follow DW_AT_abstract_origin / DW_AT_specification to the declaration
+ * that sits in the function's namespace or class. */
+static void find_declaration(Dwarf_Die *die, Dwarf_Die *out)
+{
+	*out = *die;
+	for (int i = 0; i < MAX_ORIGIN_HOPS; i++)
+		if (!die_ref(out, DW_AT_specification, out) && !die_ref(out, DW_AT_abstract_origin, out))
+			break;
+}
+
+/* The name gdb shows for the function of @fn (a subprogram or an inlined
+ * instance), without parameters: the linkage name when there is one, in C
+ * too (glibc's asm-label aliases: gdb shows "__GI_raise"), demangled.
+ * Interned; NULL when DWARF has none. */
+static const char *die_function_name(struct sym_cache *c, struct dw_module *m, Dwarf_Die *fn,
+				     bool cxx)
+{
+	const char *linkage = die_string(fn, DW_AT_linkage_name);
+	Dwarf_Die decl;
+
+	if (!linkage)
+		linkage = die_string(fn, DW_AT_MIPS_linkage_name);
+	if (linkage)
+		return function_name(c, linkage);
+	if (!cxx)
+		return intern(c, die_string(fn, DW_AT_name));
+	find_declaration(fn, &decl);
+	return qualified_name(c, m, &decl);
+}
+
+/* ---- types as C declarations ---- */
+
+struct render_ctx {
+	struct sym_cache *c;
+	struct dw_module *m;
+	bool cxx;
+	int level; /* function types nested in parameter lists */
+};
+
+enum qual { Q_CONST = 1, Q_VOLATILE = 2, Q_RESTRICT = 4, Q_ATOMIC = 8 };
+
+struct decl {
+	const struct render_ctx *ctx;
+	struct strbuf inner; /* the declarator built so far, name innermost */
+	bool pointer;        /* inner starts with a pointer-like declarator */
+	unsigned ptr_quals;  /* qualifiers waiting for the pointer they qualify */
+	unsigned base_quals; /* qualifiers of the base type */
+};
+
+static void render_params(const struct render_ctx *ctx, Dwarf_Die *fn, bool names,
+			  struct strbuf *out);
+
+static void prepend(struct strbuf *sb, const char *s)
+{
+	size_t n = strlen(s), old = sb->len;
+
+	strbuf_addchars(sb, ' ', n);
+	memmove(sb->buf + n, sb->buf, old);
+	memcpy(sb->buf, s, n);
+}
+
+/* Parentheses around a pointer declarator before an array or function
+ * suffix: "int (*fn)(int)", "const int (&a)[3]". */
+static void wrap_pointer(struct decl *d)
+{
+	if (d->pointer) {
+		prepend(&d->inner, "(");
+		strbuf_addch(&d->inner, ')');
+		d->pointer = false;
+	}
+}
+
+/* In gdb's order, whatever order the DWARF chain has; @lead: a space
+ * before the first word too. */
+static void add_quals(struct strbuf *sb, unsigned quals, bool lead)
+{
+	static const char *const words[] = { "const", "volatile", "restrict", "_Atomic" };
+	size_t n = 0;
+
+	for (unsigned i = 0; i < 4; i++) {
+		if (!(quals & (1u << i)))
+			continue;
+		if (lead || n++)
+			strbuf_addch(sb, ' ');
+		strbuf_addstr(sb, words[i]);
+	}
+}
+
+/* "*", then its qualifiers as gdb spaces them: "char * const p",
+ * "char * const *pp", "const char * const&". */
+static void add_pointer(struct decl *d, const char *op)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, op);
+	add_quals(&sb, d->ptr_quals, true);
+	if (d->ptr_quals && d->inner.len && d->inner.buf[0] != '&')
+		strbuf_addch(&sb, ' ');
+	prepend(&d->inner, sb.buf);
+	strbuf_release(&sb);
+	d->ptr_quals = 0;
+	d->pointer = true;
+}
+
+static void add_array_dims(struct decl *d, Dwarf_Die *array)
+{
+	Dwarf_Die sub;
+	Dwarf_Attribute attr;
+	Dwarf_Word count;
+
+	wrap_pointer(d);
+	if (dwarf_child(array, &sub) != 0)
+		return;
+	do {
+		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
+			continue;
+		if (dwarf_formudata(dwarf_attr(&sub, DW_AT_count, &attr), &count) == 0)
+			strbuf_addf(&d->inner, "[%llu]", (unsigned long long)count);
+		else if (dwarf_formudata(dwarf_attr(&sub, DW_AT_upper_bound, &attr), &count) == 0)
+			strbuf_addf(&d->inner, "[%llu]", (unsigned long long)count + 1);
+		else
+			strbuf_addstr(&d->inner, "[]");
+	} while (dwarf_siblingof(&sub, &sub) == 0);
+}
+
+static void add_function_suffix(struct decl *d, Dwarf_Die *fn)
+{
+	struct strbuf params = STRBUF_INIT;
+	struct render_ctx inner = *d->ctx;
+
+	inner.level++;
+	wrap_pointer(d);
+	render_params(&inner, fn, false, &params);
+	strbuf_addf(&d->inner, "(%s)", params.buf);
+	strbuf_release(&params);
+}
+
+/* A qualifier on a pointer goes after its star ("char * const"); on
+ * anything else it qualifies the base ("const char"). */
+static void add_qualifier(struct decl *d, Dwarf_Die *qual, unsigned q)
+{
+	Dwarf_Die target;
+	int tag = die_type(qual, &target) ? dwarf_tag(&target) : 0;
+
+	if (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
+	    tag == DW_TAG_rvalue_reference_type || tag == DW_TAG_ptr_to_member_type)
+		d->ptr_quals |= q;
+	else
+		d->base_quals |= q;
+}
+
+/* "int Klass::*member" */
+static void add_member_pointer(struct decl *d, Dwarf_Die *type)
+{
+	Dwarf_Die klass;
+	const char *name = NULL;
+
+	if (die_ref(type, DW_AT_containing_type, &klass))
+		name = d->ctx->cxx ? qualified_name(d->ctx->c, d->ctx->m, &klass) : dwarf_diename(&klass);
+	add_pointer(d, "::*");
+	prepend(&d->inner, name ? name : "?");
+}
+
+static const char *tag_keyword(int tag)
+{
+	switch (tag) {
+	case DW_TAG_structure_type:
+		return "struct";
+	case DW_TAG_class_type:
+		return "class";
+	case DW_TAG_union_type:
+		return "union";
+	default:
+		return "enum";
+	}
+}
+
+/* gdb's spelling of GCC's integer type names. */
+static const char *base_type_name(const char *name)
+{
+	static const char *const names[][2] = {
+		{ "short int", "short" },
+		{ "short unsigned int", "unsigned short" },
+		{ "long int", "long" },
+		{ "long unsigned int", "unsigned long" },
+		{ "long long int", "long long" },
+		{ "long long unsigned int", "unsigned long long" },
+	};
+
+	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i][0]) == 0)
+			return names[i][1];
+	return name;
+}
+
+/* The name a declaration starts with: "int", "struct foo", "std::string". */
+static void base_name(struct decl *d, Dwarf_Die *type, struct strbuf *out)
+{
+	int tag = dwarf_tag(type);
+	const char *name = dwarf_diename(type);
+	bool aggregate = tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+			 tag == DW_TAG_union_type || tag == DW_TAG_enumeration_type;
+
+	if (aggregate && !name) {
+		/* gdb's spelling; C++ lambdas' closures land here too */
+		strbuf_addf(out, "%s {...}", tag == DW_TAG_class_type ? "struct" : tag_keyword(tag));
+		return;
+	}
+	if (aggregate && !d->ctx->cxx)
+		strbuf_addf(out, "%s ", tag_keyword(tag));
+	if (d->ctx->cxx && (aggregate || tag == DW_TAG_typedef))
+		name = qualified_name(d->ctx->c, d->ctx->m, type);
+	if (tag == DW_TAG_base_type)
+		name = base_type_name(name);
+	strbuf_addstr(out, name ? name : "?");
+}
+
+/* Step from @type to the type it modifies, adding to the declarator;
+ * false when @type is the base of the declaration. */
+static bool apply_modifier(struct decl *d, Dwarf_Die *type)
+{
+	switch (dwarf_tag(type)) {
+	case DW_TAG_pointer_type:
+		add_pointer(d, "*");
+		return true;
+	case DW_TAG_reference_type:
+		add_pointer(d, "&");
+		return true;
+	case DW_TAG_rvalue_reference_type:
+		add_pointer(d, "&&");
+		return true;
+	case DW_TAG_const_type:
+		add_qualifier(d, type, Q_CONST);
+		return true;
+	case DW_TAG_volatile_type:
+		add_qualifier(d, type, Q_VOLATILE);
+		return true;
+	case DW_TAG_restrict_type:
+		add_qualifier(d, type, Q_RESTRICT);
+		return true;
+	case DW_TAG_atomic_type:
+		add_qualifier(d, type, Q_ATOMIC);
+		return true;
+	case DW_TAG_ptr_to_member_type:
+		add_member_pointer(d, type);
+		return true;
+	case DW_TAG_array_type:
+		/* a named one is a vector type: "__m512i" */
+		if (dwarf_diename(type))
+			return false;
+		add_array_dims(d, type);
+		return true;
+	case DW_TAG_subroutine_type:
+		add_function_suffix(d, type);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Append "<type> <name>" for the type DIE @type (NULL: void) declaring
+ * @name ("" for an abstract declarator), e.g. "int (*fn)(int)". */
+static void render_decl(const struct render_ctx *ctx, Dwarf_Die *type, const char *name,
+			struct strbuf *out)
+{
+	struct decl d = { ctx, STRBUF_INIT, false, 0, 0 };
+	Dwarf_Die cur;
+	bool have = type != NULL;
+	int depth = 0;
+
+	strbuf_addstr(&d.inner, name);
+	if (have)
+		cur = *type;
+	while (have && depth++ < MAX_TYPE_DEPTH && apply_modifier(&d, &cur))
+		have = die_type(&cur, &cur);
+	add_quals(out, d.base_quals, false);
+	if (d.base_quals)
+		strbuf_addch(out, ' ');
+	if (depth > MAX_TYPE_DEPTH)
+		strbuf_addstr(out, "?");
+	else if (have)
+		base_name(&d, &cur, out);
+	else
+		strbuf_addstr(out, "void");
+	if (d.inner.len)
+		strbuf_addf(out, " %s", d.inner.buf);
+	strbuf_release(&d.inner);
+}
+
+#define MAX_TYPE_NEST 8 /* function types within parameter lists within ... */
+
+static void add_separator(struct strbuf *out, size_t *n)
+{
+	if ((*n)++)
+		strbuf_addstr(out, ", ");
+}
+
+/* Append the parameters among the children of @parent; a template
+ * parameter pack's members are parameters too (unnamed in DWARF). */
+static void add_params(const struct render_ctx *ctx, Dwarf_Die *parent, bool names,
+		       struct strbuf *out, size_t *n)
+{
+	Dwarf_Die child, type;
+
+	if (dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *name = names ? die_string(&child, DW_AT_name) : NULL;
+
+		if (tag == DW_TAG_unspecified_parameters) {
+			add_separator(out, n);
+			strbuf_addstr(out, "...");
+		} else if (tag == DW_TAG_formal_parameter && !names && die_flag(&child, DW_AT_artificial)) {
+			/* a method type's object pointer; gdb shows it const */
+			add_separator(out, n);
+			render_decl(ctx, die_type(&child, &type) ? &type : NULL, "", out);
+			if (ctx->cxx && die_type(&child, &type) && dwarf_tag(&type) == DW_TAG_pointer_type)
+				strbuf_addstr(out, " const");
+		} else if (tag == DW_TAG_formal_parameter && !die_flag(&child, DW_AT_artificial)) {
+			add_separator(out, n);
+			render_decl(ctx, die_type(&child, &type) ? &type : NULL, name ? name : "", out);
+		} else if (tag == DW_TAG_GNU_formal_parameter_pack) {
+			add_params(ctx, &child, names, out, n);
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* The parameter list of the subprogram (@names: with their names, the
+ * artificial this left out) or of the subroutine type @fn (all types: gdb
+ * shows a member function pointer's object parameter). */
+static void render_params(const struct render_ctx *ctx, Dwarf_Die *fn, bool names,
+			  struct strbuf *out)
+{
+	size_t n = 0;
+
+	if (ctx->level > MAX_TYPE_NEST) {
+		strbuf_addstr(out, "...");
+		return;
+	}
+	add_params(ctx, fn, names, out, &n);
+	if (!n && !names && !ctx->cxx && die_flag(fn, DW_AT_prototyped))
+		strbuf_addstr(out, "void");
+}
+
+static bool has_params(Dwarf_Die *fn)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(fn, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_formal_parameter || tag == DW_TAG_unspecified_parameters ||
+		    tag == DW_TAG_GNU_formal_parameter_pack)
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* "int x, char **argv" for the function of @fn.  The abstract definition
+ * holds the parameters in source order with their names; a concrete
+ * instance may have them reordered or dropped.  Interned. */
+static const char *function_params(const struct render_ctx *ctx, Dwarf_Die *fn)
+{
+	struct strbuf sb = STRBUF_INIT;
+	Dwarf_Die origin = *fn;
+	const char *params;
+
+	for (int i = 0; i < MAX_ORIGIN_HOPS; i++)
+		if (!die_ref(&origin, DW_AT_abstract_origin, &origin))
+			break;
+	render_params(ctx, has_params(&origin) ? &origin : fn, true, &sb);
+	params = intern(ctx->c, sb.buf);
+	strbuf_release(&sb);
+	return params;
+}
+
+/* ---- positions ---- */
+
+static bool str_equal(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* One line-table row, the fields gdb's choice depends on. */
+struct row {
+	uint64_t addr;
+	int line;
+	const char *file; /* libdw's string: equal files share it */
+	unsigned disc;
+	bool stmt;
+	bool end;
+};
+
+static void get_row(Dwarf_Lines *lines, size_t i, struct row *r)
+{
+	Dwarf_Line *l = dwarf_onesrcline(lines, i);
+	Dwarf_Addr addr = 0;
+
+	*r = (struct row){ 0 };
+	dwarf_lineaddr(l, &addr);
+	r->addr = addr;
+	dwarf_lineno(l, &r->line);
+	r->file = dwarf_linesrc(l, NULL, NULL);
+	dwarf_linediscriminator(l, &r->disc);
+	dwarf_linebeginstatement(l, &r->stmt);
+	dwarf_lineendsequence(l, &r->end);
+}
+
+/* Rows are sorted by address, so within a sequence the row before @i is
+ * the previous row of the line program.  gdb reads the program row by row
+ * and keeps only some rows in its table; these predicates say which. */
+static bool gdb_ignores(Dwarf_Lines *lines, size_t i, const struct row *r);
+
+/* The last row before @i that gdb did not ignore, if any in the sequence. */
+static bool prev_kept(Dwarf_Lines *lines, size_t i, struct row *out)
+{
+	for (size_t k = i; k-- > 0;) {
+		get_row(lines, k, out);
+		if (out->end)
+			return false;
+		if (!gdb_ignores(lines, k, out))
+			return true;
+	}
+	return false;
+}
+
+/* Line-0 rows never reach gdb's table, nor do non-statement rows that
+ * switch files at an address already given a statement row. */
+static bool gdb_ignores(Dwarf_Lines *lines, size_t i, const struct row *r)
+{
+	struct row prev, kept;
+	bool stmt_here = false;
+
+	if (r->line == 0)
+		return true;
+	if (r->stmt)
+		return false;
+	for (size_t k = i; !stmt_here && k-- > 0;) {
+		get_row(lines, k, &prev);
+		if (prev.end || prev.addr != r->addr)
+			break;
+		stmt_here = prev.stmt;
+	}
+	return stmt_here && prev_kept(lines, i, &kept) && !str_equal(kept.file, r->file);
+}
+
+/* Nor does a row repeating the last kept row's file and line while that
+ * line has had a non-zero discriminator (gdb's fix for PR 17276). */
+static bool gdb_keeps(Dwarf_Lines *lines, size_t i, const struct row *r)
+{
+	struct row kept, k;
+	bool disc = r->disc != 0;
+
+	if (r->end || gdb_ignores(lines, i, r))
+		return false;
+	if (!prev_kept(lines, i, &kept) || kept.line != r->line || !str_equal(kept.file, r->file))
+		return true;
+	for (size_t j = i; !disc && j-- > 0;) {
+		get_row(lines, j, &k);
+		if (k.end || k.line != r->line)
+			break;
+		disc = k.disc != 0;
+	}
+	return !disc;
+}
+
+/* The line-table row describing @pc as gdb finds it: the last row gdb
+ * kept at the greatest address <= @pc, but when that row is not a
+ * statement, the last kept statement row of the same file at the same
+ * address.  NULL past a sequence's end.  *@raw: the last row at or before
+ * @pc, kept or not. */
+static Dwarf_Line *row_at(Dwarf_Die *cu, uint64_t pc, Dwarf_Line **raw)
+{
+	Dwarf_Lines *lines;
+	struct row r, prev;
+	size_t n, lo = 0, hi, i;
+
+	if (dwarf_getsrclines(cu, &lines, &n) != 0 || n == 0)
+		return NULL;
+	for (hi = n; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		get_row(lines, mid, &r);
+		if (r.addr <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*raw = lo ? dwarf_onesrcline(lines, lo - 1) : NULL;
+	for (i = lo; i-- > 0;) {
+		get_row(lines, i, &r);
+		if (r.end)
+			return NULL;
+		if (gdb_keeps(lines, i, &r))
+			break;
+	}
+	if (i == (size_t)-1)
+		return NULL;
+	for (size_t j = i; !r.stmt && j-- > 0;) {
+		get_row(lines, j, &prev);
+		if (prev.end || prev.addr != r.addr || !str_equal(prev.file, r.file))
+			break;
+		if (prev.stmt && gdb_keeps(lines, j, &prev))
+			return dwarf_onesrcline(lines, j);
+	}
+	return dwarf_onesrcline(lines, i);
+}
+
+static void line_at(struct sym_cache *c, Dwarf_Die *cu, uint64_t pc, struct dw_sym_frame *f)
+{
+	Dwarf_Line *raw = NULL, *line = row_at(cu, pc, &raw);
+	const char *file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
+	int lineno = 0, raw_line = 0, col;
+
+	if (!line)
+		return;
+	f->file = intern(c, file);
+	if (dwarf_lineno(line, &lineno) == 0 && lineno > 0)
+		f->line = (unsigned)lineno;
+	/* gdb drops rows that repeat a line; such a row still knows the
+	 * column of the code at @pc more precisely */
+	if (raw && dwarf_lineno(raw, &raw_line) == 0 && raw_line == lineno &&
+	    str_equal(dwarf_linesrc(raw, NULL, NULL), file))
+		line = raw;
+	if (dwarf_linecol(line, &col) == 0 && col > 0)
+		f->col = (unsigned)col;
+}
+
+/* Where the inlined instance @inl was called from: the position of the
+ * frame just outside it. */
+static void call_site(struct sym_cache *c, Dwarf_Die *inl, struct dw_sym_frame *f)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word v;
+	Dwarf_Die cu;
+	Dwarf_Files *files;
+	size_t n;
+
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &attr), &v) == 0)
+		f->line = (unsigned)v;
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_column, &attr), &v) == 0)
+		f->col = (unsigned)v;
+	/* call_file indexes the file table of the unit the DIE is in */
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &attr), &v) == 0 &&
+	    dwarf_diecu(inl, &cu, NULL, NULL) && dwarf_getsrcfiles(&cu, &files, &n) == 0 && v < n)
+		f->file = intern(c, dwarf_filesrc(files, v, NULL, NULL));
+}
+
+/* pc - entry of @fn; for a pc before the entry (a .cold part placed
+ * below the function), the offset into the range holding it. */
+static uint64_t function_offset(Dwarf_Die *fn, uint64_t pc)
+{
+	Dwarf_Addr entry, base, start, end;
+	ptrdiff_t off = 0;
+
+	if (dwarf_entrypc(fn, &entry) == 0 && entry <= pc)
+		return pc - entry;
+	while ((off = dwarf_ranges(fn, off, &base, &start, &end)) > 0)
+		if (pc >= start && pc < end)
+			return pc - start;
+	return 0;
+}
+
+/* ---- building a result ---- */
+
+/* Frames for @pc from DWARF, innermost first, into @out (room for
+ * MAX_SCOPE_DEPTH); 0 when no DWARF function holds @pc. */
+static size_t dwarf_frames(struct sym_cache *c, struct dw_module *m, uint64_t pc,
+			   struct dw_sym_frame *out)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dw_module_dwarf(m) ? dwfl_module_addrdie(m->mod, pc, &bias) : NULL;
+	struct render_ctx ctx = { c, m, false, 0 };
+	struct cu_index *ix = cu ? cu_index_of(c, m, cu) : NULL;
+	/* the innermost when ranges nest: a nested function in its parent */
+	struct fn_range *r = ix ? spans_find(&ix->ranges, pc - bias) : NULL;
+	Dwarf_Die *fn = r ? &r->die : NULL;
+	struct scope_path *p;
+	uint64_t offset;
+	size_t n = 0;
+
+	if (!fn)
+		return 0;
+	ctx.cxx = ix->cxx;
+	p = xmalloc(sizeof(*p));
+	p->dies[0] = *fn;
+	p->n = 1;
+	walk_children(fn, pc - bias, p, 1);
+	offset = function_offset(fn, pc - bias);
+	for (int i = p->n - 1; i >= 0; i--, n++) {
+		struct dw_sym_frame *f = &out[n];
+
+		*f = (struct dw_sym_frame){ .inlined = i > 0, .sym_offset = offset };
+		f->function = die_function_name(c, m, &p->dies[i], ctx.cxx);
+		f->params = function_params(&ctx, &p->dies[i]);
+		if (i == p->n - 1)
+			line_at(c, cu, pc - bias, f);
+		else
+			call_site(c, &p->dies[i + 1], f);
+	}
+	free(p);
+	return n;
+}
+
+/* One frame named by the ELF symbol table, with a line when some line
+ * table covers @pc (assembly with line info but no DWARF functions). */
+static void symbol_frame(struct sym_cache *c, struct dw_module *m, uint64_t pc,
+			 struct dw_sym_frame *f)
+{
+	const struct elf_sym *s = lookup_sym(c, m, pc);
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dw_module_dwarf(m) ? dwfl_module_addrdie(m->mod, pc, &bias) : NULL;
+
+	*f = (struct dw_sym_frame){ 0 };
+	if (s) {
+		f->function = s->name;
+		f->sym_offset = pc - s->span.lo;
+	}
+	if (cu)
+		line_at(c, cu, pc - bias, f);
+}
+
+static struct sym_entry *compute(struct sym_cache *c, struct dw_module *m, uint64_t pc)
+{
+	struct dw_sym_frame frames[MAX_SCOPE_DEPTH];
+	size_t n = dwarf_frames(c, m, pc, frames);
+	struct sym_entry *e;
+
+	if (n == 0) {
+		symbol_frame(c, m, pc, &frames[0]);
+		n = 1;
+	} else if (!frames[n - 1].function) {
+		const struct elf_sym *s = lookup_sym(c, m, pc);
+
+		frames[n - 1].function = s ? s->name : NULL;
+	}
+	e = chunk_alloc(c, sizeof(*e) + n * sizeof(e->frames[0]));
+	e->n = n;
+	memcpy(e->frames, frames, n * sizeof(frames[0]));
+	return e;
+}
+
+int dw_symbolize(struct dw_module *m, uint64_t pc, struct dw_sym *out)
+{
+	struct sym_cache *c = cache_of(m);
+	struct sym_entry *e = map_get(&c->by_pc, pc);
+
+	if (!e) {
+		e = compute(c, m, pc);
+		map_put(&c->by_pc, pc, e);
+	}
+	out->frames = e->frames;
+	out->n = e->n;
+	return 0;
+}
