@@ -18,7 +18,11 @@ struct proc_mapping {
 	uint32_t dev_minor;
 	uint64_t inode;
 	char perms[5];     /* "r-xp" */
-	char *path;        /* owned; "" for anonymous, "[vdso]" etc. for special */
+	char *path;        /* owned; "" for anonymous, "[vdso]" etc. for special;
+			    * without the kernel's " (deleted)" suffix */
+	bool deleted;      /* the file was deleted (or replaced) since it was
+			    * mapped: path may now name another file or none;
+			    * read it through /proc/PID/map_files/ instead */
 };
 
 struct proc_maps {
@@ -27,19 +31,24 @@ struct proc_maps {
 	size_t cap;
 };
 
-/* Parse the text of a maps file.  Returns 0 or -WR_EPROTO on a malformed
- * line (the maps are then released). */
+/* Parse the text of a maps file into @out (overwritten; release with
+ * proc_maps_release).  Empty lines are skipped.  Returns 0 or -WR_EPROTO on
+ * a malformed line (@out is then released and empty). */
 int proc_maps_parse(const char *text, struct proc_maps *out);
 /* Read and parse /proc/PID/maps.  Returns 0, -ENOENT/-ESRCH if the process
  * is gone, or -errno. */
 int proc_maps_read(pid_t pid, struct proc_maps *out);
 void proc_maps_release(struct proc_maps *m);
 
-/* True for a mapping that holds code: executable, backed by a file. */
+/* True for a mapping that holds code: executable, backed by a file (not
+ * anonymous, not a special mapping such as [vdso], [vsyscall], [uprobes]).
+ * A deleted file still counts. */
 bool proc_mapping_is_code(const struct proc_mapping *m);
 
 /* Checks on a PID given by the user.  Returns 0, -WR_ENOPROC (does not
- * exist), -WR_EKTHREAD (kernel thread: no user address space), or -errno. */
+ * exist), -WR_EKTHREAD (kernel thread: no user address space; PF_KTHREAD in
+ * /proc/PID/stat, or no executable and empty maps), -ESRCH for a zombie,
+ * or -errno. */
 int proc_check_pid(pid_t pid);
 
 /* Read the whole of a small file (/proc text files) into a new string.

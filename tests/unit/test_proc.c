@@ -1,12 +1,327 @@
-/* test_proc.c - placeholder: being written. */
+/* test_proc.c - /proc/PID/maps parsing against canned maps text with golden
+ * results (tests/unit/data/proc/), malformed lines, and live checks on this
+ * process, on a zombie child, on pid 2 (kthreadd, a kernel thread) and on a
+ * pid that does not exist.  Canned data is found through WRAITH_SRCDIR,
+ * which `make check` sets. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proc/maps.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+static char *data_path(const char *name)
+{
+	const char *srcdir = getenv("WRAITH_SRCDIR");
+
+	if (!srcdir)
+		fail_msg("WRAITH_SRCDIR is not set: run through `make check` or set it to the "
+			 "source directory");
+	return xasprintf("%s/tests/unit/data/proc/%s", srcdir, name);
+}
+
+static char *read_data(const char *name)
+{
+	char *path = data_path(name);
+	char *text = NULL;
+	int err = proc_read_file(path, &text);
+
+	if (err)
+		fail_msg("cannot read %s: %s", path, wr_strerror(err));
+	free(path);
+	return text;
+}
+
+static void render_maps(const struct proc_maps *maps, struct strbuf *sb)
+{
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct proc_mapping *m = &maps->v[i];
+
+		strbuf_addf(sb, "%" PRIx64 "-%" PRIx64 " %s off=%" PRIx64 " dev=%u:%u ino=%" PRIu64
+			    " code=%s deleted=%s path=<%s>\n",
+			    m->start, m->end, m->perms, m->offset, m->dev_major, m->dev_minor, m->inode,
+			    proc_mapping_is_code(m) ? "yes" : "no", m->deleted ? "yes" : "no", m->path);
+	}
+}
+
+static void test_parse_golden(void **state)
+{
+	char *text = read_data("basic.maps");
+	char *golden = read_data("basic.golden");
+	struct proc_maps maps;
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(proc_maps_parse(text, &maps), 0);
+	assert_int_equal(maps.n, 17);
+	render_maps(&maps, &sb);
+	assert_string_equal(sb.buf, golden);
+	strbuf_release(&sb);
+	proc_maps_release(&maps);
+	assert_null(maps.v);
+	assert_int_equal(maps.n, 0);
+	free(text);
+	free(golden);
+}
+
+static void test_parse_edges(void **state)
+{
+	struct proc_maps maps;
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(proc_maps_parse("", &maps), 0);
+	assert_int_equal(maps.n, 0);
+	proc_maps_release(&maps);
+
+	/* No trailing newline, blank lines between, upper-case hex. */
+	assert_int_equal(proc_maps_parse("\n1000-2FFF r-xs 0000ABC0 0a:1F 7 /bin/x\n\n"
+					 "3000-4000 ---p 00000000 00:00 0",
+					 &maps),
+			 0);
+	render_maps(&maps, &sb);
+	assert_string_equal(sb.buf, "1000-2fff r-xs off=abc0 dev=10:31 ino=7 code=yes deleted=no path=</bin/x>\n"
+				    "3000-4000 ---p off=0 dev=0:0 ino=0 code=no deleted=no path=<>\n");
+	strbuf_release(&sb);
+	proc_maps_release(&maps);
+}
+
+static void test_parse_malformed(void **state)
+{
+	static const char *const bad[] = {
+		"garbage\n",
+		"1000 2000 r-xp 00000000 08:01 1 /x\n",       /* no '-' */
+		"1000-2000 rxp 00000000 08:01 1 /x\n",        /* short perms */
+		"1000-2000 r-xq 00000000 08:01 1 /x\n",       /* bad share flag */
+		"1000-2000 r-xp 00000000 08:01\n",            /* no inode */
+		"1000-2000 r-xp 00000000 0801 1 /x\n",        /* no ':' in dev */
+		"10g0-2000 r-xp 00000000 08:01 1 /x\n",       /* not hex */
+		"2000-1000 r-xp 00000000 08:01 1 /x\n",       /* end < start */
+		"1000-2000 r-xp 00000000 08:01 12a /x\n",     /* inode not decimal */
+		"1000-2000\tr-xp 00000000 08:01 1 /x\n",      /* tab */
+		"10000000000000000-2000 r-xp 0 08:01 1 /x\n", /* overflow */
+		"1000-2000 r-xp 00000000 100000000:01 1 /x\n",/* major > 32 bits */
+		"1000-2000 r-xp 0 08:01 1 /ok\nnot a line\n", /* bad second line */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct proc_maps maps = { .n = 99 };
+
+		if (proc_maps_parse(bad[i], &maps) != -WR_EPROTO)
+			fail_msg("accepted malformed maps text: %s", bad[i]);
+		assert_int_equal(maps.n, 0);
+		assert_null(maps.v);
+	}
+}
+
+static const struct proc_mapping *find_mapping(const struct proc_maps *maps, uint64_t addr)
+{
+	for (size_t i = 0; i < maps->n; i++)
+		if (addr >= maps->v[i].start && addr < maps->v[i].end)
+			return &maps->v[i];
+	return NULL;
+}
+
+static void test_live_self(void **state)
+{
+	struct proc_maps maps;
+	const struct proc_mapping *code, *heap;
+	struct stat st;
+	char *heap_obj = xmalloc(64);
+
+	(void)state;
+	assert_int_equal(proc_check_pid(getpid()), 0);
+	assert_int_equal(proc_maps_read(getpid(), &maps), 0);
+	assert_true(maps.n > 3);
+	code = find_mapping(&maps, (uint64_t)(uintptr_t)&test_live_self);
+	assert_non_null(code);
+	assert_true(proc_mapping_is_code(code));
+	assert_int_equal(stat(code->path, &st), 0);
+	assert_int_equal((uint64_t)st.st_ino, code->inode);
+	heap = find_mapping(&maps, (uint64_t)(uintptr_t)heap_obj);
+	assert_non_null(heap);
+	assert_false(proc_mapping_is_code(heap));
+	assert_int_equal(heap->perms[1], 'w');
+	proc_maps_release(&maps);
+	free(heap_obj);
+}
+
+/* A child running a known program: our own /proc/PID/exe would name
+ * valgrind's tool when the test runs under valgrind. */
+static void test_live_exe_comm(void **state)
+{
+	char *want = realpath("/bin/sleep", NULL);
+	char *exe = NULL, *comm = NULL;
+	int status;
+	pid_t child;
+
+	(void)state;
+	assert_non_null(want);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		execl(want, "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 500; i++) {
+		free(exe);
+		exe = NULL;
+		if (proc_exe_path(child, &exe) == 0 && strcmp(exe, want) == 0)
+			break;
+		usleep(10000);
+	}
+	assert_string_equal(exe, want);
+	assert_int_equal(proc_comm(child, &comm), 0);
+	assert_string_equal(comm, "sleep");
+	assert_int_equal(proc_check_pid(child), 0);
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	free(exe);
+	free(comm);
+	free(want);
+
+	assert_int_equal(prctl(PR_SET_NAME, "wr-comm-test", 0, 0, 0), 0);
+	assert_int_equal(proc_comm(getpid(), &comm), 0);
+	assert_string_equal(comm, "wr-comm-test");
+	free(comm);
+}
+
+static void test_read_file_large(void **state)
+{
+	char path[] = "/tmp/wr-test-proc-XXXXXX";
+	char *want = xmalloc(20001), *got = NULL;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	for (size_t i = 0; i < 20000; i++)
+		want[i] = (char)('a' + i % 26);
+	want[20000] = '\0';
+	assert_int_equal(write(fd, want, 20000), 20000);
+	close(fd);
+	assert_int_equal(proc_read_file(path, &got), 0);
+	assert_string_equal(got, want);
+	free(got);
+	unlink(path);
+	assert_int_equal(proc_read_file(path, &got), -ENOENT);
+	assert_null(got);
+	free(want);
+}
+
+static void test_kernel_thread(void **state)
+{
+	char *comm = NULL;
+	struct proc_maps maps;
+
+	(void)state;
+	if (proc_comm(2, &comm) != 0 || strcmp(comm, "kthreadd") != 0) {
+		free(comm);
+		print_message("pid 2 is not kthreadd here (a PID namespace?)\n");
+		skip();
+	}
+	free(comm);
+	assert_int_equal(proc_check_pid(2), -WR_EKTHREAD);
+	assert_int_equal(proc_maps_read(2, &maps), 0);
+	assert_int_equal(maps.n, 0);
+	proc_maps_release(&maps);
+}
+
+static pid_t unused_pid(void)
+{
+	char *text = NULL;
+	long max = 32768;
+	char path[64];
+
+	if (proc_read_file("/proc/sys/kernel/pid_max", &text) == 0)
+		max = atol(text);
+	free(text);
+	for (long pid = max - 1; pid > 300; pid--) {
+		snprintf(path, sizeof(path), "/proc/%ld", pid);
+		if (access(path, F_OK) != 0)
+			return (pid_t)pid;
+	}
+	fail_msg("no unused pid found");
+	return -1;
+}
+
+static void test_missing_pid(void **state)
+{
+	pid_t pid = unused_pid();
+	struct proc_maps maps;
+	char *s = NULL;
+
+	(void)state;
+	assert_int_equal(proc_check_pid(pid), -WR_ENOPROC);
+	assert_int_equal(proc_check_pid(0), -WR_ENOPROC);
+	assert_int_equal(proc_check_pid(-5), -WR_ENOPROC);
+	assert_int_equal(proc_maps_read(pid, &maps), -ENOENT);
+	assert_int_equal(maps.n, 0);
+	assert_int_equal(proc_exe_path(pid, &s), -ENOENT);
+	assert_null(s);
+	assert_int_equal(proc_comm(pid, &s), -ENOENT);
+	assert_null(s);
+}
+
+static void test_zombie(void **state)
+{
+	pid_t child = fork();
+	char path[64];
+	int status;
+
+	(void)state;
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)child);
+	for (int i = 0; i < 500; i++) {
+		char *text = NULL;
+		const char *p;
+		bool zombie = false;
+
+		if (proc_read_file(path, &text) == 0) {
+			p = strrchr(text, ')');
+			zombie = p && p[1] == ' ' && p[2] == 'Z';
+		}
+		free(text);
+		if (zombie)
+			break;
+		usleep(10000);
+	}
+	assert_int_equal(proc_check_pid(child), -ESRCH);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_int_equal(proc_check_pid(child), -WR_ENOPROC);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = { };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_golden),
+		cmocka_unit_test(test_parse_edges),
+		cmocka_unit_test(test_parse_malformed),
+		cmocka_unit_test(test_live_self),
+		cmocka_unit_test(test_live_exe_comm),
+		cmocka_unit_test(test_read_file_large),
+		cmocka_unit_test(test_kernel_thread),
+		cmocka_unit_test(test_missing_pid),
+		cmocka_unit_test(test_zombie),
+	};
+
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
