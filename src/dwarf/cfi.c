@@ -47,6 +47,7 @@
 #include "util/xalloc.h"
 
 #include <dwarf.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1022,17 +1023,16 @@ struct debug_file {
 	Elf *elf;
 };
 
-/* .debug_frame of the main file, else of the separate debug file.  The
- * latter is found with the same libdwfl search that dw_module_dwarf()
- * uses, but without loading its DWARF: that costs tens of milliseconds
- * on libc (it decompresses every debug section) and is not needed for
- * CFI.  @df holds what must stay open while @s is read. */
+/* .debug_frame of the main file, else of the separate debug file, opened
+ * here for its section headers only: loading its DWARF costs tens of
+ * milliseconds on libc (every debug section is decompressed) and is not
+ * needed for CFI.  The file is found by dw_module_find_debug_file(), which
+ * leaves libdwfl's state alone (libdwfl's own search would adopt the
+ * handle into the module, and closing it here would then break the
+ * module's DWARF).  @df holds what must stay open while @s is read. */
 static bool open_debug_frame(struct dw_module *m, struct cfi_section *s, struct debug_file *df)
 {
-	GElf_Word crc = 0;
-	const char *link, *mainfile = NULL;
-	char *path = NULL;
-	void **userdata;
+	char *path;
 
 	df->fd = -1;
 	df->elf = NULL;
@@ -1043,10 +1043,10 @@ static bool open_debug_frame(struct dw_module *m, struct cfi_section *s, struct 
 
 		return elf && elf != m->elf && open_section(elf, ".debug_frame", s);
 	}
-	link = dwelf_elf_gnu_debuglink(m->elf, &crc);
-	dwfl_module_info(m->mod, &userdata, NULL, NULL, NULL, NULL, &mainfile, NULL);
-	df->fd = dwfl_standard_find_debuginfo(m->mod, userdata, m->name, 0, mainfile, link, crc,
-					      &path);
+	path = dw_module_find_debug_file(m);
+	if (!path)
+		return false;
+	df->fd = open(path, O_RDONLY | O_CLOEXEC);
 	free(path);
 	if (df->fd < 0)
 		return false;

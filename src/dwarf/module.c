@@ -11,6 +11,7 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -230,4 +231,48 @@ bool dw_module_vaddr_is_code(const struct dw_module *m, uint64_t vaddr)
 			return true;
 	}
 	return false;
+}
+
+static char *existing(char *path)
+{
+	if (path && access(path, R_OK) == 0)
+		return path;
+	free(path);
+	return NULL;
+}
+
+static char *by_build_id(struct dw_module *m)
+{
+	const void *id;
+	ssize_t n = dwelf_elf_gnu_build_id(m->elf, &id);
+	struct strbuf sb = STRBUF_INIT;
+
+	if (n < 2)
+		return NULL;
+	strbuf_addf(&sb, "/usr/lib/debug/.build-id/%02x/", ((const unsigned char *)id)[0]);
+	for (ssize_t i = 1; i < n; i++)
+		strbuf_addf(&sb, "%02x", ((const unsigned char *)id)[i]);
+	strbuf_addstr(&sb, ".debug");
+	return existing(strbuf_detach(&sb));
+}
+
+char *dw_module_find_debug_file(struct dw_module *m)
+{
+	const char *slash = strrchr(m->path, '/');
+	int dir_len = slash ? (int)(slash - m->path) : 0;
+	GElf_Word crc;
+	const char *link;
+	char *found = by_build_id(m);
+
+	if (found)
+		return found;
+	link = dwelf_elf_gnu_debuglink(m->elf, &crc);
+	if (!link)
+		return NULL;
+	found = existing(xasprintf("%.*s/%s", dir_len, m->path, link));
+	if (!found)
+		found = existing(xasprintf("%.*s/.debug/%s", dir_len, m->path, link));
+	if (!found)
+		found = existing(xasprintf("/usr/lib/debug%.*s/%s", dir_len, m->path, link));
+	return found;
 }

@@ -52,6 +52,12 @@ struct dw_module {
 	struct dw_ext ext[DW_EXT_COUNT_];
 };
 
+/* The path of the module's separate debug file (by build-id under
+ * /usr/lib/debug/.build-id, then .gnu_debuglink next to the file, in its
+ * .debug directory and under /usr/lib/debug), or NULL.  Caller frees.
+ * Unlike libdwfl's own search this touches no state of the Dwfl module. */
+char *dw_module_find_debug_file(struct dw_module *m);
+
 /* The module's DWARF (main or separate), or NULL.  Borrowed. */
 Dwarf *dw_module_dwarf(struct dw_module *m);
 
