@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 extern const unsigned char wr_template_bc_start[];
 extern const unsigned char wr_template_bc_end[];
@@ -119,8 +120,16 @@ static void prepare_template(struct cg *cg, const struct codegen_options *opt, b
 		const char *name = LLVMGetValueName(fn);
 
 		if (strcmp(name, "wr_bt_step") == 0) {
-			if (!keep_step)
+			if (!keep_step) {
 				LLVMDeleteFunction(fn);
+			} else {
+				/* Program names carry wraith's PID, so `bpftool prog
+				 * list` tells which wraith owns what. */
+				char step[32];
+
+				snprintf(step, sizeof(step), "wr%d_bt", (int)getpid());
+				LLVMSetValueName2(fn, step, strlen(step));
+			}
 		} else if (!LLVMIsDeclaration(fn) && strncmp(name, "wr_", 3) == 0) {
 			LLVMSetLinkage(fn, LLVMInternalLinkage);
 		}
@@ -283,7 +292,7 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	snprintf(name, sizeof(name), "wr_p%u", plan->probe_id);
+	snprintf(name, sizeof(name), "wr%d_%u", (int)getpid(), plan->probe_id);
 	err = cg_begin(&cg, opt, plan->name ? plan->name : name, false);
 	if (err)
 		goto out;

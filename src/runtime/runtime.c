@@ -150,7 +150,7 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 
 static int install_step_program(struct runtime *rt)
 {
-	struct bpf_program *step = bpf_object__find_program_by_name(rt->base, "wr_bt_step");
+	struct bpf_program *step = bpf_object__next_program(rt->base, NULL); /* the only one */
 	int progs = map_fd(rt->base, "wr_progs");
 	__u32 zero = 0;
 	int fd;

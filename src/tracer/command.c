@@ -114,12 +114,12 @@ static void add_script(struct session *s, const char *text, const char *file, st
 static void cmd_trace(struct session *s, const struct words *w, const char *line, const char *file,
 		      struct strbuf *out, struct cmd_result *res)
 {
-	const char *rest = line;
+	const char *start = line, *rest;
 	char *text;
 
-	while (isspace((unsigned char)*rest))
-		rest++;
-	rest += strcspn(rest, " \t\n"); /* the command word itself */
+	while (isspace((unsigned char)*start))
+		start++;
+	rest = start + strcspn(start, " \t\n"); /* after the command word (trace or t) */
 	if (w->n < 2) {
 		usage(find_command("trace"), res, out);
 		return;
@@ -129,7 +129,9 @@ static void cmd_trace(struct session *s, const struct words *w, const char *line
 		res->edit_target = xstrdup(w->v[1]);
 		return;
 	}
-	text = xasprintf("trace%s", rest);
+	/* Keep what precedes the command (newlines of a batch file) so script
+	 * errors carry the lines and columns of the original text. */
+	text = xasprintf("%.*strace%s", (int)(start - line), line, rest);
 	add_script(s, text, file ? file : "<command>", out, res);
 	free(text);
 }

@@ -101,7 +101,7 @@ proc = subprocess.Popen([WRAITH, "-p", str(fx.pid), "-s", PRINT % "leaf", "--scr
 ready = proc.stderr.readline()
 check("tracing 1 probe" in ready, "status line says the probe is attached (%r)" % ready)
 time.sleep(0.5)
-check(len(our_programs()) > 0, "while tracing, wraith's programs are loaded")
+check(len(our_programs(proc.pid)) > 0, "while tracing, wraith's programs are loaded, named after its PID")
 proc.send_signal(signal.SIGTERM)
 out, err = proc.communicate(timeout=20)
 eq(proc.returncode, 0, "SIGTERM exits 0")

@@ -130,10 +130,21 @@ def eq(got, want, what):
     return check(ok, what)
 
 
-def our_programs():
-    """Names of loaded BPF programs that are wraith's (prefix wr_)."""
+def our_programs(pid=None):
+    """Names of loaded BPF programs of wraith: every program is named
+    wr<PID>_<N> after the wraith process that loaded it.  With `pid`, only
+    that process's; without, those of wraith processes no longer alive
+    (leaked), ignoring wraiths that other tests may be running."""
     out = subprocess.run(["bpftool", "prog", "list"], capture_output=True, text=True).stdout
-    return re.findall(r"name (wr_\w+)", out)
+    found = []
+    for name, owner in re.findall(r"name (wr(\d+)_\w+)", out):
+        owner = int(owner)
+        if pid is not None:
+            if owner == pid:
+                found.append(name)
+        elif not os.path.exists("/proc/%d" % owner):
+            found.append(name)
+    return found
 
 
 def our_uprobe_events():

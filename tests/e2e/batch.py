@@ -1,0 +1,70 @@
+"""batch.py - `--batch FILE` against a live fixture, compared with golden
+output (pids, addresses, module offsets and times normalised): commands,
+probes added, disabled, enabled and deleted while others run, diag, help,
+errors located at FILE:LINE (with --keep-going and without)."""
+import os
+import re
+import sys
+
+from wraithtest import *
+
+require_root()
+GOLDEN = os.path.join(SRCDIR, "tests", "e2e", "golden")
+UPDATE = os.environ.get("WRAITH_UPDATE_GOLDEN") == "1"
+
+
+def normalise(text, fx):
+    text = text.replace(fx.path, "FIXTURE")
+    text = text.replace(GOLDEN + "/", "")
+    text = re.sub(r"\b%d\b" % fx.pid, "PID", text)
+    text = re.sub(r"\+0x[0-9a-f]+", "+0xOFF", text)
+    text = re.sub(r"file offset 0x[0-9a-f]+", "file offset 0xOFF", text)
+    text = re.sub(r"\bhits \d+  events \d+", "hits N  events N", text)
+    text = re.sub(r"(\d+) events, (\d+) backtraces", "N events, N backtraces", text)
+    text = re.sub(r"(complete|truncated)( +)\d+", r"\1\2N", text)
+    text = re.sub(r"/\S*/tests/fixtures/", "", text)
+    return text
+
+
+def compare(name, got):
+    path = os.path.join(GOLDEN, name)
+    if UPDATE:
+        with open(path, "w") as f:
+            f.write(got)
+    with open(path) as f:
+        want = f.read()
+    if not eq(got, want, "golden %s" % name):
+        for i, (g, w) in enumerate(zip(got.splitlines(), want.splitlines())):
+            if g != w:
+                print("       first difference at line %d:\n         got:  %r\n         want: %r" % (i + 1, g, w))
+                break
+
+
+fx = Fixture("chain-O2fp", [500])
+batch = os.path.join(GOLDEN, "session.batch")
+res = run(["-p", fx.pid, "--batch", batch, "--keep-going", "--script-output", "plain"])
+eq(res.returncode, 2, "--keep-going: exit 2 because commands failed")
+compare("session.out", normalise(res.stdout, fx))
+compare("session.err", normalise(res.stderr, fx))
+
+res = run(["-p", fx.pid, "--batch", batch, "--script-output", "plain"])
+eq(res.returncode, 2, "without --keep-going: the first error stops the batch with exit 2")
+check("session.batch:20: error: no probe 99" in res.stderr and "bogus" not in res.stderr,
+      "the batch stopped at the first failing line (%r)" % res.stderr[-300:])
+
+batch = os.path.join(GOLDEN, "errors.batch")
+res = run(["-p", fx.pid, "--batch", batch, "--script-output", "plain"])
+eq(res.returncode, 2, "a script error in a batch: exit 2")
+compare("errors.out", normalise(res.stdout, fx))
+compare("errors.err", normalise(res.stderr, fx))
+
+# JSON: stdout carries only events, command output goes to stderr
+batch = os.path.join(GOLDEN, "session.batch")
+res = run(["-p", fx.pid, "--batch", batch, "--keep-going", "--script-output", "json"])
+evs = json_events(res.stdout)
+check(len(evs) >= 4 and all(e["items"] for e in evs), "json batch: stdout holds only events")
+check("probe 1: leaf" in res.stderr, "json batch: command output on stderr")
+
+check_no_leftovers("after batch runs")
+fx.stop()
+finish()
