@@ -420,7 +420,8 @@ bool command_is_incomplete(const char *text)
 
 	while (isspace((unsigned char)*p))
 		p++;
-	if (strncmp(p, "trace", 5) != 0 && !(p[0] == 't' && isspace((unsigned char)p[1])))
+	if (!(strncmp(p, "trace", 5) == 0 && (isspace((unsigned char)p[5]) || p[5] == '{')) &&
+	    !(p[0] == 't' && isspace((unsigned char)p[1])))
 		return false;
 	for (; *p; p++) {
 		if (*p == '"') {
@@ -506,9 +507,9 @@ char **command_complete(struct session *s, const char *line, size_t point, size_
 
 	while (start > 0 && !isspace((unsigned char)head[start - 1]))
 		start--;
-	c.prefix = head + start;
-	c.prefix_len = strlen(c.prefix);
-	head[start] = '\0';
+	c.prefix = line + start;
+	c.prefix_len = point - start;
+	head[start] = '\0'; /* the words before the one being completed */
 	split_words(head, &w);
 	cmd = w.n ? find_command(w.v[0]) : NULL;
 	if (w.n == 0) {

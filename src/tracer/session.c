@@ -420,6 +420,7 @@ int session_add_script(struct session *s, const char *text, const char *file,
 {
 	struct ast_script *sc = NULL;
 	size_t first = s->n_probes;
+	unsigned first_id = s->next_probe_id;
 	int err = parse_script(text, file, &sc, errors);
 
 	if (n_ids)
@@ -445,6 +446,7 @@ int session_add_script(struct session *s, const char *text, const char *file,
 	if (err) {
 		while (s->n_probes > first)
 			remove_probe(s, s->probes[s->n_probes - 1]);
+		s->next_probe_id = first_id; /* a failed trace uses up no id */
 		return err;
 	}
 	for (size_t i = first; i < s->n_probes && n_ids; i++)

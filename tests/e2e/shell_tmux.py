@@ -1,0 +1,355 @@
+"""shell_tmux.py - the interactive shell end to end.
+
+tmux runs the real `wraith -p PID` against live fixtures; keys go in with
+send-keys and the screen comes back with capture-pane, polled with a
+timeout.  First session (colours, 100x30, then resized to 80x24): a probe
+set with `trace leaf` in the script editor with a `bt`, its events and
+frames in the output panel (frames checked against gdb's `bt`), the source
+panel's probe mark, disable / enable / delete while another probe keeps
+running, usage errors, Tab completion, history (Up, Ctrl-R), help, the
+diagnosis view by command and by key, changing a probe in the editor,
+resizing, and Ctrl-C twice to quit.
+Second session (NO_COLOR, a fixture without unwind tables): no colour on
+the screen, the history of the first session, the diagnosis view with a
+stop place, its sample event, unwind row and fix, and `quit`.  Third:
+SIGTERM.  After each, no BPF program or uprobe of wraith may be left; the
+history file must be mode 0600.
+"""
+import os
+import re
+import shutil
+import signal
+import stat
+import subprocess
+import tempfile
+import time
+
+from wraithtest import *
+
+require_root()
+if not shutil.which("tmux"):
+    fail("tmux is needed for this test and is not installed")
+    finish()
+
+SOCKET = "wraith-e2e-%d" % os.getpid()
+STATE = tempfile.mkdtemp(prefix="wraith-shell-")
+HISTORY = os.path.join(STATE, "wraith", "history")
+COLOR_SGR = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-7]|4[0-7]|9[0-7]|10[0-7]|38;5;\d+|48;5;\d+)m")
+
+
+class Shell:
+    """One wraith shell in a detached tmux session."""
+
+    def __init__(self, name, pid, env):
+        self.name = name
+        self.status_file = os.path.join(STATE, name + ".status")
+        envs = " ".join("%s=%s" % kv for kv in env.items())
+        cmd = ("env -u NO_COLOR %s %s -p %d; echo \"exit=$?\" > %s; sleep 60"
+               % (envs, WRAITH, pid, self.status_file))
+        self.tmux("-f", "/dev/null", "new-session", "-d", "-s", name, "-x", "100", "-y", "30", cmd)
+
+    def tmux(self, *args):
+        return subprocess.run(["tmux", "-L", SOCKET] + list(args), capture_output=True, text=True,
+                              timeout=30)
+
+    def screen(self, escapes=False):
+        args = ["capture-pane", "-p", "-t", self.name] + (["-e"] if escapes else [])
+        return self.tmux(*args).stdout
+
+    def keys(self, *keys):
+        self.tmux("send-keys", "-t", self.name, *keys)
+
+    def type(self, text):
+        # tmux reads a ';' that ends an argument as a command separator.
+        if text.endswith(";"):
+            self.tmux("send-keys", "-t", self.name, "-l", text[:-1])
+            self.tmux("send-keys", "-t", self.name, "-l", "\\;")
+        else:
+            self.tmux("send-keys", "-t", self.name, "-l", text)
+
+    def command(self, text):
+        self.type(text)
+        self.keys("Enter")
+
+    def wait_for(self, what, test, timeout=15):
+        """Poll the screen until test(screen) is true; returns the screen."""
+        deadline = time.time() + timeout
+        scr = self.screen()
+        while time.time() < deadline:
+            if test(scr):
+                check(True, "%s: %s" % (self.name, what))
+                return scr
+            time.sleep(0.1)
+            scr = self.screen()
+        fail("%s: %s (timed out; the screen was:\n%s)" % (self.name, what, scr))
+        return scr
+
+    def wait_text(self, what, pattern, timeout=15):
+        rx = re.compile(pattern, re.M)
+        return self.wait_for(what, lambda s: rx.search(s), timeout)
+
+    def cursor_x(self):
+        out = self.tmux("display-message", "-p", "-t", self.name, "#{cursor_x}").stdout.strip()
+        return int(out) if out.isdigit() else -1
+
+    def cursor_visible(self):
+        return self.tmux("display-message", "-p", "-t", self.name, "#{cursor_flag}").stdout.strip() == "1"
+
+    def status_bar(self):
+        lines = self.screen().rstrip("\n").split("\n")
+        return lines[-1] if lines else ""
+
+    def events(self):
+        m = re.search(r"\| (\d+) events \|", self.status_bar())
+        return int(m.group(1)) if m else -1
+
+    def exit_status(self, timeout=15):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if os.path.exists(self.status_file):
+                with open(self.status_file) as f:
+                    return f.read().strip()
+            time.sleep(0.1)
+        return None
+
+    def close(self):
+        self.tmux("kill-session", "-t", self.name)
+
+
+def frames_of_last_backtrace(scr):
+    """Function names of the last complete backtrace block on the screen."""
+    lines = scr.split("\n")
+    starts = [i for i, l in enumerate(lines) if l.strip().startswith("backtrace: complete")]
+    names = []
+    for l in lines[starts[-1] + 1:] if starts else []:
+        m = re.match(r"^\s+#(\d+)\s+(\S+?)\(", l)
+        if not m:
+            if re.match(r"^\s+#\d+", l):
+                continue  # a frame without parameters (libc, _start)
+            break
+        if int(m.group(1)) != len(names):
+            break
+        names.append(m.group(2))
+    return names
+
+
+def cmdline(scr):
+    lines = scr.rstrip("\n").split("\n")
+    return lines[-2] if len(lines) >= 2 else ""
+
+
+leaf_line = marker_line("chain.c", "LINE:leaf-body")
+want = gdb_backtraces(fixture("chain-O2fp"), "leaf", args=(0, 1))
+want = want[0] if want else []
+check(want[:4] == ["leaf", "middle", "outer", "main"], "gdb oracle: %r" % want)
+
+# ---- first session: colours, probes, commands, views, resize, Ctrl-C ----
+fx = Fixture("chain-O2fp", [20000])
+sh = Shell("colour", fx.pid, {"XDG_STATE_HOME": STATE})
+sh.wait_text("the shell starts on the process", r"tracing process %d" % fx.pid)
+sh.wait_text("status bar: target, probes, rate, events, lost, transport",
+             r"pid %d chain-O2fp \| probes 0/0 on \| \d+ ev/s \| 0 events \| lost 0 \| ringbuf"
+             % fx.pid)
+
+sh.command("trace leaf")
+sh.wait_text("`trace leaf` opens the script editor", r"new probe at leaf.*Ctrl-S")
+sh.type('print "hit {}", $pid;')
+sh.keys("Enter")
+sh.type("bt;")
+scr = sh.wait_text("the editor holds the script", r"^\s+3\s+bt;")
+check(re.search(r"^\s+1\s+trace leaf \{", scr, re.M), "the editor starts with the trace line")
+sh.keys("C-s")
+scr = sh.wait_text("events of probe 1 arrive", r"#1 %d/%d leaf" % (fx.pid, fx.pid))
+scr = sh.wait_text("the print payload", r"^  hit %d$" % fx.pid)
+scr = sh.wait_text("a complete backtrace", r"backtrace: complete, \d+ frames")
+got = frames_of_last_backtrace(scr)
+eq(got[:len(want)], want, "frames in the output panel match gdb's bt")
+sh.wait_text("the source panel shows chain.c with the probe line marked",
+             r"source: chain\.c(.|\n)*^\s*%d>" % leaf_line)
+colours = sh.screen(escapes=True)
+check(re.search(r"\x1b\[32m[^\n]*backtrace: complete", colours),
+      "a complete backtrace header is green")
+
+sh.command("disable 1")
+sh.wait_text("disable 1", r"^probe 1 disabled$")
+sh.wait_text("status bar counts the disabled probe", r"probes 0/1 on")
+sh.wait_text("the source mark shows a disabled probe", r"^\s*%do" % leaf_line)
+time.sleep(0.5)
+before = sh.events()
+time.sleep(1.0)
+eq(sh.events(), before, "no events while the probe is disabled")
+sh.command("info probes")
+sh.wait_text("info probes", r"^#1 leaf  disabled  sites 1  hits \d+  events \d+  lost 0$")
+
+sh.command("enable 1")
+sh.wait_text("status bar: probe 1 on again", r"probes 1/1 on")
+time.sleep(1.0)
+check(sh.events() > before, "events arrive again after enable")
+
+sh.command('trace middle { print "mid {}", $tid; }')
+sh.wait_text("a one-line trace adds probe 2", r"probes 2/2 on")
+sh.wait_text("probe 2's events arrive while probe 1 keeps running", r"^  mid %d$" % fx.pid)
+sh.wait_text("probe 1 still fires", r"#1 %d/%d leaf" % (fx.pid, fx.pid))
+sh.command("disable all")
+sh.wait_text("disable all", r"probes 0/2 on")
+sh.command("delete 2")
+sh.wait_text("delete 2", r"^probe 2 deleted$")
+sh.command("clear")
+sh.wait_for("clear empties the output panel", lambda s: "probe 2 deleted" not in s)
+sh.command("info probes")
+scr = sh.wait_text("only probe 1 is left", r"^#1 leaf  disabled")
+check("#2 middle" not in scr, "probe 2 is gone")
+sh.command("trace outer {")
+sh.wait_for("an open `trace` block continues on the next line",
+            lambda s: cmdline(s).startswith("   ...>"))
+sh.command('print "out";')
+sh.command("}")
+sh.wait_text("the block becomes probe 3", r"probes 1/2 on")
+sh.wait_text("its events arrive", r"^  out$")
+sh.command("delete 3")
+sh.wait_text("delete 3", r"probes 0/1 on")
+
+sh.command("frobnicate")
+sh.wait_text("an unknown command gets one line", r"^unknown command 'frobnicate'; `help` lists the commands$")
+sh.command("enable")
+sh.wait_text("bad arguments get the usage", r"^usage: enable ID\|all$")
+
+sh.type("info pro")
+sh.keys("Tab")
+sh.wait_for("Tab completes an info topic", lambda s: cmdline(s).rstrip() == "wraith> info probes")
+sh.keys("C-u")
+sh.type("trace midd")
+sh.keys("Tab")
+sh.wait_for("Tab completes a function name", lambda s: cmdline(s).rstrip() == "wraith> trace middle")
+sh.keys("C-u")
+sh.type("trace chai")
+sh.keys("Tab")
+sh.wait_for("Tab completes a source file", lambda s: cmdline(s) == "wraith> trace chain.c:")
+eq(sh.cursor_x(), len("wraith> trace chain.c:"), "no space after 'file.c:': the line number comes next")
+sh.keys("C-u")
+sh.type("trace lea")
+sh.keys("Tab")
+sh.keys("Tab")
+sh.wait_text("a second Tab lists the candidates (leaf, and leapyear from libc)", r"^leaf\s+leapyear\s*$")
+sh.keys("C-u")
+sh.keys("Up")
+sh.wait_for("Up recalls the last command", lambda s: cmdline(s).rstrip() == "wraith> enable")
+sh.keys("C-u")
+sh.keys("C-r")
+sh.type("frob")
+sh.wait_for("Ctrl-R searches the history",
+            lambda s: "reverse-i-search" in cmdline(s) and "frobnicate" in cmdline(s))
+sh.keys("C-g")
+sh.keys("C-u")
+
+sh.command("diag")
+sh.wait_text("`diag` opens the diagnosis view", r"diagnosis: probe 1 \(leaf\)")
+scr = sh.wait_text("the view counts backtraces by status", r"^\s+complete \(0\)\s+[1-9]\d*\s+the stack")
+sh.keys("Escape")
+sh.wait_text("Esc closes the view", r"^ output ")
+check(sh.cursor_visible(), "the command line has the focus (the cursor shows)")
+sh.keys("Tab")
+sh.wait_for("Tab moves the focus to the source panel (no cursor)", lambda s: not sh.cursor_visible())
+sh.keys("Tab")
+sh.keys("d")
+sh.wait_text("`d` in the output panel opens it too", r"diagnosis: probe 1 \(leaf\)")
+sh.keys("Escape")
+sh.wait_text("and Esc closes it again", r"^ output ")
+sh.keys("F1")
+sh.wait_text("F1 shows the help", r"^ +Ctrl-C twice +quit")
+sh.keys("Escape")
+sh.wait_text("Esc closes the help", r"^ output ")
+
+sh.keys("BTab")
+sh.keys("BTab")  # output -> source -> command line
+sh.wait_for("Shift-Tab moves the focus back to the command line", lambda s: sh.cursor_visible())
+sh.command("trace leaf")
+sh.wait_text("`trace leaf` again edits probe 1", r"editing probe 1 \(leaf\): Ctrl-S replaces it")
+sh.wait_text("with its script", r"^\s+2\s+print \"hit \{\}\", \$pid;$")
+sh.keys("Down", "End")
+sh.type(' print "v2";')
+sh.keys("C-s")
+sh.wait_text("the changed probe's events arrive", r"^  v2$")
+sh.wait_text("and it replaced probe 1 (one probe, on)", r"probes 1/1 on")
+sh.tmux("resize-window", "-t", sh.name, "-x", "80", "-y", "24")
+size = sh.tmux("display-message", "-p", "-t", sh.name, "#{window_width}x#{window_height}").stdout.strip()
+eq(size, "80x24", "the window is 80x24")
+scr = sh.wait_for("the layout follows the resize",
+                  lambda s: len(s.rstrip("\n").split("\n")) <= 24 and
+                  re.search(r"^ pid %d chain-O2fp \| probes 1/1 on" % fx.pid,
+                            s.rstrip("\n").split("\n")[-1]) is not None)
+check(all(len(l) <= 80 for l in scr.split("\n")), "nothing is drawn past column 80")
+check(re.search(r"^ output ", scr, re.M), "the output panel is there at 80x24")
+before = sh.events()
+sh.wait_for("events keep arriving at 80x24", lambda s: sh.events() > before)
+
+sh.keys("C-c")
+sh.wait_text("the first Ctrl-C warns", r"press Ctrl-C again to quit")
+time.sleep(2.5)
+check(sh.exit_status(timeout=0.1) is None, "one Ctrl-C does not quit")
+sh.keys("C-c")
+time.sleep(0.3)  # two SIGINTs that arrive together are one signal
+sh.keys("C-c")
+eq(sh.exit_status(), "exit=0", "Ctrl-C twice quits with status 0")
+sh.close()
+check_no_leftovers("after Ctrl-C twice")
+fx.stop()
+
+check(os.path.isfile(HISTORY), "the history file is %s" % HISTORY)
+if os.path.isfile(HISTORY):
+    eq(stat.S_IMODE(os.stat(HISTORY).st_mode), 0o600, "the history file is mode 0600")
+    with open(HISTORY) as f:
+        hist = f.read().split("\n")
+    check("info probes" in hist and "disable 1" in hist, "the history holds the commands")
+
+# ---- second session: NO_COLOR, history, a stop place in the diagnosis view ----
+fx = Fixture("nocfi-O0", [20000])
+sh = Shell("mono", fx.pid, {"XDG_STATE_HOME": STATE, "NO_COLOR": "1"})
+sh.wait_text("the second shell starts", r"tracing process %d" % fx.pid)
+sh.keys("Up")
+sh.wait_for("the history of the first session is there, a script on one line",
+            lambda s: cmdline(s) == 'wraith> trace leaf { print "hit {}", $pid; print "v2"; bt; }')
+sh.keys("C-u")
+sh.command("trace leaf { bt; }")
+sh.wait_text("a backtrace that stops early", r"^  stopped: dwarf-unavailable$")
+check(not COLOR_SGR.search(sh.screen(escapes=True)), "NO_COLOR: no colour on the screen")
+sh.command("disable 1")
+sh.wait_text("disable before reading the view", r"probes 0/1 on")
+sh.command("diag")
+scr = sh.wait_text("the view counts dwarf-unavailable",
+                   r"^\s+dwarf-unavailable \(2\)\s+[1-9]\d*\s+the module of this frame")
+check(re.search(r"^\s+> 1\. nocfi-O0\+0x[0-9a-f]+ in leaf: dwarf-unavailable, \d+ times?", scr, re.M),
+      "the stop place is listed and selected")
+sh.keys("Enter")
+scr = sh.wait_text("Enter shows the place's unwind row", r"unwind row: none: \S*nocfi-O0")
+check("has no call frame information" in re.sub(r"\s+", " ", scr), "because there is no CFI")
+check(re.search(r"fix: rebuild the module with -fasynchronous-unwind-tables", scr), "and the fix")
+check(re.search(r"sample event:\n\s+\[\d\d:\d\d:\d\d\.\d{3}\] #1 %d/%d leaf" % (fx.pid, fx.pid), scr),
+      "and a sample event")
+sh.keys("Escape")
+sh.wait_text("Esc leaves the view", r"^ output ")
+sh.command("quit")
+eq(sh.exit_status(), "exit=0", "`quit` exits with status 0")
+sh.close()
+check_no_leftovers("after quit")
+fx.stop()
+
+# ---- third session: SIGTERM quits too ----
+fx = Fixture("chain-O2fp", [20000])
+sh = Shell("term", fx.pid, {"XDG_STATE_HOME": STATE})
+sh.wait_text("the third shell starts", r"tracing process %d" % fx.pid)
+sh.command('trace leaf { print "t"; }')
+sh.wait_text("its probe fires", r"^  t$")
+pane = sh.tmux("display-message", "-p", "-t", sh.name, "#{pane_pid}").stdout.strip()
+wraith = subprocess.run(["pgrep", "-P", pane], capture_output=True, text=True).stdout.split()
+check(len(wraith) == 1, "found the shell's process (%r)" % wraith)
+if wraith:
+    os.kill(int(wraith[0]), signal.SIGTERM)
+eq(sh.exit_status(), "exit=0", "SIGTERM ends the shell with status 0")
+sh.close()
+check_no_leftovers("after SIGTERM")
+fx.stop()
+
+subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)
+shutil.rmtree(STATE, ignore_errors=True)
+finish()

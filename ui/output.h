@@ -1,0 +1,47 @@
+/* output.h - the output panel: events as they arrive, command output and
+ * messages, in a bounded scrollback.
+ *
+ * Layer rule: ui/ only (see draw.h).
+ *
+ * The newest line is at the bottom.  While the view follows the end, new
+ * lines scroll it; once the user scrolls up, the view stays where it is
+ * until End.  Lines beyond the limit are dropped oldest first.
+ */
+#ifndef WRAITH_UI_OUTPUT_H
+#define WRAITH_UI_OUTPUT_H
+
+#include <curses.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "draw.h"
+
+struct event;
+struct output;
+
+/* A new, empty panel keeping at most @max_lines lines.  Caller frees. */
+struct output *output_new(size_t max_lines);
+/* NULL is a no-op. */
+void output_free(struct output *o);
+
+/* Append @text (any number of lines; a final newline is optional) in
+ * @role.  Escape sequences are removed and tabs expanded. */
+void output_add(struct output *o, const char *text, enum ui_role role);
+/* Append a rendered event: the header, print lines, and for each
+ * backtrace of @ev its header and stop line coloured by status and its
+ * frames aligned on their numbers. */
+void output_add_event(struct output *o, const char *text, const struct event *ev);
+void output_clear(struct output *o);
+
+/* Scroll by @lines (positive: towards older lines). */
+void output_scroll(struct output *o, long lines);
+void output_scroll_home(struct output *o);
+void output_scroll_end(struct output *o);
+/* Lines between the bottom of the view and the newest line (0: following). */
+size_t output_offset(const struct output *o);
+size_t output_count(const struct output *o);
+
+/* Draw into rows 1.. of @w (row 0 is the title, drawn here too). */
+void output_draw(struct output *o, WINDOW *w, bool focus);
+
+#endif

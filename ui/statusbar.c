@@ -1,0 +1,97 @@
+/* statusbar.c - the status bar (see statusbar.h).
+ *
+ * Lost events add up everything that never reached the output panel: the
+ * kernel side's per-probe losses (buffer full), the perf buffer's own
+ * count, and events the session dropped from its backlog.  The rate is
+ * measured over windows of at least a second so it does not flicker.
+ */
+#include "statusbar.h"
+#include "dwarf/module.h"
+#include "runtime/runtime.h"
+#include "tracer/session.h"
+#include "tracer/target.h"
+#include "draw.h"
+#include "util/strbuf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define RATE_WINDOW 1.0
+
+static uint64_t count_lost(struct session *s)
+{
+	uint64_t lost = s->rt ? runtime_transport_lost(s->rt) : 0;
+
+	for (size_t i = 0; i < s->n_probes; i++) {
+		struct wr_probe_stats st;
+
+		session_probe_stats(s, s->probes[i], &st);
+		lost += st.lost;
+	}
+	return lost + s->backlog_dropped;
+}
+
+void statusbar_tick(struct statusbar *b, struct session *s, double now)
+{
+	if (!b->since) {
+		b->since = now;
+		b->events_then = s->events;
+	}
+	if (now - b->since >= RATE_WINDOW) {
+		b->rate = (double)(s->events - b->events_then) / (now - b->since);
+		b->since = now;
+		b->events_then = s->events;
+	}
+	b->lost = count_lost(s);
+}
+
+void statusbar_message(struct statusbar *b, const char *msg, double seconds, double now)
+{
+	snprintf(b->message, sizeof(b->message), "%s", msg);
+	b->message_until = now + seconds;
+}
+
+static void target_text(struct session *s, struct strbuf *out)
+{
+	struct target *t = s->target;
+	struct tmodule *m = target_main_module(t);
+
+	if (t->pid > 0)
+		strbuf_addf(out, " pid %d", (int)t->pid);
+	else
+		strbuf_addf(out, " %zu process%s", t->n_procs, t->n_procs == 1 ? "" : "es");
+	if (m)
+		strbuf_addf(out, " %s", dw_module_name(m->dw));
+}
+
+void statusbar_draw(const struct statusbar *b, struct session *s, WINDOW *w, double now)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char lost[48];
+	size_t on = 0;
+	int cols = getmaxx(w), x;
+	bool alert = b->message[0] && now < b->message_until;
+
+	for (size_t i = 0; i < s->n_probes; i++)
+		on += s->probes[i]->enabled;
+	target_text(s, &sb);
+	strbuf_addf(&sb, " | probes %zu/%zu on | %.0f ev/s | %llu events | ", on, s->n_probes, b->rate,
+		    (unsigned long long)s->events);
+	snprintf(lost, sizeof(lost), "lost %llu", (unsigned long long)b->lost);
+	mvwhline(w, 0, 0, ' ' | draw_attr(ROLE_STATUS), cols);
+	x = draw_text(w, 0, 0, sb.buf, sb.len, cols, ROLE_STATUS);
+	x += draw_text(w, 0, x, lost, strlen(lost), cols - x, b->lost ? ROLE_ALERT : ROLE_STATUS);
+	strbuf_reset(&sb);
+	strbuf_addf(&sb, " | %s", s->opt.transport == WR_TRANSPORT_PERF ? "perf" : "ringbuf");
+	x += draw_text(w, 0, x, sb.buf, sb.len, cols - x, ROLE_STATUS);
+	if (alert) {
+		int len = (int)draw_width(b->message, strlen(b->message)) + 2;
+
+		x = cols - len > 0 ? cols - len : 0;
+		mvwhline(w, 0, x, ' ' | draw_attr(ROLE_ALERT), cols - x);
+		draw_text(w, 0, x + 1, b->message, strlen(b->message), cols - x - 1, ROLE_ALERT);
+	} else if (x + 10 < cols) {
+		draw_text(w, 0, cols - 8, "F1 help", 7, 7, ROLE_STATUS);
+	}
+	strbuf_release(&sb);
+}
