@@ -246,10 +246,12 @@ WR_API void wr_arg_scalar(__u8 *buf, __u32 kind_status, __u32 size, __u64 value)
 }
 
 /* Append a NUL-terminated string read from user memory at @uptr, at most
- * @max bytes (<= 256). */
-WR_API void wr_arg_user_str(__u8 *buf, __u64 uptr, __u32 max)
+ * max bytes (<= 256); @max_status = max | status << 16, where a non-zero
+ * status says reading the pointer itself failed (nothing is read then). */
+WR_API void wr_arg_user_str(__u8 *buf, __u64 uptr, __u32 max_status)
 {
 	struct wr_arg_header *ah;
+	__u32 max = max_status & 0xffff, status = max_status >> 16;
 	long off, n;
 
 	max = max > 256 ? 256 : max;
@@ -259,7 +261,10 @@ WR_API void wr_arg_user_str(__u8 *buf, __u64 uptr, __u32 max)
 	ah = (struct wr_arg_header *)payload_at(buf, (__u32)off);
 	ah->kind = WR_ARG_STR;
 	ah->aux = (__u32)uptr;
-	if (!uptr) {
+	if (status) {
+		n = -1;
+		ah->status = (__u8)status;
+	} else if (!uptr) {
 		n = -1;
 		ah->status = WR_ARG_NULL_DEREF;
 	} else {
@@ -680,12 +685,39 @@ WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth_flags, __u32 rule0)
 	}
 }
 
+/* A bt reserves room for its whole requested depth; when it is the last
+ * item of the event (the common `print ...; bt;`), give back what its
+ * frames did not use, so a 7-frame backtrace costs ~250 bytes, not 4 KiB. */
+WR_INLINE void trim_last_bt(__u8 *buf)
+{
+	struct wr_event_header *h = (struct wr_event_header *)buf;
+	struct wr_item_header *ih;
+	struct wr_bt_state *st;
+	struct wr_bt_slot *s;
+	__u32 zero = 0, used;
+
+	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+	if (!st || st->n_slots == 0)
+		return;
+	s = &st->slot[(st->n_slots - 1) & (WR_BT_MAX_SLOTS - 1)];
+	if (s->item_off + sizeof(struct wr_bt_header) + s->depth * sizeof(struct wr_bt_frame) !=
+	    h->payload_len || s->item_off < sizeof(*ih))
+		return;
+	used = sizeof(struct wr_bt_header) + s->count * sizeof(struct wr_bt_frame);
+	ih = (struct wr_item_header *)payload_at(buf, s->item_off - sizeof(*ih));
+	ih->length = (__u16)used;
+	h->payload_len = s->item_off + used;
+}
+
 WR_INLINE void output(void *ctx, __u8 *buf)
 {
 	struct wr_event_header *h = (struct wr_event_header *)buf;
 	struct wr_probe_stats *ps;
-	__u32 size = sizeof(*h) + h->payload_len;
+	__u32 size;
 	long ret;
+
+	trim_last_bt(buf);
+	size = sizeof(*h) + h->payload_len;
 
 	if (size > WR_EVENT_MAX)
 		size = WR_EVENT_MAX;

@@ -62,8 +62,10 @@ static int decode_bt(const uint8_t *p, size_t len, struct ev_backtrace *bt)
 	if (len < sizeof(bh))
 		return -WR_EPROTO;
 	memcpy(&bh, p, sizeof(bh));
+	/* The frames area may be cut to the frames used (the last bt of an
+	 * event is trimmed before output). */
 	if (bh.frame_count > bh.requested_depth || bh.requested_depth > WR_BT_MAX_DEPTH ||
-	    sizeof(bh) + (size_t)bh.requested_depth * sizeof(struct wr_bt_frame) > len)
+	    sizeof(bh) + (size_t)bh.frame_count * sizeof(struct wr_bt_frame) > len)
 		return -WR_EPROTO;
 	bt->requested_depth = bh.requested_depth;
 	bt->frame_count = bh.frame_count;

@@ -28,6 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* -t: how often /proc is searched for new processes mapping the file. */
+#define SCAN_INTERVAL 1.0
+
 static double now_seconds(void)
 {
 	struct timespec ts;
@@ -493,9 +496,10 @@ int target_refresh(struct target *t)
 			install_process(t, p);
 		changed++;
 	}
-	if (t->path) {
+	if (t->path && now_seconds() - t->last_scan >= SCAN_INTERVAL) {
 		size_t before = t->n_procs;
 
+		t->last_scan = now_seconds();
 		changed += scan_processes(t);
 		for (size_t i = before; i < t->n_procs && t->rt; i++)
 			install_process(t, t->procs[i]);

@@ -72,6 +72,7 @@ struct target {
 	struct tprocess **procs; /* owned */
 	size_t n_procs, cap_procs;
 	bool want_cfi;          /* load CFI of every module (a probe uses bt) */
+	double last_scan;       /* -t: when /proc was last searched for new processes */
 	struct runtime *rt;     /* borrowed, NULL until installed */
 	struct target_stats stats;
 	/* Progress of slow start-up work (CFI extraction); may be NULL. */

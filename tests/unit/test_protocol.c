@@ -150,6 +150,32 @@ static void test_decode_arg_overrun(void **state)
 	event_decoder_release(&d);
 }
 
+/* The last bt of an event is trimmed to the frames it used. */
+static void test_decode_trimmed_bt(void **state)
+{
+	struct wr_bt_frame fr[2] = { { .cookie = 1, .pc = 0x10 }, { .cookie = 1, .pc = 0x20 } };
+	struct wr_bt_header bh = { .requested_depth = 128, .frame_count = 2 };
+	struct event_decoder d;
+	struct eventbuf b;
+	struct event ev;
+
+	(void)state;
+	eb_begin(&b, 1, 1, 1, 1);
+	eb_item(&b, WR_ITEM_BACKTRACE, 0);
+	eb_put(&b, &bh, sizeof(bh));
+	eb_put(&b, fr, sizeof(fr));
+	eb_close_item(&b);
+	event_decoder_init(&d);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
+	assert_int_equal(ev.items[0].bt.requested_depth, 128);
+	assert_int_equal(ev.items[0].bt.frames[1].pc, 0x20);
+	/* one frame short of frame_count: malformed */
+	bh.frame_count = 3;
+	memcpy(b.data + b.item + sizeof(struct wr_item_header), &bh, sizeof(bh));
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), -WR_EPROTO);
+	event_decoder_release(&d);
+}
+
 /* The layouts the BPF side writes: checked here by the host compiler too
  * (wire.h's _Static_asserts), plus the numbers userspace relies on. */
 static void test_layouts(void **state)
@@ -171,6 +197,7 @@ int main(void)
 		cmocka_unit_test(test_decode_unaligned),
 		cmocka_unit_test(test_decode_malformed),
 		cmocka_unit_test(test_decode_arg_overrun),
+		cmocka_unit_test(test_decode_trimmed_bt),
 		cmocka_unit_test(test_layouts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

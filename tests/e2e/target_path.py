@@ -1,0 +1,37 @@
+"""target_path.py - `-t PATH`: every process running a binary, those already
+running and one started after wraith attached, each with its own mappings so
+backtraces are complete in all of them; `-p` and `-t` together are refused."""
+import subprocess
+import time
+
+from wraithtest import *
+
+require_root()
+BIN = "chain-O2fp"
+path = fixture(BIN)
+a = Fixture(BIN, [2000])
+proc = subprocess.Popen([WRAITH, "-t", path, "-s", 'trace leaf { print "{}", $pid; bt; }',
+                         "--script-output", "json", "--timeout", "8"], stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE, text=True)
+ready = proc.stderr.readline()
+check("in every process of" in ready, "-t status line (%r)" % ready)
+time.sleep(0.5)
+b = Fixture(BIN, [2000])
+out, err = proc.communicate(timeout=30)
+eq(proc.returncode, 0, "-t run ends with --timeout, exit 0 (%r)" % err[-300:])
+evs = json_events(out)
+pids = set(e["pid"] for e in evs)
+check(a.pid in pids, "events from the process running before wraith started")
+check(b.pid in pids, "events from the process started after wraith attached")
+for pid in (a.pid, b.pid):
+    late = [e for e in evs if e["pid"] == pid][-3:]
+    check(late and all(e["items"][1]["status"] == "complete" for e in late),
+          "backtraces in %d end complete once its mappings are known" % pid)
+    check(late and all([f["function"] for f in e["items"][1]["frames"]][:4] == ["leaf", "middle", "outer", "main"]
+                       for e in late), "backtraces in %d name the chain" % pid)
+res = run(["-p", a.pid, "-t", path, "-s", "trace leaf {}"])
+check(res.returncode == 2 and "cannot be combined" in res.stderr, "-p with -t: usage error")
+a.stop()
+b.stop()
+check_no_leftovers("after -t")
+finish()
