@@ -27,6 +27,7 @@ enum dw_ext_slot {
 	DW_EXT_RESOLVE,
 	DW_EXT_SYMBOLIZE,
 	DW_EXT_VARS,
+	DW_EXT_TAILCALL,
 	DW_EXT_COUNT_
 };
 

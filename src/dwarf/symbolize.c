@@ -18,7 +18,7 @@
  * DW_AT_name, qualified by namespaces and classes in C++.  Parameters come
  * from the abstract definition (source order; GCC reorders a concrete
  * instance's copies at -O2) and are rendered as C declarations from the
- * type DIEs in gdb's spelling.
+ * type DIEs in gdb's spelling by typename.c.
  *
  * Without DWARF (or outside every DWARF function) the name comes from the
  * ELF symbol table libdwfl picked for the module: .symtab of the file or of
@@ -30,6 +30,8 @@
  */
 #include "dwarf/symbolize.h"
 #include "dwarf/module_priv.h"
+#include "dwarf/offmap.h"
+#include "dwarf/typename.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -39,20 +41,7 @@
 #include <string.h>
 
 #define MAX_SCOPE_DEPTH 64 /* DIE nesting followed from a CU down to a pc */
-#define MAX_TYPE_DEPTH 32  /* type DIEs followed when naming one type */
 #define MAX_ORIGIN_HOPS 8  /* abstract_origin/specification links followed */
-
-struct slot {
-	uint64_t key;
-	void *val; /* NULL: empty */
-};
-
-/* Open addressing, linear probing, power-of-two capacity. */
-struct u64_map {
-	struct slot *slots;
-	size_t cap;
-	size_t n;
-};
 
 struct strset {
 	char **slots;
@@ -113,10 +102,10 @@ struct chunk {
 };
 
 struct sym_cache {
-	struct u64_map by_pc;     /* pc -> struct sym_entry * (in chunks) */
+	struct offmap by_pc;      /* pc -> struct sym_entry * (in chunks) */
 	struct chunk *chunks;     /* newest first */
-	struct u64_map die_names; /* DIE key -> interned qualified name */
-	struct u64_map cu_indexes; /* CU DIE key -> struct cu_index * */
+	struct offmap die_names;  /* DIE key -> interned qualified name */
+	struct offmap cu_indexes; /* CU DIE key -> struct cu_index * */
 	struct strset strs;
 	struct symtab syms;
 };
@@ -128,56 +117,6 @@ struct scope_path {
 };
 
 /* ---- hashing ---- */
-
-static inline uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	return x ^ (x >> 33);
-}
-
-static inline void *map_get(const struct u64_map *m, uint64_t key)
-{
-	size_t mask = m->cap - 1;
-
-	if (!m->cap)
-		return NULL;
-	for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
-		if (!m->slots[i].val)
-			return NULL;
-		if (m->slots[i].key == key)
-			return m->slots[i].val;
-	}
-}
-
-static void map_insert(struct slot *slots, size_t cap, uint64_t key, void *val)
-{
-	size_t i = mix64(key) & (cap - 1);
-
-	while (slots[i].val && slots[i].key != key)
-		i = (i + 1) & (cap - 1);
-	slots[i] = (struct slot){ key, val };
-}
-
-/* @val must not be NULL and @key must not be present yet. */
-static void map_put(struct u64_map *m, uint64_t key, void *val)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-		struct slot *slots = xcalloc(cap, sizeof(*slots));
-
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->slots[i].val)
-				map_insert(slots, cap, m->slots[i].key, m->slots[i].val);
-		free(m->slots);
-		m->slots = slots;
-		m->cap = cap;
-	}
-	map_insert(m->slots, m->cap, key, val);
-	m->n++;
-}
 
 static uint64_t str_hash(const char *s)
 {
@@ -308,8 +247,8 @@ static void cache_destroy(void *data)
 		free(c->chunks);
 		c->chunks = next;
 	}
-	free(c->by_pc.slots);
-	free(c->die_names.slots);
+	offmap_release(&c->by_pc);
+	offmap_release(&c->die_names);
 	for (size_t i = 0; i < c->cu_indexes.cap; i++) {
 		struct cu_index *ix = c->cu_indexes.slots[i].val;
 
@@ -318,7 +257,7 @@ static void cache_destroy(void *data)
 			free(ix);
 		}
 	}
-	free(c->cu_indexes.slots);
+	offmap_release(&c->cu_indexes);
 	for (size_t i = 0; i < c->strs.cap; i++)
 		free(c->strs.slots[i]);
 	free(c->strs.slots);
@@ -514,36 +453,6 @@ static bool is_cxx(Dwarf_Die *cu)
 	}
 }
 
-static const char *die_string(Dwarf_Die *die, unsigned attr_name)
-{
-	Dwarf_Attribute attr;
-
-	return dwarf_formstring(dwarf_attr_integrate(die, attr_name, &attr));
-}
-
-static bool die_flag(Dwarf_Die *die, unsigned attr_name)
-{
-	Dwarf_Attribute attr;
-	bool flag = false;
-
-	return dwarf_formflag(dwarf_attr_integrate(die, attr_name, &attr), &flag) == 0 && flag;
-}
-
-static bool die_ref(Dwarf_Die *die, unsigned attr_name, Dwarf_Die *out)
-{
-	Dwarf_Attribute attr;
-
-	return dwarf_formref_die(dwarf_attr(die, attr_name, &attr), out) != NULL;
-}
-
-/* The type DIE of @die; false for void (no DW_AT_type). */
-static bool die_type(Dwarf_Die *die, Dwarf_Die *out)
-{
-	Dwarf_Attribute attr;
-
-	return dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_type, &attr), out) != NULL;
-}
-
 /* Key for the DIE-name cache: offsets are unique within one section of
  * one file, so type units and supplementary files get their own bits. */
 static uint64_t die_key(struct dw_module *m, Dwarf_Die *die)
@@ -626,7 +535,7 @@ static int cmp_range(const void *a, const void *b)
 static struct cu_index *cu_index_of(struct sym_cache *c, struct dw_module *m, Dwarf_Die *cu)
 {
 	uint64_t key = die_key(m, cu);
-	struct cu_index *ix = map_get(&c->cu_indexes, key);
+	struct cu_index *ix = offmap_get(&c->cu_indexes, key);
 	size_t cap = 0;
 
 	if (ix)
@@ -636,7 +545,7 @@ static struct cu_index *cu_index_of(struct sym_cache *c, struct dw_module *m, Dw
 	ix->ranges.elem = sizeof(struct fn_range);
 	index_children(ix, &cap, cu, 0);
 	spans_finish(&ix->ranges, cmp_range);
-	map_put(&c->cu_indexes, key, ix);
+	offmap_put(&c->cu_indexes, key, ix);
 	return ix;
 }
 
@@ -695,7 +604,7 @@ static void add_scope_name(struct strbuf *sb, Dwarf_Die *scope)
 static const char *qualified_name(struct sym_cache *c, struct dw_module *m, Dwarf_Die *die)
 {
 	uint64_t key = die_key(m, die);
-	const char *cached = map_get(&c->die_names, key);
+	const char *cached = offmap_get(&c->die_names, key);
 	struct strbuf sb = STRBUF_INIT;
 	Dwarf_Die *scopes = NULL;
 	const char *name = dwarf_diename(die);
@@ -711,7 +620,7 @@ static const char *qualified_name(struct sym_cache *c, struct dw_module *m, Dwar
 	if (name)
 		strbuf_addstr(&sb, name);
 	cached = intern(c, sb.buf);
-	map_put(&c->die_names, key, (void *)cached);
+	offmap_put(&c->die_names, key, (void *)cached);
 	strbuf_release(&sb);
 	free(scopes);
 	return *cached ? cached : NULL;
@@ -747,341 +656,10 @@ static const char *die_function_name(struct sym_cache *c, struct dw_module *m, D
 	return qualified_name(c, m, &decl);
 }
 
-/* ---- types as C declarations ---- */
-
-struct render_ctx {
-	struct sym_cache *c;
-	struct dw_module *m;
-	bool cxx;
-	int level; /* function types nested in parameter lists */
-};
-
-enum qual { Q_CONST = 1, Q_VOLATILE = 2, Q_RESTRICT = 4, Q_ATOMIC = 8 };
-
-struct decl {
-	const struct render_ctx *ctx;
-	struct strbuf inner; /* the declarator built so far, name innermost */
-	bool pointer;        /* inner starts with a pointer-like declarator */
-	unsigned ptr_quals;  /* qualifiers waiting for the pointer they qualify */
-	unsigned base_quals; /* qualifiers of the base type */
-};
-
-static void render_params(const struct render_ctx *ctx, Dwarf_Die *fn, bool names,
-			  struct strbuf *out);
-
-static void prepend(struct strbuf *sb, const char *s)
-{
-	size_t n = strlen(s), old = sb->len;
-
-	strbuf_addchars(sb, ' ', n);
-	memmove(sb->buf + n, sb->buf, old);
-	memcpy(sb->buf, s, n);
-}
-
-/* Parentheses around a pointer declarator before an array or function
- * suffix: "int (*fn)(int)", "const int (&a)[3]". */
-static void wrap_pointer(struct decl *d)
-{
-	if (d->pointer) {
-		prepend(&d->inner, "(");
-		strbuf_addch(&d->inner, ')');
-		d->pointer = false;
-	}
-}
-
-/* In gdb's order, whatever order the DWARF chain has; @lead: a space
- * before the first word too. */
-static void add_quals(struct strbuf *sb, unsigned quals, bool lead)
-{
-	static const char *const words[] = { "const", "volatile", "restrict", "_Atomic" };
-	size_t n = 0;
-
-	for (unsigned i = 0; i < 4; i++) {
-		if (!(quals & (1u << i)))
-			continue;
-		if (lead || n++)
-			strbuf_addch(sb, ' ');
-		strbuf_addstr(sb, words[i]);
-	}
-}
-
-/* "*", then its qualifiers as gdb spaces them: "char * const p",
- * "char * const *pp", "const char * const&". */
-static void add_pointer(struct decl *d, const char *op)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	strbuf_addstr(&sb, op);
-	add_quals(&sb, d->ptr_quals, true);
-	if (d->ptr_quals && d->inner.len && d->inner.buf[0] != '&')
-		strbuf_addch(&sb, ' ');
-	prepend(&d->inner, sb.buf);
-	strbuf_release(&sb);
-	d->ptr_quals = 0;
-	d->pointer = true;
-}
-
-static void add_array_dims(struct decl *d, Dwarf_Die *array)
-{
-	Dwarf_Die sub;
-	Dwarf_Attribute attr;
-	Dwarf_Word count;
-
-	wrap_pointer(d);
-	if (dwarf_child(array, &sub) != 0)
-		return;
-	do {
-		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
-			continue;
-		if (dwarf_formudata(dwarf_attr(&sub, DW_AT_count, &attr), &count) == 0)
-			strbuf_addf(&d->inner, "[%llu]", (unsigned long long)count);
-		else if (dwarf_formudata(dwarf_attr(&sub, DW_AT_upper_bound, &attr), &count) == 0)
-			strbuf_addf(&d->inner, "[%llu]", (unsigned long long)count + 1);
-		else
-			strbuf_addstr(&d->inner, "[]");
-	} while (dwarf_siblingof(&sub, &sub) == 0);
-}
-
-static void add_function_suffix(struct decl *d, Dwarf_Die *fn)
-{
-	struct strbuf params = STRBUF_INIT;
-	struct render_ctx inner = *d->ctx;
-
-	inner.level++;
-	wrap_pointer(d);
-	render_params(&inner, fn, false, &params);
-	strbuf_addf(&d->inner, "(%s)", params.buf);
-	strbuf_release(&params);
-}
-
-/* A qualifier on a pointer goes after its star ("char * const"); on
- * anything else it qualifies the base ("const char"). */
-static void add_qualifier(struct decl *d, Dwarf_Die *qual, unsigned q)
-{
-	Dwarf_Die target;
-	int tag = die_type(qual, &target) ? dwarf_tag(&target) : 0;
-
-	if (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
-	    tag == DW_TAG_rvalue_reference_type || tag == DW_TAG_ptr_to_member_type)
-		d->ptr_quals |= q;
-	else
-		d->base_quals |= q;
-}
-
-/* "int Klass::*member" */
-static void add_member_pointer(struct decl *d, Dwarf_Die *type)
-{
-	Dwarf_Die klass;
-	const char *name = NULL;
-
-	if (die_ref(type, DW_AT_containing_type, &klass))
-		name = d->ctx->cxx ? qualified_name(d->ctx->c, d->ctx->m, &klass) : dwarf_diename(&klass);
-	add_pointer(d, "::*");
-	prepend(&d->inner, name ? name : "?");
-}
-
-static const char *tag_keyword(int tag)
-{
-	switch (tag) {
-	case DW_TAG_structure_type:
-		return "struct";
-	case DW_TAG_class_type:
-		return "class";
-	case DW_TAG_union_type:
-		return "union";
-	default:
-		return "enum";
-	}
-}
-
-/* gdb's spelling of GCC's integer type names. */
-static const char *base_type_name(const char *name)
-{
-	static const char *const names[][2] = {
-		{ "short int", "short" },
-		{ "short unsigned int", "unsigned short" },
-		{ "long int", "long" },
-		{ "long unsigned int", "unsigned long" },
-		{ "long long int", "long long" },
-		{ "long long unsigned int", "unsigned long long" },
-	};
-
-	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(name, names[i][0]) == 0)
-			return names[i][1];
-	return name;
-}
-
-/* The name a declaration starts with: "int", "struct foo", "std::string". */
-static void base_name(struct decl *d, Dwarf_Die *type, struct strbuf *out)
-{
-	int tag = dwarf_tag(type);
-	const char *name = dwarf_diename(type);
-	bool aggregate = tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
-			 tag == DW_TAG_union_type || tag == DW_TAG_enumeration_type;
-
-	if (aggregate && !name) {
-		/* gdb's spelling; C++ lambdas' closures land here too */
-		strbuf_addf(out, "%s {...}", tag == DW_TAG_class_type ? "struct" : tag_keyword(tag));
-		return;
-	}
-	if (aggregate && !d->ctx->cxx)
-		strbuf_addf(out, "%s ", tag_keyword(tag));
-	if (d->ctx->cxx && (aggregate || tag == DW_TAG_typedef))
-		name = qualified_name(d->ctx->c, d->ctx->m, type);
-	if (tag == DW_TAG_base_type)
-		name = base_type_name(name);
-	strbuf_addstr(out, name ? name : "?");
-}
-
-/* Step from @type to the type it modifies, adding to the declarator;
- * false when @type is the base of the declaration. */
-static bool apply_modifier(struct decl *d, Dwarf_Die *type)
-{
-	switch (dwarf_tag(type)) {
-	case DW_TAG_pointer_type:
-		add_pointer(d, "*");
-		return true;
-	case DW_TAG_reference_type:
-		add_pointer(d, "&");
-		return true;
-	case DW_TAG_rvalue_reference_type:
-		add_pointer(d, "&&");
-		return true;
-	case DW_TAG_const_type:
-		add_qualifier(d, type, Q_CONST);
-		return true;
-	case DW_TAG_volatile_type:
-		add_qualifier(d, type, Q_VOLATILE);
-		return true;
-	case DW_TAG_restrict_type:
-		add_qualifier(d, type, Q_RESTRICT);
-		return true;
-	case DW_TAG_atomic_type:
-		add_qualifier(d, type, Q_ATOMIC);
-		return true;
-	case DW_TAG_ptr_to_member_type:
-		add_member_pointer(d, type);
-		return true;
-	case DW_TAG_array_type:
-		/* a named one is a vector type: "__m512i" */
-		if (dwarf_diename(type))
-			return false;
-		add_array_dims(d, type);
-		return true;
-	case DW_TAG_subroutine_type:
-		add_function_suffix(d, type);
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* Append "<type> <name>" for the type DIE @type (NULL: void) declaring
- * @name ("" for an abstract declarator), e.g. "int (*fn)(int)". */
-static void render_decl(const struct render_ctx *ctx, Dwarf_Die *type, const char *name,
-			struct strbuf *out)
-{
-	struct decl d = { ctx, STRBUF_INIT, false, 0, 0 };
-	Dwarf_Die cur;
-	bool have = type != NULL;
-	int depth = 0;
-
-	strbuf_addstr(&d.inner, name);
-	if (have)
-		cur = *type;
-	while (have && depth++ < MAX_TYPE_DEPTH && apply_modifier(&d, &cur))
-		have = die_type(&cur, &cur);
-	add_quals(out, d.base_quals, false);
-	if (d.base_quals)
-		strbuf_addch(out, ' ');
-	if (depth > MAX_TYPE_DEPTH)
-		strbuf_addstr(out, "?");
-	else if (have)
-		base_name(&d, &cur, out);
-	else
-		strbuf_addstr(out, "void");
-	if (d.inner.len)
-		strbuf_addf(out, " %s", d.inner.buf);
-	strbuf_release(&d.inner);
-}
-
-#define MAX_TYPE_NEST 8 /* function types within parameter lists within ... */
-
-static void add_separator(struct strbuf *out, size_t *n)
-{
-	if ((*n)++)
-		strbuf_addstr(out, ", ");
-}
-
-/* Append the parameters among the children of @parent; a template
- * parameter pack's members are parameters too (unnamed in DWARF). */
-static void add_params(const struct render_ctx *ctx, Dwarf_Die *parent, bool names,
-		       struct strbuf *out, size_t *n)
-{
-	Dwarf_Die child, type;
-
-	if (dwarf_child(parent, &child) != 0)
-		return;
-	do {
-		int tag = dwarf_tag(&child);
-		const char *name = names ? die_string(&child, DW_AT_name) : NULL;
-
-		if (tag == DW_TAG_unspecified_parameters) {
-			add_separator(out, n);
-			strbuf_addstr(out, "...");
-		} else if (tag == DW_TAG_formal_parameter && !names && die_flag(&child, DW_AT_artificial)) {
-			/* a method type's object pointer; gdb shows it const */
-			add_separator(out, n);
-			render_decl(ctx, die_type(&child, &type) ? &type : NULL, "", out);
-			if (ctx->cxx && die_type(&child, &type) && dwarf_tag(&type) == DW_TAG_pointer_type)
-				strbuf_addstr(out, " const");
-		} else if (tag == DW_TAG_formal_parameter && !die_flag(&child, DW_AT_artificial)) {
-			add_separator(out, n);
-			render_decl(ctx, die_type(&child, &type) ? &type : NULL, name ? name : "", out);
-		} else if (tag == DW_TAG_GNU_formal_parameter_pack) {
-			add_params(ctx, &child, names, out, n);
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
-}
-
-/* The parameter list of the subprogram (@names: with their names, the
- * artificial this left out) or of the subroutine type @fn (all types: gdb
- * shows a member function pointer's object parameter). */
-static void render_params(const struct render_ctx *ctx, Dwarf_Die *fn, bool names,
-			  struct strbuf *out)
-{
-	size_t n = 0;
-
-	if (ctx->level > MAX_TYPE_NEST) {
-		strbuf_addstr(out, "...");
-		return;
-	}
-	add_params(ctx, fn, names, out, &n);
-	if (!n && !names && !ctx->cxx && die_flag(fn, DW_AT_prototyped))
-		strbuf_addstr(out, "void");
-}
-
-static bool has_params(Dwarf_Die *fn)
-{
-	Dwarf_Die child;
-
-	if (dwarf_child(fn, &child) != 0)
-		return false;
-	do {
-		int tag = dwarf_tag(&child);
-
-		if (tag == DW_TAG_formal_parameter || tag == DW_TAG_unspecified_parameters ||
-		    tag == DW_TAG_GNU_formal_parameter_pack)
-			return true;
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return false;
-}
-
 /* "int x, char **argv" for the function of @fn.  The abstract definition
  * holds the parameters in source order with their names; a concrete
  * instance may have them reordered or dropped.  Interned. */
-static const char *function_params(const struct render_ctx *ctx, Dwarf_Die *fn)
+static const char *function_params(const struct typename_ctx *ctx, Dwarf_Die *fn)
 {
 	struct strbuf sb = STRBUF_INIT;
 	Dwarf_Die origin = *fn;
@@ -1090,7 +668,7 @@ static const char *function_params(const struct render_ctx *ctx, Dwarf_Die *fn)
 	for (int i = 0; i < MAX_ORIGIN_HOPS; i++)
 		if (!die_ref(&origin, DW_AT_abstract_origin, &origin))
 			break;
-	render_params(ctx, has_params(&origin) ? &origin : fn, true, &sb);
+	typename_render_params(ctx, typename_has_params(&origin) ? &origin : fn, true, &sb);
 	params = intern(ctx->c, sb.buf);
 	strbuf_release(&sb);
 	return params;
@@ -1292,7 +870,7 @@ static size_t dwarf_frames(struct sym_cache *c, struct dw_module *m, uint64_t pc
 {
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = dw_module_dwarf(m) ? dwfl_module_addrdie(m->mod, pc, &bias) : NULL;
-	struct render_ctx ctx = { c, m, false, 0 };
+	struct typename_ctx ctx = { .c = c, .m = m, .qualified_name = qualified_name };
 	struct cu_index *ix = cu ? cu_index_of(c, m, cu) : NULL;
 	/* the innermost when ranges nest: a nested function in its parent */
 	struct fn_range *r = ix ? spans_find(&ix->ranges, pc - bias) : NULL;
@@ -1365,11 +943,11 @@ static struct sym_entry *compute(struct sym_cache *c, struct dw_module *m, uint6
 int dw_symbolize(struct dw_module *m, uint64_t pc, struct dw_sym *out)
 {
 	struct sym_cache *c = cache_of(m);
-	struct sym_entry *e = map_get(&c->by_pc, pc);
+	struct sym_entry *e = offmap_get(&c->by_pc, pc);
 
 	if (!e) {
 		e = compute(c, m, pc);
-		map_put(&c->by_pc, pc, e);
+		offmap_put(&c->by_pc, pc, e);
 	}
 	out->frames = e->frames;
 	out->n = e->n;

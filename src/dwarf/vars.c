@@ -13,6 +13,7 @@
  */
 #include "dwarf/vars.h"
 #include "dwarf/module_priv.h"
+#include "dwarf/offmap.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -24,19 +25,13 @@
 
 #define MAX_TYPE_DEPTH 24
 
-struct type_slot {
-	Dwarf_Off off;
-	struct dw_type *type;
-};
-
 struct global_slot {
 	const char *name;
 	Dwarf_Off off;
 };
 
 struct vars_cache {
-	struct type_slot *types;   /* open addressing by DIE offset */
-	size_t n_types, cap_types;
+	struct offmap types;       /* DIE offset -> struct dw_type * */
 	void **owned;              /* everything allocated for types */
 	size_t n_owned, cap_owned;
 	struct global_slot *globals;
@@ -51,7 +46,7 @@ static void cache_destroy(void *data)
 	for (size_t i = 0; i < c->n_owned; i++)
 		free(c->owned[i]);
 	free(c->owned);
-	free(c->types);
+	offmap_release(&c->types);
 	free(c->globals);
 	free(c);
 }
@@ -80,44 +75,6 @@ static char *own_str(struct vars_cache *c, char *s)
 }
 
 /* ---- the type cache ---- */
-
-static struct dw_type *cache_get(struct vars_cache *c, Dwarf_Off off)
-{
-	if (!c->cap_types)
-		return NULL;
-	for (size_t i = (size_t)(off * 0x9e3779b97f4a7c15ull) & (c->cap_types - 1);;
-	     i = (i + 1) & (c->cap_types - 1)) {
-		if (!c->types[i].type)
-			return NULL;
-		if (c->types[i].off == off)
-			return c->types[i].type;
-	}
-}
-
-static void cache_put(struct vars_cache *c, Dwarf_Off off, struct dw_type *t)
-{
-	if ((c->n_types + 1) * 2 > c->cap_types) {
-		struct type_slot *old = c->types;
-		size_t old_cap = c->cap_types;
-
-		c->cap_types = old_cap ? old_cap * 2 : 64;
-		c->types = xcalloc(c->cap_types, sizeof(*c->types));
-		c->n_types = 0;
-		for (size_t i = 0; i < old_cap; i++)
-			if (old[i].type)
-				cache_put(c, old[i].off, old[i].type);
-		free(old);
-	}
-	for (size_t i = (size_t)(off * 0x9e3779b97f4a7c15ull) & (c->cap_types - 1);;
-	     i = (i + 1) & (c->cap_types - 1)) {
-		if (!c->types[i].type) {
-			c->types[i].off = off;
-			c->types[i].type = t;
-			c->n_types++;
-			return;
-		}
-	}
-}
 
 static const struct dw_type void_type = { .kind = DW_TYPE_VOID, .name = "void" };
 static const struct dw_type unknown_type = { .kind = DW_TYPE_UNKNOWN, .name = "<unknown type>" };
@@ -334,7 +291,7 @@ static const struct dw_type *build_alias(struct vars_cache *c, Dwarf_Die *die, i
 static const struct dw_type *build_type(struct vars_cache *c, Dwarf_Die *die, int depth)
 {
 	Dwarf_Off off = dwarf_dieoffset(die);
-	struct dw_type *t = cache_get(c, off);
+	struct dw_type *t = offmap_get(&c->types, off);
 	int tag = dwarf_tag(die);
 	const struct dw_type *alias;
 
@@ -345,11 +302,11 @@ static const struct dw_type *build_type(struct vars_cache *c, Dwarf_Die *die, in
 	if (tag == DW_TAG_typedef || tag == DW_TAG_const_type || tag == DW_TAG_volatile_type ||
 	    tag == DW_TAG_restrict_type || tag == DW_TAG_atomic_type) {
 		alias = build_alias(c, die, depth);
-		cache_put(c, off, (struct dw_type *)alias);
+		offmap_put(&c->types, off, (struct dw_type *)alias);
 		return alias;
 	}
 	t = own(c, xcalloc(1, sizeof(*t)));
-	cache_put(c, off, t);
+	offmap_put(&c->types, off, t);
 	fill_type(c, t, die, depth);
 	return t;
 }

@@ -1,0 +1,458 @@
+/* resolve_index.c - the per-module function index behind resolve.h, and
+ * the ELF symbol tables that stand in for it.
+ *
+ * It is a file of its own because the lookups of resolve.c and the
+ * listings of resolve_list.c both stand on it.  The first lookup walks
+ * every compile unit once and files each function instance that has code
+ * - out-of-line definitions (including compiler clones) and inlined
+ * instances - under its DW_AT_name, with any template argument list
+ * dropped, in a hash table.  Entries hold DIE offsets, not names or
+ * addresses, so the index of a libLLVM-sized module stays small; qualified
+ * names, addresses and lines are worked out only for the few candidates a
+ * lookup touches.  The index lives in the module's DW_EXT_RESOLVE slot.
+ *
+ * Without DWARF (or when DWARF does not know a name) the ELF symbol tables
+ * stand in, loaded lazily as well.
+ */
+#include "dwarf/resolve_priv.h"
+#include "util/xalloc.h"
+
+#include <dwarf.h>
+#include <libiberty/demangle.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- names ---- */
+
+/* The last "::"-separated component of a C++ name, ignoring "::" inside
+ * template arguments, parameter lists and lambda names; an operator name
+ * is always last (it may hold '<' or "()"). */
+const char *rs_last_component(const char *s)
+{
+	const char *last = s;
+	int depth = 0;
+
+	for (const char *p = s; *p; p++) {
+		if (depth == 0 && p == last && strncmp(p, "operator", 8) == 0 && !rs_is_ident(p[8]))
+			return last;
+		if (*p == '<' || *p == '(' || *p == '[' || *p == '{')
+			depth++;
+		else if ((*p == '>' || *p == ')' || *p == ']' || *p == '}') && depth > 0)
+			depth--;
+		else if (depth == 0 && p[0] == ':' && p[1] == ':')
+			last = ++p + 1;
+	}
+	return last;
+}
+
+/* Length of @s without the template argument list that ends its last
+ * component ("ns::max<int>" -> "ns::max"). */
+size_t rs_untemplated_len(const char *s)
+{
+	size_t len = strlen(s);
+	const char *comp;
+	int depth = 0;
+
+	if (len == 0 || s[len - 1] != '>')
+		return len;
+	comp = rs_last_component(s);
+	if (strncmp(comp, "operator", 8) == 0)
+		return len;
+	for (size_t i = len; i-- > (size_t)(comp - s);) {
+		if (s[i] == '>')
+			depth++;
+		else if (s[i] == '<' && --depth == 0)
+			return i;
+	}
+	return len;
+}
+
+/* Demangled name without parameters, or NULL if @mangled is not C++. */
+char *rs_demangle(const char *mangled)
+{
+	if (strncmp(mangled, "_Z", 2) != 0)
+		return NULL;
+	return cplus_demangle(mangled, DMGL_ANSI);
+}
+
+/* The name a DIE is known by: its C++ linkage name, else DW_AT_name;
+ * abstract origins and specifications are followed.  Equal strings name
+ * the same function, so callers can deduplicate before demangling.
+ * Borrowed from libdw; NULL for an anonymous DIE. */
+const char *rs_raw_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+
+	if (!s)
+		s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	return s && strncmp(s, "_Z", 2) == 0 ? s : dwarf_diename(die);
+}
+
+/* ---- the hash table ---- */
+
+static uint32_t hash_span(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static struct rs_slot *table_probe(struct rs_table *t, const char *key, size_t len, uint32_t h)
+{
+	size_t i = h & (t->cap - 1);
+
+	while (t->slots[i].key && (t->slots[i].hash != h || t->slots[i].len != len ||
+				   memcmp(t->slots[i].key, key, len) != 0))
+		i = (i + 1) & (t->cap - 1);
+	return &t->slots[i];
+}
+
+static void table_grow(struct rs_table *t)
+{
+	struct rs_table bigger = { .cap = t->cap ? t->cap * 2 : 64 };
+
+	bigger.slots = xcalloc(bigger.cap, sizeof(*bigger.slots));
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->slots[i].key)
+			*table_probe(&bigger, t->slots[i].key, t->slots[i].len, t->slots[i].hash) =
+				t->slots[i];
+	bigger.n = t->n;
+	free(t->slots);
+	*t = bigger;
+}
+
+/* The slot for @key[0..len): an existing one, or with @insert a new one
+ * (key NULL; the caller fills it in), else NULL. */
+struct rs_slot *rs_table_get(struct rs_table *t, const char *key, size_t len, bool insert)
+{
+	uint32_t h = hash_span(key, len);
+	struct rs_slot *s;
+
+	if (!t->cap) {
+		if (!insert)
+			return NULL;
+		table_grow(t);
+	}
+	s = table_probe(t, key, len, h);
+	if (s->key || !insert)
+		return s->key ? s : NULL;
+	if ((t->n + 1) * 4 > t->cap * 3) {
+		table_grow(t);
+		s = table_probe(t, key, len, h);
+	}
+	t->n++;
+	s->hash = h;
+	s->len = len;
+	return s;
+}
+
+/* ---- the index ---- */
+
+static void destroy_state(void *data)
+{
+	struct rs_state *st = data;
+
+	for (size_t i = 0; i < st->n_owned; i++)
+		free(st->owned[i]);
+	for (size_t i = 0; i < st->n_names; i++)
+		free(st->names[i].name);
+	free(st->owned);
+	free(st->names);
+	free(st->cus);
+	free(st->ents);
+	free(st->keys.slots);
+	free(st->origins.slots);
+	free(st->syms);
+	free(st);
+}
+
+struct rs_state *rs_state_of(struct dw_module *m)
+{
+	struct dw_ext *ext = &m->ext[DW_EXT_RESOLVE];
+
+	if (!ext->data) {
+		ext->data = xcalloc(1, sizeof(struct rs_state));
+		ext->destroy = destroy_state;
+	}
+	return ext->data;
+}
+
+static uint32_t push_entry(struct rs_state *st, Dwarf_Off die, uint32_t cu, enum rs_kind kind,
+			   uint32_t next)
+{
+	if (st->n_ents >= RS_NONE)
+		return RS_NONE;
+	st->ents = xgrow(st->ents, &st->cap_ents, st->n_ents + 1, sizeof(*st->ents));
+	st->ents[st->n_ents] = (struct rs_entry){
+		.die = die, .cu = cu | (uint32_t)kind << RS_KIND_SHIFT, .next = next,
+	};
+	return (uint32_t)st->n_ents++;
+}
+
+/* Files entry @i (FUNC or ORIGIN) under the key of @name. */
+static void add_named(struct rs_state *st, const char *name, Dwarf_Off die, uint32_t cu,
+		      enum rs_kind kind)
+{
+	size_t len = rs_untemplated_len(name);
+	struct rs_slot *slot = rs_table_get(&st->keys, name, len, true);
+	uint32_t i;
+
+	if (!slot->key) {
+		if (name[len] != '\0') {
+			st->owned = xgrow(st->owned, &st->cap_owned, st->n_owned + 1, sizeof(char *));
+			name = st->owned[st->n_owned++] = xstrndup(name, len);
+		}
+		slot->key = name;
+		slot->val = RS_NONE;
+	}
+	i = push_entry(st, die, cu, kind, slot->val);
+	if (i != RS_NONE)
+		slot->val = i;
+}
+
+static struct rs_origin *origin_slot(struct rs_origins *t, Dwarf_Off die)
+{
+	size_t i = (size_t)(die * 0x9e3779b97f4a7c15ull >> 20) & (t->cap - 1);
+
+	while (t->slots[i].die && t->slots[i].die != die)
+		i = (i + 1) & (t->cap - 1);
+	return &t->slots[i];
+}
+
+/* The slot of origin @die, a new one (head RS_NONE) if need be. */
+static struct rs_origin *origin_get(struct rs_origins *t, Dwarf_Off die, uint32_t cu)
+{
+	struct rs_origin *o;
+
+	if ((t->n + 1) * 4 > t->cap * 3) {
+		struct rs_origins bigger = { .cap = t->cap ? t->cap * 2 : 1024, .n = t->n };
+
+		bigger.slots = xcalloc(bigger.cap, sizeof(*bigger.slots));
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->slots[i].die)
+				*origin_slot(&bigger, t->slots[i].die) = t->slots[i];
+		free(t->slots);
+		*t = bigger;
+	}
+	o = origin_slot(t, die);
+	if (!o->die) {
+		*o = (struct rs_origin){ .die = die, .head = RS_NONE, .cu = cu };
+		t->n++;
+	}
+	return o;
+}
+
+static void add_instance(struct rs_state *st, Dwarf_Die *die, uint32_t cu)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die origin;
+	struct rs_origin *o;
+	uint32_t i;
+
+	if (!dwarf_attr(die, DW_AT_abstract_origin, &attr) || !dwarf_formref_die(&attr, &origin))
+		return;
+	o = origin_get(&st->origins, dwarf_dieoffset(&origin), cu);
+	/* Named here, once per origin, while the origin's DIE is at hand. */
+	if (o->head == RS_NONE)
+		o->name = dwarf_diename(&origin);
+	i = push_entry(st, dwarf_dieoffset(die), cu, KIND_INST, o->head);
+	if (i != RS_NONE)
+		o->head = i;
+}
+
+static bool has_code(Dwarf_Die *die)
+{
+	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges);
+}
+
+/* Visits the DIEs that can hold functions with code: types are skipped
+ * (member functions are defined outside their class), and so are
+ * subprograms without code (declarations, abstract instances). */
+static void walk(struct rs_state *st, Dwarf_Die *parent, uint32_t cu)
+{
+	Dwarf_Die die;
+	const char *name;
+
+	if (dwarf_child(parent, &die) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&die);
+
+		if (tag == DW_TAG_inlined_subroutine) {
+			/* Concrete by construction: we only enter code. */
+			add_instance(st, &die, cu);
+			walk(st, &die, cu);
+		} else if (tag == DW_TAG_subprogram) {
+			if (!has_code(&die))
+				continue;
+			if ((name = dwarf_diename(&die)))
+				add_named(st, name, dwarf_dieoffset(&die), cu, KIND_FUNC);
+			walk(st, &die, cu);
+		} else if (tag == DW_TAG_lexical_block || tag == DW_TAG_namespace) {
+			walk(st, &die, cu);
+		}
+	} while (dwarf_siblingof(&die, &die) == 0);
+}
+
+static void index_unit(struct rs_state *st, Dwarf_Die *unit)
+{
+	struct rs_cu *cu;
+
+	if (st->n_cus > RS_CU_MASK)
+		return;
+	st->cus = xgrow(st->cus, &st->cap_cus, st->n_cus + 1, sizeof(*st->cus));
+	cu = &st->cus[st->n_cus];
+	*cu = (struct rs_cu){
+		.dw = dwarf_cu_getdwarf(unit->cu),
+		.die = dwarf_dieoffset(unit),
+		.first = (uint32_t)st->n_ents,
+	};
+	walk(st, unit, (uint32_t)st->n_cus);
+	st->cus[st->n_cus++].end = (uint32_t)st->n_ents;
+}
+
+/* Files every abstract origin under its name, after the units' entries
+ * (which must stay in DIE order). */
+static void name_origins(struct rs_state *st)
+{
+	for (size_t i = 0; i < st->origins.cap; i++) {
+		const struct rs_origin *o = &st->origins.slots[i];
+
+		if (o->die && o->name)
+			add_named(st, o->name, o->die, o->cu, KIND_ORIGIN);
+	}
+}
+
+void rs_index_ensure(struct rs_state *st, Dwarf *dw)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie, subdie;
+	Dwarf_Half version;
+	uint8_t type;
+
+	if (st->indexed)
+		return;
+	st->indexed = true;
+	while (dwarf_get_units(dw, cu, &cu, &version, &type, &cudie, &subdie) == 0) {
+		if (type == DW_UT_skeleton && subdie.addr)
+			index_unit(st, &subdie);
+		else if (type == DW_UT_compile || type == DW_UT_partial || type == DW_UT_skeleton)
+			index_unit(st, &cudie);
+	}
+	name_origins(st);
+}
+
+/* The first inlined instance of ORIGIN entry @i, or RS_NONE. */
+uint32_t rs_first_instance(struct rs_state *st, uint32_t i)
+{
+	struct rs_origin *o;
+
+	if (!st->origins.cap)
+		return RS_NONE;
+	o = origin_slot(&st->origins, st->ents[i].die);
+	return o->die ? o->head : RS_NONE;
+}
+
+bool rs_entry_die(struct rs_state *st, uint32_t i, Dwarf_Die *die, Dwarf_Die *cudie)
+{
+	const struct rs_cu *cu = &st->cus[rs_entry_unit(&st->ents[i])];
+
+	return dwarf_offdie(cu->dw, st->ents[i].die, die) && dwarf_offdie(cu->dw, cu->die, cudie);
+}
+
+/* Where execution enters @die: DW_AT_entry_pc (an address, or in DWARF 5
+ * an offset from the start), else DW_AT_low_pc, else the first range. */
+bool rs_die_entry_pc(Dwarf_Die *die, Dwarf_Addr *pc)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Addr base, start, end;
+	Dwarf_Word off;
+
+	if (dwarf_attr(die, DW_AT_entry_pc, &attr)) {
+		if (dwarf_formaddr(&attr, pc) == 0)
+			return true;
+		if (dwarf_formudata(&attr, &off) == 0) {
+			if (dwarf_lowpc(die, &start) != 0 && dwarf_ranges(die, 0, &base, &start, &end) <= 0)
+				return false;
+			*pc = start + off;
+			return true;
+		}
+	}
+	if (dwarf_lowpc(die, pc) == 0)
+		return true;
+	if (dwarf_ranges(die, 0, &base, &start, &end) <= 0)
+		return false;
+	*pc = start;
+	return true;
+}
+
+/* ---- ELF symbols ---- */
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct rs_sym *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void load_symtab(struct dw_module *m, struct rs_state *st, Elf_Scn *scn, GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	for (size_t i = 0; data && i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+		    sym.st_size == 0)
+			continue;
+		name = elf_strptr(m->elf, sh->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		st->syms = xgrow(st->syms, &st->cap_syms, st->n_syms + 1, sizeof(*st->syms));
+		st->syms[st->n_syms++] = (struct rs_sym){ .name = name, .value = sym.st_value };
+	}
+}
+
+/* Defined functions of .symtab and .dynsym, sorted by address, each
+ * (address, name) once. */
+void rs_symbols_load(struct dw_module *m, struct rs_state *st)
+{
+	Elf_Scn *scn = NULL;
+	size_t kept = 0;
+
+	if (st->syms_loaded)
+		return;
+	st->syms_loaded = true;
+	while ((scn = elf_nextscn(m->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+			load_symtab(m, st, scn, &sh);
+	}
+	if (st->n_syms)
+		qsort(st->syms, st->n_syms, sizeof(*st->syms), cmp_sym);
+	for (size_t i = 0; i < st->n_syms; i++)
+		if (kept == 0 || cmp_sym(&st->syms[kept - 1], &st->syms[i]) != 0)
+			st->syms[kept++] = st->syms[i];
+	st->n_syms = kept;
+}
+
+/* The user-facing name of a symbol: demangled without parameters, without
+ * a "@VERSION" suffix.  Caller frees. */
+char *rs_symbol_name(const char *sym)
+{
+	char *d = rs_demangle(sym);
+
+	return d ? d : xstrndup(sym, strcspn(sym, "@"));
+}

@@ -1,0 +1,178 @@
+/* resolve_priv.h - the function index shared by the three files behind
+ * resolve.h: resolve_index.c builds it (and loads the ELF symbol tables
+ * that stand in for it), resolve.c turns names, lines and addresses into
+ * sites with it, resolve_list.c lists and suggests the names it holds.
+ *
+ * Layer rule: private to src/dwarf; included only by resolve*.c.  Like the
+ * rest of dwarf/, it may name elfutils types.
+ *
+ * Shared here: the per-module state in the DW_EXT_RESOLVE slot (struct
+ * rs_state, its units, entries, origins, symbols and name list), the
+ * string-keyed hash table all three deduplicate with, and the name helpers
+ * both lookups and listings need.  Everything the state holds is owned by
+ * it and freed by dw_module_free(); strings from libdw and libelf are
+ * borrowed from the module.
+ */
+#ifndef WRAITH_DWARF_RESOLVE_PRIV_H
+#define WRAITH_DWARF_RESOLVE_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dwarf/module_priv.h"
+#include "dwarf/resolve.h"
+
+#define RS_NONE UINT32_MAX
+#define RS_KIND_SHIFT 30
+#define RS_CU_MASK ((1u << RS_KIND_SHIFT) - 1)
+
+/* A string-keyed open-addressing hash table; @val is the caller's. */
+struct rs_slot {
+	const char *key; /* NULL: empty */
+	size_t len;
+	uint32_t hash;
+	uint32_t val;
+};
+
+struct rs_table {
+	struct rs_slot *slots;
+	size_t cap; /* power of two, or 0 */
+	size_t n;
+};
+
+struct rs_cu {
+	Dwarf *dw;        /* the unit's own Dwarf (differs for split units) */
+	Dwarf_Off die;    /* offset of the unit DIE */
+	uint32_t first;   /* entries [first, end) belong to this unit */
+	uint32_t end;
+	int8_t optimized; /* GCC unit with location lists: 0 unknown, 1, -1 */
+};
+
+/* An index entry is one of:
+ * - FUNC: an out-of-line function with code, chained under its name key;
+ * - INST: an inlined instance, chained under its abstract origin;
+ * - ORIGIN: an abstract origin of inlined instances, chained under its
+ *   name key.
+ * Naming millions of inlined instances one by one would cost more than
+ * reading all the DWARF, so each origin is named once. */
+enum rs_kind { KIND_FUNC, KIND_INST, KIND_ORIGIN };
+
+struct rs_entry {
+	Dwarf_Off die;
+	uint32_t cu;   /* index into cus | kind << RS_KIND_SHIFT */
+	uint32_t next; /* next entry of the same chain, or RS_NONE */
+};
+
+/* Abstract origin offset -> its name and first inlined instance. */
+struct rs_origin {
+	Dwarf_Off die;    /* 0: empty (no DIE lives at offset 0) */
+	const char *name; /* borrowed from libdw; NULL for none */
+	uint32_t head;
+	uint32_t cu;
+};
+
+struct rs_origins {
+	struct rs_origin *slots;
+	size_t cap, n;
+};
+
+struct rs_sym {
+	const char *name; /* borrowed from the ELF string table */
+	uint64_t value;
+};
+
+struct rs_name {
+	char *name; /* owned */
+	uint64_t vaddr;
+};
+
+struct rs_state {
+	bool indexed;
+	struct rs_cu *cus;
+	size_t n_cus, cap_cus;
+	struct rs_entry *ents; /* per unit in DIE order, then the ORIGINs */
+	size_t n_ents, cap_ents;
+	struct rs_table keys;  /* name key -> first FUNC or ORIGIN entry */
+	struct rs_origins origins;
+	char **owned;          /* keys we had to copy */
+	size_t n_owned, cap_owned;
+	bool syms_loaded;
+	struct rs_sym *syms;
+	size_t n_syms, cap_syms;
+	bool listed;
+	struct rs_name *names; /* DWARF names sorted, then ELF-only names sorted */
+	size_t n_names, cap_names;
+};
+
+static inline enum rs_kind rs_entry_kind(const struct rs_entry *e)
+{
+	return (enum rs_kind)(e->cu >> RS_KIND_SHIFT);
+}
+
+static inline uint32_t rs_entry_unit(const struct rs_entry *e)
+{
+	return e->cu & RS_CU_MASK;
+}
+
+/* ---- names (resolve_index.c) ---- */
+
+static inline bool rs_is_ident(char c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* The last "::"-separated component of @s (a C++ name), outside template
+ * arguments, parameter lists and lambda names.  Points into @s. */
+const char *rs_last_component(const char *s);
+
+/* Length of @s without the template argument list that ends its last
+ * component ("ns::max<int>" -> "ns::max"): the key a name is filed under. */
+size_t rs_untemplated_len(const char *s);
+
+/* Demangled name without parameters, or NULL if @mangled is not C++.
+ * Caller frees. */
+char *rs_demangle(const char *mangled);
+
+/* The name a DIE is known by: its C++ linkage name, else DW_AT_name.
+ * Borrowed from libdw; NULL for an anonymous DIE. */
+const char *rs_raw_name(Dwarf_Die *die);
+
+/* The user-facing name of ELF symbol @sym: demangled without parameters,
+ * without a "@VERSION" suffix.  Caller frees. */
+char *rs_symbol_name(const char *sym);
+
+/* ---- the hash table (resolve_index.c) ---- */
+
+/* The slot for @key[0..len) in @t: an existing one, or with @insert a new
+ * one (key NULL: the caller sets key, which must outlive the table, and
+ * val if it uses it), else NULL.  Zeroed is empty; the caller frees
+ * t->slots. */
+struct rs_slot *rs_table_get(struct rs_table *t, const char *key, size_t len, bool insert);
+
+/* ---- the index (resolve_index.c) ---- */
+
+/* The index state of @m, created empty on first use.  Borrowed: freed by
+ * dw_module_free(). */
+struct rs_state *rs_state_of(struct dw_module *m);
+
+/* Index every unit of @dw into @st, once (later calls return at once). */
+void rs_index_ensure(struct rs_state *st, Dwarf *dw);
+
+/* The first inlined instance of ORIGIN entry @i, or RS_NONE; the others
+ * follow through ents[].next. */
+uint32_t rs_first_instance(struct rs_state *st, uint32_t i);
+
+/* The DIE of entry @i and the DIE of its unit; false when libdw cannot
+ * read them. */
+bool rs_entry_die(struct rs_state *st, uint32_t i, Dwarf_Die *die, Dwarf_Die *cudie);
+
+/* Where execution enters @die: DW_AT_entry_pc, else DW_AT_low_pc, else
+ * the first range.  False when @die has no address. */
+bool rs_die_entry_pc(Dwarf_Die *die, Dwarf_Addr *pc);
+
+/* Load the defined functions of .symtab and .dynsym into st->syms, sorted
+ * by address, each (address, name) once; only the first call reads. */
+void rs_symbols_load(struct dw_module *m, struct rs_state *st);
+
+#endif

@@ -1,0 +1,347 @@
+/* tailcall.c - recovering tail-called functions from DW_TAG_call_site
+ * (see tailcall.h).
+ *
+ * Both spellings are read: DWARF 5 (DW_TAG_call_site, DW_AT_call_origin,
+ * DW_AT_call_return_pc, DW_AT_call_pc, DW_AT_call_tail_call) and the GNU
+ * extension GCC emits for DWARF 4 (DW_TAG_GNU_call_site with
+ * DW_AT_abstract_origin, DW_AT_low_pc and DW_AT_GNU_tail_call).  The tail
+ * calls of each function are collected once and cached in the module.
+ */
+#include "dwarf/tailcall.h"
+#include "dwarf/module_priv.h"
+#include "dwarf/resolve.h"
+#include "dwarf/symbolize.h"
+#include "util/xalloc.h"
+
+#include <dwarf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CHAINS 32
+
+struct edge {
+	uint64_t to;       /* entry of the tail-called function */
+	uint64_t call_pc;  /* the jump */
+};
+
+struct node {
+	uint64_t entry;
+	struct edge *edges; /* owned */
+	size_t n_edges;
+};
+
+struct tail_cache {
+	struct node *nodes; /* owned */
+	size_t n, cap;
+};
+
+static void cache_destroy(void *data)
+{
+	struct tail_cache *c = data;
+
+	for (size_t i = 0; i < c->n; i++)
+		free(c->nodes[i].edges);
+	free(c->nodes);
+	free(c);
+}
+
+static struct tail_cache *cache_of(struct dw_module *m)
+{
+	struct dw_ext *ext = &m->ext[DW_EXT_TAILCALL];
+
+	if (!ext->data) {
+		ext->data = xcalloc(1, sizeof(struct tail_cache));
+		ext->destroy = cache_destroy;
+	}
+	return ext->data;
+}
+
+static bool is_call_site(Dwarf_Die *die)
+{
+	int tag = dwarf_tag(die);
+
+	return tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site;
+}
+
+static uint64_t addr_attr(Dwarf_Die *die, unsigned name)
+{
+	Dwarf_Attribute a;
+	Dwarf_Addr v;
+
+	if (!dwarf_attr(die, name, &a) || dwarf_formaddr(&a, &v))
+		return 0;
+	return v;
+}
+
+static uint64_t return_pc(Dwarf_Die *cs)
+{
+	uint64_t pc = addr_attr(cs, DW_AT_call_return_pc);
+
+	return pc ? pc : addr_attr(cs, DW_AT_low_pc);
+}
+
+static bool is_tail_call(Dwarf_Die *cs)
+{
+	return dwarf_hasattr(cs, DW_AT_call_tail_call) || dwarf_hasattr(cs, DW_AT_GNU_tail_call);
+}
+
+/* The DIE of the function a call site calls, or false (indirect call). */
+static bool call_origin(Dwarf_Die *cs, Dwarf_Die *out)
+{
+	Dwarf_Attribute a;
+
+	if (!dwarf_attr(cs, DW_AT_call_origin, &a) && !dwarf_attr(cs, DW_AT_abstract_origin, &a))
+		return false;
+	return dwarf_formref_die(&a, out) != NULL;
+}
+
+static const char *function_name(Dwarf_Die *fn)
+{
+	Dwarf_Attribute a;
+	const char *name;
+
+	if ((dwarf_attr_integrate(fn, DW_AT_linkage_name, &a) ||
+	     dwarf_attr_integrate(fn, DW_AT_MIPS_linkage_name, &a)) && (name = dwarf_formstring(&a)))
+		return name;
+	return dwarf_diename(fn);
+}
+
+uint64_t dw_function_entry(struct dw_module *m, const char *name)
+{
+	struct dw_sites sites = { 0 };
+	uint64_t entry = 0;
+
+	if (dw_resolve_function(m, name, &sites) == 0) {
+		for (size_t i = 0; i < sites.n && !entry; i++) {
+			struct dw_sym sym;
+
+			if (sites.v[i].inlined || dw_symbolize(m, sites.v[i].vaddr, &sym) || !sym.n)
+				continue;
+			entry = sites.v[i].vaddr - sym.frames[sym.n - 1].sym_offset;
+		}
+	}
+	dw_sites_release(&sites);
+	return entry;
+}
+
+/* Entry address of the function @origin names. */
+static uint64_t origin_entry(struct dw_module *m, Dwarf_Die *origin)
+{
+	Dwarf_Addr low;
+	const char *name;
+
+	if (!dwarf_hasattr(origin, DW_AT_declaration) && dwarf_lowpc(origin, &low) == 0)
+		return low;
+	name = function_name(origin);
+	return name ? dw_function_entry(m, name) : 0;
+}
+
+/* The subprogram DIE whose code contains @pc, in @out. */
+static bool function_die(struct dw_module *m, uint64_t pc, Dwarf_Die *out)
+{
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Addr bias;
+	bool found = false;
+	int n;
+
+	cu = dw_module_dwarf(m) ? dwfl_module_addrdie(m->mod, pc, &bias) : NULL;
+	n = cu ? dwarf_getscopes(cu, pc, &scopes) : 0;
+	for (int i = 0; i < n && !found; i++) {
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			*out = scopes[i];
+			found = true;
+		}
+	}
+	free(scopes);
+	return found;
+}
+
+/* Call each call site under @die (blocks and inlined code included). */
+static bool walk_call_sites(Dwarf_Die *die, bool (*fn)(Dwarf_Die *cs, void *ctx), void *ctx)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (is_call_site(&child) && fn(&child, ctx))
+			return true;
+		if ((tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) &&
+		    walk_call_sites(&child, fn, ctx))
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+struct find_site {
+	uint64_t ret_pc;
+	Dwarf_Die found;
+};
+
+static bool match_return(Dwarf_Die *cs, void *ctx)
+{
+	struct find_site *f = ctx;
+
+	if (return_pc(cs) != f->ret_pc)
+		return false;
+	f->found = *cs;
+	return true;
+}
+
+int dw_call_target(struct dw_module *m, uint64_t ret_pc, const char **name, uint64_t *entry)
+{
+	struct find_site f = { .ret_pc = ret_pc };
+	Dwarf_Die fn, origin;
+
+	*name = NULL;
+	*entry = 0;
+	if (!function_die(m, ret_pc - 1, &fn) || !walk_call_sites(&fn, match_return, &f) ||
+	    !call_origin(&f.found, &origin))
+		return -ENOENT;
+	*name = function_name(&origin);
+	*entry = origin_entry(m, &origin);
+	return 0;
+}
+
+/* ---- the tail-call graph ---- */
+
+struct collect {
+	struct dw_module *m;
+	struct node *node;
+	size_t cap;
+};
+
+static bool collect_edge(Dwarf_Die *cs, void *ctx)
+{
+	struct collect *c = ctx;
+	Dwarf_Die origin;
+	uint64_t to, call_pc;
+
+	if (!is_tail_call(cs) || !call_origin(cs, &origin))
+		return false;
+	to = origin_entry(c->m, &origin);
+	if (!to)
+		return false;
+	call_pc = addr_attr(cs, DW_AT_call_pc);
+	if (!call_pc && return_pc(cs))
+		call_pc = return_pc(cs) - 1;
+	c->node->edges = xgrow(c->node->edges, &c->cap, c->node->n_edges + 1, sizeof(struct edge));
+	c->node->edges[c->node->n_edges++] = (struct edge){ to, call_pc };
+	return false;
+}
+
+static const struct node *node_of(struct dw_module *m, uint64_t entry)
+{
+	struct tail_cache *c = cache_of(m);
+	struct collect col = { .m = m };
+	Dwarf_Die fn;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->nodes[i].entry == entry)
+			return &c->nodes[i];
+	c->nodes = xgrow(c->nodes, &c->cap, c->n + 1, sizeof(*c->nodes));
+	col.node = &c->nodes[c->n++];
+	memset(col.node, 0, sizeof(*col.node));
+	col.node->entry = entry;
+	if (function_die(m, entry, &fn))
+		walk_call_sites(&fn, collect_edge, &col);
+	return col.node;
+}
+
+struct search {
+	struct dw_module *m;
+	uint64_t to;
+	struct dw_tailcall path[DW_TAILCALL_MAX];
+	struct dw_tailcall chains[MAX_CHAINS][DW_TAILCALL_MAX];
+	size_t lens[MAX_CHAINS];
+	size_t n_chains;
+};
+
+static bool on_path(const struct search *s, size_t depth, uint64_t entry)
+{
+	for (size_t i = 0; i < depth; i++)
+		if (s->path[i].entry == entry)
+			return true;
+	return false;
+}
+
+/* Depth-first over tail calls from @entry; every path that reaches s->to
+ * is kept.  (The node pointer is re-fetched after each recursion: the cache
+ * may grow.) */
+static void search_from(struct search *s, uint64_t entry, size_t depth)
+{
+	size_t n_edges = node_of(s->m, entry)->n_edges;
+
+	if (depth >= DW_TAILCALL_MAX || s->n_chains >= MAX_CHAINS || on_path(s, depth, entry))
+		return;
+	for (size_t i = 0; i < n_edges; i++) {
+		struct edge e = node_of(s->m, entry)->edges[i];
+
+		s->path[depth] = (struct dw_tailcall){ entry, e.call_pc };
+		if (e.to == s->to) {
+			if (s->n_chains < MAX_CHAINS) {
+				memcpy(s->chains[s->n_chains], s->path, (depth + 1) * sizeof(s->path[0]));
+				s->lens[s->n_chains++] = depth + 1;
+			}
+			continue;
+		}
+		search_from(s, e.to, depth + 1);
+	}
+}
+
+static bool same_call(const struct dw_tailcall *a, const struct dw_tailcall *b)
+{
+	return a->entry == b->entry && a->call_pc == b->call_pc;
+}
+
+/* Several chains fit: keep what they all start and all end with. */
+static size_t common_ends(const struct search *s, struct dw_tailcall *out, size_t max)
+{
+	size_t shortest = s->lens[0], pre = 0, suf = 0, n = 0;
+
+	for (size_t k = 1; k < s->n_chains; k++)
+		shortest = s->lens[k] < shortest ? s->lens[k] : shortest;
+	for (; pre < shortest; pre++) {
+		for (size_t k = 1; k < s->n_chains; k++)
+			if (!same_call(&s->chains[k][pre], &s->chains[0][pre]))
+				goto prefix_done;
+	}
+prefix_done:
+	for (; suf + pre < shortest; suf++) {
+		for (size_t k = 1; k < s->n_chains; k++)
+			if (!same_call(&s->chains[k][s->lens[k] - 1 - suf],
+				       &s->chains[0][s->lens[0] - 1 - suf]))
+				goto suffix_done;
+	}
+suffix_done:
+	for (size_t i = 0; i < pre && n < max; i++)
+		out[n++] = s->chains[0][i];
+	for (size_t i = suf; i > 0 && n < max; i--)
+		out[n++] = s->chains[0][s->lens[0] - i];
+	return n;
+}
+
+size_t dw_tailcall_chain(struct dw_module *m, uint64_t from, uint64_t to, struct dw_tailcall *out,
+			 size_t max)
+{
+	struct search *s;
+	size_t n = 0;
+
+	if (!from || !to || from == to || !dw_module_dwarf(m))
+		return 0;
+	s = xcalloc(1, sizeof(*s));
+	s->m = m;
+	s->to = to;
+	search_from(s, from, 0);
+	if (s->n_chains == 1) {
+		n = s->lens[0] < max ? s->lens[0] : max;
+		memcpy(out, s->chains[0], n * sizeof(*out));
+	} else if (s->n_chains > 1) {
+		n = common_ends(s, out, max);
+	}
+	free(s);
+	return n;
+}

@@ -1,0 +1,48 @@
+/* tailcall.h - functions that left the stack by tail calls, recovered
+ * from DWARF call-site information.
+ *
+ * Layer rule: dwarf/ depends on util/ only; elfutils stays inside dwarf/.
+ *
+ * When f calls g and g ends with `jmp h`, the stack holds f's return
+ * address but no frame of g: an unwinder sees h called from f.  The
+ * compiler's DW_TAG_call_site entries say which function each call site
+ * calls and which calls are tail calls, so between a caller and its callee
+ * the missing functions can be found again, as gdb does: when the call
+ * site in the caller names a function other than the callee, search the
+ * tail calls leading from that function to the callee.  Only a chain that
+ * is certain is reported (where several chains fit, their common start and
+ * end).
+ */
+#ifndef WRAITH_DWARF_TAILCALL_H
+#define WRAITH_DWARF_TAILCALL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct dw_module;
+
+#define DW_TAILCALL_MAX 8
+
+struct dw_tailcall {
+	uint64_t entry;    /* entry address of the function that tail-called */
+	uint64_t call_pc;  /* the jump that made the tail call (for file:line) */
+};
+
+/* The function called by the call instruction that returns to @ret_pc in
+ * @m: *name is borrowed from libdw; *entry is its entry address when @m
+ * defines it, else 0.  Returns 0, or -ENOENT when no call-site information
+ * covers @ret_pc (or the call is indirect). */
+int dw_call_target(struct dw_module *m, uint64_t ret_pc, const char **name, uint64_t *entry);
+
+/* Entry address of the function named @name (plain or linkage name)
+ * defined in @m, or 0. */
+uint64_t dw_function_entry(struct dw_module *m, const char *name);
+
+/* The tail calls that lead from the function entered at @from to the one
+ * entered at @to, in call order (starting with @from, @to not included).
+ * Returns how many were stored in @out (at most @max); 0 when there is
+ * no certain chain. */
+size_t dw_tailcall_chain(struct dw_module *m, uint64_t from, uint64_t to, struct dw_tailcall *out,
+			 size_t max);
+
+#endif

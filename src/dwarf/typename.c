@@ -1,0 +1,336 @@
+/* typename.c - rendering DWARF types as C and C++ declarations in gdb's
+ * spelling (see typename.h).
+ *
+ * It exists apart from symbolize.c because spelling a declaration is a
+ * concern of its own: a declarator is built inside out while the DIE
+ * chain is followed from the declared name to the base type (pointers,
+ * references, qualifiers, arrays, function types, member pointers), then
+ * the base name and its qualifiers go in front.  The symbolizer uses it
+ * only for parameter lists; C++ scope names come from the symbolizer's
+ * cache through the context.
+ */
+#include "dwarf/typename.h"
+
+#include <dwarf.h>
+#include <string.h>
+
+#define MAX_TYPE_DEPTH 32 /* type DIEs followed when naming one type */
+
+enum qual { Q_CONST = 1, Q_VOLATILE = 2, Q_RESTRICT = 4, Q_ATOMIC = 8 };
+
+struct decl {
+	const struct typename_ctx *ctx;
+	struct strbuf inner; /* the declarator built so far, name innermost */
+	bool pointer;        /* inner starts with a pointer-like declarator */
+	unsigned ptr_quals;  /* qualifiers waiting for the pointer they qualify */
+	unsigned base_quals; /* qualifiers of the base type */
+};
+
+static void prepend(struct strbuf *sb, const char *s)
+{
+	size_t n = strlen(s), old = sb->len;
+
+	strbuf_addchars(sb, ' ', n);
+	memmove(sb->buf + n, sb->buf, old);
+	memcpy(sb->buf, s, n);
+}
+
+/* Parentheses around a pointer declarator before an array or function
+ * suffix: "int (*fn)(int)", "const int (&a)[3]". */
+static void wrap_pointer(struct decl *d)
+{
+	if (d->pointer) {
+		prepend(&d->inner, "(");
+		strbuf_addch(&d->inner, ')');
+		d->pointer = false;
+	}
+}
+
+/* In gdb's order, whatever order the DWARF chain has; @lead: a space
+ * before the first word too. */
+static void add_quals(struct strbuf *sb, unsigned quals, bool lead)
+{
+	static const char *const words[] = { "const", "volatile", "restrict", "_Atomic" };
+	size_t n = 0;
+
+	for (unsigned i = 0; i < 4; i++) {
+		if (!(quals & (1u << i)))
+			continue;
+		if (lead || n++)
+			strbuf_addch(sb, ' ');
+		strbuf_addstr(sb, words[i]);
+	}
+}
+
+/* "*", then its qualifiers as gdb spaces them: "char * const p",
+ * "char * const *pp", "const char * const&". */
+static void add_pointer(struct decl *d, const char *op)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, op);
+	add_quals(&sb, d->ptr_quals, true);
+	if (d->ptr_quals && d->inner.len && d->inner.buf[0] != '&')
+		strbuf_addch(&sb, ' ');
+	prepend(&d->inner, sb.buf);
+	strbuf_release(&sb);
+	d->ptr_quals = 0;
+	d->pointer = true;
+}
+
+static void add_array_dims(struct decl *d, Dwarf_Die *array)
+{
+	Dwarf_Die sub;
+	Dwarf_Attribute attr;
+	Dwarf_Word count;
+
+	wrap_pointer(d);
+	if (dwarf_child(array, &sub) != 0)
+		return;
+	do {
+		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
+			continue;
+		if (dwarf_formudata(dwarf_attr(&sub, DW_AT_count, &attr), &count) == 0)
+			strbuf_addf(&d->inner, "[%llu]", (unsigned long long)count);
+		else if (dwarf_formudata(dwarf_attr(&sub, DW_AT_upper_bound, &attr), &count) == 0)
+			strbuf_addf(&d->inner, "[%llu]", (unsigned long long)count + 1);
+		else
+			strbuf_addstr(&d->inner, "[]");
+	} while (dwarf_siblingof(&sub, &sub) == 0);
+}
+
+static void add_function_suffix(struct decl *d, Dwarf_Die *fn)
+{
+	struct strbuf params = STRBUF_INIT;
+	struct typename_ctx inner = *d->ctx;
+
+	inner.level++;
+	wrap_pointer(d);
+	typename_render_params(&inner, fn, false, &params);
+	strbuf_addf(&d->inner, "(%s)", params.buf);
+	strbuf_release(&params);
+}
+
+/* A qualifier on a pointer goes after its star ("char * const"); on
+ * anything else it qualifies the base ("const char"). */
+static void add_qualifier(struct decl *d, Dwarf_Die *qual, unsigned q)
+{
+	Dwarf_Die target;
+	int tag = die_type(qual, &target) ? dwarf_tag(&target) : 0;
+
+	if (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
+	    tag == DW_TAG_rvalue_reference_type || tag == DW_TAG_ptr_to_member_type)
+		d->ptr_quals |= q;
+	else
+		d->base_quals |= q;
+}
+
+/* "int Klass::*member" */
+static void add_member_pointer(struct decl *d, Dwarf_Die *type)
+{
+	Dwarf_Die klass;
+	const char *name = NULL;
+
+	if (die_ref(type, DW_AT_containing_type, &klass))
+		name = d->ctx->cxx ? d->ctx->qualified_name(d->ctx->c, d->ctx->m, &klass) : dwarf_diename(&klass);
+	add_pointer(d, "::*");
+	prepend(&d->inner, name ? name : "?");
+}
+
+static const char *tag_keyword(int tag)
+{
+	switch (tag) {
+	case DW_TAG_structure_type:
+		return "struct";
+	case DW_TAG_class_type:
+		return "class";
+	case DW_TAG_union_type:
+		return "union";
+	default:
+		return "enum";
+	}
+}
+
+/* gdb's spelling of GCC's integer type names. */
+static const char *base_type_name(const char *name)
+{
+	static const char *const names[][2] = {
+		{ "short int", "short" },
+		{ "short unsigned int", "unsigned short" },
+		{ "long int", "long" },
+		{ "long unsigned int", "unsigned long" },
+		{ "long long int", "long long" },
+		{ "long long unsigned int", "unsigned long long" },
+	};
+
+	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i][0]) == 0)
+			return names[i][1];
+	return name;
+}
+
+/* The name a declaration starts with: "int", "struct foo", "std::string". */
+static void base_name(struct decl *d, Dwarf_Die *type, struct strbuf *out)
+{
+	int tag = dwarf_tag(type);
+	const char *name = dwarf_diename(type);
+	bool aggregate = tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+			 tag == DW_TAG_union_type || tag == DW_TAG_enumeration_type;
+
+	if (aggregate && !name) {
+		/* gdb's spelling; C++ lambdas' closures land here too */
+		strbuf_addf(out, "%s {...}", tag == DW_TAG_class_type ? "struct" : tag_keyword(tag));
+		return;
+	}
+	if (aggregate && !d->ctx->cxx)
+		strbuf_addf(out, "%s ", tag_keyword(tag));
+	if (d->ctx->cxx && (aggregate || tag == DW_TAG_typedef))
+		name = d->ctx->qualified_name(d->ctx->c, d->ctx->m, type);
+	if (tag == DW_TAG_base_type)
+		name = base_type_name(name);
+	strbuf_addstr(out, name ? name : "?");
+}
+
+/* Step from @type to the type it modifies, adding to the declarator;
+ * false when @type is the base of the declaration. */
+static bool apply_modifier(struct decl *d, Dwarf_Die *type)
+{
+	switch (dwarf_tag(type)) {
+	case DW_TAG_pointer_type:
+		add_pointer(d, "*");
+		return true;
+	case DW_TAG_reference_type:
+		add_pointer(d, "&");
+		return true;
+	case DW_TAG_rvalue_reference_type:
+		add_pointer(d, "&&");
+		return true;
+	case DW_TAG_const_type:
+		add_qualifier(d, type, Q_CONST);
+		return true;
+	case DW_TAG_volatile_type:
+		add_qualifier(d, type, Q_VOLATILE);
+		return true;
+	case DW_TAG_restrict_type:
+		add_qualifier(d, type, Q_RESTRICT);
+		return true;
+	case DW_TAG_atomic_type:
+		add_qualifier(d, type, Q_ATOMIC);
+		return true;
+	case DW_TAG_ptr_to_member_type:
+		add_member_pointer(d, type);
+		return true;
+	case DW_TAG_array_type:
+		/* a named one is a vector type: "__m512i" */
+		if (dwarf_diename(type))
+			return false;
+		add_array_dims(d, type);
+		return true;
+	case DW_TAG_subroutine_type:
+		add_function_suffix(d, type);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Append "<type> <name>" for the type DIE @type (NULL: void) declaring
+ * @name ("" for an abstract declarator), e.g. "int (*fn)(int)". */
+static void render_decl(const struct typename_ctx *ctx, Dwarf_Die *type, const char *name,
+			struct strbuf *out)
+{
+	struct decl d = { ctx, STRBUF_INIT, false, 0, 0 };
+	Dwarf_Die cur;
+	bool have = type != NULL;
+	int depth = 0;
+
+	strbuf_addstr(&d.inner, name);
+	if (have)
+		cur = *type;
+	while (have && depth++ < MAX_TYPE_DEPTH && apply_modifier(&d, &cur))
+		have = die_type(&cur, &cur);
+	add_quals(out, d.base_quals, false);
+	if (d.base_quals)
+		strbuf_addch(out, ' ');
+	if (depth > MAX_TYPE_DEPTH)
+		strbuf_addstr(out, "?");
+	else if (have)
+		base_name(&d, &cur, out);
+	else
+		strbuf_addstr(out, "void");
+	if (d.inner.len)
+		strbuf_addf(out, " %s", d.inner.buf);
+	strbuf_release(&d.inner);
+}
+
+#define MAX_TYPE_NEST 8 /* function types within parameter lists within ... */
+
+static void add_separator(struct strbuf *out, size_t *n)
+{
+	if ((*n)++)
+		strbuf_addstr(out, ", ");
+}
+
+/* Append the parameters among the children of @parent; a template
+ * parameter pack's members are parameters too (unnamed in DWARF). */
+static void add_params(const struct typename_ctx *ctx, Dwarf_Die *parent, bool names,
+		       struct strbuf *out, size_t *n)
+{
+	Dwarf_Die child, type;
+
+	if (dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *name = names ? die_string(&child, DW_AT_name) : NULL;
+
+		if (tag == DW_TAG_unspecified_parameters) {
+			add_separator(out, n);
+			strbuf_addstr(out, "...");
+		} else if (tag == DW_TAG_formal_parameter && !names && die_flag(&child, DW_AT_artificial)) {
+			/* a method type's object pointer; gdb shows it const */
+			add_separator(out, n);
+			render_decl(ctx, die_type(&child, &type) ? &type : NULL, "", out);
+			if (ctx->cxx && die_type(&child, &type) && dwarf_tag(&type) == DW_TAG_pointer_type)
+				strbuf_addstr(out, " const");
+		} else if (tag == DW_TAG_formal_parameter && !die_flag(&child, DW_AT_artificial)) {
+			add_separator(out, n);
+			render_decl(ctx, die_type(&child, &type) ? &type : NULL, name ? name : "", out);
+		} else if (tag == DW_TAG_GNU_formal_parameter_pack) {
+			add_params(ctx, &child, names, out, n);
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* The parameter list of the subprogram (@names: with their names, the
+ * artificial this left out) or of the subroutine type @fn (all types: gdb
+ * shows a member function pointer's object parameter). */
+void typename_render_params(const struct typename_ctx *ctx, Dwarf_Die *fn, bool names,
+			    struct strbuf *out)
+{
+	size_t n = 0;
+
+	if (ctx->level > MAX_TYPE_NEST) {
+		strbuf_addstr(out, "...");
+		return;
+	}
+	add_params(ctx, fn, names, out, &n);
+	if (!n && !names && !ctx->cxx && die_flag(fn, DW_AT_prototyped))
+		strbuf_addstr(out, "void");
+}
+
+bool typename_has_params(Dwarf_Die *fn)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(fn, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_formal_parameter || tag == DW_TAG_unspecified_parameters ||
+		    tag == DW_TAG_GNU_formal_parameter_pack)
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}

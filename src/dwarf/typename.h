@@ -1,0 +1,80 @@
+/* typename.h - C and C++ declarations spelled from DWARF type DIEs the way
+ * gdb prints them ("const char *", "int (*fn)(int)", "std::string &"), for
+ * the parameter lists of symbolized frames.
+ *
+ * Layer rule: private to src/dwarf; included only by typename.c and
+ * symbolize.c.  Like the rest of dwarf/, it may name elfutils types.
+ *
+ * Shared here: the renderer's entry points, the context it runs in (the
+ * symbolizer hands in how it names C++ scopes, so the renderer needs no
+ * cache of its own), and the four DIE attribute readers both files use.
+ */
+#ifndef WRAITH_DWARF_TYPENAME_H
+#define WRAITH_DWARF_TYPENAME_H
+
+#include <dwarf.h>
+#include <stdbool.h>
+
+#include <elfutils/libdw.h>
+
+#include "util/strbuf.h"
+
+struct dw_module;
+struct sym_cache;
+
+struct typename_ctx {
+	struct sym_cache *c; /* the symbolizer's, handed back to qualified_name */
+	struct dw_module *m;
+	/* "ns::Klass<int>" for a class, struct, union, enumeration or typedef
+	 * DIE, NULL without a name; the string must outlive the rendering. */
+	const char *(*qualified_name)(struct sym_cache *c, struct dw_module *m, Dwarf_Die *die);
+	bool cxx;  /* C++ spelling: qualified names, no "struct" keyword */
+	int level; /* function types nested in parameter lists */
+};
+
+/* Append the parameter list of @fn to @out, without parentheses: of a
+ * subprogram with @names ("int x, char **argv"; the artificial this left
+ * out), or of a subroutine type without them (all types: gdb shows a
+ * member function pointer's object parameter).  "" for none; "void" for a
+ * prototyped C function type without parameters. */
+void typename_render_params(const struct typename_ctx *ctx, Dwarf_Die *fn, bool names,
+			    struct strbuf *out);
+
+/* True when @fn has children that are parameters (formal, "...", or a
+ * template parameter pack). */
+bool typename_has_params(Dwarf_Die *fn);
+
+/* Attribute readers; those that integrate follow DW_AT_abstract_origin and
+ * DW_AT_specification.  Strings are borrowed from libdw. */
+
+static inline const char *die_string(Dwarf_Die *die, unsigned attr_name)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, attr_name, &attr));
+}
+
+static inline bool die_flag(Dwarf_Die *die, unsigned attr_name)
+{
+	Dwarf_Attribute attr;
+	bool flag = false;
+
+	return dwarf_formflag(dwarf_attr_integrate(die, attr_name, &attr), &flag) == 0 && flag;
+}
+
+static inline bool die_ref(Dwarf_Die *die, unsigned attr_name, Dwarf_Die *out)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_formref_die(dwarf_attr(die, attr_name, &attr), out) != NULL;
+}
+
+/* The type DIE of @die; false for void (no DW_AT_type). */
+static inline bool die_type(Dwarf_Die *die, Dwarf_Die *out)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_type, &attr), out) != NULL;
+}
+
+#endif
