@@ -493,11 +493,18 @@ WR_INLINE void recover_bp(struct wr_bt_slot *s, struct wr_cfi_rule *r, __u64 cfa
 {
 	__u64 bp = s->bp;
 
-	if (r->rbp_rule == WR_RULE_AT_CFA) {
-		if (read_u64(&bp, cfa + r->rbp_off))
+	if (r->rbp_rule == WR_RULE_AT_CFA || r->rbp_rule == WR_RULE_AT_RBP) {
+		__u64 at = r->rbp_rule == WR_RULE_AT_CFA ? cfa : s->bp;
+
+		if (r->rbp_rule == WR_RULE_AT_RBP && !(s->flags & WR_SLOT_F_BP_VALID)) {
+			s->flags &= ~WR_SLOT_F_BP_READ_FAILED;
+		} else if (read_u64(&bp, at + r->rbp_off)) {
 			s->flags &= ~WR_SLOT_F_BP_VALID;
-		else
+			s->flags |= WR_SLOT_F_BP_READ_FAILED;
+		} else {
 			s->flags |= WR_SLOT_F_BP_VALID;
+			s->flags &= ~WR_SLOT_F_BP_READ_FAILED;
+		}
 	} else if (r->rbp_rule == WR_RULE_VAL_CFA) {
 		bp = cfa + r->rbp_off;
 		s->flags |= WR_SLOT_F_BP_VALID;
@@ -505,7 +512,7 @@ WR_INLINE void recover_bp(struct wr_bt_slot *s, struct wr_cfi_rule *r, __u64 cfa
 		bp = s->sp; /* the caller's rbp is this frame's rsp */
 		s->flags |= WR_SLOT_F_BP_VALID;
 	} else if (r->rbp_rule != WR_RULE_SAME_VALUE) {
-		s->flags &= ~WR_SLOT_F_BP_VALID;
+		s->flags &= ~(WR_SLOT_F_BP_VALID | WR_SLOT_F_BP_READ_FAILED);
 	}
 	s->bp = bp;
 }
@@ -517,7 +524,13 @@ WR_INLINE __u32 unwind_normal(struct wr_bt_slot *s, struct wr_cfi_rule *r, __u32
 {
 	__u64 cfa, ra;
 
+	/* The CFA needs rbp, which is unknown: because reading it failed, or
+	 * because an earlier frame's rule for it had no compact form. */
 	if (r->cfa_reg == WR_DWARF_RBP && !(s->flags & WR_SLOT_F_BP_VALID)) {
+		if (!(s->flags & WR_SLOT_F_BP_READ_FAILED)) {
+			*error = 0;
+			return WR_BT_UNSUPPORTED_CFI;
+		}
 		*error = WR_BTE_FRAME_POINTER_READ;
 		return WR_BT_READ_ERROR;
 	}

@@ -462,7 +462,8 @@ static const char *reg_name(unsigned reg)
 }
 
 /* readelf's column notation: c-8 at CFA-8, v+8 the value CFA+8, u
- * undefined, s same value, a register's name. */
+ * undefined, s same value, a register's name; *(rbp+0) saved at rbp+0
+ * (readelf prints `exp` for that expression). */
 static void format_col(uint8_t rule, int16_t off, struct strbuf *out)
 {
 	switch (rule) {
@@ -471,6 +472,7 @@ static void format_col(uint8_t rule, int16_t off, struct strbuf *out)
 	case WR_RULE_VAL_CFA: strbuf_addf(out, "v%+d", off); break;
 	case WR_RULE_SAME_VALUE: strbuf_addstr(out, "s"); break;
 	case WR_RULE_REGISTER: strbuf_addstr(out, reg_name((unsigned)off)); break;
+	case WR_RULE_AT_RBP: strbuf_addf(out, "*(rbp%+d)", off); break;
 	default: strbuf_addf(out, "?%u", rule); break;
 	}
 }

@@ -142,6 +142,7 @@ enum how {
 	H_OFFSET,     /* at CFA + off */
 	H_VAL_OFFSET, /* CFA + off */
 	H_REGISTER,   /* in register off */
+	H_AT_RBP,     /* at rbp + off (DW_CFA_expression: DW_OP_breg6 off) */
 	H_EXPR,
 };
 
@@ -215,6 +216,12 @@ static void convert_rbp(const struct col *c, struct wr_cfi_rule *r)
 	case H_VAL_OFFSET:
 		if (fits_s16(c->off)) {
 			r->rbp_rule = c->how == H_OFFSET ? WR_RULE_AT_CFA : WR_RULE_VAL_CFA;
+			r->rbp_off = (int16_t)c->off;
+		}
+		break;
+	case H_AT_RBP:
+		if (fits_s16(c->off)) {
+			r->rbp_rule = WR_RULE_AT_RBP;
 			r->rbp_off = (int16_t)c->off;
 		}
 		break;
@@ -363,6 +370,32 @@ static void exec_cfa_expression(struct interp *ip, struct cursor *c)
 	}
 }
 
+/* DW_CFA_expression: the register is saved at the address the block
+ * computes.  GCC's stack realignment saves rbp at rbp+N (DW_OP_breg6 N);
+ * any other block stays an expression. */
+static void exec_reg_expression(struct interp *ip, struct cursor *c, uint64_t reg)
+{
+	uint64_t len = read_uleb(c);
+	struct cursor e = { c->p, c->p, false };
+	int64_t off;
+
+	if (len > (uint64_t)(c->end - c->p)) {
+		c->bad = true;
+		return;
+	}
+	e.end = c->p + len;
+	c->p += len;
+	if (len >= 2 && e.p[0] == DW_OP_breg6) {
+		e.p++;
+		off = read_sleb(&e);
+		if (!e.bad && e.p == e.end) {
+			set_col(ip, reg, H_AT_RBP, off);
+			return;
+		}
+	}
+	set_col(ip, reg, H_EXPR, 0);
+}
+
 static void skip_block(struct cursor *c)
 {
 	uint64_t len = read_uleb(c);
@@ -438,6 +471,8 @@ static int exec_reg(struct interp *ip, struct cursor *c, uint8_t op)
 	case DW_CFA_same_value: set_col(ip, reg, H_SAME, 0); break;
 	case DW_CFA_register: set_col(ip, reg, H_REGISTER, (int64_t)read_uleb(c)); break;
 	case DW_CFA_expression:
+		exec_reg_expression(ip, c, reg);
+		break;
 	case DW_CFA_val_expression:
 		skip_block(c);
 		set_col(ip, reg, H_EXPR, 0);

@@ -137,24 +137,41 @@ static uint64_t origin_entry(struct dw_module *m, Dwarf_Die *origin)
 	return name ? dw_function_entry(m, name) : 0;
 }
 
-/* The subprogram DIE whose code contains @pc, in @out. */
+/* Search @die's children for the deepest subprogram whose code holds
+ * @pc (lambdas sit inside their defining function's DIE). */
+static bool find_subprogram(Dwarf_Die *die, uint64_t pc, Dwarf_Die *out)
+{
+	Dwarf_Die child;
+	bool found = false;
+
+	if (dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_subprogram && dwarf_haspc(&child, pc) == 1) {
+			*out = child;
+			find_subprogram(&child, pc, out);
+			return true;
+		}
+		if ((tag == DW_TAG_namespace || tag == DW_TAG_structure_type ||
+		     tag == DW_TAG_class_type || tag == DW_TAG_subprogram) &&
+		    find_subprogram(&child, pc, out))
+			found = true;
+	} while (!found && dwarf_siblingof(&child, &child) == 0);
+	return found;
+}
+
+/* The subprogram DIE whose code contains @pc, in @out.  (dwarf_getscopes
+ * does not do: at a pc inside inlined code it returns the inlined
+ * function's abstract scopes, not the function that holds the code.) */
 static bool function_die(struct dw_module *m, uint64_t pc, Dwarf_Die *out)
 {
-	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Die *cu;
 	Dwarf_Addr bias;
-	bool found = false;
-	int n;
 
 	cu = dw_module_dwarf(m) ? dwfl_module_addrdie(m->mod, pc, &bias) : NULL;
-	n = cu ? dwarf_getscopes(cu, pc, &scopes) : 0;
-	for (int i = 0; i < n && !found; i++) {
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
-			*out = scopes[i];
-			found = true;
-		}
-	}
-	free(scopes);
-	return found;
+	return cu && find_subprogram(cu, pc, out);
 }
 
 /* Call each call site under @die (blocks and inlined code included). */

@@ -202,6 +202,7 @@ enum wr_reg_rule {
 	WR_RULE_VAL_CFA    = 2, /* value = CFA + off */
 	WR_RULE_SAME_VALUE = 3, /* unchanged (rbp only) */
 	WR_RULE_REGISTER   = 4, /* value = another register (reg in `off`) */
+	WR_RULE_AT_RBP     = 5, /* value = *(u64 *)(rbp + off), rbp of this frame (rbp only) */
 };
 
 /* Row kinds. */
@@ -268,6 +269,7 @@ WR_STATIC_ASSERT(sizeof(struct wr_proc_maps) == 8 + 40 * WR_MAX_MAPPINGS, "proc 
 #define WR_SLOT_F_PENDING  0x01u /* more frames to unwind */
 #define WR_SLOT_F_BP_VALID 0x02u /* bp holds the frame's real rbp */
 #define WR_SLOT_F_EXACT    0x04u /* ip is exact (do not look up ip - 1) */
+#define WR_SLOT_F_BP_READ_FAILED 0x08u /* rbp is unknown because reading it failed */
 
 struct wr_bt_slot {
 	__u64 ip;

@@ -30,6 +30,8 @@
 #define ANSI_YELLOW "\033[33m"
 #define ANSI_CYAN   "\033[36m"
 
+#define MAX_TAILS 8
+
 void renderer_init(struct renderer *r, enum render_format format, enum render_color color,
 		   const struct render_hooks *hooks)
 {
@@ -423,6 +425,34 @@ static void frame_lines(struct renderer *r, const struct ev_backtrace *bt, unsig
 	strbuf_addch(out, '\n');
 }
 
+/* Tail-called functions between frame @i and its caller (none recorded
+ * on the stack; recovered from call-site debug info). */
+static size_t tails_after(struct renderer *r, const struct ev_backtrace *bt, unsigned i,
+			  struct render_frame *tf, size_t max)
+{
+	if (!r->hooks.tailcalls || i + 1 >= bt->frame_count)
+		return 0;
+	return r->hooks.tailcalls(r->hooks.ctx, &bt->frames[i], &bt->frames[i + 1], tf, max);
+}
+
+static void tail_lines(struct renderer *r, const struct ev_backtrace *bt, unsigned i,
+		       const char *indent, struct strbuf *out)
+{
+	struct render_frame tf[MAX_TAILS];
+	size_t n = tails_after(r, bt, i, tf, MAX_TAILS);
+
+	for (size_t k = 0; k < n; k++) {
+		strbuf_addf(out, "%s#%u.tail ", indent, i);
+		if (tf[k].sym.n) {
+			function_text(&tf[k].sym.frames[0], out);
+			location_text(&tf[k].sym.frames[0], out);
+		} else {
+			strbuf_addstr(out, "??");
+		}
+		strbuf_addf(out, " [%s+0x%" PRIx64 "]\n", tf[k].module_name, tf[k].tail_pc);
+	}
+}
+
 static void bt_text(struct renderer *r, const struct ev_backtrace *bt, const char *indent,
 		    struct strbuf *out)
 {
@@ -437,8 +467,11 @@ static void bt_text(struct renderer *r, const struct ev_backtrace *bt, const cha
 		strbuf_addstr(out, " raw");
 	color_off(r, out);
 	strbuf_addch(out, '\n');
-	for (unsigned i = 0; i < bt->frame_count; i++)
+	for (unsigned i = 0; i < bt->frame_count; i++) {
 		frame_lines(r, bt, i, sub, out);
+		if (!(bt->flags & WR_BT_F_RAW))
+			tail_lines(r, bt, i, sub, out);
+	}
 	if (bt->status != WR_BT_COMPLETE) {
 		strbuf_addstr(out, indent);
 		color_on(r, out, status_color(bt->status));
@@ -472,6 +505,8 @@ static void json_uint_or_null(struct strbuf *out, const char *key, unsigned val)
 static void json_frame(struct strbuf *out, unsigned index, const struct wr_bt_frame *f,
 		       const struct render_frame *rf, const struct dw_sym_frame *sf, bool is_inline)
 {
+	uint64_t pc = rf->tail_pc ? rf->tail_pc : f->pc;
+
 	strbuf_addf(out, "{\"index\":%u,", index);
 	json_str_or_null(out, "function", rf->signal_trampoline ? "<signal handler called>"
 				 : sf ? sf->function : NULL);
@@ -489,10 +524,28 @@ static void json_frame(struct strbuf *out, unsigned index, const struct wr_bt_fr
 	json_str_or_null(out, "module", rf->module_path);
 	strbuf_addf(out, ",\"offset\":");
 	if (rf->module_path)
-		strbuf_addf(out, "\"0x%" PRIx64 "\"", (uint64_t)f->pc);
+		strbuf_addf(out, "\"0x%" PRIx64 "\"", pc);
 	else
 		strbuf_addstr(out, "null");
-	strbuf_addf(out, ",\"ip\":\"0x%" PRIx64 "\",\"inline\":%s}", (uint64_t)f->ip, is_inline ? "true" : "false");
+	if (rf->tail_pc)
+		strbuf_addstr(out, ",\"ip\":null");
+	else
+		strbuf_addf(out, ",\"ip\":\"0x%" PRIx64 "\"", (uint64_t)f->ip);
+	strbuf_addf(out, ",\"inline\":%s,\"tailcall\":%s}", is_inline ? "true" : "false",
+		    rf->tail_pc ? "true" : "false");
+}
+
+static void json_tails(struct renderer *r, const struct ev_backtrace *bt, unsigned i,
+		       struct strbuf *out)
+{
+	struct render_frame tf[MAX_TAILS];
+	size_t n = tails_after(r, bt, i, tf, MAX_TAILS);
+
+	for (size_t k = 0; k < n; k++) {
+		strbuf_addch(out, ',');
+		json_frame(out, i, &bt->frames[i], &tf[k], tf[k].sym.n ? &tf[k].sym.frames[0] : NULL,
+			   false);
+	}
 }
 
 static void bt_json(struct renderer *r, const struct ev_backtrace *bt, struct strbuf *out)
@@ -518,6 +571,7 @@ static void bt_json(struct renderer *r, const struct ev_backtrace *bt, struct st
 		strbuf_addstr(out, first ? "" : ",");
 		json_frame(out, i, f, &rf, n ? &rf.sym.frames[n - 1] : NULL, false);
 		first = false;
+		json_tails(r, bt, i, out);
 	}
 	strbuf_addstr(out, "]}");
 }

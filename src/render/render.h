@@ -49,6 +49,7 @@ struct render_frame {
 	const char *module_name;  /* basename */
 	struct dw_sym sym;        /* sym.n == 0 when nothing is known */
 	bool signal_trampoline;   /* shown as gdb shows it: <signal handler called> */
+	uint64_t tail_pc;         /* a tail-called function: the jump it left by (else 0) */
 };
 
 struct render_hooks {
@@ -56,6 +57,10 @@ struct render_hooks {
 	const struct render_probe *(*probe)(void *ctx, uint32_t wire_id);
 	/* Symbolize @f; fill @out (strings borrowed until the next call). */
 	void (*frame)(void *ctx, const struct wr_bt_frame *f, struct render_frame *out);
+	/* Functions that tail-called between @callee and @caller (innermost
+	 * first), at most @max; may be NULL. */
+	size_t (*tailcalls)(void *ctx, const struct wr_bt_frame *callee,
+			    const struct wr_bt_frame *caller, struct render_frame *out, size_t max);
 	void *ctx;
 };
 

@@ -57,10 +57,18 @@ static void hook_frame(void *ctx, const struct wr_bt_frame *f, struct render_fra
 	target_symbolize(s->target, f, out);
 }
 
+static size_t hook_tailcalls(void *ctx, const struct wr_bt_frame *callee,
+			     const struct wr_bt_frame *caller, struct render_frame *out, size_t max)
+{
+	struct session *s = ctx;
+
+	return target_tailcalls(s->target, callee, caller, out, max);
+}
+
 int session_new(const struct session_options *opt, struct session **out)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
-	struct render_hooks hooks = { hook_probe, hook_frame, s };
+	struct render_hooks hooks = { hook_probe, hook_frame, hook_tailcalls, s };
 	double t0 = now_seconds();
 	int err;
 

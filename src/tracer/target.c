@@ -10,6 +10,7 @@
 #include "tracer/target.h"
 #include "dwarf/module.h"
 #include "dwarf/symbolize.h"
+#include "dwarf/tailcall.h"
 #include "proc/maps.h"
 #include "render/render.h"
 #include "runtime/runtime.h"
@@ -314,6 +315,7 @@ void target_free(struct target *t)
 	free(t->procs);
 	free(t->mods);
 	free(t->path);
+	free(t->tails);
 	free(t);
 }
 
@@ -545,6 +547,93 @@ void target_symbolize(struct target *t, const struct wr_bt_frame *f, struct rend
 		return;
 	}
 	dw_symbolize(m->dw, pc, &out->sym);
+}
+
+/* ---- tail calls ---- */
+
+#define TAIL_CACHE 1024
+
+struct tail_entry {
+	uint64_t key[4];
+	bool used;
+	size_t n;
+	struct render_frame frames[DW_TAILCALL_MAX];
+};
+
+/* Entry address of the function @f is in, from its symbolization. */
+static uint64_t frame_entry(struct target *t, const struct wr_bt_frame *f, struct tmodule **mod)
+{
+	struct render_frame rf;
+	uint64_t pc = (f->flags & WR_FRAME_F_EXACT_IP) ? f->pc : f->pc - 1;
+
+	*mod = target_module_by_cookie(t, f->cookie);
+	if (!*mod)
+		return 0;
+	target_symbolize(t, f, &rf);
+	if (!rf.sym.n || !rf.sym.frames[rf.sym.n - 1].function)
+		return 0;
+	return pc - rf.sym.frames[rf.sym.n - 1].sym_offset;
+}
+
+static size_t find_tailcalls(struct target *t, const struct wr_bt_frame *callee,
+			     const struct wr_bt_frame *caller, struct render_frame *out, size_t max)
+{
+	struct tmodule *mc, *mr = target_module_by_cookie(t, caller->cookie);
+	struct dw_tailcall chain[DW_TAILCALL_MAX];
+	uint64_t callee_entry, target_entry;
+	const char *name;
+	size_t n;
+
+	if (!mr || (caller->flags & WR_FRAME_F_EXACT_IP) ||
+	    dw_call_target(mr->dw, caller->pc, &name, &target_entry))
+		return 0;
+	callee_entry = frame_entry(t, callee, &mc);
+	if (!callee_entry || !mc)
+		return 0;
+	if (!target_entry && name && mc != mr)
+		target_entry = dw_function_entry(mc->dw, name); /* called through the PLT */
+	else if (mc != mr)
+		return 0;
+	if (!target_entry || target_entry == callee_entry)
+		return 0;
+	n = dw_tailcall_chain(mc->dw, target_entry, callee_entry, chain, DW_TAILCALL_MAX);
+	n = n < max ? n : max;
+	for (size_t i = 0; i < n; i++) {
+		struct render_frame *rf = &out[i];
+		struct dw_sym sym;
+
+		/* innermost first: the last tail call is nearest the callee */
+		memset(rf, 0, sizeof(*rf));
+		rf->module_path = mc->path;
+		rf->module_name = dw_module_name(mc->dw);
+		rf->tail_pc = chain[n - 1 - i].call_pc;
+		/* Named, as gdb names it, by the innermost function at the jump. */
+		if (dw_symbolize(mc->dw, rf->tail_pc, &sym) == 0 && sym.n) {
+			rf->sym.frames = &sym.frames[0];
+			rf->sym.n = 1;
+		}
+	}
+	return n;
+}
+
+size_t target_tailcalls(struct target *t, const struct wr_bt_frame *callee,
+			const struct wr_bt_frame *caller, struct render_frame *out, size_t max)
+{
+	uint64_t key[4] = { callee->cookie, callee->pc, caller->cookie, caller->pc };
+	uint64_t h = (key[1] * 0x9e3779b97f4a7c15ull) ^ (key[3] * 0xc2b2ae3d27d4eb4full) ^ key[0] ^ key[2];
+	struct tail_entry *e;
+
+	if (!t->tails)
+		t->tails = xcalloc(TAIL_CACHE, sizeof(*t->tails));
+	e = &t->tails[h % TAIL_CACHE];
+	if (!e->used || memcmp(e->key, key, sizeof(key)) != 0) {
+		memcpy(e->key, key, sizeof(key));
+		e->used = true;
+		e->n = find_tailcalls(t, callee, caller, e->frames, DW_TAILCALL_MAX);
+	}
+	max = e->n < max ? e->n : max;
+	memcpy(out, e->frames, max * sizeof(*out));
+	return max;
 }
 
 void target_dump_modules(struct target *t, struct strbuf *out)

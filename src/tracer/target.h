@@ -57,6 +57,8 @@ struct tprocess {
 	bool installed;         /* mappings sent to the kernel */
 };
 
+struct tail_entry;
+
 struct target_stats {
 	size_t cfi_rows;
 	size_t cfi_rules;
@@ -75,6 +77,7 @@ struct target {
 	double last_scan;       /* -t: when /proc was last searched for new processes */
 	struct runtime *rt;     /* borrowed, NULL until installed */
 	struct target_stats stats;
+	struct tail_entry *tails;   /* owned: tail-call frames by frame pair, direct-mapped */
 	/* Progress of slow start-up work (CFI extraction); may be NULL. */
 	void (*progress)(void *ctx, const char *what, size_t done, size_t total);
 	void *progress_ctx;
@@ -121,6 +124,13 @@ uint32_t target_rule_at(struct tmodule *m, uint64_t pc);
 /* Symbolize a backtrace frame into @out (strings borrowed from caches that
  * live as long as the target). */
 void target_symbolize(struct target *t, const struct wr_bt_frame *f, struct render_frame *out);
+
+/* Functions that left the stack by tail calls between @callee (a frame)
+ * and @caller (the next frame out): filled into @out innermost first
+ * (strings borrowed from caches that live as long as the target).
+ * Returns how many (at most @max). */
+size_t target_tailcalls(struct target *t, const struct wr_bt_frame *callee,
+			const struct wr_bt_frame *caller, struct render_frame *out, size_t max);
 
 /* `info modules`: one line per module. */
 void target_dump_modules(struct target *t, struct strbuf *out);

@@ -222,6 +222,8 @@ struct entry {
 	int n_deref, n_other_exp;  /* DW_CFA_def_cfa_expression kinds */
 	long deref_off;
 	bool deref_mixed;
+	int n_rbp_at_rbp;          /* DW_CFA_expression: r6 (rbp) (DW_OP_breg6 (rbp): N) */
+	long rbp_at_off;
 };
 
 struct row {
@@ -306,6 +308,15 @@ static void parse_raw_op(struct entry *e, const char *line)
 		e->undef_rbp = true;
 	if (strstr(line, "DW_CFA_undefined: r16 (rip)"))
 		e->undef_ra = true;
+	{
+		const char *r = strstr(line, "DW_CFA_expression: r6 (rbp) (DW_OP_breg6 (rbp): ");
+
+		if (r && sscanf(r + strlen("DW_CFA_expression: r6 (rbp) (DW_OP_breg6 (rbp): "), "%ld)%n",
+				&off, &n) == 1 && r[strlen("DW_CFA_expression: r6 (rbp) (DW_OP_breg6 (rbp): ") + n] == '\0') {
+			e->rbp_at_off = off;
+			e->n_rbp_at_rbp++;
+		}
+	}
 	if (!x)
 		return;
 	x += strlen("DW_CFA_def_cfa_expression (");
@@ -642,7 +653,8 @@ static enum want want_ra(const char *ra, bool undef_ra, struct wr_cfi_rule *w)
 	return W_UNSUPPORTED;
 }
 
-static bool rbp_matches(const char *rbp, bool undef_rbp, const struct wr_cfi_rule *got)
+static bool rbp_matches(const char *rbp, bool undef_rbp, const struct entry *f,
+			const struct entry *c, const struct wr_cfi_rule *got)
 {
 	long off;
 	int reg = col_reg(rbp);
@@ -658,8 +670,13 @@ static bool rbp_matches(const char *rbp, bool undef_rbp, const struct wr_cfi_rul
 		return got->rbp_rule == WR_RULE_AT_CFA && got->rbp_off == off;
 	if (col_off(rbp, 'v', &off) && fits_s16(off))
 		return got->rbp_rule == WR_RULE_VAL_CFA && got->rbp_off == off;
-	/* expressions, other registers, far offsets: unknown */
-	return got->rbp_rule == WR_RULE_UNDEFINED;
+	/* rbp saved at rbp+N: the one expression with a compact form, when
+	 * this FDE (or its CIE) uses only that one */
+	if (strcmp(rbp, "exp") == 0 && f->n_rbp_at_rbp + c->n_rbp_at_rbp == 1)
+		return got->rbp_rule == WR_RULE_AT_RBP &&
+		       got->rbp_off == (f->n_rbp_at_rbp ? f->rbp_at_off : c->rbp_at_off);
+	/* other expressions, other registers, far offsets: unknown */
+	return got->rbp_rule == WR_RULE_UNDEFINED || got->rbp_rule == WR_RULE_AT_RBP;
 }
 
 /* NULL when @got says what readelf's @row says, else what differs. */
@@ -684,7 +701,7 @@ static const char *check_rule(const struct entry *f, const struct entry *c, cons
 		return "CFA differs";
 	if (got->ra_rule != w.ra_rule || got->ra_off != w.ra_off)
 		return "return address differs";
-	if (!rbp_matches(row->rbp, f->undef_rbp || c->undef_rbp, got))
+	if (!rbp_matches(row->rbp, f->undef_rbp || c->undef_rbp, f, c, got))
 		return "rbp differs";
 	return NULL;
 }
@@ -1004,9 +1021,9 @@ static const char synthetic_dump[] =
 	"syn_state+0xd-syn_state+0xe cfa=rsp+8 ra=c-8 rbp=c-24\n"
 	"syn_realign+0-syn_realign+0x5 cfa=rsp+8 ra=c-8 rbp=s\n"
 	"syn_realign+0x5-syn_realign+0x13 unsupported\n"
-	"syn_realign+0x13-syn_realign+0x16 cfa=*(rbp-8) ra=c-8 rbp=u\n"
+	"syn_realign+0x13-syn_realign+0x16 cfa=*(rbp-8) ra=c-8 rbp=*(rbp+0)\n"
 	"syn_realign+0x16-syn_realign+0x1b unsupported\n"
-	"syn_realign+0x1b-syn_realign+0x1c cfa=rsp+8 ra=c-8 rbp=u\n"
+	"syn_realign+0x1b-syn_realign+0x1c cfa=rsp+8 ra=c-8 rbp=*(rbp+0)\n"
 	"syn_rbp+0-syn_rbp+0x1 cfa=rsp+8 ra=c-8 rbp=s\n"
 	"syn_rbp+0x1-syn_rbp+0x2 cfa=rsp+8 ra=c-8 rbp=rsp\n"
 	"syn_rbp+0x2-syn_rbp+0x3 cfa=rsp+8 ra=c-8 rbp=v-8\n"

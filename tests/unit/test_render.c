@@ -62,6 +62,25 @@ static void hook_frame(void *ctx, const struct wr_bt_frame *f, struct render_fra
 	}
 }
 
+/* Between leaf (0x1139) and main (0x1200): `hop` left the stack by a tail call. */
+static size_t hook_tail(void *ctx, const struct wr_bt_frame *callee, const struct wr_bt_frame *caller,
+			struct render_frame *out, size_t max)
+{
+	static const struct dw_sym_frame hop = { .function = "hop", .params = "", .file = "/src/app.c",
+						 .line = 20, .col = 9 };
+
+	(void)ctx;
+	if (callee->pc != 0x1139 || caller->pc != 0x1200 || max < 1)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->module_path = "/bin/app";
+	out->module_name = "app";
+	out->sym.frames = &hop;
+	out->sym.n = 1;
+	out->tail_pc = 0x1150;
+	return 1;
+}
+
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
@@ -95,7 +114,7 @@ static const struct wr_bt_frame frames[] = {
 static void render(struct fixture *f, enum render_format fmt, uint8_t bt_flags, uint8_t status,
 		   uint16_t error, struct strbuf *out)
 {
-	struct render_hooks hooks = { hook_probe, hook_frame, f };
+	struct render_hooks hooks = { hook_probe, hook_frame, hook_tail, f };
 	struct event_decoder d;
 	struct renderer r;
 	struct eventbuf b;
@@ -134,6 +153,7 @@ static void test_pretty(void **state)
 		"  backtrace: complete, 3 frames (max 8)\n"
 		"    #0.inline helper(int v) at app.c:7:3\n"
 		"    #0 leaf(int x) at app.c:12:5 [app+0x1139]\n"
+		"    #0.tail hop() at app.c:20:9 [app+0x1150]\n"
 		"    #1 main(int argc, char **argv) at app.c:30:9 [app+0x1200]\n"
 		"    #2 __libc_start_main [libc.so.6+0x27305]\n");
 	strbuf_release(&out);
@@ -149,6 +169,7 @@ static void test_plain_stopped_noinline(void **state)
 		"$tid * 2 = 86\n"
 		"backtrace: read-error, 3 frames (max 8)\n"
 		"  #0 leaf(int x) at app.c:7:3 [app+0x1139]\n"
+		"  #0.tail hop() at app.c:20:9 [app+0x1150]\n"
 		"  #1 main(int argc, char **argv) at app.c:30:9 [app+0x1200]\n"
 		"  #2 __libc_start_main [libc.so.6+0x27305]\n"
 		"stopped: read-error (return-address-read, code=1)\n");
@@ -184,13 +205,15 @@ static void test_json(void **state)
 		"{\"type\":\"backtrace\",\"status\":\"complete\",\"status_code\":0,\"error\":\"none\","
 		"\"error_code\":0,\"max_depth\":8,\"frame_count\":3,\"frames\":["
 		"{\"index\":0,\"function\":\"helper\",\"params\":\"int v\",\"file\":\"app.c\",\"path\":\"/src/app.c\","
-		"\"line\":7,\"column\":3,\"module\":\"/bin/app\",\"offset\":\"0x1139\",\"ip\":\"0x555555555139\",\"inline\":true},"
+		"\"line\":7,\"column\":3,\"module\":\"/bin/app\",\"offset\":\"0x1139\",\"ip\":\"0x555555555139\",\"inline\":true,\"tailcall\":false},"
 		"{\"index\":0,\"function\":\"leaf\",\"params\":\"int x\",\"file\":\"app.c\",\"path\":\"/src/app.c\","
-		"\"line\":12,\"column\":5,\"module\":\"/bin/app\",\"offset\":\"0x1139\",\"ip\":\"0x555555555139\",\"inline\":false},"
+		"\"line\":12,\"column\":5,\"module\":\"/bin/app\",\"offset\":\"0x1139\",\"ip\":\"0x555555555139\",\"inline\":false,\"tailcall\":false},"
+		"{\"index\":0,\"function\":\"hop\",\"params\":\"\",\"file\":\"app.c\",\"path\":\"/src/app.c\","
+		"\"line\":20,\"column\":9,\"module\":\"/bin/app\",\"offset\":\"0x1150\",\"ip\":null,\"inline\":false,\"tailcall\":true},"
 		"{\"index\":1,\"function\":\"main\",\"params\":\"int argc, char **argv\",\"file\":\"app.c\",\"path\":\"/src/app.c\","
-		"\"line\":30,\"column\":9,\"module\":\"/bin/app\",\"offset\":\"0x1200\",\"ip\":\"0x555555555200\",\"inline\":false},"
+		"\"line\":30,\"column\":9,\"module\":\"/bin/app\",\"offset\":\"0x1200\",\"ip\":\"0x555555555200\",\"inline\":false,\"tailcall\":false},"
 		"{\"index\":2,\"function\":\"__libc_start_main\",\"params\":null,\"file\":null,\"path\":null,"
-		"\"line\":null,\"column\":null,\"module\":\"/lib/libc.so.6\",\"offset\":\"0x27305\",\"ip\":\"0x7ffff7dfa305\",\"inline\":false}"
+		"\"line\":null,\"column\":null,\"module\":\"/lib/libc.so.6\",\"offset\":\"0x27305\",\"ip\":\"0x7ffff7dfa305\",\"inline\":false,\"tailcall\":false}"
 		"]}]}\n");
 	strbuf_release(&out);
 }
@@ -198,7 +221,7 @@ static void test_json(void **state)
 /* Unknown module, signal trampoline, unknown probe. */
 static void test_unknown_parts(void **state)
 {
-	struct render_hooks hooks = { hook_probe, hook_frame, *state };
+	struct render_hooks hooks = { hook_probe, hook_frame, hook_tail, *state };
 	struct wr_bt_frame fr[2] = {
 		{ .cookie = 3, .pc = 0x3e9f0, .ip = 0x7ffff7e0d9f0 },
 		{ .cookie = 0, .pc = 0x7f0000001000, .ip = 0x7f0000001000 },
