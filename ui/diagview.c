@@ -9,12 +9,9 @@
  * already holds.
  */
 #include "diagview.h"
-#include "dwarf/cfi.h"
-#include "dwarf/module.h"
 #include "render/render.h"
 #include "render/status.h"
 #include "tracer/session.h"
-#include "tracer/target.h"
 #include "draw.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -208,55 +205,11 @@ static bool same_place(const struct stop_place *a, const struct stop_place *b)
 	       a->error == b->error;
 }
 
-static void place_text(struct session *s, const struct stop_place *sp, struct strbuf *out)
-{
-	struct wr_bt_frame f = { .cookie = sp->cookie, .pc = sp->pc };
-	struct render_frame rf;
-	const char *fn = NULL;
-
-	target_symbolize(s->target, &f, &rf);
-	if (rf.sym.n)
-		fn = rf.sym.frames[rf.sym.n - 1].function;
-	strbuf_addf(out, "%s+0x%llx in %s: %s", rf.module_name ? rf.module_name : "?",
-		    (unsigned long long)sp->pc, fn ? fn : "??", bt_status_label(sp->status));
-	if (sp->error)
-		strbuf_addf(out, " (%s, code=%u)", bt_error_label(sp->error), sp->error);
-	strbuf_addf(out, ", %llu time%s", (unsigned long long)sp->count, sp->count == 1 ? "" : "s");
-}
-
-/* The unwind row at the place, or why there is none. */
-static void cfi_text(struct session *s, const struct stop_place *sp, struct strbuf *out)
-{
-	struct tmodule *m = target_module_by_cookie(s->target, sp->cookie);
-	uint64_t pc = sp->pc ? sp->pc - 1 : 0;
-	size_t len;
-
-	if (!m) {
-		strbuf_addstr(out, "no module: the address is in nothing wraith knows of this process");
-		return;
-	}
-	if (!m->cfi.n) {
-		strbuf_addf(out, "none: %s has no call frame information", m->path);
-		return;
-	}
-	if (cfi_table_lookup(&m->cfi, pc) < 0) {
-		strbuf_addf(out, "none: no row of %s covers %s+0x%llx", m->cfi.source,
-			    dw_module_name(m->dw), (unsigned long long)pc);
-		return;
-	}
-	strbuf_addf(out, "%s+0x%llx, from %s: ", dw_module_name(m->dw), (unsigned long long)pc,
-		    m->cfi.source);
-	len = out->len;
-	cfi_table_dump(&m->cfi, &m->rules, pc, out);
-	while (out->len > len && out->buf[out->len - 1] == '\n')
-		strbuf_setlen(out, out->len - 1);
-}
-
 static void detail_rows(struct session *s, const struct stop_place *sp, struct rows *r)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	cfi_text(s, sp, &sb);
+	session_stop_row_text(s, sp, &sb);
 	add_wrapped(r, "      unwind row: ", sb.buf, ROLE_NORMAL);
 	add_wrapped(r, "      fix: ", bt_status_fix(sp->status), ROLE_WARN);
 	add_str(r, "      sample event:", ROLE_DIM);
@@ -290,7 +243,7 @@ static void place_rows(struct diagview *d, struct session *s, const struct probe
 	for (size_t i = 0; i < p->n_stops; i++) {
 		strbuf_reset(&sb);
 		strbuf_addf(&sb, "%c %zu. ", i == sel ? '>' : ' ', i + 1);
-		place_text(s, v[i], &sb);
+		session_stop_place_text(s, v[i], &sb);
 		if (i == sel)
 			r->sel_first = (long)r->n;
 		add_row(r, sb.buf, sb.len, status_role(v[i]->status));

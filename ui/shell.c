@@ -18,7 +18,6 @@
 #include "tracer/cli.h"
 #include "tracer/command.h"
 #include "tracer/session.h"
-#include "tracer/target.h"
 #include "cmdline.h"
 #include "diagview.h"
 #include "draw.h"
@@ -603,8 +602,7 @@ static int start(struct loop *lp)
 	if (err)
 		return err;
 	sh->s->sink = (struct session_sink){ on_event, sh };
-	sh->s->target->progress = on_progress;
-	sh->s->target->progress_ctx = sh;
+	session_set_progress(sh->s, on_progress, sh);
 	sh->s->renderer.color = RENDER_COLOR_NONE; /* the panel colours by role */
 	wr_log_set_sink(on_log, sh);
 	statusbar_tick(&sh->bar, sh->s, now_seconds());
@@ -617,8 +615,7 @@ static void stop(struct loop *lp)
 
 	wr_log_set_sink(NULL, NULL);
 	sh->s->sink = (struct session_sink){ NULL, NULL };
-	sh->s->target->progress = NULL;
-	sh->s->target->progress_ctx = NULL;
+	session_set_progress(sh->s, NULL, NULL);
 	sh->s->renderer.color = sh->o->color;
 	if (sh->keys) {
 		cmdline_release();

@@ -8,14 +8,9 @@
  * highlighted.
  */
 #include "source.h"
-#include "dwarf/module.h"
-#include "dwarf/resolve.h"
-#include "script/parser.h"
 #include "tracer/cli.h"
 #include "tracer/session.h"
-#include "tracer/target.h"
 #include "draw.h"
-#include "util/diag.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -97,8 +92,8 @@ static void show_file(struct source *src, struct session *s, const char *path, u
 	if (!src->path || strcmp(src->path, path) != 0) {
 		drop_file(src);
 		src->path = xstrdup(path);
-		if (cli_read_file(path, &text) && s->target->pid > 0) {
-			char *alt = xasprintf("/proc/%d/root%s", (int)s->target->pid, path);
+		if (cli_read_file(path, &text) && s->opt.pid > 0) {
+			char *alt = xasprintf("/proc/%d/root%s", (int)s->opt.pid, path);
 
 			cli_read_file(alt, &text);
 			free(alt);
@@ -146,62 +141,14 @@ void source_sync(struct source *src, struct session *s)
 
 /* ---- finding a pattern's source ---- */
 
-static bool first_site(struct dw_sites *sites, char **file, unsigned *line)
-{
-	for (size_t i = 0; i < sites->n; i++) {
-		if (sites->v[i].file) {
-			*file = xstrdup(sites->v[i].file);
-			*line = sites->v[i].line;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* The file and line of @at in module @m, if it has them. */
-static bool locate_in(struct tmodule *m, const struct ast_target *at, char **file, unsigned *line)
-{
-	struct dw_sites sites = { 0 };
-	bool found;
-
-	if (at->kind == AST_TARGET_FUNCTION)
-		dw_resolve_function(m->dw, at->function, &sites);
-	else if (at->kind == AST_TARGET_LINE && dw_module_has_dwarf(m->dw))
-		dw_resolve_line(m->dw, at->file, at->line, &sites);
-	else if (at->kind == AST_TARGET_ADDRESS)
-		dw_resolve_address(m->dw, at->address, &sites);
-	found = first_site(&sites, file, line);
-	if (found && at->kind == AST_TARGET_LINE)
-		*line = at->line;
-	dw_sites_release(&sites);
-	return found;
-}
-
 void source_show_target(struct source *src, struct session *s, const char *pattern)
 {
-	struct target *t = s->target;
-	struct ast_target at = { 0 };
-	struct tmodule *main_mod = target_main_module(t);
 	char *file = NULL;
 	unsigned line = 0;
-	bool found = false, ambiguous = false;
 
-	if (script_parse_target(pattern, (struct src_loc){ 1, 1, 1 }, &at, NULL))
-		return;
-	if (at.kind == AST_TARGET_ADDRESS) {
-		struct tmodule *m = target_find_module(t, at.module, &ambiguous);
-
-		found = m && locate_in(m, &at, &file, &line);
-	} else {
-		found = main_mod && locate_in(main_mod, &at, &file, &line);
-		for (size_t i = 0; i < t->n_mods && !found; i++)
-			if (t->mods[i] != main_mod)
-				found = locate_in(t->mods[i], &at, &file, &line);
-	}
-	if (found)
+	if (session_pattern_source(s, pattern, &file, &line) == 0)
 		show_file(src, s, file, line);
 	free(file);
-	ast_target_release(&at);
 }
 
 /* ---- search ---- */

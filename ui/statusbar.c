@@ -6,10 +6,7 @@
  * measured over windows of at least a second so it does not flicker.
  */
 #include "statusbar.h"
-#include "dwarf/module.h"
-#include "runtime/runtime.h"
 #include "tracer/session.h"
-#include "tracer/target.h"
 #include "draw.h"
 #include "util/strbuf.h"
 
@@ -17,19 +14,6 @@
 #include <string.h>
 
 #define RATE_WINDOW 1.0
-
-static uint64_t count_lost(struct session *s)
-{
-	uint64_t lost = s->rt ? runtime_transport_lost(s->rt) : 0;
-
-	for (size_t i = 0; i < s->n_probes; i++) {
-		struct wr_probe_stats st;
-
-		session_probe_stats(s, s->probes[i], &st);
-		lost += st.lost;
-	}
-	return lost + s->backlog_dropped;
-}
 
 void statusbar_tick(struct statusbar *b, struct session *s, double now)
 {
@@ -42,26 +26,13 @@ void statusbar_tick(struct statusbar *b, struct session *s, double now)
 		b->since = now;
 		b->events_then = s->events;
 	}
-	b->lost = count_lost(s);
+	b->lost = session_lost_events(s);
 }
 
 void statusbar_message(struct statusbar *b, const char *msg, double seconds, double now)
 {
 	snprintf(b->message, sizeof(b->message), "%s", msg);
 	b->message_until = now + seconds;
-}
-
-static void target_text(struct session *s, struct strbuf *out)
-{
-	struct target *t = s->target;
-	struct tmodule *m = target_main_module(t);
-
-	if (t->pid > 0)
-		strbuf_addf(out, " pid %d", (int)t->pid);
-	else
-		strbuf_addf(out, " %zu process%s", t->n_procs, t->n_procs == 1 ? "" : "es");
-	if (m)
-		strbuf_addf(out, " %s", dw_module_name(m->dw));
 }
 
 void statusbar_draw(const struct statusbar *b, struct session *s, WINDOW *w, double now)
@@ -74,7 +45,8 @@ void statusbar_draw(const struct statusbar *b, struct session *s, WINDOW *w, dou
 
 	for (size_t i = 0; i < s->n_probes; i++)
 		on += s->probes[i]->enabled;
-	target_text(s, &sb);
+	strbuf_addch(&sb, ' ');
+	session_target_text(s, &sb);
 	strbuf_addf(&sb, " | probes %zu/%zu on | %.0f ev/s | %llu events | ", on, s->n_probes, b->rate,
 		    (unsigned long long)s->events);
 	snprintf(lost, sizeof(lost), "lost %llu", (unsigned long long)b->lost);

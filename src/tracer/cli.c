@@ -96,7 +96,7 @@ static int open_session(const struct cli_options *o, struct session **out)
 		return err;
 	(*out)->max_events = o->max_events;
 	(*out)->sink = (struct session_sink){ write_event, NULL };
-	(*out)->target->progress = progress;
+	session_set_progress(*out, progress, NULL);
 	return 0;
 }
 
@@ -129,13 +129,12 @@ static void report_ready(const struct cli_options *o, struct session *s)
 /* Lost and malformed events are never silent. */
 void cli_report_losses(struct session *s)
 {
-	uint64_t lost = s->rt ? runtime_transport_lost(s->rt) : 0, truncated = 0;
+	uint64_t lost = session_lost_events(s) - s->backlog_dropped, truncated = 0;
 
 	for (size_t i = 0; i < s->n_probes; i++) {
 		struct wr_probe_stats st;
 
 		session_probe_stats(s, s->probes[i], &st);
-		lost += st.lost;
 		truncated += st.truncated;
 	}
 	if (lost)

@@ -322,25 +322,58 @@ static int cmp_stop(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
-static void diag_place(struct session *s, const struct stop_place *sp, unsigned rank,
-		       struct strbuf *out)
+void session_stop_place_text(struct session *s, const struct stop_place *sp, struct strbuf *out)
 {
 	struct wr_bt_frame f = { .cookie = sp->cookie, .pc = sp->pc };
-	struct tmodule *m = target_module_by_cookie(s->target, sp->cookie);
 	struct render_frame rf;
 	const char *fn = NULL;
 
 	target_symbolize(s->target, &f, &rf);
 	if (rf.sym.n)
 		fn = rf.sym.frames[rf.sym.n - 1].function;
-	strbuf_addf(out, "  %u. %s+0x%llx in %s: %s", rank, rf.module_name ? rf.module_name : "?",
+	strbuf_addf(out, "%s+0x%llx in %s: %s", rf.module_name ? rf.module_name : "?",
 		    (unsigned long long)sp->pc, fn ? fn : "??", bt_status_label(sp->status));
 	if (sp->error)
 		strbuf_addf(out, " (%s, code=%u)", bt_error_label(sp->error), sp->error);
-	strbuf_addf(out, ", %llu time%s\n", (unsigned long long)sp->count, sp->count == 1 ? "" : "s");
-	if (m && sp->pc)
-		cfi_row_line(m, sp->pc ? sp->pc - 1 : 0, out);
-	strbuf_addf(out, "     fix: %s\n     sample:\n", bt_status_fix(sp->status));
+	strbuf_addf(out, ", %llu time%s", (unsigned long long)sp->count, sp->count == 1 ? "" : "s");
+}
+
+void session_stop_row_text(struct session *s, const struct stop_place *sp, struct strbuf *out)
+{
+	struct tmodule *m = target_module_by_cookie(s->target, sp->cookie);
+	/* the row the unwinder looked up: a return address's call, minus one */
+	uint64_t pc = sp->exact || !sp->pc ? sp->pc : sp->pc - 1;
+	size_t len;
+
+	if (!m) {
+		strbuf_addstr(out, "none: the address is in no module wraith knows of this process");
+		return;
+	}
+	if (!m->cfi.n) {
+		strbuf_addf(out, "none: %s has no call frame information", m->path);
+		return;
+	}
+	if (cfi_table_lookup(&m->cfi, pc) < 0) {
+		strbuf_addf(out, "none: no row of %s covers %s+0x%llx", m->cfi.source,
+			    dw_module_name(m->dw), (unsigned long long)pc);
+		return;
+	}
+	strbuf_addf(out, "%s+0x%llx, from %s: ", dw_module_name(m->dw), (unsigned long long)pc,
+		    m->cfi.source);
+	len = out->len;
+	cfi_table_dump(&m->cfi, &m->rules, pc, out);
+	while (out->len > len && out->buf[out->len - 1] == '\n')
+		strbuf_setlen(out, out->len - 1);
+}
+
+static void diag_place(struct session *s, const struct stop_place *sp, unsigned rank,
+		       struct strbuf *out)
+{
+	strbuf_addf(out, "  %u. ", rank);
+	session_stop_place_text(s, sp, out);
+	strbuf_addstr(out, "\n     unwind row: ");
+	session_stop_row_text(s, sp, out);
+	strbuf_addf(out, "\n     fix: %s\n     sample:\n", bt_status_fix(sp->status));
 	for (const char *l = sp->sample; *l;) {
 		size_t len = strcspn(l, "\n");
 

@@ -539,7 +539,7 @@ static void note_stop(struct probe *p, const struct ev_backtrace *bt, const char
 	p->stops = xgrow(p->stops, &p->cap_stops, p->n_stops + 1, sizeof(*p->stops));
 	p->stops[p->n_stops++] = (struct stop_place){
 		.cookie = cookie, .pc = pc, .status = bt->status, .error = bt->error, .count = 1,
-		.sample = xstrdup(text),
+		.exact = last && (last->flags & WR_FRAME_F_EXACT_IP), .sample = xstrdup(text),
 	};
 }
 
@@ -709,4 +709,61 @@ void session_save(struct session *s, struct strbuf *out)
 			strbuf_addstr(out, "// disabled:\n");
 		strbuf_addf(out, "%s\n", p->source);
 	}
+}
+
+/* ---- what front ends show ---- */
+
+uint64_t session_lost_events(struct session *s)
+{
+	uint64_t lost = s->rt ? runtime_transport_lost(s->rt) : 0;
+
+	for (size_t i = 0; i < s->n_probes; i++) {
+		struct wr_probe_stats st;
+
+		session_probe_stats(s, s->probes[i], &st);
+		lost += st.lost;
+	}
+	return lost + s->backlog_dropped;
+}
+
+void session_target_text(struct session *s, struct strbuf *out)
+{
+	struct target *t = s->target;
+	struct tmodule *m = target_main_module(t);
+
+	if (t->pid > 0)
+		strbuf_addf(out, "pid %d", (int)t->pid);
+	else
+		strbuf_addf(out, "%zu process%s", t->n_procs, t->n_procs == 1 ? "" : "es");
+	if (m)
+		strbuf_addf(out, " %s", dw_module_name(m->dw));
+}
+
+int session_pattern_source(struct session *s, const char *pattern, char **file, unsigned *line)
+{
+	struct ast_target at = { 0 };
+	struct located_set found = { 0 };
+	struct diag d = { 0 };
+	int err = script_parse_target(pattern, (struct src_loc){ 1, 1, 1 }, &at, NULL);
+
+	*file = NULL;
+	if (!err)
+		err = locate_target(s->target, &at, &found, &d);
+	for (size_t i = 0; !err && i < found.n && !*file; i++) {
+		if (found.v[i].site.file) {
+			*file = xstrdup(found.v[i].site.file);
+			*line = at.kind == AST_TARGET_LINE ? at.line : found.v[i].site.line;
+		}
+	}
+	located_set_release(&found);
+	ast_target_release(&at);
+	diag_release(&d);
+	return *file ? 0 : -ENOENT;
+}
+
+void session_set_progress(struct session *s,
+			  void (*fn)(void *ctx, const char *what, size_t done, size_t total), void *ctx)
+{
+	s->target->progress = fn;
+	s->target->progress_ctx = fn ? ctx : NULL;
 }

@@ -85,6 +85,7 @@ struct stop_place {
 	uint64_t pc;
 	uint8_t status;
 	uint16_t error;
+	bool exact;                 /* pc is exact (frame 0 or after a signal), not a return address */
 	uint64_t count;
 	char *sample;               /* owned: rendered text of the first such event */
 };
@@ -162,6 +163,25 @@ void session_probe_stats(struct session *s, const struct probe *p, struct wr_pro
 
 /* The plan of site @i of @p, for --dry-run listing. */
 void session_describe_probe(struct session *s, const struct probe *p, struct strbuf *out);
+
+/* Events lost so far: kernel buffers full (every probe), the perf
+ * buffer's own losses, and the batch backlog. */
+uint64_t session_lost_events(struct session *s);
+/* What is traced, for a status line: "pid 1234 chain" or "3 processes chain". */
+void session_target_text(struct session *s, struct strbuf *out);
+/* A place where backtraces stopped early: "mod+0xpc in fn: status (error,
+ * code=N), N times", and the unwind row there or why there is none (one
+ * line each, no newline). */
+void session_stop_place_text(struct session *s, const struct stop_place *sp, struct strbuf *out);
+void session_stop_row_text(struct session *s, const struct stop_place *sp, struct strbuf *out);
+/* The source file and line trace pattern @pattern resolves to first.
+ * Returns 0 (*file: caller frees) or -ENOENT. */
+int session_pattern_source(struct session *s, const char *pattern, char **file, unsigned *line);
+
+/* Report progress of slow start-up work (reading unwind tables) to @fn:
+ * @what is the file being read, NULL when done.  @fn NULL stops it. */
+void session_set_progress(struct session *s,
+			  void (*fn)(void *ctx, const char *what, size_t done, size_t total), void *ctx);
 
 /* Write all probes as a script `--script-file` and `source` accept. */
 void session_save(struct session *s, struct strbuf *out);
