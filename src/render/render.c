@@ -90,33 +90,6 @@ static int precedence(enum ast_op op)
 	}
 }
 
-static const char *op_text(enum ast_op op)
-{
-	static const char *const t[] = {
-		[AST_OP_NEG] = "-", [AST_OP_NOT] = "!", [AST_OP_BITNOT] = "~",
-		[AST_OP_DEREF] = "*", [AST_OP_ADDR] = "&", [AST_OP_MUL] = "*",
-		[AST_OP_DIV] = "/", [AST_OP_MOD] = "%", [AST_OP_ADD] = "+", [AST_OP_SUB] = "-",
-		[AST_OP_SHL] = "<<", [AST_OP_SHR] = ">>", [AST_OP_LT] = "<", [AST_OP_LE] = "<=",
-		[AST_OP_GT] = ">", [AST_OP_GE] = ">=", [AST_OP_EQ] = "==", [AST_OP_NE] = "!=",
-		[AST_OP_BITAND] = "&", [AST_OP_BITXOR] = "^", [AST_OP_BITOR] = "|",
-		[AST_OP_AND] = "&&", [AST_OP_OR] = "||",
-	};
-
-	return (unsigned)op < sizeof(t) / sizeof(t[0]) && t[op] ? t[op] : "?";
-}
-
-static const char *special_text(enum ast_special s)
-{
-	switch (s) {
-	case AST_SPECIAL_PID: return "$pid";
-	case AST_SPECIAL_TID: return "$tid";
-	case AST_SPECIAL_TIMESTAMP: return "$timestamp";
-	case AST_SPECIAL_PC: return "$pc";
-	case AST_SPECIAL_SP: return "$sp";
-	}
-	return "$?";
-}
-
 static void expr_text(const struct ast_expr *e, int outer, struct strbuf *out);
 
 static void binary_text(const struct ast_expr *e, int outer, struct strbuf *out)
@@ -126,7 +99,7 @@ static void binary_text(const struct ast_expr *e, int outer, struct strbuf *out)
 	if (p < outer)
 		strbuf_addch(out, '(');
 	expr_text(e->lhs, p, out);
-	strbuf_addf(out, " %s ", op_text(e->op));
+	strbuf_addf(out, " %s ", ast_op_name(e->op));
 	expr_text(e->rhs, p + 1, out);
 	if (p < outer)
 		strbuf_addch(out, ')');
@@ -142,16 +115,16 @@ static void expr_text(const struct ast_expr *e, int outer, struct strbuf *out)
 		strbuf_addstr(out, e->ival ? "true" : "false");
 		break;
 	case AST_EXPR_STRING:
-		strbuf_add_json_str(out, e->str);
+		ast_quote_string(e->str, e->str_len, out);
 		break;
 	case AST_EXPR_IDENT:
 		strbuf_addstr(out, e->str);
 		break;
 	case AST_EXPR_SPECIAL:
-		strbuf_addstr(out, special_text(e->special));
+		strbuf_addf(out, "$%s", ast_special_name(e->special));
 		break;
 	case AST_EXPR_UNARY:
-		strbuf_addstr(out, op_text(e->op));
+		strbuf_addstr(out, ast_op_name(e->op));
 		expr_text(e->lhs, 11, out);
 		break;
 	case AST_EXPR_BINARY:
