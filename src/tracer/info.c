@@ -350,7 +350,7 @@ void session_stop_row_text(struct session *s, const struct stop_place *sp, struc
 		return;
 	}
 	if (!m->cfi.n) {
-		strbuf_addf(out, "none: %s has no call frame information", m->path);
+		strbuf_addf(out, "none: %s has no call frame information", dw_module_name(m->dw));
 		return;
 	}
 	if (cfi_table_lookup(&m->cfi, pc) < 0) {
