@@ -11,6 +11,7 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
+#include <dwarf.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -275,4 +276,53 @@ char *dw_module_find_debug_file(struct dw_module *m)
 	if (!found)
 		found = existing(xasprintf("/usr/lib/debug%.*s/%s", dir_len, m->path, link));
 	return found;
+}
+
+char *dw_path_normalize(const char *path)
+{
+	size_t len = strlen(path), n = 0, depth = 0, dotdots = 0;
+	size_t *marks = xcalloc(len + 1, sizeof(*marks)); /* where each kept component began */
+	char *out = xmalloc(len + 2);
+	bool absolute = path[0] == '/';
+
+	/* Components are copied one by one; ".." drops the last one kept, or
+	 * stays (at the start of a relative path), or is dropped (at the root). */
+	for (const char *p = path; *p;) {
+		size_t c = strcspn(p, "/");
+		bool up = c == 2 && p[0] == '.' && p[1] == '.';
+
+		if (c == 0 || (c == 1 && p[0] == '.')) {
+			/* nothing */
+		} else if (up && depth > dotdots) {
+			n = marks[--depth];
+		} else if (!(up && absolute)) {
+			marks[depth++] = n;
+			dotdots += up;
+			if (n || absolute)
+				out[n++] = '/';
+			memcpy(out + n, p, c);
+			n += c;
+		}
+		p += c + (p[c] == '/');
+	}
+	if (!n)
+		out[n++] = absolute ? '/' : '.';
+	out[n] = '\0';
+	free(marks);
+	return out;
+}
+
+char *dw_unit_path(Dwarf_Die *cudie, const char *file)
+{
+	Dwarf_Attribute a;
+	const char *dir;
+	char *joined, *out;
+
+	if (file[0] == '/' || !cudie || !dwarf_attr(cudie, DW_AT_comp_dir, &a) ||
+	    !(dir = dwarf_formstring(&a)))
+		return dw_path_normalize(file);
+	joined = xasprintf("%s/%s", dir, file);
+	out = dw_path_normalize(joined);
+	free(joined);
+	return out;
 }

@@ -49,6 +49,11 @@ int dw_module_offset_to_vaddr(const struct dw_module *m, uint64_t offset, uint64
 /* True when @vaddr lies in an executable PT_LOAD segment. */
 bool dw_module_vaddr_is_code(const struct dw_module *m, uint64_t vaddr);
 
+/* @path with "." and ".." components and repeated slashes taken out,
+ * lexically (a unit compiled from a relative path records
+ * "/build/dir/../src/x.c").  Returns a new string; caller frees. */
+char *dw_path_normalize(const char *path);
+
 /* Where the debug info came from, for `info modules`: "embedded",
  * "separate (/usr/lib/debug/...)", or "none".  Borrowed. */
 const char *dw_module_debug_source(struct dw_module *m);

@@ -59,6 +59,11 @@ struct dw_module {
  * Unlike libdwfl's own search this touches no state of the Dwfl module. */
 char *dw_module_find_debug_file(struct dw_module *m);
 
+/* @file as named by unit @cudie (a line table or decl_file entry), made
+ * absolute with the unit's DW_AT_comp_dir when relative, and normalised
+ * (dw_path_normalize).  Returns a new string; caller frees. */
+char *dw_unit_path(Dwarf_Die *cudie, const char *file);
+
 /* The module's DWARF (main or separate), or NULL.  Borrowed. */
 Dwarf *dw_module_dwarf(struct dw_module *m);
 

@@ -214,7 +214,7 @@ static Dwarf_Line *row_at(const struct rs_lines *l, Dwarf_Addr addr)
 	return dwarf_onesrcline(l->lines, end - 1);
 }
 
-static void set_position(struct dw_site *s, Dwarf_Line *row)
+static void set_position(struct dw_site *s, Dwarf_Line *row, Dwarf_Die *cudie)
 {
 	const char *file;
 	int line = 0, col = 0;
@@ -225,7 +225,7 @@ static void set_position(struct dw_site *s, Dwarf_Line *row)
 	dwarf_lineno(row, &line);
 	dwarf_linecol(row, &col);
 	free(s->file);
-	s->file = file ? xstrdup(file) : NULL;
+	s->file = file ? dw_unit_path(cudie, file) : NULL;
 	s->line = line > 0 ? (unsigned)line : 0;
 	s->col = col > 0 ? (unsigned)col : 0;
 }
@@ -394,7 +394,8 @@ static void function_site(struct dw_module *m, struct rs_state *st, uint32_t i, 
 		pc = breakpoint_pc(&st->cus[c], &die, &cudie, pc);
 	if (!dw_module_vaddr_is_code(m, pc))
 		goto out_free;
-	set_position(push_site(out, pc, name, inlined), cu_lines(&cudie, &l) ? row_at(&l, pc) : NULL);
+	set_position(push_site(out, pc, name, inlined), cu_lines(&cudie, &l) ? row_at(&l, pc) : NULL,
+		     &cudie);
 	return;
 
 out_free:
@@ -509,19 +510,28 @@ int dw_resolve_function(struct dw_module *m, const char *name, struct dw_sites *
 
 /* ---- file:line ---- */
 
-/* @path names @query: the same path, or ends with it at a '/' boundary
- * (which covers a bare basename). */
-static bool file_matches(const char *path, const char *query)
+/* @path (a file unit @cudie names) names @query: the same path, or ends
+ * with it at a '/' boundary (which covers a bare basename).  Both are
+ * compared absolute and normalised: a unit compiled from a relative path
+ * records "../src/x.c" under its compilation directory. */
+static bool file_matches(Dwarf_Die *cudie, const char *path, const char *query)
 {
-	size_t pl = strlen(path), ql = strlen(query);
+	char *p = dw_unit_path(cudie, path), *q = dw_path_normalize(query);
+	size_t pl = strlen(p), ql = strlen(q);
+	bool match;
 
 	if (pl == ql)
-		return strcmp(path, query) == 0;
-	return pl > ql && path[pl - ql - 1] == '/' && strcmp(path + pl - ql, query) == 0;
+		match = strcmp(p, q) == 0;
+	else
+		match = pl > ql && p[pl - ql - 1] == '/' && strcmp(p + pl - ql, q) == 0;
+	free(p);
+	free(q);
+	return match;
 }
 
 /* Rows of one unit name the same few file strings over and over. */
 struct file_cache {
+	Dwarf_Die *cudie;
 	const char *query;
 	const char *last;
 	bool match;
@@ -533,7 +543,7 @@ static bool row_in_file(Dwarf_Line *row, struct file_cache *c)
 
 	if (f != c->last) {
 		c->last = f;
-		c->match = f && file_matches(f, c->query);
+		c->match = f && file_matches(c->cudie, f, c->query);
 	}
 	return c->match;
 }
@@ -548,7 +558,7 @@ static bool unit_names_file(Dwarf_Die *cudie, const char *query)
 	for (size_t i = 0; i < n; i++) {
 		const char *f = dwarf_filesrc(files, i, NULL, NULL);
 
-		if (f && file_matches(f, query))
+		if (f && file_matches(cudie, f, query))
 			return true;
 	}
 	return false;
@@ -580,9 +590,9 @@ static void find_used_line(struct rs_state *st, struct line_query *q)
 {
 	q->used = UINT_MAX;
 	for (uint32_t c = 0; c < st->n_cus; c++) {
-		struct file_cache fc = { .query = q->file };
 		struct rs_lines l;
 		Dwarf_Die cudie;
+		struct file_cache fc = { .cudie = &cudie, .query = q->file };
 
 		if (!unit_of(st, c, &cudie, &l) || !unit_names_file(&cudie, q->file))
 			continue;
@@ -612,7 +622,7 @@ static bool declared_in(struct rs_state *st, uint32_t i, const struct line_query
 	if (line <= (int)q->line || line > (int)q->used)
 		return false;
 	file = dwarf_decl_file(&die);
-	return file && file_matches(file, q->file);
+	return file && file_matches(&cudie, file, q->file);
 }
 
 static bool declared_between(struct rs_state *st, const struct line_query *q)
@@ -650,9 +660,9 @@ static Dwarf_Off innermost_function(Dwarf_Die *cudie, Dwarf_Addr pc)
 static void collect_hits(struct rs_state *st, struct line_query *q)
 {
 	for (uint32_t c = 0; c < st->n_cus; c++) {
-		struct file_cache fc = { .query = q->file };
 		struct rs_lines l;
 		Dwarf_Die cudie;
+		struct file_cache fc = { .cudie = &cudie, .query = q->file };
 
 		if (!q->units[c] || !unit_of(st, c, &cudie, &l))
 			continue;
@@ -710,10 +720,14 @@ static void line_site(struct dw_module *m, struct rs_state *st, const struct lin
 	}
 	if (!name)
 		name = symbol_at(m, pc);
-	if (pc != h->addr && unit_of(st, h->cu, &cudie, &l))
+	if (!unit_of(st, h->cu, &cudie, &l)) {
+		free(name);
+		return;
+	}
+	if (pc != h->addr)
 		row = row_at(&l, pc);
 	if (dw_module_vaddr_is_code(m, pc))
-		set_position(push_site(out, pc, name, inlined), row);
+		set_position(push_site(out, pc, name, inlined), row, &cudie);
 	else
 		free(name);
 }
@@ -794,7 +808,7 @@ int dw_resolve_address(struct dw_module *m, uint64_t vaddr, struct dw_sites *out
 		site->inlined = dwarf_tag(&fn) == DW_TAG_inlined_subroutine;
 	}
 	if (unit && cu_lines(&cudie, &l))
-		set_position(site, row_at(&l, vaddr));
+		set_position(site, row_at(&l, vaddr), &cudie);
 	if (!site->function)
 		site->function = symbol_at(m, vaddr);
 	return 0;

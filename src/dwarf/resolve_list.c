@@ -131,15 +131,20 @@ static void list_unit_files(Dwarf_Die *cudie, struct rs_table *seen, const char 
 		const char *f = dwarf_filesrc(files, i, NULL, NULL);
 		struct rs_slot *s;
 
+		char *norm;
+
 		/* "<built-in>" and the like are not files. */
 		if (!f || !*f || f[0] == '<')
 			continue;
-		s = rs_table_get(seen, f, strlen(f), true);
-		if (s->key)
+		norm = dw_unit_path(cudie, f);
+		s = rs_table_get(seen, norm, strlen(norm), true);
+		if (s->key) {
+			free(norm);
 			continue;
-		s->key = f;
+		}
+		s->key = norm; /* owned by the list, freed with it */
 		*v = xgrow(*v, cap, *n + 1, sizeof(**v));
-		(*v)[(*n)++] = f;
+		(*v)[(*n)++] = norm;
 	}
 }
 
@@ -163,6 +168,8 @@ int dw_module_foreach_source(struct dw_module *m, int (*fn)(const char *path, vo
 		qsort(v, n, sizeof(*v), cmp_str);
 	for (size_t i = 0; i < n && r == 0; i++)
 		r = fn(v[i], ctx);
+	for (size_t i = 0; i < n; i++)
+		free((char *)v[i]);
 	free(v);
 	free(seen.slots);
 	return r;

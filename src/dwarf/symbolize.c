@@ -814,7 +814,7 @@ static void line_at(struct sym_cache *c, Dwarf_Die *cu, uint64_t pc, struct dw_s
 
 	if (!line)
 		return;
-	f->file = intern(c, file);
+	f->file = file ? intern_take(c, dw_unit_path(cu, file)) : NULL;
 	if (dwarf_lineno(line, &lineno) == 0 && lineno > 0)
 		f->line = (unsigned)lineno;
 	/* gdb drops rows that repeat a line; such a row still knows the
@@ -843,7 +843,9 @@ static void call_site(struct sym_cache *c, Dwarf_Die *inl, struct dw_sym_frame *
 	/* call_file indexes the file table of the unit the DIE is in */
 	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &attr), &v) == 0 &&
 	    dwarf_diecu(inl, &cu, NULL, NULL) && dwarf_getsrcfiles(&cu, &files, &n) == 0 && v < n)
-		f->file = intern(c, dwarf_filesrc(files, v, NULL, NULL));
+		f->file = dwarf_filesrc(files, v, NULL, NULL)
+				  ? intern_take(c, dw_unit_path(&cu, dwarf_filesrc(files, v, NULL, NULL)))
+				  : NULL;
 }
 
 /* pc - entry of @fn; for a pc before the entry (a .cold part placed
