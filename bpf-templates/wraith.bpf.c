@@ -120,6 +120,29 @@ struct {
 	__type(value, struct wr_proc_maps);
 } wr_proc_maps SEC(".maps");
 
+/* What the unwinder learnt about an instruction pointer: its module and
+ * rule.  A hot function is reached from the same call sites on every hit,
+ * so most frames are found here with one array lookup instead of two
+ * binary searches.  Per CPU, direct-mapped; an entry is trusted only for
+ * the same process and the same generation of its mappings. */
+#define WR_FRAME_CACHE 4096u
+
+struct wr_frame_cache_ent {
+	__u64 key;        /* ip, bit 63 set when the ip was exact */
+	__u32 tgid;
+	__u32 generation;
+	__u64 cookie;
+	__u64 bias;
+	struct wr_cfi_rule rule;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, WR_FRAME_CACHE);
+	__type(key, __u32);
+	__type(value, struct wr_frame_cache_ent);
+} wr_frame_cache SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
 	__uint(max_entries, 1);
@@ -378,27 +401,24 @@ WR_INLINE struct wr_mapping *find_mapping(struct wr_proc_maps *pm, __u64 ip)
 }
 
 struct row_search {
+	void *rows;  /* the module's row map, looked up once per search */
 	__u64 pc;
-	__u32 slot;
 	__u32 lo;
 	__u32 hi;
 	__u32 found; /* rule index */
+	__u32 pad;
 };
 
 static long row_search_step(__u32 i, void *arg)
 {
 	struct row_search *rs = arg;
 	struct wr_cfi_row *row;
-	void *rows;
 	__u32 mid;
 
 	if (rs->lo >= rs->hi)
 		return 1;
 	mid = rs->lo + (rs->hi - rs->lo) / 2;
-	rows = bpf_map_lookup_elem(&wr_cfi_rows, &rs->slot);
-	if (!rows)
-		return 1;
-	row = bpf_map_lookup_elem(rows, &mid);
+	row = bpf_map_lookup_elem(rs->rows, &mid);
 	if (!row)
 		return 1;
 	/* Greatest row with row.pc <= pc. */
@@ -415,9 +435,10 @@ static long row_search_step(__u32 i, void *arg)
  * @slot, or WR_CFI_RULE_NONE. */
 WR_INLINE __u32 find_rule(__u32 slot, __u32 count, __u64 pc)
 {
-	struct row_search rs = { .pc = pc, .slot = slot, .hi = count, .found = WR_CFI_RULE_NONE };
+	struct row_search rs = { .pc = pc, .hi = count, .found = WR_CFI_RULE_NONE };
 
-	if (pc > 0xffffffffull)
+	rs.rows = bpf_map_lookup_elem(&wr_cfi_rows, &slot);
+	if (!rs.rows || pc > 0xffffffffull)
 		return WR_CFI_RULE_NONE;
 	bpf_loop(WR_ROW_SEARCH_STEPS, row_search_step, &rs, 0);
 	return rs.found;
@@ -446,15 +467,15 @@ WR_INLINE int read_u64(__u64 *dst, __u64 addr)
 	return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr);
 }
 
-/* Record the frame at s->ip as frame s->count. */
-WR_INLINE void emit_frame(__u8 *buf, struct wr_bt_slot *s, struct wr_mapping *m)
+/* Record the frame at s->ip as frame s->count (@cookie 0: unknown module). */
+WR_INLINE void emit_frame(__u8 *buf, struct wr_bt_slot *s, __u64 cookie, __u64 bias)
 {
 	__u32 off = (s->item_off & (WR_EVENT_MAX - 1)) + sizeof(struct wr_bt_header) +
 		    (s->count & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame);
 	struct wr_bt_frame *f = (struct wr_bt_frame *)(buf + sizeof(struct wr_event_header) + off);
 
-	f->cookie = m ? m->cookie : 0;
-	f->pc = m ? s->ip - m->bias : s->ip;
+	f->cookie = cookie;
+	f->pc = cookie ? s->ip - bias : s->ip;
 	f->ip = s->ip;
 	f->flags = (s->flags & WR_SLOT_F_EXACT) ? WR_FRAME_F_EXACT_IP : 0;
 	f->reserved = 0;
@@ -602,33 +623,64 @@ WR_INLINE struct wr_cfi_rule *frame_rule(struct wr_bt_slot *s, struct wr_mapping
 	return r;
 }
 
+/* Move @s to its caller under @r; returns WR_MOVED or a stop status. */
+WR_INLINE __u32 apply_rule(struct wr_bt_slot *s, struct wr_cfi_rule *r, __u32 *error)
+{
+	if (r->kind == WR_ROW_SIGNAL)
+		return unwind_signal(s, error);
+	if (r->kind == WR_ROW_NORMAL)
+		return unwind_normal(s, r, error);
+	return WR_BT_UNSUPPORTED_CFI;
+}
+
+WR_INLINE struct wr_frame_cache_ent *cache_slot(__u64 key, __u32 tgid)
+{
+	__u32 i = (__u32)((key >> 4) ^ (key >> 20) ^ tgid) & (WR_FRAME_CACHE - 1);
+
+	return bpf_map_lookup_elem(&wr_frame_cache, &i);
+}
+
 /* Unwind one frame of slot @s: record it and move to its caller. */
 WR_INLINE void unwind_one(__u8 *buf, struct wr_bt_slot *s, struct wr_proc_maps *pm, __u32 rule0)
 {
+	__u64 key = s->ip | ((__u64)!!(s->flags & WR_SLOT_F_EXACT) << 63);
+	__u32 tgid = ((struct wr_event_header *)buf)->pid, status = WR_BT_INTERNAL_ERROR, error = 0;
+	struct wr_frame_cache_ent *c = cache_slot(key, tgid);
 	struct wr_mapping *m = 0;
-	struct wr_cfi_rule *r;
-	__u32 status = WR_BT_INTERNAL_ERROR, error = 0;
+	struct wr_cfi_rule rule, *r;
 
-	if (pm) {
-		WR_BARRIER_VAR(pm);
-		m = find_mapping(pm, s->ip);
-	}
-	emit_frame(buf, s, m);
-	if (!m) {
+	if (!pm) {
+		emit_frame(buf, s, 0, 0);
 		slot_finish(buf, s, WR_BT_OFFSETS_UNAVAILABLE, 0);
 		return;
 	}
-	r = frame_rule(s, m, rule0, &status);
-	if (!r) {
-		slot_finish(buf, s, status, 0);
-		return;
+	WR_BARRIER_VAR(pm);
+	if (c && c->key == key && c->tgid == tgid && c->generation == pm->generation) {
+		emit_frame(buf, s, c->cookie, c->bias);
+		rule = c->rule;
+	} else {
+		m = find_mapping(pm, s->ip);
+		emit_frame(buf, s, m ? m->cookie : 0, m ? m->bias : 0);
+		if (!m) {
+			slot_finish(buf, s, WR_BT_OFFSETS_UNAVAILABLE, 0);
+			return;
+		}
+		r = frame_rule(s, m, rule0, &status);
+		if (!r) {
+			slot_finish(buf, s, status, 0);
+			return;
+		}
+		rule = *r;
+		if (c) {
+			c->key = key;
+			c->tgid = tgid;
+			c->generation = pm->generation;
+			c->cookie = m->cookie;
+			c->bias = m->bias;
+			c->rule = rule;
+		}
 	}
-	if (r->kind == WR_ROW_SIGNAL)
-		status = unwind_signal(s, &error);
-	else if (r->kind == WR_ROW_NORMAL)
-		status = unwind_normal(s, r, &error);
-	else
-		status = WR_BT_UNSUPPORTED_CFI;
+	status = apply_rule(s, &rule, &error);
 	if (status != WR_MOVED)
 		slot_finish(buf, s, status, error);
 	else if (s->count >= s->depth)

@@ -490,6 +490,26 @@ static void symbol_sites(struct dw_module *m, struct rs_state *st, const char *q
 	free(key);
 }
 
+bool dw_module_may_define(struct dw_module *m, const char *name)
+{
+	struct rs_state *st = rs_state_of(m);
+	struct dw_sites found = { 0 };
+	Elf_Scn *scn = NULL;
+	bool has_symtab = false;
+
+	while ((scn = elf_nextscn(m->elf, scn)) && !has_symtab) {
+		GElf_Shdr sh;
+
+		has_symtab = gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB;
+	}
+	if (!has_symtab)
+		return true;
+	symbol_sites(m, st, name, &found);
+	has_symtab = found.n > 0;
+	dw_sites_release(&found);
+	return has_symtab;
+}
+
 int dw_resolve_function(struct dw_module *m, const char *name, struct dw_sites *out)
 {
 	struct rs_state *st = rs_state_of(m);

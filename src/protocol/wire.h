@@ -259,7 +259,7 @@ WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_mapping, row_count) == 36, "mapping row_c
 /* The executable mappings of one process, sorted by start. */
 struct wr_proc_maps {
 	__u32 count;
-	__u32 generation;
+	__u32 generation; /* changes with every update, so cached frames go stale */
 	struct wr_mapping m[WR_MAX_MAPPINGS];
 };
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_proc_maps, m) == 8, "proc maps array offset");

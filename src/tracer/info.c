@@ -82,7 +82,8 @@ static int info_functions(struct session *s, const char *regex, struct strbuf *o
 		struct fn_list l = { .re = regex ? &re : NULL };
 
 		dw_module_foreach_function(order[i]->dw, collect_function, &l);
-		qsort(l.v, l.n, sizeof(*l.v), cmp_fn);
+		if (l.n)
+			qsort(l.v, l.n, sizeof(*l.v), cmp_fn);
 		if (l.n)
 			strbuf_addf(out, "%s: %zu function%s\n", order[i]->path, l.n, l.n == 1 ? "" : "s");
 		for (size_t k = 0; k < l.n; k++) {

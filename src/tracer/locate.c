@@ -87,11 +87,20 @@ static int locate_function(struct target *tg, const struct ast_target *t, struct
 	size_t n = search_order(tg, order);
 	struct strbuf hint = STRBUF_INIT, where = STRBUF_INIT;
 
-	for (size_t i = 0; i < n; i++) {
-		struct dw_sites sites = { 0 };
+	/* First the main module and the libraries whose symbol tables name
+	 * the function: opening every library's debug info costs tens of
+	 * milliseconds each.  Only when that finds nothing are the other
+	 * libraries searched (a static or inline-only function of a library). */
+	for (int pass = 0; pass < 2 && !out->n; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			struct dw_sites sites = { 0 };
+			bool likely = i == 0 || dw_module_may_define(order[i]->dw, t->function);
 
-		dw_resolve_function(order[i]->dw, t->function, &sites);
-		take_sites(out, order[i], &sites);
+			if (likely != (pass == 0))
+				continue;
+			dw_resolve_function(order[i]->dw, t->function, &sites);
+			take_sites(out, order[i], &sites);
+		}
 	}
 	free(order);
 	if (out->n)

@@ -157,7 +157,8 @@ static int build_mappings(struct target *t, struct tprocess *p, const char *text
 		};
 	}
 	proc_maps_release(&maps);
-	qsort(p->maps, p->n_maps, sizeof(*p->maps), cmp_mapping);
+	if (p->n_maps)
+		qsort(p->maps, p->n_maps, sizeof(*p->maps), cmp_mapping);
 	return 0;
 }
 
@@ -447,6 +448,9 @@ static int install_process(struct target *t, struct tprocess *p)
 			.slot = tm->mod->slot, .row_count = tm->mod->cfi_installed ? (__u32)tm->mod->cfi.n : 0,
 		};
 	}
+	/* A new generation tells the unwinder's frame cache that what it
+	 * learnt about this process's addresses may be stale. */
+	pm->generation = ++t->generation;
 	if (!err)
 		err = runtime_put_proc_maps(t->rt, (uint32_t)p->pid, pm);
 	if (!err)

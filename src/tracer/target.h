@@ -75,6 +75,7 @@ struct target {
 	size_t n_procs, cap_procs;
 	bool want_cfi;          /* load CFI of every module (a probe uses bt) */
 	double last_scan;       /* -t: when /proc was last searched for new processes */
+	uint32_t generation;    /* of installed mappings (see wr_proc_maps.generation) */
 	struct runtime *rt;     /* borrowed, NULL until installed */
 	struct target_stats stats;
 	struct tail_entry *tails;   /* owned: tail-call frames by frame pair, direct-mapped */

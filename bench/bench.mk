@@ -1,0 +1,41 @@
+# bench.mk - builds the benchmark programs against a wraith build and runs
+# the suite.  A plain GNU makefile, run by `make bench` in the build
+# directory with SRC (absolute source directory), BUILD (absolute build
+# directory), CC, WR_CPPFLAGS and WR_LIBS set (see the end of Makefile.am).
+#
+#   all   build $(BUILD)/bench/{hotloop,microbench}
+#   run   build, then run bench/run.sh: one table on stdout, and
+#         $(SRC)/doc/performance.md with $(SRC)/doc/performance.png
+#
+# BENCH_ARGS passes options to the driver (e.g. BENCH_ARGS='--reps 7' or
+# '--only perhit,startup'); see `bench/run.sh --help`.
+SRC ?= $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
+BUILD ?= $(CURDIR)
+CC ?= gcc
+OUT := $(BUILD)/bench
+BENCH_ARGS ?=
+
+# The fixture stands in for a user program: never wraith's own flags.
+FIXTURE_CFLAGS := -g -O2 -fomit-frame-pointer -Wall -Wextra
+TOOL_CFLAGS := -std=gnu11 -g -O2 -Wall -Wextra
+
+PROGS := $(OUT)/hotloop $(OUT)/microbench
+
+all: $(PROGS)
+
+$(OUT):
+	mkdir -p $@
+
+$(OUT)/hotloop: $(SRC)/bench/hotloop.c | $(OUT)
+	$(CC) $(FIXTURE_CFLAGS) -o $@ $< -ldl
+
+$(OUT)/microbench: $(SRC)/bench/microbench.c $(BUILD)/src/libwraith.a | $(OUT)
+	$(CC) $(TOOL_CFLAGS) $(WR_CPPFLAGS) -o $@ $< $(WR_LIBS)
+
+run: all
+	$(SRC)/bench/run.sh --src $(SRC) --build $(BUILD) $(BENCH_ARGS)
+
+clean:
+	rm -rf $(OUT)
+
+.PHONY: all run clean

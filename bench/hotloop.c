@@ -1,0 +1,132 @@
+/* hotloop.c - the per-hit cost fixture: a probed function called N times in
+ * a tight loop from the bottom of a deep call stack.
+ *
+ * Built -O2 -fomit-frame-pointer, so a frame-pointer unwinder cannot walk
+ * it and a DWARF one must.  argv[1] is the recursion depth D (the loop runs
+ * D + 3 frames below main, so `bt` at depth 128 needs D >= 125); any
+ * further arguments are shared libraries to dlopen() first, to give the
+ * process a large library to index.  The program prints "ready PID", then
+ * serves commands from stdin, one a line, each answered "ns WALL CPU": the
+ * wall time (CLOCK_MONOTONIC) and this thread's CPU time
+ * (CLOCK_THREAD_CPUTIME_ID, kernel time in uprobe handlers included, time
+ * the thread was preempted excluded) of its loop, in nanoseconds:
+ *   run N        call wr_bench_hot() N times as fast as possible;
+ *   pace N RATE  call it N times at RATE calls per second (busy-waiting
+ *                between calls, so the offered rate is steady);
+ *   sys N        make N getppid() system calls (what a kernel entry costs);
+ *   quit         exit.
+ * One process serves every round, so untraced and traced rounds run
+ * against the same address space and the same stack.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile long wr_bench_sink;
+
+__attribute__((noipa)) long wr_bench_leaf(long x)
+{
+	return x ^ wr_bench_sink;
+}
+
+/* The probed function: noinline and global so every tool finds it by name.
+ * It calls a leaf so that, like most real functions, it opens with a push
+ * (uprobes emulate push; a RIP-relative first instruction would be
+ * single-stepped out of line, which costs about three times as much). */
+__attribute__((noinline)) void wr_bench_hot(long x)
+{
+	long r = wr_bench_leaf(x);
+
+	wr_bench_sink += r + x;
+}
+
+static long clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+static long now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* CPU time of the last loop(), in nanoseconds. */
+static long loop_cpu_ns;
+
+/* The loop of one command, at the bottom of the stack.  @rate 0 means
+ * as fast as possible; @rate < 0 means system calls instead. */
+__attribute__((noinline)) static long loop(long n, long rate)
+{
+	long c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), t0 = now_ns(), next = t0, t1;
+
+	if (rate < 0) {
+		for (long i = 0; i < n; i++)
+			syscall(SYS_getppid);
+	} else if (rate == 0) {
+		for (long i = 0; i < n; i++)
+			wr_bench_hot(i);
+	} else {
+		for (long i = 0; i < n; i++) {
+			while (now_ns() < next)
+				;
+			next += 1000000000L / rate;
+			wr_bench_hot(i);
+		}
+	}
+	t1 = now_ns();
+	loop_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+	return t1 - t0;
+}
+
+/* One real frame per level: the work after the call keeps it from being a
+ * tail call, the volatile keeps the recursion from becoming a loop. */
+__attribute__((noinline)) long wr_bench_descend(int depth, long n, long rate)
+{
+	long r;
+
+	if (depth == 0)
+		return loop(n, rate);
+	r = wr_bench_descend(depth - 1, n, rate);
+	wr_bench_sink += depth;
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	int depth = argc > 1 ? atoi(argv[1]) : 140;
+	char line[128];
+	long n, rate, wall;
+
+	for (int i = 2; i < argc; i++) {
+		if (!dlopen(argv[i], RTLD_NOW | RTLD_GLOBAL)) {
+			fprintf(stderr, "hotloop: %s\n", dlerror());
+			return 1;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("ready %d\n", (int)getpid());
+	while (fgets(line, sizeof(line), stdin)) {
+		if (sscanf(line, "run %ld", &n) == 1 && n > 0)
+			rate = 0;
+		else if (sscanf(line, "pace %ld %ld", &n, &rate) == 2 && n > 0 && rate > 0)
+			;
+		else if (sscanf(line, "sys %ld", &n) == 1 && n > 0)
+			rate = -1;
+		else if (strncmp(line, "quit", 4) == 0)
+			break;
+		else {
+			printf("error %s", line);
+			continue;
+		}
+		wall = wr_bench_descend(depth, n, rate);
+		printf("ns %ld %ld\n", wall, loop_cpu_ns);
+	}
+	return 0;
+}

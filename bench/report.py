@@ -1,0 +1,392 @@
+"""report.py - renders doc/performance.md from the results of bench/run.py.
+
+Only formatting and arithmetic on measured values live here; every number
+in the page comes from the run that wrote it.  The explanations of where
+time goes are written against those numbers: each claim names the figure
+it rests on, so a later run that disproves one shows it.
+"""
+import os
+
+
+def f0(v):
+    return "n/a" if v is None else "{:,.0f}".format(v)
+
+
+def f1(v):
+    return "n/a" if v is None else "{:,.1f}".format(v)
+
+
+def f2(v):
+    return "n/a" if v is None else "{:,.2f}".format(v)
+
+
+def spread(s, scale=1.0, fmt=f0, unit=""):
+    if s is None:
+        return "n/a"
+    m, lo, hi = (x * scale for x in s)
+    return "%s%s (%s–%s)" % (fmt(m), unit, fmt(lo), fmt(hi))
+
+
+def pct(s):
+    return spread(s, 100.0, f1, " %")
+
+
+def render(ctx, R, table, depths, K):
+    out = []
+    add = out.append
+    m = ctx.machine
+    add("# wraith performance\n")
+    add("What a probe and a backtrace cost on a hot path, measured by `make bench` "
+        "(bench/run.py) on %s: Linux %s, %s CPUs (%s), %s, %s.  Every figure is the median "
+        "of %d repetitions in this one run, with the min–max spread in parentheses; "
+        "ratios, not absolute times, are the headline.  The whole suite took %.0f s.\n"
+        % (m["date"], m["kernel"], m["cpus"], m["cpu"], m["bpftrace"], m["perf"], ctx.reps,
+           R["elapsed_s"]))
+    if R.get("load"):
+        add("Load average (1 min) at the start and end of the run: %s and %s.  Other work on "
+            "the machine inflates wall-clock figures; see *Method* for why per-hit costs are "
+            "reported as the traced thread's CPU time.\n" % tuple(R["load"]))
+        if max(float(x) for x in R["load"]) > 1.5:
+            add("**This run shared the machine with other work.**  CPU-time figures exclude "
+                "the time other processes ran, but not the cache, TLB and memory-bandwidth "
+                "pressure they add: the bare-uprobe cost that every ratio below divides by "
+                "moves with it, so the ratio verdicts of a loaded run can be off in either "
+                "direction.  Run `make bench` on an otherwise idle machine for figures to "
+                "quote.\n")
+    add("## Targets\n")
+    add("| target | measured | verdict |")
+    add("|---|---|---|")
+    for name, measured, verdict in R["targets"]:
+        add("| %s | %s | %s |" % (name, measured, verdict))
+    add("")
+    if "perhit" in R:
+        perhit(ctx, R, depths, K, add)
+    if "startup" in R:
+        startup(ctx, R, add)
+    if "sym" in R:
+        sym(ctx, R, add)
+    if "delivery" in R:
+        delivery(ctx, R, K, add)
+    limits(ctx, R, add)
+    method(ctx, R, K, add)
+    add("## The table `make bench` printed\n")
+    add("```")
+    add(table)
+    add("```")
+    return "\n".join(out) + "\n"
+
+
+def perhit(ctx, R, depths, K, add):
+    ph, fits = R["perhit"], R["fits"]
+    rows = ph["rows"]
+    bare = rows["wr_empty"]["quiet"][0]
+    add("## 1. Per-hit cost\n")
+    add("The fixture `bench/hotloop.c` (built `-O2 -fomit-frame-pointer`) recurses %d levels "
+        "deep and then calls `wr_bench_hot()` in a tight loop; the function opens with "
+        "`push %%rbx`, which uprobes emulate.  Per hit = (loop time traced − untraced) / N, "
+        "with the probed process on CPU 0 and the tracer on CPU 1.  *quiet*: the tracer's "
+        "process is stopped while the %d calls run and drains the buffered events "
+        "afterwards (events lost in quiet rounds, all configurations: %s); this is the "
+        "headline.  *live*: %d calls while the tracer consumes.  *BPF* is run time per "
+        "program run from `kernel.bpf_stats_enabled` (it includes tail-called programs).  "
+        "An untraced call costs %s ns; a `getppid()` system call %s ns, for scale.\n"
+        % (K["STACK_DEPTH"], K["QUIET_N"], max(r["quiet_lost"] for r in rows.values()),
+           K["LIVE_N"], f1(ph["untraced"][0]),
+           f0(ph["syscall_ns"][0])))
+    add("| configuration | ns/hit, CPU (quiet) | × bare | ns/hit, wall (quiet) | "
+        "ns/hit, CPU (live) | lost (live) | BPF ns/run |")
+    add("|---|---|---|---|---|---|---|")
+    for key, r in rows.items():
+        add("| %s | %s | %.2f | %s | %s | %s | %s |" % (
+            r["label"], spread(r["quiet"]), r["quiet"][0] / bare, spread(r["quiet_wall"]),
+            spread(r["live"]), pct(r["live_lost_frac"]) if r["live_lost_frac"] else "–",
+            spread(r["bpf"]) if r["bpf"] else "–"))
+    add("")
+    add("Linear fits over bt depths %s: %s ns per extra frame on the traced thread "
+        "(intercept %s ns), %s ns per frame inside BPF (%s ns over depths ≥ 16, where the "
+        "tail-called step program does the work).\n"
+        % (", ".join(str(d) for d in depths), f1(fits["quiet"][1]), f0(fits["quiet"][0]),
+           f1(fits["bpf"][1]), f1(fits["bpf_deep"][1])))
+    add("![ns per hit against bt depth](performance.png)\n")
+    bs = ph.get("bpftrace_stack") or []
+    ws = ph.get("wraith_stack") or {}
+    named = sum(1 for f in bs if "wr_bench" in f)
+    add("Correctness on this code, one hit each: wraith's `bt` returned %s frames (status "
+        "%s), all but the outermost named; bpftrace's `ustack` returned %d frame%s, %d of "
+        "them in the fixture's functions (`%s`).  A frame-pointer walk cannot follow "
+        "`-fomit-frame-pointer` code, so bpftrace's cost buys a wrong stack here.\n"
+        % (ws.get("frame_count", "?"), ws.get("status", "?"), len(bs), "" if len(bs) == 1
+           else "s", named, " | ".join(bs[:3]) or "nothing"))
+    it = ph["interference"]
+    med = lambda v: sorted(v)[len(v) // 2]
+    add("Does work on the tracer's CPU slow the traced one?  A bare bpftrace uprobe costs %s "
+        "ns of CPU time (%s ns wall) with CPU 1 idle and %s ns (%s ns wall) with a busy loop "
+        "pinned to CPU 1.  CPU time is what the probe costs the traced thread; wall time "
+        "also counts other processes that the busy CPU pushes onto CPU 0.\n"
+        % (f0(med(it["idle"])), f0(med(it["idle_wall"])), f0(med(it["busy"])),
+           f0(med(it["busy_wall"]))))
+    add("## 2. Time inside BPF\n")
+    step = rows["wr_bt128"]["by_name"].get("wr_bt_step", (0, 0))
+    add("`bpftool prog show` after a depth-128 run: the probe program counted every hit, the "
+        "step program `wr_bt_step` %d runs: a tail call does not pass through the kernel's "
+        "statistics wrapper, so the probe's run time already holds its step programs.  Cost "
+        "per frame between consecutive depths (difference of the BPF medians):\n" % step[0])
+    add("| depths | frames added | tail calls added | ns per added frame |")
+    add("|---|---|---|---|")
+    steps = lambda d: 0 if d <= 3 else (d - 3 + 7) // 8
+    for a, b in zip(depths, depths[1:]):
+        ba, bb = rows["wr_bt%d" % a]["bpf"][0], rows["wr_bt%d" % b]["bpf"][0]
+        add("| %d → %d | %d | %d | %s |" % (a, b, b - a, steps(b) - steps(a),
+                                             f0((bb - ba) / (b - a))))
+    add("")
+    add("Frames 1 and 2 are unwound inside the probe program, the rest by `wr_bt_step`, 8 per "
+        "tail call.  The verifier turns each `bpf_loop()` into a plain loop that calls its "
+        "callback directly, and inlines array lookups in maps it knows; the lookup in a "
+        "module's own row or rule map (reached through an array-of-maps) stays a helper "
+        "call.  So one frame is: a binary search of the process's executable mappings, a "
+        "binary search of the module's rows (one helper call per step: about log2(rows) + 1 "
+        "steps), the rule (one more), and one `bpf_probe_read_user` for the return address "
+        "(a second where the frame saved rbp; the fixture's frames save rbx, so one here).  "
+        "In the fixture every caller frame does the same work, yet the cost per frame falls "
+        "as the backtrace goes deeper, which fits the first frames of each hit running with "
+        "cold caches and branch predictors.\n")
+
+
+def startup(ctx, R, add):
+    st = R["startup"]
+    add("## 3. Start-up\n")
+    add("Time from exec of `wraith -p PID -s 'trace wr_bench_hot { bt; }'` to its status line "
+        "`wraith: tracing ...` on stderr (printed once every probe is attached), on the "
+        "fixture when it maps only libc, when it has also dlopen()ed %s, and on the demo "
+        "service with the demo script (`scripts/demo/demo.ws`).  *exec alone* is "
+        "`wraith --version` (process start and dynamic linking); *dry run* adds resolving "
+        "and compiling (`--dry-run`); the rest is loading, verifying, building and installing "
+        "the CFI maps, and attaching.\n" % os.path.basename(ctx.biglib))
+    add("| process | executable modules | CFI rows | ready, ms | dry run, ms | exec alone, ms | "
+        "CFI extraction, ms (sum of medians) |")
+    add("|---|---|---|---|---|---|---|")
+    names = (("small", "fixture, libc only"), ("big", "fixture + " + os.path.basename(ctx.biglib)),
+             ("demo", "demo: scripts/demo/kvservice with demo.ws"))
+    for key, name in [n for n in names if n[0] in st]:
+        t = st[key]
+        add("| %s | %d | %s | %s | %s | %s | %s |" % (
+            name, len(t["modules"]), f0(t["rows"]), spread(t["ready"], 1e3),
+            spread(t["dry"], 1e3), spread(t["exec"], 1e3), f1(t["extract_s"] * 1e3)))
+        if t.get("ready_cpu"):
+            add("| %s, CPU time of wraith | | | %s | %s | %s | |" % (
+                name, spread(t["ready_cpu"], 1e3), spread(t["dry_cpu"], 1e3),
+                spread(t["exec_cpu"], 1e3)))
+    add("")
+    add("Wall time is what the target asks for; wraith's CPU time (user + system, from "
+        "wait4) is shown under it because it does not count time the machine gave to other "
+        "work.\n")
+    prof = st.get("profile")
+    if prof:
+        import run as _run
+        add("Where one start-up of the libc-only case spends its on-CPU time (`perf record "
+            "--call-graph dwarf`, %s samples; inclusive shares, so nested rows overlap; one "
+            "profile, not a median):\n" % prof["samples"])
+        add("| function | what it is | share of samples |")
+        add("|---|---|---|")
+        for sym_name, what in _run.PROFILE_SYMBOLS:
+            v = prof["shares"].get(sym_name)
+            add("| `%s` | %s | %s |" % (sym_name, what, "< 0.5 %" if v is None else "%.1f %%" % v))
+        add("")
+    add("CFI extraction (`cfi_table_extract`, bench/microbench.c, each repetition on a freshly "
+        "opened module), the modules with the most rows:\n")
+    add("| module | FDEs | rows | rules | rows/s | bytes/row | first call in a process, ms |")
+    add("|---|---|---|---|---|---|---|")
+    big = sorted(st["cfi"].items(), key=lambda kv: -kv[1]["rows"])
+    for path, c in big[:6]:
+        add("| %s | %s | %s | %s | %s | %s | %s |" % (
+            os.path.basename(path), f0(c["fdes"]), f0(c["rows"]), f0(c["rules"]),
+            spread(c["rows_per_s"], 1e-6, f2, " M"), f2(c["bytes"] / max(c["rows"], 1)),
+            f1(c["first_s"] * 1e3)))
+    add("")
+    t = st["big"]
+    ml = t.get("memlock") or {}
+    rows_ml, rules_ml = ml.get("wr_rows", [0, 0]), ml.get("wr_rules", [0, 0])
+    add("Map memory: rows are 8 bytes and rules 16, each module's maps sized exactly, so the "
+        "process with %s holds %s rows and %s rules = %s bytes, %s bytes per row.  "
+        "Cross-check while wraith ran: `bpftool map show` lists maps named wr_rows with %s "
+        "entries and %s bytes of memlock, and wr_rules with %s entries and %s bytes; %s bytes "
+        "per row counting memlock, which rounds each map up to whole pages (these maps are "
+        "mmapable).\n"
+        % (os.path.basename(ctx.biglib), f0(t["rows"]), f0(t["rules"]), f0(t["bytes"]),
+           f2(t["bytes"] / max(t["rows"], 1)), f0(rows_ml[1]), f0(rows_ml[0]), f0(rules_ml[1]),
+           f0(rules_ml[0]), f2((rows_ml[0] + rules_ml[0]) / max(rows_ml[1], 1))))
+
+
+def sym(ctx, R, add):
+    add("## 4. Symbolization\n")
+    add("`dw_symbolize()` on the start pcs of a module's CFI rows (5,000 spread over the "
+        "module, each a distinct pc), on a freshly opened module: *first use* is the first "
+        "call (loads DWARF), *cold* the rest of the first pass, *warm* 20 more passes over "
+        "the same pcs (the per-module pc cache).\n")
+    add("| module | pcs | frames (with inline) | first use, ms | cold, frames/s | "
+        "warm, frames/s |")
+    add("|---|---|---|---|---|---|")
+    for path, s in R["sym"].items():
+        add("| %s | %s | %s | %s | %s | %s |" % (
+            os.path.basename(path), f0(s["pcs"]), f0(s["frames"]), spread(s["first_s"], 1e3),
+            spread(s["cold_per_s"]), spread(s["warm_per_s"], 1e-6, f1, " M")))
+    add("")
+
+
+def delivery(ctx, R, K, add):
+    add("## 5. Event delivery\n")
+    add("`trace wr_bench_hot { print \"x {}\", $pid; bt; }` at depth 16, NDJSON to a file, "
+        "the fixture calling at a steady offered rate for %.1f s per rate (busy-waiting "
+        "between calls), then unpaced (*max*); received = lines wraith wrote.\n"
+        % K["DELIVERY_SECONDS"])
+    add("| offered rate | achieved, ringbuf | loss, ringbuf | achieved, perf | loss, perf |")
+    add("|---|---|---|---|---|")
+    dl = R["delivery"]
+    for rate in list(K["RATES"]) + ["max"]:
+        rb, pf = dl["ringbuf"][rate], dl["perf"][rate]
+        add("| %s/s | %s/s | %s | %s/s | %s |" % (
+            rate if rate == "max" else f0(rate), f0(rb["achieved"][0]), pct(rb["loss"]),
+            f0(pf["achieved"][0]), pct(pf["loss"])))
+    add("")
+    for tp in ("ringbuf", "perf"):
+        ok, first_loss = no_loss_rates(dl[tp])
+        add("- %s: no loss in any repetition up to %s events/s achieved; %s\n" % (
+            tp, f0(ok) if ok else "none of the rates",
+            "loss begins at %s events/s." % f0(first_loss) if first_loss else
+            "no loss at any rate measured."))
+
+
+def no_loss_rates(per):
+    ok, first = None, None
+    for rate, d in per.items():
+        rate_v = d["achieved"][0]
+        if d["max_loss"] == 0:
+            ok = rate_v if ok is None or rate_v > ok else ok
+        elif first is None or rate_v < first:
+            first = rate_v
+    return ok, first
+
+
+def limits(ctx, R, add):
+    add("## What limits the misses\n")
+    missed = {t[0] for t in R["targets"] if t[2].startswith("missed")}
+    if not missed:
+        add("Every target was met in this run.\n")
+        return
+    ph, st, fits = R.get("perhit"), R.get("startup"), R.get("fits")
+    if ph and any(t.startswith(("bt depth", "every bt", "<= 60 ns")) for t in missed):
+        per_hit_limits(ph, fits, add)
+    if st and any(t.startswith("ready") for t in missed):
+        startup_limits(ctx, R, st, add)
+    if st and any(t.startswith("CFI extraction") for t in missed):
+        big = st["cfi"].get(ctx.biglib)
+        add("**CFI extraction** (%s M rows/s on %s, %s rows from %s FDEs): the extractor runs "
+            "each FDE program once; its remaining costs are growing the row and FDE arrays "
+            "(each growth touches fresh pages, and a page fault is expensive in this VM) and "
+            "interning a rule per row.  Sizing the arrays up front (`.eh_frame`'s size bounds "
+            "the row count) and caching the last interned rule would cut both.\n"
+            % (f2(big["rows_per_s"][0] / 1e6), os.path.basename(ctx.biglib), f0(big["rows"]),
+               f0(big["fdes"])))
+
+
+def per_hit_limits(ph, fits, add):
+    rows = ph["rows"]
+    bare = rows["wr_empty"]
+    b16, b128 = rows["wr_bt16"], rows["wr_bt128"]
+    add("**bt against a bare uprobe.**  A bare hit costs %s ns of the traced thread's time, "
+        "of which %s ns run inside BPF (wraith's empty probe still builds and outputs a "
+        "32-byte event; bpftrace's empty program runs %s ns).  A `bt` adds %s ns inside BPF at "
+        "depth 16 and %s ns at depth 128 (%s and %s of what it adds to the whole hit, %s "
+        "and %s ns; a share above 100%% means the two medians come from noisy runs).  So "
+        "the targets come down to time inside BPF: 1.25x a %s ns hit leaves "
+        "%s ns for 16 frames (%s ns a frame, the cold first frames included); 2x leaves %s "
+        "ns for 128 frames (%s ns a frame).\n"
+        % (f0(bare["quiet"][0]), f0(bare["bpf"][0]), f0(rows["bpft_empty"]["bpf"][0]),
+           f0(b16["bpf"][0] - bare["bpf"][0]), f0(b128["bpf"][0] - bare["bpf"][0]),
+           share(b16["bpf"][0] - bare["bpf"][0], b16["quiet"][0] - bare["quiet"][0]),
+           share(b128["bpf"][0] - bare["bpf"][0], b128["quiet"][0] - bare["quiet"][0]),
+           f0(b16["quiet"][0] - bare["quiet"][0]), f0(b128["quiet"][0] - bare["quiet"][0]),
+           f0(bare["quiet"][0]), f0(0.25 * bare["quiet"][0]), f0(0.25 * bare["quiet"][0] / 16),
+           f0(bare["quiet"][0]), f0(bare["quiet"][0] / 128)))
+    add("**Inside BPF** (%s ns a frame at depth ≥ 16; see the table in section 2): the two "
+        "binary searches are most of a frame's instructions, and they repeat identical work "
+        "on every hit, because a hot function is reached from the same call sites each time.  "
+        "Ways to cut it: (1) a per-CPU cache from (tgid, return address) to the frame's "
+        "module and rule, filled on a miss and checked before any search (a hit is one "
+        "inlined array lookup), invalidated by the mapping table's generation; (2) look up a "
+        "module's row map once per frame rather than once per search step; (3) test the "
+        "previous frame's mapping before searching the mapping table; (4) fewer instructions "
+        "before the first frames, which pay for cold caches: the empty probe already spends "
+        "%s ns where bpftrace's spends %s.\n"
+        % (f1(fits["bpf_deep"][1]), f0(bare["bpf"][0]), f0(rows["bpft_empty"]["bpf"][0])))
+    perf = rows["perf_dwarf"]["quiet"][0]
+    worse = [d for d in (1, 3, 4, 16, 64, 128) if "wr_bt%d" % d in rows
+             and rows["wr_bt%d" % d]["quiet"][0] > perf]
+    if worse:
+        add("**Against perf.**  `perf record --call-graph dwarf` costs %s ns a hit: it copies "
+            "8 KiB of stack per sample and unwinds later, a cost that does not grow with depth.  "
+            "wraith costs more at depth %s.\n" % (f0(perf), ", ".join(str(d) for d in worse)))
+
+
+def startup_limits(ctx, R, st, add):
+    s = st["small"]
+    exec_ms, dry_ms, ready_ms = s["exec"][0] * 1e3, s["dry"][0] * 1e3, s["ready"][0] * 1e3
+    libc_first = None
+    for path, v in (R.get("sym") or {}).items():
+        if os.path.basename(path).startswith("libc.so"):
+            libc_first = v["first_s"][0] * 1e3
+    if s.get("ready_cpu"):
+        exec_ms, dry_ms = s["exec_cpu"][0] * 1e3, s["dry_cpu"][0] * 1e3
+        cpu_ready = s["ready_cpu"][0] * 1e3
+        basis = "CPU time, which other work on the machine does not inflate"
+    else:
+        cpu_ready, basis = ready_ms, "wall time"
+    add("**Start-up** (%s ms wall for the libc-only process against 150 ms; %s ms of "
+        "wraith's CPU time).  In %s: starting the process alone takes %s ms (`wraith "
+        "--version`); resolving and compiling add %s ms (`--dry-run`); loading, verifying, "
+        "installing CFI and attaching add %s ms."
+        % (f0(ready_ms), f0(cpu_ready), basis, f0(exec_ms), f0(dry_ms - exec_ms),
+           f0(cpu_ready - dry_ms)))
+    fl = st.get("first_libdw")
+    if fl and fl.get("later_s") is not None and fl["first_s"] - fl["later_s"] > 0.01:
+        add("  The first CFI extraction in a process takes %s ms against %s ms later for the "
+            "same module%s."
+            % (f1(fl["first_s"] * 1e3), f2(fl["later_s"] * 1e3),
+               " (libdw loads its debuginfod client, with the ~30 libraries behind it, on its "
+               "first debug-info search)" if fl["loaded"] else ""))
+    if libc_first is not None:
+        add("  Opening libc's DWARF (its separate debug file) costs %s ms on first use; the "
+            "function pattern is looked up in every module's DWARF, libc's included, although "
+            "libc does not define the function." % f0(libc_first))
+    add("  Ways to cut it: look a name up in each library's ELF symbol table before opening "
+        "its DWARF;%s cache compiled probe objects keyed by a hash of "
+        "the script, the template and the resolved sites; link LLVM statically with only "
+        "the BPF target (less relocation work at exec); extract CFI while LLVM compiles.\n"
+        % (" give libdwfl a find_debuginfo callback that searches the local debug paths "
+           "without loading debuginfod;" if fl and fl.get("loaded") else ""))
+
+
+def share(part, whole):
+    if not whole or whole <= 0:
+        return "n/a"
+    return "%.0f%%" % (100.0 * part / whole)
+
+
+def method(ctx, R, K, add):
+    add("## Method\n")
+    add("- Per-hit figures are CPU time of the traced thread (`CLOCK_THREAD_CPUTIME_ID` around "
+        "the loop; kernel time in uprobe handlers and BPF is charged to it), minus the same "
+        "loop untraced.  Wall time is shown next to it; it also counts the time slices of "
+        "any other process that runs on CPU 0 meanwhile, so it is only as good as the "
+        "machine is idle.")
+    add("- Each repetition starts each tracer afresh (order rotated between repetitions), "
+        "runs %d quiet rounds of %d calls (median taken) and one live round of %d calls."
+        % (K["QUIET_ROUNDS"], K["QUIET_N"], K["LIVE_N"]))
+    add("- bpftrace: `uprobe:BIN:wr_bench_hot {}` and `{ @[ustack] = count(); }`; perf: "
+        "`perf probe -x BIN wr_bench_hot` then `perf record -e <that event> --call-graph "
+        "dwarf -m 16M -p PID`.  All three probe the same address (the function's entry).")
+    add("- `kernel.bpf_stats_enabled` is on during section 1 (it adds about 20 ns to each "
+        "program run, for every BPF tool alike) and restored afterwards.")
+    add("- Start-up is wall time; it includes whatever else the machine was doing.")
+    add("- Reproduce: `make bench` in a configured build directory, as root.  Needs bpftool, "
+        "bpftrace, perf, taskset, python3 and gnuplot (Debian: gnuplot-nox).\n")
