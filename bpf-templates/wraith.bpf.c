@@ -35,7 +35,13 @@
 #define WR_RULE_LOOKUP (WR_CFI_RULE_NONE - 1)
 /* Entry points the generator calls: external so they survive -O2 here; the
  * generator makes them internal and they are inlined into each probe. */
+#ifdef WR_BASE_TRANSPORT
+/* Built as the base object (maps and the step program), not as bitcode for
+ * the generator: nothing calls the entry points. */
+#define WR_API static __attribute__((always_inline)) __attribute__((unused)) inline
+#else
 #define WR_API __attribute__((always_inline))
+#endif
 
 char _license[] SEC("license") = "GPL";
 
@@ -46,7 +52,11 @@ struct wr_regs {
 };
 
 /* ---- configuration, set by the generator before optimisation ---- */
+#ifdef WR_BASE_TRANSPORT
+static const __u32 wr_cfg_transport = WR_BASE_TRANSPORT;
+#else
 __u32 wr_cfg_transport = 0; /* 0 ring buffer, 1 perf event array */
+#endif
 
 /* ---- maps (the generator never creates maps; see notes on BTF) ---- */
 struct {

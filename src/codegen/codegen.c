@@ -29,6 +29,10 @@
 
 extern const unsigned char wr_template_bc_start[];
 extern const unsigned char wr_template_bc_end[];
+extern const unsigned char wr_base_ringbuf_start[];
+extern const unsigned char wr_base_ringbuf_end[];
+extern const unsigned char wr_base_perf_start[];
+extern const unsigned char wr_base_perf_end[];
 
 static LLVMTargetMachineRef target_machine;
 
@@ -105,7 +109,7 @@ static int parse_template(struct cg *cg)
 /* Make the wr_* entry points internal so they are inlined and dropped;
  * drop the step program from probe objects (the base object owns it);
  * bake the configuration into constants the optimiser folds. */
-static void prepare_template(struct cg *cg, const struct codegen_options *opt, bool keep_step)
+static void prepare_template(struct cg *cg, const struct codegen_options *opt)
 {
 	LLVMValueRef fn = LLVMGetFirstFunction(cg->mod);
 	LLVMValueRef g = LLVMGetNamedGlobal(cg->mod, "llvm.compiler.used");
@@ -113,24 +117,15 @@ static void prepare_template(struct cg *cg, const struct codegen_options *opt, b
 	/* SEC() marks programs and maps "used"; drop that list in probe objects
 	 * so the step program can go (maps and the license stay: they are
 	 * external definitions). */
-	if (g && !keep_step)
+	if (g)
 		LLVMDeleteGlobal(g);
 	while (fn) {
 		LLVMValueRef next = LLVMGetNextFunction(fn);
 		const char *name = LLVMGetValueName(fn);
 
-		if (strcmp(name, "wr_bt_step") == 0) {
-			if (!keep_step) {
-				LLVMDeleteFunction(fn);
-			} else {
-				/* Program names carry wraith's PID, so `bpftool prog
-				 * list` tells which wraith owns what. */
-				char step[32];
-
-				snprintf(step, sizeof(step), "wr%d_bt", (int)getpid());
-				LLVMSetValueName2(fn, step, strlen(step));
-			}
-		} else if (!LLVMIsDeclaration(fn) && strncmp(name, "wr_", 3) == 0) {
+		if (strcmp(name, "wr_bt_step") == 0)
+			LLVMDeleteFunction(fn);
+		else if (!LLVMIsDeclaration(fn) && strncmp(name, "wr_", 3) == 0) {
 			LLVMSetLinkage(fn, LLVMInternalLinkage);
 		}
 		fn = next;
@@ -144,7 +139,7 @@ static void prepare_template(struct cg *cg, const struct codegen_options *opt, b
 	}
 }
 
-static int cg_begin(struct cg *cg, const struct codegen_options *opt, const char *what, bool base)
+static int cg_begin(struct cg *cg, const struct codegen_options *opt, const char *what)
 {
 	int err = init_target();
 
@@ -156,7 +151,7 @@ static int cg_begin(struct cg *cg, const struct codegen_options *opt, const char
 	err = parse_template(cg);
 	if (err)
 		return err;
-	prepare_template(cg, opt, base);
+	prepare_template(cg, opt);
 	LLVMSetTarget(cg->mod, "bpfel");
 	{
 		LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(target_machine);
@@ -230,17 +225,17 @@ static int emit(struct cg *cg, struct bpf_blob *out)
 
 int codegen_base(const struct codegen_options *opt, struct bpf_blob *out)
 {
-	struct cg cg = { 0 };
-	int err;
+	const unsigned char *start = opt->transport == WR_TRANSPORT_PERF ? wr_base_perf_start
+									 : wr_base_ringbuf_start;
+	const unsigned char *end = opt->transport == WR_TRANSPORT_PERF ? wr_base_perf_end
+								       : wr_base_ringbuf_end;
 
+	/* Compiled with the templates at build time: nothing to generate. */
 	memset(out, 0, sizeof(*out));
-	err = cg_begin(&cg, opt, "the unwinder", true);
-	if (!err)
-		err = verify_and_optimise(&cg);
-	if (!err)
-		err = emit(&cg, out);
-	cg_end(&cg);
-	return err;
+	out->size = (size_t)(end - start);
+	out->data = xmalloc(out->size);
+	memcpy(out->data, start, out->size);
+	return 0;
 }
 
 /* Debug info for the probe function: libbpf requires func_info for every
@@ -293,7 +288,7 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 
 	memset(out, 0, sizeof(*out));
 	snprintf(name, sizeof(name), "wr%d_%u", (int)getpid(), plan->probe_id);
-	err = cg_begin(&cg, opt, plan->name ? plan->name : name, false);
+	err = cg_begin(&cg, opt, plan->name ? plan->name : name);
 	if (err)
 		goto out;
 	cg.plan = plan;

@@ -29,7 +29,8 @@ struct bpf_blob {
 
 void bpf_blob_release(struct bpf_blob *b);
 
-/* Build the base object.  Returns 0 or -WR_ECODEGEN (message logged). */
+/* The base object for @opt's transport, compiled with the templates at
+ * build time (a copy in @out, caller releases).  Returns 0. */
 int codegen_base(const struct codegen_options *opt, struct bpf_blob *out);
 
 /* Build the object of one probe.  Script errors found while lowering (an

@@ -318,8 +318,10 @@ char *dw_unit_path(Dwarf_Die *cudie, const char *file)
 	const char *dir;
 	char *joined, *out;
 
+	/* A relative compilation directory (glibc's "./stdlib", from
+	 * -fdebug-prefix-map) is already part of the names libdw returns. */
 	if (file[0] == '/' || !cudie || !dwarf_attr(cudie, DW_AT_comp_dir, &a) ||
-	    !(dir = dwarf_formstring(&a)))
+	    !(dir = dwarf_formstring(&a)) || dir[0] != '/')
 		return dw_path_normalize(file);
 	joined = xasprintf("%s/%s", dir, file);
 	out = dw_path_normalize(joined);

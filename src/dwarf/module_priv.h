@@ -60,8 +60,9 @@ struct dw_module {
 char *dw_module_find_debug_file(struct dw_module *m);
 
 /* @file as named by unit @cudie (a line table or decl_file entry), made
- * absolute with the unit's DW_AT_comp_dir when relative, and normalised
- * (dw_path_normalize).  Returns a new string; caller frees. */
+ * absolute with the unit's DW_AT_comp_dir when it is relative and the
+ * directory absolute, and normalised (dw_path_normalize).  Returns a new
+ * string; caller frees. */
 char *dw_unit_path(Dwarf_Die *cudie, const char *file);
 
 /* The module's DWARF (main or separate), or NULL.  Borrowed. */

@@ -20,9 +20,11 @@
 
 #include <dwarf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum match { MATCH_NONE, MATCH_SUFFIX, MATCH_EXACT };
 
@@ -490,24 +492,86 @@ static void symbol_sites(struct dw_module *m, struct rs_state *st, const char *q
 	free(key);
 }
 
-bool dw_module_may_define(struct dw_module *m, const char *name)
+/* Does @elf's symbol table @scn name a function matching @query? */
+static bool symtab_names(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *query,
+			 const char *key, bool filter)
 {
-	struct rs_state *st = rs_state_of(m);
-	struct dw_sites found = { 0 };
-	Elf_Scn *scn = NULL;
-	bool has_symtab = false;
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
 
-	while ((scn = elf_nextscn(m->elf, scn)) && !has_symtab) {
+	for (size_t i = 0; data && i < n; i++) {
+		GElf_Sym sym;
+		const char *raw;
+		char *name;
+		bool hit;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
+			continue;
+		raw = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!raw || !*raw || (filter && !strstr(raw, key)))
+			continue;
+		name = rs_symbol_name(raw);
+		hit = match_name(name, query) != MATCH_NONE;
+		free(name);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
+/* Does any symbol table of @elf name @query?  *has_symtab tells whether it
+ * has a full .symtab (not only the exported .dynsym). */
+static bool elf_names(Elf *elf, const char *query, bool *has_symtab)
+{
+	const char *comp = rs_last_component(query);
+	char *key = xstrndup(comp, rs_untemplated_len(comp));
+	bool filter = rs_is_ident(key[0]) && strncmp(key, "operator", 8) != 0, found = false;
+	Elf_Scn *scn = NULL;
+
+	*has_symtab = false;
+	while ((scn = elf_nextscn(elf, scn)) && !found) {
 		GElf_Shdr sh;
 
-		has_symtab = gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB;
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		*has_symtab |= sh.sh_type == SHT_SYMTAB;
+		found = symtab_names(elf, scn, &sh, query, key, filter);
 	}
-	if (!has_symtab)
+	free(key);
+	return found;
+}
+
+bool dw_module_may_define(struct dw_module *m, const char *name)
+{
+	bool has_symtab, found;
+	char *path;
+	int fd;
+	Elf *elf;
+
+	if (elf_names(m->elf, name, &has_symtab))
 		return true;
-	symbol_sites(m, st, name, &found);
-	has_symtab = found.n > 0;
-	dw_sites_release(&found);
-	return has_symtab;
+	if (has_symtab)
+		return false;
+	/* Distribution libraries keep their full symbol table (static
+	 * functions included) in the separate debug file: its section headers
+	 * and symbols are cheap to read, unlike its DWARF. */
+	path = dw_module_find_debug_file(m);
+	if (!path)
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return true;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	found = !elf || elf_names(elf, name, &has_symtab) || !has_symtab;
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
 }
 
 int dw_resolve_function(struct dw_module *m, const char *name, struct dw_sites *out)

@@ -65,9 +65,10 @@ void dw_sites_release(struct dw_sites *s);
  * (possibly with nothing appended) or -EINVAL for an empty name. */
 int dw_resolve_function(struct dw_module *m, const char *name, struct dw_sites *out);
 
-/* True when the module's ELF symbol tables name a function @name (by the
- * rules of dw_resolve_function), or when the file has no .symtab, so its
- * debug info is worth searching.  Cheap: no DWARF is read. */
+/* True when the module's symbol tables name a function @name (by the
+ * rules of dw_resolve_function): its own, or, when it has only the exported
+ * .dynsym, the full .symtab of its separate debug file.  Used to skip
+ * debug info that cannot hold the function.  Cheap: no DWARF is read. */
 bool dw_module_may_define(struct dw_module *m, const char *name);
 
 /* The probe sites of @file:@line, sorted by address, one per address.

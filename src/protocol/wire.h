@@ -23,7 +23,7 @@
 #define WR_EVENT_BUF_SIZE   32768u  /* per-CPU assembly buffer (2x so masked writes stay in bounds) */
 #define WR_BT_MAX_DEPTH     128u
 #define WR_BT_MAX_SLOTS     8u      /* bt statements executed per event */
-#define WR_BT_INLINE_FRAMES 3u      /* frames unwound inside the probe program */
+#define WR_BT_INLINE_FRAMES 1u      /* frames unwound inside the probe program */
 #define WR_BT_STEP_FRAMES   8u      /* frames per tail-called step invocation */
 #define WR_BT_MAX_STEPS     32u     /* tail-call budget (kernel limit is 33) */
 #define WR_MAX_MAPPINGS     512u    /* executable mappings per process */

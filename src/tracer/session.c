@@ -91,6 +91,7 @@ int session_new(const struct session_options *opt, struct session **out)
 	s->renderer.relative_time = opt->relative_time;
 	event_decoder_init(&s->decoder);
 	s->startup_seconds = now_seconds() - t0;
+	wr_debug("target opened: %zu modules in %.1f ms", s->target->n_mods, s->startup_seconds * 1e3);
 	*out = s;
 	return 0;
 }
@@ -146,10 +147,13 @@ int session_start(struct session *s)
 
 	if (s->rt || s->opt.dry_run)
 		return 0;
+	double t0 = now_seconds();
+
 	err = codegen_base(&co, &base);
 	if (!err)
 		err = runtime_new(&ro, &base, &s->rt);
 	bpf_blob_release(&base);
+	wr_debug("kernel side (maps, unwinder) ready in %.1f ms", (now_seconds() - t0) * 1e3);
 	if (!err)
 		err = target_install(s->target, s->rt);
 	if (err && err != -WR_EPERM)
@@ -195,8 +199,11 @@ static struct probe *probe_new(struct session *s, struct ast_probe *ast)
 static int resolve_probe(struct session *s, struct probe *p, struct diag *d)
 {
 	struct located_set found = { 0 };
+	double t0 = now_seconds();
 	int err = locate_target(s->target, &p->ast->target, &found, d);
 
+	wr_debug("probe %u: '%s' resolved to %zu site%s in %.1f ms", p->id, p->target_text, found.n,
+		 found.n == 1 ? "" : "s", (now_seconds() - t0) * 1e3);
 	if (err)
 		return err;
 	p->sites = xcalloc(found.n, sizeof(*p->sites));
@@ -313,10 +320,15 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	char *why = NULL;
 	int err;
 
+	double t0 = now_seconds(), t1;
+
 	if (dw_module_has_dwarf(site->mod->dw))
 		plan.vars = (struct plan_vars){ var_find, var_hint, type_find, note_arg, &sc };
 	site_cfa(s, site, &plan);
 	err = codegen_probe(&co, &plan, &blob, d, NULL);
+	t1 = now_seconds();
+	wr_debug("probe %u site %u: compiled in %.1f ms (%zu bytes of BPF object)", p->id,
+		 site->wire_id, (t1 - t0) * 1e3, blob.size);
 
 	if (err || s->opt.dry_run) {
 		site->bpf_insns = blob.size;
@@ -325,6 +337,8 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	}
 	err = runtime_load_probe(s->rt, &blob, &site->rt, &why);
 	bpf_blob_release(&blob);
+	wr_debug("probe %u site %u: loaded (verifier) in %.1f ms", p->id, site->wire_id,
+		 (now_seconds() - t1) * 1e3);
 	if (err == -WR_EVERIFIER)
 		strbuf_addf(errors, "wraith: the kernel's BPF verifier rejected probe %u (%s at %s+0x%llx): "
 			    "%s\nhint: run with -v, or --log-file FILE, to see the whole verifier log\n",
@@ -435,8 +449,13 @@ int session_add_script(struct session *s, const char *text, const char *file,
 		*n_ids = 0;
 	if (err)
 		return err;
-	if (script_has_bt(sc))
+	if (script_has_bt(sc)) {
+		double t0 = now_seconds();
+
 		target_load_cfi(s->target);
+		wr_debug("unwind tables: %zu rows of %zu modules ready in %.1f ms",
+			 s->target->stats.cfi_rows, s->target->stats.cfi_modules, (now_seconds() - t0) * 1e3);
+	}
 	for (size_t i = 0; i < sc->n_probes && !err; i++) {
 		struct probe *p = probe_new(s, sc->probes[i]);
 		struct diag d = { 0 };
