@@ -5,7 +5,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 scripts/install-deps.sh
-[ -x configure ] || autoreconf -fi >/dev/null
+[ -x configure ] || autoreconf -fi >/dev/null 2>&1
 mkdir -p build && cd build
 [ -f Makefile ] || "$top/configure" -q
 make -j"$(nproc 2>/dev/null || echo 2)" wraith scripts/demo/kvservice >/dev/null

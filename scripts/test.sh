@@ -10,7 +10,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 scripts/install-deps.sh
-autoreconf -fi >/dev/null
+autoreconf -fi >/dev/null 2>&1
 jobs=$(nproc 2>/dev/null || echo 2)
 
 mkdir -p build-test && cd build-test

@@ -409,6 +409,14 @@ static void on_tick(struct loop *lp)
 		return;
 	pump_events(lp->sh); /* also lets the session notice new mappings */
 	statusbar_tick(&lp->sh->bar, lp->sh->s, now_seconds());
+	if (session_target_exited(lp->sh->s) && !lp->sh->exit_noted) {
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), "process %d exited; no more events will come",
+			 (int)lp->sh->o->pid);
+		statusbar_message(&lp->sh->bar, msg, 3600, now_seconds());
+		lp->sh->exit_noted = true;
+	}
 	lp->sh->dirty = true;
 }
 

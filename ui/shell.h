@@ -51,6 +51,7 @@ struct shell {
 	bool quit;
 	bool dirty;                 /* something must be drawn */
 	double ctrl_c_at;           /* when Ctrl-C was last pressed (0: not recently) */
+	bool exit_noted;            /* the traced process's exit was announced */
 	struct strbuf pending;      /* lines of a `trace` block still open */
 };
 

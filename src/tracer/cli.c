@@ -173,6 +173,8 @@ int cli_event_loop(const struct cli_options *o, struct session *s)
 		}
 	}
 	fflush(stdout);
+	if (session_target_exited(s) && !o->quiet)
+		fprintf(stderr, "wraith: process %d exited\n", (int)o->pid);
 	return 0;
 }
 

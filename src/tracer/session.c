@@ -691,9 +691,14 @@ int session_event_fd(struct session *s)
 	return s->rt ? runtime_event_fd(s->rt) : -1;
 }
 
+bool session_target_exited(const struct session *s)
+{
+	return s->target->pid > 0 && s->target->n_procs == 0;
+}
+
 bool session_done(const struct session *s)
 {
-	return s->max_events && s->events >= s->max_events;
+	return (s->max_events && s->events >= s->max_events) || session_target_exited(s);
 }
 
 /* ---- descriptions ---- */

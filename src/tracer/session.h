@@ -155,8 +155,10 @@ int session_poll(struct session *s, int timeout_ms);
 void session_set_budget(struct session *s, uint64_t n);
 /* Event descriptor for front ends with their own poll loop. */
 int session_event_fd(struct session *s);
-/* True when --max-events is reached. */
+/* True when --max-events is reached, or the traced process (-p) exited. */
 bool session_done(const struct session *s);
+/* True when the process of -p is gone. */
+bool session_target_exited(const struct session *s);
 
 /* Kernel-side counters of @p summed over its sites. */
 void session_probe_stats(struct session *s, const struct probe *p, struct wr_probe_stats *out);

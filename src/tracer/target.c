@@ -488,8 +488,10 @@ int target_refresh(struct target *t)
 		struct tprocess *p = t->procs[i];
 		char *text = NULL;
 
-		if (read_maps_text(p->pid, &text)) {
-			remove_process(t, i); /* gone */
+		/* Gone, or a zombie: its maps read empty. */
+		if (read_maps_text(p->pid, &text) || !*text) {
+			free(text);
+			remove_process(t, i);
 			continue;
 		}
 		if (strcmp(text, p->maps_text) == 0) {

@@ -108,6 +108,15 @@ eq(proc.returncode, 0, "SIGTERM exits 0")
 check(len(json_events(out)) > 0, "events printed before SIGTERM are flushed")
 check_no_leftovers("after SIGTERM")
 
+# When the traced process exits, so does wraith (exit 0, said on stderr)
+short = Fixture(BIN, [1000, 1500])  # about 1.5 s of calls, then it ends
+t0 = time.time()
+res = run(["-p", short.pid, "-s", PRINT % "leaf", "--script-output", "json", "--timeout", 30])
+check(res.returncode == 0 and "process %d exited" % short.pid in res.stderr and time.time() - t0 < 15,
+      "the traced process exiting ends the run (%r)" % res.stderr[-200:])
+check(len(json_events(res.stdout)) > 0, "events before the exit were printed")
+short.stop()
+
 # Bad input
 res = run(["-p", 999999, "-s", PRINT % "leaf"])
 check(res.returncode == 2 and "no process with PID 999999" in res.stderr, "nonexistent PID: exit 2 (%r)" % res.stderr)
