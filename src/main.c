@@ -67,7 +67,8 @@ static const char usage_text[] =
 "  -V, --version             show the version\n"
 "\n"
 "Script language: trace <function | file:line | 0xADDR | module:0xADDR> { ... } with\n"
-"print \"fmt {}\", expr...;  bt; / backtrace; [raw|full|inline|noinline]  if/else  let.\n"
+"print \"fmt {}\", expr...;  bt; / backtrace; [raw|full|inline|noinline]  if/else  let;\n"
+"expressions read the program's variables (req.name, p[i], *ptr, cast(x, \"T *\")).\n"
 "See wraith(1) and doc/script-reference.md.  Exit status: 0 ok, 1 runtime failure,\n"
 "2 usage or script error.\n";
 
