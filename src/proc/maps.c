@@ -11,6 +11,7 @@
 #include "proc/maps.h"
 
 #include "util/error.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -25,17 +26,6 @@
 #define PF_KTHREAD 0x00200000u
 #define DELETED_SUFFIX " (deleted)"
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Reads a number of at least one digit in @base (16 or 10) at *p. */
 static bool parse_num(const char **p, unsigned base, uint64_t *out)
 {
@@ -43,7 +33,7 @@ static bool parse_num(const char **p, unsigned base, uint64_t *out)
 	uint64_t v = 0;
 	int d;
 
-	while ((d = hexval(*s)) >= 0 && (unsigned)d < base) {
+	while ((d = hex_digit_value(*s)) >= 0 && (unsigned)d < base) {
 		if (v > (UINT64_MAX - (uint64_t)d) / base)
 			return false;
 		v = v * base + (uint64_t)d;

@@ -109,19 +109,11 @@ static void expr_text(const struct ast_expr *e, int outer, struct strbuf *out)
 {
 	switch (e->kind) {
 	case AST_EXPR_INT:
-		strbuf_addf(out, "%" PRId64, e->ival);
-		break;
 	case AST_EXPR_BOOL:
-		strbuf_addstr(out, e->ival ? "true" : "false");
-		break;
 	case AST_EXPR_STRING:
-		ast_quote_string(e->str, e->str_len, out);
-		break;
 	case AST_EXPR_IDENT:
-		strbuf_addstr(out, e->str);
-		break;
 	case AST_EXPR_SPECIAL:
-		strbuf_addf(out, "$%s", ast_special_name(e->special));
+		ast_leaf_text(e, out);
 		break;
 	case AST_EXPR_UNARY:
 		strbuf_addstr(out, ast_op_name(e->op));

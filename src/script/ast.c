@@ -179,7 +179,8 @@ static void dump_args(struct ast_expr *const *args, size_t n, struct strbuf *out
 	strbuf_addch(out, ')');
 }
 
-void ast_expr_dump(const struct ast_expr *e, struct strbuf *out)
+/* Source text of a leaf expression (literal, identifier, special). */
+void ast_leaf_text(const struct ast_expr *e, struct strbuf *out)
 {
 	switch (e->kind) {
 	case AST_EXPR_INT:
@@ -196,6 +197,21 @@ void ast_expr_dump(const struct ast_expr *e, struct strbuf *out)
 		break;
 	case AST_EXPR_SPECIAL:
 		strbuf_addf(out, "$%s", ast_special_name(e->special));
+		break;
+	default:
+		break;
+	}
+}
+
+void ast_expr_dump(const struct ast_expr *e, struct strbuf *out)
+{
+	switch (e->kind) {
+	case AST_EXPR_INT:
+	case AST_EXPR_BOOL:
+	case AST_EXPR_STRING:
+	case AST_EXPR_IDENT:
+	case AST_EXPR_SPECIAL:
+		ast_leaf_text(e, out);
 		break;
 	case AST_EXPR_UNARY:
 		strbuf_addf(out, "(%s", ast_op_name(e->op));

@@ -173,6 +173,9 @@ void ast_script_free(struct ast_script *s);
  * parenthesised.  Appends to @out. */
 struct strbuf;
 void ast_script_dump(const struct ast_script *s, struct strbuf *out);
+/* Source text of a leaf expression (literal, identifier, `$special`);
+ * appends nothing for other kinds.  Appends to @out. */
+void ast_leaf_text(const struct ast_expr *e, struct strbuf *out);
 /* One expression in the fully parenthesised form used by the dump, e.g.
  * `((a + (b * c)) == 3)`.  Appends to @out. */
 void ast_expr_dump(const struct ast_expr *e, struct strbuf *out);

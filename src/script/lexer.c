@@ -189,17 +189,6 @@ static int lex_comment(struct lexer *lx, struct token *tok, struct diag *diag)
 	return 0;
 }
 
-static int digit_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return 99;
-}
-
 static int lex_number(struct lexer *lx, struct token *tok, struct diag *diag)
 {
 	const char *t = lx->text;
@@ -220,7 +209,7 @@ static int lex_number(struct lexer *lx, struct token *tok, struct diag *diag)
 		return fail(lx, tok, end, tok->off, end - tok->off, diag, NULL, msg);
 	}
 	for (; p < end; p++) {
-		unsigned d = (unsigned)digit_value(t[p]);
+		unsigned d = (unsigned)hex_digit_value(t[p]);
 
 		if (d >= base) {
 			snprintf(msg, sizeof(msg), "invalid digit '%c' in integer literal", t[p]);
@@ -416,7 +405,7 @@ size_t lexer_decode_string(const char *text, const struct token *tok, struct str
 		size_t at = p, step = 1;
 
 		if (c == '\\' && text[p + 1] == 'x') {
-			c = (char)(digit_value(text[p + 2]) * 16 + digit_value(text[p + 3]));
+			c = (char)(hex_digit_value(text[p + 2]) * 16 + hex_digit_value(text[p + 3]));
 			step = 4;
 		} else if (c == '\\') {
 			c = to[strchr(from, text[p + 1]) - from];

@@ -127,3 +127,14 @@ void strbuf_add_json_str(struct strbuf *sb, const char *s)
 	}
 	strbuf_addch(sb, '"');
 }
+
+int hex_digit_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

@@ -37,4 +37,7 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_add_json_str(struct strbuf *sb, const char *s);
 void strbuf_setlen(struct strbuf *sb, size_t len);
 
+/* Value of the hex digit @c (either case), or -1 if it is not one. */
+int hex_digit_value(char c);
+
 #endif
