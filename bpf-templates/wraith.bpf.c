@@ -31,6 +31,8 @@
 
 /* Internal: an unwind step moved to the caller (not a wire status). */
 #define WR_MOVED 0xffu
+/* wr_bt_state.proc_slot before the event's process was looked up. */
+#define WR_PROC_UNKNOWN (WR_PROC_NONE - 1)
 /* rule0 value meaning "not known at compile time: look it up". */
 #define WR_RULE_LOOKUP (WR_CFI_RULE_NONE - 1)
 /* Entry points the generator calls: external so they survive -O2 here; the
@@ -123,12 +125,22 @@ struct {
 	__array(values, struct wr_rules_inner);
 } wr_cfi_rules SEC(".maps");
 
+/* Each traced process's executable mappings, in a slot of an array (the
+ * step programs find it again by index, without hashing), and which slot
+ * each process has. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32); /* tgid */
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, WR_MAX_PROCS);
+	__type(key, __u32);
 	__type(value, struct wr_proc_maps);
 } wr_proc_maps SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, WR_MAX_PROCS);
+	__type(key, __u32);   /* tgid */
+	__type(value, __u32); /* slot in wr_proc_maps */
+} wr_proc_slot SEC(".maps");
 
 /* What the unwinder learnt about an instruction pointer: its module and
  * rule.  A hot function is reached from the same call sites on every hit,
@@ -194,6 +206,8 @@ WR_API __u8 *wr_event_begin(void *ctx, __u32 probe_id, __u32 tgid)
 	st->n_slots = 0;
 	st->steps = 0;
 	st->cur = 0;
+	st->stack_len = 0;
+	st->proc_slot = WR_PROC_UNKNOWN;
 	h = (struct wr_event_header *)buf;
 	h->magic = WR_EVENT_MAGIC;
 	h->probe_id = probe_id;
@@ -472,9 +486,27 @@ WR_INLINE void slot_finish(__u8 *buf, struct wr_bt_slot *s, __u32 status, __u32 
 	bh->error_code = (__u16)error;
 }
 
-WR_INLINE int read_u64(__u64 *dst, __u64 addr)
+/* Read 8 bytes of user memory at @addr, from the copy of the stack in @st
+ * when it holds them.  Otherwise copy WR_BT_STACK_CHUNK bytes from just
+ * below @addr (the caller frames lie above), or, where that copy fails (the
+ * end of a mapping), only the 8 bytes. */
+WR_INLINE int read_u64(struct wr_bt_state *st, __u64 *dst, __u64 addr)
 {
-	return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr);
+	__u64 off = addr - st->stack_base;
+
+	if (st->stack_len == 0 || off > WR_BT_STACK_CHUNK - sizeof(*dst)) {
+		__u64 base = addr - 16;
+
+		if (bpf_probe_read_user(st->stack, WR_BT_STACK_CHUNK, (const void *)base)) {
+			st->stack_len = 0;
+			return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr);
+		}
+		st->stack_base = base;
+		st->stack_len = WR_BT_STACK_CHUNK;
+		off = 16;
+	}
+	*dst = *(__u64 *)&st->stack[off & (WR_BT_STACK_CHUNK - 1)];
+	return 0;
 }
 
 /* Record the frame at s->ip as frame s->count (@cookie 0: unknown module). */
@@ -496,11 +528,11 @@ WR_INLINE void emit_frame(__u8 *buf, struct wr_bt_slot *s, __u64 cookie, __u64 b
 /* Apply a signal-trampoline row: the interrupted context is the ucontext
  * the kernel pushed at the trampoline's rsp.  Returns WR_MOVED or a stop
  * status with *error set. */
-WR_INLINE __u32 unwind_signal(struct wr_bt_slot *s, __u32 *error)
+WR_INLINE __u32 unwind_signal(struct wr_bt_state *st, struct wr_bt_slot *s, __u32 *error)
 {
 	__u64 ip, sp, bp;
 
-	if (read_u64(&ip, s->sp + WR_UCTX_RIP) || read_u64(&sp, s->sp + WR_UCTX_RSP)) {
+	if (read_u64(st, &ip, s->sp + WR_UCTX_RIP) || read_u64(st, &sp, s->sp + WR_UCTX_RSP)) {
 		*error = WR_BTE_RETURN_ADDRESS_READ;
 		return WR_BT_READ_ERROR;
 	}
@@ -508,7 +540,7 @@ WR_INLINE __u32 unwind_signal(struct wr_bt_slot *s, __u32 *error)
 		*error = WR_BTE_NEXT_IP_BELOW_USER;
 		return WR_BT_INVALID_FRAME;
 	}
-	if (read_u64(&bp, s->sp + WR_UCTX_RBP))
+	if (read_u64(st, &bp, s->sp + WR_UCTX_RBP))
 		s->flags &= ~WR_SLOT_F_BP_VALID;
 	else
 		s->flags |= WR_SLOT_F_BP_VALID;
@@ -520,7 +552,8 @@ WR_INLINE __u32 unwind_signal(struct wr_bt_slot *s, __u32 *error)
 }
 
 /* Recover the caller's rbp under @r; clears BP_VALID when unknown. */
-WR_INLINE void recover_bp(struct wr_bt_slot *s, struct wr_cfi_rule *r, __u64 cfa)
+WR_INLINE void recover_bp(struct wr_bt_state *st, struct wr_bt_slot *s, struct wr_cfi_rule *r,
+			    __u64 cfa)
 {
 	__u64 bp = s->bp;
 
@@ -529,7 +562,7 @@ WR_INLINE void recover_bp(struct wr_bt_slot *s, struct wr_cfi_rule *r, __u64 cfa
 
 		if (r->rbp_rule == WR_RULE_AT_RBP && !(s->flags & WR_SLOT_F_BP_VALID)) {
 			s->flags &= ~WR_SLOT_F_BP_READ_FAILED;
-		} else if (read_u64(&bp, at + r->rbp_off)) {
+		} else if (read_u64(st, &bp, at + r->rbp_off)) {
 			s->flags &= ~WR_SLOT_F_BP_VALID;
 			s->flags |= WR_SLOT_F_BP_READ_FAILED;
 		} else {
@@ -551,7 +584,8 @@ WR_INLINE void recover_bp(struct wr_bt_slot *s, struct wr_cfi_rule *r, __u64 cfa
 /* Move slot @s from its frame to the caller under rule @r.  Returns
  * WR_MOVED, WR_BT_COMPLETE when the stack ends here, or a stop status with
  * *error set. */
-WR_INLINE __u32 unwind_normal(struct wr_bt_slot *s, struct wr_cfi_rule *r, __u32 *error)
+WR_INLINE __u32 unwind_normal(struct wr_bt_state *st, struct wr_bt_slot *s,
+			       struct wr_cfi_rule *r, __u32 *error)
 {
 	__u64 cfa, ra;
 
@@ -566,7 +600,7 @@ WR_INLINE __u32 unwind_normal(struct wr_bt_slot *s, struct wr_cfi_rule *r, __u32
 		return WR_BT_READ_ERROR;
 	}
 	cfa = (r->cfa_reg == WR_DWARF_RBP ? s->bp : s->sp) + (__s64)r->cfa_off;
-	if (r->cfa_kind == WR_CFA_DEREF && read_u64(&cfa, cfa)) {
+	if (r->cfa_kind == WR_CFA_DEREF && read_u64(st, &cfa, cfa)) {
 		*error = WR_BTE_FRAME_POINTER_READ;
 		return WR_BT_READ_ERROR;
 	}
@@ -574,7 +608,7 @@ WR_INLINE __u32 unwind_normal(struct wr_bt_slot *s, struct wr_cfi_rule *r, __u32
 		return WR_BT_COMPLETE; /* the outermost frame: _start, clone */
 	if (r->ra_rule != WR_RULE_AT_CFA)
 		return WR_BT_UNSUPPORTED_CFI;
-	if (read_u64(&ra, cfa + r->ra_off)) {
+	if (read_u64(st, &ra, cfa + r->ra_off)) {
 		*error = WR_BTE_RETURN_ADDRESS_READ;
 		return WR_BT_READ_ERROR;
 	}
@@ -596,7 +630,7 @@ WR_INLINE __u32 unwind_normal(struct wr_bt_slot *s, struct wr_cfi_rule *r, __u32
 		*error = WR_BTE_NEXT_CFA_NOT_ADVANCING;
 		return WR_BT_INVALID_FRAME;
 	}
-	recover_bp(s, r, cfa);
+	recover_bp(st, s, r, cfa);
 	s->ip = ra;
 	s->sp = cfa;
 	s->flags &= ~WR_SLOT_F_EXACT;
@@ -634,12 +668,13 @@ WR_INLINE struct wr_cfi_rule *frame_rule(struct wr_bt_slot *s, struct wr_mapping
 }
 
 /* Move @s to its caller under @r; returns WR_MOVED or a stop status. */
-WR_INLINE __u32 apply_rule(struct wr_bt_slot *s, struct wr_cfi_rule *r, __u32 *error)
+WR_INLINE __u32 apply_rule(struct wr_bt_state *st, struct wr_bt_slot *s, struct wr_cfi_rule *r,
+			    __u32 *error)
 {
 	if (r->kind == WR_ROW_SIGNAL)
-		return unwind_signal(s, error);
+		return unwind_signal(st, s, error);
 	if (r->kind == WR_ROW_NORMAL)
-		return unwind_normal(s, r, error);
+		return unwind_normal(st, s, r, error);
 	return WR_BT_UNSUPPORTED_CFI;
 }
 
@@ -651,7 +686,8 @@ WR_INLINE struct wr_frame_cache_ent *cache_slot(__u64 key, __u32 tgid)
 }
 
 /* Unwind one frame of slot @s: record it and move to its caller. */
-WR_INLINE void unwind_one(__u8 *buf, struct wr_bt_slot *s, struct wr_proc_maps *pm, __u32 rule0)
+WR_INLINE void unwind_one(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s,
+			    struct wr_proc_maps *pm, __u32 rule0)
 {
 	__u64 key = s->ip | ((__u64)!!(s->flags & WR_SLOT_F_EXACT) << 63);
 	__u32 tgid = ((struct wr_event_header *)buf)->pid, status = WR_BT_INTERNAL_ERROR, error = 0;
@@ -690,18 +726,27 @@ WR_INLINE void unwind_one(__u8 *buf, struct wr_bt_slot *s, struct wr_proc_maps *
 			c->rule = rule;
 		}
 	}
-	status = apply_rule(s, &rule, &error);
+	status = apply_rule(st, s, &rule, &error);
 	if (status != WR_MOVED)
 		slot_finish(buf, s, status, error);
 	else if (s->count >= s->depth)
 		slot_finish(buf, s, WR_BT_TRUNCATED, 0);
 }
 
-WR_INLINE struct wr_proc_maps *proc_maps_of(__u8 *buf)
+/* The mappings of the event's process: found by tgid once per event, by
+ * slot after that. */
+WR_INLINE struct wr_proc_maps *proc_maps_of(__u8 *buf, struct wr_bt_state *st)
 {
-	__u32 tgid = ((struct wr_event_header *)buf)->pid;
+	__u32 tgid = ((struct wr_event_header *)buf)->pid, *slot, idx;
 
-	return bpf_map_lookup_elem(&wr_proc_maps, &tgid);
+	if (st->proc_slot == WR_PROC_UNKNOWN) {
+		slot = bpf_map_lookup_elem(&wr_proc_slot, &tgid);
+		st->proc_slot = slot ? *slot : WR_PROC_NONE;
+	}
+	idx = st->proc_slot;
+	if (idx >= WR_MAX_PROCS)
+		return 0;
+	return bpf_map_lookup_elem(&wr_proc_maps, &idx);
 }
 
 /* A `bt` statement: reserve its item, unwind the first frames here.
@@ -751,12 +796,12 @@ WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth_flags, __u32 rule0)
 	bh->status = WR_BT_TRUNCATED;
 	bh->error_code = 0;
 	bh->reserved = 0;
-	pm = proc_maps_of(buf);
-	unwind_one(buf, s, pm, rule0);
+	pm = proc_maps_of(buf, st);
+	unwind_one(buf, st, s, pm, rule0);
 	for (__u32 i = 1; i < WR_BT_INLINE_FRAMES; i++) {
 		if (!(s->flags & WR_SLOT_F_PENDING))
 			break;
-		unwind_one(buf, s, pm, WR_RULE_LOOKUP);
+		unwind_one(buf, st, s, pm, WR_RULE_LOOKUP);
 	}
 }
 
@@ -870,7 +915,7 @@ int wr_bt_step(void *ctx)
 	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
 	if (!buf || !st)
 		return 0;
-	pm = proc_maps_of(buf);
+	pm = proc_maps_of(buf, st);
 	st->steps++;
 	for (__u32 k = 0; k < WR_BT_STEP_FRAMES; k++) {
 		struct wr_bt_slot *s;
@@ -882,7 +927,7 @@ int wr_bt_step(void *ctx)
 			st->cur++;
 			continue;
 		}
-		unwind_one(buf, s, pm, WR_RULE_LOOKUP);
+		unwind_one(buf, st, s, pm, WR_RULE_LOOKUP);
 	}
 	if (any_pending(st)) {
 		if (st->steps < WR_BT_MAX_STEPS)

@@ -27,6 +27,8 @@
 #define WR_BT_STEP_FRAMES   8u      /* frames per tail-called step invocation */
 #define WR_BT_MAX_STEPS     32u     /* tail-call budget (kernel limit is 33) */
 #define WR_MAX_MAPPINGS     512u    /* executable mappings per process */
+#define WR_MAX_PROCS        1024u   /* processes with mappings installed */
+#define WR_PROC_NONE        0xffffffffu /* wr_bt_state.proc_slot: no mappings */
 #define WR_MAX_PROBES       4096u
 #define WR_MAX_MODULES      4096u   /* modules with CFI across the session */
 #define WR_MAP_SEARCH_STEPS 10u     /* ceil(log2(WR_MAX_MAPPINGS)) + 1 */
@@ -286,14 +288,22 @@ struct wr_bt_slot {
 };
 WR_STATIC_ASSERT(sizeof(struct wr_bt_slot) == 40, "bt slot size");
 
+/* Bytes of user stack the unwinder copies at once: one copy serves the
+ * return addresses and saved registers of several frames. */
+#define WR_BT_STACK_CHUNK 512u
+
 struct wr_bt_state {
 	__u32 n_slots;   /* slots used by this event */
 	__u32 steps;     /* step invocations so far */
 	__u32 cur;       /* the slot the step program is working on */
+	__u32 stack_len; /* bytes of stack[] valid for this event, 0 = none */
+	__u32 proc_slot; /* this event's process in wr_proc_maps, or WR_PROC_NONE */
 	__u32 reserved;
 	struct wr_bt_slot slot[WR_BT_MAX_SLOTS];
+	__u64 stack_base; /* user address of stack[0] */
+	__u8 stack[WR_BT_STACK_CHUNK];
 };
-WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_state, slot) == 16, "bt state slot offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_state, slot) == 24, "bt state slot offset");
 
 /* Per-probe counters (per-CPU array indexed by probe id). */
 struct wr_probe_stats {

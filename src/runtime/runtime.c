@@ -46,6 +46,8 @@ struct runtime {
 	struct rt_probe *probes; /* every loaded probe */
 	int stats_fd;
 	int proc_maps_fd;
+	int proc_slot_fd;
+	uint32_t proc_slot_tgid[WR_MAX_PROCS]; /* the process in each slot, 0 = free */
 	int rows_outer_fd;
 	int rules_outer_fd;
 	size_t cfi_bytes[WR_MAX_MODULES];
@@ -227,6 +229,7 @@ int runtime_new(const struct rt_options *opt, const struct bpf_blob *base, struc
 	}
 	rt->stats_fd = map_fd(rt->base, "wr_stats");
 	rt->proc_maps_fd = map_fd(rt->base, "wr_proc_maps");
+	rt->proc_slot_fd = map_fd(rt->base, "wr_proc_slot");
 	rt->rows_outer_fd = map_fd(rt->base, "wr_cfi_rows");
 	rt->rules_outer_fd = map_fd(rt->base, "wr_cfi_rules");
 	*out = rt;
@@ -316,17 +319,45 @@ size_t runtime_cfi_bytes(const struct runtime *rt)
 	return sum;
 }
 
+/* The slot of @tgid, a free one when it has none (@add), or -1. */
+static int proc_slot(struct runtime *rt, uint32_t tgid, bool add)
+{
+	int free_slot = -1;
+
+	for (int i = 0; i < (int)WR_MAX_PROCS; i++) {
+		if (rt->proc_slot_tgid[i] == tgid)
+			return i;
+		if (!rt->proc_slot_tgid[i] && free_slot < 0)
+			free_slot = i;
+	}
+	return add ? free_slot : -1;
+}
+
 int runtime_put_proc_maps(struct runtime *rt, uint32_t tgid, const struct wr_proc_maps *pm)
 {
-	if (bpf_map_update_elem(rt->proc_maps_fd, &tgid, pm, BPF_ANY))
+	int slot = proc_slot(rt, tgid, true);
+	uint32_t key;
+
+	if (slot < 0)
+		return -WR_ELIMIT;
+	key = (uint32_t)slot;
+	/* The slot is filled before the process is pointed at it. */
+	if (bpf_map_update_elem(rt->proc_maps_fd, &key, pm, BPF_ANY) ||
+	    bpf_map_update_elem(rt->proc_slot_fd, &tgid, &key, BPF_ANY))
 		return -errno;
+	rt->proc_slot_tgid[slot] = tgid;
 	return 0;
 }
 
 int runtime_del_proc_maps(struct runtime *rt, uint32_t tgid)
 {
-	if (bpf_map_delete_elem(rt->proc_maps_fd, &tgid) && errno != ENOENT)
+	int slot = proc_slot(rt, tgid, false);
+
+	if (slot < 0)
+		return 0;
+	if (bpf_map_delete_elem(rt->proc_slot_fd, &tgid) && errno != ENOENT)
 		return -errno;
+	rt->proc_slot_tgid[slot] = 0;
 	return 0;
 }
 

@@ -23,6 +23,8 @@
 #include "util/xalloc.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -30,6 +32,8 @@
 #define REFRESH_INTERVAL 0.2 /* seconds between checks of the mappings */
 #define MAX_STOP_PLACES 64
 #define MAX_BACKLOG_BYTES (64u << 20)
+
+static int kernel_wait(struct session *s);
 
 static double now_seconds(void)
 {
@@ -126,6 +130,8 @@ void session_free(struct session *s)
 	for (size_t i = 0; i < s->n_probes; i++)
 		probe_free(s, s->probes[i]);
 	free(s->probes);
+	if (s->kstart)
+		kernel_wait(s);
 	runtime_free(s->rt);
 	target_free(s->target);
 	event_decoder_release(&s->decoder);
@@ -138,22 +144,79 @@ void session_free(struct session *s)
 	free(s);
 }
 
-int session_start(struct session *s)
-{
-	struct codegen_options co = { .transport = s->opt.transport };
-	struct rt_options ro = { .transport = s->opt.transport };
-	struct bpf_blob base = { 0 };
-	int err;
+/* ---- the kernel side, loaded while probes compile ---- */
 
-	if (s->rt || s->opt.dry_run)
-		return 0;
+struct kernel_start {
+	pthread_t thread;
+	bool threaded;
+	enum wr_transport transport;
+	struct runtime *rt;
+	int err;
+	double seconds;
+	struct wr_log_deferred log;
+};
+
+static void *kernel_start_main(void *arg)
+{
+	struct kernel_start *ks = arg;
+	struct codegen_options co = { .transport = ks->transport };
+	struct rt_options ro = { .transport = ks->transport };
+	struct bpf_blob base = { 0 };
 	double t0 = now_seconds();
 
-	err = codegen_base(&co, &base);
-	if (!err)
-		err = runtime_new(&ro, &base, &s->rt);
+	wr_log_defer(&ks->log);
+	ks->err = codegen_base(&co, &base);
+	if (!ks->err)
+		ks->err = runtime_new(&ro, &base, &ks->rt);
 	bpf_blob_release(&base);
-	wr_debug("kernel side (maps, unwinder) ready in %.1f ms", (now_seconds() - t0) * 1e3);
+	ks->seconds = now_seconds() - t0;
+	wr_log_defer(NULL);
+	return NULL;
+}
+
+int session_start(struct session *s)
+{
+	struct kernel_start *ks;
+	sigset_t all, old;
+
+	if (s->rt || s->kstart || s->opt.dry_run)
+		return 0;
+	ks = xcalloc(1, sizeof(*ks));
+	ks->transport = s->opt.transport;
+	s->kstart = ks;
+	/* Signals (Ctrl-C, SIGTERM) stay with the main thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ks->threaded = pthread_create(&ks->thread, NULL, kernel_start_main, ks) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!ks->threaded)
+		kernel_start_main(ks);
+	return 0;
+}
+
+/* Wait for the kernel side started by session_start() and install the
+ * target's mappings and unwind tables in it.  Returns 0 or a negative
+ * error (message logged); after an error the next session_start() tries
+ * again. */
+static int kernel_wait(struct session *s)
+{
+	struct kernel_start *ks = s->kstart;
+	int err;
+
+	if (!ks && (s->rt || s->opt.dry_run))
+		return 0;
+	if (!ks) {
+		session_start(s);
+		ks = s->kstart;
+	}
+	if (ks->threaded)
+		pthread_join(ks->thread, NULL);
+	wr_log_replay(&ks->log);
+	wr_debug("kernel side (maps, unwinder) ready in %.1f ms", ks->seconds * 1e3);
+	s->rt = ks->rt;
+	err = ks->err;
+	free(ks);
+	s->kstart = NULL;
 	if (!err)
 		err = target_install(s->target, s->rt);
 	if (err && err != -WR_EPERM)
@@ -335,7 +398,10 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 		bpf_blob_release(&blob);
 		return err;
 	}
-	err = runtime_load_probe(s->rt, &blob, &site->rt, &why);
+	err = kernel_wait(s);
+	t1 = now_seconds();
+	if (!err)
+		err = runtime_load_probe(s->rt, &blob, &site->rt, &why);
 	bpf_blob_release(&blob);
 	wr_debug("probe %u site %u: loaded (verifier) in %.1f ms", p->id, site->wire_id,
 		 (now_seconds() - t1) * 1e3);
@@ -437,8 +503,8 @@ static bool script_has_bt(const struct ast_script *sc)
 	return false;
 }
 
-int session_add_script(struct session *s, const char *text, const char *file,
-		       struct strbuf *errors, unsigned *ids, size_t max_ids, size_t *n_ids)
+static int add_script(struct session *s, const char *text, const char *file,
+		      struct strbuf *errors, unsigned *ids, size_t max_ids, size_t *n_ids)
 {
 	struct ast_script *sc = NULL;
 	size_t first = s->n_probes;
@@ -480,6 +546,22 @@ int session_add_script(struct session *s, const char *text, const char *file,
 		if (*n_ids < max_ids)
 			ids[(*n_ids)++] = s->probes[i]->id;
 	return 0;
+}
+
+int session_add_script(struct session *s, const char *text, const char *file,
+		       struct strbuf *errors, unsigned *ids, size_t max_ids, size_t *n_ids)
+{
+	int err = add_script(s, text, file, errors, ids, max_ids, n_ids);
+
+	/* A script that failed before loading anything leaves the kernel side
+	 * loading: finish it here, so nothing runs on after this call. */
+	if (s->kstart) {
+		int kerr = kernel_wait(s);
+
+		if (!err)
+			err = kerr;
+	}
+	return err;
 }
 
 struct probe *session_probe(struct session *s, unsigned id)

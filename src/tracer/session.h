@@ -100,6 +100,7 @@ struct session {
 	struct session_options opt;
 	struct target *target;
 	struct runtime *rt;
+	struct kernel_start *kstart; /* owned: the kernel side while it loads */
 	struct probe **probes;      /* owned */
 	size_t n_probes, cap_probes;
 	unsigned next_probe_id;
@@ -127,8 +128,11 @@ int session_new(const struct session_options *opt, struct session **out);
 /* Detach and unload everything.  NULL is a no-op. */
 void session_free(struct session *s);
 
-/* Load the runtime (base object and maps).  No-op in dry-run mode or when
- * already started.  Returns 0 or a negative error (message logged). */
+/* Start loading the runtime (base object and maps) on a helper thread,
+ * so the verifier checks the unwinder while probes compile; the first
+ * step that needs it (loading a probe) waits for it, and an error it met
+ * is returned (message logged) from session_add_script().  No-op in
+ * dry-run mode or when already started.  Returns 0 or a negative error. */
 int session_start(struct session *s);
 
 /* Parse, check, resolve, compile, load and attach every probe in @text

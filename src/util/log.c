@@ -2,6 +2,7 @@
 #include "util/log.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,9 +52,58 @@ void wr_log_close_file(void)
 	log_file = NULL;
 }
 
-void wr_logv(enum wr_log_level level, const char *fmt, va_list ap)
+static _Thread_local struct wr_log_deferred *deferred;
+
+static void emit(enum wr_log_level level, const char *text)
 {
 	static const char *const names[] = { "error", "warn", "info", "debug" };
+
+	/* The file gets everything, so a verifier log can go there without
+	 * flooding the terminal. */
+	if (log_file) {
+		fprintf(log_file, "[%s] %s\n", names[level], text);
+		fflush(log_file);
+	}
+	if (level <= max_level)
+		sink(level, text, sink_ctx);
+}
+
+void wr_log_defer(struct wr_log_deferred *d)
+{
+	deferred = d;
+}
+
+void wr_log_replay(struct wr_log_deferred *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		emit(d->v[i].level, d->v[i].text);
+		free(d->v[i].text);
+	}
+	free(d->v);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Keep @text (taken over) in this thread's deferred list; false when out
+ * of memory (the message is then dropped: logging never aborts). */
+static bool keep(enum wr_log_level level, char *text)
+{
+	struct wr_log_deferred *d = deferred;
+
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 16;
+		struct wr_log_msg *v = realloc(d->v, cap * sizeof(*v));
+
+		if (!v)
+			return false;
+		d->v = v;
+		d->cap = cap;
+	}
+	d->v[d->n++] = (struct wr_log_msg){ level, text };
+	return true;
+}
+
+void wr_logv(enum wr_log_level level, const char *fmt, va_list ap)
+{
 	char *buf;
 	size_t n;
 
@@ -65,14 +115,12 @@ void wr_logv(enum wr_log_level level, const char *fmt, va_list ap)
 	n = strlen(buf);
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
-	/* The file gets everything, so a verifier log can go there without
-	 * flooding the terminal. */
-	if (log_file) {
-		fprintf(log_file, "[%s] %s\n", names[level], buf);
-		fflush(log_file);
+	if (deferred) {
+		if (!keep(level, buf))
+			free(buf);
+		return;
 	}
-	if (level <= max_level)
-		sink(level, buf, sink_ctx);
+	emit(level, buf);
 	free(buf);
 }
 

@@ -9,6 +9,7 @@
 #define WRAITH_UTIL_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 enum wr_log_level {
 	WR_LOG_ERROR,
@@ -31,6 +32,17 @@ enum wr_log_level wr_log_get_level(void);
  * when verbose) into @path as well.  Returns 0 or -errno. */
 int wr_log_open_file(const char *path);
 void wr_log_close_file(void);
+
+/* Messages logged by a helper thread are kept, not sent (a sink such as
+ * the TUI's is not thread-safe): the thread calls wr_log_defer(@d) first,
+ * and the thread that owns the sink later calls wr_log_replay(@d), which
+ * sends them in order and empties @d. */
+struct wr_log_deferred {
+	struct wr_log_msg { enum wr_log_level level; char *text; } *v;
+	size_t n, cap;
+};
+void wr_log_defer(struct wr_log_deferred *d);
+void wr_log_replay(struct wr_log_deferred *d);
 
 void wr_log(enum wr_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
