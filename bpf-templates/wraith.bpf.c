@@ -204,7 +204,6 @@ WR_API __u8 *wr_event_begin(void *ctx, __u32 probe_id, __u32 tgid)
 	if (!buf || !st)
 		return 0;
 	st->n_slots = 0;
-	st->steps = 0;
 	st->cur = 0;
 	st->stack_len = 0;
 	st->proc_slot = WR_PROC_UNKNOWN;
@@ -749,7 +748,8 @@ WR_INLINE struct wr_proc_maps *proc_maps_of(__u8 *buf, struct wr_bt_state *st)
 	return bpf_map_lookup_elem(&wr_proc_maps, &idx);
 }
 
-/* A `bt` statement: reserve its item, unwind the first frames here.
+/* A `bt` statement: reserve its item and take the registers; the step
+ * program unwinds every frame, so no probe carries the unwinder.
  * @depth_flags = depth | flags << 8 | statement index << 16; @rule0 = the
  * rule index of the probe's own pc, WR_CFI_RULE_NONE if no row covers it,
  * or WR_RULE_LOOKUP to search at run time. */
@@ -759,7 +759,6 @@ WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth_flags, __u32 rule0)
 	struct wr_bt_header *bh;
 	struct wr_bt_state *st;
 	struct wr_bt_slot *s;
-	struct wr_proc_maps *pm;
 	__u32 zero = 0, depth = depth_flags & 0xff, n;
 	long item;
 
@@ -796,13 +795,7 @@ WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth_flags, __u32 rule0)
 	bh->status = WR_BT_TRUNCATED;
 	bh->error_code = 0;
 	bh->reserved = 0;
-	pm = proc_maps_of(buf, st);
-	unwind_one(buf, st, s, pm, rule0);
-	for (__u32 i = 1; i < WR_BT_INLINE_FRAMES; i++) {
-		if (!(s->flags & WR_SLOT_F_PENDING))
-			break;
-		unwind_one(buf, st, s, pm, WR_RULE_LOOKUP);
-	}
+	s->rule0 = rule0;
 }
 
 /* A bt reserves room for its whole requested depth; when it is the last
@@ -901,39 +894,48 @@ WR_API int wr_event_end(void *ctx, __u8 *buf)
 	return 0;
 }
 
-/* The step program: a few frames of the pending slots per invocation, then
- * itself again until done or out of budget; it outputs the event. */
+/* What the frame loop of the step program works on. */
+struct step_ctx {
+	__u8 *buf;
+	struct wr_bt_state *st;
+	struct wr_proc_maps *pm;
+};
+
+/* One frame of the first pending slot; stops the loop when none is left. */
+static long step_frame(__u32 i, void *arg)
+{
+	struct step_ctx *c = arg;
+	struct wr_bt_state *st = c->st;
+	struct wr_bt_slot *s;
+
+	if (st->cur >= st->n_slots || st->cur >= WR_BT_MAX_SLOTS)
+		return 1;
+	s = &st->slot[st->cur & (WR_BT_MAX_SLOTS - 1)];
+	if (!(s->flags & WR_SLOT_F_PENDING)) {
+		st->cur++;
+		return 0;
+	}
+	unwind_one(c->buf, st, s, c->pm, s->count == 0 ? s->rule0 : WR_RULE_LOOKUP);
+	return 0;
+}
+
+/* The step program: every remaining frame of every pending slot, in one
+ * bpf_loop() (the verifier checks the frame once, and no frame pays for a
+ * tail call), then the event goes out. */
 SEC("uprobe")
 int wr_bt_step(void *ctx)
 {
-	struct wr_proc_maps *pm;
-	struct wr_bt_state *st;
+	struct step_ctx c;
 	__u32 zero = 0;
-	__u8 *buf;
 
-	buf = bpf_map_lookup_elem(&wr_event, &zero);
-	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
-	if (!buf || !st)
+	c.buf = bpf_map_lookup_elem(&wr_event, &zero);
+	c.st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+	if (!c.buf || !c.st)
 		return 0;
-	pm = proc_maps_of(buf, st);
-	st->steps++;
-	for (__u32 k = 0; k < WR_BT_STEP_FRAMES; k++) {
-		struct wr_bt_slot *s;
-
-		if (st->cur >= st->n_slots || st->cur >= WR_BT_MAX_SLOTS)
-			break;
-		s = &st->slot[st->cur & (WR_BT_MAX_SLOTS - 1)];
-		if (!(s->flags & WR_SLOT_F_PENDING)) {
-			st->cur++;
-			continue;
-		}
-		unwind_one(buf, st, s, pm, WR_RULE_LOOKUP);
-	}
-	if (any_pending(st)) {
-		if (st->steps < WR_BT_MAX_STEPS)
-			bpf_tail_call(ctx, &wr_progs, 0);
-		finish_pending(buf, st, WR_BT_TRUNCATED);
-	}
-	output(ctx, buf);
+	c.pm = proc_maps_of(c.buf, c.st);
+	/* Each slot: its frames, plus one iteration to move past it. */
+	bpf_loop(WR_BT_MAX_SLOTS * (WR_BT_MAX_DEPTH + 1), step_frame, &c, 0);
+	finish_pending(c.buf, c.st, WR_BT_INTERNAL_ERROR);
+	output(ctx, c.buf);
 	return 0;
 }

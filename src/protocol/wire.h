@@ -23,9 +23,6 @@
 #define WR_EVENT_BUF_SIZE   32768u  /* per-CPU assembly buffer (2x so masked writes stay in bounds) */
 #define WR_BT_MAX_DEPTH     128u
 #define WR_BT_MAX_SLOTS     8u      /* bt statements executed per event */
-#define WR_BT_INLINE_FRAMES 1u      /* frames unwound inside the probe program */
-#define WR_BT_STEP_FRAMES   8u      /* frames per tail-called step invocation */
-#define WR_BT_MAX_STEPS     32u     /* tail-call budget (kernel limit is 33) */
 #define WR_MAX_MAPPINGS     512u    /* executable mappings per process */
 #define WR_MAX_PROCS        1024u   /* processes with mappings installed */
 #define WR_PROC_NONE        0xffffffffu /* wr_bt_state.proc_slot: no mappings */
@@ -284,7 +281,7 @@ struct wr_bt_slot {
 	__u8 flags;      /* WR_SLOT_F_* */
 	__u16 error;
 	__u16 reserved;
-	__u32 reserved2;
+	__u32 rule0;     /* rule of the probe's own pc, resolved at compile time */
 };
 WR_STATIC_ASSERT(sizeof(struct wr_bt_slot) == 40, "bt slot size");
 
@@ -294,7 +291,7 @@ WR_STATIC_ASSERT(sizeof(struct wr_bt_slot) == 40, "bt slot size");
 
 struct wr_bt_state {
 	__u32 n_slots;   /* slots used by this event */
-	__u32 steps;     /* step invocations so far */
+	__u32 reserved0;
 	__u32 cur;       /* the slot the step program is working on */
 	__u32 stack_len; /* bytes of stack[] valid for this event, 0 = none */
 	__u32 proc_slot; /* this event's process in wr_proc_maps, or WR_PROC_NONE */
