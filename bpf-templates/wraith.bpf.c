@@ -508,19 +508,22 @@ WR_INLINE int read_u64(struct wr_bt_state *st, __u64 *dst, __u64 addr)
 	return 0;
 }
 
-/* Record the frame at s->ip as frame s->count (@cookie 0: unknown module). */
+/* Record the frame at s->ip as frame s->count (@cookie 0: unknown module;
+ * so is a pc beyond what the frame's 32 bits hold). */
 WR_INLINE void emit_frame(__u8 *buf, struct wr_bt_slot *s, __u64 cookie, __u64 bias)
 {
 	__u32 off = (s->item_off & (WR_EVENT_MAX - 1)) + sizeof(struct wr_bt_header) +
 		    (s->count & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame);
 	struct wr_bt_frame *f = (struct wr_bt_frame *)(buf + sizeof(struct wr_event_header) + off);
+	__u64 pc = s->ip - bias;
 
-	f->cookie = cookie;
-	f->pc = cookie ? s->ip - bias : s->ip;
+	if (pc > 0xffffffffull)
+		cookie = 0;
 	f->ip = s->ip;
+	f->pc = cookie ? (__u32)pc : 0;
+	f->cookie = (__u16)cookie;
 	f->flags = (s->flags & WR_SLOT_F_EXACT) ? WR_FRAME_F_EXACT_IP : 0;
 	f->reserved = 0;
-	f->reserved2 = 0;
 	s->count++;
 }
 
@@ -800,7 +803,7 @@ WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth_flags, __u32 rule0)
 
 /* A bt reserves room for its whole requested depth; when it is the last
  * item of the event (the common `print ...; bt;`), give back what its
- * frames did not use, so a 7-frame backtrace costs ~250 bytes, not 4 KiB. */
+ * frames did not use, so a 7-frame backtrace costs ~130 bytes, not 2 KiB. */
 WR_INLINE void trim_last_bt(__u8 *buf)
 {
 	struct wr_event_header *h = (struct wr_event_header *)buf;

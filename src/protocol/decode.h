@@ -41,6 +41,13 @@ struct ev_backtrace {
 	const struct wr_bt_frame *frames; /* frame_count entries, borrowed */
 };
 
+/* A frame's address as the renderers show it: module-relative when its
+ * module is known, the raw ip otherwise. */
+static inline uint64_t ev_frame_pc(const struct wr_bt_frame *f)
+{
+	return f->cookie ? f->pc : f->ip;
+}
+
 struct ev_item {
 	uint8_t type;        /* enum wr_item_type */
 	union {

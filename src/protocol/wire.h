@@ -153,18 +153,20 @@ WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_header, error_code) == 4, "bt error of
 #define WR_FRAME_F_EXACT_IP 0x0001u /* ip is not a return address (frame 0, or interrupted by a signal) */
 #define WR_FRAME_F_SIGNAL   0x0002u /* this frame is a signal trampoline */
 
+/* 16 bytes: a backtrace's bytes are most of an event's, and what an event
+ * costs to output grows with its size. */
 struct wr_bt_frame {
-	__u64 cookie; /* module cookie; 0 = unknown module */
-	__u64 pc;     /* module-normalized (ELF virtual address) */
 	__u64 ip;     /* raw runtime instruction pointer */
-	__u16 flags;  /* WR_FRAME_F_* */
-	__u16 reserved;
-	__u32 reserved2;
+	__u32 pc;     /* module-relative (ELF virtual address); 0 when cookie is 0 */
+	__u16 cookie; /* module cookie; 0 = unknown module */
+	__u8 flags;   /* WR_FRAME_F_* */
+	__u8 reserved;
 };
-WR_STATIC_ASSERT(sizeof(struct wr_bt_frame) == 32, "bt frame size");
+WR_STATIC_ASSERT(sizeof(struct wr_bt_frame) == 16, "bt frame size");
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_frame, pc) == 8, "frame pc offset");
-WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_frame, ip) == 16, "frame ip offset");
-WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_frame, flags) == 24, "frame flags offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_frame, cookie) == 12, "frame cookie offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_frame, flags) == 14, "frame flags offset");
+WR_STATIC_ASSERT(WR_MAX_MODULES < 0xffffu, "a module cookie fits a frame's 16 bits");
 
 WR_STATIC_ASSERT(sizeof(struct wr_bt_header) + WR_BT_MAX_DEPTH * sizeof(struct wr_bt_frame)
 		 < WR_EVENT_MAX - sizeof(struct wr_event_header), "one full bt fits an event");

@@ -354,10 +354,10 @@ static void frame_lines(struct renderer *r, const struct ev_backtrace *bt, unsig
 	bool show_inline = bt->flags & WR_BT_F_INLINE;
 
 	if (bt->flags & WR_BT_F_RAW) {
-		strbuf_addf(out, "%s#%u 0x%" PRIx64, indent, i, (uint64_t)f->pc);
+		strbuf_addf(out, "%s#%u 0x%" PRIx64, indent, i, ev_frame_pc(f));
 		r->hooks.frame(r->hooks.ctx, f, &rf);
 		where_text(f, &rf, out);
-		strbuf_addf(out, " raw=0x%" PRIx64 " cookie=0x%016" PRIx64, (uint64_t)f->ip, (uint64_t)f->cookie);
+		strbuf_addf(out, " raw=0x%" PRIx64 " cookie=0x%04x", (uint64_t)f->ip, (unsigned)f->cookie);
 		if (f->flags)
 			strbuf_addf(out, " flags=0x%x", f->flags);
 		strbuf_addch(out, '\n');

@@ -325,7 +325,7 @@ static int cmp_stop(const void *a, const void *b)
 
 void session_stop_place_text(struct session *s, const struct stop_place *sp, struct strbuf *out)
 {
-	struct wr_bt_frame f = { .cookie = sp->cookie, .pc = sp->pc };
+	struct wr_bt_frame f = { .ip = sp->pc, .pc = (uint32_t)sp->pc, .cookie = (uint16_t)sp->cookie };
 	struct render_frame rf;
 	const char *fn = NULL;
 

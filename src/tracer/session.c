@@ -624,7 +624,7 @@ void session_probe_stats(struct session *s, const struct probe *p, struct wr_pro
 static void note_stop(struct probe *p, const struct ev_backtrace *bt, const char *text)
 {
 	const struct wr_bt_frame *last = bt->frame_count ? &bt->frames[bt->frame_count - 1] : NULL;
-	uint64_t cookie = last ? last->cookie : 0, pc = last ? last->pc : 0;
+	uint64_t cookie = last ? last->cookie : 0, pc = last ? ev_frame_pc(last) : 0;
 	struct stop_place *sp;
 
 	for (size_t i = 0; i < p->n_stops; i++) {

@@ -182,7 +182,7 @@ static void test_layouts(void **state)
 {
 	(void)state;
 	assert_int_equal(sizeof(struct wr_event_header), 32);
-	assert_int_equal(sizeof(struct wr_bt_frame), 32);
+	assert_int_equal(sizeof(struct wr_bt_frame), 16);
 	assert_int_equal(sizeof(struct wr_cfi_row), 8);
 	assert_int_equal(sizeof(struct wr_cfi_rule), 16);
 	assert_int_equal(WR_BT_COMPLETE, 0);
