@@ -316,20 +316,28 @@ def per_hit_limits(ph, fits, add):
         "fixed cost per `bt` (reserving it, the tail call, the first frames on cold caches) "
         "and the event's size in the ring buffer.  The empty probe spends %s ns where "
         "bpftrace's spends %s, mostly the timestamp and the ring-buffer output every event "
-        "needs.  Outside BPF, the traced thread's time is not monotonic in depth on this "
-        "machine: measured by hand on the same fixture, depth 24 cost about 7.8 µs a hit and "
-        "depth 48 about 6.5 µs, and four `bt` of depth 4 in one probe cost more than four of "
-        "depth 16, while the BPF time of each grew with the frames.  That part of the cost "
-        "lies in the uprobe trap and return path of this paravirtualised guest, not in "
-        "wraith's programs, and it moves a single depth's ratio by about ±0.1 between runs.\n"
+        "needs.  What an event costs to output depends on its size in a way this machine "
+        "makes uneven: measured by hand with the empty probe's event padded to a fixed size "
+        "(BPF time per hit, same fixture), 40 bytes cost 381 ns, 128 bytes 599, 256 bytes "
+        "798, 512 bytes 1,445, but 1,536 bytes 593 and 2,048 bytes 627.  The kernel's copy "
+        "into the ring buffer costs about 2.5 ns a byte up to about 1 KiB and far less "
+        "beyond (the same copies in user space show nothing of the kind), so a depth-16 "
+        "event, at about 300 bytes, pays for its size more than a depth-128 one at 2 KiB, "
+        "and a depth-64 event, at about 1.1 KiB, pays most of all.  "
+        "Backtrace frames are 16 bytes on the wire for that reason; padding events past the "
+        "step would win on this machine and waste ring space everywhere, so wraith does not.  "
+        "The per-hit ratios move by about ±0.1 between runs.\n"
         % (f1(fits["bpf_deep"][1]), f0(bare["bpf"][0]), f0(rows["bpft_empty"]["bpf"][0])))
     perf = rows["perf_dwarf"]["quiet"][0]
     worse = [d for d in (1, 3, 4, 16, 64, 128) if "wr_bt%d" % d in rows
              and rows["wr_bt%d" % d]["quiet"][0] > perf]
     if worse:
         add("**Against perf.**  `perf record --call-graph dwarf` costs %s ns a hit: it copies "
-            "8 KiB of stack per sample and unwinds later, a cost that does not grow with depth.  "
-            "wraith costs more at depth %s.\n" % (f0(perf), ", ".join(str(d) for d in worse)))
+            "8 KiB of stack per sample and unwinds later, a cost that does not grow with depth, "
+            "and its one large copy per sample is the kind this machine does fast (see above).  "
+            "wraith costs more at depth %s, where the frames it unwinds in the kernel and "
+            "the output of its event (above) add up to more than perf's one copy.\n"
+            % (f0(perf), ", ".join(str(d) for d in worse)))
 
 
 def startup_limits(ctx, R, st, add):
@@ -362,10 +370,11 @@ def startup_limits(ctx, R, st, add):
         add("  Opening libc's DWARF (its separate debug file) costs %s ms on first use; the "
             "function pattern is looked up in every module's DWARF, libc's included, although "
             "libc does not define the function." % f0(libc_first))
-    add("  Ways to cut it: look a name up in each library's ELF symbol table before opening "
-        "its DWARF;%s cache compiled probe objects keyed by a hash of "
-        "the script, the template and the resolved sites; link LLVM statically with only "
-        "the BPF target (less relocation work at exec); extract CFI while LLVM compiles.\n"
+    add("  Already done: LLVM is linked statically (the shared libLLVM cost about 40 ms of "
+        "relocation at exec), the base object loads on a second thread while probes compile, "
+        "and probes carry no unwinder.  Ways to cut more:%s cache compiled probe objects "
+        "keyed by a hash of the script, the template and the resolved sites; a shorter "
+        "LLVM pass pipeline than -O2 for the generated code.\n"
         % (" give libdwfl a find_debuginfo callback that searches the local debug paths "
            "without loading debuginfod;" if fl and fl.get("loaded") else ""))
 
