@@ -11,11 +11,11 @@
  *
  * An event is assembled in a per-CPU buffer.  Print items are appended as
  * statements run; a `bt` reserves its whole item (header + requested depth
- * frames) at its place in the event, unwinds the first few frames inline,
- * and leaves a per-CPU slot with the registers of the next frame.  When the
- * probe ends, pending slots are finished by wr_bt_step, which unwinds a few
- * frames per invocation and tail-calls itself; the event is output once,
- * by whichever program finishes last, so it is never split or duplicated.
+ * frames) at its place in the event and leaves a per-CPU slot with the
+ * probe's registers.  When the probe ends with slots pending, one tail call
+ * hands the event to wr_bt_step, which unwinds every frame of every slot in
+ * one bpf_loop() and outputs the event; otherwise the probe outputs it.
+ * Either way it goes out once, never split or duplicated.
  */
 #include <linux/bpf.h>
 #include <linux/types.h>
