@@ -4,11 +4,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 
 #include "util/diag.h"
 #include "util/error.h"
+#include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -84,6 +87,65 @@ static void test_error_table(void **state)
 	assert_string_equal(wr_strerror(0), "success");
 }
 
+/* ---- log deferral: a helper thread's messages reach the sink only when
+ * the owning thread replays them, in order, with their levels ---- */
+
+struct captured {
+	char text[8][64];
+	enum wr_log_level level[8];
+	int n;
+};
+
+static void capture_sink(enum wr_log_level level, const char *msg, void *ctx)
+{
+	struct captured *c = ctx;
+
+	if (c->n < 8) {
+		snprintf(c->text[c->n], sizeof(c->text[0]), "%s", msg);
+		c->level[c->n++] = level;
+	}
+}
+
+static void *log_from_thread(void *arg)
+{
+	wr_log_defer(arg);
+	wr_error("first %d", 1);
+	wr_debug("second");
+	wr_warn("third\n");
+	wr_log_defer(NULL);
+	return NULL;
+}
+
+static void test_log_deferred(void **state)
+{
+	struct captured c = { 0 };
+	struct wr_log_deferred d = { 0 };
+	pthread_t t;
+
+	(void)state;
+	wr_log_set_sink(capture_sink, &c);
+	wr_log_set_level(WR_LOG_DEBUG);
+	assert_int_equal(pthread_create(&t, NULL, log_from_thread, &d), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(c.n, 0);
+	assert_int_equal(d.n, 3);
+	wr_info("direct");
+	assert_int_equal(c.n, 1);
+	wr_log_replay(&d);
+	assert_int_equal(c.n, 4);
+	assert_string_equal(c.text[1], "first 1");
+	assert_int_equal(c.level[1], WR_LOG_ERROR);
+	assert_string_equal(c.text[2], "second");
+	assert_int_equal(c.level[2], WR_LOG_DEBUG);
+	assert_string_equal(c.text[3], "third");
+	assert_int_equal(d.n, 0);
+	assert_null(d.v);
+	wr_log_replay(&d); /* empty: a no-op */
+	assert_int_equal(c.n, 4);
+	wr_log_set_sink(NULL, NULL);
+	wr_log_set_level(WR_LOG_WARN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -92,6 +154,7 @@ int main(void)
 		cmocka_unit_test(test_diag_render),
 		cmocka_unit_test(test_diag_no_location),
 		cmocka_unit_test(test_error_table),
+		cmocka_unit_test(test_log_deferred),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
