@@ -76,12 +76,23 @@ struct wr_event_buf {
 	__u8 data[WR_EVENT_BUF_SIZE];
 };
 
+/* One assembly buffer per CPU, indexed by CPU: a per-CPU array's values
+ * stop at 32 KiB, and a buffer is twice the largest event.  Userspace sizes
+ * it to the possible CPUs before loading.  A probe and its step program run
+ * on one CPU without migrating, so both find the same buffer. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct wr_event_buf);
 } wr_event SEC(".maps");
+
+WR_INLINE __u8 *event_buf(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&wr_event, &cpu);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -199,7 +210,7 @@ WR_API __u8 *wr_event_begin(void *ctx, __u32 probe_id, __u32 tgid)
 
 	if (tgid && (__u32)(pid_tgid >> 32) != tgid)
 		return 0;
-	buf = bpf_map_lookup_elem(&wr_event, &zero);
+	buf = event_buf();
 	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
 	if (!buf || !st)
 		return 0;
@@ -753,16 +764,17 @@ WR_INLINE struct wr_proc_maps *proc_maps_of(__u8 *buf, struct wr_bt_state *st)
 
 /* A `bt` statement: reserve its item and take the registers; the step
  * program unwinds every frame, so no probe carries the unwinder.
- * @depth_flags = depth | flags << 8 | statement index << 16; @rule0 = the
- * rule index of the probe's own pc, WR_CFI_RULE_NONE if no row covers it,
- * or WR_RULE_LOOKUP to search at run time. */
-WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth_flags, __u32 rule0)
+ * @depth = frames wanted (1..WR_BT_MAX_DEPTH); @flags_index =
+ * WR_BT_FLAGS_INDEX(flags, statement index); @rule0 = the rule index of
+ * the probe's own pc, WR_CFI_RULE_NONE if no row covers it, or
+ * WR_RULE_LOOKUP to search at run time. */
+WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth, __u32 flags_index, __u32 rule0)
 {
 	struct wr_regs *regs = ctx;
 	struct wr_bt_header *bh;
 	struct wr_bt_state *st;
 	struct wr_bt_slot *s;
-	__u32 zero = 0, depth = depth_flags & 0xff, n;
+	__u32 zero = 0, n;
 	long item;
 
 	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
@@ -770,7 +782,7 @@ WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth_flags, __u32 rule0)
 		return;
 	if (depth == 0 || depth > WR_BT_MAX_DEPTH)
 		depth = WR_BT_MAX_DEPTH;
-	item = wr_item_open(buf, WR_ITEM_BACKTRACE, depth_flags >> 16);
+	item = wr_item_open(buf, WR_ITEM_BACKTRACE, flags_index >> 8);
 	if (item < 0)
 		return;
 	if (reserve(buf, sizeof(*bh) + depth * sizeof(struct wr_bt_frame)) < 0) {
@@ -786,18 +798,17 @@ WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth_flags, __u32 rule0)
 	s->ip = regs->ip;
 	s->sp = regs->sp;
 	s->bp = regs->bp;
-	s->depth = (__u8)depth;
+	s->depth = (__u16)depth;
 	s->count = 0;
 	s->flags = WR_SLOT_F_PENDING | WR_SLOT_F_BP_VALID | WR_SLOT_F_EXACT;
 	s->status = WR_BT_TRUNCATED;
 	s->error = 0;
 	bh = bt_header(buf, s);
-	bh->requested_depth = (__u8)depth;
+	bh->requested_depth = (__u16)depth;
 	bh->frame_count = 0;
-	bh->flags = (__u8)(depth_flags >> 8);
+	bh->flags = (__u8)flags_index;
 	bh->status = WR_BT_TRUNCATED;
 	bh->error_code = 0;
-	bh->reserved = 0;
 	s->rule0 = rule0;
 }
 
@@ -931,7 +942,7 @@ int wr_bt_step(void *ctx)
 	struct step_ctx c;
 	__u32 zero = 0;
 
-	c.buf = bpf_map_lookup_elem(&wr_event, &zero);
+	c.buf = event_buf();
 	c.st = bpf_map_lookup_elem(&wr_bt_state, &zero);
 	if (!c.buf || !c.st)
 		return 0;

@@ -54,7 +54,7 @@ static const char usage_text[] =
 "Limits:\n"
 "      --max-events N        stop after N events\n"
 "      --timeout SECONDS     stop after SECONDS (fractions allowed)\n"
-"      --backtrace-depth N   frames per bt, 1..128 (default 128)\n"
+"      --backtrace-depth N   frames per bt, 1..1024 (default 128)\n"
 "\n"
 "Kernel:\n"
 "      --transport KIND      ringbuf (default) or perf (perf event array)\n"
@@ -179,8 +179,9 @@ static int parse_value_option(int c, const char *arg, struct cli_options *o)
 			return usage_error("invalid --timeout '%s': expected seconds > 0", arg);
 		return 0;
 	case OPT_DEPTH:
-		if (!parse_uint(arg, 128, &v) || v < 1)
-			return usage_error("invalid --backtrace-depth '%s': expected 1..128", arg);
+		if (!parse_uint(arg, WR_BT_MAX_DEPTH, &v) || v < 1)
+			return usage_error("invalid --backtrace-depth '%s': expected 1..%u", arg,
+					   WR_BT_MAX_DEPTH);
 		o->bt_depth = (unsigned)v;
 		return 0;
 	case OPT_TRANSPORT:

@@ -558,14 +558,15 @@ static int lower_print(struct cg *cg, const struct ast_stmt *s)
 static void lower_bt(struct cg *cg, const struct ast_stmt *s)
 {
 	unsigned long long index = (unsigned long long)ast_probe_index_of(cg->plan->ast, s);
-	unsigned depth = cg->plan->bt_depth ? cg->plan->bt_depth : WR_BT_MAX_DEPTH;
-	LLVMValueRef args[4];
+	unsigned depth = cg->plan->bt_depth ? cg->plan->bt_depth : WR_BT_DEFAULT_DEPTH;
+	LLVMValueRef args[5];
 
 	args[0] = cg->ctx_arg;
 	args[1] = cg->buf;
-	args[2] = c32(cg, depth | (s->bt_flags & 0xff) << 8 | (index & 0xffff) << 16);
-	args[3] = c32(cg, cg->plan->rule0);
-	call(cg, "wr_bt", args, 4);
+	args[2] = c32(cg, depth);
+	args[3] = c32(cg, WR_BT_FLAGS_INDEX(s->bt_flags, index));
+	args[4] = c32(cg, cg->plan->rule0);
+	call(cg, "wr_bt", args, 5);
 }
 
 static int lower_if(struct cg *cg, const struct ast_stmt *s)

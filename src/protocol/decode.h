@@ -33,8 +33,8 @@ struct ev_print {
 
 struct ev_backtrace {
 	uint16_t index;      /* bt statement index within the probe */
-	uint8_t requested_depth;
-	uint8_t frame_count;
+	uint16_t requested_depth;
+	uint16_t frame_count;
 	uint8_t flags;       /* WR_BT_F_* */
 	uint8_t status;      /* enum wr_bt_status */
 	uint16_t error;      /* enum wr_bt_error */

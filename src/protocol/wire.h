@@ -19,9 +19,11 @@
 #define WR_OFFSETOF(t, m) __builtin_offsetof(t, m)
 
 /* ---- limits shared by both sides ---- */
-#define WR_EVENT_MAX        16384u  /* bytes of one event, header included */
-#define WR_EVENT_BUF_SIZE   32768u  /* per-CPU assembly buffer (2x so masked writes stay in bounds) */
-#define WR_BT_MAX_DEPTH     128u
+#define WR_EVENT_MAX        32768u  /* bytes of one event, header included (the perf
+				     * buffer's records stop below 64 KiB) */
+#define WR_EVENT_BUF_SIZE   65536u  /* per-CPU assembly buffer (2x so masked writes stay in bounds) */
+#define WR_BT_MAX_DEPTH     1024u   /* frames of one bt (--backtrace-depth) */
+#define WR_BT_DEFAULT_DEPTH 128u
 #define WR_BT_MAX_SLOTS     8u      /* bt statements executed per event */
 #define WR_MAX_MAPPINGS     512u    /* executable mappings per process */
 #define WR_MAX_PROCS        1024u   /* processes with mappings installed */
@@ -138,16 +140,23 @@ enum wr_bt_error {
 #define WR_BT_F_INLINE   0x04u
 
 struct wr_bt_header {
-	__u8 requested_depth;
-	__u8 frame_count;
+	__u16 requested_depth;
+	__u16 frame_count;
 	__u8 flags;       /* WR_BT_F_* */
 	__u8 status;      /* enum wr_bt_status */
 	__u16 error_code; /* enum wr_bt_error */
-	__u16 reserved;
 };
 WR_STATIC_ASSERT(sizeof(struct wr_bt_header) == 8, "bt header size");
-WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_header, status) == 3, "bt status offset");
-WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_header, error_code) == 4, "bt error offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_header, frame_count) == 2, "bt frame count offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_header, flags) == 4, "bt flags offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_header, status) == 5, "bt status offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_header, error_code) == 6, "bt error offset");
+WR_STATIC_ASSERT(WR_BT_MAX_DEPTH <= 0xffffu, "a depth fits the header's 16 bits");
+WR_STATIC_ASSERT((WR_BT_MAX_DEPTH & (WR_BT_MAX_DEPTH - 1)) == 0, "the depth mask is a power of two");
+
+/* wr_bt()'s third argument: the statement's WR_BT_F_* flags and its index
+ * among the probe's bt statements (the item header's index). */
+#define WR_BT_FLAGS_INDEX(flags, index) (((__u32)(flags) & 0xffu) | ((__u32)(index) & 0xffffu) << 8)
 
 /* Frame flags */
 #define WR_FRAME_F_EXACT_IP 0x0001u /* ip is not a return address (frame 0, or interrupted by a signal) */
@@ -277,12 +286,11 @@ struct wr_bt_slot {
 	__u64 sp;
 	__u64 bp;
 	__u32 item_off;  /* offset of the wr_bt_header in the event buffer */
-	__u8 depth;      /* requested depth */
-	__u8 count;      /* frames emitted */
+	__u16 depth;     /* requested depth */
+	__u16 count;     /* frames emitted */
 	__u8 status;
 	__u8 flags;      /* WR_SLOT_F_* */
 	__u16 error;
-	__u16 reserved;
 	__u32 rule0;     /* rule of the probe's own pc, resolved at compile time */
 };
 WR_STATIC_ASSERT(sizeof(struct wr_bt_slot) == 40, "bt slot size");

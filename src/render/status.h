@@ -13,7 +13,7 @@
 /*      enum value                 label                    explanation; what would fix it */
 #define WR_BT_STATUS_TABLE(X) \
 	X(WR_BT_COMPLETE,            "complete",             "the stack was walked to its outermost frame (_start, clone or an undefined return address)", "nothing: the backtrace is whole") \
-	X(WR_BT_TRUNCATED,           "truncated",            "the requested depth or the unwinder's tail-call budget was reached first", "raise --backtrace-depth (at most 128) if the outer frames matter") \
+	X(WR_BT_TRUNCATED,           "truncated",            "the requested depth (--backtrace-depth) was reached first", "raise --backtrace-depth (at most 1024) if the outer frames matter") \
 	X(WR_BT_DWARF_UNAVAILABLE,   "dwarf-unavailable",    "the module of this frame has no call frame information (.eh_frame or .debug_frame) at all", "rebuild the module with -fasynchronous-unwind-tables, or install its debug info") \
 	X(WR_BT_UNSUPPORTED_CFI,     "unsupported-cfi",      "the unwind rule at this pc is a DWARF expression or uses a register the in-kernel unwinder does not track", "none in wraith yet; the rule is shown by `info cfi PC`") \
 	X(WR_BT_OFFSETS_UNAVAILABLE, "offsets-unavailable",  "the frame's address is in no module wraith knows for this process (for example a library loaded after attach, not yet refreshed, or JIT code)", "wait for the map refresh after dlopen; JIT code cannot be unwound from CFI") \

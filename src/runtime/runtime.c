@@ -118,7 +118,8 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "wraith");
 	struct bpf_program *prog;
-	struct bpf_map *rb;
+	struct bpf_map *rb, *ev;
+	int ncpu = libbpf_num_possible_cpus();
 	unsigned kib = rt->opt.ringbuf_kib ? rt->opt.ringbuf_kib : 4096;
 	char *log = xmalloc(VERIFIER_LOG_SIZE);
 	int err;
@@ -132,6 +133,10 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 	rb = bpf_object__find_map_by_name(rt->base, "wr_ringbuf");
 	if (rb)
 		bpf_map__set_max_entries(rb, rt->opt.transport == WR_TRANSPORT_RINGBUF ? kib * 1024 : 4096);
+	/* One event buffer per CPU (the template indexes it by CPU). */
+	ev = bpf_object__find_map_by_name(rt->base, "wr_event");
+	if (ev && ncpu > 0)
+		bpf_map__set_max_entries(ev, (__u32)ncpu);
 	log[0] = '\0';
 	bpf_object__for_each_program(prog, rt->base)
 		bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);

@@ -225,7 +225,8 @@ static void cmd_set(struct session *s, const struct words *w, const char *line, 
 	}
 	v = strtoul(w->v[2], &end, 10);
 	if (*end || session_set_bt_depth(s, (unsigned)v)) {
-		fail(res, out, -WR_EUSAGE, "backtrace-depth must be 1..128 (got '%s')", w->v[2]);
+		fail(res, out, -WR_EUSAGE, "backtrace-depth must be 1..%u (got '%s')", WR_BT_MAX_DEPTH,
+		     w->v[2]);
 		return;
 	}
 	strbuf_addf(out, "backtrace-depth is %lu for probes added from now on\n", v);
@@ -360,7 +361,7 @@ static const struct command commands[] = {
 	{ "enable", "en", "enable ID|all", "attach a disabled probe again", cmd_enable },
 	{ "disable", "dis", "disable ID|all", "detach a probe, keeping it for `enable`", cmd_disable },
 	{ "delete", "del", "delete ID|all", "remove a probe", cmd_delete },
-	{ "set", NULL, "set backtrace-depth N", "frames per bt (1..128) for probes added later", cmd_set },
+	{ "set", NULL, "set backtrace-depth N", "frames per bt (1..1024) for probes added later", cmd_set },
 	{ "save", NULL, "save FILE", "write the probes as a script for --script-file and `source`",
 	  cmd_save },
 	{ "source", NULL, "source FILE", "add the probes of a script file", cmd_source },

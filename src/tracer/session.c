@@ -79,7 +79,7 @@ int session_new(const struct session_options *opt, struct session **out)
 	*out = NULL;
 	s->opt = *opt;
 	if (!s->opt.bt_depth)
-		s->opt.bt_depth = WR_BT_MAX_DEPTH;
+		s->opt.bt_depth = WR_BT_DEFAULT_DEPTH;
 	err = opt->path ? target_open_path(opt->path, &s->target) : target_open_pid(opt->pid, &s->target);
 	if (err) {
 		free(s);

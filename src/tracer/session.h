@@ -34,7 +34,7 @@ struct session_options {
 	pid_t pid;                  /* -p */
 	const char *path;           /* -t */
 	enum wr_transport transport;
-	unsigned bt_depth;          /* 1..128 */
+	unsigned bt_depth;          /* 1..WR_BT_MAX_DEPTH */
 	enum render_format format;
 	enum render_color color;
 	bool dry_run;               /* resolve and compile, attach nothing */
@@ -148,7 +148,7 @@ int session_add_script(struct session *s, const char *text, const char *file,
 struct probe *session_probe(struct session *s, unsigned id);
 int session_enable(struct session *s, struct probe *p, bool on);
 void session_delete(struct session *s, struct probe *p);
-/* Change the backtrace depth of future probes (1..128). */
+/* Change the backtrace depth of future probes (1..WR_BT_MAX_DEPTH). */
 int session_set_bt_depth(struct session *s, unsigned depth);
 
 /* Wait up to @timeout_ms for events and render them to the sink.  Returns

@@ -3,7 +3,9 @@
 128 frames are gdb's first 128; --backtrace-depth 1, 5, 7 and 128 give
 exactly that many physical frames (inline frames ride along with theirs);
 a stack of exactly 128 frames is complete, one more frame is truncated;
-a stack of exactly N frames under --backtrace-depth N is complete."""
+a stack of exactly N frames under --backtrace-depth N is complete; under
+--backtrace-depth 1024 a 606-frame recursion is complete and equal to
+gdb's, and an 1100-level one is truncated at exactly 1024 frames."""
 import re
 
 from bt_support import *
@@ -21,6 +23,10 @@ cases += [Case("recurse-%s" % v, depth=n) for v in ("O2fp", "O0-nopie") for n in
 cases += [Case("recurse-O2", [122]), Case("recurse-O2", [123])]
 # chain.c's whole stack is 7 frames; inline.c's has an inline frame
 cases += [Case("chain-O2", depth=7), Case("chain-O2", depth=6), Case("inline-O2", depth=2)]
+# deeper than the default: 600 levels (606 frames) complete under
+# --backtrace-depth 1024, 1100 levels truncated at exactly 1024
+cases += [Case("recurse-%s" % v, [600], depth=1024) for v in ("O2", "O0-nopie")]
+cases += [Case("recurse-O2fp", [1100], depth=1024)]
 run_cases(cases)
 
 

@@ -58,15 +58,15 @@ static inline void eb_str(struct eventbuf *b, const char *s)
 	b->len += pad;
 }
 
-static inline void eb_bt(struct eventbuf *b, uint8_t depth, uint8_t flags, uint8_t status,
-			 uint16_t error, const struct wr_bt_frame *frames, uint8_t n)
+static inline void eb_bt(struct eventbuf *b, uint16_t depth, uint8_t flags, uint8_t status,
+			 uint16_t error, const struct wr_bt_frame *frames, uint16_t n)
 {
 	struct wr_bt_header bh = { .requested_depth = depth, .frame_count = n, .flags = flags,
 				   .status = status, .error_code = error };
 	struct wr_bt_frame zero = { 0 };
 
 	eb_put(b, &bh, sizeof(bh));
-	for (uint8_t i = 0; i < depth; i++)
+	for (uint16_t i = 0; i < depth; i++)
 		eb_put(b, i < n ? &frames[i] : &zero, sizeof(zero));
 }
 

@@ -252,9 +252,9 @@ static void test_usage_lines(void **state)
 
 static void test_bad_values(void **state)
 {
-	expect_failure("set backtrace-depth 0", -WR_EUSAGE, "backtrace-depth must be 1..128 (got '0')\n");
-	expect_failure("set backtrace-depth 129", -WR_EUSAGE,
-		       "backtrace-depth must be 1..128 (got '129')\n");
+	expect_failure("set backtrace-depth 0", -WR_EUSAGE, "backtrace-depth must be 1..1024 (got '0')\n");
+	expect_failure("set backtrace-depth 1025", -WR_EUSAGE,
+		       "backtrace-depth must be 1..1024 (got '1025')\n");
 	expect_failure("enable 7", -WR_ECOMMAND, "no probe 7; `info probes` lists them\n");
 	expect_failure("source /nonexistent/wraith.ws", -ENOENT,
 		       "cannot read /nonexistent/wraith.ws: No such file or directory\n");
@@ -274,7 +274,7 @@ static void test_help_all(void **state)
 		"  enable    attach a disabled probe again\n"
 		"  disable   detach a probe, keeping it for `enable`\n"
 		"  delete    remove a probe\n"
-		"  set       frames per bt (1..128) for probes added later\n"
+		"  set       frames per bt (1..1024) for probes added later\n"
 		"  save      write the probes as a script for --script-file and `source`\n"
 		"  source    add the probes of a script file\n"
 		"  diag      why backtraces stopped: statuses, error codes, the places and what would fix "

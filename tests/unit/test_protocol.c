@@ -99,7 +99,7 @@ static void test_decode_malformed(void **state)
 {
 	uint32_t bad_magic = 0x12345678, huge = 60000;
 	uint16_t long_item = 5000;
-	uint8_t count_over_depth = 9, deep = 200;
+	uint16_t count_over_depth = 9, deep = WR_BT_MAX_DEPTH + 1;
 
 	(void)state;
 	assert_int_equal(decode_mutated(0, &bad_magic, 4, 0), -WR_EPROTO);
@@ -116,8 +116,9 @@ static void test_decode_malformed(void **state)
 
 		build_sample(&b);
 		bt_off = b.item + sizeof(struct wr_item_header);
-		assert_int_equal(decode_mutated(bt_off + 1, &count_over_depth, 1, 0), -WR_EPROTO);
-		assert_int_equal(decode_mutated(bt_off, &deep, 1, 0), -WR_EPROTO);
+		assert_int_equal(decode_mutated(bt_off + offsetof(struct wr_bt_header, frame_count),
+						&count_over_depth, 2, 0), -WR_EPROTO);
+		assert_int_equal(decode_mutated(bt_off, &deep, 2, 0), -WR_EPROTO);
 	}
 	/* too short to hold a header */
 	{
