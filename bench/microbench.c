@@ -19,23 +19,15 @@
 #include "dwarf/cfi.h"
 #include "dwarf/module.h"
 #include "dwarf/symbolize.h"
+#include "util/clock.h"
 #include "util/error.h"
 #include "util/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define WARM_PASSES 20
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* True when libdw has loaded its debuginfod client into this process: it
  * does so on the first debug-info search, with ~30 libraries behind it. */

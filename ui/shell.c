@@ -25,6 +25,7 @@
 #include "output.h"
 #include "pager.h"
 #include "source.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -59,14 +60,6 @@ struct loop {
 	struct strbuf err_line; /* a partial line read from the pipe */
 	double last_draw;
 };
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* ---- hooks the session and the log call ---- */
 

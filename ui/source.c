@@ -8,9 +8,9 @@
  * highlighted.
  */
 #include "source.h"
-#include "tracer/cli.h"
 #include "tracer/session.h"
 #include "draw.h"
+#include "util/file.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -92,10 +92,10 @@ static void show_file(struct source *src, struct session *s, const char *path, u
 	if (!src->path || strcmp(src->path, path) != 0) {
 		drop_file(src);
 		src->path = xstrdup(path);
-		if (cli_read_file(path, &text) && s->opt.pid > 0) {
+		if (file_read(path, &text, NULL) && s->opt.pid > 0) {
 			char *alt = xasprintf("/proc/%d/root%s", (int)s->opt.pid, path);
 
-			cli_read_file(alt, &text);
+			file_read(alt, &text, NULL);
 			free(alt);
 		}
 		if (text)

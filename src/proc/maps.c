@@ -11,11 +11,11 @@
 #include "proc/maps.h"
 
 #include "util/error.h"
+#include "util/file.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,7 +137,7 @@ int proc_maps_read(pid_t pid, struct proc_maps *out)
 
 	memset(out, 0, sizeof(*out));
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	err = proc_read_file(path, &text);
+	err = file_read(path, &text, NULL);
 	if (err)
 		return err;
 	err = proc_maps_parse(text, out);
@@ -160,44 +160,6 @@ bool proc_mapping_is_code(const struct proc_mapping *m)
 	/* [vdso], [vsyscall], [uprobes] and friends have no file to read
 	 * symbols from or to attach a uprobe to. */
 	return m->path[0] != '[';
-}
-
-int proc_read_file(const char *path, char **out)
-{
-	size_t len = 0, cap = 4096;
-	char *buf;
-	int fd, err = 0;
-
-	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	buf = xmalloc(cap);
-	for (;;) {
-		ssize_t r;
-
-		if (len + 1 >= cap)
-			buf = xgrow(buf, &cap, cap + 1, 1);
-		r = read(fd, buf + len, cap - len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = -errno;
-			goto out_free;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	close(fd);
-	return 0;
-
-out_free:
-	free(buf);
-	close(fd);
-	return err;
 }
 
 int proc_exe_path(pid_t pid, char **out)
@@ -236,7 +198,7 @@ int proc_comm(pid_t pid, char **out)
 	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	err = proc_read_file(path, out);
+	err = file_read(path, out, NULL);
 	if (err)
 		return err;
 	len = strlen(*out);
@@ -256,7 +218,7 @@ static int read_stat(pid_t pid, char *state, uint64_t *flags)
 	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	err = proc_read_file(path, &text);
+	err = file_read(path, &text, NULL);
 	if (err)
 		return err;
 	err = -WR_EPROTO;
@@ -296,7 +258,7 @@ static bool looks_like_kthread(pid_t pid)
 	if (err != -ENOENT)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if (proc_read_file(path, &maps) == 0)
+	if (file_read(path, &maps, NULL) == 0)
 		kthread = maps[0] == '\0';
 	free(maps);
 	return kthread;

@@ -51,10 +51,6 @@ bool proc_mapping_is_code(const struct proc_mapping *m);
  * or -errno. */
 int proc_check_pid(pid_t pid);
 
-/* Read the whole of a small file (/proc text files) into a new string.
- * Caller frees.  Returns 0 or -errno. */
-int proc_read_file(const char *path, char **out);
-
 /* The process's executable path (readlink of /proc/PID/exe).  Caller frees. */
 int proc_exe_path(pid_t pid, char **out);
 

@@ -11,7 +11,9 @@
 #include "tracer/cli.h"
 #include "tracer/command.h"
 #include "tracer/session.h"
+#include "util/clock.h"
 #include "util/error.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -20,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct batch {
 	const struct cli_options *o;
@@ -28,14 +29,6 @@ struct batch {
 	FILE *cmd_out;
 	unsigned errors;
 };
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Let events arrive for @seconds, or until @events more were rendered. */
 static int wait_for(struct batch *b, double seconds, uint64_t events)
@@ -107,7 +100,7 @@ int batch_run(const struct cli_options *o, struct session *s)
 	struct strbuf pending = STRBUF_INIT;
 	char *text = NULL, *line, *next;
 	unsigned lineno = 0, start = 0;
-	int rc = 0, err = cli_read_file(o->batch_file, &text);
+	int rc = 0, err = file_read(o->batch_file, &text, NULL);
 
 	if (err) {
 		fprintf(stderr, "wraith: cannot read batch file %s: %s\n", o->batch_file, strerror(-err));

@@ -8,7 +8,9 @@
 #include "tracer/batch.h"
 #include "tracer/session.h"
 #include "tracer/target.h"
+#include "util/clock.h"
 #include "util/error.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -17,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 int cli_exit_status(int err)
@@ -39,23 +40,6 @@ int cli_exit_status(int err)
 	}
 }
 
-int cli_read_file(const char *path, char **out)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char buf[8192];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	*out = NULL;
-	if (!f)
-		return -errno;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		strbuf_add(&sb, buf, n);
-	fclose(f);
-	*out = strbuf_detach(&sb);
-	return 0;
-}
-
 static void write_event(void *ctx, const char *text, const struct event *ev)
 {
 	(void)ctx;
@@ -73,14 +57,6 @@ static void progress(void *ctx, const char *what, size_t done, size_t total)
 	else
 		fprintf(stderr, "\r\033[Kwraith: reading unwind tables %zu/%zu: %s", done + 1, total, what);
 	fflush(stderr);
-}
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static int open_session(const struct cli_options *o, struct session **out)
@@ -186,7 +162,7 @@ static int load_script_text(const struct cli_options *o, char **text)
 		*text = xstrdup(o->script);
 		return 0;
 	}
-	err = cli_read_file(o->script_file, text);
+	err = file_read(o->script_file, text, NULL);
 	if (err)
 		fprintf(stderr, "wraith: cannot read script file %s: %s\n", o->script_file,
 			strerror(-err));

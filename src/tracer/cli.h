@@ -51,8 +51,4 @@ int cli_run(const struct cli_options *o, cli_shell_fn shell);
  * usage), 1 for runtime failures. */
 int cli_exit_status(int err);
 
-/* Read a whole file (script or batch) into a new string.  Returns 0 or
- * -errno. */
-int cli_read_file(const char *path, char **out);
-
 #endif

@@ -6,10 +6,10 @@
  * `info` topics live in info.c, `diag` in diag.c.
  */
 #include "tracer/command.h"
-#include "tracer/cli.h"
 #include "tracer/info.h"
 #include "tracer/session.h"
 #include "util/error.h"
+#include "util/file.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -265,7 +265,7 @@ static void cmd_source(struct session *s, const struct words *w, const char *lin
 		usage(find_command("source"), res, out);
 		return;
 	}
-	err = cli_read_file(w->v[1], &text);
+	err = file_read(w->v[1], &text, NULL);
 	if (err) {
 		fail(res, out, err, "cannot read %s: %s", w->v[1], strerror(-err));
 		return;

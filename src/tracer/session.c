@@ -16,6 +16,7 @@
 #include "script/walk.h"
 #include "tracer/locate.h"
 #include "tracer/target.h"
+#include "util/clock.h"
 #include "util/diag.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -34,14 +35,6 @@
 #define MAX_BACKLOG_BYTES (64u << 20)
 
 static int kernel_wait(struct session *s);
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* ---- renderer hooks ---- */
 

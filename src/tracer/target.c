@@ -14,7 +14,9 @@
 #include "proc/maps.h"
 #include "render/render.h"
 #include "runtime/runtime.h"
+#include "util/clock.h"
 #include "util/error.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -26,19 +28,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
 /* -t: how often /proc is searched for new processes mapping the file. */
 #define SCAN_INTERVAL 1.0
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* ---- modules ---- */
 
@@ -167,7 +160,7 @@ static int read_maps_text(pid_t pid, char **out)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	return proc_read_file(path, out);
+	return file_read(path, out, NULL);
 }
 
 static int add_process(struct target *t, pid_t pid, char *maps_text)

@@ -23,6 +23,7 @@
 
 #include "proc/maps.h"
 #include "util/error.h"
+#include "util/file.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -40,7 +41,7 @@ static char *read_data(const char *name)
 {
 	char *path = data_path(name);
 	char *text = NULL;
-	int err = proc_read_file(path, &text);
+	int err = file_read(path, &text, NULL);
 
 	if (err)
 		fail_msg("cannot read %s: %s", path, wr_strerror(err));
@@ -203,28 +204,6 @@ static void test_live_exe_comm(void **state)
 	free(comm);
 }
 
-static void test_read_file_large(void **state)
-{
-	char path[] = "/tmp/wr-test-proc-XXXXXX";
-	char *want = xmalloc(20001), *got = NULL;
-	int fd = mkstemp(path);
-
-	(void)state;
-	assert_true(fd >= 0);
-	for (size_t i = 0; i < 20000; i++)
-		want[i] = (char)('a' + i % 26);
-	want[20000] = '\0';
-	assert_int_equal(write(fd, want, 20000), 20000);
-	close(fd);
-	assert_int_equal(proc_read_file(path, &got), 0);
-	assert_string_equal(got, want);
-	free(got);
-	unlink(path);
-	assert_int_equal(proc_read_file(path, &got), -ENOENT);
-	assert_null(got);
-	free(want);
-}
-
 static void test_kernel_thread(void **state)
 {
 	char *comm = NULL;
@@ -249,7 +228,7 @@ static pid_t unused_pid(void)
 	long max = 32768;
 	char path[64];
 
-	if (proc_read_file("/proc/sys/kernel/pid_max", &text) == 0)
+	if (file_read("/proc/sys/kernel/pid_max", &text, NULL) == 0)
 		max = atol(text);
 	free(text);
 	for (long pid = max - 1; pid > 300; pid--) {
@@ -295,7 +274,7 @@ static void test_zombie(void **state)
 		const char *p;
 		bool zombie = false;
 
-		if (proc_read_file(path, &text) == 0) {
+		if (file_read(path, &text, NULL) == 0) {
 			p = strrchr(text, ')');
 			zombie = p && p[1] == ' ' && p[2] == 'Z';
 		}
@@ -317,7 +296,6 @@ int main(void)
 		cmocka_unit_test(test_parse_malformed),
 		cmocka_unit_test(test_live_self),
 		cmocka_unit_test(test_live_exe_comm),
-		cmocka_unit_test(test_read_file_large),
 		cmocka_unit_test(test_kernel_thread),
 		cmocka_unit_test(test_missing_pid),
 		cmocka_unit_test(test_zombie),

@@ -1,4 +1,5 @@
-/* test_util.c - strbuf, diag rendering and the error table. */
+/* test_util.c - strbuf, diag rendering, the error table, the log, files
+ * and the clock. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,10 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <pthread.h>
+#include <unistd.h>
 
+#include "util/clock.h"
 #include "util/diag.h"
 #include "util/error.h"
+#include "util/file.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -146,6 +151,52 @@ static void test_log_deferred(void **state)
 	wr_log_set_level(WR_LOG_WARN);
 }
 
+/* Files are read to their end whatever their size; a missing one says so. */
+static void test_file_read(void **state)
+{
+	char path[] = "/tmp/wr-test-file-XXXXXX";
+	char *want = xmalloc(20001), *got = NULL;
+	int fd = mkstemp(path);
+	size_t len = 0;
+
+	(void)state;
+	assert_true(fd >= 0);
+	for (size_t i = 0; i < 20000; i++)
+		want[i] = (char)('a' + i % 26);
+	want[20000] = '\0';
+	assert_int_equal(write(fd, want, 20000), 20000);
+	close(fd);
+	assert_int_equal(file_read(path, &got, &len), 0);
+	assert_string_equal(got, want);
+	assert_int_equal(len, 20000);
+	free(got);
+	unlink(path);
+	assert_int_equal(file_read(path, &got, NULL), -ENOENT);
+	assert_null(got);
+	free(want);
+}
+
+/* /proc files report size 0 and are read all the same. */
+static void test_file_read_proc(void **state)
+{
+	char *text = NULL;
+
+	(void)state;
+	assert_int_equal(file_read("/proc/self/status", &text, NULL), 0);
+	assert_non_null(strstr(text, "Name:"));
+	free(text);
+}
+
+/* The clock moves forward. */
+static void test_clock(void **state)
+{
+	double a = now_seconds(), b = now_seconds();
+
+	(void)state;
+	assert_true(a > 0);
+	assert_true(b >= a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +206,9 @@ int main(void)
 		cmocka_unit_test(test_diag_no_location),
 		cmocka_unit_test(test_error_table),
 		cmocka_unit_test(test_log_deferred),
+		cmocka_unit_test(test_file_read),
+		cmocka_unit_test(test_file_read_proc),
+		cmocka_unit_test(test_clock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,13 @@
+/* clock.h - the one clock that durations, deadlines and rates are measured
+ * with.
+ *
+ * Layer rule: util/ depends on nothing else in wraith.
+ */
+#ifndef WRAITH_UTIL_CLOCK_H
+#define WRAITH_UTIL_CLOCK_H
+
+/* Seconds on CLOCK_MONOTONIC: only differences mean anything; never goes
+ * back when the wall clock is set. */
+double now_seconds(void);
+
+#endif
