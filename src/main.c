@@ -9,7 +9,7 @@
 
 #include "codegen/codegen.h"
 #include "render/render.h"
-#include "tracer/cli.h"
+#include "frontend/cli.h"
 #include "tracer/session.h"
 #include "util/error.h"
 #include "util/log.h"

@@ -15,7 +15,7 @@
  * readline (cmdline.c); finished lines go to commands.c.
  */
 #include "shell.h"
-#include "tracer/cli.h"
+#include "frontend/cli.h"
 #include "tracer/command.h"
 #include "tracer/session.h"
 #include "cmdline.h"

@@ -7,8 +7,8 @@
  * goes to stdout, except in --script-output json, where stdout carries only
  * events (one JSON object per line) and command output goes to stderr.
  */
-#include "tracer/batch.h"
-#include "tracer/cli.h"
+#include "frontend/batch.h"
+#include "frontend/cli.h"
 #include "tracer/command.h"
 #include "tracer/session.h"
 #include "util/clock.h"

@@ -3,9 +3,9 @@
  * (--max-events, --timeout, SIGINT/SIGTERM), and the final report of lost
  * events.  --batch lives in batch.c and the shell in ui/.
  */
-#include "tracer/cli.h"
+#include "frontend/cli.h"
 #include "runtime/runtime.h"
-#include "tracer/batch.h"
+#include "frontend/batch.h"
 #include "tracer/session.h"
 #include "tracer/target.h"
 #include "util/clock.h"
