@@ -8,13 +8,13 @@
 #include "config.h"
 
 #include "codegen/codegen.h"
-#include "render/render.h"
+#include "frontend/batch.h"
 #include "frontend/cli.h"
+#include "frontend/script.h"
+#include "render/render.h"
 #include "tracer/session.h"
-#include "util/error.h"
+#include "ui/shell.h"
 #include "util/log.h"
-#include "util/strbuf.h"
-#include "util/xalloc.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -24,8 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-int ui_run(struct session *s, const struct cli_options *o);
 
 static const char usage_text[] =
 "Usage: wraith -p PID [OPTIONS]                 interactive shell on a running process\n"
@@ -274,6 +272,24 @@ static bool privileged(void)
 	return (eff >> 21 & 1) && (eff >> 38 & 1) && (eff >> 39 & 1); /* SYS_ADMIN, PERFMON, BPF */
 }
 
+/* Open the session and run the mode @o asks for.  Returns the exit status. */
+static int run(const struct cli_options *o)
+{
+	struct session *s = NULL;
+	int err = cli_open_session(o, &s), rc;
+
+	if (err)
+		return cli_exit_status(err);
+	if (o->batch_file)
+		rc = batch_run(o, s);
+	else if (o->script || o->script_file)
+		rc = script_mode_run(o, s);
+	else
+		rc = ui_run(s, o);
+	session_free(s);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli_options o = { .format = RENDER_PRETTY, .transport = WR_TRANSPORT_RINGBUF };
@@ -307,7 +323,7 @@ int main(int argc, char **argv)
 	o.color = pick_color(&o);
 	install_signals();
 	o.stop_signal = &stop_signal;
-	rc = cli_run(&o, ui_run);
+	rc = run(&o);
 	wr_log_close_file();
 	codegen_shutdown();
 	return rc;

@@ -88,40 +88,32 @@ static void remember(const char *text)
 	strbuf_release(&sb);
 }
 
-/* Point the source panel at the first probe added since id @before. */
-static void show_new_probe(struct shell *sh, unsigned before)
+/* Point the source panel at the probe a command added (@id, 0: none). */
+static void show_new_probe(struct shell *sh, unsigned id)
 {
-	unsigned first = 0;
-
-	for (size_t i = 0; i < sh->s->n_probes; i++) {
-		unsigned id = sh->s->probes[i]->id;
-
-		if (id >= before && (!first || id < first))
-			first = id;
-	}
-	if (first)
-		source_show_probe(sh->src, sh->s, first);
+	if (id)
+		source_show_probe(sh->src, sh->s, id);
 	source_sync(sh->src, sh->s);
 }
 
 static void open_editor(struct shell *sh, const char *target)
 {
-	struct probe *p = NULL;
+	struct probe *p = NULL, *each;
 	char *text, *title;
 
-	for (size_t i = 0; i < sh->s->n_probes; i++)
-		if (strcmp(sh->s->probes[i]->target_text, target) == 0)
-			p = sh->s->probes[i];
+	session_for_each_probe(each, sh->s)
+		if (strcmp(probe_target(each), target) == 0)
+			p = each;
 	if (p) {
-		text = xstrdup(p->source);
-		title = xasprintf("editing probe %u (%s): Ctrl-S replaces it", p->id, target);
+		text = xstrdup(probe_source(p));
+		title = xasprintf("editing probe %u (%s): Ctrl-S replaces it", probe_id(p), target);
 	} else {
 		text = xasprintf("trace %s {\n" EDITOR_INDENT "\n}", target);
 		title = xasprintf("new probe at %s", target);
 	}
 	editor_free(sh->editor);
 	sh->editor = editor_new(title, text, p ? 1 : 2);
-	sh->editor_replaces = p ? p->id : 0;
+	sh->editor_replaces = p ? probe_id(p) : 0;
 	source_show_target(sh->src, sh->s, target);
 	free(title);
 	free(text);
@@ -160,13 +152,12 @@ void shell_run_command(struct shell *sh, const char *text)
 {
 	struct strbuf out = STRBUF_INIT;
 	struct cmd_result res;
-	unsigned before = sh->s->next_probe_id;
 
 	echo_command(sh, text);
 	remember(text);
 	command_run(sh->s, text, NULL, &out, &res);
 	act(sh, &res, &out);
-	show_new_probe(sh, before);
+	show_new_probe(sh, res.first_added);
 	output_scroll_end(sh->out);
 	cmd_result_release(&res);
 	strbuf_release(&out);
@@ -229,7 +220,6 @@ void shell_submit_editor(struct shell *sh)
 	struct strbuf out = STRBUF_INIT;
 	struct cmd_result res;
 	char *text = editor_text(sh->editor);
-	unsigned before = sh->s->next_probe_id;
 
 	command_run(sh->s, text, "<editor>", &out, &res);
 	if (res.status == CMD_FAILED) {
@@ -243,7 +233,7 @@ void shell_submit_editor(struct shell *sh)
 		act(sh, &res, &out);
 		replace_old(sh);
 		shell_close_editor(sh);
-		show_new_probe(sh, before);
+		show_new_probe(sh, res.first_added);
 		output_scroll_end(sh->out);
 	}
 	cmd_result_release(&res);

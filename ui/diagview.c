@@ -149,31 +149,30 @@ static void count_row(struct rows *r, const char *label, unsigned number, uint64
 	add_wrapped(r, head, explain, role);
 }
 
-static void status_rows(const struct probe *p, struct rows *r)
+static void status_rows(const struct probe_counts *c, struct rows *r)
 {
 	add_fmt(r, ROLE_HEADING, "%-*s %8s  %s", LABEL_WIDTH + 2, "status (number)", "count",
 		"explanation");
 	for (unsigned i = 0; i < WR_BT_STATUS_COUNT_; i++)
-		if (p->counts.by_status[i] || i == WR_BT_COMPLETE)
-			count_row(r, bt_status_label(i), i, p->counts.by_status[i], bt_status_explain(i),
-				  p->counts.by_status[i] ? status_role(i) : ROLE_DIM);
+		if (c->by_status[i] || i == WR_BT_COMPLETE)
+			count_row(r, bt_status_label(i), i, c->by_status[i], bt_status_explain(i),
+				  c->by_status[i] ? status_role(i) : ROLE_DIM);
 }
 
-static void error_rows(const struct probe *p, struct rows *r)
+static void error_rows(const struct probe_counts *c, struct rows *r)
 {
 	bool any = false;
 
 	for (unsigned i = 1; i < WR_BTE_COUNT_; i++)
-		any |= p->counts.by_error[i] != 0;
+		any |= c->by_error[i] != 0;
 	if (!any)
 		return;
 	add_str(r, "", ROLE_NORMAL);
 	add_fmt(r, ROLE_HEADING, "%-*s %8s  %s", LABEL_WIDTH + 2, "error code (number)", "count",
 		"explanation");
 	for (unsigned i = 1; i < WR_BTE_COUNT_; i++)
-		if (p->counts.by_error[i])
-			count_row(r, bt_error_label(i), i, p->counts.by_error[i], bt_error_explain(i),
-				  ROLE_NORMAL);
+		if (c->by_error[i])
+			count_row(r, bt_error_label(i), i, c->by_error[i], bt_error_explain(i), ROLE_NORMAL);
 }
 
 /* ---- stop places ---- */
@@ -188,14 +187,16 @@ static int cmp_place(const void *a, const void *b)
 	return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
-/* The probe's places, most frequent first.  Caller frees the array. */
-static const struct stop_place **sorted_places(const struct probe *p)
+/* The probe's places, most frequent first, their number in *@n.  Caller
+ * frees the array. */
+static const struct stop_place **sorted_places(const struct probe *p, size_t *n)
 {
-	const struct stop_place **v = xcalloc(p->n_stops + 1, sizeof(*v));
+	const struct stop_place *places = probe_stop_places(p, n);
+	const struct stop_place **v = xcalloc(*n + 1, sizeof(*v));
 
-	for (size_t i = 0; i < p->n_stops; i++)
-		v[i] = &p->stops[i];
-	qsort(v, p->n_stops, sizeof(*v), cmp_place);
+	for (size_t i = 0; i < *n; i++)
+		v[i] = &places[i];
+	qsort(v, *n, sizeof(*v), cmp_place);
 	return v;
 }
 
@@ -229,18 +230,18 @@ static void detail_rows(struct session *s, const struct stop_place *sp, struct r
  * details under it when they are open. */
 static void place_rows(struct diagview *d, struct session *s, const struct probe *p, struct rows *r)
 {
-	const struct stop_place **v = sorted_places(p);
+	size_t n, sel = 0;
+	const struct stop_place **v = sorted_places(p, &n);
 	struct strbuf sb = STRBUF_INIT;
-	size_t sel = 0;
 
 	add_str(r, "", ROLE_NORMAL);
 	add_str(r, "where unwinding stopped early, most often first (Up/Down, Enter)", ROLE_HEADING);
-	if (!p->n_stops)
+	if (!n)
 		add_str(r, "  nowhere: every backtrace was complete or truncated", ROLE_DIM);
-	for (size_t i = 0; d->have_sel && i < p->n_stops; i++)
+	for (size_t i = 0; d->have_sel && i < n; i++)
 		if (same_place(v[i], &d->sel))
 			sel = i;
-	for (size_t i = 0; i < p->n_stops; i++) {
+	for (size_t i = 0; i < n; i++) {
 		strbuf_reset(&sb);
 		strbuf_addf(&sb, "%c %zu. ", i == sel ? '>' : ' ', i + 1);
 		session_stop_place_text(s, v[i], &sb);
@@ -253,7 +254,7 @@ static void place_rows(struct diagview *d, struct session *s, const struct probe
 		if (i == sel)
 			r->sel_last = (long)r->n - 1;
 	}
-	if (p->n_stops) {
+	if (n) {
 		d->sel = *v[sel];
 		d->sel.sample = NULL;
 		d->have_sel = true;
@@ -267,20 +268,23 @@ static void place_rows(struct diagview *d, struct session *s, const struct probe
 /* Probes worth showing: those that took backtraces. */
 static struct probe *probe_at(struct session *s, size_t k)
 {
-	for (size_t i = 0; i < s->n_probes; i++)
-		if (s->probes[i]->counts.backtraces && k-- == 0)
-			return s->probes[i];
+	struct probe *p;
+
+	session_for_each_probe(p, s)
+		if (probe_counts(p)->backtraces && k-- == 0)
+			return p;
 	return NULL;
 }
 
 static size_t probe_index(struct diagview *d, struct session *s, size_t *total)
 {
 	size_t n = 0, at = 0;
+	struct probe *p;
 
-	for (size_t i = 0; i < s->n_probes; i++) {
-		if (!s->probes[i]->counts.backtraces)
+	session_for_each_probe(p, s) {
+		if (!probe_counts(p)->backtraces)
 			continue;
-		if (s->probes[i]->id == d->probe)
+		if (probe_id(p) == d->probe)
 			at = n;
 		n++;
 	}
@@ -296,7 +300,7 @@ static void switch_probe(struct diagview *d, struct session *s, int dir)
 	if (!total)
 		return;
 	p = probe_at(s, (at + total + (size_t)(long)dir) % total);
-	d->probe = p->id;
+	d->probe = probe_id(p);
 	d->have_sel = d->detail = false;
 	d->scroll = 0;
 }
@@ -306,17 +310,17 @@ static void move_selection(struct diagview *d, struct session *s, int dir)
 	size_t total, at = probe_index(d, s, &total);
 	struct probe *p = probe_at(s, at);
 	const struct stop_place **v;
-	size_t sel = 0;
+	size_t n, sel = 0;
 
-	if (!p || !p->n_stops)
+	if (!p || !probe_stop_places(p, &n) || !n)
 		return;
-	v = sorted_places(p);
-	for (size_t i = 0; d->have_sel && i < p->n_stops; i++)
+	v = sorted_places(p, &n);
+	for (size_t i = 0; d->have_sel && i < n; i++)
 		if (same_place(v[i], &d->sel))
 			sel = i;
 	if (dir < 0 && sel > 0)
 		sel--;
-	else if (dir > 0 && sel + 1 < p->n_stops)
+	else if (dir > 0 && sel + 1 < n)
 		sel++;
 	d->sel = *v[sel];
 	d->sel.sample = NULL;
@@ -348,11 +352,13 @@ bool diagview_key(struct diagview *d, struct session *s, int key)
 
 static void build(struct diagview *d, struct session *s, struct probe *p, struct rows *r)
 {
+	const struct probe_counts *c = probe_counts(p);
+
 	add_fmt(r, ROLE_NORMAL, "%llu events, %llu backtraces",
-		(unsigned long long)p->counts.events, (unsigned long long)p->counts.backtraces);
+		(unsigned long long)c->events, (unsigned long long)c->backtraces);
 	add_str(r, "", ROLE_NORMAL);
-	status_rows(p, r);
-	error_rows(p, r);
+	status_rows(c, r);
+	error_rows(c, r);
 	place_rows(d, s, p, r);
 }
 
@@ -407,9 +413,9 @@ void diagview_draw(struct diagview *d, struct session *s, WINDOW *w)
 		draw_title(w, 0, "diagnosis", NULL, true);
 		draw_text(w, 2, 1, none, strlen(none), getmaxx(w) - 2, ROLE_NORMAL);
 	} else {
-		d->probe = p->id;
-		snprintf(title, sizeof(title), "diagnosis: probe %u (%s), %zu of %zu", p->id,
-			 p->target_text, at + 1, total);
+		d->probe = probe_id(p);
+		snprintf(title, sizeof(title), "diagnosis: probe %u (%s), %zu of %zu", probe_id(p),
+			 probe_target(p), at + 1, total);
 		draw_title(w, 0, title, NULL, true);
 		build(d, s, p, &r);
 		draw_rows(d, &r, w);

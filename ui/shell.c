@@ -389,11 +389,6 @@ static void pump_events(struct shell *sh)
 		wr_error("reading events failed: %s", strerror(-n));
 }
 
-static bool backlog_waiting(const struct session *s)
-{
-	return s->backlog && s->backlog_pos < s->backlog->len;
-}
-
 static void on_tick(struct loop *lp)
 {
 	uint64_t expirations;
@@ -449,9 +444,9 @@ static int wait_once(struct loop *lp)
 	double wait = lp->last_draw + FRAME_SECONDS - now_seconds();
 	int n;
 
-	if (!backlog_waiting(sh->s) && sh->dirty && wait > 0)
+	if (!session_backlog_waiting(sh->s) && sh->dirty && wait > 0)
 		ts.tv_nsec = (long)(wait * 1e9);
-	if (backlog_waiting(sh->s) || sh->dirty)
+	if (session_backlog_waiting(sh->s) || sh->dirty)
 		timeout = &ts;
 	n = ppoll(fds, 4, timeout, &lp->wait_mask);
 	if (n < 0 && errno != EINTR)
@@ -464,7 +459,7 @@ static int wait_once(struct loop *lp)
 		on_tick(lp);
 	if (n > 0 && fds[2].revents)
 		read_stderr(lp);
-	if ((n > 0 && fds[3].revents) || backlog_waiting(sh->s))
+	if ((n > 0 && fds[3].revents) || session_backlog_waiting(sh->s))
 		pump_events(sh);
 	return 0;
 }
@@ -602,9 +597,9 @@ static int start(struct loop *lp)
 		err = cmdline_init(&hooks, SHELL_PROMPT);
 	if (err)
 		return err;
-	sh->s->sink = (struct session_sink){ on_event, sh };
+	session_set_sink(sh->s, &(struct session_sink){ on_event, sh });
 	session_set_progress(sh->s, on_progress, sh);
-	sh->s->renderer.color = RENDER_COLOR_NONE; /* the panel colours by role */
+	session_set_color(sh->s, RENDER_COLOR_NONE); /* the panel colours by role */
 	wr_log_set_sink(on_log, sh);
 	statusbar_tick(&sh->bar, sh->s, now_seconds());
 	return 0;
@@ -615,9 +610,9 @@ static void stop(struct loop *lp)
 	struct shell *sh = lp->sh;
 
 	wr_log_set_sink(NULL, NULL);
-	sh->s->sink = (struct session_sink){ NULL, NULL };
+	session_set_sink(sh->s, NULL);
 	session_set_progress(sh->s, NULL, NULL);
-	sh->s->renderer.color = sh->o->color;
+	session_set_color(sh->s, sh->o->color);
 	if (sh->keys) {
 		cmdline_release();
 		delwin(sh->keys);

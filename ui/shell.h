@@ -1,5 +1,5 @@
-/* shell.h - the interactive shell: the state its parts share, and the
- * entry point main.c hands to cli_run().
+/* shell.h - the interactive shell: the state its parts share, and its
+ * entry point, ui_run(), which main.c calls.
  *
  * Layer rule: ui/ only draws and handles keys.  Every command goes to the
  * one interpreter in tracer/command.h; what comes back is shown here.
@@ -34,7 +34,7 @@ enum shell_focus {
 };
 
 struct shell {
-	struct session *s;          /* borrowed from cli_run */
+	struct session *s;          /* borrowed from main.c */
 	const struct cli_options *o;
 	struct layout layout;
 	WINDOW *keys;               /* owned: 1x1, never drawn; keys are read through it */
@@ -55,7 +55,7 @@ struct shell {
 	struct strbuf pending;      /* lines of a `trace` block still open */
 };
 
-/* The interactive shell (cli_shell_fn).  Returns the exit status once the
+/* The interactive shell on session @s.  Returns the exit status once the
  * user quits; the caller frees the session, which detaches everything. */
 int ui_run(struct session *s, const struct cli_options *o);
 

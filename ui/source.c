@@ -92,8 +92,8 @@ static void show_file(struct source *src, struct session *s, const char *path, u
 	if (!src->path || strcmp(src->path, path) != 0) {
 		drop_file(src);
 		src->path = xstrdup(path);
-		if (file_read(path, &text, NULL) && s->opt.pid > 0) {
-			char *alt = xasprintf("/proc/%d/root%s", (int)s->opt.pid, path);
+		if (file_read(path, &text, NULL) && session_pid(s) > 0) {
+			char *alt = xasprintf("/proc/%d/root%s", (int)session_pid(s), path);
 
 			file_read(alt, &text, NULL);
 			free(alt);
@@ -121,9 +121,12 @@ void source_show_probe(struct source *src, struct session *s, unsigned id)
 	src->probe = p ? id : 0;
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->n_sites; i++) {
-		if (p->sites[i].where.file) {
-			show_file(src, s, p->sites[i].where.file, p->sites[i].where.line);
+	for (size_t i = 0; i < probe_site_count(p); i++) {
+		unsigned line;
+		const char *file = probe_site_file(p, i, &line);
+
+		if (file) {
+			show_file(src, s, file, line);
 			return;
 		}
 	}
@@ -132,11 +135,15 @@ void source_show_probe(struct source *src, struct session *s, unsigned id)
 
 void source_sync(struct source *src, struct session *s)
 {
+	struct probe *p, *last = NULL;
+
 	if (!src->probe || session_probe(s, src->probe))
 		return;
 	src->probe = 0;
-	if (s->n_probes)
-		source_show_probe(src, s, s->probes[s->n_probes - 1]->id);
+	session_for_each_probe(p, s)
+		last = p;
+	if (last)
+		source_show_probe(src, s, probe_id(last));
 }
 
 /* ---- finding a pattern's source ---- */
@@ -205,17 +212,22 @@ bool source_in_search(const struct source *src)
 
 static void select_step(struct source *src, struct session *s, int dir)
 {
-	size_t at = s->n_probes;
+	size_t n = session_probe_count(s), at = n, i = 0;
+	struct probe **v, *p;
 
-	if (!s->n_probes)
+	if (!n)
 		return;
-	for (size_t i = 0; i < s->n_probes; i++)
-		if (s->probes[i]->id == src->probe)
+	v = xcalloc(n, sizeof(*v));
+	session_for_each_probe(p, s) {
+		if (probe_id(p) == src->probe)
 			at = i;
-	if (at == s->n_probes)
-		at = dir > 0 ? s->n_probes - 1 : 0;
-	at = (at + s->n_probes + (size_t)dir) % s->n_probes;
-	source_show_probe(src, s, s->probes[at]->id);
+		v[i++] = p;
+	}
+	if (at == n)
+		at = dir > 0 ? n - 1 : 0;
+	at = (at + n + (size_t)dir) % n;
+	source_show_probe(src, s, probe_id(v[at]));
+	free(v);
 }
 
 static void scroll_by(struct source *src, long lines)
@@ -275,18 +287,19 @@ static char probe_mark(const struct source *src, struct session *s, unsigned lin
 {
 	char mark = ' ';
 
+	struct probe *p;
+
 	*selected = false;
-	for (size_t i = 0; i < s->n_probes; i++) {
-		const struct probe *p = s->probes[i];
+	session_for_each_probe(p, s) {
+		for (size_t k = 0; k < probe_site_count(p); k++) {
+			unsigned at;
+			const char *file = probe_site_file(p, k, &at);
 
-		for (size_t k = 0; k < p->n_sites; k++) {
-			const struct dw_site *w = &p->sites[k].where;
-
-			if (w->line != line || !w->file || !same_file(w->file, src->path))
+			if (at != line || !file || !same_file(file, src->path))
 				continue;
 			if (mark != '>')
-				mark = p->enabled ? '>' : 'o';
-			*selected |= p->id == src->probe;
+				mark = probe_enabled(p) ? '>' : 'o';
+			*selected |= probe_id(p) == src->probe;
 		}
 	}
 	return mark;

@@ -17,16 +17,20 @@
 
 void statusbar_tick(struct statusbar *b, struct session *s, double now)
 {
+	uint64_t events = session_events(s);
+	struct session_losses l;
+
 	if (!b->since) {
 		b->since = now;
-		b->events_then = s->events;
+		b->events_then = events;
 	}
 	if (now - b->since >= RATE_WINDOW) {
-		b->rate = (double)(s->events - b->events_then) / (now - b->since);
+		b->rate = (double)(events - b->events_then) / (now - b->since);
 		b->since = now;
-		b->events_then = s->events;
+		b->events_then = events;
 	}
-	b->lost = session_lost_events(s);
+	session_losses(s, &l);
+	b->lost = l.lost + l.dropped;
 }
 
 void statusbar_message(struct statusbar *b, const char *msg, double seconds, double now)
@@ -42,19 +46,20 @@ void statusbar_draw(const struct statusbar *b, struct session *s, WINDOW *w, dou
 	size_t on = 0;
 	int cols = getmaxx(w), x;
 	bool alert = b->message[0] && now < b->message_until;
+	struct probe *p;
 
-	for (size_t i = 0; i < s->n_probes; i++)
-		on += s->probes[i]->enabled;
+	session_for_each_probe(p, s)
+		on += probe_enabled(p);
 	strbuf_addch(&sb, ' ');
 	session_target_text(s, &sb);
-	strbuf_addf(&sb, " | probes %zu/%zu on | %.0f ev/s | %llu events | ", on, s->n_probes, b->rate,
-		    (unsigned long long)s->events);
+	strbuf_addf(&sb, " | probes %zu/%zu on | %.0f ev/s | %llu events | ", on,
+		    session_probe_count(s), b->rate, (unsigned long long)session_events(s));
 	snprintf(lost, sizeof(lost), "lost %llu", (unsigned long long)b->lost);
 	mvwhline(w, 0, 0, ' ' | draw_attr(ROLE_STATUS), cols);
 	x = draw_text(w, 0, 0, sb.buf, sb.len, cols, ROLE_STATUS);
 	x += draw_text(w, 0, x, lost, strlen(lost), cols - x, b->lost ? ROLE_ALERT : ROLE_STATUS);
 	strbuf_reset(&sb);
-	strbuf_addf(&sb, " | %s", s->opt.transport == WR_TRANSPORT_PERF ? "perf" : "ringbuf");
+	strbuf_addf(&sb, " | %s", session_transport(s) == WR_TRANSPORT_PERF ? "perf" : "ringbuf");
 	x += draw_text(w, 0, x, sb.buf, sb.len, cols - x, ROLE_STATUS);
 	if (alert) {
 		int len = (int)draw_width(b->message, strlen(b->message)) + 2;

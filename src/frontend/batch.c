@@ -12,11 +12,8 @@
 #include "tracer/command.h"
 #include "tracer/session.h"
 #include "util/clock.h"
-#include "util/error.h"
 #include "util/file.h"
-#include "util/log.h"
 #include "util/strbuf.h"
-#include "util/xalloc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -34,7 +31,7 @@ struct batch {
 static int wait_for(struct batch *b, double seconds, uint64_t events)
 {
 	double deadline = seconds > 0 ? now_seconds() + seconds : 0;
-	uint64_t goal = b->s->events + events;
+	uint64_t goal = session_events(b->s) + events;
 	int err = 0;
 
 	while (!*b->o->stop_signal && !session_done(b->s)) {
@@ -42,9 +39,9 @@ static int wait_for(struct batch *b, double seconds, uint64_t events)
 
 		if (deadline && now_seconds() >= deadline)
 			break;
-		if (events && b->s->events >= goal)
+		if (events && session_events(b->s) >= goal)
 			break;
-		session_set_budget(b->s, events ? goal - b->s->events : UINT64_MAX);
+		session_set_budget(b->s, events ? goal - session_events(b->s) : UINT64_MAX);
 		n = session_poll(b->s, 50);
 		fflush(stdout);
 		if (n < 0 && n != -EINTR) {

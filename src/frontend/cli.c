@@ -1,24 +1,16 @@
-/* cli.c - script mode, --dry-run, and the plumbing every mode shares:
- * opening the session, the event loop with its stop conditions
- * (--max-events, --timeout, SIGINT/SIGTERM), and the final report of lost
- * events.  --batch lives in batch.c and the shell in ui/.
+/* cli.c - what script mode and --batch share (see cli.h): the session
+ * with stdout as its sink, the event loop with its stop conditions
+ * (--max-events, --timeout, SIGINT/SIGTERM, the traced process's end),
+ * the final report of lost events, and exit statuses.
  */
 #include "frontend/cli.h"
-#include "runtime/runtime.h"
-#include "frontend/batch.h"
 #include "tracer/session.h"
-#include "tracer/target.h"
 #include "util/clock.h"
 #include "util/error.h"
-#include "util/file.h"
 #include "util/log.h"
-#include "util/strbuf.h"
-#include "util/xalloc.h"
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 int cli_exit_status(int err)
@@ -59,71 +51,40 @@ static void progress(void *ctx, const char *what, size_t done, size_t total)
 	fflush(stderr);
 }
 
-static int open_session(const struct cli_options *o, struct session **out)
+int cli_open_session(const struct cli_options *o, struct session **out)
 {
 	struct session_options so = {
 		.pid = o->pid, .path = o->path, .transport = o->transport,
 		.bt_depth = o->bt_depth, .format = o->format, .color = o->color,
 		.dry_run = o->dry_run, .verbose = o->verbose, .relative_time = o->relative_time,
+		.max_events = o->max_events,
 	};
+	struct session_sink sink = { write_event, NULL };
 	int err = session_new(&so, out);
 
 	if (err)
 		return err;
-	(*out)->max_events = o->max_events;
-	(*out)->sink = (struct session_sink){ write_event, NULL };
+	session_set_sink(*out, &sink);
 	session_set_progress(*out, progress, NULL);
 	return 0;
 }
 
-static size_t count_sites(struct session *s)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < s->n_probes; i++)
-		n += s->probes[i]->n_sites;
-	return n;
-}
-
-static void report_ready(const struct cli_options *o, struct session *s)
-{
-	size_t sites = count_sites(s);
-
-	if (o->quiet)
-		return;
-	if (o->pid)
-		fprintf(stderr, "wraith: tracing %zu probe%s (%zu site%s) in process %d; Ctrl-C stops\n",
-			s->n_probes, s->n_probes == 1 ? "" : "s", sites, sites == 1 ? "" : "s",
-			(int)o->pid);
-	else
-		fprintf(stderr, "wraith: tracing %zu probe%s (%zu site%s) in every process of %s; "
-			"Ctrl-C stops\n", s->n_probes, s->n_probes == 1 ? "" : "s", sites,
-			sites == 1 ? "" : "s", o->path);
-	fflush(stderr);
-}
-
-/* Lost and malformed events are never silent. */
 void cli_report_losses(struct session *s)
 {
-	uint64_t lost = session_lost_events(s) - s->backlog_dropped, truncated = 0;
+	struct session_losses l;
 
-	for (size_t i = 0; i < s->n_probes; i++) {
-		struct wr_probe_stats st;
-
-		session_probe_stats(s, s->probes[i], &st);
-		truncated += st.truncated;
-	}
-	if (lost)
+	session_losses(s, &l);
+	if (l.lost)
 		wr_warn("%llu events were lost because the event buffer was full; slow the "
-			"probed code down or print less", (unsigned long long)lost);
-	if (truncated)
+			"probed code down or print less", (unsigned long long)l.lost);
+	if (l.truncated)
 		wr_warn("%llu events were cut short because they exceeded %u bytes",
-			(unsigned long long)truncated, WR_EVENT_MAX);
-	if (s->backlog_dropped)
+			(unsigned long long)l.truncated, WR_EVENT_MAX);
+	if (l.dropped)
 		wr_warn("%llu events were dropped while no `wait` was reading them",
-			(unsigned long long)s->backlog_dropped);
-	if (s->malformed)
-		wr_warn("%llu malformed events were dropped", (unsigned long long)s->malformed);
+			(unsigned long long)l.dropped);
+	if (l.malformed)
+		wr_warn("%llu malformed events were dropped", (unsigned long long)l.malformed);
 }
 
 int cli_event_loop(const struct cli_options *o, struct session *s)
@@ -152,68 +113,4 @@ int cli_event_loop(const struct cli_options *o, struct session *s)
 	if (session_target_exited(s) && !o->quiet)
 		fprintf(stderr, "wraith: process %d exited\n", (int)o->pid);
 	return 0;
-}
-
-static int load_script_text(const struct cli_options *o, char **text)
-{
-	int err;
-
-	if (o->script) {
-		*text = xstrdup(o->script);
-		return 0;
-	}
-	err = file_read(o->script_file, text, NULL);
-	if (err)
-		fprintf(stderr, "wraith: cannot read script file %s: %s\n", o->script_file,
-			strerror(-err));
-	return err;
-}
-
-static int run_script(const struct cli_options *o, struct session *s)
-{
-	struct strbuf errors = STRBUF_INIT;
-	char *text = NULL;
-	int err = load_script_text(o, &text);
-
-	if (err)
-		return 2;
-	err = session_start(s);
-	if (!err)
-		err = session_add_script(s, text, o->script_file ? o->script_file : "<script>", &errors,
-					 NULL, 0, NULL);
-	fputs(errors.buf, stderr);
-	strbuf_release(&errors);
-	free(text);
-	if (err)
-		return cli_exit_status(err);
-	if (o->dry_run) {
-		struct strbuf out = STRBUF_INIT;
-
-		for (size_t i = 0; i < s->n_probes; i++)
-			session_describe_probe(s, s->probes[i], &out);
-		fputs(out.buf, stdout);
-		strbuf_release(&out);
-		return 0;
-	}
-	report_ready(o, s);
-	err = cli_event_loop(o, s);
-	cli_report_losses(s);
-	return err;
-}
-
-int cli_run(const struct cli_options *o, cli_shell_fn shell)
-{
-	struct session *s = NULL;
-	int err = open_session(o, &s), rc;
-
-	if (err)
-		return cli_exit_status(err);
-	if (o->batch_file)
-		rc = batch_run(o, s);
-	else if (o->script || o->script_file)
-		rc = run_script(o, s);
-	else
-		rc = shell(s, o);
-	session_free(s);
-	return rc;
 }

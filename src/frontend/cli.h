@@ -1,12 +1,15 @@
-/* cli.h - the options of the command line and the modes that run them.
+/* cli.h - the options of the command line, and what the two plain-terminal
+ * front ends (script mode and --batch) share: opening the session with
+ * stdout as its sink, the event loop with its stop conditions, the report
+ * of lost events, and exit statuses.
  *
- * Layer rule: tracer/ is the only layer front ends talk to.  main.c parses
- * the command line into struct cli_options and calls cli_run(), which
- * opens the session and runs script mode, --batch, --dry-run, or the
- * interactive shell (passed in by main.c, since ui/ sits above tracer/).
+ * Layer rule: src/frontend/ sits beside ui/ and main.c, above tracer/: it
+ * drives a session through tracer/session.h and tracer/command.h only and
+ * is the only code besides ui/ that writes to stdout and stderr.  It is
+ * part of the program, not of libwraith.a.
  */
-#ifndef WRAITH_TRACER_CLI_H
-#define WRAITH_TRACER_CLI_H
+#ifndef WRAITH_FRONTEND_CLI_H
+#define WRAITH_FRONTEND_CLI_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -42,10 +45,18 @@ struct cli_options {
 	volatile sig_atomic_t *stop_signal; /* set by SIGINT/SIGTERM handlers */
 };
 
-typedef int (*cli_shell_fn)(struct session *s, const struct cli_options *o);
+/* Open the session @o asks for, rendering events to stdout and start-up
+ * progress to a terminal on stderr.  Returns 0 or a negative error
+ * (message logged). */
+int cli_open_session(const struct cli_options *o, struct session **out);
 
-/* Run the mode @o asks for.  Returns the process exit status. */
-int cli_run(const struct cli_options *o, cli_shell_fn shell);
+/* Render events until Ctrl-C, SIGTERM, --timeout, --max-events or the end
+ * of the traced process.  Returns the exit status. */
+int cli_event_loop(const struct cli_options *o, struct session *s);
+
+/* Warn about events that never reached the output: lost, cut short,
+ * dropped, malformed.  Lost and malformed events are never silent. */
+void cli_report_losses(struct session *s);
 
 /* Exit status for a negative error code: 2 for bad input (script, target,
  * usage), 1 for runtime failures. */

@@ -108,6 +108,7 @@ static void add_script(struct session *s, const char *text, const char *file, st
 		res->err = err;
 		return;
 	}
+	res->first_added = n ? ids[0] : 0;
 	report_added(s, ids, n, out);
 }
 
@@ -136,6 +137,21 @@ static void cmd_trace(struct session *s, const struct words *w, const char *line
 	free(text);
 }
 
+/* Apply @fn to every probe, newest first; by id, since @fn may delete. */
+static void for_all_probes(struct session *s, struct strbuf *out,
+			   int (*fn)(struct session *s, struct probe *p, struct strbuf *out))
+{
+	unsigned *ids = xcalloc(session_probe_count(s) + 1, sizeof(*ids));
+	size_t n = 0;
+	struct probe *p;
+
+	session_for_each_probe(p, s)
+		ids[n++] = probe_id(p);
+	while (n-- > 0)
+		fn(s, session_probe(s, ids[n]), out);
+	free(ids);
+}
+
 /* Apply @fn to probe ID or to all probes. */
 static void for_probes(struct session *s, const struct words *w, const struct command *c,
 		       struct strbuf *out, struct cmd_result *res,
@@ -150,8 +166,7 @@ static void for_probes(struct session *s, const struct words *w, const struct co
 		return;
 	}
 	if (strcmp(w->v[1], "all") == 0) {
-		for (size_t i = s->n_probes; i-- > 0;)
-			fn(s, s->probes[i], out);
+		for_all_probes(s, out, fn);
 		return;
 	}
 	id = strtoul(w->v[1], &end, 10);
@@ -173,7 +188,7 @@ static int do_enable(struct session *s, struct probe *p, struct strbuf *out)
 	int err = session_enable(s, p, true);
 
 	if (!err)
-		strbuf_addf(out, "probe %u enabled\n", p->id);
+		strbuf_addf(out, "probe %u enabled\n", probe_id(p));
 	return err;
 }
 
@@ -182,13 +197,13 @@ static int do_disable(struct session *s, struct probe *p, struct strbuf *out)
 	int err = session_enable(s, p, false);
 
 	if (!err)
-		strbuf_addf(out, "probe %u disabled\n", p->id);
+		strbuf_addf(out, "probe %u disabled\n", probe_id(p));
 	return err;
 }
 
 static int do_delete(struct session *s, struct probe *p, struct strbuf *out)
 {
-	strbuf_addf(out, "probe %u deleted\n", p->id);
+	strbuf_addf(out, "probe %u deleted\n", probe_id(p));
 	session_delete(s, p);
 	return 0;
 }
@@ -249,7 +264,9 @@ static void cmd_save(struct session *s, const struct words *w, const char *line,
 
 		fail(res, out, err, "cannot write %s: %s", w->v[1], strerror(-err));
 	} else {
-		strbuf_addf(out, "saved %zu probe%s to %s\n", s->n_probes, s->n_probes == 1 ? "" : "s",
+		size_t n = session_probe_count(s);
+
+		strbuf_addf(out, "saved %zu probe%s to %s\n", n, n == 1 ? "" : "s",
 			    w->v[1]);
 	}
 	strbuf_release(&text);
@@ -489,11 +506,12 @@ static void offer_topics(struct candidates *c)
 
 static void offer_probe_ids(struct session *s, struct candidates *c)
 {
+	struct probe *p;
 	char id[16];
 
 	offer(c, "all");
-	for (size_t i = 0; i < s->n_probes; i++) {
-		snprintf(id, sizeof(id), "%u", s->probes[i]->id);
+	session_for_each_probe(p, s) {
+		snprintf(id, sizeof(id), "%u", probe_id(p));
 		offer(c, id);
 	}
 }

@@ -34,6 +34,7 @@ struct cmd_result {
 	double wait_seconds;
 	uint64_t wait_events;
 	char *edit_target;      /* owned (CMD_EDIT); free with cmd_result_release */
+	unsigned first_added;   /* `trace`, `source`: the first probe added (0: none) */
 };
 
 void cmd_result_release(struct cmd_result *r);

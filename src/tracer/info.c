@@ -12,7 +12,7 @@
 #include "render/render.h"
 #include "render/status.h"
 #include "script/parser.h"
-#include "tracer/session.h"
+#include "tracer/session_priv.h"
 #include "tracer/target.h"
 #include "util/diag.h"
 #include "util/error.h"

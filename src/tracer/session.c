@@ -6,7 +6,7 @@
  * step fails the probes of that script already loaded are removed again,
  * so a failed `trace` never leaves half a probe attached.
  */
-#include "tracer/session.h"
+#include "tracer/session_priv.h"
 #include "codegen/codegen.h"
 #include "dwarf/module.h"
 #include "dwarf/vars.h"
@@ -31,7 +31,6 @@
 #include <time.h>
 
 #define REFRESH_INTERVAL 0.2 /* seconds between checks of the mappings */
-#define MAX_STOP_PLACES 64
 #define MAX_BACKLOG_BYTES (64u << 20)
 
 static int kernel_wait(struct session *s);
@@ -87,13 +86,13 @@ int session_new(const struct session_options *opt, struct session **out)
 	renderer_init(&s->renderer, opt->format, opt->color, &hooks);
 	s->renderer.relative_time = opt->relative_time;
 	event_decoder_init(&s->decoder);
-	s->startup_seconds = now_seconds() - t0;
-	wr_debug("target opened: %zu modules in %.1f ms", s->target->n_mods, s->startup_seconds * 1e3);
+	wr_debug("target opened: %zu modules in %.1f ms", s->target->n_mods, (now_seconds() - t0) * 1e3);
 	*out = s;
 	return 0;
 }
 
-static void probe_free(struct session *s, struct probe *p)
+/* Unload every site of @p, then free it. */
+static void unload_probe(struct session *s, struct probe *p)
 {
 	for (size_t i = 0; i < p->n_sites; i++) {
 		struct probe_site *site = &p->sites[i];
@@ -102,18 +101,8 @@ static void probe_free(struct session *s, struct probe *p)
 			runtime_unload(s->rt, site->rt);
 		if (site->wire_id < WR_MAX_PROBES && s->wire[site->wire_id].probe == p)
 			s->wire[site->wire_id].probe = NULL;
-		free(site->where.function);
-		free(site->where.file);
 	}
-	for (size_t i = 0; i < p->n_stops; i++)
-		free(p->stops[i].sample);
-	free(p->stops);
-	free(p->arg_types);
-	free(p->sites);
-	free(p->target_text);
-	free(p->source);
-	ast_script_free(p->script);
-	free(p);
+	probe_free(p);
 }
 
 void session_free(struct session *s)
@@ -121,7 +110,7 @@ void session_free(struct session *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->n_probes; i++)
-		probe_free(s, s->probes[i]);
+		unload_probe(s, s->probes[i]);
 	free(s->probes);
 	if (s->kstart)
 		kernel_wait(s);
@@ -232,26 +221,6 @@ static bool probe_has_bt(const struct ast_probe *p)
 	return ast_probe_count(p, AST_STMT_BT) > 0;
 }
 
-/* Build a probe (not yet compiled) around @ast, which it takes over. */
-static struct probe *probe_new(struct session *s, struct ast_probe *ast)
-{
-	struct probe *p = xcalloc(1, sizeof(*p));
-
-	p->script = xcalloc(1, sizeof(*p->script));
-	p->script->probes = xcalloc(1, sizeof(*p->script->probes));
-	p->script->probes[0] = ast;
-	p->script->n_probes = 1;
-	p->ast = ast;
-	p->id = s->next_probe_id++;
-	p->target_text = xstrdup(ast->target.text);
-	p->source = xasprintf("trace %s {%s}", ast->target.text, ast->body_text ? ast->body_text : "");
-	p->enabled = true;
-	p->render.id = p->id;
-	p->render.target = p->target_text;
-	p->render.ast = ast;
-	return p;
-}
-
 static int resolve_probe(struct session *s, struct probe *p, struct diag *d)
 {
 	struct located_set found = { 0 };
@@ -332,16 +301,7 @@ static const struct dw_type *type_find(void *ctx, const char *spelling)
 
 static void note_arg(void *ctx, unsigned print, unsigned arg, const struct dw_type *t)
 {
-	struct probe *p = ((struct site_ctx *)ctx)->probe;
-
-	for (size_t i = 0; i < p->n_arg_types; i++)
-		if (p->arg_types[i].print == print && p->arg_types[i].arg == arg)
-			return;
-	p->arg_types = xgrow(p->arg_types, &p->cap_arg_types, p->n_arg_types + 1,
-			     sizeof(*p->arg_types));
-	p->arg_types[p->n_arg_types++] = (struct render_arg_type){ (uint16_t)print, (uint16_t)arg, t };
-	p->render.arg_types = p->arg_types;
-	p->render.n_arg_types = p->n_arg_types;
+	probe_note_arg_type(((struct site_ctx *)ctx)->probe, print, arg, t);
 }
 
 /* The CFA rule at the site, for frame variables. */
@@ -465,7 +425,7 @@ static void remove_probe(struct session *s, struct probe *p)
 			break;
 		}
 	}
-	probe_free(s, p);
+	unload_probe(s, p);
 }
 
 /* Parse and check @text; on error render it into @errors. */
@@ -516,7 +476,7 @@ static int add_script(struct session *s, const char *text, const char *file,
 			 s->target->stats.cfi_rows, s->target->stats.cfi_modules, (now_seconds() - t0) * 1e3);
 	}
 	for (size_t i = 0; i < sc->n_probes && !err; i++) {
-		struct probe *p = probe_new(s, sc->probes[i]);
+		struct probe *p = probe_new(s->next_probe_id++, sc->probes[i]);
 		struct diag d = { 0 };
 
 		sc->probes[i] = NULL;
@@ -565,6 +525,21 @@ struct probe *session_probe(struct session *s, unsigned id)
 	return NULL;
 }
 
+struct probe *session_next_probe(const struct session *s, const struct probe *prev)
+{
+	size_t i = 0;
+
+	if (prev)
+		while (i < s->n_probes && s->probes[i++] != prev)
+			;
+	return i < s->n_probes ? s->probes[i] : NULL;
+}
+
+size_t session_probe_count(const struct session *s)
+{
+	return s->n_probes;
+}
+
 int session_enable(struct session *s, struct probe *p, bool on)
 {
 	int err = 0;
@@ -597,6 +572,11 @@ int session_set_bt_depth(struct session *s, unsigned depth)
 	return 0;
 }
 
+unsigned session_bt_depth(const struct session *s)
+{
+	return s->opt.bt_depth;
+}
+
 void session_probe_stats(struct session *s, const struct probe *p, struct wr_probe_stats *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -614,54 +594,11 @@ void session_probe_stats(struct session *s, const struct probe *p, struct wr_pro
 
 /* ---- events ---- */
 
-static void note_stop(struct probe *p, const struct ev_backtrace *bt, const char *text)
-{
-	const struct wr_bt_frame *last = bt->frame_count ? &bt->frames[bt->frame_count - 1] : NULL;
-	uint64_t cookie = last ? last->cookie : 0, pc = last ? ev_frame_pc(last) : 0;
-	struct stop_place *sp;
-
-	for (size_t i = 0; i < p->n_stops; i++) {
-		sp = &p->stops[i];
-		if (sp->cookie == cookie && sp->pc == pc && sp->status == bt->status &&
-		    sp->error == bt->error) {
-			sp->count++;
-			return;
-		}
-	}
-	if (p->n_stops >= MAX_STOP_PLACES)
-		return;
-	p->stops = xgrow(p->stops, &p->cap_stops, p->n_stops + 1, sizeof(*p->stops));
-	p->stops[p->n_stops++] = (struct stop_place){
-		.cookie = cookie, .pc = pc, .status = bt->status, .error = bt->error, .count = 1,
-		.exact = last && (last->flags & WR_FRAME_F_EXACT_IP), .sample = xstrdup(text),
-	};
-}
-
-static void count_event(struct session *s, struct probe *p, const struct event *ev, bool *stopped_early)
-{
-	p->counts.events++;
-	for (size_t i = 0; i < ev->n_items; i++) {
-		const struct ev_backtrace *bt = &ev->items[i].bt;
-
-		if (ev->items[i].type != WR_ITEM_BACKTRACE)
-			continue;
-		p->counts.backtraces++;
-		if (bt->status < WR_BT_STATUS_COUNT_)
-			p->counts.by_status[bt->status]++;
-		if (bt->error < WR_BTE_COUNT_)
-			p->counts.by_error[bt->error]++;
-		if (bt->status == WR_BT_OFFSETS_UNAVAILABLE)
-			s->refresh_wanted = true;
-		if (bt->status != WR_BT_COMPLETE && bt->status != WR_BT_TRUNCATED)
-			*stopped_early = true;
-	}
-}
 
 static void render_one(struct session *s, const void *data, size_t size)
 {
 	struct probe *p;
 	struct event ev;
-	bool stopped_early = false;
 
 	if (event_decode(&s->decoder, data, size, &ev)) {
 		s->malformed++;
@@ -672,11 +609,8 @@ static void render_one(struct session *s, const void *data, size_t size)
 		return; /* a probe deleted while its events were in flight */
 	strbuf_reset(s->scratch);
 	render_event(&s->renderer, &ev, s->scratch);
-	count_event(s, p, &ev, &stopped_early);
-	for (size_t i = 0; stopped_early && i < ev.n_items; i++)
-		if (ev.items[i].type == WR_ITEM_BACKTRACE && ev.items[i].bt.status != WR_BT_COMPLETE &&
-		    ev.items[i].bt.status != WR_BT_TRUNCATED)
-			note_stop(p, &ev.items[i].bt, s->scratch->buf);
+	if (probe_count_event(p, &ev, s->scratch->buf))
+		s->refresh_wanted = true;
 	s->events++;
 	if (s->budget != UINT64_MAX)
 		s->budget--;
@@ -689,7 +623,7 @@ static void on_event(const void *data, size_t size, void *ctx)
 	struct session *s = ctx;
 	uint32_t len = (uint32_t)size;
 
-	if (s->max_events && s->events >= s->max_events)
+	if (s->opt.max_events && s->events >= s->opt.max_events)
 		return; /* beyond --max-events: not shown */
 	if (s->budget == 0 || s->backlog_pos < s->backlog->len) {
 		/* Keep it, in order, for a later poll; a bounded amount. */
@@ -710,7 +644,7 @@ static int drain_backlog(struct session *s)
 	int n = 0;
 
 	while (s->backlog_pos < s->backlog->len && s->budget &&
-	       !(s->max_events && s->events >= s->max_events)) {
+	       !(s->opt.max_events && s->events >= s->opt.max_events)) {
 		uint32_t len;
 
 		memcpy(&len, s->backlog->buf + s->backlog_pos, sizeof(len));
@@ -728,6 +662,21 @@ static int drain_backlog(struct session *s)
 void session_set_budget(struct session *s, uint64_t n)
 {
 	s->budget = n;
+}
+
+bool session_backlog_waiting(const struct session *s)
+{
+	return s->backlog_pos < s->backlog->len;
+}
+
+void session_set_sink(struct session *s, const struct session_sink *sink)
+{
+	s->sink = sink ? *sink : (struct session_sink){ NULL, NULL };
+}
+
+void session_set_color(struct session *s, enum render_color color)
+{
+	s->renderer.color = s->renderer.format == RENDER_PRETTY ? color : RENDER_COLOR_NONE;
 }
 
 static void maybe_refresh(struct session *s)
@@ -771,9 +720,14 @@ bool session_target_exited(const struct session *s)
 	return s->target->pid > 0 && s->target->n_procs == 0;
 }
 
+uint64_t session_events(const struct session *s)
+{
+	return s->events;
+}
+
 bool session_done(const struct session *s)
 {
-	return (s->max_events && s->events >= s->max_events) || session_target_exited(s);
+	return (s->opt.max_events && s->events >= s->opt.max_events) || session_target_exited(s);
 }
 
 /* ---- descriptions ---- */
@@ -812,17 +766,29 @@ void session_save(struct session *s, struct strbuf *out)
 
 /* ---- what front ends show ---- */
 
-uint64_t session_lost_events(struct session *s)
+void session_losses(struct session *s, struct session_losses *out)
 {
-	uint64_t lost = s->rt ? runtime_transport_lost(s->rt) : 0;
-
+	*out = (struct session_losses){
+		.lost = s->rt ? runtime_transport_lost(s->rt) : 0,
+		.dropped = s->backlog_dropped, .malformed = s->malformed,
+	};
 	for (size_t i = 0; i < s->n_probes; i++) {
 		struct wr_probe_stats st;
 
 		session_probe_stats(s, s->probes[i], &st);
-		lost += st.lost;
+		out->lost += st.lost;
+		out->truncated += st.truncated;
 	}
-	return lost + s->backlog_dropped;
+}
+
+pid_t session_pid(const struct session *s)
+{
+	return s->opt.pid;
+}
+
+enum wr_transport session_transport(const struct session *s)
+{
+	return s->opt.transport;
 }
 
 void session_target_text(struct session *s, struct strbuf *out)

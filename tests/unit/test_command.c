@@ -18,7 +18,7 @@
 #include "dwarf/module.h"
 #include "dwarf/resolve.h"
 #include "tracer/command.h"
-#include "tracer/session.h"
+#include "tracer/session_priv.h" /* next_probe_id: the ids a command will give */
 #include "util/error.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -126,8 +126,8 @@ static int teardown(void **state)
 /* Each test starts without probes. */
 static int no_probes(void **state)
 {
-	while (fx.s->n_probes)
-		session_delete(fx.s, fx.s->probes[0]);
+	while (session_probe_count(fx.s))
+		session_delete(fx.s, session_next_probe(fx.s, NULL));
 	session_set_bt_depth(fx.s, 128);
 	return 0;
 }
@@ -335,7 +335,7 @@ static void test_trace_block_on_lines(void **state)
 
 	expect("t leaf {\n  print \"a\";\n  // a comment }\n}\n", CMD_OK, want);
 	assert_non_null(session_probe(fx.s, id));
-	assert_string_equal(session_probe(fx.s, id)->source,
+	assert_string_equal(probe_source(session_probe(fx.s, id)),
 			    "trace leaf {\n  print \"a\";\n  // a comment }\n}");
 	free(want);
 }
@@ -352,7 +352,7 @@ static void test_trace_opens_editor(void **state)
 	assert_int_equal(r.status, CMD_EDIT);
 	assert_string_equal(r.target, "chain.c:12");
 	run_free(&r);
-	assert_int_equal(fx.s->n_probes, 0);
+	assert_int_equal(session_probe_count(fx.s), 0);
 }
 
 static void test_trace_errors(void **state)
@@ -369,14 +369,14 @@ static void test_trace_errors(void **state)
 		       "                           ^\n"
 		       "hint: statements end with ';'\n");
 	expect_failure("trace nosuchfn { print \"x\"; }", -WR_ENOTARGET, missing);
-	assert_int_equal(fx.s->n_probes, 0); /* nothing half-added */
+	assert_int_equal(session_probe_count(fx.s), 0); /* nothing half-added */
 	free(missing);
 }
 
 static void test_set_depth(void **state)
 {
 	expect("set backtrace-depth 16", CMD_OK, "backtrace-depth is 16 for probes added from now on\n");
-	assert_int_equal(fx.s->opt.bt_depth, 16);
+	assert_int_equal(session_bt_depth(fx.s), 16);
 }
 
 static void test_save_and_source(void **state)
@@ -419,7 +419,7 @@ static void test_save_and_source(void **state)
 	cmd = xasprintf("source %s", path);
 	report = leaf_report(id, true);
 	expect(cmd, CMD_OK, report);
-	assert_int_equal(fx.s->n_probes, 1);
+	assert_int_equal(session_probe_count(fx.s), 1);
 	free(cmd);
 	free(report);
 	unlink(path);
@@ -562,7 +562,7 @@ static void test_complete_arguments(void **state)
 	expect_completions("info p", "probes");
 	expect_completions("  info  c", "cfi");
 	expect("trace leaf { print \"c\"; }", CMD_OK, added);
-	ids = xasprintf("%u all", fx.s->probes[0]->id);
+	ids = xasprintf("%u all", probe_id(session_next_probe(fx.s, NULL)));
 	expect_completions("disable ", ids);
 	expect_completions("delete a", "all");
 	expect_candidate("trace le", "leaf");

@@ -1,0 +1,160 @@
+/* probe.c - a probe's own bookkeeping: what it was made from, the types
+ * of the values it prints, and what its events said (counters by status
+ * and error code, the places where backtraces stopped early).  Loading and
+ * attaching its sites is the session's business (session.c).
+ */
+#include "tracer/session_priv.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+
+#define MAX_STOP_PLACES 64
+
+struct probe *probe_new(unsigned id, struct ast_probe *ast)
+{
+	struct probe *p = xcalloc(1, sizeof(*p));
+
+	p->script = xcalloc(1, sizeof(*p->script));
+	p->script->probes = xcalloc(1, sizeof(*p->script->probes));
+	p->script->probes[0] = ast;
+	p->script->n_probes = 1;
+	p->ast = ast;
+	p->id = id;
+	p->target_text = xstrdup(ast->target.text);
+	p->source = xasprintf("trace %s {%s}", ast->target.text, ast->body_text ? ast->body_text : "");
+	p->enabled = true;
+	p->render.id = p->id;
+	p->render.target = p->target_text;
+	p->render.ast = ast;
+	return p;
+}
+
+void probe_free(struct probe *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_sites; i++) {
+		free(p->sites[i].where.function);
+		free(p->sites[i].where.file);
+	}
+	for (size_t i = 0; i < p->n_stops; i++)
+		free(p->stops[i].sample);
+	free(p->stops);
+	free(p->arg_types);
+	free(p->sites);
+	free(p->target_text);
+	free(p->source);
+	ast_script_free(p->script);
+	free(p);
+}
+
+void probe_note_arg_type(struct probe *p, unsigned print, unsigned arg, const struct dw_type *t)
+{
+	for (size_t i = 0; i < p->n_arg_types; i++)
+		if (p->arg_types[i].print == print && p->arg_types[i].arg == arg)
+			return;
+	p->arg_types = xgrow(p->arg_types, &p->cap_arg_types, p->n_arg_types + 1,
+			     sizeof(*p->arg_types));
+	p->arg_types[p->n_arg_types++] = (struct render_arg_type){ (uint16_t)print, (uint16_t)arg, t };
+	p->render.arg_types = p->arg_types;
+	p->render.n_arg_types = p->n_arg_types;
+}
+
+/* ---- what events said ---- */
+
+static bool stopped_early(const struct ev_backtrace *bt)
+{
+	return bt->status != WR_BT_COMPLETE && bt->status != WR_BT_TRUNCATED;
+}
+
+static void note_stop(struct probe *p, const struct ev_backtrace *bt, const char *text)
+{
+	const struct wr_bt_frame *last = bt->frame_count ? &bt->frames[bt->frame_count - 1] : NULL;
+	uint64_t cookie = last ? last->cookie : 0, pc = last ? ev_frame_pc(last) : 0;
+	struct stop_place *sp;
+
+	for (size_t i = 0; i < p->n_stops; i++) {
+		sp = &p->stops[i];
+		if (sp->cookie == cookie && sp->pc == pc && sp->status == bt->status &&
+		    sp->error == bt->error) {
+			sp->count++;
+			return;
+		}
+	}
+	if (p->n_stops >= MAX_STOP_PLACES)
+		return;
+	p->stops = xgrow(p->stops, &p->cap_stops, p->n_stops + 1, sizeof(*p->stops));
+	p->stops[p->n_stops++] = (struct stop_place){
+		.cookie = cookie, .pc = pc, .status = bt->status, .error = bt->error, .count = 1,
+		.exact = last && (last->flags & WR_FRAME_F_EXACT_IP), .sample = xstrdup(text),
+	};
+}
+
+bool probe_count_event(struct probe *p, const struct event *ev, const char *text)
+{
+	bool unknown_module = false;
+
+	p->counts.events++;
+	for (size_t i = 0; i < ev->n_items; i++) {
+		const struct ev_backtrace *bt = &ev->items[i].bt;
+
+		if (ev->items[i].type != WR_ITEM_BACKTRACE)
+			continue;
+		p->counts.backtraces++;
+		if (bt->status < WR_BT_STATUS_COUNT_)
+			p->counts.by_status[bt->status]++;
+		if (bt->error < WR_BTE_COUNT_)
+			p->counts.by_error[bt->error]++;
+		if (bt->status == WR_BT_OFFSETS_UNAVAILABLE)
+			unknown_module = true;
+		if (stopped_early(bt))
+			note_stop(p, bt, text);
+	}
+	return unknown_module;
+}
+
+/* ---- accessors (probe.h) ---- */
+
+unsigned probe_id(const struct probe *p)
+{
+	return p->id;
+}
+
+const char *probe_target(const struct probe *p)
+{
+	return p->target_text;
+}
+
+const char *probe_source(const struct probe *p)
+{
+	return p->source;
+}
+
+bool probe_enabled(const struct probe *p)
+{
+	return p->enabled;
+}
+
+size_t probe_site_count(const struct probe *p)
+{
+	return p->n_sites;
+}
+
+const char *probe_site_file(const struct probe *p, size_t i, unsigned *line)
+{
+	const struct dw_site *w = &p->sites[i].where;
+
+	*line = w->file ? w->line : 0;
+	return w->file;
+}
+
+const struct probe_counts *probe_counts(const struct probe *p)
+{
+	return &p->counts;
+}
+
+const struct stop_place *probe_stop_places(const struct probe *p, size_t *n)
+{
+	*n = p->n_stops;
+	return p->stops;
+}

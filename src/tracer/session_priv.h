@@ -1,0 +1,87 @@
+/* session_priv.h - the session's and the probes' insides.
+ *
+ * Layer rule: private to src/tracer/.  Front ends see struct session and
+ * struct probe only through session.h and probe.h; everything a front end
+ * needs has a function there, so these fields can change freely.
+ */
+#ifndef WRAITH_TRACER_SESSION_PRIV_H
+#define WRAITH_TRACER_SESSION_PRIV_H
+
+#include "dwarf/resolve.h"
+#include "protocol/decode.h"
+#include "render/render.h"
+#include "script/ast.h"
+#include "tracer/session.h"
+
+struct kernel_start;
+struct rt_probe;
+struct runtime;
+struct strbuf;
+struct target;
+struct tmodule;
+
+struct probe_site {
+	struct tmodule *mod;        /* borrowed from the target */
+	struct dw_site where;       /* owned strings */
+	uint64_t file_offset;
+	uint32_t rule0;
+	uint32_t wire_id;
+	struct rt_probe *rt;        /* NULL when not loaded (dry run) */
+	size_t bpf_insns;           /* instructions of the loaded program (0 if unknown) */
+};
+
+struct probe {
+	unsigned id;
+	char *target_text;          /* owned: the pattern as written */
+	char *source;               /* owned: `trace PATTERN { BODY }` for save */
+	struct ast_script *script;  /* owned: holds this probe only */
+	const struct ast_probe *ast;/* borrowed from script */
+	struct render_probe render;
+	struct probe_site *sites;   /* owned */
+	size_t n_sites;
+	bool enabled;
+	struct probe_counts counts;
+	struct stop_place *stops;   /* owned: where backtraces stopped early */
+	size_t n_stops, cap_stops;
+	struct render_arg_type *arg_types; /* owned: types of program values printed */
+	size_t n_arg_types, cap_arg_types;
+};
+
+struct session {
+	struct session_options opt;
+	struct target *target;
+	struct runtime *rt;
+	struct kernel_start *kstart; /* owned: the kernel side while it loads */
+	struct probe **probes;      /* owned */
+	size_t n_probes, cap_probes;
+	unsigned next_probe_id;
+	struct { struct probe *probe; size_t site; } wire[WR_MAX_PROBES];
+	struct renderer renderer;
+	struct event_decoder decoder;
+	struct session_sink sink;
+	struct strbuf *scratch;     /* owned: rendering buffer */
+	uint64_t events;            /* rendered */
+	uint64_t budget;            /* events this poll may still render (UINT64_MAX: all) */
+	struct strbuf *backlog;     /* owned: raw events that arrived beyond the budget */
+	size_t backlog_pos;         /* next unread byte of backlog */
+	uint64_t backlog_dropped;   /* events dropped because the backlog was full */
+	uint64_t malformed;
+	bool refresh_wanted;
+	double last_refresh;
+};
+
+/* ---- probe.c: a probe's own bookkeeping ---- */
+
+/* A probe numbered @id around @ast, which it takes over; no sites yet. */
+struct probe *probe_new(unsigned id, struct ast_probe *ast);
+/* Free @p and what it owns.  Its sites must be unloaded first.  NULL is a
+ * no-op. */
+void probe_free(struct probe *p);
+/* Wire argument @arg of print @print has program type @t (for rendering). */
+void probe_note_arg_type(struct probe *p, unsigned print, unsigned arg, const struct dw_type *t);
+/* Count @ev, rendered as @text, in @p's counters and stop places.
+ * Returns true when a backtrace met an unknown module (the target's
+ * mappings are then worth reading again). */
+bool probe_count_event(struct probe *p, const struct event *ev, const char *text);
+
+#endif
