@@ -10,6 +10,7 @@
 #include "codegen/codegen.h"
 #include "frontend/batch.h"
 #include "frontend/cli.h"
+#include "frontend/options.h"
 #include "frontend/script.h"
 #include "render/render.h"
 #include "tracer/session.h"
@@ -17,7 +18,7 @@
 #include "util/log.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -48,6 +49,10 @@ static const char usage_text[] =
 "                            one event per line)\n"
 "      --color WHEN          auto (default), always or never; NO_COLOR is honoured\n"
 "      --relative-time       pretty headers show seconds since start, not wall time\n"
+"      --script-output-events-per-sec N\n"
+"                            show at most N events a second, count the rest on\n"
+"                            stderr (0: no limit; default 10000 on a terminal,\n"
+"                            no limit into a pipe or file)\n"
 "\n"
 "Limits:\n"
 "      --max-events N        stop after N events\n"
@@ -56,19 +61,25 @@ static const char usage_text[] =
 "\n"
 "Kernel:\n"
 "      --transport KIND      ringbuf (default) or perf (perf event array)\n"
+"      --force-perf-event-array  the same as --transport perf\n"
 "\n"
 "Diagnostics:\n"
 "  -v, --verbose             show debug messages (libbpf, verifier logs) on stderr\n"
+"      --log-level LEVEL     error, warn (default), info, debug or trace (= debug)\n"
 "      --log-file FILE       append every message, debug included, to FILE\n"
 "  -q, --quiet               no status lines on stderr, only errors\n"
+"      --config FILE         read settings from FILE (TOML) instead of\n"
+"                            $XDG_CONFIG_HOME/wraith/config.toml\n"
 "  -h, --help                show this help\n"
 "  -V, --version             show the version\n"
 "\n"
 "Script language: trace <function | file:line | 0xADDR | module:0xADDR> { ... } with\n"
 "print \"fmt {}\", expr...;  bt; / backtrace; [raw|full|inline|noinline]  if/else  let;\n"
 "expressions read the program's variables (req.name, p[i], *ptr, cast(x, \"T *\")).\n"
-"See wraith(1) and doc/script-reference.md.  Exit status: 0 ok, 1 runtime failure,\n"
-"2 usage or script error.\n";
+"See wraith(1) and doc/script-reference.md.  Settings: command line over\n"
+"environment over the configuration file over built-in defaults; the file takes\n"
+"GhostScope's keys ([ebpf] backtrace_depth = 4), see wraith(1).  Exit status: 0 ok,\n"
+"1 runtime failure, 2 usage or script error.\n";
 
 static volatile sig_atomic_t stop_signal;
 
@@ -103,125 +114,6 @@ static int usage_error(const char *fmt, ...)
 	va_end(ap);
 	fputs("\nTry 'wraith --help' for more information.\n", stderr);
 	return 2;
-}
-
-static bool parse_uint(const char *s, unsigned long long max, unsigned long long *out)
-{
-	char *end;
-
-	errno = 0;
-	if (!s || !*s || *s == '-')
-		return false;
-	*out = strtoull(s, &end, 10);
-	return !errno && !*end && *out <= max;
-}
-
-enum long_only {
-	OPT_SCRIPT_FILE = 256, OPT_BATCH, OPT_KEEP_GOING, OPT_DRY_RUN, OPT_OUTPUT, OPT_COLOR,
-	OPT_MAX_EVENTS, OPT_TIMEOUT, OPT_DEPTH, OPT_TRANSPORT, OPT_LOG_FILE, OPT_RELATIVE,
-};
-
-static const struct option long_options[] = {
-	{ "pid", required_argument, NULL, 'p' },
-	{ "target", required_argument, NULL, 't' },
-	{ "script", required_argument, NULL, 's' },
-	{ "script-file", required_argument, NULL, OPT_SCRIPT_FILE },
-	{ "batch", required_argument, NULL, OPT_BATCH },
-	{ "keep-going", no_argument, NULL, OPT_KEEP_GOING },
-	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-	{ "script-output", required_argument, NULL, OPT_OUTPUT },
-	{ "color", required_argument, NULL, OPT_COLOR },
-	{ "relative-time", no_argument, NULL, OPT_RELATIVE },
-	{ "max-events", required_argument, NULL, OPT_MAX_EVENTS },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "backtrace-depth", required_argument, NULL, OPT_DEPTH },
-	{ "transport", required_argument, NULL, OPT_TRANSPORT },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "log-file", required_argument, NULL, OPT_LOG_FILE },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static int parse_value_option(int c, const char *arg, struct cli_options *o)
-{
-	unsigned long long v;
-	char *end;
-
-	switch (c) {
-	case 'p':
-		if (!parse_uint(arg, INT_MAX, &v) || v == 0)
-			return usage_error("invalid PID '%s': expected a positive number", arg);
-		o->pid = (pid_t)v;
-		return 0;
-	case OPT_OUTPUT:
-		o->format = render_format_parse(arg);
-		if ((int)o->format < 0)
-			return usage_error("invalid --script-output '%s': expected pretty, plain or json", arg);
-		return 0;
-	case OPT_COLOR:
-		if (strcmp(arg, "auto") && strcmp(arg, "always") && strcmp(arg, "never"))
-			return usage_error("invalid --color '%s': expected auto, always or never", arg);
-		o->color_mode = arg;
-		return 0;
-	case OPT_MAX_EVENTS:
-		if (!parse_uint(arg, ULLONG_MAX, &v) || v == 0)
-			return usage_error("invalid --max-events '%s': expected a number >= 1", arg);
-		o->max_events = v;
-		return 0;
-	case OPT_TIMEOUT:
-		errno = 0;
-		o->timeout = strtod(arg, &end);
-		if (errno || *end || !(o->timeout > 0))
-			return usage_error("invalid --timeout '%s': expected seconds > 0", arg);
-		return 0;
-	case OPT_DEPTH:
-		if (!parse_uint(arg, WR_BT_MAX_DEPTH, &v) || v < 1)
-			return usage_error("invalid --backtrace-depth '%s': expected 1..%u", arg,
-					   WR_BT_MAX_DEPTH);
-		o->bt_depth = (unsigned)v;
-		return 0;
-	case OPT_TRANSPORT:
-		if (strcmp(arg, "ringbuf") == 0)
-			o->transport = WR_TRANSPORT_RINGBUF;
-		else if (strcmp(arg, "perf") == 0)
-			o->transport = WR_TRANSPORT_PERF;
-		else
-			return usage_error("invalid --transport '%s': expected ringbuf or perf", arg);
-		return 0;
-	}
-	return usage_error("internal error: option %d", c);
-}
-
-static int parse_options(int argc, char **argv, struct cli_options *o)
-{
-	int c, err;
-
-	while ((c = getopt_long(argc, argv, "p:t:s:vqhV", long_options, NULL)) != -1) {
-		switch (c) {
-		case 't': o->path = optarg; break;
-		case 's': o->script = optarg; break;
-		case OPT_SCRIPT_FILE: o->script_file = optarg; break;
-		case OPT_BATCH: o->batch_file = optarg; break;
-		case OPT_KEEP_GOING: o->keep_going = true; break;
-		case OPT_DRY_RUN: o->dry_run = true; break;
-		case OPT_RELATIVE: o->relative_time = true; break;
-		case OPT_LOG_FILE: o->log_file = optarg; break;
-		case 'v': o->verbose = true; break;
-		case 'q': o->quiet = true; break;
-		case 'h': o->help = true; break;
-		case 'V': o->version = true; break;
-		case '?': return 2; /* getopt printed why */
-		default:
-			err = parse_value_option(c, optarg, o);
-			if (err)
-				return err;
-		}
-	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
-	return 0;
 }
 
 static int check_options(const struct cli_options *o)
@@ -290,41 +182,52 @@ static int run(const struct cli_options *o)
 	return rc;
 }
 
-int main(int argc, char **argv)
+/* Everything between the options and the end: checks, log, privilege,
+ * the mode.  Returns the exit status. */
+static int start(struct cli_options *o)
 {
-	struct cli_options o = { .format = RENDER_PRETTY, .transport = WR_TRANSPORT_RINGBUF };
-	int rc = parse_options(argc, argv, &o);
+	int rc;
 
-	if (rc)
-		return rc;
-	if (o.help) {
+	if (o->help) {
 		fputs(usage_text, stdout);
 		return 0;
 	}
-	if (o.version) {
+	if (o->version) {
 		printf("wraith %s\n", PACKAGE_VERSION);
 		return 0;
 	}
-	rc = check_options(&o);
+	rc = check_options(o);
 	if (rc)
 		return rc;
-	if (o.verbose)
-		wr_log_set_level(WR_LOG_DEBUG);
-	if (o.log_file && wr_log_open_file(o.log_file)) {
-		fprintf(stderr, "wraith: cannot open log file %s: %s\n", o.log_file, strerror(errno));
+	if (o->log_level >= 0)
+		wr_log_set_level((enum wr_log_level)o->log_level);
+	o->verbose = o->log_level == WR_LOG_DEBUG;
+	if (o->log_file && wr_log_open_file(o->log_file)) {
+		fprintf(stderr, "wraith: cannot open log file %s: %s\n", o->log_file, strerror(errno));
 		return 2;
 	}
-	if (!o.dry_run && !privileged()) {
+	if (!o->dry_run && !privileged()) {
 		fprintf(stderr, "wraith: not enough privilege: loading BPF programs and attaching uprobes "
 			"needs root, or CAP_SYS_ADMIN, CAP_BPF and CAP_PERFMON (running as uid %d)\n",
 			(int)geteuid());
 		return 1;
 	}
-	o.color = pick_color(&o);
+	o->color = pick_color(o);
 	install_signals();
-	o.stop_signal = &stop_signal;
-	rc = run(&o);
+	o->stop_signal = &stop_signal;
+	rc = run(o);
 	wr_log_close_file();
 	codegen_shutdown();
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli_options o = { 0 };
+	int rc = cli_options_parse(argc, argv, &o);
+
+	if (!rc)
+		rc = start(&o);
+	cli_options_release(&o);
 	return rc;
 }

@@ -44,6 +44,7 @@ static int wait_for(struct batch *b, double seconds, uint64_t events)
 		session_set_budget(b->s, events ? goal - session_events(b->s) : UINT64_MAX);
 		n = session_poll(b->s, 50);
 		fflush(stdout);
+		cli_report_suppressed(b->s, b->o, false);
 		if (n < 0 && n != -EINTR) {
 			err = n;
 			break;
@@ -121,6 +122,7 @@ int batch_run(const struct cli_options *o, struct session *s)
 		if (rc > 0)
 			rc = 0;
 	}
+	cli_report_suppressed(s, o, true);
 	cli_report_losses(s);
 	strbuf_release(&pending);
 	free(text);

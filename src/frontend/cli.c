@@ -64,9 +64,33 @@ int cli_open_session(const struct cli_options *o, struct session **out)
 
 	if (err)
 		return err;
+	/* A terminal cannot show more anyway; a program reading a pipe gets
+	 * every event unless it asks for a limit. */
+	session_set_rate_limit(*out, o->events_per_sec >= 0 ? (uint64_t)o->events_per_sec
+			       : isatty(STDOUT_FILENO) ? CLI_TTY_EVENTS_PER_SEC : 0);
 	session_set_sink(*out, &sink);
 	session_set_progress(*out, progress, NULL);
 	return 0;
+}
+
+void cli_report_suppressed(struct session *s, const struct cli_options *o, bool final)
+{
+	static double last_time;
+	static uint64_t last_count;
+	struct session_losses l;
+	double now = now_seconds();
+
+	if (!final && now - last_time < 1.0)
+		return;
+	session_losses(s, &l);
+	if (l.suppressed > last_count)
+		wr_warn("output saturated: %llu events not shown in the last %s (%llu in all, limit "
+			"%lld/s, --script-output-events-per-sec); the kernel's buffers may drop "
+			"events too", (unsigned long long)(l.suppressed - last_count),
+			final ? "moments" : "second", (unsigned long long)l.suppressed,
+			o->events_per_sec >= 0 ? o->events_per_sec : CLI_TTY_EVENTS_PER_SEC);
+	last_time = now;
+	last_count = l.suppressed;
 }
 
 void cli_report_losses(struct session *s)
@@ -108,8 +132,10 @@ int cli_event_loop(const struct cli_options *o, struct session *s)
 			wr_error("reading events failed: %s", wr_strerror(n));
 			return 1;
 		}
+		cli_report_suppressed(s, o, false);
 	}
 	fflush(stdout);
+	cli_report_suppressed(s, o, true);
 	if (session_target_exited(s) && !o->quiet)
 		fprintf(stderr, "wraith: process %d exited\n", (int)o->pid);
 	return 0;

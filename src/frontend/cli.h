@@ -21,12 +21,23 @@
 
 struct session;
 
+/* A list option (repeatable flag, array in the config file).  A layer of
+ * settings that names it replaces what an earlier layer gave. */
+struct cli_list {
+	const char **v;            /* strings owned by the options (see cli_options_keep) */
+	size_t n, cap;
+	int layer;                 /* the layer that set it (enum cli_layer) */
+};
+
+enum cli_debuginfod { CLI_DEBUGINFOD_OFF, CLI_DEBUGINFOD_ON, CLI_DEBUGINFOD_ASK };
+
 struct cli_options {
 	pid_t pid;
 	const char *path;
 	const char *script;
 	const char *script_file;
 	const char *batch_file;
+	const char *config_file;   /* --config (NULL: the default place) */
 	bool keep_going;
 	bool dry_run;
 	bool verbose;
@@ -34,6 +45,7 @@ struct cli_options {
 	bool help;
 	bool version;
 	bool relative_time;
+	bool status;               /* --status: the start-up report of modules */
 	enum render_format format;
 	const char *color_mode;
 	enum render_color color;
@@ -42,6 +54,19 @@ struct cli_options {
 	unsigned bt_depth;         /* 0 = default */
 	enum wr_transport transport;
 	const char *log_file;
+	int log_level;             /* enum wr_log_level; -1: not set */
+	long long events_per_sec;  /* render rate limit; 0 = none, -1 = auto */
+	/* Debug info */
+	const char *debug_file;    /* -d: the debug file of the main module */
+	bool loose_debug_match;
+	struct cli_list debug_dirs;
+	enum cli_debuginfod debuginfod;
+	struct cli_list debuginfod_urls;
+	const char *debuginfod_cache;
+	unsigned long long debuginfod_timeout;  /* seconds, 0 = none */
+	unsigned long long debuginfod_max_size; /* bytes, 0 = no cap */
+	char **owned;              /* strings the options own */
+	size_t n_owned, cap_owned;
 	volatile sig_atomic_t *stop_signal; /* set by SIGINT/SIGTERM handlers */
 };
 
@@ -53,6 +78,14 @@ int cli_open_session(const struct cli_options *o, struct session **out);
 /* Render events until Ctrl-C, SIGTERM, --timeout, --max-events or the end
  * of the traced process.  Returns the exit status. */
 int cli_event_loop(const struct cli_options *o, struct session *s);
+
+/* Script mode's render rate limit when stdout is a terminal and no
+ * --script-output-events-per-sec was given (GhostScope's default). */
+#define CLI_TTY_EVENTS_PER_SEC 10000
+
+/* Say on stderr how many events the rate limit kept from the output since
+ * the last report: at most once a second, or now when @final. */
+void cli_report_suppressed(struct session *s, const struct cli_options *o, bool final);
 
 /* Warn about events that never reached the output: lost, cut short,
  * dropped, malformed.  Lost and malformed events are never silent. */

@@ -103,7 +103,7 @@ static int info_functions(struct session *s, const char *regex, struct strbuf *o
 	if (regex)
 		regfree(&re);
 	free(order);
-	return 0;
+	return total ? 0 : -WR_ENOTARGET;
 }
 
 /* ---- info line / address / cfi ---- */
@@ -154,9 +154,10 @@ static int info_line(struct session *s, const char *arg, struct strbuf *out)
 		dw_sites_release(&sites);
 	}
 	if (!found)
-		strbuf_addf(out, "no code at %s:%u\n", at.file, at.line);
+		strbuf_addf(out, "no code at %s:%u (no line table of the target has it)\n", at.file,
+			    at.line);
 	ast_target_release(&at);
-	return 0;
+	return found ? 0 : -WR_ENOTARGET;
 }
 
 /* The module and address an `info address`/`info cfi` argument names. */
@@ -205,7 +206,7 @@ static int info_address(struct session *s, const char *arg, struct strbuf *out)
 		return -WR_EUSAGE;
 	if (!dw_module_vaddr_is_code(m->dw, addr)) {
 		strbuf_addf(out, "0x%llx is not code in %s\n", (unsigned long long)addr, m->path);
-		return 0;
+		return -WR_ENOTARGET;
 	}
 	strbuf_addf(out, "%s+0x%llx:\n", m->path, (unsigned long long)addr);
 	symbol_lines(m, addr, out);
@@ -255,7 +256,7 @@ static int info_cfi(struct session *s, const char *arg, struct strbuf *out)
 	}
 	if (!addr)
 		strbuf_addf(out, "no function '%s'\n", arg);
-	return 0;
+	return addr ? 0 : -WR_ENOTARGET;
 }
 
 /* ---- info probes ---- */

@@ -67,26 +67,47 @@ static bool stopped_early(const struct ev_backtrace *bt)
 	return bt->status != WR_BT_COMPLETE && bt->status != WR_BT_TRUNCATED;
 }
 
+/* The stop place @bt ends at, or NULL if it is not known yet. */
+static struct stop_place *find_stop(const struct probe *p, const struct ev_backtrace *bt)
+{
+	const struct wr_bt_frame *last = bt->frame_count ? &bt->frames[bt->frame_count - 1] : NULL;
+	uint64_t cookie = last ? last->cookie : 0, pc = last ? ev_frame_pc(last) : 0;
+
+	for (size_t i = 0; i < p->n_stops; i++) {
+		struct stop_place *sp = &p->stops[i];
+
+		if (sp->cookie == cookie && sp->pc == pc && sp->status == bt->status &&
+		    sp->error == bt->error)
+			return sp;
+	}
+	return NULL;
+}
+
+bool probe_needs_text(const struct probe *p, const struct event *ev)
+{
+	for (size_t i = 0; i < ev->n_items; i++)
+		if (ev->items[i].type == WR_ITEM_BACKTRACE && stopped_early(&ev->items[i].bt) &&
+		    !find_stop(p, &ev->items[i].bt) && p->n_stops < MAX_STOP_PLACES)
+			return true;
+	return false;
+}
+
 static void note_stop(struct probe *p, const struct ev_backtrace *bt, const char *text)
 {
 	const struct wr_bt_frame *last = bt->frame_count ? &bt->frames[bt->frame_count - 1] : NULL;
 	uint64_t cookie = last ? last->cookie : 0, pc = last ? ev_frame_pc(last) : 0;
-	struct stop_place *sp;
+	struct stop_place *sp = find_stop(p, bt);
 
-	for (size_t i = 0; i < p->n_stops; i++) {
-		sp = &p->stops[i];
-		if (sp->cookie == cookie && sp->pc == pc && sp->status == bt->status &&
-		    sp->error == bt->error) {
-			sp->count++;
-			return;
-		}
+	if (sp) {
+		sp->count++;
+		return;
 	}
 	if (p->n_stops >= MAX_STOP_PLACES)
 		return;
 	p->stops = xgrow(p->stops, &p->cap_stops, p->n_stops + 1, sizeof(*p->stops));
 	p->stops[p->n_stops++] = (struct stop_place){
 		.cookie = cookie, .pc = pc, .status = bt->status, .error = bt->error, .count = 1,
-		.exact = last && (last->flags & WR_FRAME_F_EXACT_IP), .sample = xstrdup(text),
+		.exact = last && (last->flags & WR_FRAME_F_EXACT_IP), .sample = xstrdup(text ? text : ""),
 	};
 }
 

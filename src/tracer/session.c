@@ -595,6 +595,21 @@ void session_probe_stats(struct session *s, const struct probe *p, struct wr_pro
 /* ---- events ---- */
 
 
+/* Over the rate limit in the current second?  Counts the event. */
+static bool over_rate(struct session *s)
+{
+	double now;
+
+	if (!s->rate_limit)
+		return false;
+	now = now_seconds();
+	if (now - s->rate_window >= 1.0) {
+		s->rate_window = now;
+		s->rate_count = 0;
+	}
+	return ++s->rate_count > s->rate_limit;
+}
+
 static void render_one(struct session *s, const void *data, size_t size)
 {
 	struct probe *p;
@@ -607,6 +622,13 @@ static void render_one(struct session *s, const void *data, size_t size)
 	p = ev.hdr.probe_id < WR_MAX_PROBES ? s->wire[ev.hdr.probe_id].probe : NULL;
 	if (!p)
 		return; /* a probe deleted while its events were in flight */
+	/* Rendering is the cost the limit saves: a suppressed event is only
+	 * counted (and rendered only when the diagnosis needs its text). */
+	if (over_rate(s) && !probe_needs_text(p, &ev)) {
+		s->suppressed++;
+		probe_count_event(p, &ev, NULL);
+		return;
+	}
 	strbuf_reset(s->scratch);
 	render_event(&s->renderer, &ev, s->scratch);
 	if (probe_count_event(p, &ev, s->scratch->buf))
@@ -657,6 +679,11 @@ static int drain_backlog(struct session *s)
 		s->backlog_pos = 0;
 	}
 	return n;
+}
+
+void session_set_rate_limit(struct session *s, uint64_t per_sec)
+{
+	s->rate_limit = per_sec;
 }
 
 void session_set_budget(struct session *s, uint64_t n)
@@ -770,7 +797,7 @@ void session_losses(struct session *s, struct session_losses *out)
 {
 	*out = (struct session_losses){
 		.lost = s->rt ? runtime_transport_lost(s->rt) : 0,
-		.dropped = s->backlog_dropped, .malformed = s->malformed,
+		.dropped = s->backlog_dropped, .malformed = s->malformed, .suppressed = s->suppressed,
 	};
 	for (size_t i = 0; i < s->n_probes; i++) {
 		struct wr_probe_stats st;

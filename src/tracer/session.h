@@ -114,6 +114,10 @@ int session_poll(struct session *s, int timeout_ms);
 /* Render at most @n more events per poll (UINT64_MAX: no limit); events
  * beyond it are kept, in order, for later polls. */
 void session_set_budget(struct session *s, uint64_t n);
+/* Render at most @per_sec events a second (0: no limit); the others are
+ * counted (session_losses' suppressed) but neither rendered nor sent to
+ * the sink. */
+void session_set_rate_limit(struct session *s, uint64_t per_sec);
 /* True while events kept back by the budget wait for a poll. */
 bool session_backlog_waiting(const struct session *s);
 /* Event descriptor for front ends with their own poll loop (-1 before the
@@ -132,6 +136,7 @@ struct session_losses {
 	uint64_t truncated;  /* cut short: larger than WR_EVENT_MAX */
 	uint64_t dropped;    /* the backlog was full while no poll rendered */
 	uint64_t malformed;  /* failed to decode */
+	uint64_t suppressed; /* over the rate limit (session_set_rate_limit) */
 };
 void session_losses(struct session *s, struct session_losses *out);
 

@@ -66,6 +66,10 @@ struct session {
 	size_t backlog_pos;         /* next unread byte of backlog */
 	uint64_t backlog_dropped;   /* events dropped because the backlog was full */
 	uint64_t malformed;
+	uint64_t rate_limit;        /* events rendered per second at most (0: no limit) */
+	double rate_window;         /* start of the current second */
+	uint64_t rate_count;        /* events rendered in it */
+	uint64_t suppressed;        /* events over the rate limit, not rendered */
 	bool refresh_wanted;
 	double last_refresh;
 };
@@ -83,5 +87,8 @@ void probe_note_arg_type(struct probe *p, unsigned print, unsigned arg, const st
  * Returns true when a backtrace met an unknown module (the target's
  * mappings are then worth reading again). */
 bool probe_count_event(struct probe *p, const struct event *ev, const char *text);
+/* True when counting @ev in @p needs its text (a backtrace that stopped
+ * early at a place with no sample yet). */
+bool probe_needs_text(const struct probe *p, const struct event *ev);
 
 #endif

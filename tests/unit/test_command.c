@@ -436,8 +436,13 @@ static void test_info(void **state)
 			       fx.leaf_file, fx.leaf_line);
 
 	expect("info functions ^leaf$", CMD_OK, fns);
-	expect("info functions ^nothing_like_this$", CMD_OK, "no function matches '^nothing_like_this$'\n");
 	expect(line, CMD_OK, site);
+	/* A query that finds nothing is a failed command: --batch stops there. */
+	expect("info functions ^nothing_like_this$", CMD_FAILED,
+	       "no function matches '^nothing_like_this$'\n");
+	expect("info line chain.c:99999", CMD_FAILED,
+	       "no code at chain.c:99999 (no line table of the target has it)\n");
+	expect("info cfi nothing_like_this", CMD_FAILED, "no function 'nothing_like_this'\n");
 	free(fns);
 	free(line);
 	free(site);

@@ -1,5 +1,5 @@
 /* test_util.c - strbuf, diag rendering, the error table, the log, files
- * and the clock. */
+ * the clock and the configuration file's TOML subset. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +18,7 @@
 #include "util/file.h"
 #include "util/log.h"
 #include "util/strbuf.h"
+#include "util/toml.h"
 #include "util/xalloc.h"
 
 static void test_strbuf_basic(void **state)
@@ -197,6 +198,140 @@ static void test_clock(void **state)
 	assert_true(b >= a);
 }
 
+/* ---- toml ---- */
+
+static void test_toml_accepts(void **state)
+{
+	const char *text =
+		"\xef\xbb\xbf# wraith\n"
+		"top = 1\n"
+		"[ebpf]\n"
+		"backtrace_depth = 4   # frames\n"
+		"big = 0x7fff_ffff\n"
+		"neg = -9_223_372_036_854_775_808\n"
+		"bits = 0b101\n"
+		"\n"
+		"[dwarf . debuginfod]\r\n"
+		"enabled = \"on\"\n"
+		"'cache dir' = 'C:\\raw'\n"
+		"urls = [\n"
+		"  \"http://a/\",  # first\n"
+		"  \"\\u00e9\\t\",\n"
+		"]\n"
+		"ratios = [4, 3, 3]\n"
+		"empty = []\n"
+		"on = true\n"
+		"a.b = false\n";
+	struct toml_doc doc = { 0 };
+	struct diag d = { 0 };
+
+	(void)state;
+	assert_int_equal(toml_parse(text, &doc, &d), 0);
+	assert_int_equal(doc.n, 14);
+	assert_string_equal(doc.v[0].table, "");
+	assert_string_equal(doc.v[0].key, "top");
+	assert_null(doc.v[1].key);
+	assert_string_equal(doc.v[1].table, "ebpf");
+	assert_int_equal(doc.v[2].value.i, 4);
+	assert_int_equal(doc.v[2].loc.line, 4);
+	assert_int_equal(doc.v[2].value.loc.col, 19);
+	assert_int_equal(doc.v[3].value.i, 0x7fffffff);
+	assert_true(doc.v[4].value.i == INT64_MIN);
+	assert_int_equal(doc.v[5].value.i, 5);
+	assert_string_equal(doc.v[6].table, "dwarf.debuginfod");
+	assert_string_equal(doc.v[7].value.str, "on");
+	assert_string_equal(doc.v[8].key, "cache dir");
+	assert_string_equal(doc.v[8].value.str, "C:\\raw");
+	assert_int_equal(doc.v[9].value.type, TOML_ARRAY);
+	assert_int_equal(doc.v[9].value.n, 2);
+	assert_string_equal(doc.v[9].value.items[0].str, "http://a/");
+	assert_string_equal(doc.v[9].value.items[1].str, "\xc3\xa9\t");
+	assert_string_equal(toml_value_kind(&doc.v[9].value), "an array of strings");
+	assert_string_equal(toml_value_kind(&doc.v[10].value), "an array of integers");
+	assert_string_equal(toml_value_kind(&doc.v[11].value), "an empty array");
+	assert_true(doc.v[12].value.b);
+	assert_string_equal(doc.v[13].key, "a.b");
+	assert_false(doc.v[13].value.b);
+	toml_doc_release(&doc);
+	diag_release(&d);
+}
+
+/* Each rejected construct: the rendered error, with line, column and caret. */
+static void test_toml_rejects(void **state)
+{
+	static const struct { const char *text, *want; } cases[] = {
+		{ "[ebpf]\nbacktrace_depth = 2.5\n",
+		  "c:2:19: error: floating-point values are not supported in wraith's configuration\n"
+		  "    backtrace_depth = 2.5\n"
+		  "                      ^~~\n"
+		  "hint: use an integer\n" },
+		{ "when = 1979-05-27\n",
+		  "c:1:8: error: dates and times are not supported in wraith's configuration\n"
+		  "    when = 1979-05-27\n"
+		  "           ^~~~~~~~~~\n"
+		  "hint: write it as a string\n" },
+		{ "t = { a = 1 }\n",
+		  "c:1:5: error: inline tables are not supported in wraith's configuration\n"
+		  "    t = { a = 1 }\n"
+		  "        ^\n"
+		  "hint: write each key under a [table] header instead\n" },
+		{ "[[x]]\n", "c:1:1: error: arrays of tables ([[...]]) are not supported in wraith's "
+		  "configuration\n    [[x]]\n    ^~\n" },
+		{ "s = \"\"\"x\"\"\"\n", "c:1:5: error: multi-line strings are not supported in "
+		  "wraith's configuration\n    s = \"\"\"x\"\"\"\n        ^~~\nhint: write the value on "
+		  "one line\n" },
+		{ "a = [1, \"x\"]\n", "c:1:9: error: this item's type differs from the array's first "
+		  "item\n    a = [1, \"x\"]\n            ^~~\nhint: an array holds strings only or "
+		  "integers only\n" },
+		{ "a = [[1]]\n", "c:1:6: error: nested arrays are not supported in wraith's "
+		  "configuration\n    a = [[1]]\n         ^~~\n" },
+		{ "a = 1\na = 2\n", "c:2:1: error: this key is already set in this table\n    a = 2\n"
+		  "    ^\n" },
+		{ "[t]\n[t]\n", "c:2:2: error: table [t] was already defined on line 1\n    [t]\n"
+		  "     ^\nhint: put all its keys under one header\n" },
+		{ "a = 1 2\n", "c:1:7: error: unexpected text after the end of the line's content\n"
+		  "    a = 1 2\n          ^\nhint: one key = value or [table] per line\n" },
+		{ "a = \"x\n", "c:1:5: error: this string is not closed on its line\n    a = \"x\n"
+		  "        ^\n" },
+		{ "a = \"\\q\"\n", "c:1:6: error: unknown escape in a string\n    a = \"\\q\"\n"
+		  "         ^~\nhint: escapes are \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX \\UXXXXXXXX\n" },
+		{ "a = 007\n", "c:1:5: error: leading zeros are not allowed in an integer\n"
+		  "    a = 007\n        ^~~\nhint: write 0o17 for an octal number\n" },
+		{ "a = 1__0\n", "c:1:6: error: an underscore must stand between two digits\n"
+		  "    a = 1__0\n         ^\n" },
+		{ "a = 99999999999999999999\n", "c:1:5: error: this integer does not fit in 64 bits\n"
+		  "    a = 99999999999999999999\n        ^~~~~~~~~~~~~~~~~~~~\n" },
+		{ "a = yes\n", "c:1:5: error: expected a value after '='\n    a = yes\n        ^~~\n"
+		  "hint: a value is a number, a \"string\", true, false or [an, array]\n" },
+		{ "a 1\n", "c:1:3: error: expected '=' after the key\n    a 1\n      ^\n"
+		  "hint: write key = value\n" },
+		{ "a = [1,\n", "c:1:5: error: this array is not closed\n    a = [1,\n        ^\n"
+		  "hint: close it with ']'\n" },
+		{ "a = [1 2]\n", "c:1:8: error: expected ',' or ']' in the array\n    a = [1 2]\n"
+		  "           ^\n" },
+		{ "[ebpf\n", "c:1:6: error: expected ']' to close the table header\n    [ebpf\n"
+		  "         ^\n" },
+		{ "a = true # ok\nb = nan\n", "c:2:5: error: floating-point values are not supported "
+		  "in wraith's configuration\n    b = nan\n        ^~~\nhint: use an integer\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct toml_doc doc = { 0 };
+		struct diag d = { 0 };
+		struct strbuf out = STRBUF_INIT;
+
+		assert_int_equal(toml_parse(cases[i].text, &doc, &d), -EINVAL);
+		assert_int_equal(doc.n, 0);
+		diag_render(&d, "c", cases[i].text, &out);
+		if (strcmp(out.buf, cases[i].want))
+			print_error("case %zu:\n%s", i, out.buf);
+		assert_string_equal(out.buf, cases[i].want);
+		strbuf_release(&out);
+		diag_release(&d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +344,8 @@ int main(void)
 		cmocka_unit_test(test_file_read),
 		cmocka_unit_test(test_file_read_proc),
 		cmocka_unit_test(test_clock),
+		cmocka_unit_test(test_toml_accepts),
+		cmocka_unit_test(test_toml_rejects),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,629 @@
+/* options.c - settings from defaults, the configuration file, the
+ * environment and the command line (see options.h).
+ *
+ * Every setting is one row of `settings`: its flag, its configuration key
+ * and environment variable, the TOML type its key takes, and a setter that
+ * checks a value given as text and stores it.  A flag, a key and a
+ * variable that mean the same therefore accept the same values and fail
+ * with the same words.  Layers are applied oldest first, so a later one
+ * overrides an earlier one simply by setting again; a list option is
+ * replaced, not extended, by a later layer.
+ */
+#include "config.h"
+
+#include "frontend/options.h"
+#include "util/diag.h"
+#include "util/file.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+#include "util/toml.h"
+#include "util/xalloc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The layer being applied, for list options (see cli_list.layer). */
+static int layer_now;
+
+/* ---- values ---- */
+
+static bool parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
+		return false;
+	*out = strtoull(s, &end, 10);
+	return !errno && !*end && *out <= max;
+}
+
+/* A boolean from a flag (@arg NULL: true) or a key ("true"/"false"). */
+static int parse_bool(const char *arg, bool *out, struct strbuf *why)
+{
+	if (!arg || !strcmp(arg, "true")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(arg, "false")) {
+		*out = false;
+		return 0;
+	}
+	strbuf_addstr(why, "expected true or false");
+	return -1;
+}
+
+/* "~/x" is $HOME/x, as in a shell, so configuration files can say it. */
+static const char *expand_home(struct cli_options *o, const char *path)
+{
+	const char *home = getenv("HOME");
+	char *joined;
+	const char *kept;
+
+	if (path[0] != '~' || (path[1] && path[1] != '/') || !home)
+		return cli_options_keep(o, path);
+	joined = xasprintf("%s%s", home, path + 1);
+	kept = cli_options_keep(o, joined);
+	free(joined);
+	return kept;
+}
+
+/* ---- setters: 0, or -1 with the reason in @why ---- */
+
+#define SETTER(name) static int name(struct cli_options *o, const char *arg, struct strbuf *why)
+
+SETTER(set_pid)
+{
+	unsigned long long v;
+
+	if (!parse_uint(arg, INT_MAX, &v) || v == 0) {
+		strbuf_addstr(why, "expected a positive number");
+		return -1;
+	}
+	o->pid = (pid_t)v;
+	return 0;
+}
+
+SETTER(set_target) { (void)why; o->path = cli_options_keep(o, arg); return 0; }
+SETTER(set_script) { (void)why; o->script = cli_options_keep(o, arg); return 0; }
+SETTER(set_script_file) { (void)why; o->script_file = cli_options_keep(o, arg); return 0; }
+SETTER(set_batch) { (void)why; o->batch_file = cli_options_keep(o, arg); return 0; }
+SETTER(set_config) { (void)why; o->config_file = cli_options_keep(o, arg); return 0; }
+SETTER(set_log_file) { (void)why; o->log_file = expand_home(o, arg); return 0; }
+SETTER(set_keep_going) { return parse_bool(arg, &o->keep_going, why); }
+SETTER(set_dry_run) { return parse_bool(arg, &o->dry_run, why); }
+SETTER(set_relative) { return parse_bool(arg, &o->relative_time, why); }
+SETTER(set_quiet) { return parse_bool(arg, &o->quiet, why); }
+SETTER(set_help) { return parse_bool(arg, &o->help, why); }
+SETTER(set_version) { return parse_bool(arg, &o->version, why); }
+
+SETTER(set_verbose)
+{
+	int err = parse_bool(arg, &o->verbose, why);
+
+	if (!err && o->verbose)
+		o->log_level = WR_LOG_DEBUG;
+	return err;
+}
+
+SETTER(set_output)
+{
+	int f = render_format_parse(arg);
+
+	if (f < 0) {
+		strbuf_addstr(why, "expected pretty, plain or json");
+		return -1;
+	}
+	o->format = (enum render_format)f;
+	return 0;
+}
+
+SETTER(set_color)
+{
+	if (strcmp(arg, "auto") && strcmp(arg, "always") && strcmp(arg, "never")) {
+		strbuf_addstr(why, "expected auto, always or never");
+		return -1;
+	}
+	o->color_mode = cli_options_keep(o, arg);
+	return 0;
+}
+
+SETTER(set_max_events)
+{
+	unsigned long long v;
+
+	if (!parse_uint(arg, ULLONG_MAX, &v) || v == 0) {
+		strbuf_addstr(why, "expected a number >= 1");
+		return -1;
+	}
+	o->max_events = v;
+	return 0;
+}
+
+SETTER(set_timeout)
+{
+	char *end;
+
+	errno = 0;
+	o->timeout = strtod(arg, &end);
+	if (errno || *end || end == arg || !(o->timeout > 0)) {
+		strbuf_addstr(why, "expected seconds > 0");
+		return -1;
+	}
+	return 0;
+}
+
+SETTER(set_depth)
+{
+	unsigned long long v;
+
+	if (!parse_uint(arg, WR_BT_MAX_DEPTH, &v) || v < 1) {
+		strbuf_addf(why, "expected 1..%u", WR_BT_MAX_DEPTH);
+		return -1;
+	}
+	o->bt_depth = (unsigned)v;
+	return 0;
+}
+
+SETTER(set_transport)
+{
+	if (!strcmp(arg, "ringbuf"))
+		o->transport = WR_TRANSPORT_RINGBUF;
+	else if (!strcmp(arg, "perf"))
+		o->transport = WR_TRANSPORT_PERF;
+	else {
+		strbuf_addstr(why, "expected ringbuf or perf");
+		return -1;
+	}
+	return 0;
+}
+
+/* GhostScope's switch for the same choice. */
+SETTER(set_force_perf)
+{
+	bool on;
+
+	if (parse_bool(arg, &on, why))
+		return -1;
+	o->transport = on ? WR_TRANSPORT_PERF : WR_TRANSPORT_RINGBUF;
+	return 0;
+}
+
+SETTER(set_log_level)
+{
+	static const char *const names[] = { "error", "warn", "info", "debug", "trace" };
+
+	for (int i = 0; i < 5; i++) {
+		if (!strcmp(arg, names[i])) {
+			o->log_level = i < WR_LOG_DEBUG ? i : WR_LOG_DEBUG; /* trace is debug */
+			return 0;
+		}
+	}
+	strbuf_addstr(why, "expected error, warn, info, debug or trace");
+	return -1;
+}
+
+SETTER(set_rate)
+{
+	unsigned long long v;
+
+	if (!parse_uint(arg, LLONG_MAX, &v)) {
+		strbuf_addstr(why, "expected events per second (0: no limit)");
+		return -1;
+	}
+	o->events_per_sec = (long long)v;
+	return 0;
+}
+
+/* ---- the table ---- */
+
+struct setting {
+	const char *flag;           /* --flag, or NULL */
+	int letter;                 /* -x, or 0 */
+	bool takes_arg;
+	const char *key;            /* "section.key" in the config file, or NULL */
+	enum toml_type type;        /* what the key takes */
+	const char *env;            /* environment variable, or NULL */
+	int (*set)(struct cli_options *o, const char *arg, struct strbuf *why);
+	size_t list;                /* list settings: offsetof their struct cli_list */
+};
+
+static const struct setting settings[] = {
+	{ "pid", 'p', true, NULL, 0, NULL, set_pid },
+	{ "target", 't', true, NULL, 0, NULL, set_target },
+	{ "script", 's', true, NULL, 0, NULL, set_script },
+	{ "script-file", 0, true, NULL, 0, NULL, set_script_file },
+	{ "batch", 0, true, NULL, 0, NULL, set_batch },
+	{ "keep-going", 0, false, NULL, 0, NULL, set_keep_going },
+	{ "dry-run", 0, false, NULL, 0, NULL, set_dry_run },
+	{ "config", 0, true, NULL, 0, NULL, set_config },
+	{ "script-output", 0, true, "script.output", TOML_STRING, NULL, set_output },
+	{ "color", 0, true, "script.color", TOML_STRING, NULL, set_color },
+	{ "relative-time", 0, false, NULL, 0, NULL, set_relative },
+	{ "script-output-events-per-sec", 0, true, "script.output_events_per_sec", TOML_INT, NULL,
+	  set_rate },
+	{ "max-events", 0, true, NULL, 0, NULL, set_max_events },
+	{ "timeout", 0, true, NULL, 0, NULL, set_timeout },
+	{ "backtrace-depth", 0, true, "ebpf.backtrace_depth", TOML_INT, NULL, set_depth },
+	{ "transport", 0, true, "ebpf.transport", TOML_STRING, NULL, set_transport },
+	{ "force-perf-event-array", 0, false, "ebpf.force_perf_event_array", TOML_BOOL, NULL,
+	  set_force_perf },
+	{ "verbose", 'v', false, NULL, 0, NULL, set_verbose },
+	{ "log-level", 0, true, "general.log_level", TOML_STRING, NULL, set_log_level },
+	{ "log-file", 0, true, "general.log_file", TOML_STRING, NULL, set_log_file },
+	{ "quiet", 'q', false, NULL, 0, NULL, set_quiet },
+	{ "help", 'h', false, NULL, 0, NULL, set_help },
+	{ "version", 'V', false, NULL, 0, NULL, set_version },
+};
+
+#define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
+
+/* GhostScope's keys that have no meaning in wraith: a GhostScope
+ * configuration still loads, and the user is told what was skipped. */
+static const char *const foreign_keys[] = {
+	"general.default_tui_mode", "general.enable_logging", "general.enable_console_logging",
+	"script.timestamp",
+	"value_adapters.max_nesting_depth", "value_adapters.max_sequence_elements",
+	"files.save_llvm_ir", "files.save_ebpf", "files.save_ast",
+	"ui.layout", "ui.default_focus", "ui.show_source_panel", "ui.panel_ratios",
+	"ui.two_panel_ratios", "ui.ebpf_max_messages", "ui.history.enabled",
+	"ui.history.max_entries", "ui.realtime_logging.output_dir",
+	"ui.realtime_logging.filename_prefix",
+	"ebpf.ringbuf_size", "ebpf.perf_page_count", "ebpf.proc_module_offsets_max_entries",
+	"ebpf.mem_dump_cap", "ebpf.compare_cap", "ebpf.max_trace_event_size",
+	"ebpf.backtrace_unwind_rows_max_entries", "ebpf.enable_sysmon_for_target",
+	"source.substitutions", "source.search_dirs",
+	NULL,
+};
+
+/* ---- owned strings ---- */
+
+const char *cli_options_keep(struct cli_options *o, const char *s)
+{
+	o->owned = xgrow(o->owned, &o->cap_owned, o->n_owned + 1, sizeof(*o->owned));
+	o->owned[o->n_owned] = xstrdup(s);
+	return o->owned[o->n_owned++];
+}
+
+void cli_options_release(struct cli_options *o)
+{
+	for (size_t i = 0; i < o->n_owned; i++)
+		free(o->owned[i]);
+	free(o->owned);
+	free(o->debug_dirs.v);
+	free(o->debuginfod_urls.v);
+	o->owned = NULL;
+	o->n_owned = o->cap_owned = 0;
+	o->debug_dirs = (struct cli_list){ 0 };
+	o->debuginfod_urls = (struct cli_list){ 0 };
+}
+
+/* ---- the configuration file ---- */
+
+static const struct setting *setting_by_key(const char *table, const char *key)
+{
+	size_t lt = strlen(table);
+
+	for (size_t i = 0; i < N_SETTINGS; i++) {
+		const char *k = settings[i].key;
+
+		if (k && !strncmp(k, table, lt) && k[lt] == '.' && !strcmp(k + lt + 1, key))
+			return &settings[i];
+	}
+	return NULL;
+}
+
+static bool is_foreign(const char *table, const char *key)
+{
+	size_t lt = strlen(table);
+
+	for (size_t i = 0; foreign_keys[i]; i++) {
+		const char *k = foreign_keys[i];
+
+		if (!strncmp(k, table, lt) && k[lt] == '.' && !strcmp(k + lt + 1, key))
+			return true;
+	}
+	return false;
+}
+
+/* Does any known key live in @table (or in a table below it)? */
+static bool known_table(const char *table)
+{
+	size_t lt = strlen(table);
+
+	for (size_t i = 0; i < N_SETTINGS; i++)
+		if (settings[i].key && !strncmp(settings[i].key, table, lt) && settings[i].key[lt] == '.')
+			return true;
+	for (size_t i = 0; foreign_keys[i]; i++)
+		if (!strncmp(foreign_keys[i], table, lt) && foreign_keys[i][lt] == '.')
+			return true;
+	return false;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), *row = xcalloc(lb + 1, sizeof(*row)), d;
+
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			best = up + 1 < best ? up + 1 : best;
+			best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	d = row[lb];
+	free(row);
+	return d;
+}
+
+/* "did you mean [ebpf] backtrace_depth?" for a key close to a known one. */
+static char *suggest_key(const char *table, const char *key)
+{
+	char *full = *table ? xasprintf("%s.%s", table, key) : xstrdup(key), *hint = NULL;
+	size_t best = 3;
+
+	for (size_t i = 0; i < N_SETTINGS; i++) {
+		const char *k = settings[i].key, *dot;
+		size_t d;
+
+		if (!k)
+			continue;
+		d = edit_distance(full, k);
+		if (d < best) {
+			best = d;
+			dot = strrchr(k, '.');
+			free(hint);
+			hint = xasprintf("did you mean `%s` in [%.*s]?", dot + 1, (int)(dot - k), k);
+		}
+	}
+	free(full);
+	return hint;
+}
+
+/* Check the type of @e's value and hand it to the setter as text (an
+ * array item by item).  Returns 0 or -EINVAL with the reason in @d. */
+static int apply_value(struct cli_options *o, const struct setting *st, const struct toml_entry *e,
+		       struct diag *d)
+{
+	const struct toml_value *v = &e->value;
+	struct strbuf why = STRBUF_INIT;
+	char num[32];
+	int err = 0;
+
+	if (v->type != st->type || (v->type == TOML_ARRAY && v->n && v->elem != TOML_STRING)) {
+		struct toml_value want = { .type = st->type, .elem = TOML_STRING, .n = 1 };
+
+		diag_set(d, v->loc, NULL, "`%s` takes %s, not %s", e->key, toml_value_kind(&want),
+			 toml_value_kind(v));
+		return -EINVAL;
+	}
+	if (v->type == TOML_ARRAY) {
+		struct cli_list *l = (struct cli_list *)((char *)o + st->list);
+
+		l->n = 0; /* an empty array empties the list */
+		l->layer = layer_now;
+		for (size_t i = 0; i < v->n && !err; i++)
+			err = st->set(o, v->items[i].str, &why);
+	} else if (v->type == TOML_INT) {
+		snprintf(num, sizeof(num), "%lld", (long long)v->i);
+		err = st->set(o, num, &why);
+	} else {
+		err = st->set(o, v->type == TOML_BOOL ? (v->b ? "true" : "false") : v->str, &why);
+	}
+	if (err)
+		diag_set(d, v->loc, NULL, "invalid `%s`: %s", e->key, why.buf);
+	strbuf_release(&why);
+	return err ? -EINVAL : 0;
+}
+
+static int apply_entry(struct cli_options *o, const struct toml_entry *e, struct diag *d,
+		       struct strbuf *ignored)
+{
+	const struct setting *st;
+	char *hint;
+
+	if (!e->key) {
+		if (known_table(e->table))
+			return 0;
+		diag_set(d, e->loc, "sections are [general], [script] and [ebpf]; see wraith(1)", "unknown section [%s]", e->table);
+		return -EINVAL;
+	}
+	st = setting_by_key(e->table, e->key);
+	if (st)
+		return apply_value(o, st, e, d);
+	if (is_foreign(e->table, e->key)) {
+		strbuf_addf(ignored, "%s%s.%s", ignored->len ? ", " : "", e->table, e->key);
+		return 0;
+	}
+	hint = suggest_key(e->table, e->key);
+	diag_set(d, e->loc, hint ? hint : "wraith(1) lists the keys", "unknown key `%s` in %s%s%s",
+		 e->key, *e->table ? "[" : "the top level", e->table, *e->table ? "]" : "");
+	free(hint);
+	return -EINVAL;
+}
+
+int cli_options_apply_config(struct cli_options *o, const char *file, const char *text,
+			     struct strbuf *err, struct strbuf *ignored)
+{
+	struct toml_doc doc = { 0 };
+	struct diag d = { 0 };
+	int rc = toml_parse(text, &doc, &d);
+
+	layer_now = CLI_LAYER_FILE;
+	for (size_t i = 0; !rc && i < doc.n; i++)
+		rc = apply_entry(o, &doc.v[i], &d, ignored);
+	if (rc)
+		diag_render(&d, file, text, err);
+	diag_release(&d);
+	toml_doc_release(&doc);
+	return rc;
+}
+
+/* ---- the four layers ---- */
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("wraith: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'wraith --help' for more information.\n", stderr);
+	return 2;
+}
+
+static void set_defaults(struct cli_options *o)
+{
+	o->format = RENDER_PRETTY;
+	o->transport = WR_TRANSPORT_RINGBUF;
+	o->log_level = -1;
+	o->events_per_sec = -1;
+	o->debuginfod_timeout = 5;
+}
+
+/* The value of --config in @argv, if any (before getopt sees the rest). */
+static const char *config_arg(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--config") && i + 1 < argc)
+			return argv[i + 1];
+		if (!strncmp(argv[i], "--config=", 9))
+			return argv[i] + 9;
+	}
+	return NULL;
+}
+
+static char *default_config_path(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+
+	if (xdg && xdg[0] == '/')
+		return xasprintf("%s/wraith/config.toml", xdg);
+	return home ? xasprintf("%s/.config/wraith/config.toml", home) : NULL;
+}
+
+/* The file layer.  A missing default file is no error; a missing --config is. */
+static int load_config(struct cli_options *o, const char *given, struct strbuf *ignored)
+{
+	char *path = given ? xstrdup(given) : default_config_path(), *text = NULL;
+	struct strbuf err = STRBUF_INIT;
+	int rc = 0, e = path ? file_read(path, &text, NULL) : -ENOENT;
+
+	if (e && (given || e != -ENOENT)) {
+		fprintf(stderr, "wraith: cannot read configuration file %s: %s\n", path, strerror(-e));
+		rc = 2;
+	} else if (!e && cli_options_apply_config(o, path, text, &err, ignored)) {
+		fputs(err.buf, stderr);
+		rc = 2;
+	}
+	if (!e && !rc)
+		o->config_file = cli_options_keep(o, path);
+	strbuf_release(&err);
+	free(text);
+	free(path);
+	return rc;
+}
+
+static int load_env(struct cli_options *o)
+{
+	struct strbuf why = STRBUF_INIT;
+	int rc = 0;
+
+	layer_now = CLI_LAYER_ENV;
+	for (size_t i = 0; i < N_SETTINGS && !rc; i++) {
+		const char *v = settings[i].env ? getenv(settings[i].env) : NULL;
+
+		if (v && *v && settings[i].set(o, v, &why))
+			rc = usage_error("invalid %s '%s' in the environment: %s", settings[i].env, v,
+					 why.buf);
+	}
+	strbuf_release(&why);
+	return rc;
+}
+
+static void build_getopt(struct option *longs, char *shorts)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < N_SETTINGS; i++) {
+		longs[i] = (struct option){ settings[i].flag, settings[i].takes_arg ? required_argument
+					    : no_argument, NULL, (int)(256 + i) };
+		if (settings[i].letter) {
+			shorts[k++] = (char)settings[i].letter;
+			if (settings[i].takes_arg)
+				shorts[k++] = ':';
+		}
+	}
+	longs[N_SETTINGS] = (struct option){ 0 };
+	shorts[k] = '\0';
+}
+
+static const struct setting *setting_by_code(int c)
+{
+	if (c >= 256 && c < 256 + (int)N_SETTINGS)
+		return &settings[c - 256];
+	for (size_t i = 0; i < N_SETTINGS; i++)
+		if (settings[i].letter == c)
+			return &settings[i];
+	return NULL;
+}
+
+static int load_args(int argc, char **argv, struct cli_options *o)
+{
+	struct option longs[N_SETTINGS + 1];
+	char shorts[2 * N_SETTINGS + 2];
+	struct strbuf why = STRBUF_INIT;
+	int c, rc = 0;
+
+	layer_now = CLI_LAYER_ARGS;
+	build_getopt(longs, shorts);
+	while (!rc && (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		const struct setting *st = setting_by_code(c);
+
+		if (!st)
+			rc = 2; /* getopt said why */
+		else if (st->set(o, optarg, &why))
+			rc = st->letter == 'p' ? usage_error("invalid PID '%s': %s", optarg, why.buf)
+			     : usage_error("invalid --%s '%s': %s", st->flag, optarg, why.buf);
+	}
+	if (!rc && optind < argc)
+		rc = usage_error("unexpected argument '%s'", argv[optind]);
+	strbuf_release(&why);
+	return rc;
+}
+
+int cli_options_parse(int argc, char **argv, struct cli_options *o)
+{
+	struct strbuf ignored = STRBUF_INIT;
+	int rc;
+
+	set_defaults(o);
+	rc = load_config(o, config_arg(argc, argv), &ignored);
+	if (!rc)
+		rc = load_env(o);
+	if (!rc)
+		rc = load_args(argc, argv, o);
+	if (!rc && ignored.len && !o->quiet && !o->help && !o->version)
+		fprintf(stderr, "wraith: %s: ignoring GhostScope settings that wraith does not have: "
+			"%s\n", o->config_file, ignored.buf);
+	strbuf_release(&ignored);
+	return rc;
+}

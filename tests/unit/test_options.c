@@ -1,0 +1,193 @@
+/* test_options.c - wraith's settings: the configuration file's keys (with
+ * GhostScope's names), its located errors, the layers' precedence
+ * (command line > environment > file > built-in) and the default file
+ * under $XDG_CONFIG_HOME.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "frontend/options.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/wraith-options-XXXXXX";
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Parse @argv (NULL-terminated) into @o; returns the status. */
+static int parse(struct cli_options *o, const char **argv)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	memset(o, 0, sizeof(*o));
+	optind = 0; /* getopt starts over */
+	return cli_options_parse(argc, (char **)argv, o);
+}
+
+static void test_config_keys(void **state)
+{
+	const char *text =
+		"[general]\nlog_level = \"debug\"\nlog_file = \"~/b\"\n"
+		"[script]\noutput = \"json\"\ncolor = \"never\"\n"
+		"output_events_per_sec = 500\n"
+		"[ebpf]\nbacktrace_depth = 4\nforce_perf_event_array = true\nringbuf_size = 4096\n"
+		"[ui]\nlayout = \"Vertical\"\npanel_ratios = [4, 3, 3]\n";
+	struct cli_options o = { 0 };
+	struct strbuf err = STRBUF_INIT, ignored = STRBUF_INIT;
+	char *home_b = xasprintf("%s/b", getenv("HOME"));
+
+	(void)state;
+	assert_int_equal(cli_options_apply_config(&o, "c.toml", text, &err, &ignored), 0);
+	assert_string_equal(err.buf, "");
+	assert_string_equal(ignored.buf, "ebpf.ringbuf_size, ui.layout, ui.panel_ratios");
+	assert_int_equal(o.log_level, 3);
+	assert_int_equal(o.format, RENDER_JSON);
+	assert_string_equal(o.color_mode, "never");
+	assert_int_equal(o.events_per_sec, 500);
+	assert_int_equal(o.bt_depth, 4);
+	assert_int_equal(o.transport, WR_TRANSPORT_PERF);
+	assert_string_equal(o.log_file, home_b);
+	free(home_b);
+	cli_options_release(&o);
+	strbuf_release(&err);
+	strbuf_release(&ignored);
+}
+
+/* Errors of meaning (the syntax is toml's, tested in test_util). */
+static void test_config_errors(void **state)
+{
+	static const struct { const char *text, *want; } cases[] = {
+		{ "[ebpf]\nbacktrace_dept = 4\n",
+		  "c.toml:2:1: error: unknown key `backtrace_dept` in [ebpf]\n"
+		  "    backtrace_dept = 4\n    ^~~~~~~~~~~~~~\n"
+		  "hint: did you mean `backtrace_depth` in [ebpf]?\n" },
+		{ "[ebpf]\nbacktrace_depth = \"4\"\n",
+		  "c.toml:2:19: error: `backtrace_depth` takes an integer, not a string\n"
+		  "    backtrace_depth = \"4\"\n                      ^~~\n" },
+		{ "[ebpf]\nbacktrace_depth = 2000\n",
+		  "c.toml:2:19: error: invalid `backtrace_depth`: expected 1..1024\n"
+		  "    backtrace_depth = 2000\n                      ^~~~\n" },
+		{ "[script]\noutput = \"xml\"\n",
+		  "c.toml:2:10: error: invalid `output`: expected pretty, plain or json\n"
+		  "    output = \"xml\"\n             ^~~~~\n" },
+		{ "[tui]\n",
+		  "c.toml:1:2: error: unknown section [tui]\n    [tui]\n     ^~~\n"
+		  "hint: sections are [general], [script] and [ebpf]; see wraith(1)\n" },
+		{ "depth = 3\n",
+		  "c.toml:1:1: error: unknown key `depth` in the top level\n    depth = 3\n    ^~~~~\n"
+		  "hint: wraith(1) lists the keys\n" },
+		{ "[script]\noutput = \"json\"\noutput = \"plain\"\n",
+		  "c.toml:3:1: error: this key is already set in this table\n"
+		  "    output = \"plain\"\n    ^~~~~~\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cli_options o = { 0 };
+		struct strbuf err = STRBUF_INIT, ignored = STRBUF_INIT;
+
+		assert_int_not_equal(cli_options_apply_config(&o, "c.toml", cases[i].text, &err,
+							      &ignored), 0);
+		if (strcmp(err.buf, cases[i].want))
+			print_error("case %zu:\n%s", i, err.buf);
+		assert_string_equal(err.buf, cases[i].want);
+		cli_options_release(&o);
+		strbuf_release(&err);
+		strbuf_release(&ignored);
+	}
+}
+
+/* Command line > file > built-in. */
+static void test_precedence(void **state)
+{
+	char *cfg = xasprintf("%s/p.toml", dir);
+	struct cli_options o;
+
+	(void)state;
+	setenv("XDG_CONFIG_HOME", dir, 1); /* no default file */
+	write_file(cfg, "[ebpf]\nbacktrace_depth = 4\n[script]\noutput = \"json\"\n");
+	assert_int_equal(parse(&o, (const char *[]){ "wraith", "-p", "1", NULL }), 0);
+	assert_int_equal(o.bt_depth, 0);             /* built-in */
+	assert_int_equal(o.format, RENDER_PRETTY);
+	cli_options_release(&o);
+
+	assert_int_equal(parse(&o, (const char *[]){ "wraith", "--config", cfg, "-p", "1", NULL }), 0);
+	assert_int_equal(o.bt_depth, 4);             /* file */
+	assert_int_equal(o.format, RENDER_JSON);
+	cli_options_release(&o);
+
+	assert_int_equal(parse(&o, (const char *[]){ "wraith", "--config", cfg, "-p", "1",
+		"--backtrace-depth", "6", NULL }), 0);
+	assert_int_equal(o.bt_depth, 6);             /* command line over the file */
+	assert_int_equal(o.format, RENDER_JSON);
+	cli_options_release(&o);
+	unsetenv("XDG_CONFIG_HOME");
+	unlink(cfg);
+	free(cfg);
+}
+
+/* The default file: $XDG_CONFIG_HOME/wraith/config.toml; missing is fine. */
+static void test_default_file(void **state)
+{
+	char *sub = xasprintf("%s/wraith", dir), *cfg = xasprintf("%s/config.toml", sub);
+	struct cli_options o;
+
+	(void)state;
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	assert_int_equal(parse(&o, (const char *[]){ "wraith", "-p", "1", NULL }), 0);
+	assert_null(o.config_file);
+	cli_options_release(&o);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	write_file(cfg, "[script]\noutput = \"plain\"\n");
+	assert_int_equal(parse(&o, (const char *[]){ "wraith", "-p", "1", NULL }), 0);
+	assert_int_equal(o.format, RENDER_PLAIN);
+	assert_string_equal(o.config_file, cfg);
+	cli_options_release(&o);
+	write_file(cfg, "[script]\noutput = plain\n");
+	assert_int_equal(parse(&o, (const char *[]){ "wraith", "-p", "1", NULL }), 2);
+	cli_options_release(&o);
+	assert_int_equal(parse(&o, (const char *[]){ "wraith", "--config", "/nonexistent/x.toml",
+		"-p", "1", NULL }), 2);
+	cli_options_release(&o);
+	unsetenv("XDG_CONFIG_HOME");
+	unlink(cfg);
+	rmdir(sub);
+	free(cfg);
+	free(sub);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_config_keys),
+		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_precedence),
+		cmocka_unit_test(test_default_file),
+	};
+	int rc;
+
+	if (!mkdtemp(dir))
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	rmdir(dir);
+	return rc;
+}
