@@ -6,7 +6,7 @@
 set -eu
 
 PACKAGES="gcc g++ make autoconf automake pkg-config binutils
-llvm-19-dev clang-19 libbpf-dev libdw-dev libelf-dev libiberty-dev libcmocka-dev
+llvm-19-dev clang-19 libbpf-dev libdw-dev libelf-dev libdebuginfod-dev libiberty-dev libcmocka-dev
 libncurses-dev libreadline-dev zlib1g-dev libzstd-dev
 gdb python3 tmux bpftool valgrind util-linux procps"
 if [ "${1:-}" = "--bench" ]; then

@@ -35,7 +35,10 @@ static const char usage_text[] =
 "\n"
 "Target:\n"
 "  -p, --pid PID             trace the process PID\n"
-"  -t, --target PATH         trace every process that maps PATH (executable or .so)\n"
+"  -t, --target PATH         trace every process that maps PATH (executable or .so;\n"
+"                            a name without '/' is a program in $PATH or a library\n"
+"                            by short name: libc); with -p, probes go in module PATH\n"
+"                            of that process only\n"
 "\n"
 "Mode:\n"
 "  -s, --script SCRIPT       run SCRIPT (trace blocks) and print events\n"
@@ -62,6 +65,23 @@ static const char usage_text[] =
 "Kernel:\n"
 "      --transport KIND      ringbuf (default) or perf (perf event array)\n"
 "      --force-perf-event-array  the same as --transport perf\n"
+"\n"
+"Debug info:\n"
+"  -d, --debug-file FILE     the debug file of the main module (-t's module, else the\n"
+"                            executable), checked by build-id or debuglink CRC\n"
+"      --allow-loose-debug-match  use a debug file that does not match, with a warning\n"
+"      --debug-dir DIR       look for debug files under DIR (repeatable; default\n"
+"                            /usr/lib/debug)\n"
+"      --debuginfod WHEN     off (default) or on (ask: the same as on): fetch debug\n"
+"                            files missing here from debuginfod servers\n"
+"      --debuginfod-url URL  a server (repeatable; default $DEBUGINFOD_URLS)\n"
+"      --debuginfod-cache-dir DIR  where downloads are kept\n"
+"      --debuginfod-timeout-secs S  give up after S seconds without data (default 5;\n"
+"                            0: never)\n"
+"      --debuginfod-max-size BYTES  skip larger files (0: no cap)\n"
+"      --status              before tracing, report per module where its debug info\n"
+"                            and unwind tables come from and what that allows\n"
+"      --no-status           no report (the default; overrides [script] status)\n"
 "\n"
 "Diagnostics:\n"
 "  -v, --verbose             show debug messages (libbpf, verifier logs) on stderr\n"
@@ -122,8 +142,6 @@ static int check_options(const struct cli_options *o)
 
 	if (!o->pid && !o->path)
 		return usage_error("nothing to trace: give -p PID or -t PATH");
-	if (o->pid && o->path)
-		return usage_error("-p and -t cannot be combined");
 	if (modes > 1)
 		return usage_error("-s, --script-file and --batch are alternatives: give one");
 	if (o->keep_going && !o->batch_file)

@@ -83,14 +83,11 @@ static void on_log(enum wr_log_level level, const char *msg, void *ctx)
 static void draw(struct shell *sh);
 
 /* Unwind tables of big libraries take a while: say so as it happens. */
-static void on_progress(void *ctx, const char *what, size_t done, size_t total)
+static void on_progress(void *ctx, const char *text)
 {
 	struct shell *sh = ctx;
-	char msg[128];
 
-	if (what)
-		snprintf(msg, sizeof(msg), "reading unwind tables %zu/%zu: %s", done + 1, total, what);
-	statusbar_message(&sh->bar, what ? msg : "", what ? 60 : 0, now_seconds());
+	statusbar_message(&sh->bar, text ? text : "", text ? 60 : 0, now_seconds());
 	draw(sh);
 }
 

@@ -6,6 +6,7 @@
  * .gnu_debuglink the way gdb and eu-stack do.  DWARF is only loaded when
  * something asks for it.
  */
+#include "dwarf/debugfile.h"
 #include "dwarf/module_priv.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -21,9 +22,32 @@
 
 static char *debuginfo_path = NULL;
 
+/* libdwfl asks here for a separate debug file: the one debugfile.c found
+ * and checked (libdwfl's standard search would also ask debuginfod on its
+ * own whenever DEBUGINFOD_URLS is set, even with --debuginfod off). */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct dw_module *m = *userdata;
+	const char *path = m ? dw_module_debug_path(m) : NULL;
+	int fd;
+
+	(void)mod, (void)modname, (void)base, (void)file_name, (void)debuglink_file;
+	(void)debuglink_crc;
+	if (!path) {
+		errno = ENOENT;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		*debuginfo_file_name = xstrdup(path);
+	return fd;
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -73,6 +97,12 @@ static int open_dwfl(struct dw_module *m)
 	 * libdwfl has already closed fd. */
 	m->mod = dwfl_report_elf(m->dwfl, m->name, m->path, fd, 0, false);
 	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (m->mod) {
+		void **ud;
+
+		dwfl_module_info(m->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+		*ud = m; /* for find_debuginfo */
+	}
 	return m->mod ? 0 : -WR_EELF;
 }
 
@@ -127,6 +157,8 @@ void dw_module_free(struct dw_module *m)
 		close(m->fd);
 	free(m->loads);
 	free(m->debug_source);
+	free(m->debug_path);
+	free(m->build_id_hex);
 	free(m->path);
 	free(m);
 }
@@ -169,19 +201,17 @@ bool dw_module_has_dwarf(struct dw_module *m)
 
 const char *dw_module_debug_source(struct dw_module *m)
 {
-	const char *debugfile = NULL;
+	enum dw_debug_origin o = dw_module_debug_origin(m);
 
 	if (m->debug_source)
 		return m->debug_source;
-	if (!dw_module_dwarf(m)) {
-		m->debug_source = xstrdup("none");
-		return m->debug_source;
-	}
-	dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
-	if (debugfile && strcmp(debugfile, m->path) != 0)
-		m->debug_source = xasprintf("separate (%s)", debugfile);
+	if (o != DW_DEBUG_EMBEDDED && !dw_module_dwarf(m))
+		o = DW_DEBUG_NONE;
+	if (m->debug_path && o != DW_DEBUG_NONE)
+		m->debug_source = xasprintf("%s (%s)", dw_debug_origin_name(o),
+					    dw_debug_path_shown(m->debug_path));
 	else
-		m->debug_source = xstrdup("embedded");
+		m->debug_source = xstrdup(dw_debug_origin_name(o));
 	return m->debug_source;
 }
 
@@ -232,50 +262,6 @@ bool dw_module_vaddr_is_code(const struct dw_module *m, uint64_t vaddr)
 			return true;
 	}
 	return false;
-}
-
-static char *existing(char *path)
-{
-	if (path && access(path, R_OK) == 0)
-		return path;
-	free(path);
-	return NULL;
-}
-
-static char *by_build_id(struct dw_module *m)
-{
-	const void *id;
-	ssize_t n = dwelf_elf_gnu_build_id(m->elf, &id);
-	struct strbuf sb = STRBUF_INIT;
-
-	if (n < 2)
-		return NULL;
-	strbuf_addf(&sb, "/usr/lib/debug/.build-id/%02x/", ((const unsigned char *)id)[0]);
-	for (ssize_t i = 1; i < n; i++)
-		strbuf_addf(&sb, "%02x", ((const unsigned char *)id)[i]);
-	strbuf_addstr(&sb, ".debug");
-	return existing(strbuf_detach(&sb));
-}
-
-char *dw_module_find_debug_file(struct dw_module *m)
-{
-	const char *slash = strrchr(m->path, '/');
-	int dir_len = slash ? (int)(slash - m->path) : 0;
-	GElf_Word crc;
-	const char *link;
-	char *found = by_build_id(m);
-
-	if (found)
-		return found;
-	link = dwelf_elf_gnu_debuglink(m->elf, &crc);
-	if (!link)
-		return NULL;
-	found = existing(xasprintf("%.*s/%s", dir_len, m->path, link));
-	if (!found)
-		found = existing(xasprintf("%.*s/.debug/%s", dir_len, m->path, link));
-	if (!found)
-		found = existing(xasprintf("/usr/lib/debug%.*s/%s", dir_len, m->path, link));
-	return found;
 }
 
 char *dw_path_normalize(const char *path)

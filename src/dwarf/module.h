@@ -55,7 +55,8 @@ bool dw_module_vaddr_is_code(const struct dw_module *m, uint64_t vaddr);
 char *dw_path_normalize(const char *path);
 
 /* Where the debug info came from, for `info modules`: "embedded",
- * "separate (/usr/lib/debug/...)", or "none".  Borrowed. */
+ * "build-id directory (/usr/lib/debug/...)", "debuglink (...)",
+ * "--debug-file (...)", "debuginfod (...)" or "none".  Borrowed. */
 const char *dw_module_debug_source(struct dw_module *m);
 
 #endif

@@ -50,13 +50,18 @@ struct dw_module {
 	int dwarf_state;            /* 0 not tried, 1 found, -1 none */
 	Dwarf *dwarf;               /* borrowed from dwfl */
 	char *debug_source;         /* owned, see dw_module_debug_source */
+	/* Where its debug info comes from (debugfile.c) */
+	bool debug_searched;
+	int debug_origin;           /* enum dw_debug_origin */
+	char *debug_path;           /* owned: the separate debug file, or NULL */
+	char *build_id_hex;         /* owned, "" when none */
 	struct dw_ext ext[DW_EXT_COUNT_];
 };
 
-/* The path of the module's separate debug file (by build-id under
- * /usr/lib/debug/.build-id, then .gnu_debuglink next to the file, in its
- * .debug directory and under /usr/lib/debug), or NULL.  Caller frees.
- * Unlike libdwfl's own search this touches no state of the Dwfl module. */
+/* The path of the module's separate debug file (debugfile.c: explicit,
+ * build-id directory, .gnu_debuglink, debuginfod; checked to belong to the
+ * module), or NULL.  Caller frees.  Unlike libdwfl's own search this
+ * touches no state of the Dwfl module. */
 char *dw_module_find_debug_file(struct dw_module *m);
 
 /* @file as named by unit @cudie (a line table or decl_file entry), made

@@ -8,6 +8,7 @@
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/strbuf.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@ int cli_exit_status(int err)
 	case WR_EKTHREAD:
 	case WR_EUSAGE:
 	case WR_ECOMMAND:
+	case WR_EMISMATCH:
+	case WR_ENODWARF:
 	case ENOENT:
 		return 2;
 	default:
@@ -39,15 +42,15 @@ static void write_event(void *ctx, const char *text, const struct event *ev)
 	fputs(text, stdout);
 }
 
-static void progress(void *ctx, const char *what, size_t done, size_t total)
+static void progress(void *ctx, const char *text)
 {
 	(void)ctx;
 	if (!isatty(STDERR_FILENO))
 		return;
-	if (!what)
+	if (!text)
 		fprintf(stderr, "\r\033[K");
 	else
-		fprintf(stderr, "\r\033[Kwraith: reading unwind tables %zu/%zu: %s", done + 1, total, what);
+		fprintf(stderr, "\r\033[Kwraith: %s", text);
 	fflush(stderr);
 }
 
@@ -55,6 +58,14 @@ int cli_open_session(const struct cli_options *o, struct session **out)
 {
 	struct session_options so = {
 		.pid = o->pid, .path = o->path, .transport = o->transport,
+		.debug = {
+			.debug_file = o->debug_file, .loose = o->loose_debug_match,
+			.dirs = o->debug_dirs.v, .n_dirs = o->debug_dirs.n,
+			.debuginfod = o->debuginfod != CLI_DEBUGINFOD_OFF,
+			.urls = o->debuginfod_urls.v, .n_urls = o->debuginfod_urls.n,
+			.cache_dir = o->debuginfod_cache, .timeout = (unsigned)o->debuginfod_timeout,
+			.max_size = o->debuginfod_max_size,
+		},
 		.bt_depth = o->bt_depth, .format = o->format, .color = o->color,
 		.dry_run = o->dry_run, .verbose = o->verbose, .relative_time = o->relative_time,
 		.max_events = o->max_events,
@@ -70,6 +81,13 @@ int cli_open_session(const struct cli_options *o, struct session **out)
 			       : isatty(STDOUT_FILENO) ? CLI_TTY_EVENTS_PER_SEC : 0);
 	session_set_sink(*out, &sink);
 	session_set_progress(*out, progress, NULL);
+	if (o->status) {
+		struct strbuf report = STRBUF_INIT;
+
+		session_status_report(*out, &report);
+		fputs(report.buf, stderr);
+		strbuf_release(&report);
+	}
 	return 0;
 }
 

@@ -75,6 +75,16 @@ static const char *expand_home(struct cli_options *o, const char *path)
 	return kept;
 }
 
+static void list_add(struct cli_options *o, struct cli_list *l, const char *s)
+{
+	if (l->layer != layer_now) {
+		l->n = 0; /* a newer layer replaces the list */
+		l->layer = layer_now;
+	}
+	l->v = xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
+	l->v[l->n++] = expand_home(o, s);
+}
+
 /* ---- setters: 0, or -1 with the reason in @why ---- */
 
 #define SETTER(name) static int name(struct cli_options *o, const char *arg, struct strbuf *why)
@@ -97,12 +107,23 @@ SETTER(set_script_file) { (void)why; o->script_file = cli_options_keep(o, arg); 
 SETTER(set_batch) { (void)why; o->batch_file = cli_options_keep(o, arg); return 0; }
 SETTER(set_config) { (void)why; o->config_file = cli_options_keep(o, arg); return 0; }
 SETTER(set_log_file) { (void)why; o->log_file = expand_home(o, arg); return 0; }
+SETTER(set_debug_file) { (void)why; o->debug_file = expand_home(o, arg); return 0; }
 SETTER(set_keep_going) { return parse_bool(arg, &o->keep_going, why); }
 SETTER(set_dry_run) { return parse_bool(arg, &o->dry_run, why); }
 SETTER(set_relative) { return parse_bool(arg, &o->relative_time, why); }
+SETTER(set_status) { return parse_bool(arg, &o->status, why); }
 SETTER(set_quiet) { return parse_bool(arg, &o->quiet, why); }
 SETTER(set_help) { return parse_bool(arg, &o->help, why); }
 SETTER(set_version) { return parse_bool(arg, &o->version, why); }
+SETTER(set_loose) { return parse_bool(arg, &o->loose_debug_match, why); }
+
+SETTER(set_no_status)
+{
+	(void)arg;
+	(void)why;
+	o->status = false;
+	return 0;
+}
 
 SETTER(set_verbose)
 {
@@ -222,6 +243,64 @@ SETTER(set_rate)
 	return 0;
 }
 
+SETTER(set_debug_dir)
+{
+	(void)why;
+	list_add(o, &o->debug_dirs, arg);
+	return 0;
+}
+
+SETTER(set_debuginfod)
+{
+	bool on;
+
+	/* "ask" is GhostScope's reserved value; wraith does not ask. */
+	if (!strcmp(arg, "on") || !strcmp(arg, "ask"))
+		o->debuginfod = !strcmp(arg, "on") ? CLI_DEBUGINFOD_ON : CLI_DEBUGINFOD_ASK;
+	else if (!strcmp(arg, "off"))
+		o->debuginfod = CLI_DEBUGINFOD_OFF;
+	else if (parse_bool(arg, &on, why) == 0)
+		o->debuginfod = on ? CLI_DEBUGINFOD_ON : CLI_DEBUGINFOD_OFF;
+	else {
+		strbuf_reset(why);
+		strbuf_addstr(why, "expected on, off or ask");
+		return -1;
+	}
+	return 0;
+}
+
+/* One URL, or (from DEBUGINFOD_URLS) several separated by blanks. */
+SETTER(set_debuginfod_url)
+{
+	char *copy = xstrdup(arg);
+
+	(void)why;
+	for (char *u = strtok(copy, " \t\n"); u; u = strtok(NULL, " \t\n"))
+		list_add(o, &o->debuginfod_urls, u);
+	free(copy);
+	return 0;
+}
+
+SETTER(set_debuginfod_cache) { (void)why; o->debuginfod_cache = expand_home(o, arg); return 0; }
+
+SETTER(set_debuginfod_timeout)
+{
+	if (!parse_uint(arg, 86400, &o->debuginfod_timeout)) {
+		strbuf_addstr(why, "expected seconds 0..86400 (0: no timeout)");
+		return -1;
+	}
+	return 0;
+}
+
+SETTER(set_debuginfod_max_size)
+{
+	if (!parse_uint(arg, LLONG_MAX, &o->debuginfod_max_size)) {
+		strbuf_addstr(why, "expected a size in bytes (0: no cap)");
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- the table ---- */
 
 struct setting {
@@ -249,12 +328,28 @@ static const struct setting settings[] = {
 	{ "relative-time", 0, false, NULL, 0, NULL, set_relative },
 	{ "script-output-events-per-sec", 0, true, "script.output_events_per_sec", TOML_INT, NULL,
 	  set_rate },
+	{ "status", 0, false, "script.status", TOML_BOOL, NULL, set_status },
+	{ "no-status", 0, false, NULL, 0, NULL, set_no_status },
 	{ "max-events", 0, true, NULL, 0, NULL, set_max_events },
 	{ "timeout", 0, true, NULL, 0, NULL, set_timeout },
 	{ "backtrace-depth", 0, true, "ebpf.backtrace_depth", TOML_INT, NULL, set_depth },
 	{ "transport", 0, true, "ebpf.transport", TOML_STRING, NULL, set_transport },
 	{ "force-perf-event-array", 0, false, "ebpf.force_perf_event_array", TOML_BOOL, NULL,
 	  set_force_perf },
+	{ "debug-file", 'd', true, NULL, 0, NULL, set_debug_file },
+	{ "allow-loose-debug-match", 0, false, "dwarf.allow_loose_debug_match", TOML_BOOL, NULL,
+	  set_loose },
+	{ "debug-dir", 0, true, "dwarf.search_paths", TOML_ARRAY,
+	  NULL, set_debug_dir, offsetof(struct cli_options, debug_dirs) },
+	{ "debuginfod", 0, true, "dwarf.debuginfod.enabled", TOML_STRING, NULL, set_debuginfod },
+	{ "debuginfod-url", 0, true, "dwarf.debuginfod.urls", TOML_ARRAY, "DEBUGINFOD_URLS",
+	  set_debuginfod_url, offsetof(struct cli_options, debuginfod_urls) },
+	{ "debuginfod-cache-dir", 0, true, "dwarf.debuginfod.cache_dir", TOML_STRING,
+	  "DEBUGINFOD_CACHE_PATH", set_debuginfod_cache },
+	{ "debuginfod-timeout-secs", 0, true, "dwarf.debuginfod.timeout_secs", TOML_INT,
+	  "DEBUGINFOD_TIMEOUT", set_debuginfod_timeout },
+	{ "debuginfod-max-size", 0, true, "dwarf.debuginfod.max_size_bytes", TOML_INT,
+	  "DEBUGINFOD_MAXSIZE", set_debuginfod_max_size },
 	{ "verbose", 'v', false, NULL, 0, NULL, set_verbose },
 	{ "log-level", 0, true, "general.log_level", TOML_STRING, NULL, set_log_level },
 	{ "log-file", 0, true, "general.log_file", TOML_STRING, NULL, set_log_file },
@@ -440,7 +535,8 @@ static int apply_entry(struct cli_options *o, const struct toml_entry *e, struct
 	if (!e->key) {
 		if (known_table(e->table))
 			return 0;
-		diag_set(d, e->loc, "sections are [general], [script] and [ebpf]; see wraith(1)", "unknown section [%s]", e->table);
+		diag_set(d, e->loc, "sections are [general], [script], [dwarf], [dwarf.debuginfod] "
+			 "and [ebpf]; see wraith(1)", "unknown section [%s]", e->table);
 		return -EINVAL;
 	}
 	st = setting_by_key(e->table, e->key);
@@ -527,7 +623,8 @@ static int load_config(struct cli_options *o, const char *given, struct strbuf *
 	struct strbuf err = STRBUF_INIT;
 	int rc = 0, e = path ? file_read(path, &text, NULL) : -ENOENT;
 
-	if (e && (given || e != -ENOENT)) {
+	/* The default file may be missing, or out of reach of this user. */
+	if (e && (given || (e != -ENOENT && e != -EACCES && e != -ENOTDIR))) {
 		fprintf(stderr, "wraith: cannot read configuration file %s: %s\n", path, strerror(-e));
 		rc = 2;
 	} else if (!e && cli_options_apply_config(o, path, text, &err, ignored)) {

@@ -289,7 +289,7 @@ int info_run(struct session *s, const char *topic, const char *arg, struct strbu
 	if (!strcmp(topic, "address") || !strcmp(topic, "a"))
 		return info_address(s, arg, out);
 	if (!strcmp(topic, "modules") || !strcmp(topic, "m")) {
-		target_dump_modules(s->target, out);
+		target_dump_modules(s->target, out, false);
 		return 0;
 	}
 	if (!strcmp(topic, "probes") || !strcmp(topic, "p"))

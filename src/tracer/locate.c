@@ -36,7 +36,8 @@ static void take_sites(struct located_set *out, struct tmodule *mod, struct dw_s
 	memset(sites, 0, sizeof(*sites));
 }
 
-/* Modules in search order: the main module, then the others. */
+/* Modules in search order: the main module, then the others (with -t and
+ * -p together, the -t module only). */
 static size_t search_order(struct target *tg, struct tmodule **order)
 {
 	struct tmodule *main_mod = target_main_module(tg);
@@ -44,7 +45,7 @@ static size_t search_order(struct target *tg, struct tmodule **order)
 
 	if (main_mod)
 		order[n++] = main_mod;
-	for (size_t i = 0; i < tg->n_mods; i++)
+	for (size_t i = 0; i < tg->n_mods && !tg->scope; i++)
 		if (tg->mods[i] != main_mod)
 			order[n++] = tg->mods[i];
 	return n;
@@ -73,7 +74,9 @@ static const char *where_text(struct target *tg, struct strbuf *sb)
 {
 	struct tmodule *m = target_main_module(tg);
 
-	if (tg->pid)
+	if (tg->scope)
+		strbuf_addf(sb, "%s in process %d", dw_module_name(m->dw), (int)tg->pid);
+	else if (tg->pid)
 		strbuf_addf(sb, "process %d (%s)", (int)tg->pid, m ? dw_module_name(m->dw) : "?");
 	else
 		strbuf_addf(sb, "%s", tg->path);
@@ -107,7 +110,8 @@ static int locate_function(struct target *tg, const struct ast_target *t, struct
 		return 0;
 	suggest(tg, t->function, &hint);
 	diag_set(d, t->loc, hint.len ? hint.buf : "`info functions REGEX` lists the functions",
-		 "no function '%s' in %s or its libraries", t->function, where_text(tg, &where));
+		 "no function '%s' in %s%s", t->function, where_text(tg, &where),
+		 tg->scope ? "" : " or its libraries");
 	strbuf_release(&hint);
 	strbuf_release(&where);
 	return -WR_ENOTARGET;
@@ -150,6 +154,11 @@ static int locate_address(struct target *tg, const struct ast_target *t, struct 
 			 ambiguous ? "module name '%s' matches more than one module"
 				   : "no module '%s' is mapped by the target",
 			 t->module ? t->module : "(main)");
+		return -WR_ENOTARGET;
+	}
+	if (tg->scope && m != tg->scope) {
+		diag_set(d, t->loc, "drop -t to probe any module of the process",
+			 "with -t and -p, probes go in %s only, not in %s", tg->scope->path, m->path);
 		return -WR_ENOTARGET;
 	}
 	if (dw_resolve_address(m->dw, t->address, &sites) || !sites.n) {

@@ -8,6 +8,7 @@
  */
 #include "tracer/session_priv.h"
 #include "codegen/codegen.h"
+#include "dwarf/debugfile.h"
 #include "dwarf/module.h"
 #include "dwarf/vars.h"
 #include "render/status.h"
@@ -61,6 +62,45 @@ static size_t hook_tailcalls(void *ctx, const struct wr_bt_frame *callee,
 	return target_tailcalls(s->target, callee, caller, out, max);
 }
 
+/* debuginfod's progress goes where the target's does. */
+static void debug_progress(void *ctx, const char *text)
+{
+	struct session *s = ctx;
+
+	if (s->target && s->target->progress)
+		s->target->progress(s->target->progress_ctx, text);
+}
+
+static void configure_debug(struct session *s)
+{
+	const struct session_debug_options *d = &s->opt.debug;
+	struct dw_debug_config c = {
+		.dirs = d->dirs, .n_dirs = d->n_dirs, .loose = d->loose, .debuginfod = d->debuginfod,
+		.urls = d->urls, .n_urls = d->n_urls, .cache_dir = d->cache_dir, .timeout = d->timeout,
+		.max_size = d->max_size, .progress = debug_progress, .progress_ctx = s,
+	};
+
+	dw_debug_configure(&c);
+}
+
+static int open_target(struct session *s, const struct session_options *opt)
+{
+	struct tmodule *m;
+	int err;
+
+	if (opt->pid) {
+		err = target_open_pid(opt->pid, &s->target);
+		if (!err && opt->path)
+			err = target_set_scope(s->target, opt->path);
+	} else {
+		err = target_open_path(opt->path, &s->target);
+	}
+	m = err ? NULL : target_main_module(s->target);
+	if (m && opt->debug.debug_file)
+		err = dw_module_set_debug_file(m->dw, opt->debug.debug_file);
+	return err;
+}
+
 int session_new(const struct session_options *opt, struct session **out)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
@@ -72,8 +112,11 @@ int session_new(const struct session_options *opt, struct session **out)
 	s->opt = *opt;
 	if (!s->opt.bt_depth)
 		s->opt.bt_depth = WR_BT_DEFAULT_DEPTH;
-	err = opt->path ? target_open_path(opt->path, &s->target) : target_open_pid(opt->pid, &s->target);
+	configure_debug(s);
+	err = open_target(s, opt);
 	if (err) {
+		target_free(s->target);
+		dw_debug_config_release();
 		free(s);
 		return err;
 	}
@@ -116,6 +159,7 @@ void session_free(struct session *s)
 		kernel_wait(s);
 	runtime_free(s->rt);
 	target_free(s->target);
+	dw_debug_config_release();
 	event_decoder_release(&s->decoder);
 	if (s->scratch)
 		strbuf_release(s->scratch);
@@ -853,8 +897,25 @@ int session_pattern_source(struct session *s, const char *pattern, char **file, 
 	return *file ? 0 : -ENOENT;
 }
 
-void session_set_progress(struct session *s,
-			  void (*fn)(void *ctx, const char *what, size_t done, size_t total), void *ctx)
+void session_status_report(struct session *s, struct strbuf *out)
+{
+	const struct session_debug_options *d = &s->opt.debug;
+	const char *env = getenv("DEBUGINFOD_URLS");
+
+	strbuf_addf(out, "modules of ");
+	session_target_text(s, out);
+	strbuf_addf(out, " (%zu):\n", s->target->n_mods);
+	target_dump_modules(s->target, out, true);
+	if (d->debuginfod)
+		strbuf_addf(out, "debuginfod: on, %s\n", env && *env ? env : "no server set");
+	else if (env && *env)
+		strbuf_addf(out, "debuginfod: off (DEBUGINFOD_URLS is set; --debuginfod on asks %s)\n",
+			    env);
+	else
+		strbuf_addstr(out, "debuginfod: off\n");
+}
+
+void session_set_progress(struct session *s, void (*fn)(void *ctx, const char *text), void *ctx)
 {
 	s->target->progress = fn;
 	s->target->progress_ctx = fn ? ctx : NULL;

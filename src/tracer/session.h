@@ -31,9 +31,24 @@ struct event;
 struct session;
 struct strbuf;
 
+/* Where modules' debug info is looked for (see dwarf/debugfile.h). */
+struct session_debug_options {
+	const char *debug_file;     /* -d: the debug file of the main module */
+	bool loose;                 /* --allow-loose-debug-match */
+	const char *const *dirs;    /* debug directories (none: /usr/lib/debug) */
+	size_t n_dirs;
+	bool debuginfod;
+	const char *const *urls;    /* none: $DEBUGINFOD_URLS */
+	size_t n_urls;
+	const char *cache_dir;
+	unsigned timeout;           /* seconds, 0: none */
+	uint64_t max_size;          /* bytes, 0: no cap */
+};
+
 struct session_options {
 	pid_t pid;                  /* -p */
-	const char *path;           /* -t */
+	const char *path;           /* -t (with -p: the module probes go in) */
+	struct session_debug_options debug;
 	enum wr_transport transport;
 	unsigned bt_depth;          /* 1..WR_BT_MAX_DEPTH; 0: WR_BT_MAX_DEPTH */
 	enum render_format format;
@@ -156,9 +171,13 @@ void session_stop_row_text(struct session *s, const struct stop_place *sp, struc
  * Returns 0 (*file: caller frees) or -ENOENT. */
 int session_pattern_source(struct session *s, const char *pattern, char **file, unsigned *line);
 
-/* Report progress of slow start-up work (reading unwind tables) to @fn:
- * @what is the file being read, NULL when done.  @fn NULL stops it. */
-void session_set_progress(struct session *s,
-			  void (*fn)(void *ctx, const char *what, size_t done, size_t total), void *ctx);
+/* The start-up report (--status): per module, where its debug info and
+ * unwind rows come from and what that means for probes and backtraces,
+ * and whether debuginfod is asked.  Reads every module's unwind rows. */
+void session_status_report(struct session *s, struct strbuf *out);
+
+/* Report progress of slow work (reading unwind tables, downloading debug
+ * info) to @fn: one line of text, NULL when done.  @fn NULL stops it. */
+void session_set_progress(struct session *s, void (*fn)(void *ctx, const char *text), void *ctx);
 
 #endif

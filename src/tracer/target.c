@@ -8,9 +8,11 @@
  * with a wrong frame.
  */
 #include "tracer/target.h"
+#include "dwarf/debugfile.h"
 #include "dwarf/module.h"
 #include "dwarf/symbolize.h"
 #include "dwarf/tailcall.h"
+#include "proc/libpath.h"
 #include "proc/maps.h"
 #include "render/render.h"
 #include "runtime/runtime.h"
@@ -269,22 +271,67 @@ static int scan_processes(struct target *t)
 	return added;
 }
 
+/* A program named without '/' (as a shell finds it in $PATH). */
+static char *find_in_path(const char *name)
+{
+	const char *env = getenv("PATH");
+	char *dirs = xstrdup(env ? env : "/usr/bin:/bin"), *found = NULL, *save = NULL;
+
+	for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *p = xasprintf("%s/%s", *d ? d : ".", name);
+
+		if (access(p, X_OK) == 0)
+			found = realpath(p, NULL);
+		free(p);
+	}
+	free(dirs);
+	return found;
+}
+
+/* -t's argument as an absolute path: a file here, a program in $PATH or a
+ * library by short name.  Returns 0 and *out (caller frees) or -errno. */
+static int resolve_path_arg(const char *path, char **out)
+{
+	struct strbuf cands = STRBUF_INIT;
+	int err;
+
+	*out = realpath(path, NULL);
+	if (*out || strchr(path, '/'))
+		return *out ? 0 : -errno;
+	*out = find_in_path(path);
+	if (*out)
+		return 0;
+	err = lib_find(path, out, &cands);
+	if (err == -EEXIST)
+		wr_error("cannot trace %s: the name matches several libraries; give one path:\n%s",
+			 path, cands.buf);
+	else if (err)
+		wr_error("cannot trace %s: no such file, program in $PATH or library known to the "
+			 "dynamic linker", path);
+	strbuf_release(&cands);
+	return err == -EEXIST ? -ENOENT : err;
+}
+
 int target_open_path(const char *path, struct target **out)
 {
 	struct target *t = xcalloc(1, sizeof(*t));
 	struct tmodule *m;
-	char *abs = realpath(path, NULL);
+	char *abs = NULL;
 	struct stat st;
-	int err;
+	int err = resolve_path_arg(path, &abs);
 
 	*out = NULL;
-	if (!abs || stat(abs, &st)) {
+	if (!err && stat(abs, &st))
 		err = -errno;
-		wr_error("cannot trace %s: %s", path, wr_strerror(err));
+	if (err) {
+		if (strchr(path, '/') || abs)
+			wr_error("cannot trace %s: %s", path, wr_strerror(err));
 		free(abs);
 		free(t);
 		return err;
 	}
+	if (strcmp(abs, path) && !strchr(path, '/'))
+		wr_info("%s is %s", path, abs);
 	t->path = abs;
 	err = add_module(t, 0, abs, st.st_dev, st.st_ino, &m);
 	if (err) {
@@ -296,6 +343,28 @@ int target_open_path(const char *path, struct target **out)
 	scan_processes(t);
 	*out = t;
 	return 0;
+}
+
+int target_set_scope(struct target *t, const char *path)
+{
+	char *abs = realpath(path, NULL);
+	struct stat st;
+	bool ambiguous = false;
+
+	if (abs && stat(abs, &st) == 0)
+		t->scope = module_by_identity(t, st.st_dev, st.st_ino);
+	if (!t->scope && !strchr(path, '/'))
+		t->scope = target_find_module(t, path, &ambiguous);
+	free(abs);
+	if (t->scope)
+		return 0;
+	if (ambiguous)
+		wr_error("-t %s: the name matches several modules of process %d; give a path "
+			 "(`info modules` in the shell lists them)", path, (int)t->pid);
+	else
+		wr_error("-t %s: process %d does not map it (with -p, -t names one of the process's "
+			 "modules: its executable or a library it has loaded)", path, (int)t->pid);
+	return -WR_ENOTARGET;
 }
 
 void target_free(struct target *t)
@@ -322,6 +391,8 @@ struct tmodule *target_main_module(struct target *t)
 	struct stat st;
 	struct tmodule *m = NULL;
 
+	if (t->scope)
+		return t->scope;
 	if (t->path || !t->n_procs)
 		return t->n_mods ? t->mods[0] : NULL;
 	p = t->procs[0];
@@ -345,6 +416,24 @@ static bool path_suffix_match(const char *path, const char *name)
 	return ln == lp || path[lp - ln - 1] == '/' || name[0] == '/';
 }
 
+/* A library by short name (libc): the best-ranked match, if unique. */
+static struct tmodule *by_short_name(struct target *t, const char *name, bool *ambiguous)
+{
+	struct tmodule *found = NULL;
+	int best = 0;
+
+	for (size_t i = 0; i < t->n_mods; i++) {
+		int r = lib_name_rank(dw_module_name(t->mods[i]->dw), name);
+
+		if (!r || r < best)
+			continue;
+		*ambiguous = r == best;
+		best = r;
+		found = t->mods[i];
+	}
+	return *ambiguous ? NULL : found;
+}
+
 struct tmodule *target_find_module(struct target *t, const char *name, bool *ambiguous)
 {
 	struct tmodule *found = NULL;
@@ -363,7 +452,9 @@ struct tmodule *target_find_module(struct target *t, const char *name, bool *amb
 			*ambiguous = true;
 		found = t->mods[i];
 	}
-	return *ambiguous ? NULL : found;
+	if (found || *ambiguous || strchr(name, '/'))
+		return *ambiguous ? NULL : found;
+	return by_short_name(t, name, ambiguous);
 }
 
 struct tmodule *target_module_by_cookie(struct target *t, uint64_t cookie)
@@ -403,12 +494,17 @@ int target_load_cfi(struct target *t)
 {
 	t->want_cfi = true;
 	for (size_t i = 0; i < t->n_mods; i++) {
-		if (t->progress)
-			t->progress(t->progress_ctx, t->mods[i]->path, i, t->n_mods);
+		if (t->progress) {
+			char *text = xasprintf("reading unwind tables %zu/%zu: %s", i + 1, t->n_mods,
+					       t->mods[i]->path);
+
+			t->progress(t->progress_ctx, text);
+			free(text);
+		}
 		load_module_cfi(t, t->mods[i]);
 	}
 	if (t->progress)
-		t->progress(t->progress_ctx, NULL, t->n_mods, t->n_mods);
+		t->progress(t->progress_ctx, NULL);
 	return t->rt ? target_install(t, t->rt) : 0;
 }
 
@@ -497,7 +593,7 @@ int target_refresh(struct target *t)
 			install_process(t, p);
 		changed++;
 	}
-	if (t->path && now_seconds() - t->last_scan >= SCAN_INTERVAL) {
+	if (t->path && !t->pid && now_seconds() - t->last_scan >= SCAN_INTERVAL) {
 		size_t before = t->n_procs;
 
 		t->last_scan = now_seconds();
@@ -635,15 +731,38 @@ size_t target_tailcalls(struct target *t, const struct wr_bt_frame *callee,
 	return max;
 }
 
-void target_dump_modules(struct target *t, struct strbuf *out)
+/* What a module's debug info and unwind rows mean for probes and frames. */
+static void module_meaning(struct tmodule *m, struct strbuf *out)
+{
+	bool dwarf = dw_module_has_dwarf(m->dw);
+
+	strbuf_addf(out, "      probes: %s; frames: %s\n",
+		    dwarf ? "functions, FILE:LINE and variables" :
+		    "functions by symbol only (no FILE:LINE, no variables)",
+		    dwarf ? "names, parameters and FILE:LINE" : "symbol names only");
+	if (!m->cfi_loaded)
+		return;
+	if (m->cfi.n)
+		strbuf_addf(out, "      backtraces: unwound through it (%zu unwind rows from %s)\n",
+			    m->cfi.n, m->cfi.source);
+	else
+		strbuf_addstr(out, "      backtraces: stop in it (no unwind rows: no .eh_frame or "
+			      ".debug_frame)\n");
+}
+
+void target_dump_modules(struct target *t, struct strbuf *out, bool report)
 {
 	for (size_t i = 0; i < t->n_mods; i++) {
 		struct tmodule *m = t->mods[i];
+		const char *id = dw_module_build_id(m->dw);
 
-		strbuf_addf(out, "  [%u] %s  debug: %s", m->slot + 1, m->path,
-			    dw_module_debug_source(m->dw));
-		if (m->cfi_loaded)
-			strbuf_addf(out, "  cfi: %zu rows from %s", m->cfi.n, m->cfi.source);
+		if (report)
+			load_module_cfi(t, m);
+		strbuf_addf(out, "  [%u] %s%s\n      debug info: %s", m->slot + 1, m->path,
+			    m == t->scope ? " (-t)" : "", dw_module_debug_source(m->dw));
+		if (*id)
+			strbuf_addf(out, "; build-id %s", id);
 		strbuf_addch(out, '\n');
+		module_meaning(m, out);
 	}
 }

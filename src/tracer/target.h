@@ -69,6 +69,7 @@ struct target_stats {
 struct target {
 	pid_t pid;              /* -p, else 0 */
 	char *path;             /* -t, else NULL (owned) */
+	struct tmodule *scope;  /* -t with -p: the module probes go in (borrowed) */
 	struct tmodule **mods;  /* owned */
 	size_t n_mods, cap_mods;
 	struct tprocess **procs; /* owned */
@@ -80,22 +81,29 @@ struct target {
 	struct target_stats stats;
 	struct tail_entry *tails;   /* owned: tail-call frames by frame pair, direct-mapped */
 	/* Progress of slow start-up work (CFI extraction); may be NULL. */
-	void (*progress)(void *ctx, const char *what, size_t done, size_t total);
+	void (*progress)(void *ctx, const char *text);
 	void *progress_ctx;
 };
 
 /* Open the process @pid: read its mappings and open every module it maps.
  * Returns 0, -WR_ENOPROC, -WR_EKTHREAD or -errno (message logged). */
 int target_open_pid(pid_t pid, struct target **out);
-/* Open every process that maps @path (possibly none yet).  Returns 0,
- * -ENOENT or -WR_EELF (message logged). */
+/* Open every process that maps @path (possibly none yet).  @path is a
+ * path, or a name without '/' that is not a file here: a program in $PATH,
+ * else a library by short name (libc).  Returns 0, -ENOENT or -WR_EELF
+ * (message logged). */
 int target_open_path(const char *path, struct target **out);
+/* -t PATH with -p: probes of @t (a process target) go in the module PATH
+ * only.  PATH is a path, or a short name (libc, libfix_a) of a module the
+ * process maps.  Returns 0 or -WR_ENOTARGET (message logged). */
+int target_set_scope(struct target *t, const char *path);
 /* NULL is a no-op. */
 void target_free(struct target *t);
 
 /* The module a probe pattern means: @name NULL = the main module (the
- * executable with -p, the file with -t); else a path, a basename or a
- * unique path suffix.  Returns the module or NULL; on ambiguity sets
+ * executable with -p, the file with -t); else a path, a basename, a
+ * unique path suffix or a short library name (libc for libc.so.6, see
+ * proc/libpath.h).  Returns the module or NULL; on ambiguity sets
  * *ambiguous. */
 struct tmodule *target_find_module(struct target *t, const char *name, bool *ambiguous);
 struct tmodule *target_main_module(struct target *t);
@@ -133,7 +141,10 @@ void target_symbolize(struct target *t, const struct wr_bt_frame *f, struct rend
 size_t target_tailcalls(struct target *t, const struct wr_bt_frame *callee,
 			const struct wr_bt_frame *caller, struct render_frame *out, size_t max);
 
-/* `info modules`: one line per module. */
-void target_dump_modules(struct target *t, struct strbuf *out);
+/* `info modules` and the start-up report: per module, where its debug
+ * info and unwind rows come from and what that means for probes and
+ * backtraces.  With @report, unwind rows are read first for every module
+ * (else only those already read are described). */
+void target_dump_modules(struct target *t, struct strbuf *out, bool report);
 
 #endif

@@ -30,7 +30,8 @@
 	X(WR_ECOMMAND,     "invalid command")                                      \
 	X(WR_EPROTO,       "malformed event")                                      \
 	X(WR_ELIMIT,       "limit exceeded")                                       \
-	X(WR_EUNSUPPORTED, "not supported")
+	X(WR_EUNSUPPORTED, "not supported")                                    \
+	X(WR_EMISMATCH,    "debug file does not match the module")
 
 enum wr_error {
 	WR_EFIRST_ = WR_ERROR_BASE,

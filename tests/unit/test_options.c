@@ -46,10 +46,13 @@ static int parse(struct cli_options *o, const char **argv)
 static void test_config_keys(void **state)
 {
 	const char *text =
-		"[general]\nlog_level = \"debug\"\nlog_file = \"~/b\"\n"
-		"[script]\noutput = \"json\"\ncolor = \"never\"\n"
+		"[general]\nlog_level = \"debug\"\n"
+		"[script]\noutput = \"json\"\ncolor = \"never\"\nstatus = true\n"
 		"output_events_per_sec = 500\n"
 		"[ebpf]\nbacktrace_depth = 4\nforce_perf_event_array = true\nringbuf_size = 4096\n"
+		"[dwarf]\nsearch_paths = [\"/a\", \"~/b\"]\nallow_loose_debug_match = true\n"
+		"[dwarf.debuginfod]\nenabled = \"on\"\nurls = [\"http://x/\"]\ntimeout_secs = 0\n"
+		"max_size_bytes = 1000\ncache_dir = \"/c\"\n"
 		"[ui]\nlayout = \"Vertical\"\npanel_ratios = [4, 3, 3]\n";
 	struct cli_options o = { 0 };
 	struct strbuf err = STRBUF_INIT, ignored = STRBUF_INIT;
@@ -62,10 +65,20 @@ static void test_config_keys(void **state)
 	assert_int_equal(o.log_level, 3);
 	assert_int_equal(o.format, RENDER_JSON);
 	assert_string_equal(o.color_mode, "never");
+	assert_true(o.status);
 	assert_int_equal(o.events_per_sec, 500);
 	assert_int_equal(o.bt_depth, 4);
 	assert_int_equal(o.transport, WR_TRANSPORT_PERF);
-	assert_string_equal(o.log_file, home_b);
+	assert_int_equal(o.debug_dirs.n, 2);
+	assert_string_equal(o.debug_dirs.v[0], "/a");
+	assert_string_equal(o.debug_dirs.v[1], home_b);
+	assert_true(o.loose_debug_match);
+	assert_int_equal(o.debuginfod, CLI_DEBUGINFOD_ON);
+	assert_int_equal(o.debuginfod_urls.n, 1);
+	assert_string_equal(o.debuginfod_urls.v[0], "http://x/");
+	assert_int_equal(o.debuginfod_timeout, 0);
+	assert_int_equal(o.debuginfod_max_size, 1000);
+	assert_string_equal(o.debuginfod_cache, "/c");
 	free(home_b);
 	cli_options_release(&o);
 	strbuf_release(&err);
@@ -89,15 +102,22 @@ static void test_config_errors(void **state)
 		{ "[script]\noutput = \"xml\"\n",
 		  "c.toml:2:10: error: invalid `output`: expected pretty, plain or json\n"
 		  "    output = \"xml\"\n             ^~~~~\n" },
+		{ "[dwarf]\nsearch_paths = \"/a\"\n",
+		  "c.toml:2:16: error: `search_paths` takes an array of strings, not a string\n"
+		  "    search_paths = \"/a\"\n                   ^~~~\n" },
+		{ "[dwarf]\nsearch_paths = [1]\n",
+		  "c.toml:2:16: error: `search_paths` takes an array of strings, not an array of "
+		  "integers\n    search_paths = [1]\n                   ^~~\n" },
 		{ "[tui]\n",
 		  "c.toml:1:2: error: unknown section [tui]\n    [tui]\n     ^~~\n"
-		  "hint: sections are [general], [script] and [ebpf]; see wraith(1)\n" },
+		  "hint: sections are [general], [script], [dwarf], [dwarf.debuginfod] and [ebpf]; "
+		  "see wraith(1)\n" },
 		{ "depth = 3\n",
 		  "c.toml:1:1: error: unknown key `depth` in the top level\n    depth = 3\n    ^~~~~\n"
 		  "hint: wraith(1) lists the keys\n" },
-		{ "[script]\noutput = \"json\"\noutput = \"plain\"\n",
+		{ "[dwarf.debuginfod]\nenabled = true\nenabled = false\n",
 		  "c.toml:3:1: error: this key is already set in this table\n"
-		  "    output = \"plain\"\n    ^~~~~~\n" },
+		  "    enabled = false\n    ^~~~~~~\n" },
 	};
 
 	(void)state;
@@ -116,7 +136,7 @@ static void test_config_errors(void **state)
 	}
 }
 
-/* Command line > file > built-in. */
+/* Command line > environment > file > built-in. */
 static void test_precedence(void **state)
 {
 	char *cfg = xasprintf("%s/p.toml", dir);
@@ -124,22 +144,41 @@ static void test_precedence(void **state)
 
 	(void)state;
 	setenv("XDG_CONFIG_HOME", dir, 1); /* no default file */
-	write_file(cfg, "[ebpf]\nbacktrace_depth = 4\n[script]\noutput = \"json\"\n");
+	write_file(cfg, "[ebpf]\nbacktrace_depth = 4\n[dwarf.debuginfod]\nurls = [\"http://file/\"]\n"
+		   "timeout_secs = 7\n");
+	unsetenv("DEBUGINFOD_URLS");
+	unsetenv("DEBUGINFOD_TIMEOUT");
 	assert_int_equal(parse(&o, (const char *[]){ "wraith", "-p", "1", NULL }), 0);
 	assert_int_equal(o.bt_depth, 0);             /* built-in */
-	assert_int_equal(o.format, RENDER_PRETTY);
+	assert_int_equal(o.debuginfod_timeout, 5);
+	assert_int_equal(o.debuginfod, CLI_DEBUGINFOD_OFF);
 	cli_options_release(&o);
 
 	assert_int_equal(parse(&o, (const char *[]){ "wraith", "--config", cfg, "-p", "1", NULL }), 0);
 	assert_int_equal(o.bt_depth, 4);             /* file */
-	assert_int_equal(o.format, RENDER_JSON);
+	assert_int_equal(o.debuginfod_timeout, 7);
+	assert_string_equal(o.debuginfod_urls.v[0], "http://file/");
+	cli_options_release(&o);
+
+	setenv("DEBUGINFOD_URLS", "http://env1/ http://env2/", 1);
+	setenv("DEBUGINFOD_TIMEOUT", "9", 1);
+	assert_int_equal(parse(&o, (const char *[]){ "wraith", "--config", cfg, "-p", "1", NULL }), 0);
+	assert_int_equal(o.debuginfod_urls.n, 2);    /* environment over file */
+	assert_string_equal(o.debuginfod_urls.v[1], "http://env2/");
+	assert_int_equal(o.debuginfod_timeout, 9);
 	cli_options_release(&o);
 
 	assert_int_equal(parse(&o, (const char *[]){ "wraith", "--config", cfg, "-p", "1",
-		"--backtrace-depth", "6", NULL }), 0);
-	assert_int_equal(o.bt_depth, 6);             /* command line over the file */
-	assert_int_equal(o.format, RENDER_JSON);
+		"--backtrace-depth", "6", "--debuginfod-url", "http://a/", "--debuginfod-url",
+		"http://b/", "--debuginfod-timeout-secs", "1", NULL }), 0);
+	assert_int_equal(o.bt_depth, 6);             /* command line over all */
+	assert_int_equal(o.debuginfod_urls.n, 2);
+	assert_string_equal(o.debuginfod_urls.v[0], "http://a/");
+	assert_string_equal(o.debuginfod_urls.v[1], "http://b/");
+	assert_int_equal(o.debuginfod_timeout, 1);
 	cli_options_release(&o);
+	unsetenv("DEBUGINFOD_URLS");
+	unsetenv("DEBUGINFOD_TIMEOUT");
 	unsetenv("XDG_CONFIG_HOME");
 	unlink(cfg);
 	free(cfg);

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "proc/libpath.h"
 #include "proc/maps.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -288,6 +289,44 @@ static void test_zombie(void **state)
 	assert_int_equal(proc_check_pid(child), -WR_ENOPROC);
 }
 
+/* ---- libraries by short name ---- */
+
+static void test_lib_name_rank(void **state)
+{
+	(void)state;
+	assert_int_equal(lib_name_rank("libc.so.6", "libc.so.6"), 3);
+	assert_int_equal(lib_name_rank("libc.so.6", "libc"), 2);
+	assert_int_equal(lib_name_rank("libc.so", "libc"), 2);
+	assert_int_equal(lib_name_rank("libc.so.6", "c"), 2);
+	assert_int_equal(lib_name_rank("libc-2.31.so", "libc"), 1);
+	assert_int_equal(lib_name_rank("libfix_a-O2fp.so", "libfix_a"), 1);
+	assert_int_equal(lib_name_rank("libcrypto.so.3", "libc"), 0);
+	assert_int_equal(lib_name_rank("libc.sox", "libc"), 0);
+	assert_int_equal(lib_name_rank("libc-dev", "libc"), 0);
+	assert_int_equal(lib_name_rank("chain-O2", "chain"), 0);
+}
+
+/* The dynamic linker's cache: libc is this machine's libc.so.6. */
+static void test_lib_find(void **state)
+{
+	char *path = NULL, *c = NULL, *want = realpath("/lib/x86_64-linux-gnu/libc.so.6", NULL);
+	struct strbuf cands = STRBUF_INIT;
+
+	(void)state;
+	if (!want)
+		skip();
+	assert_int_equal(lib_find("libc", &path, NULL), 0);
+	assert_string_equal(path, want);
+	assert_int_equal(lib_find("c", &c, NULL), 0);
+	assert_string_equal(c, want);
+	assert_int_equal(lib_find("libno_such_library_here", &c, &cands), -ENOENT);
+	assert_null(c);
+	assert_string_equal(cands.buf, "");
+	free(path);
+	free(want);
+	strbuf_release(&cands);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +338,8 @@ int main(void)
 		cmocka_unit_test(test_kernel_thread),
 		cmocka_unit_test(test_missing_pid),
 		cmocka_unit_test(test_zombie),
+		cmocka_unit_test(test_lib_name_rank),
+		cmocka_unit_test(test_lib_find),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
