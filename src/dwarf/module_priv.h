@@ -28,6 +28,7 @@ enum dw_ext_slot {
 	DW_EXT_SYMBOLIZE,
 	DW_EXT_VARS,
 	DW_EXT_TAILCALL,
+	DW_EXT_UNITS,
 	DW_EXT_COUNT_
 };
 
@@ -69,6 +70,12 @@ char *dw_module_find_debug_file(struct dw_module *m);
  * directory absolute, and normalised (dw_path_normalize).  Returns a new
  * string; caller frees. */
 char *dw_unit_path(Dwarf_Die *cudie, const char *file);
+
+/* The compile unit whose code holds @pc, into @cudie: from
+ * .debug_aranges when it answers, else from every unit's own ranges (clang
+ * emits no .debug_aranges).  For a skeleton unit, the split unit it stands
+ * for.  False when no unit holds @pc or the module has no DWARF. */
+bool dw_unit_at(struct dw_module *m, uint64_t pc, Dwarf_Die *cudie);
 
 /* The module's DWARF (main or separate), or NULL.  Borrowed. */
 Dwarf *dw_module_dwarf(struct dw_module *m);

@@ -7,7 +7,7 @@
  * out here: a gdb-like breakpoint address past the prologue, file:line:col
  * from the line table.  Line lookups reuse the index's unit list and read
  * the line tables of the units that name the file.  Addresses are looked up
- * through libdwfl's .debug_aranges, with the unit list as the fallback.
+ * with dw_unit_at().
  *
  * Without DWARF (or when DWARF does not know a name) the ELF symbol tables
  * stand in.
@@ -851,29 +851,6 @@ out_free:
 
 /* ---- addresses ---- */
 
-/* The unit holding @pc: from .debug_aranges through libdwfl, else by
- * asking each unit, since .debug_aranges may be missing or miss units
- * (clang does not emit it by default). */
-static bool unit_at(struct dw_module *m, Dwarf_Addr pc, Dwarf_Die *cudie)
-{
-	struct rs_state *st = rs_state_of(m);
-	Dwarf_Addr bias;
-	Dwarf_Die *die;
-
-	if (!dw_module_dwarf(m))
-		return false;
-	die = dwfl_module_addrdie(m->mod, pc, &bias);
-	if (die) {
-		*cudie = *die;
-		return true;
-	}
-	rs_index_ensure(st, dw_module_dwarf(m));
-	for (uint32_t c = 0; c < st->n_cus; c++)
-		if (dwarf_offdie(st->cus[c].dw, st->cus[c].die, cudie) && dwarf_haspc(cudie, pc) == 1)
-			return true;
-	return false;
-}
-
 int dw_resolve_address(struct dw_module *m, uint64_t vaddr, struct dw_sites *out)
 {
 	struct dw_site *site;
@@ -885,7 +862,7 @@ int dw_resolve_address(struct dw_module *m, uint64_t vaddr, struct dw_sites *out
 	if (!dw_module_vaddr_is_code(m, vaddr))
 		return -ERANGE;
 	site = push_site(out, vaddr, NULL, false);
-	unit = unit_at(m, vaddr, &cudie);
+	unit = dw_unit_at(m, vaddr, &cudie);
 	if (unit && (off = innermost_function(&cudie, vaddr)) &&
 	    dwarf_offdie(dwarf_cu_getdwarf(cudie.cu), off, &fn)) {
 		site->function = die_qualified_name(&fn);

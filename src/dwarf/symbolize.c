@@ -870,12 +870,12 @@ static uint64_t function_offset(Dwarf_Die *fn, uint64_t pc)
 static size_t dwarf_frames(struct sym_cache *c, struct dw_module *m, uint64_t pc,
 			   struct dw_sym_frame *out)
 {
-	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = dw_module_dwarf(m) ? dwfl_module_addrdie(m->mod, pc, &bias) : NULL;
+	Dwarf_Die cudie;
+	Dwarf_Die *cu = dw_unit_at(m, pc, &cudie) ? &cudie : NULL;
 	struct typename_ctx ctx = { .c = c, .m = m, .qualified_name = qualified_name };
 	struct cu_index *ix = cu ? cu_index_of(c, m, cu) : NULL;
 	/* the innermost when ranges nest: a nested function in its parent */
-	struct fn_range *r = ix ? spans_find(&ix->ranges, pc - bias) : NULL;
+	struct fn_range *r = ix ? spans_find(&ix->ranges, pc) : NULL;
 	Dwarf_Die *fn = r ? &r->die : NULL;
 	struct scope_path *p;
 	uint64_t offset;
@@ -887,8 +887,8 @@ static size_t dwarf_frames(struct sym_cache *c, struct dw_module *m, uint64_t pc
 	p = xmalloc(sizeof(*p));
 	p->dies[0] = *fn;
 	p->n = 1;
-	walk_children(fn, pc - bias, p, 1);
-	offset = function_offset(fn, pc - bias);
+	walk_children(fn, pc, p, 1);
+	offset = function_offset(fn, pc);
 	for (int i = p->n - 1; i >= 0; i--, n++) {
 		struct dw_sym_frame *f = &out[n];
 
@@ -896,7 +896,7 @@ static size_t dwarf_frames(struct sym_cache *c, struct dw_module *m, uint64_t pc
 		f->function = die_function_name(c, m, &p->dies[i], ctx.cxx);
 		f->params = function_params(&ctx, &p->dies[i]);
 		if (i == p->n - 1)
-			line_at(c, cu, pc - bias, f);
+			line_at(c, cu, pc, f);
 		else
 			call_site(c, &p->dies[i + 1], f);
 	}
@@ -910,8 +910,8 @@ static void symbol_frame(struct sym_cache *c, struct dw_module *m, uint64_t pc,
 			 struct dw_sym_frame *f)
 {
 	const struct elf_sym *s = lookup_sym(c, m, pc);
-	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = dw_module_dwarf(m) ? dwfl_module_addrdie(m->mod, pc, &bias) : NULL;
+	Dwarf_Die cudie;
+	bool cu = dw_unit_at(m, pc, &cudie);
 
 	*f = (struct dw_sym_frame){ 0 };
 	if (s) {
@@ -919,7 +919,7 @@ static void symbol_frame(struct sym_cache *c, struct dw_module *m, uint64_t pc,
 		f->sym_offset = pc - s->span.lo;
 	}
 	if (cu)
-		line_at(c, cu, pc - bias, f);
+		line_at(c, &cudie, pc, f);
 }
 
 static struct sym_entry *compute(struct sym_cache *c, struct dw_module *m, uint64_t pc)

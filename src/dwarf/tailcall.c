@@ -167,11 +167,9 @@ static bool find_subprogram(Dwarf_Die *die, uint64_t pc, Dwarf_Die *out)
  * function's abstract scopes, not the function that holds the code.) */
 static bool function_die(struct dw_module *m, uint64_t pc, Dwarf_Die *out)
 {
-	Dwarf_Die *cu;
-	Dwarf_Addr bias;
+	Dwarf_Die cu;
 
-	cu = dw_module_dwarf(m) ? dwfl_module_addrdie(m->mod, pc, &bias) : NULL;
-	return cu && find_subprogram(cu, pc, out);
+	return dw_unit_at(m, pc, &cu) && find_subprogram(&cu, pc, out);
 }
 
 /* Call each call site under @die (blocks and inlined code included). */

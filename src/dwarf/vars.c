@@ -1,19 +1,14 @@
 /* vars.c - variables and their types from DWARF (see vars.h).
  *
- * Locations are lowered from DWARF expressions to the handful of shapes a
- * probe can read directly: a register, memory at register+offset, memory
- * at CFA+offset (the frame base of GCC and clang at -O2 is
- * DW_OP_call_frame_cfa), a global address, a register-plus-offset value,
- * or a constant.  Anything else (pieces, entry values, TLS, vector
- * registers) is reported as unsupported with a reason, never guessed.
+ * Lookup follows C scoping at the pc; locations come from location.c,
+ * which turns any DWARF expression a probe can compute into a location.
  *
  * Types are converted once per DIE into struct dw_type, with typedefs and
  * qualifiers folded into the name, and cached in the module's extension
  * slot together with everything they own.
  */
 #include "dwarf/vars.h"
-#include "dwarf/module_priv.h"
-#include "dwarf/offmap.h"
+#include "dwarf/vars_priv.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -24,20 +19,6 @@
 #include <string.h>
 
 #define MAX_TYPE_DEPTH 24
-
-struct global_slot {
-	const char *name;
-	Dwarf_Off off;
-};
-
-struct vars_cache {
-	struct offmap types;       /* DIE offset -> struct dw_type * */
-	void **owned;              /* everything allocated for types */
-	size_t n_owned, cap_owned;
-	struct global_slot *globals;
-	size_t n_globals, cap_globals;
-	bool globals_built;
-};
 
 static void cache_destroy(void *data)
 {
@@ -62,12 +43,14 @@ static struct vars_cache *cache_of(struct dw_module *m)
 	return ext->data;
 }
 
-static void *own(struct vars_cache *c, void *p)
+void *vars_own(struct vars_cache *c, void *p)
 {
 	c->owned = xgrow(c->owned, &c->cap_owned, c->n_owned + 1, sizeof(*c->owned));
 	c->owned[c->n_owned++] = p;
 	return p;
 }
+
+#define own vars_own
 
 static char *own_str(struct vars_cache *c, char *s)
 {
@@ -313,147 +296,10 @@ static const struct dw_type *build_type(struct vars_cache *c, Dwarf_Die *die, in
 
 /* ---- locations ---- */
 
-static void unsupported(struct dw_loc *out, const char *why)
-{
-	out->kind = DW_LOC_UNSUPPORTED;
-	out->why = why;
-}
-
-static bool op_reg(const Dwarf_Op *op, int *reg)
-{
-	if (op->atom >= DW_OP_reg0 && op->atom <= DW_OP_reg31)
-		*reg = op->atom - DW_OP_reg0;
-	else if (op->atom == DW_OP_regx)
-		*reg = (int)op->number;
-	else
-		return false;
-	return true;
-}
-
-static bool op_breg(const Dwarf_Op *op, int *reg, int64_t *off)
-{
-	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
-		*reg = op->atom - DW_OP_breg0;
-		*off = (int64_t)op->number;
-	} else if (op->atom == DW_OP_bregx) {
-		*reg = (int)op->number;
-		*off = (int64_t)op->number2;
-	} else {
-		return false;
-	}
-	return true;
-}
-
-static bool op_const(const Dwarf_Op *op, int64_t *v)
-{
-	if (op->atom >= DW_OP_lit0 && op->atom <= DW_OP_lit31)
-		*v = op->atom - DW_OP_lit0;
-	else if (op->atom == DW_OP_const1u || op->atom == DW_OP_const2u || op->atom == DW_OP_const4u ||
-		 op->atom == DW_OP_const8u || op->atom == DW_OP_constu)
-		*v = (int64_t)op->number;
-	else if (op->atom == DW_OP_const1s || op->atom == DW_OP_const2s || op->atom == DW_OP_const4s ||
-		 op->atom == DW_OP_const8s || op->atom == DW_OP_consts)
-		*v = (int64_t)op->number;
-	else
-		return false;
-	return true;
-}
-
-/* Lower @ops (one location expression) into @out; @fb is the frame base
- * (NULL when the function has none). */
-static void lower_ops(const Dwarf_Op *ops, size_t n, const struct dw_loc *fb, struct dw_loc *out)
-{
-	int reg;
-	int64_t off, v;
-
-	memset(out, 0, sizeof(*out));
-	if (n == 0) {
-		out->kind = DW_LOC_OPTIMIZED_OUT;
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (ops[i].atom == DW_OP_piece || ops[i].atom == DW_OP_bit_piece) {
-			unsupported(out, "the value is split across several places (DW_OP_piece)");
-			return;
-		}
-		if (ops[i].atom == DW_OP_entry_value || ops[i].atom == DW_OP_GNU_entry_value) {
-			unsupported(out, "only the value it had on entry to the function is known, and that is gone");
-			return;
-		}
-		if (ops[i].atom == DW_OP_form_tls_address || ops[i].atom == DW_OP_GNU_push_tls_address) {
-			unsupported(out, "thread-local variables are not supported");
-			return;
-		}
-	}
-	if (n == 1 && op_reg(&ops[0], &reg)) {
-		out->kind = DW_LOC_REG;
-		out->reg = reg;
-	} else if (n == 1 && op_breg(&ops[0], &reg, &off)) {
-		out->kind = DW_LOC_MEM_REG;
-		out->reg = reg;
-		out->offset = off;
-	} else if (n == 1 && ops[0].atom == DW_OP_fbreg) {
-		if (!fb || fb->kind == DW_LOC_UNSUPPORTED) {
-			unsupported(out, "the function's frame base cannot be computed");
-			return;
-		}
-		*out = *fb;
-		out->offset += (int64_t)ops[0].number;
-	} else if (n == 1 && ops[0].atom == DW_OP_addr) {
-		out->kind = DW_LOC_MEM_ADDR;
-		out->offset = (int64_t)ops[0].number;
-	} else if (n == 2 && ops[1].atom == DW_OP_stack_value && op_const(&ops[0], &v)) {
-		out->kind = DW_LOC_CONST;
-		out->offset = v;
-	} else if (n == 2 && ops[1].atom == DW_OP_stack_value && op_breg(&ops[0], &reg, &off)) {
-		out->kind = DW_LOC_VALUE_REG;
-		out->reg = reg;
-		out->offset = off;
-	} else {
-		unsupported(out, "a DWARF location expression this version cannot evaluate");
-		return;
-	}
-	if ((out->kind == DW_LOC_REG || out->kind == DW_LOC_MEM_REG || out->kind == DW_LOC_VALUE_REG) &&
-	    out->reg > 16)
-		unsupported(out, "the value is in a vector or floating-point register");
-}
-
-/* The frame base of function @fn at @pc, as a location of its own: memory
- * locations relative to it add DW_OP_fbreg's offset. */
-static void frame_base(Dwarf_Die *fn, uint64_t pc, struct dw_loc *out)
+static void locate(struct vars_cache *c, Dwarf_Die *var, uint64_t pc, const struct dw_expr *fb,
+		   struct dw_loc *out)
 {
 	Dwarf_Attribute a;
-	Dwarf_Op *ops;
-	size_t n;
-	int reg;
-	int64_t off;
-
-	memset(out, 0, sizeof(*out));
-	if (!dwarf_attr_integrate(fn, DW_AT_frame_base, &a) ||
-	    dwarf_getlocation_addr(&a, pc, &ops, &n, 1) != 1) {
-		unsupported(out, "the function has no frame base at this pc");
-		return;
-	}
-	if (n == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
-		out->kind = DW_LOC_MEM_CFA;
-	} else if (n == 1 && op_breg(&ops[0], &reg, &off)) {
-		out->kind = DW_LOC_MEM_REG;
-		out->reg = reg;
-		out->offset = off;
-	} else if (n == 1 && op_reg(&ops[0], &reg)) {
-		out->kind = DW_LOC_MEM_REG; /* the base is the register's value */
-		out->reg = reg;
-	} else {
-		unsupported(out, "the function's frame base is a DWARF expression this version cannot evaluate");
-	}
-}
-
-static void locate(Dwarf_Die *var, uint64_t pc, const struct dw_loc *fb, struct dw_loc *out)
-{
-	Dwarf_Attribute a;
-	Dwarf_Op *ops;
-	size_t n;
-	int found;
 
 	memset(out, 0, sizeof(*out));
 	if (dwarf_attr_integrate(var, DW_AT_const_value, &a)) {
@@ -468,12 +314,7 @@ static void locate(Dwarf_Die *var, uint64_t pc, const struct dw_loc *fb, struct 
 		out->kind = DW_LOC_OPTIMIZED_OUT;
 		return;
 	}
-	found = dwarf_getlocation_addr(&a, pc, &ops, &n, 1);
-	if (found <= 0) {
-		out->kind = DW_LOC_OPTIMIZED_OUT; /* no location covers this pc */
-		return;
-	}
-	lower_ops(ops, n, fb, out);
+	vars_locate(c, &a, pc, fb, out);
 }
 
 /* ---- lookup ---- */
@@ -507,14 +348,13 @@ static bool find_in_scope(Dwarf_Die *scope, const char *name, Dwarf_Die *out)
 static void fill_var(struct vars_cache *c, Dwarf_Die *die, uint64_t pc, Dwarf_Die *fn,
 		     enum dw_var_scope scope, struct dw_var *out)
 {
-	struct dw_loc fb;
+	const char *why = NULL;
+	const struct dw_expr *fb = fn ? vars_frame_base(c, fn, pc, &why) : NULL;
 
-	if (fn)
-		frame_base(fn, pc, &fb);
 	out->name = dwarf_diename(die);
 	out->scope = scope;
 	out->type = type_of(c, die, 0);
-	locate(die, pc, fn ? &fb : NULL, &out->loc);
+	locate(c, die, pc, fb, &out->loc);
 }
 
 static void build_globals(struct dw_module *m, struct vars_cache *c)
@@ -565,16 +405,14 @@ static int find_global(struct dw_module *m, struct vars_cache *c, const char *na
 int dw_var_find(struct dw_module *m, uint64_t pc, const char *name, struct dw_var *out)
 {
 	struct vars_cache *c;
-	Dwarf_Die *cudie, *scopes = NULL, var, *fn = NULL;
-	Dwarf_Addr bias;
+	Dwarf_Die cudie, *scopes = NULL, var, *fn = NULL;
 	int n, err = -ENOENT;
 
 	memset(out, 0, sizeof(*out));
 	if (!dw_module_dwarf(m))
 		return -WR_ENODWARF;
 	c = cache_of(m);
-	cudie = dwfl_module_addrdie(m->mod, pc, &bias);
-	n = cudie ? dwarf_getscopes(cudie, pc, &scopes) : 0;
+	n = dw_unit_at(m, pc, &cudie) ? dwarf_getscopes(&cudie, pc, &scopes) : 0;
 	for (int i = 0; i < n; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 
@@ -601,14 +439,12 @@ int dw_var_find(struct dw_module *m, uint64_t pc, const char *name, struct dw_va
 void dw_var_foreach(struct dw_module *m, uint64_t pc, int (*fn)(const struct dw_var *v, void *ctx),
 		    void *ctx)
 {
-	Dwarf_Die *cudie, *scopes = NULL, child;
-	Dwarf_Addr bias;
+	Dwarf_Die cudie, *scopes = NULL, child;
 	int n;
 
 	if (!dw_module_dwarf(m))
 		return;
-	cudie = dwfl_module_addrdie(m->mod, pc, &bias);
-	n = cudie ? dwarf_getscopes(cudie, pc, &scopes) : 0;
+	n = dw_unit_at(m, pc, &cudie) ? dwarf_getscopes(&cudie, pc, &scopes) : 0;
 	for (int i = 0; i < n; i++) {
 		if (dwarf_tag(&scopes[i]) == DW_TAG_compile_unit || dwarf_child(&scopes[i], &child))
 			continue;

@@ -72,6 +72,34 @@ enum dw_loc_kind {
 	DW_LOC_CONST,        /* the value is .offset (a constant) */
 	DW_LOC_OPTIMIZED_OUT,
 	DW_LOC_UNSUPPORTED,  /* a location this version cannot read; .why says which */
+	DW_LOC_MEM_EXPR,     /* in memory at the address .expr computes */
+	DW_LOC_VALUE_EXPR,   /* the value is what .expr computes */
+};
+
+/* A computed address or value (DW_LOC_MEM_EXPR, DW_LOC_VALUE_EXPR): a tree
+ * over what a probe can see - registers, the frame's CFA, the module's
+ * load bias and memory - built from a DWARF expression that does not
+ * reduce to one of the simple kinds.  Arithmetic is on 64-bit values,
+ * wrapping; comparisons give 1 or 0. */
+enum dw_expr_op {
+	DW_EXPR_CONST,   /* .value */
+	DW_EXPR_REG,     /* DWARF register .reg (0..16) */
+	DW_EXPR_CFA,     /* the CFA of the probe's frame */
+	DW_EXPR_BIAS,    /* load bias of the module (runtime - ELF address) */
+	DW_EXPR_DEREF,   /* .size (1..8) bytes read at .a, zero-extended */
+	DW_EXPR_ADD, DW_EXPR_SUB, DW_EXPR_MUL, DW_EXPR_DIV, DW_EXPR_MOD,
+	DW_EXPR_AND, DW_EXPR_OR, DW_EXPR_XOR,
+	DW_EXPR_SHL, DW_EXPR_SHR, DW_EXPR_SHRA,
+	DW_EXPR_EQ, DW_EXPR_NE, DW_EXPR_LT, DW_EXPR_GT, DW_EXPR_LE, DW_EXPR_GE, /* signed */
+	DW_EXPR_NEG, DW_EXPR_NOT, DW_EXPR_ABS,   /* of .a */
+};
+
+struct dw_expr {
+	enum dw_expr_op op;
+	int reg;
+	unsigned size;
+	int64_t value;
+	const struct dw_expr *a, *b;
 };
 
 struct dw_loc {
@@ -79,6 +107,7 @@ struct dw_loc {
 	int reg;             /* DWARF register number (x86-64: 0 rax ... 16 rip) */
 	int64_t offset;
 	const char *why;     /* static text for DW_LOC_UNSUPPORTED */
+	const struct dw_expr *expr; /* DW_LOC_*_EXPR; borrowed like types */
 };
 
 enum dw_var_scope {

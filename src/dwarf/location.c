@@ -1,0 +1,553 @@
+/* location.c - where a variable is at a pc: DWARF location expressions
+ * turned into the shapes a probe can read (see vars_priv.h).
+ *
+ * A location expression is run symbolically: the DWARF stack holds trees
+ * (struct dw_expr) over the probe's registers, the frame's CFA, the
+ * module's load bias and memory reads instead of numbers, so whatever the
+ * expression computes, the probe can compute too.  The result is then
+ * reduced to the simple kinds older code knows (a register, memory at
+ * register + offset, at CFA + offset, at a module address, a constant)
+ * when it has one of those shapes, and handed out as a tree otherwise.
+ *
+ * Operands are read through libdw, which resolves DWARF 5's indirect
+ * forms (DW_OP_addrx, DW_OP_constx through .debug_addr; location lists in
+ * any form through dwarf_getlocation_addr).  What a probe cannot see is
+ * reported precisely rather than guessed: vector and x87 registers (a
+ * uprobe's pt_regs has only the general-purpose ones), thread-local
+ * storage, and the operations this version does not evaluate yet.
+ */
+#include "dwarf/vars_priv.h"
+#include "util/xalloc.h"
+
+#include <dwarf.h>
+#include <string.h>
+
+#define MAX_STACK 64
+
+struct eval {
+	struct vars_cache *c;
+	Dwarf_Attribute *attr;
+	const struct dw_expr *fb;
+	const struct dw_expr *stack[MAX_STACK];
+	int sp;
+	int reg;            /* DW_OP_regN: the value is in this register; -1 */
+	bool value;         /* DW_OP_stack_value: the top is the value, not its address */
+	bool implicit;      /* DW_OP_implicit_value: the value is .imm */
+	int64_t imm;
+	const char *why;    /* set when the expression cannot be evaluated */
+};
+
+/* ---- trees ---- */
+
+static const struct dw_expr *node(struct vars_cache *c, enum dw_expr_op op, const struct dw_expr *a,
+				  const struct dw_expr *b)
+{
+	struct dw_expr *e = vars_own(c, xcalloc(1, sizeof(*e)));
+
+	e->op = op;
+	e->a = a;
+	e->b = b;
+	return e;
+}
+
+static const struct dw_expr *konst(struct vars_cache *c, int64_t v)
+{
+	struct dw_expr *e = vars_own(c, xcalloc(1, sizeof(*e)));
+
+	e->op = DW_EXPR_CONST;
+	e->value = v;
+	return e;
+}
+
+static const struct dw_expr *reg_node(struct vars_cache *c, int reg)
+{
+	struct dw_expr *e = vars_own(c, xcalloc(1, sizeof(*e)));
+
+	e->op = DW_EXPR_REG;
+	e->reg = reg;
+	return e;
+}
+
+/* @e as base + constant offset (base NULL for a plain constant). */
+static const struct dw_expr *split_offset(const struct dw_expr *e, int64_t *off)
+{
+	*off = 0;
+	if (e->op == DW_EXPR_CONST) {
+		*off = e->value;
+		return NULL;
+	}
+	if (e->op == DW_EXPR_ADD && e->b->op == DW_EXPR_CONST) {
+		*off = e->b->value;
+		return e->a;
+	}
+	return e;
+}
+
+/* a + b, folding constants so simple shapes stay recognisable. */
+static const struct dw_expr *add(struct vars_cache *c, const struct dw_expr *a, const struct dw_expr *b)
+{
+	int64_t ka, kb;
+	const struct dw_expr *ba, *bb;
+
+	if (a->op == DW_EXPR_CONST && b->op != DW_EXPR_CONST) {
+		const struct dw_expr *t = a;
+
+		a = b;
+		b = t;
+	}
+	ba = split_offset(a, &ka);
+	bb = split_offset(b, &kb);
+	if (!bb) {
+		int64_t k = (int64_t)((uint64_t)ka + (uint64_t)kb);
+
+		if (!ba)
+			return konst(c, k);
+		return k ? node(c, DW_EXPR_ADD, ba, konst(c, k)) : ba;
+	}
+	return node(c, DW_EXPR_ADD, a, b);
+}
+
+/* ---- registers ---- */
+
+/* What a probe cannot read, by DWARF register number (x86-64 psABI). */
+static const char *unreadable_register(int reg)
+{
+	if ((reg >= 17 && reg <= 32) || (reg >= 67 && reg <= 82))
+		return "the value is in a vector register (xmm/ymm), which a uprobe cannot read: "
+		       "a probe sees only the general-purpose registers";
+	if (reg >= 33 && reg <= 40)
+		return "the value is in an x87 floating-point register, which a uprobe cannot read";
+	if (reg >= 41 && reg <= 48)
+		return "the value is in an MMX register, which a uprobe cannot read";
+	return "the value is in a register a uprobe cannot read";
+}
+
+static bool readable(struct eval *ev, int reg)
+{
+	if (reg >= 0 && reg <= 16)
+		return true;
+	ev->why = unreadable_register(reg);
+	return false;
+}
+
+/* ---- the stack machine ---- */
+
+static bool push(struct eval *ev, const struct dw_expr *e)
+{
+	if (ev->sp == MAX_STACK) {
+		ev->why = "the location expression is too deep";
+		return false;
+	}
+	ev->stack[ev->sp++] = e;
+	return true;
+}
+
+static const struct dw_expr *pop(struct eval *ev)
+{
+	if (ev->sp == 0) {
+		ev->why = "the location expression is malformed (stack underflow)";
+		return NULL;
+	}
+	return ev->stack[--ev->sp];
+}
+
+static bool binary(struct eval *ev, enum dw_expr_op op)
+{
+	const struct dw_expr *b = pop(ev), *a = b ? pop(ev) : NULL;
+
+	if (!a)
+		return false;
+	return push(ev, op == DW_EXPR_ADD ? add(ev->c, a, b) : node(ev->c, op, a, b));
+}
+
+static bool unary(struct eval *ev, enum dw_expr_op op)
+{
+	const struct dw_expr *a = pop(ev);
+
+	return a && push(ev, node(ev->c, op, a, NULL));
+}
+
+static bool deref(struct eval *ev, unsigned size)
+{
+	const struct dw_expr *a = pop(ev);
+	struct dw_expr *e;
+
+	if (!a)
+		return false;
+	if (size == 0 || size > 8) {
+		ev->why = "the location expression reads an unusual size";
+		return false;
+	}
+	e = vars_own(ev->c, xcalloc(1, sizeof(*e)));
+	e->op = DW_EXPR_DEREF;
+	e->size = size;
+	e->a = a;
+	return push(ev, e);
+}
+
+static bool pick(struct eval *ev, unsigned depth)
+{
+	if ((int)depth >= ev->sp) {
+		ev->why = "the location expression is malformed (stack underflow)";
+		return false;
+	}
+	return push(ev, ev->stack[ev->sp - 1 - (int)depth]);
+}
+
+/* The operand of an indexed operation (DW_OP_addrx, DW_OP_constx), which
+ * lives in .debug_addr. */
+static bool indexed(struct eval *ev, Dwarf_Op *op, Dwarf_Addr *out)
+{
+	Dwarf_Attribute a;
+
+	if (dwarf_getlocation_attr(ev->attr, op, &a) != 0 || dwarf_formaddr(&a, out) != 0) {
+		ev->why = "an address index of the location cannot be resolved";
+		return false;
+	}
+	return true;
+}
+
+static bool implicit_value(struct eval *ev, Dwarf_Op *op)
+{
+	Dwarf_Block b;
+	uint64_t v = 0;
+
+	if (dwarf_getlocation_implicit_value(ev->attr, op, &b) != 0 || b.length > 8) {
+		ev->why = "the value is a constant of more than 8 bytes";
+		return false;
+	}
+	for (size_t i = b.length; i-- > 0;)
+		v = v << 8 | b.data[i];
+	ev->implicit = true;
+	ev->imm = (int64_t)v;
+	return true;
+}
+
+/* ---- typed values (DWARF 5 DW_OP_convert and its kin) ---- */
+
+/* The base type an operation names: its size and signedness.  Type 0 is
+ * the generic type (an address-sized integer).  False for a float, whose
+ * conversions a probe does not do. */
+static bool op_type(struct eval *ev, Dwarf_Op *op, Dwarf_Word type_off, unsigned *size, bool *sign)
+{
+	Dwarf_Die die;
+	Dwarf_Attribute a;
+	Dwarf_Word enc = DW_ATE_unsigned, bytes = 8;
+
+	*size = 8;
+	*sign = false;
+	if (type_off == 0)
+		return true;
+	if (dwarf_getlocation_die(ev->attr, op, &die) != 0) {
+		ev->why = "the location names a type that cannot be read";
+		return false;
+	}
+	dwarf_formudata(dwarf_attr(&die, DW_AT_encoding, &a), &enc);
+	dwarf_formudata(dwarf_attr(&die, DW_AT_byte_size, &a), &bytes);
+	if (enc == DW_ATE_float || bytes == 0 || bytes > 8) {
+		ev->why = "the value is computed in floating point or wider than 64 bits, which a probe "
+			  "does not do";
+		return false;
+	}
+	*size = (unsigned)bytes;
+	*sign = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+	return true;
+}
+
+/* @x seen as a @size-byte integer, widened back to 64 bits. */
+static const struct dw_expr *narrow(struct vars_cache *c, const struct dw_expr *x, unsigned size, bool sign)
+{
+	unsigned shift = 64 - 8 * size;
+
+	if (size >= 8)
+		return x;
+	if (!sign)
+		return node(c, DW_EXPR_AND, x, konst(c, (int64_t)((1ull << (8 * size)) - 1)));
+	return node(c, DW_EXPR_SHRA, node(c, DW_EXPR_SHL, x, konst(c, shift)), konst(c, shift));
+}
+
+static bool convert(struct eval *ev, Dwarf_Op *op, Dwarf_Word type_off)
+{
+	unsigned size;
+	bool sign;
+	const struct dw_expr *x;
+
+	if (!op_type(ev, op, type_off, &size, &sign) || !(x = pop(ev)))
+		return false;
+	return push(ev, narrow(ev->c, x, size, sign));
+}
+
+static bool regval_type(struct eval *ev, Dwarf_Op *op)
+{
+	return readable(ev, (int)op->number) && push(ev, reg_node(ev->c, (int)op->number)) &&
+	       convert(ev, op, op->number2);
+}
+
+static bool deref_type(struct eval *ev, Dwarf_Op *op)
+{
+	unsigned size;
+	bool sign;
+
+	return op_type(ev, op, op->number2, &size, &sign) && deref(ev, (unsigned)op->number) &&
+	       push(ev, narrow(ev->c, pop(ev), (unsigned)op->number, sign));
+}
+
+static bool reg_location(struct eval *ev, int reg)
+{
+	if (!readable(ev, reg))
+		return false;
+	ev->reg = reg;
+	return true;
+}
+
+static bool breg(struct eval *ev, int reg, int64_t off)
+{
+	return readable(ev, reg) && push(ev, add(ev->c, reg_node(ev->c, reg), konst(ev->c, off)));
+}
+
+static bool frame_relative(struct eval *ev, int64_t off)
+{
+	if (!ev->fb) {
+		ev->why = "the function's frame base cannot be computed";
+		return false;
+	}
+	return push(ev, add(ev->c, ev->fb, konst(ev->c, off)));
+}
+
+static bool address(struct eval *ev, Dwarf_Addr a)
+{
+	return push(ev, add(ev->c, node(ev->c, DW_EXPR_BIAS, NULL, NULL), konst(ev->c, (int64_t)a)));
+}
+
+static bool constant(Dwarf_Op *op, int64_t *v)
+{
+	switch (op->atom) {
+	case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u: case DW_OP_const8u:
+	case DW_OP_constu: case DW_OP_const1s: case DW_OP_const2s: case DW_OP_const4s:
+	case DW_OP_const8s: case DW_OP_consts:
+		*v = (int64_t)op->number;
+		return true;
+	default:
+		if (op->atom >= DW_OP_lit0 && op->atom <= DW_OP_lit31) {
+			*v = op->atom - DW_OP_lit0;
+			return true;
+		}
+		return false;
+	}
+}
+
+static int binary_op(uint8_t atom)
+{
+	switch (atom) {
+	case DW_OP_plus: return DW_EXPR_ADD;
+	case DW_OP_minus: return DW_EXPR_SUB;
+	case DW_OP_mul: return DW_EXPR_MUL;
+	case DW_OP_div: return DW_EXPR_DIV;
+	case DW_OP_mod: return DW_EXPR_MOD;
+	case DW_OP_and: return DW_EXPR_AND;
+	case DW_OP_or: return DW_EXPR_OR;
+	case DW_OP_xor: return DW_EXPR_XOR;
+	case DW_OP_shl: return DW_EXPR_SHL;
+	case DW_OP_shr: return DW_EXPR_SHR;
+	case DW_OP_shra: return DW_EXPR_SHRA;
+	case DW_OP_eq: return DW_EXPR_EQ;
+	case DW_OP_ne: return DW_EXPR_NE;
+	case DW_OP_lt: return DW_EXPR_LT;
+	case DW_OP_gt: return DW_EXPR_GT;
+	case DW_OP_le: return DW_EXPR_LE;
+	case DW_OP_ge: return DW_EXPR_GE;
+	default: return -1;
+	}
+}
+
+/* Why an operation this evaluator does not run is refused. */
+static const char *refusal(uint8_t atom)
+{
+	switch (atom) {
+	case DW_OP_piece:
+	case DW_OP_bit_piece:
+		return "the value is split across several places (DW_OP_piece)";
+	case DW_OP_entry_value:
+	case DW_OP_GNU_entry_value:
+		return "only the value it had on entry to the function is known, and that is gone";
+	case DW_OP_form_tls_address:
+	case DW_OP_GNU_push_tls_address:
+		return "thread-local variables are not supported";
+	case DW_OP_implicit_pointer:
+	case DW_OP_GNU_implicit_pointer:
+		return "it points to a value that has no address (DW_OP_implicit_pointer)";
+	default:
+		return "a DWARF location expression this version cannot evaluate";
+	}
+}
+
+/* Runs one operation; false (with ev->why) when it cannot. */
+static bool step(struct eval *ev, Dwarf_Op *op)
+{
+	uint8_t a = op->atom;
+	int64_t v;
+	int bop;
+	Dwarf_Addr addr;
+	const struct dw_expr *x, *y, *z;
+
+	if (constant(op, &v))
+		return push(ev, konst(ev->c, v));
+	if ((bop = binary_op(a)) >= 0)
+		return binary(ev, (enum dw_expr_op)bop);
+	if (a >= DW_OP_reg0 && a <= DW_OP_reg31)
+		return reg_location(ev, a - DW_OP_reg0);
+	if (a >= DW_OP_breg0 && a <= DW_OP_breg31)
+		return breg(ev, a - DW_OP_breg0, (int64_t)op->number);
+	switch (a) {
+	case DW_OP_regx: return reg_location(ev, (int)op->number);
+	case DW_OP_bregx: return breg(ev, (int)op->number, (int64_t)op->number2);
+	case DW_OP_fbreg: return frame_relative(ev, (int64_t)op->number);
+	case DW_OP_call_frame_cfa: return push(ev, node(ev->c, DW_EXPR_CFA, NULL, NULL));
+	case DW_OP_addr: return address(ev, op->number);
+	case DW_OP_addrx:
+	case DW_OP_GNU_addr_index: return indexed(ev, op, &addr) && address(ev, addr);
+	case DW_OP_constx:
+	case DW_OP_GNU_const_index: return indexed(ev, op, &addr) && push(ev, konst(ev->c, (int64_t)addr));
+	case DW_OP_plus_uconst: return push(ev, konst(ev->c, (int64_t)op->number)) && binary(ev, DW_EXPR_ADD);
+	case DW_OP_neg: return unary(ev, DW_EXPR_NEG);
+	case DW_OP_not: return unary(ev, DW_EXPR_NOT);
+	case DW_OP_abs: return unary(ev, DW_EXPR_ABS);
+	case DW_OP_deref: return deref(ev, 8);
+	case DW_OP_deref_size: return deref(ev, (unsigned)op->number);
+	case DW_OP_dup: return pick(ev, 0);
+	case DW_OP_over: return pick(ev, 1);
+	case DW_OP_pick: return pick(ev, (unsigned)op->number);
+	case DW_OP_drop: return pop(ev) != NULL;
+	case DW_OP_swap:
+		x = pop(ev);
+		y = x ? pop(ev) : NULL;
+		return y && push(ev, x) && push(ev, y);
+	case DW_OP_rot:
+		x = pop(ev);
+		y = x ? pop(ev) : NULL;
+		z = y ? pop(ev) : NULL;
+		return z && push(ev, x) && push(ev, z) && push(ev, y);
+	case DW_OP_convert:
+	case DW_OP_GNU_convert: return convert(ev, op, op->number);
+	case DW_OP_reinterpret:
+	case DW_OP_GNU_reinterpret: return convert(ev, op, op->number);
+	case DW_OP_regval_type:
+	case DW_OP_GNU_regval_type: return regval_type(ev, op);
+	case DW_OP_deref_type:
+	case DW_OP_GNU_deref_type: return deref_type(ev, op);
+	case DW_OP_stack_value: ev->value = true; return true;
+	case DW_OP_implicit_value: return implicit_value(ev, op);
+	case DW_OP_nop:
+	case DW_OP_GNU_uninit: return true;
+	default:
+		ev->why = refusal(a);
+		return false;
+	}
+}
+
+static void unsupported(struct dw_loc *out, const char *why)
+{
+	out->kind = DW_LOC_UNSUPPORTED;
+	out->why = why;
+}
+
+/* The result of a finished evaluation, in the simplest kind that says it. */
+static void finish(struct eval *ev, struct dw_loc *out)
+{
+	const struct dw_expr *top, *base;
+	int64_t off;
+
+	if (ev->reg >= 0 || ev->implicit) {
+		out->kind = ev->reg >= 0 ? DW_LOC_REG : DW_LOC_CONST;
+		out->reg = ev->reg;
+		out->offset = ev->imm;
+		return;
+	}
+	if (ev->sp == 0) {
+		out->kind = DW_LOC_OPTIMIZED_OUT;
+		return;
+	}
+	top = ev->stack[ev->sp - 1];
+	base = split_offset(top, &off);
+	out->offset = off;
+	if (ev->value) {
+		out->kind = !base ? DW_LOC_CONST : base->op == DW_EXPR_REG ? DW_LOC_VALUE_REG : DW_LOC_VALUE_EXPR;
+	} else if (base && base->op == DW_EXPR_REG) {
+		out->kind = DW_LOC_MEM_REG;
+	} else if (base && base->op == DW_EXPR_CFA) {
+		out->kind = DW_LOC_MEM_CFA;
+	} else if (base && base->op == DW_EXPR_BIAS) {
+		out->kind = DW_LOC_MEM_ADDR;
+	} else {
+		out->kind = DW_LOC_MEM_EXPR;
+	}
+	if (base && base->op == DW_EXPR_REG)
+		out->reg = base->reg;
+	if (out->kind == DW_LOC_MEM_EXPR || out->kind == DW_LOC_VALUE_EXPR) {
+		out->expr = top;
+		out->offset = 0;
+	}
+}
+
+static void evaluate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n,
+		     const struct dw_expr *fb, struct dw_loc *out)
+{
+	struct eval ev = { .c = c, .attr = attr, .fb = fb, .reg = -1 };
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		if (!step(&ev, &ops[i])) {
+			unsupported(out, ev.why);
+			return;
+		}
+		/* a register or implicit value ends a location (pieces aside) */
+		if ((ev.reg >= 0 || ev.implicit) && i + 1 < n) {
+			unsupported(out, refusal(ops[i + 1].atom));
+			return;
+		}
+	}
+	finish(&ev, out);
+}
+
+void vars_locate(struct vars_cache *c, Dwarf_Attribute *attr, uint64_t pc,
+		 const struct dw_expr *fb, struct dw_loc *out)
+{
+	Dwarf_Op *ops;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (dwarf_getlocation_addr(attr, pc, &ops, &n, 1) <= 0) {
+		out->kind = DW_LOC_OPTIMIZED_OUT; /* no location covers this pc */
+		return;
+	}
+	evaluate(c, attr, ops, n, fb, out);
+}
+
+const struct dw_expr *vars_frame_base(struct vars_cache *c, Dwarf_Die *fn, uint64_t pc,
+				      const char **why)
+{
+	Dwarf_Attribute a;
+	struct dw_loc loc;
+
+	if (!dwarf_attr_integrate(fn, DW_AT_frame_base, &a)) {
+		*why = "the function has no frame base";
+		return NULL;
+	}
+	vars_locate(c, &a, pc, NULL, &loc);
+	switch (loc.kind) {
+	case DW_LOC_REG: /* the base is the register's value */
+		return reg_node(c, loc.reg);
+	case DW_LOC_MEM_REG:
+		return add(c, reg_node(c, loc.reg), konst(c, loc.offset));
+	case DW_LOC_MEM_CFA:
+		return add(c, node(c, DW_EXPR_CFA, NULL, NULL), konst(c, loc.offset));
+	case DW_LOC_MEM_EXPR:
+		return loc.expr;
+	case DW_LOC_UNSUPPORTED:
+		*why = loc.why;
+		return NULL;
+	default:
+		*why = "the function has no frame base at this pc";
+		return NULL;
+	}
+}
