@@ -115,6 +115,82 @@ static int unknown_name(struct cg *cg, const struct ast_expr *e)
 	return err;
 }
 
+/* The CFA of the probe's frame, from the unwind row at the probe. */
+static LLVMValueRef frame_cfa(struct cg *cg, const struct ast_expr *e)
+{
+	if (cg->plan->cfa_reg < 0) {
+		cg_fail(cg, e->loc, "`info cfi` shows the unwind row at the probe",
+			"'%s' lives in the stack frame, but there is no unwind row at this pc "
+			"to find the frame", e->str);
+		return NULL;
+	}
+	return LLVMBuildAdd(cg->builder, reg_value(cg, cg->plan->cfa_reg),
+			    cg_i64(cg, (uint64_t)(int64_t)cg->plan->cfa_off), "cfa");
+}
+
+/* Signed division on a BPF target without sdiv: divide the magnitudes. */
+static LLVMValueRef signed_div(struct cg *cg, LLVMValueRef a, LLVMValueRef b)
+{
+	LLVMBuilderRef B = cg->builder;
+	LLVMValueRef zero = cg_i64(cg, 0);
+	LLVMValueRef na = LLVMBuildICmp(B, LLVMIntSLT, a, zero, ""), nb = LLVMBuildICmp(B, LLVMIntSLT, b, zero, "");
+	LLVMValueRef ua = LLVMBuildSelect(B, na, LLVMBuildNeg(B, a, ""), a, "");
+	LLVMValueRef ub = LLVMBuildSelect(B, nb, LLVMBuildNeg(B, b, ""), b, "");
+	LLVMValueRef q = LLVMBuildUDiv(B, ua, ub, "");
+
+	return LLVMBuildSelect(B, LLVMBuildXor(B, na, nb, ""), LLVMBuildNeg(B, q, ""), q, "");
+}
+
+static LLVMValueRef expr_binary(struct cg *cg, enum dw_expr_op op, LLVMValueRef a, LLVMValueRef b)
+{
+	LLVMBuilderRef B = cg->builder;
+	static const LLVMIntPredicate preds[] = { LLVMIntEQ, LLVMIntNE, LLVMIntSLT, LLVMIntSGT,
+						  LLVMIntSLE, LLVMIntSGE };
+
+	switch (op) {
+	case DW_EXPR_ADD: return LLVMBuildAdd(B, a, b, "");
+	case DW_EXPR_SUB: return LLVMBuildSub(B, a, b, "");
+	case DW_EXPR_MUL: return LLVMBuildMul(B, a, b, "");
+	case DW_EXPR_DIV: return signed_div(cg, a, b);
+	case DW_EXPR_MOD: return LLVMBuildURem(B, a, b, "");
+	case DW_EXPR_AND: return LLVMBuildAnd(B, a, b, "");
+	case DW_EXPR_OR: return LLVMBuildOr(B, a, b, "");
+	case DW_EXPR_XOR: return LLVMBuildXor(B, a, b, "");
+	case DW_EXPR_SHL: return LLVMBuildShl(B, a, b, "");
+	case DW_EXPR_SHR: return LLVMBuildLShr(B, a, b, "");
+	case DW_EXPR_SHRA: return LLVMBuildAShr(B, a, b, "");
+	default:
+		return LLVMBuildZExt(B, LLVMBuildICmp(B, preds[op - DW_EXPR_EQ], a, b, ""), i64t(cg), "");
+	}
+}
+
+/* The value of location tree @x (see vars.h), reading memory as it says;
+ * a failed read is recorded in @v's status.  NULL after a reported error. */
+static LLVMValueRef expr_value(struct cg *cg, const struct ast_expr *e, const struct dw_expr *x,
+			       struct cg_value *v)
+{
+	LLVMBuilderRef B = cg->builder;
+	LLVMValueRef a = NULL, b = NULL;
+
+	if (x->a && !(a = expr_value(cg, e, x->a, v)))
+		return NULL;
+	if (x->b && !(b = expr_value(cg, e, x->b, v)))
+		return NULL;
+	switch (x->op) {
+	case DW_EXPR_CONST: return cg_i64(cg, (uint64_t)x->value);
+	case DW_EXPR_REG: return reg_value(cg, x->reg);
+	case DW_EXPR_CFA: return frame_cfa(cg, e);
+	case DW_EXPR_BIAS: return LLVMBuildSub(B, reg_value(cg, 16), cg_i64(cg, cg->plan->pc), "bias");
+	case DW_EXPR_DEREF: return read_u64(cg, a, x->size, v);
+	case DW_EXPR_NEG: return LLVMBuildNeg(B, a, "");
+	case DW_EXPR_NOT: return LLVMBuildNot(B, a, "");
+	case DW_EXPR_ABS:
+		return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, a, cg_i64(cg, 0), ""),
+				       LLVMBuildNeg(B, a, ""), a, "");
+	default: return expr_binary(cg, x->op, a, b);
+	}
+}
+
 int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 {
 	struct dw_var var;
@@ -141,13 +217,23 @@ int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 		base = reg_value(cg, var.loc.reg);
 		break;
 	case DW_LOC_MEM_CFA:
-		if (cg->plan->cfa_reg < 0)
-			return cg_fail(cg, e->loc, "`info cfi` shows the unwind row at the probe",
-				       "'%s' lives in the stack frame, but there is no unwind row at this pc "
-				       "to find the frame", e->str);
-		base = LLVMBuildAdd(cg->builder, reg_value(cg, cg->plan->cfa_reg),
-				    cg_i64(cg, (uint64_t)(int64_t)cg->plan->cfa_off), "cfa");
+		base = frame_cfa(cg, e);
+		if (!base)
+			return -WR_ESEMANTIC;
 		break;
+	case DW_LOC_MEM_EXPR:
+	case DW_LOC_VALUE_EXPR:
+		memset(out, 0, sizeof(*out));
+		base = expr_value(cg, e, var.loc.expr, out);
+		if (!base)
+			return -WR_ESEMANTIC;
+		{
+			LLVMValueRef st = out->status;
+
+			set_dw(out, var.type, base, var.loc.kind == DW_LOC_MEM_EXPR);
+			out->status = st;
+		}
+		return 0;
 	case DW_LOC_MEM_ADDR:
 		/* The load bias: where the probe's pc really is, minus its ELF address. */
 		base = LLVMBuildSub(cg->builder, reg_value(cg, 16), cg_i64(cg, cg->plan->pc), "bias");
