@@ -178,8 +178,9 @@ static void base_name(struct decl *d, Dwarf_Die *type, struct strbuf *out)
 			 tag == DW_TAG_union_type || tag == DW_TAG_enumeration_type;
 
 	if (aggregate && !name) {
-		/* gdb's spelling; C++ lambdas' closures land here too */
-		strbuf_addf(out, "%s {...}", tag == DW_TAG_class_type ? "struct" : tag_keyword(tag));
+		/* gdb's spelling, by the tag: GCC makes a lambda's closure a
+		 * struct, clang a class */
+		strbuf_addf(out, "%s {...}", tag_keyword(tag));
 		return;
 	}
 	if (aggregate && !d->ctx->cxx)

@@ -24,7 +24,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 from wraithtest import *
 
-VARIANTS = ("O0", "O2", "O2fp", "O0-nopie", "O2fp-nopie")
+# Every fixture is built by gcc and by clang-19 in these variants (see
+# tests/fixtures/fixtures.mk): optimisation, frame pointer, PIE.
+GCC_VARIANTS = ("O0", "O2", "O2fp", "O0-nopie", "O2-nopie")
+VARIANTS = GCC_VARIANTS + tuple("clang-" + v for v in GCC_VARIANTS)
 
 # Runs inside gdb after EXTRA, FUNCTION, ARGS and COUNT are defined.
 # Prints one "WRSTACK <json>" line per stop: a list of frames {name,

@@ -1,7 +1,8 @@
 """vars.py - printing the traced program's variables: parameters in
 registers and on the stack, locals, globals, struct members through
 pointers, arrays, char arrays and char pointers, bitfields, enums, NULL
-pointers, string comparisons, and the errors for what cannot be read."""
+pointers, string comparisons, and the errors for what cannot be read; on
+the gcc and the clang builds of the fixture."""
 import re
 
 from wraithtest import *
@@ -37,7 +38,7 @@ def expected(i):
     return lines
 
 
-for variant in ("O0", "O2", "O2fp-nopie"):
+for variant in ("O0", "O2", "O2-nopie", "clang-O0", "clang-O2", "clang-O2-nopie"):
     fx = Fixture("vars-" + variant, [1000])
     res = run(["-p", fx.pid, "-s", SCRIPT, "--max-events", 12, "--script-output", "json", "-q"])
     check(res.returncode == 0, "%s: exit 0 (%s)" % (variant, res.stderr.strip()[-300:]))
@@ -59,26 +60,32 @@ for variant in ("O0", "O2", "O2fp-nopie"):
           "%s: whole struct and `print expr;` form (%r)" % (variant, res.stdout))
     fx.stop()
 
+
 # What cannot be read is a located error, exit 2
-fx = Fixture("vars-O2", [1000])
-res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", nope; }'])
-check(res.returncode == 2 and "no variable 'nope' is visible at probe_here" in res.stderr
-      and "visible here:" in res.stderr and "^~~~" in res.stderr,
-      "unknown variable: located error with the visible names (%r)" % res.stderr)
-res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", req.nope; }'])
-check(res.returncode == 2 and "struct request has no member 'nope'" in res.stderr,
-      "unknown member: located error (%r)" % res.stderr)
-res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", ratio; }'])
-check(res.returncode == 2 and "'ratio' cannot be read at this pc" in res.stderr,
-      "a value in a vector register: explained (%r)" % res.stderr)
-res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{} {}", req, req + 1; }', "--max-events", 1,
-           "--script-output", "plain", "-q"])
-m = re.match(r"^0x([0-9a-f]+) \(struct request \*\) 0x([0-9a-f]+) \(struct request \*\)\n$", res.stdout)
-check(m is not None and int(m.group(2), 16) - int(m.group(1), 16) == 64,
-      "pointer + 1 moves by one element (sizeof(struct request) == 64) (%r)" % res.stdout)
-res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", req.pos + 1; }'])
-check(res.returncode == 2 and "struct point is not a number" in res.stderr,
-      "a struct in arithmetic: explained (%r)" % res.stderr)
-fx.stop()
+def check_errors(variant):
+    fx = Fixture("vars-" + variant, [1000])
+    res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", nope; }'])
+    check(res.returncode == 2 and "no variable 'nope' is visible at probe_here" in res.stderr
+          and "visible here:" in res.stderr and "^~~~" in res.stderr,
+          "%s: unknown variable: located error with the visible names (%r)" % (variant, res.stderr))
+    res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", req.nope; }'])
+    check(res.returncode == 2 and "struct request has no member 'nope'" in res.stderr,
+          "%s: unknown member: located error (%r)" % (variant, res.stderr))
+    res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", ratio; }'])
+    check(res.returncode == 2 and "'ratio' cannot be read at this pc" in res.stderr,
+          "%s: a value in a vector register: explained (%r)" % (variant, res.stderr))
+    res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{} {}", req, req + 1; }', "--max-events", 1,
+               "--script-output", "plain", "-q"])
+    m = re.match(r"^0x([0-9a-f]+) \(struct request \*\) 0x([0-9a-f]+) \(struct request \*\)\n$", res.stdout)
+    check(m is not None and int(m.group(2), 16) - int(m.group(1), 16) == 64,
+          "%s: pointer + 1 moves by one element (sizeof(struct request) == 64) (%r)" % (variant, res.stdout))
+    res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", req.pos + 1; }'])
+    check(res.returncode == 2 and "struct point is not a number" in res.stderr,
+          "%s: a struct in arithmetic: explained (%r)" % (variant, res.stderr))
+    fx.stop()
+
+
+for variant in ("O2", "clang-O2"):
+    check_errors(variant)
 check_no_leftovers("after the variable tests")
 finish()

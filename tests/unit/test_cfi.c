@@ -875,12 +875,16 @@ static void check_fixture_functions(const char *path, const char *base)
 	if (strncmp(base, "cfi_realign-", 12) == 0) {
 		check_function(&l, path, "main", &max_off, &deref);
 		check_function(&l, path, "vla_frame", &max_off, &deref);
-		assert_true(deref > 0);
+		/* GCC realigns through a CFA expression; clang keeps rbp */
+		if (!strstr(base, "clang"))
+			assert_true(deref > 0);
 	} else {
 		for (size_t i = 0; fns[i]; i++)
 			assert_int_equal(check_function(&l, path, fns[i], &max_off, &deref), 0);
 	}
-	if (strncmp(base, "cfi_frames-O2", 13) == 0) {
+	/* without a frame pointer GCC's CFA is rsp-based across the frame
+	 * (clang keeps only the two bytes of the buffer it touches) */
+	if (strncmp(base, "cfi_frames-O2", 13) == 0 && !strstr(base, "O2fp")) {
 		max_off = 0;
 		check_function(&l, path, "big_frame", &max_off, &deref);
 		assert_true(max_off > 1000000); /* 1 MiB less the red zone */
@@ -896,7 +900,7 @@ static int cmp_str(const void *a, const void *b)
 static void test_fixtures_match_readelf(void **state)
 {
 	const char *dir = env_dir("WRAITH_FIXTURES");
-	char *names[64];
+	char *names[128];
 	size_t n = 0;
 	struct dirent *de;
 	DIR *d = opendir(dir);
@@ -904,13 +908,13 @@ static void test_fixtures_match_readelf(void **state)
 	(void)state;
 	if (!d)
 		fail_msg("cannot open %s", dir);
-	while ((de = readdir(d)) && n < 64)
+	while ((de = readdir(d)) && n < 128)
 		if (strncmp(de->d_name, "chain-", 6) == 0 || strncmp(de->d_name, "cfi_", 4) == 0)
 			names[n++] = xstrdup(de->d_name);
 	closedir(d);
 	qsort(names, n, sizeof(*names), cmp_str);
-	/* chain, cfi_frames, cfi_realign: five builds each */
-	assert_true(n >= 15);
+	/* chain, cfi_frames, cfi_realign: five builds each by gcc and clang */
+	assert_true(n >= 30);
 	for (size_t i = 0; i < n; i++) {
 		char *path = xasprintf("%s/%s", dir, names[i]);
 		struct verdict v;

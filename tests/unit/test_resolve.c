@@ -1,7 +1,7 @@
 /* test_resolve.c - function, file:line and address resolution against gdb.
  *
  * gdb is the oracle: for each fixture binary (chain-* and inline-* from
- * $WRAITH_FIXTURES, in the O0, O2 and O2fp-nopie builds) one batch run of
+ * $WRAITH_FIXTURES, in the O0, O2 and O2-nopie builds) one batch run of
  * gdb sets a breakpoint per query and lists its locations; our sites must
  * land on exactly the same addresses.  Line numbers come from marker
  * comments in the fixture sources ($WRAITH_SRCDIR), never from constants.
@@ -448,10 +448,10 @@ static void test_inline_O2(void **state)
 	check_inline_variant("O2");
 }
 
-static void test_inline_O2fp_nopie(void **state)
+static void test_inline_O2_nopie(void **state)
 {
 	(void)state;
-	check_inline_variant("O2fp-nopie");
+	check_inline_variant("O2-nopie");
 }
 
 static void test_chain_O0(void **state)
@@ -466,41 +466,38 @@ static void test_chain_O2(void **state)
 	check_chain_variant("O2");
 }
 
-static void test_chain_O2fp_nopie(void **state)
+static void test_chain_O2_nopie(void **state)
 {
 	(void)state;
-	check_chain_variant("O2fp-nopie");
+	check_chain_variant("O2-nopie");
 }
 
-/* clang marks the end of each prologue in the line table and lays out
- * inlined code differently; the same queries must still agree with gdb.
- * Uses $CLANG, else clang from PATH. */
-static void check_clang(const char *opt)
+/* clang marks the end of each prologue in the line table, lays out
+ * inlined code differently and writes DWARF 5's indexed forms without
+ * .debug_aranges; the same queries must still agree with gdb.  On the
+ * clang builds of the inline fixture. */
+static void check_clang(const char *variant)
 {
-	const char *cc = getenv("CLANG") ? getenv("CLANG") : "clang";
-	char *dir = make_tmpdir();
+	char *name = xasprintf("inline-clang-%s", variant);
+	char *bin = fixture(name);
 	char *src = fixture_source("inline.c");
-	char *bin = xasprintf("%s/inline-clang%s", dir, opt);
-	char *cmd = xasprintf("%s -g %s -o '%s' '%s' 2>&1", cc, opt, bin, src);
-	struct dw_module *m;
+	struct dw_module *m = open_module(bin);
 
-	free(run(cmd));
-	m = open_module(bin);
 	check_functions(bin, m, inline_functions, sizeof(inline_functions) / sizeof(inline_functions[0]));
 	check_lines(bin, src, m, inline_lines, sizeof(inline_lines) / sizeof(inline_lines[0]));
 	check_addresses(bin, m, "leaf", "leaf", false);
 	dw_module_free(m);
-	free(cmd);
 	free(bin);
 	free(src);
-	remove_tmpdir(dir);
+	free(name);
 }
 
 static void test_inline_clang(void **state)
 {
 	(void)state;
-	check_clang("-O0");
-	check_clang("-O2");
+	check_clang("O0");
+	check_clang("O2");
+	check_clang("O2-nopie");
 }
 
 /* busy() keeps its arguments in callee-saved registers: at -O1 GCC gives
@@ -970,7 +967,7 @@ static void test_offsets(void **state)
 
 	(void)state;
 	check_offsets("O2");
-	check_offsets("O2fp-nopie");
+	check_offsets("O2-nopie");
 	/* Data is not code. */
 	assert_int_equal(dw_resolve_address(m, nm_value(bin, "sink"), &s), -ERANGE);
 	assert_int_equal(s.n, 0);
@@ -983,10 +980,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inline_O0),
 		cmocka_unit_test(test_inline_O2),
-		cmocka_unit_test(test_inline_O2fp_nopie),
+		cmocka_unit_test(test_inline_O2_nopie),
 		cmocka_unit_test(test_chain_O0),
 		cmocka_unit_test(test_chain_O2),
-		cmocka_unit_test(test_chain_O2fp_nopie),
+		cmocka_unit_test(test_chain_O2_nopie),
 		cmocka_unit_test(test_inline_clang),
 		cmocka_unit_test(test_optimized_entry),
 		cmocka_unit_test(test_line_without_code),

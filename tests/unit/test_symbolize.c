@@ -39,7 +39,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const variants[] = { "O0", "O2", "O2fp", "O0-nopie", "O2fp-nopie" };
+/* Every build of the fixtures, by gcc and by clang-19 (fixtures.mk). */
+static const char *const variants[] = { "O0",		"O2",		"O2fp",
+					"O0-nopie",	"O2-nopie",	"clang-O0",
+					"clang-O2",	"clang-O2fp",	"clang-O0-nopie",
+					"clang-O2-nopie" };
 #define N_VARIANTS (sizeof(variants) / sizeof(variants[0]))
 
 /* Reported in full only up to this many per check, then counted. */
@@ -52,14 +56,45 @@ static char tmpdir[64];
 /* Shared by the gdb scripts: a function's parameters as gdb sees them,
  * "types\tnames": the function type's non-artificial parameter types
  * ("..." for varargs) and the names of the block's argument symbols
- * (artificial ones included; gdb cannot tell which they are). */
+ * (artificial ones included; gdb cannot tell which they are).  In clang
+ * builds (named "-clang-") the types are read from the printed function
+ * type instead, whose artificial `this` comes first: gdb 13 garbles the
+ * fields of some clang declarations (libstdc++'s char_traits<char>::copy)
+ * and crashes when asked for them. */
 static const char params_py[] =
 	"import gdb, os\n"
+	"def split_params(s):\n"
+	"    # the parameter list: the first '(' outside template arguments that\n"
+	"    # does not open a declarator group ('(*', '(&': a returned pointer)\n"
+	"    angle, i = 0, 0\n"
+	"    while i < len(s):\n"
+	"        angle += {'<': 1, '>': -1}.get(s[i], 0)\n"
+	"        if s[i] == '(' and angle == 0 and s[i + 1:].lstrip()[:1] not in ('*', '&'):\n"
+	"            break\n"
+	"        i += 1\n"
+	"    out, cur, depth = [], '', 0\n"
+	"    for ch in s[i + 1:]:\n"
+	"        if depth == 0 and ch == ')':\n"
+	"            break\n"
+	"        depth += {'(': 1, '<': 1, ')': -1, '>': -1}.get(ch, 0)\n"
+	"        if ch == ',' and depth == 0:\n"
+	"            out.append(cur.strip())\n"
+	"            cur = ''\n"
+	"        else:\n"
+	"            cur += ch\n"
+	"    out.append(cur.strip())\n"
+	"    return [t for t in out if t] if out != ['void'] else []\n"
+	"CLANG = '-clang-' in os.path.basename(gdb.current_progspace().filename or '')\n"
 	"def params(fn, blk):\n"
-	"    types = [str(x.type) for x in fn.type.fields() if not x.artificial]\n"
-	"    if str(fn.type).endswith('...)'):\n"
-	"        types.append('...')\n"
 	"    names = [s.name for s in blk if s.is_argument] if blk is not None else []\n"
+	"    if not CLANG:\n"
+	"        types = [str(x.type) for x in fn.type.fields() if not x.artificial]\n"
+	"        if str(fn.type).endswith('...)'):\n"
+	"            types.append('...')\n"
+	"    else:\n"
+	"        types = split_params(str(fn.type))\n"
+	"        if types and 'this' in names:\n"
+	"            types = types[1:]\n"
 	"    return '%s\\t%s' % (';'.join(types), ';'.join(names))\n";
 
 /* Every pc of the main source file's line table: gdb's innermost line,
@@ -388,7 +423,11 @@ static bool take_type(char **types, bool *used, size_t n, const char *type)
  *    unless @ordered any order matches;
  *  - reading a function's own DIE, gdb leaves out the members of a
  *    template parameter pack, which we list (unnamed, as DWARF has them);
- *    so we may have extra unnamed parameters.
+ *    so we may have extra unnamed parameters;
+ *  - gdb 13 builds the type of some clang-inlined functions without the
+ *    parameters that follow the first (its block still has them all):
+ *    when gdb has fewer types than named arguments, a parameter gdb names
+ *    is checked by its name alone.
  * The disagreement, if any, goes to @why. */
 static void check_params(const char *params, char *gdb_types, char *gdb_names, bool ordered,
 			 struct strbuf *why)
@@ -399,7 +438,10 @@ static void check_params(const char *params, char *gdb_types, char *gdb_names, b
 	size_t n = split_params(mine, pieces, 32);
 	size_t nt = *gdb_types ? split(gdb_types, ';', types, 32) : 0;
 	size_t nn = *gdb_names ? split(gdb_names, ';', names, 32) : 0;
+	size_t real_names = 0;
 
+	for (size_t i = 0; i < nn; i++)
+		real_names += !artificial_name(names[i]);
 	if (!params)
 		strbuf_addstr(why, "params unknown; ");
 	for (size_t i = 0; params && i < n; i++) {
@@ -412,6 +454,8 @@ static void check_params(const char *params, char *gdb_types, char *gdb_names, b
 			matched = i < nt && strcmp(types[i], type) == 0 && (used[i] = true);
 		else
 			matched = take_type(types, used, nt, type);
+		if (!matched && named && nt < real_names)
+			matched = true; /* gdb's type lost it */
 		if (!matched && (named || (ordered && i < nt)))
 			strbuf_addf(why, "param '%s' (type '%s') not among gdb's; ", pieces[i], type);
 		free(type);
@@ -792,7 +836,8 @@ static void test_sweep_c_types(void **state)
  * and "file:line:col" lines, innermost first, up to a blank line) against
  * dw_symbolize.  gdb shows no columns; llvm-symbolizer picks the same rows
  * as gdb except where several rows share an address and the last is not
- * a statement, so the innermost row is compared only when @innermost. */
+ * a statement, so the innermost row is compared only when @innermost, and
+ * except for line-0 rows, which gdb skips. */
 static char *check_llvm_pc(struct dw_module *m, uint64_t pc, char *text, bool innermost,
 			   struct strbuf *why)
 {
@@ -810,7 +855,9 @@ static char *check_llvm_pc(struct dw_module *m, uint64_t pc, char *text, bool in
 		*c2 = '\0';
 		c1 = strrchr(pos, ':');
 		assert_non_null(c1);
+		/* clang's line-0 rows: gdb (and so we) ignore them */
 		if (k < s.n && (innermost || k > 0) && strcmp(pos, "??") != 0 &&
+		    strtoul(c1 + 1, NULL, 10) != 0 &&
 		    (s.frames[k].line != strtoul(c1 + 1, NULL, 10) ||
 		     s.frames[k].col != strtoul(c2 + 1, NULL, 10)))
 			strbuf_addf(why, "frame %zu at %u:%u, llvm %s:%s; ", k, s.frames[k].line,
@@ -998,7 +1045,7 @@ static void test_symbol_fallback(void **state)
 static void test_nothing_known(void **state)
 {
 	assert_int_equal(stripped_variant("chain", "O0", "--strip-all"), 0);
-	assert_int_equal(stripped_variant("cxx", "O2fp-nopie", "--strip-all"), 0);
+	assert_int_equal(stripped_variant("cxx", "O2-nopie", "--strip-all"), 0);
 }
 
 /* ---- demangling ---- */
