@@ -319,6 +319,7 @@ static void test_lib_find(void **state)
 	assert_string_equal(path, want);
 	assert_int_equal(lib_find("c", &c, NULL), 0);
 	assert_string_equal(c, want);
+	free(c);
 	assert_int_equal(lib_find("libno_such_library_here", &c, &cands), -ENOENT);
 	assert_null(c);
 	assert_string_equal(cands.buf, "");
