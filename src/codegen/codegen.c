@@ -36,15 +36,6 @@ extern const unsigned char wr_base_perf_end[];
 
 static LLVMTargetMachineRef target_machine;
 
-void bpf_blob_release(struct bpf_blob *b)
-{
-	free(b->data);
-	free(b->prog_name);
-	b->data = NULL;
-	b->prog_name = NULL;
-	b->size = 0;
-}
-
 static int init_target(void)
 {
 	LLVMTargetRef target;

@@ -2,7 +2,8 @@
  * as an in-memory BPF ELF object.
  *
  * Layer rule: codegen/ is the only directory that includes llvm-c/.  It
- * reads plans (codegen/plan.h) and the AST; LLVM errors are turned into
+ * reads plans (codegen/plan.h) and the AST, and writes objects in the form
+ * runtime/ loads (runtime/blob.h); LLVM errors are turned into
  * -WR_ECODEGEN with a message, never passed upward as LLVM strings, and
  * LLVM is never allowed to exit the process.
  *
@@ -17,17 +18,10 @@
 #include <stddef.h>
 
 #include "codegen/plan.h"
+#include "runtime/blob.h"
 
 struct diag;
 struct strbuf;
-
-struct bpf_blob {
-	void *data;    /* owned ELF object bytes */
-	size_t size;
-	char *prog_name; /* owned: name of the probe program in the object (NULL for base) */
-};
-
-void bpf_blob_release(struct bpf_blob *b);
 
 /* The base object for @opt's transport, compiled with the templates at
  * build time (a copy in @out, caller releases).  Returns 0. */

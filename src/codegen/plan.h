@@ -11,12 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol/wire.h"
 #include "script/ast.h"
-
-enum wr_transport {
-	WR_TRANSPORT_RINGBUF = 0,
-	WR_TRANSPORT_PERF = 1,
-};
 
 struct dw_type;
 struct dw_var;

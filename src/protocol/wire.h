@@ -35,6 +35,14 @@
 
 #define WR_EVENT_MAGIC 0x57524149u /* "WRAI" little-endian in memory as IARW */
 
+/* How events reach userspace.  The base object is compiled once per
+ * transport (-DWR_BASE_TRANSPORT=N), and the generator sets the templates'
+ * wr_cfg_transport to the session's. */
+enum wr_transport {
+	WR_TRANSPORT_RINGBUF = 0, /* BPF_MAP_TYPE_RINGBUF */
+	WR_TRANSPORT_PERF    = 1, /* BPF_MAP_TYPE_PERF_EVENT_ARRAY */
+};
+
 /* ---- event header ---- */
 #define WR_EVENT_F_TRUNCATED 0x0001u /* an item did not fit in WR_EVENT_MAX */
 

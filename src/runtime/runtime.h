@@ -1,11 +1,12 @@
 /* runtime.h - loading, attaching and reading: everything that talks to the
  * kernel through libbpf.
  *
- * Layer rule: runtime/ is the only directory that includes libbpf headers.
- * It takes BPF objects built by codegen/ (struct bpf_blob) and wire-format
- * map values (protocol/wire.h); libbpf and kernel failures come back as
- * -errno or -WR_E* codes with one clear message logged, and libbpf's own
- * output goes to wraith's log sink at debug level.
+ * Layer rule: runtime/ is the only directory that includes libbpf headers,
+ * and it depends on util/ and protocol/wire.h alone.  It takes BPF objects
+ * as ELF bytes (struct bpf_blob, runtime/blob.h) and wire-format map values
+ * (protocol/wire.h); libbpf and kernel failures come back as -errno or
+ * -WR_E* codes with one clear message logged, and libbpf's own output goes
+ * to wraith's log sink at debug level.
  *
  * One runtime per session: it loads the base object (maps and the
  * tail-called unwinder step program) and then any number of probe objects
@@ -19,8 +20,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "codegen/codegen.h"
 #include "protocol/wire.h"
+#include "runtime/blob.h"
 
 struct runtime;
 struct rt_probe;

@@ -1,0 +1,22 @@
+/* blob.h - a BPF ELF object in memory: what the code generator produces
+ * and the runtime loads.
+ *
+ * Layer rule: runtime/ defines what it loads, the way codegen/plan.h
+ * defines what codegen/ builds; codegen/ fills blobs, runtime/ reads them,
+ * and neither includes the other's headers otherwise.
+ */
+#ifndef WRAITH_RUNTIME_BLOB_H
+#define WRAITH_RUNTIME_BLOB_H
+
+#include <stddef.h>
+
+struct bpf_blob {
+	void *data;      /* owned ELF object bytes */
+	size_t size;
+	char *prog_name; /* owned: name of the probe program in the object (NULL for base) */
+};
+
+/* Free what @b owns and empty it; an empty blob is a no-op. */
+void bpf_blob_release(struct bpf_blob *b);
+
+#endif
