@@ -33,8 +33,6 @@
 #define WR_MOVED 0xffu
 /* wr_bt_state.proc_slot before the event's process was looked up. */
 #define WR_PROC_UNKNOWN (WR_PROC_NONE - 1)
-/* rule0 value meaning "not known at compile time: look it up". */
-#define WR_RULE_LOOKUP (WR_CFI_RULE_NONE - 1)
 /* Entry points the generator calls: external so they survive -O2 here; the
  * generator makes them internal and they are inlined into each probe. */
 #ifdef WR_BASE_TRANSPORT
@@ -57,7 +55,7 @@ struct wr_regs {
 #ifdef WR_BASE_TRANSPORT
 static const __u32 wr_cfg_transport = WR_BASE_TRANSPORT;
 #else
-__u32 wr_cfg_transport = 0; /* 0 ring buffer, 1 perf event array */
+__u32 wr_cfg_transport = WR_TRANSPORT_RINGBUF; /* enum wr_transport */
 #endif
 
 /* ---- maps (the generator never creates maps; see notes on BTF) ---- */
@@ -286,7 +284,7 @@ WR_API void wr_item_close(__u8 *buf, long off)
 	h->n_items++;
 }
 
-/* Append a scalar print argument; @kind_status = kind | status << 8. */
+/* Append a scalar print argument; @kind_status = wr_arg_kind_status(). */
 WR_API void wr_arg_scalar(__u8 *buf, __u32 kind_status, __u32 size, __u64 value)
 {
 	struct wr_arg_header *ah;
@@ -295,20 +293,21 @@ WR_API void wr_arg_scalar(__u8 *buf, __u32 kind_status, __u32 size, __u64 value)
 	if (off < 0)
 		return;
 	ah = (struct wr_arg_header *)payload_at(buf, (__u32)off);
-	ah->kind = (__u8)kind_status;
-	ah->status = (__u8)(kind_status >> 8);
+	ah->kind = wr_arg_kind_of(kind_status);
+	ah->status = wr_arg_status_of(kind_status);
 	ah->len = 8;
 	ah->aux = size;
 	*(__u64 *)(ah + 1) = value;
 }
 
 /* Append a NUL-terminated string read from user memory at @uptr, at most
- * max bytes (<= 256); @max_status = max | status << 16, where a non-zero
- * status says reading the pointer itself failed (nothing is read then). */
+ * max bytes (<= 256); @max_status = wr_str_max_status(max, status), where
+ * a non-zero status says reading the pointer itself failed (nothing is read
+ * then). */
 WR_API void wr_arg_user_str(__u8 *buf, __u64 uptr, __u32 max_status)
 {
 	struct wr_arg_header *ah;
-	__u32 max = max_status & 0xffff, status = max_status >> 16;
+	__u32 max = wr_str_max_of(max_status), status = wr_str_status_of(max_status);
 	long off, n;
 
 	max = max > 256 ? 256 : max;
@@ -765,7 +764,7 @@ WR_INLINE struct wr_proc_maps *proc_maps_of(__u8 *buf, struct wr_bt_state *st)
 /* A `bt` statement: reserve its item and take the registers; the step
  * program unwinds every frame, so no probe carries the unwinder.
  * @depth = frames wanted (1..WR_BT_MAX_DEPTH); @flags_index =
- * WR_BT_FLAGS_INDEX(flags, statement index); @rule0 = the rule index of
+ * wr_bt_flags_index(flags, statement index); @rule0 = the rule index of
  * the probe's own pc, WR_CFI_RULE_NONE if no row covers it, or
  * WR_RULE_LOOKUP to search at run time. */
 WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth, __u32 flags_index, __u32 rule0)
@@ -782,7 +781,7 @@ WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth, __u32 flags_index, __u32 ru
 		return;
 	if (depth == 0 || depth > WR_BT_MAX_DEPTH)
 		depth = WR_BT_MAX_DEPTH;
-	item = wr_item_open(buf, WR_ITEM_BACKTRACE, flags_index >> 8);
+	item = wr_item_open(buf, WR_ITEM_BACKTRACE, wr_bt_index_of(flags_index));
 	if (item < 0)
 		return;
 	if (reserve(buf, sizeof(*bh) + depth * sizeof(struct wr_bt_frame)) < 0) {
@@ -806,7 +805,7 @@ WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth, __u32 flags_index, __u32 ru
 	bh = bt_header(buf, s);
 	bh->requested_depth = (__u16)depth;
 	bh->frame_count = 0;
-	bh->flags = (__u8)flags_index;
+	bh->flags = wr_bt_flags_of(flags_index);
 	bh->status = WR_BT_TRUNCATED;
 	bh->error_code = 0;
 	s->rule0 = rule0;
@@ -848,7 +847,7 @@ WR_INLINE void output(void *ctx, __u8 *buf)
 
 	if (size > WR_EVENT_MAX)
 		size = WR_EVENT_MAX;
-	if (wr_cfg_transport == 0)
+	if (wr_cfg_transport == WR_TRANSPORT_RINGBUF)
 		ret = bpf_ringbuf_output(&wr_ringbuf, buf, size, 0);
 	else
 		ret = bpf_perf_event_output(ctx, &wr_perfbuf, BPF_F_CURRENT_CPU, buf, size);

@@ -36,6 +36,22 @@ extern const unsigned char wr_base_perf_end[];
 
 static LLVMTargetMachineRef target_machine;
 
+const struct cg_entry cg_entry_points[] = {
+	{ "wr_event_begin", 3 },
+	{ "wr_event_end", 2 },
+	{ "wr_item_open", 3 },
+	{ "wr_item_close", 2 },
+	{ "wr_arg_scalar", 4 },
+	{ "wr_arg_user_str", 3 },
+	{ "wr_arg_user_bytes", 4 },
+	{ "wr_read_user", 3 },
+	{ "wr_read_user_str", 3 },
+	{ "wr_pid_tgid", 0 },
+	{ "wr_ktime", 0 },
+	{ "wr_bt", 5 },
+	{ NULL, 0 },
+};
+
 static int init_target(void)
 {
 	LLVMTargetRef target;
@@ -157,6 +173,23 @@ static void drop_variable_locations(LLVMModuleRef mod)
 		LLVMSetIsNewDbgInfoFormat(mod, 1);
 }
 
+/* Every entry point the generator calls is defined in the template, with
+ * the parameters it passes.  Returns 0 or -WR_ECODEGEN (logged). */
+static int check_entry_points(struct cg *cg)
+{
+	for (const struct cg_entry *e = cg_entry_points; e->name; e++) {
+		LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, e->name);
+
+		if (fn && !LLVMIsDeclaration(fn) && LLVMCountParams(fn) == e->n_params)
+			continue;
+		wr_error("the embedded BPF template has no entry point %s with %u parameters, which "
+			 "the code generator calls; wraith was built from mismatched sources", e->name,
+			 e->n_params);
+		return -WR_ECODEGEN;
+	}
+	return 0;
+}
+
 static int cg_begin(struct cg *cg, const struct codegen_options *opt, const char *what)
 {
 	int err = init_target();
@@ -167,6 +200,8 @@ static int cg_begin(struct cg *cg, const struct codegen_options *opt, const char
 	cg->ctx = LLVMContextCreate();
 	LLVMContextSetDiagnosticHandler(cg->ctx, on_llvm_diag, cg);
 	err = parse_template(cg);
+	if (!err)
+		err = check_entry_points(cg);
 	if (err)
 		return err;
 	prepare_template(cg, opt);
@@ -315,6 +350,8 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 	cg.fn = add_probe_function(&cg, name);
 	add_debug_info(&cg, cg.fn, name);
 	err = lower_probe(&cg);
+	if (!err && cg.llvm_errors)
+		err = -WR_ECODEGEN;
 	if (err)
 		goto out;
 	LLVMDIBuilderFinalize(cg.dib);

@@ -14,6 +14,7 @@
 #include "script/walk.h"
 #include "util/diag.h"
 #include "util/error.h"
+#include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -49,10 +50,23 @@ static void set_loc(struct cg *cg, struct src_loc loc)
 }
 
 /* Call template entry point @name. */
+static bool is_entry_point(const char *name, unsigned n)
+{
+	for (const struct cg_entry *e = cg_entry_points; e->name; e++)
+		if (strcmp(e->name, name) == 0)
+			return e->n_params == n;
+	return false;
+}
+
 LLVMValueRef cg_call(struct cg *cg, const char *name, LLVMValueRef *args, unsigned n)
 {
-	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
+	LLVMValueRef fn = is_entry_point(name, n) ? LLVMGetNamedFunction(cg->mod, name) : NULL;
 
+	if (!fn) {
+		wr_error("internal error: %s with %u arguments is not a template entry point", name, n);
+		cg->llvm_errors++;
+		return LLVMGetPoison(LLVMInt64TypeInContext(cg->ctx));
+	}
 	return LLVMBuildCall2(cg->builder, LLVMGlobalGetValueType(fn), fn, args, n, "");
 }
 
@@ -543,7 +557,7 @@ static int lower_print(struct cg *cg, const struct ast_stmt *s)
 			continue;
 		}
 		args[0] = cg->buf;
-		args[1] = c32(cg, v.type == CG_BOOL ? WR_ARG_BOOL : WR_ARG_I64);
+		args[1] = c32(cg, wr_arg_kind_status(v.type == CG_BOOL ? WR_ARG_BOOL : WR_ARG_I64, WR_ARG_OK));
 		args[2] = c32(cg, 8);
 		args[3] = as_i64(cg, &v);
 		call(cg, "wr_arg_scalar", args, 4);
@@ -564,7 +578,7 @@ static void lower_bt(struct cg *cg, const struct ast_stmt *s)
 	args[0] = cg->ctx_arg;
 	args[1] = cg->buf;
 	args[2] = c32(cg, depth);
-	args[3] = c32(cg, WR_BT_FLAGS_INDEX(s->bt_flags, index));
+	args[3] = c32(cg, wr_bt_flags_index(s->bt_flags, (__u32)index));
 	args[4] = c32(cg, cg->plan->rule0);
 	call(cg, "wr_bt", args, 5);
 }

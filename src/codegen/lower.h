@@ -67,7 +67,21 @@ struct cg {
 int lower_probe(struct cg *cg);
 void lower_release(struct cg *cg);
 
+/* The templates' wr_* entry points the generator calls, with their
+ * parameter counts (NULL-terminated).  Every parsed template is checked
+ * against this list before anything is generated, and cg_call() calls
+ * nothing else, so a renamed or changed entry point is a clean error, not
+ * a crash in the middle of a probe. */
+struct cg_entry {
+	const char *name;
+	unsigned n_params;
+};
+extern const struct cg_entry cg_entry_points[];
+
 /* Shared by lower.c and values.c. */
+/* Call entry point @name (one of cg_entry_points) with @n arguments.  A
+ * name or count not in the list is an internal error: logged, counted in
+ * llvm_errors, and a poison value is returned so lowering can finish. */
 LLVMValueRef cg_call(struct cg *cg, const char *name, LLVMValueRef *args, unsigned n);
 LLVMValueRef cg_alloca(struct cg *cg, LLVMTypeRef type, const char *name);
 LLVMValueRef cg_i32(struct cg *cg, unsigned long long v);

@@ -39,7 +39,7 @@ struct probe_plan {
 	const struct ast_probe *ast;   /* borrowed */
 	uint64_t pc;                   /* module virtual address of the probe */
 	uint32_t rule0;                /* CFI rule index at pc; WR_CFI_RULE_NONE if no row
-					  covers it; 0xfffffffe to search at run time */
+					  covers it; WR_RULE_LOOKUP to search at run time */
 	unsigned bt_depth;             /* 1..WR_BT_MAX_DEPTH; 0 = the default */
 	const char *name;              /* borrowed: for messages, e.g. "leaf" */
 	struct plan_vars vars;         /* find is NULL when the module has no DWARF */

@@ -405,9 +405,10 @@ static void emit_scalar(struct cg *cg, unsigned kind, LLVMValueRef value, LLVMVa
 {
 	LLVMValueRef args[4], ks;
 
-	ks = cg_i32(cg, kind);
+	ks = cg_i32(cg, wr_arg_kind_status(kind, WR_ARG_OK));
 	if (status)
-		ks = LLVMBuildOr(cg->builder, ks, LLVMBuildShl(cg->builder, status, cg_i32(cg, 8), ""), "");
+		ks = LLVMBuildOr(cg->builder, ks,
+				 LLVMBuildShl(cg->builder, status, cg_i32(cg, WR_ARG_STATUS_SHIFT), ""), "");
 	args[0] = cg->buf;
 	args[1] = ks;
 	args[2] = cg_i32(cg, size);
@@ -426,10 +427,12 @@ static void emit_bytes(struct cg *cg, LLVMValueRef addr, uint64_t size, unsigned
  * pointer: when it failed, the event says so instead of reading. */
 static void emit_string(struct cg *cg, LLVMValueRef addr, uint64_t max, LLVMValueRef status)
 {
-	LLVMValueRef ms = cg_i32(cg, max > 256 || !max ? 256 : max), args[3];
+	LLVMValueRef ms = cg_i32(cg, wr_str_max_status(max > 256 || !max ? 256 : (__u32)max, WR_ARG_OK));
+	LLVMValueRef args[3];
 
 	if (status)
-		ms = LLVMBuildOr(cg->builder, ms, LLVMBuildShl(cg->builder, status, cg_i32(cg, 16), ""), "");
+		ms = LLVMBuildOr(cg->builder, ms,
+				 LLVMBuildShl(cg->builder, status, cg_i32(cg, WR_STR_STATUS_SHIFT), ""), "");
 	args[0] = cg->buf;
 	args[1] = addr;
 	args[2] = ms;

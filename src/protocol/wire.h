@@ -1,10 +1,14 @@
-/* wire.h - the event wire format and the layout of every BPF map value.
+/* wire.h - everything the two sides of the BPF boundary agree on: the
+ * event wire format, the layout of every BPF map value, and how the code
+ * generator passes arguments to the templates' wr_* entry points.
  *
  * Layer rule: this header is included by the BPF templates (clang -target
  * bpf) and by userspace; it depends only on <linux/types.h>.  It is the one
  * definition of these layouts: fixed-width fields, explicit padding, no
  * pointers, longs, bools or bitfields, and a _Static_assert on every size
- * and offset so both compilers check the same numbers.
+ * and offset so both compilers check the same numbers.  Values that travel
+ * packed into one argument are packed and unpacked only by the helpers
+ * here, never by shifts written at the call.
  *
  * An event is a struct wr_event_header followed by payload_len bytes of
  * items.  Each item is a struct wr_item_header followed by `length` bytes of
@@ -68,7 +72,8 @@ WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_event_header, n_items) == 30, "n_items of
 /* ---- items ---- */
 enum wr_item_type {
 	WR_ITEM_PRINT     = 0x05, /* formatted print: index = format string, payload = args */
-	WR_ITEM_BACKTRACE = 0x10, /* payload = wr_bt_header + requested_depth frames */
+	WR_ITEM_BACKTRACE = 0x10, /* payload = wr_bt_header + requested_depth frames, or
+				   * frame_count frames when it is the event's last item */
 	WR_ITEM_EXPR_ERROR = 0x20,
 };
 
@@ -83,7 +88,10 @@ WR_STATIC_ASSERT(sizeof(struct wr_item_header) == 8, "item header size");
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_item_header, length) == 2, "item length offset");
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_item_header, index) == 4, "item index offset");
 
-/* A print argument: header then `len` bytes, padded to 8. */
+/* A print argument: header then `len` bytes, padded to 8.  The generator
+ * passes kind and status to wr_arg_scalar() as one wr_arg_kind_status(),
+ * and a string's limit and the status of reading its pointer to
+ * wr_arg_user_str() as one wr_str_max_status(). */
 enum wr_arg_kind {
 	WR_ARG_I64  = 1,
 	WR_ARG_U64  = 2,
@@ -115,6 +123,38 @@ struct wr_arg_header {
 WR_STATIC_ASSERT(sizeof(struct wr_arg_header) == 8, "arg header size");
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_arg_header, len) == 2, "arg len offset");
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_arg_header, aux) == 4, "arg aux offset");
+
+/* kind | status << 8: a status computed at run time is shifted by
+ * WR_ARG_STATUS_SHIFT in the generated code. */
+#define WR_ARG_STATUS_SHIFT 8
+static inline __u32 wr_arg_kind_status(__u32 kind, __u32 status)
+{
+	return (kind & 0xff) | (status & 0xff) << WR_ARG_STATUS_SHIFT;
+}
+static inline __u8 wr_arg_kind_of(__u32 kind_status)
+{
+	return (__u8)kind_status;
+}
+static inline __u8 wr_arg_status_of(__u32 kind_status)
+{
+	return (__u8)(kind_status >> WR_ARG_STATUS_SHIFT);
+}
+
+/* max | status << 16, where a non-zero status says reading the string's
+ * pointer failed (nothing is read then). */
+#define WR_STR_STATUS_SHIFT 16
+static inline __u32 wr_str_max_status(__u32 max, __u32 status)
+{
+	return (max & 0xffff) | (status & 0xff) << WR_STR_STATUS_SHIFT;
+}
+static inline __u32 wr_str_max_of(__u32 max_status)
+{
+	return max_status & 0xffff;
+}
+static inline __u8 wr_str_status_of(__u32 max_status)
+{
+	return (__u8)(max_status >> WR_STR_STATUS_SHIFT);
+}
 
 /* ---- backtrace item ---- */
 /* Statuses and error codes; numbered as GhostScope numbers them. */
@@ -162,9 +202,21 @@ WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_header, error_code) == 6, "bt error of
 WR_STATIC_ASSERT(WR_BT_MAX_DEPTH <= 0xffffu, "a depth fits the header's 16 bits");
 WR_STATIC_ASSERT((WR_BT_MAX_DEPTH & (WR_BT_MAX_DEPTH - 1)) == 0, "the depth mask is a power of two");
 
-/* wr_bt()'s third argument: the statement's WR_BT_F_* flags and its index
- * among the probe's bt statements (the item header's index). */
-#define WR_BT_FLAGS_INDEX(flags, index) (((__u32)(flags) & 0xffu) | ((__u32)(index) & 0xffffu) << 8)
+/* wr_bt()'s flags_index argument: the statement's WR_BT_F_* flags and
+ * its index among the probe's bt statements (the item header's index):
+ * flags | index << 8. */
+static inline __u32 wr_bt_flags_index(__u32 flags, __u32 index)
+{
+	return (flags & 0xff) | (index & 0xffff) << 8;
+}
+static inline __u8 wr_bt_flags_of(__u32 flags_index)
+{
+	return (__u8)flags_index;
+}
+static inline __u16 wr_bt_index_of(__u32 flags_index)
+{
+	return (__u16)(flags_index >> 8);
+}
 
 /* Frame flags */
 #define WR_FRAME_F_EXACT_IP 0x0001u /* ip is not a return address (frame 0, or interrupted by a signal) */
@@ -200,6 +252,9 @@ WR_STATIC_ASSERT(WR_EVENT_BUF_SIZE >= 2 * WR_EVENT_MAX, "masked writes stay in t
  * rules live in maps of their own, sized exactly, reached through the
  * module's slot in two array-of-maps; `rule` indexes the module's rules. */
 #define WR_CFI_RULE_NONE 0xffffffffu
+/* A probe's own rule (wr_bt()'s rule0, wr_bt_slot.rule0) when it was not
+ * known at compile time: the unwinder searches the rows at run time. */
+#define WR_RULE_LOOKUP (WR_CFI_RULE_NONE - 1)
 
 struct wr_cfi_row {
 	__u32 pc;

@@ -609,7 +609,7 @@ uint32_t target_rule_at(struct tmodule *m, uint64_t pc)
 	long idx;
 
 	if (!m->cfi_loaded)
-		return WR_CFI_RULE_NONE - 1; /* not known: the kernel looks it up */
+		return WR_RULE_LOOKUP;
 	idx = cfi_table_lookup(&m->cfi, pc);
 	return idx < 0 ? WR_CFI_RULE_NONE : m->cfi.rows[idx].rule;
 }

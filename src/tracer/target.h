@@ -126,8 +126,9 @@ int target_install(struct target *t, struct runtime *rt);
  * or a negative error. */
 int target_refresh(struct target *t);
 
-/* The rule index covering @pc of @m (for a probe's frame 0), or
- * WR_CFI_RULE_NONE. */
+/* The rule index covering @pc of @m (for a probe's frame 0),
+ * WR_CFI_RULE_NONE when no row covers it, or WR_RULE_LOOKUP while @m's
+ * CFI is not loaded (the unwinder then searches at run time). */
 uint32_t target_rule_at(struct tmodule *m, uint64_t pc);
 
 /* Symbolize a backtrace frame into @out (strings borrowed from caches that

@@ -1,5 +1,6 @@
-/* test_protocol.c - the wire format: layouts as both sides see them, and
- * the decoder on good, truncated and corrupted events. */
+/* test_protocol.c - the wire format: layouts as both sides see them, the
+ * packing of entry-point arguments, and the decoder on good, truncated and
+ * corrupted events. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -191,6 +192,31 @@ static void test_layouts(void **state)
 	assert_int_equal(WR_BTE_NEXT_CFA_NOT_ADVANCING, 6);
 }
 
+/* What the generator packs, the templates unpack unchanged, at the limits
+ * of every field. */
+static void test_packed_arguments(void **state)
+{
+	uint32_t ks = wr_arg_kind_status(WR_ARG_BYTES, WR_ARG_OPTIMIZED_OUT);
+	uint32_t ms = wr_str_max_status(256, WR_ARG_READ_ERROR);
+	uint32_t fi = wr_bt_flags_index(WR_BT_F_RAW | WR_BT_F_INLINE, 0xffff);
+
+	(void)state;
+	assert_int_equal(wr_arg_kind_of(ks), WR_ARG_BYTES);
+	assert_int_equal(wr_arg_status_of(ks), WR_ARG_OPTIMIZED_OUT);
+	/* A status computed at run time is or-ed in at the agreed shift. */
+	assert_int_equal(wr_arg_kind_status(WR_ARG_I64, WR_ARG_OK) |
+			 (uint32_t)WR_ARG_NULL_DEREF << WR_ARG_STATUS_SHIFT,
+			 wr_arg_kind_status(WR_ARG_I64, WR_ARG_NULL_DEREF));
+	assert_int_equal(wr_str_max_of(ms), 256);
+	assert_int_equal(wr_str_status_of(ms), WR_ARG_READ_ERROR);
+	assert_int_equal(wr_str_max_status(64, WR_ARG_OK) | (uint32_t)WR_ARG_NULL_DEREF << WR_STR_STATUS_SHIFT,
+			 wr_str_max_status(64, WR_ARG_NULL_DEREF));
+	assert_int_equal(wr_bt_flags_of(fi), WR_BT_F_RAW | WR_BT_F_INLINE);
+	assert_int_equal(wr_bt_index_of(fi), 0xffff);
+	assert_int_equal(wr_bt_index_of(wr_bt_flags_index(0, 3)), 3);
+	assert_int_not_equal(WR_RULE_LOOKUP, WR_CFI_RULE_NONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -200,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_decode_arg_overrun),
 		cmocka_unit_test(test_decode_trimmed_bt),
 		cmocka_unit_test(test_layouts),
+		cmocka_unit_test(test_packed_arguments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,359 @@
+/* test_codegen.c - the code generator on a catalogue of scripts: every
+ * statement, expression and placeholder kind, with and without the traced
+ * program's variables, compiled through the real LLVM pipeline.  The
+ * generator verifies each module before optimising it; here each result
+ * must also be a BPF ELF object with the probe's program and no call left
+ * to a template entry point (they are all inlined).  As root, every object
+ * is then loaded, so the kernel's verifier accepts what the generator
+ * emits; without privilege that part is skipped and says so.
+ *
+ * The agreement with the templates is checked too: every entry point the
+ * generator's sources call is in cg_entry_points[] with the argument count
+ * of the call, and every listed one is called.
+ *
+ * Scripts that read variables compile against the vars-O0 and vars-O2
+ * fixtures' DWARF at probe_here(), the way the session answers the
+ * generator's questions (tracer/session.c).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "codegen/codegen.h"
+#include "codegen/lower.h"
+#include "dwarf/cfi.h"
+#include "dwarf/module.h"
+#include "dwarf/resolve.h"
+#include "dwarf/vars.h"
+#include "runtime/runtime.h"
+#include "script/parser.h"
+#include "util/diag.h"
+#include "util/error.h"
+#include "util/file.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Statements and expressions that need no program variables. */
+static const char *const plain_scripts[] = {
+	"trace f { print \"hello\"; }",
+	"trace f { print \"pid={} tid={} at={}\", $pid, $tid, $timestamp; }",
+	"trace f { print \"{:x} {:X} {:p} {:s} {} {{}}\", $pid, $tid, $pc, \"text\", true; }",
+	"trace f { print $pid * 2 + 1; }",
+	"trace f { print \"{}\", (($pid << 2) >> 1 ^ 5 | 3 & 1) % 7 / 2 - -$tid; }",
+	"trace f { print \"{} {}\", !($pid == 0), ~$sp; }",
+	"trace f { print \"{}\", $pid < 1 || $tid <= 2 && $pid > 3 || $tid >= 4 && $pid != 5; }",
+	"trace f { let x = $pid % 7; if x == 3 { print \"three\"; } else if x > 3 { print \"big {}\", x; } "
+	"else { print \"small\"; } }",
+	"trace f { let a = 1; if a > 0 { let b = a + 1; print \"{}\", b; } $pid; }",
+	"trace f { bt; }",
+	"trace f { backtrace raw; bt full; bt inline; bt noinline; }",
+	"trace f { if $pid > 0 { bt; print \"after\"; } }",
+	"trace f { print \"a {} b\", \"lit\"; bt; bt; bt; bt; bt; bt; bt; bt; }",
+};
+
+/* Program variables at probe_here() of the vars fixture (see vars.c). */
+static const char *const var_scripts[] = {
+	"trace f { print \"{} {} {} {} {}\", n, small, big, flag, letter; }",
+	"trace f { print \"{} {:x}\", color, color; }",
+	"trace f { print \"{} {} {}\", req.id, req.name, req.tags[2]; }",
+	"trace f { print \"{} {}\", req.pos, req.pos.y; }",
+	"trace f { print \"{} {}\", req.bits.low, req.bits.high; }",
+	"trace f { print \"{} {}\", *req, req.next; }",
+	"trace f { print \"{} {} {}\", counter, label, global_req.name; }",
+	"trace f { print \"{}\", cast(req, \"struct point *\").x; }",
+	"trace f { print \"{}\", &global_req; }",
+	"trace f { print req.tags[n % 4] + 1; }",
+	"trace f { if req.name == \"req-3\" { print \"three\"; } }",
+	"trace f { if starts_with(label, \"vars\") && strncmp(req.name, \"req\", 3) { bt; } }",
+	"trace f { let id = req.id; if id > 2 && req.next != 0 { print \"{}\", req.next.id; } }",
+	"trace f { print \"{:x}\", req.pos; }",
+};
+
+/* What the generator asks about the program, answered from a module. */
+struct vars_ctx {
+	struct dw_module *m;
+	uint64_t pc;
+	size_t noted;
+};
+
+static int var_find(void *ctx, const char *name, struct dw_var *out)
+{
+	struct vars_ctx *v = ctx;
+
+	return dw_var_find(v->m, v->pc, name, out);
+}
+
+static void var_hint(void *ctx, struct strbuf *out)
+{
+	(void)ctx;
+	strbuf_addstr(out, "(no hint in this test)");
+}
+
+static const struct dw_type *type_find(void *ctx, const char *spelling)
+{
+	struct vars_ctx *v = ctx;
+
+	return dw_type_find(v->m, spelling);
+}
+
+static void note_arg(void *ctx, unsigned print, unsigned arg, const struct dw_type *t)
+{
+	struct vars_ctx *v = ctx;
+
+	(void)print;
+	(void)arg;
+	assert_non_null(t);
+	v->noted++;
+}
+
+/* Compiled objects, kept for loading. */
+struct objects {
+	struct bpf_blob *v;
+	size_t n, cap;
+};
+
+static struct ast_script *parse(const char *text)
+{
+	struct ast_script *sc = NULL;
+	struct diag d = { 0 };
+
+	if (script_parse(text, &sc, &d) || script_check(sc, &d))
+		fail_msg("catalogue script does not parse: %s\n  %s", d.msg ? d.msg : "?", text);
+	diag_release(&d);
+	return sc;
+}
+
+/* Compile @text with @plan's settings into a new object in @objs. */
+static void compile(const char *text, struct probe_plan *plan, struct objects *objs)
+{
+	struct codegen_options co = { .transport = WR_TRANSPORT_RINGBUF };
+	struct ast_script *sc = parse(text);
+	struct strbuf ir = STRBUF_INIT;
+	struct diag d = { 0 };
+	struct bpf_blob blob;
+	int err;
+
+	plan->ast = sc->probes[0];
+	plan->probe_id = (uint32_t)objs->n + 1;
+	err = codegen_probe(&co, plan, &blob, &d, &ir);
+	if (err)
+		fail_msg("%s: %s\n  %s", wr_strerror(err), d.msg ? d.msg : "(no diagnostic)", text);
+	assert_true(blob.size > 64);
+	assert_memory_equal(blob.data, "\177ELF", 4);
+	assert_non_null(blob.prog_name);
+	assert_non_null(strstr(ir.buf, blob.prog_name));
+	/* Every entry point was inlined into the probe. */
+	for (const struct cg_entry *e = cg_entry_points; e->name; e++) {
+		char call[64];
+
+		snprintf(call, sizeof(call), "@%s(", e->name);
+		if (strstr(ir.buf, call))
+			fail_msg("a call to %s survived optimisation:\n  %s", e->name, text);
+	}
+	objs->v = xgrow(objs->v, &objs->cap, objs->n + 1, sizeof(*objs->v));
+	objs->v[objs->n++] = blob;
+	strbuf_release(&ir);
+	diag_release(&d);
+	ast_script_free(sc);
+}
+
+/* The kernel's verifier accepts every object (as root), each loaded with
+ * the base object's maps as a session loads them. */
+static void load_all(struct objects *objs)
+{
+	struct codegen_options co = { .transport = WR_TRANSPORT_RINGBUF };
+	struct rt_options ro = { .transport = WR_TRANSPORT_RINGBUF };
+	struct bpf_blob base;
+	struct runtime *rt = NULL;
+	int err;
+
+	assert_int_equal(codegen_base(&co, &base), 0);
+	err = geteuid() == 0 ? runtime_new(&ro, &base, &rt) : -WR_EPERM;
+	bpf_blob_release(&base);
+	if (err == -WR_EPERM) {
+		print_message("not root: %zu objects compiled and verified by LLVM, not loaded\n", objs->n);
+		return;
+	}
+	assert_int_equal(err, 0);
+	for (size_t i = 0; i < objs->n; i++) {
+		struct rt_probe *p = NULL;
+		char *why = NULL;
+
+		err = runtime_load_probe(rt, &objs->v[i], &p, &why);
+		if (err)
+			fail_msg("object %zu was rejected: %s: %s", i, wr_strerror(err), why ? why : "");
+		runtime_unload(rt, p);
+	}
+	runtime_free(rt);
+}
+
+static void objects_release(struct objects *objs)
+{
+	for (size_t i = 0; i < objs->n; i++)
+		bpf_blob_release(&objs->v[i]);
+	free(objs->v);
+}
+
+static void test_plain_catalogue(void **state)
+{
+	struct probe_plan plan = { .pc = 0x1000, .rule0 = WR_RULE_LOOKUP, .bt_depth = 16,
+				   .name = "catalogue", .cfa_reg = -1 };
+	struct objects objs = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(plain_scripts) / sizeof(plain_scripts[0]); i++)
+		compile(plain_scripts[i], &plan, &objs);
+	plan.rule0 = WR_CFI_RULE_NONE;
+	plan.bt_depth = WR_BT_MAX_DEPTH;
+	plan.tgid = 4242;
+	compile("trace f { bt; }", &plan, &objs);
+	load_all(&objs);
+	objects_release(&objs);
+}
+
+/* The CFA rule at @pc, for variables addressed from the frame base. */
+static void frame_cfa(struct dw_module *m, uint64_t pc, struct probe_plan *plan)
+{
+	struct cfi_rules rules;
+	struct cfi_table t;
+	long row;
+
+	cfi_rules_init(&rules);
+	cfi_table_init(&t);
+	assert_int_equal(cfi_table_extract(m, &rules, &t), 0);
+	row = cfi_table_lookup(&t, pc);
+	assert_true(row >= 0);
+	plan->rule0 = t.rows[row].rule;
+	plan->cfa_reg = rules.v[plan->rule0].cfa_reg;
+	plan->cfa_off = rules.v[plan->rule0].cfa_off;
+	cfi_table_release(&t);
+	cfi_rules_release(&rules);
+}
+
+static void var_catalogue(const char *fixture, const char *extra)
+{
+	const char *dir = getenv("WRAITH_FIXTURES");
+	struct dw_sites sites = { 0 };
+	struct vars_ctx vc = { 0 };
+	struct probe_plan plan = { .bt_depth = 8, .name = fixture };
+	struct objects objs = { 0 };
+	char path[4096];
+
+	if (!dir)
+		fail_msg("WRAITH_FIXTURES is not set: run this test through `make check`");
+	snprintf(path, sizeof(path), "%s/%s", dir, fixture);
+	assert_int_equal(dw_module_open(path, &vc.m), 0);
+	assert_int_equal(dw_resolve_function(vc.m, "probe_here", &sites), 0);
+	vc.pc = sites.v[0].vaddr;
+	dw_sites_release(&sites);
+	plan.pc = vc.pc;
+	plan.vars = (struct plan_vars){ var_find, var_hint, type_find, note_arg, &vc };
+	frame_cfa(vc.m, vc.pc, &plan);
+	for (size_t i = 0; i < sizeof(var_scripts) / sizeof(var_scripts[0]); i++)
+		compile(var_scripts[i], &plan, &objs);
+	if (extra)
+		compile(extra, &plan, &objs);
+	assert_true(vc.noted > 0); /* the renderer learnt the types it shows */
+	load_all(&objs);
+	objects_release(&objs);
+	dw_module_free(vc.m);
+}
+
+static void test_vars_O0(void **state)
+{
+	(void)state;
+	var_catalogue("vars-O0", "trace f { print \"{}\", ratio; }"); /* a double on the frame */
+}
+
+static void test_vars_O2(void **state)
+{
+	(void)state;
+	var_catalogue("vars-O2", NULL); /* ratio lives in xmm0 there: not readable */
+}
+
+/* A located error, not a crash, for a variable the program lacks. */
+static void test_unknown_variable(void **state)
+{
+	struct codegen_options co = { .transport = WR_TRANSPORT_PERF };
+	struct probe_plan plan = { .pc = 0x1000, .rule0 = WR_RULE_LOOKUP, .cfa_reg = -1 };
+	struct ast_script *sc = parse("trace f { print \"{}\", nosuch; }");
+	struct diag d = { 0 };
+	struct bpf_blob blob;
+
+	(void)state;
+	plan.ast = sc->probes[0];
+	assert_int_equal(codegen_probe(&co, &plan, &blob, &d, NULL), -WR_ESEMANTIC);
+	assert_non_null(d.msg);
+	assert_int_equal(d.loc.line, 1);
+	assert_int_equal(d.loc.col, 23);
+	assert_null(blob.data);
+	diag_release(&d);
+	ast_script_free(sc);
+}
+
+/* Every `call(cg, "wr_x", args, N)` in the generator's sources names an
+ * entry point listed with N parameters, and every listed one is called. */
+static void test_entry_points_listed(void **state)
+{
+	static const char *const files[] = { "src/codegen/lower.c", "src/codegen/values.c" };
+	const char *srcdir = getenv("WRAITH_SRCDIR");
+	size_t n_listed = 0, called[64] = { 0 };
+	regex_t re;
+
+	(void)state;
+	assert_non_null(srcdir);
+	for (const struct cg_entry *e = cg_entry_points; e->name; e++)
+		n_listed++;
+	assert_true(n_listed < 64);
+	assert_int_equal(regcomp(&re, "call\\(cg, \"(wr_[a-z_]+)\", [A-Za-z_]+, ([0-9]+)\\)", REG_EXTENDED), 0);
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		char path[4096], *text, *at;
+		regmatch_t m[3];
+
+		snprintf(path, sizeof(path), "%s/%s", srcdir, files[f]);
+		assert_int_equal(file_read(path, &text, NULL), 0);
+		for (at = text; regexec(&re, at, 3, m, 0) == 0; at += m[0].rm_eo) {
+			size_t k = 0;
+
+			while (cg_entry_points[k].name &&
+			       (strncmp(cg_entry_points[k].name, at + m[1].rm_so,
+					(size_t)(m[1].rm_eo - m[1].rm_so)) != 0 ||
+				cg_entry_points[k].name[m[1].rm_eo - m[1].rm_so] != '\0'))
+				k++;
+			if (!cg_entry_points[k].name)
+				fail_msg("%s calls %.*s, which cg_entry_points[] does not list", files[f],
+					 (int)(m[1].rm_eo - m[1].rm_so), at + m[1].rm_so);
+			assert_int_equal(cg_entry_points[k].n_params, strtoul(at + m[2].rm_so, NULL, 10));
+			called[k]++;
+		}
+		free(text);
+	}
+	for (size_t k = 0; k < n_listed; k++)
+		if (!called[k])
+			fail_msg("cg_entry_points[] lists %s, which nothing calls", cg_entry_points[k].name);
+	regfree(&re);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_entry_points_listed),
+		cmocka_unit_test(test_plain_catalogue),
+		cmocka_unit_test(test_unknown_variable),
+		cmocka_unit_test(test_vars_O0),
+		cmocka_unit_test(test_vars_O2),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+
+	codegen_shutdown();
+	return rc;
+}
