@@ -151,15 +151,15 @@ static int check_options(const struct cli_options *o)
 	return 0;
 }
 
-static enum render_color pick_color(const struct cli_options *o)
+static enum span_color pick_color(const struct cli_options *o)
 {
 	if (o->color_mode && strcmp(o->color_mode, "always") == 0)
-		return RENDER_COLOR_ANSI;
+		return SPAN_COLOR_ANSI;
 	if (o->color_mode && strcmp(o->color_mode, "never") == 0)
-		return RENDER_COLOR_NONE;
+		return SPAN_COLOR_NONE;
 	if (getenv("NO_COLOR") && *getenv("NO_COLOR"))
-		return RENDER_COLOR_NONE;
-	return isatty(STDOUT_FILENO) ? RENDER_COLOR_ANSI : RENDER_COLOR_NONE;
+		return SPAN_COLOR_NONE;
+	return isatty(STDOUT_FILENO) ? SPAN_COLOR_ANSI : SPAN_COLOR_NONE;
 }
 
 /* Capabilities wraith needs to load BPF and attach uprobes. */
@@ -196,7 +196,7 @@ static int run(const struct cli_options *o)
 		rc = script_mode_run(o, s);
 	else
 		rc = ui_run(s, o);
-	session_free(s);
+	cli_close_session(s);
 	return rc;
 }
 

@@ -133,9 +133,7 @@ static void rows_release(struct rows *r)
 
 static enum ui_role status_role(unsigned status)
 {
-	if (status == WR_BT_COMPLETE)
-		return ROLE_BT_COMPLETE;
-	return status == WR_BT_TRUNCATED ? ROLE_BT_TRUNCATED : ROLE_BT_ERROR;
+	return draw_tone_role(bt_status_tone(status));
 }
 
 /* One table row: "  label (N)   count  explanation". */

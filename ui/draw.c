@@ -34,7 +34,7 @@ static const struct role_style styles[ROLE_COUNT_] = {
 	[ROLE_WARN] = { COLOR_YELLOW, -1, A_NORMAL, A_BOLD },
 	[ROLE_EVENT] = { COLOR_CYAN, -1, A_NORMAL, A_BOLD },
 	[ROLE_BT_COMPLETE] = { COLOR_GREEN, -1, A_NORMAL, A_NORMAL },
-	[ROLE_BT_TRUNCATED] = { COLOR_YELLOW, -1, A_NORMAL, A_UNDERLINE },
+	[ROLE_BT_WARN] = { COLOR_YELLOW, -1, A_NORMAL, A_UNDERLINE },
 	[ROLE_BT_ERROR] = { COLOR_RED, -1, A_BOLD, A_BOLD },
 	[ROLE_FRAME] = { -1, -1, A_NORMAL, A_NORMAL },
 	[ROLE_SELECTED] = { -1, -1, A_REVERSE, A_REVERSE },
@@ -143,6 +143,16 @@ int draw_text(WINDOW *w, int y, int x, const char *s, size_t n, int cols, enum u
 	return (int)draw_width(s, fit);
 }
 
+enum ui_role draw_tone_role(enum span_tone tone)
+{
+	switch (tone) {
+	case SPAN_TONE_GOOD: return ROLE_BT_COMPLETE;
+	case SPAN_TONE_WARN: return ROLE_BT_WARN;
+	case SPAN_TONE_BAD: return ROLE_BT_ERROR;
+	default: return ROLE_NORMAL;
+	}
+}
+
 void draw_title(WINDOW *w, int y, const char *left, const char *right, bool focus)
 {
 	int cols = getmaxx(w), used = 0;
@@ -175,10 +185,10 @@ static size_t escape_len(const char *s, size_t n)
 	return n;
 }
 
-char *draw_sanitize(const char *s, size_t n)
+void draw_sanitize_add(struct strbuf *out, const char *s, size_t n)
 {
-	struct strbuf sb = STRBUF_INIT;
-	size_t col = 0;
+	struct strbuf *sb = out;
+	size_t col = draw_width(out->buf, out->len);
 
 	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
@@ -188,16 +198,23 @@ char *draw_sanitize(const char *s, size_t n)
 			continue;
 		}
 		if (c == '\t') {
-			strbuf_addchars(&sb, ' ', 8 - col % 8);
+			strbuf_addchars(sb, ' ', 8 - col % 8);
 			col += 8 - col % 8;
 		} else if (c < 0x20 || c == 0x7f) {
-			strbuf_addch(&sb, '?');
+			strbuf_addch(sb, '?');
 			col++;
 		} else {
-			strbuf_addch(&sb, (char)c);
+			strbuf_addch(sb, (char)c);
 			col += (c & 0xc0) != 0x80;
 		}
 		i++;
 	}
+}
+
+char *draw_sanitize(const char *s, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	draw_sanitize_add(&sb, s, n);
 	return strbuf_detach(&sb);
 }

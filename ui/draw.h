@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "render/span.h"
+
 enum ui_role {
 	ROLE_NORMAL,
 	ROLE_DIM,
@@ -25,8 +27,8 @@ enum ui_role {
 	ROLE_ERROR,
 	ROLE_WARN,
 	ROLE_EVENT,        /* an event's header line */
-	ROLE_BT_COMPLETE,  /* backtrace header, by status */
-	ROLE_BT_TRUNCATED,
+	ROLE_BT_COMPLETE,  /* backtrace header and stop lines, by the status's tone */
+	ROLE_BT_WARN,
 	ROLE_BT_ERROR,
 	ROLE_FRAME,        /* a backtrace frame */
 	ROLE_SELECTED,     /* a selected row */
@@ -49,6 +51,8 @@ enum ui_role {
  * terminal has them and NO_COLOR is unset).  Call after initscr. */
 void draw_theme_init(bool color);
 attr_t draw_attr(enum ui_role role);
+/* The role of text in @tone (span.h): how a backtrace ended. */
+enum ui_role draw_tone_role(enum span_tone tone);
 
 /* Display columns of the first @n bytes of @s (UTF-8; a byte that is not
  * valid UTF-8 counts one column). */
@@ -71,5 +75,8 @@ void draw_title(WINDOW *w, int y, const char *left, const char *right, bool focu
  * tabs expanded to 8 columns, ANSI escape sequences removed, other control
  * bytes shown as '?'. */
 char *draw_sanitize(const char *s, size_t n);
+/* The same, appended to @out, whose text is the start of the same screen
+ * line (tab stops count from there). */
+void draw_sanitize_add(struct strbuf *out, const char *s, size_t n);
 
 #endif

@@ -1,24 +1,30 @@
 /* output.c - the output panel's scrollback and drawing (see output.h).
  *
- * Lines live in a ring of fixed capacity; each keeps its role, so colour
- * is decided once, when the line arrives, from what the session says about
- * the event (a backtrace's status), not by re-reading the text on every
- * redraw.  Long lines wrap; scrolling counts whole lines.
+ * Lines live in a ring of fixed capacity.  Each line is made of segments
+ * that keep the role of the text they came from, decided once, when the
+ * line arrives: for events from the spans' roles and tones (render/span.h),
+ * never by reading the text back.  Long lines wrap; scrolling counts whole
+ * lines.
  */
 #include "output.h"
-#include "protocol/decode.h"
-#include "protocol/wire.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct out_line {
-	char *text;       /* owned, sanitized */
-	size_t len;
-	size_t dim_from;  /* bytes from here are dimmed (== len: none) */
+/* From byte `from` of its line to the next segment, text plays `role`. */
+struct out_seg {
+	size_t from;
 	enum ui_role role;
+};
+
+struct out_line {
+	char *text;            /* owned, sanitized */
+	size_t len;
+	struct out_seg *segs;  /* owned, at least one, the first from 0 */
+	size_t n_segs;
 };
 
 struct output {
@@ -26,6 +32,19 @@ struct output {
 	size_t max, head, count; /* head: index of the oldest line */
 	size_t offset;
 };
+
+/* A line being put together from pieces. */
+struct line_builder {
+	struct strbuf text;
+	struct out_seg *segs;
+	size_t n_segs, cap_segs;
+};
+
+static void line_free(struct out_line *l)
+{
+	free(l->text);
+	free(l->segs);
+}
 
 struct output *output_new(size_t max_lines)
 {
@@ -39,7 +58,7 @@ struct output *output_new(size_t max_lines)
 void output_clear(struct output *o)
 {
 	for (size_t i = 0; i < o->count; i++)
-		free(o->ring[(o->head + i) % o->max].text);
+		line_free(&o->ring[(o->head + i) % o->max]);
 	o->head = o->count = o->offset = 0;
 }
 
@@ -57,131 +76,120 @@ static struct out_line *line_at(const struct output *o, size_t i)
 	return &o->ring[(o->head + i) % o->max];
 }
 
-/* Append one line of @n bytes; @dim_tail dims a trailing " [module+0x..]". */
-static void push(struct output *o, const char *s, size_t n, enum ui_role role, bool dim_tail)
+/* ---- adding lines ---- */
+
+static void builder_add(struct line_builder *b, const char *s, size_t n, enum ui_role role)
+{
+	if (!b->n_segs || b->segs[b->n_segs - 1].role != role) {
+		b->segs = xgrow(b->segs, &b->cap_segs, b->n_segs + 1, sizeof(*b->segs));
+		b->segs[b->n_segs++] = (struct out_seg){ b->text.len, role };
+	}
+	draw_sanitize_add(&b->text, s, n);
+}
+
+/* Move the line in @b to the newest place of the ring; @b is left empty. */
+static void push(struct output *o, struct line_builder *b)
 {
 	struct out_line *l;
-	char *text = draw_sanitize(s, n);
-	char *bracket = dim_tail ? strrchr(text, '[') : NULL;
 
+	if (!b->n_segs)
+		builder_add(b, "", 0, ROLE_NORMAL);
 	if (o->count == o->max) {
-		free(line_at(o, 0)->text);
+		line_free(line_at(o, 0));
 		o->head = (o->head + 1) % o->max;
 		o->count--;
 	}
 	if (o->offset)
 		o->offset++; /* keep the view where the user put it */
 	l = line_at(o, o->count++);
-	l->text = text;
-	l->len = strlen(text);
-	l->role = role;
-	l->dim_from = bracket && bracket > text && bracket[-1] == ' ' ? (size_t)(bracket - text) : l->len;
+	l->len = b->text.len;
+	l->text = strbuf_detach(&b->text);
+	l->segs = b->segs;
+	l->n_segs = b->n_segs;
+	b->segs = NULL;
+	b->n_segs = b->cap_segs = 0;
 	if (o->offset >= o->count)
 		o->offset = o->count - 1;
 }
 
 void output_add(struct output *o, const char *text, enum ui_role role)
 {
+	struct line_builder b = { STRBUF_INIT, NULL, 0, 0 };
+
 	while (*text) {
 		size_t n = strcspn(text, "\n");
 
-		push(o, text, n, role, false);
+		builder_add(&b, text, n, role);
+		push(o, &b);
 		text += n + (text[n] == '\n');
 	}
 }
 
 /* ---- events ---- */
 
-struct event_lines {
-	const struct event *ev;
-	size_t line;                   /* lines of the event seen so far */
-	size_t next_item;              /* where to look for the next backtrace */
-	const struct ev_backtrace *bt; /* the backtrace being shown, or NULL */
-	int digits;                    /* of its highest frame number */
+/* Where in an event the spans are, for roles that depend on it. */
+struct event_place {
+	bool in_header;
+	bool in_frame;
+	int digits;      /* of the current backtrace's highest frame number */
 };
 
-static enum ui_role bt_role(unsigned status)
+static enum ui_role span_ui_role(const struct span *s, const struct event_place *at)
 {
-	if (status == WR_BT_COMPLETE)
-		return ROLE_BT_COMPLETE;
-	if (status == WR_BT_TRUNCATED)
-		return ROLE_BT_TRUNCATED;
-	return ROLE_BT_ERROR;
+	if (s->tone != SPAN_TONE_NONE)
+		return draw_tone_role((enum span_tone)s->tone);
+	if (at->in_header)
+		return ROLE_EVENT;
+	if (s->role == SPAN_WHERE)
+		return ROLE_DIM;
+	return at->in_frame ? ROLE_FRAME : ROLE_NORMAL;
 }
 
-static void next_backtrace(struct event_lines *el)
+/* Follow groups, and the frame count of each backtrace. */
+static void track(const struct span_list *l, const struct span *s, struct event_place *at)
 {
-	const struct event *ev = el->ev;
+	bool open = s->flags & SPAN_F_OPEN;
 
-	el->bt = NULL;
-	while (el->next_item < ev->n_items) {
-		const struct ev_item *it = &ev->items[el->next_item++];
+	if (s->flags & (SPAN_F_OPEN | SPAN_F_CLOSE)) {
+		if (s->role == SPAN_HEADER)
+			at->in_header = open;
+		else if (s->role == SPAN_FRAME)
+			at->in_frame = open;
+	} else if (s->role == SPAN_FRAME_COUNT && (s->flags & SPAN_F_DATA)) {
+		unsigned long n = strtoul(span_data(l, s), NULL, 10);
 
-		if (it->type == WR_ITEM_BACKTRACE) {
-			el->bt = &it->bt;
-			break;
+		at->digits = snprintf(NULL, 0, "%lu", n ? n - 1 : 0);
+	}
+}
+
+void output_add_event(struct output *o, const struct span_list *event)
+{
+	struct line_builder b = { STRBUF_INIT, NULL, 0, 0 };
+	struct event_place at = { .digits = 1 };
+
+	for (size_t i = 0; i < event->n; i++) {
+		const struct span *s = &event->v[i];
+		const char *text = span_show(event, s);
+		enum ui_role role = span_ui_role(s, &at);
+		size_t n = strlen(text);
+
+		track(event, s, &at);
+		if (!(s->flags & SPAN_F_SHOW))
+			continue;
+		if (s->role == SPAN_EOL) {
+			push(o, &b);
+			continue;
 		}
+		builder_add(&b, text, n, role);
+		/* "#3 f()": numbers padded so every frame's function starts in
+		 * the same column. */
+		while (s->role == SPAN_FRAME_NO && n++ < (size_t)(1 + at.digits))
+			builder_add(&b, " ", 1, role);
 	}
-	el->digits = el->bt ? snprintf(NULL, 0, "%u", el->bt->frame_count ? el->bt->frame_count - 1 : 0)
-			    : 1;
-}
-
-/* "#3 f() ..." with the number padded so that every frame's function
- * starts in the same column. */
-static void push_frame(struct output *o, const struct event_lines *el, const char *s, size_t n,
-		       size_t indent)
-{
-	size_t word = strcspn(s + indent, " ");
-	size_t want = 1 + (size_t)el->digits;
-	char *aligned;
-
-	if (word >= want || indent + word >= n) {
-		push(o, s, n, ROLE_FRAME, true);
-		return;
-	}
-	aligned = xasprintf("%.*s%*s%.*s", (int)(indent + word), s, (int)(want - word), "",
-			    (int)(n - indent - word), s + indent + word);
-	push(o, aligned, strlen(aligned), ROLE_FRAME, true);
-	free(aligned);
-}
-
-static bool starts_with(const char *s, size_t n, const char *prefix)
-{
-	size_t len = strlen(prefix);
-
-	return n >= len && memcmp(s, prefix, len) == 0;
-}
-
-static void event_line(struct output *o, struct event_lines *el, const char *s, size_t n)
-{
-	size_t indent = 0;
-
-	while (indent < n && s[indent] == ' ')
-		indent++;
-	if (el->line++ == 0) {
-		push(o, s, n, ROLE_EVENT, false);
-	} else if (starts_with(s + indent, n - indent, "backtrace:")) {
-		next_backtrace(el);
-		push(o, s, n, el->bt ? bt_role(el->bt->status) : ROLE_NORMAL, false);
-	} else if (el->bt && starts_with(s + indent, n - indent, "stopped:")) {
-		push(o, s, n, bt_role(el->bt->status), false);
-	} else if (el->bt && indent < n && s[indent] == '#') {
-		push_frame(o, el, s, n, indent);
-	} else {
-		push(o, s, n, ROLE_NORMAL, false);
-	}
-}
-
-void output_add_event(struct output *o, const char *text, const struct event *ev)
-{
-	struct event_lines el = { .ev = ev, .digits = 1 };
-
-	while (*text) {
-		size_t n = strcspn(text, "\n");
-
-		event_line(o, &el, text, n);
-		text += n + (text[n] == '\n');
-	}
+	if (b.n_segs)
+		push(o, &b);
+	strbuf_release(&b.text);
+	free(b.segs);
 }
 
 /* ---- scrolling ---- */
@@ -216,19 +224,21 @@ size_t output_count(const struct output *o)
 
 /* ---- drawing ---- */
 
-/* Draw bytes [from, to) of @l at (@y, 0), dimming what lies past dim_from. */
+/* Draw bytes [from, to) of @l at (@y, 0), each segment in its role. */
 static void draw_piece(WINDOW *w, int y, const struct out_line *l, size_t from, size_t to, int cols)
 {
 	int x = 0;
 
-	if (from < l->dim_from) {
-		size_t end = to < l->dim_from ? to : l->dim_from;
+	for (size_t k = 0; k < l->n_segs && from < to; k++) {
+		size_t end = k + 1 < l->n_segs ? l->segs[k + 1].from : l->len;
 
-		x = draw_text(w, y, 0, l->text + from, end - from, cols, l->role);
+		if (end <= from)
+			continue;
+		if (end > to)
+			end = to;
+		x += draw_text(w, y, x, l->text + from, end - from, cols - x, l->segs[k].role);
 		from = end;
 	}
-	if (from < to)
-		draw_text(w, y, x, l->text + from, to - from, cols - x, ROLE_DIM);
 }
 
 /* Draw @l so that its last row is @bottom; rows above @top are skipped.

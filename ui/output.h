@@ -16,8 +16,8 @@
 
 #include "draw.h"
 
-struct event;
 struct output;
+struct span_list;
 
 /* A new, empty panel keeping at most @max_lines lines.  Caller frees. */
 struct output *output_new(size_t max_lines);
@@ -27,10 +27,11 @@ void output_free(struct output *o);
 /* Append @text (any number of lines; a final newline is optional) in
  * @role.  Escape sequences are removed and tabs expanded. */
 void output_add(struct output *o, const char *text, enum ui_role role);
-/* Append a rendered event: the header, print lines, and for each
- * backtrace of @ev its header and stop line coloured by status and its
- * frames aligned on their numbers. */
-void output_add_event(struct output *o, const char *text, const struct event *ev);
+/* Append a rendered event (render.h): its lines, each piece in the role
+ * of its span (the header, a backtrace's header and stop line in the tone
+ * of its status, frames with their module dimmed), frames aligned on their
+ * numbers. */
+void output_add_event(struct output *o, const struct span_list *event);
 void output_clear(struct output *o);
 
 /* Scroll by @lines (positive: towards older lines). */

@@ -63,11 +63,11 @@ struct loop {
 
 /* ---- hooks the session and the log call ---- */
 
-static void on_event(void *ctx, const char *text, const struct event *ev)
+static void on_event(void *ctx, const struct span_list *event)
 {
 	struct shell *sh = ctx;
 
-	output_add_event(sh->out, text, ev);
+	output_add_event(sh->out, event);
 	sh->dirty = true;
 }
 
@@ -596,7 +596,6 @@ static int start(struct loop *lp)
 		return err;
 	session_set_sink(sh->s, &(struct session_sink){ on_event, sh });
 	session_set_progress(sh->s, on_progress, sh);
-	session_set_color(sh->s, RENDER_COLOR_NONE); /* the panel colours by role */
 	wr_log_set_sink(on_log, sh);
 	statusbar_tick(&sh->bar, sh->s, now_seconds());
 	return 0;
@@ -609,7 +608,6 @@ static void stop(struct loop *lp)
 	wr_log_set_sink(NULL, NULL);
 	session_set_sink(sh->s, NULL);
 	session_set_progress(sh->s, NULL, NULL);
-	session_set_color(sh->s, sh->o->color);
 	if (sh->keys) {
 		cmdline_release();
 		delwin(sh->keys);

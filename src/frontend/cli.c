@@ -4,6 +4,7 @@
  * the final report of lost events, and exit statuses.
  */
 #include "frontend/cli.h"
+#include "render/span.h"
 #include "tracer/session.h"
 #include "util/clock.h"
 #include "util/error.h"
@@ -35,11 +36,23 @@ int cli_exit_status(int err)
 	}
 }
 
-static void write_event(void *ctx, const char *text, const struct event *ev)
+/* Events on stdout, as the options say; one buffer for the whole run. */
+static struct stdout_writer {
+	bool json;
+	enum span_color color;
+	struct strbuf buf;
+} writer = { .buf = STRBUF_INIT };
+
+static void write_event(void *ctx, const struct span_list *event)
 {
-	(void)ctx;
-	(void)ev;
-	fputs(text, stdout);
+	struct stdout_writer *w = ctx;
+
+	strbuf_reset(&w->buf);
+	if (w->json)
+		span_write_json(event, &w->buf);
+	else
+		span_write_text(event, w->color, &w->buf);
+	fwrite(w->buf.buf, 1, w->buf.len, stdout);
 }
 
 static void progress(void *ctx, const char *text)
@@ -66,11 +79,11 @@ int cli_open_session(const struct cli_options *o, struct session **out)
 			.cache_dir = o->debuginfod_cache, .timeout = (unsigned)o->debuginfod_timeout,
 			.max_size = o->debuginfod_max_size,
 		},
-		.bt_depth = o->bt_depth, .format = o->format, .color = o->color,
+		.bt_depth = o->bt_depth, .format = o->format,
 		.dry_run = o->dry_run, .verbose = o->verbose, .relative_time = o->relative_time,
 		.max_events = o->max_events,
 	};
-	struct session_sink sink = { write_event, NULL };
+	struct session_sink sink = { write_event, &writer };
 	int err = session_new(&so, out);
 
 	if (err)
@@ -79,6 +92,8 @@ int cli_open_session(const struct cli_options *o, struct session **out)
 	 * every event unless it asks for a limit. */
 	session_set_rate_limit(*out, o->events_per_sec >= 0 ? (uint64_t)o->events_per_sec
 			       : isatty(STDOUT_FILENO) ? CLI_TTY_EVENTS_PER_SEC : 0);
+	writer.json = o->format == RENDER_JSON;
+	writer.color = o->format == RENDER_PRETTY ? o->color : SPAN_COLOR_NONE;
 	session_set_sink(*out, &sink);
 	session_set_progress(*out, progress, NULL);
 	if (o->status) {
@@ -109,6 +124,12 @@ void cli_report_suppressed(struct session *s, const struct cli_options *o, bool 
 			o->events_per_sec >= 0 ? o->events_per_sec : CLI_TTY_EVENTS_PER_SEC);
 	last_time = now;
 	last_count = l.suppressed;
+}
+
+void cli_close_session(struct session *s)
+{
+	session_free(s);
+	strbuf_release(&writer.buf);
 }
 
 void cli_report_losses(struct session *s)

@@ -48,7 +48,7 @@ struct cli_options {
 	bool status;               /* --status: the start-up report of modules */
 	enum render_format format;
 	const char *color_mode;
-	enum render_color color;
+	enum span_color color;     /* of pretty text on stdout */
 	uint64_t max_events;       /* 0 = unlimited */
 	double timeout;            /* seconds, 0 = none */
 	unsigned bt_depth;         /* 0 = default */
@@ -70,10 +70,12 @@ struct cli_options {
 	volatile sig_atomic_t *stop_signal; /* set by SIGINT/SIGTERM handlers */
 };
 
-/* Open the session @o asks for, rendering events to stdout and start-up
- * progress to a terminal on stderr.  Returns 0 or a negative error
- * (message logged). */
+/* Open the session @o asks for, writing events to stdout (as text, with
+ * ANSI colours if o->color says so, or as NDJSON) and start-up progress to
+ * a terminal on stderr.  Returns 0 or a negative error (message logged). */
 int cli_open_session(const struct cli_options *o, struct session **out);
+/* Free the session opened by cli_open_session() (NULL is a no-op). */
+void cli_close_session(struct session *s);
 
 /* Render events until Ctrl-C, SIGTERM, --timeout, --max-events or the end
  * of the traced process.  Returns the exit status. */

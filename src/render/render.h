@@ -1,10 +1,19 @@
-/* render.h - decoded events to text: pretty, plain, or NDJSON.
+/* render.h - decoded events to styled spans (span.h), from which the
+ * writers make pretty or plain text, ANSI colours, the shell's panel and
+ * NDJSON.
  *
  * Layer rule: render/ depends on util/, protocol/ (decoded events), script/
  * (format strings and expressions of the probe) and dwarf/symbolize.h
  * (types of symbolized frames).  It never looks anything up itself: the
- * front end gives it hooks that find a probe by wire id and symbolize a
+ * session gives it hooks that find a probe by wire id and symbolize a
  * frame, so the same renderer serves the TUI, script mode and --batch.
+ *
+ * What an event becomes: a SPAN_EVENT group holding the header (shown in
+ * pretty format only) and a SPAN_ITEMS array of SPAN_ITEM groups, one per
+ * print or backtrace; a backtrace holds a SPAN_FRAMES array of SPAN_FRAME
+ * groups, one per line: each inlined call, the physical frame, and the
+ * functions that left by tail calls.  Every field JSON carries is a data
+ * span, so span_write_json() of the list is the event's NDJSON line.
  */
 #ifndef WRAITH_RENDER_RENDER_H
 #define WRAITH_RENDER_RENDER_H
@@ -14,9 +23,9 @@
 
 #include "dwarf/symbolize.h"
 #include "protocol/decode.h"
+#include "render/span.h"
 #include "script/ast.h"
-
-struct strbuf;
+#include "util/strbuf.h"
 
 enum render_format {
 	RENDER_PRETTY,
@@ -64,33 +73,21 @@ struct render_hooks {
 	void *ctx;
 };
 
-enum render_color {
-	RENDER_COLOR_NONE = 0,
-	RENDER_COLOR_ANSI = 1,
-};
-
 struct renderer {
-	enum render_format format;
-	enum render_color color;
+	enum render_format format;  /* pretty or plain shown text; json shows pretty */
 	struct render_hooks hooks;
 	uint64_t seq;             /* events rendered so far */
 	int64_t mono_to_real_ns;  /* add to a bpf timestamp to get wall-clock ns */
 	bool relative_time;       /* pretty: seconds since start instead of wall time */
 	uint64_t start_ns;        /* monotonic start, for relative_time */
+	struct strbuf scratch;    /* owned: a value's text while it is built */
 };
 
-void renderer_init(struct renderer *r, enum render_format format, enum render_color color,
-		   const struct render_hooks *hooks);
+void renderer_init(struct renderer *r, enum render_format format, const struct render_hooks *hooks);
+void renderer_release(struct renderer *r);
 
-/* Render one event, appending to @out (ending with a newline). */
-void render_event(struct renderer *r, const struct event *ev, struct strbuf *out);
-
-/* The text of print item @p of @probe ("hit 12 13"), without newline. */
-void render_print_text(const struct render_probe *probe, const struct ev_print *p,
-		       struct strbuf *out);
-
-/* An expression as script text, for `print expr;` ("a.b + 1"). */
-void render_expr_text(const struct ast_expr *e, struct strbuf *out);
+/* Render one event as spans appended to @out (see above). */
+void render_event(struct renderer *r, const struct event *ev, struct span_list *out);
 
 /* A program value of type @t from its raw bytes, as C-like text:
  * `{key: "a", value: 3}`, `[1, 2]`, `RED`, `0x... (struct x *)`. */

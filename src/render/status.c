@@ -6,18 +6,19 @@
 
 struct status_info {
 	const char *label;
+	enum span_tone tone;
 	const char *explain;
 	const char *fix;
 };
 
 static const struct status_info statuses[] = {
-#define STATUS_ROW(code, label, explain, fix) [code] = { label, explain, fix },
+#define STATUS_ROW(code, label, tone, explain, fix) [code] = { label, tone, explain, fix },
 	WR_BT_STATUS_TABLE(STATUS_ROW)
 #undef STATUS_ROW
 };
 
 static const struct status_info errors[] = {
-#define ERROR_ROW(code, label, explain) [code] = { label, explain, NULL },
+#define ERROR_ROW(code, label, explain) [code] = { label, SPAN_TONE_NONE, explain, NULL },
 	WR_BT_ERROR_TABLE(ERROR_ROW)
 #undef ERROR_ROW
 };
@@ -37,6 +38,11 @@ const char *bt_status_explain(unsigned status)
 const char *bt_status_fix(unsigned status)
 {
 	return status < N_OF(statuses) ? statuses[status].fix : "upgrade wraith";
+}
+
+enum span_tone bt_status_tone(unsigned status)
+{
+	return status < N_OF(statuses) ? statuses[status].tone : SPAN_TONE_BAD;
 }
 
 const char *bt_error_label(unsigned error)

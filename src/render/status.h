@@ -1,8 +1,8 @@
 /* status.h - labels and explanations of backtrace statuses and error codes.
  *
  * Layer rule: render/ depends on util/, protocol/ and dwarf/ (types only).
- * One X-macro table per code family; the label, the number and the
- * explanation shown in output, in the diagnosis view and in
+ * One X-macro table per code family; the label, the number, the tone and
+ * the explanation shown in output, in the diagnosis view and in
  * doc/status-codes.md all come from here.  Unknown numbers get "unknown".
  */
 #ifndef WRAITH_RENDER_STATUS_H
@@ -10,17 +10,20 @@
 
 #include <stdint.h>
 
-/*      enum value                 label                    explanation; what would fix it */
+#include "render/span.h"
+
+/* enum value, label, how it went (the colour of its lines), explanation,
+ * what would fix it */
 #define WR_BT_STATUS_TABLE(X) \
-	X(WR_BT_COMPLETE,            "complete",             "the stack was walked to its outermost frame (_start, clone or an undefined return address)", "nothing: the backtrace is whole") \
-	X(WR_BT_TRUNCATED,           "truncated",            "the requested depth (--backtrace-depth) was reached first", "raise --backtrace-depth (at most 1024) if the outer frames matter") \
-	X(WR_BT_DWARF_UNAVAILABLE,   "dwarf-unavailable",    "the module of this frame has no call frame information (.eh_frame or .debug_frame) at all", "rebuild the module with -fasynchronous-unwind-tables, or install its debug info") \
-	X(WR_BT_UNSUPPORTED_CFI,     "unsupported-cfi",      "the unwind rule at this pc is a DWARF expression or uses a register the in-kernel unwinder does not track", "none in wraith yet; the rule is shown by `info cfi PC`") \
-	X(WR_BT_OFFSETS_UNAVAILABLE, "offsets-unavailable",  "the frame's address is in no module wraith knows for this process (for example a library loaded after attach, not yet refreshed, or JIT code)", "wait for the map refresh after dlopen; JIT code cannot be unwound from CFI") \
-	X(WR_BT_READ_ERROR,          "read-error",           "reading the target's stack failed (paged out or unmapped memory)", "usually transient; the address is in the error code") \
-	X(WR_BT_INTERNAL_ERROR,      "internal-error",       "the unwinder's state was missing or its tail call failed", "report a bug with `wraith -v` output") \
-	X(WR_BT_INVALID_FRAME,       "invalid-frame",        "the next frame failed validation, so it was not reported", "the stack may be corrupt, or the CFI wrong for this code") \
-	X(WR_BT_NO_ROWS_FOR_PC,      "no-unwind-rows-for-pc", "the module has call frame information, but none covers this pc", "hand-written assembly without CFI directives; add .cfi_* directives")
+	X(WR_BT_COMPLETE,            "complete",             SPAN_TONE_GOOD, "the stack was walked to its outermost frame (_start, clone or an undefined return address)", "nothing: the backtrace is whole") \
+	X(WR_BT_TRUNCATED,           "truncated",            SPAN_TONE_WARN, "the requested depth (--backtrace-depth) was reached first", "raise --backtrace-depth (at most 1024) if the outer frames matter") \
+	X(WR_BT_DWARF_UNAVAILABLE,   "dwarf-unavailable",    SPAN_TONE_WARN, "the module of this frame has no call frame information (.eh_frame or .debug_frame) at all", "rebuild the module with -fasynchronous-unwind-tables, or install its debug info") \
+	X(WR_BT_UNSUPPORTED_CFI,     "unsupported-cfi",      SPAN_TONE_WARN, "the unwind rule at this pc is a DWARF expression or uses a register the in-kernel unwinder does not track", "none in wraith yet; the rule is shown by `info cfi PC`") \
+	X(WR_BT_OFFSETS_UNAVAILABLE, "offsets-unavailable",  SPAN_TONE_WARN, "the frame's address is in no module wraith knows for this process (for example a library loaded after attach, not yet refreshed, or JIT code)", "wait for the map refresh after dlopen; JIT code cannot be unwound from CFI") \
+	X(WR_BT_READ_ERROR,          "read-error",           SPAN_TONE_BAD,  "reading the target's stack failed (paged out or unmapped memory)", "usually transient; the address is in the error code") \
+	X(WR_BT_INTERNAL_ERROR,      "internal-error",       SPAN_TONE_BAD,  "the unwinder's state was missing or its tail call failed", "report a bug with `wraith -v` output") \
+	X(WR_BT_INVALID_FRAME,       "invalid-frame",        SPAN_TONE_BAD,  "the next frame failed validation, so it was not reported", "the stack may be corrupt, or the CFI wrong for this code") \
+	X(WR_BT_NO_ROWS_FOR_PC,      "no-unwind-rows-for-pc", SPAN_TONE_WARN, "the module has call frame information, but none covers this pc", "hand-written assembly without CFI directives; add .cfi_* directives")
 
 #define WR_BT_ERROR_TABLE(X) \
 	X(WR_BTE_NONE,                  "none",                       "no error") \
@@ -35,6 +38,9 @@
 const char *bt_status_label(unsigned status);
 const char *bt_status_explain(unsigned status);
 const char *bt_status_fix(unsigned status);
+/* Good for complete, a warning where the stack ended for a known reason
+ * (depth, missing or unsupported CFI, an unknown module), bad for errors. */
+enum span_tone bt_status_tone(unsigned status);
 /* Label of an error code ("return-address-read",        ...). */
 const char *bt_error_label(unsigned error);
 const char *bt_error_explain(unsigned error);

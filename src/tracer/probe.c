@@ -92,7 +92,18 @@ bool probe_needs_text(const struct probe *p, const struct event *ev)
 	return false;
 }
 
-static void note_stop(struct probe *p, const struct ev_backtrace *bt, const char *text)
+/* The event as plain text, for the diagnosis view's sample ("" when it
+ * was not rendered). */
+static char *sample_text(const struct span_list *spans)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (spans)
+		span_write_text(spans, SPAN_COLOR_NONE, &sb);
+	return strbuf_detach(&sb);
+}
+
+static void note_stop(struct probe *p, const struct ev_backtrace *bt, const struct span_list *spans)
 {
 	const struct wr_bt_frame *last = bt->frame_count ? &bt->frames[bt->frame_count - 1] : NULL;
 	uint64_t cookie = last ? last->cookie : 0, pc = last ? ev_frame_pc(last) : 0;
@@ -107,11 +118,11 @@ static void note_stop(struct probe *p, const struct ev_backtrace *bt, const char
 	p->stops = xgrow(p->stops, &p->cap_stops, p->n_stops + 1, sizeof(*p->stops));
 	p->stops[p->n_stops++] = (struct stop_place){
 		.cookie = cookie, .pc = pc, .status = bt->status, .error = bt->error, .count = 1,
-		.exact = last && (last->flags & WR_FRAME_F_EXACT_IP), .sample = xstrdup(text ? text : ""),
+		.exact = last && (last->flags & WR_FRAME_F_EXACT_IP), .sample = sample_text(spans),
 	};
 }
 
-bool probe_count_event(struct probe *p, const struct event *ev, const char *text)
+bool probe_count_event(struct probe *p, const struct event *ev, const struct span_list *spans)
 {
 	bool unknown_module = false;
 
@@ -129,7 +140,7 @@ bool probe_count_event(struct probe *p, const struct event *ev, const char *text
 		if (bt->status == WR_BT_OFFSETS_UNAVAILABLE)
 			unknown_module = true;
 		if (stopped_early(bt))
-			note_stop(p, bt, text);
+			note_stop(p, bt, spans);
 	}
 	return unknown_module;
 }

@@ -122,11 +122,10 @@ int session_new(const struct session_options *opt, struct session **out)
 	}
 	s->next_probe_id = 1;
 	s->budget = UINT64_MAX;
-	s->scratch = xcalloc(1, sizeof(*s->scratch));
-	strbuf_init(s->scratch);
+	span_list_init(&s->spans);
 	s->backlog = xcalloc(1, sizeof(*s->backlog));
 	strbuf_init(s->backlog);
-	renderer_init(&s->renderer, opt->format, opt->color, &hooks);
+	renderer_init(&s->renderer, opt->format, &hooks);
 	s->renderer.relative_time = opt->relative_time;
 	event_decoder_init(&s->decoder);
 	wr_debug("target opened: %zu modules in %.1f ms", s->target->n_mods, (now_seconds() - t0) * 1e3);
@@ -161,9 +160,8 @@ void session_free(struct session *s)
 	target_free(s->target);
 	dw_debug_config_release();
 	event_decoder_release(&s->decoder);
-	if (s->scratch)
-		strbuf_release(s->scratch);
-	free(s->scratch);
+	renderer_release(&s->renderer);
+	span_list_release(&s->spans);
 	if (s->backlog)
 		strbuf_release(s->backlog);
 	free(s->backlog);
@@ -673,15 +671,15 @@ static void render_one(struct session *s, const void *data, size_t size)
 		probe_count_event(p, &ev, NULL);
 		return;
 	}
-	strbuf_reset(s->scratch);
-	render_event(&s->renderer, &ev, s->scratch);
-	if (probe_count_event(p, &ev, s->scratch->buf))
+	span_list_reset(&s->spans);
+	render_event(&s->renderer, &ev, &s->spans);
+	if (probe_count_event(p, &ev, &s->spans))
 		s->refresh_wanted = true;
 	s->events++;
 	if (s->budget != UINT64_MAX)
 		s->budget--;
 	if (s->sink.event)
-		s->sink.event(s->sink.ctx, s->scratch->buf, &ev);
+		s->sink.event(s->sink.ctx, &s->spans);
 }
 
 static void on_event(const void *data, size_t size, void *ctx)
@@ -743,11 +741,6 @@ bool session_backlog_waiting(const struct session *s)
 void session_set_sink(struct session *s, const struct session_sink *sink)
 {
 	s->sink = sink ? *sink : (struct session_sink){ NULL, NULL };
-}
-
-void session_set_color(struct session *s, enum render_color color)
-{
-	s->renderer.color = s->renderer.format == RENDER_PRETTY ? color : RENDER_COLOR_NONE;
 }
 
 static void maybe_refresh(struct session *s)

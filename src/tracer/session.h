@@ -27,8 +27,8 @@
 #include "render/render.h"
 #include "tracer/probe.h"
 
-struct event;
 struct session;
+struct span_list;
 struct strbuf;
 
 /* Where modules' debug info is looked for (see dwarf/debugfile.h). */
@@ -50,9 +50,8 @@ struct session_options {
 	const char *path;           /* -t (with -p: the module probes go in) */
 	struct session_debug_options debug;
 	enum wr_transport transport;
-	unsigned bt_depth;          /* 1..WR_BT_MAX_DEPTH; 0: WR_BT_MAX_DEPTH */
-	enum render_format format;
-	enum render_color color;
+	unsigned bt_depth;          /* 1..WR_BT_MAX_DEPTH; 0: WR_BT_DEFAULT_DEPTH */
+	enum render_format format;  /* the shown text of events: pretty or plain */
 	bool dry_run;               /* resolve and compile, attach nothing */
 	bool verbose;
 	bool relative_time;
@@ -111,17 +110,16 @@ void session_save(struct session *s, struct strbuf *out);
 
 /* ---- events ---- */
 
-/* Front ends receive rendered events here: @text is borrowed for the call,
- * @ev is the decoded event it was rendered from. */
+/* Front ends receive each rendered event here as spans (render.h says
+ * their shape), borrowed for the call; they write them with the writers
+ * of render/span.h or draw them. */
 struct session_sink {
-	void (*event)(void *ctx, const char *text, const struct event *ev);
+	void (*event)(void *ctx, const struct span_list *event);
 	void *ctx;
 };
 
 /* Send rendered events to @sink (NULL: drop them after counting). */
 void session_set_sink(struct session *s, const struct session_sink *sink);
-/* Colour the pretty text sent to the sink with ANSI escapes, or not. */
-void session_set_color(struct session *s, enum render_color color);
 
 /* Wait up to @timeout_ms for events and render them to the sink.  Returns
  * the number of events rendered, 0 on timeout, or -errno (-EINTR). */

@@ -59,7 +59,7 @@ struct session {
 	struct renderer renderer;
 	struct event_decoder decoder;
 	struct session_sink sink;
-	struct strbuf *scratch;     /* owned: rendering buffer */
+	struct span_list spans;     /* the event being rendered */
 	uint64_t events;            /* rendered */
 	uint64_t budget;            /* events this poll may still render (UINT64_MAX: all) */
 	struct strbuf *backlog;     /* owned: raw events that arrived beyond the budget */
@@ -83,11 +83,12 @@ struct probe *probe_new(unsigned id, struct ast_probe *ast);
 void probe_free(struct probe *p);
 /* Wire argument @arg of print @print has program type @t (for rendering). */
 void probe_note_arg_type(struct probe *p, unsigned print, unsigned arg, const struct dw_type *t);
-/* Count @ev, rendered as @text, in @p's counters and stop places.
+/* Count @ev, rendered as @spans (NULL when it was not), in @p's counters
+ * and stop places.
  * Returns true when a backtrace met an unknown module (the target's
  * mappings are then worth reading again). */
-bool probe_count_event(struct probe *p, const struct event *ev, const char *text);
-/* True when counting @ev in @p needs its text (a backtrace that stopped
+bool probe_count_event(struct probe *p, const struct event *ev, const struct span_list *spans);
+/* True when counting @ev in @p needs it rendered (a backtrace that stopped
  * early at a place with no sample yet). */
 bool probe_needs_text(const struct probe *p, const struct event *ev);
 

@@ -1,6 +1,7 @@
-/* test_render.c - golden pretty, plain and JSON output of decoded events,
- * with canned symbolization; and doc/status-codes.md in step with the
- * status and error-code tables. */
+/* test_render.c - golden pretty, plain, ANSI and JSON output of decoded
+ * events through spans, with canned symbolization; the span list and its
+ * writers on their own; and doc/status-codes.md in step with the status
+ * and error-code tables. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,8 +112,9 @@ static const struct wr_bt_frame frames[] = {
 	{ .cookie = 2, .pc = 0x27305, .ip = 0x7ffff7dfa305 },
 };
 
-static void render(struct fixture *f, enum render_format fmt, uint8_t bt_flags, uint8_t status,
-		   uint16_t error, struct strbuf *out)
+/* Render the canned event as spans into @spans. */
+static void render_spans(struct fixture *f, enum render_format fmt, uint8_t bt_flags, uint8_t status,
+			 uint16_t error, struct span_list *spans)
 {
 	struct render_hooks hooks = { hook_probe, hook_frame, hook_tail, f };
 	struct event_decoder d;
@@ -134,11 +136,27 @@ static void render(struct fixture *f, enum render_format fmt, uint8_t bt_flags, 
 	eb_close_item(&b);
 	event_decoder_init(&d);
 	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
-	renderer_init(&r, fmt, RENDER_COLOR_NONE, &hooks);
+	renderer_init(&r, fmt, &hooks);
 	r.relative_time = true;
 	r.start_ns = 0;
-	render_event(&r, &ev, out);
+	render_event(&r, &ev, spans);
+	renderer_release(&r);
 	event_decoder_release(&d);
+}
+
+/* Render the canned event and write it as JSON (format json) or text. */
+static void render(struct fixture *f, enum render_format fmt, uint8_t bt_flags, uint8_t status,
+		   uint16_t error, struct strbuf *out)
+{
+	struct span_list spans;
+
+	span_list_init(&spans);
+	render_spans(f, fmt, bt_flags, status, error, &spans);
+	if (fmt == RENDER_JSON)
+		span_write_json(&spans, out);
+	else
+		span_write_text(&spans, SPAN_COLOR_NONE, out);
+	span_list_release(&spans);
 }
 
 static void test_pretty(void **state)
@@ -227,6 +245,7 @@ static void test_unknown_parts(void **state)
 		{ .cookie = 0, .pc = 0, .ip = 0x7f0000001000 },
 	};
 	struct strbuf out = STRBUF_INIT;
+	struct span_list spans;
 	struct event_decoder d;
 	struct renderer r;
 	struct eventbuf b;
@@ -238,8 +257,12 @@ static void test_unknown_parts(void **state)
 	eb_close_item(&b);
 	event_decoder_init(&d);
 	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
-	renderer_init(&r, RENDER_PLAIN, RENDER_COLOR_NONE, &hooks);
-	render_event(&r, &ev, &out);
+	renderer_init(&r, RENDER_PLAIN, &hooks);
+	span_list_init(&spans);
+	render_event(&r, &ev, &spans);
+	span_write_text(&spans, SPAN_COLOR_NONE, &out);
+	span_list_release(&spans);
+	renderer_release(&r);
 	assert_string_equal(out.buf,
 		"backtrace: offsets-unavailable, 2 frames (max 4)\n"
 		"  #0 <signal handler called> [libc.so.6+0x3e9f0]\n"
@@ -247,6 +270,134 @@ static void test_unknown_parts(void **state)
 		"stopped: offsets-unavailable\n");
 	event_decoder_release(&d);
 	strbuf_release(&out);
+}
+
+/* Pretty text in colour: the time cyan, a backtrace's header and stop line
+ * in its status's tone, one escape pair per run. */
+static void test_ansi(void **state)
+{
+	struct span_list spans;
+	struct strbuf out = STRBUF_INIT;
+
+	span_list_init(&spans);
+	render_spans(*state, RENDER_PRETTY, 0, WR_BT_READ_ERROR, WR_BTE_RETURN_ADDRESS_READ, &spans);
+	span_write_text(&spans, SPAN_COLOR_ANSI, &out);
+	assert_non_null(strstr(out.buf, "\033[36m[+0.000001]\033[0m #2 42/43 leaf\n"));
+	assert_non_null(strstr(out.buf, "  \033[31mbacktrace: read-error, 3 frames (max 8)\033[0m\n"));
+	assert_non_null(strstr(out.buf, "  \033[31mstopped: read-error (return-address-read, code=1)"
+				       "\033[0m\n"));
+	assert_non_null(strstr(out.buf, "    #1 main(int argc, char **argv) at app.c:30:9 [app+0x1200]\n"));
+	span_list_reset(&spans);
+	strbuf_reset(&out);
+	render_spans(*state, RENDER_PRETTY, WR_BT_F_INLINE, WR_BT_TRUNCATED, 0, &spans);
+	span_write_text(&spans, SPAN_COLOR_ANSI, &out);
+	assert_non_null(strstr(out.buf, "  \033[33mbacktrace: truncated, 3 frames (max 8)\033[0m\n"));
+	strbuf_release(&out);
+	span_list_release(&spans);
+}
+
+/* The shown text of every span of @role, joined with '|'. */
+static void shown_of(const struct span_list *l, enum span_role role, struct strbuf *out)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].role == role && (l->v[i].flags & SPAN_F_SHOW))
+			strbuf_addf(out, "%s%s", out->len ? "|" : "", span_show(l, &l->v[i]));
+}
+
+/* What front ends style by: each piece has the role of what it is, the
+ * header's pieces sit in a SPAN_HEADER group, each frame line in a
+ * SPAN_FRAME group, and a backtrace's lines carry its tone. */
+static void test_span_roles(void **state)
+{
+	static const struct { enum span_role role; const char *want; } cases[] = {
+		{ SPAN_TIME, "[+0.000001]" },
+		{ SPAN_PROBE, "#2" },
+		{ SPAN_TARGET, "leaf" },
+		{ SPAN_VALUE, "43|true|0xff|86" },
+		{ SPAN_EXPR, "$tid * 2" },
+		{ SPAN_FRAME_NO, "#0.inline|#0|#0.tail|#1|#2" },
+		{ SPAN_FUNCTION, "helper|leaf|hop|main|__libc_start_main" },
+		{ SPAN_PARAMS, "(int v)|(int x)|()|(int argc, char **argv)" },
+		{ SPAN_LINE, "7|12|20|30" },
+		{ SPAN_WHERE, " [app+0x1139]| [app+0x1150]| [app+0x1200]| [libc.so.6+0x27305]" },
+		{ SPAN_STATUS, "complete" },
+	};
+	struct span_list spans;
+	struct strbuf got = STRBUF_INIT;
+	size_t frames = 0, toned = 0, in_header = 0, depth = 0, header_depth = 0;
+
+	span_list_init(&spans);
+	render_spans(*state, RENDER_PRETTY, WR_BT_F_INLINE, WR_BT_COMPLETE, 0, &spans);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		strbuf_reset(&got);
+		shown_of(&spans, cases[i].role, &got);
+		assert_string_equal(got.buf, cases[i].want);
+	}
+	for (size_t i = 0; i < spans.n; i++) {
+		const struct span *s = &spans.v[i];
+
+		if (s->flags & SPAN_F_OPEN) {
+			depth++;
+			if (s->role == SPAN_HEADER)
+				header_depth = depth;
+			frames += s->role == SPAN_FRAME;
+		} else if (s->flags & SPAN_F_CLOSE) {
+			if (depth-- == header_depth)
+				header_depth = 0;
+		} else {
+			in_header += header_depth && (s->role == SPAN_TIME || s->role == SPAN_PID);
+			toned += s->tone == SPAN_TONE_GOOD;
+		}
+	}
+	assert_int_equal(depth, 0);
+	assert_int_equal(frames, 5);
+	assert_int_equal(in_header, 2 + 1); /* TIME, PID shown and PID data */
+	assert_true(toned >= 2);            /* "backtrace: " and the status at least */
+	strbuf_release(&got);
+	span_list_release(&spans);
+}
+
+/* The JSON writer on its own: nesting, display-only groups, nulls, escapes,
+ * numbers and literals, one line per top-level group. */
+static void test_span_json(void **state)
+{
+	struct span_list l;
+	struct strbuf out = STRBUF_INIT;
+
+	(void)state;
+	span_list_init(&l);
+	for (int round = 0; round < 2; round++) {
+		span_list_reset(&l);
+		span_open(&l, SPAN_EVENT);
+		span_open(&l, SPAN_HEADER);
+		span_dataf(&l, SPAN_SEQ, "%d", 7);
+		span_add(&l, SPAN_TEXT, SPAN_TONE_NONE, "shown only", NULL);
+		span_close(&l);
+		span_add(&l, SPAN_TARGET, SPAN_TONE_NONE, "t", "a \"q\"\n");
+		span_open(&l, SPAN_ITEMS);
+		span_open(&l, SPAN_ITEM);
+		span_null(&l, SPAN_FUNCTION);
+		span_add(&l, SPAN_INLINE, SPAN_TONE_NONE, NULL, "true");
+		span_close(&l);
+		span_open(&l, SPAN_ITEM);
+		span_close(&l);
+		span_close(&l);
+		span_close(&l);
+		span_close(&l); /* nothing open: ignored */
+		span_open(&l, SPAN_EVENT);
+		span_close(&l);
+	}
+	span_write_json(&l, &out);
+	assert_string_equal(out.buf, "{\"seq\":7,\"target\":\"a \\\"q\\\"\\n\",\"items\":["
+				     "{\"function\":null,\"inline\":true},{}]}\n{}\n");
+	strbuf_reset(&out);
+	span_write_text(&l, SPAN_COLOR_ANSI, &out);
+	assert_string_equal(out.buf, "shown onlyt");
+	assert_string_equal(span_role_key(SPAN_FRAME_NO), "index");
+	assert_int_equal(span_role_json(SPAN_LINE), SPAN_JSON_NUMBER);
+	assert_null(span_role_key(SPAN_TEXT));
+	strbuf_release(&out);
+	span_list_release(&l);
 }
 
 static void test_status_tables(void **state)
@@ -258,6 +409,10 @@ static void test_status_tables(void **state)
 	assert_string_equal(bt_error_label(WR_BTE_NEXT_CFA_ZERO), "next-cfa-zero");
 	assert_int_equal(bt_status_from_label("read-error"), WR_BT_READ_ERROR);
 	assert_int_equal(bt_status_from_label("nope"), -1);
+	assert_int_equal(bt_status_tone(WR_BT_COMPLETE), SPAN_TONE_GOOD);
+	assert_int_equal(bt_status_tone(WR_BT_TRUNCATED), SPAN_TONE_WARN);
+	assert_int_equal(bt_status_tone(WR_BT_READ_ERROR), SPAN_TONE_BAD);
+	assert_int_equal(bt_status_tone(99), SPAN_TONE_BAD);
 }
 
 /* doc/status-codes.md names every status and error code with its number
@@ -301,6 +456,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_raw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_parts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ansi, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_span_roles, setup, teardown),
+		cmocka_unit_test(test_span_json),
 		cmocka_unit_test(test_status_tables),
 		cmocka_unit_test(test_status_doc),
 	};

@@ -1,0 +1,282 @@
+/* backtrace.c - backtrace items as spans.
+ *
+ * Shown: `backtrace: <status>, N frames (max D)`, one line per frame
+ * (`#i func(params) at file:line:col [module+0xpc]`; each inlined call
+ * first as `#i.inline`, innermost first, as gdb shows them; functions that
+ * left the stack by tail calls after it as `#i.tail`), and unless the
+ * stack was walked to its end, `stopped: <status> (<error>, code=N)`.
+ * The header and stop lines carry the status's tone.
+ *
+ * Data: one JSON frame object per frame line, with index, function,
+ * params, file, path, line, column, module, offset, ip, inline and
+ * tailcall, null where unknown.  `bt raw` shows addresses only, but its
+ * data is that of a symbolized backtrace, so a JSON consumer sees one
+ * shape whatever the options.
+ */
+#include "render/render_priv.h"
+#include "render/status.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#define MAX_TAILS 8
+#define SIGNAL_FRAME "<signal handler called>"
+
+/* How much of a frame line is shown. */
+enum line_show {
+	LINE_HIDDEN,   /* data only: inlined and tail-called frames of `bt raw` */
+	LINE_RAW,      /* the address and the frame's raw fields */
+	LINE_SYMBOLS,  /* function, parameters, location, module */
+};
+
+/* What one frame line is made of. */
+struct frame_line {
+	unsigned index;                    /* the physical frame's number */
+	const char *suffix;                /* "", ".inline" or ".tail" */
+	const struct wr_bt_frame *f;
+	const struct render_frame *rf;
+	const struct dw_sym_frame *sym;    /* its function and location as data (NULL: unknown) */
+	const struct dw_sym_frame *where;  /* the location shown, when not sym's */
+	enum line_show show;
+};
+
+static void show(struct span_list *out, enum span_role role, enum span_tone tone, const char *text)
+{
+	if (*text)
+		span_add(out, role, tone, text, NULL);
+}
+
+/* A field that may be unknown: @data NULL is null; @shown NULL shows
+ * nothing. */
+static void field(struct span_list *out, enum span_role role, const char *shown, const char *data)
+{
+	if (data) {
+		span_add(out, role, SPAN_TONE_NONE, shown, data);
+		return;
+	}
+	if (shown)
+		show(out, role, SPAN_TONE_NONE, shown);
+	span_null(out, role);
+}
+
+/* A number shown as @shown (0: not shown) with data @data (0: null). */
+static void number_field(struct span_list *out, enum span_role role, unsigned shown, unsigned data)
+{
+	char s[16], d[16];
+
+	snprintf(s, sizeof(s), "%u", shown);
+	snprintf(d, sizeof(d), "%u", data);
+	field(out, role, shown ? s : NULL, data ? d : NULL);
+}
+
+static void function_spans(struct span_list *out, const struct frame_line *fl)
+{
+	const struct dw_sym_frame *sf = fl->sym;
+	bool shown = fl->show == LINE_SYMBOLS, tail = fl->rf->tail_pc != 0;
+
+	if (fl->rf->signal_trampoline) {
+		if (shown)
+			show(out, SPAN_TEXT, SPAN_TONE_NONE, " ");
+		span_add(out, SPAN_FUNCTION, SPAN_TONE_NONE, shown ? SIGNAL_FRAME : NULL, SIGNAL_FRAME);
+		span_null(out, SPAN_PARAMS);
+		return;
+	}
+	if (!sf && !tail) {
+		/* Nothing is known: the address stands in for the name. */
+		if (shown)
+			span_showf(out, SPAN_ADDRESS, SPAN_TONE_NONE, " 0x%" PRIx64,
+				   fl->rf->module_name ? (uint64_t)fl->f->pc : (uint64_t)fl->f->ip);
+		span_null(out, SPAN_FUNCTION);
+		span_null(out, SPAN_PARAMS);
+		return;
+	}
+	if (shown)
+		show(out, SPAN_TEXT, SPAN_TONE_NONE, " ");
+	field(out, SPAN_FUNCTION, shown ? (sf && sf->function ? sf->function : "??") : NULL,
+	      sf ? sf->function : NULL);
+	if (shown && sf && sf->params)
+		span_showf(out, SPAN_PARAMS, SPAN_TONE_NONE, "(%s)", sf->params);
+	field(out, SPAN_PARAMS, NULL, sf ? sf->params : NULL);
+}
+
+/* " at file:line:col" as shown (from fl->where, else fl->sym), and file,
+ * path, line and column as data (from fl->sym). */
+static void location_spans(struct span_list *out, const struct frame_line *fl)
+{
+	const struct dw_sym_frame *sf = fl->sym, *at = fl->where ? fl->where : fl->sym;
+	bool shown = fl->show == LINE_SYMBOLS && at && at->file && at->line;
+	bool known = sf && sf->line;
+
+	if (shown)
+		show(out, SPAN_TEXT, SPAN_TONE_NONE, " at ");
+	field(out, SPAN_FILE, shown ? render_base_name(at->file) : NULL,
+	      known ? render_base_name(sf->file) : NULL);
+	field(out, SPAN_PATH, NULL, known ? sf->file : NULL);
+	if (shown)
+		show(out, SPAN_TEXT, SPAN_TONE_NONE, ":");
+	number_field(out, SPAN_LINE, shown ? at->line : 0, sf ? sf->line : 0);
+	if (shown && at->col)
+		show(out, SPAN_TEXT, SPAN_TONE_NONE, ":");
+	number_field(out, SPAN_COLUMN, shown ? at->col : 0, sf ? sf->col : 0);
+}
+
+/* " [module+0xpc]" as shown (@shown); module, offset and ip as data. */
+static void where_spans(struct span_list *out, const struct frame_line *fl, bool shown)
+{
+	const struct render_frame *rf = fl->rf;
+	uint64_t pc = rf->tail_pc ? rf->tail_pc : fl->f->pc;
+
+	if (shown && rf->module_name)
+		span_showf(out, SPAN_WHERE, SPAN_TONE_NONE, " [%s+0x%" PRIx64 "]", rf->module_name, pc);
+	else if (shown)
+		span_showf(out, SPAN_WHERE, SPAN_TONE_NONE, " [0x%" PRIx64 "]", (uint64_t)fl->f->ip);
+	field(out, SPAN_MODULE, NULL, rf->module_path);
+	if (rf->module_path)
+		span_dataf(out, SPAN_OFFSET, "0x%" PRIx64, pc);
+	else
+		span_null(out, SPAN_OFFSET);
+	if (rf->tail_pc)
+		span_null(out, SPAN_IP);
+	else
+		span_dataf(out, SPAN_IP, "0x%" PRIx64, (uint64_t)fl->f->ip);
+}
+
+/* `bt raw`: the address, where it is, and the frame's raw fields. */
+static void raw_where_spans(struct span_list *out, const struct frame_line *fl)
+{
+	const struct wr_bt_frame *f = fl->f;
+
+	where_spans(out, fl, true);
+	span_showf(out, SPAN_WHERE, SPAN_TONE_NONE, " raw=0x%" PRIx64 " cookie=0x%04x", (uint64_t)f->ip,
+		   (unsigned)f->cookie);
+	if (f->flags)
+		span_showf(out, SPAN_WHERE, SPAN_TONE_NONE, " flags=0x%x", f->flags);
+}
+
+/* One frame line: a SPAN_FRAME group. */
+static void frame_spans(struct span_list *out, const char *indent, const struct frame_line *fl)
+{
+	bool is_inline = fl->suffix[0] == '.' && fl->suffix[1] == 'i';
+	char shown[32], data[16];
+
+	span_open(out, SPAN_FRAME);
+	if (fl->show != LINE_HIDDEN)
+		show(out, SPAN_TEXT, SPAN_TONE_NONE, indent);
+	snprintf(shown, sizeof(shown), "#%u%s", fl->index, fl->suffix);
+	snprintf(data, sizeof(data), "%u", fl->index);
+	span_add(out, SPAN_FRAME_NO, SPAN_TONE_NONE, fl->show != LINE_HIDDEN ? shown : NULL, data);
+	if (fl->show == LINE_RAW)
+		span_showf(out, SPAN_ADDRESS, SPAN_TONE_NONE, " 0x%" PRIx64, ev_frame_pc(fl->f));
+	function_spans(out, fl);
+	location_spans(out, fl);
+	if (fl->show == LINE_RAW)
+		raw_where_spans(out, fl);
+	else
+		where_spans(out, fl, fl->show == LINE_SYMBOLS && !is_inline);
+	span_add(out, SPAN_INLINE, SPAN_TONE_NONE, NULL, is_inline ? "true" : "false");
+	span_add(out, SPAN_TAILCALL, SPAN_TONE_NONE, NULL, fl->rf->tail_pc ? "true" : "false");
+	if (fl->show != LINE_HIDDEN)
+		span_eol(out);
+	span_close(out);
+}
+
+/* Tail-called functions between frame @i and its caller (none recorded
+ * on the stack; recovered from call-site debug info). */
+static void tail_spans(struct renderer *r, const struct ev_backtrace *bt, unsigned i,
+		       const char *indent, struct span_list *out)
+{
+	struct render_frame tf[MAX_TAILS];
+	size_t n;
+
+	if (!r->hooks.tailcalls || i + 1 >= bt->frame_count)
+		return;
+	n = r->hooks.tailcalls(r->hooks.ctx, &bt->frames[i], &bt->frames[i + 1], tf, MAX_TAILS);
+	for (size_t k = 0; k < n; k++) {
+		struct frame_line fl = {
+			.index = i, .suffix = ".tail", .f = &bt->frames[i], .rf = &tf[k],
+			.sym = tf[k].sym.n ? &tf[k].sym.frames[0] : NULL,
+			.show = bt->flags & WR_BT_F_RAW ? LINE_HIDDEN : LINE_SYMBOLS,
+		};
+
+		frame_spans(out, indent, &fl);
+	}
+}
+
+/* The lines of physical frame @i: its inlined calls, itself, and the
+ * functions that left between it and its caller by tail calls. */
+static void frame_lines(struct renderer *r, const struct ev_backtrace *bt, unsigned i,
+			const char *indent, struct span_list *out)
+{
+	bool raw = bt->flags & WR_BT_F_RAW, with_inline = bt->flags & WR_BT_F_INLINE;
+	struct render_frame rf = { 0 };
+	struct frame_line fl = { .index = i, .suffix = ".inline", .f = &bt->frames[i], .rf = &rf,
+				 .show = raw ? LINE_HIDDEN : LINE_SYMBOLS };
+
+	r->hooks.frame(r->hooks.ctx, fl.f, &rf);
+	for (size_t k = 0; with_inline && k + 1 < rf.sym.n; k++) {
+		fl.sym = &rf.sym.frames[k];
+		frame_spans(out, indent, &fl);
+	}
+	fl.suffix = "";
+	fl.sym = rf.sym.n ? &rf.sym.frames[rf.sym.n - 1] : NULL;
+	/* Without inline frames, the line is where the pc is. */
+	fl.where = rf.sym.n && !with_inline ? &rf.sym.frames[0] : NULL;
+	fl.show = raw ? LINE_RAW : LINE_SYMBOLS;
+	frame_spans(out, indent, &fl);
+	tail_spans(r, bt, i, indent, out);
+}
+
+static void header_spans(const struct ev_backtrace *bt, const char *indent, struct span_list *out)
+{
+	enum span_tone tone = bt_status_tone(bt->status);
+
+	show(out, SPAN_TEXT, SPAN_TONE_NONE, indent);
+	show(out, SPAN_TEXT, tone, "backtrace: ");
+	span_add(out, SPAN_STATUS, tone, bt_status_label(bt->status), bt_status_label(bt->status));
+	span_dataf(out, SPAN_STATUS_CODE, "%u", bt->status);
+	span_add(out, SPAN_ERROR, SPAN_TONE_NONE, NULL, bt_error_label(bt->error));
+	span_dataf(out, SPAN_ERROR_CODE, "%u", bt->error);
+	span_dataf(out, SPAN_DEPTH, "%u", bt->requested_depth);
+	span_dataf(out, SPAN_FRAME_COUNT, "%u", bt->frame_count);
+	show(out, SPAN_TEXT, tone, ", ");
+	span_showf(out, SPAN_FRAME_COUNT, tone, "%u", bt->frame_count);
+	show(out, SPAN_TEXT, tone, bt->frame_count == 1 ? " frame (max " : " frames (max ");
+	span_showf(out, SPAN_DEPTH, tone, "%u", bt->requested_depth);
+	show(out, SPAN_TEXT, tone, bt->flags & WR_BT_F_RAW ? ") raw" : ")");
+	span_eol(out);
+}
+
+/* `stopped: <status> (<error>, code=N)`, shown only. */
+static void stop_spans(const struct ev_backtrace *bt, const char *indent, struct span_list *out)
+{
+	enum span_tone tone = bt_status_tone(bt->status);
+
+	show(out, SPAN_TEXT, SPAN_TONE_NONE, indent);
+	show(out, SPAN_TEXT, tone, "stopped: ");
+	show(out, SPAN_STATUS, tone, bt_status_label(bt->status));
+	if (bt->error) {
+		show(out, SPAN_TEXT, tone, " (");
+		show(out, SPAN_ERROR, tone, bt_error_label(bt->error));
+		show(out, SPAN_TEXT, tone, ", code=");
+		span_showf(out, SPAN_ERROR_CODE, tone, "%u", bt->error);
+		show(out, SPAN_TEXT, tone, ")");
+	}
+	span_eol(out);
+}
+
+void render_backtrace(struct renderer *r, const struct ev_backtrace *bt, const char *indent,
+		      struct span_list *out)
+{
+	char sub[16];
+
+	snprintf(sub, sizeof(sub), "%s  ", indent);
+	span_add(out, SPAN_TYPE, SPAN_TONE_NONE, NULL, "backtrace");
+	header_spans(bt, indent, out);
+	span_open(out, SPAN_FRAMES);
+	for (unsigned i = 0; i < bt->frame_count; i++)
+		frame_lines(r, bt, i, sub, out);
+	span_close(out);
+	if (bt->status != WR_BT_COMPLETE)
+		stop_spans(bt, indent, out);
+}

@@ -1,0 +1,282 @@
+/* print.c - print items as spans: the format's literal text, the values
+ * of its placeholders, and for `print expr;` the expression as written.
+ *
+ * Print arguments that are string literals are taken from the script (they
+ * are not on the wire); every other placeholder consumes one wire argument
+ * in order.  Values are shown as the traced program's types say (a struct,
+ * an enum name, a pointer with its type); a value that could not be read
+ * is shown as why, in its own role.  JSON carries the whole line as one
+ * string.
+ */
+#include "render/render_priv.h"
+#include "script/walk.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* ---- expressions as text ---- */
+
+static int precedence(enum ast_op op)
+{
+	switch (op) {
+	case AST_OP_MUL: case AST_OP_DIV: case AST_OP_MOD: return 10;
+	case AST_OP_ADD: case AST_OP_SUB: return 9;
+	case AST_OP_SHL: case AST_OP_SHR: return 8;
+	case AST_OP_LT: case AST_OP_LE: case AST_OP_GT: case AST_OP_GE: return 7;
+	case AST_OP_EQ: case AST_OP_NE: return 6;
+	case AST_OP_BITAND: return 5;
+	case AST_OP_BITXOR: return 4;
+	case AST_OP_BITOR: return 3;
+	case AST_OP_AND: return 2;
+	case AST_OP_OR: return 1;
+	default: return 11;
+	}
+}
+
+static void expr_text(const struct ast_expr *e, int outer, struct strbuf *out);
+
+static void binary_text(const struct ast_expr *e, int outer, struct strbuf *out)
+{
+	int p = precedence(e->op);
+
+	if (p < outer)
+		strbuf_addch(out, '(');
+	expr_text(e->lhs, p, out);
+	strbuf_addf(out, " %s ", ast_op_name(e->op));
+	expr_text(e->rhs, p + 1, out);
+	if (p < outer)
+		strbuf_addch(out, ')');
+}
+
+static void expr_text(const struct ast_expr *e, int outer, struct strbuf *out)
+{
+	switch (e->kind) {
+	case AST_EXPR_INT:
+	case AST_EXPR_BOOL:
+	case AST_EXPR_STRING:
+	case AST_EXPR_IDENT:
+	case AST_EXPR_SPECIAL:
+		ast_leaf_text(e, out);
+		break;
+	case AST_EXPR_UNARY:
+		strbuf_addstr(out, ast_op_name(e->op));
+		expr_text(e->lhs, 11, out);
+		break;
+	case AST_EXPR_BINARY:
+		binary_text(e, outer, out);
+		break;
+	case AST_EXPR_MEMBER:
+		expr_text(e->lhs, 12, out);
+		strbuf_addf(out, ".%s", e->str);
+		break;
+	case AST_EXPR_INDEX:
+		expr_text(e->lhs, 12, out);
+		strbuf_addch(out, '[');
+		expr_text(e->rhs, 0, out);
+		strbuf_addch(out, ']');
+		break;
+	case AST_EXPR_CALL:
+		strbuf_addf(out, "%s(", e->str);
+		for (size_t i = 0; i < e->n_args; i++) {
+			if (i)
+				strbuf_addstr(out, ", ");
+			expr_text(e->args[i], 0, out);
+		}
+		strbuf_addch(out, ')');
+		break;
+	}
+}
+
+/* ---- values ---- */
+
+static bool arg_failed(const struct ev_arg *a, struct strbuf *out)
+{
+	switch (a->status) {
+	case WR_ARG_OK:
+		return false;
+	case WR_ARG_OPTIMIZED_OUT:
+		strbuf_addstr(out, "<optimized out>");
+		break;
+	case WR_ARG_NULL_DEREF:
+		strbuf_addstr(out, a->kind == WR_ARG_STR ? "NULL" : "<null pointer>");
+		break;
+	case WR_ARG_READ_ERROR:
+		strbuf_addstr(out, "<read error>");
+		break;
+	default:
+		strbuf_addf(out, "<error status=%u>", a->status);
+	}
+	return true;
+}
+
+static void hex_bytes(const struct ev_arg *a, struct strbuf *out)
+{
+	for (size_t i = 0; i < a->len; i++)
+		strbuf_addf(out, i ? " %02x" : "%02x", a->data[i]);
+}
+
+static void text_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_type *t,
+		     struct strbuf *out)
+{
+	size_t n = strnlen((const char *)a->data, a->len);
+
+	if (spec == AST_FMT_DEFAULT && t) {
+		strbuf_addch(out, '"');
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = a->data[i];
+
+			if (c == '"' || c == '\\')
+				strbuf_addf(out, "\\%c", c);
+			else if (c >= 0x20 && c < 0x7f)
+				strbuf_addch(out, (char)c);
+			else
+				strbuf_addf(out, "\\x%02x", c);
+		}
+		strbuf_addch(out, '"');
+		return;
+	}
+	strbuf_add(out, a->data, n);
+}
+
+static void arg_text(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_type *t,
+		     struct strbuf *out)
+{
+	bool hex = spec == AST_FMT_HEX || spec == AST_FMT_HEX_UPPER || spec == AST_FMT_PTR;
+
+	if (a->kind == WR_ARG_STR) {
+		text_arg(a, spec, t, out);
+		return;
+	}
+	if (a->kind == WR_ARG_BYTES) {
+		if (t && !hex)
+			render_typed_value(t, a->data, a->len, out);
+		else
+			hex_bytes(a, out);
+		return;
+	}
+	if (hex) {
+		strbuf_addf(out, spec == AST_FMT_HEX_UPPER ? "0x%" PRIX64 : "0x%" PRIx64, a->value);
+		return;
+	}
+	if (t && (a->kind == WR_ARG_ENUM || a->kind == WR_ARG_PTR || a->kind == WR_ARG_CHAR)) {
+		uint8_t raw[8];
+
+		memcpy(raw, &a->value, sizeof(raw));
+		render_typed_value(t, raw, sizeof(raw), out);
+		return;
+	}
+	switch (a->kind) {
+	case WR_ARG_BOOL:
+		strbuf_addstr(out, a->value ? "true" : "false");
+		break;
+	case WR_ARG_U64:
+		strbuf_addf(out, "%" PRIu64, a->value);
+		break;
+	case WR_ARG_HEX:
+	case WR_ARG_PTR:
+		strbuf_addf(out, "0x%" PRIx64, a->value);
+		break;
+	case WR_ARG_CHAR:
+		strbuf_addf(out, "'%c'", (char)a->value);
+		break;
+	default:
+		strbuf_addf(out, "%" PRId64, (int64_t)a->value);
+		break;
+	}
+}
+
+static const struct dw_type *arg_type(const struct render_probe *probe, unsigned print,
+				      unsigned arg)
+{
+	for (size_t i = 0; probe && i < probe->n_arg_types; i++)
+		if (probe->arg_types[i].print == print && probe->arg_types[i].arg == arg)
+			return probe->arg_types[i].type;
+	return NULL;
+}
+
+/* One placeholder's value: a VALUE span, or a VALUE_ERROR span saying why
+ * there is none. */
+static void value_span(struct renderer *r, const struct ev_arg *a, enum ast_fmt_spec spec,
+		       const struct dw_type *t, struct span_list *out)
+{
+	strbuf_reset(&r->scratch);
+	if (arg_failed(a, &r->scratch)) {
+		span_add(out, SPAN_VALUE_ERROR, SPAN_TONE_NONE, r->scratch.buf, NULL);
+		return;
+	}
+	arg_text(a, spec, t, &r->scratch);
+	span_add(out, SPAN_VALUE, SPAN_TONE_NONE, r->scratch.buf, NULL);
+}
+
+static void literal_span(const char *text, struct span_list *out)
+{
+	if (text && *text)
+		span_add(out, SPAN_TEXT, SPAN_TONE_NONE, text, NULL);
+}
+
+/* `print expr;` shows `expr = value`. */
+static void expr_pieces(struct renderer *r, const struct render_probe *probe,
+			const struct ast_stmt *s, const struct ev_print *p, struct span_list *out)
+{
+	strbuf_reset(&r->scratch);
+	expr_text(s->args[0], 0, &r->scratch);
+	span_add(out, SPAN_EXPR, SPAN_TONE_NONE, r->scratch.buf, NULL);
+	literal_span(" = ", out);
+	if (s->args[0]->kind == AST_EXPR_STRING)
+		literal_span(s->args[0]->str, out);
+	else if (p->n_args)
+		value_span(r, &p->args[0], AST_FMT_DEFAULT, arg_type(probe, p->index, 0), out);
+}
+
+static void pieces(struct renderer *r, const struct render_probe *probe, const struct ev_print *p,
+		   struct span_list *out)
+{
+	const struct ast_stmt *s = probe && probe->ast ? ast_probe_nth(probe->ast, AST_STMT_PRINT, p->index)
+						   : NULL;
+	size_t next_wire = 0, next_expr = 0;
+
+	if (!s) {
+		span_showf(out, SPAN_VALUE_ERROR, SPAN_TONE_NONE, "<print #%u with %zu values>",
+			   p->index, p->n_args);
+		return;
+	}
+	if (!s->fmt) {
+		expr_pieces(r, probe, s, p, out);
+		return;
+	}
+	for (size_t i = 0; i < s->n_pieces; i++) {
+		const struct ast_fmt_piece *piece = &s->pieces[i];
+		const struct ast_expr *e;
+
+		literal_span(piece->literal, out);
+		if (!piece->has_placeholder)
+			continue;
+		e = next_expr < s->n_args ? s->args[next_expr++] : NULL;
+		if (e && e->kind == AST_EXPR_STRING) {
+			literal_span(e->str, out);
+		} else if (next_wire < p->n_args) {
+			value_span(r, &p->args[next_wire], piece->spec,
+				   arg_type(probe, p->index, (unsigned)next_wire), out);
+			next_wire++;
+		} else {
+			span_add(out, SPAN_VALUE_ERROR, SPAN_TONE_NONE, "<missing>", NULL);
+		}
+	}
+}
+
+void render_print(struct renderer *r, const struct render_probe *probe, const struct ev_print *p,
+		  const char *indent, struct span_list *out)
+{
+	size_t first;
+
+	span_add(out, SPAN_TYPE, SPAN_TONE_NONE, NULL, "print");
+	literal_span(indent, out);
+	first = out->n;
+	pieces(r, probe, p, out);
+	strbuf_reset(&r->scratch);
+	for (size_t i = first; i < out->n; i++)
+		strbuf_addstr(&r->scratch, span_show(out, &out->v[i]));
+	span_add(out, SPAN_PRINT_TEXT, SPAN_TONE_NONE, NULL, r->scratch.buf);
+	span_eol(out);
+}

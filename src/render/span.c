@@ -1,0 +1,291 @@
+/* span.c - span lists and the writers built on them (see span.h).
+ *
+ * A list keeps its spans in one array and every text in one buffer, each
+ * NUL-terminated, so a span is a few bytes and adding one never allocates
+ * once the list has grown to an event's size: the session reuses one list
+ * for every event.
+ */
+#include "render/span.h"
+#include "util/xalloc.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	const char *key;
+	enum span_json json;
+} roles[] = {
+#define SPAN_ROLE_INFO(role, key, json) [role] = { key, json },
+	SPAN_ROLES(SPAN_ROLE_INFO)
+#undef SPAN_ROLE_INFO
+};
+
+void span_list_init(struct span_list *l)
+{
+	memset(l, 0, sizeof(*l));
+	strbuf_init(&l->text);
+}
+
+void span_list_release(struct span_list *l)
+{
+	free(l->v);
+	free(l->open);
+	strbuf_release(&l->text);
+	memset(l, 0, sizeof(*l));
+	strbuf_init(&l->text);
+}
+
+void span_list_reset(struct span_list *l)
+{
+	l->n = 0;
+	l->depth = 0;
+	strbuf_reset(&l->text);
+}
+
+const char *span_role_key(enum span_role role)
+{
+	return role < SPAN_ROLE_COUNT_ ? roles[role].key : NULL;
+}
+
+enum span_json span_role_json(enum span_role role)
+{
+	return role < SPAN_ROLE_COUNT_ ? roles[role].json : SPAN_JSON_NONE;
+}
+
+const char *span_show(const struct span_list *l, const struct span *s)
+{
+	return s->flags & SPAN_F_SHOW ? l->text.buf + s->show : "";
+}
+
+const char *span_data(const struct span_list *l, const struct span *s)
+{
+	return s->flags & SPAN_F_DATA && !(s->flags & SPAN_F_NULL) ? l->text.buf + s->data : "";
+}
+
+/* ---- building ---- */
+
+static struct span *push(struct span_list *l, enum span_role role, enum span_tone tone,
+			 unsigned flags)
+{
+	struct span *s;
+
+	l->v = xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
+	s = &l->v[l->n++];
+	*s = (struct span){ .role = (uint8_t)role, .tone = (uint8_t)tone, .flags = (uint8_t)flags };
+	return s;
+}
+
+static uint32_t keep_text(struct span_list *l, const char *text)
+{
+	uint32_t at = (uint32_t)l->text.len;
+
+	strbuf_addstr(&l->text, text);
+	strbuf_addch(&l->text, '\0');
+	return at;
+}
+
+/* A leaf with one text from printf: shown (SPAN_F_SHOW) or data. */
+static void add_textv(struct span_list *l, enum span_role role, enum span_tone tone, unsigned flag,
+		      const char *fmt, va_list ap)
+{
+	uint32_t at = (uint32_t)l->text.len;
+	struct span *s;
+
+	strbuf_vaddf(&l->text, fmt, ap);
+	strbuf_addch(&l->text, '\0');
+	s = push(l, role, tone, flag);
+	if (flag == SPAN_F_SHOW)
+		s->show = at;
+	else
+		s->data = at;
+}
+
+void span_open(struct span_list *l, enum span_role role)
+{
+	push(l, role, SPAN_TONE_NONE, SPAN_F_OPEN);
+	l->open = xgrow(l->open, &l->cap_open, l->depth + 1, sizeof(*l->open));
+	l->open[l->depth++] = (uint8_t)role;
+}
+
+void span_close(struct span_list *l)
+{
+	if (l->depth)
+		push(l, (enum span_role)l->open[--l->depth], SPAN_TONE_NONE, SPAN_F_CLOSE);
+}
+
+void span_add(struct span_list *l, enum span_role role, enum span_tone tone, const char *show,
+	      const char *data)
+{
+	uint32_t show_at = show ? keep_text(l, show) : 0, data_at = data ? keep_text(l, data) : 0;
+	struct span *s = push(l, role, tone, (show ? SPAN_F_SHOW : 0) | (data ? SPAN_F_DATA : 0));
+
+	s->show = show_at;
+	s->data = data_at;
+}
+
+void span_showf(struct span_list *l, enum span_role role, enum span_tone tone, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_textv(l, role, tone, SPAN_F_SHOW, fmt, ap);
+	va_end(ap);
+}
+
+void span_dataf(struct span_list *l, enum span_role role, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_textv(l, role, SPAN_TONE_NONE, SPAN_F_DATA, fmt, ap);
+	va_end(ap);
+}
+
+void span_null(struct span_list *l, enum span_role role)
+{
+	push(l, role, SPAN_TONE_NONE, SPAN_F_DATA | SPAN_F_NULL);
+}
+
+void span_eol(struct span_list *l)
+{
+	span_add(l, SPAN_EOL, SPAN_TONE_NONE, "\n", NULL);
+}
+
+/* ---- text ---- */
+
+#define ANSI_RESET  "\033[0m"
+
+static const char *ansi_color(const struct span *s)
+{
+	switch (s->tone) {
+	case SPAN_TONE_GOOD: return "\033[32m";
+	case SPAN_TONE_WARN: return "\033[33m";
+	case SPAN_TONE_BAD: return "\033[31m";
+	default: break;
+	}
+	return s->role == SPAN_TIME ? "\033[36m" : NULL;
+}
+
+void span_write_text(const struct span_list *l, enum span_color color, struct strbuf *out)
+{
+	const char *on = NULL;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct span *s = &l->v[i];
+		const char *want;
+
+		if (!(s->flags & SPAN_F_SHOW))
+			continue;
+		want = color == SPAN_COLOR_ANSI ? ansi_color(s) : NULL;
+		if (want != on) {
+			if (on)
+				strbuf_addstr(out, ANSI_RESET);
+			if (want)
+				strbuf_addstr(out, want);
+			on = want;
+		}
+		strbuf_addstr(out, l->text.buf + s->show);
+	}
+	if (on)
+		strbuf_addstr(out, ANSI_RESET);
+}
+
+/* ---- JSON ---- */
+
+/* An open JSON container (or a display-only group, SPAN_JSON_NONE). */
+struct json_level {
+	enum span_json kind;
+	bool any;  /* a member was written: the next needs a comma */
+};
+
+struct json_writer {
+	struct json_level *v;  /* owned */
+	size_t n, cap;
+	struct strbuf *out;
+};
+
+/* The innermost real container, or NULL at the top level. */
+static struct json_level *container(struct json_writer *w)
+{
+	for (size_t i = w->n; i-- > 0;)
+		if (w->v[i].kind != SPAN_JSON_NONE)
+			return &w->v[i];
+	return NULL;
+}
+
+/* Start a member of the current container: a comma after the first, and
+ * the role's key in an object.  Nothing at the top level. */
+static void begin_member(struct json_writer *w, enum span_role role)
+{
+	struct json_level *c = container(w);
+
+	if (!c)
+		return;
+	if (c->any)
+		strbuf_addch(w->out, ',');
+	c->any = true;
+	if (c->kind == SPAN_JSON_OBJECT)
+		strbuf_addf(w->out, "\"%s\":", span_role_key(role) ? span_role_key(role) : "");
+}
+
+static void json_open(struct json_writer *w, const struct span *s)
+{
+	enum span_json kind = span_role_json(s->role);
+
+	if (kind == SPAN_JSON_OBJECT || kind == SPAN_JSON_ARRAY) {
+		begin_member(w, s->role);
+		strbuf_addch(w->out, kind == SPAN_JSON_OBJECT ? '{' : '[');
+	} else {
+		kind = SPAN_JSON_NONE;
+	}
+	w->v = xgrow(w->v, &w->cap, w->n + 1, sizeof(*w->v));
+	w->v[w->n++] = (struct json_level){ kind, false };
+}
+
+static void json_close(struct json_writer *w)
+{
+	enum span_json kind;
+
+	if (!w->n)
+		return;
+	kind = w->v[--w->n].kind;
+	if (kind == SPAN_JSON_NONE)
+		return;
+	strbuf_addch(w->out, kind == SPAN_JSON_OBJECT ? '}' : ']');
+	if (!container(w))
+		strbuf_addch(w->out, '\n');
+}
+
+static void json_leaf(struct json_writer *w, const struct span_list *l, const struct span *s)
+{
+	enum span_json kind = span_role_json(s->role);
+
+	if (!(s->flags & SPAN_F_DATA) || !container(w) || kind == SPAN_JSON_NONE)
+		return;
+	begin_member(w, s->role);
+	if (s->flags & SPAN_F_NULL)
+		strbuf_addstr(w->out, "null");
+	else if (kind == SPAN_JSON_STRING)
+		strbuf_add_json_str(w->out, l->text.buf + s->data);
+	else
+		strbuf_addstr(w->out, l->text.buf + s->data);
+}
+
+void span_write_json(const struct span_list *l, struct strbuf *out)
+{
+	struct json_writer w = { .out = out };
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct span *s = &l->v[i];
+
+		if (s->flags & SPAN_F_OPEN)
+			json_open(&w, s);
+		else if (s->flags & SPAN_F_CLOSE)
+			json_close(&w);
+		else
+			json_leaf(&w, l, s);
+	}
+	free(w.v);
+}

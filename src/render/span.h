@@ -1,0 +1,184 @@
+/* span.h - rendered output as styled spans: each piece of text says what
+ * it is (a frame number, a function, a status...), so every writer styles
+ * or encodes it from what it is and never reads the text back.
+ *
+ * Layer rule: render/; depends on util/ only.  The renderer (render.h)
+ * fills span lists; the writers here (plain or ANSI text, NDJSON) and the
+ * shell's output panel (ui/output.c) consume them.
+ *
+ * The rules of a span list:
+ * - It is a flat sequence.  Group spans (span_open() ... span_close())
+ *   nest and carry no text; leaves carry a role, a tone and up to two
+ *   texts: the shown text, which text writers print, and the data text,
+ *   which the JSON writer encodes.  A leaf may have either or both, so the
+ *   display and the data need not say the same thing ("#2" and 2).
+ * - Text writers print the shown text of every leaf, in order, and nothing
+ *   else; lines end with SPAN_EOL leaves.  Style comes from the tone when
+ *   it is set (how a backtrace ended), otherwise from the role.
+ * - The JSON writer makes each group an object or an array and each leaf
+ *   with data a "key": value member, all as the role table in span.c says:
+ *   the key, and whether the value is a string, a number or a JSON
+ *   literal (true, false); span_null() gives null.  Groups of kind
+ *   SPAN_JSON_NONE are for display only and transparent to JSON.  The
+ *   writer never reorders: data spans come in the order of the fields.
+ * - Every text is copied into the list; nothing is borrowed.
+ * - New kinds of output (typed values of print arguments, values of frame
+ *   parameters, counted stacks in a panel) add roles to SPAN_ROLES and
+ *   spans of those roles; every writer then handles them through the
+ *   table, and no writer needs to learn the new output's shape.
+ */
+#ifndef WRAITH_RENDER_SPAN_H
+#define WRAITH_RENDER_SPAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/strbuf.h"
+
+/* How a role is encoded in JSON: groups as objects or arrays (or not at
+ * all), leaves as strings, numbers or literals (true/false), or not at all
+ * (punctuation and other display-only pieces). */
+enum span_json {
+	SPAN_JSON_NONE,
+	SPAN_JSON_OBJECT,
+	SPAN_JSON_ARRAY,
+	SPAN_JSON_STRING,
+	SPAN_JSON_NUMBER,
+	SPAN_JSON_LITERAL,
+};
+
+/* X(role, JSON key or NULL, enum span_json): the one list of roles. */
+#define SPAN_ROLES(X)                                                        \
+	/* groups */                                                         \
+	X(SPAN_EVENT,       NULL,           SPAN_JSON_OBJECT)                \
+	X(SPAN_HEADER,      NULL,           SPAN_JSON_NONE)                  \
+	X(SPAN_ITEMS,       "items",        SPAN_JSON_ARRAY)                 \
+	X(SPAN_ITEM,        NULL,           SPAN_JSON_OBJECT)                \
+	X(SPAN_FRAMES,      "frames",       SPAN_JSON_ARRAY)                 \
+	X(SPAN_FRAME,       NULL,           SPAN_JSON_OBJECT)                \
+	/* leaves: layout */                                                 \
+	X(SPAN_TEXT,        NULL,           SPAN_JSON_NONE)                  \
+	X(SPAN_EOL,         NULL,           SPAN_JSON_NONE)                  \
+	/* leaves: the event */                                              \
+	X(SPAN_SEQ,         "seq",          SPAN_JSON_NUMBER)                \
+	X(SPAN_TIME,        NULL,           SPAN_JSON_NONE)                  \
+	X(SPAN_PROBE,       "probe",        SPAN_JSON_NUMBER)                \
+	X(SPAN_TARGET,      "target",       SPAN_JSON_STRING)                \
+	X(SPAN_PID,         "pid",          SPAN_JSON_NUMBER)                \
+	X(SPAN_TID,         "tid",          SPAN_JSON_NUMBER)                \
+	X(SPAN_TIMESTAMP,   "timestamp_ns", SPAN_JSON_NUMBER)                \
+	X(SPAN_TRUNCATED,   "truncated",    SPAN_JSON_LITERAL)               \
+	X(SPAN_TYPE,        "type",         SPAN_JSON_STRING)                \
+	X(SPAN_CODE,        "code",         SPAN_JSON_NUMBER)                \
+	/* leaves: print items */                                            \
+	X(SPAN_PRINT_TEXT,  "text",         SPAN_JSON_STRING)                \
+	X(SPAN_EXPR,        NULL,           SPAN_JSON_NONE)                  \
+	X(SPAN_VALUE,       NULL,           SPAN_JSON_NONE)                  \
+	X(SPAN_VALUE_ERROR, NULL,           SPAN_JSON_NONE)                  \
+	/* leaves: backtraces */                                             \
+	X(SPAN_STATUS,      "status",       SPAN_JSON_STRING)                \
+	X(SPAN_STATUS_CODE, "status_code",  SPAN_JSON_NUMBER)                \
+	X(SPAN_ERROR,       "error",        SPAN_JSON_STRING)                \
+	X(SPAN_ERROR_CODE,  "error_code",   SPAN_JSON_NUMBER)                \
+	X(SPAN_DEPTH,       "max_depth",    SPAN_JSON_NUMBER)                \
+	X(SPAN_FRAME_COUNT, "frame_count",  SPAN_JSON_NUMBER)                \
+	/* leaves: frames */                                                 \
+	X(SPAN_FRAME_NO,    "index",        SPAN_JSON_NUMBER)                \
+	X(SPAN_ADDRESS,     NULL,           SPAN_JSON_NONE)                  \
+	X(SPAN_FUNCTION,    "function",     SPAN_JSON_STRING)                \
+	X(SPAN_PARAMS,      "params",       SPAN_JSON_STRING)                \
+	X(SPAN_FILE,        "file",         SPAN_JSON_STRING)                \
+	X(SPAN_PATH,        "path",         SPAN_JSON_STRING)                \
+	X(SPAN_LINE,        "line",         SPAN_JSON_NUMBER)                \
+	X(SPAN_COLUMN,      "column",       SPAN_JSON_NUMBER)                \
+	X(SPAN_WHERE,       NULL,           SPAN_JSON_NONE)                  \
+	X(SPAN_MODULE,      "module",       SPAN_JSON_STRING)                \
+	X(SPAN_OFFSET,      "offset",       SPAN_JSON_STRING)                \
+	X(SPAN_IP,          "ip",           SPAN_JSON_STRING)                \
+	X(SPAN_INLINE,      "inline",       SPAN_JSON_LITERAL)               \
+	X(SPAN_TAILCALL,    "tailcall",     SPAN_JSON_LITERAL)
+
+enum span_role {
+#define SPAN_ROLE_ENUM(role, key, json) role,
+	SPAN_ROLES(SPAN_ROLE_ENUM)
+#undef SPAN_ROLE_ENUM
+	SPAN_ROLE_COUNT_
+};
+
+/* How the thing a span belongs to went: a backtrace's status colours its
+ * header and stop lines. */
+enum span_tone {
+	SPAN_TONE_NONE,
+	SPAN_TONE_GOOD,  /* complete */
+	SPAN_TONE_WARN,  /* stopped for a known, benign reason (depth, no CFI) */
+	SPAN_TONE_BAD,   /* stopped by an error */
+};
+
+#define SPAN_F_SHOW  0x1u /* has shown text */
+#define SPAN_F_DATA  0x2u /* has data text (or is null) */
+#define SPAN_F_NULL  0x4u /* the data is JSON null */
+#define SPAN_F_OPEN  0x8u /* opens a group of its role */
+#define SPAN_F_CLOSE 0x10u /* closes the innermost open group */
+
+struct span {
+	uint8_t role;   /* enum span_role */
+	uint8_t tone;   /* enum span_tone */
+	uint8_t flags;  /* SPAN_F_* */
+	uint32_t show;  /* offset of the shown text in the list's text */
+	uint32_t data;  /* offset of the data text */
+};
+
+struct span_list {
+	struct span *v;      /* owned */
+	size_t n, cap;
+	struct strbuf text;  /* every text, each NUL-terminated */
+	uint8_t *open;       /* owned: roles of the groups open now, outermost first */
+	size_t depth, cap_open;
+};
+
+/* Embedded lists: init/release; reset empties one for reuse. */
+void span_list_init(struct span_list *l);
+void span_list_release(struct span_list *l);
+void span_list_reset(struct span_list *l);
+
+/* The texts of @s (borrowed from @l; "" when absent). */
+const char *span_show(const struct span_list *l, const struct span *s);
+const char *span_data(const struct span_list *l, const struct span *s);
+/* The role's JSON key and encoding, from the table. */
+const char *span_role_key(enum span_role role);
+enum span_json span_role_json(enum span_role role);
+
+/* Open a group of @role; close the innermost open one. */
+void span_open(struct span_list *l, enum span_role role);
+void span_close(struct span_list *l);
+
+/* A leaf with shown text @show and data text @data (either may be NULL,
+ * not both). */
+void span_add(struct span_list *l, enum span_role role, enum span_tone tone, const char *show,
+	      const char *data);
+/* A leaf that is only shown, its text from printf. */
+void span_showf(struct span_list *l, enum span_role role, enum span_tone tone, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A leaf that is only data, its text from printf. */
+void span_dataf(struct span_list *l, enum span_role role, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A leaf whose data is null (shows nothing). */
+void span_null(struct span_list *l, enum span_role role);
+/* The end of a line. */
+void span_eol(struct span_list *l);
+
+/* ---- writers ---- */
+
+enum span_color {
+	SPAN_COLOR_NONE = 0,
+	SPAN_COLOR_ANSI = 1,
+};
+
+/* Append the shown text of @l to @out, with ANSI colours by role and tone
+ * when @color says so (one escape pair per run of the same colour). */
+void span_write_text(const struct span_list *l, enum span_color color, struct strbuf *out);
+/* Append the data of @l as JSON: each top-level group one value on a line
+ * of its own (NDJSON). */
+void span_write_json(const struct span_list *l, struct strbuf *out);
+
+#endif
