@@ -212,16 +212,6 @@ void output_scroll_end(struct output *o)
 	o->offset = 0;
 }
 
-size_t output_offset(const struct output *o)
-{
-	return o->offset;
-}
-
-size_t output_count(const struct output *o)
-{
-	return o->count;
-}
-
 /* ---- drawing ---- */
 
 /* Draw bytes [from, to) of @l at (@y, 0), each segment in its role. */

@@ -38,9 +38,6 @@ void output_clear(struct output *o);
 void output_scroll(struct output *o, long lines);
 void output_scroll_home(struct output *o);
 void output_scroll_end(struct output *o);
-/* Lines between the bottom of the view and the newest line (0: following). */
-size_t output_offset(const struct output *o);
-size_t output_count(const struct output *o);
 
 /* Draw into rows 1.. of @w (row 0 is the title, drawn here too). */
 void output_draw(struct output *o, WINDOW *w, bool focus);

@@ -506,11 +506,6 @@ static int lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *
 	return fail(cg, e->loc, NULL, "unknown expression");
 }
 
-int cg_lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
-{
-	return lower_expr(cg, e, out);
-}
-
 /* ---- statements ---- */
 
 static int lower_block(struct cg *cg, const struct ast_block *b);

@@ -88,7 +88,6 @@ LLVMValueRef cg_i32(struct cg *cg, unsigned long long v);
 LLVMValueRef cg_i64(struct cg *cg, unsigned long long v);
 int cg_fail(struct cg *cg, struct src_loc loc, const char *hint, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-int cg_lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out);
 
 /* values.c: the traced program's values. */
 LLVMValueRef values_reg(struct cg *cg, int dwarf_reg);

@@ -62,8 +62,6 @@ static int read_headers(struct dw_module *m)
 		return -WR_EELF;
 	if (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN)
 		return -WR_EELF;
-	m->e_type = ehdr.e_type;
-	m->entry = ehdr.e_entry;
 	if (elf_getphdrnum(m->elf, &n) != 0)
 		return -WR_EELF;
 	m->loads = xcalloc(n ? n : 1, sizeof(*m->loads));
@@ -163,24 +161,9 @@ void dw_module_free(struct dw_module *m)
 	free(m);
 }
 
-const char *dw_module_path(const struct dw_module *m)
-{
-	return m->path;
-}
-
 const char *dw_module_name(const struct dw_module *m)
 {
 	return m->name;
-}
-
-bool dw_module_is_dyn(const struct dw_module *m)
-{
-	return m->e_type == ET_DYN;
-}
-
-uint64_t dw_module_entry(const struct dw_module *m)
-{
-	return m->entry;
 }
 
 Dwarf *dw_module_dwarf(struct dw_module *m)

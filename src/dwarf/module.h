@@ -27,17 +27,11 @@ int dw_module_open(const char *path, struct dw_module **out);
 /* NULL is a no-op. */
 void dw_module_free(struct dw_module *m);
 
-/* Borrowed; valid until dw_module_free(). */
-const char *dw_module_path(const struct dw_module *m);
-/* Basename of the path.  Borrowed. */
+/* Basename of the module's path.  Borrowed; valid until dw_module_free(). */
 const char *dw_module_name(const struct dw_module *m);
 
 /* True when DWARF debug info (.debug_info, possibly separate) was found. */
 bool dw_module_has_dwarf(struct dw_module *m);
-/* True for ET_DYN (PIE or shared library). */
-bool dw_module_is_dyn(const struct dw_module *m);
-/* The ELF entry point (virtual address). */
-uint64_t dw_module_entry(const struct dw_module *m);
 
 /* File offset of the byte at virtual address @vaddr, from the PT_LOAD
  * headers; this is the offset a uprobe is attached at.  Returns 0 or

@@ -42,8 +42,6 @@ struct dw_module {
 	const char *name;           /* points into path */
 	int fd;
 	Elf *elf;                   /* our own handle on the file, for headers */
-	uint16_t e_type;
-	uint64_t entry;
 	struct dw_load_segment *loads; /* owned */
 	size_t n_loads;
 	Dwfl *dwfl;                 /* one-module session at bias 0 */

@@ -15,79 +15,6 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* ---- expressions as text ---- */
-
-static int precedence(enum ast_op op)
-{
-	switch (op) {
-	case AST_OP_MUL: case AST_OP_DIV: case AST_OP_MOD: return 10;
-	case AST_OP_ADD: case AST_OP_SUB: return 9;
-	case AST_OP_SHL: case AST_OP_SHR: return 8;
-	case AST_OP_LT: case AST_OP_LE: case AST_OP_GT: case AST_OP_GE: return 7;
-	case AST_OP_EQ: case AST_OP_NE: return 6;
-	case AST_OP_BITAND: return 5;
-	case AST_OP_BITXOR: return 4;
-	case AST_OP_BITOR: return 3;
-	case AST_OP_AND: return 2;
-	case AST_OP_OR: return 1;
-	default: return 11;
-	}
-}
-
-static void expr_text(const struct ast_expr *e, int outer, struct strbuf *out);
-
-static void binary_text(const struct ast_expr *e, int outer, struct strbuf *out)
-{
-	int p = precedence(e->op);
-
-	if (p < outer)
-		strbuf_addch(out, '(');
-	expr_text(e->lhs, p, out);
-	strbuf_addf(out, " %s ", ast_op_name(e->op));
-	expr_text(e->rhs, p + 1, out);
-	if (p < outer)
-		strbuf_addch(out, ')');
-}
-
-static void expr_text(const struct ast_expr *e, int outer, struct strbuf *out)
-{
-	switch (e->kind) {
-	case AST_EXPR_INT:
-	case AST_EXPR_BOOL:
-	case AST_EXPR_STRING:
-	case AST_EXPR_IDENT:
-	case AST_EXPR_SPECIAL:
-		ast_leaf_text(e, out);
-		break;
-	case AST_EXPR_UNARY:
-		strbuf_addstr(out, ast_op_name(e->op));
-		expr_text(e->lhs, 11, out);
-		break;
-	case AST_EXPR_BINARY:
-		binary_text(e, outer, out);
-		break;
-	case AST_EXPR_MEMBER:
-		expr_text(e->lhs, 12, out);
-		strbuf_addf(out, ".%s", e->str);
-		break;
-	case AST_EXPR_INDEX:
-		expr_text(e->lhs, 12, out);
-		strbuf_addch(out, '[');
-		expr_text(e->rhs, 0, out);
-		strbuf_addch(out, ']');
-		break;
-	case AST_EXPR_CALL:
-		strbuf_addf(out, "%s(", e->str);
-		for (size_t i = 0; i < e->n_args; i++) {
-			if (i)
-				strbuf_addstr(out, ", ");
-			expr_text(e->args[i], 0, out);
-		}
-		strbuf_addch(out, ')');
-		break;
-	}
-}
-
 /* ---- values ---- */
 
 static bool arg_failed(const struct ev_arg *a, struct strbuf *out)
@@ -220,7 +147,7 @@ static void expr_pieces(struct renderer *r, const struct render_probe *probe,
 			const struct ast_stmt *s, const struct ev_print *p, struct span_list *out)
 {
 	strbuf_reset(&r->scratch);
-	expr_text(s->args[0], 0, &r->scratch);
+	ast_expr_text(s->args[0], &r->scratch);
 	span_add(out, SPAN_EXPR, SPAN_TONE_NONE, r->scratch.buf, NULL);
 	literal_span(" = ", out);
 	if (s->args[0]->kind == AST_EXPR_STRING)

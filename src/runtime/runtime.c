@@ -50,7 +50,6 @@ struct runtime {
 	uint32_t proc_slot_tgid[WR_MAX_PROCS]; /* the process in each slot, 0 = free */
 	int rows_outer_fd;
 	int rules_outer_fd;
-	size_t cfi_bytes[WR_MAX_MODULES];
 };
 
 /* libbpf talks through our log sink; its warnings are details of failures
@@ -311,17 +310,7 @@ int runtime_put_module_cfi(struct runtime *rt, uint32_t slot, const struct wr_cf
 		wr_error("storing unwind rows in the kernel: %s", wr_strerror(err));
 		return err;
 	}
-	rt->cfi_bytes[slot] = n_rows * sizeof(*rows) + n_rules * sizeof(*rules);
 	return 0;
-}
-
-size_t runtime_cfi_bytes(const struct runtime *rt)
-{
-	size_t sum = 0;
-
-	for (size_t i = 0; i < WR_MAX_MODULES; i++)
-		sum += rt->cfi_bytes[i];
-	return sum;
 }
 
 /* The slot of @tgid, a free one when it has none (@add), or -1. */
@@ -468,11 +457,6 @@ void runtime_detach(struct runtime *rt, struct rt_probe *p)
 	for (size_t i = 0; i < p->n_links; i++)
 		bpf_link__destroy(p->links[i]);
 	p->n_links = 0;
-}
-
-size_t runtime_probe_links(const struct rt_probe *p)
-{
-	return p->n_links;
 }
 
 void runtime_unload(struct runtime *rt, struct rt_probe *p)

@@ -43,8 +43,6 @@ void runtime_free(struct runtime *rt);
  * held.  Returns 0 or -errno. */
 int runtime_put_module_cfi(struct runtime *rt, uint32_t slot, const struct wr_cfi_row *rows,
 			   size_t n_rows, const struct wr_cfi_rule *rules, size_t n_rules);
-/* Bytes of kernel memory the CFI maps hold (values only). */
-size_t runtime_cfi_bytes(const struct runtime *rt);
 
 /* Set or remove the executable mappings of process @tgid. */
 int runtime_put_proc_maps(struct runtime *rt, uint32_t tgid, const struct wr_proc_maps *pm);
@@ -64,8 +62,6 @@ int runtime_attach(struct runtime *rt, struct rt_probe *p, pid_t pid, const char
 void runtime_detach(struct runtime *rt, struct rt_probe *p);
 /* Detach and unload @p.  NULL is a no-op. */
 void runtime_unload(struct runtime *rt, struct rt_probe *p);
-/* Number of attached links of @p. */
-size_t runtime_probe_links(const struct rt_probe *p);
 
 /* Sum of the per-CPU counters of wire probe id @id. */
 int runtime_probe_stats(struct runtime *rt, uint32_t id, struct wr_probe_stats *out);

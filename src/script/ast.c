@@ -97,16 +97,6 @@ void ast_script_free(struct ast_script *s)
 	free(s);
 }
 
-const char *ast_stmt_kind_name(enum ast_stmt_kind kind)
-{
-	static const char *const names[] = {
-		[AST_STMT_PRINT] = "print", [AST_STMT_BT] = "bt", [AST_STMT_IF] = "if",
-		[AST_STMT_LET] = "let",     [AST_STMT_EXPR] = "expr",
-	};
-
-	return (unsigned)kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
-}
-
 const char *ast_op_name(enum ast_op op)
 {
 	static const char *const names[] = {
@@ -121,6 +111,24 @@ const char *ast_op_name(enum ast_op op)
 	};
 
 	return (unsigned)op < sizeof(names) / sizeof(names[0]) ? names[op] : "?";
+}
+
+int ast_op_precedence(enum ast_op op)
+{
+	static const int prec[] = {
+		[AST_OP_NEG] = AST_PREC_UNARY,  [AST_OP_NOT] = AST_PREC_UNARY,
+		[AST_OP_BITNOT] = AST_PREC_UNARY, [AST_OP_DEREF] = AST_PREC_UNARY,
+		[AST_OP_ADDR] = AST_PREC_UNARY,
+		[AST_OP_MUL] = 10, [AST_OP_DIV] = 10, [AST_OP_MOD] = 10,
+		[AST_OP_ADD] = 9,  [AST_OP_SUB] = 9,
+		[AST_OP_SHL] = 8,  [AST_OP_SHR] = 8,
+		[AST_OP_LT] = 7,   [AST_OP_LE] = 7,   [AST_OP_GT] = 7,  [AST_OP_GE] = 7,
+		[AST_OP_EQ] = 6,   [AST_OP_NE] = 6,
+		[AST_OP_BITAND] = 5, [AST_OP_BITXOR] = 4, [AST_OP_BITOR] = 3,
+		[AST_OP_AND] = 2,  [AST_OP_OR] = 1,
+	};
+
+	return (unsigned)op < sizeof(prec) / sizeof(prec[0]) ? prec[op] : 0;
 }
 
 const char *ast_special_name(enum ast_special sp)
@@ -168,17 +176,6 @@ void ast_quote_string(const char *s, size_t len, struct strbuf *out)
 	strbuf_addch(out, '"');
 }
 
-static void dump_args(struct ast_expr *const *args, size_t n, struct strbuf *out)
-{
-	strbuf_addch(out, '(');
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			strbuf_addstr(out, ", ");
-		ast_expr_dump(args[i], out);
-	}
-	strbuf_addch(out, ')');
-}
-
 /* Source text of a leaf expression (literal, identifier, special). */
 void ast_leaf_text(const struct ast_expr *e, struct strbuf *out)
 {
@@ -203,8 +200,13 @@ void ast_leaf_text(const struct ast_expr *e, struct strbuf *out)
 	}
 }
 
-void ast_expr_dump(const struct ast_expr *e, struct strbuf *out)
+/* @e as script text.  @outer is how tightly the context binds (0: not at
+ * all); with @all_parens every operation is parenthesised (the dump's
+ * form), else only where precedence needs it (the form a user writes). */
+static void expr_text(const struct ast_expr *e, int outer, bool all_parens, struct strbuf *out)
 {
+	bool parens = all_parens;
+
 	switch (e->kind) {
 	case AST_EXPR_INT:
 	case AST_EXPR_BOOL:
@@ -212,34 +214,51 @@ void ast_expr_dump(const struct ast_expr *e, struct strbuf *out)
 	case AST_EXPR_IDENT:
 	case AST_EXPR_SPECIAL:
 		ast_leaf_text(e, out);
-		break;
+		return;
 	case AST_EXPR_UNARY:
-		strbuf_addf(out, "(%s", ast_op_name(e->op));
-		ast_expr_dump(e->lhs, out);
-		strbuf_addch(out, ')');
+		parens = all_parens || AST_PREC_UNARY < outer;
+		strbuf_addstr(out, parens ? "(" : "");
+		strbuf_addstr(out, ast_op_name(e->op));
+		expr_text(e->lhs, AST_PREC_UNARY, all_parens, out);
 		break;
 	case AST_EXPR_BINARY:
-		strbuf_addch(out, '(');
-		ast_expr_dump(e->lhs, out);
+		parens = all_parens || ast_op_precedence(e->op) < outer;
+		strbuf_addstr(out, parens ? "(" : "");
+		expr_text(e->lhs, ast_op_precedence(e->op), all_parens, out);
 		strbuf_addf(out, " %s ", ast_op_name(e->op));
-		ast_expr_dump(e->rhs, out);
-		strbuf_addch(out, ')');
+		/* Left-associative: an equal operator on the right needs parentheses. */
+		expr_text(e->rhs, ast_op_precedence(e->op) + 1, all_parens, out);
 		break;
 	case AST_EXPR_MEMBER:
-		ast_expr_dump(e->lhs, out);
+		expr_text(e->lhs, AST_PREC_POSTFIX, all_parens, out);
 		strbuf_addf(out, ".%s", e->str);
-		break;
+		return;
 	case AST_EXPR_INDEX:
-		ast_expr_dump(e->lhs, out);
+		expr_text(e->lhs, AST_PREC_POSTFIX, all_parens, out);
 		strbuf_addch(out, '[');
-		ast_expr_dump(e->rhs, out);
+		expr_text(e->rhs, 0, all_parens, out);
 		strbuf_addch(out, ']');
-		break;
+		return;
 	case AST_EXPR_CALL:
-		strbuf_addstr(out, e->str);
-		dump_args(e->args, e->n_args, out);
-		break;
+		strbuf_addf(out, "%s(", e->str);
+		for (size_t i = 0; i < e->n_args; i++) {
+			strbuf_addstr(out, i ? ", " : "");
+			expr_text(e->args[i], 0, all_parens, out);
+		}
+		strbuf_addch(out, ')');
+		return;
 	}
+	strbuf_addstr(out, parens ? ")" : "");
+}
+
+void ast_expr_dump(const struct ast_expr *e, struct strbuf *out)
+{
+	expr_text(e, 0, true, out);
+}
+
+void ast_expr_text(const struct ast_expr *e, struct strbuf *out)
+{
+	expr_text(e, 0, false, out);
 }
 
 static void indent(struct strbuf *out, unsigned depth)

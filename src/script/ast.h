@@ -179,13 +179,21 @@ void ast_leaf_text(const struct ast_expr *e, struct strbuf *out);
 /* One expression in the fully parenthesised form used by the dump, e.g.
  * `((a + (b * c)) == 3)`.  Appends to @out. */
 void ast_expr_dump(const struct ast_expr *e, struct strbuf *out);
+/* One expression as a user writes it, with the parentheses precedence
+ * needs and no others, e.g. `(a + b) * c == 3`.  Appends to @out. */
+void ast_expr_text(const struct ast_expr *e, struct strbuf *out);
 /* A string as a script literal with quotes and escapes.  Appends to @out. */
 void ast_quote_string(const char *s, size_t len, struct strbuf *out);
 
-/* Static names: "print", "bt", ... / "+", "<<", ... / "pid", "tid", ...
- * (without the '$') / "x", "X", "p", "s", "" (default). */
-const char *ast_stmt_kind_name(enum ast_stmt_kind kind);
+/* Static names: "+", "<<", ... / "pid", "tid", ... (without the '$') /
+ * "x", "X", "p", "s", "" (default). */
 const char *ast_op_name(enum ast_op op);
+/* How tightly @op binds, the one table the parser and the printers share:
+ * binary operators from 10 (* / %) down to 1 (||), unary ones
+ * AST_PREC_UNARY; `.` and `[ ]` bind tighter still. */
+int ast_op_precedence(enum ast_op op);
+#define AST_PREC_UNARY   11
+#define AST_PREC_POSTFIX 12
 const char *ast_special_name(enum ast_special sp);
 const char *ast_fmt_spec_name(enum ast_fmt_spec spec);
 

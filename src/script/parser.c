@@ -408,20 +408,21 @@ out:
 	return e;
 }
 
+/* The binary operators by token; how tightly each binds is
+ * ast_op_precedence(), shared with the printers. */
 static const struct binop {
 	enum tok_kind tok;
 	enum ast_op op;
-	int prec;
 } binops[] = {
-	{ TOK_STAR, AST_OP_MUL, 10 },   { TOK_SLASH, AST_OP_DIV, 10 },  { TOK_PERCENT, AST_OP_MOD, 10 },
-	{ TOK_PLUS, AST_OP_ADD, 9 },    { TOK_MINUS, AST_OP_SUB, 9 },
-	{ TOK_SHL, AST_OP_SHL, 8 },     { TOK_SHR, AST_OP_SHR, 8 },
-	{ TOK_LT, AST_OP_LT, 7 },       { TOK_LE, AST_OP_LE, 7 },
-	{ TOK_GT, AST_OP_GT, 7 },       { TOK_GE, AST_OP_GE, 7 },
-	{ TOK_EQ, AST_OP_EQ, 6 },       { TOK_NE, AST_OP_NE, 6 },
-	{ TOK_AMP, AST_OP_BITAND, 5 },  { TOK_CARET, AST_OP_BITXOR, 4 },
-	{ TOK_PIPE, AST_OP_BITOR, 3 },  { TOK_ANDAND, AST_OP_AND, 2 },
-	{ TOK_OROR, AST_OP_OR, 1 },
+	{ TOK_STAR, AST_OP_MUL },     { TOK_SLASH, AST_OP_DIV },    { TOK_PERCENT, AST_OP_MOD },
+	{ TOK_PLUS, AST_OP_ADD },     { TOK_MINUS, AST_OP_SUB },
+	{ TOK_SHL, AST_OP_SHL },      { TOK_SHR, AST_OP_SHR },
+	{ TOK_LT, AST_OP_LT },        { TOK_LE, AST_OP_LE },
+	{ TOK_GT, AST_OP_GT },        { TOK_GE, AST_OP_GE },
+	{ TOK_EQ, AST_OP_EQ },        { TOK_NE, AST_OP_NE },
+	{ TOK_AMP, AST_OP_BITAND },   { TOK_CARET, AST_OP_BITXOR },
+	{ TOK_PIPE, AST_OP_BITOR },   { TOK_ANDAND, AST_OP_AND },
+	{ TOK_OROR, AST_OP_OR },
 };
 
 static const struct binop *find_binop(enum tok_kind kind)
@@ -439,9 +440,9 @@ static struct ast_expr *parse_binary(struct parser *p, int min_prec)
 	struct ast_expr *lhs = parse_unary(p), *rhs;
 	const struct binop *b;
 
-	while (lhs && (b = find_binop(p->tok.kind)) && b->prec >= min_prec) {
+	while (lhs && (b = find_binop(p->tok.kind)) && ast_op_precedence(b->op) >= min_prec) {
 		next(p);
-		rhs = parse_binary(p, b->prec + 1);
+		rhs = parse_binary(p, ast_op_precedence(b->op) + 1);
 		if (!rhs) {
 			ast_expr_free(lhs);
 			return NULL;

@@ -29,11 +29,6 @@ void wr_log_set_level(enum wr_log_level level)
 	max_level = level;
 }
 
-enum wr_log_level wr_log_get_level(void)
-{
-	return max_level;
-}
-
 int wr_log_open_file(const char *path)
 {
 	FILE *f = fopen(path, "a");

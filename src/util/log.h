@@ -26,7 +26,6 @@ typedef void (*wr_log_sink_fn)(enum wr_log_level level, const char *msg, void *c
  * verbose level that is passed to it. */
 void wr_log_set_sink(wr_log_sink_fn fn, void *ctx);
 void wr_log_set_level(enum wr_log_level level);
-enum wr_log_level wr_log_get_level(void);
 
 /* Mirror every message at or above @level (and everything at debug level
  * when verbose) into @path as well.  Returns 0 or -errno. */

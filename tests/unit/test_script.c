@@ -17,6 +17,7 @@
 #include "util/diag.h"
 #include "util/error.h"
 #include "util/strbuf.h"
+#include "util/xalloc.h"
 
 /* ---- helpers ---- */
 
@@ -461,6 +462,53 @@ static void test_parse_expressions(void **state)
 		    "  print (true && false)\n"
 		    "  print (((16 + 8) + 2) + 10)\n"
 		    "  print s.print.let\n");
+}
+
+/* The text of a print expression, and what the same text parses to. */
+static void expr_as_written(const char *expr, const char *want)
+{
+	char *script = xasprintf("trace f { print %s; }", expr), *again;
+	struct strbuf text = STRBUF_INIT, d1 = STRBUF_INIT, d2 = STRBUF_INIT;
+	struct ast_script *s = NULL, *s2 = NULL;
+	struct diag d = { 0 };
+
+	assert_int_equal(script_parse(script, &s, &d), 0);
+	ast_expr_text(s->probes[0]->body.stmts[0]->args[0], &text);
+	assert_string_equal(text.buf, want);
+	/* The text means what the expression meant. */
+	again = xasprintf("trace f { print %s; }", text.buf);
+	assert_int_equal(script_parse(again, &s2, &d), 0);
+	ast_expr_dump(s->probes[0]->body.stmts[0]->args[0], &d1);
+	ast_expr_dump(s2->probes[0]->body.stmts[0]->args[0], &d2);
+	assert_string_equal(d1.buf, d2.buf);
+	ast_script_free(s);
+	ast_script_free(s2);
+	strbuf_release(&text);
+	strbuf_release(&d1);
+	strbuf_release(&d2);
+	diag_release(&d);
+	free(script);
+	free(again);
+}
+
+/* Expressions as a user writes them: the parentheses precedence needs, no
+ * others (what `print expr;` shows before " = "). */
+static void test_expr_text(void **state)
+{
+	(void)state;
+	expr_as_written("a + b * c - d / e % f", "a + b * c - d / e % f");
+	expr_as_written("(a + b) * c", "(a + b) * c");
+	expr_as_written("((a)) - (b - c)", "a - (b - c)");
+	expr_as_written("(a - b) - c", "a - b - c");
+	expr_as_written("a | b ^ c & d == e", "a | b ^ c & d == e");
+	expr_as_written("(a || b) && !(c || d)", "(a || b) && !(c || d)");
+	expr_as_written("-a.b[1].c * *p & ~m", "-a.b[1].c * *p & ~m");
+	expr_as_written("&arr[(i + 1) * 2]", "&arr[(i + 1) * 2]");
+	expr_as_written("(*p).x + strncmp(s, \"ab\", 2 + n)", "(*p).x + strncmp(s, \"ab\", 2 + n)");
+	expr_as_written("$pid << (1 + 2)", "$pid << 1 + 2");
+	assert_int_equal(ast_op_precedence(AST_OP_MUL), 10);
+	assert_int_equal(ast_op_precedence(AST_OP_OR), 1);
+	assert_int_equal(ast_op_precedence(AST_OP_NOT), AST_PREC_UNARY);
 }
 
 static void test_parse_builtins(void **state)
@@ -1040,6 +1088,7 @@ int main(void)
 		cmocka_unit_test(test_parse_statements),
 		cmocka_unit_test(test_parse_if_chain),
 		cmocka_unit_test(test_parse_expressions),
+		cmocka_unit_test(test_expr_text),
 		cmocka_unit_test(test_parse_builtins),
 		cmocka_unit_test(test_parse_patterns_and_bodies),
 		cmocka_unit_test(test_parse_bt_flags),
