@@ -45,46 +45,25 @@
  * The rule table
  * ====================================================================== */
 
-/* Open addressing over rule indices; a slot holds index + 1, 0 is empty. */
-struct rule_index {
-	uint32_t *slot;
-	size_t mask;
-};
-
-/* A rule as two words with its reserved bytes (13..15) cleared.  Words,
- * not bytes, keep the per-row lookup free of partial-store stalls. */
-#define RULE_HI_MASK 0x000000ffffffffffull
-_Static_assert(offsetof(struct wr_cfi_rule, reserved) == 13 && sizeof(struct wr_cfi_rule) == 16,
-	       "rule words");
-
-static void rule_words(const struct wr_cfi_rule *rule, uint64_t w[2])
+/* A rule with its reserved bytes cleared, so equal rules are equal bytes. */
+static struct wr_cfi_rule rule_key(const struct wr_cfi_rule *rule)
 {
-	memcpy(w, rule, 16);
-	w[1] &= RULE_HI_MASK;
+	struct wr_cfi_rule key = *rule;
+
+	memset(key.reserved, 0, sizeof(key.reserved));
+	return key;
 }
 
-static uint64_t hash_words(const uint64_t w[2])
+/* The index's keys are the rules in r->v: when the array moves, they are
+ * indexed again (amortised, since the array doubles). */
+static void reindex(struct cfi_rules *r)
 {
-	uint64_t h = w[0] * 0x9e3779b97f4a7c15ull ^ (w[1] + 0x632be59bd9b4e019ull) * 0xff51afd7ed558ccdull;
-
-	return h ^ (h >> 29);
-}
-
-static void rehash(struct cfi_rules *r, size_t nslots)
-{
-	struct rule_index *ix = r->index;
-
-	free(ix->slot);
-	ix->slot = xcalloc(nslots, sizeof(*ix->slot));
-	ix->mask = nslots - 1;
+	htab_release(&r->index);
 	for (size_t i = 0; i < r->n; i++) {
-		uint64_t w[2];
-		size_t s;
+		struct htab_slot *s = htab_get(&r->index, &r->v[i], sizeof(r->v[i]), true);
 
-		rule_words(&r->v[i], w);
-		for (s = hash_words(w) & ix->mask; ix->slot[s]; s = (s + 1) & ix->mask)
-			;
-		ix->slot[s] = (uint32_t)(i + 1);
+		s->key = &r->v[i];
+		s->val = (uint32_t)i;
 	}
 }
 
@@ -95,37 +74,26 @@ void cfi_rules_init(struct cfi_rules *r)
 
 void cfi_rules_release(struct cfi_rules *r)
 {
-	struct rule_index *ix = r->index;
-
-	if (ix)
-		free(ix->slot);
-	free(ix);
+	htab_release(&r->index);
 	free(r->v);
 	memset(r, 0, sizeof(*r));
 }
 
 uint32_t cfi_rules_intern(struct cfi_rules *r, const struct wr_cfi_rule *rule)
 {
-	struct rule_index *ix = r->index;
-	uint64_t w[2], v[2];
-	size_t s;
+	struct wr_cfi_rule key = rule_key(rule), *old = r->v;
+	struct htab_slot *s = htab_get(&r->index, &key, sizeof(key), false);
 
-	rule_words(rule, w);
-	if (!ix) {
-		r->index = ix = xcalloc(1, sizeof(*ix));
-		rehash(r, 64);
-	} else if ((r->n + 1) * 2 > ix->mask + 1) {
-		rehash(r, (ix->mask + 1) * 2);
-	}
-	for (s = hash_words(w) & ix->mask; ix->slot[s]; s = (s + 1) & ix->mask) {
-		memcpy(v, &r->v[ix->slot[s] - 1], 16);
-		if (v[0] == w[0] && v[1] == w[1])
-			return ix->slot[s] - 1;
-	}
+	if (s)
+		return s->val;
 	r->v = xgrow(r->v, &r->cap, r->n + 1, sizeof(*r->v));
-	memcpy(&r->v[r->n++], w, 16);
-	ix->slot[s] = (uint32_t)r->n;
-	return (uint32_t)(r->n - 1);
+	if (r->v != old)
+		reindex(r);
+	r->v[r->n] = key;
+	s = htab_get(&r->index, &r->v[r->n], sizeof(key), true);
+	s->key = &r->v[r->n];
+	s->val = (uint32_t)r->n;
+	return (uint32_t)r->n++;
 }
 
 /* ======================================================================

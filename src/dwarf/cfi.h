@@ -7,8 +7,9 @@
  * Every FDE's CFA program is executed once, start to end, emitting a row at
  * each location change; rows are sorted by pc, adjacent rows with the same
  * rule are merged, and a gap row (rule WR_CFI_RULE_NONE) closes every range
- * no FDE covers.  Rules are interned in a shared, deduplicated table
- * (struct cfi_rules) so all modules of all processes index one rule array.
+ * no FDE covers.  Rules are interned in a deduplicated table per module
+ * (struct cfi_rules), which becomes that module's rule map in the kernel;
+ * its rows index it.
  * Rules that do not fit the compact kinds (DWARF expressions, CFA in another
  * register, offsets beyond the field widths) become WR_ROW_UNSUPPORTED rows;
  * the glibc signal trampoline pattern becomes WR_ROW_SIGNAL.
@@ -22,16 +23,17 @@
 #include <stdint.h>
 
 #include "protocol/wire.h"
+#include "util/htab.h"
 
 struct dw_module;
 struct strbuf;
 
-/* The deduplicated rule table shared by all modules. */
+/* A module's deduplicated rules. */
 struct cfi_rules {
 	struct wr_cfi_rule *v; /* owned */
 	size_t n;
 	size_t cap;
-	void *index;           /* owned: hash from rule to its index */
+	struct htab index;     /* a rule's bytes (keys in v) -> its index */
 };
 
 void cfi_rules_init(struct cfi_rules *r);

@@ -94,7 +94,7 @@ static char *die_qualified_name(Dwarf_Die *die)
 
 	if (!raw)
 		return NULL;
-	d = rs_demangle(raw);
+	d = dw_demangle(raw, false);
 	return d ? d : xstrdup(raw);
 }
 
@@ -428,7 +428,7 @@ static void dwarf_function_sites(struct dw_module *m, struct rs_state *st, const
 				 struct dw_sites *out)
 {
 	const char *comp = rs_last_component(query);
-	struct rs_slot *slot = rs_table_get(&st->keys, comp, rs_untemplated_len(comp), false);
+	struct htab_slot *slot = htab_get(&st->keys, comp, rs_untemplated_len(comp), false);
 	struct candidate *v = NULL;
 	size_t n = 0, cap = 0;
 	enum match best = MATCH_NONE;

@@ -18,7 +18,6 @@
 #include "util/xalloc.h"
 
 #include <dwarf.h>
-#include <libiberty/demangle.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,14 +66,6 @@ size_t rs_untemplated_len(const char *s)
 	return len;
 }
 
-/* Demangled name without parameters, or NULL if @mangled is not C++. */
-char *rs_demangle(const char *mangled)
-{
-	if (strncmp(mangled, "_Z", 2) != 0)
-		return NULL;
-	return cplus_demangle(mangled, DMGL_ANSI);
-}
-
 /* The name a DIE is known by: its C++ linkage name, else DW_AT_name;
  * abstract origins and specifications are followed.  Equal strings name
  * the same function, so callers can deduplicate before demangling.
@@ -87,66 +78,6 @@ const char *rs_raw_name(Dwarf_Die *die)
 	if (!s)
 		s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
 	return s && strncmp(s, "_Z", 2) == 0 ? s : dwarf_diename(die);
-}
-
-/* ---- the hash table ---- */
-
-static uint32_t hash_span(const char *s, size_t len)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
-static struct rs_slot *table_probe(struct rs_table *t, const char *key, size_t len, uint32_t h)
-{
-	size_t i = h & (t->cap - 1);
-
-	while (t->slots[i].key && (t->slots[i].hash != h || t->slots[i].len != len ||
-				   memcmp(t->slots[i].key, key, len) != 0))
-		i = (i + 1) & (t->cap - 1);
-	return &t->slots[i];
-}
-
-static void table_grow(struct rs_table *t)
-{
-	struct rs_table bigger = { .cap = t->cap ? t->cap * 2 : 64 };
-
-	bigger.slots = xcalloc(bigger.cap, sizeof(*bigger.slots));
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->slots[i].key)
-			*table_probe(&bigger, t->slots[i].key, t->slots[i].len, t->slots[i].hash) =
-				t->slots[i];
-	bigger.n = t->n;
-	free(t->slots);
-	*t = bigger;
-}
-
-/* The slot for @key[0..len): an existing one, or with @insert a new one
- * (key NULL; the caller fills it in), else NULL. */
-struct rs_slot *rs_table_get(struct rs_table *t, const char *key, size_t len, bool insert)
-{
-	uint32_t h = hash_span(key, len);
-	struct rs_slot *s;
-
-	if (!t->cap) {
-		if (!insert)
-			return NULL;
-		table_grow(t);
-	}
-	s = table_probe(t, key, len, h);
-	if (s->key || !insert)
-		return s->key ? s : NULL;
-	if ((t->n + 1) * 4 > t->cap * 3) {
-		table_grow(t);
-		s = table_probe(t, key, len, h);
-	}
-	t->n++;
-	s->hash = h;
-	s->len = len;
-	return s;
 }
 
 /* ---- the index ---- */
@@ -163,7 +94,7 @@ static void destroy_state(void *data)
 	free(st->names);
 	free(st->cus);
 	free(st->ents);
-	free(st->keys.slots);
+	htab_release(&st->keys);
 	free(st->origins.slots);
 	free(st->syms);
 	free(st);
@@ -197,7 +128,7 @@ static void add_named(struct rs_state *st, const char *name, Dwarf_Off die, uint
 		      enum rs_kind kind)
 {
 	size_t len = rs_untemplated_len(name);
-	struct rs_slot *slot = rs_table_get(&st->keys, name, len, true);
+	struct htab_slot *slot = htab_get(&st->keys, name, len, true);
 	uint32_t i;
 
 	if (!slot->key) {
@@ -452,7 +383,7 @@ void rs_symbols_load(struct dw_module *m, struct rs_state *st)
  * a "@VERSION" suffix.  Caller frees. */
 char *rs_symbol_name(const char *sym)
 {
-	char *d = rs_demangle(sym);
+	char *d = dw_demangle(sym, false);
 
 	return d ? d : xstrndup(sym, strcspn(sym, "@"));
 }

@@ -21,9 +21,9 @@
 
 /* ---- listing and suggestions ---- */
 
-static void add_name(struct rs_state *st, struct rs_table *seen, char *name, uint64_t vaddr)
+static void add_name(struct rs_state *st, struct htab *seen, char *name, uint64_t vaddr)
 {
-	struct rs_slot *s = rs_table_get(seen, name, strlen(name), true);
+	struct htab_slot *s = htab_get(seen, name, strlen(name), true);
 
 	if (s->key) {
 		free(name);
@@ -45,32 +45,32 @@ static void entry_address(struct rs_state *st, uint32_t i, Dwarf_Addr *pc)
 		rs_die_entry_pc(&die, pc);
 }
 
-static void list_dwarf_names(struct rs_state *st, struct rs_table *seen)
+static void list_dwarf_names(struct rs_state *st, struct htab *seen)
 {
-	struct rs_table raw = { 0 };
+	struct htab raw = { 0 };
 
 	/* Out-of-line copies first, so a name's address is a real entry. */
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint32_t i = 0; i < st->n_ents; i++) {
 			Dwarf_Die die, cudie;
 			const char *r;
-			struct rs_slot *s;
+			struct htab_slot *s;
 			Dwarf_Addr pc = 0;
 			char *name;
 
 			if (rs_entry_kind(&st->ents[i]) != (pass == 0 ? KIND_FUNC : KIND_ORIGIN) ||
 			    !rs_entry_die(st, i, &die, &cudie) || !(r = rs_raw_name(&die)))
 				continue;
-			s = rs_table_get(&raw, r, strlen(r), true);
+			s = htab_get(&raw, r, strlen(r), true);
 			if (s->key)
 				continue;
 			s->key = r;
-			name = rs_demangle(r);
+			name = dw_demangle(r, false);
 			entry_address(st, i, &pc);
 			add_name(st, seen, name ? name : xstrdup(r), pc);
 		}
 	}
-	free(raw.slots);
+	htab_release(&raw);
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -80,7 +80,7 @@ static int cmp_name(const void *a, const void *b)
 
 static void build_names(struct dw_module *m, struct rs_state *st)
 {
-	struct rs_table seen = { 0 };
+	struct htab seen = { 0 };
 	Dwarf *dw = dw_module_dwarf(m);
 	size_t n_dwarf;
 
@@ -99,7 +99,7 @@ static void build_names(struct dw_module *m, struct rs_state *st)
 		qsort(st->names, n_dwarf, sizeof(*st->names), cmp_name);
 	if (st->n_names > n_dwarf)
 		qsort(st->names + n_dwarf, st->n_names - n_dwarf, sizeof(*st->names), cmp_name);
-	free(seen.slots);
+	htab_release(&seen);
 }
 
 int dw_module_foreach_function(struct dw_module *m,
@@ -119,7 +119,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void list_unit_files(Dwarf_Die *cudie, struct rs_table *seen, const char ***v, size_t *n,
+static void list_unit_files(Dwarf_Die *cudie, struct htab *seen, const char ***v, size_t *n,
 			    size_t *cap)
 {
 	Dwarf_Files *files;
@@ -129,7 +129,7 @@ static void list_unit_files(Dwarf_Die *cudie, struct rs_table *seen, const char 
 		return;
 	for (size_t i = 0; i < nf; i++) {
 		const char *f = dwarf_filesrc(files, i, NULL, NULL);
-		struct rs_slot *s;
+		struct htab_slot *s;
 
 		char *norm;
 
@@ -137,7 +137,7 @@ static void list_unit_files(Dwarf_Die *cudie, struct rs_table *seen, const char 
 		if (!f || !*f || f[0] == '<')
 			continue;
 		norm = dw_unit_path(cudie, f);
-		s = rs_table_get(seen, norm, strlen(norm), true);
+		s = htab_get(seen, norm, strlen(norm), true);
 		if (s->key) {
 			free(norm);
 			continue;
@@ -150,7 +150,7 @@ static void list_unit_files(Dwarf_Die *cudie, struct rs_table *seen, const char 
 
 int dw_module_foreach_source(struct dw_module *m, int (*fn)(const char *path, void *ctx), void *ctx)
 {
-	struct rs_table seen = { 0 };
+	struct htab seen = { 0 };
 	const char **v = NULL;
 	size_t n = 0, cap = 0;
 	Dwarf *dw = dw_module_dwarf(m);
@@ -171,7 +171,7 @@ int dw_module_foreach_source(struct dw_module *m, int (*fn)(const char *path, vo
 	for (size_t i = 0; i < n; i++)
 		free((char *)v[i]);
 	free(v);
-	free(seen.slots);
+	htab_release(&seen);
 	return r;
 }
 

@@ -22,24 +22,12 @@
 
 #include "dwarf/module_priv.h"
 #include "dwarf/resolve.h"
+#include "dwarf/symbolize.h"
+#include "util/htab.h"
 
 #define RS_NONE UINT32_MAX
 #define RS_KIND_SHIFT 30
 #define RS_CU_MASK ((1u << RS_KIND_SHIFT) - 1)
-
-/* A string-keyed open-addressing hash table; @val is the caller's. */
-struct rs_slot {
-	const char *key; /* NULL: empty */
-	size_t len;
-	uint32_t hash;
-	uint32_t val;
-};
-
-struct rs_table {
-	struct rs_slot *slots;
-	size_t cap; /* power of two, or 0 */
-	size_t n;
-};
 
 struct rs_cu {
 	Dwarf *dw;        /* the unit's own Dwarf (differs for split units) */
@@ -93,7 +81,7 @@ struct rs_state {
 	size_t n_cus, cap_cus;
 	struct rs_entry *ents; /* per unit in DIE order, then the ORIGINs */
 	size_t n_ents, cap_ents;
-	struct rs_table keys;  /* name key -> first FUNC or ORIGIN entry */
+	struct htab keys;      /* name key -> first FUNC or ORIGIN entry */
 	struct rs_origins origins;
 	char **owned;          /* keys we had to copy */
 	size_t n_owned, cap_owned;
@@ -130,10 +118,6 @@ const char *rs_last_component(const char *s);
  * component ("ns::max<int>" -> "ns::max"): the key a name is filed under. */
 size_t rs_untemplated_len(const char *s);
 
-/* Demangled name without parameters, or NULL if @mangled is not C++.
- * Caller frees. */
-char *rs_demangle(const char *mangled);
-
 /* The name a DIE is known by: its C++ linkage name, else DW_AT_name.
  * Borrowed from libdw; NULL for an anonymous DIE. */
 const char *rs_raw_name(Dwarf_Die *die);
@@ -141,14 +125,6 @@ const char *rs_raw_name(Dwarf_Die *die);
 /* The user-facing name of ELF symbol @sym: demangled without parameters,
  * without a "@VERSION" suffix.  Caller frees. */
 char *rs_symbol_name(const char *sym);
-
-/* ---- the hash table (resolve_index.c) ---- */
-
-/* The slot for @key[0..len) in @t: an existing one, or with @insert a new
- * one (key NULL: the caller sets key, which must outlive the table, and
- * val if it uses it), else NULL.  Zeroed is empty; the caller frees
- * t->slots. */
-struct rs_slot *rs_table_get(struct rs_table *t, const char *key, size_t len, bool insert);
 
 /* ---- the index (resolve_index.c) ---- */
 

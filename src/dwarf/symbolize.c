@@ -32,6 +32,7 @@
 #include "dwarf/module_priv.h"
 #include "dwarf/offmap.h"
 #include "dwarf/typename.h"
+#include "util/htab.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -43,11 +44,6 @@
 #define MAX_SCOPE_DEPTH 64 /* DIE nesting followed from a CU down to a pc */
 #define MAX_ORIGIN_HOPS 8  /* abstract_origin/specification links followed */
 
-struct strset {
-	char **slots;
-	size_t cap;
-	size_t n;
-};
 
 /* [lo, hi): the head of every element of a sorted span array. */
 struct span {
@@ -106,7 +102,7 @@ struct sym_cache {
 	struct chunk *chunks;     /* newest first */
 	struct offmap die_names;  /* DIE key -> interned qualified name */
 	struct offmap cu_indexes; /* CU DIE key -> struct cu_index * */
-	struct strset strs;
+	struct htab strs;         /* interned strings (owned keys) */
 	struct symtab syms;
 };
 
@@ -116,54 +112,19 @@ struct scope_path {
 	int n;
 };
 
-/* ---- hashing ---- */
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
-static size_t strset_find(char **slots, size_t cap, const char *s)
-{
-	size_t i = str_hash(s) & (cap - 1);
-
-	while (slots[i] && strcmp(slots[i], s) != 0)
-		i = (i + 1) & (cap - 1);
-	return i;
-}
-
-static void strset_grow(struct strset *set)
-{
-	size_t cap = set->cap ? set->cap * 2 : 256;
-	char **slots = xcalloc(cap, sizeof(*slots));
-
-	for (size_t i = 0; i < set->cap; i++)
-		if (set->slots[i])
-			slots[strset_find(slots, cap, set->slots[i])] = set->slots[i];
-	free(set->slots);
-	set->slots = slots;
-	set->cap = cap;
-}
+/* ---- interned strings ---- */
 
 /* The cache's copy of @s (NULL stays NULL); @s is borrowed. */
 static const char *intern(struct sym_cache *c, const char *s)
 {
-	size_t i;
+	struct htab_slot *slot;
 
 	if (!s)
 		return NULL;
-	if ((c->strs.n + 1) * 2 > c->strs.cap)
-		strset_grow(&c->strs);
-	i = strset_find(c->strs.slots, c->strs.cap, s);
-	if (!c->strs.slots[i]) {
-		c->strs.slots[i] = xstrdup(s);
-		c->strs.n++;
-	}
-	return c->strs.slots[i];
+	slot = htab_get(&c->strs, s, strlen(s) + 1, true);
+	if (!slot->key)
+		slot->key = xstrdup(s);
+	return slot->key;
 }
 
 /* Like intern() but consumes the malloc'd @s. */
@@ -259,8 +220,8 @@ static void cache_destroy(void *data)
 	}
 	offmap_release(&c->cu_indexes);
 	for (size_t i = 0; i < c->strs.cap; i++)
-		free(c->strs.slots[i]);
-	free(c->strs.slots);
+		free((void *)c->strs.slots[i].key);
+	htab_release(&c->strs);
 	spans_release(&c->syms.sized);
 	spans_release(&c->syms.unsized);
 	free(c);
@@ -301,26 +262,24 @@ static struct sym_cache *cache_of(struct dw_module *m)
 
 /* ---- demangling ---- */
 
-char *dw_demangle(const char *name)
+char *dw_demangle(const char *name, bool params)
 {
 	if (!name || strncmp(name, "_Z", 2) != 0)
 		return NULL;
-	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+	return cplus_demangle(name, params ? DMGL_PARAMS | DMGL_ANSI : DMGL_ANSI);
 }
 
 /* @name demangled without its parameter list ("ns::Klass<int>::method"),
  * or @name itself when it is not mangled.  Interned. */
 static const char *function_name(struct sym_cache *c, const char *name)
 {
-	char *d = NULL, *full, *clone;
+	char *d = dw_demangle(name, false), *full, *clone;
 
-	if (name && strncmp(name, "_Z", 2) == 0)
-		d = cplus_demangle(name, DMGL_ANSI);
 	if (!d)
 		return intern(c, name);
 	/* Without its parameters the demangler also drops a clone suffix
 	 * (".isra.0"), which is worth keeping: gdb shows it too. */
-	if (strchr(name, '.') && (full = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI))) {
+	if (strchr(name, '.') && (full = dw_demangle(name, true))) {
 		clone = strstr(full, " [clone ");
 		if (clone) {
 			char *both = xasprintf("%s%s", d, clone);

@@ -40,8 +40,10 @@ struct dw_sym {
  * with unknown fields is still a result). */
 int dw_symbolize(struct dw_module *m, uint64_t pc, struct dw_sym *out);
 
-/* Demangle a C++ symbol (only names starting with "_Z"); returns a new
- * string (caller frees) or NULL when @name is not mangled. */
-char *dw_demangle(const char *name);
+/* Demangle a C++ symbol (only names starting with "_Z"), with its
+ * parameter list (`ns::f(int)`) or without it (`ns::f`, the name users
+ * type and the resolver files names under).  Returns a new string (caller
+ * frees) or NULL when @name is NULL or not mangled. */
+char *dw_demangle(const char *name, bool params);
 
 #endif

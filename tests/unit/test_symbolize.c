@@ -1055,7 +1055,7 @@ static void test_demangle(void **state)
 	char *path = fixture_path("cxx", "O0");
 	char *cmd = xasprintf("nm --defined-only '%s' | awk '$3 ~ /^_Z/ { print $3 }'", path);
 	struct strbuf names = STRBUF_INIT, want = STRBUF_INIT;
-	char *list = xasprintf("%s/mangled", tmpdir), *a[256], *b[256];
+	char *list = xasprintf("%s/mangled", tmpdir), *a[256], *b[256], *d;
 	size_t n;
 
 	run(cmd, &names);
@@ -1067,17 +1067,22 @@ static void test_demangle(void **state)
 	assert_int_equal(split(want.buf, '\n', b, 256), n);
 	assert_true(n > 20);
 	for (size_t i = 0; i < n; i++) {
-		char *d = dw_demangle(a[i]);
-
+		d = dw_demangle(a[i], true);
 		if (*a[i]) {
 			assert_non_null(d);
 			assert_string_equal(d, b[i]);
 		}
 		free(d);
 	}
-	assert_null(dw_demangle("leaf"));
-	assert_null(dw_demangle("main"));
-	assert_null(dw_demangle(""));
+	assert_null(dw_demangle("leaf", true));
+	d = dw_demangle("_ZN2ns5Klass6methodEi", false);
+	assert_string_equal(d, "ns::Klass::method");
+	free(d);
+	d = dw_demangle("_ZN2ns5Klass6methodEi", true);
+	assert_string_equal(d, "ns::Klass::method(int)");
+	free(d);
+	assert_null(dw_demangle("main", false));
+	assert_null(dw_demangle("", true));
 	strbuf_release(&names);
 	strbuf_release(&want);
 	free(cmd);

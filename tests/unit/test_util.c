@@ -1,5 +1,5 @@
-/* test_util.c - strbuf, diag rendering, the error table, the log, files
- * the clock and the configuration file's TOML subset. */
+/* test_util.c - strbuf, diag rendering, the error table, the log, files,
+ * the hash table, the clock and the configuration file's TOML subset. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +16,7 @@
 #include "util/diag.h"
 #include "util/error.h"
 #include "util/file.h"
+#include "util/htab.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "util/toml.h"
@@ -188,6 +189,36 @@ static void test_file_read_proc(void **state)
 	free(text);
 }
 
+/* Every key inserted is found again, across growth, and only those. */
+static void test_htab(void **state)
+{
+	static char keys[5000][16];
+	struct htab t = { 0 };
+	struct htab_slot *s;
+
+	(void)state;
+	assert_null(htab_get(&t, "x", 1, false));
+	for (int i = 0; i < 5000; i++) {
+		int n = snprintf(keys[i], sizeof(keys[i]), "key-%d", i);
+
+		s = htab_get(&t, keys[i], (size_t)n, true);
+		assert_null(s->key);
+		s->key = keys[i];
+		s->val = (uint32_t)i;
+	}
+	assert_int_equal(t.n, 5000);
+	for (int i = 0; i < 5000; i++) {
+		s = htab_get(&t, keys[i], strlen(keys[i]), true);
+		assert_ptr_equal(s->key, keys[i]);
+		assert_int_equal(s->val, i);
+	}
+	assert_int_equal(t.n, 5000);
+	assert_null(htab_get(&t, "key-5000", 8, false));
+	assert_null(htab_get(&t, "key-1", 4, false)); /* a prefix is another key */
+	htab_release(&t);
+	assert_null(htab_get(&t, "key-1", 5, false));
+}
+
 /* The clock moves forward. */
 static void test_clock(void **state)
 {
@@ -343,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_log_deferred),
 		cmocka_unit_test(test_file_read),
 		cmocka_unit_test(test_file_read_proc),
+		cmocka_unit_test(test_htab),
 		cmocka_unit_test(test_clock),
 		cmocka_unit_test(test_toml_accepts),
 		cmocka_unit_test(test_toml_rejects),
