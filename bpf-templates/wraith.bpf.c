@@ -58,7 +58,10 @@ static const __u32 wr_cfg_transport = WR_BASE_TRANSPORT;
 __u32 wr_cfg_transport = WR_TRANSPORT_RINGBUF; /* enum wr_transport */
 #endif
 
-/* ---- maps (the generator never creates maps; see notes on BTF) ---- */
+/* ---- maps ----
+ * All maps are defined here, never by the generator: libbpf needs a map's
+ * BTF description, which clang writes from these definitions' debug info
+ * (the reason the templates are built with -g). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 22);

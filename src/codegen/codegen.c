@@ -1,9 +1,13 @@
 /* codegen.c - the LLVM side of code generation: parse the embedded
- * template bitcode, prepare it (internalise the wr_* entry points, fix the
- * configuration globals), give every generated function debug info (libbpf
- * needs func_info for all or none, see the toolchain notes), verify,
- * optimise and emit a BPF object to memory.  Statement and expression
- * lowering lives in lower.c.
+ * template bitcode, check its entry points, prepare it (internalise the
+ * wr_* entry points, fix the configuration globals), give every generated
+ * function debug info, verify, optimise and emit a BPF object to memory.
+ * Statement and expression lowering lives in lower.c.
+ *
+ * Debug info on the probe function is not optional: once inlined template
+ * code carries debug locations, LLVM writes .BTF.ext line info, and libbpf
+ * then wants func_info for every program, and the kernel a named parameter
+ * in each FUNC's BTF, or it drops BTF (which the maps need).
  */
 #include "codegen/codegen.h"
 #include "codegen/lower.h"
