@@ -174,22 +174,27 @@ sh.command("disable 1")
 sh.wait_text("disable 1", r"^probe 1 disabled$")
 sh.wait_text("status bar counts the disabled probe", r"probes 0/1 on")
 sh.wait_text("the source mark shows a disabled probe", r"^\s*%do" % leaf_line)
-time.sleep(0.5)
-before = sh.events()
-time.sleep(1.0)
-eq(sh.events(), before, "no events while the probe is disabled")
+# Another probe's events mark time: events leave the kernel in order, so
+# once probe 2's arrive, probe 1's last ones have arrived too, and probe
+# 1's count must stay where it is while probe 2's keep coming.
+sh.command('trace middle { print "mid {}", $tid; }')
+sh.wait_text("a one-line trace adds probe 2", r"probes 1/2 on")
+sh.wait_text("probe 2's events arrive while probe 1 is disabled", r"^  mid %d$" % fx.pid)
 sh.command("info probes")
-sh.wait_text("info probes", r"^#1 leaf  disabled  sites 1  hits \d+  events \d+  lost 0$")
+scr = sh.wait_text("info probes", r"^#1 leaf  disabled  sites 1  hits \d+  events \d+  lost 0$")
+before = int(re.findall(r"^#1 leaf  disabled  sites 1  hits \d+  events (\d+)", scr, re.M)[-1])
+total = sh.events()
+sh.wait_for("probe 2 goes on firing", lambda s: sh.events() >= total + 20)
+sh.command("clear")
+sh.command("info probes")
+scr = sh.wait_text("info probes again", r"^#1 leaf  disabled  sites 1  hits \d+  events \d+  lost 0$")
+eq(int(re.findall(r"^#1 leaf  disabled  sites 1  hits \d+  events (\d+)", scr, re.M)[-1]), before,
+   "no events of probe 1 while it is disabled")
 
 sh.command("enable 1")
-sh.wait_text("status bar: probe 1 on again", r"probes 1/1 on")
-time.sleep(1.0)
-check(sh.events() > before, "events arrive again after enable")
-
-sh.command('trace middle { print "mid {}", $tid; }')
-sh.wait_text("a one-line trace adds probe 2", r"probes 2/2 on")
-sh.wait_text("probe 2's events arrive while probe 1 keeps running", r"^  mid %d$" % fx.pid)
-sh.wait_text("probe 1 still fires", r"#1 %d/%d leaf" % (fx.pid, fx.pid))
+sh.wait_text("status bar: probe 1 on again", r"probes 2/2 on")
+sh.wait_text("events of probe 1 arrive again after enable, beside probe 2's",
+             r"#1 %d/%d leaf" % (fx.pid, fx.pid))
 sh.command("disable all")
 sh.wait_text("disable all", r"probes 0/2 on")
 sh.command("delete 2")
@@ -285,10 +290,13 @@ sh.wait_for("events keep arriving at 80x24", lambda s: sh.events() > before)
 
 sh.keys("C-c")
 sh.wait_text("the first Ctrl-C warns", r"press Ctrl-C again to quit")
-time.sleep(2.5)
+sh.wait_for("the warning goes when its two seconds are over",
+            lambda s: "press Ctrl-C again" not in s)
 check(sh.exit_status(timeout=0.1) is None, "one Ctrl-C does not quit")
 sh.keys("C-c")
-time.sleep(0.3)  # two SIGINTs that arrive together are one signal
+# The second must come after the first was seen: two SIGINTs that arrive
+# together are one signal.
+sh.wait_text("a new first Ctrl-C warns again", r"press Ctrl-C again to quit")
 sh.keys("C-c")
 eq(sh.exit_status(), "exit=0", "Ctrl-C twice quits with status 0")
 sh.close()

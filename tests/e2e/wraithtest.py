@@ -91,14 +91,22 @@ class Fixture:
             self.proc.wait()
 
 
-def run(args, timeout=60, input=None, env=None):
-    """Run wraith with `args`; returns CompletedProcess (text)."""
+# A command prefix that runs wraith as on a machine without separate debug
+# files (no libc6-dbg): /usr/lib/debug is an empty tmpfs in a mount
+# namespace of its own.
+WITHOUT_DEBUG_FILES = ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+                       'mount -t tmpfs none /usr/lib/debug && exec "$@"', "sh"]
+
+
+def run(args, timeout=60, input=None, env=None, prefix=()):
+    """Run wraith with `args` (after the command `prefix`, if any);
+    returns CompletedProcess (text)."""
     e = dict(os.environ)
     e.pop("NO_COLOR", None)
     if env:
         e.update(env)
-    return subprocess.run([WRAITH] + [str(a) for a in args], capture_output=True, text=True,
-                          timeout=timeout, input=input, env=e)
+    return subprocess.run(list(prefix) + [WRAITH] + [str(a) for a in args], capture_output=True,
+                          text=True, timeout=timeout, input=input, env=e)
 
 
 def json_events(stdout):
