@@ -10,6 +10,7 @@
 #include "codegen/codegen.h"
 #include "frontend/batch.h"
 #include "frontend/cli.h"
+#include "frontend/complete.h"
 #include "frontend/options.h"
 #include "frontend/script.h"
 #include "render/render.h"
@@ -217,6 +218,8 @@ static int start(struct cli_options *o)
 	rc = check_options(o);
 	if (rc)
 		return rc;
+	if (o->complete)
+		return complete_run(o);
 	if (o->log_level >= 0)
 		wr_log_set_level((enum wr_log_level)o->log_level);
 	o->verbose = o->log_level == WR_LOG_DEBUG;
@@ -229,6 +232,12 @@ static int start(struct cli_options *o)
 			"needs root, or CAP_SYS_ADMIN, CAP_BPF and CAP_PERFMON (running as uid %d)\n",
 			(int)geteuid());
 		return 1;
+	}
+	/* The shell's terminal is checked before the target is opened. */
+	if (!o->script && !o->script_file && !o->batch_file) {
+		rc = terminal_check();
+		if (rc)
+			return rc;
 	}
 	o->color = pick_color(o);
 	install_signals();

@@ -629,10 +629,9 @@ int ui_run(struct session *s, const struct cli_options *o)
 	struct loop lp = { .sh = &sh, .timer_fd = -1, .err_pipe = { -1, -1 }, .saved_stderr = -1 };
 	int err, rc = 0;
 
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		wr_error("the interactive shell needs a terminal; use --batch FILE or -s SCRIPT");
-		return 2;
-	}
+	rc = terminal_check();
+	if (rc)
+		return rc;
 	setlocale(LC_CTYPE, "");
 	strbuf_init(&sh.pending);
 	strbuf_init(&lp.err_line);

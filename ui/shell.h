@@ -14,6 +14,7 @@
 
 #include "layout.h"
 #include "statusbar.h"
+#include "terminal.h"
 #include "util/strbuf.h"
 
 struct cli_options;

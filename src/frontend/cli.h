@@ -67,6 +67,7 @@ struct cli_options {
 	unsigned long long debuginfod_max_size; /* bytes, 0 = no cap */
 	char **owned;              /* strings the options own */
 	size_t n_owned, cap_owned;
+	const char *complete;      /* --complete TEXT (for the bash completion) */
 	volatile sig_atomic_t *stop_signal; /* set by SIGINT/SIGTERM handlers */
 };
 

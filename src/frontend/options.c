@@ -105,6 +105,7 @@ SETTER(set_target) { (void)why; o->path = cli_options_keep(o, arg); return 0; }
 SETTER(set_script) { (void)why; o->script = cli_options_keep(o, arg); return 0; }
 SETTER(set_script_file) { (void)why; o->script_file = cli_options_keep(o, arg); return 0; }
 SETTER(set_batch) { (void)why; o->batch_file = cli_options_keep(o, arg); return 0; }
+SETTER(set_complete) { (void)why; o->complete = cli_options_keep(o, arg); return 0; }
 SETTER(set_config) { (void)why; o->config_file = cli_options_keep(o, arg); return 0; }
 SETTER(set_log_file) { (void)why; o->log_file = expand_home(o, arg); return 0; }
 SETTER(set_debug_file) { (void)why; o->debug_file = expand_home(o, arg); return 0; }
@@ -356,6 +357,8 @@ static const struct setting settings[] = {
 	{ "quiet", 'q', false, NULL, 0, NULL, set_quiet },
 	{ "help", 'h', false, NULL, 0, NULL, set_help },
 	{ "version", 'V', false, NULL, 0, NULL, set_version },
+	/* Not in --help: the bash completion script asks it (see wraith(1)). */
+	{ "complete", 0, true, NULL, 0, NULL, set_complete },
 };
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -656,10 +659,33 @@ static int load_env(struct cli_options *o)
 	return rc;
 }
 
+/* getopt's own complaint, in wraith's words: the option as typed (a long
+ * one without its "=value"), never the path of the binary. */
+static int getopt_error(int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+	int len = (int)strcspn(arg, "=");
+
+	if (optopt && !(arg[0] == '-' && arg[1] == '-'))
+		return usage_error(c == ':' ? "option '-%c' needs a value" : "unknown option '-%c'", optopt);
+	for (size_t i = 0; arg[len] == '=' && i < N_SETTINGS; i++) {
+		const char *flag = settings[i].flag;
+
+		if (flag && !settings[i].takes_arg && (int)strlen(flag) == len - 2 &&
+		    strncmp(flag, arg + 2, (size_t)len - 2) == 0)
+			return usage_error("option '%.*s' takes no value", len, arg);
+	}
+	return usage_error(c == ':' ? "option '%.*s' needs a value" : "unknown or ambiguous option '%.*s'",
+			   len, arg);
+}
+
+/* getopt's tables from the settings; the short options' string starts
+ * with ':' so a missing value is told apart from an unknown option. */
 static void build_getopt(struct option *longs, char *shorts)
 {
 	size_t k = 0;
 
+	shorts[k++] = ':';
 	for (size_t i = 0; i < N_SETTINGS; i++) {
 		longs[i] = (struct option){ settings[i].flag, settings[i].takes_arg ? required_argument
 					    : no_argument, NULL, (int)(256 + i) };
@@ -686,17 +712,18 @@ static const struct setting *setting_by_code(int c)
 static int load_args(int argc, char **argv, struct cli_options *o)
 {
 	struct option longs[N_SETTINGS + 1];
-	char shorts[2 * N_SETTINGS + 2];
+	char shorts[2 * N_SETTINGS + 3];
 	struct strbuf why = STRBUF_INIT;
 	int c, rc = 0;
 
 	layer_now = CLI_LAYER_ARGS;
 	build_getopt(longs, shorts);
+	opterr = 0;
 	while (!rc && (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		const struct setting *st = setting_by_code(c);
 
 		if (!st)
-			rc = 2; /* getopt said why */
+			rc = getopt_error(c, argv);
 		else if (st->set(o, optarg, &why))
 			rc = st->letter == 'p' ? usage_error("invalid PID '%s': %s", optarg, why.buf)
 			     : usage_error("invalid --%s '%s': %s", st->flag, optarg, why.buf);
