@@ -4,7 +4,9 @@
 #   1. `make distcheck` with -Werror: builds from the release tarball, runs
 #      every unit and end-to-end test (live uprobes, gdb as the oracle),
 #      checks `make install` and the man page;
-#   2. the same tests in an ASan+UBSan build (leaks included).
+#   2. `make dist` from an in-tree build ships the same files
+#      (scripts/check-dist.sh);
+#   3. the same tests in an ASan+UBSan build (leaks included).
 # Needs root: the end-to-end tests load BPF programs and attach uprobes.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,10 +18,11 @@ jobs=$(nproc 2>/dev/null || echo 2)
 mkdir -p build-test && cd build-test
 "$top/configure" --enable-werror -q
 make -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror
+"$top/scripts/check-dist.sh" wraith-*.tar.gz
 cd "$top"
 
 mkdir -p build-asan && cd build-asan
 "$top/configure" --enable-werror --enable-sanitizers -q
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	make -j"$jobs" check
-echo "test.sh: all tests passed (distcheck and ASan+UBSan)"
+echo "test.sh: all tests passed (distcheck, in-tree dist and ASan+UBSan)"
