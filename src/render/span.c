@@ -204,6 +204,7 @@ struct json_writer {
 	struct json_level *v;  /* owned */
 	size_t n, cap;
 	struct strbuf *out;
+	const char *key;       /* a SPAN_KEY's name for the next member, or NULL */
 };
 
 /* The innermost real container, or NULL at the top level. */
@@ -216,18 +217,23 @@ static struct json_level *container(struct json_writer *w)
 }
 
 /* Start a member of the current container: a comma after the first, and
- * the role's key in an object.  Nothing at the top level. */
+ * in an object its key (a SPAN_KEY's name, else the role's).  Nothing at
+ * the top level. */
 static void begin_member(struct json_writer *w, enum span_role role)
 {
 	struct json_level *c = container(w);
+	const char *key = w->key ? w->key : span_role_key(role);
 
+	w->key = NULL;
 	if (!c)
 		return;
 	if (c->any)
 		strbuf_addch(w->out, ',');
 	c->any = true;
-	if (c->kind == SPAN_JSON_OBJECT)
-		strbuf_addf(w->out, "\"%s\":", span_role_key(role) ? span_role_key(role) : "");
+	if (c->kind == SPAN_JSON_OBJECT) {
+		strbuf_add_json_str(w->out, key ? key : "");
+		strbuf_addch(w->out, ':');
+	}
 }
 
 static void json_open(struct json_writer *w, const struct span *s)
@@ -262,6 +268,8 @@ static void json_leaf(struct json_writer *w, const struct span_list *l, const st
 {
 	enum span_json kind = span_role_json(s->role);
 
+	if (s->role == SPAN_KEY && (s->flags & SPAN_F_DATA))
+		w->key = span_data(l, s);
 	if (!(s->flags & SPAN_F_DATA) || !container(w) || kind == SPAN_JSON_NONE)
 		return;
 	begin_member(w, s->role);

@@ -21,6 +21,10 @@
  *   literal (true, false); span_null() gives null.  Groups of kind
  *   SPAN_JSON_NONE are for display only and transparent to JSON.  The
  *   writer never reorders: data spans come in the order of the fields.
+ * - Names known only at run time (a struct's members, a parameter's name)
+ *   are a SPAN_KEY leaf whose data is the name: it keys the member that
+ *   follows it.  SPAN_OBJECT, SPAN_ARRAY, SPAN_STRING, SPAN_NUMBER and
+ *   SPAN_LITERAL are the JSON shapes with no fixed key, for such values.
  * - Every text is copied into the list; nothing is borrowed.
  * - New kinds of output (typed values of print arguments, values of frame
  *   parameters, counted stacks in a panel) add roles to SPAN_ROLES and
@@ -56,6 +60,13 @@ enum span_json {
 	X(SPAN_ITEM,        NULL,           SPAN_JSON_OBJECT)                \
 	X(SPAN_FRAMES,      "frames",       SPAN_JSON_ARRAY)                 \
 	X(SPAN_FRAME,       NULL,           SPAN_JSON_OBJECT)                \
+	X(SPAN_OBJECT,      NULL,           SPAN_JSON_OBJECT)                \
+	X(SPAN_ARRAY,       NULL,           SPAN_JSON_ARRAY)                 \
+	/* leaves: values named or shaped at run time */                     \
+	X(SPAN_KEY,         NULL,           SPAN_JSON_NONE)                  \
+	X(SPAN_STRING,      NULL,           SPAN_JSON_STRING)                \
+	X(SPAN_NUMBER,      NULL,           SPAN_JSON_NUMBER)                \
+	X(SPAN_LITERAL,     NULL,           SPAN_JSON_LITERAL)               \
 	/* leaves: layout */                                                 \
 	X(SPAN_TEXT,        NULL,           SPAN_JSON_NONE)                  \
 	X(SPAN_EOL,         NULL,           SPAN_JSON_NONE)                  \

@@ -378,6 +378,19 @@ static void test_span_json(void **state)
 		span_open(&l, SPAN_ITEM);
 		span_null(&l, SPAN_FUNCTION);
 		span_add(&l, SPAN_INLINE, SPAN_TONE_NONE, NULL, "true");
+		/* a value shaped at run time: {"pos": {"x": 1, "tag": "a"}, "v": [2, null]} */
+		span_add(&l, SPAN_KEY, SPAN_TONE_NONE, NULL, "pos");
+		span_open(&l, SPAN_OBJECT);
+		span_add(&l, SPAN_KEY, SPAN_TONE_NONE, "x: ", "x");
+		span_add(&l, SPAN_NUMBER, SPAN_TONE_NONE, "1", "1");
+		span_add(&l, SPAN_KEY, SPAN_TONE_NONE, NULL, "tag");
+		span_add(&l, SPAN_STRING, SPAN_TONE_NONE, NULL, "a");
+		span_close(&l);
+		span_add(&l, SPAN_KEY, SPAN_TONE_NONE, NULL, "v");
+		span_open(&l, SPAN_ARRAY);
+		span_add(&l, SPAN_NUMBER, SPAN_TONE_NONE, NULL, "2");
+		span_null(&l, SPAN_LITERAL);
+		span_close(&l);
 		span_close(&l);
 		span_open(&l, SPAN_ITEM);
 		span_close(&l);
@@ -389,10 +402,11 @@ static void test_span_json(void **state)
 	}
 	span_write_json(&l, &out);
 	assert_string_equal(out.buf, "{\"seq\":7,\"target\":\"a \\\"q\\\"\\n\",\"items\":["
-				     "{\"function\":null,\"inline\":true},{}]}\n{}\n");
+				     "{\"function\":null,\"inline\":true,\"pos\":{\"x\":1,\"tag\":\"a\"},"
+				     "\"v\":[2,null]},{}]}\n{}\n");
 	strbuf_reset(&out);
 	span_write_text(&l, SPAN_COLOR_ANSI, &out);
-	assert_string_equal(out.buf, "shown onlyt");
+	assert_string_equal(out.buf, "shown onlytx: 1");
 	assert_string_equal(span_role_key(SPAN_FRAME_NO), "index");
 	assert_int_equal(span_role_json(SPAN_LINE), SPAN_JSON_NUMBER);
 	assert_null(span_role_key(SPAN_TEXT));
