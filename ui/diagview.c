@@ -157,6 +157,22 @@ static void status_rows(const struct probe_counts *c, struct rows *r)
 				  c->by_status[i] ? status_role(i) : ROLE_DIM);
 }
 
+/* Truncated backtraces are not stop places (nothing went wrong), so the
+ * view says here what would show their outer frames. */
+static void depth_hint(struct session *s, const struct probe_counts *c, struct rows *r)
+{
+	char text[256];
+
+	if (!c->by_status[WR_BT_TRUNCATED])
+		return;
+	snprintf(text, sizeof(text), "%llu backtrace%s reached the depth limit; for the outer "
+		 "frames, raise it: `set backtrace-depth N` (now %u, at most %u) and add the probe "
+		 "again, or start with --backtrace-depth N",
+		 (unsigned long long)c->by_status[WR_BT_TRUNCATED],
+		 c->by_status[WR_BT_TRUNCATED] == 1 ? "" : "s", session_bt_depth(s), WR_BT_MAX_DEPTH);
+	add_wrapped(r, "  hint: ", text, ROLE_WARN);
+}
+
 static void error_rows(const struct probe_counts *c, struct rows *r)
 {
 	bool any = false;
@@ -356,6 +372,7 @@ static void build(struct diagview *d, struct session *s, struct probe *p, struct
 		(unsigned long long)c->events, (unsigned long long)c->backtraces);
 	add_str(r, "", ROLE_NORMAL);
 	status_rows(c, r);
+	depth_hint(s, c, r);
 	error_rows(c, r);
 	place_rows(d, s, p, r);
 }

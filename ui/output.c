@@ -3,8 +3,9 @@
  * Lines live in a ring of fixed capacity.  Each line is made of segments
  * that keep the role of the text they came from, decided once, when the
  * line arrives: for events from the spans' roles and tones (render/span.h),
- * never by reading the text back.  Long lines wrap; scrolling counts whole
- * lines.
+ * never by reading the text back.  A line too wide for the panel first
+ * loses the end of its parameter list (libc's run to 200 columns), then
+ * wraps; scrolling counts whole lines.
  */
 #include "output.h"
 #include "util/strbuf.h"
@@ -18,6 +19,7 @@
 struct out_seg {
 	size_t from;
 	enum ui_role role;
+	bool elide;  /* a parameter list: shortened, not wrapped, when the line is too wide */
 };
 
 struct out_line {
@@ -78,11 +80,14 @@ static struct out_line *line_at(const struct output *o, size_t i)
 
 /* ---- adding lines ---- */
 
-static void builder_add(struct line_builder *b, const char *s, size_t n, enum ui_role role)
+static void builder_add(struct line_builder *b, const char *s, size_t n, enum ui_role role,
+			bool elide)
 {
-	if (!b->n_segs || b->segs[b->n_segs - 1].role != role) {
+	struct out_seg *last = b->n_segs ? &b->segs[b->n_segs - 1] : NULL;
+
+	if (!last || last->role != role || last->elide != elide) {
 		b->segs = xgrow(b->segs, &b->cap_segs, b->n_segs + 1, sizeof(*b->segs));
-		b->segs[b->n_segs++] = (struct out_seg){ b->text.len, role };
+		b->segs[b->n_segs++] = (struct out_seg){ b->text.len, role, elide };
 	}
 	draw_sanitize_add(&b->text, s, n);
 }
@@ -93,7 +98,7 @@ static void push(struct output *o, struct line_builder *b)
 	struct out_line *l;
 
 	if (!b->n_segs)
-		builder_add(b, "", 0, ROLE_NORMAL);
+		builder_add(b, "", 0, ROLE_NORMAL, false);
 	if (o->count == o->max) {
 		line_free(line_at(o, 0));
 		o->head = (o->head + 1) % o->max;
@@ -119,7 +124,7 @@ void output_add(struct output *o, const char *text, enum ui_role role)
 	while (*text) {
 		size_t n = strcspn(text, "\n");
 
-		builder_add(&b, text, n, role);
+		builder_add(&b, text, n, role, false);
 		push(o, &b);
 		text += n + (text[n] == '\n');
 	}
@@ -180,11 +185,11 @@ void output_add_event(struct output *o, const struct span_list *event)
 			push(o, &b);
 			continue;
 		}
-		builder_add(&b, text, n, role);
+		builder_add(&b, text, n, role, s->role == SPAN_PARAMS);
 		/* "#3 f()": numbers padded so every frame's function starts in
 		 * the same column. */
 		while (s->role == SPAN_FRAME_NO && n++ < (size_t)(1 + at.digits))
-			builder_add(&b, " ", 1, role);
+			builder_add(&b, " ", 1, role, false);
 	}
 	if (b.n_segs)
 		push(o, &b);
@@ -231,10 +236,52 @@ static void draw_piece(WINDOW *w, int y, const struct out_line *l, size_t from, 
 	}
 }
 
-/* Draw @l so that its last row is @bottom; rows above @top are skipped.
- * Returns the rows it takes. */
-static int draw_line(WINDOW *w, const struct out_line *l, int bottom, int top, int cols)
+#define ELLIPSIS "...)"
+
+/* @l with its parameter list cut so the line fits @cols ("(int argc,
+ * ...)"), in @out (caller frees its text and segs).  False when @l fits,
+ * has no parameter list, or cutting it cannot make the line fit. */
+static bool shortened(const struct out_line *l, int cols, struct out_line *out)
 {
+	size_t width = draw_width(l->text, l->len), over, k = 0, from, to, list, keep, cut;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (width <= (size_t)cols)
+		return false;
+	while (k < l->n_segs && !l->segs[k].elide)
+		k++;
+	if (k == l->n_segs)
+		return false;
+	from = l->segs[k].from;
+	to = k + 1 < l->n_segs ? l->segs[k + 1].from : l->len;
+	list = draw_width(l->text + from, to - from);
+	over = width - (size_t)cols;
+	if (list < over + strlen(ELLIPSIS) + 1)
+		return false;
+	keep = draw_fit(l->text + from, to - from, list - over - strlen(ELLIPSIS));
+	strbuf_add(&sb, l->text, from + keep);
+	strbuf_addstr(&sb, ELLIPSIS);
+	cut = to - sb.len; /* bytes the list lost */
+	strbuf_add(&sb, l->text + to, l->len - to);
+	out->len = sb.len;
+	out->text = strbuf_detach(&sb);
+	out->n_segs = l->n_segs;
+	out->segs = xcalloc(l->n_segs, sizeof(*out->segs));
+	for (size_t j = 0; j < l->n_segs; j++) {
+		out->segs[j] = l->segs[j];
+		if (j > k)
+			out->segs[j].from -= cut;
+	}
+	return true;
+}
+
+/* Draw @l so that its last row is @bottom; rows above @top are skipped.
+ * A line too wide for @cols loses the end of its parameter list first,
+ * then wraps.  Returns the rows it takes. */
+static int draw_line(WINDOW *w, const struct out_line *line, int bottom, int top, int cols)
+{
+	struct out_line cut;
+	const struct out_line *l = shortened(line, cols, &cut) ? &cut : line;
 	size_t starts[64], at = 0;
 	int n = 0;
 
@@ -251,6 +298,8 @@ static int draw_line(WINDOW *w, const struct out_line *l, int bottom, int top, i
 		if (y >= top)
 			draw_piece(w, y, l, starts[k], end, cols);
 	}
+	if (l == &cut)
+		line_free(&cut);
 	return n;
 }
 

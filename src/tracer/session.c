@@ -33,6 +33,9 @@
 
 #define REFRESH_INTERVAL 0.2 /* seconds between checks of the mappings */
 #define MAX_BACKLOG_BYTES (64u << 20)
+/* The line `save` writes before a disabled probe; such a probe is added
+ * disabled again. */
+#define DISABLED_MARK "// disabled:"
 
 static int kernel_wait(struct session *s);
 
@@ -443,7 +446,7 @@ static int attach_probe(struct session *s, struct probe *p, struct strbuf *error
 {
 	int err = 0;
 
-	for (size_t i = 0; i < p->n_sites && !err && !s->opt.dry_run; i++)
+	for (size_t i = 0; i < p->n_sites && !err && !s->opt.dry_run && p->enabled; i++)
 		err = attach_site(s, &p->sites[i]);
 	if (err)
 		strbuf_addf(errors, "wraith: probe %u (%s) could not be attached: %s\n", p->id,
@@ -490,6 +493,25 @@ static int parse_script(const char *text, const char *file, struct ast_script **
 	return err;
 }
 
+/* True when the line before line @line of @text is the mark `save` writes
+ * before a disabled probe. */
+static bool marked_disabled(const char *text, unsigned line)
+{
+	const char *prev = NULL, *at = text;
+
+	for (unsigned n = 1; n < line && at; n++) {
+		prev = at;
+		at = strchr(at, '\n');
+		at = at ? at + 1 : NULL;
+	}
+	if (!prev || !at)
+		return false;
+	while (*prev == ' ' || *prev == '\t')
+		prev++;
+	return strncmp(prev, DISABLED_MARK, strlen(DISABLED_MARK)) == 0 &&
+	       prev + strlen(DISABLED_MARK) == at - 1;
+}
+
 static bool script_has_bt(const struct ast_script *sc)
 {
 	for (size_t i = 0; i < sc->n_probes; i++)
@@ -521,6 +543,7 @@ static int add_script(struct session *s, const char *text, const char *file,
 		struct probe *p = probe_new(s->next_probe_id++, sc->probes[i]);
 		struct diag d = { 0 };
 
+		p->enabled = !marked_disabled(text, p->ast->loc.line);
 		sc->probes[i] = NULL;
 		add_probe(s, p);
 		err = load_probe(s, p, &d, errors);
@@ -823,7 +846,7 @@ void session_save(struct session *s, struct strbuf *out)
 		const struct probe *p = s->probes[i];
 
 		if (!p->enabled)
-			strbuf_addstr(out, "// disabled:\n");
+			strbuf_addstr(out, DISABLED_MARK "\n");
 		strbuf_addf(out, "%s\n", p->source);
 	}
 }

@@ -77,8 +77,11 @@ def complete(line):
     return [w for w in res.stdout.split("\n") if w]
 
 
-eq(complete("wraith --scr"), ["--script", "--script-file", "--script-output"],
-   "completion: options come from --help")
+got = complete("wraith --scr")
+check({"--script", "--script-file", "--script-output"} <= set(got) and
+      all(w.startswith("--scr") for w in got) and
+      set(got) == set(re.findall(r"--scr[a-z-]*", run(["--help"]).stdout)),
+      "completion: options come from --help (%r)" % got)
 eq(complete("wraith --color "), ["auto", "always", "never"], "completion: --color's values")
 eq(complete("wraith -p 1 --script-output j"), ["json"], "completion: --script-output's values")
 fx = Fixture("chain-O0", [20000])

@@ -12,7 +12,8 @@ resizing, and Ctrl-C twice to quit.
 Second session (NO_COLOR, a fixture without unwind tables): no colour on
 the screen, the history of the first session, the diagnosis view with a
 stop place, its sample event, unwind row and fix, and `quit`.  Third:
-SIGTERM.  After each, no BPF program or uprobe of wraith may be left; the
+a frame whose parameter list is cut to the panel's width, truncated
+backtraces and the view's hint to raise the depth, then SIGTERM.  After each, no BPF program or uprobe of wraith may be left; the
 history file must be mode 0600.
 """
 import os
@@ -342,12 +343,22 @@ sh.close()
 check_no_leftovers("after quit")
 fx.stop()
 
-# ---- third session: SIGTERM quits too ----
-fx = Fixture("chain-O2fp", [20000])
+# ---- third session: a long parameter list, the depth hint, SIGTERM ----
+fx = Fixture("vars-O0", [20000])
 sh = Shell("term", fx.pid, {"XDG_STATE_HOME": STATE})
 sh.wait_text("the third shell starts", r"tracing process %d" % fx.pid)
-sh.command('trace leaf { print "t"; }')
+sh.command("set backtrace-depth 2")
+sh.command('trace probe_here { print "t"; bt; }')
 sh.wait_text("its probe fires", r"^  t$")
+sh.wait_text("its backtraces stop at depth 2", r"^  stopped: truncated$")
+scr = sh.wait_text("a parameter list too wide for the panel ends in '...)', not on the next row",
+                   r"^\s+#0 probe_here\(long n, short small, .*\.\.\.\) at vars\.c:\d+:\d+ "
+                   r"\[vars-O0\+0x[0-9a-f]+\]$")
+sh.command("diag")
+sh.wait_text("the diagnosis view says how to see the outer frames",
+             r"hint: \d+ backtraces? reached the depth limit; for the outer frames, raise it:")
+sh.keys("Escape")
+sh.wait_text("Esc leaves the view", r"^ output ")
 pane = sh.tmux("display-message", "-p", "-t", sh.name, "#{pane_pid}").stdout.strip()
 wraith = subprocess.run(["pgrep", "-P", pane], capture_output=True, text=True).stdout.split()
 check(len(wraith) == 1, "found the shell's process (%r)" % wraith)

@@ -384,6 +384,7 @@ static void test_save_and_source(void **state)
 	char path[] = "/tmp/wraith-test-command-XXXXXX";
 	int fd = mkstemp(path);
 	char *cmd, *text = NULL, *report;
+	struct run r;
 	unsigned id;
 	FILE *f;
 	long len;
@@ -417,9 +418,27 @@ static void test_save_and_source(void **state)
 	free(report);
 	id = fx.s->next_probe_id;
 	cmd = xasprintf("source %s", path);
-	report = leaf_report(id, true);
+	report = leaf_report(id, false);
 	expect(cmd, CMD_OK, report);
 	assert_int_equal(session_probe_count(fx.s), 1);
+	/* Saved disabled, sourced disabled. */
+	assert_false(probe_enabled(session_probe(fx.s, id)));
+	free(report);
+	report = xasprintf("probe %u deleted\n", id);
+	expect("delete all", CMD_OK, report);
+	/* Only the probe right after the mark is disabled. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("trace leaf { print \"a\"; }\n// disabled:\ntrace leaf { print \"b\"; }\n"
+	      "trace leaf { print \"c\"; }\n", f);
+	fclose(f);
+	id = fx.s->next_probe_id;
+	r = run(cmd);
+	assert_int_equal(r.status, CMD_OK);
+	run_free(&r);
+	assert_true(probe_enabled(session_probe(fx.s, id)));
+	assert_false(probe_enabled(session_probe(fx.s, id + 1)));
+	assert_true(probe_enabled(session_probe(fx.s, id + 2)));
 	free(cmd);
 	free(report);
 	unlink(path);
