@@ -1,5 +1,5 @@
-/* session.c - probes from script text to attached programs, and events
- * from the kernel to the sink (see session.h).
+/* session.c - probes from script text to attached programs (see
+ * session.h); events from the kernel to the sink are session_events.c's.
  *
  * Adding a script is all or nothing: every probe in it is parsed, checked,
  * resolved and compiled before the first is loaded, and when any later
@@ -31,8 +31,6 @@
 #include <string.h>
 #include <time.h>
 
-#define REFRESH_INTERVAL 0.2 /* seconds between checks of the mappings */
-#define MAX_BACKLOG_BYTES (64u << 20)
 /* The line `save` writes before a disabled probe; such a probe is added
  * disabled again. */
 #define DISABLED_MARK "// disabled:"
@@ -657,166 +655,6 @@ void session_probe_stats(struct session *s, const struct probe *p, struct wr_pro
 	}
 }
 
-/* ---- events ---- */
-
-
-/* Over the rate limit in the current second?  Counts the event. */
-static bool over_rate(struct session *s)
-{
-	double now;
-
-	if (!s->rate_limit)
-		return false;
-	now = now_seconds();
-	if (now - s->rate_window >= 1.0) {
-		s->rate_window = now;
-		s->rate_count = 0;
-	}
-	return ++s->rate_count > s->rate_limit;
-}
-
-static void render_one(struct session *s, const void *data, size_t size)
-{
-	struct probe *p;
-	struct event ev;
-
-	if (event_decode(&s->decoder, data, size, &ev)) {
-		s->malformed++;
-		return;
-	}
-	p = ev.hdr.probe_id < WR_MAX_PROBES ? s->wire[ev.hdr.probe_id].probe : NULL;
-	if (!p)
-		return; /* a probe deleted while its events were in flight */
-	/* Rendering is the cost the limit saves: a suppressed event is only
-	 * counted (and rendered only when the diagnosis needs its text). */
-	if (over_rate(s) && !probe_needs_text(p, &ev)) {
-		s->suppressed++;
-		probe_count_event(p, &ev, NULL);
-		return;
-	}
-	span_list_reset(&s->spans);
-	render_event(&s->renderer, &ev, &s->spans);
-	if (probe_count_event(p, &ev, &s->spans))
-		s->refresh_wanted = true;
-	s->events++;
-	if (s->budget != UINT64_MAX)
-		s->budget--;
-	if (s->sink.event)
-		s->sink.event(s->sink.ctx, &s->spans);
-}
-
-static void on_event(const void *data, size_t size, void *ctx)
-{
-	struct session *s = ctx;
-	uint32_t len = (uint32_t)size;
-
-	if (s->opt.max_events && s->events >= s->opt.max_events)
-		return; /* beyond --max-events: not shown */
-	if (s->budget == 0 || s->backlog_pos < s->backlog->len) {
-		/* Keep it, in order, for a later poll; a bounded amount. */
-		if (s->backlog->len >= MAX_BACKLOG_BYTES) {
-			s->backlog_dropped++;
-			return;
-		}
-		strbuf_add(s->backlog, &len, sizeof(len));
-		strbuf_add(s->backlog, data, size);
-		return;
-	}
-	render_one(s, data, size);
-}
-
-/* Render what earlier polls kept back, within the budget. */
-static int drain_backlog(struct session *s)
-{
-	int n = 0;
-
-	while (s->backlog_pos < s->backlog->len && s->budget &&
-	       !(s->opt.max_events && s->events >= s->opt.max_events)) {
-		uint32_t len;
-
-		memcpy(&len, s->backlog->buf + s->backlog_pos, sizeof(len));
-		render_one(s, s->backlog->buf + s->backlog_pos + sizeof(len), len);
-		s->backlog_pos += sizeof(len) + len;
-		n++;
-	}
-	if (s->backlog_pos >= s->backlog->len) {
-		strbuf_reset(s->backlog);
-		s->backlog_pos = 0;
-	}
-	return n;
-}
-
-void session_set_rate_limit(struct session *s, uint64_t per_sec)
-{
-	s->rate_limit = per_sec;
-}
-
-void session_set_budget(struct session *s, uint64_t n)
-{
-	s->budget = n;
-}
-
-bool session_backlog_waiting(const struct session *s)
-{
-	return s->backlog_pos < s->backlog->len;
-}
-
-void session_set_sink(struct session *s, const struct session_sink *sink)
-{
-	s->sink = sink ? *sink : (struct session_sink){ NULL, NULL };
-}
-
-static void maybe_refresh(struct session *s)
-{
-	double now = now_seconds();
-
-	if (!s->refresh_wanted && now - s->last_refresh < REFRESH_INTERVAL)
-		return;
-	s->refresh_wanted = false;
-	s->last_refresh = now;
-	target_refresh(s->target);
-}
-
-int session_poll(struct session *s, int timeout_ms)
-{
-	uint64_t before = s->events;
-	int n;
-
-	if (drain_backlog(s) > 0 && s->budget == 0)
-		return (int)(s->events - before);
-	if (!s->rt) {
-		struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
-
-		nanosleep(&ts, NULL);
-		return 0;
-	}
-	n = runtime_poll(s->rt, timeout_ms, on_event, s);
-	maybe_refresh(s);
-	if (n < 0 && n != -EINTR)
-		return n;
-	return n == -EINTR ? -EINTR : (int)(s->events - before);
-}
-
-int session_event_fd(struct session *s)
-{
-	return s->rt ? runtime_event_fd(s->rt) : -1;
-}
-
-bool session_target_exited(const struct session *s)
-{
-	return s->target->pid > 0 && s->target->n_procs == 0;
-}
-
-uint64_t session_events(const struct session *s)
-{
-	return s->events;
-}
-
-bool session_done(const struct session *s)
-{
-	return (s->opt.max_events && s->events >= s->opt.max_events) || session_target_exited(s);
-}
-
 /* ---- descriptions ---- */
 
 void session_describe_probe(struct session *s, const struct probe *p, struct strbuf *out)
@@ -852,21 +690,6 @@ void session_save(struct session *s, struct strbuf *out)
 }
 
 /* ---- what front ends show ---- */
-
-void session_losses(struct session *s, struct session_losses *out)
-{
-	*out = (struct session_losses){
-		.lost = s->rt ? runtime_transport_lost(s->rt) : 0,
-		.dropped = s->backlog_dropped, .malformed = s->malformed, .suppressed = s->suppressed,
-	};
-	for (size_t i = 0; i < s->n_probes; i++) {
-		struct wr_probe_stats st;
-
-		session_probe_stats(s, s->probes[i], &st);
-		out->lost += st.lost;
-		out->truncated += st.truncated;
-	}
-}
 
 pid_t session_pid(const struct session *s)
 {
