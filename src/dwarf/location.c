@@ -20,14 +20,15 @@
 #include "util/xalloc.h"
 
 #include <dwarf.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_STACK 64
 
 struct eval {
 	struct vars_cache *c;
-	Dwarf_Attribute *attr;
-	const struct dw_expr *fb;
+	Dwarf_Attribute *attr;      /* NULL for CFI expressions */
+	const struct vars_frame *f; /* what registers, the CFA and the frame base mean */
 	const struct dw_expr *stack[MAX_STACK];
 	int sp;
 	int reg;            /* DW_OP_regN: the value is in this register; -1 */
@@ -35,6 +36,7 @@ struct eval {
 	bool implicit;      /* DW_OP_implicit_value: the value is .imm */
 	int64_t imm;
 	const char *why;    /* set when the expression cannot be evaluated */
+	bool gone;          /* the value is known to be lost: optimized out */
 };
 
 /* ---- trees ---- */
@@ -65,6 +67,31 @@ static const struct dw_expr *reg_node(struct vars_cache *c, int reg)
 
 	e->op = DW_EXPR_REG;
 	e->reg = reg;
+	return e;
+}
+
+const struct dw_expr *vars_expr_const(struct vars_cache *c, int64_t v)
+{
+	return konst(c, v);
+}
+
+const struct dw_expr *vars_expr_reg(struct vars_cache *c, int reg)
+{
+	return reg_node(c, reg);
+}
+
+const struct dw_expr *vars_expr_cfa(struct vars_cache *c)
+{
+	return node(c, DW_EXPR_CFA, NULL, NULL);
+}
+
+const struct dw_expr *vars_expr_deref(struct vars_cache *c, const struct dw_expr *addr, unsigned size)
+{
+	struct dw_expr *e = vars_own(c, xcalloc(1, sizeof(*e)));
+
+	e->op = DW_EXPR_DEREF;
+	e->size = size;
+	e->a = addr;
 	return e;
 }
 
@@ -105,6 +132,23 @@ static const struct dw_expr *add(struct vars_cache *c, const struct dw_expr *a, 
 		return k ? node(c, DW_EXPR_ADD, ba, konst(c, k)) : ba;
 	}
 	return node(c, DW_EXPR_ADD, a, b);
+}
+
+const struct dw_expr *vars_expr_add(struct vars_cache *c, const struct dw_expr *a, int64_t k)
+{
+	return add(c, a, konst(c, k));
+}
+
+const struct dw_expr *vars_expr_if(struct vars_cache *c, const struct dw_expr *cond,
+				   const struct dw_expr *then, const struct dw_expr *otherwise)
+{
+	struct dw_expr *e = vars_own(c, xcalloc(1, sizeof(*e)));
+
+	e->op = DW_EXPR_IF;
+	e->a = cond;
+	e->b = then;
+	e->c = otherwise;
+	return e;
 }
 
 /* ---- registers ---- */
@@ -170,7 +214,6 @@ static bool unary(struct eval *ev, enum dw_expr_op op)
 static bool deref(struct eval *ev, unsigned size)
 {
 	const struct dw_expr *a = pop(ev);
-	struct dw_expr *e;
 
 	if (!a)
 		return false;
@@ -178,11 +221,7 @@ static bool deref(struct eval *ev, unsigned size)
 		ev->why = "the location expression reads an unusual size";
 		return false;
 	}
-	e = vars_own(ev->c, xcalloc(1, sizeof(*e)));
-	e->op = DW_EXPR_DEREF;
-	e->size = size;
-	e->a = a;
-	return push(ev, e);
+	return push(ev, vars_expr_deref(ev->c, a, size));
 }
 
 static bool pick(struct eval *ev, unsigned depth)
@@ -292,26 +331,60 @@ static bool deref_type(struct eval *ev, Dwarf_Op *op)
 	       push(ev, narrow(ev->c, pop(ev), (unsigned)op->number, sign));
 }
 
+/* Register @reg's value, as the frame sees it: the probe's own register,
+ * or (evaluating what a caller passed) the caller's. */
+static const struct dw_expr *reg_value(struct eval *ev, int reg)
+{
+	const struct dw_expr *r;
+
+	if (!readable(ev, reg))
+		return NULL;
+	if (!ev->f->caller_reg)
+		return reg_node(ev->c, reg);
+	r = ev->f->caller_reg(ev->c, ev->f, reg);
+	if (!r)
+		ev->why = "the caller kept it in a register the call does not preserve";
+	return r;
+}
+
 static bool reg_location(struct eval *ev, int reg)
 {
-	if (!readable(ev, reg))
-		return false;
-	ev->reg = reg;
-	return true;
+	const struct dw_expr *r;
+
+	if (!ev->f->caller_reg) {
+		if (!readable(ev, reg))
+			return false;
+		ev->reg = reg;
+		return true;
+	}
+	r = reg_value(ev, reg); /* a caller's value: the register's contents */
+	ev->value = true;
+	return r && push(ev, r);
 }
 
 static bool breg(struct eval *ev, int reg, int64_t off)
 {
-	return readable(ev, reg) && push(ev, add(ev->c, reg_node(ev->c, reg), konst(ev->c, off)));
+	const struct dw_expr *r = reg_value(ev, reg);
+
+	return r && push(ev, add(ev->c, r, konst(ev->c, off)));
 }
 
 static bool frame_relative(struct eval *ev, int64_t off)
 {
-	if (!ev->fb) {
+	if (!ev->f->fb) {
 		ev->why = "the function's frame base cannot be computed";
 		return false;
 	}
-	return push(ev, add(ev->c, ev->fb, konst(ev->c, off)));
+	return push(ev, add(ev->c, ev->f->fb, konst(ev->c, off)));
+}
+
+static bool frame_cfa(struct eval *ev)
+{
+	if (!ev->f->cfa) {
+		ev->why = "the caller's frame cannot be found from here";
+		return false;
+	}
+	return push(ev, ev->f->cfa);
 }
 
 static bool address(struct eval *ev, Dwarf_Addr a)
@@ -364,12 +437,6 @@ static int binary_op(uint8_t atom)
 static const char *refusal(uint8_t atom)
 {
 	switch (atom) {
-	case DW_OP_piece:
-	case DW_OP_bit_piece:
-		return "the value is split across several places (DW_OP_piece)";
-	case DW_OP_entry_value:
-	case DW_OP_GNU_entry_value:
-		return "only the value it had on entry to the function is known, and that is gone";
 	case DW_OP_form_tls_address:
 	case DW_OP_GNU_push_tls_address:
 		return "thread-local variables are not supported";
@@ -379,6 +446,43 @@ static const char *refusal(uint8_t atom)
 	default:
 		return "a DWARF location expression this version cannot evaluate";
 	}
+}
+
+/* DW_OP_entry_value(DW_OP_regN): what the function's callers passed in
+ * register N (entryval.c).  When no caller says, the value is gone. */
+static bool entry_value(struct eval *ev, Dwarf_Op *op)
+{
+	struct vars_call_site sites[MAX_CALLERS];
+	Dwarf_Attribute sub;
+	Dwarf_Op *ops;
+	size_t n, ns;
+	const struct dw_expr *r = NULL, *ra;
+
+	if (!ev->f->fn || !ev->attr || dwarf_getlocation_attr(ev->attr, op, &sub) != 0 ||
+	    dwarf_getlocation(&sub, &ops, &n) != 0 || n != 1 || ops[0].atom < DW_OP_reg0 ||
+	    ops[0].atom > DW_OP_reg31) {
+		ev->why = "only the value it had on entry to the function is known, and that is gone";
+		ev->gone = true;
+		return false;
+	}
+	ns = vars_call_sites(ev->c, ev->f->fn, ops[0].atom - DW_OP_reg0, sites, MAX_CALLERS);
+	/* the probe's return address, at CFA - 8, names the call */
+	ra = vars_expr_deref(ev->c, add(ev->c, node(ev->c, DW_EXPR_CFA, NULL, NULL), konst(ev->c, -8)), 8);
+	for (size_t i = ns; i-- > 0;) {
+		const struct dw_expr *v = vars_caller_value(ev->c, &sites[i], ev->f->pc), *here;
+
+		if (!v)
+			continue;
+		here = node(ev->c, DW_EXPR_EQ, ra,
+			    add(ev->c, node(ev->c, DW_EXPR_BIAS, NULL, NULL), konst(ev->c, (int64_t)sites[i].return_pc)));
+		r = vars_expr_if(ev->c, here, v, r ? r : node(ev->c, DW_EXPR_UNAVAILABLE, NULL, NULL));
+	}
+	if (!r) {
+		ev->why = "only the value it had on entry to the function is known, and no caller says it";
+		ev->gone = true;
+		return false;
+	}
+	return push(ev, r);
 }
 
 /* Runs one operation; false (with ev->why) when it cannot. */
@@ -402,7 +506,7 @@ static bool step(struct eval *ev, Dwarf_Op *op)
 	case DW_OP_regx: return reg_location(ev, (int)op->number);
 	case DW_OP_bregx: return breg(ev, (int)op->number, (int64_t)op->number2);
 	case DW_OP_fbreg: return frame_relative(ev, (int64_t)op->number);
-	case DW_OP_call_frame_cfa: return push(ev, node(ev->c, DW_EXPR_CFA, NULL, NULL));
+	case DW_OP_call_frame_cfa: return frame_cfa(ev);
 	case DW_OP_addr: return address(ev, op->number);
 	case DW_OP_addrx:
 	case DW_OP_GNU_addr_index: return indexed(ev, op, &addr) && address(ev, addr);
@@ -435,6 +539,8 @@ static bool step(struct eval *ev, Dwarf_Op *op)
 	case DW_OP_GNU_regval_type: return regval_type(ev, op);
 	case DW_OP_deref_type:
 	case DW_OP_GNU_deref_type: return deref_type(ev, op);
+	case DW_OP_entry_value:
+	case DW_OP_GNU_entry_value: return entry_value(ev, op);
 	case DW_OP_stack_value: ev->value = true; return true;
 	case DW_OP_implicit_value: return implicit_value(ev, op);
 	case DW_OP_nop:
@@ -489,18 +595,87 @@ static void finish(struct eval *ev, struct dw_loc *out)
 	}
 }
 
-static void evaluate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n,
-		     const struct dw_expr *fb, struct dw_loc *out)
+static bool is_piece(const Dwarf_Op *op)
 {
-	struct eval ev = { .c = c, .attr = attr, .fb = fb, .reg = -1 };
+	return op->atom == DW_OP_piece || op->atom == DW_OP_bit_piece;
+}
+
+/* Ends the piece @op closes: what was evaluated since the last piece
+ * becomes piece @p (an empty piece is bits the compiler did not keep). */
+static bool end_piece(struct eval *ev, const Dwarf_Op *op, uint64_t *pos, struct dw_piece *p)
+{
+	uint64_t bits = op->atom == DW_OP_piece ? op->number * 8 : op->number;
+
+	memset(p, 0, sizeof(*p));
+	finish(ev, &p->loc);
+	if (op->atom == DW_OP_bit_piece && op->number2)
+		dw_loc_select(&p->loc, op->number2, bits, &p->loc);
+	p->bit_offset = *pos;
+	p->bit_size = bits;
+	*pos += bits;
+	ev->sp = 0;
+	ev->reg = -1;
+	ev->value = ev->implicit = false;
+	return bits > 0;
+}
+
+/* A location made of pieces: every piece is evaluated on its own. */
+static void evaluate_pieces(struct eval *ev, Dwarf_Op *ops, size_t n, struct dw_loc *out)
+{
+	struct dw_piece *v = NULL;
+	size_t np = 0, cap = 0;
+	uint64_t pos = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (is_piece(&ops[i])) {
+			v = xgrow(v, &cap, np + 1, sizeof(*v));
+			if (!end_piece(ev, &ops[i], &pos, &v[np++]))
+				goto refuse;
+			continue;
+		}
+		if (!step(ev, &ops[i]) || ((ev->reg >= 0 || ev->implicit) && i + 1 < n && !is_piece(&ops[i + 1])))
+			goto refuse;
+	}
+	if (ev->sp || ev->reg >= 0 || ev->implicit || np == 0) { /* ops after the last piece */
+		ev->why = "the location's pieces are malformed";
+		goto refuse;
+	}
+	if (np == 1 && v[0].loc.kind != DW_LOC_OPTIMIZED_OUT) {
+		/* one piece is the whole value (x87's long double: 10 of its 16 bytes) */
+		*out = v[0].loc;
+		free(v);
+		return;
+	}
+	out->kind = DW_LOC_PIECES;
+	out->pieces = vars_own(ev->c, v);
+	out->n_pieces = np;
+	return;
+
+refuse:
+	free(v);
+	unsupported(out, ev->why ? ev->why : "a DWARF location expression this version cannot evaluate");
+}
+
+void vars_evaluate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n,
+		   const struct vars_frame *f, struct dw_loc *out)
+{
+	struct eval ev = { .c = c, .attr = attr, .f = f, .reg = -1 };
 
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < n; i++) {
-		if (!step(&ev, &ops[i])) {
-			unsupported(out, ev.why);
+		if (is_piece(&ops[i])) {
+			evaluate_pieces(&ev, ops, n, out);
 			return;
 		}
-		/* a register or implicit value ends a location (pieces aside) */
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!step(&ev, &ops[i])) {
+			unsupported(out, ev.why);
+			if (ev.gone)
+				out->kind = DW_LOC_OPTIMIZED_OUT;
+			return;
+		}
+		/* a register or implicit value ends a location */
 		if ((ev.reg >= 0 || ev.implicit) && i + 1 < n) {
 			unsupported(out, refusal(ops[i + 1].atom));
 			return;
@@ -510,44 +685,123 @@ static void evaluate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Op *ops,
 }
 
 void vars_locate(struct vars_cache *c, Dwarf_Attribute *attr, uint64_t pc,
-		 const struct dw_expr *fb, struct dw_loc *out)
+		 const struct vars_frame *f, struct dw_loc *out)
 {
-	Dwarf_Op *ops;
+	Dwarf_Op *ops, raw[MAX_STACK];
 	size_t n;
+	int got;
 
 	memset(out, 0, sizeof(*out));
-	if (dwarf_getlocation_addr(attr, pc, &ops, &n, 1) <= 0) {
+	got = dwarf_getlocation_addr(attr, pc, &ops, &n, 1);
+	if (got < 0 && (got = vars_raw_location(attr, pc, raw, MAX_STACK)) > 0) {
+		/* only an operation libdw does not know (DW_OP_GNU_uninit) */
+		vars_evaluate(c, NULL, raw, (size_t)got, f, out);
+		return;
+	}
+	if (got <= 0) {
 		out->kind = DW_LOC_OPTIMIZED_OUT; /* no location covers this pc */
 		return;
 	}
-	evaluate(c, attr, ops, n, fb, out);
+	vars_evaluate(c, attr, ops, n, f, out);
+}
+
+const struct dw_expr *vars_loc_address(struct vars_cache *c, const struct dw_loc *loc)
+{
+	switch (loc->kind) {
+	case DW_LOC_MEM_REG:
+		return add(c, reg_node(c, loc->reg), konst(c, loc->offset));
+	case DW_LOC_MEM_CFA:
+		return add(c, node(c, DW_EXPR_CFA, NULL, NULL), konst(c, loc->offset));
+	case DW_LOC_MEM_ADDR:
+		return add(c, node(c, DW_EXPR_BIAS, NULL, NULL), konst(c, loc->offset));
+	case DW_LOC_MEM_EXPR:
+		return add(c, loc->expr, konst(c, loc->offset));
+	default:
+		return NULL;
+	}
 }
 
 const struct dw_expr *vars_frame_base(struct vars_cache *c, Dwarf_Die *fn, uint64_t pc,
-				      const char **why)
+				      const struct vars_frame *f, const char **why)
 {
 	Dwarf_Attribute a;
+	struct vars_frame bare = *f;
 	struct dw_loc loc;
 
 	if (!dwarf_attr_integrate(fn, DW_AT_frame_base, &a)) {
 		*why = "the function has no frame base";
 		return NULL;
 	}
-	vars_locate(c, &a, pc, NULL, &loc);
+	bare.fb = NULL;
+	bare.fn = NULL;
+	vars_locate(c, &a, pc, &bare, &loc);
 	switch (loc.kind) {
 	case DW_LOC_REG: /* the base is the register's value */
 		return reg_node(c, loc.reg);
-	case DW_LOC_MEM_REG:
-		return add(c, reg_node(c, loc.reg), konst(c, loc.offset));
-	case DW_LOC_MEM_CFA:
-		return add(c, node(c, DW_EXPR_CFA, NULL, NULL), konst(c, loc.offset));
-	case DW_LOC_MEM_EXPR:
-		return loc.expr;
+	case DW_LOC_VALUE_REG:
+	case DW_LOC_VALUE_EXPR: /* a caller's register, already its value */
+		return loc.kind == DW_LOC_VALUE_REG ? add(c, reg_node(c, loc.reg), konst(c, loc.offset))
+						    : loc.expr;
 	case DW_LOC_UNSUPPORTED:
 		*why = loc.why;
 		return NULL;
 	default:
+		if (vars_loc_address(c, &loc))
+			return vars_loc_address(c, &loc);
 		*why = "the function has no frame base at this pc";
 		return NULL;
 	}
+}
+
+/* ---- parts of a located value ---- */
+
+static void select_piece(const struct dw_loc *whole, uint64_t pos, uint64_t size, struct dw_loc *out)
+{
+	const struct dw_piece *hit = NULL;
+	size_t overlaps = 0;
+
+	for (size_t i = 0; i < whole->n_pieces; i++) {
+		const struct dw_piece *p = &whole->pieces[i];
+
+		if (p->bit_offset < pos + size && pos < p->bit_offset + p->bit_size) {
+			overlaps++;
+			hit = p;
+		}
+	}
+	if (overlaps == 1 && hit->bit_offset <= pos && pos + size <= hit->bit_offset + hit->bit_size) {
+		dw_loc_select(&hit->loc, pos - hit->bit_offset, size, out);
+		return;
+	}
+	*out = *whole;
+	out->bit_shift = pos;
+	if (overlaps == 0) {
+		memset(out, 0, sizeof(*out));
+		out->kind = DW_LOC_OPTIMIZED_OUT; /* between pieces: not kept */
+	}
+}
+
+void dw_loc_select(const struct dw_loc *whole, uint64_t bit_pos, uint64_t bit_size, struct dw_loc *out)
+{
+	struct dw_loc w = *whole;
+
+	switch (w.kind) {
+	case DW_LOC_REG:
+	case DW_LOC_VALUE_REG:
+	case DW_LOC_VALUE_EXPR:
+	case DW_LOC_CONST:
+		w.bit_shift += bit_pos;
+		break;
+	case DW_LOC_MEM_REG:
+	case DW_LOC_MEM_CFA:
+	case DW_LOC_MEM_ADDR:
+	case DW_LOC_MEM_EXPR:
+		w.offset += (int64_t)(bit_pos / 8);
+		break;
+	case DW_LOC_PIECES:
+		select_piece(whole, whole->bit_shift + bit_pos, bit_size, &w);
+		break;
+	default:
+		break;
+	}
+	*out = w;
 }

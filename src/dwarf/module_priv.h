@@ -29,6 +29,7 @@ enum dw_ext_slot {
 	DW_EXT_VARS,
 	DW_EXT_TAILCALL,
 	DW_EXT_UNITS,
+	DW_EXT_CALLERS,
 	DW_EXT_COUNT_
 };
 
@@ -74,6 +75,14 @@ char *dw_unit_path(Dwarf_Die *cudie, const char *file);
  * emits no .debug_aranges).  For a skeleton unit, the split unit it stands
  * for.  False when no unit holds @pc or the module has no DWARF. */
 bool dw_unit_at(struct dw_module *m, uint64_t pc, Dwarf_Die *cudie);
+
+/* The DIEs of unit @cudie whose code holds @pc, outermost first: the
+ * function (the innermost when functions nest, as a lambda in its
+ * definer), then the lexical blocks and inlined calls inside it, as the
+ * concrete tree nests them.  Fills at most @max; returns how many (0 when
+ * no function holds @pc).  Unlike dwarf_getscopes() it works when an
+ * inlined function's definition is in another unit (LTO). */
+int dw_pc_scopes(Dwarf_Die *cudie, uint64_t pc, Dwarf_Die *out, int max);
 
 /* The module's DWARF (main or separate), or NULL.  Borrowed. */
 Dwarf *dw_module_dwarf(struct dw_module *m);

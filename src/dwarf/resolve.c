@@ -723,22 +723,22 @@ static bool declared_between(struct rs_state *st, const struct line_query *q)
 	return false;
 }
 
+#define MAX_SCOPES 64
+
+/* The innermost function instance (inlined or not) whose code holds @pc,
+ * or 0. */
 static Dwarf_Off innermost_function(Dwarf_Die *cudie, Dwarf_Addr pc)
 {
-	Dwarf_Die *scopes = NULL;
-	Dwarf_Off off = 0;
-	int n = dwarf_getscopes(cudie, pc, &scopes);
+	Dwarf_Die scopes[MAX_SCOPES];
+	int n = dw_pc_scopes(cudie, pc, scopes, MAX_SCOPES);
 
-	for (int i = 0; i < n; i++) {
+	for (int i = n; i-- > 0;) {
 		int tag = dwarf_tag(&scopes[i]);
 
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
-			off = dwarf_dieoffset(&scopes[i]);
-			break;
-		}
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+			return dwarf_dieoffset(&scopes[i]);
 	}
-	free(scopes);
-	return off;
+	return 0;
 }
 
 static void collect_hits(struct rs_state *st, struct line_query *q)

@@ -104,6 +104,8 @@ struct sym_cache {
 	struct offmap cu_indexes; /* CU DIE key -> struct cu_index * */
 	struct htab strs;         /* interned strings (owned keys) */
 	struct symtab syms;
+	Dwarf **dwarfs;           /* the files die_key() numbers */
+	size_t n_dwarfs, cap_dwarfs;
 };
 
 /* The DIEs holding a pc: a subprogram, then its inlined instances. */
@@ -224,6 +226,7 @@ static void cache_destroy(void *data)
 	htab_release(&c->strs);
 	spans_release(&c->syms.sized);
 	spans_release(&c->syms.unsized);
+	free(c->dwarfs);
 	free(c);
 }
 
@@ -412,15 +415,24 @@ static bool is_cxx(Dwarf_Die *cu)
 	}
 }
 
-/* Key for the DIE-name cache: offsets are unique within one section of
- * one file, so type units and supplementary files get their own bits. */
-static uint64_t die_key(struct dw_module *m, Dwarf_Die *die)
+/* Key for the DIE caches: offsets are unique within one section of one
+ * file, so the key also says which file (the module's DWARF, each split
+ * unit's .dwo, a supplementary file: numbered as met) and whether the DIE
+ * is in a type unit. */
+static uint64_t die_key(struct sym_cache *c, Dwarf_Die *die)
 {
+	Dwarf *dw = die->cu ? dwarf_cu_getdwarf(die->cu) : NULL;
 	uint64_t key = dwarf_dieoffset(die);
 	uint8_t unit_type = 0;
+	size_t i;
 
-	if (die->cu && dwarf_cu_getdwarf(die->cu) != m->dwarf)
-		key |= 1ull << 62;
+	for (i = 0; i < c->n_dwarfs && c->dwarfs[i] != dw; i++)
+		;
+	if (i == c->n_dwarfs) {
+		c->dwarfs = xgrow(c->dwarfs, &c->cap_dwarfs, c->n_dwarfs + 1, sizeof(*c->dwarfs));
+		c->dwarfs[c->n_dwarfs++] = dw;
+	}
+	key |= (uint64_t)i << 40;
 	if (die->cu && dwarf_cu_info(die->cu, NULL, &unit_type, NULL, NULL, NULL, NULL, NULL) == 0 &&
 	    (unit_type == DW_UT_type || unit_type == DW_UT_split_type))
 		key |= 1ull << 63;
@@ -493,7 +505,7 @@ static int cmp_range(const void *a, const void *b)
  * walk of the unit instead of one per pc. */
 static struct cu_index *cu_index_of(struct sym_cache *c, struct dw_module *m, Dwarf_Die *cu)
 {
-	uint64_t key = die_key(m, cu);
+	uint64_t key = die_key(c, cu);
 	struct cu_index *ix = offmap_get(&c->cu_indexes, key);
 	size_t cap = 0;
 
@@ -562,7 +574,7 @@ static void add_scope_name(struct strbuf *sb, Dwarf_Die *scope)
  * function, as gdb prints it).  Interned and cached; NULL without a name. */
 static const char *qualified_name(struct sym_cache *c, struct dw_module *m, Dwarf_Die *die)
 {
-	uint64_t key = die_key(m, die);
+	uint64_t key = die_key(c, die);
 	const char *cached = offmap_get(&c->die_names, key);
 	struct strbuf sb = STRBUF_INIT;
 	Dwarf_Die *scopes = NULL;

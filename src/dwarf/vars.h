@@ -7,9 +7,11 @@
  *
  * Lookup follows C scoping at the pc: the innermost lexical block or
  * inlined call first, out to the function's parameters, then the
- * compile unit's statics, then the module's globals.  Types are built once
- * per DIE and cached in the module: every struct dw_type pointer is
- * borrowed and valid until dw_module_free().
+ * compile unit's statics, then the module's globals (declarations are
+ * looked through to their definitions).  Types are built once per DIE and
+ * cached in the module: every struct dw_type pointer is borrowed and
+ * valid until dw_module_free() (or, for a type completed from another
+ * module, until that module is freed).
  */
 #ifndef WRAITH_DWARF_VARS_H
 #define WRAITH_DWARF_VARS_H
@@ -61,6 +63,8 @@ struct dw_type {
 	size_t n_members;
 	const struct dw_enumerator *enumerators;
 	size_t n_enumerators;
+	bool incomplete;           /* a struct/union/enum only declared, defined by no module
+				      known (no members, size 0) */
 };
 
 enum dw_loc_kind {
@@ -72,8 +76,10 @@ enum dw_loc_kind {
 	DW_LOC_CONST,        /* the value is .offset (a constant) */
 	DW_LOC_OPTIMIZED_OUT,
 	DW_LOC_UNSUPPORTED,  /* a location this version cannot read; .why says which */
-	DW_LOC_MEM_EXPR,     /* in memory at the address .expr computes */
+	DW_LOC_MEM_EXPR,     /* in memory at the address .expr computes, + .offset */
 	DW_LOC_VALUE_EXPR,   /* the value is what .expr computes */
+	DW_LOC_PIECES,       /* assembled from .pieces (DW_OP_piece): a struct split
+				into registers, a value partly optimized out */
 };
 
 /* A computed address or value (DW_LOC_MEM_EXPR, DW_LOC_VALUE_EXPR): a tree
@@ -92,6 +98,8 @@ enum dw_expr_op {
 	DW_EXPR_SHL, DW_EXPR_SHR, DW_EXPR_SHRA,
 	DW_EXPR_EQ, DW_EXPR_NE, DW_EXPR_LT, DW_EXPR_GT, DW_EXPR_LE, DW_EXPR_GE, /* signed */
 	DW_EXPR_NEG, DW_EXPR_NOT, DW_EXPR_ABS,   /* of .a */
+	DW_EXPR_IF,          /* .a non-zero ? .b : .c (only the branch taken reads memory) */
+	DW_EXPR_UNAVAILABLE, /* no value: the whole value is <optimized out> when this is taken */
 };
 
 struct dw_expr {
@@ -99,8 +107,10 @@ struct dw_expr {
 	int reg;
 	unsigned size;
 	int64_t value;
-	const struct dw_expr *a, *b;
+	const struct dw_expr *a, *b, *c;
 };
+
+struct dw_piece;
 
 struct dw_loc {
 	enum dw_loc_kind kind;
@@ -108,7 +118,28 @@ struct dw_loc {
 	int64_t offset;
 	const char *why;     /* static text for DW_LOC_UNSUPPORTED */
 	const struct dw_expr *expr; /* DW_LOC_*_EXPR; borrowed like types */
+	/* DW_LOC_REG, DW_LOC_VALUE_*, DW_LOC_CONST: the value starts this many
+	 * bits up (a member of a struct held in a register); DW_LOC_PIECES:
+	 * the value starts at this bit of what the pieces assemble. */
+	uint64_t bit_shift;
+	const struct dw_piece *pieces; /* DW_LOC_PIECES, by bit_offset; borrowed */
+	size_t n_pieces;
 };
+
+struct dw_piece {
+	struct dw_loc loc;       /* any kind but DW_LOC_PIECES; DW_LOC_OPTIMIZED_OUT for
+				    bits the compiler did not keep */
+	uint64_t bit_offset;     /* the first bit of the value this piece fills */
+	uint64_t bit_size;
+};
+
+/* Where bits [@bit_pos, @bit_pos + @bit_size) of a value located at
+ * @whole are, into @out: the location of a member or element.  Memory
+ * locations move by bytes (@bit_pos a multiple of 8 for them); values in
+ * registers shift; of pieces, the one piece that holds the bits, or the
+ * pieces seen from @bit_pos when several share them, or
+ * DW_LOC_OPTIMIZED_OUT when none does.  Borrows from @whole. */
+void dw_loc_select(const struct dw_loc *whole, uint64_t bit_pos, uint64_t bit_size, struct dw_loc *out);
 
 enum dw_var_scope {
 	DW_VAR_PARAMETER,
@@ -124,8 +155,15 @@ struct dw_var {
 };
 
 /* Find variable @name visible at @pc.  Returns 0, -ENOENT when no variable
- * of that name is visible, or -WR_ENODWARF without debug info. */
+ * of that name is visible, or -WR_ENODWARF without debug info.  A global
+ * the module only declares (an extern from a header) is -ENOENT: its
+ * definition is in another module (dw_var_find_global). */
 int dw_var_find(struct dw_module *m, uint64_t pc, const char *name, struct dw_var *out);
+
+/* The definition of global variable @name in @m (one with a location or a
+ * constant value), as a DW_VAR_GLOBAL; its DW_LOC_MEM_ADDR is relative
+ * to @m's load bias.  Returns 0, -ENOENT, or -WR_ENODWARF. */
+int dw_var_find_global(struct dw_module *m, const char *name, struct dw_var *out);
 
 /* Names visible at @pc (locals and parameters, innermost first), for
  * error hints and completion.  Calls @fn for each; stops early when it
@@ -136,6 +174,18 @@ void dw_var_foreach(struct dw_module *m, uint64_t pc, int (*fn)(const struct dw_
 /* A type by its C spelling ("struct request", "int", "char *"), for
  * cast(); NULL when the module has none of that name. */
 const struct dw_type *dw_type_find(struct dw_module *m, const char *spelling);
+
+/* The complete definition of aggregate @spelling ("struct lua_State",
+ * "union u", "enum e") in @m itself, or NULL. */
+const struct dw_type *dw_type_find_complete(struct dw_module *m, const char *spelling);
+
+/* How a module completes a type it only declares when it has no
+ * definition of its own: @fn looks in other modules (of the same process)
+ * and returns a complete type, or NULL.  It must not call back into
+ * @asking.  Set once, before any type is built. */
+typedef const struct dw_type *(*dw_type_resolver)(void *ctx, struct dw_module *asking,
+						  const char *spelling);
+void dw_module_set_type_resolver(struct dw_module *m, dw_type_resolver fn, void *ctx);
 
 /* The member @name of struct/union @t (looking into anonymous members), or
  * NULL.  *offset receives its offset from the start of @t. */

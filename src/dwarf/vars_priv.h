@@ -1,9 +1,9 @@
-/* vars_priv.h - what vars.c (variables and types) and location.c (their
- * locations) share: the per-module cache that owns every type and
- * location tree handed out.
+/* vars_priv.h - what vars.c (variables), types.c (their types) and
+ * location.c (their locations) share: the per-module cache that owns
+ * every type and location tree handed out.
  *
- * Layer rule: private to src/dwarf; included only by vars.c and
- * location.c.  Like the rest of dwarf/, it may name elfutils types.
+ * Layer rule: private to src/dwarf; included only by those three files.
+ * Like the rest of dwarf/, it may name elfutils types.
  */
 #ifndef WRAITH_DWARF_VARS_PRIV_H
 #define WRAITH_DWARF_VARS_PRIV_H
@@ -19,10 +19,24 @@ struct global_slot {
 	const char *name;
 	Dwarf *dw;
 	Dwarf_Off off;
+	bool located;      /* has a location or constant value */
 };
 
+struct type_node;
+struct complete_entry;
+
 struct vars_cache {
-	struct offmap types;       /* DIE key -> struct dw_type * */
+	struct dw_module *m;
+	struct offmap types;       /* DIE key -> struct type_node * (types.c) */
+	struct type_node **queue;  /* nodes taken but not filled yet */
+	size_t n_queue, cap_queue;
+	Dwarf **dwarfs;            /* the files DIE keys distinguish */
+	size_t n_dwarfs, cap_dwarfs;
+	struct complete_entry *complete; /* defined aggregates by spelling */
+	size_t n_complete, cap_complete;
+	bool complete_built;
+	dw_type_resolver resolver;
+	void *resolver_ctx;
 	void **owned;              /* everything allocated for types and locations */
 	size_t n_owned, cap_owned;
 	struct global_slot *globals;
@@ -30,20 +44,84 @@ struct vars_cache {
 	bool globals_built;
 };
 
+/* The cache of @m, created on first use.  Borrowed. */
+struct vars_cache *vars_cache_of(struct dw_module *m);
+
 /* Keep @p until the module is freed; returns @p. */
 void *vars_own(struct vars_cache *c, void *p);
 
-/* The location of @attr (a DW_AT_location) at @pc, into @out.  @fb is the
- * frame base of the enclosing function as an address expression, or NULL
- * when there is none (globals).  Never fails: what cannot be read is
+/* The type @die's DW_AT_type names (void without one), and the type of
+ * type DIE @type; complete with everything they reach. */
+const struct dw_type *vars_type_of(struct vars_cache *c, Dwarf_Die *die);
+const struct dw_type *vars_type_die(struct vars_cache *c, Dwarf_Die *type);
+
+/* What the registers, the CFA and the frame base of a location
+ * expression mean: the probe's own frame, or - for a value a caller passed
+ * (DW_AT_call_value) - the caller's frame as seen from the probe. */
+struct vars_frame {
+	uint64_t pc;                /* the probe's pc */
+	Dwarf_Die *fn;              /* the function holding pc, for entry values; NULL: none */
+	const struct dw_expr *cfa;  /* DW_OP_call_frame_cfa */
+	const struct dw_expr *fb;   /* DW_OP_fbreg's base, or NULL */
+	/* NULL: registers are the probe's; else the caller's register @reg */
+	const struct dw_expr *(*caller_reg)(struct vars_cache *c, const struct vars_frame *f, int reg);
+};
+
+/* The location of @attr (a DW_AT_location) at @pc, into @out, with
+ * registers as @f sees them.  Never fails: what cannot be read is
  * DW_LOC_UNSUPPORTED with the reason, what is not there at @pc
  * DW_LOC_OPTIMIZED_OUT. */
 void vars_locate(struct vars_cache *c, Dwarf_Attribute *attr, uint64_t pc,
-		 const struct dw_expr *fb, struct dw_loc *out);
+		 const struct vars_frame *f, struct dw_loc *out);
 
-/* The frame base of function @fn at @pc as an address expression, or
- * NULL (with *why set) when it has none or it cannot be computed. */
+/* The same for an expression already decoded (@attr may be NULL for one
+ * that names no other DIE or table: CFI rules). */
+void vars_evaluate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n,
+		   const struct vars_frame *f, struct dw_loc *out);
+
+/* The frame base of function @fn at @pc as an address tree, registers as
+ * @f sees them; NULL (with *why set) when it has none or it cannot be
+ * computed. */
 const struct dw_expr *vars_frame_base(struct vars_cache *c, Dwarf_Die *fn, uint64_t pc,
-				      const char **why);
+				      const struct vars_frame *f, const char **why);
+
+/* The expression of location list @attr covering @pc, read from the raw
+ * section when libdw refuses the list (GCC's DW_OP_GNU_uninit, which the
+ * decoder drops), into @ops (at most @max).  Returns the number of
+ * operations, 0 when no entry covers @pc, -1 when it cannot be read. */
+int vars_raw_location(Dwarf_Attribute *attr, uint64_t pc, Dwarf_Op *ops, size_t max);
+
+/* The address tree of memory location @loc (a DW_LOC_MEM_* kind). */
+const struct dw_expr *vars_loc_address(struct vars_cache *c, const struct dw_loc *loc);
+
+/* Trees, owned by @c. */
+const struct dw_expr *vars_expr_const(struct vars_cache *c, int64_t v);
+const struct dw_expr *vars_expr_reg(struct vars_cache *c, int reg);
+const struct dw_expr *vars_expr_cfa(struct vars_cache *c);
+const struct dw_expr *vars_expr_add(struct vars_cache *c, const struct dw_expr *a, int64_t k);
+const struct dw_expr *vars_expr_deref(struct vars_cache *c, const struct dw_expr *addr, unsigned size);
+const struct dw_expr *vars_expr_if(struct vars_cache *c, const struct dw_expr *cond,
+				   const struct dw_expr *then, const struct dw_expr *otherwise);
+
+/* ---- entry values (entryval.c) ---- */
+
+#define MAX_CALLERS 32
+
+/* A call of the function, and the value it passed in one register. */
+struct vars_call_site {
+	Dwarf_Die site;          /* DW_TAG_call_site */
+	uint64_t return_pc;
+	Dwarf_Attribute value;   /* its DW_AT_call_value */
+};
+
+/* Call sites of module @c->m that call @fn and describe the value they
+ * pass in register @reg; at most @max into @out.  Returns how many. */
+size_t vars_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, struct vars_call_site *out,
+		       size_t max);
+
+/* The value call site @s passed, as a tree a probe at @pc of the callee
+ * computes, or NULL when it is not recoverable there. */
+const struct dw_expr *vars_caller_value(struct vars_cache *c, const struct vars_call_site *s,
+					uint64_t pc);
 
 #endif

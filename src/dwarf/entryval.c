@@ -1,0 +1,306 @@
+/* entryval.c - what a parameter held on entry to its function, recovered
+ * from the caller (DW_OP_entry_value; see vars_entry_value in vars_priv.h).
+ *
+ * At -O2 a parameter's register is often reused after the function has
+ * read it; its location then says only "the value register N had on
+ * entry".  The caller knows more: each call site (DW_TAG_call_site) lists
+ * the values it passed (DW_TAG_call_site_parameter with DW_AT_call_value),
+ * described in the caller's own frame - a constant, a global's address,
+ * something in a callee-saved register or on the caller's stack.  gdb
+ * follows the frame's return address to its call site; a probe does the
+ * same at run time: it reads the return address at CFA - 8, and the tree
+ * built here compares it with the return address of every call site that
+ * calls this function, taking the value that call site describes.  When
+ * none matches (a caller without call-site information, a tail call, an
+ * indirect call) the value is <optimized out>, as in gdb.
+ *
+ * The caller's registers are seen from inside the callee: a callee-saved
+ * register either still holds the caller's value or was saved on the
+ * callee's stack, as the callee's CFI at the probe says; a call-clobbered
+ * one is lost.  The caller's CFA is the callee's CFA plus the caller's CFA
+ * rule at the call (rsp-based), or its rbp plus the rule's offset.
+ *
+ * Call sites are indexed once per module by the name of the function
+ * they call (its linkage name, or its name); a wrong candidate that shares
+ * the name is harmless, since its return address never matches.
+ */
+#include "dwarf/vars_priv.h"
+#include "util/xalloc.h"
+
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CALLERS 32
+#define MAX_NESTING 64
+
+struct call_entry {
+	const char *callee; /* borrowed from libdw */
+	Dwarf *dw;
+	Dwarf_Off off;      /* the call site DIE */
+};
+
+struct callers {
+	struct call_entry *v;
+	size_t n, cap;
+	bool built;
+	Dwarf_CFI *cfi;     /* from .eh_frame; owned */
+	bool cfi_tried;
+};
+
+static void callers_destroy(void *data)
+{
+	struct callers *cs = data;
+
+	if (cs->cfi)
+		dwarf_cfi_end(cs->cfi);
+	free(cs->v);
+	free(cs);
+}
+
+static struct callers *callers_of(struct dw_module *m)
+{
+	struct dw_ext *ext = &m->ext[DW_EXT_CALLERS];
+
+	if (!ext->data) {
+		ext->data = xcalloc(1, sizeof(struct callers));
+		ext->destroy = callers_destroy;
+	}
+	return ext->data;
+}
+
+/* The name a function DIE is called by: linkage name, else its name,
+ * through specifications and abstract origins.  Borrowed. */
+static const char *function_key(Dwarf_Die *fn)
+{
+	Dwarf_Attribute a;
+	const char *s = dwarf_formstring(dwarf_attr_integrate(fn, DW_AT_linkage_name, &a));
+
+	return s ? s : dwarf_diename(fn);
+}
+
+/* ---- the index ---- */
+
+static void add_site(struct callers *cs, Dwarf_Die *site)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die origin;
+	const char *key;
+
+	if ((!dwarf_attr(site, DW_AT_call_origin, &a) && !dwarf_attr(site, DW_AT_abstract_origin, &a)) ||
+	    !dwarf_formref_die(&a, &origin) || !(key = function_key(&origin)))
+		return;
+	cs->v = xgrow(cs->v, &cs->cap, cs->n + 1, sizeof(*cs->v));
+	cs->v[cs->n++] = (struct call_entry){
+		.callee = key, .dw = dwarf_cu_getdwarf(site->cu), .off = dwarf_dieoffset(site),
+	};
+}
+
+static void walk_sites(struct callers *cs, Dwarf_Die *parent, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_NESTING || dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site)
+			add_site(cs, &child);
+		else if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+			 tag == DW_TAG_inlined_subroutine || tag == DW_TAG_namespace ||
+			 tag == DW_TAG_structure_type || tag == DW_TAG_class_type)
+			walk_sites(cs, &child, depth + 1);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct call_entry *)a)->callee, ((const struct call_entry *)b)->callee);
+}
+
+static void build_index(struct callers *cs, Dwarf *dw)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie, subdie;
+	Dwarf_Half version;
+	uint8_t type;
+
+	cs->built = true;
+	while (dwarf_get_units(dw, cu, &cu, &version, &type, &cudie, &subdie) == 0) {
+		if (type == DW_UT_skeleton && subdie.addr)
+			walk_sites(cs, &subdie, 0);
+		else if (type == DW_UT_compile || type == DW_UT_partial)
+			walk_sites(cs, &cudie, 0);
+	}
+	if (cs->n)
+		qsort(cs->v, cs->n, sizeof(*cs->v), cmp_entry);
+}
+
+/* ---- call sites ---- */
+
+static uint64_t return_pc(Dwarf_Die *site)
+{
+	Dwarf_Attribute a;
+	Dwarf_Addr pc;
+
+	if ((dwarf_attr(site, DW_AT_call_return_pc, &a) || dwarf_attr(site, DW_AT_low_pc, &a)) &&
+	    dwarf_formaddr(&a, &pc) == 0)
+		return pc;
+	return 0;
+}
+
+/* The DW_AT_call_value of @site's parameter passed in register @reg. */
+static bool passed_value(Dwarf_Die *site, int reg, Dwarf_Attribute *value)
+{
+	Dwarf_Die child;
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (dwarf_child(site, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if ((tag != DW_TAG_call_site_parameter && tag != DW_TAG_GNU_call_site_parameter) ||
+		    !dwarf_attr(&child, DW_AT_location, &a) || dwarf_getlocation(&a, &ops, &n) != 0 ||
+		    n != 1 || ops[0].atom != (uint8_t)(DW_OP_reg0 + reg))
+			continue;
+		return dwarf_attr(&child, DW_AT_call_value, value) ||
+		       dwarf_attr(&child, DW_AT_GNU_call_site_value, value);
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+size_t vars_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, struct vars_call_site *out,
+		       size_t max)
+{
+	struct callers *cs = callers_of(c->m);
+	struct call_entry key = { .callee = function_key(fn) }, *e;
+	size_t n = 0;
+
+	if (!key.callee || reg < 0 || reg > 31)
+		return 0;
+	if (!cs->built)
+		build_index(cs, dw_module_dwarf(c->m));
+	e = cs->n ? bsearch(&key, cs->v, cs->n, sizeof(*e), cmp_entry) : NULL;
+	while (e && e > cs->v && strcmp(e[-1].callee, key.callee) == 0)
+		e--;
+	for (; e && e < cs->v + cs->n && strcmp(e->callee, key.callee) == 0 && n < max; e++) {
+		struct vars_call_site *s = &out[n];
+
+		if (!dwarf_offdie(e->dw, e->off, &s->site) || !(s->return_pc = return_pc(&s->site)) ||
+		    !passed_value(&s->site, reg, &s->value))
+			continue;
+		n++;
+	}
+	return n;
+}
+
+/* ---- the caller's frame, seen from the callee ---- */
+
+static Dwarf_CFI *cfi_of(struct dw_module *m)
+{
+	struct callers *cs = callers_of(m);
+
+	if (!cs->cfi_tried) {
+		cs->cfi_tried = true;
+		cs->cfi = dwarf_getcfi_elf(dw_module_elf(m));
+	}
+	return cs->cfi;
+}
+
+/* CFI expression @ops (a location relative to the CFA) as an address
+ * tree; NULL when it is not one. */
+static const struct dw_expr *cfi_address(struct vars_cache *c, Dwarf_Op *ops, size_t n)
+{
+	struct vars_frame probe = { .cfa = vars_expr_cfa(c) };
+	struct dw_loc loc;
+
+	vars_evaluate(c, NULL, ops, n, &probe, &loc);
+	return vars_loc_address(c, &loc);
+}
+
+/* The caller's register @reg at the probe's @pc: still in the register
+ * (the callee left it alone), or saved on the callee's stack; NULL for a
+ * register the call clobbers. */
+static const struct dw_expr *caller_reg(struct vars_cache *c, uint64_t pc, int reg)
+{
+	Dwarf_CFI *cfi = cfi_of(c->m);
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Op mem[3], *ops = NULL;
+	size_t n = 0;
+	const struct dw_expr *r = NULL;
+
+	if (!cfi || reg < 0 || reg > 16 || dwarf_cfi_addrframe(cfi, pc, &frame) != 0)
+		return NULL;
+	if (dwarf_frame_register(frame, reg, mem, &ops, &n) == 0) {
+		if (n == 0 && !ops)
+			r = vars_expr_reg(c, reg); /* same value */
+		else if (n > 0 && ops[n - 1].atom != DW_OP_stack_value && (r = cfi_address(c, ops, n)))
+			r = vars_expr_deref(c, r, 8);
+	}
+	free(frame);
+	return r;
+}
+
+static const struct dw_expr *frame_caller_reg(struct vars_cache *c, const struct vars_frame *f, int reg)
+{
+	return caller_reg(c, f->pc, reg);
+}
+
+/* The caller's CFA: its CFA rule at the call, with the caller's rsp after
+ * the return being the callee's CFA. */
+static const struct dw_expr *caller_cfa(struct vars_cache *c, uint64_t pc, uint64_t ret_pc)
+{
+	Dwarf_CFI *cfi = cfi_of(c->m);
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Op *ops;
+	size_t n;
+	const struct dw_expr *r = NULL, *base;
+
+	/* the row of the call itself: the return address may start a new one */
+	if (!cfi || dwarf_cfi_addrframe(cfi, ret_pc - 1, &frame) != 0)
+		return NULL;
+	if (dwarf_frame_cfa(frame, &ops, &n) == 0 && n == 1 &&
+	    (ops[0].atom == DW_OP_breg7 || ops[0].atom == DW_OP_breg6)) {
+		base = ops[0].atom == DW_OP_breg7 ? vars_expr_cfa(c) : caller_reg(c, pc, 6);
+		if (base)
+			r = vars_expr_add(c, base, (int64_t)ops[0].number);
+	}
+	free(frame);
+	return r;
+}
+
+const struct dw_expr *vars_caller_value(struct vars_cache *c, const struct vars_call_site *s,
+					uint64_t pc)
+{
+	struct vars_frame f = { .pc = pc, .caller_reg = frame_caller_reg };
+	uint64_t call_pc = s->return_pc - 1;
+	Dwarf_Attribute value = s->value;
+	Dwarf_Die cudie, fn;
+	Dwarf_Op *ops;
+	const char *why;
+	struct dw_loc loc;
+	size_t n;
+
+	if (dwarf_getlocation(&value, &ops, &n) != 0 || n == 0)
+		return NULL;
+	f.cfa = caller_cfa(c, pc, s->return_pc);
+	if (dwarf_diecu((Dwarf_Die *)&s->site, &cudie, NULL, NULL) &&
+	    dw_pc_scopes(&cudie, call_pc, &fn, 1) == 1)
+		f.fb = vars_frame_base(c, &fn, call_pc, &f, &why);
+	vars_evaluate(c, &value, ops, n, &f, &loc);
+	/* a DWARF expression, not a location: what it computes is the value */
+	switch (loc.kind) {
+	case DW_LOC_CONST:
+		return vars_expr_const(c, loc.offset);
+	case DW_LOC_VALUE_REG:
+		return vars_expr_add(c, vars_expr_reg(c, loc.reg), loc.offset);
+	case DW_LOC_VALUE_EXPR:
+		return loc.expr;
+	default:
+		return vars_loc_address(c, &loc);
+	}
+}

@@ -1,0 +1,88 @@
+/* scopes.c - the DIEs whose code holds a pc (see dw_pc_scopes in
+ * module_priv.h).
+ *
+ * libdw's dwarf_getscopes() does this too, but at an inlined call it
+ * looks for the inlined function's abstract definition in the same unit,
+ * and under LTO that definition lives in another unit (a cross-unit
+ * DW_AT_abstract_origin): it then finds no scope at all, and every
+ * variable of the function looks invisible.  This walk follows only the
+ * concrete tree, the one that holds the code.
+ *
+ * In C a function with code sits at the top of its unit, so one pass over
+ * the unit's children finds it.  In C++ it may also sit in a namespace or
+ * a class, and a lambda's operator() sits in its closure type inside the
+ * function that defines it, outside that function's ranges: there the
+ * walk descends further.
+ */
+#include "dwarf/module_priv.h"
+
+#include <dwarf.h>
+
+#define MAX_NESTING 64
+
+struct scope_walk {
+	uint64_t pc;
+	bool cxx;
+	Dwarf_Die *out;
+	int max;
+};
+
+static bool is_block(int tag)
+{
+	return tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine ||
+	       tag == DW_TAG_try_block || tag == DW_TAG_catch_block || tag == DW_TAG_with_stmt;
+}
+
+static bool is_container(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+	       tag == DW_TAG_union_type;
+}
+
+/* The chain under @parent holding the pc, appended to w->out[n...];
+ * returns the new count.  @in_fn: @parent holds the pc (its blocks may). */
+static int walk(struct scope_walk *w, Dwarf_Die *parent, bool in_fn, int n, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_NESTING || n >= w->max || dwarf_child(parent, &child) != 0)
+		return n;
+	do {
+		int tag = dwarf_tag(&child), m = n;
+
+		if (tag == DW_TAG_subprogram || (in_fn && is_block(tag))) {
+			if (dwarf_haspc(&child, w->pc) == 1) {
+				w->out[n] = child;
+				return walk(w, &child, true, n + 1, depth + 1);
+			}
+			if (w->cxx) /* a lambda defined inside */
+				m = walk(w, &child, false, n, depth + 1);
+		} else if (w->cxx && (is_container(tag) || is_block(tag))) {
+			m = walk(w, &child, false, n, depth + 1);
+		}
+		if (m > n)
+			return m;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return n;
+}
+
+static bool is_cxx(Dwarf_Die *cudie)
+{
+	switch (dwarf_srclang(cudie)) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+	case DW_LANG_ObjC_plus_plus:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int dw_pc_scopes(Dwarf_Die *cudie, uint64_t pc, Dwarf_Die *out, int max)
+{
+	struct scope_walk w = { .pc = pc, .cxx = is_cxx(cudie), .out = out, .max = max };
+
+	return walk(&w, cudie, false, 0, 0);
+}

@@ -1,0 +1,592 @@
+/* types.c - C types from DWARF (see vars.h): struct dw_type, built once per
+ * DIE and cached in the module's DW_EXT_VARS slot.
+ *
+ * A type is reached from a DIE in two steps.  slot() hands out the node
+ * that will hold the type (cached by DIE, so cycles through pointers end),
+ * and fill() converts the DIE into it.  Filling an aggregate only takes
+ * slots for its members' types and queues them; the queue is drained
+ * before a type is handed out.  So the whole graph reachable from a
+ * variable is built, however deep (a Lua or Redis state reaches hundreds
+ * of structs), without recursion deeper than one declarator (int ***).
+ *
+ * Typedefs and qualified types (const, volatile, restrict, _Atomic) are
+ * copies of the type underneath; a typedef's copy carries its own name.
+ *
+ * A struct, union, class or enum the unit only declares (DW_AT_declaration,
+ * the usual `struct lua_State *` of an API) is completed by name the way
+ * gdb does: from a definition elsewhere in the module, else from another
+ * module through the resolver the tracer installs.  What no module defines
+ * stays marked incomplete.
+ */
+#include "dwarf/vars_priv.h"
+#include "util/xalloc.h"
+
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct type_node {
+	struct dw_type t; /* first: a node is handed out as &node->t */
+	Dwarf_Die die;
+	bool filled;
+};
+
+struct complete_entry {
+	const char *name; /* "struct point": borrowed from the cache */
+	Dwarf *dw;
+	Dwarf_Off off;
+};
+
+static const struct dw_type void_type = { .kind = DW_TYPE_VOID, .name = "void" };
+static const struct dw_type unknown_type = { .kind = DW_TYPE_UNKNOWN, .name = "<unknown type>" };
+
+#define own vars_own
+
+/* ---- keys ---- */
+
+/* A cache key for @die: its offset, tagged with which Dwarf holds it (the
+ * module's, a split unit's .dwo, a supplementary file), since offsets
+ * repeat across files. */
+static uint64_t die_key(struct vars_cache *c, Dwarf_Die *die)
+{
+	Dwarf *dw = die->cu ? dwarf_cu_getdwarf(die->cu) : NULL;
+	size_t i;
+
+	for (i = 0; i < c->n_dwarfs && c->dwarfs[i] != dw; i++)
+		;
+	if (i == c->n_dwarfs) {
+		c->dwarfs = xgrow(c->dwarfs, &c->cap_dwarfs, c->n_dwarfs + 1, sizeof(*c->dwarfs));
+		c->dwarfs[c->n_dwarfs++] = dw;
+	}
+	return dwarf_dieoffset(die) | (uint64_t)i << 48;
+}
+
+static uint64_t udata_attr(Dwarf_Die *die, unsigned name, uint64_t dflt)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word v;
+
+	if (!dwarf_attr_integrate(die, name, &a) || dwarf_formudata(&a, &v))
+		return dflt;
+	return v;
+}
+
+/* ---- slots and the queue ---- */
+
+static struct type_node *slot(struct vars_cache *c, Dwarf_Die *die);
+
+/* The node of the type @die's DW_AT_type names; void without one. */
+static struct dw_type *type_attr(struct vars_cache *c, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die t;
+	struct type_node *n;
+
+	if (!dwarf_attr_integrate(die, DW_AT_type, &a))
+		return (struct dw_type *)&void_type;
+	if (!dwarf_formref_die(&a, &t))
+		return (struct dw_type *)&unknown_type;
+	n = slot(c, &t);
+	return &n->t;
+}
+
+/* The node for type DIE @die, new and queued if need be. */
+static struct type_node *slot(struct vars_cache *c, Dwarf_Die *die)
+{
+	uint64_t key = die_key(c, die);
+	struct type_node *n = offmap_get(&c->types, key);
+
+	if (n)
+		return n;
+	n = own(c, xcalloc(1, sizeof(*n)));
+	n->die = *die;
+	offmap_put(&c->types, key, n);
+	c->queue = xgrow(c->queue, &c->cap_queue, c->n_queue + 1, sizeof(*c->queue));
+	c->queue[c->n_queue++] = n;
+	return n;
+}
+
+static void fill(struct vars_cache *c, struct dw_type *t);
+
+/* Fill every queued node (filling queues more). */
+static void drain(struct vars_cache *c)
+{
+	while (c->n_queue)
+		fill(c, &c->queue[--c->n_queue]->t);
+}
+
+/* ---- kinds ---- */
+
+static void set_base(struct dw_type *t, Dwarf_Die *die)
+{
+	uint64_t enc = udata_attr(die, DW_AT_encoding, 0);
+
+	t->size = udata_attr(die, DW_AT_byte_size, 0);
+	t->kind = DW_TYPE_INT;
+	if (enc == DW_ATE_boolean)
+		t->kind = DW_TYPE_BOOL;
+	else if (enc == DW_ATE_float)
+		t->kind = DW_TYPE_FLOAT;
+	t->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+	t->is_char = enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char ||
+		     (t->size == 1 && t->name && strstr(t->name, "char"));
+}
+
+static void add_member(struct vars_cache *c, struct dw_member *mb, Dwarf_Die *child, int tag)
+{
+	memset(mb, 0, sizeof(*mb));
+	mb->name = tag == DW_TAG_inheritance ? "<base>" : dwarf_diename(child);
+	mb->offset = udata_attr(child, DW_AT_data_member_location, 0);
+	mb->bit_size = (unsigned)udata_attr(child, DW_AT_bit_size, 0);
+	if (mb->bit_size) {
+		uint64_t dbo = udata_attr(child, DW_AT_data_bit_offset, UINT64_MAX);
+
+		if (dbo != UINT64_MAX) {
+			mb->offset = dbo / 8;
+			mb->bit_offset = (unsigned)(dbo % 8);
+		}
+	}
+	mb->type = type_attr(c, child);
+}
+
+static void add_members(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
+{
+	struct dw_member *v = NULL;
+	size_t n = 0, cap = 0;
+	Dwarf_Die child;
+
+	if (dwarf_child(die, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag != DW_TAG_member && tag != DW_TAG_inheritance)
+			continue;
+		v = xgrow(v, &cap, n + 1, sizeof(*v));
+		add_member(c, &v[n++], &child, tag);
+	} while (dwarf_siblingof(&child, &child) == 0);
+	t->members = own(c, v);
+	t->n_members = n;
+}
+
+static void add_enumerators(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
+{
+	struct dw_enumerator *v = NULL;
+	size_t n = 0, cap = 0;
+	Dwarf_Die child;
+
+	if (dwarf_child(die, &child) != 0)
+		return;
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Sword val = 0;
+		Dwarf_Word uval = 0;
+
+		if (dwarf_tag(&child) != DW_TAG_enumerator)
+			continue;
+		/* an enum of unsigned type holds 4000000000U in a data4 that
+		 * reads as negative when taken as signed */
+		if (dwarf_attr(&child, DW_AT_const_value, &a)) {
+			if (t->is_signed)
+				dwarf_formsdata(&a, &val);
+			else if (dwarf_formudata(&a, &uval) == 0)
+				val = (Dwarf_Sword)uval;
+		}
+		v = xgrow(v, &cap, n + 1, sizeof(*v));
+		v[n].name = dwarf_diename(&child);
+		v[n].value = val;
+		n++;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	t->enumerators = own(c, v);
+	t->n_enumerators = n;
+}
+
+/* The element type of an array, filled: its size and name are needed. */
+static const struct dw_type *element(struct vars_cache *c, Dwarf_Die *die)
+{
+	struct dw_type *e = type_attr(c, die);
+
+	fill(c, e);
+	return e;
+}
+
+static struct dw_type *array_of(struct vars_cache *c, const struct dw_type *elem, uint64_t count,
+				struct dw_type *t)
+{
+	if (!t)
+		t = own(c, xcalloc(1, sizeof(*t)));
+	t->kind = DW_TYPE_ARRAY;
+	t->target = elem;
+	t->count = count;
+	t->size = elem->size * count;
+	t->is_char = elem->is_char;
+	t->name = own(c, xasprintf("%s[%llu]", elem->name, (unsigned long long)count));
+	return t;
+}
+
+/* Array dimensions, outermost first: int a[2][3] is an array of 2 arrays
+ * of 3 ints. */
+static void set_array(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
+{
+	const struct dw_type *elem = element(c, die);
+	uint64_t counts[8];
+	size_t n = 0;
+	Dwarf_Die child;
+
+	if (dwarf_child(die, &child) == 0) {
+		do {
+			uint64_t count = udata_attr(&child, DW_AT_count, 0);
+
+			if (dwarf_tag(&child) != DW_TAG_subrange_type || n == 8)
+				continue;
+			if (!count && dwarf_hasattr(&child, DW_AT_upper_bound))
+				count = udata_attr(&child, DW_AT_upper_bound, 0) + 1;
+			counts[n++] = count;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	for (size_t i = n; i-- > 1;)
+		elem = array_of(c, elem, counts[i], NULL);
+	array_of(c, elem, n ? counts[0] : 0, t);
+}
+
+static const char *aggregate_name(struct vars_cache *c, int tag, const char *name)
+{
+	const char *kw = tag == DW_TAG_structure_type ? "struct " : tag == DW_TAG_union_type ? "union "
+		       : tag == DW_TAG_enumeration_type ? "enum " : "";
+
+	return own(c, xasprintf("%s%s", kw, name ? name : "<anonymous>"));
+}
+
+static const struct dw_type *complete_type(struct vars_cache *c, const char *spelling);
+
+/* A struct, union, class or enum: complete from its DIE, or, for a mere
+ * declaration, a copy of the definition found by name. */
+static void set_aggregate(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die, int tag)
+{
+	const char *name = dwarf_diename(die);
+	const struct dw_type *full;
+
+	t->name = aggregate_name(c, tag, name);
+	if (name && dwarf_hasattr(die, DW_AT_declaration)) {
+		full = complete_type(c, t->name);
+		if (full) {
+			*t = *full;
+			return;
+		}
+		t->kind = tag == DW_TAG_union_type ? DW_TYPE_UNION
+			: tag == DW_TAG_enumeration_type ? DW_TYPE_ENUM : DW_TYPE_STRUCT;
+		t->incomplete = true;
+		return;
+	}
+	if (tag == DW_TAG_enumeration_type) {
+		t->kind = DW_TYPE_ENUM;
+		t->size = udata_attr(die, DW_AT_byte_size, 4);
+		t->is_signed = element(c, die)->is_signed;
+		add_enumerators(c, t, die);
+		return;
+	}
+	t->kind = tag == DW_TAG_union_type ? DW_TYPE_UNION : DW_TYPE_STRUCT;
+	t->size = udata_attr(die, DW_AT_byte_size, 0);
+	add_members(c, t, die);
+}
+
+/* Convert the DIE of node @t (once). */
+static void fill(struct vars_cache *c, struct dw_type *t)
+{
+	struct type_node *n = (struct type_node *)t;
+	Dwarf_Die *die = &n->die;
+	int tag;
+	const char *name;
+
+	if (t == &void_type || t == &unknown_type || n->filled)
+		return;
+	n->filled = true;
+	tag = dwarf_tag(die);
+	name = dwarf_diename(die);
+	switch (tag) {
+	case DW_TAG_base_type:
+		t->name = name ? name : "?";
+		set_base(t, die);
+		break;
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+	case DW_TAG_ptr_to_member_type:
+		t->kind = DW_TYPE_POINTER;
+		t->size = 8;
+		t->target = element(c, die);
+		t->name = own(c, xasprintf("%s %s", t->target->name, tag == DW_TAG_pointer_type ? "*" : "&"));
+		break;
+	case DW_TAG_structure_type:
+	case DW_TAG_class_type:
+	case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+		set_aggregate(c, t, die, tag);
+		break;
+	case DW_TAG_array_type:
+		set_array(c, t, die);
+		break;
+	case DW_TAG_typedef:
+		*t = *element(c, die);
+		t->name = name ? name : t->name;
+		break;
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+	case DW_TAG_atomic_type:
+		*t = *element(c, die); /* named as the type it qualifies */
+		break;
+	case DW_TAG_subroutine_type:
+		t->kind = DW_TYPE_FUNCTION;
+		t->name = "function";
+		break;
+	default:
+		t->kind = DW_TYPE_UNKNOWN;
+		t->name = name ? name : "?";
+		break;
+	}
+}
+
+const struct dw_type *vars_type_of(struct vars_cache *c, Dwarf_Die *die)
+{
+	struct dw_type *t = type_attr(c, die);
+
+	fill(c, t);
+	drain(c);
+	return t;
+}
+
+const struct dw_type *vars_type_die(struct vars_cache *c, Dwarf_Die *type)
+{
+	struct type_node *n = slot(c, type);
+
+	fill(c, &n->t);
+	drain(c);
+	return &n->t;
+}
+
+/* ---- complete definitions by name ---- */
+
+static bool is_aggregate(int tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_enumeration_type;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct complete_entry *)a)->name, ((const struct complete_entry *)b)->name);
+}
+
+static void index_unit(struct vars_cache *c, Dwarf_Die *unit)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(unit, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *name = dwarf_diename(&child);
+
+		if (!is_aggregate(tag) || !name || dwarf_hasattr(&child, DW_AT_declaration))
+			continue;
+		c->complete = xgrow(c->complete, &c->cap_complete, c->n_complete + 1, sizeof(*c->complete));
+		c->complete[c->n_complete++] = (struct complete_entry){
+			.name = aggregate_name(c, tag, name),
+			.dw = dwarf_cu_getdwarf(child.cu),
+			.off = dwarf_dieoffset(&child),
+		};
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* Every named aggregate type the module defines at file scope, sorted by
+ * spelling, built on first use. */
+static void index_complete(struct vars_cache *c)
+{
+	Dwarf *dw = dw_module_dwarf(c->m);
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie, subdie;
+	Dwarf_Half version;
+	uint8_t type;
+
+	c->complete_built = true;
+	while (dw && dwarf_get_units(dw, cu, &cu, &version, &type, &cudie, &subdie) == 0) {
+		if (type == DW_UT_skeleton && subdie.addr)
+			index_unit(c, &subdie);
+		else if (type == DW_UT_compile || type == DW_UT_partial || type == DW_UT_type)
+			index_unit(c, &cudie);
+	}
+	if (c->n_complete)
+		qsort(c->complete, c->n_complete, sizeof(*c->complete), cmp_entry);
+}
+
+/* The module's own definition of @spelling ("struct point"), or NULL.
+ * Filled, but what it reaches may still be queued: callers drain. */
+static const struct dw_type *own_definition(struct vars_cache *c, const char *spelling)
+{
+	struct complete_entry key = { .name = spelling }, *e;
+	struct type_node *n;
+	Dwarf_Die die;
+
+	if (!c->complete_built)
+		index_complete(c);
+	e = c->n_complete ? bsearch(&key, c->complete, c->n_complete, sizeof(*e), cmp_entry) : NULL;
+	if (!e || !dwarf_offdie(e->dw, e->off, &die) || !(n = slot(c, &die)))
+		return NULL;
+	fill(c, &n->t);
+	return &n->t;
+}
+
+/* The definition of a type known here only by declaration: this module's,
+ * else another module's through the resolver (complete there).  Callers
+ * drain. */
+static const struct dw_type *complete_type(struct vars_cache *c, const char *spelling)
+{
+	const struct dw_type *t = own_definition(c, spelling);
+
+	if (!t && c->resolver)
+		t = c->resolver(c->resolver_ctx, c->m, spelling);
+	return t && !t->incomplete ? t : NULL;
+}
+
+const struct dw_type *dw_type_find_complete(struct dw_module *m, const char *spelling)
+{
+	struct vars_cache *c;
+	const struct dw_type *t;
+
+	if (!dw_module_dwarf(m))
+		return NULL;
+	c = vars_cache_of(m);
+	t = own_definition(c, spelling);
+	drain(c);
+	return t;
+}
+
+void dw_module_set_type_resolver(struct dw_module *m, dw_type_resolver fn, void *ctx)
+{
+	struct vars_cache *c = vars_cache_of(m);
+
+	c->resolver = fn;
+	c->resolver_ctx = ctx;
+}
+
+/* ---- types by name, for cast() ---- */
+
+static bool find_type_die(Dwarf *dw, const char *name, Dwarf_Die *out)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie, child;
+	Dwarf_Half version;
+	uint8_t type;
+
+	while (dwarf_get_units(dw, cu, &cu, &version, &type, &cudie, NULL) == 0) {
+		if (dwarf_child(&cudie, &child) != 0)
+			continue;
+		do {
+			int tag = dwarf_tag(&child);
+			const char *n = dwarf_diename(&child);
+
+			if ((tag == DW_TAG_base_type || tag == DW_TAG_typedef) && n && strcmp(n, name) == 0) {
+				*out = child;
+				return true;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	return false;
+}
+
+/* C spellings users write for the names compilers give base types. */
+static const char *base_alias(const char *name)
+{
+	static const char *const aliases[][2] = {
+		{ "long", "long int" }, { "unsigned long", "long unsigned int" },
+		{ "unsigned", "unsigned int" }, { "short", "short int" },
+		{ "unsigned short", "short unsigned int" }, { "long long", "long long int" },
+		{ "unsigned long long", "long long unsigned int" }, { "signed char", "signed char" },
+		{ "u8", "unsigned char" }, { "u16", "short unsigned int" }, { "u32", "unsigned int" },
+		{ "u64", "long unsigned int" }, { "i8", "signed char" }, { "i16", "short int" },
+		{ "i32", "int" }, { "i64", "long int" }, { "bool", "_Bool" },
+	};
+
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (strcmp(aliases[i][0], name) == 0)
+			return aliases[i][1];
+	return name;
+}
+
+static const struct dw_type *named_type(struct vars_cache *c, Dwarf *dw, const char *base)
+{
+	Dwarf_Die die;
+	const struct dw_type *t;
+
+	if (!strncmp(base, "struct ", 7) || !strncmp(base, "union ", 6) || !strncmp(base, "enum ", 5))
+		return complete_type(c, base);
+	t = own_definition(c, base); /* a C++ class by its bare name */
+	if (t)
+		return t;
+	if (find_type_die(dw, base_alias(base), &die) || find_type_die(dw, base, &die))
+		return vars_type_die(c, &die);
+	return NULL;
+}
+
+const struct dw_type *dw_type_find(struct dw_module *m, const char *spelling)
+{
+	struct vars_cache *c;
+	Dwarf *dw = dw_module_dwarf(m);
+	char *base, *end;
+	const struct dw_type *t;
+	int pointers = 0;
+
+	if (!dw)
+		return NULL;
+	c = vars_cache_of(m);
+	base = xstrdup(spelling);
+	for (end = base + strlen(base); end > base && (end[-1] == '*' || end[-1] == ' '); end--)
+		pointers += end[-1] == '*';
+	*end = '\0';
+	t = named_type(c, dw, base);
+	drain(c);
+	free(base);
+	for (; t && pointers > 0; pointers--) {
+		struct dw_type *p = own(c, xcalloc(1, sizeof(*p)));
+
+		p->kind = DW_TYPE_POINTER;
+		p->size = 8;
+		p->target = t;
+		p->name = own(c, xasprintf("%s *", t->name));
+		t = p;
+	}
+	return t;
+}
+
+/* ---- queries ---- */
+
+const struct dw_member *dw_type_member(const struct dw_type *t, const char *name, uint64_t *offset)
+{
+	if (t->kind != DW_TYPE_STRUCT && t->kind != DW_TYPE_UNION)
+		return NULL;
+	for (size_t i = 0; i < t->n_members; i++) {
+		const struct dw_member *mb = &t->members[i];
+		uint64_t inner;
+
+		if (mb->name && strcmp(mb->name, name) == 0) {
+			*offset = mb->offset;
+			return mb;
+		}
+		if (!mb->name || strcmp(mb->name, "<base>") == 0) {
+			const struct dw_member *found = dw_type_member(mb->type, name, &inner);
+
+			if (found) {
+				*offset = mb->offset + inner;
+				return found;
+			}
+		}
+	}
+	return NULL;
+}
+
+bool dw_type_is_scalar(const struct dw_type *t)
+{
+	return t->kind == DW_TYPE_INT || t->kind == DW_TYPE_BOOL || t->kind == DW_TYPE_ENUM ||
+	       t->kind == DW_TYPE_POINTER;
+}
