@@ -309,13 +309,14 @@ static void render_diag(const struct diag *d, const char *file, const char *text
 struct site_ctx {
 	struct probe *probe;
 	struct probe_site *site;
+	struct target *target;
 };
 
 static int var_find(void *ctx, const char *name, struct dw_var *out)
 {
 	struct site_ctx *sc = ctx;
 
-	return dw_var_find(sc->site->mod->dw, sc->site->where.vaddr, name, out);
+	return target_find_var(sc->target, sc->site->mod, sc->site->where.vaddr, name, out);
 }
 
 static int hint_name(const struct dw_var *v, void *ctx)
@@ -374,7 +375,7 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 		.rule0 = site->rule0, .bt_depth = s->opt.bt_depth, .name = p->target_text,
 		.tgid = s->target->pid > 0 ? (uint32_t)s->target->pid : 0,
 	};
-	struct site_ctx sc = { p, site };
+	struct site_ctx sc = { p, site, s->target };
 	struct bpf_blob blob = { 0 };
 	char *why = NULL;
 	int err;

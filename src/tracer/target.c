@@ -12,6 +12,7 @@
 #include "dwarf/module.h"
 #include "dwarf/symbolize.h"
 #include "dwarf/tailcall.h"
+#include "dwarf/vars.h"
 #include "proc/libpath.h"
 #include "proc/maps.h"
 #include "render/render.h"
@@ -72,6 +73,8 @@ static char *open_path_for(pid_t pid, const char *path)
 	return xstrdup(path);
 }
 
+static const struct dw_type *resolve_type(void *ctx, struct dw_module *asking, const char *spelling);
+
 static int add_module(struct target *t, pid_t pid, const char *path, uint64_t dev, uint64_t ino,
 		      struct tmodule **out)
 {
@@ -98,6 +101,7 @@ static int add_module(struct target *t, pid_t pid, const char *path, uint64_t de
 		tmodule_free(m);
 		return err;
 	}
+	dw_module_set_type_resolver(m->dw, resolve_type, t);
 	t->mods = xgrow(t->mods, &t->cap_mods, t->n_mods + 1, sizeof(*t->mods));
 	t->mods[t->n_mods++] = m;
 	*out = m;
@@ -642,6 +646,82 @@ void target_symbolize(struct target *t, const struct wr_bt_frame *f, struct rend
 		return;
 	}
 	dw_symbolize(m->dw, pc, &out->sym);
+}
+
+/* ---- program variables across modules ---- */
+
+/* A type a module only declares (`struct lua_State *` in a program that
+ * links the library defining it), completed from the first other module
+ * that defines it, the main module first, the way gdb looks a type up in
+ * every objfile. */
+static const struct dw_type *resolve_type(void *ctx, struct dw_module *asking, const char *spelling)
+{
+	struct target *t = ctx;
+	struct tmodule *main_mod = target_main_module(t);
+	const struct dw_type *found = NULL;
+
+	if (main_mod && main_mod->dw != asking)
+		found = dw_type_find_complete(main_mod->dw, spelling);
+	for (size_t i = 0; i < t->n_mods && !found; i++)
+		if (t->mods[i] != main_mod && t->mods[i]->dw != asking)
+			found = dw_type_find_complete(t->mods[i]->dw, spelling);
+	return found;
+}
+
+/* The load bias of @m in the traced process: one process only, since
+ * libraries load at different addresses in each. */
+static bool module_bias(struct target *t, struct tmodule *m, uint64_t *bias)
+{
+	if (t->path || t->n_procs != 1)
+		return false;
+	for (size_t i = 0; i < t->procs[0]->n_maps; i++) {
+		if (t->procs[0]->maps[i].mod == m) {
+			*bias = t->procs[0]->maps[i].bias;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* @v, a global of module @def, made readable from a probe in module @at:
+ * its address relative to @at's load bias, which the probe knows. */
+static void relocate_global(struct target *t, struct tmodule *def, struct tmodule *at, struct dw_var *v)
+{
+	uint64_t bias_def, bias_at;
+
+	if (v->loc.kind != DW_LOC_MEM_ADDR)
+		return; /* a constant needs no address */
+	if (!module_bias(t, def, &bias_def) || !module_bias(t, at, &bias_at)) {
+		v->loc.kind = DW_LOC_UNSUPPORTED;
+		v->loc.why = "it is a global of another module, which wraith reads only when tracing one "
+			     "process (-p PID)";
+		return;
+	}
+	v->loc.offset = (int64_t)(bias_def + (uint64_t)v->loc.offset - bias_at);
+}
+
+int target_find_var(struct target *t, struct tmodule *m, uint64_t pc, const char *name,
+		    struct dw_var *out)
+{
+	struct tmodule *main_mod = target_main_module(t);
+	int err = dw_var_find(m->dw, pc, name, out);
+
+	/* a global declared here (an extern in a header) and defined in a
+	 * library, or in the program for a probe in a library */
+	if (err != -ENOENT)
+		return err;
+	if (main_mod && main_mod != m && dw_var_find_global(main_mod->dw, name, out) == 0) {
+		relocate_global(t, main_mod, m, out);
+		return 0;
+	}
+	for (size_t i = 0; i < t->n_mods; i++) {
+		if (t->mods[i] == m || t->mods[i] == main_mod ||
+		    dw_var_find_global(t->mods[i]->dw, name, out) != 0)
+			continue;
+		relocate_global(t, t->mods[i], m, out);
+		return 0;
+	}
+	return -ENOENT;
 }
 
 /* ---- tail calls ---- */

@@ -131,6 +131,15 @@ int target_refresh(struct target *t);
  * CFI is not loaded (the unwinder then searches at run time). */
 uint32_t target_rule_at(struct tmodule *m, uint64_t pc);
 
+struct dw_var;
+
+/* Variable @name as a probe at @pc of module @m sees it: what
+ * dw_var_find() finds there, else a global defined in another module
+ * (the main module first), its address made relative to @m.  Returns 0,
+ * -ENOENT or -WR_ENODWARF; types are borrowed from the modules. */
+int target_find_var(struct target *t, struct tmodule *m, uint64_t pc, const char *name,
+		    struct dw_var *out);
+
 /* Symbolize a backtrace frame into @out (strings borrowed from caches that
  * live as long as the target). */
 void target_symbolize(struct target *t, const struct wr_bt_frame *f, struct render_frame *out);
