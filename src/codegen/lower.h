@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "codegen/plan.h"
+#include "dwarf/vars.h"
 
 struct diag;
 
@@ -33,6 +34,9 @@ struct cg_value {
 	unsigned bit_size;         /* DW lvalue bitfield: width and shift */
 	unsigned bit_offset;
 	LLVMValueRef status;       /* i32 wire status of a failed read so far, or NULL */
+	bool composed;             /* DW: an aggregate assembled from .loc's pieces
+				      (DW_OP_piece), read member by member */
+	struct dw_loc loc;         /* DW, composed: where its pieces are */
 };
 
 struct cg_binding {

@@ -164,14 +164,41 @@ static LLVMValueRef expr_binary(struct cg *cg, enum dw_expr_op op, LLVMValueRef 
 	}
 }
 
+static LLVMValueRef expr_value(struct cg *cg, const struct ast_expr *e, const struct dw_expr *x,
+			       struct cg_value *v);
+
+/* x->a ? x->b : x->c, each branch's reads failing only when taken. */
+static LLVMValueRef expr_if(struct cg *cg, const struct ast_expr *e, const struct dw_expr *x,
+			    struct cg_value *v)
+{
+	LLVMBuilderRef B = cg->builder;
+	struct cg_value tv = { 0 }, ev = { 0 };
+	LLVMValueRef cond = expr_value(cg, e, x->a, v), t, f, st;
+
+	if (!cond || !(t = expr_value(cg, e, x->b, &tv)) || !(f = expr_value(cg, e, x->c, &ev)))
+		return NULL;
+	cond = LLVMBuildICmp(B, LLVMIntNE, cond, cg_i64(cg, 0), "");
+	st = LLVMBuildSelect(B, cond, tv.status ? tv.status : cg_i32(cg, 0),
+			     ev.status ? ev.status : cg_i32(cg, 0), "");
+	merge_status(cg, v, st);
+	return LLVMBuildSelect(B, cond, t, f, "");
+}
+
 /* The value of location tree @x (see vars.h), reading memory as it says;
- * a failed read is recorded in @v's status.  NULL after a reported error. */
+ * a failed read is recorded in @v's status, and so is a branch with no
+ * value (<optimized out>).  NULL after a reported error. */
 static LLVMValueRef expr_value(struct cg *cg, const struct ast_expr *e, const struct dw_expr *x,
 			       struct cg_value *v)
 {
 	LLVMBuilderRef B = cg->builder;
 	LLVMValueRef a = NULL, b = NULL;
 
+	if (x->op == DW_EXPR_IF)
+		return expr_if(cg, e, x, v);
+	if (x->op == DW_EXPR_UNAVAILABLE) {
+		merge_status(cg, v, cg_i32(cg, WR_ARG_OPTIMIZED_OUT));
+		return cg_i64(cg, 0);
+	}
 	if (x->a && !(a = expr_value(cg, e, x->a, v)))
 		return NULL;
 	if (x->b && !(b = expr_value(cg, e, x->b, v)))
@@ -191,30 +218,87 @@ static LLVMValueRef expr_value(struct cg *cg, const struct ast_expr *e, const st
 	}
 }
 
-int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+/* A value that starts @shift bits up in @x (a member of a struct held in
+ * a register). */
+static LLVMValueRef shifted(struct cg *cg, LLVMValueRef x, uint64_t shift)
 {
-	struct dw_var var;
-	LLVMValueRef base;
+	return shift ? LLVMBuildLShr(cg->builder, x, cg_i64(cg, shift), "") : x;
+}
 
-	if (!cg->plan->vars.find)
-		return cg_fail(cg, e->loc, "build the program with -g, or install its debug info",
-			       "'%s' cannot be read: %s has no debug information", e->str, cg->plan->name);
-	if (cg->plan->vars.find(cg->plan->vars.ctx, e->str, &var))
-		return unknown_name(cg, e);
-	switch (var.loc.kind) {
+static int value_at(struct cg *cg, const struct ast_expr *e, const struct dw_type *t,
+		    const struct dw_loc *loc, struct cg_value *out);
+
+/* A scalar assembled from pieces: each piece's bits in place; <optimized
+ * out> when a bit of it was not kept (as gdb says). */
+static int composed_scalar(struct cg *cg, const struct ast_expr *e, const struct dw_type *t,
+			   const struct dw_loc *loc, struct cg_value *out)
+{
+	uint64_t lo = loc->bit_shift, hi = lo + (t->size ? t->size : 8) * 8, covered = 0;
+	static const struct dw_type u64 = { .kind = DW_TYPE_INT, .name = "u64", .size = 8 };
+	LLVMValueRef acc = cg_i64(cg, 0), st = NULL;
+
+	for (size_t i = 0; i < loc->n_pieces; i++) {
+		const struct dw_piece *p = &loc->pieces[i];
+		uint64_t from = p->bit_offset > lo ? p->bit_offset : lo;
+		uint64_t to = p->bit_offset + p->bit_size < hi ? p->bit_offset + p->bit_size : hi;
+		struct cg_value part;
+		struct dw_loc sub;
+		LLVMValueRef x;
+
+		if (from >= to)
+			continue;
+		dw_loc_select(&p->loc, from - p->bit_offset, to - from, &sub);
+		if (sub.kind == DW_LOC_OPTIMIZED_OUT || value_at(cg, e, &u64, &sub, &part) || part.optimized_out)
+			goto gone;
+		x = part.lvalue ? read_u64(cg, part.v, (unsigned)((to - from + 7) / 8), &part) : part.v;
+		if (to - from < 64)
+			x = LLVMBuildAnd(cg->builder, x, cg_i64(cg, (1ull << (to - from)) - 1), "");
+		acc = LLVMBuildOr(cg->builder, acc, LLVMBuildShl(cg->builder, x, cg_i64(cg, from - lo), ""), "");
+		if (part.status)
+			st = st ? LLVMBuildOr(cg->builder, st, part.status, "") : part.status;
+		covered += to - from;
+	}
+	if (covered != hi - lo)
+		goto gone;
+	set_dw(out, t, acc, false);
+	out->status = st;
+	return 0;
+
+gone:
+	set_dw(out, t, cg_i64(cg, 0), false);
+	out->optimized_out = true;
+	return 0;
+}
+
+/* The value of type @t at @loc (see vars.h) into @out. */
+static int value_at(struct cg *cg, const struct ast_expr *e, const struct dw_type *t,
+		    const struct dw_loc *loc, struct cg_value *out)
+{
+	LLVMValueRef base;
+	bool aggregate = !dw_type_is_scalar(t) && t->kind != DW_TYPE_FLOAT;
+
+	if (aggregate && (loc->kind == DW_LOC_REG || loc->kind == DW_LOC_VALUE_REG ||
+			  loc->kind == DW_LOC_VALUE_EXPR || loc->kind == DW_LOC_CONST)) {
+		/* a small struct or union in a register: read by member */
+		set_dw(out, t, cg_i64(cg, 0), false);
+		out->composed = true;
+		out->loc = *loc;
+		return 0;
+	}
+	switch (loc->kind) {
 	case DW_LOC_REG:
-		set_dw(out, var.type, reg_value(cg, var.loc.reg), false);
+		set_dw(out, t, shifted(cg, reg_value(cg, loc->reg), loc->bit_shift), false);
 		return 0;
 	case DW_LOC_VALUE_REG:
-		base = reg_value(cg, var.loc.reg);
-		set_dw(out, var.type, LLVMBuildAdd(cg->builder, base, cg_i64(cg, (uint64_t)var.loc.offset), ""),
-		       false);
+		base = reg_value(cg, loc->reg);
+		base = LLVMBuildAdd(cg->builder, base, cg_i64(cg, (uint64_t)loc->offset), "");
+		set_dw(out, t, shifted(cg, base, loc->bit_shift), false);
 		return 0;
 	case DW_LOC_CONST:
-		set_dw(out, var.type, cg_i64(cg, (uint64_t)var.loc.offset), false);
+		set_dw(out, t, shifted(cg, cg_i64(cg, (uint64_t)loc->offset), loc->bit_shift), false);
 		return 0;
 	case DW_LOC_MEM_REG:
-		base = reg_value(cg, var.loc.reg);
+		base = reg_value(cg, loc->reg);
 		break;
 	case DW_LOC_MEM_CFA:
 		base = frame_cfa(cg, e);
@@ -224,13 +308,17 @@ int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 	case DW_LOC_MEM_EXPR:
 	case DW_LOC_VALUE_EXPR:
 		memset(out, 0, sizeof(*out));
-		base = expr_value(cg, e, var.loc.expr, out);
+		base = expr_value(cg, e, loc->expr, out);
 		if (!base)
 			return -WR_ESEMANTIC;
+		if (loc->kind == DW_LOC_MEM_EXPR)
+			base = LLVMBuildAdd(cg->builder, base, cg_i64(cg, (uint64_t)loc->offset), "");
+		else
+			base = shifted(cg, base, loc->bit_shift);
 		{
 			LLVMValueRef st = out->status;
 
-			set_dw(out, var.type, base, var.loc.kind == DW_LOC_MEM_EXPR);
+			set_dw(out, t, base, loc->kind == DW_LOC_MEM_EXPR);
 			out->status = st;
 		}
 		return 0;
@@ -238,16 +326,57 @@ int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 		/* The load bias: where the probe's pc really is, minus its ELF address. */
 		base = LLVMBuildSub(cg->builder, reg_value(cg, 16), cg_i64(cg, cg->plan->pc), "bias");
 		break;
+	case DW_LOC_PIECES:
+		if (!aggregate)
+			return composed_scalar(cg, e, t, loc, out);
+		set_dw(out, t, cg_i64(cg, 0), false);
+		out->composed = true;
+		out->loc = *loc;
+		return 0;
 	case DW_LOC_OPTIMIZED_OUT:
-		set_dw(out, var.type, cg_i64(cg, 0), false);
+		set_dw(out, t, cg_i64(cg, 0), false);
 		out->optimized_out = true;
 		return 0;
 	default:
 		return cg_fail(cg, e->loc, NULL, "'%s' cannot be read at this pc: %s", e->str,
-			       var.loc.why ? var.loc.why : "unsupported location");
+			       loc->why ? loc->why : "unsupported location");
 	}
-	set_dw(out, var.type, LLVMBuildAdd(cg->builder, base, cg_i64(cg, (uint64_t)var.loc.offset), ""),
-	       true);
+	set_dw(out, t, LLVMBuildAdd(cg->builder, base, cg_i64(cg, (uint64_t)loc->offset), ""), true);
+	return 0;
+}
+
+int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	struct dw_var var;
+
+	if (!cg->plan->vars.find)
+		return cg_fail(cg, e->loc, "build the program with -g, or install its debug info",
+			       "'%s' cannot be read: %s has no debug information", e->str, cg->plan->name);
+	if (cg->plan->vars.find(cg->plan->vars.ctx, e->str, &var))
+		return unknown_name(cg, e);
+	return value_at(cg, e, var.type, &var.loc, out);
+}
+
+/* Member or element @t at byte @offset of composed value @base; a
+ * bitfield's bits follow (@bit_size, @bit_offset). */
+static int composed_part(struct cg *cg, const struct ast_expr *e, const struct cg_value *base,
+			 const struct dw_type *t, uint64_t offset, unsigned bit_size, unsigned bit_offset,
+			 struct cg_value *out)
+{
+	struct dw_loc sub;
+	int err;
+
+	dw_loc_select(&base->loc, offset * 8, (t->size ? t->size : 1) * 8, &sub);
+	err = value_at(cg, e, t, &sub, out);
+	if (err || !bit_size || out->optimized_out)
+		return err;
+	if (out->lvalue) {
+		out->bit_size = bit_size;
+		out->bit_offset = bit_offset;
+	} else {
+		out->v = fit(cg, LLVMBuildLShr(cg->builder, out->v, cg_i64(cg, bit_offset), ""), bit_size,
+			     t->is_signed);
+	}
 	return 0;
 }
 
@@ -295,9 +424,20 @@ int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base
 			return err;
 	}
 	t = obj.dt;
+	if (t->incomplete)
+		return cg_fail(cg, e->loc, "no module of the process defines it (is its library loaded?)",
+			       "%s is only declared here, its members are unknown", t->name);
 	mb = dw_type_member(t, e->str, &off);
 	if (!mb)
 		return cg_fail(cg, e->loc, NULL, "%s has no member '%s'", t->name, e->str);
+	if (obj.optimized_out) {
+		/* a member of what is optimized out is too, as gdb says */
+		set_dw(out, mb->type, cg_i64(cg, 0), false);
+		out->optimized_out = true;
+		return 0;
+	}
+	if (obj.composed)
+		return composed_part(cg, e, &obj, mb->type, off, mb->bit_size, mb->bit_offset, out);
 	err = need_lvalue(cg, e->lhs, &obj, "the struct");
 	if (err)
 		return err;
@@ -326,6 +466,17 @@ int values_index(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 	if (!i)
 		return -WR_ESEMANTIC;
 	elem = base->dt->target;
+	if (base->optimized_out && base->dt->kind == DW_TYPE_ARRAY) {
+		set_dw(out, elem, cg_i64(cg, 0), false);
+		out->optimized_out = true;
+		return 0;
+	}
+	if (base->composed) {
+		if (!LLVMIsAConstantInt(i))
+			return cg_fail(cg, e->rhs->loc, NULL, "the array is split across registers here "
+				       "(DW_OP_piece): index it with a constant");
+		return composed_part(cg, e, base, elem, LLVMConstIntGetZExtValue(i) * elem->size, 0, 0, out);
+	}
 	if (base->dt->kind == DW_TYPE_POINTER) {
 		start = values_scalar(cg, e->lhs, &obj);
 		if (!start)
@@ -474,6 +625,14 @@ int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 		return 0;
 	}
 	if (!dw_type_is_scalar(t)) {
+		if (t->incomplete)
+			return cg_fail(cg, e->loc, "no module of the process defines it (is its library loaded?)",
+				       "%s is only declared here, its contents are unknown", t->name);
+		if (v->composed)
+			return cg_fail(cg, e->loc, "print its members",
+				       "%s is held in registers at this pc%s, which wraith prints only member "
+				       "by member", t->name,
+				       v->loc.kind == DW_LOC_PIECES ? " (split into pieces, DW_OP_piece)" : "");
 		if (!v->lvalue)
 			return cg_fail(cg, e->loc, NULL, "%s is held in registers and cannot be printed whole",
 				       t->name);
