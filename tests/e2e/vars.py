@@ -61,6 +61,30 @@ for variant in ("O0", "O2", "O2-nopie", "clang-O0", "clang-O2", "clang-O2-nopie"
     fx.stop()
 
 
+# Debug info elsewhere: split into .dwo files, compressed sections, a
+# separate file through .gnu_debuglink; the values and the innermost
+# frame's file:line are the same.
+for name in ("vars_split-O2", "vars_split-clang-O2", "vars_gz-O2", "vars_gz-clang-O2", "vars_debuglink-O2"):
+    fx = Fixture(name, [1000])
+    res = run(["-p", fx.pid, "-s", SCRIPT[:-1] + "    bt;\n}", "--max-events", 3,
+               "--script-output", "json", "-q"])
+    evs = json_events(res.stdout)
+    check(res.returncode == 0 and len(evs) == 3, "%s: exit 0, 3 events (%s)" % (name, res.stderr.strip()[-300:]))
+    for e in evs[:1]:
+        texts = [it["text"] for it in e["items"] if it["type"] == "print"]
+        bts = [it for it in e["items"] if it["type"] == "backtrace"]
+        m = re.match(r"n=(\d+) ", texts[0]) if texts else None
+        if m:
+            eq(texts, expected(int(m.group(1))), "%s: values as in the plain build" % name)
+        else:
+            fail("%s: first line has n (%r)" % (name, texts))
+        top = bts[0]["frames"][0] if bts and bts[0]["frames"] else {}
+        line = marker_line("vars.c", "LINE:vars-body")
+        check(top.get("function") == "probe_here" and (top.get("file") or "").endswith("vars.c")
+              and top.get("line") == line, "%s: frame 0 is probe_here at vars.c:%d (%r)" % (name, line, top))
+    fx.stop()
+
+
 # What cannot be read is a located error, exit 2
 def check_errors(variant):
     fx = Fixture("vars-" + variant, [1000])

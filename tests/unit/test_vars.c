@@ -1,5 +1,8 @@
-/* test_vars.c - variables and types from DWARF on the vars fixture: where
- * each lives at the probe's pc and what its type is. */
+/* test_vars.c - variables and types from DWARF: where each lives at a
+ * probe's pc and what its type is, on the vars fixture (gcc and clang
+ * builds) and on the value corpus (tests/corpus: a second unit, a
+ * library, LTO, DWARF 4): declarations resolved to definitions, types
+ * completed from another module, inlined copies, pieces, entry values. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +17,7 @@
 #include "dwarf/resolve.h"
 #include "dwarf/vars.h"
 #include "util/error.h"
+#include "util/xalloc.h"
 
 static struct dw_module *open_fixture(const char *name, uint64_t *pc)
 {
@@ -31,6 +35,236 @@ static struct dw_module *open_fixture(const char *name, uint64_t *pc)
 	*pc = sites.v[0].vaddr;
 	dw_sites_release(&sites);
 	return m;
+}
+
+/* ---- the value corpus ---- */
+
+static char *corpus_path(const char *what)
+{
+	const char *dir = getenv("WRAITH_CORPUS");
+
+	if (!dir)
+		fail_msg("WRAITH_CORPUS is not set: run this test through `make check`");
+	return xasprintf("%s/%s", dir, what);
+}
+
+static struct dw_module *open_corpus(const char *build)
+{
+	char *name = xasprintf("bin/corpus-%s", build), *path = corpus_path(name);
+	struct dw_module *m;
+
+	assert_int_equal(dw_module_open(path, &m), 0);
+	free(path);
+	free(name);
+	return m;
+}
+
+static struct dw_module *open_corpus_lib(const char *build)
+{
+	char *name = xasprintf("bin/libcorpus-%s.so", build), *path = corpus_path(name);
+	struct dw_module *m;
+
+	assert_int_equal(dw_module_open(path, &m), 0);
+	free(path);
+	free(name);
+	return m;
+}
+
+/* The probe pc of the line marked "P:@marker" in the corpus source. */
+static uint64_t marker_pc(struct dw_module *m, const char *file, const char *marker)
+{
+	char *name = xasprintf("src/%s", file), *path = corpus_path(name), line[512];
+	char *want = xasprintf("/* P:%s */", marker);
+	struct dw_sites sites = { 0 };
+	FILE *f = fopen(path, "r");
+	unsigned n = 0, found = 0;
+	uint64_t pc;
+
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, want))
+			found = n;
+	}
+	fclose(f);
+	assert_true(found > 0);
+	assert_int_equal(dw_resolve_line(m, file, found, &sites), 0);
+	assert_int_equal(sites.n, 1);
+	pc = sites.v[0].vaddr;
+	dw_sites_release(&sites);
+	free(want);
+	free(path);
+	free(name);
+	return pc;
+}
+
+static uint64_t function_pc(struct dw_module *m, const char *fn)
+{
+	struct dw_sites sites = { 0 };
+	uint64_t pc;
+
+	assert_int_equal(dw_resolve_function(m, fn, &sites), 0);
+	assert_int_equal(sites.n, 1);
+	pc = sites.v[0].vaddr;
+	dw_sites_release(&sites);
+	return pc;
+}
+
+/* clang's DWARF 5: no .debug_aranges, parameters on the frame (frame base
+ * rbp), globals through DW_OP_addrx. */
+static void test_clang(void **state)
+{
+	struct dw_module *m = open_corpus("clang-O0");
+	uint64_t pc = function_pc(m, "p_scalars");
+	struct dw_var v;
+
+	(void)state;
+	assert_int_equal(dw_var_find(m, pc, "ull", &v), 0);
+	assert_int_equal(v.scope, DW_VAR_PARAMETER);
+	assert_int_equal(v.loc.kind, DW_LOC_MEM_REG);
+	assert_int_equal(v.loc.reg, 6);
+	assert_string_equal(v.type->name, "unsigned long long");
+	assert_int_equal(dw_var_find(m, pc, "s_count", &v), 0);
+	assert_int_equal(v.scope, DW_VAR_GLOBAL);
+	assert_int_equal(v.loc.kind, DW_LOC_MEM_ADDR);
+	assert_true(v.loc.offset > 0);
+	dw_module_free(m);
+}
+
+/* A global declared in a header (the unit has a declaration without a
+ * location) is found at its definition in another unit; one only the
+ * library defines is not the program's, but the library's. */
+static void test_declarations(void **state)
+{
+	const char *builds[] = { "gcc-O0", "clang-O2", "gcc-O2-dwarf4", "gcc-O2-lto" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(builds) / sizeof(builds[0]); i++) {
+		struct dw_module *m = open_corpus(builds[i]), *lib = open_corpus_lib(builds[i]);
+		uint64_t pc = marker_pc(m, "corpus.c", "globals");
+		struct dw_var v;
+
+		assert_int_equal(dw_var_find(m, pc, "part_counter", &v), 0);
+		assert_int_equal(v.loc.kind, DW_LOC_MEM_ADDR);
+		assert_string_equal(v.type->name, "int");
+		assert_int_equal(dw_var_find(m, pc, "part_outer", &v), 0);
+		assert_int_equal(v.loc.kind, DW_LOC_MEM_ADDR);
+		assert_int_equal(v.type->kind, DW_TYPE_STRUCT);
+		assert_int_equal(dw_var_find(m, pc, "lib_counter", &v), -ENOENT);
+		assert_int_equal(dw_var_find_global(lib, "lib_counter", &v), 0);
+		assert_int_equal(v.loc.kind, DW_LOC_MEM_ADDR);
+		assert_int_equal(dw_var_find_global(lib, "lib_banner", &v), 0);
+		assert_int_equal(v.type->kind, DW_TYPE_ARRAY);
+		dw_module_free(lib);
+		dw_module_free(m);
+	}
+}
+
+static struct dw_module *resolver_lib;
+
+static const struct dw_type *from_lib(void *ctx, struct dw_module *asking, const char *spelling)
+{
+	(void)ctx;
+	(void)asking;
+	return dw_type_find_complete(resolver_lib, spelling);
+}
+
+/* A struct the program only declares is incomplete there, and complete
+ * through the resolver that asks the library defining it. */
+static void test_declared_types(void **state)
+{
+	struct dw_module *m = open_corpus("gcc-O2"), *lib = open_corpus_lib("gcc-O2");
+	uint64_t pc = marker_pc(m, "corpus.c", "globals"), off;
+	struct dw_var v;
+
+	(void)state;
+	assert_int_equal(dw_var_find(m, pc, "g_state", &v), 0);
+	assert_true(v.type->target->incomplete);
+	dw_module_free(m);
+
+	m = open_corpus("gcc-O2");
+	resolver_lib = lib;
+	dw_module_set_type_resolver(m, from_lib, NULL);
+	assert_int_equal(dw_var_find(m, pc, "g_state", &v), 0);
+	assert_false(v.type->target->incomplete);
+	assert_string_equal(v.type->target->name, "struct lib_state");
+	assert_non_null(dw_type_member(v.type->target, "stack", &off));
+	assert_int_equal(off, 16);
+	assert_non_null(dw_type_member(v.type->target->members[3].type->target, "top", &off));
+	assert_non_null(dw_type_find_complete(lib, "struct lib_state"));
+	assert_null(dw_type_find_complete(m, "struct lib_state"));
+	dw_module_free(m);
+	dw_module_free(lib);
+}
+
+/* An inlined copy's parameters and locals, through abstract origins in
+ * another unit under LTO; one clang dropped from the copy is found in the
+ * abstract instance, optimized out. */
+static void test_inlined(void **state)
+{
+	const char *builds[] = { "gcc-O0", "gcc-O2", "clang-O2", "gcc-O2-lto", "clang-O2-dwarf4" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(builds) / sizeof(builds[0]); i++) {
+		struct dw_module *m = open_corpus(builds[i]);
+		uint64_t pc = marker_pc(m, "corpus.c", "inlined");
+		struct dw_sites sites = { 0 };
+		struct dw_var v;
+
+		assert_int_equal(dw_resolve_address(m, pc, &sites), 0);
+		assert_string_equal(sites.v[0].function, "inl_helper");
+		assert_true(sites.v[0].inlined);
+		dw_sites_release(&sites);
+		assert_int_equal(dw_var_find(m, pc, "a", &v), 0);
+		assert_int_equal(v.scope, DW_VAR_PARAMETER);
+		assert_int_equal(dw_var_find(m, pc, "tag", &v), 0);
+		assert_string_equal(v.type->name, "char *");
+		assert_int_equal(dw_var_find(m, pc, "sq", &v), 0);
+		assert_int_equal(v.scope, DW_VAR_LOCAL);
+		/* the caller's local is not visible inside the inlined function */
+		assert_int_equal(dw_var_find(m, pc, "local", &v), -ENOENT);
+		dw_module_free(m);
+	}
+}
+
+/* GCC's scalar replacement splits a struct into pieces; a member is in one
+ * piece, or optimized out where the compiler kept nothing. */
+static void test_pieces(void **state)
+{
+	struct dw_module *m = open_corpus("gcc-O2");
+	uint64_t pc = marker_pc(m, "corpus.c", "locals");
+	struct dw_loc x, y;
+	struct dw_var v;
+
+	(void)state;
+	assert_int_equal(dw_var_find(m, pc, "pt", &v), 0);
+	assert_int_equal(v.loc.kind, DW_LOC_PIECES);
+	assert_int_equal(v.loc.n_pieces, 2);
+	assert_int_equal(v.loc.pieces[1].bit_offset, 32);
+	dw_loc_select(&v.loc, 0, 32, &x);
+	dw_loc_select(&v.loc, 32, 32, &y);
+	assert_int_not_equal(x.kind, DW_LOC_OPTIMIZED_OUT);
+	assert_int_not_equal(x.kind, DW_LOC_PIECES);
+	assert_int_equal(y.kind, DW_LOC_OPTIMIZED_OUT);
+	dw_module_free(m);
+}
+
+/* A parameter whose register was reused: its value on entry, from the
+ * caller's call site (DW_AT_call_value), chosen by the return address. */
+static void test_entry_values(void **state)
+{
+	struct dw_module *m = open_corpus("clang-O2");
+	uint64_t pc = marker_pc(m, "corpus.c", "pointers");
+	struct dw_var v;
+
+	(void)state;
+	assert_int_equal(dw_var_find(m, pc, "null_outer", &v), 0);
+	assert_int_equal(v.loc.kind, DW_LOC_VALUE_EXPR);
+	assert_int_equal(v.loc.expr->op, DW_EXPR_IF);
+	assert_int_equal(v.loc.expr->b->op, DW_EXPR_CONST);
+	assert_int_equal(v.loc.expr->b->value, 0);
+	assert_int_equal(v.loc.expr->c->op, DW_EXPR_UNAVAILABLE);
+	dw_module_free(m);
 }
 
 static void test_types_O0(void **state)
@@ -122,6 +356,12 @@ int main(void)
 		cmocka_unit_test(test_types_O0),
 		cmocka_unit_test(test_globals_and_misses),
 		cmocka_unit_test(test_type_by_name),
+		cmocka_unit_test(test_clang),
+		cmocka_unit_test(test_declarations),
+		cmocka_unit_test(test_declared_types),
+		cmocka_unit_test(test_inlined),
+		cmocka_unit_test(test_pieces),
+		cmocka_unit_test(test_entry_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
