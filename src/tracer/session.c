@@ -312,11 +312,28 @@ struct site_ctx {
 	struct target *target;
 };
 
+/* Variable @name at the site; else, when another site of the probe has
+ * it (a copy inlined elsewhere kept it, another library's function of the
+ * same name calls it so), it is <optimized out> here, as gdb prints such
+ * a copy.  -ENOENT only when no site has it. */
 static int var_find(void *ctx, const char *name, struct dw_var *out)
 {
 	struct site_ctx *sc = ctx;
+	struct probe *p = sc->probe;
+	int err = target_find_var(sc->target, sc->site->mod, sc->site->where.vaddr, name, out);
 
-	return target_find_var(sc->target, sc->site->mod, sc->site->where.vaddr, name, out);
+	if (err != -ENOENT)
+		return err;
+	for (size_t i = 0; i < p->n_sites; i++) {
+		struct probe_site *o = &p->sites[i];
+
+		if (o == sc->site || target_find_var(sc->target, o->mod, o->where.vaddr, name, out) != 0)
+			continue;
+		memset(&out->loc, 0, sizeof(out->loc));
+		out->loc.kind = DW_LOC_OPTIMIZED_OUT;
+		return 0;
+	}
+	return -ENOENT;
 }
 
 static int hint_name(const struct dw_var *v, void *ctx)
@@ -377,8 +394,18 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	};
 	struct site_ctx sc = { p, site, s->target };
 	struct bpf_blob blob = { 0 };
+	struct strbuf where = STRBUF_INIT;
 	char *why = NULL;
 	int err;
+
+	/* errors at one of several sites say which */
+	if (p->n_sites > 1) {
+		strbuf_addf(&where, "%s (site %zu of %zu: ", p->target_text, (size_t)(site - p->sites) + 1,
+			    p->n_sites);
+		target_describe_site(s->target, site->mod, site->where.vaddr, &where);
+		strbuf_addch(&where, ')');
+		plan.name = where.buf;
+	}
 
 	double t0 = now_seconds(), t1;
 
@@ -390,6 +417,7 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	wr_debug("probe %u site %u: compiled in %.1f ms (%zu bytes of BPF object)", p->id,
 		 site->wire_id, (t1 - t0) * 1e3, blob.size);
 
+	strbuf_release(&where);
 	if (err || s->opt.dry_run) {
 		site->bpf_insns = blob.size;
 		bpf_blob_release(&blob);

@@ -700,6 +700,19 @@ static void relocate_global(struct target *t, struct tmodule *def, struct tmodul
 	v->loc.offset = (int64_t)(bias_def + (uint64_t)v->loc.offset - bias_at);
 }
 
+void target_describe_site(struct target *t, struct tmodule *m, uint64_t vaddr, struct strbuf *out)
+{
+	struct dw_sym sym;
+
+	(void)t;
+	strbuf_addf(out, "%s+0x%llx", dw_module_name(m->dw), (unsigned long long)vaddr);
+	if (dw_symbolize(m->dw, vaddr, &sym) != 0 || !sym.n || !sym.frames[0].function)
+		return;
+	strbuf_addf(out, " in %s", sym.frames[0].function);
+	if (sym.n > 1 && sym.frames[sym.n - 1].function)
+		strbuf_addf(out, ", inlined into %s", sym.frames[sym.n - 1].function);
+}
+
 int target_find_var(struct target *t, struct tmodule *m, uint64_t pc, const char *name,
 		    struct dw_var *out)
 {

@@ -140,6 +140,10 @@ struct dw_var;
 int target_find_var(struct target *t, struct tmodule *m, uint64_t pc, const char *name,
 		    struct dw_var *out);
 
+/* "libstdc++.so.6+0x12340 in __libc_write, inlined into std::ostream::write":
+ * a probe site for messages, appended to @out. */
+void target_describe_site(struct target *t, struct tmodule *m, uint64_t vaddr, struct strbuf *out);
+
 /* Symbolize a backtrace frame into @out (strings borrowed from caches that
  * live as long as the target). */
 void target_symbolize(struct target *t, const struct wr_bt_frame *f, struct render_frame *out);
