@@ -16,7 +16,10 @@
 #include "render/render.h"
 #include "tracer/session.h"
 #include "ui/shell.h"
+#include "util/error.h"
 #include "util/log.h"
+#include "util/safefile.h"
+#include "util/strbuf.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -87,7 +90,10 @@ static const char usage_text[] =
 "Diagnostics:\n"
 "  -v, --verbose             show debug messages (libbpf, verifier logs) on stderr\n"
 "      --log-level LEVEL     error, warn (default), info, debug or trace (= debug)\n"
-"      --log-file FILE       append every message, debug included, to FILE\n"
+"      --log-file FILE       append every message, debug included, to FILE (created 0600)\n"
+"      --unsafe-paths        let --log-file, `save` and the shell history write through\n"
+"                            symbolic or hard links and into files or directories of\n"
+"                            other users (refused by default: wraith runs as root)\n"
 "  -q, --quiet               no status lines on stderr, only errors\n"
 "      --config FILE         read settings from FILE (TOML) instead of\n"
 "                            $XDG_CONFIG_HOME/wraith/config.toml\n"
@@ -203,6 +209,20 @@ static int run(const struct cli_options *o)
 
 /* Everything between the options and the end: checks, log, privilege,
  * the mode.  Returns the exit status. */
+static int open_log_file(const char *path)
+{
+	struct strbuf why = STRBUF_INIT;
+	int err = wr_log_open_file(path, &why);
+
+	if (err) {
+		fprintf(stderr, "wraith: cannot open log file %s: %s\n", path, why.buf);
+		if (err == -WR_EUNSAFE)
+			fprintf(stderr, "hint: %s\n", safe_file_force_hint);
+	}
+	strbuf_release(&why);
+	return err;
+}
+
 static int start(struct cli_options *o)
 {
 	int rc;
@@ -223,10 +243,9 @@ static int start(struct cli_options *o)
 	if (o->log_level >= 0)
 		wr_log_set_level((enum wr_log_level)o->log_level);
 	o->verbose = o->log_level == WR_LOG_DEBUG;
-	if (o->log_file && wr_log_open_file(o->log_file)) {
-		fprintf(stderr, "wraith: cannot open log file %s: %s\n", o->log_file, strerror(errno));
+	safe_file_set_force(o->unsafe_paths);
+	if (o->log_file && open_log_file(o->log_file))
 		return 2;
-	}
 	if (!o->dry_run && !privileged()) {
 		fprintf(stderr, "wraith: not enough privilege: loading BPF programs and attaching uprobes "
 			"needs root, or CAP_SYS_ADMIN, CAP_BPF and CAP_PERFMON (running as uid %d)\n",

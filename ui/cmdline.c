@@ -11,6 +11,7 @@
  */
 #include "cmdline.h"
 #include "draw.h"
+#include "util/safefile.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -167,20 +168,22 @@ static int make_parent_dirs(const char *path)
 	return err;
 }
 
+/* Root writes the history into a user's directory: replace it the safe way
+ * (util/safefile.h), private (0600: commands may name private paths). */
 static void history_save(void)
 {
-	int fd;
+	struct strbuf text = STRBUF_INIT;
+	HIST_ENTRY **list;
 
 	if (!cl.history || make_parent_dirs(cl.history))
 		return;
-	fd = open(cl.history, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return;
-	fchmod(fd, 0600); /* commands may name private paths: never readable by others */
-	close(fd);
-	if (write_history(cl.history) == 0)
-		history_truncate_file(cl.history, HISTORY_MAX);
-	chmod(cl.history, 0600);
+	list = history_list();
+	for (size_t i = 0; list && list[i]; i++) {
+		strbuf_addstr(&text, list[i]->line);
+		strbuf_addch(&text, '\n');
+	}
+	safe_file_replace(cl.history, text.buf, text.len, 0600, 0, NULL);
+	strbuf_release(&text);
 }
 
 void cmdline_remember(const char *line)

@@ -12,8 +12,9 @@
 #include "tracer/command.h"
 #include "tracer/session.h"
 #include "util/clock.h"
-#include "util/file.h"
+#include "util/error.h"
 #include "util/strbuf.h"
+#include "util/textfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -98,10 +99,15 @@ int batch_run(const struct cli_options *o, struct session *s)
 	struct strbuf pending = STRBUF_INIT;
 	char *text = NULL, *line, *next;
 	unsigned lineno = 0, start = 0;
-	int rc = 0, err = file_read(o->batch_file, &text, NULL);
+	int rc = 0, err = text_file_read(o->batch_file, TEXT_FILE_MAX, &text, &pending);
 
 	if (err) {
-		fprintf(stderr, "wraith: cannot read batch file %s: %s\n", o->batch_file, strerror(-err));
+		if (err == -WR_ESYNTAX)
+			fprintf(stderr, "%s\n", pending.buf);
+		else
+			fprintf(stderr, "wraith: cannot read batch file %s: %s\n", o->batch_file,
+				pending.buf);
+		strbuf_release(&pending);
 		return 2;
 	}
 	session_set_budget(s, 0);

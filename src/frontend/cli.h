@@ -42,6 +42,7 @@ struct cli_options {
 	bool dry_run;
 	bool verbose;
 	bool quiet;
+	bool unsafe_paths;         /* --unsafe-paths: see util/safefile.h */
 	bool help;
 	bool version;
 	bool relative_time;

@@ -114,6 +114,8 @@ SETTER(set_dry_run) { return parse_bool(arg, &o->dry_run, why); }
 SETTER(set_relative) { return parse_bool(arg, &o->relative_time, why); }
 SETTER(set_status) { return parse_bool(arg, &o->status, why); }
 SETTER(set_quiet) { return parse_bool(arg, &o->quiet, why); }
+/* command line only: a configuration file must not turn off a safety */
+SETTER(set_unsafe_paths) { return parse_bool(arg, &o->unsafe_paths, why); }
 SETTER(set_help) { return parse_bool(arg, &o->help, why); }
 SETTER(set_version) { return parse_bool(arg, &o->version, why); }
 SETTER(set_loose) { return parse_bool(arg, &o->loose_debug_match, why); }
@@ -355,6 +357,7 @@ static const struct setting settings[] = {
 	{ "log-level", 0, true, "general.log_level", TOML_STRING, NULL, set_log_level },
 	{ "log-file", 0, true, "general.log_file", TOML_STRING, NULL, set_log_file },
 	{ "quiet", 'q', false, NULL, 0, NULL, set_quiet },
+	{ "unsafe-paths", 0, false, NULL, 0, NULL, set_unsafe_paths },
 	{ "help", 'h', false, NULL, 0, NULL, set_help },
 	{ "version", 'V', false, NULL, 0, NULL, set_version },
 	/* Not in --help: the bash completion script asks it (see wraith(1)). */

@@ -7,26 +7,33 @@
 #include "frontend/script.h"
 #include "frontend/cli.h"
 #include "tracer/session.h"
-#include "util/file.h"
+#include "util/error.h"
 #include "util/strbuf.h"
+#include "util/textfile.h"
 #include "util/xalloc.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int load_script_text(const struct cli_options *o, char **text)
 {
+	struct strbuf why = STRBUF_INIT;
 	int err;
 
 	if (o->script) {
 		*text = xstrdup(o->script);
 		return 0;
 	}
-	err = file_read(o->script_file, text, NULL);
-	if (err)
-		fprintf(stderr, "wraith: cannot read script file %s: %s\n", o->script_file,
-			strerror(-err));
+	err = text_file_read(o->script_file, TEXT_FILE_MAX, text, &why);
+	if (err == -WR_ESYNTAX)
+		fprintf(stderr, "%s\n", why.buf);
+	else if (err)
+		fprintf(stderr, "wraith: cannot read script file %s: %s\n", o->script_file, why.buf);
+	if (err == -EFBIG)
+		fprintf(stderr, "hint: scripts are at most %s\n", TEXT_FILE_MAX_TEXT);
+	strbuf_release(&why);
 	return err;
 }
 
@@ -81,6 +88,13 @@ int script_mode_run(const struct cli_options *o, struct session *s)
 	free(text);
 	if (err)
 		return cli_exit_status(err);
+	if (!session_probe_count(s)) {
+		/* Waiting for events that cannot come would never end. */
+		fprintf(stderr, "wraith: %s traces nothing: it has no `trace` block\n"
+			"hint: a script is `trace FUNCTION { print ...; }`; see wraith(1)\n",
+			o->script_file ? o->script_file : "the script");
+		return 2;
+	}
 	if (o->dry_run) {
 		print_plan(s);
 		return 0;

@@ -9,8 +9,9 @@
 #include "tracer/info.h"
 #include "tracer/session.h"
 #include "util/error.h"
-#include "util/file.h"
+#include "util/safefile.h"
 #include "util/strbuf.h"
+#include "util/textfile.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>
@@ -247,34 +248,38 @@ static void cmd_set(struct session *s, const struct words *w, const char *line, 
 	strbuf_addf(out, "backtrace-depth is %lu for probes added from now on\n", v);
 }
 
+/* `save [-f] FILE`: root writes here, so the file is replaced the safe way
+ * (see util/safefile.h); -f writes through links and other users' files. */
 static void cmd_save(struct session *s, const struct words *w, const char *line, const char *file,
 		     struct strbuf *out, struct cmd_result *res)
 {
-	struct strbuf text = STRBUF_INIT;
-	FILE *f;
+	struct strbuf text = STRBUF_INIT, why = STRBUF_INIT;
+	bool force = w->n == 3 && strcmp(w->v[1], "-f") == 0;
+	const char *path = w->v[w->n - 1];
+	int err;
 
-	if (w->n != 2) {
+	if (w->n != 2 && !force) {
 		usage(find_command("save"), res, out);
 		return;
 	}
 	session_save(s, &text);
-	f = fopen(w->v[1], "w");
-	if (!f || fputs(text.buf, f) < 0 || fclose(f) != 0) {
-		int err = -errno;
-
-		fail(res, out, err, "cannot write %s: %s", w->v[1], strerror(-err));
-	} else {
-		size_t n = session_probe_count(s);
-
-		strbuf_addf(out, "saved %zu probe%s to %s\n", n, n == 1 ? "" : "s",
-			    w->v[1]);
-	}
+	err = safe_file_replace(path, text.buf, text.len, 0644, force ? SAFE_FILE_FORCE : 0, &why);
+	if (err == -WR_EUNSAFE)
+		fail(res, out, err, "refusing to write %s: %s\nhint: write it elsewhere, or use "
+		     "`save -f %s` to write it anyway", path, why.buf, path);
+	else if (err)
+		fail(res, out, err, "cannot write %s: %s", path, why.buf);
+	else
+		strbuf_addf(out, "saved %zu probe%s to %s\n", session_probe_count(s),
+			    session_probe_count(s) == 1 ? "" : "s", path);
+	strbuf_release(&why);
 	strbuf_release(&text);
 }
 
 static void cmd_source(struct session *s, const struct words *w, const char *line, const char *file,
 		       struct strbuf *out, struct cmd_result *res)
 {
+	struct strbuf why = STRBUF_INIT;
 	char *text = NULL;
 	int err;
 
@@ -282,11 +287,14 @@ static void cmd_source(struct session *s, const struct words *w, const char *lin
 		usage(find_command("source"), res, out);
 		return;
 	}
-	err = file_read(w->v[1], &text, NULL);
-	if (err) {
-		fail(res, out, err, "cannot read %s: %s", w->v[1], strerror(-err));
+	err = text_file_read(w->v[1], TEXT_FILE_MAX, &text, &why);
+	if (err == -WR_ESYNTAX)
+		fail(res, out, err, "%s", why.buf);
+	else if (err)
+		fail(res, out, err, "cannot read %s: %s", w->v[1], why.buf);
+	strbuf_release(&why);
+	if (err)
 		return;
-	}
 	add_script(s, text, w->v[1], out, res);
 	free(text);
 }
@@ -379,7 +387,8 @@ static const struct command commands[] = {
 	{ "disable", "dis", "disable ID|all", "detach a probe, keeping it for `enable`", cmd_disable },
 	{ "delete", "del", "delete ID|all", "remove a probe", cmd_delete },
 	{ "set", NULL, "set backtrace-depth N", "frames per bt (1..1024) for probes added later", cmd_set },
-	{ "save", NULL, "save FILE", "write the probes as a script for --script-file and `source`",
+	{ "save", NULL, "save [-f] FILE", "write the probes as a script for --script-file and "
+	  "`source`",
 	  cmd_save },
 	{ "source", NULL, "source FILE", "add the probes of a script file", cmd_source },
 	{ "diag", NULL, "diag", "why backtraces stopped: statuses, error codes, the places and what "

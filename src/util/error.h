@@ -31,7 +31,9 @@
 	X(WR_EPROTO,       "malformed event")                                      \
 	X(WR_ELIMIT,       "limit exceeded")                                       \
 	X(WR_EUNSUPPORTED, "not supported")                                    \
-	X(WR_EMISMATCH,    "debug file does not match the module")
+	X(WR_EMISMATCH,    "debug file does not match the module")                \
+	X(WR_EUNSAFE,      "refused: unsafe path")                                 \
+	X(WR_ENOTREG,      "not a regular file")
 
 enum wr_error {
 	WR_EFIRST_ = WR_ERROR_BASE,

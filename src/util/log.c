@@ -1,11 +1,14 @@
 /* log.c - the log sink and its default (stderr, "wraith: " prefix). */
 #include "util/log.h"
+#include "util/safefile.h"
+#include "util/strbuf.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void default_sink(enum wr_log_level level, const char *msg, void *ctx)
 {
@@ -29,12 +32,24 @@ void wr_log_set_level(enum wr_log_level level)
 	max_level = level;
 }
 
-int wr_log_open_file(const char *path)
+int wr_log_open_file(const char *path, struct strbuf *why)
 {
-	FILE *f = fopen(path, "a");
+	/* Root appends here, and the log may name private paths: never write
+	 * through a planted link, and keep a new log to its owner. */
+	int fd = safe_file_open_append(path, 0600, 0, why);
+	FILE *f;
 
-	if (!f)
-		return -errno;
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "a");
+	if (!f) {
+		int err = -errno;
+
+		close(fd);
+		if (why)
+			strbuf_addstr(why, strerror(-err));
+		return err;
+	}
 	wr_log_close_file();
 	log_file = f;
 	return 0;

@@ -27,9 +27,12 @@ typedef void (*wr_log_sink_fn)(enum wr_log_level level, const char *msg, void *c
 void wr_log_set_sink(wr_log_sink_fn fn, void *ctx);
 void wr_log_set_level(enum wr_log_level level);
 
-/* Mirror every message at or above @level (and everything at debug level
- * when verbose) into @path as well.  Returns 0 or -errno. */
-int wr_log_open_file(const char *path);
+/* Mirror every message, debug included, into @path as well, appending;
+ * a new file is created 0600.  The path is opened with safe_file_open_append()
+ * (no planted links, no file or directory of another user).  Returns 0 or a
+ * negative code, with the reason appended to @why (may be NULL). */
+struct strbuf;
+int wr_log_open_file(const char *path, struct strbuf *why);
 void wr_log_close_file(void);
 
 /* Messages logged by a helper thread are kept, not sent (a sink such as

@@ -233,7 +233,8 @@ static void test_usage_lines(void **state)
 		{ "delete", "delete ID|all" },
 		{ "set", "set backtrace-depth N" },
 		{ "set depth 3", "set backtrace-depth N" },
-		{ "save", "save FILE" },
+		{ "save", "save [-f] FILE" },
+		{ "save -x f", "save [-f] FILE" },
 		{ "source", "source FILE" },
 		{ "diag now", "diag" },
 		{ "wait", "wait SECONDS | wait events N" },
@@ -303,7 +304,7 @@ static void test_help_one(void **state)
 	       "  short form: t\n");
 	expect("help en", CMD_OK, "usage: enable ID|all\n  attach a disabled probe again\n  short form: en\n");
 	expect("help save", CMD_OK,
-	       "usage: save FILE\n  write the probes as a script for --script-file and `source`\n");
+	       "usage: save [-f] FILE\n  write the probes as a script for --script-file and `source`\n");
 }
 
 /* ---- probes ---- */

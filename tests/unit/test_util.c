@@ -1,5 +1,6 @@
 /* test_util.c - strbuf, diag rendering, the error table, the log, files,
- * the hash table, the clock and the configuration file's TOML subset. */
+ * the hash table, the clock, the configuration file's TOML subset and the
+ * link-safe file writers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/clock.h"
@@ -18,6 +20,7 @@
 #include "util/file.h"
 #include "util/htab.h"
 #include "util/log.h"
+#include "util/safefile.h"
 #include "util/strbuf.h"
 #include "util/toml.h"
 #include "util/xalloc.h"
@@ -363,6 +366,162 @@ static void test_toml_rejects(void **state)
 	}
 }
 
+/* ---- safefile: root never writes through a planted link ---- */
+
+static char *scratch_dir(void)
+{
+	char tmpl[] = "/tmp/wraith-safefile-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+
+	assert_non_null(dir);
+	return xstrdup(dir);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *read_text(const char *path)
+{
+	static char buf[256];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void remove_tree(const char *dir)
+{
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
+static void test_safefile_symlink(void **state)
+{
+	char *dir = scratch_dir(), *victim = xasprintf("%s/victim", dir);
+	char *link = xasprintf("%s/out", dir);
+	struct strbuf why = STRBUF_INIT;
+	struct stat st;
+
+	(void)state;
+	write_text(victim, "precious\n");
+	assert_int_equal(symlink(victim, link), 0);
+	assert_int_equal(safe_file_open_append(link, 0600, 0, &why), -WR_EUNSAFE);
+	assert_string_equal(why.buf, "it is a symbolic link");
+	strbuf_reset(&why);
+	assert_int_equal(safe_file_replace(link, "x\n", 2, 0600, 0, &why), -WR_EUNSAFE);
+	assert_string_equal(why.buf, "it is a symbolic link");
+	assert_string_equal(read_text(victim), "precious\n");
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	/* forced: the ordinary open, through the link */
+	assert_int_equal(safe_file_replace(link, "x\n", 2, 0600, SAFE_FILE_FORCE, NULL), 0);
+	assert_string_equal(read_text(victim), "x\n");
+	strbuf_release(&why);
+	remove_tree(dir);
+	free(victim);
+	free(link);
+	free(dir);
+}
+
+static void test_safefile_hardlink(void **state)
+{
+	char *dir = scratch_dir(), *victim = xasprintf("%s/victim", dir);
+	char *other = xasprintf("%s/out", dir);
+	struct strbuf why = STRBUF_INIT;
+
+	(void)state;
+	write_text(victim, "precious\n");
+	assert_int_equal(link(victim, other), 0);
+	assert_int_equal(safe_file_open_append(other, 0600, 0, &why), -WR_EUNSAFE);
+	assert_string_equal(why.buf, "it has 2 hard links: another name may be a file root must not "
+			    "touch");
+	assert_int_equal(safe_file_replace(other, "x\n", 2, 0600, 0, NULL), -WR_EUNSAFE);
+	assert_string_equal(read_text(victim), "precious\n");
+	strbuf_release(&why);
+	remove_tree(dir);
+	free(victim);
+	free(other);
+	free(dir);
+}
+
+static void test_safefile_create_and_replace(void **state)
+{
+	char *dir = scratch_dir(), *path = xasprintf("%s/log", dir);
+	struct stat st;
+	int fd;
+
+	(void)state;
+	fd = safe_file_open_append(path, 0600, 0, NULL);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "a\n", 2), 2);
+	close(fd);
+	fd = safe_file_open_append(path, 0600, 0, NULL);
+	assert_int_equal(write(fd, "b\n", 2), 2);
+	close(fd);
+	assert_string_equal(read_text(path), "a\nb\n");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	/* replacing keeps the old mode and leaves no temporary file */
+	assert_int_equal(chmod(path, 0640), 0);
+	assert_int_equal(safe_file_replace(path, "new\n", 4, 0600, 0, NULL), 0);
+	assert_string_equal(read_text(path), "new\n");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+	/* a directory, a FIFO: not files */
+	assert_int_equal(safe_file_open_append("/tmp/", 0600, 0, NULL), -WR_EUNSAFE);
+	free(path);
+	free(dir);
+}
+
+/* Needs root: a file and a directory of another user (nobody). */
+static void test_safefile_other_user(void **state)
+{
+	char *dir = scratch_dir(), *sub = xasprintf("%s/theirs", dir);
+	char *in_sub = xasprintf("%s/log", sub), *file = xasprintf("%s/their-file", dir);
+	struct strbuf why = STRBUF_INIT;
+
+	(void)state;
+	if (geteuid() != 0) {
+		remove_tree(dir);
+		free(dir), free(sub), free(in_sub), free(file);
+		skip();
+	}
+	unsetenv("SUDO_UID");
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(chown(sub, 65534, 65534), 0);
+	assert_int_equal(safe_file_open_append(in_sub, 0600, 0, &why), -WR_EUNSAFE);
+	assert_non_null(strstr(why.buf, "belongs to uid 65534, another user"));
+	assert_int_equal(access(in_sub, F_OK), -1);
+	write_text(file, "theirs\n");
+	assert_int_equal(chown(file, 65534, 65534), 0);
+	strbuf_reset(&why);
+	assert_int_equal(safe_file_replace(file, "x", 1, 0600, 0, &why), -WR_EUNSAFE);
+	assert_string_equal(why.buf, "it belongs to uid 65534, another user");
+	assert_string_equal(read_text(file), "theirs\n");
+	/* the process-wide force (--unsafe-paths) */
+	safe_file_set_force(true);
+	assert_int_equal(safe_file_replace(file, "x", 1, 0600, 0, NULL), 0);
+	safe_file_set_force(false);
+	assert_string_equal(read_text(file), "x");
+	strbuf_release(&why);
+	remove_tree(dir);
+	free(dir), free(sub), free(in_sub), free(file);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +537,10 @@ int main(void)
 		cmocka_unit_test(test_clock),
 		cmocka_unit_test(test_toml_accepts),
 		cmocka_unit_test(test_toml_rejects),
+		cmocka_unit_test(test_safefile_symlink),
+		cmocka_unit_test(test_safefile_hardlink),
+		cmocka_unit_test(test_safefile_create_and_replace),
+		cmocka_unit_test(test_safefile_other_user),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
