@@ -578,28 +578,44 @@ static void lower_bt(struct cg *cg, const struct ast_stmt *s)
 	call(cg, "wr_bt", args, 5);
 }
 
-static int lower_if(struct cg *cg, const struct ast_stmt *s)
+/* One arm of an if/else-if chain: its body when @arm's condition holds,
+ * then on to @end_bb; the builder is left where the next arm goes. */
+static int lower_arm(struct cg *cg, const struct ast_stmt *arm, LLVMBasicBlockRef end_bb)
 {
 	LLVMBasicBlockRef then_bb = new_block(cg, "if.then"), else_bb = new_block(cg, "if.else");
-	LLVMBasicBlockRef end_bb = new_block(cg, "if.end");
 	struct cg_value c;
-	int err = lower_expr(cg, s->cond, &c);
+	int err = lower_expr(cg, arm->cond, &c);
 
 	if (!err)
-		err = want_int(cg, s->cond, &c, "an if condition");
+		err = want_int(cg, arm->cond, &c, "an if condition");
 	if (err)
 		return err;
 	LLVMBuildCondBr(cg->builder, as_bool(cg, &c), then_bb, else_bb);
 	LLVMPositionBuilderAtEnd(cg->builder, then_bb);
-	err = lower_block(cg, &s->then_body);
+	err = lower_block(cg, &arm->then_body);
 	if (err)
 		return err;
 	LLVMBuildBr(cg->builder, end_bb);
 	LLVMPositionBuilderAtEnd(cg->builder, else_bb);
-	err = lower_block(cg, &s->else_body);
+	return 0;
+}
+
+/* An else-if chain is a flat list of arms (ast.h): a loop, not recursion. */
+static int lower_if(struct cg *cg, const struct ast_stmt *s)
+{
+	LLVMBasicBlockRef end_bb = new_block(cg, "if.end");
+	int err = lower_arm(cg, s, end_bb);
+
+	for (size_t i = 0; i < s->n_elifs && !err; i++) {
+		set_loc(cg, s->elifs[i]->loc);
+		err = lower_arm(cg, s->elifs[i], end_bb);
+	}
+	if (!err)
+		err = lower_block(cg, &s->else_body);
 	if (err)
 		return err;
 	LLVMBuildBr(cg->builder, end_bb);
+	LLVMMoveBasicBlockAfter(end_bb, LLVMGetInsertBlock(cg->builder));
 	LLVMPositionBuilderAtEnd(cg->builder, end_bb);
 	return 0;
 }

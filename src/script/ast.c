@@ -62,6 +62,9 @@ void ast_stmt_free(struct ast_stmt *s)
 	free(s->args);
 	ast_expr_free(s->cond);
 	ast_block_release(&s->then_body);
+	for (size_t i = 0; i < s->n_elifs; i++)
+		ast_stmt_free(s->elifs[i]);
+	free(s->elifs);
 	ast_block_release(&s->else_body);
 	free(s->name);
 	ast_expr_free(s->value);
@@ -332,6 +335,13 @@ static void dump_stmt(const struct ast_stmt *s, unsigned depth, struct strbuf *o
 		ast_expr_dump(s->cond, out);
 		strbuf_addch(out, '\n');
 		dump_block(&s->then_body, depth + 1, out);
+		for (size_t i = 0; i < s->n_elifs; i++) {
+			indent(out, depth);
+			strbuf_addstr(out, "else if ");
+			ast_expr_dump(s->elifs[i]->cond, out);
+			strbuf_addch(out, '\n');
+			dump_block(&s->elifs[i]->then_body, depth + 1, out);
+		}
 		if (s->else_body.n) {
 			indent(out, depth);
 			strbuf_addstr(out, "else\n");

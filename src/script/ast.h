@@ -65,13 +65,15 @@ struct ast_expr {
 	size_t n_args;
 	size_t str_len;           /* STRING: bytes in .str (it may hold \0) */
 	size_t off, end;          /* byte range [off, end) of the expression in the script */
+	unsigned height;          /* of the tree below: 1 for a leaf; the parser keeps it at
+				   most SCRIPT_MAX_EXPR_DEPTH, so every stage may recurse */
 };
 
 /* ---- statements ---- */
 enum ast_stmt_kind {
 	AST_STMT_PRINT, /* .fmt (may be NULL for `print expr;`), .args */
 	AST_STMT_BT,    /* .bt_flags (WR_BT_F_* bits, inline unless noinline) */
-	AST_STMT_IF,    /* .cond, .then_body, .else_body (else-if = one IF stmt) */
+	AST_STMT_IF,    /* .cond, .then_body, .elifs, .else_body */
 	AST_STMT_LET,   /* .name = .value */
 	AST_STMT_EXPR,  /* .value */
 };
@@ -123,7 +125,12 @@ struct ast_stmt {
 	/* if */
 	struct ast_expr *cond;          /* owned */
 	struct ast_block then_body;
-	struct ast_block else_body;
+	/* `else if` arms in order, each an IF statement with only .cond and
+	 * .then_body: a chain is a flat list, not nesting, so a long chain
+	 * costs no depth in any stage that walks the tree. */
+	struct ast_stmt **elifs;        /* owned array of owned */
+	size_t n_elifs;
+	struct ast_block else_body;     /* the final `else`, after every arm */
 	/* let / expr */
 	char *name;                     /* owned */
 	struct ast_expr *value;         /* owned */

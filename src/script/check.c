@@ -314,6 +314,10 @@ static void check_stmt(struct checker *c, const struct ast_stmt *s)
 	case AST_STMT_IF:
 		check_expr(c, s->cond, false);
 		check_block(c, &s->then_body);
+		for (size_t i = 0; i < s->n_elifs && !c->err; i++) {
+			check_expr(c, s->elifs[i]->cond, false);
+			check_block(c, &s->elifs[i]->then_body);
+		}
 		check_block(c, &s->else_body);
 		break;
 	case AST_STMT_LET:

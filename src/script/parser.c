@@ -28,6 +28,10 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
+/* Parentheses and unary operators nest by recursion here; MAX_NESTING
+ * bounds it.  Every later stage recurses over the tree, so the tree's
+ * height is bounded as well (SCRIPT_MAX_EXPR_DEPTH, SCRIPT_MAX_BLOCK_DEPTH
+ * in parser.h): a script that would blow a stack is a located error. */
 #define MAX_NESTING 256
 
 #define PUSH(arr, n, cap, item)                                         \
@@ -44,6 +48,8 @@ struct parser {
 	struct diag *diag;
 	int err;            /* first error, sticky */
 	unsigned depth;     /* expression nesting */
+	unsigned blocks;    /* block nesting */
+	unsigned stmts;     /* statements in the current probe */
 	char found[96];     /* scratch for describe() */
 };
 
@@ -193,7 +199,30 @@ static struct ast_expr *new_expr(enum ast_expr_kind kind, const struct token *t)
 	e->loc = t->loc;
 	e->off = t->off;
 	e->end = t->off + t->len;
+	e->height = 1;
 	return e;
+}
+
+/* Set @e's height from its children; a tree higher than the limit is an
+ * error at @loc (the operator that made it so). */
+static bool set_height(struct parser *p, struct ast_expr *e, struct src_loc loc)
+{
+	unsigned h = 0;
+
+	if (e->lhs && e->lhs->height > h)
+		h = e->lhs->height;
+	if (e->rhs && e->rhs->height > h)
+		h = e->rhs->height;
+	for (size_t i = 0; i < e->n_args; i++)
+		if (e->args[i]->height > h)
+			h = e->args[i]->height;
+	e->height = h + 1;
+	if (e->height <= SCRIPT_MAX_EXPR_DEPTH)
+		return true;
+	fail(p, loc, "split the expression with `let` (each binding is one value)",
+	     "expression too deep: more than %d operations nested (a chain such as `a + b + c` "
+	     "nests one level per operator)", SCRIPT_MAX_EXPR_DEPTH);
+	return false;
 }
 
 /* Stretch @e to end at byte @end. */
@@ -230,7 +259,7 @@ static struct ast_expr *parse_call(struct parser *p, struct ast_expr *callee)
 	if (!p->err && p->tok.kind != TOK_RPAREN)
 		fail(p, here(p), NULL, "expected ',' or ')' in the arguments of '%s', found %s",
 		     callee->str, describe(p));
-	if (p->err)
+	if (p->err || !set_height(p, callee, callee->loc))
 		goto out_free;
 	extend(callee, p->tok.off + 1);
 	next(p);
@@ -352,6 +381,7 @@ static struct ast_expr *parse_postfix(struct parser *p)
 
 	while (e && (p->tok.kind == TOK_DOT || p->tok.kind == TOK_LBRACKET)) {
 		bool dot = p->tok.kind == TOK_DOT;
+		struct src_loc op = p->tok.loc;
 
 		e = wrap(dot ? AST_EXPR_MEMBER : AST_EXPR_INDEX, e);
 		next(p);
@@ -359,7 +389,7 @@ static struct ast_expr *parse_postfix(struct parser *p)
 			e->str = member_name(p);
 		else if ((e->rhs = parse_expr(p)) && p->tok.kind != TOK_RBRACKET)
 			fail(p, here(p), NULL, "expected ']' after the index, found %s", describe(p));
-		if (p->err) {
+		if (p->err || !set_height(p, e, op)) {
 			ast_expr_free(e);
 			return NULL;
 		}
@@ -396,12 +426,13 @@ static struct ast_expr *parse_unary(struct parser *p)
 	e->op = ops[i].op;
 	next(p);
 	operand = parse_unary(p);
-	if (!operand) {
+	if (operand)
+		e->lhs = operand;
+	if (!operand || !set_height(p, e, e->loc)) {
 		ast_expr_free(e);
 		e = NULL;
 		goto out;
 	}
-	e->lhs = operand;
 	extend(e, operand->end);
 out:
 	p->depth--;
@@ -441,6 +472,8 @@ static struct ast_expr *parse_binary(struct parser *p, int min_prec)
 	const struct binop *b;
 
 	while (lhs && (b = find_binop(p->tok.kind)) && ast_op_precedence(b->op) >= min_prec) {
+		struct src_loc op = p->tok.loc;
+
 		next(p);
 		rhs = parse_binary(p, ast_op_precedence(b->op) + 1);
 		if (!rhs) {
@@ -451,6 +484,10 @@ static struct ast_expr *parse_binary(struct parser *p, int min_prec)
 		lhs->op = b->op;
 		lhs->rhs = rhs;
 		extend(lhs, rhs->end);
+		if (!set_height(p, lhs, op)) {
+			ast_expr_free(lhs);
+			return NULL;
+		}
 	}
 	return lhs;
 }
@@ -719,10 +756,10 @@ static struct ast_stmt *parse_bt(struct parser *p)
 	return s;
 }
 
-static struct ast_stmt *parse_if(struct parser *p)
+/* `if COND { ... }` at the 'if': one arm of a chain.  NULL on error. */
+static struct ast_stmt *parse_arm(struct parser *p)
 {
-	struct ast_stmt *s = new_stmt(AST_STMT_IF, &p->tok), *elif;
-	size_t cap = 0;
+	struct ast_stmt *s = new_stmt(AST_STMT_IF, &p->tok);
 
 	next(p);
 	s->cond = parse_expr(p);
@@ -731,17 +768,33 @@ static struct ast_stmt *parse_if(struct parser *p)
 		     "expected '{' after the if condition, found %s", describe(p));
 	if (!p->err)
 		parse_block(p, &s->then_body, NULL, NULL);
-	if (!p->err && p->tok.kind == TOK_ELSE) {
+	if (p->err) {
+		ast_stmt_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* A whole if / else if ... / else chain; the arms after the first go
+ * into a flat list (see ast.h), read in a loop. */
+static struct ast_stmt *parse_if(struct parser *p)
+{
+	struct ast_stmt *s = parse_arm(p), *arm;
+	size_t cap = 0;
+
+	while (s && !p->err && p->tok.kind == TOK_ELSE) {
 		next(p);
-		if (p->tok.kind == TOK_IF) {
-			if ((elif = parse_if(p)))
-				PUSH(s->else_body.stmts, s->else_body.n, cap, elif);
-		} else if (p->tok.kind == TOK_LBRACE) {
+		if (p->tok.kind == TOK_LBRACE) {
 			parse_block(p, &s->else_body, NULL, NULL);
-		} else {
+			break;
+		}
+		if (p->tok.kind != TOK_IF) {
 			fail(p, here(p), NULL, "expected '{' or 'if' after 'else', found %s",
 			     describe(p));
+			break;
 		}
+		if ((arm = parse_arm(p)))
+			PUSH(s->elifs, s->n_elifs, cap, arm);
 	}
 	if (p->err) {
 		ast_stmt_free(s);
@@ -840,16 +893,30 @@ static void parse_block(struct parser *p, struct ast_block *b, size_t *body_off,
 	struct ast_stmt *s;
 	size_t cap = 0;
 
+	if (++p->blocks > SCRIPT_MAX_BLOCK_DEPTH) {
+		fail(p, open.loc, "an `else if` chain does not nest: write `} else if ... {` instead "
+		     "of `} else { if ... }`", "blocks nested too deeply (more than %d levels)",
+		     SCRIPT_MAX_BLOCK_DEPTH);
+		return;
+	}
 	next(p);
 	while (!p->err && p->tok.kind != TOK_RBRACE) {
 		if (p->tok.kind == TOK_EOF) {
 			fail(p, open.loc, "add the missing '}'",
 			     "unclosed '{': expected '}' before end of input");
-			return;
+			break;
 		}
-		if ((s = parse_stmt(p)))
-			PUSH(b->stmts, b->n, cap, s);
+		if (!(s = parse_stmt(p)))
+			continue;
+		PUSH(b->stmts, b->n, cap, s);
+		p->stmts += 1 + (unsigned)s->n_elifs;
+		if (p->stmts > SCRIPT_MAX_PROBE_STMTS)
+			fail(p, s->n_elifs ? s->elifs[s->n_elifs - 1]->loc : s->loc,
+			     "split the work over several probes on the same target",
+			     "too many statements in one probe (more than %d; an `else if` "
+			     "counts as one)", SCRIPT_MAX_PROBE_STMTS);
 	}
+	p->blocks--;
 	if (p->err)
 		return;
 	if (body_off)
@@ -883,6 +950,7 @@ static struct ast_probe *parse_probe(struct parser *p)
 	size_t off = 0, end = 0;
 
 	pr->loc = p->tok.loc;
+	p->stmts = 0;
 	next(p);
 	parse_pattern(p, pr);
 	if (!p->err && p->tok.kind != TOK_LBRACE)

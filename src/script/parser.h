@@ -12,6 +12,15 @@
 
 struct diag;
 
+/* How high an expression tree and how deep nested blocks may be: every
+ * stage after the parser (checks, code generation, dumps) recurses over
+ * the tree, and must not overflow its stack, sanitizers included. */
+#define SCRIPT_MAX_EXPR_DEPTH 1000
+#define SCRIPT_MAX_BLOCK_DEPTH 100
+/* Statements in one probe: code generation and the BPF program's size grow
+ * with them (a jump in BPF reaches at most 32767 instructions). */
+#define SCRIPT_MAX_PROBE_STMTS 1000
+
 /* Parse a whole script (any number of `trace` blocks).  Returns 0 and a new
  * tree in *out (caller frees with ast_script_free), or -WR_ESYNTAX with
  * @diag filled and *out NULL.  An empty script parses to zero probes.

@@ -24,8 +24,14 @@ static int walk_block(const struct ast_block *b, struct walk *w)
 			}
 			w->n++;
 		}
-		if (s->kind == AST_STMT_IF &&
-		    (walk_block(&s->then_body, w) || walk_block(&s->else_body, w)))
+		if (s->kind != AST_STMT_IF)
+			continue;
+		if (walk_block(&s->then_body, w))
+			return 1;
+		for (size_t k = 0; k < s->n_elifs; k++)
+			if (walk_block(&s->elifs[k]->then_body, w))
+				return 1;
+		if (walk_block(&s->else_body, w))
 			return 1;
 	}
 	return 0;

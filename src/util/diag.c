@@ -4,6 +4,7 @@
 #include "util/xalloc.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,15 +47,34 @@ static const char *find_line(const char *source, unsigned line, size_t *len)
 	return p;
 }
 
+/* A long line (a generated script may have one of megabytes) is shown as
+ * the part around the caret, "..." marking what was left out. */
+#define LINE_SHOWN 160
+#define BEFORE_CARET 60
+
 static void render_caret(const char *text, size_t text_len, const struct src_loc *loc,
 			 struct strbuf *out)
 {
 	size_t col = loc->col ? loc->col - 1 : 0;
 	size_t run = loc->len ? loc->len : 1;
+	bool cut_left = false, cut_right = false;
 
-	strbuf_addstr(out, "    ");
+	if (text_len > LINE_SHOWN) {
+		size_t start = col > BEFORE_CARET ? col - BEFORE_CARET : 0;
+
+		if (start > text_len)
+			start = text_len;
+		cut_left = start > 0;
+		cut_right = text_len - start > LINE_SHOWN;
+		text += start;
+		text_len = cut_right ? LINE_SHOWN : text_len - start;
+		col -= start;
+	}
+	strbuf_addstr(out, cut_left ? "    ..." : "    ");
 	strbuf_add(out, text, text_len);
-	strbuf_addstr(out, "\n    ");
+	strbuf_addstr(out, cut_right ? "...\n    " : "\n    ");
+	if (cut_left)
+		strbuf_addstr(out, "   ");
 	/* Keep tabs so the caret lines up under tab-indented source. */
 	for (size_t i = 0; i < col; i++)
 		strbuf_addch(out, i < text_len && text[i] == '\t' ? '\t' : ' ');

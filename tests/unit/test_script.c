@@ -14,6 +14,7 @@
 #include "script/ast.h"
 #include "script/lexer.h"
 #include "script/parser.h"
+#include "script/walk.h"
 #include "util/diag.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -415,16 +416,15 @@ static void test_parse_if_chain(void **state)
 		    "  if (a == 1)\n"
 		    "    print \"one\"\n"
 		    "      piece \"one\"\n"
+		    "  else if (a == 2)\n"
+		    "    let t = (a * 2)\n"
+		    "    if (t > 3)\n"
+		    "      bt inline\n"
 		    "  else\n"
-		    "    if (a == 2)\n"
-		    "      let t = (a * 2)\n"
-		    "      if (t > 3)\n"
-		    "        bt inline\n"
-		    "    else\n"
-		    "      print \"{}\"\n"
-		    "        piece \"\" {}\n"
-		    "        piece \"\"\n"
-		    "        arg $tid\n"
+		    "    print \"{}\"\n"
+		    "      piece \"\" {}\n"
+		    "      piece \"\"\n"
+		    "      arg $tid\n"
 		    "  if b\n");
 }
 
@@ -680,6 +680,132 @@ static void test_nesting_limit(void **state)
 	diag_release(&d);
 	/* A NULL diag is allowed. */
 	assert_int_equal(script_parse("trace {", &s, NULL), -WR_ESYNTAX);
+	strbuf_release(&sb);
+}
+
+
+/* Parse and check @text, which must fail with @want_err and @want_msg;
+ * returns the error's location. */
+static struct src_loc parse_fails(const char *text, int want_err, const char *want_msg)
+{
+	struct ast_script *s = NULL;
+	struct diag d = { 0 };
+	struct src_loc loc;
+	int err = script_parse(text, &s, &d);
+
+	if (!err) {
+		err = script_check(s, &d);
+		ast_script_free(s);
+	}
+	assert_int_equal(err, want_err);
+	assert_string_equal(d.msg, want_msg);
+	loc = d.loc;
+	diag_release(&d);
+	return loc;
+}
+
+/* Deep and big scripts: every stage after the parser recurses over the
+ * tree, so its height is limited with a located error; chains that do
+ * not nest (else-if, many statements) stay flat. */
+static void test_deep_expressions(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct ast_script *s;
+	struct src_loc loc;
+
+	(void)state;
+	/* 50,000 terms: the error is at the operator that went too deep */
+	strbuf_addstr(&sb, "trace m { print \"{}\", a");
+	for (int i = 1; i < 50000; i++)
+		strbuf_addstr(&sb, " + a");
+	strbuf_addstr(&sb, "; }");
+	loc = parse_fails(sb.buf, -WR_ESYNTAX, "expression too deep: more than 1000 operations "
+			  "nested (a chain such as `a + b + c` nests one level per operator)");
+	assert_int_equal(loc.line, 1);
+	assert_int_equal(loc.col, 25 + 4 * 999); /* the 1000th + */
+	/* at the limit: accepted, checked, dumped and freed */
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "trace m { print \"{}\", a");
+	for (int i = 1; i <= SCRIPT_MAX_EXPR_DEPTH - 1; i++)
+		strbuf_addstr(&sb, " + a");
+	strbuf_addstr(&sb, "; }");
+	s = parse_ok(sb.buf);
+	assert_int_equal(s->probes[0]->body.stmts[0]->args[0]->height, SCRIPT_MAX_EXPR_DEPTH);
+	strbuf_reset(&sb);
+	ast_script_dump(s, &sb);
+	ast_script_free(s);
+	/* member and index chains nest too */
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "trace m { print \"{}\", a");
+	for (int i = 0; i < 3000; i++)
+		strbuf_addstr(&sb, i % 2 ? ".b" : "[0]");
+	strbuf_addstr(&sb, "; }");
+	parse_fails(sb.buf, -WR_ESYNTAX, "expression too deep: more than 1000 operations nested "
+		    "(a chain such as `a + b + c` nests one level per operator)");
+	strbuf_release(&sb);
+}
+
+static void test_deep_blocks(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct ast_script *s;
+	struct src_loc loc;
+
+	(void)state;
+	strbuf_addstr(&sb, "trace m {");
+	for (int i = 0; i < 30000; i++)
+		strbuf_addstr(&sb, " if a {");
+	for (int i = 0; i < 30000; i++)
+		strbuf_addstr(&sb, " }");
+	strbuf_addstr(&sb, " }");
+	loc = parse_fails(sb.buf, -WR_ESYNTAX, "blocks nested too deeply (more than 100 levels)");
+	assert_int_equal(loc.col, 9 + 7 * 99 + 7); /* the '{' of the 101st block */
+	/* 99 nested ifs in the probe's block: fine */
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "trace m {");
+	for (int i = 0; i < SCRIPT_MAX_BLOCK_DEPTH - 1; i++)
+		strbuf_addstr(&sb, " if a {");
+	strbuf_addstr(&sb, " print \"deep\";");
+	for (int i = 0; i < SCRIPT_MAX_BLOCK_DEPTH; i++)
+		strbuf_addstr(&sb, " }");
+	s = parse_ok(sb.buf);
+	ast_script_free(s);
+	strbuf_release(&sb);
+}
+
+static void test_long_chains(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct ast_script *s;
+	const struct ast_stmt *st;
+	struct src_loc loc;
+
+	(void)state;
+	/* an else-if chain is flat: 499 arms cost no depth */
+	strbuf_addstr(&sb, "trace m { if a == 0 { bt; }");
+	for (int i = 1; i < 499; i++)
+		strbuf_addf(&sb, " else if a == %d { print \"%d\"; }", i, i);
+	strbuf_addstr(&sb, " else { bt; } }");
+	s = parse_ok(sb.buf);
+	st = s->probes[0]->body.stmts[0];
+	assert_int_equal(s->probes[0]->body.n, 1);
+	assert_int_equal(st->n_elifs, 498);
+	assert_int_equal(st->elifs[497]->cond->rhs->ival, 498);
+	assert_int_equal(st->else_body.n, 1);
+	/* statements are numbered in order through the arms */
+	assert_ptr_equal(ast_probe_nth(s->probes[0], AST_STMT_BT, 1), st->else_body.stmts[0]);
+	assert_int_equal(ast_probe_index_of(s->probes[0], st->elifs[497]->then_body.stmts[0]), 497);
+	ast_script_free(s);
+	/* 10,000 arms: too many statements for one probe, said at once */
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "trace m { if a == 0 { }");
+	for (int i = 1; i < 10000; i++)
+		strbuf_addf(&sb, " else if a == %d { }", i);
+	strbuf_addstr(&sb, " }");
+	loc = parse_fails(sb.buf, -WR_ESYNTAX, "too many statements in one probe (more than 1000; "
+			  "an `else if` counts as one)");
+	assert_int_equal(loc.line, 1);
+	assert_true(loc.col > 100000);
 	strbuf_release(&sb);
 }
 
@@ -1095,6 +1221,9 @@ int main(void)
 		cmocka_unit_test(test_parse_format_pieces),
 		cmocka_unit_test(test_expr_locations),
 		cmocka_unit_test(test_nesting_limit),
+		cmocka_unit_test(test_deep_expressions),
+		cmocka_unit_test(test_deep_blocks),
+		cmocka_unit_test(test_long_chains),
 		cmocka_unit_test(test_syntax_diagnostics),
 		cmocka_unit_test(test_semantic_diagnostics),
 		cmocka_unit_test(test_check_accepts),

@@ -75,6 +75,42 @@ static void test_diag_render(void **state)
 	strbuf_release(&sb);
 }
 
+/* A 1 MB line: the part around the caret, "..." for what is left out. */
+static void test_diag_long_line(void **state)
+{
+	struct diag d = { 0 };
+	struct strbuf src = STRBUF_INIT, sb = STRBUF_INIT, want = STRBUF_INIT;
+
+	(void)state;
+	/* 60 bytes before the caret, 160 in all, the caret run cut to them */
+	strbuf_addstr(&want, "big.ws:1:500001: error: bad\n    ...");
+	strbuf_addchars(&want, 'x', 60);
+	strbuf_addch(&want, '@');
+	strbuf_addchars(&want, 'x', 99);
+	strbuf_addstr(&want, "...\n       ");
+	strbuf_addchars(&want, ' ', 60);
+	strbuf_addch(&want, '^');
+	strbuf_addchars(&want, '~', 99);
+	strbuf_addch(&want, '\n');
+	strbuf_addchars(&src, 'x', 500000);
+	strbuf_addch(&src, '@');
+	strbuf_addchars(&src, 'x', 500000);
+	diag_set(&d, (struct src_loc){ .line = 1, .col = 500001, .len = 400000 }, NULL, "bad");
+	diag_render(&d, "big.ws", src.buf, &sb);
+	assert_string_equal(sb.buf, want.buf);
+	strbuf_reset(&sb);
+	/* at the start of the line: nothing cut on the left */
+	d.loc = (struct src_loc){ .line = 1, .col = 2, .len = 1 };
+	diag_render(&d, "big.ws", src.buf, &sb);
+	assert_true(sb.len < 400);
+	assert_non_null(strstr(sb.buf, "\n    xxxxx"));
+	assert_non_null(strstr(sb.buf, "\n     ^\n"));
+	diag_release(&d);
+	strbuf_release(&src);
+	strbuf_release(&sb);
+	strbuf_release(&want);
+}
+
 static void test_diag_no_location(void **state)
 {
 	struct diag d = { 0 };
@@ -528,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_strbuf_basic),
 		cmocka_unit_test(test_strbuf_json),
 		cmocka_unit_test(test_diag_render),
+		cmocka_unit_test(test_diag_long_line),
 		cmocka_unit_test(test_diag_no_location),
 		cmocka_unit_test(test_error_table),
 		cmocka_unit_test(test_log_deferred),
