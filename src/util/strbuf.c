@@ -106,13 +106,51 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Length of the well-formed UTF-8 sequence at @s (RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n;
+	unsigned cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0; /* also stops at the NUL */
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/* JSON text must be UTF-8: a byte that is not part of a well-formed
+ * sequence becomes the four characters \xNN (as the text renderer shows
+ * unprintable bytes), so the line stays valid for any strict decoder. */
 void strbuf_add_json_str(struct strbuf *sb, const char *s)
 {
 	strbuf_addch(sb, '"');
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		size_t n = c < 0x80 ? 1 : utf8_len((const unsigned char *)s);
 
-		if (c == '"' || c == '\\') {
+		if (n == 0) {
+			strbuf_addf(sb, "\\\\x%02x", c);
+		} else if (n > 1) {
+			strbuf_add(sb, s, n);
+			s += n - 1;
+		} else if (c == '"' || c == '\\') {
 			strbuf_addch(sb, '\\');
 			strbuf_addch(sb, (char)c);
 		} else if (c == '\n') {

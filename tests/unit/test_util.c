@@ -53,6 +53,14 @@ static void test_strbuf_json(void **state)
 	(void)state;
 	strbuf_add_json_str(&sb, "a\"b\\c\nd\x01");
 	assert_string_equal(sb.buf, "\"a\\\"b\\\\c\\nd\\u0001\"");
+	/* UTF-8 passes; bytes that are not UTF-8 become \xNN: a lone 0xff, a
+	 * cut sequence, an overlong '/', a surrogate, past U+10FFFF */
+	strbuf_reset(&sb);
+	strbuf_add_json_str(&sb, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80|\xff|\xc3|\xe2\x82|\xc0\xaf|"
+			    "\xed\xa0\x80|\xf4\x90\x80\x80|\xc3");
+	assert_string_equal(sb.buf, "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80|\\\\xff|\\\\xc3|"
+			    "\\\\xe2\\\\x82|\\\\xc0\\\\xaf|\\\\xed\\\\xa0\\\\x80|"
+			    "\\\\xf4\\\\x90\\\\x80\\\\x80|\\\\xc3\"");
 	strbuf_release(&sb);
 }
 

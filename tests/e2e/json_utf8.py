@@ -1,0 +1,60 @@
+"""json_utf8.py - NDJSON is always valid UTF-8: a raw 0xff byte in a
+print format literal and bytes that are not UTF-8 in a string read from
+the target come out as \\xNN, and every line passes a strict UTF-8 decode
+and a JSON parse.  The target is a small program the test compiles."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+from wraithtest import *
+
+require_root()
+top = tempfile.mkdtemp(prefix="wraith-utf8-")
+src = os.path.join(top, "bytes.c")
+with open(src, "w") as f:
+    f.write(r'''#include <stdio.h>
+#include <unistd.h>
+__attribute__((noinline)) void take(const char *s, int i)
+{
+	asm volatile("" ::: "memory");
+	(void)s, (void)i;
+}
+int main(void)
+{
+	static char bad[] = "bad\xff\xfe caf\xc3\xa9 \xe2\x82";
+	printf("ready %d\n", getpid());
+	fflush(stdout);
+	for (int i = 0;; i++) {
+		take(bad, i);
+		usleep(20000);
+	}
+}
+''')
+prog = os.path.join(top, "bytes")
+subprocess.run(["gcc", "-g", "-O0", "-o", prog, src], check=True)
+fx = Fixture(prog)
+script = os.path.join(top, "bytes.ws")
+with open(script, "wb") as f:
+    f.write(b'trace take { print "fmt\xff\xc3\xa9 {} {:s} {}", s, s, i; }\n')
+r = subprocess.run([WRAITH, "-p", str(fx.pid), "--script-file", script, "--script-output", "json",
+                    "--max-events", "3", "-q"], capture_output=True, timeout=60)
+eq(r.returncode, 0, "wraith ran (%r)" % r.stderr[-300:])
+try:
+    text = r.stdout.decode("utf-8", errors="strict")
+    check(True, "the NDJSON output is valid UTF-8")
+except UnicodeDecodeError as e:
+    text = ""
+    fail("the NDJSON output is valid UTF-8: %s" % e)
+lines = text.splitlines()
+eq(len(lines), 3, "three events")
+for line in lines:
+    ev = json.loads(line)
+    got = ev["items"][0]["text"]
+    want = 'fmt\\xff\u00e9 "bad\\xff\\xfe caf\\xc3\\xa9 \\xe2\\x82" bad\\xff\\xfe caf\u00e9 \\xe2\\x82 '
+    check(got.startswith(want), "bytes that are not UTF-8 read as \\xNN, UTF-8 passes (%r)" % got)
+fx.stop()
+shutil.rmtree(top, ignore_errors=True)
+check_no_leftovers("json_utf8")
+finish()
