@@ -9,11 +9,13 @@
 #include "dwarf/debugfile.h"
 #include "dwarf/module_priv.h"
 #include "util/error.h"
+#include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
 #include <dwarf.h>
 #include <elfutils/libdwelf.h>
+#include <gelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -166,6 +168,50 @@ const char *dw_module_name(const struct dw_module *m)
 	return m->name;
 }
 
+static bool has_section(Elf *elf, const char *name)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_size && sh.sh_type != SHT_NOBITS &&
+		    !strcmp(elf_strptr(elf, shstrndx, sh.sh_name) ?: "", name))
+			return true;
+	return false;
+}
+
+/* Corrupted debug info would otherwise only show as variables and lines
+ * that are not there: say so once per module (on first use), with what
+ * will not work.  Every unit header and unit DIE is read (cheap, and libdw
+ * keeps them for later); damage inside a unit's DIEs shows when it is
+ * read. */
+static void check_dwarf(struct dw_module *m)
+{
+	static const char costs[] = "variables, FILE:LINE probes, parameters and source lines "
+				    "of its code will be missing; backtraces still unwind";
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	Dwarf_Half version;
+	uint8_t type;
+	int rc;
+
+	if (!m->dwarf) {
+		if (has_section(m->elf, ".debug_info"))
+			wr_warn("%s: its DWARF debug info (.debug_info) is corrupted (%s): %s",
+				m->name, dwfl_errmsg(-1), costs);
+		return;
+	}
+	while ((rc = dwarf_get_units(m->dwarf, cu, &cu, &version, &type, &cudie, NULL)) == 0)
+		if (dwarf_tag(&cudie) < 0)
+			break;
+	if (rc != 1)
+		wr_warn("%s: its DWARF debug info (.debug_info) is corrupted (%s): %s", m->name,
+			dwarf_errmsg(-1), costs);
+}
+
 Dwarf *dw_module_dwarf(struct dw_module *m)
 {
 	Dwarf_Addr bias;
@@ -173,6 +219,7 @@ Dwarf *dw_module_dwarf(struct dw_module *m)
 	if (m->dwarf_state == 0) {
 		m->dwarf = dwfl_module_getdwarf(m->mod, &bias);
 		m->dwarf_state = m->dwarf ? 1 : -1;
+		check_dwarf(m);
 	}
 	return m->dwarf;
 }

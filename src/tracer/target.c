@@ -194,6 +194,27 @@ static struct tprocess *process_by_pid(struct target *t, pid_t pid)
 	return NULL;
 }
 
+/* Whether @pid can be traced, said once.  To the user a zombie is as gone
+ * as a missing process (same code, so the same exit status), but the
+ * message says which it was. */
+static int check_pid(pid_t pid)
+{
+	int err = proc_check_pid(pid);
+
+	if (err == -ESRCH) {
+		wr_error("process %d has exited (a zombie its parent has not reaped): there is "
+			 "nothing left to trace", (int)pid);
+		return -WR_ENOPROC;
+	}
+	if (err == -WR_ENOPROC)
+		wr_error("no process with PID %d", (int)pid);
+	else if (err == -WR_EKTHREAD)
+		wr_error("PID %d is a kernel thread: it has no user space to trace", (int)pid);
+	else if (err)
+		wr_error("cannot inspect PID %d: %s", (int)pid, wr_strerror(err));
+	return err;
+}
+
 int target_open_pid(pid_t pid, struct target **out)
 {
 	struct target *t = xcalloc(1, sizeof(*t));
@@ -202,13 +223,7 @@ int target_open_pid(pid_t pid, struct target **out)
 
 	*out = NULL;
 	t->pid = pid;
-	err = proc_check_pid(pid);
-	if (err == -WR_ENOPROC)
-		wr_error("no process with PID %d", (int)pid);
-	else if (err == -WR_EKTHREAD)
-		wr_error("PID %d is a kernel thread: it has no user space to trace", (int)pid);
-	else if (err)
-		wr_error("cannot inspect PID %d: %s", (int)pid, wr_strerror(err));
+	err = check_pid(pid);
 	if (!err) {
 		err = read_maps_text(pid, &text);
 		if (err)
