@@ -8,7 +8,8 @@ set -eu
 # libc6-dbg: libc's frames with their parameters and file:line, as gdb
 # shows them; the tests hold without it too (batch.py checks).
 PACKAGES="gcc g++ make autoconf automake pkg-config binutils
-llvm-19-dev clang-19 libbpf-dev libdw-dev libelf-dev libdebuginfod-dev libiberty-dev libcmocka-dev
+llvm-19-dev clang-19 libclang-rt-19-dev libbpf-dev libdw-dev libelf-dev libdebuginfod-dev libiberty-dev
+libcmocka-dev
 libncurses-dev libreadline-dev zlib1g-dev libzstd-dev
 gdb python3 tmux bpftool valgrind util-linux procps libc6-dbg"
 if [ "${1:-}" = "--bench" ]; then

@@ -6,7 +6,8 @@
 #      checks `make install` and the man page;
 #   2. `make dist` from an in-tree build ships the same files
 #      (scripts/check-dist.sh);
-#   3. the same tests in an ASan+UBSan build (leaks included).
+#   3. the same tests in an ASan+UBSan build (leaks included);
+#   4. each libFuzzer harness for 60 s (`make fuzz` runs them longer).
 # Needs root: the end-to-end tests load BPF programs and attach uprobes.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,4 +26,6 @@ mkdir -p build-asan && cd build-asan
 "$top/configure" --enable-werror --enable-sanitizers -q
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	make -j"$jobs" check
-echo "test.sh: all tests passed (distcheck, in-tree dist and ASan+UBSan)"
+cd "$top/build-test"
+make fuzz FUZZ_SECONDS=60
+echo "test.sh: all tests passed (distcheck, in-tree dist, ASan+UBSan, fuzzing)"

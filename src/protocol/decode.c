@@ -112,7 +112,8 @@ static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, s
 	for (size_t i = 0; i < out->n_items && !err; i++) {
 		struct ev_item *it = &d->items[i];
 
-		if (it->type == WR_ITEM_PRINT)
+		/* no argument in any print yet: d->args is still NULL */
+		if (it->type == WR_ITEM_PRINT && d->args)
 			it->print.args = d->args + it->print.first_arg;
 	}
 	out->items = d->items;

@@ -1,0 +1,1 @@
+trace f { if a { if b { print (((1))); } } else if c { } else { ; } }
