@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 int cli_exit_status(int err)
@@ -36,6 +37,10 @@ int cli_exit_status(int err)
 	}
 }
 
+/* The first error writing events (0: none); EPIPE means the reader went
+ * away (`wraith ... | head -2`). */
+static int output_errno;
+
 /* Events on stdout, as the options say; one buffer for the whole run. */
 static struct stdout_writer {
 	bool json;
@@ -47,12 +52,22 @@ static void write_event(void *ctx, const struct span_list *event)
 {
 	struct stdout_writer *w = ctx;
 
+	if (output_errno)
+		return;
 	strbuf_reset(&w->buf);
 	if (w->json)
 		span_write_json(event, &w->buf);
 	else
 		span_write_text(event, w->color, &w->buf);
-	fwrite(w->buf.buf, 1, w->buf.len, stdout);
+	if (fwrite(w->buf.buf, 1, w->buf.len, stdout) != w->buf.len)
+		output_errno = errno;
+}
+
+static int flush_output(void)
+{
+	if (!output_errno && fflush(stdout) != 0)
+		output_errno = errno;
+	return output_errno;
 }
 
 static void progress(void *ctx, const char *text)
@@ -166,15 +181,27 @@ int cli_event_loop(const struct cli_options *o, struct session *s)
 				wait_ms = (int)(left * 1000) + 1;
 		}
 		n = session_poll(s, wait_ms);
-		fflush(stdout);
+		if (flush_output())
+			break;
 		if (n < 0 && n != -EINTR) {
 			wr_error("reading events failed: %s", wr_strerror(n));
 			return 1;
 		}
 		cli_report_suppressed(s, o, false);
 	}
-	fflush(stdout);
 	cli_report_suppressed(s, o, true);
+	/* SIGPIPE is ignored so that a closed output ends the run here, the
+	 * ordinary way, with every probe detached when the session is freed:
+	 * a reader that stopped reading is a normal end (status 0). */
+	if (flush_output() == EPIPE) {
+		if (!o->quiet)
+			fprintf(stderr, "wraith: the output was closed; stopping\n");
+		return 0;
+	}
+	if (output_errno) {
+		wr_error("writing events failed: %s", strerror(output_errno));
+		return 1;
+	}
 	if (session_target_exited(s) && !o->quiet)
 		fprintf(stderr, "wraith: process %d exited\n", (int)o->pid);
 	return 0;

@@ -43,6 +43,7 @@ struct runtime {
 	uint64_t perf_lost;
 	rt_event_fn fn;          /* valid during runtime_poll */
 	void *fn_ctx;
+	unsigned polled;         /* events handed over in this runtime_poll */
 	struct rt_probe *probes; /* every loaded probe */
 	int stats_fd;
 	int proc_maps_fd;
@@ -169,13 +170,23 @@ static int install_step_program(struct runtime *rt)
 	return 0;
 }
 
+/* One poll hands over at most this many events, then returns: libbpf's
+ * ring-buffer poll reads until the ring is empty, which never happens when
+ * events arrive as fast as they are read (wraith tracing its own malloc
+ * with -t libc), and the caller must get to check signals and timeouts.
+ * (A perf buffer poll is bounded already: it reads each CPU's buffer up to
+ * where its head was when it started.) */
+#define POLL_BATCH 4096
+#define POLL_BATCH_DONE (-ECANCELED) /* from the callback: stop here */
+
 static int on_ringbuf(void *ctx, void *data, size_t size)
 {
 	struct runtime *rt = ctx;
 
 	if (rt->fn)
 		rt->fn(data, size, rt->fn_ctx);
-	return 0;
+	/* the record is consumed either way; a negative return stops the poll */
+	return ++rt->polled >= POLL_BATCH ? POLL_BATCH_DONE : 0;
 }
 
 static void on_perf_sample(void *ctx, int cpu, void *data, __u32 size)
@@ -513,10 +524,13 @@ int runtime_poll(struct runtime *rt, int timeout_ms, rt_event_fn fn, void *ctx)
 
 	rt->fn = fn;
 	rt->fn_ctx = ctx;
+	rt->polled = 0;
 	if (rt->ringbuf)
 		n = ring_buffer__poll(rt->ringbuf, timeout_ms);
 	else
 		n = perf_buffer__poll(rt->perfbuf, timeout_ms);
+	if (n == POLL_BATCH_DONE)
+		n = (int)rt->polled;
 	rt->fn = NULL;
 	rt->fn_ctx = NULL;
 	return n;

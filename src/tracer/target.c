@@ -201,6 +201,12 @@ static int check_pid(pid_t pid)
 {
 	int err = proc_check_pid(pid);
 
+	if (pid == getpid()) {
+		/* every event would make it call malloc, write, ... again */
+		wr_error("PID %d is this wraith itself: tracing it would feed on its own events",
+			 (int)pid);
+		return -WR_EUSAGE;
+	}
 	if (err == -ESRCH) {
 		wr_error("process %d has exited (a zombie its parent has not reaped): there is "
 			 "nothing left to trace", (int)pid);

@@ -1,0 +1,86 @@
+"""always_ends.py - wraith always ends, probes detached.
+
+- `wraith ... | head -2`: the closed output ends the run (status 0, one
+  line on stderr), no BPF program or uprobe left behind.
+- Every event causing another (wraith tracing malloc in every process that
+  maps libc, itself included): --timeout, SIGINT and SIGTERM still end it,
+  since events are read in bounded batches between checks.
+- Tracing wraith's own PID is refused (status 2).
+"""
+import os
+import signal
+import subprocess
+import time
+
+from wraithtest import *
+
+require_root()
+fx = Fixture("vars-O0", [1])
+
+# ---- a reader that stops reading ----
+start = time.time()
+p = subprocess.Popen("%s -p %d -s 'trace probe_here { print \"n={}\", n; }' | head -2"
+                     % (WRAITH, fx.pid), shell=True, stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE, text=True)
+try:
+    out, err = p.communicate(timeout=30)
+    check(True, "| head -2: wraith ended (%.1f s)" % (time.time() - start))
+    eq(len(out.splitlines()), 2, "| head -2: two lines")
+except subprocess.TimeoutExpired:
+    p.kill()
+    out, err = p.communicate()
+    fail("| head -2: wraith ended")
+check_no_leftovers("| head -2")
+
+p = subprocess.Popen([WRAITH, "-p", str(fx.pid), "-s", 'trace probe_here { print "x"; }',
+                      "--script-output", "plain"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+p.stdout.readline()
+p.stdout.close()
+try:
+    rc = p.wait(timeout=30)
+    err = p.stderr.read().decode()
+    eq(rc, 0, "closed output: exit status 0")
+    check(err.endswith("wraith: the output was closed; stopping\n"), "closed output: says so "
+          "(%r)" % err[-200:])
+except subprocess.TimeoutExpired:
+    p.kill()
+    p.wait()
+    fail("closed output: wraith ended")
+check_no_leftovers("closed output")
+
+# ---- every event causes another ----
+LIBC = os.path.realpath("/lib/x86_64-linux-gnu/libc.so.6")
+STORM = ["-t", LIBC, "-s", 'trace malloc { print "m {}", $pid; }', "--script-output", "plain", "-q"]
+
+
+def storm(stop, how):
+    args = [WRAITH] + STORM + (["--timeout", "2"] if stop is None else [])
+    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    start = time.time()
+    if stop is not None:
+        time.sleep(3)
+        p.send_signal(stop)
+    try:
+        p.wait(timeout=30)
+        check(True, "self-feeding events: %s ends it (%.1f s)" % (how, time.time() - start))
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        fail("self-feeding events: %s ends it" % how)
+    p.stderr.close()
+    check_no_leftovers("self-feeding events, " + how)
+
+
+storm(None, "--timeout")
+storm(signal.SIGINT, "SIGINT")
+storm(signal.SIGTERM, "SIGTERM")
+
+# ---- tracing itself ----
+r = subprocess.run(["/bin/sh", "-c", "exec %s -p $$ -s 'trace malloc { print \"m\"; }'" % WRAITH],
+                   capture_output=True, text=True, timeout=30)
+eq(r.returncode, 2, "wraith -p (its own PID): refused")
+check("is this wraith itself: tracing it would feed on its own events" in r.stderr,
+      "wraith -p (its own PID): says why (%r)" % r.stderr)
+
+fx.stop()
+finish()
