@@ -64,8 +64,11 @@ static int decode_bt(const uint8_t *p, size_t len, struct ev_backtrace *bt)
 	memcpy(&bh, p, sizeof(bh));
 	/* The frames area may be cut to the frames used (the last bt of an
 	 * event is trimmed before output). */
+	/* Frames are read in place: the templates align them, so a frame
+	 * area that is not aligned means a malformed event. */
 	if (bh.frame_count > bh.requested_depth || bh.requested_depth > WR_BT_MAX_DEPTH ||
-	    sizeof(bh) + (size_t)bh.frame_count * sizeof(struct wr_bt_frame) > len)
+	    sizeof(bh) + (size_t)bh.frame_count * sizeof(struct wr_bt_frame) > len ||
+	    (uintptr_t)(p + sizeof(bh)) % _Alignof(struct wr_bt_frame))
 		return -WR_EPROTO;
 	bt->requested_depth = bh.requested_depth;
 	bt->frame_count = bh.frame_count;
