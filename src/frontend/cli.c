@@ -38,8 +38,17 @@ int cli_exit_status(int err)
 }
 
 /* The first error writing events (0: none); EPIPE means the reader went
- * away (`wraith ... | head -2`). */
+ * away (`wraith ... | head -2`).  A stop signal interrupting a write that
+ * blocked on a full pipe (EINTR) is no failure: the run is ending. */
 static int output_errno;
+
+static void note_output_error(void)
+{
+	if (errno == EINTR)
+		clearerr(stdout);
+	else if (!output_errno)
+		output_errno = errno;
+}
 
 /* Events on stdout, as the options say; one buffer for the whole run. */
 static struct stdout_writer {
@@ -60,13 +69,13 @@ static void write_event(void *ctx, const struct span_list *event)
 	else
 		span_write_text(event, w->color, &w->buf);
 	if (fwrite(w->buf.buf, 1, w->buf.len, stdout) != w->buf.len)
-		output_errno = errno;
+		note_output_error();
 }
 
 static int flush_output(void)
 {
 	if (!output_errno && fflush(stdout) != 0)
-		output_errno = errno;
+		note_output_error();
 	return output_errno;
 }
 
