@@ -224,9 +224,11 @@ static bool deref(struct eval *ev, unsigned size)
 	return push(ev, vars_expr_deref(ev->c, a, size));
 }
 
-static bool pick(struct eval *ev, unsigned depth)
+/* @depth is DW_OP_pick's operand as read: any 64-bit value (found by
+ * tests/fuzz/fuzz_loc). */
+static bool pick(struct eval *ev, uint64_t depth)
 {
-	if ((int)depth >= ev->sp) {
+	if (ev->sp <= 0 || depth >= (uint64_t)ev->sp) {
 		ev->why = "the location expression is malformed (stack underflow)";
 		return false;
 	}
@@ -520,7 +522,7 @@ static bool step(struct eval *ev, Dwarf_Op *op)
 	case DW_OP_deref_size: return deref(ev, (unsigned)op->number);
 	case DW_OP_dup: return pick(ev, 0);
 	case DW_OP_over: return pick(ev, 1);
-	case DW_OP_pick: return pick(ev, (unsigned)op->number);
+	case DW_OP_pick: return pick(ev, op->number);
 	case DW_OP_drop: return pop(ev) != NULL;
 	case DW_OP_swap:
 		x = pop(ev);
