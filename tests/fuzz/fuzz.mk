@@ -24,7 +24,8 @@ OBJ := $(OUT)/obj
 
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer $(SAN) -Wno-unused-command-line-argument
-LIBS := $(shell pkg-config --libs libdw libelf zlib 2>/dev/null || echo -ldw -lelf -lz) -liberty
+LIBS := $(shell pkg-config --libs libdw libelf zlib libdebuginfod 2>/dev/null || \
+	echo -ldw -lelf -lz -ldebuginfod) -liberty
 
 # The layers that parse bytes a user or the kernel hands over; none of
 # them needs LLVM or libbpf.
