@@ -797,7 +797,9 @@ void dw_loc_select(const struct dw_loc *whole, uint64_t bit_pos, uint64_t bit_si
 	case DW_LOC_MEM_CFA:
 	case DW_LOC_MEM_ADDR:
 	case DW_LOC_MEM_EXPR:
-		w.offset += (int64_t)(bit_pos / 8);
+		/* an address: wraps like one (any bit position a piece names;
+		 * found by tests/fuzz/fuzz_loc) */
+		w.offset = (int64_t)((uint64_t)w.offset + bit_pos / 8);
 		break;
 	case DW_LOC_PIECES:
 		select_piece(whole, whole->bit_shift + bit_pos, bit_size, &w);
