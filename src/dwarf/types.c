@@ -132,6 +132,28 @@ static void set_base(struct dw_type *t, Dwarf_Die *die)
 		     (t->size == 1 && t->name && strstr(t->name, "char"));
 }
 
+/* The bit offset of bitfield @member from the start of its struct, when
+ * DWARF 2-4 gives it the old way: DW_AT_bit_offset counts from the most
+ * significant bit of a storage unit of DW_AT_byte_size bytes (else the
+ * member type's size) at DW_AT_data_member_location, so on a
+ * little-endian target the field starts at unit_end - bit_offset - bit_size.
+ * -1 when @member has no DW_AT_bit_offset. */
+static int64_t legacy_bit_offset(Dwarf_Die *member, unsigned bit_size)
+{
+	Dwarf_Attribute a;
+	Dwarf_Sword from_msb;
+	Dwarf_Word unit = udata_attr(member, DW_AT_byte_size, 0);
+	Dwarf_Die type;
+
+	if (!dwarf_attr(member, DW_AT_bit_offset, &a) || dwarf_formsdata(&a, &from_msb))
+		return -1;
+	if (!unit && (!dwarf_attr_integrate(member, DW_AT_type, &a) || !dwarf_formref_die(&a, &type) ||
+		      dwarf_aggregate_size(&type, &unit) != 0))
+		return -1;
+	return (int64_t)(udata_attr(member, DW_AT_data_member_location, 0) + unit) * 8 - from_msb -
+	       (int64_t)bit_size;
+}
+
 static void add_member(struct vars_cache *c, struct dw_member *mb, Dwarf_Die *child, int tag)
 {
 	memset(mb, 0, sizeof(*mb));
@@ -140,7 +162,10 @@ static void add_member(struct vars_cache *c, struct dw_member *mb, Dwarf_Die *ch
 	mb->bit_size = (unsigned)udata_attr(child, DW_AT_bit_size, 0);
 	if (mb->bit_size) {
 		uint64_t dbo = udata_attr(child, DW_AT_data_bit_offset, UINT64_MAX);
+		int64_t legacy = legacy_bit_offset(child, mb->bit_size);
 
+		if (dbo == UINT64_MAX && legacy >= 0)
+			dbo = (uint64_t)legacy;
 		if (dbo != UINT64_MAX) {
 			mb->offset = dbo / 8;
 			mb->bit_offset = (unsigned)(dbo % 8);

@@ -160,6 +160,37 @@ static void test_declarations(void **state)
 	}
 }
 
+/* Bitfields sit where they do whichever way the DWARF says it: DWARF 5's
+ * DW_AT_data_bit_offset, or DWARF 4's DW_AT_bit_offset from the most
+ * significant bit of the storage unit (gcc -gdwarf-4). */
+static void test_bitfields(void **state)
+{
+	const char *builds[] = { "gcc-O2", "gcc-O2-dwarf4", "clang-O2-dwarf4" };
+	/* struct bits: s3:3, u5:5, w40:40 (an unsigned long long), b1:1, sc4:4, c2:2 */
+	const struct { const char *name; uint64_t offset; unsigned bit_offset, bit_size; } want[] = {
+		{ "s3", 0, 0, 3 }, { "u5", 0, 3, 5 }, { "w40", 1, 0, 40 },
+		{ "b1", 6, 0, 1 }, { "sc4", 6, 1, 4 }, { "c2", 6, 5, 2 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(builds) / sizeof(builds[0]); i++) {
+		struct dw_module *m = open_corpus(builds[i]);
+		const struct dw_type *t = dw_type_find(m, "struct bits");
+
+		assert_non_null(t);
+		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+			uint64_t off;
+			const struct dw_member *mb = dw_type_member(t, want[k].name, &off);
+
+			assert_non_null(mb);
+			assert_int_equal(mb->offset * 8 + mb->bit_offset,
+					 want[k].offset * 8 + want[k].bit_offset);
+			assert_int_equal(mb->bit_size, want[k].bit_size);
+		}
+		dw_module_free(m);
+	}
+}
+
 static struct dw_module *resolver_lib;
 
 static const struct dw_type *from_lib(void *ctx, struct dw_module *asking, const char *spelling)
@@ -358,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_type_by_name),
 		cmocka_unit_test(test_clang),
 		cmocka_unit_test(test_declarations),
+		cmocka_unit_test(test_bitfields),
 		cmocka_unit_test(test_declared_types),
 		cmocka_unit_test(test_inlined),
 		cmocka_unit_test(test_pieces),
