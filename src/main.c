@@ -53,7 +53,7 @@ static const char usage_text[] =
 "\n"
 "Output:\n"
 "      --script-output FMT   pretty (default), plain (payload only) or json (NDJSON,\n"
-"                            one event per line)\n"
+"                            one event per line, print arguments as typed values)\n"
 "      --color WHEN          auto (default), always or never; NO_COLOR is honoured\n"
 "      --relative-time       pretty headers show seconds since start, not wall time\n"
 "      --script-output-events-per-sec N\n"

@@ -6,7 +6,8 @@
  * in order.  Values are shown as the traced program's types say (a struct,
  * an enum name, a pointer with its type); a value that could not be read
  * is shown as why, in its own role.  JSON carries the whole line as one
- * string.
+ * string, and beside it each argument as data: the expression as written,
+ * its type, its value in JSON's shape and why it could not be read.
  */
 #include "render/render_priv.h"
 #include "script/walk.h"
@@ -156,11 +157,16 @@ static void expr_pieces(struct renderer *r, const struct render_probe *probe,
 		value_span(r, &p->args[0], AST_FMT_DEFAULT, arg_type(probe, p->index, 0), out);
 }
 
+/* The print statement item @p comes from, or NULL when unknown. */
+static const struct ast_stmt *print_stmt(const struct render_probe *probe, const struct ev_print *p)
+{
+	return probe && probe->ast ? ast_probe_nth(probe->ast, AST_STMT_PRINT, p->index) : NULL;
+}
+
 static void pieces(struct renderer *r, const struct render_probe *probe, const struct ev_print *p,
 		   struct span_list *out)
 {
-	const struct ast_stmt *s = probe && probe->ast ? ast_probe_nth(probe->ast, AST_STMT_PRINT, p->index)
-						   : NULL;
+	const struct ast_stmt *s = print_stmt(probe, p);
 	size_t next_wire = 0, next_expr = 0;
 
 	if (!s) {
@@ -192,6 +198,61 @@ static void pieces(struct renderer *r, const struct render_probe *probe, const s
 	}
 }
 
+/* ---- arguments as data ---- */
+
+/* One argument: {"expr", "type", "value", "error"}.  @e is NULL when the
+ * probe's script is unknown, @a when no value came for it. */
+static void arg_data(struct renderer *r, const struct ast_expr *e, const struct ev_arg *a,
+		     const struct dw_type *t, struct span_list *out)
+{
+	span_open(out, SPAN_ARG);
+	if (e) {
+		strbuf_reset(&r->scratch);
+		ast_expr_text(e, &r->scratch);
+		span_add(out, SPAN_EXPR, SPAN_TONE_NONE, NULL, r->scratch.buf);
+	} else {
+		span_null(out, SPAN_EXPR);
+	}
+	if (e && e->kind == AST_EXPR_STRING) {
+		span_add(out, SPAN_VALUE_TYPE, SPAN_TONE_NONE, NULL, "string");
+		span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "value");
+		span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, e->str);
+		span_null(out, SPAN_VALUE_ERROR);
+	} else if (a) {
+		render_arg_data(a, t, out);
+	} else {
+		span_null(out, SPAN_VALUE_TYPE);
+		span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "value");
+		span_null(out, SPAN_LITERAL);
+		span_add(out, SPAN_VALUE_ERROR, SPAN_TONE_NONE, NULL, "missing");
+	}
+	span_close(out);
+}
+
+/* Every argument of print @s in order, string literals included; the
+ * others take the wire's values in turn, as the placeholders do. */
+static void args_data(struct renderer *r, const struct render_probe *probe,
+		      const struct ast_stmt *s, const struct ev_print *p, struct span_list *out)
+{
+	size_t next_wire = 0;
+
+	span_open(out, SPAN_ARGS);
+	for (size_t i = 0; s && i < s->n_args; i++) {
+		const struct ast_expr *e = s->args[i];
+		const struct ev_arg *a = NULL;
+		const struct dw_type *t = NULL;
+
+		if (e->kind != AST_EXPR_STRING && next_wire < p->n_args) {
+			t = arg_type(probe, p->index, (unsigned)next_wire);
+			a = &p->args[next_wire++];
+		}
+		arg_data(r, e, a, t, out);
+	}
+	for (size_t i = 0; !s && i < p->n_args; i++)
+		arg_data(r, NULL, &p->args[i], NULL, out);
+	span_close(out);
+}
+
 void render_print(struct renderer *r, const struct render_probe *probe, const struct ev_print *p,
 		  const char *indent, struct span_list *out)
 {
@@ -205,5 +266,6 @@ void render_print(struct renderer *r, const struct render_probe *probe, const st
 	for (size_t i = first; i < out->n; i++)
 		strbuf_addstr(&r->scratch, span_show(out, &out->v[i]));
 	span_add(out, SPAN_PRINT_TEXT, SPAN_TONE_NONE, NULL, r->scratch.buf);
+	args_data(r, probe, print_stmt(probe, p), p, out);
 	span_eol(out);
 }

@@ -137,6 +137,7 @@ void render_event(struct renderer *r, const struct event *ev, struct span_list *
 
 	r->seq++;
 	span_open(out, SPAN_EVENT);
+	span_dataf(out, SPAN_VERSION, "%d", RENDER_JSON_VERSION);
 	header_spans(r, probe, ev, out);
 	span_open(out, SPAN_ITEMS);
 	for (size_t i = 0; i < ev->n_items; i++)

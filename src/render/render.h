@@ -12,8 +12,10 @@
  * pretty format only) and a SPAN_ITEMS array of SPAN_ITEM groups, one per
  * print or backtrace; a backtrace holds a SPAN_FRAMES array of SPAN_FRAME
  * groups, one per line: each inlined call, the physical frame, and the
- * functions that left by tail calls.  Every field JSON carries is a data
- * span, so span_write_json() of the list is the event's NDJSON line.
+ * functions that left by tail calls; a print holds a SPAN_ARGS array of
+ * SPAN_ARG groups, its arguments as typed data.  Every field JSON carries
+ * is a data span, so span_write_json() of the list is the event's NDJSON
+ * line, as doc/event.schema.json describes it.
  */
 #ifndef WRAITH_RENDER_RENDER_H
 #define WRAITH_RENDER_RENDER_H
@@ -26,6 +28,10 @@
 #include "render/span.h"
 #include "script/ast.h"
 #include "util/strbuf.h"
+
+/* The "version" of every JSON event: raised when a field changes meaning
+ * or goes away (doc/event.schema.json describes this one). */
+#define RENDER_JSON_VERSION 1
 
 enum render_format {
 	RENDER_PRETTY,
@@ -92,6 +98,12 @@ void render_event(struct renderer *r, const struct event *ev, struct span_list *
 /* A program value of type @t from its raw bytes, as C-like text:
  * `{key: "a", value: 3}`, `[1, 2]`, `RED`, `0x... (struct x *)`. */
 void render_typed_value(const struct dw_type *t, const uint8_t *data, size_t len, struct strbuf *out);
+
+/* The same value as data spans in JSON's shape (a number, string, bool,
+ * null, array, or object keyed by member name; see value_data.c), with no
+ * shown text: for JSON writers. */
+void render_value_data(const struct dw_type *t, const uint8_t *data, size_t len,
+		       struct span_list *out);
 
 /* Parse "pretty" / "plain" / "json"; returns -1 for anything else. */
 int render_format_parse(const char *s);

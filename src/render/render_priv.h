@@ -8,6 +8,9 @@
 
 #include "render/render.h"
 
+#include <stdint.h>
+#include <string.h>
+
 /* The spans of print item @p of @probe (NULL when unknown), its line
  * indented by @indent. */
 void render_print(struct renderer *r, const struct render_probe *probe, const struct ev_print *p,
@@ -16,6 +19,28 @@ void render_print(struct renderer *r, const struct render_probe *probe, const st
 /* The spans of backtrace @bt, its header indented by @indent. */
 void render_backtrace(struct renderer *r, const struct ev_backtrace *bt, const char *indent,
 		      struct span_list *out);
+
+/* Print argument @a as data: its "type" (@t's name, else what the probe
+ * sent), its "value" in JSON's shape, and the "error" that kept it from
+ * being read (null when none).  See value_data.c. */
+void render_arg_data(const struct ev_arg *a, const struct dw_type *t, struct span_list *out);
+
+/* The unsigned integer in the first @size bytes at @data (at most 8). */
+static inline uint64_t render_read_uint(const uint8_t *data, size_t size)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, data, size > 8 ? 8 : size);
+	return v;
+}
+
+/* The low @bits bits of @v as a signed number (0 bits: 0). */
+static inline int64_t render_sign_extend(uint64_t v, unsigned bits)
+{
+	unsigned shift = 64 - (bits > 64 ? 64 : bits);
+
+	return bits == 0 ? 0 : (int64_t)(v << shift) >> shift;
+}
 
 /* The last component of @path (NULL stays NULL). */
 const char *render_base_name(const char *path);

@@ -134,6 +134,15 @@ void span_showf(struct span_list *l, enum span_role role, enum span_tone tone, c
 	va_end(ap);
 }
 
+void span_datan(struct span_list *l, enum span_role role, const char *data, size_t n)
+{
+	uint32_t at = (uint32_t)l->text.len;
+
+	strbuf_add(&l->text, data, strnlen(data, n));
+	strbuf_addch(&l->text, '\0');
+	push(l, role, SPAN_TONE_NONE, SPAN_F_DATA)->data = at;
+}
+
 void span_dataf(struct span_list *l, enum span_role role, const char *fmt, ...)
 {
 	va_list ap;

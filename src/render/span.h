@@ -62,6 +62,8 @@ enum span_json {
 	X(SPAN_FRAME,       NULL,           SPAN_JSON_OBJECT)                \
 	X(SPAN_OBJECT,      NULL,           SPAN_JSON_OBJECT)                \
 	X(SPAN_ARRAY,       NULL,           SPAN_JSON_ARRAY)                 \
+	X(SPAN_ARGS,        "args",         SPAN_JSON_ARRAY)                 \
+	X(SPAN_ARG,         NULL,           SPAN_JSON_OBJECT)                \
 	/* leaves: values named or shaped at run time */                     \
 	X(SPAN_KEY,         NULL,           SPAN_JSON_NONE)                  \
 	X(SPAN_STRING,      NULL,           SPAN_JSON_STRING)                \
@@ -71,6 +73,7 @@ enum span_json {
 	X(SPAN_TEXT,        NULL,           SPAN_JSON_NONE)                  \
 	X(SPAN_EOL,         NULL,           SPAN_JSON_NONE)                  \
 	/* leaves: the event */                                              \
+	X(SPAN_VERSION,     "version",      SPAN_JSON_NUMBER)                \
 	X(SPAN_SEQ,         "seq",          SPAN_JSON_NUMBER)                \
 	X(SPAN_TIME,        NULL,           SPAN_JSON_NONE)                  \
 	X(SPAN_PROBE,       "probe",        SPAN_JSON_NUMBER)                \
@@ -83,9 +86,10 @@ enum span_json {
 	X(SPAN_CODE,        "code",         SPAN_JSON_NUMBER)                \
 	/* leaves: print items */                                            \
 	X(SPAN_PRINT_TEXT,  "text",         SPAN_JSON_STRING)                \
-	X(SPAN_EXPR,        NULL,           SPAN_JSON_NONE)                  \
+	X(SPAN_EXPR,        "expr",         SPAN_JSON_STRING)                \
 	X(SPAN_VALUE,       NULL,           SPAN_JSON_NONE)                  \
-	X(SPAN_VALUE_ERROR, NULL,           SPAN_JSON_NONE)                  \
+	X(SPAN_VALUE_TYPE,  "type",         SPAN_JSON_STRING)                \
+	X(SPAN_VALUE_ERROR, "error",        SPAN_JSON_STRING)                \
 	/* leaves: backtraces */                                             \
 	X(SPAN_STATUS,      "status",       SPAN_JSON_STRING)                \
 	X(SPAN_STATUS_CODE, "status_code",  SPAN_JSON_NUMBER)                \
@@ -170,6 +174,8 @@ void span_add(struct span_list *l, enum span_role role, enum span_tone tone, con
 /* A leaf that is only shown, its text from printf. */
 void span_showf(struct span_list *l, enum span_role role, enum span_tone tone, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* A leaf that is only data: @n bytes of @data (to a NUL among them). */
+void span_datan(struct span_list *l, enum span_role role, const char *data, size_t n);
 /* A leaf that is only data, its text from printf. */
 void span_dataf(struct span_list *l, enum span_role role, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

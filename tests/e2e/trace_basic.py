@@ -37,7 +37,10 @@ evs = events_of(res, "function probe")
 eq(len(evs), 5, "--max-events 5 gives exactly 5 events")
 for e in evs[:1]:
     eq((e["pid"], e["tid"], e["probe"], e["target"]), (fx.pid, fx.pid, 1, "leaf"), "event header fields")
-    eq(e["items"], [{"type": "print", "text": "hit %d %d" % (fx.pid, fx.pid)}], "print item text")
+    eq([(it["type"], it["text"]) for it in e["items"]], [("print", "hit %d %d" % (fx.pid, fx.pid))],
+       "print item text")
+    eq([(a["expr"], a["value"], a["error"]) for a in e["items"][0]["args"]],
+       [("$pid", fx.pid, None), ("$tid", fx.pid, None)], "print item arguments as values")
 eq([e["seq"] for e in evs], [1, 2, 3, 4, 5], "sequence numbers")
 check(all(evs[i]["timestamp_ns"] <= evs[i + 1]["timestamp_ns"] for i in range(4)), "timestamps ascend")
 

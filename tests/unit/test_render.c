@@ -13,6 +13,7 @@
 
 #include "eventbuf.h"
 #include "protocol/decode.h"
+#include "dwarf/vars.h"
 #include "render/render.h"
 #include "render/status.h"
 #include "script/parser.h"
@@ -217,9 +218,14 @@ static void test_json(void **state)
 
 	render(*state, RENDER_JSON, WR_BT_F_INLINE, WR_BT_COMPLETE, 0, &out);
 	assert_string_equal(out.buf,
-		"{\"seq\":1,\"probe\":2,\"target\":\"leaf\",\"pid\":42,\"tid\":43,\"timestamp_ns\":1000,"
-		"\"items\":[{\"type\":\"print\",\"text\":\"x=43 ok=true lit hex=0xff\"},"
-		"{\"type\":\"print\",\"text\":\"$tid * 2 = 86\"},"
+		"{\"version\":1,\"seq\":1,\"probe\":2,\"target\":\"leaf\",\"pid\":42,\"tid\":43,\"timestamp_ns\":1000,"
+		"\"items\":[{\"type\":\"print\",\"text\":\"x=43 ok=true lit hex=0xff\",\"args\":["
+		"{\"expr\":\"$pid + 1\",\"type\":\"long\",\"value\":43,\"error\":null},"
+		"{\"expr\":\"true\",\"type\":\"bool\",\"value\":true,\"error\":null},"
+		"{\"expr\":\"\\\"lit\\\"\",\"type\":\"string\",\"value\":\"lit\",\"error\":null},"
+		"{\"expr\":\"255\",\"type\":\"long\",\"value\":255,\"error\":null}]},"
+		"{\"type\":\"print\",\"text\":\"$tid * 2 = 86\",\"args\":["
+		"{\"expr\":\"$tid * 2\",\"type\":\"long\",\"value\":86,\"error\":null}]},"
 		"{\"type\":\"backtrace\",\"status\":\"complete\",\"status_code\":0,\"error\":\"none\","
 		"\"error_code\":0,\"max_depth\":8,\"frame_count\":3,\"frames\":["
 		"{\"index\":0,\"function\":\"helper\",\"params\":\"int v\",\"file\":\"app.c\",\"path\":\"/src/app.c\","
@@ -414,6 +420,118 @@ static void test_span_json(void **state)
 	span_list_release(&l);
 }
 
+/* ---- typed values as JSON ---- */
+
+static const struct dw_type t_int = { .kind = DW_TYPE_INT, .name = "int", .size = 4, .is_signed = true };
+static const struct dw_type t_uint = { .kind = DW_TYPE_INT, .name = "unsigned int", .size = 4 };
+static const struct dw_type t_double = { .kind = DW_TYPE_FLOAT, .name = "double", .size = 8 };
+static const struct dw_type t_char = { .kind = DW_TYPE_INT, .name = "char", .size = 1, .is_signed = true,
+				       .is_char = true };
+static const struct dw_type t_name = { .kind = DW_TYPE_ARRAY, .name = "char [8]", .size = 8,
+				       .target = &t_char, .count = 8 };
+static const struct dw_type t_arr = { .kind = DW_TYPE_ARRAY, .name = "int [3]", .size = 12,
+				      .target = &t_int, .count = 3 };
+static const struct dw_enumerator colors[] = { { "RED", 0 }, { "GREEN", 1 } };
+static const struct dw_type t_enum = { .kind = DW_TYPE_ENUM, .name = "enum color", .size = 4,
+				       .enumerators = colors, .n_enumerators = 2 };
+static const struct dw_type t_ptr = { .kind = DW_TYPE_POINTER, .name = "struct s *", .size = 8 };
+static const struct dw_member s_members[] = {
+	{ "a", 0, &t_int, 0, 0 },      { "name", 4, &t_name, 0, 0 }, { "arr", 12, &t_arr, 0, 0 },
+	{ "d", 24, &t_double, 0, 0 }, { "p", 32, &t_ptr, 0, 0 },    { "bits", 40, &t_uint, 3, 0 },
+	{ "neg", 40, &t_int, 4, 3 },  { "c", 44, &t_enum, 0, 0 },   { "nan", 48, &t_double, 0, 0 },
+	{ "cut", 56, &t_int, 0, 0 },
+};
+static const struct dw_type t_struct = { .kind = DW_TYPE_STRUCT, .name = "struct s", .size = 60,
+					 .members = s_members, .n_members = 10 };
+
+/* An argument as the probe sends it: kind, status and @n bytes. */
+static void eb_raw_arg(struct eventbuf *b, uint8_t kind, uint8_t status, const void *data, size_t n)
+{
+	struct wr_arg_header ah = { .kind = kind, .status = status, .len = (uint16_t)n };
+	size_t pad = (n + 7) / 8 * 8;
+
+	eb_put(b, &ah, sizeof(ah));
+	memset(b->data + b->len, 0, pad);
+	memcpy(b->data + b->len, data, n);
+	b->len += pad;
+}
+
+/* The struct's 56 bytes (its last member was not read). */
+static void struct_bytes(uint8_t *raw)
+{
+	int32_t a = -5, arr[3] = { 1, 2, 3 }, c = 1;
+	double d = 0.5, nan = __builtin_nan("");
+	uint64_t p = 0x1000;
+	uint32_t bits = 5u | 14u << 3; /* bits 5, neg 0b1110 = -2 */
+
+	memset(raw, 0, 56);
+	memcpy(raw, &a, 4);
+	memcpy(raw + 4, "ab\xff", 3);
+	memcpy(raw + 12, arr, 12);
+	memcpy(raw + 24, &d, 8);
+	memcpy(raw + 32, &p, 8);
+	memcpy(raw + 40, &bits, 4);
+	memcpy(raw + 44, &c, 4);
+	memcpy(raw + 48, &nan, 8);
+}
+
+/* Each print argument as data beside the text: a struct by member names
+ * (arrays, a char array as a string with a byte that is not UTF-8,
+ * bitfields signed and not, an enum by name, a float and a NaN, a pointer,
+ * a member not read), a NULL pointer, an enum without a name for its
+ * value, a value optimized out, a string. */
+static void test_typed_args(void **state)
+{
+	struct render_arg_type types[] = { { 0, 0, &t_struct }, { 0, 1, &t_ptr }, { 0, 2, &t_enum } };
+	struct fixture *f = *state;
+	struct render_hooks hooks = { hook_probe, hook_frame, hook_tail, f };
+	struct ast_script *script;
+	struct diag d = { 0 };
+	struct strbuf out = STRBUF_INIT;
+	struct span_list spans;
+	struct event_decoder dec;
+	struct renderer r;
+	struct eventbuf b;
+	struct event ev;
+	uint8_t raw[56];
+	uint64_t zero = 0, seven = 7;
+
+	assert_int_equal(script_parse("trace leaf { print \"{} {} {} {} {}\", s, p, c, q, name; }",
+				      &script, &d), 0);
+	f->probe.ast = script->probes[0];
+	f->probe.arg_types = types;
+	f->probe.n_arg_types = 3;
+	struct_bytes(raw);
+	eb_begin(&b, 5, 42, 43, 1000);
+	eb_item(&b, WR_ITEM_PRINT, 0);
+	eb_raw_arg(&b, WR_ARG_BYTES, WR_ARG_OK, raw, sizeof(raw));
+	eb_raw_arg(&b, WR_ARG_PTR, WR_ARG_OK, &zero, 8);
+	eb_raw_arg(&b, WR_ARG_ENUM, WR_ARG_OK, &seven, 8);
+	eb_raw_arg(&b, WR_ARG_I64, WR_ARG_OPTIMIZED_OUT, &zero, 8);
+	eb_str(&b, "hi");
+	eb_close_item(&b);
+	event_decoder_init(&dec);
+	assert_int_equal(event_decode(&dec, b.data, b.len, &ev), 0);
+	renderer_init(&r, RENDER_JSON, &hooks);
+	span_list_init(&spans);
+	render_event(&r, &ev, &spans);
+	span_write_json(&spans, &out);
+	assert_non_null(strstr(out.buf,
+		"\"args\":["
+		"{\"expr\":\"s\",\"type\":\"struct s\",\"value\":{\"a\":-5,\"name\":\"ab\\\\xff\","
+		"\"arr\":[1,2,3],\"d\":0.5,\"p\":\"0x1000\",\"bits\":5,\"neg\":-2,\"c\":\"GREEN\","
+		"\"nan\":\"nan\",\"cut\":null},\"error\":null},"
+		"{\"expr\":\"p\",\"type\":\"struct s *\",\"value\":null,\"error\":null},"
+		"{\"expr\":\"c\",\"type\":\"enum color\",\"value\":7,\"error\":null},"
+		"{\"expr\":\"q\",\"type\":\"long\",\"value\":null,\"error\":\"optimized-out\"},"
+		"{\"expr\":\"name\",\"type\":\"string\",\"value\":\"hi\",\"error\":null}]}]}\n"));
+	span_list_release(&spans);
+	renderer_release(&r);
+	event_decoder_release(&dec);
+	ast_script_free(script);
+	strbuf_release(&out);
+}
+
 static void test_status_tables(void **state)
 {
 	(void)state;
@@ -473,6 +591,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ansi, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_span_roles, setup, teardown),
 		cmocka_unit_test(test_span_json),
+		cmocka_unit_test_setup_teardown(test_typed_args, setup, teardown),
 		cmocka_unit_test(test_status_tables),
 		cmocka_unit_test(test_status_doc),
 	};

@@ -1,0 +1,275 @@
+/* value_data.c - the traced program's values as data spans, for JSON: the
+ * walk of value.c over raw bytes and their DWARF type, giving each value
+ * its JSON shape instead of C-like text.
+ *
+ *   integers, bitfields, chars  number
+ *   floating point              number; "nan", "inf", "-inf" as strings
+ *   bool                        true, false
+ *   enum                        the enumerator's name; a number when none
+ *   pointer                     "0x..." (its type is the argument's "type");
+ *                               a NULL pointer is null
+ *   char array, string          string, to the first NUL
+ *   struct, union               object keyed by member name
+ *   other arrays                array of the elements that were read
+ *   what was not read           null
+ *
+ * Unlike the text, nothing is elided for width: JSON is for programs, so
+ * every element on the wire is there.  Nesting is bounded all the same,
+ * since DWARF from the target is not trusted to be acyclic.
+ */
+#include "dwarf/vars.h"
+#include "render/render_priv.h"
+
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#define MAX_DEPTH 32
+
+static void typed(const struct dw_type *t, const uint8_t *data, size_t len, int depth,
+		  struct span_list *out);
+
+static void integer(uint64_t v, bool is_signed, unsigned bits, struct span_list *out)
+{
+	if (is_signed)
+		span_dataf(out, SPAN_NUMBER, "%" PRId64, render_sign_extend(v, bits));
+	else
+		span_dataf(out, SPAN_NUMBER, "%" PRIu64, v);
+}
+
+/* JSON has no NaN or infinity: those are strings. */
+static void floating(long double v, int digits, struct span_list *out)
+{
+	if (isnan(v))
+		span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, "nan");
+	else if (isinf(v))
+		span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, v < 0 ? "-inf" : "inf");
+	else
+		span_dataf(out, SPAN_NUMBER, "%.*Lg", digits, v);
+}
+
+/* Digits that give back the same value: 9 for float, 17 for double, 21
+ * for x86's 80-bit long double (stored in 10 of its 16 bytes). */
+static void float_value(const struct dw_type *t, const uint8_t *data, struct span_list *out)
+{
+	if (t->size == 4) {
+		float f;
+
+		memcpy(&f, data, 4);
+		floating(f, 9, out);
+	} else if (t->size == 8) {
+		double d;
+
+		memcpy(&d, data, 8);
+		floating(d, 17, out);
+	} else if (t->size == 16 && sizeof(long double) == 16 && LDBL_MANT_DIG == 64) {
+		long double ld = 0;
+
+		memcpy(&ld, data, 10);
+		floating(ld, 21, out);
+	} else {
+		span_null(out, SPAN_LITERAL);
+	}
+}
+
+static void enum_value(const struct dw_type *t, uint64_t raw, struct span_list *out)
+{
+	int64_t v = t->is_signed ? render_sign_extend(raw, (unsigned)(8 * t->size)) : (int64_t)raw;
+
+	for (size_t i = 0; i < t->n_enumerators; i++) {
+		if (t->enumerators[i].value == v) {
+			span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, t->enumerators[i].name);
+			return;
+		}
+	}
+	integer(raw, t->is_signed, (unsigned)(8 * t->size), out);
+}
+
+static void scalar(const struct dw_type *t, const uint8_t *data, struct span_list *out)
+{
+	uint64_t v = render_read_uint(data, t->size);
+
+	switch (t->kind) {
+	case DW_TYPE_BOOL:
+		span_add(out, SPAN_LITERAL, SPAN_TONE_NONE, NULL, v ? "true" : "false");
+		break;
+	case DW_TYPE_ENUM:
+		enum_value(t, v, out);
+		break;
+	case DW_TYPE_POINTER:
+		if (v)
+			span_dataf(out, SPAN_STRING, "0x%" PRIx64, v);
+		else
+			span_null(out, SPAN_LITERAL);
+		break;
+	case DW_TYPE_FLOAT:
+		float_value(t, data, out);
+		break;
+	case DW_TYPE_INT:
+		integer(v, t->is_signed, (unsigned)(8 * (t->size > 8 ? 8 : t->size)), out);
+		break;
+	default:
+		span_null(out, SPAN_LITERAL);
+	}
+}
+
+static void bitfield(const struct dw_member *mb, const uint8_t *data, struct span_list *out)
+{
+	uint64_t v = render_read_uint(data + mb->offset, mb->type->size) >> mb->bit_offset;
+
+	v &= mb->bit_size >= 64 ? ~0ull : (1ull << mb->bit_size) - 1;
+	integer(v, mb->type->is_signed, mb->bit_size, out);
+}
+
+static void members(const struct dw_type *t, const uint8_t *data, size_t len, int depth,
+		    struct span_list *out)
+{
+	span_open(out, SPAN_OBJECT);
+	for (size_t i = 0; i < t->n_members; i++) {
+		const struct dw_member *mb = &t->members[i];
+
+		span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, mb->name ? mb->name : "<anonymous>");
+		if (mb->offset >= len || mb->type->size > len - mb->offset)
+			span_null(out, SPAN_LITERAL);
+		else if (mb->bit_size)
+			bitfield(mb, data, out);
+		else
+			typed(mb->type, data + mb->offset, len - mb->offset, depth + 1, out);
+	}
+	span_close(out);
+}
+
+static void elements(const struct dw_type *t, const uint8_t *data, size_t len, int depth,
+		     struct span_list *out)
+{
+	const struct dw_type *e = t->target;
+	size_t n = t->count < len ? (size_t)t->count : len;
+
+	if (e->is_char && e->size == 1) {
+		span_datan(out, SPAN_STRING, (const char *)data, n);
+		return;
+	}
+	span_open(out, SPAN_ARRAY);
+	for (size_t i = 0; e->size && i < n && (i + 1) * e->size <= len; i++)
+		typed(e, data + i * e->size, len - i * e->size, depth + 1, out);
+	span_close(out);
+}
+
+static void typed(const struct dw_type *t, const uint8_t *data, size_t len, int depth,
+		  struct span_list *out)
+{
+	if (depth > MAX_DEPTH)
+		span_null(out, SPAN_LITERAL);
+	else if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION)
+		members(t, data, len, depth, out);
+	else if (t->kind == DW_TYPE_ARRAY && t->target)
+		elements(t, data, len, depth, out);
+	else if (t->size && t->size <= len)
+		scalar(t, data, out);
+	else
+		span_null(out, SPAN_LITERAL);
+}
+
+void render_value_data(const struct dw_type *t, const uint8_t *data, size_t len,
+		       struct span_list *out)
+{
+	typed(t, data, len, 0, out);
+}
+
+/* ---- print arguments ---- */
+
+/* What a value without a DWARF type is, from the kind the probe sent. */
+static const char *kind_type(unsigned kind)
+{
+	switch (kind) {
+	case WR_ARG_U64:
+	case WR_ARG_HEX: return "unsigned long";
+	case WR_ARG_BOOL: return "bool";
+	case WR_ARG_STR: return "string";
+	case WR_ARG_CHAR: return "char";
+	case WR_ARG_PTR: return "void *";
+	case WR_ARG_BYTES: return "bytes";
+	default: return "long";
+	}
+}
+
+/* Why there is no value, as doc/script-reference.md names it; NULL when
+ * there is one, or when it is a NULL string pointer (a value: null). */
+static const char *arg_error(const struct ev_arg *a)
+{
+	switch (a->status) {
+	case WR_ARG_OK: return NULL;
+	case WR_ARG_NULL_DEREF: return a->kind == WR_ARG_STR ? NULL : "null-pointer";
+	case WR_ARG_READ_ERROR: return "read-error";
+	case WR_ARG_TRUNCATED: return "truncated";
+	case WR_ARG_OFFSETS_UNAVAILABLE: return "offsets-unavailable";
+	case WR_ARG_OPTIMIZED_OUT: return "optimized-out";
+	default: return "unknown";
+	}
+}
+
+static void untyped(const struct ev_arg *a, struct span_list *out)
+{
+	switch (a->kind) {
+	case WR_ARG_BOOL:
+		span_add(out, SPAN_LITERAL, SPAN_TONE_NONE, NULL, a->value ? "true" : "false");
+		break;
+	case WR_ARG_U64:
+	case WR_ARG_HEX:
+		integer(a->value, false, 64, out);
+		break;
+	case WR_ARG_PTR:
+		if (a->value)
+			span_dataf(out, SPAN_STRING, "0x%" PRIx64, a->value);
+		else
+			span_null(out, SPAN_LITERAL);
+		break;
+	case WR_ARG_CHAR:
+		integer(a->value, true, 8, out);
+		break;
+	default:
+		integer(a->value, true, 64, out);
+	}
+}
+
+static void arg_value(const struct ev_arg *a, const struct dw_type *t, struct span_list *out)
+{
+	uint8_t raw[8];
+
+	if (a->status != WR_ARG_OK) {
+		span_null(out, SPAN_LITERAL);
+	} else if (a->kind == WR_ARG_STR) {
+		span_datan(out, SPAN_STRING, (const char *)a->data, a->len);
+	} else if (a->kind == WR_ARG_BYTES) {
+		if (t) {
+			typed(t, a->data, a->len, 0, out);
+		} else {
+			span_open(out, SPAN_ARRAY);
+			for (size_t i = 0; i < a->len; i++)
+				span_dataf(out, SPAN_NUMBER, "%u", a->data[i]);
+			span_close(out);
+		}
+	} else if (t && (a->kind == WR_ARG_ENUM || a->kind == WR_ARG_PTR || a->kind == WR_ARG_CHAR) &&
+		   t->size <= sizeof(raw)) {
+		/* As the text does: the type names a scalar's enumerator or
+		 * pointer; a computed integer stays the 64-bit value it is. */
+		memcpy(raw, &a->value, sizeof(raw));
+		typed(t, raw, sizeof(raw), 0, out);
+	} else {
+		untyped(a, out);
+	}
+}
+
+void render_arg_data(const struct ev_arg *a, const struct dw_type *t, struct span_list *out)
+{
+	const char *why = arg_error(a);
+
+	span_add(out, SPAN_VALUE_TYPE, SPAN_TONE_NONE, NULL, t && t->name ? t->name : kind_type(a->kind));
+	span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "value");
+	arg_value(a, t, out);
+	if (why)
+		span_add(out, SPAN_VALUE_ERROR, SPAN_TONE_NONE, NULL, why);
+	else
+		span_null(out, SPAN_VALUE_ERROR);
+}
