@@ -108,7 +108,14 @@ int cli_open_session(const struct cli_options *o, struct session **out)
 		.max_events = o->max_events,
 	};
 	struct session_sink sink = { write_event, &writer };
-	int err = session_new(&so, out);
+	int err;
+
+	/* Nothing can answer a prompt in a script or a batch, and the shell
+	 * is not up yet when debug files are looked for. */
+	if (o->debuginfod == CLI_DEBUGINFOD_ASK)
+		wr_warn("debuginfod: 'ask' works as 'on': wraith does not prompt, it fetches "
+			"missing debug files without asking");
+	err = session_new(&so, out);
 
 	if (err)
 		return err;

@@ -127,11 +127,13 @@ eq(report_line(err.replace("\r\033[K", "\n")),
    "debuginfod (%s/%s/debuginfo); build-id %s" % (cache, build_id, build_id),
    "--status names debuginfod and the cached file")
 
-# the server has nothing: one clear line
+# the server has nothing: one clear line; `ask` asks it too, and says it does not prompt
 empty = os.path.join(tmp, "empty-cache")
 shutil.rmtree(os.path.join(served, "buildid"))
-res = run(["-p", fx.pid, "--status", "-s", "trace leaf {}", "--dry-run", "--debuginfod", "on",
+res = run(["-p", fx.pid, "--status", "-s", "trace leaf {}", "--dry-run", "--debuginfod", "ask",
            "--debuginfod-url", URL, "--debuginfod-cache-dir", empty], env=ENV)
+check("wraith: warning: debuginfod: 'ask' works as 'on': wraith does not prompt, it fetches missing "
+      "debug files without asking\n" in res.stderr, "--debuginfod ask: one line says it is on (%r)" % res.stderr[:300])
 check("wraith: warning: debuginfod: no debug info for chain (build-id %s) on %s\n" % (build_id, URL)
       in res.stderr, "nothing on the server: one clear line (%r)" % res.stderr[-400:])
 eq(report_line(res.stderr), "none; build-id %s" % build_id, "--status: none")
