@@ -14,6 +14,8 @@ Sections:
            plus time inside BPF from kernel.bpf_stats_enabled.
   startup  launch to "all probes attached", CFI rows per second, map bytes
            per row (computed, and cross-checked with bpftool).
+  probes   launch to "all probes attached" with 1,000 probes, of one shape
+           and of ten (not in the default set: --only probes).
   sym      symbolization, cold and warm.
   delivery events per second delivered without loss, ring vs perf buffer.
 
@@ -746,6 +748,35 @@ def section_startup(ctx):
 # Section 4: symbolization
 # ---------------------------------------------------------------------------
 
+PROBES_N = 1000
+
+
+def section_probes(ctx):
+    """Launch to "tracing" with PROBES_N probes of one shape (prints that
+    differ only in their text share one program) and of ten shapes."""
+    fx = Fixture(ctx.hotloop)
+    out = {}
+    try:
+        for name, body in (("same shape", lambda i: 'print "p%d {}", $pid;' % i),
+                           ("10 shapes", lambda i: 'print "p%d {}", $pid + %d;' % (i, i % 10))):
+            path = os.path.join(ctx.workdir, "probes.ws")
+            with open(path, "w") as f:
+                for i in range(PROBES_N):
+                    f.write("trace wr_bench_hot { %s }\n" % body(i))
+            cmd = [ctx.wraith, "-p", str(fx.pid), "--script-file", path, "--color", "never"]
+            ready = []
+            for rep in range(ctx.reps):
+                t, _, ok, w, _ = timed(cmd, marker="wraith: tracing", cpu=ALL_CPUS, timeout=300)
+                if not ok:
+                    raise RuntimeError("wraith did not attach:\n" + w.text()[-2000:])
+                ready.append(t)
+            out[name] = {"ready": stats_of(ready)}
+            log("  %d probes, %s: ready %.2f s" % (PROBES_N, name, out[name]["ready"][0]))
+    finally:
+        fx.close()
+    return out
+
+
 def section_sym(ctx):
     out = {}
     for path in (ctx.wraith, ctx.libc):
@@ -1078,6 +1109,8 @@ def main():
             R["fits"] = perhit_fits(R["perhit"])
         if "startup" in only:
             R["startup"] = section_startup(ctx)
+        if "probes" in only:
+            R["probes"] = section_probes(ctx)
         if "sym" in only:
             R["sym"] = section_sym(ctx)
         if "delivery" in only:

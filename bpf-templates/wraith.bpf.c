@@ -377,6 +377,13 @@ WR_API long wr_read_user_str(char *dst, __u32 max, __u64 uptr)
 	return bpf_probe_read_user_str(dst, max & 0x7f, (const void *)uptr);
 }
 
+/* The probe's wire id: the cookie its uprobe was attached with, so the
+ * probes whose programs come out the same share one loaded program. */
+WR_API __u32 wr_probe_id(void *ctx)
+{
+	return (__u32)bpf_get_attach_cookie(ctx);
+}
+
 WR_API __u64 wr_pid_tgid(void)
 {
 	return bpf_get_current_pid_tgid();

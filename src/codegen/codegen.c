@@ -13,6 +13,7 @@
 #include "codegen/lower.h"
 #include "protocol/wire.h"
 #include "util/error.h"
+#include "util/htab.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -50,6 +51,7 @@ const struct cg_entry cg_entry_points[] = {
 	{ "wr_arg_user_bytes", 4 },
 	{ "wr_read_user", 3 },
 	{ "wr_read_user_str", 3 },
+	{ "wr_probe_id", 1 },
 	{ "wr_pid_tgid", 0 },
 	{ "wr_ktime", 0 },
 	{ "wr_bt", 5 },
@@ -78,8 +80,17 @@ static int init_target(void)
 	return target_machine ? 0 : -WR_ECODEGEN;
 }
 
+static void shapes_release(void);
+static struct cg key_cg;
+
 void codegen_shutdown(void)
 {
+	shapes_release();
+	if (key_cg.mod)
+		LLVMDisposeModule(key_cg.mod);
+	if (key_cg.ctx)
+		LLVMContextDispose(key_cg.ctx);
+	memset(&key_cg, 0, sizeof(key_cg));
 	if (target_machine)
 		LLVMDisposeTargetMachine(target_machine);
 	target_machine = NULL;
@@ -281,6 +292,95 @@ static int emit(struct cg *cg, struct bpf_blob *out)
 	return 0;
 }
 
+/* ---- one object per program shape ----
+ * Probes whose functions come out the same before optimisation (the same
+ * statements reading the same places: print text stays on the host, and
+ * the probe's id comes from its attach cookie) get the same object without
+ * optimising and emitting again, and the runtime loads it once.  The key
+ * is the function's IR text with its name and metadata references (debug
+ * locations) left out, and the transport the template was prepared for.
+ * Bounded: past SHAPES_MAX_BYTES of keys and objects, nothing more is kept. */
+#define SHAPES_MAX_BYTES (64u << 20)
+
+struct shape {
+	char *key;
+	struct bpf_blob blob;
+};
+
+static struct shape *shapes;
+static size_t n_shapes, cap_shapes, shapes_bytes;
+static struct htab shape_index; /* key -> index in shapes */
+
+/* @text without "!dbg !N"-style metadata references and with the
+ * function's @name blanked (caller frees). */
+static char *shape_key(const char *text, const char *name, enum wr_transport transport)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t name_len = strlen(name);
+
+	strbuf_addf(&sb, "transport %d\n", (int)transport);
+	for (const char *p = text; *p;) {
+		if (*p == '!' && (p[1] >= '0' && p[1] <= '9')) {
+			while (*++p >= '0' && *p <= '9')
+				;
+			strbuf_addch(&sb, '!');
+		} else if (*p == '@' && strncmp(p + 1, name, name_len) == 0 && p[1 + name_len] == '(') {
+			strbuf_addch(&sb, '@');
+			p += 1 + name_len;
+		} else {
+			strbuf_addch(&sb, *p++);
+		}
+	}
+	return strbuf_detach(&sb);
+}
+
+static const struct shape *shape_find(const char *key)
+{
+	struct htab_slot *slot = htab_get(&shape_index, key, strlen(key), false);
+
+	return slot ? &shapes[slot->val] : NULL;
+}
+
+static void blob_copy(struct bpf_blob *dst, const struct bpf_blob *src)
+{
+	dst->size = src->size;
+	dst->data = xmalloc(src->size);
+	memcpy(dst->data, src->data, src->size);
+	dst->prog_name = src->prog_name ? xstrdup(src->prog_name) : NULL;
+}
+
+/* Keep a copy of @blob under @key (taken) while the bound allows. */
+static void shape_add(char *key, const struct bpf_blob *blob)
+{
+	size_t len = strlen(key), bytes = len + blob->size;
+	struct htab_slot *slot;
+
+	if (shapes_bytes + bytes > SHAPES_MAX_BYTES || shape_find(key)) {
+		free(key);
+		return;
+	}
+	slot = htab_get(&shape_index, key, len, true);
+	slot->key = key;
+	slot->val = (uint32_t)n_shapes;
+	shapes = xgrow(shapes, &cap_shapes, n_shapes + 1, sizeof(*shapes));
+	shapes[n_shapes].key = key;
+	blob_copy(&shapes[n_shapes].blob, blob);
+	n_shapes++;
+	shapes_bytes += bytes;
+}
+
+static void shapes_release(void)
+{
+	for (size_t i = 0; i < n_shapes; i++) {
+		free(shapes[i].key);
+		bpf_blob_release(&shapes[i].blob);
+	}
+	free(shapes);
+	htab_release(&shape_index);
+	shapes = NULL;
+	n_shapes = cap_shapes = shapes_bytes = 0;
+}
+
 int codegen_base(const struct codegen_options *opt, struct bpf_blob *out)
 {
 	const unsigned char *start = opt->transport == WR_TRANSPORT_PERF ? wr_base_perf_start
@@ -337,15 +437,88 @@ static LLVMValueRef add_probe_function(struct cg *cg, const char *name)
 	return fn;
 }
 
+/* The template parsed once, where each probe is lowered for its shape
+ * key and deleted again: parsing the template is most of a probe's
+ * compile, and a probe whose shape is known needs nothing more. */
+static int key_module(void)
+{
+	LLVMTargetDataRef dl;
+	int err;
+
+	if (key_cg.mod)
+		return 0;
+	key_cg.ctx = LLVMContextCreate();
+	err = parse_template(&key_cg);
+	if (!err)
+		err = check_entry_points(&key_cg);
+	if (err)
+		return err;
+	LLVMSetTarget(key_cg.mod, "bpfel");
+	dl = LLVMCreateTargetDataLayout(target_machine);
+	LLVMSetModuleDataLayout(key_cg.mod, dl);
+	LLVMDisposeTargetData(dl);
+	return 0;
+}
+
+/* Lower @plan without debug info into the key module; its key in *@key
+ * (caller frees).  Script errors come back as from codegen_probe. */
+static int shape_of(const struct codegen_options *opt, const struct probe_plan *plan,
+		    struct diag *diag, char **key)
+{
+	struct cg *cg = &key_cg;
+	int err = init_target();
+
+	*key = NULL;
+	if (!err)
+		err = key_module();
+	if (err)
+		return err;
+	cg->what = plan->name ? plan->name : "a probe";
+	cg->plan = plan;
+	cg->diag = diag;
+	cg->llvm_errors = 0;
+	cg->fn = add_probe_function(cg, "wr_shape");
+	err = lower_probe(cg);
+	if (!err && cg->llvm_errors)
+		err = -WR_ECODEGEN;
+	if (!err) {
+		char *text = LLVMPrintValueToString(cg->fn);
+
+		*key = shape_key(text, "wr_shape", opt->transport);
+		LLVMDisposeMessage(text);
+	}
+	LLVMDeleteFunction(cg->fn);
+	lower_release(cg);
+	if (cg->builder)
+		LLVMDisposeBuilder(cg->builder);
+	cg->builder = NULL;
+	cg->fn = NULL;
+	memset(cg->regs, 0, sizeof(cg->regs));
+	return err;
+}
+
 int codegen_probe(const struct codegen_options *opt, const struct probe_plan *plan,
 		  struct bpf_blob *out, struct diag *diag, struct strbuf *ir)
 {
 	struct cg cg = { 0 };
-	char name[32];
+	char name[32], *key = NULL;
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(name, sizeof(name), "wr%d_%u", (int)getpid(), plan->probe_id);
+	if (!ir) {
+		const struct shape *known;
+
+		err = shape_of(opt, plan, diag, &key);
+		if (err)
+			return err;
+		known = shape_find(key);
+		if (known) {
+			blob_copy(out, &known->blob);
+			free(key);
+			return 0;
+		}
+	}
 	err = cg_begin(&cg, opt, plan->name ? plan->name : name);
 	if (err)
 		goto out;
@@ -369,9 +542,14 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 		LLVMDisposeMessage(text);
 	}
 	err = emit(&cg, out);
-	if (!err)
+	if (!err) {
 		out->prog_name = xstrdup(name);
+		if (key)
+			shape_add(key, out);
+		key = NULL;
+	}
 out:
+	free(key);
 	cg_end(&cg);
 	return err;
 }

@@ -41,11 +41,16 @@ LLVMValueRef cg_i64(struct cg *cg, unsigned long long v)
 #define c32 cg_i32
 #define c64 cg_i64
 
+/* No subprogram (a probe lowered only for its shape, codegen.c): no
+ * locations either. */
 static void set_loc(struct cg *cg, struct src_loc loc)
 {
-	LLVMMetadataRef dl = LLVMDIBuilderCreateDebugLocation(cg->ctx, loc.line ? loc.line : 1,
-							       loc.col, cg->di_sp, NULL);
+	LLVMMetadataRef dl;
 
+	if (!cg->di_sp)
+		return;
+	dl = LLVMDIBuilderCreateDebugLocation(cg->ctx, loc.line ? loc.line : 1, loc.col, cg->di_sp,
+					      NULL);
 	LLVMSetCurrentDebugLocation2(cg->builder, dl);
 }
 
@@ -695,7 +700,7 @@ int lower_probe(struct cg *cg)
 	LLVMPositionBuilderAtEnd(cg->builder, entry);
 	set_loc(cg, cg->plan->ast->loc);
 	args[0] = cg->ctx_arg;
-	args[1] = c32(cg, cg->plan->probe_id);
+	args[1] = call(cg, "wr_probe_id", args, 1);
 	args[2] = c32(cg, cg->plan->tgid);
 	cg->buf = call(cg, "wr_event_begin", args, 3);
 	isnull = LLVMBuildIsNull(cg->builder, cg->buf, "");

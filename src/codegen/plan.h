@@ -34,7 +34,8 @@ struct plan_vars {
 };
 
 struct probe_plan {
-	uint32_t probe_id;
+	uint32_t probe_id;             /* names the program; at run time a probe's id is
+					  the cookie it was attached with */
 	uint32_t tgid;                 /* 0: any process (-t mode) */
 	const struct ast_probe *ast;   /* borrowed */
 	uint64_t pc;                   /* module virtual address of the probe */

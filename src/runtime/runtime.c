@@ -22,9 +22,21 @@
 
 #define VERIFIER_LOG_SIZE (4u << 20)
 
-struct rt_probe {
+/* A loaded probe object, shared by every probe whose object has the same
+ * bytes (the code generator gives probes of one shape the same object):
+ * loaded and verified once, attached once per probe with its cookie. */
+struct rt_object {
 	struct bpf_object *obj;
 	struct bpf_program *prog;
+	void *bytes;             /* owned copy of the ELF object, to compare */
+	size_t size;
+	unsigned refs;
+	struct rt_object *next;
+};
+
+struct rt_probe {
+	struct rt_object *o;
+	uint64_t cookie;         /* the probe's wire id, as its programs read it */
 	struct bpf_link **links; /* owned */
 	size_t n_links;
 	size_t cap_links;
@@ -45,6 +57,7 @@ struct runtime {
 	void *fn_ctx;
 	unsigned polled;         /* events handed over in this runtime_poll */
 	struct rt_probe *probes; /* every loaded probe */
+	struct rt_object *objects; /* what they share */
 	int stats_fd;
 	int proc_maps_fd;
 	int proc_slot_fd;
@@ -383,23 +396,23 @@ static int reuse_maps(struct runtime *rt, struct bpf_object *obj)
 	return 0;
 }
 
-static int load_probe_object(struct runtime *rt, struct rt_probe *p, char *log, char **why)
+static int load_probe_object(struct runtime *rt, struct rt_object *o, char *log, char **why)
 {
-	int err = reuse_maps(rt, p->obj);
+	int err = reuse_maps(rt, o->obj);
 
 	if (err)
 		return kernel_error(err, "sharing the maps with a probe");
-	p->prog = bpf_object__next_program(p->obj, NULL);
-	if (!p->prog)
+	o->prog = bpf_object__next_program(o->obj, NULL);
+	if (!o->prog)
 		return kernel_error(-ENOENT, "finding the probe program");
-	bpf_program__set_type(p->prog, BPF_PROG_TYPE_KPROBE);
-	bpf_program__set_log_buf(p->prog, log, VERIFIER_LOG_SIZE);
+	bpf_program__set_type(o->prog, BPF_PROG_TYPE_KPROBE);
+	bpf_program__set_log_buf(o->prog, log, VERIFIER_LOG_SIZE);
 	log[0] = '\0';
-	err = bpf_object__load(p->obj);
+	err = bpf_object__load(o->obj);
 	if (!err)
 		return 0;
 	if (log[0]) {
-		wr_debug("verifier log for %s:\n%s", bpf_program__name(p->prog), log);
+		wr_debug("verifier log for %s:\n%s", bpf_program__name(o->prog), log);
 		if (why)
 			*why = verifier_reason(log);
 		return -WR_EVERIFIER;
@@ -407,48 +420,100 @@ static int load_probe_object(struct runtime *rt, struct rt_probe *p, char *log, 
 	return kernel_error(err, "loading a probe");
 }
 
-int runtime_load_probe(struct runtime *rt, const struct bpf_blob *obj, struct rt_probe **out,
-		       char **why)
+static struct rt_object *find_object(struct runtime *rt, const struct bpf_blob *obj)
+{
+	for (struct rt_object *o = rt->objects; o; o = o->next)
+		if (o->size == obj->size && memcmp(o->bytes, obj->data, obj->size) == 0)
+			return o;
+	return NULL;
+}
+
+static void put_object(struct runtime *rt, struct rt_object *o)
+{
+	struct rt_object **pp;
+
+	if (!o || --o->refs)
+		return;
+	for (pp = &rt->objects; *pp; pp = &(*pp)->next) {
+		if (*pp == o) {
+			*pp = o->next;
+			break;
+		}
+	}
+	bpf_object__close(o->obj);
+	free(o->bytes);
+	free(o);
+}
+
+/* The loaded object with @obj's bytes: one already loaded, or a new one. */
+static int get_object(struct runtime *rt, const struct bpf_blob *obj, struct rt_object **out,
+		      char **why)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "wraith_probe");
+	struct rt_object *o = find_object(rt, obj);
+	char *log;
+	int err;
+
+	if (o) {
+		o->refs++;
+		*out = o;
+		return 0;
+	}
+	o = xcalloc(1, sizeof(*o));
+	o->obj = bpf_object__open_mem(obj->data, obj->size, &oo);
+	if (!o->obj) {
+		err = kernel_error(-errno, "opening a probe object");
+		free(o);
+		return err;
+	}
+	log = xmalloc(VERIFIER_LOG_SIZE);
+	err = load_probe_object(rt, o, log, why);
+	free(log);
+	if (err) {
+		bpf_object__close(o->obj);
+		free(o);
+		return err;
+	}
+	o->bytes = xmalloc(obj->size);
+	memcpy(o->bytes, obj->data, obj->size);
+	o->size = obj->size;
+	o->refs = 1;
+	o->next = rt->objects;
+	rt->objects = o;
+	*out = o;
+	return 0;
+}
+
+int runtime_load_probe(struct runtime *rt, const struct bpf_blob *obj, uint64_t cookie,
+		       struct rt_probe **out, char **why)
+{
 	struct rt_probe *p = xcalloc(1, sizeof(*p));
-	char *log = xmalloc(VERIFIER_LOG_SIZE);
 	int err;
 
 	*out = NULL;
 	if (why)
 		*why = NULL;
-	p->obj = bpf_object__open_mem(obj->data, obj->size, &oo);
-	if (!p->obj) {
-		err = kernel_error(-errno, "opening a probe object");
-		p->obj = NULL;
-		goto out_free;
+	err = get_object(rt, obj, &p->o, why);
+	if (err) {
+		free(p);
+		return err;
 	}
-	err = load_probe_object(rt, p, log, why);
-	if (err)
-		goto out_free;
+	p->cookie = cookie;
 	p->next = rt->probes;
 	rt->probes = p;
 	*out = p;
-	free(log);
 	return 0;
-
-out_free:
-	bpf_object__close(p->obj);
-	free(p);
-	free(log);
-	return err;
 }
 
 int runtime_attach(struct runtime *rt, struct rt_probe *p, pid_t pid, const char *path,
 		   uint64_t file_offset)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = false);
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = false, .bpf_cookie = p->cookie);
 	struct bpf_link *link;
 	int err;
 
 	(void)rt;
-	link = bpf_program__attach_uprobe_opts(p->prog, pid, path, (size_t)file_offset, &uo);
+	link = bpf_program__attach_uprobe_opts(p->o->prog, pid, path, (size_t)file_offset, &uo);
 	if (!link) {
 		err = -errno;
 		if (err == -EPERM || err == -EACCES)
@@ -484,7 +549,7 @@ void runtime_unload(struct runtime *rt, struct rt_probe *p)
 		}
 	}
 	free(p->links);
-	bpf_object__close(p->obj);
+	put_object(rt, p->o);
 	free(p);
 }
 

@@ -48,17 +48,22 @@ int runtime_put_module_cfi(struct runtime *rt, uint32_t slot, const struct wr_cf
 int runtime_put_proc_maps(struct runtime *rt, uint32_t tgid, const struct wr_proc_maps *pm);
 int runtime_del_proc_maps(struct runtime *rt, uint32_t tgid);
 
-/* Load a probe object (the verifier runs here).  On rejection returns
- * -WR_EVERIFIER; the verifier log is logged at debug level and its last
- * lines are appended to *@why (caller frees; may be NULL). */
-int runtime_load_probe(struct runtime *rt, const struct bpf_blob *obj, struct rt_probe **out,
-		       char **why);
+/* Load a probe object (the verifier runs here) for the probe whose
+ * programs read @cookie as their wire id.  Probes whose objects have the
+ * same bytes share one loaded program, loaded and verified once.  On
+ * rejection returns -WR_EVERIFIER; the verifier log is logged at debug
+ * level and its last lines are appended to *@why (caller frees; may be
+ * NULL). */
+int runtime_load_probe(struct runtime *rt, const struct bpf_blob *obj, uint64_t cookie,
+		       struct rt_probe **out, char **why);
 /* Attach @p as a uprobe at @file_offset of @path, for process @pid only
- * (-1: every process mapping the file).  May be called several times.
+ * (-1: every process mapping the file), with @p's cookie.  May be called
+ * several times.
  * Returns 0 or -WR_EATTACH / -WR_EPERM (message logged). */
 int runtime_attach(struct runtime *rt, struct rt_probe *p, pid_t pid, const char *path,
 		   uint64_t file_offset);
-/* Detach every link of @p (the program stays loaded). */
+/* Detach every link of @p (the program stays loaded; other probes sharing
+ * it stay attached). */
 void runtime_detach(struct runtime *rt, struct rt_probe *p);
 /* Detach and unload @p.  NULL is a no-op. */
 void runtime_unload(struct runtime *rt, struct rt_probe *p);

@@ -426,7 +426,7 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	err = kernel_wait(s);
 	t1 = now_seconds();
 	if (!err)
-		err = runtime_load_probe(s->rt, &blob, &site->rt, &why);
+		err = runtime_load_probe(s->rt, &blob, site->wire_id, &site->rt, &why);
 	bpf_blob_release(&blob);
 	wr_debug("probe %u site %u: loaded (verifier) in %.1f ms", p->id, site->wire_id,
 		 (now_seconds() - t1) * 1e3);

@@ -188,7 +188,7 @@ static void load_all(struct objects *objs)
 		struct rt_probe *p = NULL;
 		char *why = NULL;
 
-		err = runtime_load_probe(rt, &objs->v[i], &p, &why);
+		err = runtime_load_probe(rt, &objs->v[i], i + 1, &p, &why);
 		if (err)
 			fail_msg("object %zu was rejected: %s: %s", i, wr_strerror(err), why ? why : "");
 		runtime_unload(rt, p);
@@ -300,6 +300,40 @@ static void test_unknown_variable(void **state)
 	ast_script_free(sc);
 }
 
+static struct bpf_blob compile_shape(const char *text, uint32_t probe_id)
+{
+	struct codegen_options co = { .transport = WR_TRANSPORT_RINGBUF };
+	struct probe_plan plan = { .probe_id = probe_id, .pc = 0x1000, .rule0 = WR_RULE_LOOKUP,
+				   .cfa_reg = -1 };
+	struct ast_script *sc = parse(text);
+	struct diag d = { 0 };
+	struct bpf_blob blob;
+
+	plan.ast = sc->probes[0];
+	assert_int_equal(codegen_probe(&co, &plan, &blob, &d, NULL), 0);
+	diag_release(&d);
+	ast_script_free(sc);
+	return blob;
+}
+
+/* Probes that differ only in what stays on the host (print text, target,
+ * id) get the same object, which the runtime then loads once; a probe
+ * reading something else does not. */
+static void test_shared_shapes(void **state)
+{
+	struct bpf_blob a = compile_shape("trace f { print \"a {}\", $pid; }", 7);
+	struct bpf_blob b = compile_shape("trace g { print \"b: {}!\", $pid; }", 8);
+	struct bpf_blob c = compile_shape("trace f { print \"a {}\", $tid; }", 9);
+
+	(void)state;
+	assert_int_equal(a.size, b.size);
+	assert_memory_equal(a.data, b.data, a.size);
+	assert_true(a.size != c.size || memcmp(a.data, c.data, a.size) != 0);
+	bpf_blob_release(&a);
+	bpf_blob_release(&b);
+	bpf_blob_release(&c);
+}
+
 /* Every `call(cg, "wr_x", args, N)` in the generator's sources names an
  * entry point listed with N parameters, and every listed one is called. */
 static void test_entry_points_listed(void **state)
@@ -349,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_entry_points_listed),
 		cmocka_unit_test(test_plain_catalogue),
 		cmocka_unit_test(test_unknown_variable),
+		cmocka_unit_test(test_shared_shapes),
 		cmocka_unit_test(test_vars_O0),
 		cmocka_unit_test(test_vars_O2),
 	};
