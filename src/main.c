@@ -22,7 +22,6 @@
 #include "util/strbuf.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -129,32 +128,18 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("wraith: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'wraith --help' for more information.\n", stderr);
-	return 2;
-}
-
 static int check_options(const struct cli_options *o)
 {
 	int modes = !!o->script + !!o->script_file + !!o->batch_file;
 
 	if (!o->pid && !o->path)
-		return usage_error("nothing to trace: give -p PID or -t PATH");
+		return cli_usage_error("nothing to trace: give -p PID or -t PATH");
 	if (modes > 1)
-		return usage_error("-s, --script-file and --batch are alternatives: give one");
+		return cli_usage_error("-s, --script-file and --batch are alternatives: give one");
 	if (o->keep_going && !o->batch_file)
-		return usage_error("--keep-going only applies to --batch");
+		return cli_usage_error("--keep-going only applies to --batch");
 	if (o->dry_run && !modes)
-		return usage_error("--dry-run needs a script (-s, --script-file or --batch)");
+		return cli_usage_error("--dry-run needs a script (-s, --script-file or --batch)");
 	return 0;
 }
 

@@ -578,9 +578,7 @@ int cli_options_apply_config(struct cli_options *o, const char *file, const char
 
 /* ---- the four layers ---- */
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
+int cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -655,7 +653,7 @@ static int load_env(struct cli_options *o)
 		const char *v = settings[i].env ? getenv(settings[i].env) : NULL;
 
 		if (v && *v && settings[i].set(o, v, &why))
-			rc = usage_error("invalid %s '%s' in the environment: %s", settings[i].env, v,
+			rc = cli_usage_error("invalid %s '%s' in the environment: %s", settings[i].env, v,
 					 why.buf);
 	}
 	strbuf_release(&why);
@@ -670,15 +668,15 @@ static int getopt_error(int c, char **argv)
 	int len = (int)strcspn(arg, "=");
 
 	if (optopt && !(arg[0] == '-' && arg[1] == '-'))
-		return usage_error(c == ':' ? "option '-%c' needs a value" : "unknown option '-%c'", optopt);
+		return cli_usage_error(c == ':' ? "option '-%c' needs a value" : "unknown option '-%c'", optopt);
 	for (size_t i = 0; arg[len] == '=' && i < N_SETTINGS; i++) {
 		const char *flag = settings[i].flag;
 
 		if (flag && !settings[i].takes_arg && (int)strlen(flag) == len - 2 &&
 		    strncmp(flag, arg + 2, (size_t)len - 2) == 0)
-			return usage_error("option '%.*s' takes no value", len, arg);
+			return cli_usage_error("option '%.*s' takes no value", len, arg);
 	}
-	return usage_error(c == ':' ? "option '%.*s' needs a value" : "unknown or ambiguous option '%.*s'",
+	return cli_usage_error(c == ':' ? "option '%.*s' needs a value" : "unknown or ambiguous option '%.*s'",
 			   len, arg);
 }
 
@@ -728,11 +726,11 @@ static int load_args(int argc, char **argv, struct cli_options *o)
 		if (!st)
 			rc = getopt_error(c, argv);
 		else if (st->set(o, optarg, &why))
-			rc = st->letter == 'p' ? usage_error("invalid PID '%s': %s", optarg, why.buf)
-			     : usage_error("invalid --%s '%s': %s", st->flag, optarg, why.buf);
+			rc = st->letter == 'p' ? cli_usage_error("invalid PID '%s': %s", optarg, why.buf)
+			     : cli_usage_error("invalid --%s '%s': %s", st->flag, optarg, why.buf);
 	}
 	if (!rc && optind < argc)
-		rc = usage_error("unexpected argument '%s'", argv[optind]);
+		rc = cli_usage_error("unexpected argument '%s'", argv[optind]);
 	strbuf_release(&why);
 	return rc;
 }

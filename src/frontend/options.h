@@ -28,6 +28,10 @@ enum cli_layer { CLI_LAYER_DEFAULT, CLI_LAYER_FILE, CLI_LAYER_ENV, CLI_LAYER_ARG
 int cli_options_parse(int argc, char **argv, struct cli_options *o);
 void cli_options_release(struct cli_options *o);
 
+/* A usage error on stderr as "wraith: MESSAGE" and the --help hint;
+ * returns 2, the exit status of a usage error. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Apply the configuration text @text (named @file in messages) to @o as the
  * file layer.  Returns 0, or -EINVAL with the located error rendered into
  * @err.  Settings GhostScope has and wraith does not are named in @ignored
