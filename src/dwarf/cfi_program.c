@@ -29,6 +29,7 @@
  * - A malformed program turns the rest of its FDE into unsupported rows.
  */
 #include "dwarf/cfi_priv.h"
+#include "dwarf/cursor.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -41,53 +42,8 @@
  * Reading the section
  * ====================================================================== */
 
-struct cursor {
-	const uint8_t *p;
-	const uint8_t *end;
-	bool bad;
-};
-
-static inline uint64_t read_uleb(struct cursor *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (c->p < c->end) {
-		uint8_t b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->bad = true;
-	return 0;
-}
-
-static inline int64_t read_sleb(struct cursor *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (c->p < c->end) {
-		uint8_t b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~0ull << shift;
-			return (int64_t)v;
-		}
-	}
-	c->bad = true;
-	return 0;
-}
-
 /* Little-endian @n-byte value (the module is x86-64). */
-static uint64_t read_fixed(struct cursor *c, size_t n)
+static uint64_t read_fixed(struct dw_cursor *c, size_t n)
 {
 	uint64_t v = 0;
 
@@ -103,7 +59,7 @@ static uint64_t read_fixed(struct cursor *c, size_t n)
 
 /* A DW_EH_PE_* value; only absolute and pc-relative ones occur in x86-64
  * FDE headers, the rest are reported as unreadable. */
-static bool read_encoded(struct cursor *c, uint8_t enc, const struct cfi_section *s,
+static bool read_encoded(struct dw_cursor *c, uint8_t enc, const struct cfi_section *s,
 			 uint64_t *out)
 {
 	uint64_t field = s->vaddr + (uint64_t)(c->p - s->buf);
@@ -117,8 +73,8 @@ static bool read_encoded(struct cursor *c, uint8_t enc, const struct cfi_section
 	case DW_EH_PE_sdata4: v = (uint64_t)(int64_t)(int32_t)read_fixed(c, 4); break;
 	case DW_EH_PE_udata2: v = (uint16_t)read_fixed(c, 2); break;
 	case DW_EH_PE_sdata2: v = (uint64_t)(int64_t)(int16_t)read_fixed(c, 2); break;
-	case DW_EH_PE_uleb128: v = read_uleb(c); break;
-	case DW_EH_PE_sleb128: v = (uint64_t)read_sleb(c); break;
+	case DW_EH_PE_uleb128: v = dw_read_uleb(c); break;
+	case DW_EH_PE_sleb128: v = (uint64_t)dw_read_sleb(c); break;
 	default: return false;
 	}
 	switch (enc & 0x70) {
@@ -344,10 +300,10 @@ static void restore_col(struct interp *ip, uint64_t reg)
 }
 
 /* The block of a DW_CFA_*expression; recognises realigned main's CFA. */
-static void exec_cfa_expression(struct interp *ip, struct cursor *c)
+static void exec_cfa_expression(struct interp *ip, struct dw_cursor *c)
 {
-	uint64_t len = read_uleb(c);
-	struct cursor e = { c->p, c->p, false };
+	uint64_t len = dw_read_uleb(c);
+	struct dw_cursor e = { c->p, c->p, false };
 
 	if (len > (uint64_t)(c->end - c->p)) {
 		c->bad = true;
@@ -362,7 +318,7 @@ static void exec_cfa_expression(struct interp *ip, struct cursor *c)
 
 		e.p++;
 		e.end--;
-		off = read_sleb(&e);
+		off = dw_read_sleb(&e);
 		if (!e.bad && e.p == e.end) {
 			ip->st.cfa_how = CFA_DEREF_RBP;
 			ip->st.cfa_off = off;
@@ -373,10 +329,10 @@ static void exec_cfa_expression(struct interp *ip, struct cursor *c)
 /* DW_CFA_expression: the register is saved at the address the block
  * computes.  GCC's stack realignment saves rbp at rbp+N (DW_OP_breg6 N);
  * any other block stays an expression. */
-static void exec_reg_expression(struct interp *ip, struct cursor *c, uint64_t reg)
+static void exec_reg_expression(struct interp *ip, struct dw_cursor *c, uint64_t reg)
 {
-	uint64_t len = read_uleb(c);
-	struct cursor e = { c->p, c->p, false };
+	uint64_t len = dw_read_uleb(c);
+	struct dw_cursor e = { c->p, c->p, false };
 	int64_t off;
 
 	if (len > (uint64_t)(c->end - c->p)) {
@@ -387,7 +343,7 @@ static void exec_reg_expression(struct interp *ip, struct cursor *c, uint64_t re
 	c->p += len;
 	if (len >= 2 && e.p[0] == DW_OP_breg6) {
 		e.p++;
-		off = read_sleb(&e);
+		off = dw_read_sleb(&e);
 		if (!e.bad && e.p == e.end) {
 			set_col(ip, reg, H_AT_RBP, off);
 			return;
@@ -396,9 +352,9 @@ static void exec_reg_expression(struct interp *ip, struct cursor *c, uint64_t re
 	set_col(ip, reg, H_EXPR, 0);
 }
 
-static void skip_block(struct cursor *c)
+static void skip_block(struct dw_cursor *c)
 {
-	uint64_t len = read_uleb(c);
+	uint64_t len = dw_read_uleb(c);
 
 	if (len > (uint64_t)(c->end - c->p))
 		c->bad = true;
@@ -407,24 +363,24 @@ static void skip_block(struct cursor *c)
 }
 
 /* Operations on the CFA rule. */
-static int exec_cfa(struct interp *ip, struct cursor *c, uint8_t op)
+static int exec_cfa(struct interp *ip, struct dw_cursor *c, uint8_t op)
 {
 	int64_t daf = ip->cie->daf;
 
 	ip->dirty = true;
 	switch (op) {
 	case DW_CFA_def_cfa:
-		ip->st.cfa_reg = read_uleb(c);
-		ip->st.cfa_off = (int64_t)read_uleb(c);
+		ip->st.cfa_reg = dw_read_uleb(c);
+		ip->st.cfa_off = (int64_t)dw_read_uleb(c);
 		ip->st.cfa_how = CFA_REG;
 		break;
 	case DW_CFA_def_cfa_sf:
-		ip->st.cfa_reg = read_uleb(c);
-		ip->st.cfa_off = scaled((uint64_t)read_sleb(c), daf);
+		ip->st.cfa_reg = dw_read_uleb(c);
+		ip->st.cfa_off = scaled((uint64_t)dw_read_sleb(c), daf);
 		ip->st.cfa_how = CFA_REG;
 		break;
 	case DW_CFA_def_cfa_register:
-		ip->st.cfa_reg = read_uleb(c);
+		ip->st.cfa_reg = dw_read_uleb(c);
 		ip->st.cfa_how = CFA_REG;
 		break;
 	case DW_CFA_def_cfa_offset:
@@ -433,9 +389,9 @@ static int exec_cfa(struct interp *ip, struct cursor *c, uint8_t op)
 		if (ip->st.cfa_how != CFA_REG)
 			ip->st.cfa_how = CFA_EXPR;
 		if (op == DW_CFA_def_cfa_offset)
-			ip->st.cfa_off = (int64_t)read_uleb(c);
+			ip->st.cfa_off = (int64_t)dw_read_uleb(c);
 		else
-			ip->st.cfa_off = scaled((uint64_t)read_sleb(c), daf);
+			ip->st.cfa_off = scaled((uint64_t)dw_read_sleb(c), daf);
 		break;
 	default: /* DW_CFA_def_cfa_expression */
 		exec_cfa_expression(ip, c);
@@ -445,31 +401,31 @@ static int exec_cfa(struct interp *ip, struct cursor *c, uint8_t op)
 }
 
 /* Operations on one register's rule. */
-static int exec_reg(struct interp *ip, struct cursor *c, uint8_t op)
+static int exec_reg(struct interp *ip, struct dw_cursor *c, uint8_t op)
 {
 	int64_t daf = ip->cie->daf;
-	uint64_t reg = read_uleb(c);
+	uint64_t reg = dw_read_uleb(c);
 
 	switch (op) {
 	case DW_CFA_offset_extended:
-		set_col(ip, reg, H_OFFSET, scaled(read_uleb(c), daf));
+		set_col(ip, reg, H_OFFSET, scaled(dw_read_uleb(c), daf));
 		break;
 	case DW_CFA_offset_extended_sf:
-		set_col(ip, reg, H_OFFSET, scaled((uint64_t)read_sleb(c), daf));
+		set_col(ip, reg, H_OFFSET, scaled((uint64_t)dw_read_sleb(c), daf));
 		break;
 	case DW_CFA_GNU_negative_offset_extended:
-		set_col(ip, reg, H_OFFSET, scaled(0 - read_uleb(c), daf));
+		set_col(ip, reg, H_OFFSET, scaled(0 - dw_read_uleb(c), daf));
 		break;
 	case DW_CFA_val_offset:
-		set_col(ip, reg, H_VAL_OFFSET, scaled(read_uleb(c), daf));
+		set_col(ip, reg, H_VAL_OFFSET, scaled(dw_read_uleb(c), daf));
 		break;
 	case DW_CFA_val_offset_sf:
-		set_col(ip, reg, H_VAL_OFFSET, scaled((uint64_t)read_sleb(c), daf));
+		set_col(ip, reg, H_VAL_OFFSET, scaled((uint64_t)dw_read_sleb(c), daf));
 		break;
 	case DW_CFA_restore_extended: restore_col(ip, reg); break;
 	case DW_CFA_undefined: set_col(ip, reg, H_UNDEF, 0); break;
 	case DW_CFA_same_value: set_col(ip, reg, H_SAME, 0); break;
-	case DW_CFA_register: set_col(ip, reg, H_REGISTER, (int64_t)read_uleb(c)); break;
+	case DW_CFA_register: set_col(ip, reg, H_REGISTER, (int64_t)dw_read_uleb(c)); break;
 	case DW_CFA_expression:
 		exec_reg_expression(ip, c, reg);
 		break;
@@ -500,7 +456,7 @@ static int exec_state(struct interp *ip, uint8_t op)
 
 /* One operation that is not a primary (advance_loc/offset/restore) one.
  * Returns 1 when the program can stop, 0 to go on, -1 when malformed. */
-static int exec_op(struct interp *ip, struct cursor *c, uint8_t op)
+static int exec_op(struct interp *ip, struct dw_cursor *c, uint8_t op)
 {
 	uint64_t caf = ip->cie->caf, loc;
 
@@ -508,7 +464,7 @@ static int exec_op(struct interp *ip, struct cursor *c, uint8_t op)
 	case DW_CFA_nop:
 		return 0;
 	case DW_CFA_GNU_args_size:
-		read_uleb(c);
+		dw_read_uleb(c);
 		return 0;
 	case DW_CFA_set_loc:
 		if (!read_encoded(c, ip->sec->eh ? ip->cie->fde_enc : DW_EH_PE_absptr, ip->sec, &loc))
@@ -533,7 +489,7 @@ static int exec_op(struct interp *ip, struct cursor *c, uint8_t op)
 }
 
 /* Run @c to its end or to the FDE's end.  Returns 0 or -1 (malformed). */
-static int run_program(struct interp *ip, struct cursor *c)
+static int run_program(struct interp *ip, struct dw_cursor *c)
 {
 	int rc = 0;
 
@@ -545,7 +501,7 @@ static int run_program(struct interp *ip, struct cursor *c)
 			rc = advance_to(ip, ip->loc + (op & 0x3f) * ip->cie->caf);
 			break;
 		case 2:
-			set_col(ip, op & 0x3f, H_OFFSET, scaled(read_uleb(c), ip->cie->daf));
+			set_col(ip, op & 0x3f, H_OFFSET, scaled(dw_read_uleb(c), ip->cie->daf));
 			break;
 		case 3:
 			restore_col(ip, op & 0x3f);
@@ -570,7 +526,7 @@ static bool parse_augmentation(struct cfi_cie *cie, const Dwarf_CIE *dc,
 			       const struct cfi_section *s)
 {
 	const char *a = dc->augmentation;
-	struct cursor c = { dc->augmentation_data,
+	struct dw_cursor c = { dc->augmentation_data,
 			    dc->augmentation_data + dc->augmentation_data_size, false };
 	uint64_t ignored;
 
@@ -603,7 +559,7 @@ static void add_cie(struct cfi_extract *x, Dwarf_Off off, const Dwarf_CIE *dc)
 {
 	struct cfi_cie *cie;
 	struct interp ip;
-	struct cursor c = { dc->initial_instructions, dc->initial_instructions_end, false };
+	struct dw_cursor c = { dc->initial_instructions, dc->initial_instructions_end, false };
 
 	x->cies = xgrow(x->cies, &x->cap_cies, x->n_cies + 1, sizeof(*x->cies));
 	if (x->n_cies && x->cies[x->n_cies - 1].off > off)
@@ -673,7 +629,7 @@ static long find_cie(struct cfi_extract *x, Dwarf_Off off)
 static void add_fde(struct cfi_extract *x, const Dwarf_FDE *df)
 {
 	long ci = find_cie(x, df->CIE_pointer);
-	struct cursor c = { df->start, df->end, false };
+	struct dw_cursor c = { df->start, df->end, false };
 	const struct cfi_cie *cie;
 	uint64_t start, range;
 	struct cfi_fde *f;
@@ -742,7 +698,7 @@ static void run_fde(struct cfi_extract *x, struct interp *ip, const struct cfi_f
 		    uint64_t covered)
 {
 	const struct cfi_cie *cie = &x->cies[f->cie];
-	struct cursor c = { f->ins, f->ins + f->ins_len, false };
+	struct dw_cursor c = { f->ins, f->ins + f->ins_len, false };
 	uint32_t unsupported;
 
 	ip->cie = cie;

@@ -10,17 +10,13 @@
  * variable's location uses; the marker is dropped.  Anything else this
  * decoder does not know still fails.
  */
+#include "dwarf/cursor.h"
 #include "dwarf/vars_priv.h"
 
 #include <dwarf.h>
 #include <string.h>
 
-struct cursor {
-	const unsigned char *p, *end;
-	bool bad;
-};
-
-static uint64_t u8(struct cursor *c, unsigned size)
+static uint64_t u8(struct dw_cursor *c, unsigned size)
 {
 	uint64_t v = 0;
 
@@ -34,46 +30,9 @@ static uint64_t u8(struct cursor *c, unsigned size)
 	return v;
 }
 
-static uint64_t uleb(struct cursor *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (c->p < c->end) {
-		unsigned char b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->bad = true;
-	return 0;
-}
-
-static int64_t sleb(struct cursor *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	unsigned char b = 0x80;
-
-	while (c->p < c->end && (b & 0x80)) {
-		b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	}
-	if (b & 0x80)
-		c->bad = true;
-	else if (shift < 64 && (b & 0x40))
-		v |= ~0ull << shift;
-	return (int64_t)v;
-}
-
 /* ---- sections ---- */
 
-static bool section(Dwarf *dw, const char *name, struct cursor *out)
+static bool section(Dwarf *dw, const char *name, struct dw_cursor *out)
 {
 	Elf *elf = dwarf_getelf(dw);
 	Elf_Scn *scn = NULL;
@@ -104,7 +63,7 @@ static bool section(Dwarf *dw, const char *name, struct cursor *out)
 /* Address @index of the unit's .debug_addr table. */
 static bool indexed_addr(Dwarf *dw, Dwarf_Die *cudie, uint64_t index, uint64_t *out)
 {
-	struct cursor c;
+	struct dw_cursor c;
 	Dwarf_Attribute a;
 	Dwarf_Word base = 8;
 
@@ -121,7 +80,7 @@ static bool indexed_addr(Dwarf *dw, Dwarf_Die *cudie, uint64_t index, uint64_t *
 
 /* Decodes @c into @ops; DW_OP_GNU_uninit is dropped.  Returns the count,
  * or -1 for an operation this decoder does not know. */
-static int decode(struct cursor *c, Dwarf_Op *ops, size_t max)
+static int decode(struct dw_cursor *c, Dwarf_Op *ops, size_t max)
 {
 	size_t n = 0;
 
@@ -137,17 +96,17 @@ static int decode(struct cursor *c, Dwarf_Op *ops, size_t max)
 		    a == DW_OP_neg || a == DW_OP_not || a == DW_OP_dup || a == DW_OP_drop)
 			;
 		else if (a >= DW_OP_breg0 && a <= DW_OP_breg31)
-			op.number = (Dwarf_Word)sleb(c);
+			op.number = (Dwarf_Word)dw_read_sleb(c);
 		else if (a == DW_OP_fbreg || a == DW_OP_consts)
-			op.number = (Dwarf_Word)sleb(c);
+			op.number = (Dwarf_Word)dw_read_sleb(c);
 		else if (a == DW_OP_regx || a == DW_OP_constu || a == DW_OP_plus_uconst || a == DW_OP_piece)
-			op.number = uleb(c);
+			op.number = dw_read_uleb(c);
 		else if (a == DW_OP_bit_piece) {
-			op.number = uleb(c);
-			op.number2 = uleb(c);
+			op.number = dw_read_uleb(c);
+			op.number2 = dw_read_uleb(c);
 		} else if (a == DW_OP_bregx) {
-			op.number = uleb(c);
-			op.number2 = (Dwarf_Word)sleb(c);
+			op.number = dw_read_uleb(c);
+			op.number2 = (Dwarf_Word)dw_read_sleb(c);
 		} else if (a == DW_OP_addr || a == DW_OP_const8u)
 			op.number = u8(c, 8);
 		else if (a == DW_OP_const1u || a == DW_OP_deref_size)
@@ -168,8 +127,8 @@ static int decode(struct cursor *c, Dwarf_Op *ops, size_t max)
 /* ---- the lists ---- */
 
 /* DWARF 5: the expression of the entry of the list at @c covering @pc. */
-static bool loclists_entry(Dwarf *dw, Dwarf_Die *cudie, struct cursor *c, uint64_t base, uint64_t pc,
-			   struct cursor *expr)
+static bool loclists_entry(Dwarf *dw, Dwarf_Die *cudie, struct dw_cursor *c, uint64_t base, uint64_t pc,
+			   struct dw_cursor *expr)
 {
 	for (;;) {
 		unsigned char kind = (unsigned char)u8(c, 1);
@@ -179,29 +138,29 @@ static bool loclists_entry(Dwarf *dw, Dwarf_Die *cudie, struct cursor *c, uint64
 		switch (kind) {
 		case DW_LLE_end_of_list: return false;
 		case DW_LLE_base_addressx:
-			if (!indexed_addr(dw, cudie, uleb(c), &base))
+			if (!indexed_addr(dw, cudie, dw_read_uleb(c), &base))
 				return false;
 			continue;
 		case DW_LLE_base_address: base = u8(c, 8); continue;
-		case DW_LLE_GNU_view_pair: uleb(c); uleb(c); continue;
+		case DW_LLE_GNU_view_pair: dw_read_uleb(c); dw_read_uleb(c); continue;
 		case DW_LLE_startx_endx:
-			bounded = indexed_addr(dw, cudie, uleb(c), &lo) && indexed_addr(dw, cudie, uleb(c), &hi);
+			bounded = indexed_addr(dw, cudie, dw_read_uleb(c), &lo) && indexed_addr(dw, cudie, dw_read_uleb(c), &hi);
 			break;
 		case DW_LLE_startx_length:
-			bounded = indexed_addr(dw, cudie, uleb(c), &lo);
-			hi = lo + uleb(c);
+			bounded = indexed_addr(dw, cudie, dw_read_uleb(c), &lo);
+			hi = lo + dw_read_uleb(c);
 			break;
-		case DW_LLE_offset_pair: lo = base + uleb(c); hi = base + uleb(c); break;
+		case DW_LLE_offset_pair: lo = base + dw_read_uleb(c); hi = base + dw_read_uleb(c); break;
 		case DW_LLE_default_location: lo = 0; hi = UINT64_MAX; break;
 		case DW_LLE_start_end: lo = u8(c, 8); hi = u8(c, 8); break;
-		case DW_LLE_start_length: lo = u8(c, 8); hi = lo + uleb(c); break;
+		case DW_LLE_start_length: lo = u8(c, 8); hi = lo + dw_read_uleb(c); break;
 		default: return false;
 		}
-		len = uleb(c);
+		len = dw_read_uleb(c);
 		if (c->bad || !bounded || (uint64_t)(c->end - c->p) < len)
 			return false;
 		if (pc >= lo && pc < hi) {
-			*expr = (struct cursor){ c->p, c->p + len, false };
+			*expr = (struct dw_cursor){ c->p, c->p + len, false };
 			return true;
 		}
 		c->p += len;
@@ -209,7 +168,7 @@ static bool loclists_entry(Dwarf *dw, Dwarf_Die *cudie, struct cursor *c, uint64
 }
 
 /* DWARF 4: the same in .debug_loc. */
-static bool loc_entry(struct cursor *c, uint64_t base, uint64_t pc, struct cursor *expr)
+static bool loc_entry(struct dw_cursor *c, uint64_t base, uint64_t pc, struct dw_cursor *expr)
 {
 	for (;;) {
 		uint64_t lo = u8(c, 8), hi = u8(c, 8), len;
@@ -224,7 +183,7 @@ static bool loc_entry(struct cursor *c, uint64_t base, uint64_t pc, struct curso
 		if (c->bad || (uint64_t)(c->end - c->p) < len)
 			return false;
 		if (pc >= base + lo && pc < base + hi) {
-			*expr = (struct cursor){ c->p, c->p + len, false };
+			*expr = (struct dw_cursor){ c->p, c->p + len, false };
 			return true;
 		}
 		c->p += len;
@@ -238,7 +197,7 @@ int vars_raw_location(Dwarf_Attribute *attr, uint64_t pc, Dwarf_Op *ops, size_t 
 	Dwarf_Word off;
 	Dwarf_Addr base = 0;
 	Dwarf *dw;
-	struct cursor list, expr;
+	struct dw_cursor list, expr;
 	bool found;
 
 	if (!attr->cu || dwarf_whatform(attr) != DW_FORM_sec_offset || dwarf_formudata(attr, &off) != 0 ||
