@@ -179,12 +179,34 @@ void ast_quote_string(const char *s, size_t len, struct strbuf *out)
 	strbuf_addch(out, '"');
 }
 
+/* A floating literal as the script would spell it: the shortest text
+ * that reads back as the same value, with a '.' or an exponent. */
+static void ast_float_text(double v, bool is_float, struct strbuf *out)
+{
+	char buf[40];
+
+	for (int digits = 1; digits <= 17; digits++) {
+		snprintf(buf, sizeof(buf), "%.*g", digits, v);
+		if (is_float ? (float)strtod(buf, NULL) == (float)v : strtod(buf, NULL) == v)
+			break;
+	}
+	strbuf_addstr(out, buf);
+	if (!strpbrk(buf, ".en"))
+		strbuf_addstr(out, ".0");
+	if (is_float)
+		strbuf_addch(out, 'f');
+}
+
 /* Source text of a leaf expression (literal, identifier, special). */
 void ast_leaf_text(const struct ast_expr *e, struct strbuf *out)
 {
 	switch (e->kind) {
 	case AST_EXPR_INT:
-		strbuf_addf(out, "%" PRId64, e->ival);
+		strbuf_addf(out, "%" PRIu64 "%s%s", (uint64_t)e->ival,
+			    e->num_flags & AST_NUM_UNSIGNED ? "u" : "", e->num_flags & AST_NUM_LONG ? "l" : "");
+		break;
+	case AST_EXPR_FLOAT:
+		ast_float_text(e->fval, e->num_flags & AST_NUM_FLOAT, out);
 		break;
 	case AST_EXPR_BOOL:
 		strbuf_addstr(out, e->ival ? "true" : "false");
@@ -212,6 +234,7 @@ static void expr_text(const struct ast_expr *e, int outer, bool all_parens, stru
 
 	switch (e->kind) {
 	case AST_EXPR_INT:
+	case AST_EXPR_FLOAT:
 	case AST_EXPR_BOOL:
 	case AST_EXPR_STRING:
 	case AST_EXPR_IDENT:

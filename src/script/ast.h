@@ -19,7 +19,8 @@
 
 /* ---- expressions ---- */
 enum ast_expr_kind {
-	AST_EXPR_INT,      /* integer literal: .ival */
+	AST_EXPR_INT,      /* integer literal: .ival (its 64 bits), .num_flags */
+	AST_EXPR_FLOAT,    /* floating literal: .fval, .num_flags */
 	AST_EXPR_BOOL,     /* true / false: .ival 0 or 1 */
 	AST_EXPR_STRING,   /* string literal: .str (escapes resolved) */
 	AST_EXPR_IDENT,    /* name: .str (script variable or DWARF variable) */
@@ -52,12 +53,22 @@ enum ast_op {
 	AST_OP_AND, AST_OP_OR,
 };
 
+/* How a numeric literal was written, which gives its C type: an integer
+ * is int, long or unsigned long by C's rules for its value, base and
+ * suffix; a floating literal is double, or float with an f suffix. */
+#define AST_NUM_UNSIGNED 0x1u  /* u or U suffix */
+#define AST_NUM_LONG     0x2u  /* l, L, ll or LL suffix */
+#define AST_NUM_RADIX    0x4u  /* 0x, 0o or 0b: may be unsigned without a suffix */
+#define AST_NUM_FLOAT    0x8u  /* f or F suffix on a floating literal */
+
 struct ast_expr {
 	enum ast_expr_kind kind;
 	struct src_loc loc;
 	enum ast_op op;
 	enum ast_special special;
 	int64_t ival;
+	double fval;              /* FLOAT */
+	unsigned num_flags;       /* INT, FLOAT: AST_NUM_* */
 	char *str;                /* owned */
 	struct ast_expr *lhs;     /* owned */
 	struct ast_expr *rhs;     /* owned */

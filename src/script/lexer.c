@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/error.h"
@@ -45,7 +46,8 @@ static const struct {
 static const char *const kind_names[TOK_KIND_COUNT_] = {
 	[TOK_EOF] = "end of input",     [TOK_ERROR] = "invalid text",
 	[TOK_COMMENT] = "comment",      [TOK_IDENT] = "identifier",
-	[TOK_INT] = "integer literal",  [TOK_STRING] = "string literal",
+	[TOK_INT] = "integer literal",  [TOK_FLOAT] = "floating literal",
+	[TOK_STRING] = "string literal",
 	[TOK_SPECIAL] = "special variable", [TOK_PATTERN] = "trace pattern",
 	[TOK_TRACE] = "'trace'",   [TOK_PRINT] = "'print'",   [TOK_BT] = "'bt'",
 	[TOK_IF] = "'if'",         [TOK_ELSE] = "'else'",     [TOK_LET] = "'let'",
@@ -76,7 +78,7 @@ enum tok_class tok_kind_class(enum tok_kind kind)
 	case TOK_ERROR: return TOK_CLASS_ERROR;
 	case TOK_COMMENT: return TOK_CLASS_COMMENT;
 	case TOK_IDENT: return TOK_CLASS_IDENT;
-	case TOK_INT: return TOK_CLASS_NUMBER;
+	case TOK_INT: case TOK_FLOAT: return TOK_CLASS_NUMBER;
 	case TOK_STRING: return TOK_CLASS_STRING;
 	case TOK_SPECIAL: return TOK_CLASS_SPECIAL;
 	case TOK_PATTERN: return TOK_CLASS_PATTERN;
@@ -123,6 +125,8 @@ static void begin(struct lexer *lx, struct token *tok, enum tok_kind kind)
 	tok->len = 0;
 	tok->loc = loc_at(lx, lx->pos, 1);
 	tok->ival = 0;
+	tok->fval = 0;
+	tok->num_flags = 0;
 }
 
 /* Finish @tok at offset @end (exclusive) and move the lexer there. */
@@ -189,26 +193,107 @@ static int lex_comment(struct lexer *lx, struct token *tok, struct diag *diag)
 	return 0;
 }
 
+/* The AST_NUM_* flags of integer suffix @s (@n bytes: u, l, ll, ul, lu,
+ * ull, llu in either case, ll written LL or ll), or -1 when it is not one. */
+static int int_suffix(const char *s, size_t n)
+{
+	static const char *const valid[] = { "", "u", "l", "ll", "ul", "lu", "ull", "llu" };
+	char low[4] = "";
+
+	if (n > 3)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (i && tolower((unsigned char)s[i]) == 'l' && (s[i - 1] ^ s[i]) == ('l' ^ 'L'))
+			return -1; /* lL, Ll */
+		low[i] = (char)tolower((unsigned char)s[i]);
+	}
+	for (size_t i = 0; i < sizeof(valid) / sizeof(valid[0]); i++)
+		if (!strcmp(low, valid[i]))
+			return (strchr(low, 'u') ? (int)AST_NUM_UNSIGNED : 0) |
+			       (strchr(low, 'l') ? (int)AST_NUM_LONG : 0);
+	return -1;
+}
+
+/* Length of a decimal floating literal at @s (digits with a fraction
+ * and/or an exponent, an optional f suffix), or 0 when @s is not one. */
+static size_t float_len(const char *s)
+{
+	size_t i = strspn(s, "0123456789"), e;
+	bool frac = s[i] == '.' && isdigit((unsigned char)s[i + 1]);
+
+	if (frac)
+		i += 1 + strspn(s + i + 1, "0123456789");
+	e = i + (s[i] == 'e' || s[i] == 'E');
+	if (e > i) {
+		e += s[e] == '+' || s[e] == '-';
+		if (!isdigit((unsigned char)s[e]))
+			return frac ? i : 0;
+		i = e + strspn(s + e, "0123456789");
+	} else if (!frac) {
+		return 0;
+	}
+	return i;
+}
+
+static int lex_float(struct lexer *lx, struct token *tok, size_t len, struct diag *diag)
+{
+	const char *t = lx->text + lx->pos;
+	size_t end = len;
+	char buf[64];
+
+	begin(lx, tok, TOK_FLOAT);
+	if (t[end] == 'f' || t[end] == 'F') {
+		tok->num_flags = AST_NUM_FLOAT;
+		end++;
+	}
+	if (is_ident_char(t[end]) || len >= sizeof(buf)) {
+		while (is_ident_char(t[end]))
+			end++;
+		return fail(lx, tok, lx->pos + end, tok->off, end, diag,
+			    "floating literals are written 1.5, 2e9 or 0.25f",
+			    "malformed floating literal");
+	}
+	memcpy(buf, t, len);
+	buf[len] = '\0';
+	tok->fval = strtod(buf, NULL);
+	finish(lx, tok, lx->pos + end);
+	return 0;
+}
+
 static int lex_number(struct lexer *lx, struct token *tok, struct diag *diag)
 {
 	const char *t = lx->text;
-	size_t p = lx->pos, end = p;
+	size_t p = lx->pos, end = p, digits_end, flen;
 	unsigned base = 10;
 	uint64_t v = 0;
+	int suffix;
 	char msg[96];
 
+	/* `.0` after a '.' is a tuple member, never a fraction. */
+	flen = lx->prev == TOK_DOT ? 0 : float_len(t + p);
+	if (flen)
+		return lex_float(lx, tok, flen, diag);
 	begin(lx, tok, TOK_INT);
 	while (is_ident_char(t[end]))
 		end++;
 	if (t[p] == '0' && t[p + 1] && strchr("xXoObB", t[p + 1])) {
 		base = strchr("xX", t[p + 1]) ? 16 : strchr("oO", t[p + 1]) ? 8 : 2;
+		tok->num_flags |= AST_NUM_RADIX;
 		p += 2;
 	}
-	if (p == end) {
+	for (digits_end = end; digits_end > p && strchr("uUlL", t[digits_end - 1]); digits_end--)
+		;
+	suffix = int_suffix(t + digits_end, end - digits_end);
+	if (p == digits_end) {
 		snprintf(msg, sizeof(msg), "integer literal '%.2s' has no digits", t + tok->off);
 		return fail(lx, tok, end, tok->off, end - tok->off, diag, NULL, msg);
 	}
-	for (; p < end; p++) {
+	if (suffix < 0)
+		return fail(lx, tok, end, digits_end, end - digits_end, diag,
+			    "integer suffixes are u, l, ll and their combinations (42u, 7ul)",
+			    "invalid integer suffix");
+	tok->num_flags |= (unsigned)suffix;
+	for (; p < digits_end; p++) {
 		unsigned d = (unsigned)hex_digit_value(t[p]);
 
 		if (d >= base) {
@@ -216,12 +301,11 @@ static int lex_number(struct lexer *lx, struct token *tok, struct diag *diag)
 			return fail(lx, tok, end, p, 1, diag,
 				    t[p] == '_' ? "digit separators are not supported" : NULL, msg);
 		}
-		if (v > ((uint64_t)INT64_MAX - d) / base) {
+		if (v > (UINT64_MAX - d) / base) {
 			snprintf(msg, sizeof(msg), "integer literal '%.*s' is too large",
 				 (int)(end - tok->off > 40 ? 40 : end - tok->off), t + tok->off);
 			return fail(lx, tok, end, tok->off, end - tok->off, diag,
-				    "script integers are signed 64-bit (at most 9223372036854775807)",
-				    msg);
+				    "integers have 64 bits (at most 18446744073709551615)", msg);
 		}
 		v = v * base + d;
 	}

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "script/ast.h"
 #include "util/diag.h"
 
 struct strbuf;
@@ -31,7 +32,8 @@ enum tok_kind {
 	TOK_ERROR,    /* malformed text (unterminated string, stray '@', ...) */
 	TOK_COMMENT,  /* only returned with LEXER_KEEP_COMMENTS */
 	TOK_IDENT,
-	TOK_INT,      /* .ival holds the value (always fits in int64_t) */
+	TOK_INT,      /* .ival holds the value's 64 bits, .num_flags its spelling */
+	TOK_FLOAT,    /* .fval holds the value, .num_flags its spelling */
 	TOK_STRING,   /* quotes included; decode with lexer_decode_string() */
 	TOK_SPECIAL,  /* `$name`, the '$' included */
 	TOK_PATTERN,  /* raw trace pattern following `trace` */
@@ -67,7 +69,9 @@ struct token {
 	size_t off;          /* byte offset of the first byte in the text */
 	size_t len;          /* bytes (a comment may span lines) */
 	struct src_loc loc;  /* line/col of the first byte; .len = len */
-	int64_t ival;        /* TOK_INT only */
+	int64_t ival;        /* TOK_INT only: the value's bits (up to UINT64_MAX) */
+	double fval;         /* TOK_FLOAT only */
+	unsigned num_flags;  /* TOK_INT, TOK_FLOAT: AST_NUM_* (suffix and base) */
 };
 
 #define LEXER_KEEP_COMMENTS 0x1u

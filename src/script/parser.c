@@ -118,6 +118,7 @@ static const char *describe(struct parser *p)
 	switch (t->kind) {
 	case TOK_IDENT:
 	case TOK_INT:
+	case TOK_FLOAT:
 		snprintf(p->found, sizeof(p->found), "%s '%.*s'", tok_kind_name(t->kind), n,
 			 p->text + t->off);
 		break;
@@ -321,6 +322,12 @@ static struct ast_expr *parse_primary(struct parser *p)
 	case TOK_FALSE:
 		e = new_expr(p->tok.kind == TOK_INT ? AST_EXPR_INT : AST_EXPR_BOOL, &p->tok);
 		e->ival = p->tok.kind == TOK_INT ? p->tok.ival : p->tok.kind == TOK_TRUE;
+		e->num_flags = p->tok.num_flags;
+		break;
+	case TOK_FLOAT:
+		e = new_expr(AST_EXPR_FLOAT, &p->tok);
+		e->fval = p->tok.fval;
+		e->num_flags = p->tok.num_flags;
 		break;
 	case TOK_STRING:
 		e = new_expr(AST_EXPR_STRING, &p->tok);
@@ -672,7 +679,7 @@ static struct ast_stmt *new_stmt(enum ast_stmt_kind kind, const struct token *t)
 
 static bool starts_expr(enum tok_kind k)
 {
-	return k == TOK_IDENT || k == TOK_INT || k == TOK_STRING || k == TOK_SPECIAL ||
+	return k == TOK_IDENT || k == TOK_INT || k == TOK_FLOAT || k == TOK_STRING || k == TOK_SPECIAL ||
 	       k == TOK_LPAREN || k == TOK_TRUE || k == TOK_FALSE;
 }
 

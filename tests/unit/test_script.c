@@ -192,13 +192,28 @@ static void test_lexer_integers(void **state)
 	static const struct {
 		const char *text;
 		int64_t value;
+		unsigned flags;
 	} ok[] = {
-		{ "0", 0 }, { "42", 42 }, { "0x1f", 31 }, { "0XFF", 255 }, { "0o17", 15 },
-		{ "0b101", 5 }, { "007", 7 }, { "9223372036854775807", INT64_MAX },
-		{ "0x7fffffffffffffff", INT64_MAX },
+		{ "0", 0 }, { "42", 42 }, { "0x1f", 31, AST_NUM_RADIX }, { "0XFF", 255, AST_NUM_RADIX },
+		{ "0o17", 15, AST_NUM_RADIX }, { "0b101", 5, AST_NUM_RADIX }, { "007", 7 },
+		{ "9223372036854775807", INT64_MAX }, { "0x7fffffffffffffff", INT64_MAX, AST_NUM_RADIX },
+		{ "18446744073709551615", -1 },
+		{ "0xffffffffffffffffull", -1, AST_NUM_RADIX | AST_NUM_UNSIGNED | AST_NUM_LONG },
+		{ "42u", 42, AST_NUM_UNSIGNED },
+		{ "7UL", 7, AST_NUM_UNSIGNED | AST_NUM_LONG }, { "7lu", 7, AST_NUM_UNSIGNED | AST_NUM_LONG },
+		{ "7ll", 7, AST_NUM_LONG }, { "0x10", 16, AST_NUM_RADIX }, { "0b1u", 1, AST_NUM_RADIX | AST_NUM_UNSIGNED },
 	};
 	static const char *const bad[] = {
-		"9223372036854775808", "0x8000000000000000", "0x", "0b2", "0o8", "12ab", "1_0",
+		"18446744073709551616", "0x10000000000000000", "0x", "0b2", "0o8", "12ab", "1_0",
+		"1lL", "1uu", "1lll", "1ulu",
+	};
+	static const struct {
+		const char *text;
+		double value;
+		unsigned flags;
+	} floats[] = {
+		{ "1.5", 1.5, 0 }, { "2e9", 2e9, 0 }, { "0.25f", 0.25, AST_NUM_FLOAT }, { "1e-3", 1e-3, 0 },
+		{ "3.0E+2", 300, 0 },
 	};
 	struct lexer lx;
 	struct token t;
@@ -209,7 +224,21 @@ static void test_lexer_integers(void **state)
 		assert_int_equal(lexer_next(&lx, &t, NULL), 0);
 		assert_int_equal(t.kind, TOK_INT);
 		assert_true(t.ival == ok[i].value);
+		assert_int_equal(t.num_flags, ok[i].flags);
 	}
+	for (size_t i = 0; i < sizeof(floats) / sizeof(floats[0]); i++) {
+		lexer_init(&lx, floats[i].text, 0);
+		assert_int_equal(lexer_next(&lx, &t, NULL), 0);
+		assert_int_equal(t.kind, TOK_FLOAT);
+		assert_true(t.fval == floats[i].value);
+		assert_int_equal(t.num_flags, floats[i].flags);
+		assert_int_equal(t.len, strlen(floats[i].text));
+	}
+	/* after '.', digits are a tuple index, never a fraction */
+	lexer_init(&lx, "t.0.1", 0);
+	for (int k = 0; k < 5; k++)
+		assert_int_equal(lexer_next(&lx, &t, NULL), 0);
+	assert_int_equal(t.kind, TOK_INT);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		lexer_init(&lx, bad[i], 0);
 		assert_int_equal(lexer_next(&lx, &t, NULL), -WR_ESYNTAX);
@@ -956,7 +985,7 @@ static const struct diag_case syntax_cases[] = {
 	  "t.ws:2:9: error: integer literal '99999999999999999999' is too large\n"
 	  "      print 99999999999999999999;\n"
 	  "            ^~~~~~~~~~~~~~~~~~~~\n"
-	  "hint: script integers are signed 64-bit (at most 9223372036854775807)\n" },
+	  "hint: integers have 64 bits (at most 18446744073709551615)\n" },
 	{ "trace main {\n  print 1_000;\n}\n",
 	  "t.ws:2:10: error: invalid digit '_' in integer literal\n"
 	  "      print 1_000;\n"
