@@ -34,13 +34,23 @@
 /* wr_bt_state.proc_slot before the event's process was looked up. */
 #define WR_PROC_UNKNOWN (WR_PROC_NONE - 1)
 /* Entry points the generator calls: external so they survive -O2 here; the
- * generator makes them internal and they are inlined into each probe. */
+ * generator makes them internal and they are inlined into each probe.
+ * WR_SUBPROG entry points, called once per print argument, stay BPF
+ * subprograms instead: inlined, a probe with hundreds of prints outgrows
+ * BPF's 16-bit jumps.  They are global functions, which the verifier checks
+ * once on their own: what it learns inside one never flows back into the
+ * probe, where it would split the states of every later statement (a
+ * probe of 100 ifs then exceeded the verifier's 1M-instruction budget).
+ * That asks for scalar returns and sized pointer arguments, and for NULL
+ * checks of every pointer. */
 #ifdef WR_BASE_TRANSPORT
 /* Built as the base object (maps and the step program), not as bitcode for
  * the generator: nothing calls the entry points. */
 #define WR_API static __attribute__((always_inline)) __attribute__((unused)) inline
+#define WR_SUBPROG WR_API
 #else
 #define WR_API __attribute__((always_inline))
+#define WR_SUBPROG __attribute__((noinline))
 #endif
 
 char _license[] SEC("license") = "GPL";
@@ -75,6 +85,11 @@ struct {
 
 struct wr_event_buf {
 	__u8 data[WR_EVENT_BUF_SIZE];
+};
+
+/* A probe's stack buffer for strings it compares (wr_read_user_str). */
+struct wr_text {
+	char c[64];
 };
 
 /* One assembly buffer per CPU, indexed by CPU: a per-CPU array's values
@@ -256,16 +271,31 @@ WR_INLINE __u8 *payload_at(__u8 *buf, __u32 off)
 	return buf + ((sizeof(struct wr_event_header) + off) & (WR_EVENT_MAX - 1));
 }
 
+/* @n, at most @limit (<= 255), in a form the verifier bounds in all 64
+ * bits: a global function's 32-bit argument arrives with unknown upper
+ * bits. */
+WR_INLINE __u64 bounded(__u32 n, __u64 limit)
+{
+	__u64 v = n;
+
+	WR_BARRIER_VAR(v);
+	v &= 0xff;
+	return v > limit ? limit : v;
+}
+
 /* Open an item of @type; returns its payload offset (to pass to
  * wr_item_close) or -1 when it did not fit. */
-WR_API long wr_item_open(__u8 *buf, __u32 type, __u32 index)
+WR_SUBPROG long wr_item_open(struct wr_event_buf *ev, __u32 type, __u32 index)
 {
 	struct wr_item_header *ih;
-	long off = reserve(buf, sizeof(*ih));
+	long off;
 
+	if (!ev)
+		return -1;
+	off = reserve(ev->data, sizeof(*ih));
 	if (off < 0)
 		return -1;
-	ih = (struct wr_item_header *)payload_at(buf, (__u32)off);
+	ih = (struct wr_item_header *)payload_at(ev->data, (__u32)off);
 	ih->type = (__u8)type;
 	ih->flags = 0;
 	ih->length = 0;
@@ -275,49 +305,57 @@ WR_API long wr_item_open(__u8 *buf, __u32 type, __u32 index)
 }
 
 /* Close the item opened at @off: its length is everything appended since. */
-WR_API void wr_item_close(__u8 *buf, long off)
+WR_SUBPROG long wr_item_close(struct wr_event_buf *ev, long off)
 {
-	struct wr_event_header *h = (struct wr_event_header *)buf;
+	struct wr_event_header *h;
 	struct wr_item_header *ih;
 
-	if (off < 0)
-		return;
-	ih = (struct wr_item_header *)payload_at(buf, (__u32)off);
+	if (!ev || off < 0)
+		return 0;
+	h = (struct wr_event_header *)ev->data;
+	ih = (struct wr_item_header *)payload_at(ev->data, (__u32)off);
 	ih->length = (__u16)(h->payload_len - (__u32)off - sizeof(*ih));
 	h->n_items++;
+	return 0;
 }
 
 /* Append a scalar print argument; @kind_status = wr_arg_kind_status(). */
-WR_API void wr_arg_scalar(__u8 *buf, __u32 kind_status, __u32 size, __u64 value)
+WR_SUBPROG long wr_arg_scalar(struct wr_event_buf *ev, __u32 kind_status, __u32 size, __u64 value)
 {
 	struct wr_arg_header *ah;
-	long off = reserve(buf, sizeof(*ah) + 8);
+	long off;
 
+	if (!ev)
+		return 0;
+	off = reserve(ev->data, sizeof(*ah) + 8);
 	if (off < 0)
-		return;
-	ah = (struct wr_arg_header *)payload_at(buf, (__u32)off);
+		return 0;
+	ah = (struct wr_arg_header *)payload_at(ev->data, (__u32)off);
 	ah->kind = wr_arg_kind_of(kind_status);
 	ah->status = wr_arg_status_of(kind_status);
 	ah->len = 8;
 	ah->aux = size;
 	*(__u64 *)(ah + 1) = value;
+	return 0;
 }
 
 /* Append a NUL-terminated string read from user memory at @uptr, at most
  * max bytes (<= 256); @max_status = wr_str_max_status(max, status), where
  * a non-zero status says reading the pointer itself failed (nothing is read
  * then). */
-WR_API void wr_arg_user_str(__u8 *buf, __u64 uptr, __u32 max_status)
+WR_SUBPROG long wr_arg_user_str(struct wr_event_buf *ev, __u64 uptr, __u32 max_status)
 {
 	struct wr_arg_header *ah;
 	__u32 max = wr_str_max_of(max_status), status = wr_str_status_of(max_status);
 	long off, n;
 
+	if (!ev)
+		return 0;
 	max = max > 256 ? 256 : max;
-	off = reserve(buf, sizeof(*ah) + 256);
+	off = reserve(ev->data, sizeof(*ah) + 256);
 	if (off < 0)
-		return;
-	ah = (struct wr_arg_header *)payload_at(buf, (__u32)off);
+		return 0;
+	ah = (struct wr_arg_header *)payload_at(ev->data, (__u32)off);
 	ah->kind = WR_ARG_STR;
 	ah->aux = (__u32)uptr;
 	if (status) {
@@ -332,20 +370,23 @@ WR_API void wr_arg_user_str(__u8 *buf, __u64 uptr, __u32 max_status)
 	}
 	ah->len = n > 0 ? (__u16)n : 0;
 	/* Give back what the string did not use. */
-	((struct wr_event_header *)buf)->payload_len -= 256 - ((ah->len + 7) & ~7u);
+	((struct wr_event_header *)ev->data)->payload_len -= 256 - ((ah->len + 7) & ~7u);
+	return 0;
 }
 
 /* Append @size (<= 256) raw bytes read from user memory at @uptr. */
-WR_API void wr_arg_user_bytes(__u8 *buf, __u64 uptr, __u32 size, __u32 kind)
+WR_SUBPROG long wr_arg_user_bytes(struct wr_event_buf *ev, __u64 uptr, __u32 size, __u32 kind)
 {
 	struct wr_arg_header *ah;
 	long off;
 
+	if (!ev)
+		return 0;
 	size = size > 256 ? 256 : size;
-	off = reserve(buf, sizeof(*ah) + ((size + 7) & ~7u));
+	off = reserve(ev->data, sizeof(*ah) + ((size + 7) & ~7u));
 	if (off < 0)
-		return;
-	ah = (struct wr_arg_header *)payload_at(buf, (__u32)off);
+		return 0;
+	ah = (struct wr_arg_header *)payload_at(ev->data, (__u32)off);
 	ah->kind = (__u8)kind;
 	ah->len = (__u16)size;
 	ah->aux = (__u32)uptr;
@@ -354,27 +395,30 @@ WR_API void wr_arg_user_bytes(__u8 *buf, __u64 uptr, __u32 size, __u32 kind)
 	else
 		ah->status = bpf_probe_read_user(ah + 1, size & 0x1ff, (const void *)uptr) ? WR_ARG_READ_ERROR
 											 : WR_ARG_OK;
+	return 0;
 }
 
 /* Read @size (1..8) bytes at user address @uptr into *@dst (zero-extended).
  * Returns 0, 1 for a NULL address, or 2 for a failed read (wire statuses). */
-WR_API __u32 wr_read_user(__u64 *dst, __u32 size, __u64 uptr)
+WR_SUBPROG long wr_read_user(__u64 *dst, __u32 size, __u64 uptr)
 {
+	if (!dst)
+		return WR_ARG_READ_ERROR;
 	*dst = 0;
 	if (!uptr)
 		return WR_ARG_NULL_DEREF;
-	if (bpf_probe_read_user(dst, size & 0xf, (const void *)uptr))
+	if (bpf_probe_read_user(dst, bounded(size, sizeof(*dst)), (const void *)uptr))
 		return WR_ARG_READ_ERROR;
 	return WR_ARG_OK;
 }
 
 /* Read up to @max (<= 64) bytes of a string at @uptr into @dst; returns the
  * bpf_probe_read_user_str result (length with the NUL, or negative). */
-WR_API long wr_read_user_str(char *dst, __u32 max, __u64 uptr)
+WR_SUBPROG long wr_read_user_str(struct wr_text *dst, __u32 max, __u64 uptr)
 {
-	if (!uptr)
+	if (!dst || !uptr)
 		return -1;
-	return bpf_probe_read_user_str(dst, max & 0x7f, (const void *)uptr);
+	return bpf_probe_read_user_str(dst->c, bounded(max, sizeof(dst->c)), (const void *)uptr);
 }
 
 /* The probe's wire id: the cookie its uprobe was attached with, so the
@@ -791,7 +835,7 @@ WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth, __u32 flags_index, __u32 ru
 		return;
 	if (depth == 0 || depth > WR_BT_MAX_DEPTH)
 		depth = WR_BT_MAX_DEPTH;
-	item = wr_item_open(buf, WR_ITEM_BACKTRACE, wr_bt_index_of(flags_index));
+	item = wr_item_open((struct wr_event_buf *)buf, WR_ITEM_BACKTRACE, wr_bt_index_of(flags_index));
 	if (item < 0)
 		return;
 	if (reserve(buf, sizeof(*bh) + depth * sizeof(struct wr_bt_frame)) < 0) {
@@ -799,7 +843,7 @@ WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth, __u32 flags_index, __u32 ru
 		((struct wr_event_header *)buf)->payload_len = (__u32)item;
 		return;
 	}
-	wr_item_close(buf, item);
+	wr_item_close((struct wr_event_buf *)buf, item);
 	n = st->n_slots & (WR_BT_MAX_SLOTS - 1);
 	st->n_slots++;
 	s = &st->slot[n];

@@ -128,6 +128,16 @@ static int parse_template(struct cg *cg)
 	return 0;
 }
 
+/* The template's WR_SUBPROG entry points: BPF global functions, whose
+ * signatures must stay as their BTF says, so they stay external (an
+ * internal function's unused or constant arguments are optimised away). */
+static bool is_subprogram(LLVMValueRef fn)
+{
+	unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
+
+	return LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, noinline) != NULL;
+}
+
 /* Make the wr_* entry points internal so they are inlined and dropped;
  * drop the step program from probe objects (the base object owns it);
  * bake the configuration into constants the optimiser folds. */
@@ -147,9 +157,8 @@ static void prepare_template(struct cg *cg, const struct codegen_options *opt)
 
 		if (strcmp(name, "wr_bt_step") == 0)
 			LLVMDeleteFunction(fn);
-		else if (!LLVMIsDeclaration(fn) && strncmp(name, "wr_", 3) == 0) {
+		else if (!LLVMIsDeclaration(fn) && strncmp(name, "wr_", 3) == 0 && !is_subprogram(fn))
 			LLVMSetLinkage(fn, LLVMInternalLinkage);
-		}
 		fn = next;
 	}
 	g = LLVMGetNamedGlobal(cg->mod, "wr_cfg_transport");
@@ -550,6 +559,36 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 	}
 out:
 	free(key);
+	cg_end(&cg);
+	return err;
+}
+
+int codegen_eval(const struct probe_plan *plan, const struct ast_expr *const *e, size_t n,
+		 struct diag *diag, struct codegen_const *out)
+{
+	struct codegen_options opt = { .transport = WR_TRANSPORT_RINGBUF };
+	struct cg cg = { 0 };
+	int err;
+
+	memset(out, 0, n * sizeof(*out));
+	err = cg_begin(&cg, &opt, "expression");
+	if (err)
+		goto out;
+	cg.plan = plan;
+	cg.diag = diag;
+	cg.fn = add_probe_function(&cg, "wr_eval");
+	add_debug_info(&cg, cg.fn, "wr_eval");
+	lower_eval_begin(&cg);
+	for (size_t i = 0; i < n && !err; i++) {
+		struct cg_value v;
+
+		err = cg_lower_expr(&cg, e[i], &v);
+		if (!err && v.kind == CG_VALUE && !v.lvalue && !v.optimized_out &&
+		    cg_constant(v.v, &out[i].value))
+			out[i].type = v.dt;
+	}
+	lower_eval_end(&cg);
+out:
 	cg_end(&cg);
 	return err;
 }

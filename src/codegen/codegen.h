@@ -16,6 +16,7 @@
 #define WRAITH_CODEGEN_CODEGEN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "codegen/plan.h"
 #include "runtime/blob.h"
@@ -33,6 +34,23 @@ int codegen_base(const struct codegen_options *opt, struct bpf_blob *out);
  * not NULL the optimised IR text is appended to it (for --dry-run -v). */
 int codegen_probe(const struct codegen_options *opt, const struct probe_plan *plan,
 		  struct bpf_blob *out, struct diag *diag, struct strbuf *ir);
+
+/* A constant expression's C type and value (codegen_eval()). */
+struct codegen_const {
+	const struct dw_type *type; /* borrowed, like the plan's types */
+	uint64_t value;             /* an integer reduced to its type and extended by
+				     * its signedness; a float's IEEE bits */
+};
+
+/* Evaluate the @n expressions @e over @plan's variables the way a probe
+ * would, where that needs nothing from the traced program at run time
+ * (literals, variables whose location is a constant): out[i].type is NULL
+ * for an expression only known at run time.  Returns 0, or -WR_ESEMANTIC
+ * with @diag set at the first expression in error (a type error, a
+ * division by a constant zero...).  It is the code generator's own
+ * folding, which lets tests hold its C semantics to a C compiler. */
+int codegen_eval(const struct probe_plan *plan, const struct ast_expr *const *e, size_t n,
+		 struct diag *diag, struct codegen_const *out);
 
 /* Release LLVM's global state at exit (for leak checkers). */
 void codegen_shutdown(void);

@@ -1,5 +1,6 @@
 /* lower.h - the code generator's state, shared by codegen.c (LLVM set-up
- * and emission) and lower.c (statements and expressions to IR).
+ * and emission), lower.c (statements), expr.c, ops.c and floats.c
+ * (expressions) and values.c (the traced program's values).
  *
  * Layer rule: private to src/codegen.
  */
@@ -9,7 +10,9 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h>
 #include <stdbool.h>
+#include <stdint.h>
 
+#include "codegen/ctype.h"
 #include "codegen/plan.h"
 #include "dwarf/vars.h"
 
@@ -17,26 +20,27 @@ struct diag;
 
 struct dw_type;
 
-enum cg_type {
-	CG_INT,    /* i64, signed */
-	CG_BOOL,   /* i1 */
+/* A script value.  Everything but a string literal has a C type: the
+ * program's own (from DWARF) or a builtin one (codegen/ctype.h). */
+enum cg_kind {
 	CG_STRING, /* a string literal, known at compile time (.str) */
-	CG_DW,     /* a value of the traced program, with its DWARF type */
+	CG_VALUE,  /* a value of C type .dt */
 };
 
 struct cg_value {
-	enum cg_type type;
-	LLVMValueRef v;            /* INT/BOOL: the value; DW: the address (lvalue) or value */
-	const char *str;           /* borrowed from the AST */
-	const struct dw_type *dt;  /* DW: borrowed from the module's type cache */
-	bool lvalue;               /* DW: v is the address in the target */
-	bool optimized_out;        /* DW: no value at this pc */
-	unsigned bit_size;         /* DW lvalue bitfield: width and shift */
+	enum cg_kind kind;
+	LLVMValueRef v;            /* rvalue: i64 (a float: its bits); lvalue: the address */
+	const char *str;           /* STRING: borrowed from the AST */
+	const struct dw_type *dt;  /* VALUE: borrowed (module type cache or ctype.h) */
+	bool lvalue;               /* v is the value's address in the target */
+	bool optimized_out;        /* no value at this pc */
+	unsigned bit_size;         /* lvalue bitfield: width and shift */
 	unsigned bit_offset;
 	LLVMValueRef status;       /* i32 wire status of a failed read so far, or NULL */
-	bool composed;             /* DW: an aggregate assembled from .loc's pieces
+	bool composed;             /* an aggregate assembled from .loc's pieces
 				      (DW_OP_piece), read member by member */
-	struct dw_loc loc;         /* DW, composed: where its pieces are */
+	struct dw_loc loc;         /* composed: where its pieces are */
+	const struct ast_expr *maker; /* a boolean made by a builtin call (for hints), or NULL */
 };
 
 struct cg_binding {
@@ -61,6 +65,8 @@ struct cg {
 	LLVMValueRef regs[17];       /* registers read so far, by DWARF number */
 	LLVMValueRef ctx_arg;
 	LLVMValueRef buf;            /* the event buffer */
+	LLVMValueRef scratch;        /* i64 stack slot every scalar read shares */
+	LLVMValueRef text_buf;       /* 64-byte stack slot every string comparison shares */
 	struct cg_binding *vars;     /* owned array: `let` bindings in scope */
 	size_t n_vars, cap_vars;
 	unsigned depth;
@@ -70,6 +76,9 @@ struct cg {
  * cg->diag set. */
 int lower_probe(struct cg *cg);
 void lower_release(struct cg *cg);
+/* Open and close cg->fn around expressions lowered alone (codegen_eval()). */
+void lower_eval_begin(struct cg *cg);
+void lower_eval_end(struct cg *cg);
 
 /* The templates' wr_* entry points the generator calls, with their
  * parameter counts (NULL-terminated).  Every parsed template is checked
@@ -93,6 +102,50 @@ LLVMValueRef cg_i64(struct cg *cg, unsigned long long v);
 int cg_fail(struct cg *cg, struct src_loc loc, const char *hint, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* expr.c: expressions. */
+int cg_lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out);
+/* Make @v an operand of C's operators: an array decays to a pointer to its
+ * first element and a scalar lvalue is read (@e locates errors).  Other
+ * values are left as they are.  Returns 0 or -WR_ESEMANTIC. */
+int cg_operand(struct cg *cg, const struct ast_expr *e, struct cg_value *v);
+/* The truth of @v as an i1, for `if`, `!`, `&&`, `||`: @v must be a
+ * scalar; @what names the user for messages ("an if condition"). */
+int cg_truth(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *what,
+	     LLVMValueRef *out);
+/* @x (an i64) cut to @bits and widened again, signed or not. */
+LLVMValueRef cg_fit(struct cg *cg, LLVMValueRef x, unsigned bits, bool is_signed);
+/* A pointer type to @target (from the module's type cache), or NULL
+ * without debug info. */
+const struct dw_type *cg_pointer_to(struct cg *cg, const struct dw_type *target);
+/* @out becomes an rvalue of type @t with value @v (an i64). */
+void cg_set_value(struct cg_value *out, const struct dw_type *t, LLVMValueRef v);
+/* @out inherits the read status and optimized-out mark of @a and @b
+ * (@b may be NULL). */
+void cg_merge(struct cg *cg, struct cg_value *out, const struct cg_value *a,
+	      const struct cg_value *b);
+/* How @v reads in a message ("a pointer (char *)"), in @buf. */
+const char *cg_describe(const struct cg_value *v, char *buf, size_t size);
+/* True when @v is an integer constant; *@out gets its 64 bits. */
+bool cg_constant(LLVMValueRef v, uint64_t *out);
+/* An i1 as a script boolean (i64 0 or 1). */
+LLVMValueRef cg_bool(struct cg *cg, LLVMValueRef i1);
+
+/* ops.c: binary operators other than && and ||, on values (not string
+ * literals). */
+int cg_binary_op(struct cg *cg, const struct ast_expr *e, struct cg_value *a, struct cg_value *b,
+		 struct cg_value *out);
+
+/* floats.c: floating-point values without an FPU. */
+bool cg_float_constants(const struct cg_value *a, const struct cg_value *b);
+int cg_fold_floats(struct cg *cg, const struct ast_expr *e, struct cg_value *a, struct cg_value *b,
+		   struct cg_value *out);
+int cg_fold_float_cast(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
+		       const struct dw_type *t, struct cg_value *out);
+int cg_compare_floats(struct cg *cg, const struct ast_expr *e, struct cg_value *a,
+		      struct cg_value *b, struct cg_value *out);
+LLVMValueRef cg_float_truth(struct cg *cg, const struct cg_value *v);
+LLVMValueRef cg_float_negate(struct cg *cg, const struct cg_value *v);
+
 /* values.c: the traced program's values. */
 LLVMValueRef values_reg(struct cg *cg, int dwarf_reg);
 int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out);
@@ -104,8 +157,11 @@ int values_deref(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 		 struct cg_value *out);
 int values_address_of(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 		      struct cg_value *out);
-/* The scalar value of @v as i64 (loads an lvalue); records read failures
- * in v->status.  Returns NULL with cg->diag set when @v is not scalar. */
+/* The scalar value of @v as i64, reduced to its type's width and
+ * extended by its signedness (loads an lvalue; a float is its bits);
+ * records read failures in v->status.  An optimized-out value reads as 0
+ * and stays marked.  Returns NULL with cg->diag set when @v is not
+ * scalar. */
 LLVMValueRef values_scalar(struct cg *cg, const struct ast_expr *e, struct cg_value *v);
 /* Emit @v as print argument @wire_index of print @print_index. */
 int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v,

@@ -27,6 +27,9 @@ struct plan_vars {
 	void (*hint)(void *ctx, struct strbuf *out);
 	/* A type by its C spelling (cast), or NULL. */
 	const struct dw_type *(*find_type)(void *ctx, const char *spelling);
+	/* The pointer type to @target (for &x and arrays decaying), owned by
+	 * the same cache as @target. */
+	const struct dw_type *(*pointer_to)(void *ctx, const struct dw_type *target);
 	/* Remember that wire argument @arg of print @print has type @t, so the
 	 * renderer can show it. */
 	void (*note_arg)(void *ctx, unsigned print, unsigned arg, const struct dw_type *t);

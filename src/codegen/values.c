@@ -68,37 +68,30 @@ static void merge_status(struct cg *cg, struct cg_value *v, LLVMValueRef st)
 	v->status = LLVMBuildSelect(cg->builder, failed, v->status, st, "");
 }
 
-/* Read @size bytes at @addr; the value is zero-extended to i64. */
+/* Read @size bytes at @addr; the value is zero-extended to i64.  Every
+ * read goes through one stack slot: the value is loaded from it at once,
+ * and a slot per read would exhaust BPF's 512-byte stack in a few dozen
+ * reads. */
 static LLVMValueRef read_u64(struct cg *cg, LLVMValueRef addr, unsigned size, struct cg_value *v)
 {
-	LLVMValueRef tmp = cg_alloca(cg, i64t(cg), "tmp"), args[3], st;
+	LLVMValueRef args[3], st;
 
-	args[0] = tmp;
+	if (!cg->scratch)
+		cg->scratch = cg_alloca(cg, i64t(cg), "scratch");
+	args[0] = cg->scratch;
 	args[1] = cg_i32(cg, size);
 	args[2] = addr;
-	st = cg_call(cg, "wr_read_user", args, 3);
+	st = LLVMBuildTrunc(cg->builder, cg_call(cg, "wr_read_user", args, 3),
+			    LLVMInt32TypeInContext(cg->ctx), "");
 	merge_status(cg, v, st);
-	return LLVMBuildLoad2(cg->builder, i64t(cg), tmp, "");
+	return LLVMBuildLoad2(cg->builder, i64t(cg), cg->scratch, "");
 }
 
-/* Narrow @x to @bits and widen again, signed or not. */
-static LLVMValueRef fit(struct cg *cg, LLVMValueRef x, unsigned bits, bool is_signed)
-{
-	LLVMTypeRef t;
-
-	if (bits == 0 || bits >= 64)
-		return x;
-	t = LLVMIntTypeInContext(cg->ctx, bits);
-	x = LLVMBuildTrunc(cg->builder, x, t, "");
-	return is_signed ? LLVMBuildSExt(cg->builder, x, i64t(cg), "") : LLVMBuildZExt(cg->builder, x, i64t(cg), "");
-}
+#define fit cg_fit
 
 static void set_dw(struct cg_value *out, const struct dw_type *t, LLVMValueRef v, bool lvalue)
 {
-	memset(out, 0, sizeof(*out));
-	out->type = CG_DW;
-	out->dt = t;
-	out->v = v;
+	cg_set_value(out, t, v);
 	out->lvalue = lvalue;
 }
 
@@ -385,8 +378,9 @@ static int need_lvalue(struct cg *cg, const struct ast_expr *e, const struct cg_
 {
 	if (v->optimized_out)
 		return cg_fail(cg, e->loc, NULL, "%s is optimized out at this pc", what);
-	if (v->type != CG_DW || !v->lvalue)
-		return cg_fail(cg, e->loc, NULL, "%s has no address in memory", what);
+	if (v->kind != CG_VALUE || !v->lvalue)
+		return cg_fail(cg, e->loc, "it lives in a register (or is computed), not in memory",
+			       "%s has no address", what);
 	return 0;
 }
 
@@ -395,41 +389,72 @@ static int need_lvalue(struct cg *cg, const struct ast_expr *e, const struct cg_
 static int follow(struct cg *cg, const struct ast_expr *e, struct cg_value *v, struct cg_value *out)
 {
 	LLVMValueRef p = values_scalar(cg, e, v), is_null, st;
+	bool gone = v->optimized_out;
 
 	if (!p)
 		return -WR_ESEMANTIC;
 	set_dw(out, v->dt->target, p, true);
 	out->status = v->status;
+	out->optimized_out = gone;
 	is_null = LLVMBuildICmp(cg->builder, LLVMIntEQ, p, cg_i64(cg, 0), "");
 	st = LLVMBuildSelect(cg->builder, is_null, cg_i32(cg, WR_ARG_NULL_DEREF), cg_i32(cg, 0), "");
 	merge_status(cg, out, st);
 	return 0;
 }
 
+/* The pointee of @v (a pointer, or an array seen as a pointer to its first
+ * element), refusing what has no value to read. */
+static int pointee(struct cg *cg, const struct ast_expr *e, struct cg_value *v, struct cg_value *out)
+{
+	const struct dw_type *t;
+	char what[160];
+
+	if (v->kind == CG_VALUE && v->dt->kind == DW_TYPE_ARRAY) {
+		int err = need_lvalue(cg, e, v, "the array");
+
+		if (err)
+			return err;
+		*out = *v;
+		out->dt = v->dt->target;
+		return 0;
+	}
+	if (v->kind != CG_VALUE || v->dt->kind != DW_TYPE_POINTER)
+		return cg_fail(cg, e->loc, NULL, "only a pointer or an array can be dereferenced, not %s",
+			       cg_describe(v, what, sizeof(what)));
+	t = v->dt->target;
+	if (!t || t->kind == DW_TYPE_VOID || t->kind == DW_TYPE_FUNCTION)
+		return cg_fail(cg, e->loc, "cast it to a pointer to what it points to: cast(p, \"T *\")",
+			       "%s points to %s, which has no value to read", v->dt->name,
+			       t && t->kind == DW_TYPE_FUNCTION ? "code" : "void");
+	return follow(cg, e, v, out);
+}
+
 int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 		  struct cg_value *out)
 {
-	const struct dw_type *t;
 	const struct dw_member *mb;
 	struct cg_value obj;
 	uint64_t off;
+	char what[160];
 	int err;
 
-	if (base->type != CG_DW)
-		return cg_fail(cg, e->loc, NULL, "'.%s' needs a struct or a pointer to one", e->str);
+	if (base->kind != CG_VALUE ||
+	    (base->dt->kind != DW_TYPE_POINTER && base->dt->kind != DW_TYPE_STRUCT &&
+	     base->dt->kind != DW_TYPE_UNION))
+		return cg_fail(cg, e->loc, NULL, "'.%s' needs a struct, a union or a pointer to one, not %s",
+			       e->str, cg_describe(base, what, sizeof(what)));
 	obj = *base;
 	if (obj.dt->kind == DW_TYPE_POINTER) {
-		err = follow(cg, e->lhs, base, &obj); /* p.x means p->x */
+		err = pointee(cg, e->lhs, base, &obj); /* p.x means p->x */
 		if (err)
 			return err;
 	}
-	t = obj.dt;
-	if (t->incomplete)
+	if (obj.dt->incomplete)
 		return cg_fail(cg, e->loc, "no module of the process defines it (is its library loaded?)",
-			       "%s is only declared here, its members are unknown", t->name);
-	mb = dw_type_member(t, e->str, &off);
+			       "%s is only declared here, its members are unknown", obj.dt->name);
+	mb = dw_type_member(obj.dt, e->str, &off);
 	if (!mb)
-		return cg_fail(cg, e->loc, NULL, "%s has no member '%s'", t->name, e->str);
+		return cg_fail(cg, e->loc, NULL, "%s has no member '%s'", obj.dt->name, e->str);
 	if (obj.optimized_out) {
 		/* a member of what is optimized out is too, as gdb says */
 		set_dw(out, mb->type, cg_i64(cg, 0), false);
@@ -451,91 +476,94 @@ int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base
 int values_index(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 		 struct cg_value *index, struct cg_value *out)
 {
-	LLVMValueRef i, scaled, start;
-	const struct dw_type *elem;
-	struct cg_value obj = *base;
+	struct cg_value elem;
+	char what[160];
+	LLVMValueRef scaled;
+	int err;
 
-	if (base->type != CG_DW || (base->dt->kind != DW_TYPE_ARRAY && base->dt->kind != DW_TYPE_POINTER))
-		return cg_fail(cg, e->loc, NULL, "only arrays and pointers can be indexed");
-	if (index->type == CG_DW)
-		i = values_scalar(cg, e->rhs, index);
-	else if (index->type == CG_INT)
-		i = index->v;
-	else
-		return cg_fail(cg, e->rhs->loc, NULL, "an index must be an integer");
-	if (!i)
-		return -WR_ESEMANTIC;
-	elem = base->dt->target;
+	if (base->kind != CG_VALUE ||
+	    (base->dt->kind != DW_TYPE_ARRAY && base->dt->kind != DW_TYPE_POINTER))
+		return cg_fail(cg, e->lhs->loc, NULL, "only arrays and pointers can be indexed, not %s",
+			       cg_describe(base, what, sizeof(what)));
+	if (index->kind != CG_VALUE || !ctype_is_integer(index->dt))
+		return cg_fail(cg, e->rhs->loc, NULL, "an index must be an integer, not %s",
+			       cg_describe(index, what, sizeof(what)));
 	if (base->optimized_out && base->dt->kind == DW_TYPE_ARRAY) {
-		set_dw(out, elem, cg_i64(cg, 0), false);
+		set_dw(out, base->dt->target, cg_i64(cg, 0), false);
 		out->optimized_out = true;
 		return 0;
 	}
 	if (base->composed) {
-		if (!LLVMIsAConstantInt(i))
+		if (!LLVMIsAConstantInt(index->v))
 			return cg_fail(cg, e->rhs->loc, NULL, "the array is split across registers here "
 				       "(DW_OP_piece): index it with a constant");
-		return composed_part(cg, e, base, elem, LLVMConstIntGetZExtValue(i) * elem->size, 0, 0, out);
+		return composed_part(cg, e, base, base->dt->target,
+				     LLVMConstIntGetZExtValue(index->v) * base->dt->target->size, 0, 0, out);
 	}
-	if (base->dt->kind == DW_TYPE_POINTER) {
-		start = values_scalar(cg, e->lhs, &obj);
-		if (!start)
-			return -WR_ESEMANTIC;
-	} else {
-		int err = need_lvalue(cg, e->lhs, base, "the array");
-
-		if (err)
-			return err;
-		start = base->v;
-	}
-	scaled = LLVMBuildMul(cg->builder, i, cg_i64(cg, elem->size ? elem->size : 1), "");
-	set_dw(out, elem, LLVMBuildAdd(cg->builder, start, scaled, ""), true);
-	out->status = obj.status;
+	err = pointee(cg, e->lhs, base, &elem);
+	if (err)
+		return err;
+	if (!elem.dt->size && elem.dt->kind != DW_TYPE_VOID)
+		return cg_fail(cg, e->lhs->loc, NULL, "the size of %s is unknown", elem.dt->name);
+	scaled = LLVMBuildMul(cg->builder, index->v, cg_i64(cg, elem.dt->size ? elem.dt->size : 1), "");
+	*out = elem;
+	out->v = LLVMBuildAdd(cg->builder, elem.v, scaled, "");
+	cg_merge(cg, out, &elem, index);
 	return 0;
 }
 
 int values_deref(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 		 struct cg_value *out)
 {
-	if (base->type != CG_DW || base->dt->kind != DW_TYPE_POINTER)
-		return cg_fail(cg, e->loc, NULL, "only a pointer can be dereferenced");
-	return follow(cg, e->lhs, base, out);
+	return pointee(cg, e->lhs, base, out);
 }
 
 int values_address_of(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 		      struct cg_value *out)
 {
-	int err = need_lvalue(cg, e->lhs, base, "this expression");
+	const struct dw_type *p;
+	int err;
 
+	if (base->kind == CG_VALUE && base->bit_size && base->lvalue)
+		return cg_fail(cg, e->lhs->loc, NULL, "a bitfield has no address of its own");
+	err = need_lvalue(cg, e->lhs, base, "this expression");
 	if (err)
 		return err;
-	memset(out, 0, sizeof(*out));
-	out->type = CG_INT;
-	out->v = base->v;
+	p = cg_pointer_to(cg, base->dt);
+	if (!p)
+		return cg_fail(cg, e->loc, NULL, "no pointer type for %s", base->dt->name);
+	cg_set_value(out, p, base->v);
+	out->status = base->status;
 	return 0;
+}
+
+/* Bytes to read for a bitfield that starts @bit_offset bits into them. */
+static unsigned bitfield_bytes(const struct cg_value *v)
+{
+	unsigned n = (v->bit_offset + v->bit_size + 7) / 8;
+
+	return n > 8 ? 8 : n;
 }
 
 LLVMValueRef values_scalar(struct cg *cg, const struct ast_expr *e, struct cg_value *v)
 {
 	const struct dw_type *t = v->dt;
 	unsigned size;
+	char what[160];
 	LLVMValueRef x;
 
-	if (v->optimized_out) {
-		cg_fail(cg, e->loc, "print it to see <optimized out>; conditions need a value",
-			"this value is optimized out at this pc");
+	if (v->kind != CG_VALUE || !ctype_is_scalar(t) || t->size > 8) {
+		cg_fail(cg, e->loc, NULL, "%s has no single value here: use a member, an index, or print it",
+			cg_describe(v, what, sizeof(what)));
 		return NULL;
 	}
-	if (!dw_type_is_scalar(t) && t->kind != DW_TYPE_FLOAT) {
-		cg_fail(cg, e->loc, NULL, "%s is not a number: use a member, an index or print it",
-			t->name);
-		return NULL;
-	}
+	if (v->optimized_out)
+		return cg_i64(cg, 0);
 	size = t->size && t->size <= 8 ? (unsigned)t->size : 8;
 	if (!v->lvalue)
-		return fit(cg, v->v, size * 8, t->is_signed);
+		return fit(cg, v->v, v->bit_size ? v->bit_size : size * 8, t->is_signed);
 	if (v->bit_size) {
-		x = read_u64(cg, v->v, size, v);
+		x = read_u64(cg, v->v, bitfield_bytes(v), v);
 		x = LLVMBuildLShr(cg->builder, x, cg_i64(cg, v->bit_offset), "");
 		return fit(cg, x, v->bit_size, t->is_signed);
 	}
@@ -574,6 +602,8 @@ static void emit_bytes(struct cg *cg, LLVMValueRef addr, uint64_t size, unsigned
 	cg_call(cg, "wr_arg_user_bytes", args, 4);
 }
 
+#define is_text_pointer ctype_is_text_pointer
+
 /* A string at @addr; @status (may be NULL) is the result of reading the
  * pointer: when it failed, the event says so instead of reading. */
 static void emit_string(struct cg *cg, LLVMValueRef addr, uint64_t max, LLVMValueRef status)
@@ -598,14 +628,11 @@ static unsigned scalar_kind(const struct dw_type *t)
 		return WR_ARG_ENUM;
 	if (t->kind == DW_TYPE_POINTER)
 		return WR_ARG_PTR;
+	if (t->kind == DW_TYPE_FLOAT)
+		return WR_ARG_BYTES;
 	if (t->is_char && t->size == 1)
 		return WR_ARG_CHAR;
 	return t->is_signed ? WR_ARG_I64 : WR_ARG_U64;
-}
-
-static bool is_text_pointer(const struct dw_type *t)
-{
-	return t->kind == DW_TYPE_POINTER && t->target && t->target->is_char && t->target->size == 1;
 }
 
 int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
@@ -624,7 +651,7 @@ int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 		emit_string(cg, v->v, t->count, v->status);
 		return 0;
 	}
-	if (!dw_type_is_scalar(t)) {
+	if (!ctype_is_scalar(t) || t->size > 8 || (t->kind == DW_TYPE_FLOAT && v->lvalue)) {
 		if (t->incomplete)
 			return cg_fail(cg, e->loc, "no module of the process defines it (is its library loaded?)",
 				       "%s is only declared here, its contents are unknown", t->name);
@@ -652,18 +679,46 @@ int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 
 /* ---- string comparison ---- */
 
+/* True when the first @n bytes at @buf (8-aligned) are @lit: compared a
+ * word at a time without branches, so the verifier meets one path per
+ * comparison, not one per character. */
+static LLVMValueRef words_equal(struct cg *cg, LLVMValueRef buf, const char *lit, size_t n)
+{
+	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx), i64 = LLVMInt64TypeInContext(cg->ctx);
+	LLVMValueRef diff = cg_i64(cg, 0);
+
+	for (size_t at = 0; at < n; at += 8) {
+		uint64_t want = 0, mask = 0;
+		LLVMValueRef off = cg_i64(cg, at), p, word;
+
+		for (size_t k = 0; k < 8 && at + k < n; k++) {
+			want |= (uint64_t)(unsigned char)lit[at + k] << (8 * k);
+			mask |= 0xffull << (8 * k);
+		}
+		p = LLVMBuildGEP2(cg->builder, i8, buf, &off, 1, "");
+		word = LLVMBuildLoad2(cg->builder, i64, p, "");
+		LLVMSetAlignment(word, 8);
+		word = LLVMBuildAnd(cg->builder, LLVMBuildXor(cg->builder, word, cg_i64(cg, want), ""),
+				    cg_i64(cg, mask), "");
+		diff = LLVMBuildOr(cg->builder, diff, word, "");
+	}
+	return LLVMBuildICmp(cg->builder, LLVMIntEQ, diff, cg_i64(cg, 0), "");
+}
+
 /* Compare the string at @v with @lit: all of it (@exact) or its first
- * strlen(@lit) bytes. */
+ * strlen(@lit) bytes; @negate for !=. */
 static int compare_text(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *lit,
-			bool exact, struct cg_value *out)
+			bool exact, bool negate, struct cg_value *out)
 {
 	size_t n = strlen(lit);
 	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx), arr;
 	LLVMValueRef addr, buf, args[3], got, eq;
 	const struct dw_type *t = v->dt;
+	char what[160];
 
-	if (v->type != CG_DW || (!is_text_pointer(t) && !(t->kind == DW_TYPE_ARRAY && t->is_char)))
-		return cg_fail(cg, e->loc, NULL, "a string literal compares only with char * or char[N]");
+	if (v->kind != CG_VALUE || (!is_text_pointer(t) && !(t->kind == DW_TYPE_ARRAY && t->is_char)))
+		return cg_fail(cg, e->loc, NULL, "a string literal compares only with char * or char[N], not %s",
+			       cg_describe(v, what, sizeof(what)));
 	if (n > 62)
 		return cg_fail(cg, e->loc, NULL, "string literals in comparisons are limited to 62 bytes");
 	if (t->kind == DW_TYPE_ARRAY) {
@@ -676,7 +731,11 @@ static int compare_text(struct cg *cg, const struct ast_expr *e, struct cg_value
 			return -WR_ESEMANTIC;
 	}
 	arr = LLVMArrayType2(i8, 64);
-	buf = cg_alloca(cg, arr, "str");
+	if (!cg->text_buf) {
+		cg->text_buf = cg_alloca(cg, arr, "text");
+		LLVMSetAlignment(cg->text_buf, 8);
+	}
+	buf = cg->text_buf;
 	args[0] = buf;
 	args[1] = cg_i32(cg, (unsigned)n + (exact ? 2 : 1));
 	args[2] = addr;
@@ -685,33 +744,21 @@ static int compare_text(struct cg *cg, const struct ast_expr *e, struct cg_value
 	 * when the strings are equal; a prefix needs n characters at least.
 	 * Either way bpf_probe_read_user_str returned n + 1. */
 	eq = LLVMBuildICmp(cg->builder, LLVMIntEQ, got, cg_i64(cg, n + 1), "");
-	for (size_t i = 0; i < n; i++) {
-		LLVMValueRef idx[2] = { cg_i64(cg, 0), cg_i64(cg, i) };
-		LLVMValueRef p = LLVMBuildGEP2(cg->builder, arr, buf, idx, 2, "");
-		LLVMValueRef c = LLVMBuildLoad2(cg->builder, i8, p, "");
-		LLVMValueRef same = LLVMBuildICmp(cg->builder, LLVMIntEQ, c,
-						  LLVMConstInt(i8, (unsigned char)lit[i], 0), "");
-
-		eq = LLVMBuildAnd(cg->builder, eq, same, "");
-	}
-	memset(out, 0, sizeof(*out));
-	out->type = CG_BOOL;
-	out->v = eq;
+	eq = LLVMBuildAnd(cg->builder, eq, words_equal(cg, buf, lit, n), "");
+	if (negate)
+		eq = LLVMBuildNot(cg->builder, eq, "");
+	cg_set_value(out, &ctype_bool, cg_bool(cg, eq));
 	return 0;
 }
 
 int values_string_eq(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *lit,
 		     bool negate, struct cg_value *out)
 {
-	int err = compare_text(cg, e, v, lit, true, out);
-
-	if (!err && negate)
-		out->v = LLVMBuildNot(cg->builder, out->v, "");
-	return err;
+	return compare_text(cg, e, v, lit, true, negate, out);
 }
 
 int values_string_prefix(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
 			 const char *prefix, struct cg_value *out)
 {
-	return compare_text(cg, e, v, prefix, false, out);
+	return compare_text(cg, e, v, prefix, false, false, out);
 }

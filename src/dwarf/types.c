@@ -584,6 +584,39 @@ const struct dw_type *dw_type_find(struct dw_module *m, const char *spelling)
 	return t;
 }
 
+/* ---- pointer types made here (&x, arrays decaying) ---- */
+
+/* C puts a pointer declarator inside an array's or function's suffix:
+ * "int (*)[4]", "void (*)(int)". */
+static char *pointer_name(const struct dw_type *t)
+{
+	const char *suffix = t->kind == DW_TYPE_ARRAY ? strchr(t->name, '[')
+			   : t->kind == DW_TYPE_FUNCTION ? strchr(t->name, '(') : NULL;
+	int n;
+
+	if (!suffix)
+		return xasprintf("%s *", t->name);
+	for (n = (int)(suffix - t->name); n > 0 && t->name[n - 1] == ' '; n--)
+		;
+	return xasprintf("%.*s%s(*)%s", n, t->name, n && t->name[n - 1] == '*' ? "" : " ", suffix);
+}
+
+const struct dw_type *dw_type_pointer(struct dw_module *m, const struct dw_type *target)
+{
+	struct vars_cache *c = vars_cache_of(m);
+	struct dw_type *p = offmap_get(&c->pointers, (uint64_t)(uintptr_t)target);
+
+	if (p)
+		return p;
+	p = own(c, xcalloc(1, sizeof(*p)));
+	p->kind = DW_TYPE_POINTER;
+	p->size = 8;
+	p->target = target;
+	p->name = own(c, pointer_name(target));
+	offmap_put(&c->pointers, (uint64_t)(uintptr_t)target, p);
+	return p;
+}
+
 /* ---- queries ---- */
 
 const struct dw_member *dw_type_member(const struct dw_type *t, const char *name, uint64_t *offset)

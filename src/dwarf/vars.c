@@ -36,6 +36,7 @@ static void cache_destroy(void *data)
 	free(c->queue);
 	free(c->dwarfs);
 	free(c->complete);
+	offmap_release(&c->pointers);
 	free(c->globals);
 	free(c);
 }

@@ -187,6 +187,11 @@ typedef const struct dw_type *(*dw_type_resolver)(void *ctx, struct dw_module *a
 						  const char *spelling);
 void dw_module_set_type_resolver(struct dw_module *m, dw_type_resolver fn, void *ctx);
 
+/* The type "pointer to @target", made once per target and cached in @m
+ * (valid until dw_module_free()).  @target must be a type of @m or a
+ * static one.  Named as C spells it: "int *", "int (*)[4]". */
+const struct dw_type *dw_type_pointer(struct dw_module *m, const struct dw_type *target);
+
 /* The member @name of struct/union @t (looking into anonymous members), or
  * NULL.  *offset receives its offset from the start of @t. */
 const struct dw_member *dw_type_member(const struct dw_type *t, const char *name, uint64_t *offset);

@@ -37,6 +37,7 @@ struct vars_cache {
 	bool complete_built;
 	dw_type_resolver resolver;
 	void *resolver_ctx;
+	struct offmap pointers;    /* target type address -> pointer type (dw_type_pointer) */
 	void **owned;              /* everything allocated for types and locations */
 	size_t n_owned, cap_owned;
 	struct global_slot *globals;

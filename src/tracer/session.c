@@ -360,6 +360,13 @@ static const struct dw_type *type_find(void *ctx, const char *spelling)
 	return dw_type_find(sc->site->mod->dw, spelling);
 }
 
+static const struct dw_type *type_pointer(void *ctx, const struct dw_type *target)
+{
+	struct site_ctx *sc = ctx;
+
+	return dw_type_pointer(sc->site->mod->dw, target);
+}
+
 static void note_arg(void *ctx, unsigned print, unsigned arg, const struct dw_type *t)
 {
 	probe_note_arg_type(((struct site_ctx *)ctx)->probe, print, arg, t);
@@ -410,7 +417,9 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	double t0 = now_seconds(), t1;
 
 	if (dw_module_has_dwarf(site->mod->dw))
-		plan.vars = (struct plan_vars){ var_find, var_hint, type_find, note_arg, &sc };
+		plan.vars = (struct plan_vars){ .find = var_find, .hint = var_hint,
+						.find_type = type_find, .pointer_to = type_pointer,
+						.note_arg = note_arg, .ctx = &sc };
 	site_cfa(s, site, &plan);
 	err = codegen_probe(&co, &plan, &blob, d, NULL);
 	t1 = now_seconds();

@@ -104,7 +104,7 @@ def check_errors(variant):
     check(m is not None and int(m.group(2), 16) - int(m.group(1), 16) == 64,
           "%s: pointer + 1 moves by one element (sizeof(struct request) == 64) (%r)" % (variant, res.stdout))
     res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", req.pos + 1; }'])
-    check(res.returncode == 2 and "struct point is not a number" in res.stderr,
+    check(res.returncode == 2 and "'+' needs integers, not a struct (struct point)" in res.stderr,
           "%s: a struct in arithmetic: explained (%r)" % (variant, res.stderr))
     fx.stop()
 

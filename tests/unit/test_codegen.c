@@ -49,7 +49,7 @@ static const char *const plain_scripts[] = {
 	"trace f { print \"{:x} {:X} {:p} {:s} {} {{}}\", $pid, $tid, $pc, \"text\", true; }",
 	"trace f { print $pid * 2 + 1; }",
 	"trace f { print \"{}\", (($pid << 2) >> 1 ^ 5 | 3 & 1) % 7 / 2 - -$tid; }",
-	"trace f { print \"{} {}\", !($pid == 0), ~$sp; }",
+	"trace f { print \"{} {}\", !($pid == 0), ~$tid; }",
 	"trace f { print \"{}\", $pid < 1 || $tid <= 2 && $pid > 3 || $tid >= 4 && $pid != 5; }",
 	"trace f { let x = $pid % 7; if x == 3 { print \"three\"; } else if x > 3 { print \"big {}\", x; } "
 	"else { print \"small\"; } }",
@@ -105,6 +105,13 @@ static const struct dw_type *type_find(void *ctx, const char *spelling)
 	return dw_type_find(v->m, spelling);
 }
 
+static const struct dw_type *type_pointer(void *ctx, const struct dw_type *target)
+{
+	struct vars_ctx *v = ctx;
+
+	return dw_type_pointer(v->m, target);
+}
+
 static void note_arg(void *ctx, unsigned print, unsigned arg, const struct dw_type *t)
 {
 	struct vars_ctx *v = ctx;
@@ -132,6 +139,26 @@ static struct ast_script *parse(const char *text)
 	return sc;
 }
 
+/* True when @ir defines @name as an external function (a BPF global
+ * function the verifier checks on its own), not an internal one. */
+static bool is_global_function(const char *ir, const char *name)
+{
+	char def[80];
+	const char *at = ir;
+
+	snprintf(def, sizeof(def), "@%s(", name);
+	while ((at = strstr(at, def))) {
+		const char *line = at;
+
+		while (line > ir && line[-1] != '\n')
+			line--;
+		if (strncmp(line, "define ", 7) == 0)
+			return !memmem(line, (size_t)(at - line), " internal ", 10);
+		at += strlen(def);
+	}
+	return false;
+}
+
 /* Compile @text with @plan's settings into a new object in @objs. */
 static void compile(const char *text, struct probe_plan *plan, struct objects *objs)
 {
@@ -151,12 +178,13 @@ static void compile(const char *text, struct probe_plan *plan, struct objects *o
 	assert_memory_equal(blob.data, "\177ELF", 4);
 	assert_non_null(blob.prog_name);
 	assert_non_null(strstr(ir.buf, blob.prog_name));
-	/* Every entry point was inlined into the probe. */
+	/* Every entry point was inlined into the probe, but those the template
+	 * keeps as BPF global functions (WR_SUBPROG: external definitions). */
 	for (const struct cg_entry *e = cg_entry_points; e->name; e++) {
 		char call[64];
 
 		snprintf(call, sizeof(call), "@%s(", e->name);
-		if (strstr(ir.buf, call))
+		if (strstr(ir.buf, call) && !is_global_function(ir.buf, e->name))
 			fail_msg("a call to %s survived optimisation:\n  %s", e->name, text);
 	}
 	objs->v = xgrow(objs->v, &objs->cap, objs->n + 1, sizeof(*objs->v));
@@ -256,7 +284,8 @@ static void var_catalogue(const char *fixture, const char *extra)
 	vc.pc = sites.v[0].vaddr;
 	dw_sites_release(&sites);
 	plan.pc = vc.pc;
-	plan.vars = (struct plan_vars){ var_find, var_hint, type_find, note_arg, &vc };
+	plan.vars = (struct plan_vars){ .find = var_find, .hint = var_hint, .find_type = type_find,
+					.pointer_to = type_pointer, .note_arg = note_arg, .ctx = &vc };
 	frame_cfa(vc.m, vc.pc, &plan);
 	for (size_t i = 0; i < sizeof(var_scripts) / sizeof(var_scripts[0]); i++)
 		compile(var_scripts[i], &plan, &objs);
@@ -338,7 +367,8 @@ static void test_shared_shapes(void **state)
  * entry point listed with N parameters, and every listed one is called. */
 static void test_entry_points_listed(void **state)
 {
-	static const char *const files[] = { "src/codegen/lower.c", "src/codegen/values.c" };
+	static const char *const files[] = { "src/codegen/lower.c", "src/codegen/expr.c",
+					     "src/codegen/values.c" };
 	const char *srcdir = getenv("WRAITH_SRCDIR");
 	size_t n_listed = 0, called[64] = { 0 };
 	regex_t re;

@@ -1,0 +1,528 @@
+/* expr.c - script expressions to LLVM IR, with C's types and semantics.
+ *
+ * Every value but a string literal has a C type (lower.h): the program's
+ * variables their DWARF types, literals and special variables the types C
+ * (or gdb) gives them, and operator results the types C's rules give
+ * (ops.c).  An integer travels as an i64 already reduced to its type's
+ * width and extended by its signedness; a pointer as its address; a
+ * floating value as its IEEE bits (floats.c).  The script's booleans (a
+ * comparison, !, &&, ||, true, strncmp...) are i64 0 or 1 of type
+ * ctype_bool.
+ *
+ * Every operation C does not allow, or a probe cannot do, is a located
+ * error with a hint when the probe is compiled: the types of everything
+ * are known then.
+ */
+#include "codegen/lower.h"
+#include "dwarf/vars.h"
+#include "util/diag.h"
+#include "util/error.h"
+#include "util/xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out);
+
+/* ---- helpers shared with ops.c, floats.c and values.c ---- */
+
+LLVMValueRef cg_fit(struct cg *cg, LLVMValueRef x, unsigned bits, bool is_signed)
+{
+	LLVMTypeRef t;
+
+	if (bits == 0 || bits >= 64)
+		return x;
+	t = LLVMIntTypeInContext(cg->ctx, bits);
+	x = LLVMBuildTrunc(cg->builder, x, t, "");
+	return is_signed ? LLVMBuildSExt(cg->builder, x, LLVMInt64TypeInContext(cg->ctx), "")
+			 : LLVMBuildZExt(cg->builder, x, LLVMInt64TypeInContext(cg->ctx), "");
+}
+
+void cg_set_value(struct cg_value *out, const struct dw_type *t, LLVMValueRef v)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = CG_VALUE;
+	out->dt = t;
+	out->v = v;
+}
+
+/* A failed read of either operand is the result's; so is having no value. */
+void cg_merge(struct cg *cg, struct cg_value *out, const struct cg_value *a, const struct cg_value *b)
+{
+	LLVMValueRef sa = a->status, sb = b ? b->status : NULL;
+
+	if (sa && sb)
+		out->status = LLVMBuildSelect(cg->builder,
+					      LLVMBuildICmp(cg->builder, LLVMIntNE, sa, cg_i32(cg, 0), ""),
+					      sa, sb, "");
+	else
+		out->status = sa ? sa : sb;
+	out->optimized_out = a->optimized_out || (b && b->optimized_out);
+}
+
+const char *cg_describe(const struct cg_value *v, char *buf, size_t size)
+{
+	if (v->kind == CG_STRING) {
+		snprintf(buf, size, "a string literal");
+		return buf;
+	}
+	return ctype_describe(v->dt, buf, size);
+}
+
+bool cg_constant(LLVMValueRef v, uint64_t *out)
+{
+	if (!v || !LLVMIsAConstantInt(v))
+		return false;
+	*out = LLVMConstIntGetZExtValue(v);
+	return true;
+}
+
+LLVMValueRef cg_bool(struct cg *cg, LLVMValueRef i1)
+{
+	return LLVMBuildZExt(cg->builder, i1, LLVMInt64TypeInContext(cg->ctx), "");
+}
+
+const struct dw_type *cg_pointer_to(struct cg *cg, const struct dw_type *target)
+{
+	if (target == &ctype_void)
+		return &ctype_void_ptr;
+	if (!cg->plan->vars.pointer_to)
+		return NULL;
+	return cg->plan->vars.pointer_to(cg->plan->vars.ctx, target);
+}
+
+/* An array in memory becomes a pointer to its first element. */
+static int decay(struct cg *cg, const struct ast_expr *e, struct cg_value *v)
+{
+	const struct dw_type *p;
+
+	if (!v->lvalue && !v->optimized_out)
+		return cg_fail(cg, e->loc, NULL, "the array %s is held in registers: it has no address",
+			       v->dt->name);
+	p = cg_pointer_to(cg, v->dt->target);
+	if (!p)
+		return cg_fail(cg, e->loc, NULL, "no pointer type for %s", v->dt->target->name);
+	v->dt = p;
+	v->lvalue = false;
+	return 0;
+}
+
+int cg_operand(struct cg *cg, const struct ast_expr *e, struct cg_value *v)
+{
+	LLVMValueRef x;
+
+	if (v->kind != CG_VALUE)
+		return 0;
+	if (v->dt->kind == DW_TYPE_ARRAY)
+		return decay(cg, e, v);
+	if (!ctype_is_scalar(v->dt) || (v->dt->kind == DW_TYPE_FLOAT && v->dt->size > 8))
+		return 0;
+	x = values_scalar(cg, e, v);
+	if (!x)
+		return -WR_ESEMANTIC;
+	v->v = x;
+	v->lvalue = false;
+	return 0;
+}
+
+static int not_a_condition(struct cg *cg, const struct ast_expr *e, const struct cg_value *v,
+			   const char *what)
+{
+	char desc[160];
+
+	cg_describe(v, desc, sizeof(desc));
+	if (v->kind == CG_STRING)
+		return cg_fail(cg, e->loc, "compare it: s == \"text\", starts_with(s, \"te\")",
+			       "%s needs a number, a pointer or a boolean, not %s", what, desc);
+	return cg_fail(cg, e->loc, v->dt->kind == DW_TYPE_STRUCT || v->dt->kind == DW_TYPE_UNION
+				   ? "test one of its members (s.count != 0), or the pointer it came from"
+				   : NULL,
+		       "%s needs a number, a pointer or a boolean, not %s", what, desc);
+}
+
+int cg_truth(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *what,
+	     LLVMValueRef *out)
+{
+	int err = cg_operand(cg, e, v);
+
+	if (err)
+		return err;
+	if (v->kind != CG_VALUE || !ctype_is_scalar(v->dt) || v->dt->size > 8)
+		return not_a_condition(cg, e, v, what);
+	if (v->optimized_out)
+		return cg_fail(cg, e->loc, "print it to see <optimized out>; conditions need a value",
+			       "this value is optimized out at this pc");
+	if (v->dt->kind == DW_TYPE_FLOAT)
+		*out = cg_float_truth(cg, v);
+	else
+		*out = LLVMBuildICmp(cg->builder, LLVMIntNE, v->v, cg_i64(cg, 0), "");
+	return 0;
+}
+
+/* ---- leaves ---- */
+
+/* C's type for an integer literal: the first of int, unsigned int (only
+ * for 0x/0o/0b or a u suffix), long, unsigned long that holds it, no
+ * narrower than its suffix asks.  A decimal literal above LONG_MAX is
+ * unsigned long, as GCC and gdb make it. */
+static const struct dw_type *int_literal_type(const struct ast_expr *e)
+{
+	uint64_t v = (uint64_t)e->ival;
+	bool u = e->num_flags & AST_NUM_UNSIGNED, l = e->num_flags & AST_NUM_LONG;
+
+	if (!l && !u && v <= INT32_MAX)
+		return &ctype_int;
+	if (!l && v <= UINT32_MAX && (u || (e->num_flags & AST_NUM_RADIX)))
+		return &ctype_uint;
+	if (!u && v <= INT64_MAX)
+		return &ctype_long;
+	return &ctype_ulong;
+}
+
+static void float_literal(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	uint64_t bits = 0;
+
+	if (e->num_flags & AST_NUM_FLOAT) {
+		float f = (float)e->fval;
+
+		memcpy(&bits, &f, sizeof(f));
+		cg_set_value(out, &ctype_float, cg_i64(cg, bits));
+	} else {
+		memcpy(&bits, &e->fval, sizeof(bits));
+		cg_set_value(out, &ctype_double, cg_i64(cg, bits));
+	}
+}
+
+static int lower_special(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	LLVMValueRef v;
+
+	switch (e->special) {
+	case AST_SPECIAL_PID:
+		v = cg_call(cg, "wr_pid_tgid", NULL, 0);
+		cg_set_value(out, &ctype_int, LLVMBuildLShr(cg->builder, v, cg_i64(cg, 32), "pid"));
+		return 0;
+	case AST_SPECIAL_TID:
+		v = cg_call(cg, "wr_pid_tgid", NULL, 0);
+		cg_set_value(out, &ctype_int, LLVMBuildAnd(cg->builder, v, cg_i64(cg, 0xffffffffu), "tid"));
+		return 0;
+	case AST_SPECIAL_TIMESTAMP:
+		cg_set_value(out, &ctype_ulong, cg_call(cg, "wr_ktime", NULL, 0));
+		return 0;
+	case AST_SPECIAL_PC:
+		cg_set_value(out, &ctype_code_ptr, values_reg(cg, 16));
+		return 0;
+	case AST_SPECIAL_SP:
+		cg_set_value(out, &ctype_void_ptr, values_reg(cg, 7));
+		return 0;
+	}
+	return cg_fail(cg, e->loc, NULL, "unknown special variable");
+}
+
+static const struct cg_binding *find_binding(struct cg *cg, const char *name)
+{
+	for (size_t i = cg->n_vars; i-- > 0;)
+		if (strcmp(cg->vars[i].name, name) == 0)
+			return &cg->vars[i];
+	return NULL;
+}
+
+static int lower_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	const struct cg_binding *b = find_binding(cg, e->str);
+
+	if (b) {
+		*out = b->val;
+		return 0;
+	}
+	return values_ident(cg, e, out);
+}
+
+/* ---- unary operators ---- */
+
+static int negate_or_complement(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
+				struct cg_value *out)
+{
+	const struct dw_type *t;
+	char what[160];
+	unsigned bits;
+	LLVMValueRef x;
+
+	if (v->kind == CG_VALUE && v->dt->kind == DW_TYPE_FLOAT && v->dt->size <= 8 &&
+	    e->op == AST_OP_NEG) {
+		cg_set_value(out, v->dt, cg_float_negate(cg, v));
+		cg_merge(cg, out, v, NULL);
+		return 0;
+	}
+	if (v->kind != CG_VALUE || !ctype_is_integer(v->dt))
+		return cg_fail(cg, e->lhs->loc, v->kind == CG_VALUE && v->dt->kind == DW_TYPE_FLOAT
+				   ? "'~' works on the bits of integers" : NULL,
+			       "'%s' needs %s, not %s", ast_op_name(e->op),
+			       e->op == AST_OP_NEG ? "a number" : "an integer", cg_describe(v, what, sizeof(what)));
+	t = ctype_promote(v->dt, v->bit_size);
+	bits = (unsigned)t->size * 8;
+	x = e->op == AST_OP_NEG ? LLVMBuildNeg(cg->builder, v->v, "") : LLVMBuildNot(cg->builder, v->v, "");
+	cg_set_value(out, t, cg_fit(cg, x, bits, t->is_signed));
+	cg_merge(cg, out, v, NULL);
+	return 0;
+}
+
+static int lower_unary(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	struct cg_value v;
+	LLVMValueRef t;
+	int err = lower_expr(cg, e->lhs, &v);
+
+	if (err)
+		return err;
+	if (e->op == AST_OP_DEREF)
+		return values_deref(cg, e, &v, out);
+	if (e->op == AST_OP_ADDR)
+		return values_address_of(cg, e, &v, out);
+	if (e->op == AST_OP_NOT) {
+		err = cg_truth(cg, e->lhs, &v, "'!'", &t);
+		if (err)
+			return err;
+		cg_set_value(out, &ctype_bool, cg_bool(cg, LLVMBuildNot(cg->builder, t, "")));
+		cg_merge(cg, out, &v, NULL);
+		return 0;
+	}
+	err = cg_operand(cg, e->lhs, &v);
+	return err ? err : negate_or_complement(cg, e, &v, out);
+}
+
+/* ---- binary operators ---- */
+
+/* The result of && or || when constants decide it (the phi of the
+ * branches is never a constant), else @phi. */
+static LLVMValueRef constant_logic(enum ast_op op, LLVMValueRef lhs, LLVMValueRef rhs, LLVMValueRef phi)
+{
+	uint64_t l, r;
+
+	if (!cg_constant(lhs, &l))
+		return phi;
+	if ((op == AST_OP_AND) != (l != 0))
+		return lhs; /* false && x, true || x */
+	return cg_constant(rhs, &r) ? rhs : phi;
+}
+
+/* && and || evaluate their right side only when needed. */
+static int lower_logical(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	LLVMBasicBlockRef rhs_bb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "logic.rhs");
+	LLVMBasicBlockRef end_bb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "logic.end");
+	LLVMTypeRef i1 = LLVMInt1TypeInContext(cg->ctx);
+	LLVMValueRef lhs_v, rhs_v, phi, vals[2];
+	LLVMBasicBlockRef bbs[2];
+	const char *what = e->op == AST_OP_AND ? "'&&'" : "'||'";
+	struct cg_value v;
+	int err = lower_expr(cg, e->lhs, &v);
+
+	if (!err)
+		err = cg_truth(cg, e->lhs, &v, what, &lhs_v);
+	if (err)
+		return err;
+	bbs[0] = LLVMGetInsertBlock(cg->builder);
+	if (e->op == AST_OP_AND)
+		LLVMBuildCondBr(cg->builder, lhs_v, rhs_bb, end_bb);
+	else
+		LLVMBuildCondBr(cg->builder, lhs_v, end_bb, rhs_bb);
+	LLVMPositionBuilderAtEnd(cg->builder, rhs_bb);
+	err = lower_expr(cg, e->rhs, &v);
+	if (!err)
+		err = cg_truth(cg, e->rhs, &v, what, &rhs_v);
+	if (err)
+		return err;
+	bbs[1] = LLVMGetInsertBlock(cg->builder);
+	LLVMBuildBr(cg->builder, end_bb);
+	LLVMPositionBuilderAtEnd(cg->builder, end_bb);
+	phi = LLVMBuildPhi(cg->builder, i1, "");
+	vals[0] = LLVMConstInt(i1, e->op == AST_OP_OR, 0);
+	vals[1] = rhs_v;
+	LLVMAddIncoming(phi, vals, bbs, 2);
+	cg_set_value(out, &ctype_bool, cg_bool(cg, constant_logic(e->op, lhs_v, rhs_v, phi)));
+	return 0;
+}
+
+/* Two string literals compare at compile time; a literal and a string of
+ * the program at run time. */
+static int string_binary(struct cg *cg, const struct ast_expr *e, struct cg_value *a,
+			 struct cg_value *b, struct cg_value *out)
+{
+	char what[160];
+	bool eq;
+
+	if (e->op != AST_OP_EQ && e->op != AST_OP_NE)
+		return cg_fail(cg, (a->kind == CG_STRING ? e->lhs : e->rhs)->loc,
+			       "strings compare with == and != (or starts_with, strncmp)",
+			       "'%s' cannot take a string literal", ast_op_name(e->op));
+	if (a->kind == CG_VALUE)
+		return values_string_eq(cg, e->lhs, a, b->str, e->op == AST_OP_NE, out);
+	if (b->kind == CG_VALUE)
+		return values_string_eq(cg, e->rhs, b, a->str, e->op == AST_OP_NE, out);
+	if (!a->str || !b->str)
+		return cg_fail(cg, e->loc, NULL, "cannot compare %s", cg_describe(a, what, sizeof(what)));
+	eq = strcmp(a->str, b->str) == 0;
+	cg_set_value(out, &ctype_bool, cg_i64(cg, e->op == AST_OP_EQ ? eq : !eq));
+	return 0;
+}
+
+static int lower_binary(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	struct cg_value a, b;
+	int err;
+
+	if (e->op == AST_OP_AND || e->op == AST_OP_OR)
+		return lower_logical(cg, e, out);
+	err = lower_expr(cg, e->lhs, &a);
+	if (!err)
+		err = lower_expr(cg, e->rhs, &b);
+	if (err)
+		return err;
+	if (a.kind == CG_STRING || b.kind == CG_STRING)
+		return string_binary(cg, e, &a, &b, out);
+	return cg_binary_op(cg, e, &a, &b, out);
+}
+
+static int lower_member(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	struct cg_value base;
+	int err = lower_expr(cg, e->lhs, &base);
+
+	return err ? err : values_member(cg, e, &base, out);
+}
+
+static int lower_index(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	struct cg_value base, index;
+	int err = lower_expr(cg, e->lhs, &base);
+
+	if (!err)
+		err = lower_expr(cg, e->rhs, &index);
+	if (!err)
+		err = cg_operand(cg, e->rhs, &index);
+	return err ? err : values_index(cg, e, &base, &index, out);
+}
+
+/* ---- builtins ---- */
+
+/* cast(expr, "TYPE"): a scalar converts as C converts it; anything else
+ * is its memory seen as TYPE. */
+static int lower_cast(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	const struct dw_type *t = NULL;
+	struct cg_value v;
+	char what[160];
+	int err;
+
+	if (cg->plan->vars.find_type)
+		t = cg->plan->vars.find_type(cg->plan->vars.ctx, e->args[1]->str);
+	if (!t)
+		return cg_fail(cg, e->args[1]->loc, "the type must be defined in the probed module",
+			       "no type '%s'", e->args[1]->str);
+	err = lower_expr(cg, e->args[0], &v);
+	if (err)
+		return err;
+	if (v.kind != CG_VALUE)
+		return cg_fail(cg, e->args[0]->loc, NULL, "cast() cannot convert %s",
+			       cg_describe(&v, what, sizeof(what)));
+	if (v.lvalue && (!ctype_is_scalar(t) || !ctype_is_scalar(v.dt))) {
+		v.dt = t; /* reinterpret the memory */
+		v.bit_size = 0;
+		*out = v;
+		return 0;
+	}
+	err = cg_operand(cg, e->args[0], &v);
+	if (err)
+		return err;
+	if (!ctype_is_scalar(v.dt) || !ctype_is_scalar(t))
+		return cg_fail(cg, e->loc, NULL, "cannot convert %s to %s", cg_describe(&v, what, sizeof(what)),
+			       t->name);
+	if ((t->kind == DW_TYPE_FLOAT) != (v.dt->kind == DW_TYPE_FLOAT) ||
+	    (t->kind == DW_TYPE_FLOAT && t->size != v.dt->size))
+		err = cg_fold_float_cast(cg, e, &v, t, out);
+	else
+		cg_set_value(out, t, t->kind == DW_TYPE_BOOL
+				     ? cg_bool(cg, LLVMBuildICmp(cg->builder, LLVMIntNE, v.v, cg_i64(cg, 0), ""))
+				     : cg_fit(cg, v.v, ctype_bits(t, 0), t->is_signed));
+	if (!err)
+		cg_merge(cg, out, &v, NULL);
+	return err;
+}
+
+/* starts_with(s, "lit") and strncmp(s, "lit", n): compare a prefix. */
+static int lower_prefix(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	const struct ast_expr *lit = e->args[1];
+	size_t n = strlen(lit->str);
+	struct cg_value v;
+	char *prefix;
+	int err;
+
+	if (lit->kind != AST_EXPR_STRING)
+		return cg_fail(cg, lit->loc, NULL, "the second argument must be a string literal");
+	if (!strcmp(e->str, "strncmp") && e->args[2]->kind == AST_EXPR_INT &&
+	    (uint64_t)e->args[2]->ival < n)
+		n = (size_t)e->args[2]->ival;
+	err = lower_expr(cg, e->args[0], &v);
+	if (err)
+		return err;
+	prefix = xstrndup(lit->str, n);
+	err = values_string_prefix(cg, e->args[0], &v, prefix, out);
+	free(prefix);
+	if (!err)
+		out->maker = e;
+	return err;
+}
+
+static int lower_call(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	if (!strcmp(e->str, "cast"))
+		return lower_cast(cg, e, out);
+	if (!strcmp(e->str, "starts_with") || !strcmp(e->str, "strncmp"))
+		return lower_prefix(cg, e, out);
+	return cg_fail(cg, e->loc, "strncmp, starts_with and cast are available",
+		       "%s() is not supported by this version", e->str);
+}
+
+static int lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	memset(out, 0, sizeof(*out));
+	switch (e->kind) {
+	case AST_EXPR_INT:
+		cg_set_value(out, int_literal_type(e), cg_i64(cg, (uint64_t)e->ival));
+		return 0;
+	case AST_EXPR_FLOAT:
+		float_literal(cg, e, out);
+		return 0;
+	case AST_EXPR_BOOL:
+		cg_set_value(out, &ctype_bool, cg_i64(cg, e->ival != 0));
+		return 0;
+	case AST_EXPR_STRING:
+		out->kind = CG_STRING;
+		out->str = e->str;
+		return 0;
+	case AST_EXPR_IDENT:
+		return lower_ident(cg, e, out);
+	case AST_EXPR_SPECIAL:
+		return lower_special(cg, e, out);
+	case AST_EXPR_UNARY:
+		return lower_unary(cg, e, out);
+	case AST_EXPR_BINARY:
+		return lower_binary(cg, e, out);
+	case AST_EXPR_MEMBER:
+		return lower_member(cg, e, out);
+	case AST_EXPR_INDEX:
+		return lower_index(cg, e, out);
+	case AST_EXPR_CALL:
+		return lower_call(cg, e, out);
+	}
+	return cg_fail(cg, e->loc, NULL, "unknown expression");
+}
+
+int cg_lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	return lower_expr(cg, e, out);
+}
