@@ -151,8 +151,7 @@ static const char *tag_keyword(int tag)
 	}
 }
 
-/* gdb's spelling of GCC's integer type names. */
-static const char *base_type_name(const char *name)
+const char *typename_base(const char *name)
 {
 	static const char *const names[][2] = {
 		{ "short int", "short" },
@@ -188,7 +187,7 @@ static void base_name(struct decl *d, Dwarf_Die *type, struct strbuf *out)
 	if (d->ctx->cxx && (aggregate || tag == DW_TAG_typedef))
 		name = d->ctx->qualified_name(d->ctx->c, d->ctx->m, type);
 	if (tag == DW_TAG_base_type)
-		name = base_type_name(name);
+		name = typename_base(name);
 	strbuf_addstr(out, name ? name : "?");
 }
 

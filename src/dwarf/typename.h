@@ -2,8 +2,8 @@
  * gdb prints them ("const char *", "int (*fn)(int)", "std::string &"), for
  * the parameter lists of symbolized frames.
  *
- * Layer rule: private to src/dwarf; included only by typename.c and
- * symbolize.c.  Like the rest of dwarf/, it may name elfutils types.
+ * Layer rule: private to src/dwarf; included only by typename.c,
+ * symbolize.c and vars.c (which names its types the same way).  Like the rest of dwarf/, it may name elfutils types.
  *
  * Shared here: the renderer's entry points, the context it runs in (the
  * symbolizer hands in how it names C++ scopes, so the renderer needs no
@@ -31,6 +31,10 @@ struct typename_ctx {
 	bool cxx;  /* C++ spelling: qualified names, no "struct" keyword */
 	int level; /* function types nested in parameter lists */
 };
+
+/* gdb's spelling of GCC's integer type names ("long int" is "long"),
+ * or @name itself. */
+const char *typename_base(const char *name);
 
 /* Append the parameter list of @fn to @out, without parentheses: of a
  * subprogram with @names ("int x, char **argv"; the artificial this left

@@ -10,7 +10,8 @@
  * of structs), without recursion deeper than one declarator (int ***).
  *
  * Typedefs and qualified types (const, volatile, restrict, _Atomic) are
- * copies of the type underneath; a typedef's copy carries its own name.
+ * copies of the type underneath; a typedef's copy carries its own name,
+ * a const or volatile one the qualified name gdb shows ("const char *").
  *
  * A struct, union, class or enum the unit only declares (DW_AT_declaration,
  * the usual `struct lua_State *` of an API) is completed by name the way
@@ -18,6 +19,7 @@
  * module through the resolver the tracer installs.  What no module defines
  * stays marked incomplete.
  */
+#include "dwarf/typename.h"
 #include "dwarf/vars_priv.h"
 #include "util/xalloc.h"
 
@@ -315,6 +317,17 @@ static void set_aggregate(struct vars_cache *c, struct dw_type *t, Dwarf_Die *di
 	add_members(c, t, die);
 }
 
+/* @under's name with qualifier @q, as gdb spells it: "const char",
+ * "char * const", "const volatile int". */
+static char *qualified_name(const struct dw_type *under, const char *q)
+{
+	if (under->kind == DW_TYPE_POINTER)
+		return xasprintf("%s %s", under->name, q);
+	if (!strcmp(q, "volatile") && !strncmp(under->name, "const ", 6))
+		return xasprintf("const volatile %s", under->name + 6);
+	return xasprintf("%s %s", q, under->name);
+}
+
 /* Convert the DIE of node @t (once). */
 static void fill(struct vars_cache *c, struct dw_type *t)
 {
@@ -330,7 +343,7 @@ static void fill(struct vars_cache *c, struct dw_type *t)
 	name = dwarf_diename(die);
 	switch (tag) {
 	case DW_TAG_base_type:
-		t->name = name ? name : "?";
+		t->name = name ? typename_base(name) : "?";
 		set_base(t, die);
 		break;
 	case DW_TAG_pointer_type:
@@ -357,9 +370,12 @@ static void fill(struct vars_cache *c, struct dw_type *t)
 		break;
 	case DW_TAG_const_type:
 	case DW_TAG_volatile_type:
+		*t = *element(c, die);
+		t->name = own(c, qualified_name(element(c, die), tag == DW_TAG_const_type ? "const" : "volatile"));
+		break;
 	case DW_TAG_restrict_type:
 	case DW_TAG_atomic_type:
-		*t = *element(c, die); /* named as the type it qualifies */
+		*t = *element(c, die); /* gdb leaves these out of names */
 		break;
 	case DW_TAG_subroutine_type:
 		t->kind = DW_TYPE_FUNCTION;

@@ -53,7 +53,8 @@ struct dw_enumerator {
 
 struct dw_type {
 	enum dw_type_kind kind;
-	const char *name;          /* C spelling: "int", "struct request", "char *" */
+	const char *name;          /* C spelling as gdb prints it: "int", "long", "struct request",
+				    * "const char *", "int (*)[4]" */
 	uint64_t size;             /* bytes (0 when unknown or void) */
 	bool is_signed;
 	bool is_char;              /* char, signed char, unsigned char (and arrays of them read as text) */
@@ -196,9 +197,10 @@ const struct dw_type *dw_type_pointer(struct dw_module *m, const struct dw_type 
  * NULL.  *offset receives its offset from the start of @t. */
 const struct dw_member *dw_type_member(const struct dw_type *t, const char *name, uint64_t *offset);
 
-/* Strip nothing: types are already stored without typedef/const/volatile
- * (their names keep the typedef name).  True for types whose value is an
- * integer in the script (int, bool, enum, char, pointer). */
+/* Typedefs and const/volatile types are stored as copies of the type
+ * underneath that only differ in name ("uint32_t", "const char"), so
+ * nothing needs stripping.  True for types whose value is an integer in
+ * the script (int, bool, enum, char, pointer). */
 bool dw_type_is_scalar(const struct dw_type *t);
 
 #endif
