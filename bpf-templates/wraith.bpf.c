@@ -339,43 +339,43 @@ WR_SUBPROG long wr_arg_scalar(struct wr_event_buf *ev, __u32 kind_status, __u32 
 	return 0;
 }
 
-/* Append a NUL-terminated string read from user memory at @uptr, at most
- * max bytes (<= 256); @max_status = wr_str_max_status(max, status), where
- * a non-zero status says reading the pointer itself failed (nothing is read
- * then). */
-WR_SUBPROG long wr_arg_user_str(struct wr_event_buf *ev, __u64 uptr, __u32 max_status)
+/* Append a char pointer @uptr and the string it points to, at most max
+ * bytes (<= 256); @max_status = wr_str_max_status(max, status), where a
+ * non-zero status says reading the pointer itself failed (nothing is read
+ * then).  @kind_aux: the argument kind (WR_ARG_CSTR or WR_ARG_ATTACH) |
+ * aux << 8. */
+WR_SUBPROG long wr_arg_cstr(struct wr_event_buf *ev, __u64 uptr, __u32 max_status, __u32 kind_aux)
 {
 	struct wr_arg_header *ah;
 	__u32 max = wr_str_max_of(max_status), status = wr_str_status_of(max_status);
-	long off, n;
+	long off, n = 0;
 
 	if (!ev)
 		return 0;
-	max = max > 256 ? 256 : max;
-	off = reserve(ev->data, sizeof(*ah) + 256);
+	max = max > WR_ARG_STR_MAX ? WR_ARG_STR_MAX : max;
+	off = reserve(ev->data, sizeof(*ah) + 8 + WR_ARG_STR_MAX);
 	if (off < 0)
 		return 0;
 	ah = (struct wr_arg_header *)payload_at(ev->data, (__u32)off);
-	ah->kind = WR_ARG_STR;
-	ah->aux = (__u32)uptr;
-	if (status) {
-		n = -1;
-		ah->status = (__u8)status;
-	} else if (!uptr) {
-		n = -1;
-		ah->status = WR_ARG_NULL_DEREF;
-	} else {
-		n = bpf_probe_read_user_str(ah + 1, max & 0x1ff, (const void *)uptr);
-		ah->status = n < 0 ? WR_ARG_READ_ERROR : WR_ARG_OK;
+	ah->kind = (__u8)kind_aux;
+	ah->aux = kind_aux >> 8;
+	*(__u64 *)(ah + 1) = uptr;
+	/* A NULL pointer is a value (0x0); only a failed read is an error. */
+	ah->status = (__u8)status;
+	if (!status && uptr) {
+		n = bpf_probe_read_user_str((__u8 *)(ah + 1) + 8, max & 0x1ff, (const void *)uptr);
+		ah->status = n < 0 ? WR_ARG_POINTEE_ERROR : WR_ARG_OK;
 	}
-	ah->len = n > 0 ? (__u16)n : 0;
+	ah->len = 8 + (n > 0 ? (__u16)n : 0);
 	/* Give back what the string did not use. */
-	((struct wr_event_header *)ev->data)->payload_len -= 256 - ((ah->len + 7) & ~7u);
+	((struct wr_event_header *)ev->data)->payload_len -= 8 + WR_ARG_STR_MAX - ((ah->len + 7) & ~7u);
 	return 0;
 }
 
-/* Append @size (<= 256) raw bytes read from user memory at @uptr. */
-WR_SUBPROG long wr_arg_user_bytes(struct wr_event_buf *ev, __u64 uptr, __u32 size, __u32 kind)
+/* Append @size (<= 256) raw bytes read from user memory at @uptr;
+ * @kind_status = kind | status << 8, where a non-zero status says finding
+ * the address failed (nothing is read then). */
+WR_SUBPROG long wr_arg_user_bytes(struct wr_event_buf *ev, __u64 uptr, __u32 size, __u32 kind_status)
 {
 	struct wr_arg_header *ah;
 	long off;
@@ -387,10 +387,12 @@ WR_SUBPROG long wr_arg_user_bytes(struct wr_event_buf *ev, __u64 uptr, __u32 siz
 	if (off < 0)
 		return 0;
 	ah = (struct wr_arg_header *)payload_at(ev->data, (__u32)off);
-	ah->kind = (__u8)kind;
+	ah->kind = (__u8)kind_status;
 	ah->len = (__u16)size;
 	ah->aux = (__u32)uptr;
-	if (!uptr)
+	if (kind_status >> 8)
+		ah->status = (__u8)(kind_status >> 8);
+	else if (!uptr)
 		ah->status = WR_ARG_NULL_DEREF;
 	else
 		ah->status = bpf_probe_read_user(ah + 1, size & 0x1ff, (const void *)uptr) ? WR_ARG_READ_ERROR

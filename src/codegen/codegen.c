@@ -47,7 +47,7 @@ const struct cg_entry cg_entry_points[] = {
 	{ "wr_item_open", 3 },
 	{ "wr_item_close", 2 },
 	{ "wr_arg_scalar", 4 },
-	{ "wr_arg_user_str", 3 },
+	{ "wr_arg_cstr", 4 },
 	{ "wr_arg_user_bytes", 4 },
 	{ "wr_read_user", 3 },
 	{ "wr_read_user_str", 3 },

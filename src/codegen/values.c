@@ -595,29 +595,70 @@ static void emit_scalar(struct cg *cg, unsigned kind, LLVMValueRef value, LLVMVa
 	cg_call(cg, "wr_arg_scalar", args, 4);
 }
 
-static void emit_bytes(struct cg *cg, LLVMValueRef addr, uint64_t size, unsigned kind)
+/* @size bytes at @addr; @status (may be NULL) is the result of finding
+ * the address: when it failed, the event says so instead of reading. */
+static void emit_bytes(struct cg *cg, LLVMValueRef addr, uint64_t size, unsigned kind,
+		       LLVMValueRef status)
 {
-	LLVMValueRef args[4] = { cg->buf, addr, cg_i32(cg, size > 256 ? 256 : size), cg_i32(cg, kind) };
+	LLVMValueRef ks = cg_i32(cg, kind), args[4];
 
+	if (status)
+		ks = LLVMBuildOr(cg->builder, ks, LLVMBuildShl(cg->builder, status, cg_i32(cg, 8), ""), "");
+	args[0] = cg->buf;
+	args[1] = addr;
+	args[2] = cg_i32(cg, size > 256 ? 256 : size);
+	args[3] = ks;
 	cg_call(cg, "wr_arg_user_bytes", args, 4);
 }
 
-#define is_text_pointer ctype_is_text_pointer
-
-/* A string at @addr; @status (may be NULL) is the result of reading the
- * pointer: when it failed, the event says so instead of reading. */
-static void emit_string(struct cg *cg, LLVMValueRef addr, uint64_t max, LLVMValueRef status)
+/* A char pointer @ptr and its string, at most @max bytes; @status (may be
+ * NULL) is the result of reading the pointer: when it failed, the event
+ * says so instead of reading.  @kind_aux: WR_ARG_CSTR or WR_ARG_ATTACH
+ * with its offset. */
+static void emit_cstr(struct cg *cg, LLVMValueRef ptr, unsigned max, LLVMValueRef status,
+		      unsigned kind_aux)
 {
-	LLVMValueRef ms = cg_i32(cg, wr_str_max_status(max > 256 || !max ? 256 : (__u32)max, WR_ARG_OK));
-	LLVMValueRef args[3];
+	LLVMValueRef ms = cg_i32(cg, wr_str_max_status(max, WR_ARG_OK)), args[4];
 
 	if (status)
 		ms = LLVMBuildOr(cg->builder, ms,
 				 LLVMBuildShl(cg->builder, status, cg_i32(cg, WR_STR_STATUS_SHIFT), ""), "");
 	args[0] = cg->buf;
-	args[1] = addr;
+	args[1] = ptr;
 	args[2] = ms;
-	cg_call(cg, "wr_arg_user_str", args, 3);
+	args[3] = cg_i32(cg, kind_aux);
+	cg_call(cg, "wr_arg_cstr", args, 4);
+}
+
+struct attach_walk {
+	struct cg *cg;
+	LLVMValueRef addr;  /* of the printed value */
+	uint64_t limit;     /* bytes of it on the wire */
+	unsigned n;
+};
+
+/* Strings of the char pointers inside a printed aggregate, so it shows
+ * `name: 0x... "text"` as gdb does: each follows the aggregate on the wire,
+ * tagged with the pointer's offset in it. */
+static void attach_strings(struct attach_walk *w, const struct dw_type *t, uint64_t at, int depth)
+{
+	if (depth > 8 || at >= w->limit || w->n >= WR_ARG_ATTACH_MAX)
+		return;
+	if (ctype_is_text_pointer(t) && at + 8 <= w->limit) {
+		struct cg_value held = { 0 };
+		LLVMValueRef p = read_u64(w->cg, LLVMBuildAdd(w->cg->builder, w->addr, cg_i64(w->cg, at), ""),
+					  8, &held);
+
+		emit_cstr(w->cg, p, WR_ARG_ATTACH_STR, held.status, WR_ARG_ATTACH | (unsigned)at << 8);
+		w->n++;
+	} else if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION) {
+		for (size_t i = 0; i < t->n_members; i++)
+			if (!t->members[i].bit_size)
+				attach_strings(w, t->members[i].type, at + t->members[i].offset, depth + 1);
+	} else if (t->kind == DW_TYPE_ARRAY && t->target && t->target->size) {
+		for (uint64_t i = 0; i < t->count && w->n < WR_ARG_ATTACH_MAX; i++)
+			attach_strings(w, t->target, at + i * t->target->size, depth + 1);
+	}
 }
 
 static unsigned scalar_kind(const struct dw_type *t)
@@ -635,6 +676,24 @@ static unsigned scalar_kind(const struct dw_type *t)
 	return t->is_signed ? WR_ARG_I64 : WR_ARG_U64;
 }
 
+/* A value printed from memory as it lies there: aggregates, arrays,
+ * floating values (the renderer formats them from their bytes). */
+static int print_memory(struct cg *cg, const struct ast_expr *e, struct cg_value *v, bool as_number)
+{
+	const struct dw_type *t = v->dt;
+
+	if (!v->lvalue)
+		return cg_fail(cg, e->loc, NULL, "%s is held in registers and cannot be printed whole",
+			       t->name);
+	emit_bytes(cg, v->v, t->size, WR_ARG_BYTES, v->status);
+	if (!as_number && t->kind != DW_TYPE_FLOAT) {
+		struct attach_walk w = { cg, v->v, t->size > 256 ? 256 : t->size, 0 };
+
+		attach_strings(&w, t, 0, 0);
+	}
+	return 0;
+}
+
 int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
 		     enum ast_fmt_spec spec, unsigned print_index, unsigned wire_index)
 {
@@ -647,10 +706,6 @@ int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 		emit_scalar(cg, WR_ARG_I64, cg_i64(cg, 0), cg_i32(cg, WR_ARG_OPTIMIZED_OUT), 0);
 		return 0;
 	}
-	if (t->kind == DW_TYPE_ARRAY && t->is_char && v->lvalue && !as_number) {
-		emit_string(cg, v->v, t->count, v->status);
-		return 0;
-	}
 	if (!ctype_is_scalar(t) || t->size > 8 || (t->kind == DW_TYPE_FLOAT && v->lvalue)) {
 		if (t->incomplete)
 			return cg_fail(cg, e->loc, "no module of the process defines it (is its library loaded?)",
@@ -660,17 +715,13 @@ int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 				       "%s is held in registers at this pc%s, which wraith prints only member "
 				       "by member", t->name,
 				       v->loc.kind == DW_LOC_PIECES ? " (split into pieces, DW_OP_piece)" : "");
-		if (!v->lvalue)
-			return cg_fail(cg, e->loc, NULL, "%s is held in registers and cannot be printed whole",
-				       t->name);
-		emit_bytes(cg, v->v, t->size, WR_ARG_BYTES);
-		return 0;
+		return print_memory(cg, e, v, as_number);
 	}
 	x = values_scalar(cg, e, v);
 	if (!x)
 		return -WR_ESEMANTIC;
-	if (is_text_pointer(t) && !as_number) {
-		emit_string(cg, x, 256, v->status);
+	if (ctype_is_text_pointer(t) && !as_number) {
+		emit_cstr(cg, x, WR_ARG_STR_MAX, v->status, WR_ARG_CSTR);
 		return 0;
 	}
 	emit_scalar(cg, scalar_kind(t), x, v->status, (unsigned)t->size);
@@ -716,7 +767,7 @@ static int compare_text(struct cg *cg, const struct ast_expr *e, struct cg_value
 	const struct dw_type *t = v->dt;
 	char what[160];
 
-	if (v->kind != CG_VALUE || (!is_text_pointer(t) && !(t->kind == DW_TYPE_ARRAY && t->is_char)))
+	if (v->kind != CG_VALUE || (!ctype_is_text_pointer(t) && !(t->kind == DW_TYPE_ARRAY && t->is_char)))
 		return cg_fail(cg, e->loc, NULL, "a string literal compares only with char * or char[N], not %s",
 			       cg_describe(v, what, sizeof(what)));
 	if (n > 62)

@@ -21,17 +21,44 @@ void event_decoder_release(struct event_decoder *d)
 	free(d->copy);
 	free(d->items);
 	free(d->args);
+	free(d->attach);
 	memset(d, 0, sizeof(*d));
 }
 
-static int decode_args(struct event_decoder *d, const uint8_t *p, size_t len, size_t *n_args)
+/* The pointer that starts a WR_ARG_CSTR or ATTACH payload. */
+static int split_pointer(struct ev_arg *a)
+{
+	if (a->len < 8)
+		return -WR_EPROTO;
+	memcpy(&a->value, a->data, sizeof(a->value));
+	a->data += 8;
+	a->len -= 8;
+	return 0;
+}
+
+/* An attached string belongs to the argument before it. */
+static int attach(struct event_decoder *d, struct ev_arg *owner, const struct ev_arg *a)
+{
+	if (!owner)
+		return -WR_EPROTO;
+	if (!owner->n_attach)
+		owner->first_attach = d->n_attach;
+	d->attach = xgrow(d->attach, &d->cap_attach, d->n_attach + 1, sizeof(*d->attach));
+	d->attach[d->n_attach++] = *a;
+	owner->n_attach++;
+	return 0;
+}
+
+static int decode_args(struct event_decoder *d, const uint8_t *p, size_t len, size_t first,
+		       size_t *n_args)
 {
 	size_t off = 0;
 
 	while (off < len) {
 		struct wr_arg_header ah;
-		struct ev_arg *a;
+		struct ev_arg a = { 0 };
 		size_t padded;
+		int err = 0;
 
 		if (len - off < sizeof(ah))
 			return -WR_EPROTO;
@@ -40,16 +67,23 @@ static int decode_args(struct event_decoder *d, const uint8_t *p, size_t len, si
 		padded = ((size_t)ah.len + 7) & ~(size_t)7;
 		if (padded > len - off)
 			return -WR_EPROTO;
-		d->args = xgrow(d->args, &d->cap_args, *n_args + 1, sizeof(*d->args));
-		a = &d->args[(*n_args)++];
-		memset(a, 0, sizeof(*a));
-		a->kind = ah.kind;
-		a->status = ah.status;
-		a->aux = ah.aux;
-		a->data = p + off;
-		a->len = ah.len;
-		if (ah.kind != WR_ARG_STR && ah.len >= 8)
-			memcpy(&a->value, p + off, sizeof(a->value));
+		a.kind = ah.kind;
+		a.status = ah.status;
+		a.aux = ah.aux;
+		a.data = p + off;
+		a.len = ah.len;
+		if (ah.kind == WR_ARG_CSTR || ah.kind == WR_ARG_ATTACH)
+			err = split_pointer(&a);
+		else if (ah.kind != WR_ARG_STR && ah.len >= 8)
+			memcpy(&a.value, p + off, sizeof(a.value));
+		if (!err && ah.kind == WR_ARG_ATTACH) {
+			err = attach(d, *n_args > first ? &d->args[*n_args - 1] : NULL, &a);
+		} else if (!err) {
+			d->args = xgrow(d->args, &d->cap_args, *n_args + 1, sizeof(*d->args));
+			d->args[(*n_args)++] = a;
+		}
+		if (err)
+			return err;
 		off += padded;
 	}
 	return 0;
@@ -87,6 +121,7 @@ static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, s
 	int err = 0;
 
 	out->n_items = 0;
+	d->n_attach = 0;
 	while (off < len && !err) {
 		struct wr_item_header ih;
 		struct ev_item *it;
@@ -104,7 +139,7 @@ static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, s
 		if (ih.type == WR_ITEM_PRINT) {
 			it->print.index = ih.index;
 			it->print.first_arg = n_args;
-			err = decode_args(d, p + off, ih.length, &n_args);
+			err = decode_args(d, p + off, ih.length, n_args, &n_args);
 			it->print.n_args = n_args - it->print.first_arg;
 		} else if (ih.type == WR_ITEM_BACKTRACE) {
 			it->bt.index = ih.index;
@@ -119,6 +154,8 @@ static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, s
 		if (it->type == WR_ITEM_PRINT && d->args)
 			it->print.args = d->args + it->print.first_arg;
 	}
+	for (size_t i = 0; i < n_args && !err; i++)
+		d->args[i].attach = d->args[i].n_attach ? d->attach + d->args[i].first_attach : NULL;
 	out->items = d->items;
 	return err;
 }

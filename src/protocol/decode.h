@@ -19,9 +19,12 @@ struct ev_arg {
 	uint8_t kind;        /* enum wr_arg_kind */
 	uint8_t status;      /* enum wr_arg_status */
 	uint32_t aux;
-	uint64_t value;      /* scalars */
-	const uint8_t *data; /* WR_ARG_STR: bytes (not NUL-terminated) */
+	uint64_t value;      /* scalars; WR_ARG_CSTR and ATTACH: the pointer */
+	const uint8_t *data; /* WR_ARG_STR, CSTR, ATTACH, BYTES: bytes (not NUL-terminated) */
 	size_t len;
+	const struct ev_arg *attach; /* the WR_ARG_ATTACH strings that followed it */
+	size_t n_attach;
+	size_t first_attach; /* decoder-internal */
 };
 
 struct ev_print {
@@ -69,6 +72,9 @@ struct event_decoder {
 	size_t cap_items;
 	struct ev_arg *args;   /* owned, shared by all print items */
 	size_t cap_args;
+	struct ev_arg *attach; /* owned: WR_ARG_ATTACH strings of all arguments */
+	size_t cap_attach;
+	size_t n_attach;
 };
 
 void event_decoder_init(struct event_decoder *d);

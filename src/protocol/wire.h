@@ -91,7 +91,7 @@ WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_item_header, index) == 4, "item index off
 /* A print argument: header then `len` bytes, padded to 8.  The generator
  * passes kind and status to wr_arg_scalar() as one wr_arg_kind_status(),
  * and a string's limit and the status of reading its pointer to
- * wr_arg_user_str() as one wr_str_max_status(). */
+ * wr_arg_cstr() as one wr_str_max_status(). */
 enum wr_arg_kind {
 	WR_ARG_I64  = 1,
 	WR_ARG_U64  = 2,
@@ -102,7 +102,16 @@ enum wr_arg_kind {
 	WR_ARG_PTR  = 7,
 	WR_ARG_BYTES = 8, /* raw bytes of an aggregate or float, rendered with its DWARF type */
 	WR_ARG_ENUM = 9,  /* an enum value, rendered with its DWARF type */
+	WR_ARG_CSTR = 10, /* a char pointer and its string: 8 bytes of pointer, then
+			   * the bytes read (NUL-terminated, or cut at the limit) */
+	WR_ARG_ATTACH = 11, /* as WR_ARG_CSTR, for a char pointer inside the previous
+			     * argument (aux = the pointer's byte offset in it); it is
+			     * part of that argument, not a print argument of its own */
 };
+
+#define WR_ARG_STR_MAX 256u    /* bytes of a string argument */
+#define WR_ARG_ATTACH_MAX 16u  /* strings attached to one argument */
+#define WR_ARG_ATTACH_STR 128u /* bytes of an attached string */
 
 enum wr_arg_status {
 	WR_ARG_OK          = 0,
@@ -111,6 +120,8 @@ enum wr_arg_status {
 	WR_ARG_TRUNCATED   = 4,
 	WR_ARG_OFFSETS_UNAVAILABLE = 5,
 	WR_ARG_OPTIMIZED_OUT = 7,
+	WR_ARG_POINTEE_ERROR = 8, /* WR_ARG_CSTR, ATTACH: the pointer is known, its
+				   * string could not be read */
 };
 
 struct wr_arg_header {
@@ -118,7 +129,7 @@ struct wr_arg_header {
 	__u8 status;  /* enum wr_arg_status */
 	__u16 len;    /* data bytes that follow (unpadded) */
 	__u32 aux;    /* kind-specific: byte size of the source type; for read errors the
-		       * low 32 bits of the failing address */
+		       * low 32 bits of the failing address; WR_ARG_ATTACH: offset */
 };
 WR_STATIC_ASSERT(sizeof(struct wr_arg_header) == 8, "arg header size");
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_arg_header, len) == 2, "arg len offset");

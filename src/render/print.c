@@ -3,9 +3,9 @@
  *
  * Print arguments that are string literals are taken from the script (they
  * are not on the wire); every other placeholder consumes one wire argument
- * in order.  Values are shown as the traced program's types say (a struct,
- * an enum name, a pointer with its type); a value that could not be read
- * is shown as why, in its own role.  JSON carries the whole line as one
+ * in order.  Values are shown as the traced program's types say, with the
+ * content gdb's `print` shows (value.c); a value that could not be read is
+ * shown as why, in its own role.  JSON carries the whole line as one
  * string, and beside it each argument as data: the expression as written,
  * its type, its value in JSON's shape and why it could not be read.
  */
@@ -18,100 +18,17 @@
 
 /* ---- values ---- */
 
-static bool arg_failed(const struct ev_arg *a, struct strbuf *out)
+/* The symbol hook of the renderer for one event's process. */
+struct symbol_ctx {
+	struct renderer *r;
+	uint32_t pid;
+};
+
+static void event_symbol(void *ctx, uint64_t addr, struct strbuf *out)
 {
-	switch (a->status) {
-	case WR_ARG_OK:
-		return false;
-	case WR_ARG_OPTIMIZED_OUT:
-		strbuf_addstr(out, "<optimized out>");
-		break;
-	case WR_ARG_NULL_DEREF:
-		strbuf_addstr(out, a->kind == WR_ARG_STR ? "NULL" : "<null pointer>");
-		break;
-	case WR_ARG_READ_ERROR:
-		strbuf_addstr(out, "<read error>");
-		break;
-	default:
-		strbuf_addf(out, "<error status=%u>", a->status);
-	}
-	return true;
-}
+	struct symbol_ctx *sc = ctx;
 
-static void hex_bytes(const struct ev_arg *a, struct strbuf *out)
-{
-	for (size_t i = 0; i < a->len; i++)
-		strbuf_addf(out, i ? " %02x" : "%02x", a->data[i]);
-}
-
-static void text_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_type *t,
-		     struct strbuf *out)
-{
-	size_t n = strnlen((const char *)a->data, a->len);
-
-	if (spec == AST_FMT_DEFAULT && t) {
-		strbuf_addch(out, '"');
-		for (size_t i = 0; i < n; i++) {
-			unsigned char c = a->data[i];
-
-			if (c == '"' || c == '\\')
-				strbuf_addf(out, "\\%c", c);
-			else if (c >= 0x20 && c < 0x7f)
-				strbuf_addch(out, (char)c);
-			else
-				strbuf_addf(out, "\\x%02x", c);
-		}
-		strbuf_addch(out, '"');
-		return;
-	}
-	strbuf_add(out, a->data, n);
-}
-
-static void arg_text(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_type *t,
-		     struct strbuf *out)
-{
-	bool hex = spec == AST_FMT_HEX || spec == AST_FMT_HEX_UPPER || spec == AST_FMT_PTR;
-
-	if (a->kind == WR_ARG_STR) {
-		text_arg(a, spec, t, out);
-		return;
-	}
-	if (a->kind == WR_ARG_BYTES) {
-		if (t && !hex)
-			render_typed_value(t, a->data, a->len, out);
-		else
-			hex_bytes(a, out);
-		return;
-	}
-	if (hex) {
-		strbuf_addf(out, spec == AST_FMT_HEX_UPPER ? "0x%" PRIX64 : "0x%" PRIx64, a->value);
-		return;
-	}
-	if (t && (a->kind == WR_ARG_ENUM || a->kind == WR_ARG_PTR || a->kind == WR_ARG_CHAR)) {
-		uint8_t raw[8];
-
-		memcpy(raw, &a->value, sizeof(raw));
-		render_typed_value(t, raw, sizeof(raw), out);
-		return;
-	}
-	switch (a->kind) {
-	case WR_ARG_BOOL:
-		strbuf_addstr(out, a->value ? "true" : "false");
-		break;
-	case WR_ARG_U64:
-		strbuf_addf(out, "%" PRIu64, a->value);
-		break;
-	case WR_ARG_HEX:
-	case WR_ARG_PTR:
-		strbuf_addf(out, "0x%" PRIx64, a->value);
-		break;
-	case WR_ARG_CHAR:
-		strbuf_addf(out, "'%c'", (char)a->value);
-		break;
-	default:
-		strbuf_addf(out, "%" PRId64, (int64_t)a->value);
-		break;
-	}
+	sc->r->hooks.symbol(sc->r->hooks.ctx, sc->pid, addr, out);
 }
 
 static const struct dw_type *arg_type(const struct render_probe *probe, unsigned print,
@@ -125,16 +42,14 @@ static const struct dw_type *arg_type(const struct render_probe *probe, unsigned
 
 /* One placeholder's value: a VALUE span, or a VALUE_ERROR span saying why
  * there is none. */
-static void value_span(struct renderer *r, const struct ev_arg *a, enum ast_fmt_spec spec,
-		       const struct dw_type *t, struct span_list *out)
+static void value_span(struct renderer *r, const struct render_value_ctx *vc, const struct ev_arg *a,
+		       enum ast_fmt_spec spec, const struct dw_type *t, struct span_list *out)
 {
+	bool ok;
+
 	strbuf_reset(&r->scratch);
-	if (arg_failed(a, &r->scratch)) {
-		span_add(out, SPAN_VALUE_ERROR, SPAN_TONE_NONE, r->scratch.buf, NULL);
-		return;
-	}
-	arg_text(a, spec, t, &r->scratch);
-	span_add(out, SPAN_VALUE, SPAN_TONE_NONE, r->scratch.buf, NULL);
+	ok = render_arg(a, spec, t, vc, &r->scratch);
+	span_add(out, ok ? SPAN_VALUE : SPAN_VALUE_ERROR, SPAN_TONE_NONE, r->scratch.buf, NULL);
 }
 
 static void literal_span(const char *text, struct span_list *out)
@@ -144,8 +59,9 @@ static void literal_span(const char *text, struct span_list *out)
 }
 
 /* `print expr;` shows `expr = value`. */
-static void expr_pieces(struct renderer *r, const struct render_probe *probe,
-			const struct ast_stmt *s, const struct ev_print *p, struct span_list *out)
+static void expr_pieces(struct renderer *r, const struct render_value_ctx *vc,
+			const struct render_probe *probe, const struct ast_stmt *s,
+			const struct ev_print *p, struct span_list *out)
 {
 	strbuf_reset(&r->scratch);
 	ast_expr_text(s->args[0], &r->scratch);
@@ -154,7 +70,7 @@ static void expr_pieces(struct renderer *r, const struct render_probe *probe,
 	if (s->args[0]->kind == AST_EXPR_STRING)
 		literal_span(s->args[0]->str, out);
 	else if (p->n_args)
-		value_span(r, &p->args[0], AST_FMT_DEFAULT, arg_type(probe, p->index, 0), out);
+		value_span(r, vc, &p->args[0], AST_FMT_DEFAULT, arg_type(probe, p->index, 0), out);
 }
 
 /* The print statement item @p comes from, or NULL when unknown. */
@@ -163,8 +79,8 @@ static const struct ast_stmt *print_stmt(const struct render_probe *probe, const
 	return probe && probe->ast ? ast_probe_nth(probe->ast, AST_STMT_PRINT, p->index) : NULL;
 }
 
-static void pieces(struct renderer *r, const struct render_probe *probe, const struct ev_print *p,
-		   struct span_list *out)
+static void pieces(struct renderer *r, const struct render_value_ctx *vc,
+		   const struct render_probe *probe, const struct ev_print *p, struct span_list *out)
 {
 	const struct ast_stmt *s = print_stmt(probe, p);
 	size_t next_wire = 0, next_expr = 0;
@@ -175,7 +91,7 @@ static void pieces(struct renderer *r, const struct render_probe *probe, const s
 		return;
 	}
 	if (!s->fmt) {
-		expr_pieces(r, probe, s, p, out);
+		expr_pieces(r, vc, probe, s, p, out);
 		return;
 	}
 	for (size_t i = 0; i < s->n_pieces; i++) {
@@ -189,7 +105,7 @@ static void pieces(struct renderer *r, const struct render_probe *probe, const s
 		if (e && e->kind == AST_EXPR_STRING) {
 			literal_span(e->str, out);
 		} else if (next_wire < p->n_args) {
-			value_span(r, &p->args[next_wire], piece->spec,
+			value_span(r, vc, &p->args[next_wire], piece->spec,
 				   arg_type(probe, p->index, (unsigned)next_wire), out);
 			next_wire++;
 		} else {
@@ -253,15 +169,17 @@ static void args_data(struct renderer *r, const struct render_probe *probe,
 	span_close(out);
 }
 
-void render_print(struct renderer *r, const struct render_probe *probe, const struct ev_print *p,
-		  const char *indent, struct span_list *out)
+void render_print(struct renderer *r, const struct render_probe *probe, uint32_t pid,
+		  const struct ev_print *p, const char *indent, struct span_list *out)
 {
+	struct symbol_ctx sc = { r, pid };
+	struct render_value_ctx vc = { .symbol = event_symbol, .ctx = &sc };
 	size_t first;
 
 	span_add(out, SPAN_TYPE, SPAN_TONE_NONE, NULL, "print");
 	literal_span(indent, out);
 	first = out->n;
-	pieces(r, probe, p, out);
+	pieces(r, r->hooks.symbol ? &vc : NULL, probe, p, out);
 	strbuf_reset(&r->scratch);
 	for (size_t i = first; i < out->n; i++)
 		strbuf_addstr(&r->scratch, span_show(out, &out->v[i]));

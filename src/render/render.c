@@ -114,14 +114,14 @@ static void header_spans(struct renderer *r, const struct render_probe *probe,
 
 /* ---- the event ---- */
 
-static void item_spans(struct renderer *r, const struct render_probe *probe,
+static void item_spans(struct renderer *r, const struct render_probe *probe, uint32_t pid,
 		       const struct ev_item *it, struct span_list *out)
 {
 	const char *indent = r->format == RENDER_PLAIN ? "" : "  ";
 
 	span_open(out, SPAN_ITEM);
 	if (it->type == WR_ITEM_PRINT) {
-		render_print(r, probe, &it->print, indent, out);
+		render_print(r, probe, pid, &it->print, indent, out);
 	} else if (it->type == WR_ITEM_BACKTRACE) {
 		render_backtrace(r, &it->bt, indent, out);
 	} else {
@@ -141,7 +141,7 @@ void render_event(struct renderer *r, const struct event *ev, struct span_list *
 	header_spans(r, probe, ev, out);
 	span_open(out, SPAN_ITEMS);
 	for (size_t i = 0; i < ev->n_items; i++)
-		item_spans(r, probe, &ev->items[i], out);
+		item_spans(r, probe, ev->hdr.pid, &ev->items[i], out);
 	span_close(out);
 	span_close(out);
 }

@@ -21,6 +21,7 @@
 #define WRAITH_RENDER_RENDER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dwarf/symbolize.h"
@@ -77,6 +78,9 @@ struct render_hooks {
 	size_t (*tailcalls)(void *ctx, const struct wr_bt_frame *callee,
 			    const struct wr_bt_frame *caller, struct render_frame *out, size_t max);
 	void *ctx;
+	/* Append " <symbol+offset>" when address @addr of process @pid lies in
+	 * a known object or function (gdb's `<g+20>`); may be NULL. */
+	void (*symbol)(void *ctx, uint32_t pid, uint64_t addr, struct strbuf *out);
 };
 
 struct renderer {
@@ -95,8 +99,41 @@ void renderer_release(struct renderer *r);
 /* Render one event as spans appended to @out (see above). */
 void render_event(struct renderer *r, const struct event *ev, struct span_list *out);
 
-/* A program value of type @t from its raw bytes, as C-like text:
- * `{key: "a", value: 3}`, `[1, 2]`, `RED`, `0x... (struct x *)`. */
+/* What rendering a program's value needs besides its bytes and type. */
+struct render_value_ctx {
+	/* Strings that char pointers inside the value point to, each with
+	 * aux = the pointer's byte offset in the value (WR_ARG_ATTACH). */
+	const struct ev_arg *attach;
+	size_t n_attach;
+	/* Append " <symbol+offset>" when @addr lies in a known object or
+	 * function; may be NULL. */
+	void (*symbol)(void *ctx, uint64_t addr, struct strbuf *out);
+	void *ctx;
+};
+
+/* A program value of type @t from its raw bytes (@len of them), with the
+ * content gdb's `print` shows, in wraith's shape: `{key: "a", value: 3}`,
+ * `[1, 2]`, `RED`, `65 'A'`, `0.10000000000000001`, `(F_A | F_C)`.  @top:
+ * the value stands on its own, so a pointer shows its type first, as
+ * `(struct x *) 0x55d0c0a01139 <global+8>`.  @vc may be NULL. */
+void render_value(const struct dw_type *t, const uint8_t *data, size_t len, bool top,
+		  const struct render_value_ctx *vc, struct strbuf *out);
+/* Pointer @v of type @t: `(int *) 0x... <g+20>` (@top) or `0x... <g+20>`;
+ * @text (may be NULL) is the string a char pointer points to. */
+void render_pointer(const struct dw_type *t, uint64_t v, const struct ev_arg *text, bool top,
+		    const struct render_value_ctx *vc, struct strbuf *out);
+/* Bytes @s (@n of them) as gdb shows a string: quoted, escaped, runs of
+ * more than 10 equal bytes as `'x' <repeats 12 times>`; @more appends
+ * `...` (the string goes on). */
+void render_text(const uint8_t *s, size_t n, bool more, struct strbuf *out);
+/* Print argument @a of type @t (NULL when unknown) as placeholder @spec
+ * shows it: `{}` the value as render_value() shows it on its own, `{:x}`
+ * and `{:p}` a number in hex (the bytes in hex for memory), `{:s}` text.
+ * Returns false when the value could not be read at all (the text then
+ * says why: `<optimized out>`, `<read error>`). */
+bool render_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_type *t,
+		const struct render_value_ctx *vc, struct strbuf *out);
+/* render_value() of a value inside another, without context. */
 void render_typed_value(const struct dw_type *t, const uint8_t *data, size_t len, struct strbuf *out);
 
 /* The same value as data spans in JSON's shape (a number, string, bool,

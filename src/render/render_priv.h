@@ -11,10 +11,10 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The spans of print item @p of @probe (NULL when unknown), its line
- * indented by @indent. */
-void render_print(struct renderer *r, const struct render_probe *probe, const struct ev_print *p,
-		  const char *indent, struct span_list *out);
+/* The spans of print item @p of @probe (NULL when unknown) in an event
+ * of process @pid, its line indented by @indent. */
+void render_print(struct renderer *r, const struct render_probe *probe, uint32_t pid,
+		  const struct ev_print *p, const char *indent, struct span_list *out);
 
 /* The spans of backtrace @bt, its header indented by @indent. */
 void render_backtrace(struct renderer *r, const struct ev_backtrace *bt, const char *indent,

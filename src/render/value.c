@@ -1,19 +1,44 @@
 /* value.c - the traced program's values as text, from raw bytes and their
- * DWARF type: integers by size and signedness, enums by enumerator name,
- * pointers with their type, char arrays as quoted strings, structs and
- * arrays recursively (to a bounded depth and width). */
+ * DWARF type, with the content gdb's `print` shows: the same digits, names,
+ * signs and strings (notes: gdb-values.md).  Only the shape is wraith's
+ * own: `{x: 7}` for gdb's `{x = 7}` and `[1, 2]` for an array's `{1, 2}`.
+ *
+ * - integers by size and signedness; a character as `65 'A'`; _Bool as
+ *   true/false;
+ * - floating values with the digits that read back as the same value
+ *   (9 significant for float, 17 for double, 21 for x87 long double), NaN
+ *   with its sign and payload;
+ * - enums by enumerator name; an enum whose enumerators are distinct bits
+ *   as `(F_A | F_C)`, with `unknown: 0x8` for bits no enumerator names;
+ * - pointers as addresses with `<symbol+offset>` when they point into a
+ *   known object, at top level after their type as `(int *) 0x...`; char
+ *   pointers with the string they point to;
+ * - char arrays as strings with every byte (NULs escaped), runs of more
+ *   than 10 equal elements as `<repeats N times>`, at most 200 elements;
+ * - structs and unions member by member, signed bitfields sign-extended,
+ *   anonymous members without a name.
+ */
 #include "dwarf/vars.h"
 #include "render/render.h"
 #include "util/strbuf.h"
 
 #include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
-#define MAX_DEPTH 4
-#define MAX_ELEMENTS 16
+#define MAX_DEPTH 20       /* gdb's `print max-depth` */
+#define MAX_ELEMENTS 200   /* gdb's `print elements` */
+#define REPEAT_THRESHOLD 10 /* gdb's `print repeats`: longer runs collapse */
 
-static void typed(const struct dw_type *t, const uint8_t *data, size_t len, int depth,
-		  struct strbuf *out);
+struct walk {
+	const struct render_value_ctx *vc;
+	int depth;
+	bool top; /* the value stands on its own (not inside another) */
+};
+
+static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
+		  struct walk *w, struct strbuf *out);
 
 static uint64_t read_uint(const uint8_t *data, size_t size)
 {
@@ -23,82 +48,267 @@ static uint64_t read_uint(const uint8_t *data, size_t size)
 	return v;
 }
 
-static int64_t sign_extend(uint64_t v, size_t size)
+static int64_t sign_extend(uint64_t v, unsigned bits)
 {
-	unsigned shift = (unsigned)(64 - 8 * (size > 8 ? 8 : size));
+	unsigned shift = bits >= 64 ? 0 : 64 - bits;
 
-	return shift >= 64 ? 0 : (int64_t)(v << shift) >> shift;
+	return bits == 0 ? 0 : (int64_t)(v << shift) >> shift;
 }
 
-static void quoted(const uint8_t *s, size_t len, struct strbuf *out)
+/* ---- characters and strings ---- */
+
+/* One character inside quotes @quote, escaped as gdb escapes it. */
+static void escaped(unsigned char c, char quote, struct strbuf *out)
 {
-	strbuf_addch(out, '"');
-	for (size_t i = 0; i < len && s[i]; i++) {
-		if (s[i] == '"' || s[i] == '\\')
-			strbuf_addf(out, "\\%c", s[i]);
-		else if (s[i] >= 0x20 && s[i] < 0x7f)
-			strbuf_addch(out, (char)s[i]);
-		else
-			strbuf_addf(out, "\\x%02x", s[i]);
+	static const char from[] = "\a\b\f\n\r\t\v", to[] = "abfnrtv";
+	const char *e = c ? strchr(from, c) : NULL;
+
+	if (c == '\\' || c == (unsigned char)quote)
+		strbuf_addf(out, "\\%c", c);
+	else if (e)
+		strbuf_addf(out, "\\%c", to[e - from]);
+	else if (c >= 0x20 && c < 0x7f)
+		strbuf_addch(out, (char)c);
+	else
+		strbuf_addf(out, "\\%03o", c);
+}
+
+static void char_literal(unsigned char c, struct strbuf *out)
+{
+	strbuf_addch(out, '\'');
+	escaped(c, '\'', out);
+	strbuf_addch(out, '\'');
+}
+
+void render_text(const uint8_t *s, size_t n, bool more, struct strbuf *out)
+{
+	bool quoted = false, any = false;
+
+	for (size_t i = 0; i < n;) {
+		size_t run = 1;
+
+		while (i + run < n && s[i + run] == s[i])
+			run++;
+		if (run > REPEAT_THRESHOLD) {
+			strbuf_addstr(out, quoted ? "\", " : any ? ", " : "");
+			char_literal(s[i], out);
+			strbuf_addf(out, " <repeats %zu times>", run);
+			quoted = false;
+		} else {
+			if (!quoted)
+				strbuf_addstr(out, any ? ", \"" : "\"");
+			for (size_t k = 0; k < run; k++)
+				escaped(s[i], '"', out);
+			quoted = true;
+		}
+		any = true;
+		i += run;
 	}
-	strbuf_addch(out, '"');
+	if (quoted)
+		strbuf_addch(out, '"');
+	if (!any)
+		strbuf_addstr(out, "\"\"");
+	if (more)
+		strbuf_addstr(out, "...");
 }
 
-static void enum_text(const struct dw_type *t, int64_t v, struct strbuf *out)
+/* ---- scalars ---- */
+
+static void float_text(const struct dw_type *t, const uint8_t *data, struct strbuf *out)
 {
+	unsigned mant_bits = t->size == 4 ? 23 : t->size == 8 ? 52 : 64;
+	unsigned exp_bits = t->size == 4 ? 8 : t->size == 8 ? 11 : 15;
+	uint64_t mant = read_uint(data, t->size == 4 ? 4 : 8), top;
+	bool neg;
+
+	top = t->size == 16 ? read_uint(data + 8, 2) : mant >> mant_bits;
+	if (t->size != 16)
+		mant &= (1ull << mant_bits) - 1;
+	neg = (top >> exp_bits) & 1;
+	if ((top & ((1u << exp_bits) - 1)) == (1u << exp_bits) - 1 &&
+	    (t->size == 16 ? (mant << 1) != 0 : mant != 0)) {
+		strbuf_addf(out, "%snan(0x%" PRIx64 ")", neg ? "-" : "", mant);
+		return;
+	}
+	if (t->size == 4) {
+		float f;
+
+		memcpy(&f, data, 4);
+		strbuf_addf(out, isinf(f) ? (f < 0 ? "-inf" : "inf") : "%.9g", (double)f);
+	} else if (t->size == 8) {
+		double d;
+
+		memcpy(&d, data, 8);
+		strbuf_addf(out, isinf(d) ? (d < 0 ? "-inf" : "inf") : "%.17g", d);
+	} else {
+		long double ld = 0;
+
+		memcpy(&ld, data, 10);
+		strbuf_addf(out, isinf(ld) ? (ld < 0 ? "-inf" : "inf") : "%.21Lg", ld);
+	}
+}
+
+/* gdb shows an enum whose enumerators are 0 or single distinct bits as a
+ * set of flags. */
+static bool is_flag_enum(const struct dw_type *t)
+{
+	uint64_t mask = 0;
+
 	for (size_t i = 0; i < t->n_enumerators; i++) {
-		if (t->enumerators[i].value == v) {
+		uint64_t v = (uint64_t)t->enumerators[i].value;
+
+		if (t->enumerators[i].value < 0 || (v & (v - 1)) || (mask & v))
+			return false;
+		mask |= v;
+	}
+	return t->n_enumerators > 0;
+}
+
+static void enum_flags(const struct dw_type *t, uint64_t v, struct strbuf *out)
+{
+	bool first = true;
+
+	for (size_t i = 0; i < t->n_enumerators && v; i++) {
+		uint64_t bit = (uint64_t)t->enumerators[i].value;
+
+		if (!(v & bit))
+			continue;
+		strbuf_addstr(out, first ? "(" : " | ");
+		strbuf_addstr(out, t->enumerators[i].name);
+		v &= ~bit;
+		first = false;
+	}
+	if (v)
+		strbuf_addf(out, "%sunknown: 0x%" PRIx64 ")", first ? "(" : " | ", v);
+	else
+		strbuf_addstr(out, first ? "0" : ")");
+}
+
+/* Enumerator values compare at the enum's width: DWARF may give an
+ * unsigned enumerator (4000000000U) as a negative number. */
+static void enum_text(const struct dw_type *t, uint64_t raw, struct strbuf *out)
+{
+	unsigned bits = t->size && t->size < 8 ? (unsigned)t->size * 8 : 64;
+	uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+
+	for (size_t i = 0; i < t->n_enumerators; i++) {
+		if (((uint64_t)t->enumerators[i].value & mask) == (raw & mask)) {
 			strbuf_addstr(out, t->enumerators[i].name);
 			return;
 		}
 	}
-	strbuf_addf(out, "%" PRId64, v);
+	if (is_flag_enum(t))
+		enum_flags(t, raw & mask, out);
+	else if (t->is_signed)
+		strbuf_addf(out, "%" PRId64, sign_extend(raw, bits));
+	else
+		strbuf_addf(out, "%" PRIu64, raw & mask);
 }
 
-static void scalar(const struct dw_type *t, const uint8_t *data, size_t len, struct strbuf *out)
+/* An integer value @raw of @bits bits (a bitfield, or the type's size). */
+static void integer_text(const struct dw_type *t, uint64_t raw, unsigned bits, struct strbuf *out)
 {
-	uint64_t v = read_uint(data, t->size < len ? t->size : len);
+	uint64_t mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
 
-	switch (t->kind) {
-	case DW_TYPE_BOOL:
-		strbuf_addstr(out, v ? "true" : "false");
-		return;
-	case DW_TYPE_ENUM:
-		enum_text(t, t->is_signed ? sign_extend(v, t->size) : (int64_t)v, out);
-		return;
-	case DW_TYPE_POINTER:
-		if (v)
-			strbuf_addf(out, "0x%" PRIx64 " (%s)", v, t->name);
+	if (t->kind == DW_TYPE_ENUM) {
+		raw &= mask; /* a bitfield's neighbours are not its value */
+		enum_text(t, t->is_signed ? (uint64_t)sign_extend(raw, bits) : raw, out);
+	} else if (t->kind == DW_TYPE_BOOL && (raw & mask) <= 1) {
+		strbuf_addstr(out, raw & mask ? "true" : "false");
+	} else {
+		if (t->is_signed)
+			strbuf_addf(out, "%" PRId64, sign_extend(raw, bits));
 		else
-			strbuf_addf(out, "NULL (%s)", t->name);
-		return;
-	case DW_TYPE_FLOAT:
-		if (t->size == 4) {
-			float f;
-
-			memcpy(&f, data, 4);
-			strbuf_addf(out, "%g", (double)f);
-		} else if (t->size == 8) {
-			double d;
-
-			memcpy(&d, data, 8);
-			strbuf_addf(out, "%g", d);
-		} else {
-			strbuf_addstr(out, "<long double>");
+			strbuf_addf(out, "%" PRIu64, raw & mask);
+		if (t->is_char && t->size == 1 && t->kind == DW_TYPE_INT) {
+			strbuf_addch(out, ' ');
+			char_literal((unsigned char)raw, out);
 		}
-		return;
-	default:
-		if (t->is_char && t->size == 1 && v >= 0x20 && v < 0x7f)
-			strbuf_addf(out, "'%c'", (char)v);
-		else if (t->is_signed)
-			strbuf_addf(out, "%" PRId64, sign_extend(v, t->size));
-		else
-			strbuf_addf(out, "%" PRIu64, v);
 	}
 }
 
-static void members(const struct dw_type *t, const uint8_t *data, size_t len, int depth,
-		    struct strbuf *out)
+/* ---- pointers ---- */
+
+static const char *strip_qualifiers(const char *name)
+{
+	for (;;) {
+		if (!strncmp(name, "const ", 6))
+			name += 6;
+		else if (!strncmp(name, "volatile ", 9))
+			name += 9;
+		else
+			return name;
+	}
+}
+
+/* gdb leaves the type out before a plain `char *` (a string shows what it
+ * is); a typedef of one keeps it. */
+static bool shows_type(const struct dw_type *t)
+{
+	return !(strchr(t->name, '*') && t->target && !strcmp(strip_qualifiers(t->target->name), "char"));
+}
+
+static const struct ev_arg *attachment(const struct render_value_ctx *vc, size_t at)
+{
+	for (size_t i = 0; vc && i < vc->n_attach; i++)
+		if (vc->attach[i].aux == at)
+			return &vc->attach[i];
+	return NULL;
+}
+
+/* The string a char pointer points to, as read at run time. */
+static void pointed_text(const struct ev_arg *s, struct strbuf *out)
+{
+	size_t n = strnlen((const char *)s->data, s->len);
+
+	if (s->status == WR_ARG_OK || s->status == WR_ARG_TRUNCATED) {
+		strbuf_addch(out, ' ');
+		render_text(s->data, n > MAX_ELEMENTS ? MAX_ELEMENTS : n, n >= s->len || n > MAX_ELEMENTS,
+			    out);
+	} else if (s->status == WR_ARG_POINTEE_ERROR) {
+		strbuf_addf(out, " <error: Cannot access memory at address 0x%" PRIx64 ">", s->value);
+	}
+}
+
+void render_pointer(const struct dw_type *t, uint64_t v, const struct ev_arg *text, bool top,
+		    const struct render_value_ctx *vc, struct strbuf *out)
+{
+	if (top && shows_type(t))
+		strbuf_addf(out, "(%s) ", t->name);
+	strbuf_addf(out, "0x%" PRIx64, v);
+	if (v && vc && vc->symbol)
+		vc->symbol(vc->ctx, v, out);
+	if (v && text)
+		pointed_text(text, out);
+}
+
+/* ---- aggregates ---- */
+
+static void bitfield(const struct dw_member *mb, const uint8_t *data, size_t len, struct strbuf *out)
+{
+	size_t bytes = (mb->bit_offset + mb->bit_size + 7) / 8;
+	uint64_t v;
+
+	if (mb->offset + bytes > len) {
+		strbuf_addstr(out, "<unavailable>");
+		return;
+	}
+	v = read_uint(data + mb->offset, bytes > 8 ? 8 : bytes) >> mb->bit_offset;
+	integer_text(mb->type, v, mb->bit_size, out);
+}
+
+/* A C++ base class as gdb names it: without "struct " or "union ". */
+static const char *tag_less(const char *name)
+{
+	if (!strncmp(name, "struct ", 7))
+		return name + 7;
+	if (!strncmp(name, "union ", 6))
+		return name + 6;
+	return name;
+}
+
+static void members(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
+		    struct walk *w, struct strbuf *out)
 {
 	strbuf_addch(out, '{');
 	for (size_t i = 0; i < t->n_members; i++) {
@@ -106,62 +316,199 @@ static void members(const struct dw_type *t, const uint8_t *data, size_t len, in
 
 		if (i)
 			strbuf_addstr(out, ", ");
-		strbuf_addf(out, "%s: ", mb->name ? mb->name : "<anonymous>");
-		if (mb->offset >= len || mb->offset + mb->type->size > len) {
-			strbuf_addstr(out, "<not read>");
-		} else if (mb->bit_size) {
-			uint64_t v = read_uint(data + mb->offset, mb->type->size) >> mb->bit_offset;
-
-			v &= mb->bit_size >= 64 ? ~0ull : (1ull << mb->bit_size) - 1;
-			strbuf_addf(out, "%" PRIu64, v);
-		} else {
-			typed(mb->type, data + mb->offset, len - mb->offset, depth + 1, out);
-		}
+		if (mb->name && !strcmp(mb->name, "<base>"))
+			strbuf_addf(out, "<%s>: ", tag_less(mb->type->name));
+		else if (mb->name)
+			strbuf_addf(out, "%s: ", mb->name);
+		if (mb->bit_size)
+			bitfield(mb, data, len, out);
+		else if (mb->offset >= len || mb->offset + mb->type->size > len)
+			strbuf_addstr(out, "<unavailable>");
+		else
+			typed(mb->type, data + mb->offset, len - mb->offset, at + mb->offset, w, out);
 	}
 	strbuf_addch(out, '}');
 }
 
-static void elements(const struct dw_type *t, const uint8_t *data, size_t len, int depth,
-		     struct strbuf *out)
+/* A char array: every byte, less one NUL at the end, as gdb shows it. */
+static void char_array(const struct dw_type *t, const uint8_t *data, size_t len, struct strbuf *out)
+{
+	size_t n = t->count < len ? t->count : len;
+	bool more = n > MAX_ELEMENTS || n < t->count;
+
+	if (n > MAX_ELEMENTS)
+		n = MAX_ELEMENTS;
+	if (!more && n && data[n - 1] == 0)
+		n--;
+	render_text(data, n, more, out);
+}
+
+static void elements(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
+		     struct walk *w, struct strbuf *out)
 {
 	const struct dw_type *e = t->target;
-	size_t n = t->count;
+	size_t size = e->size ? e->size : 1, n = t->count, shown = 0;
 
-	if (e->is_char && e->size == 1) {
-		quoted(data, n < len ? n : len, out);
+	if (e->is_char && e->size == 1 && e->kind == DW_TYPE_INT) {
+		char_array(t, data, len, out);
 		return;
 	}
 	strbuf_addch(out, '[');
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			strbuf_addstr(out, ", ");
-		if (i == MAX_ELEMENTS || (i + 1) * e->size > len) {
-			strbuf_addstr(out, "...");
+	for (size_t i = 0; i < n;) {
+		size_t run = 1;
+
+		if ((i + 1) * size > len || shown >= MAX_ELEMENTS) {
+			strbuf_addstr(out, i ? ", ..." : "...");
 			break;
 		}
-		typed(e, data + i * e->size, len - i * e->size, depth + 1, out);
+		while (i + run < n && (i + run + 1) * size <= len &&
+		       !memcmp(data + i * size, data + (i + run) * size, size))
+			run++;
+		if (i)
+			strbuf_addstr(out, ", ");
+		typed(e, data + i * size, len - i * size, at + i * size, w, out);
+		if (run > REPEAT_THRESHOLD) {
+			strbuf_addf(out, " <repeats %zu times>", run);
+			shown += REPEAT_THRESHOLD;
+		} else {
+			run = 1;
+			shown++;
+		}
+		i += run;
 	}
 	strbuf_addch(out, ']');
 }
 
-static void typed(const struct dw_type *t, const uint8_t *data, size_t len, int depth,
-		  struct strbuf *out)
+static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
+		  struct walk *w, struct strbuf *out)
 {
-	if (depth > MAX_DEPTH) {
-		strbuf_addstr(out, "...");
+	if (w->depth > MAX_DEPTH) {
+		strbuf_addstr(out, "{...}");
 		return;
 	}
+	w->depth++;
 	if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION)
-		members(t, data, len, depth, out);
+		members(t, data, len, at, w, out);
 	else if (t->kind == DW_TYPE_ARRAY)
-		elements(t, data, len, depth, out);
-	else if (t->size && t->size <= len)
-		scalar(t, data, len, out);
-	else
+		elements(t, data, len, at, w, out);
+	else if (!t->size || t->size > len)
 		strbuf_addf(out, "<%s>", t->name);
+	else if (t->kind == DW_TYPE_FLOAT)
+		float_text(t, data, out);
+	else if (t->kind == DW_TYPE_POINTER)
+		render_pointer(t, read_uint(data, 8), attachment(w->vc, at), w->top && w->depth == 1,
+			       w->vc, out);
+	else
+		integer_text(t, read_uint(data, t->size), t->size >= 8 ? 64 : (unsigned)t->size * 8, out);
+	w->depth--;
+}
+
+void render_value(const struct dw_type *t, const uint8_t *data, size_t len, bool top,
+		  const struct render_value_ctx *vc, struct strbuf *out)
+{
+	struct walk w = { .vc = vc, .top = top };
+
+	typed(t, data, len, 0, &w, out);
+}
+
+/* ---- print arguments ---- */
+
+static bool arg_failed(const struct ev_arg *a, struct strbuf *out)
+{
+	switch (a->status) {
+	case WR_ARG_OK:
+		return false;
+	case WR_ARG_OPTIMIZED_OUT:
+		strbuf_addstr(out, "<optimized out>");
+		break;
+	case WR_ARG_NULL_DEREF:
+		strbuf_addstr(out, a->kind == WR_ARG_STR ? "NULL" : "<null pointer>");
+		break;
+	case WR_ARG_READ_ERROR:
+		strbuf_addstr(out, "<read error>");
+		break;
+	default:
+		strbuf_addf(out, "<error status=%u>", a->status);
+	}
+	return true;
+}
+
+static void hex_bytes(const struct ev_arg *a, struct strbuf *out)
+{
+	for (size_t i = 0; i < a->len; i++)
+		strbuf_addf(out, i ? " %02x" : "%02x", a->data[i]);
+}
+
+/* {:s}: the bytes up to the first NUL, as they are. */
+static void bare_text(const struct ev_arg *a, struct strbuf *out)
+{
+	strbuf_add(out, a->data, strnlen((const char *)a->data, a->len));
+}
+
+/* A print argument without a type (literals of old probes, raw kinds). */
+static void untyped(const struct ev_arg *a, struct strbuf *out)
+{
+	switch (a->kind) {
+	case WR_ARG_BOOL:
+		strbuf_addstr(out, a->value ? "true" : "false");
+		break;
+	case WR_ARG_U64:
+		strbuf_addf(out, "%" PRIu64, a->value);
+		break;
+	case WR_ARG_HEX:
+	case WR_ARG_PTR:
+		strbuf_addf(out, "0x%" PRIx64, a->value);
+		break;
+	case WR_ARG_STR:
+		render_text(a->data, strnlen((const char *)a->data, a->len), false, out);
+		break;
+	case WR_ARG_BYTES:
+		hex_bytes(a, out);
+		break;
+	default:
+		strbuf_addf(out, "%" PRId64, (int64_t)a->value);
+		break;
+	}
+}
+
+bool render_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_type *t,
+		const struct render_value_ctx *vc, struct strbuf *out)
+{
+	bool hex = spec == AST_FMT_HEX || spec == AST_FMT_HEX_UPPER || spec == AST_FMT_PTR;
+	struct render_value_ctx with = { 0 };
+	uint8_t raw[8];
+
+	if (a->status == WR_ARG_POINTEE_ERROR && a->kind == WR_ARG_CSTR && t && spec == AST_FMT_DEFAULT) {
+		render_pointer(t, a->value, a, true, vc, out);
+		return true;
+	}
+	if (arg_failed(a, out))
+		return false;
+	if (spec == AST_FMT_STR && (a->kind == WR_ARG_STR || a->kind == WR_ARG_CSTR || a->kind == WR_ARG_BYTES)) {
+		bare_text(a, out);
+	} else if (hex && (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_STR)) {
+		hex_bytes(a, out);
+	} else if (hex) {
+		strbuf_addf(out, spec == AST_FMT_HEX_UPPER ? "0x%" PRIX64 : "0x%" PRIx64, a->value);
+	} else if (!t) {
+		untyped(a, out);
+	} else if (a->kind == WR_ARG_CSTR) {
+		render_pointer(t, a->value, a, true, vc, out);
+	} else {
+		if (vc)
+			with = *vc;
+		with.attach = a->attach;
+		with.n_attach = a->n_attach;
+		memcpy(raw, &a->value, sizeof(raw));
+		if (a->kind == WR_ARG_BYTES)
+			render_value(t, a->data, a->len, true, &with, out);
+		else
+			render_value(t, raw, sizeof(raw), true, &with, out);
+	}
+	return true;
 }
 
 void render_typed_value(const struct dw_type *t, const uint8_t *data, size_t len, struct strbuf *out)
 {
-	typed(t, data, len, 0, out);
+	render_value(t, data, len, false, NULL, out);
 }

@@ -102,10 +102,18 @@ static int open_target(struct session *s, const struct session_options *opt)
 	return err;
 }
 
+static void hook_symbol(void *ctx, uint32_t pid, uint64_t addr, struct strbuf *out)
+{
+	struct session *s = ctx;
+
+	target_data_symbol(s->target, (pid_t)pid, addr, out);
+}
+
 int session_new(const struct session_options *opt, struct session **out)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
-	struct render_hooks hooks = { hook_probe, hook_frame, hook_tailcalls, s };
+	struct render_hooks hooks = { .probe = hook_probe, .frame = hook_frame,
+				      .tailcalls = hook_tailcalls, .ctx = s, .symbol = hook_symbol };
 	double t0 = now_seconds();
 	int err;
 

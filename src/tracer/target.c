@@ -9,6 +9,7 @@
  */
 #include "tracer/target.h"
 #include "dwarf/debugfile.h"
+#include "dwarf/symtab.h"
 #include "dwarf/module.h"
 #include "dwarf/symbolize.h"
 #include "dwarf/tailcall.h"
@@ -756,6 +757,45 @@ int target_find_var(struct target *t, struct tmodule *m, uint64_t pc, const char
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/* ---- data symbols ---- */
+
+static struct tprocess *find_process(struct target *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->n_procs; i++)
+		if (t->procs[i]->pid == pid)
+			return t->procs[i];
+	return NULL;
+}
+
+/* A module's segments all move by its load bias, so the module an address
+ * is in is the one whose biased range holds it. */
+void target_data_symbol(struct target *t, pid_t pid, uint64_t addr, struct strbuf *out)
+{
+	struct tprocess *p = find_process(t, pid);
+	struct tmodule *last = NULL;
+	size_t len = out->len;
+
+	for (size_t i = 0; p && i < p->n_maps; i++) {
+		const struct tmapping *mp = &p->maps[i];
+		uint64_t lo, hi;
+
+		if (mp->mod == last)
+			continue;
+		last = mp->mod;
+		dw_module_range(mp->mod->dw, &lo, &hi);
+		if (addr < lo + mp->bias || addr >= hi + mp->bias)
+			continue;
+		strbuf_addstr(out, " <");
+		if (dw_module_symbol_at(mp->mod->dw, addr - mp->bias, out)) {
+			strbuf_addch(out, '>');
+		} else {
+			out->len = len;
+			out->buf[len] = '\0';
+		}
+		return;
+	}
 }
 
 /* ---- tail calls ---- */

@@ -148,6 +148,11 @@ void target_describe_site(struct target *t, struct tmodule *m, uint64_t vaddr, s
  * live as long as the target). */
 void target_symbolize(struct target *t, const struct wr_bt_frame *f, struct render_frame *out);
 
+/* When runtime address @addr of process @pid lies inside a symbol of a
+ * module it maps, append " <symbol+offset>" to @out (gdb's way of saying
+ * where a pointer points). */
+void target_data_symbol(struct target *t, pid_t pid, uint64_t addr, struct strbuf *out);
+
 /* Functions that left the stack by tail calls between @callee (a frame)
  * and @caller (the next frame out): filled into @out innermost first
  * (strings borrowed from caches that live as long as the target).

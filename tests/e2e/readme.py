@@ -35,7 +35,7 @@ def normalise(lines, pid):
         line = re.sub(r"\b%d\b" % pid, "PID", line)
         line = re.sub(r"\[\d\d:\d\d:\d\d\.\d{3}\]", "[TIME]", line)
         line = re.sub(r"\+0x[0-9a-f]+\]", "+0xOFF]", line)
-        line = re.sub(r'"user:\d+" \(request #\d+\)', '"user:N" (request #N)', line)
+        line = re.sub(r'0x[0-9a-f]+ "user:\d+" \(request #\d+\)', '0xADDR "user:N" (request #N)', line)
         line = re.sub(r"^(\s+#\d+) .*\[libc\.so\.6\+0xOFF\]$", r"\1 LIBC [libc.so.6+0xOFF]", line)
         out.append(line)
     return out

@@ -15,21 +15,33 @@ SCRIPT = r'''trace probe_here {
     print "bits={} low={} high={} rc={}", req.bits, req.bits.low, req.bits.high, req.color;
     print "label={} g={} gid={}", label, global_req.name, global_req.id;
     print "next={} nid={}", req.next.name, req.next.id;
+    print "{:s} {:s}", req.name, label;
     if req.name == "req-10" { print "ten"; }
     if starts_with(req.name, "req-1") { print "starts"; }
 }'''
 
 
+def char_array(text, size):
+    """A char array as gdb prints it: every byte, NULs escaped, less the
+    last NUL, long runs as repeats."""
+    nuls = size - len(text) - 1
+    if nuls > 10:
+        return '"%s", \'\\000\' <repeats %d times>' % (text, nuls)
+    return '"%s%s"' % (text, "\\000" * nuls)
+
+
 def expected(i):
     colors = ["RED", "GREEN", "BLUE"]
+    letter = ord('a') + i % 26
     lines = [
-        "n=%d small=%d big=%d flag=%s letter='%s' color=%s" % (
-            i, -i, i * 1000000007, "true" if i & 1 else "false", chr(ord('a') + i % 26), colors[i % 3]),
-        'id=%d name="req-%d" tags=[%d, %d, %d, %d] t2=%d pos={x: %d, y: %d} y=%d' % (
-            i, i, i, i + 1, i + 2, i + 3, i + 2, i, -i, -i),
+        "n=%d small=%d big=%d flag=%s letter=%d '%s' color=%s" % (
+            i, -i, i * 1000000007, "true" if i & 1 else "false", letter, chr(letter), colors[i % 3]),
+        'id=%d name=%s tags=[%d, %d, %d, %d] t2=%d pos={x: %d, y: %d} y=%d' % (
+            i, char_array("req-%d" % i, 16), i, i + 1, i + 2, i + 3, i + 2, i, -i, -i),
         "bits={low: %d, high: %d} low=%d high=%d rc=%s" % (i & 7, (i >> 3) & 31, i & 7, (i >> 3) & 31, colors[i % 3]),
-        'label="vars-fixture" g="global" gid=77',
-        'next="global" nid=77' if i % 2 else "next=NULL nid=<null pointer>",
+        'label=LABEL g=%s gid=77' % char_array("global", 16),
+        ('next=%s nid=77' % char_array("global", 16)) if i % 2 else "next=<null pointer> nid=<null pointer>",
+        "req-%d vars-fixture" % i,
     ]
     if i == 10:
         lines.append("ten")
@@ -45,7 +57,7 @@ for variant in ("O0", "O2", "O2-nopie", "clang-O0", "clang-O2", "clang-O2-nopie"
     evs = json_events(res.stdout)
     eq(len(evs), 12, "%s: 12 events" % variant)
     for e in evs:
-        texts = [it["text"] for it in e["items"]]
+        texts = [re.sub(r'^label=0x[0-9a-f]+ "vars-fixture" ', "label=LABEL ", it["text"]) for it in e["items"]]
         m = re.match(r"n=(\d+) ", texts[0])
         if not check(m is not None, "%s: first line has n (%r)" % (variant, texts[0])):
             break
@@ -54,8 +66,8 @@ for variant in ("O0", "O2", "O2-nopie", "clang-O0", "clang-O2", "clang-O2-nopie"
     # a counter and the whole struct through the pointer
     res = run(["-p", fx.pid, "-s", "trace probe_here { print *req; print counter; }", "--max-events", 1,
                "--script-output", "plain", "-q"])
-    check(re.match(r'^\*req = \{id: (\d+), name: "req-\1", tags: \[\d+, \d+, \d+, \d+\], pos: \{x: \1, y: -\1\}, '
-                   r'bits: \{low: \d, high: \d+\}, color: (RED|GREEN|BLUE), next: (NULL|0x[0-9a-f]+) \(struct request \*\)\}\n'
+    check(re.match(r'^\*req = \{id: (\d+), name: "req-\1(\\000)*", tags: \[\d+, \d+, \d+, \d+\], pos: \{x: \1, y: -\1\}, '
+                   r'bits: \{low: \d, high: \d+\}, color: (RED|GREEN|BLUE), next: (0x0|0x[0-9a-f]+ <global_req>)\}\n'
                    r'counter = \d+\n$', res.stdout),
           "%s: whole struct and `print expr;` form (%r)" % (variant, res.stdout))
     fx.stop()
@@ -71,7 +83,8 @@ for name in ("vars_split-O2", "vars_split-clang-O2", "vars_gz-O2", "vars_gz-clan
     evs = json_events(res.stdout)
     check(res.returncode == 0 and len(evs) == 3, "%s: exit 0, 3 events (%s)" % (name, res.stderr.strip()[-300:]))
     for e in evs[:1]:
-        texts = [it["text"] for it in e["items"] if it["type"] == "print"]
+        texts = [re.sub(r'^label=0x[0-9a-f]+ "vars-fixture" ', "label=LABEL ", it["text"])
+                 for it in e["items"] if it["type"] == "print"]
         bts = [it for it in e["items"] if it["type"] == "backtrace"]
         m = re.match(r"n=(\d+) ", texts[0]) if texts else None
         if m:
@@ -100,7 +113,8 @@ def check_errors(variant):
           "%s: a value in a vector register: explained (%r)" % (variant, res.stderr))
     res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{} {}", req, req + 1; }', "--max-events", 1,
                "--script-output", "plain", "-q"])
-    m = re.match(r"^0x([0-9a-f]+) \(struct request \*\) 0x([0-9a-f]+) \(struct request \*\)\n$", res.stdout)
+    m = re.match(r"^\(struct request \*\) 0x([0-9a-f]+)(?: <[^>]+>)? \(struct request \*\) 0x([0-9a-f]+)(?: <[^>]+>)?\n$",
+                 res.stdout)
     check(m is not None and int(m.group(2), 16) - int(m.group(1), 16) == 64,
           "%s: pointer + 1 moves by one element (sizeof(struct request) == 64) (%r)" % (variant, res.stdout))
     res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", req.pos + 1; }'])

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "eventbuf.h"
+#include "dwarf/vars.h"
 #include "protocol/decode.h"
 #include "dwarf/vars.h"
 #include "render/render.h"
@@ -580,6 +581,215 @@ static void test_status_doc(void **state)
 	strbuf_release(&want);
 }
 
+/* ---- values, as gdb prints them ---- */
+
+#define T_INT(n, sz, sg) { .kind = DW_TYPE_INT, .name = n, .size = sz, .is_signed = sg }
+static const struct dw_type v_int = T_INT("int", 4, true);
+static const struct dw_type v_uint = T_INT("unsigned int", 4, false);
+static const struct dw_type v_short = T_INT("short", 2, true);
+static const struct dw_type v_long = T_INT("long", 8, true);
+static const struct dw_type v_char = { .kind = DW_TYPE_INT, .name = "char", .size = 1, .is_signed = true,
+				       .is_char = true };
+static const struct dw_type v_schar = { .kind = DW_TYPE_INT, .name = "signed char", .size = 1,
+					.is_signed = true, .is_char = true };
+static const struct dw_type v_uchar = { .kind = DW_TYPE_INT, .name = "unsigned char", .size = 1,
+					.is_char = true };
+static const struct dw_type v_bool = { .kind = DW_TYPE_BOOL, .name = "_Bool", .size = 1 };
+static const struct dw_type v_float = { .kind = DW_TYPE_FLOAT, .name = "float", .size = 4 };
+static const struct dw_type v_double = { .kind = DW_TYPE_FLOAT, .name = "double", .size = 8 };
+static const struct dw_type v_ldouble = { .kind = DW_TYPE_FLOAT, .name = "long double", .size = 16 };
+static const struct dw_enumerator big_values[] = { { "SMALL", 1 }, { "BIG", -294967296 } };
+static const struct dw_type v_big = { .kind = DW_TYPE_ENUM, .name = "enum big", .size = 4,
+				      .enumerators = big_values, .n_enumerators = 2 };
+static const struct dw_enumerator flag_values[] = { { "F_A", 1 }, { "F_B", 2 }, { "F_C", 4 } };
+static const struct dw_type v_flags = { .kind = DW_TYPE_ENUM, .name = "enum flags", .size = 4,
+					.enumerators = flag_values, .n_enumerators = 3 };
+static const struct dw_enumerator color_values[] = { { "RED", 0 }, { "GREEN", 1 }, { "BLUE", 2 } };
+static const struct dw_type v_color = { .kind = DW_TYPE_ENUM, .name = "enum color", .size = 4,
+					.enumerators = color_values, .n_enumerators = 3 };
+static const struct dw_enumerator multi_values[] = { { "M_LOW", 3 }, { "M_HIGH", 12 } };
+static const struct dw_type v_multi = { .kind = DW_TYPE_ENUM, .name = "enum multi", .size = 4,
+					.enumerators = multi_values, .n_enumerators = 2 };
+static const struct dw_type v_int_p = { .kind = DW_TYPE_POINTER, .name = "int *", .size = 8,
+					.target = &v_int };
+static const struct dw_type v_cchar = { .kind = DW_TYPE_INT, .name = "const char", .size = 1,
+					.is_signed = true, .is_char = true };
+static const struct dw_type v_str = { .kind = DW_TYPE_POINTER, .name = "const char *", .size = 8,
+				      .target = &v_cchar };
+static const struct dw_type v_ustr = { .kind = DW_TYPE_POINTER, .name = "unsigned char *", .size = 8,
+				       .target = &v_uchar };
+static const struct dw_type v_char8 = { .kind = DW_TYPE_ARRAY, .name = "char[8]", .size = 8,
+					.target = &v_char, .count = 8, .is_char = true };
+static const struct dw_type v_char20 = { .kind = DW_TYPE_ARRAY, .name = "char[20]", .size = 20,
+					 .target = &v_char, .count = 20, .is_char = true };
+static const struct dw_type v_char40 = { .kind = DW_TYPE_ARRAY, .name = "char[40]", .size = 40,
+					 .target = &v_char, .count = 40, .is_char = true };
+static const struct dw_type v_int20 = { .kind = DW_TYPE_ARRAY, .name = "int[20]", .size = 80,
+					.target = &v_int, .count = 20 };
+static const struct dw_member bits_members[] = {
+	{ .name = "flags", .offset = 0, .type = &v_int, .bit_size = 3, .bit_offset = 0 },
+	{ .name = "u", .offset = 0, .type = &v_uint, .bit_size = 3, .bit_offset = 3 },
+	{ .name = "x", .offset = 4, .type = &v_int },
+	{ .name = "on", .offset = 8, .type = &v_bool, .bit_size = 1, .bit_offset = 0 },
+	{ .name = "c", .offset = 8, .type = &v_color, .bit_size = 2, .bit_offset = 1 },
+};
+static const struct dw_type v_bits = { .kind = DW_TYPE_STRUCT, .name = "struct bits", .size = 12,
+				       .members = bits_members, .n_members = 5 };
+static const struct dw_member pair_members[] = {
+	{ .name = "b", .offset = 0, .type = &v_int }, { .name = "c", .offset = 4, .type = &v_int },
+};
+static const struct dw_type v_pair = { .kind = DW_TYPE_STRUCT, .name = "struct <anonymous>", .size = 8,
+				       .members = pair_members, .n_members = 2 };
+static const struct dw_member outer_members[] = {
+	{ .name = "a", .offset = 0, .type = &v_int }, { .name = NULL, .offset = 4, .type = &v_pair },
+	{ .name = "p", .offset = 16, .type = &v_int_p }, { .name = "s", .offset = 24, .type = &v_str },
+	{ .name = "n", .offset = 32, .type = &v_str },
+};
+static const struct dw_type v_outer = { .kind = DW_TYPE_STRUCT, .name = "struct outer", .size = 40,
+					.members = outer_members, .n_members = 5 };
+
+struct value_case {
+	const struct dw_type *t;
+	const char *bytes; /* little-endian bytes as C escapes */
+	size_t len;
+	const char *want;
+};
+
+#define V(t, b, w) { &t, b, sizeof(b) - 1, w }
+
+static void test_scalars(void **state)
+{
+	static const struct value_case cases[] = {
+		V(v_uint, "\xff\xff\xff\xff", "4294967295"), V(v_int, "\xfb\xff\xff\xff", "-5"),
+		V(v_short, "\xff\xff", "-1"), V(v_long, "\xfb\xff\xff\xff\xff\xff\xff\xff", "-5"),
+		V(v_schar, "\xfd", "-3 '\\375'"), V(v_char, "A", "65 'A'"), V(v_uchar, "\xc8", "200 '\\310'"),
+		V(v_char, "\n", "10 '\\n'"), V(v_char, "'", "39 '\\''"), V(v_char, "\"", "34 '\"'"),
+		V(v_char, "\\", "92 '\\\\'"), V(v_char, "\x7f", "127 '\\177'"), V(v_char, "\0", "0 '\\000'"),
+		V(v_char, "\x07", "7 '\\a'"), V(v_bool, "\1", "true"), V(v_bool, "\0", "false"),
+		V(v_bool, "\2", "2"),
+		V(v_double, "\0\0\0\0\x04\x24\xfe\x40", "123456.25"),
+		V(v_double, "\x55\x55\x55\x55\x55\x55\xd5\x3f", "0.33333333333333331"),
+		V(v_double, "\xf1\x68\xe3\x88\xb5\xf8\xe4\x3e", "1.0000000000000001e-05"),
+		V(v_double, "\0\0\0\0\x84\xd7\x97\x41", "100000000"),
+		V(v_double, "\0\0\0\0\0\0\0\x80", "-0"),
+		V(v_double, "\0\0\0\0\0\0\xf8\xff", "-nan(0x8000000000000)"),
+		V(v_double, "\x23\x01\0\0\0\0\xf8\x7f", "nan(0x8000000000123)"),
+		V(v_double, "\0\0\0\0\0\0\xf0\x7f", "inf"), V(v_double, "\0\0\0\0\0\0\xf0\xff", "-inf"),
+		V(v_float, "\xcd\xcc\xcc\x3d", "0.100000001"), V(v_float, "\xf9\x02\x15\x50", "1e+10"),
+		V(v_float, "\0\0\xc0\x7f", "nan(0x400000)"),
+		V(v_ldouble, "\0\0\0\0\0\0\0\xc0\xff\x3f\0\0\0\0\0\0", "1.5"),
+		V(v_ldouble, "\xcd\xcc\xcc\xcc\xcc\xcc\xcc\xcc\xfb\x3f\0\0\0\0\0\0", "0.100000000000000000001"),
+		V(v_ldouble, "\0\0\0\0\0\0\0\xc0\xff\xff\0\0\0\0\0\0", "-nan(0xc000000000000000)"),
+		V(v_ldouble, "\0\0\0\0\0\0\0\x80\xff\x7f\0\0\0\0\0\0", "inf"),
+		V(v_big, "\x00\x28\x6b\xee", "BIG"), V(v_big, "\7\0\0\0", "7"),
+		V(v_flags, "\5\0\0\0", "(F_A | F_C)"), V(v_flags, "\x09\0\0\0", "(F_A | unknown: 0x8)"),
+		V(v_flags, "\x08\0\0\0", "(unknown: 0x8)"), V(v_flags, "\0\0\0\0", "0"),
+		V(v_flags, "\2\0\0\0", "F_B"), V(v_color, "\7\0\0\0", "(GREEN | BLUE | unknown: 0x4)"),
+		V(v_multi, "\x0f\0\0\0", "15"),
+		V(v_bits, "\x2c\0\0\0\x09\0\0\0\x05\0\0\0", "{flags: -4, u: 5, x: 9, on: true, c: BLUE}"),
+		V(v_bits, "\x2c\0\0\0\x09\0\0\0\xfb\0\0\0", "{flags: -4, u: 5, x: 9, on: true, c: GREEN}"),
+	};
+	struct strbuf out = STRBUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		strbuf_reset(&out);
+		render_value(cases[i].t, (const uint8_t *)cases[i].bytes, cases[i].len, true, NULL, &out);
+		if (strcmp(out.buf, cases[i].want))
+			fail_msg("case %zu (%s): got %s, want %s", i, cases[i].t->name, out.buf, cases[i].want);
+	}
+	strbuf_release(&out);
+}
+
+static void test_strings_and_arrays(void **state)
+{
+	static const struct value_case cases[] = {
+		V(v_char8, "abc\0\0\0\0\0", "\"abc\\000\\000\\000\\000\""),
+		V(v_char20, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", "'\\000' <repeats 19 times>"),
+		V(v_char8, "\"\\'\n\x01\x1b\xff\0", "\"\\\"\\\\'\\n\\001\\033\\377\""),
+		V(v_char40, "ab\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0c\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+		  "\"ab\", '\\000' <repeats 18 times>, \"c\", '\\000' <repeats 18 times>"),
+		V(v_char8, "DCBAxyzw", "\"DCBAxyzw\""),
+		V(v_int20, "\1\0\0\0\1\0\0\0\1\0\0\0\1\0\0\0\1\0\0\0\1\0\0\0\1\0\0\0\1\0\0\0\1\0\0\0\1\0\0\0"
+			   "\1\0\0\0\2\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+		  "[1 <repeats 11 times>, 2, 0, 0, 0, 0, 0, 0, 0, 0]"),
+		V(v_int20, "\7\0\0\0\7\0\0\0", "[7, 7, ...]"),
+	};
+	struct strbuf out = STRBUF_INIT;
+	uint8_t many[300];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		strbuf_reset(&out);
+		render_value(cases[i].t, (const uint8_t *)cases[i].bytes, cases[i].len, true, NULL, &out);
+		if (strcmp(out.buf, cases[i].want))
+			fail_msg("case %zu (%s): got %s, want %s", i, cases[i].t->name, out.buf, cases[i].want);
+	}
+	/* gdb shows 200 characters of a longer string, then "..." */
+	memset(many, 'x', sizeof(many));
+	for (size_t i = 0; i < sizeof(many); i += 2)
+		many[i] = 'y';
+	strbuf_reset(&out);
+	render_text(many, 200, true, &out);
+	assert_int_equal(out.len, 200 + 2 + 3);
+	assert_string_equal(out.buf + 200 + 2, "...");
+	strbuf_release(&out);
+}
+
+/* A fake symbol table: g at 0x1000 (size 64), f at 0x4000 (size 32). */
+static void fake_symbol(void *ctx, uint64_t addr, struct strbuf *out)
+{
+	(void)ctx;
+	if (addr >= 0x1000 && addr < 0x1040)
+		strbuf_addf(out, addr == 0x1000 ? " <g>" : " <g+%u>", (unsigned)(addr - 0x1000));
+}
+
+static void test_pointers(void **state)
+{
+	struct render_value_ctx vc = { .symbol = fake_symbol };
+	struct ev_arg strs[2] = {
+		{ .kind = WR_ARG_ATTACH, .aux = 24, .value = 0x2000, .data = (const uint8_t *)"hello", .len = 6 },
+		{ .kind = WR_ARG_ATTACH, .aux = 32, .status = WR_ARG_POINTEE_ERROR, .value = 0x10 },
+	};
+	uint8_t outer[40] = { 0 }, raw[8];
+	struct strbuf out = STRBUF_INIT;
+	uint64_t v;
+
+	(void)state;
+	v = 0x1014;
+	memcpy(raw, &v, 8);
+	render_value(&v_int_p, raw, 8, true, &vc, &out);
+	assert_string_equal(out.buf, "(int *) 0x1014 <g+20>");
+	strbuf_reset(&out);
+	v = 0;
+	memcpy(raw, &v, 8);
+	render_value(&v_int_p, raw, 8, true, &vc, &out);
+	assert_string_equal(out.buf, "(int *) 0x0");
+	strbuf_reset(&out);
+	render_pointer(&v_str, 0x2000, &strs[0], true, &vc, &out);
+	assert_string_equal(out.buf, "0x2000 \"hello\"");
+	strbuf_reset(&out);
+	render_pointer(&v_ustr, 0x1000, &strs[0], true, &vc, &out);
+	assert_string_equal(out.buf, "(unsigned char *) 0x1000 <g> \"hello\"");
+	/* inside a struct: no types; strings from the attachments by offset */
+	outer[0] = 1;
+	outer[4] = 2;
+	outer[8] = 3;
+	v = 0x1000;
+	memcpy(outer + 16, &v, 8);
+	v = 0x2000;
+	memcpy(outer + 24, &v, 8);
+	v = 0x10;
+	memcpy(outer + 32, &v, 8);
+	vc.attach = strs;
+	vc.n_attach = 2;
+	strbuf_reset(&out);
+	render_value(&v_outer, outer, sizeof(outer), true, &vc, &out);
+	assert_string_equal(out.buf, "{a: 1, {b: 2, c: 3}, p: 0x1000 <g>, s: 0x2000 \"hello\", "
+				     "n: 0x10 <error: Cannot access memory at address 0x10>}");
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -593,6 +803,9 @@ int main(void)
 		cmocka_unit_test(test_span_json),
 		cmocka_unit_test_setup_teardown(test_typed_args, setup, teardown),
 		cmocka_unit_test(test_status_tables),
+		cmocka_unit_test(test_scalars),
+		cmocka_unit_test(test_strings_and_arrays),
+		cmocka_unit_test(test_pointers),
 		cmocka_unit_test(test_status_doc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,24 @@
+/* symtab.h - the ELF symbol an address of a module lies in, for values
+ * that point into an object or a function (gdb's `<g+20>`).
+ *
+ * Layer rule: dwarf/ depends on util/ only; elfutils stays inside dwarf/.
+ */
+#ifndef WRAITH_DWARF_SYMTAB_H
+#define WRAITH_DWARF_SYMTAB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct dw_module;
+struct strbuf;
+
+/* When module address @vaddr lies inside a symbol of @m (within its size,
+ * as gdb requires; a symbol without a size only at its own address),
+ * append "name" or "name+offset" (demangled) to @out and return true. */
+bool dw_module_symbol_at(struct dw_module *m, uint64_t vaddr, struct strbuf *out);
+
+/* The address range [*start, *end) the module's segments occupy, in its
+ * own addresses. */
+void dw_module_range(struct dw_module *m, uint64_t *start, uint64_t *end);
+
+#endif

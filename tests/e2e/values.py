@@ -1,0 +1,185 @@
+"""values.py - wraith prints what gdb prints: every kind of value of the
+values fixture (integers of every width, characters, booleans, floats with
+NaN and infinities, long double, enums by name and as flags, bitfields,
+strings and char arrays with repeats and escapes, pointers with their type
+and symbol, structs, unions, anonymous members, arrays) and C's arithmetic
+on them, compared with gdb's `print` on the same live process.
+
+wraith prints at one hit of show(); then gdb attaches to the same process,
+stops at show() and prints the same expressions.  Nothing changes between
+hits, so the two must agree to the byte once gdb's shape is turned into
+wraith's ({x = 7} -> {x: 7}, an array's {1, 2} -> [1, 2]; see normalize()).
+"""
+import re
+import subprocess
+
+from wraithtest import *
+
+require_root()
+
+# Expressions both understand, printed by both.
+EXPRS = [
+    "g", "g.in", "g.bits", "g.u", "g.names", "g.arr", "g.zeros", "g.name", "g.buf",
+    "u32", "i32", "u64", "i64", "s16", "u16",
+    "dd", "ff", "ld", "ld_tenth", "nan_d", "inf_d", "ninf_d", "pay_d", "nan_f", "nan_ld",
+    "dd[1]", "ff[0]", "-dd[0]", "-ff[3]",
+    "eb", "efl", "efu", "ef0", "ec", "ec2", "em",
+    "buf8", "all0", "rep", "mixed", "esc", "arr20", "matrix", "pairs", "ucs",
+    "vp", "ip", "nullp", "np", "cstr", "cip", "pc_const", "*cip",
+    "b_true", "b_false", "sch", "uch", "ch", "nl", "quote",
+    "&g", "&g.in", "&g.arr", "&g.arr[1]", "&u32", "*&g.in", "g.arr + 1", "matrix[1]",
+    "&g.arr[3] - &g.arr[0]", "ip - 1", "*ip", "g.self.in.name", "g.cp[1]",
+    "~u32", "u32 | i32", "-u32", "u32 + 1", "i32 / 2", "-7 / 2", "-7 % 3", "u32 / 7",
+    "s16 * u16", "sch + uch", "g.bits.flags", "g.bits.wide", "g.bits.wide + 1",
+    "u64 >> 60", "i64 >> 1", "1 << 31", "2147483647 + 1", "18446744073709551615",
+    "4294967296", "0xffffffff", "3000000000", "uch * 2", "ch + 1",
+    "$pc", "o", "*o", "o.in.name", "a", "b", "a + b", "o.arr[2]",
+]
+# Comparisons: gdb prints 1 or 0, wraith true or false.
+COMPARISONS = [
+    "u64 > 9223372036854775807", "u32 > -1", "i32 < 0u", "i64 < 0", "ip > &g.arr[0]",
+    "dd[0] > 123456", "ff[0] > 0.1", "ff[0] == 0.1f", "nan_d == nan_d", "nan_d != nan_d",
+    "dd[6] == 0", "inf_d > 1e308", "g.b == 1", "nullp == 0",
+]
+# Where gdb departs from C, wraith follows C (the compiler's value).
+C_NOT_GDB = {
+    # gdb computes with a bitfield's declared type (unsigned int); C
+    # promotes an unsigned 3-bit field to int.
+    "g.bits.u - 6": "-1",
+}
+
+
+def wraith_values(pid, exprs):
+    script = "trace show {\n" + "".join('print "{}", %s;\n' % e for e in exprs) + "}\n"
+    res = run(["-p", pid, "-s", script, "--max-events", 1, "--script-output", "plain", "-q"])
+    check(res.returncode == 0, "wraith prints the expressions (%s)" % res.stderr.strip()[-400:])
+    return res.stdout.splitlines()
+
+
+def gdb_values(pid, exprs):
+    cmds = ["set pagination off", "set width 0", "set print pretty off", "break show", "continue"]
+    for i, e in enumerate(exprs):
+        cmds += ["echo @@%d\\n" % i, "print %s" % e]
+    cmds += ["echo @@end\\n", "detach"]
+    argv = ["gdb", "-batch", "-nx", "-p", str(pid)]
+    for c in cmds:
+        argv += ["-ex", c]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, LANG="C", LC_ALL="C")).stdout
+    values, cur = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^@@(\d+|end)$", line)
+        if m:
+            cur = None if m.group(1) == "end" else int(m.group(1))
+            continue
+        m = re.match(r"^\$\d+ = (.*)$", line)
+        if m and cur is not None:
+            values[cur] = m.group(1)
+    return [values.get(i) for i in range(len(exprs))]
+
+
+def _quoted_end(s, i):
+    q, j = s[i], i + 1
+    while j < len(s) and s[j] != q:
+        j += 2 if s[j] == "\\" else 1
+    return j + 1
+
+
+def _scalar_end(s, i):
+    """End of a value that is not a brace: up to a ',' or '}' outside
+    quotes, parentheses and angle brackets."""
+    depth = 0
+    while i < len(s):
+        c = s[i]
+        if c in "\"'":
+            i = _quoted_end(s, i)
+            continue
+        if c in "(<":
+            depth += 1
+        elif c in ")>":
+            depth -= 1
+        elif c in ",}" and depth == 0:
+            break
+        i += 1
+    return i
+
+
+def _braces(s, i):
+    """gdb's {...} at s[i] in wraith's shape: {a: 1} for a struct (its items
+    are named), [1, 2] for an array."""
+    items, i = [], i + 1
+    while i < len(s) and s[i] != "}":
+        m = re.match(r"(\w+|<[^>]+>) = ", s[i:])
+        name = None
+        if m:
+            name, i = m.group(1), i + m.end()
+        if s[i] == "{":
+            text, i = _braces(s, i)
+        else:
+            end = _scalar_end(s, i)
+            text, i = s[i:end], end
+        items.append((name, text))
+        if s.startswith(", ", i):
+            i += 2
+    named = any(n for n, _ in items)
+    body = ", ".join(("%s: %s" % (n, t)) if n else t for n, t in items)
+    return ("{%s}" if named or s.startswith("{...}", i - 4) else "[%s]") % body, i + 1
+
+
+def normalize(value):
+    """gdb's text of a value in wraith's shape."""
+    out, i = [], 0
+    while i < len(value):
+        if value[i] == "{" and not re.match(r"\{\w[^}]*\} 0x", value[i:]):
+            text, i = _braces(value, i)
+            out.append(text)
+        elif value[i] in "\"'":
+            end = _quoted_end(value, i)
+            out.append(value[i:end])
+            i = end
+        else:
+            out.append(value[i])
+            i += 1
+    return "".join(out)
+
+
+def compare(variant):
+    fx = Fixture("values-" + variant, [2000])
+    exprs = EXPRS + COMPARISONS + list(C_NOT_GDB)
+    got = wraith_values(fx.pid, exprs)
+    want = gdb_values(fx.pid, exprs)
+    fx.stop()
+    if not eq(len(got), len(exprs), "%s: one line per expression" % variant):
+        return
+    for e, w, g in zip(exprs, want, got):
+        if e in C_NOT_GDB:
+            eq(g, C_NOT_GDB[e], "%s: print %s as C computes it (gdb says %s)" % (variant, e, w))
+            continue
+        if w is None:
+            fail("%s: gdb printed nothing for %s" % (variant, e))
+            continue
+        w = normalize(w)
+        if e in COMPARISONS:
+            w = {"1": "true", "0": "false"}.get(w, w)
+        eq(g, w, "%s: print %s" % (variant, e))
+
+
+def test_normalize():
+    cases = [
+        ("{in = {x = 7, name = 0x5 \"hello\"}, arr = {1, 2}, z = {0 <repeats 12 times>}}",
+         "{in: {x: 7, name: 0x5 \"hello\"}, arr: [1, 2], z: [0 <repeats 12 times>]}"),
+        ("{a = 1, {b = 2, c = 3}, n = \"ab\", '\\000' <repeats 18 times>, \"c\"}",
+         "{a: 1, {b: 2, c: 3}, n: \"ab\", '\\000' <repeats 18 times>, \"c\"}"),
+        ("{{x = 1, s = 0x1 \"a, b}\"}, {x = 2, s = 0x0}}", "[{x: 1, s: 0x1 \"a, b}\"}, {x: 2, s: 0x0}]"),
+        ("(F_A | unknown: 0x8)", "(F_A | unknown: 0x8)"),
+        ("(int (*)[4]) 0x4010 <g+16>", "(int (*)[4]) 0x4010 <g+16>"),
+    ]
+    for gdb, want in cases:
+        eq(normalize(gdb), want, "normalize %r" % gdb)
+
+
+test_normalize()
+for variant in ("O0", "O2", "O0-nopie"):
+    compare(variant)
+check_no_leftovers("after the value tests")
+finish()
