@@ -27,6 +27,10 @@ struct plan_vars {
 	void (*hint)(void *ctx, struct strbuf *out);
 	/* A type by its C spelling (cast), or NULL. */
 	const struct dw_type *(*find_type)(void *ctx, const char *spelling);
+	/* Enum constant @name visible at the probe: 0 with its type and value,
+	 * or -ENOENT.  May be NULL. */
+	int (*find_enumerator)(void *ctx, const char *name, const struct dw_type **type,
+			       int64_t *value);
 	/* The pointer type to @target (for &x and arrays decaying), owned by
 	 * the same cache as @target. */
 	const struct dw_type *(*pointer_to)(void *ctx, const struct dw_type *target);

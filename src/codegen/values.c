@@ -338,6 +338,19 @@ static int value_at(struct cg *cg, const struct ast_expr *e, const struct dw_typ
 	return 0;
 }
 
+/* A name that is no variable may be an enumerator, a constant of its enum. */
+static int enum_constant(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	const struct dw_type *t;
+	int64_t v;
+
+	if (!cg->plan->vars.find_enumerator ||
+	    cg->plan->vars.find_enumerator(cg->plan->vars.ctx, e->str, &t, &v))
+		return unknown_name(cg, e);
+	set_dw(out, t, fit(cg, cg_i64(cg, (uint64_t)v), ctype_bits(t, 0), t->is_signed), false);
+	return 0;
+}
+
 int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 {
 	struct dw_var var;
@@ -346,7 +359,7 @@ int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 		return cg_fail(cg, e->loc, "build the program with -g, or install its debug info",
 			       "'%s' cannot be read: %s has no debug information", e->str, cg->plan->name);
 	if (cg->plan->vars.find(cg->plan->vars.ctx, e->str, &var))
-		return unknown_name(cg, e);
+		return enum_constant(cg, e, out);
 	return value_at(cg, e, var.type, &var.loc, out);
 }
 

@@ -308,3 +308,78 @@ void dw_var_foreach(struct dw_module *m, uint64_t pc, int (*fn)(const struct dw_
 		}
 	}
 }
+
+/* ---- names at the top level of units: enumerators ---- */
+
+/* The enumerator @name among the children of enumeration DIE @e. */
+static bool enumerator_in(Dwarf_Die *e, const char *name, int64_t *value)
+{
+	Dwarf_Die child;
+	Dwarf_Attribute a;
+	Dwarf_Sword v = 0;
+
+	if (dwarf_child(e, &child) != 0)
+		return false;
+	do {
+		const char *n = dwarf_diename(&child);
+
+		if (dwarf_tag(&child) != DW_TAG_enumerator || !n || strcmp(n, name))
+			continue;
+		if (dwarf_attr(&child, DW_AT_const_value, &a))
+			dwarf_formsdata(&a, &v);
+		*value = v;
+		return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* Does top-level DIE @die match @name?  @arg: what the matcher fills. */
+typedef bool (*die_match)(Dwarf_Die *die, const char *name, void *arg);
+
+/* The first top-level child of @cu that @match accepts, in @out. */
+static bool find_in_unit(Dwarf_Die *cu, die_match match, const char *name, void *arg, Dwarf_Die *out)
+{
+	if (dwarf_child(cu, out) != 0)
+		return false;
+	do {
+		if (match(out, name, arg))
+			return true;
+	} while (dwarf_siblingof(out, out) == 0);
+	return false;
+}
+
+/* A top-level DIE that @match accepts: in the unit of @pc first, as C
+ * scopes names, then in any unit.  0, -ENOENT or -WR_ENODWARF. */
+static int find_top_level(struct dw_module *m, uint64_t pc, die_match match, const char *name, void *arg,
+			  Dwarf_Die *out)
+{
+	Dwarf *dw = dw_module_dwarf(m);
+	Dwarf_Die cu;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	if (!dw)
+		return -WR_ENODWARF;
+	if (dw_unit_at(m, pc, &cu) && find_in_unit(&cu, match, name, arg, out))
+		return 0;
+	for (; dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0; off = next)
+		if (dwarf_offdie(dw, off + hsize, &cu) && find_in_unit(&cu, match, name, arg, out))
+			return 0;
+	return -ENOENT;
+}
+
+static bool is_enumeration_with(Dwarf_Die *die, const char *name, void *value)
+{
+	return dwarf_tag(die) == DW_TAG_enumeration_type && enumerator_in(die, name, value);
+}
+
+int dw_enumerator_find(struct dw_module *m, uint64_t pc, const char *name, const struct dw_type **type,
+		       int64_t *value)
+{
+	Dwarf_Die e;
+	int err = find_top_level(m, pc, is_enumeration_with, name, value, &e);
+
+	if (!err)
+		*type = vars_type_die(vars_cache_of(m), &e);
+	return err;
+}

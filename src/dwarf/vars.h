@@ -172,6 +172,12 @@ int dw_var_find_global(struct dw_module *m, const char *name, struct dw_var *out
 void dw_var_foreach(struct dw_module *m, uint64_t pc, int (*fn)(const struct dw_var *v, void *ctx),
 		    void *ctx);
 
+/* The enumerator @name (an enum constant, as `BLUE` in C), looked up in
+ * the compile unit of @pc first, then in every unit: its enum type and its
+ * value.  Returns 0, -ENOENT, or -WR_ENODWARF. */
+int dw_enumerator_find(struct dw_module *m, uint64_t pc, const char *name, const struct dw_type **type,
+		       int64_t *value);
+
 /* A type by its C spelling ("struct request", "int", "char *"), for
  * cast(); NULL when the module has none of that name. */
 const struct dw_type *dw_type_find(struct dw_module *m, const char *spelling);

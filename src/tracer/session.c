@@ -368,6 +368,13 @@ static const struct dw_type *type_find(void *ctx, const char *spelling)
 	return dw_type_find(sc->site->mod->dw, spelling);
 }
 
+static int enumerator_find(void *ctx, const char *name, const struct dw_type **type, int64_t *value)
+{
+	struct site_ctx *sc = ctx;
+
+	return dw_enumerator_find(sc->site->mod->dw, sc->site->where.vaddr, name, type, value);
+}
+
 static const struct dw_type *type_pointer(void *ctx, const struct dw_type *target)
 {
 	struct site_ctx *sc = ctx;
@@ -427,6 +434,7 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	if (dw_module_has_dwarf(site->mod->dw))
 		plan.vars = (struct plan_vars){ .find = var_find, .hint = var_hint,
 						.find_type = type_find, .pointer_to = type_pointer,
+						.find_enumerator = enumerator_find,
 						.note_arg = note_arg, .ctx = &sc };
 	site_cfa(s, site, &plan);
 	err = codegen_probe(&co, &plan, &blob, d, NULL);

@@ -21,7 +21,7 @@ require_root()
 EXPRS = [
     "g", "g.in", "g.bits", "g.u", "g.names", "g.arr", "g.zeros", "g.name", "g.buf",
     "u32", "i32", "u64", "i64", "s16", "u16",
-    "dd", "ff", "ld", "ld_tenth", "nan_d", "inf_d", "ninf_d", "pay_d", "nan_f", "nan_ld",
+    "dd", "ff", "ld", "ld_tenth", "nan_d", "neg_nan_d", "inf_d", "ninf_d", "pay_d", "nan_f", "nan_ld",
     "dd[1]", "ff[0]", "-dd[0]", "-ff[3]",
     "eb", "efl", "efu", "ef0", "ec", "ec2", "em",
     "buf8", "all0", "rep", "mixed", "esc", "arr20", "matrix", "pairs", "ucs",
@@ -34,18 +34,22 @@ EXPRS = [
     "u64 >> 60", "i64 >> 1", "1 << 31", "2147483647 + 1", "18446744073709551615",
     "4294967296", "0xffffffff", "3000000000", "uch * 2", "ch + 1",
     "$pc", "o", "*o", "o.in.name", "a", "b", "a + b", "o.arr[2]",
+    "BLUE", "BIG", "F_A | F_C", "BIG + 1",
 ]
 # Comparisons: gdb prints 1 or 0, wraith true or false.
 COMPARISONS = [
     "u64 > 9223372036854775807", "u32 > -1", "i32 < 0u", "i64 < 0", "ip > &g.arr[0]",
     "dd[0] > 123456", "ff[0] > 0.1", "ff[0] == 0.1f", "nan_d == nan_d", "nan_d != nan_d",
-    "dd[6] == 0", "inf_d > 1e308", "g.b == 1", "nullp == 0",
+    "dd[6] == 0", "inf_d > 1e308", "g.b == 1", "nullp == 0", "ec2 == BLUE", "eb > SMALL",
 ]
 # Where gdb departs from C, wraith follows C (the compiler's value).
 C_NOT_GDB = {
     # gdb computes with a bitfield's declared type (unsigned int); C
     # promotes an unsigned 3-bit field to int.
     "g.bits.u - 6": "-1",
+    # gdb keeps an enum's type through unary minus; in C it is the enum's
+    # integer type (unsigned int here).
+    "-GREEN": "4294967295",
 }
 
 
@@ -179,7 +183,7 @@ def test_normalize():
 
 
 test_normalize()
-for variant in ("O0", "O2", "O0-nopie"):
+for variant in ("O0", "O2", "O0-nopie", "clang-O0", "clang-O2"):
     compare(variant)
 check_no_leftovers("after the value tests")
 finish()

@@ -381,6 +381,26 @@ static void test_type_by_name(void **state)
 	assert_non_null(t);
 	assert_int_equal(t->size, 8);
 	assert_null(dw_type_find(m, "struct nothing"));
+	/* a pointer type made once, named as C spells it */
+	t = dw_type_find(m, "int");
+	assert_non_null(t);
+	assert_ptr_equal(dw_type_pointer(m, t), dw_type_pointer(m, t));
+	assert_string_equal(dw_type_pointer(m, t)->name, "int *");
+	dw_module_free(m);
+}
+
+static void test_enumerators(void **state)
+{
+	uint64_t pc;
+	struct dw_module *m = open_fixture("vars-O2", &pc);
+	const struct dw_type *t = NULL;
+	int64_t v = -1;
+
+	(void)state;
+	assert_int_equal(dw_enumerator_find(m, pc, "BLUE", &t, &v), 0);
+	assert_int_equal(v, 2);
+	assert_string_equal(t->name, "enum color");
+	assert_int_equal(dw_enumerator_find(m, pc, "PURPLE", &t, &v), -ENOENT);
 	dw_module_free(m);
 }
 
@@ -397,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_inlined),
 		cmocka_unit_test(test_pieces),
 		cmocka_unit_test(test_entry_values),
+		cmocka_unit_test(test_enumerators),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
