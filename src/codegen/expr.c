@@ -108,6 +108,18 @@ static int decay(struct cg *cg, const struct ast_expr *e, struct cg_value *v)
 	return 0;
 }
 
+/* A function decays to a pointer to it: its address is the value. */
+static int decay_function(struct cg *cg, const struct ast_expr *e, struct cg_value *v)
+{
+	const struct dw_type *p = cg_pointer_to(cg, v->dt);
+
+	if (!p)
+		return cg_fail(cg, e->loc, NULL, "no pointer type for %s", v->dt->name);
+	v->dt = p;
+	v->lvalue = false;
+	return 0;
+}
+
 int cg_operand(struct cg *cg, const struct ast_expr *e, struct cg_value *v)
 {
 	LLVMValueRef x;
@@ -116,6 +128,8 @@ int cg_operand(struct cg *cg, const struct ast_expr *e, struct cg_value *v)
 		return 0;
 	if (v->dt->kind == DW_TYPE_ARRAY)
 		return decay(cg, e, v);
+	if (v->dt->kind == DW_TYPE_FUNCTION)
+		return decay_function(cg, e, v);
 	if (!ctype_is_scalar(v->dt) || (v->dt->kind == DW_TYPE_FLOAT && v->dt->size > 8))
 		return 0;
 	x = values_scalar(cg, e, v);

@@ -31,6 +31,9 @@ struct plan_vars {
 	 * or -ENOENT.  May be NULL. */
 	int (*find_enumerator)(void *ctx, const char *name, const struct dw_type **type,
 			       int64_t *value);
+	/* Function @name of the module: 0 with its type (DW_TYPE_FUNCTION) and
+	 * ELF address, or -ENOENT.  May be NULL. */
+	int (*find_function)(void *ctx, const char *name, const struct dw_type **type, uint64_t *vaddr);
 	/* The pointer type to @target (for &x and arrays decaying), owned by
 	 * the same cache as @target. */
 	const struct dw_type *(*pointer_to)(void *ctx, const struct dw_type *target);

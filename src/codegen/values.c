@@ -351,6 +351,22 @@ static int enum_constant(struct cg *cg, const struct ast_expr *e, struct cg_valu
 	return 0;
 }
 
+/* A function of the module: a value of its function type whose address is
+ * its code (it decays to a pointer where C decays it). */
+static int function_value(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	const struct dw_type *t;
+	uint64_t vaddr;
+	LLVMValueRef bias;
+
+	if (!cg->plan->vars.find_function ||
+	    cg->plan->vars.find_function(cg->plan->vars.ctx, e->str, &t, &vaddr))
+		return enum_constant(cg, e, out);
+	bias = LLVMBuildSub(cg->builder, reg_value(cg, 16), cg_i64(cg, cg->plan->pc), "bias");
+	set_dw(out, t, LLVMBuildAdd(cg->builder, bias, cg_i64(cg, vaddr), ""), true);
+	return 0;
+}
+
 int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 {
 	struct dw_var var;
@@ -359,7 +375,7 @@ int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 		return cg_fail(cg, e->loc, "build the program with -g, or install its debug info",
 			       "'%s' cannot be read: %s has no debug information", e->str, cg->plan->name);
 	if (cg->plan->vars.find(cg->plan->vars.ctx, e->str, &var))
-		return enum_constant(cg, e, out);
+		return function_value(cg, e, out);
 	return value_at(cg, e, var.type, &var.loc, out);
 }
 
@@ -435,10 +451,9 @@ static int pointee(struct cg *cg, const struct ast_expr *e, struct cg_value *v, 
 		return cg_fail(cg, e->loc, NULL, "only a pointer or an array can be dereferenced, not %s",
 			       cg_describe(v, what, sizeof(what)));
 	t = v->dt->target;
-	if (!t || t->kind == DW_TYPE_VOID || t->kind == DW_TYPE_FUNCTION)
+	if (!t || t->kind == DW_TYPE_VOID)
 		return cg_fail(cg, e->loc, "cast it to a pointer to what it points to: cast(p, \"T *\")",
-			       "%s points to %s, which has no value to read", v->dt->name,
-			       t && t->kind == DW_TYPE_FUNCTION ? "code" : "void");
+			       "%s points to void, which has no value to read", v->dt->name);
 	return follow(cg, e, v, out);
 }
 
@@ -717,6 +732,11 @@ int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 	note(cg, print_index, wire_index, t);
 	if (v->optimized_out) {
 		emit_scalar(cg, WR_ARG_I64, cg_i64(cg, 0), cg_i32(cg, WR_ARG_OPTIMIZED_OUT), 0);
+		return 0;
+	}
+	if (t->kind == DW_TYPE_FUNCTION) {
+		/* gdb's {void (int)} 0x401136 <f>: the address, shown with the type */
+		emit_scalar(cg, WR_ARG_PTR, v->v, v->status, 8);
 		return 0;
 	}
 	if (!ctype_is_scalar(t) || t->size > 8 || (t->kind == DW_TYPE_FLOAT && v->lvalue)) {

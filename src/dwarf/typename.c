@@ -227,6 +227,7 @@ static bool apply_modifier(struct decl *d, Dwarf_Die *type)
 		add_array_dims(d, type);
 		return true;
 	case DW_TAG_subroutine_type:
+	case DW_TAG_subprogram: /* a function's own type (typename_render_type) */
 		add_function_suffix(d, type);
 		return true;
 	default:
@@ -300,6 +301,13 @@ static void add_params(const struct typename_ctx *ctx, Dwarf_Die *parent, bool n
 			add_params(ctx, &child, names, out, n);
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+void typename_render_type(Dwarf_Die *type, struct strbuf *out)
+{
+	struct typename_ctx ctx = { 0 };
+
+	render_decl(&ctx, type, "", out);
 }
 
 /* The parameter list of the subprogram (@names: with their names, the

@@ -44,6 +44,11 @@ const char *typename_base(const char *name);
 void typename_render_params(const struct typename_ctx *ctx, Dwarf_Die *fn, bool names,
 			    struct strbuf *out);
 
+/* Append the C spelling of type DIE @type as an abstract declarator:
+ * "void (*)(int)", "int (*)[4]"; of a subprogram DIE, its function type
+ * "void (struct s *, long)". */
+void typename_render_type(Dwarf_Die *type, struct strbuf *out);
+
 /* True when @fn has children that are parameters (formal, "...", or a
  * template parameter pack). */
 bool typename_has_params(Dwarf_Die *fn);

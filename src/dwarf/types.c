@@ -21,6 +21,7 @@
  */
 #include "dwarf/typename.h"
 #include "dwarf/vars_priv.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 #include <dwarf.h>
@@ -328,6 +329,16 @@ static char *qualified_name(const struct dw_type *under, const char *q)
 	return xasprintf("%s %s", q, under->name);
 }
 
+/* The C spelling of type DIE @die where the declarator wraps the base
+ * type, as gdb spells it: "void (int)", "void (*)(int)", "int (*)[4]". */
+static const char *declarator_name(struct vars_cache *c, Dwarf_Die *die)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	typename_render_type(die, &sb);
+	return own(c, strbuf_detach(&sb));
+}
+
 /* Convert the DIE of node @t (once). */
 static void fill(struct vars_cache *c, struct dw_type *t)
 {
@@ -353,7 +364,11 @@ static void fill(struct vars_cache *c, struct dw_type *t)
 		t->kind = DW_TYPE_POINTER;
 		t->size = 8;
 		t->target = element(c, die);
-		t->name = own(c, xasprintf("%s %s", t->target->name, tag == DW_TAG_pointer_type ? "*" : "&"));
+		if (t->target->kind == DW_TYPE_FUNCTION || t->target->kind == DW_TYPE_ARRAY)
+			t->name = declarator_name(c, die); /* void (*)(int), int (*)[4] */
+		else
+			t->name = own(c, xasprintf("%s %s", t->target->name,
+						   tag == DW_TAG_pointer_type ? "*" : "&"));
 		break;
 	case DW_TAG_structure_type:
 	case DW_TAG_class_type:
@@ -378,8 +393,9 @@ static void fill(struct vars_cache *c, struct dw_type *t)
 		*t = *element(c, die); /* gdb leaves these out of names */
 		break;
 	case DW_TAG_subroutine_type:
+	case DW_TAG_subprogram: /* a function itself has the type it declares */
 		t->kind = DW_TYPE_FUNCTION;
-		t->name = "function";
+		t->name = declarator_name(c, die);
 		break;
 	default:
 		t->kind = DW_TYPE_UNKNOWN;

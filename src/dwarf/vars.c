@@ -309,7 +309,7 @@ void dw_var_foreach(struct dw_module *m, uint64_t pc, int (*fn)(const struct dw_
 	}
 }
 
-/* ---- names at the top level of units: enumerators ---- */
+/* ---- names at the top level of units: enumerators, functions ---- */
 
 /* The enumerator @name among the children of enumeration DIE @e. */
 static bool enumerator_in(Dwarf_Die *e, const char *name, int64_t *value)
@@ -382,4 +382,27 @@ int dw_enumerator_find(struct dw_module *m, uint64_t pc, const char *name, const
 	if (!err)
 		*type = vars_type_die(vars_cache_of(m), &e);
 	return err;
+}
+
+/* A definition (it has code) of function @name. */
+static bool is_function_named(Dwarf_Die *die, const char *name, void *lowpc)
+{
+	const char *n = dwarf_diename(die);
+
+	return dwarf_tag(die) == DW_TAG_subprogram && n && strcmp(n, name) == 0 &&
+	       dwarf_lowpc(die, lowpc) == 0;
+}
+
+int dw_function_find(struct dw_module *m, uint64_t pc, const char *name, const struct dw_type **type,
+		     uint64_t *vaddr)
+{
+	Dwarf_Die f;
+	Dwarf_Addr lowpc = 0;
+	int err = find_top_level(m, pc, is_function_named, name, &lowpc, &f);
+
+	if (err)
+		return err;
+	*type = vars_type_die(vars_cache_of(m), &f);
+	*vaddr = lowpc;
+	return 0;
 }

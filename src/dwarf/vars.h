@@ -178,6 +178,12 @@ void dw_var_foreach(struct dw_module *m, uint64_t pc, int (*fn)(const struct dw_
 int dw_enumerator_find(struct dw_module *m, uint64_t pc, const char *name, const struct dw_type **type,
 		       int64_t *value);
 
+/* The function @name defined in the module (the unit of @pc first): its
+ * type (DW_TYPE_FUNCTION, named as gdb names it: "int (int, char **)")
+ * and its ELF address.  Returns 0, -ENOENT, or -WR_ENODWARF. */
+int dw_function_find(struct dw_module *m, uint64_t pc, const char *name, const struct dw_type **type,
+		     uint64_t *vaddr);
+
 /* A type by its C spelling ("struct request", "int", "char *"), for
  * cast(); NULL when the module has none of that name. */
 const struct dw_type *dw_type_find(struct dw_module *m, const char *spelling);

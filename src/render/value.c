@@ -10,6 +10,7 @@
  *   with its sign and payload;
  * - enums by enumerator name; an enum whose enumerators are distinct bits
  *   as `(F_A | F_C)`, with `unknown: 0x8` for bits no enumerator names;
+ * - functions as `{void (int)} 0x401136 <f>`;
  * - pointers as addresses with `<symbol+offset>` when they point into a
  *   known object, at top level after their type as `(int *) 0x...`; char
  *   pointers with the string they point to;
@@ -379,6 +380,16 @@ static void elements(const struct dw_type *t, const uint8_t *data, size_t len, s
 	strbuf_addch(out, ']');
 }
 
+/* A function (its bytes on the wire are its address), as gdb shows one:
+ * `{void (int)} 0x401136 <f>`. */
+static void function_text(const struct dw_type *t, uint64_t addr, const struct render_value_ctx *vc,
+			  struct strbuf *out)
+{
+	strbuf_addf(out, "{%s} 0x%" PRIx64, t->name, addr);
+	if (addr && vc && vc->symbol)
+		vc->symbol(vc->ctx, addr, out);
+}
+
 static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
 		  struct walk *w, struct strbuf *out)
 {
@@ -391,6 +402,8 @@ static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size
 		members(t, data, len, at, w, out);
 	else if (t->kind == DW_TYPE_ARRAY)
 		elements(t, data, len, at, w, out);
+	else if (t->kind == DW_TYPE_FUNCTION && len >= 8)
+		function_text(t, read_uint(data, 8), w->vc, out);
 	else if (!t->size || t->size > len)
 		strbuf_addf(out, "<%s>", t->name);
 	else if (t->kind == DW_TYPE_FLOAT)

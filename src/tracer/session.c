@@ -375,6 +375,13 @@ static int enumerator_find(void *ctx, const char *name, const struct dw_type **t
 	return dw_enumerator_find(sc->site->mod->dw, sc->site->where.vaddr, name, type, value);
 }
 
+static int function_find(void *ctx, const char *name, const struct dw_type **type, uint64_t *vaddr)
+{
+	struct site_ctx *sc = ctx;
+
+	return dw_function_find(sc->site->mod->dw, sc->site->where.vaddr, name, type, vaddr);
+}
+
 static const struct dw_type *type_pointer(void *ctx, const struct dw_type *target)
 {
 	struct site_ctx *sc = ctx;
@@ -435,6 +442,7 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 		plan.vars = (struct plan_vars){ .find = var_find, .hint = var_hint,
 						.find_type = type_find, .pointer_to = type_pointer,
 						.find_enumerator = enumerator_find,
+						.find_function = function_find,
 						.note_arg = note_arg, .ctx = &sc };
 	site_cfa(s, site, &plan);
 	err = codegen_probe(&co, &plan, &blob, d, NULL);

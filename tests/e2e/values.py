@@ -35,12 +35,14 @@ EXPRS = [
     "4294967296", "0xffffffff", "3000000000", "uch * 2", "ch + 1",
     "$pc", "o", "*o", "o.in.name", "a", "b", "a + b", "o.arr[2]",
     "BLUE", "BIG", "F_A | F_C", "BIG + 1",
+    "fnp", "null_fnp", "*fnp", "show", "&show", "rowp", "*rowp", "(*rowp)[2]",
 ]
 # Comparisons: gdb prints 1 or 0, wraith true or false.
 COMPARISONS = [
     "u64 > 9223372036854775807", "u32 > -1", "i32 < 0u", "i64 < 0", "ip > &g.arr[0]",
     "dd[0] > 123456", "ff[0] > 0.1", "ff[0] == 0.1f", "nan_d == nan_d", "nan_d != nan_d",
     "dd[6] == 0", "inf_d > 1e308", "g.b == 1", "nullp == 0", "ec2 == BLUE", "eb > SMALL",
+    "fnp == show", "fnp == &show", "null_fnp == 0",
 ]
 # Where gdb departs from C, wraith follows C (the compiler's value).
 C_NOT_GDB = {

@@ -790,6 +790,25 @@ static void test_pointers(void **state)
 	strbuf_release(&out);
 }
 
+/* A function is shown as gdb shows it: its type in braces, its address. */
+static void test_functions(void **state)
+{
+	static const struct dw_type fn = { .kind = DW_TYPE_FUNCTION, .name = "void (int)" };
+	struct render_value_ctx vc = { .symbol = fake_symbol };
+	struct strbuf out = STRBUF_INIT;
+	uint64_t v = 0x1000;
+	uint8_t raw[8];
+
+	(void)state;
+	memcpy(raw, &v, 8);
+	render_value(&fn, raw, 8, true, &vc, &out);
+	assert_string_equal(out.buf, "{void (int)} 0x1000 <g>");
+	strbuf_reset(&out);
+	render_value(&fn, raw, 8, true, NULL, &out);
+	assert_string_equal(out.buf, "{void (int)} 0x1000");
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -806,6 +825,7 @@ int main(void)
 		cmocka_unit_test(test_scalars),
 		cmocka_unit_test(test_strings_and_arrays),
 		cmocka_unit_test(test_pointers),
+		cmocka_unit_test(test_functions),
 		cmocka_unit_test(test_status_doc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

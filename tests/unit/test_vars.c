@@ -404,6 +404,23 @@ static void test_enumerators(void **state)
 	dw_module_free(m);
 }
 
+/* A function as a value: its type as gdb names it and its address. */
+static void test_functions(void **state)
+{
+	uint64_t pc, addr = 0;
+	struct dw_module *m = open_fixture("vars-O0", &pc);
+	const struct dw_type *t = NULL;
+
+	(void)state;
+	assert_int_equal(dw_function_find(m, pc, "main", &t, &addr), 0);
+	assert_int_equal(t->kind, DW_TYPE_FUNCTION);
+	assert_string_equal(t->name, "int (int, char **)");
+	assert_string_equal(dw_type_pointer(m, t)->name, "int (*)(int, char **)");
+	assert_true(addr != 0);
+	assert_int_equal(dw_function_find(m, pc, "no_such_function", &t, &addr), -ENOENT);
+	dw_module_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_pieces),
 		cmocka_unit_test(test_entry_values),
 		cmocka_unit_test(test_enumerators),
+		cmocka_unit_test(test_functions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
