@@ -417,14 +417,16 @@ static int need_lvalue(struct cg *cg, const struct ast_expr *e, const struct cg_
  * every later read of it report a null dereference. */
 static int follow(struct cg *cg, const struct ast_expr *e, struct cg_value *v, struct cg_value *out)
 {
-	LLVMValueRef p = values_scalar(cg, e, v), is_null, st;
-	bool gone = v->optimized_out;
+	LLVMValueRef p, is_null, st;
 
+	if (v->optimized_out) /* as gdb: "value has been optimized out" */
+		return cg_fail(cg, e->loc, "print the pointer itself to see <optimized out>",
+			       "this pointer is optimized out at this pc: what it points to cannot be read");
+	p = values_scalar(cg, e, v);
 	if (!p)
 		return -WR_ESEMANTIC;
 	set_dw(out, v->dt->target, p, true);
 	out->status = v->status;
-	out->optimized_out = gone;
 	is_null = LLVMBuildICmp(cg->builder, LLVMIntEQ, p, cg_i64(cg, 0), "");
 	st = LLVMBuildSelect(cg->builder, is_null, cg_i32(cg, WR_ARG_NULL_DEREF), cg_i32(cg, 0), "");
 	merge_status(cg, out, st);
