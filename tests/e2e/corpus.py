@@ -326,6 +326,13 @@ def normalise(text):
     return canon(parse(tokenize(text))[0])
 
 
+def optimized_out(g):
+    """gdb says a value is gone either as a marker in it or, for a value
+    reached through one that is gone (`*p` with p optimized out), as an
+    error; wraith shows both as <optimized out>."""
+    return "<optimized out>" in g or g == "error: value has been optimized out"
+
+
 def verdict(wraith, wraith_error, gdb):
     """'same', 'limit' (a vector register), or why they differ."""
     g = gdb_text(gdb) if gdb is not None else None
@@ -340,7 +347,7 @@ def verdict(wraith, wraith_error, gdb):
     if wraith is None:
         return "wraith printed nothing"
     if LOCATED:
-        return "same" if ("<optimized out>" in wraith) == ("<optimized out>" in g) else "differs"
+        return "same" if ("<optimized out>" in wraith) == optimized_out(g) else "differs"
     if normalise(wraith) == normalise(g):
         return "same"
     return "differs"
