@@ -435,6 +435,18 @@ WR_API __u64 wr_pid_tgid(void)
 	return bpf_get_current_pid_tgid();
 }
 
+/* Thread group and thread ids as the PID namespace (@dev, @ino) sees
+ * them, packed as bpf_get_current_pid_tgid() packs them; the host's ids
+ * when the thread is not in that namespace. */
+WR_API __u64 wr_ns_pid_tgid(__u64 dev, __u64 ino)
+{
+	struct bpf_pidns_info ns;
+
+	if (bpf_get_ns_current_pid_tgid(dev, ino, &ns, sizeof(ns)))
+		return bpf_get_current_pid_tgid();
+	return (__u64)ns.tgid << 32 | ns.pid;
+}
+
 WR_API __u64 wr_ktime(void)
 {
 	return bpf_ktime_get_ns();

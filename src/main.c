@@ -101,11 +101,11 @@ static const char usage_text[] =
 "\n"
 "Script language: trace <function | file:line | 0xADDR | module:0xADDR> { ... } with\n"
 "print \"fmt {}\", expr...;  bt; / backtrace; [raw|full|inline|noinline]  if/else  let;\n"
-"expressions read the program's variables (req.name, p[i], *ptr, cast(x, \"T *\")).\n"
-"See wraith(1) and doc/script-reference.md.  Settings: command line over\n"
-"environment over the configuration file over built-in defaults; the file takes\n"
-"GhostScope's keys ([ebpf] backtrace_depth = 4), see wraith(1).  Exit status: 0 ok,\n"
-"1 runtime failure, 2 usage or script error.\n";
+"expressions read the program's variables (req.name, p->next, p[i], *ptr,\n"
+"cast(x, \"T *\")).  See wraith(1) and doc/script-reference.md.\n"
+"Settings: command line over environment over the configuration file over\n"
+"built-in defaults; the file takes GhostScope's keys ([ebpf] backtrace_depth = 4),\n"
+"see wraith(1).  Exit status: 0 ok, 1 runtime failure, 2 usage or script error.\n";
 
 static volatile sig_atomic_t stop_signal;
 

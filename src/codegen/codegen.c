@@ -54,6 +54,7 @@ const struct cg_entry cg_entry_points[] = {
 	{ "wr_probe_id", 1 },
 	{ "wr_pid_tgid", 0 },
 	{ "wr_ktime", 0 },
+	{ "wr_ns_pid_tgid", 2 },
 	{ "wr_bt", 5 },
 	{ NULL, 0 },
 };

@@ -209,18 +209,41 @@ static void float_literal(struct cg *cg, const struct ast_expr *e, struct cg_val
 	}
 }
 
+/* Thread group and thread id, packed: as the traced process's PID
+ * namespace sees them (@host false), or as the initial namespace does. */
+static LLVMValueRef pid_tgid(struct cg *cg, bool host)
+{
+	LLVMValueRef args[2];
+
+	if (host || !cg->plan->pidns_ino)
+		return cg_call(cg, "wr_pid_tgid", NULL, 0);
+	args[0] = cg_i64(cg, cg->plan->pidns_dev);
+	args[1] = cg_i64(cg, cg->plan->pidns_ino);
+	return cg_call(cg, "wr_ns_pid_tgid", args, 2);
+}
+
 static int lower_special(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 {
+	bool host = e->special == AST_SPECIAL_HOST_PID || e->special == AST_SPECIAL_HOST_TID;
 	LLVMValueRef v;
 
 	switch (e->special) {
 	case AST_SPECIAL_PID:
-		v = cg_call(cg, "wr_pid_tgid", NULL, 0);
+	case AST_SPECIAL_HOST_PID:
+		v = pid_tgid(cg, host);
 		cg_set_value(out, &ctype_int, LLVMBuildLShr(cg->builder, v, cg_i64(cg, 32), "pid"));
 		return 0;
 	case AST_SPECIAL_TID:
-		v = cg_call(cg, "wr_pid_tgid", NULL, 0);
+	case AST_SPECIAL_HOST_TID:
+		v = pid_tgid(cg, host);
 		cg_set_value(out, &ctype_int, LLVMBuildAnd(cg->builder, v, cg_i64(cg, 0xffffffffu), "tid"));
+		return 0;
+	case AST_SPECIAL_INPUT_PID:
+		if (!cg->plan->tgid)
+			return cg_fail(cg, e->loc, "start wraith with -p PID, or use $pid",
+				       "$input_pid is only available with -p: this probe traces every "
+				       "process of its program");
+		cg_set_value(out, &ctype_int, cg_i64(cg, cg->plan->tgid));
 		return 0;
 	case AST_SPECIAL_TIMESTAMP:
 		cg_set_value(out, &ctype_ulong, cg_call(cg, "wr_ktime", NULL, 0));

@@ -47,6 +47,10 @@ struct probe_plan {
 	uint32_t probe_id;             /* names the program; at run time a probe's id is
 					  the cookie it was attached with */
 	uint32_t tgid;                 /* 0: any process (-t mode) */
+	/* The PID namespace of process tgid when it is not wraith's own (its
+	 * nsfs device and inode), for $pid and $tid as the process sees them;
+	 * 0 and 0 otherwise. */
+	uint64_t pidns_dev, pidns_ino;
 	const struct ast_probe *ast;   /* borrowed */
 	uint64_t pc;                   /* module virtual address of the probe */
 	uint32_t rule0;                /* CFI rule index at pc; WR_CFI_RULE_NONE if no row

@@ -471,8 +471,13 @@ int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base
 	if (base->kind != CG_VALUE ||
 	    (base->dt->kind != DW_TYPE_POINTER && base->dt->kind != DW_TYPE_STRUCT &&
 	     base->dt->kind != DW_TYPE_UNION))
-		return cg_fail(cg, e->loc, NULL, "'.%s' needs a struct, a union or a pointer to one, not %s",
-			       e->str, cg_describe(base, what, sizeof(what)));
+		return cg_fail(cg, e->loc, NULL, "'%s%s' needs a struct, a union or a pointer to one, not %s",
+			       e->arrow ? "->" : ".", e->str, cg_describe(base, what, sizeof(what)));
+	if (e->arrow && base->dt->kind != DW_TYPE_POINTER)
+		return cg_fail(cg, e->loc, "use '.' for a member of a struct or union itself",
+			       "'->%s' needs a pointer, but %s is %s", e->str,
+			       e->lhs->kind == AST_EXPR_IDENT ? e->lhs->str : "this",
+			       cg_describe(base, what, sizeof(what)));
 	obj = *base;
 	if (obj.dt->kind == DW_TYPE_POINTER) {
 		err = pointee(cg, e->lhs, base, &obj); /* p.x means p->x */

@@ -139,7 +139,8 @@ const char *ast_special_name(enum ast_special sp)
 	static const char *const names[] = {
 		[AST_SPECIAL_PID] = "pid", [AST_SPECIAL_TID] = "tid",
 		[AST_SPECIAL_TIMESTAMP] = "timestamp", [AST_SPECIAL_PC] = "pc",
-		[AST_SPECIAL_SP] = "sp",
+		[AST_SPECIAL_SP] = "sp", [AST_SPECIAL_HOST_PID] = "host_pid",
+		[AST_SPECIAL_HOST_TID] = "host_tid", [AST_SPECIAL_INPUT_PID] = "input_pid",
 	};
 
 	return (unsigned)sp < sizeof(names) / sizeof(names[0]) ? names[sp] : "?";
@@ -257,7 +258,7 @@ static void expr_text(const struct ast_expr *e, int outer, bool all_parens, stru
 		break;
 	case AST_EXPR_MEMBER:
 		expr_text(e->lhs, AST_PREC_POSTFIX, all_parens, out);
-		strbuf_addf(out, ".%s", e->str);
+		strbuf_addf(out, "%s%s", e->arrow ? "->" : ".", e->str);
 		return;
 	case AST_EXPR_INDEX:
 		expr_text(e->lhs, AST_PREC_POSTFIX, all_parens, out);

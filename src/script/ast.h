@@ -27,7 +27,7 @@ enum ast_expr_kind {
 	AST_EXPR_SPECIAL,  /* $pid, $tid, $timestamp, ...: .special */
 	AST_EXPR_UNARY,    /* .op, .lhs */
 	AST_EXPR_BINARY,   /* .op, .lhs, .rhs */
-	AST_EXPR_MEMBER,   /* .lhs . .str  (also tuple-style .0: str = "0") */
+	AST_EXPR_MEMBER,   /* .lhs . .str  (also tuple-style .0: str = "0"); .arrow for -> */
 	AST_EXPR_INDEX,    /* .lhs [ .rhs ] */
 	AST_EXPR_CALL,     /* .str ( .args ) : strncmp, starts_with, memcmp, hex, cast */
 };
@@ -38,6 +38,9 @@ enum ast_special {
 	AST_SPECIAL_TIMESTAMP,
 	AST_SPECIAL_PC,
 	AST_SPECIAL_SP,
+	AST_SPECIAL_HOST_PID,  /* $pid and $tid as the initial PID namespace sees them */
+	AST_SPECIAL_HOST_TID,
+	AST_SPECIAL_INPUT_PID, /* the PID given to -p */
 };
 
 enum ast_op {
@@ -75,6 +78,7 @@ struct ast_expr {
 	struct ast_expr **args;   /* owned array of owned */
 	size_t n_args;
 	size_t str_len;           /* STRING: bytes in .str (it may hold \0) */
+	bool arrow;               /* MEMBER: written `p->x` (p must be a pointer) */
 	size_t off, end;          /* byte range [off, end) of the expression in the script */
 	unsigned height;          /* of the tree below: 1 for a leaf; the parser keeps it at
 				   most SCRIPT_MAX_EXPR_DEPTH, so every stage may recurse */
@@ -202,6 +206,10 @@ void ast_expr_dump(const struct ast_expr *e, struct strbuf *out);
 void ast_expr_text(const struct ast_expr *e, struct strbuf *out);
 /* A string as a script literal with quotes and escapes.  Appends to @out. */
 void ast_quote_string(const char *s, size_t len, struct strbuf *out);
+
+/* The hint that lists every special variable. */
+#define AST_SPECIALS_HINT \
+	"special variables are $pid, $tid, $host_pid, $host_tid, $input_pid, $timestamp, $pc and $sp"
 
 /* Static names: "+", "<<", ... / "pid", "tid", ... (without the '$') /
  * "x", "X", "p", "s", "" (default). */

@@ -9,6 +9,7 @@
  * here rather than a silent wrap later.
  */
 #include "script/lexer.h"
+#include "script/ast.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ static const struct {
 	const char *text;
 	enum tok_kind kind;
 } puncts[] = {
-	{ "<<", TOK_SHL }, { ">>", TOK_SHR },    { "<=", TOK_LE },     { ">=", TOK_GE },
+	{ "->", TOK_ARROW }, { "<<", TOK_SHL }, { ">>", TOK_SHR },    { "<=", TOK_LE },     { ">=", TOK_GE },
 	{ "==", TOK_EQ },  { "!=", TOK_NE },     { "&&", TOK_ANDAND }, { "||", TOK_OROR },
 	{ "{", TOK_LBRACE }, { "}", TOK_RBRACE }, { "(", TOK_LPAREN },  { ")", TOK_RPAREN },
 	{ "[", TOK_LBRACKET }, { "]", TOK_RBRACKET }, { ",", TOK_COMMA }, { ";", TOK_SEMI },
@@ -55,6 +56,7 @@ static const char *const kind_names[TOK_KIND_COUNT_] = {
 	[TOK_LBRACE] = "'{'",      [TOK_RBRACE] = "'}'",      [TOK_LPAREN] = "'('",
 	[TOK_RPAREN] = "')'",      [TOK_LBRACKET] = "'['",    [TOK_RBRACKET] = "']'",
 	[TOK_COMMA] = "','",       [TOK_SEMI] = "';'",        [TOK_DOT] = "'.'",
+	[TOK_ARROW] = "'->'",
 	[TOK_ASSIGN] = "'='",      [TOK_PLUS] = "'+'",        [TOK_MINUS] = "'-'",
 	[TOK_STAR] = "'*'",        [TOK_SLASH] = "'/'",       [TOK_PERCENT] = "'%'",
 	[TOK_SHL] = "'<<'",        [TOK_SHR] = "'>>'",        [TOK_LT] = "'<'",
@@ -269,8 +271,8 @@ static int lex_number(struct lexer *lx, struct token *tok, struct diag *diag)
 	int suffix;
 	char msg[96];
 
-	/* `.0` after a '.' is a tuple member, never a fraction. */
-	flen = lx->prev == TOK_DOT ? 0 : float_len(t + p);
+	/* `.0` after a '.' (or '->') is a tuple member, never a fraction. */
+	flen = lx->prev == TOK_DOT || lx->prev == TOK_ARROW ? 0 : float_len(t + p);
 	if (flen)
 		return lex_float(lx, tok, flen, diag);
 	begin(lx, tok, TOK_INT);
@@ -388,7 +390,7 @@ static int lex_special(struct lexer *lx, struct token *tok, struct diag *diag)
 		end++;
 	if (end == lx->pos + 1)
 		return fail(lx, tok, end, tok->off, 1, diag,
-			    "special variables are $pid, $tid, $timestamp, $pc and $sp",
+			    AST_SPECIALS_HINT,
 			    "expected a name after '$'");
 	finish(lx, tok, end);
 	return 0;
@@ -463,7 +465,7 @@ int lexer_next(struct lexer *lx, struct token *tok, struct diag *diag)
 	}
 	err = lex_one(lx, tok, diag);
 	/* `s.trace` is a member named trace, not the start of a probe. */
-	lx->want_pattern = tok->kind == TOK_TRACE && lx->prev != TOK_DOT;
+	lx->want_pattern = tok->kind == TOK_TRACE && lx->prev != TOK_DOT && lx->prev != TOK_ARROW;
 	lx->prev = tok->kind;
 	return err;
 }

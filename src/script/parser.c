@@ -275,7 +275,8 @@ static struct ast_expr *parse_special(struct parser *p)
 	static const char *const names[] = {
 		[AST_SPECIAL_PID] = "$pid", [AST_SPECIAL_TID] = "$tid",
 		[AST_SPECIAL_TIMESTAMP] = "$timestamp", [AST_SPECIAL_PC] = "$pc",
-		[AST_SPECIAL_SP] = "$sp",
+		[AST_SPECIAL_SP] = "$sp", [AST_SPECIAL_HOST_PID] = "$host_pid",
+		[AST_SPECIAL_HOST_TID] = "$host_tid", [AST_SPECIAL_INPUT_PID] = "$input_pid",
 	};
 	const struct token *t = &p->tok;
 	struct ast_expr *e;
@@ -288,8 +289,8 @@ static struct ast_expr *parse_special(struct parser *p)
 			return e;
 		}
 	}
-	fail(p, t->loc, "special variables are $pid, $tid, $timestamp, $pc and $sp",
-	     "unknown special variable '%.*s'", (int)t->len, p->text + t->off);
+	fail(p, t->loc, AST_SPECIALS_HINT, "unknown special variable '%.*s'", (int)t->len,
+	     p->text + t->off);
 	return NULL;
 }
 
@@ -351,9 +352,9 @@ static struct ast_expr *parse_primary(struct parser *p)
 	return e;
 }
 
-/* The name after '.': a field (keywords allowed: C fields may be called
- * `trace`) or a decimal tuple index. */
-static char *member_name(struct parser *p)
+/* The name after '.' or '->': a field (keywords allowed: C fields may be
+ * called `trace`) or a decimal tuple index. */
+static char *member_name(struct parser *p, bool arrow)
 {
 	const struct token *t = &p->tok;
 	const char *s = p->text + t->off;
@@ -364,7 +365,8 @@ static char *member_name(struct parser *p)
 		return NULL;
 	}
 	if (t->kind != TOK_INT && t->kind != TOK_IDENT && tok_kind_class(t->kind) != TOK_CLASS_KEYWORD) {
-		fail(p, t->loc, NULL, "expected a member name after '.', found %s", describe(p));
+		fail(p, t->loc, NULL, "expected a member name after '%s', found %s", arrow ? "->" : ".",
+		     describe(p));
 		return NULL;
 	}
 	return xstrndup(s, t->len);
@@ -386,14 +388,16 @@ static struct ast_expr *parse_postfix(struct parser *p)
 {
 	struct ast_expr *e = parse_primary(p);
 
-	while (e && (p->tok.kind == TOK_DOT || p->tok.kind == TOK_LBRACKET)) {
-		bool dot = p->tok.kind == TOK_DOT;
+	while (e && (p->tok.kind == TOK_DOT || p->tok.kind == TOK_ARROW ||
+		     p->tok.kind == TOK_LBRACKET)) {
+		bool arrow = p->tok.kind == TOK_ARROW, dot = arrow || p->tok.kind == TOK_DOT;
 		struct src_loc op = p->tok.loc;
 
 		e = wrap(dot ? AST_EXPR_MEMBER : AST_EXPR_INDEX, e);
+		e->arrow = arrow;
 		next(p);
 		if (dot)
-			e->str = member_name(p);
+			e->str = member_name(p, arrow);
 		else if ((e->rhs = parse_expr(p)) && p->tok.kind != TOK_RBRACKET)
 			fail(p, here(p), NULL, "expected ']' after the index, found %s", describe(p));
 		if (p->err || !set_height(p, e, op)) {

@@ -11,6 +11,7 @@
 #include "dwarf/debugfile.h"
 #include "dwarf/module.h"
 #include "dwarf/vars.h"
+#include "proc/pidns.h"
 #include "render/status.h"
 #include "runtime/runtime.h"
 #include "script/parser.h"
@@ -445,6 +446,8 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 						.find_function = function_find,
 						.note_arg = note_arg, .ctx = &sc };
 	site_cfa(s, site, &plan);
+	if (plan.tgid)
+		proc_pidns((pid_t)plan.tgid, &plan.pidns_dev, &plan.pidns_ino);
 	err = codegen_probe(&co, &plan, &blob, d, NULL);
 	t1 = now_seconds();
 	wr_debug("probe %u site %u: compiled in %.1f ms (%zu bytes of BPF object)", p->id,

@@ -475,6 +475,8 @@ static void test_parse_expressions(void **state)
 		    "  print true && false;\n"
 		    "  print 0x10 + 0o10 + 0b10 + 10;\n"
 		    "  print s.print.let;\n"
+		    "  print p->next->x.y - q->0 > -r->n;\n"
+		    "  print $host_pid + $host_tid + $input_pid;\n"
 		    "}\n",
 		    "probe function main\n"
 		    "  print ((a + (b * c)) - ((d / e) % f))\n"
@@ -490,7 +492,9 @@ static void test_parse_expressions(void **state)
 		    "  print (((($pid + $tid) + $timestamp) + $pc) + $sp)\n"
 		    "  print (true && false)\n"
 		    "  print (((16 + 8) + 2) + 10)\n"
-		    "  print s.print.let\n");
+		    "  print s.print.let\n"
+		    "  print ((p->next->x.y - q->0) > (-r->n))\n"
+		    "  print (($host_pid + $host_tid) + $input_pid)\n");
 }
 
 /* The text of a print expression, and what the same text parses to. */
@@ -932,7 +936,7 @@ static const struct diag_case syntax_cases[] = {
 	  "t.ws:2:9: error: unknown special variable '$foo'\n"
 	  "      print $foo;\n"
 	  "            ^~~~\n"
-	  "hint: special variables are $pid, $tid, $timestamp, $pc and $sp\n" },
+	  "hint: special variables are $pid, $tid, $host_pid, $host_tid, $input_pid, $timestamp, $pc and $sp\n" },
 	{ "trace main {\n  trace foo { }\n}\n",
 	  "t.ws:2:3: error: 'trace' blocks cannot be nested\n"
 	  "      trace foo { }\n"
