@@ -430,6 +430,88 @@ WR_API __u32 wr_probe_id(void *ctx)
 	return (__u32)bpf_get_attach_cookie(ctx);
 }
 
+WR_INLINE void expr_error(struct wr_event_buf *ev, __u32 index, __u32 code, __u32 flags, __u64 addr)
+{
+	struct wr_item_header *ih;
+	struct wr_expr_error *x;
+	long off = reserve(ev->data, sizeof(*ih) + sizeof(*x));
+
+	if (off < 0)
+		return;
+	ih = (struct wr_item_header *)payload_at(ev->data, (__u32)off);
+	ih->type = WR_ITEM_EXPR_ERROR;
+	ih->flags = 0;
+	ih->length = sizeof(*x);
+	ih->index = (__u16)index;
+	ih->reserved = 0;
+	x = (struct wr_expr_error *)(ih + 1);
+	x->addr = addr;
+	x->code = (__u8)code;
+	x->flags = (__u8)flags;
+	x->reserved0 = 0;
+	x->reserved = 0;
+	((struct wr_event_header *)ev->data)->n_items++;
+}
+
+/* Read @len bytes of one side into @dst unless they are held already;
+ * returns 0 or a wire status. */
+WR_INLINE __u32 cmp_side(__u8 *dst, __u64 len, __u64 uptr, __u32 held, __u32 status)
+{
+	if (held)
+		return 0;
+	if (status)
+		return status;
+	if (!uptr)
+		return WR_ARG_NULL_DEREF;
+	return bpf_probe_read_user(dst, len, (const void *)uptr) ? WR_ARG_READ_ERROR : 0;
+}
+
+/* Make the comparison @c describes between user addresses @a and @b
+ * (see struct wr_cmp_buf): 1 when the bytes are equal, else 0.  A length
+ * of 0 is equal without a read.  A side that cannot be read makes it 0 and
+ * appends an expression-error item to @ev. */
+WR_SUBPROG long wr_mem_equal(struct wr_event_buf *ev, struct wr_cmp_buf *c, __u64 a, __u64 b)
+{
+	__u64 len, limit, diff = 0;
+	__u32 flags = 0, st;
+
+	if (!ev || !c)
+		return 0;
+	limit = c->limit > WR_CMP_MAX ? WR_CMP_MAX : c->limit;
+	len = c->len < 0 ? 0 : (__u64)c->len;
+	if (c->len < 0 || len > limit)
+		flags |= WR_EXPR_F_LEN_CLAMPED;
+	len = len > limit ? limit : len;
+	WR_BARRIER_VAR(len);
+	len &= 0x7f;
+	len = len > WR_CMP_MAX ? WR_CMP_MAX : len;
+	if (!len)
+		return 1;
+	st = cmp_side(c->a, len, a, c->flags & WR_CMP_A_HELD, c->status_a);
+	if (st) {
+		expr_error(ev, c->index, st, flags | WR_EXPR_F_FIRST_ARG, c->status_a ? c->at_a : a);
+		return 0;
+	}
+	st = cmp_side(c->b, len, b, c->flags & WR_CMP_B_HELD, c->status_b);
+	if (st) {
+		expr_error(ev, c->index, st, flags | WR_EXPR_F_SECOND_ARG, c->status_b ? c->at_b : b);
+		return 0;
+	}
+	/* Every byte is visited: one path for the verifier, whatever the length. */
+	for (__u32 i = 0; i < WR_CMP_MAX; i++)
+		diff |= (__u64)(c->a[i] ^ c->b[i]) & (i < len ? 0xff : 0);
+	return diff == 0;
+}
+
+/* Append an expression error item: @index_code = the expression's number
+ * | status << 16; @addr the failing address. */
+WR_SUBPROG long wr_expr_error(struct wr_event_buf *ev, __u32 index_code, __u64 addr)
+{
+	if (ev)
+		expr_error(ev, index_code & 0xffff, (index_code >> 16) & 0xff, 0, addr);
+	return 0;
+}
+
 WR_API __u64 wr_pid_tgid(void)
 {
 	return bpf_get_current_pid_tgid();

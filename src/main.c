@@ -102,7 +102,8 @@ static const char usage_text[] =
 "Script language: trace <function | file:line | 0xADDR | module:0xADDR> { ... } with\n"
 "print \"fmt {}\", expr...;  bt; / backtrace; [raw|full|inline|noinline]  if/else  let;\n"
 "expressions read the program's variables (req.name, p->next, p[i], *ptr,\n"
-"cast(x, \"T *\")).  See wraith(1) and doc/script-reference.md.\n"
+"cast(x, \"T *\")); strncmp(p, \"GET\", n), starts_with(p, \"/\"), memcmp(p, q, n),\n"
+"memcmp(p, hex(\"de ad\")).  See wraith(1) and doc/script-reference.md.\n"
 "Settings: command line over environment over the configuration file over\n"
 "built-in defaults; the file takes GhostScope's keys ([ebpf] backtrace_depth = 4),\n"
 "see wraith(1).  Exit status: 0 ok, 1 runtime failure, 2 usage or script error.\n";

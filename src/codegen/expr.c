@@ -50,14 +50,18 @@ void cg_set_value(struct cg_value *out, const struct dw_type *t, LLVMValueRef v)
 /* A failed read of either operand is the result's; so is having no value. */
 void cg_merge(struct cg *cg, struct cg_value *out, const struct cg_value *a, const struct cg_value *b)
 {
-	LLVMValueRef sa = a->status, sb = b ? b->status : NULL;
+	LLVMValueRef sa = a->status, sb = b ? b->status : NULL, failed;
 
-	if (sa && sb)
-		out->status = LLVMBuildSelect(cg->builder,
-					      LLVMBuildICmp(cg->builder, LLVMIntNE, sa, cg_i32(cg, 0), ""),
-					      sa, sb, "");
-	else
+	if (sa && sb) {
+		failed = LLVMBuildICmp(cg->builder, LLVMIntNE, sa, cg_i32(cg, 0), "");
+		out->status = LLVMBuildSelect(cg->builder, failed, sa, sb, "");
+		out->fail_addr = LLVMBuildSelect(cg->builder, failed,
+						 a->fail_addr ? a->fail_addr : cg_i64(cg, 0),
+						 b->fail_addr ? b->fail_addr : cg_i64(cg, 0), "");
+	} else {
 		out->status = sa ? sa : sb;
+		out->fail_addr = sa ? a->fail_addr : sb ? b->fail_addr : NULL;
+	}
 	out->optimized_out = a->optimized_out || (b && b->optimized_out);
 }
 
@@ -489,39 +493,11 @@ static int lower_cast(struct cg *cg, const struct ast_expr *e, struct cg_value *
 	return err;
 }
 
-/* starts_with(s, "lit") and strncmp(s, "lit", n): compare a prefix. */
-static int lower_prefix(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
-{
-	const struct ast_expr *lit = e->args[1];
-	size_t n = strlen(lit->str);
-	struct cg_value v;
-	char *prefix;
-	int err;
-
-	if (lit->kind != AST_EXPR_STRING)
-		return cg_fail(cg, lit->loc, NULL, "the second argument must be a string literal");
-	if (!strcmp(e->str, "strncmp") && e->args[2]->kind == AST_EXPR_INT &&
-	    (uint64_t)e->args[2]->ival < n)
-		n = (size_t)e->args[2]->ival;
-	err = lower_expr(cg, e->args[0], &v);
-	if (err)
-		return err;
-	prefix = xstrndup(lit->str, n);
-	err = values_string_prefix(cg, e->args[0], &v, prefix, out);
-	free(prefix);
-	if (!err)
-		out->maker = e;
-	return err;
-}
-
 static int lower_call(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 {
 	if (!strcmp(e->str, "cast"))
 		return lower_cast(cg, e, out);
-	if (!strcmp(e->str, "starts_with") || !strcmp(e->str, "strncmp"))
-		return lower_prefix(cg, e, out);
-	return cg_fail(cg, e->loc, "strncmp, starts_with and cast are available",
-		       "%s() is not supported by this version", e->str);
+	return cg_lower_builtin(cg, e, out);
 }
 
 static int lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out)

@@ -137,29 +137,36 @@ static int lower_print(struct cg *cg, const struct ast_stmt *s)
 {
 	LLVMValueRef args[3], item;
 	long index = ast_probe_index_of(cg->plan->ast, s);
+	struct cg_value *vals;
 	int err = 0;
 
 	for (size_t i = 0; i < s->n_pieces; i++)
 		if (s->pieces[i].has_placeholder && s->pieces[i].len_kind != AST_FMT_LEN_NONE)
 			return fail(cg, s->pieces[i].loc, "print the value with {} or {:x} instead",
 				    "memory dumps ({:x.N}, {:s.N}) are not supported by this version");
+	/* Arguments are computed before the item opens: a builtin that fails
+	 * appends an error item of its own, which must not land inside it. */
+	vals = xcalloc(s->n_args ? s->n_args : 1, sizeof(*vals));
+	for (size_t i = 0; i < s->n_args && !err; i++)
+		err = cg_lower_expr(cg, s->args[i], &vals[i]);
+	if (err)
+		goto out;
 	args[0] = cg->buf;
 	args[1] = c32(cg, WR_ITEM_PRINT);
 	args[2] = c32(cg, (unsigned long long)index);
 	item = call(cg, "wr_item_open", args, 3);
 	for (size_t i = 0, wire = 0; i < s->n_args && !err; i++) {
-		struct cg_value v;
-
-		err = cg_lower_expr(cg, s->args[i], &v);
-		if (err || v.kind == CG_STRING)
+		if (vals[i].kind == CG_STRING)
 			continue; /* literals are rendered from the script */
 		set_loc(cg, s->args[i]->loc);
-		err = values_print_arg(cg, s->args[i], &v, arg_spec(s, i), (unsigned)index,
+		err = values_print_arg(cg, s->args[i], &vals[i], arg_spec(s, i), (unsigned)index,
 				       (unsigned)wire++);
 	}
 	args[0] = cg->buf;
 	args[1] = item;
 	call(cg, "wr_item_close", args, 2);
+out:
+	free(vals);
 	return err;
 }
 
@@ -177,9 +184,26 @@ static void lower_bt(struct cg *cg, const struct ast_stmt *s)
 	call(cg, "wr_bt", args, 5);
 }
 
+/* A condition whose reads failed is neither true nor false: the event
+ * gets an expression error (the address and why) and neither branch runs,
+ * but an `else if` that follows is still tried. */
+static void skip_failed(struct cg *cg, const struct ast_stmt *s, const struct cg_value *c,
+			LLVMBasicBlockRef next_bb)
+{
+	LLVMBasicBlockRef fail_bb = new_block(cg, "if.failed"), ok_bb = new_block(cg, "if.ok");
+	LLVMValueRef code = LLVMBuildZExt(cg->builder, c->status, LLVMInt64TypeInContext(cg->ctx), "");
+
+	LLVMBuildCondBr(cg->builder, LLVMBuildICmp(cg->builder, LLVMIntNE, code, c64(cg, 0), ""),
+			fail_bb, ok_bb);
+	LLVMPositionBuilderAtEnd(cg->builder, fail_bb);
+	cg_expr_error(cg, s->cond, code, c->fail_addr ? c->fail_addr : c64(cg, 0));
+	LLVMBuildBr(cg->builder, next_bb);
+	LLVMPositionBuilderAtEnd(cg->builder, ok_bb);
+}
+
 /* One arm of an if/else-if chain: its body when @arm's condition holds,
  * then on to @end_bb; the builder is left where the next arm goes. */
-static int lower_arm(struct cg *cg, const struct ast_stmt *arm, LLVMBasicBlockRef end_bb)
+static int lower_arm(struct cg *cg, const struct ast_stmt *arm, LLVMBasicBlockRef end_bb, bool last)
 {
 	LLVMBasicBlockRef then_bb = new_block(cg, "if.then"), else_bb = new_block(cg, "if.else");
 	struct cg_value c;
@@ -190,6 +214,8 @@ static int lower_arm(struct cg *cg, const struct ast_stmt *arm, LLVMBasicBlockRe
 		err = cg_truth(cg, arm->cond, &c, "an if condition", &truth);
 	if (err)
 		return err;
+	if (c.status)
+		skip_failed(cg, arm, &c, last ? end_bb : else_bb);
 	LLVMBuildCondBr(cg->builder, truth, then_bb, else_bb);
 	LLVMPositionBuilderAtEnd(cg->builder, then_bb);
 	err = lower_block(cg, &arm->then_body);
@@ -204,11 +230,11 @@ static int lower_arm(struct cg *cg, const struct ast_stmt *arm, LLVMBasicBlockRe
 static int lower_if(struct cg *cg, const struct ast_stmt *s)
 {
 	LLVMBasicBlockRef end_bb = new_block(cg, "if.end");
-	int err = lower_arm(cg, s, end_bb);
+	int err = lower_arm(cg, s, end_bb, s->n_elifs == 0);
 
 	for (size_t i = 0; i < s->n_elifs && !err; i++) {
 		set_loc(cg, s->elifs[i]->loc);
-		err = lower_arm(cg, s->elifs[i], end_bb);
+		err = lower_arm(cg, s->elifs[i], end_bb, i + 1 == s->n_elifs);
 	}
 	if (!err)
 		err = lower_block(cg, &s->else_body);

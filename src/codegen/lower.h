@@ -40,6 +40,7 @@ struct cg_value {
 	bool composed;             /* an aggregate assembled from .loc's pieces
 				      (DW_OP_piece), read member by member */
 	struct dw_loc loc;         /* composed: where its pieces are */
+	LLVMValueRef fail_addr;    /* i64 address that read failed at (with status) */
 	const struct ast_expr *maker; /* a boolean made by a builtin call (for hints), or NULL */
 };
 
@@ -67,6 +68,7 @@ struct cg {
 	LLVMValueRef buf;            /* the event buffer */
 	LLVMValueRef scratch;        /* i64 stack slot every scalar read shares */
 	LLVMValueRef text_buf;       /* 64-byte stack slot every string comparison shares */
+	LLVMValueRef cmp_buf;        /* struct wr_cmp_buf every builtin comparison shares */
 	struct cg_binding *vars;     /* owned array: `let` bindings in scope */
 	size_t n_vars, cap_vars;
 	unsigned depth;
@@ -129,6 +131,17 @@ const char *cg_describe(const struct cg_value *v, char *buf, size_t size);
 bool cg_constant(LLVMValueRef v, uint64_t *out);
 /* An i1 as a script boolean (i64 0 or 1). */
 LLVMValueRef cg_bool(struct cg *cg, LLVMValueRef i1);
+
+/* builtins.c: strncmp, starts_with, memcmp (hex() inside it). */
+int cg_lower_builtin(struct cg *cg, const struct ast_expr *e, struct cg_value *out);
+/* The user address of the bytes @v stands for: a pointer's value, else
+ * where an array, aggregate or scalar lives.  Returns 0 (read failures in
+ * v->status), or -WR_ESEMANTIC when it has none. */
+int cg_bytes_address(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
+		     LLVMValueRef *addr);
+/* Append an expression-error item for @e: @code (wire status) and @addr
+ * are i64 values. */
+void cg_expr_error(struct cg *cg, const struct ast_expr *e, LLVMValueRef code, LLVMValueRef addr);
 
 /* ops.c: binary operators other than && and ||, on values (not string
  * literals). */

@@ -56,16 +56,21 @@ LLVMValueRef values_reg(struct cg *cg, int reg)
 
 #define reg_value values_reg
 
-static void merge_status(struct cg *cg, struct cg_value *v, LLVMValueRef st)
+/* The first failed read wins: its status, and the address it failed at
+ * (for expression errors). */
+static void merge_status(struct cg *cg, struct cg_value *v, LLVMValueRef st, LLVMValueRef addr)
 {
 	LLVMValueRef failed;
 
 	if (!v->status) {
 		v->status = st;
+		v->fail_addr = addr;
 		return;
 	}
 	failed = LLVMBuildICmp(cg->builder, LLVMIntNE, v->status, cg_i32(cg, 0), "");
 	v->status = LLVMBuildSelect(cg->builder, failed, v->status, st, "");
+	v->fail_addr = LLVMBuildSelect(cg->builder, failed, v->fail_addr ? v->fail_addr : cg_i64(cg, 0),
+				       addr, "");
 }
 
 /* Read @size bytes at @addr; the value is zero-extended to i64.  Every
@@ -83,7 +88,7 @@ static LLVMValueRef read_u64(struct cg *cg, LLVMValueRef addr, unsigned size, st
 	args[2] = addr;
 	st = LLVMBuildTrunc(cg->builder, cg_call(cg, "wr_read_user", args, 3),
 			    LLVMInt32TypeInContext(cg->ctx), "");
-	merge_status(cg, v, st);
+	merge_status(cg, v, st, addr);
 	return LLVMBuildLoad2(cg->builder, i64t(cg), cg->scratch, "");
 }
 
@@ -173,7 +178,8 @@ static LLVMValueRef expr_if(struct cg *cg, const struct ast_expr *e, const struc
 	cond = LLVMBuildICmp(B, LLVMIntNE, cond, cg_i64(cg, 0), "");
 	st = LLVMBuildSelect(B, cond, tv.status ? tv.status : cg_i32(cg, 0),
 			     ev.status ? ev.status : cg_i32(cg, 0), "");
-	merge_status(cg, v, st);
+	merge_status(cg, v, st, LLVMBuildSelect(B, cond, tv.fail_addr ? tv.fail_addr : cg_i64(cg, 0),
+						ev.fail_addr ? ev.fail_addr : cg_i64(cg, 0), ""));
 	return LLVMBuildSelect(B, cond, t, f, "");
 }
 
@@ -189,7 +195,7 @@ static LLVMValueRef expr_value(struct cg *cg, const struct ast_expr *e, const st
 	if (x->op == DW_EXPR_IF)
 		return expr_if(cg, e, x, v);
 	if (x->op == DW_EXPR_UNAVAILABLE) {
-		merge_status(cg, v, cg_i32(cg, WR_ARG_OPTIMIZED_OUT));
+		merge_status(cg, v, cg_i32(cg, WR_ARG_OPTIMIZED_OUT), cg_i64(cg, 0));
 		return cg_i64(cg, 0);
 	}
 	if (x->a && !(a = expr_value(cg, e, x->a, v)))
@@ -309,10 +315,11 @@ static int value_at(struct cg *cg, const struct ast_expr *e, const struct dw_typ
 		else
 			base = shifted(cg, base, loc->bit_shift);
 		{
-			LLVMValueRef st = out->status;
+			LLVMValueRef st = out->status, at = out->fail_addr;
 
 			set_dw(out, t, base, loc->kind == DW_LOC_MEM_EXPR);
 			out->status = st;
+			out->fail_addr = at;
 		}
 		return 0;
 	case DW_LOC_MEM_ADDR:
@@ -427,9 +434,10 @@ static int follow(struct cg *cg, const struct ast_expr *e, struct cg_value *v, s
 		return -WR_ESEMANTIC;
 	set_dw(out, v->dt->target, p, true);
 	out->status = v->status;
+	out->fail_addr = v->fail_addr;
 	is_null = LLVMBuildICmp(cg->builder, LLVMIntEQ, p, cg_i64(cg, 0), "");
 	st = LLVMBuildSelect(cg->builder, is_null, cg_i32(cg, WR_ARG_NULL_DEREF), cg_i32(cg, 0), "");
-	merge_status(cg, out, st);
+	merge_status(cg, out, st, cg_i64(cg, 0));
 	return 0;
 }
 
@@ -503,6 +511,7 @@ int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base
 		return err;
 	set_dw(out, mb->type, LLVMBuildAdd(cg->builder, obj.v, cg_i64(cg, off), ""), true);
 	out->status = obj.status;
+	out->fail_addr = obj.fail_addr;
 	out->bit_size = mb->bit_size;
 	out->bit_offset = mb->bit_offset;
 	return 0;
@@ -569,6 +578,7 @@ int values_address_of(struct cg *cg, const struct ast_expr *e, struct cg_value *
 		return cg_fail(cg, e->loc, NULL, "no pointer type for %s", base->dt->name);
 	cg_set_value(out, p, base->v);
 	out->status = base->status;
+	out->fail_addr = base->fail_addr;
 	return 0;
 }
 

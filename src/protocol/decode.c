@@ -113,6 +113,20 @@ static int decode_bt(const uint8_t *p, size_t len, struct ev_backtrace *bt)
 	return 0;
 }
 
+static int decode_expr_error(const uint8_t *p, struct wr_item_header ih, struct ev_expr_error *out)
+{
+	struct wr_expr_error x;
+
+	if (ih.length != sizeof(x))
+		return -WR_EPROTO;
+	memcpy(&x, p, sizeof(x));
+	out->index = ih.index;
+	out->code = x.code;
+	out->flags = x.flags;
+	out->addr = x.addr;
+	return 0;
+}
+
 /* Items point at args by index while the args array may still move, so
  * they are fixed up once all are decoded. */
 static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, struct event *out)
@@ -144,6 +158,8 @@ static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, s
 		} else if (ih.type == WR_ITEM_BACKTRACE) {
 			it->bt.index = ih.index;
 			err = decode_bt(p + off, ih.length, &it->bt);
+		} else if (ih.type == WR_ITEM_EXPR_ERROR) {
+			err = decode_expr_error(p + off, ih, &it->xerr);
 		}
 		off += ih.length;
 	}

@@ -51,11 +51,19 @@ static inline uint64_t ev_frame_pc(const struct wr_bt_frame *f)
 	return f->cookie ? f->pc : f->ip;
 }
 
+struct ev_expr_error {
+	uint16_t index;      /* the expression's number in the probe (script/walk.h) */
+	uint8_t code;        /* enum wr_arg_status */
+	uint8_t flags;       /* WR_EXPR_F_* */
+	uint64_t addr;       /* the failing address, 0 for NULL */
+};
+
 struct ev_item {
 	uint8_t type;        /* enum wr_item_type */
 	union {
 		struct ev_print print;
 		struct ev_backtrace bt;
+		struct ev_expr_error xerr;
 	};
 };
 

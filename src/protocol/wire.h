@@ -74,7 +74,8 @@ enum wr_item_type {
 	WR_ITEM_PRINT     = 0x05, /* formatted print: index = format string, payload = args */
 	WR_ITEM_BACKTRACE = 0x10, /* payload = wr_bt_header + requested_depth frames, or
 				   * frame_count frames when it is the event's last item */
-	WR_ITEM_EXPR_ERROR = 0x20,
+	WR_ITEM_EXPR_ERROR = 0x20, /* payload = wr_expr_error; index = the expression's
+				    * number in the probe (ast_probe_expr_index) */
 };
 
 struct wr_item_header {
@@ -166,6 +167,58 @@ static inline __u8 wr_str_status_of(__u32 max_status)
 {
 	return (__u8)(max_status >> WR_STR_STATUS_SHIFT);
 }
+
+/* ---- expression error item ---- */
+/* An expression (a condition, a builtin) whose reads failed: it is false,
+ * the statements it guards did not run, and the event says why. */
+#define WR_EXPR_F_FIRST_ARG   0x01u /* memcmp's first argument (strncmp's string) failed */
+#define WR_EXPR_F_SECOND_ARG  0x02u /* memcmp's second argument failed */
+#define WR_EXPR_F_LEN_CLAMPED 0x04u /* the length was negative or above WR_CMP_MAX */
+#define WR_EXPR_F_LEN_ZERO    0x08u /* the length was 0: nothing was read */
+
+struct wr_expr_error {
+	__u64 addr;     /* the address that failed; 0 for a NULL pointer */
+	__u8 code;      /* enum wr_arg_status */
+	__u8 flags;     /* WR_EXPR_F_* */
+	__u16 reserved0;
+	__u32 reserved;
+};
+WR_STATIC_ASSERT(sizeof(struct wr_expr_error) == 16, "expr error size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_expr_error, code) == 8, "expr error code offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_expr_error, flags) == 9, "expr error flags offset");
+
+/* Bytes memcmp, strncmp and starts_with compare at most. */
+#define WR_CMP_MAX 64u
+#define WR_CMP_A_HELD 0x1u /* the first side's bytes are in the buffer already */
+#define WR_CMP_B_HELD 0x2u /* the second side's bytes are in the buffer already */
+
+/* A comparison, set up by the probe on its stack and made by
+ * wr_mem_equal(): both sides' bytes meet here.  Everything that depends on
+ * values known only at run time (the length, a side that failed earlier)
+ * is decided inside that one BPF function, so a probe with many
+ * comparisons gives the verifier no extra paths to walk. */
+struct wr_cmp_buf {
+	__u8 a[WR_CMP_MAX];
+	__u8 b[WR_CMP_MAX];
+	__s64 len;      /* the length asked for (negative compares nothing) */
+	__u64 at_a;     /* where finding side a failed (with status_a) */
+	__u64 at_b;
+	__u32 limit;    /* at most this many bytes: WR_CMP_MAX or a literal's length */
+	__u16 flags;    /* WR_CMP_*_HELD */
+	__u16 index;    /* the expression's number, for its error item */
+	__u8 status_a;  /* enum wr_arg_status of finding side a's address */
+	__u8 status_b;
+	__u8 reserved[6];
+};
+WR_STATIC_ASSERT(sizeof(struct wr_cmp_buf) == 2 * WR_CMP_MAX + 40, "cmp buffer size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cmp_buf, len) == 128, "cmp len offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cmp_buf, at_a) == 136, "cmp at_a offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cmp_buf, at_b) == 144, "cmp at_b offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cmp_buf, limit) == 152, "cmp limit offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cmp_buf, flags) == 156, "cmp flags offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cmp_buf, index) == 158, "cmp index offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cmp_buf, status_a) == 160, "cmp status_a offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cmp_buf, status_b) == 161, "cmp status_b offset");
 
 /* ---- backtrace item ---- */
 /* Statuses and error codes; numbered as GhostScope numbers them. */

@@ -124,6 +124,8 @@ static void item_spans(struct renderer *r, const struct render_probe *probe, uin
 		render_print(r, probe, pid, &it->print, indent, out);
 	} else if (it->type == WR_ITEM_BACKTRACE) {
 		render_backtrace(r, &it->bt, indent, out);
+	} else if (it->type == WR_ITEM_EXPR_ERROR) {
+		render_expr_error(r, probe, &it->xerr, indent, out);
 	} else {
 		span_add(out, SPAN_TYPE, SPAN_TONE_NONE, NULL, "unknown");
 		span_dataf(out, SPAN_CODE, "%u", it->type);

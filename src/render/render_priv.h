@@ -17,6 +17,9 @@ void render_print(struct renderer *r, const struct render_probe *probe, uint32_t
 		  const struct ev_print *p, const char *indent, struct span_list *out);
 
 /* The spans of backtrace @bt, its header indented by @indent. */
+/* An expression-error item (exprerr.c). */
+void render_expr_error(struct renderer *r, const struct render_probe *probe,
+		       const struct ev_expr_error *x, const char *indent, struct span_list *out);
 void render_backtrace(struct renderer *r, const struct ev_backtrace *bt, const char *indent,
 		      struct span_list *out);
 

@@ -90,6 +90,11 @@ enum span_json {
 	X(SPAN_VALUE,       NULL,           SPAN_JSON_NONE)                  \
 	X(SPAN_VALUE_TYPE,  "type",         SPAN_JSON_STRING)                \
 	X(SPAN_VALUE_ERROR, "error",        SPAN_JSON_STRING)                \
+	/* leaves: expression errors */                                      \
+	X(SPAN_EXPR_SOURCE, "expr",         SPAN_JSON_STRING)                \
+	X(SPAN_REASON,      "reason",       SPAN_JSON_STRING)                \
+	X(SPAN_FAIL_ADDR,   "addr",         SPAN_JSON_STRING)                \
+	X(SPAN_FLAGS,       "flags",        SPAN_JSON_STRING)                \
 	/* leaves: backtraces */                                             \
 	X(SPAN_STATUS,      "status",       SPAN_JSON_STRING)                \
 	X(SPAN_STATUS_CODE, "status_code",  SPAN_JSON_NUMBER)                \

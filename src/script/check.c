@@ -185,9 +185,8 @@ static void check_memcmp(struct checker *c, const struct ast_expr *e)
 
 static void check_builtin_rules(struct checker *c, const struct ast_expr *e)
 {
-	if (!strcmp(e->str, "strncmp") && e->args[2]->kind != AST_EXPR_INT)
-		fail(c, e->args[2]->loc, NULL,
-		     "strncmp's length must be a non-negative integer literal");
+	if (!strcmp(e->str, "strncmp") && negative_literal(e->args[2]))
+		fail(c, e->args[2]->loc, NULL, "strncmp's length must not be negative");
 	if ((!strcmp(e->str, "strncmp") || !strcmp(e->str, "starts_with")) &&
 	    !stringish(c, e->args[0]) && !stringish(c, e->args[1]))
 		fail(c, e->loc, "e.g. strncmp(name, \"main\", 4)",

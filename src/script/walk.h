@@ -20,4 +20,11 @@ const struct ast_stmt *ast_probe_nth(const struct ast_probe *p, enum ast_stmt_ki
 /* Number of statements of @kind in @p. */
 size_t ast_probe_count(const struct ast_probe *p, enum ast_stmt_kind kind);
 
+/* Expressions are numbered the same way for expression-error items:
+ * statements in wire order, in each its condition, value and arguments,
+ * every node pre-order.  The number of @e in @p, or -1; the expression
+ * numbered @n, or NULL. */
+long ast_probe_expr_index(const struct ast_probe *p, const struct ast_expr *e);
+const struct ast_expr *ast_probe_nth_expr(const struct ast_probe *p, size_t n);
+
 #endif

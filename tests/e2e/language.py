@@ -1,6 +1,9 @@
 """language.py - the script language beyond plain values, on the lang
 fixture built by gcc and clang: `->`, the special variables (PID
-namespaces included), and what each refuses, with the located error.
+namespaces included), strncmp/starts_with/memcmp/hex on pointers and
+arrays of any type with lengths known only at run time, failed reads as
+expression errors (the address and why; the rest of the event prints),
+and what each refuses, with the located error.
 
 wraith prints at a hit of visit(); where gdb can say, gdb's `print` of
 the same expression in the same live process is the oracle.
@@ -99,9 +102,80 @@ def namespaces():
         proc.wait()
 
 
+BUILTINS = r"""
+  print "sw {} {}", starts_with(req, "GET"), starts_with(req, "PUT");
+  print "m {} {}", memcmp(n->bytes, hex("de ad be ef")), memcmp(n->bytes, hex("de ad be ee"));
+  print "m2 {} {}", memcmp(&blob[4], req, 4), memcmp(&blob[4], req, len + 7);
+  print "m3 {}", memcmp(words, hex("44 33 22 11"));
+  print "sn {} {}", strncmp(opaque, "GET", len - 1), strncmp(n->next->bytes, "GETX", len - 1);
+  print "sn2 {} {}", strncmp(n->next->bytes, "GETX", len), strncmp(tail.tag, "tai", 3);
+  print "zero {} {}", strncmp(opaque, "XYZ", len - 10), memcmp(n->next->next, n, 0);
+  print "bad {}", memcmp(cast(16, "unsigned char *"), hex("00"));
+  if memcmp(n->next->next, hex("00")) { print "never"; }
+  if n->next->next->id == 1 { print "then"; } else { print "else"; }
+  if *cast(16, "int *") > 0 { print "then2"; } else if n->id == 1 { print "elif"; } else { print "else2"; }
+  print "sn3 {}", strncmp(cast(24, "char *"), "abc", len);
+  print "after";
+"""
+BUILTINS_OUT = [
+    "sw true false",
+    "m true false",
+    "m2 true false",
+    "m3 true",
+    "sn true true",
+    "sn2 false true",
+    "zero true true",
+    'ExprError: memcmp(cast(16, "unsigned char *"), hex("00")) (read error at 0x0000000000000010, '
+    'flags: first-arg read-fail)',
+    "bad false",
+    'ExprError: memcmp(n->next->next, hex("00")) (null deref at NULL, flags: first-arg read-fail)',
+    "ExprError: n->next->next->id == 1 (null deref at NULL)",
+    'ExprError: *cast(16, "int *") > 0 (read error at 0x0000000000000010)',
+    "elif",
+    'ExprError: strncmp(cast(24, "char *"), "abc", len) (read error at 0x0000000000000018, '
+    'flags: first-arg read-fail,len-clamped)',
+    "sn3 false",
+    "after",
+]
+
+
+def builtins(variant):
+    fx = Fixture("lang-" + variant, [2000])
+    res, got = wraith_lines(fx.pid, BUILTINS)
+    eq(got, BUILTINS_OUT, "%s: comparisons of any pointer, failed reads as expression errors (%s)"
+       % (variant, res.stderr.strip()[-300:]))
+    res = run(["-p", fx.pid, "-s", "trace visit {\n" + BUILTINS + "}\n", "--max-events", 1,
+               "--script-output", "json", "-q"])
+    fx.stop()
+    items = json_events(res.stdout)[0]["items"] if res.returncode == 0 else []
+    errs = [i for i in items if i["type"] == "expr_error"]
+    eq(errs[:1], [{"type": "expr_error", "expr": 'memcmp(cast(16, "unsigned char *"), hex("00"))',
+                   "code": 2, "reason": "read error", "addr": "0x10",
+                   "flags": "first-arg read-fail"}], "%s: an expression error in NDJSON" % variant)
+
+
+def builtin_errors():
+    fx = Fixture("lang-O0", [2000])
+    cases = [
+        ('print memcmp(n, blob, 65);', "2:25: error: at most 64 bytes can be compared, not 65"),
+        ('print memcmp(len + 1, blob, 2);',
+         "2:16: error: an integer (long) has no address here: it is held in a register or computed"),
+        ('print strncmp(req, "GET", -1);', "2:29: error: strncmp's length must not be negative"),
+        ('print memcmp(req, hex("4"));', "2:25: error: hex() literal has an odd number of digits (1)"),
+        ('print hex("00");', "2:9: error: hex() can only be used as an argument of memcmp"),
+    ]
+    for body, want in cases:
+        res, _ = wraith_lines(fx.pid, "  " + body + "\n")
+        check(res.returncode == 2 and want in res.stderr, "%s is refused: %s (%s)"
+              % (body, want, res.stderr.strip()))
+    fx.stop()
+
+
 for variant in VARIANTS:
     arrows(variant)
     specials(variant)
+    builtins(variant)
+builtin_errors()
 errors("O0")
 namespaces()
 check_no_leftovers("after the language tests")

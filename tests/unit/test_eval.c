@@ -593,6 +593,13 @@ static void test_literals_and_constants(void **state)
 		{ "-0.0 == 0.0", "bool", 1 },
 		{ "true && 2", "bool", 1 },
 		{ "(\"abc\" == \"abc\")", "bool", 1 },
+		{ "strncmp(\"abc\", \"abd\", 2)", "bool", 1 },
+		{ "strncmp(\"abc\", \"abd\", 3)", "bool", 0 },
+		{ "strncmp(\"ab\", \"abc\", 9)", "bool", 0 },
+		{ "starts_with(\"hello\", \"he\")", "bool", 1 },
+		{ "memcmp(hex(\"01 02\"), hex(\"0102\"))", "bool", 1 },
+		{ "memcmp(hex(\"01 02\"), hex(\"01 03\"), 1)", "bool", 1 },
+		{ "memcmp(hex(\"01 02\"), hex(\"01 03\"))", "bool", 0 },
 	};
 	struct env env = { 0 };
 
@@ -691,6 +698,21 @@ static void test_type_errors(void **state)
 		  "t.ws:1:22: error: shift count 32 is not less than the width of the shifted type (32 bits)\n"
 		  "    trace f { print i << 32; }\n                         ^~\n"
 		  "hint: widen the left operand first, e.g. 1ul << 40\n" },
+		{ "print pt->x;",
+		  "t.ws:1:17: error: '->x' needs a pointer, but pt is a struct (struct point)\n"
+		  "    trace f { print pt->x; }\n                    ^~~~~\n"
+		  "hint: use '.' for a member of a struct or union itself\n" },
+		{ "print memcmp(p, s, 65);",
+		  "t.ws:1:30: error: at most 64 bytes can be compared, not 65\n"
+		  "    trace f { print memcmp(p, s, 65); }\n                                 ^~\n"
+		  "hint: compare in several calls, each at most 64 bytes\n" },
+		{ "print memcmp(i + 1, s, 2);",
+		  "t.ws:1:24: error: an integer (int) has no address here: it is held in a register or computed\n"
+		  "    trace f { print memcmp(i + 1, s, 2); }\n                           ^~~~~\n"
+		  "hint: pass a pointer, an array, or a variable that lives in memory\n" },
+		{ "print strncmp(s, \"a\", d);",
+		  "t.ws:1:33: error: a length must be an integer, not a floating-point value (double)\n"
+		  "    trace f { print strncmp(s, \"a\", d); }\n                                    ^\n" },
 		{ "print i / 0;",
 		  "t.ws:1:21: error: division by zero\n    trace f { print i / 0; }\n                        ^\n" },
 		{ "print d + 1;",
@@ -786,6 +808,10 @@ static void test_accepted(void **state)
 		"cast(l, \"char *\");",
 		"print \"{} {} {}\", cast(1, \"double\"), cast(2.5, \"int\"), cast(pt, \"int[4]\");",
 		"let x = i + 1; let y = arr; print \"{} {} {}\", x * 2, y[1], y + 1;",
+		"print \"{} {} {} {} {}\", memcmp(p, hex(\"01 02\")), memcmp(arr, s, i), memcmp(&pt, sp, 8), "
+		"strncmp(vp, \"ab\", i + 1), starts_with(arr, \"x\");",
+		"let t = \"ab\"; if strncmp(t, s, l) || memcmp(name, hex(\"61\"), 0) { print \"x\"; }",
+		"print sp->x; print (*sp).y;",
 	};
 	struct env env = { 0 };
 
@@ -807,6 +833,9 @@ static char *big_body(void)
 			    i, i, i, i % 4);
 	for (int i = 0; i < 100; i++)
 		strbuf_addf(&sb, "print \"{} {}\", pt.x + %d, s;\n", i);
+	for (int i = 0; i < 20; i++)
+		strbuf_addf(&sb, "if memcmp(sp, hex(\"%02x\")) || strncmp(s, \"n%d\", i) { print \"{}\", "
+			    "memcmp(arr, name, i + %d); }\n", i, i, i);
 	strbuf_addstr(&sb, "bt;\n");
 	return strbuf_detach(&sb);
 }
