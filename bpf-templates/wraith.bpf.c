@@ -400,6 +400,46 @@ WR_SUBPROG long wr_arg_user_bytes(struct wr_event_buf *ev, __u64 uptr, __u32 siz
 	return 0;
 }
 
+/* Append a memory dump: the address @uptr, then @len bytes read there (a
+ * negative length reads nothing, one above WR_DUMP_MAX is cut to it, and
+ * the length asked for goes in aux so the cut shows).  A non-zero @status
+ * says finding the address failed (nothing is read then). */
+WR_SUBPROG long wr_arg_dump(struct wr_event_buf *ev, __u64 uptr, __s64 len, __u32 status)
+{
+	struct wr_arg_header *ah;
+	__u64 n;
+	long off;
+
+	if (!ev)
+		return 0;
+	n = len < 0 ? 0 : (__u64)len;
+	n = n > WR_DUMP_MAX ? WR_DUMP_MAX : n;
+	off = reserve(ev->data, sizeof(*ah) + 8 + WR_DUMP_MAX);
+	if (off < 0)
+		return 0;
+	ah = (struct wr_arg_header *)payload_at(ev->data, (__u32)off);
+	ah->kind = WR_ARG_DUMP;
+	ah->aux = len < 0 ? 0 : len > 0xffffffffll ? 0xffffffffu : (__u32)len;
+	*(__u64 *)(ah + 1) = uptr;
+	ah->status = (__u8)status;
+	WR_BARRIER_VAR(n);
+	n &= 0x1ff;
+	if (status || !n) {
+		n = 0;
+	} else if (!uptr) {
+		n = 0;
+		ah->status = WR_ARG_NULL_DEREF;
+	} else if (bpf_probe_read_user((__u8 *)(ah + 1) + 8, n > WR_DUMP_MAX ? WR_DUMP_MAX : n,
+				       (const void *)uptr)) {
+		n = 0;
+		ah->status = WR_ARG_READ_ERROR;
+	}
+	ah->len = (__u16)(8 + n);
+	/* Give back what the dump did not use. */
+	((struct wr_event_header *)ev->data)->payload_len -= 8 + WR_DUMP_MAX - ((ah->len + 7) & ~7u);
+	return 0;
+}
+
 /* Read @size (1..8) bytes at user address @uptr into *@dst (zero-extended).
  * Returns 0, 1 for a NULL address, or 2 for a failed read (wire statuses). */
 WR_SUBPROG long wr_read_user(__u64 *dst, __u32 size, __u64 uptr)

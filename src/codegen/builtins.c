@@ -1,6 +1,7 @@
-/* builtins.c - strncmp, starts_with, memcmp and hex(): comparisons of the
- * traced program's bytes, and the expression-error items that say why one
- * could not be made.
+/* builtins.c - the traced program's bytes as bytes: strncmp, starts_with,
+ * memcmp and hex() compare them, memory dumps ({:x.N}, {:s.N}, {:x.*},
+ * {:x.name$}) print them, and expression-error items say why a
+ * comparison could not be made.
  *
  * Both sides of a comparison meet in one stack buffer (struct
  * wr_cmp_buf): bytes known when the probe is compiled (a string literal,
@@ -367,4 +368,69 @@ int cg_lower_builtin(struct cg *cg, const struct ast_expr *e, struct cg_value *o
 		return lower_memcmp(cg, e, out);
 	return cg_fail(cg, e->loc, "e.g. memcmp(p, hex(\"de ad\"))",
 		       "hex() is a byte literal for memcmp; it has no value of its own");
+}
+
+/* ---- memory dumps ---- */
+
+/* The length of a dump as an i64: N, the argument before the value, or
+ * a `let` variable. */
+static int dump_length(struct cg *cg, const struct ast_fmt_piece *pc, const struct ast_expr *len_e,
+		       struct cg_value *len, LLVMValueRef *out)
+{
+	/* Where a `let` length is named, for messages. */
+	struct ast_expr at = { .kind = AST_EXPR_IDENT, .loc = pc->loc, .str = pc->len_var };
+	const struct cg_value *b;
+	struct cg_value v;
+	char what[160];
+	int err;
+
+	if (pc->len_kind == AST_FMT_LEN_FIXED) {
+		*out = cg_i64(cg, pc->len_value);
+		return 0;
+	}
+	if (pc->len_kind == AST_FMT_LEN_VAR) {
+		b = cg_binding(cg, pc->len_var);
+		if (!b)
+			return cg_fail(cg, pc->loc, "bind it first: let n = ...;",
+				       "no script variable '%s' for the dump's length", pc->len_var);
+		v = *b;
+	} else {
+		v = *len;
+	}
+	if (!len_e)
+		len_e = &at;
+	err = cg_operand(cg, len_e, &v);
+	if (err)
+		return err;
+	if (v.kind != CG_VALUE || !ctype_is_integer(v.dt))
+		return cg_fail(cg, len_e->loc, NULL,
+			       "a dump's length must be an integer, not %s",
+			       cg_describe(&v, what, sizeof(what)));
+	*out = v.v;
+	return 0;
+}
+
+int cg_print_dump(struct cg *cg, const struct ast_fmt_piece *pc, const struct ast_expr *e,
+		  struct cg_value *v, const struct ast_expr *len_e, struct cg_value *len,
+		  unsigned print, unsigned wire)
+{
+	LLVMValueRef addr = NULL, n = NULL, args[4];
+	int err;
+
+	if (v->kind == CG_STRING)
+		return cg_fail(cg, e->loc, "dump a pointer, an array or a variable in memory",
+			       "a string literal has no memory to dump");
+	err = cg_bytes_address(cg, e, v, &addr);
+	if (!err)
+		err = dump_length(cg, pc, len_e, len, &n);
+	if (err)
+		return err;
+	if (cg->plan->vars.note_arg)
+		cg->plan->vars.note_arg(cg->plan->vars.ctx, print, wire, v->dt);
+	args[0] = cg->buf;
+	args[1] = addr;
+	args[2] = n;
+	args[3] = v->status ? v->status : cg_i32(cg, 0);
+	cg_call(cg, "wr_arg_dump", args, 4);
+	return 0;
 }

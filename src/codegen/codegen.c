@@ -57,6 +57,7 @@ const struct cg_entry cg_entry_points[] = {
 	{ "wr_ns_pid_tgid", 2 },
 	{ "wr_mem_equal", 4 },
 	{ "wr_expr_error", 3 },
+	{ "wr_arg_dump", 4 },
 	{ "wr_bt", 5 },
 	{ NULL, 0 },
 };

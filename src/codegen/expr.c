@@ -270,6 +270,13 @@ static const struct cg_binding *find_binding(struct cg *cg, const char *name)
 	return NULL;
 }
 
+const struct cg_value *cg_binding(struct cg *cg, const char *name)
+{
+	const struct cg_binding *b = find_binding(cg, name);
+
+	return b ? &b->val : NULL;
+}
+
 static int lower_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 {
 	const struct cg_binding *b = find_binding(cg, e->str);

@@ -104,11 +104,6 @@ int cg_fail(struct cg *cg, struct src_loc loc, const char *hint, const char *fmt
 	return -WR_ESEMANTIC;
 }
 
-static int fail(struct cg *cg, struct src_loc loc, const char *hint, const char *msg)
-{
-	return cg_fail(cg, loc, hint, "%s", msg);
-}
-
 static LLVMBasicBlockRef new_block(struct cg *cg, const char *name)
 {
 	return LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, name);
@@ -118,19 +113,46 @@ static LLVMBasicBlockRef new_block(struct cg *cg, const char *name)
 
 static int lower_block(struct cg *cg, const struct ast_block *b);
 
-/* The placeholder spec argument @arg of @s is printed with. */
-static enum ast_fmt_spec arg_spec(const struct ast_stmt *s, size_t arg)
+/* The placeholder argument @arg of @s is printed by, or NULL (`print x;`);
+ * *@is_len says the argument is the length of a {:x.*} dump instead. */
+static const struct ast_fmt_piece *arg_piece(const struct ast_stmt *s, size_t arg, bool *is_len)
 {
 	size_t k = 0;
 
+	*is_len = false;
 	for (size_t i = 0; i < s->n_pieces; i++) {
+		bool star = s->pieces[i].len_kind == AST_FMT_LEN_STAR;
+
 		if (!s->pieces[i].has_placeholder)
 			continue;
-		if (k == arg)
-			return s->pieces[i].spec;
-		k += s->pieces[i].len_kind == AST_FMT_LEN_STAR ? 2 : 1;
+		if (k == arg || (star && k + 1 == arg)) {
+			*is_len = star && k == arg;
+			return &s->pieces[i];
+		}
+		k += star ? 2 : 1;
 	}
-	return AST_FMT_DEFAULT;
+	return NULL;
+}
+
+/* Emit argument @i of print @s (its value lowered in @vals). */
+static int print_arg(struct cg *cg, const struct ast_stmt *s, size_t i, struct cg_value *vals,
+		     unsigned index, unsigned *wire)
+{
+	bool is_len;
+	const struct ast_fmt_piece *pc = arg_piece(s, i, &is_len);
+
+	if (is_len)
+		return 0; /* the dump after it reads it */
+	set_loc(cg, s->args[i]->loc);
+	if (pc && pc->len_kind != AST_FMT_LEN_NONE)
+		return cg_print_dump(cg, pc, s->args[i], &vals[i],
+				     pc->len_kind == AST_FMT_LEN_STAR ? s->args[i - 1] : NULL,
+				     pc->len_kind == AST_FMT_LEN_STAR ? &vals[i - 1] : NULL, index,
+				     (*wire)++);
+	if (vals[i].kind == CG_STRING)
+		return 0; /* literals are rendered from the script */
+	return values_print_arg(cg, s->args[i], &vals[i], pc ? pc->spec : AST_FMT_DEFAULT, index,
+				(*wire)++);
 }
 
 static int lower_print(struct cg *cg, const struct ast_stmt *s)
@@ -138,12 +160,9 @@ static int lower_print(struct cg *cg, const struct ast_stmt *s)
 	LLVMValueRef args[3], item;
 	long index = ast_probe_index_of(cg->plan->ast, s);
 	struct cg_value *vals;
+	unsigned wire = 0;
 	int err = 0;
 
-	for (size_t i = 0; i < s->n_pieces; i++)
-		if (s->pieces[i].has_placeholder && s->pieces[i].len_kind != AST_FMT_LEN_NONE)
-			return fail(cg, s->pieces[i].loc, "print the value with {} or {:x} instead",
-				    "memory dumps ({:x.N}, {:s.N}) are not supported by this version");
 	/* Arguments are computed before the item opens: a builtin that fails
 	 * appends an error item of its own, which must not land inside it. */
 	vals = xcalloc(s->n_args ? s->n_args : 1, sizeof(*vals));
@@ -155,13 +174,8 @@ static int lower_print(struct cg *cg, const struct ast_stmt *s)
 	args[1] = c32(cg, WR_ITEM_PRINT);
 	args[2] = c32(cg, (unsigned long long)index);
 	item = call(cg, "wr_item_open", args, 3);
-	for (size_t i = 0, wire = 0; i < s->n_args && !err; i++) {
-		if (vals[i].kind == CG_STRING)
-			continue; /* literals are rendered from the script */
-		set_loc(cg, s->args[i]->loc);
-		err = values_print_arg(cg, s->args[i], &vals[i], arg_spec(s, i), (unsigned)index,
-				       (unsigned)wire++);
-	}
+	for (size_t i = 0; i < s->n_args && !err; i++)
+		err = print_arg(cg, s, i, vals, (unsigned)index, &wire);
 	args[0] = cg->buf;
 	args[1] = item;
 	call(cg, "wr_item_close", args, 2);

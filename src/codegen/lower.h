@@ -139,6 +139,14 @@ int cg_lower_builtin(struct cg *cg, const struct ast_expr *e, struct cg_value *o
  * v->status), or -WR_ESEMANTIC when it has none. */
 int cg_bytes_address(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
 		     LLVMValueRef *addr);
+/* Emit value @v of @e as memory dump @pc ({:x.N}, {:s.*}, {:X.name$}),
+ * print argument @wire of print @print; for {:x.*} @len_e and @len are
+ * the length argument.  Returns 0 or -WR_ESEMANTIC. */
+int cg_print_dump(struct cg *cg, const struct ast_fmt_piece *pc, const struct ast_expr *e,
+		  struct cg_value *v, const struct ast_expr *len_e, struct cg_value *len,
+		  unsigned print, unsigned wire);
+/* The `let` binding @name in scope, or NULL. */
+const struct cg_value *cg_binding(struct cg *cg, const char *name);
 /* Append an expression-error item for @e: @code (wire status) and @addr
  * are i64 values. */
 void cg_expr_error(struct cg *cg, const struct ast_expr *e, LLVMValueRef code, LLVMValueRef addr);

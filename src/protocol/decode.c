@@ -72,7 +72,7 @@ static int decode_args(struct event_decoder *d, const uint8_t *p, size_t len, si
 		a.aux = ah.aux;
 		a.data = p + off;
 		a.len = ah.len;
-		if (ah.kind == WR_ARG_CSTR || ah.kind == WR_ARG_ATTACH)
+		if (ah.kind == WR_ARG_CSTR || ah.kind == WR_ARG_ATTACH || ah.kind == WR_ARG_DUMP)
 			err = split_pointer(&a);
 		else if (ah.kind != WR_ARG_STR && ah.len >= 8)
 			memcpy(&a.value, p + off, sizeof(a.value));

@@ -19,7 +19,7 @@ struct ev_arg {
 	uint8_t kind;        /* enum wr_arg_kind */
 	uint8_t status;      /* enum wr_arg_status */
 	uint32_t aux;
-	uint64_t value;      /* scalars; WR_ARG_CSTR and ATTACH: the pointer */
+	uint64_t value;      /* scalars; WR_ARG_CSTR and ATTACH: the pointer; DUMP: the address */
 	const uint8_t *data; /* WR_ARG_STR, CSTR, ATTACH, BYTES: bytes (not NUL-terminated) */
 	size_t len;
 	const struct ev_arg *attach; /* the WR_ARG_ATTACH strings that followed it */

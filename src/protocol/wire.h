@@ -108,9 +108,13 @@ enum wr_arg_kind {
 	WR_ARG_ATTACH = 11, /* as WR_ARG_CSTR, for a char pointer inside the previous
 			     * argument (aux = the pointer's byte offset in it); it is
 			     * part of that argument, not a print argument of its own */
+	WR_ARG_DUMP = 12,   /* a memory dump ({:x.N}, {:s.N}, ...): 8 bytes of address,
+			     * then the bytes read; aux = the length asked for, which
+			     * is more than was read when WR_DUMP_MAX cut it */
 };
 
 #define WR_ARG_STR_MAX 256u    /* bytes of a string argument */
+#define WR_DUMP_MAX 256u       /* bytes of one memory dump (GhostScope's mem_dump_cap) */
 #define WR_ARG_ATTACH_MAX 16u  /* strings attached to one argument */
 #define WR_ARG_ATTACH_STR 128u /* bytes of an attached string */
 

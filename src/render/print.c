@@ -52,6 +52,16 @@ static void value_span(struct renderer *r, const struct render_value_ctx *vc, co
 	span_add(out, ok ? SPAN_VALUE : SPAN_VALUE_ERROR, SPAN_TONE_NONE, r->scratch.buf, NULL);
 }
 
+static void dump_span(struct renderer *r, const struct ev_arg *a, enum ast_fmt_spec spec,
+		      struct span_list *out)
+{
+	bool ok;
+
+	strbuf_reset(&r->scratch);
+	ok = render_dump_text(a, spec, &r->scratch);
+	span_add(out, ok ? SPAN_VALUE : SPAN_VALUE_ERROR, SPAN_TONE_NONE, r->scratch.buf, NULL);
+}
+
 static void literal_span(const char *text, struct span_list *out)
 {
 	if (text && *text)
@@ -101,8 +111,12 @@ static void pieces(struct renderer *r, const struct render_value_ctx *vc,
 		literal_span(piece->literal, out);
 		if (!piece->has_placeholder)
 			continue;
+		if (piece->len_kind == AST_FMT_LEN_STAR)
+			next_expr++; /* the length argument */
 		e = next_expr < s->n_args ? s->args[next_expr++] : NULL;
-		if (e && e->kind == AST_EXPR_STRING) {
+		if (next_wire < p->n_args && p->args[next_wire].kind == WR_ARG_DUMP) {
+			dump_span(r, &p->args[next_wire++], piece->spec, out);
+		} else if (e && e->kind == AST_EXPR_STRING) {
 			literal_span(e->str, out);
 		} else if (next_wire < p->n_args) {
 			value_span(r, vc, &p->args[next_wire], piece->spec,

@@ -99,6 +99,11 @@ void renderer_release(struct renderer *r);
 /* Render one event as spans appended to @out (see above). */
 void render_event(struct renderer *r, const struct event *ev, struct span_list *out);
 
+/* A memory dump argument (WR_ARG_DUMP) as @spec shows it: hex bytes
+ * ({:x.N}, {:X.N}) or text ({:s.N}); appends to @out.  Returns false when
+ * the memory could not be read (@out says why). */
+bool render_dump_text(const struct ev_arg *a, enum ast_fmt_spec spec, struct strbuf *out);
+
 /* What rendering a program's value needs besides its bytes and type. */
 struct render_value_ctx {
 	/* Strings that char pointers inside the value point to, each with

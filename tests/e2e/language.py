@@ -154,6 +154,38 @@ def builtins(variant):
                    "flags": "first-arg read-fail"}], "%s: an expression error in NDJSON" % variant)
 
 
+DUMPS = r"""
+  let k = 6;
+  print "x {:x.4} X {:X.4} s {:s.16}", n->bytes, n->bytes, req;
+  print "star {:x.*} var {:s.k$}", len, blob, opaque;
+  print "arr {:x.8} int {:x.4} struct {:x.8} tag {:s.0x8}", words, n->id, *n, n->tag;
+  print "neg {:x.*}|", len - 10, blob;
+  print "cut {:x.257}", n->bytes;
+  print "bad {:x.4} null {:s.4}", cast(16, "char *"), n->next->next;
+  print "after";
+"""
+
+
+def dumps(variant):
+    fx = Fixture("lang-" + variant, [2000])
+    res, got = wraith_lines(fx.pid, DUMPS)
+    fx.stop()
+    cut = got[4] if len(got) > 4 else ""
+    want = [
+        "x de ad be ef X DE AD BE EF s GET /index.html ",
+        "star de ad be ef var GET /i",
+        "arr 44 33 22 11 ff ff ff ff int 01 00 00 00 struct 01 00 00 00 68 65 61 64 tag head",
+        "neg |",
+        cut,
+        "bad <error: Cannot access memory at address 0x10> null <error: null pointer>",
+        "after",
+    ]
+    eq(got, want, "%s: memory dumps (%s)" % (variant, res.stderr.strip()[-300:]))
+    check(cut.startswith("cut de ad be ef 47 45 54 20 2f 69 6e 64 65 78 00 7f 01 02") and
+          cut.endswith(" ... (256 of 257 bytes: a dump shows at most 256)") and
+          len(cut.split(" ... ")[0].split()) == 257, "%s: a dump past the cap says so" % variant)
+
+
 def builtin_errors():
     fx = Fixture("lang-O0", [2000])
     cases = [
@@ -163,6 +195,8 @@ def builtin_errors():
         ('print strncmp(req, "GET", -1);', "2:29: error: strncmp's length must not be negative"),
         ('print memcmp(req, hex("4"));', "2:25: error: hex() literal has an odd number of digits (1)"),
         ('print hex("00");', "2:9: error: hex() can only be used as an argument of memcmp"),
+        ('print "{:x.4}", len + 1;', "2:19: error: an integer (long) has no address here"),
+        ('print "{:x.4}", "abc";', "2:19: error: a string literal has no memory to dump"),
     ]
     for body, want in cases:
         res, _ = wraith_lines(fx.pid, "  " + body + "\n")
@@ -175,6 +209,7 @@ for variant in VARIANTS:
     arrows(variant)
     specials(variant)
     builtins(variant)
+    dumps(variant)
 builtin_errors()
 errors("O0")
 namespaces()
