@@ -574,6 +574,17 @@ WR_API __u64 wr_ktime(void)
 	return bpf_ktime_get_ns();
 }
 
+/* The thread pointer of the current thread (x86-64: the fs base, which
+ * the kernel keeps in task_struct.thread.fsbase at @fsbase_off, found in
+ * the kernel's BTF); 0 when it cannot be read. */
+WR_API __u64 wr_thread_pointer(__u64 fsbase_off)
+{
+	__u64 fs = 0;
+
+	bpf_probe_read_kernel(&fs, sizeof(fs), (const __u8 *)bpf_get_current_task() + fsbase_off);
+	return fs;
+}
+
 /* ---- the unwinder ---- */
 
 /* Both binary searches run under bpf_loop(): the verifier checks the

@@ -55,6 +55,7 @@ const struct cg_entry cg_entry_points[] = {
 	{ "wr_pid_tgid", 0 },
 	{ "wr_ktime", 0 },
 	{ "wr_ns_pid_tgid", 2 },
+	{ "wr_thread_pointer", 1 },
 	{ "wr_mem_equal", 4 },
 	{ "wr_expr_error", 3 },
 	{ "wr_arg_dump", 4 },

@@ -51,6 +51,12 @@ struct probe_plan {
 	 * nsfs device and inode), for $pid and $tid as the process sees them;
 	 * 0 and 0 otherwise. */
 	uint64_t pidns_dev, pidns_ino;
+	/* Thread-local variables of the probe's module: where its block lies
+	 * below the thread pointer (0: not a program with static TLS), and
+	 * the offset of thread.fsbase in the kernel's task_struct (0:
+	 * unknown). */
+	uint64_t tls_offset;
+	uint32_t fsbase_off;
 	const struct ast_probe *ast;   /* borrowed */
 	uint64_t pc;                   /* module virtual address of the probe */
 	uint32_t rule0;                /* CFI rule index at pc; WR_CFI_RULE_NONE if no row

@@ -183,6 +183,29 @@ static LLVMValueRef expr_if(struct cg *cg, const struct ast_expr *e, const struc
 	return LLVMBuildSelect(B, cond, t, f, "");
 }
 
+/* The current thread's block of the probe's module's thread-local
+ * variables: the thread pointer less the block's static offset. */
+static LLVMValueRef tls_block(struct cg *cg, const struct ast_expr *e)
+{
+	LLVMValueRef args[1];
+
+	if (!cg->plan->tls_offset) {
+		cg_fail(cg, e->loc, "thread-local variables are read in the traced program itself",
+			"'%s' is thread-local in a shared library, whose block the dynamic linker "
+			"places where a probe cannot find it", e->str);
+		return NULL;
+	}
+	if (!cg->plan->fsbase_off) {
+		cg_fail(cg, e->loc, "the kernel needs BTF (/sys/kernel/btf/vmlinux)",
+			"'%s' is thread-local, and this kernel does not say where a thread's fs base is",
+			e->str);
+		return NULL;
+	}
+	args[0] = cg_i64(cg, cg->plan->fsbase_off);
+	return LLVMBuildSub(cg->builder, cg_call(cg, "wr_thread_pointer", args, 1),
+			    cg_i64(cg, cg->plan->tls_offset), "tls");
+}
+
 /* The value of location tree @x (see vars.h), reading memory as it says;
  * a failed read is recorded in @v's status, and so is a branch with no
  * value (<optimized out>).  NULL after a reported error. */
@@ -213,6 +236,7 @@ static LLVMValueRef expr_value(struct cg *cg, const struct ast_expr *e, const st
 	case DW_EXPR_ABS:
 		return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, a, cg_i64(cg, 0), ""),
 				       LLVMBuildNeg(B, a, ""), a, "");
+	case DW_EXPR_TLS: return tls_block(cg, e);
 	default: return expr_binary(cg, x->op, a, b);
 	}
 }

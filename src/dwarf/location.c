@@ -439,9 +439,6 @@ static int binary_op(uint8_t atom)
 static const char *refusal(uint8_t atom)
 {
 	switch (atom) {
-	case DW_OP_form_tls_address:
-	case DW_OP_GNU_push_tls_address:
-		return "thread-local variables are not supported";
 	case DW_OP_implicit_pointer:
 	case DW_OP_GNU_implicit_pointer:
 		return "it points to a value that has no address (DW_OP_implicit_pointer)";
@@ -514,6 +511,10 @@ static bool step(struct eval *ev, Dwarf_Op *op)
 	case DW_OP_GNU_addr_index: return indexed(ev, op, &addr) && address(ev, addr);
 	case DW_OP_constx:
 	case DW_OP_GNU_const_index: return indexed(ev, op, &addr) && push(ev, konst(ev->c, (int64_t)addr));
+	case DW_OP_form_tls_address:
+	case DW_OP_GNU_push_tls_address:
+		x = pop(ev);
+		return x && push(ev, add(ev->c, node(ev->c, DW_EXPR_TLS, NULL, NULL), x));
 	case DW_OP_plus_uconst: return push(ev, konst(ev->c, (int64_t)op->number)) && binary(ev, DW_EXPR_ADD);
 	case DW_OP_neg: return unary(ev, DW_EXPR_NEG);
 	case DW_OP_not: return unary(ev, DW_EXPR_NOT);

@@ -70,7 +70,16 @@ static int read_headers(struct dw_module *m)
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
-		if (!gelf_getphdr(m->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getphdr(m->elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_INTERP)
+			m->has_interp = true;
+		if (ph.p_type == PT_TLS) {
+			m->tls_vaddr = ph.p_vaddr;
+			m->tls_memsz = ph.p_memsz;
+			m->tls_align = ph.p_align ? ph.p_align : 1;
+		}
+		if (ph.p_type != PT_LOAD)
 			continue;
 		m->loads[m->n_loads++] = (struct dw_load_segment){
 			.vaddr = ph.p_vaddr, .offset = ph.p_offset,
@@ -343,4 +352,18 @@ char *dw_unit_path(Dwarf_Die *cudie, const char *file)
 	out = dw_path_normalize(joined);
 	free(joined);
 	return out;
+}
+
+int dw_module_static_tls_offset(const struct dw_module *m, uint64_t *off)
+{
+	uint64_t align = m->tls_align, first;
+
+	if (!align || !m->has_interp || (align & (align - 1)))
+		return -ENOENT;
+	/* glibc's placement of the first module's block below the thread
+	 * pointer (TLS_TCB_AT_TP, dl-tls.c): rounded up to its alignment,
+	 * keeping the segment's offset within the alignment. */
+	first = (0 - m->tls_vaddr) & (align - 1);
+	*off = ((m->tls_memsz - first + align - 1) & ~(align - 1)) + first;
+	return 0;
 }

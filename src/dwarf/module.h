@@ -40,6 +40,11 @@ int dw_module_vaddr_to_offset(const struct dw_module *m, uint64_t vaddr, uint64_
 /* Virtual address of file offset @offset (the inverse, for computing the
  * load bias of a mapping).  Returns 0 or -ERANGE. */
 int dw_module_offset_to_vaddr(const struct dw_module *m, uint64_t offset, uint64_t *vaddr);
+/* Where a program's own thread-local block lies below the thread pointer
+ * (x86-64, glibc's static TLS): a variable at offset o of the block is at
+ * fsbase - *@off + o.  Returns 0, or -ENOENT for a library (its block's
+ * place is chosen by the dynamic linker) or a module without PT_TLS. */
+int dw_module_static_tls_offset(const struct dw_module *m, uint64_t *off);
 /* True when @vaddr lies in an executable PT_LOAD segment. */
 bool dw_module_vaddr_is_code(const struct dw_module *m, uint64_t vaddr);
 

@@ -13,9 +13,11 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <bpf/btf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -604,4 +606,50 @@ int runtime_poll(struct runtime *rt, int timeout_ms, rt_event_fn fn, void *ctx)
 int runtime_event_fd(const struct runtime *rt)
 {
 	return rt->ringbuf ? ring_buffer__epoll_fd(rt->ringbuf) : perf_buffer__epoll_fd(rt->perfbuf);
+}
+
+/* ---- the kernel's layout ---- */
+
+/* Byte offset of member @name of struct @id, and its type; -ENOENT. */
+static int member_of(const struct btf *btf, __u32 id, const char *name, __u32 *off, __u32 *type)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m;
+
+	if (!t || !btf_is_struct(t))
+		return -ENOENT;
+	m = btf_members(t);
+	for (__u16 i = 0; i < btf_vlen(t); i++, m++) {
+		if (strcmp(btf__name_by_offset(btf, m->name_off), name) != 0)
+			continue;
+		*off = btf_member_bit_offset(t, i) / 8;
+		*type = m->type;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static uint32_t fsbase_offset;
+
+static void find_fsbase(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	__u32 thread_off, fs_off, type;
+	int id;
+
+	if (!btf)
+		return;
+	id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
+	if (id > 0 && !member_of(btf, (__u32)id, "thread", &thread_off, &type) &&
+	    !member_of(btf, type, "fsbase", &fs_off, &type))
+		fsbase_offset = thread_off + fs_off;
+	btf__free(btf);
+}
+
+uint32_t runtime_fsbase_offset(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, find_fsbase);
+	return fsbase_offset;
 }

@@ -83,4 +83,9 @@ int runtime_poll(struct runtime *rt, int timeout_ms, rt_event_fn fn, void *ctx);
 /* A file descriptor that becomes readable when events are waiting. */
 int runtime_event_fd(const struct runtime *rt);
 
+/* Byte offset of thread.fsbase in the running kernel's task_struct (the
+ * thread pointer of a task, for thread-local variables), from its BTF;
+ * 0 when the kernel has no BTF.  Looked up once. */
+uint32_t runtime_fsbase_offset(void);
+
 #endif

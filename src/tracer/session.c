@@ -448,6 +448,8 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	site_cfa(s, site, &plan);
 	if (plan.tgid)
 		proc_pidns((pid_t)plan.tgid, &plan.pidns_dev, &plan.pidns_ino);
+	if (!dw_module_static_tls_offset(site->mod->dw, &plan.tls_offset))
+		plan.fsbase_off = runtime_fsbase_offset();
 	err = codegen_probe(&co, &plan, &blob, d, NULL);
 	t1 = now_seconds();
 	wr_debug("probe %u site %u: compiled in %.1f ms (%zu bytes of BPF object)", p->id,

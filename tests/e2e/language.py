@@ -1,6 +1,6 @@
 """language.py - the script language beyond plain values, on the lang
 fixture built by gcc and clang: `->`, the special variables (PID
-namespaces included), strncmp/starts_with/memcmp/hex on pointers and
+namespaces included), thread-local variables of each thread, strncmp/starts_with/memcmp/hex on pointers and
 arrays of any type with lengths known only at run time, failed reads as
 expression errors (the address and why; the rest of the event prints),
 and what each refuses, with the located error.
@@ -186,6 +186,26 @@ def dumps(variant):
           len(cut.split(" ... ")[0].split()) == 257, "%s: a dump past the cap says so" % variant)
 
 
+def tls(variant):
+    """Thread-local variables of the program: each thread sees its own."""
+    fx = Fixture("lang-" + variant, [20000, 2])
+    script = ("trace worker_tick {\n  print \"k={} id={} name={:s.16} {:x.4}\", k, tls_id, tls_name, "
+              "tls_id;\n}\ntrace visit {\n  print \"{} {}\", tls_id, tls_name;\n}\n")
+    res = run(["-p", fx.pid, "-s", script, "--max-events", 6, "--script-output", "plain", "-q"])
+    want = gdb_print(fx.pid, ["tls_id", "tls_name"])
+    fx.stop()
+    lines = res.stdout.splitlines()
+    workers = [l for l in lines if l.startswith("k=")]
+    main = [l for l in lines if not l.startswith("k=")]
+    check(len(workers) >= 2 and all(
+        re.match(r"k=(\d+) id=\1 name=worker-\1 ([0-9a-f]{2}) 00 00 00$", l) and
+        int(l.split()[-4], 16) == int(l.split()[0][2:]) % 256 for l in workers),
+        "%s: each worker thread reads its own thread-local variables (%r %s)"
+        % (variant, workers, res.stderr.strip()[-300:]))
+    eq(main[:1], ["%s %s" % (want[0], want[1])] if len(want) == 2 else ["?"],
+       "%s: the main thread's thread-local variables as gdb prints them" % variant)
+
+
 def builtin_errors():
     fx = Fixture("lang-O0", [2000])
     cases = [
@@ -210,6 +230,7 @@ for variant in VARIANTS:
     specials(variant)
     builtins(variant)
     dumps(variant)
+    tls(variant)
 builtin_errors()
 errors("O0")
 namespaces()
