@@ -133,6 +133,48 @@ static void test_decode_malformed(void **state)
 	}
 }
 
+/* An expression error item, and a memory dump (its address first). */
+static void test_decode_expr_error_and_dump(void **state)
+{
+	struct wr_expr_error x = { .addr = 0x10, .code = WR_ARG_READ_ERROR,
+				   .flags = WR_EXPR_F_FIRST_ARG | WR_EXPR_F_LEN_CLAMPED };
+	struct wr_arg_header ah = { .kind = WR_ARG_DUMP, .len = 8 + 4, .aux = 300 };
+	uint8_t dump[16] = { 0x34, 0x12, 0, 0, 0, 0, 0, 0, 0xde, 0xad, 0xbe, 0xef };
+	struct event_decoder d;
+	struct eventbuf b;
+	struct event ev;
+
+	(void)state;
+	eb_begin(&b, 1, 2, 3, 4);
+	eb_item(&b, WR_ITEM_EXPR_ERROR, 9);
+	eb_put(&b, &x, sizeof(x));
+	eb_close_item(&b);
+	eb_item(&b, WR_ITEM_PRINT, 0);
+	eb_put(&b, &ah, sizeof(ah));
+	eb_put(&b, dump, sizeof(dump));
+	eb_close_item(&b);
+	event_decoder_init(&d);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
+	assert_int_equal(ev.n_items, 2);
+	assert_int_equal(ev.items[0].type, WR_ITEM_EXPR_ERROR);
+	assert_int_equal(ev.items[0].xerr.index, 9);
+	assert_int_equal(ev.items[0].xerr.code, WR_ARG_READ_ERROR);
+	assert_int_equal(ev.items[0].xerr.flags, 0x05);
+	assert_int_equal(ev.items[0].xerr.addr, 0x10);
+	assert_int_equal(ev.items[1].print.args[0].kind, WR_ARG_DUMP);
+	assert_int_equal(ev.items[1].print.args[0].value, 0x1234);
+	assert_int_equal(ev.items[1].print.args[0].len, 4);
+	assert_int_equal(ev.items[1].print.args[0].aux, 300);
+	assert_memory_equal(ev.items[1].print.args[0].data, "\xde\xad\xbe\xef", 4);
+	/* an expression error item of another size is malformed */
+	eb_begin(&b, 1, 2, 3, 4);
+	eb_item(&b, WR_ITEM_EXPR_ERROR, 9);
+	eb_put(&b, &x, 8);
+	eb_close_item(&b);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), -WR_EPROTO);
+	event_decoder_release(&d);
+}
+
 /* A print argument whose length runs past its item. */
 static void test_decode_arg_overrun(void **state)
 {
@@ -224,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_decode_unaligned),
 		cmocka_unit_test(test_decode_malformed),
 		cmocka_unit_test(test_decode_arg_overrun),
+		cmocka_unit_test(test_decode_expr_error_and_dump),
 		cmocka_unit_test(test_decode_trimmed_bt),
 		cmocka_unit_test(test_layouts),
 		cmocka_unit_test(test_packed_arguments),
