@@ -809,6 +809,41 @@ static void test_functions(void **state)
 	strbuf_release(&out);
 }
 
+/* Memory dumps: hex either case, text up to a NUL with escapes, the cap
+ * said, and memory that could not be read said instead of bytes. */
+static void test_dumps(void **state)
+{
+	static const uint8_t bytes[] = { 0xde, 0xad, 'G', '\\', '\n', 0, 'x' };
+	struct ev_arg a = { .kind = WR_ARG_DUMP, .value = 0x1000, .data = bytes, .len = sizeof(bytes),
+			    .aux = sizeof(bytes) };
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	assert_true(render_dump_text(&a, AST_FMT_HEX, &sb));
+	assert_string_equal(sb.buf, "de ad 47 5c 0a 00 78");
+	strbuf_reset(&sb);
+	assert_true(render_dump_text(&a, AST_FMT_HEX_UPPER, &sb));
+	assert_string_equal(sb.buf, "DE AD 47 5C 0A 00 78");
+	strbuf_reset(&sb);
+	assert_true(render_dump_text(&a, AST_FMT_STR, &sb));
+	assert_string_equal(sb.buf, "\\xde\\xadG\\\\\\x0a");
+	strbuf_reset(&sb);
+	a.len = 2;
+	a.aux = 300;
+	assert_true(render_dump_text(&a, AST_FMT_HEX, &sb));
+	assert_string_equal(sb.buf, "de ad ... (2 of 300 bytes: a dump shows at most 256)");
+	strbuf_reset(&sb);
+	a.len = 0;
+	a.status = WR_ARG_READ_ERROR;
+	assert_false(render_dump_text(&a, AST_FMT_HEX, &sb));
+	assert_string_equal(sb.buf, "<error: Cannot access memory at address 0x1000>");
+	strbuf_reset(&sb);
+	a.status = WR_ARG_NULL_DEREF;
+	assert_false(render_dump_text(&a, AST_FMT_STR, &sb));
+	assert_string_equal(sb.buf, "<error: null pointer>");
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -827,6 +862,7 @@ int main(void)
 		cmocka_unit_test(test_pointers),
 		cmocka_unit_test(test_functions),
 		cmocka_unit_test(test_status_doc),
+		cmocka_unit_test(test_dumps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
