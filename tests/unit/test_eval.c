@@ -869,7 +869,7 @@ static void test_big_probe(void **state)
 		assert_int_equal(codegen_base(&opt, &base), 0);
 		assert_int_equal(runtime_new(&(struct rt_options){ .transport = WR_TRANSPORT_RINGBUF }, &base,
 					     &rt), 0);
-		err = runtime_load_probe(rt, &blob, &probe, &why);
+		err = runtime_load_probe(rt, &blob, 1, &probe, &why);
 		if (err)
 			fail_msg("the verifier refused the probe: %s", why ? why : "?");
 		runtime_unload(rt, probe);
