@@ -507,7 +507,6 @@ static int shape_of(const struct codegen_options *opt, const struct probe_plan *
 		LLVMDisposeBuilder(cg->builder);
 	cg->builder = NULL;
 	cg->fn = NULL;
-	memset(cg->regs, 0, sizeof(cg->regs));
 	return err;
 }
 

@@ -374,9 +374,16 @@ void lower_eval_end(struct cg *cg)
 	LLVMBuildRet(cg->builder, LLVMConstInt(i32(cg), 0, 0));
 }
 
+/* Forget everything that belongs to the function just lowered: the key
+ * module lowers one probe after another into the same struct cg, and a
+ * slot or register read of a deleted function must not be reused. */
 void lower_release(struct cg *cg)
 {
 	free(cg->vars);
 	cg->vars = NULL;
 	cg->n_vars = cg->cap_vars = 0;
+	cg->depth = 0;
+	memset(cg->regs, 0, sizeof(cg->regs));
+	cg->entry = NULL;
+	cg->ctx_arg = cg->buf = cg->scratch = cg->text_buf = cg->cmp_buf = NULL;
 }
