@@ -164,7 +164,7 @@ static void arg_data(struct renderer *r, const struct ast_expr *e, const struct 
 static void args_data(struct renderer *r, const struct render_probe *probe,
 		      const struct ast_stmt *s, const struct ev_print *p, struct span_list *out)
 {
-	size_t next_wire = 0;
+	size_t next_wire = 0, piece = 0;
 
 	span_open(out, SPAN_ARGS);
 	for (size_t i = 0; s && i < s->n_args; i++) {
@@ -172,6 +172,15 @@ static void args_data(struct renderer *r, const struct render_probe *probe,
 		const struct ev_arg *a = NULL;
 		const struct dw_type *t = NULL;
 
+		/* The length of a {:x.*} dump is part of the dump, as in the
+		 * text: it has no wire value and no entry of its own. */
+		while (s->fmt && piece < s->n_pieces && !s->pieces[piece].has_placeholder)
+			piece++;
+		if (s->fmt && piece < s->n_pieces && s->pieces[piece++].len_kind == AST_FMT_LEN_STAR) {
+			if (++i >= s->n_args)
+				break;
+			e = s->args[i];
+		}
 		if (e->kind != AST_EXPR_STRING && next_wire < p->n_args) {
 			t = arg_type(probe, p->index, (unsigned)next_wire);
 			a = &p->args[next_wire++];

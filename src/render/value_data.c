@@ -8,7 +8,9 @@
  *   enum                        the enumerator's name; a number when none
  *   pointer                     "0x..." (its type is the argument's "type");
  *                               a NULL pointer is null
- *   char array, string          string, to the first NUL
+ *   char array, string,         string, to the first NUL
+ *   char pointer (its string)
+ *   memory dump ({:x.N} ...)    array of the byte values read
  *   struct, union               object keyed by member name
  *   other arrays                array of the elements that were read
  *   what was not read           null
@@ -189,7 +191,9 @@ static const char *kind_type(unsigned kind)
 	case WR_ARG_STR: return "string";
 	case WR_ARG_CHAR: return "char";
 	case WR_ARG_PTR: return "void *";
-	case WR_ARG_BYTES: return "bytes";
+	case WR_ARG_BYTES:
+	case WR_ARG_DUMP: return "bytes";
+	case WR_ARG_CSTR: return "char *";
 	default: return "long";
 	}
 }
@@ -200,8 +204,10 @@ static const char *arg_error(const struct ev_arg *a)
 {
 	switch (a->status) {
 	case WR_ARG_OK: return NULL;
-	case WR_ARG_NULL_DEREF: return a->kind == WR_ARG_STR ? NULL : "null-pointer";
-	case WR_ARG_READ_ERROR: return "read-error";
+	case WR_ARG_NULL_DEREF:
+		return a->kind == WR_ARG_STR || a->kind == WR_ARG_CSTR ? NULL : "null-pointer";
+	case WR_ARG_READ_ERROR:
+	case WR_ARG_POINTEE_ERROR: return "read-error";
 	case WR_ARG_TRUNCATED: return "truncated";
 	case WR_ARG_OFFSETS_UNAVAILABLE: return "offsets-unavailable";
 	case WR_ARG_OPTIMIZED_OUT: return "optimized-out";
@@ -239,8 +245,18 @@ static void arg_value(const struct ev_arg *a, const struct dw_type *t, struct sp
 
 	if (a->status != WR_ARG_OK) {
 		span_null(out, SPAN_LITERAL);
-	} else if (a->kind == WR_ARG_STR) {
-		span_datan(out, SPAN_STRING, (const char *)a->data, a->len);
+	} else if (a->kind == WR_ARG_STR || a->kind == WR_ARG_CSTR) {
+		/* A char pointer is its string, as the schema has it; a NULL
+		 * one is null. */
+		if (a->kind == WR_ARG_CSTR && !a->value)
+			span_null(out, SPAN_LITERAL);
+		else
+			span_datan(out, SPAN_STRING, (const char *)a->data, a->len);
+	} else if (a->kind == WR_ARG_DUMP) {
+		span_open(out, SPAN_ARRAY);
+		for (size_t i = 0; i < a->len; i++)
+			span_dataf(out, SPAN_NUMBER, "%u", a->data[i]);
+		span_close(out);
 	} else if (a->kind == WR_ARG_BYTES) {
 		if (t) {
 			typed(t, a->data, a->len, 0, out);
@@ -265,6 +281,9 @@ void render_arg_data(const struct ev_arg *a, const struct dw_type *t, struct spa
 {
 	const char *why = arg_error(a);
 
+	/* A dump is bytes, whatever the type of the expression it starts at. */
+	if (a->kind == WR_ARG_DUMP)
+		t = NULL;
 	span_add(out, SPAN_VALUE_TYPE, SPAN_TONE_NONE, NULL, t && t->name ? t->name : kind_type(a->kind));
 	span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "value");
 	arg_value(a, t, out);

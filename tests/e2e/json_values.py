@@ -2,8 +2,8 @@
 valid against doc/event.schema.json, and each print argument there as a
 typed value beside the rendered text: numbers, bool, an enum by name, a
 struct as an object by member names with its arrays, bitfields and
-pointers, a pointer as "0x..." with its type, a string, a literal, a
-computed value, and a value that could not be read (null and why)."""
+pointers, a pointer as "0x..." with its type, a char pointer as its string,
+a literal, a memory dump as its bytes, a computed value, and a value that could not be read (null and why)."""
 import json
 import os
 
@@ -27,6 +27,7 @@ SCRIPT = r'''trace probe_here {
     print req.next.id;
     print "{} {}", label, "lit";
     print n * 2;
+    print "{:x.*} {}", 4, req, n;
     bt;
 }'''
 COLORS = ["RED", "GREEN", "BLUE"]
@@ -54,6 +55,9 @@ def expected_args(i):
         [{"expr": "label", "value": "vars-fixture", "error": None},
          {"expr": '"lit"', "value": "lit", "error": None}],
         [{"expr": "n * 2", "value": 2 * i, "error": None}],
+        # a dump's length argument is part of the dump
+        [{"expr": "req", "value": [i & 255, (i >> 8) & 255, (i >> 16) & 255, 0], "error": None},
+         {"expr": "n", "value": i, "error": None}],
     ]
 
 
@@ -77,7 +81,7 @@ def check_variant(variant):
     want = expected_args(i)
     # the pointers are where the fixture's memory is: take them from the text
     req = prints[1]["args"][1]
-    check(req["value"] == prints[1]["text"].split(" at ")[1].split(" ")[0] and req["type"] == "struct request *",
+    check("(struct request *) %s " % req["value"] in prints[1]["text"] and req["type"] == "struct request *",
           "%s: a pointer is \"0x...\" with its type, as the text shows it (%r)" % (variant, req))
     want[1][1]["value"] = req["value"]
     nxt = prints[1]["args"][0]["value"]["next"]
@@ -85,10 +89,13 @@ def check_variant(variant):
           "%s: a pointer member is \"0x...\", null when NULL (n=%d: %r)" % (variant, i, nxt))
     want[1][0]["value"]["next"] = nxt
     eq([[arg(a) for a in p["args"]] for p in prints], want, "%s: typed values at n=%d" % (variant, i))
-    eq([prints[1]["args"][0]["type"], prints[0]["args"][3]["type"], prints[3]["args"][1]["type"]],
-       ["struct request", "enum color", "string"], "%s: types of a struct, an enum and a literal" % variant)
-    eq(prints[0]["text"], "n=%d flag=%s letter='%s' color=%s big=%d" % (
-        i, "true" if i & 1 else "false", chr(ord("a") + i % 26), COLORS[i % 3], i * 1000000007),
+    eq([prints[1]["args"][0]["type"], prints[0]["args"][3]["type"], prints[3]["args"][1]["type"],
+        prints[3]["args"][0]["type"], prints[5]["args"][0]["type"]],
+       ["struct request", "enum color", "string", "const char *", "bytes"],
+       "%s: types of a struct, an enum, a literal, a char pointer and a dump" % variant)
+    eq(prints[0]["text"], "n=%d flag=%s letter=%d '%s' color=%s big=%d" % (
+        i, "true" if i & 1 else "false", ord("a") + i % 26, chr(ord("a") + i % 26), COLORS[i % 3],
+        i * 1000000007),
         "%s: the text beside the values" % variant)
 
 
