@@ -541,6 +541,44 @@ int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base
 	return 0;
 }
 
+/* An index whose byte offset (index x element size) does not fit in 64
+ * signed bits would wrap around the address space and read some other
+ * element: a constant one is refused here, a computed one reads nothing
+ * and says WR_ARG_INDEX_RANGE.  Returns 0 or -WR_ESEMANTIC. */
+static int index_range(struct cg *cg, const struct ast_expr *e, const struct cg_value *base,
+		       const struct cg_value *index, unsigned long long size, struct cg_value *out)
+{
+	LLVMBuilderRef B = cg->builder;
+	long long lo = INT64_MIN / (long long)size, hi = INT64_MAX / (long long)size;
+	bool is_signed = index->dt->is_signed;
+	LLVMValueRef oor, st;
+	char what[160];
+
+	if (LLVMIsAConstantInt(index->v)) {
+		unsigned long long u = LLVMConstIntGetZExtValue(index->v);
+		long long s = LLVMConstIntGetSExtValue(index->v);
+
+		if (is_signed ? s >= lo && s <= hi : u <= (unsigned long long)hi)
+			return 0;
+		return cg_fail(cg, e->rhs->loc, "an index times the element size must fit in 64 bits",
+			       is_signed ? "index %lld of %s is out of range: its byte offset "
+					   "(%llu bytes an element) wraps around the address space"
+					 : "index %llu of %s is out of range: its byte offset "
+					   "(%llu bytes an element) wraps around the address space",
+			       is_signed ? s : (long long)u, cg_describe(base, what, sizeof(what)), size);
+	}
+	oor = LLVMBuildICmp(B, is_signed ? LLVMIntSGT : LLVMIntUGT, index->v, cg_i64(cg, (uint64_t)hi), "");
+	if (is_signed)
+		oor = LLVMBuildOr(B, oor, LLVMBuildICmp(B, LLVMIntSLT, index->v, cg_i64(cg, (uint64_t)lo), ""),
+				  "");
+	st = LLVMBuildSelect(B, oor, cg_i32(cg, WR_ARG_INDEX_RANGE), cg_i32(cg, WR_ARG_OK), "");
+	merge_status(cg, out, st, cg_i64(cg, 0));
+	/* Nothing is read there: the address becomes 0, whose read fails
+	 * after the status above is already set. */
+	out->v = LLVMBuildSelect(B, oor, cg_i64(cg, 0), out->v, "");
+	return 0;
+}
+
 int values_index(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 		 struct cg_value *index, struct cg_value *out)
 {
@@ -561,6 +599,9 @@ int values_index(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 		out->optimized_out = true;
 		return 0;
 	}
+	if (LLVMIsAConstantInt(index->v) && base->dt->target &&
+	    index_range(cg, e, base, index, base->dt->target->size ? base->dt->target->size : 1, out))
+		return -WR_ESEMANTIC;
 	if (base->composed) {
 		if (!LLVMIsAConstantInt(index->v))
 			return cg_fail(cg, e->rhs->loc, NULL, "the array is split across registers here "
@@ -577,7 +618,7 @@ int values_index(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 	*out = elem;
 	out->v = LLVMBuildAdd(cg->builder, elem.v, scaled, "");
 	cg_merge(cg, out, &elem, index);
-	return 0;
+	return index_range(cg, e, base, index, elem.dt->size ? elem.dt->size : 1, out);
 }
 
 int values_deref(struct cg *cg, const struct ast_expr *e, struct cg_value *base,

@@ -127,6 +127,8 @@ enum wr_arg_status {
 	WR_ARG_OPTIMIZED_OUT = 7,
 	WR_ARG_POINTEE_ERROR = 8, /* WR_ARG_CSTR, ATTACH: the pointer is known, its
 				   * string could not be read */
+	WR_ARG_INDEX_RANGE = 9,   /* a computed index whose byte offset does not fit
+				   * in 64 bits: nothing was read */
 };
 
 struct wr_arg_header {

@@ -440,6 +440,9 @@ static bool arg_failed(const struct ev_arg *a, struct strbuf *out)
 	case WR_ARG_READ_ERROR:
 		strbuf_addstr(out, "<read error>");
 		break;
+	case WR_ARG_INDEX_RANGE:
+		strbuf_addstr(out, "<index out of range>");
+		break;
 	default:
 		strbuf_addf(out, "<error status=%u>", a->status);
 	}

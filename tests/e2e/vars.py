@@ -120,6 +120,17 @@ def check_errors(variant):
     res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", req.pos + 1; }'])
     check(res.returncode == 2 and "'+' needs integers, not a struct (struct point)" in res.stderr,
           "%s: a struct in arithmetic: explained (%r)" % (variant, res.stderr))
+    # An index whose byte offset wraps: refused when constant, said when computed
+    res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", req->tags[9223372036854775807]; }'])
+    check(res.returncode == 2 and ":1:42: error: index 9223372036854775807 of an array (int[4]) is out of range"
+          in res.stderr and "^~~~" in res.stderr,
+          "%s: a constant index that wraps: located error (%r)" % (variant, res.stderr))
+    res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{} {} {}", req->tags[n * 4611686018427387904], '
+               'req->tags[n - n + 1], req->tags[(n - n) + 18446744073709551615u]; }',
+               "--max-events", 1, "--script-output", "plain", "-q"])
+    m = re.match(r"^<index out of range> (\d+) <index out of range>\n$", res.stdout)
+    check(res.returncode == 0 and m is not None and int(m.group(1)) > 0,
+          "%s: a computed index that wraps reads nothing and says so (%r)" % (variant, res.stdout))
     fx.stop()
 
 

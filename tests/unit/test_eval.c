@@ -767,6 +767,12 @@ static void test_type_errors(void **state)
 		{ "print arr[p];",
 		  "t.ws:1:21: error: an index must be an integer, not a pointer (int *)\n"
 		  "    trace f { print arr[p]; }\n                        ^\n" },
+		{ "print arr[2305843009213693952];",
+		  "t.ws:1:21: error: index 2305843009213693952 of an array (int[4]) is out of range: its byte "
+		  "offset (4 bytes an element) wraps around the address space\n"
+		  "    trace f { print arr[2305843009213693952]; }\n"
+		  "                        ^~~~~~~~~~~~~~~~~~~\n"
+		  "hint: an index times the element size must fit in 64 bits\n" },
 		{ "print i.x;",
 		  "t.ws:1:17: error: '.x' needs a struct, a union or a pointer to one, not an integer (int)\n"
 		  "    trace f { print i.x; }\n                    ^~~\n" },
@@ -794,6 +800,7 @@ static void test_accepted(void **state)
 	static const char *const bodies[] = {
 		"print \"{} {} {} {} {} {} {} {} {}\", arr + 1, *arr, arr[2], &arr[3] - &arr[0], *&pt.x, &pt, "
 		"&pt.x, sp.x, (*sp).y;",
+		"print \"{} {} {}\", arr[2305843009213693951], arr[-2305843009213693952], arr[i * 1000];",
 		"if p { print \"x\"; } if !p { print \"y\"; } if p == 0 { print \"z\"; } if 0 != p { print \"w\"; }",
 		"if p < p + 1 && vp == p && s != 0 { print \"x\"; }",
 		"if flag == 0 || flag == true { print \"x\"; }",
