@@ -260,7 +260,7 @@ static const struct ev_arg *attachment(const struct render_value_ctx *vc, size_t
 /* The string a char pointer points to, as read at run time. */
 static void pointed_text(const struct ev_arg *s, struct strbuf *out)
 {
-	size_t n = strnlen((const char *)s->data, s->len);
+	size_t n = s->data ? strnlen((const char *)s->data, s->len) : 0;
 
 	if (s->status == WR_ARG_OK || s->status == WR_ARG_TRUNCATED) {
 		strbuf_addch(out, ' ');

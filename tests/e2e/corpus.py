@@ -89,7 +89,7 @@ def resolve_point(pid, point):
     refused, sites = {}, []
     while True:
         text, index, _ = point_script(point, refused)
-        res = run(["-p", pid, "-s", text, "--dry-run"], timeout=120)
+        res = run(["-p", pid, "-s", text, "--dry-run"], timeout=600)
         m = ERROR_RE.search(res.stderr)
         if res.returncode == 0:
             for line in res.stdout.splitlines():
@@ -122,7 +122,7 @@ def wraith_values(pid, points, plans):
     # Probes are attached one by one, and the first fire while the last
     # are attached: enough events for 50 rounds of all of them.
     res = run(["-p", pid, "-s", "".join(texts), "--max-events", 50 * len(probes), "--timeout", 30,
-               "--script-output", "json", "-q"], timeout=120)
+               "--script-output", "json", "-q"], timeout=600)
     got, seen = {}, set()
     for ev in json_events(res.stdout):
         p, chunk = probes[ev["probe"] - 1]
