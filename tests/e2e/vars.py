@@ -125,7 +125,7 @@ def check_errors(variant):
     check(res.returncode == 2 and ":1:42: error: index 9223372036854775807 of an array (int[4]) is out of range"
           in res.stderr and "^~~~" in res.stderr,
           "%s: a constant index that wraps: located error (%r)" % (variant, res.stderr))
-    res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{} {} {}", req->tags[n * 4611686018427387904], '
+    res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{} {} {}", req->tags[(n - n) + 4611686018427387904], '
                'req->tags[n - n + 1], req->tags[(n - n) + 18446744073709551615u]; }',
                "--max-events", 1, "--script-output", "plain", "-q"])
     m = re.match(r"^<index out of range> (\d+) <index out of range>\n$", res.stdout)
