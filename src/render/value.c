@@ -217,13 +217,17 @@ static void integer_text(const struct dw_type *t, uint64_t raw, unsigned bits, s
 	} else if (t->kind == DW_TYPE_BOOL && (raw & mask) <= 1) {
 		strbuf_addstr(out, raw & mask ? "true" : "false");
 	} else {
+		/* the character shown beside the number is the value's, sign
+		 * extended as gdb does: a 4-bit -1 is '\377', not '\017' */
+		uint64_t v = t->is_signed ? (uint64_t)sign_extend(raw, bits) : raw & mask;
+
 		if (t->is_signed)
-			strbuf_addf(out, "%" PRId64, sign_extend(raw, bits));
+			strbuf_addf(out, "%" PRId64, (int64_t)v);
 		else
-			strbuf_addf(out, "%" PRIu64, raw & mask);
+			strbuf_addf(out, "%" PRIu64, v);
 		if (t->is_char && t->size == 1 && t->kind == DW_TYPE_INT) {
 			strbuf_addch(out, ' ');
-			char_literal((unsigned char)raw, out);
+			char_literal((unsigned char)v, out);
 		}
 	}
 }

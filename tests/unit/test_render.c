@@ -635,6 +635,15 @@ static const struct dw_member bits_members[] = {
 };
 static const struct dw_type v_bits = { .kind = DW_TYPE_STRUCT, .name = "struct bits", .size = 12,
 				       .members = bits_members, .n_members = 5 };
+/* gdb's char of a char bitfield is its sign-extended value: sc4 = -1 is
+ * '\377', and the neighbours' bits are not part of it (7 '\a'). */
+static const struct dw_member cbits_members[] = {
+	{ .name = "sc4", .offset = 0, .type = &v_schar, .bit_size = 4, .bit_offset = 0 },
+	{ .name = "c3", .offset = 0, .type = &v_schar, .bit_size = 4, .bit_offset = 4 },
+	{ .name = "u4", .offset = 1, .type = &v_uchar, .bit_size = 4, .bit_offset = 0 },
+};
+static const struct dw_type v_cbits = { .kind = DW_TYPE_STRUCT, .name = "struct cbits", .size = 2,
+					.members = cbits_members, .n_members = 3 };
 static const struct dw_member pair_members[] = {
 	{ .name = "b", .offset = 0, .type = &v_int }, { .name = "c", .offset = 4, .type = &v_int },
 };
@@ -688,6 +697,8 @@ static void test_scalars(void **state)
 		V(v_multi, "\x0f\0\0\0", "15"),
 		V(v_bits, "\x2c\0\0\0\x09\0\0\0\x05\0\0\0", "{flags: -4, u: 5, x: 9, on: true, c: BLUE}"),
 		V(v_bits, "\x2c\0\0\0\x09\0\0\0\xfb\0\0\0", "{flags: -4, u: 5, x: 9, on: true, c: GREEN}"),
+		V(v_cbits, "\x2f\xaf", "{sc4: -1 '\\377', c3: 2 '\\002', u4: 15 '\\017'}"),
+		V(v_cbits, "\x27\xf7", "{sc4: 7 '\\a', c3: 2 '\\002', u4: 7 '\\a'}"),
 	};
 	struct strbuf out = STRBUF_INIT;
 
