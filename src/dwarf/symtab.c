@@ -11,6 +11,7 @@
 #include "util/strbuf.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static bool names_data_or_code(const GElf_Sym *sym)
 {
@@ -50,4 +51,40 @@ bool dw_module_symbol_at(struct dw_module *m, uint64_t vaddr, struct strbuf *out
 		strbuf_addf(out, "+%llu", (unsigned long long)off);
 	free(plain);
 	return true;
+}
+
+/* A symbol other modules' references bind to: defined, global or weak,
+ * of default visibility, a data object. */
+static bool binds_data(const GElf_Sym *sym)
+{
+	int bind = GELF_ST_BIND(sym->st_info), type = GELF_ST_TYPE(sym->st_info);
+
+	return sym->st_shndx != SHN_UNDEF && GELF_ST_VISIBILITY(sym->st_other) == STV_DEFAULT &&
+	       (bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE) &&
+	       (type == STT_OBJECT || type == STT_COMMON);
+}
+
+bool dw_module_dynamic_object(struct dw_module *m, const char *name, uint64_t *vaddr)
+{
+	Elf_Scn *scn = NULL;
+
+	while (m->elf && (scn = elf_nextscn(m->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *s;
+
+			if (!gelf_getsym(data, (int)i, &sym) || !binds_data(&sym) ||
+			    !(s = elf_strptr(m->elf, sh.sh_link, sym.st_name)) || strcmp(s, name) != 0)
+				continue;
+			*vaddr = sym.st_value;
+			return true;
+		}
+	}
+	return false;
 }

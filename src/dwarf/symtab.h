@@ -17,6 +17,10 @@ struct strbuf;
  * append "name" or "name+offset" (demangled) to @out and return true. */
 bool dw_module_symbol_at(struct dw_module *m, uint64_t vaddr, struct strbuf *out);
 
+/* When @m's dynamic symbol table defines data object @name with default
+ * visibility (one the dynamic linker may bind other modules' references
+ * to), set *@vaddr to its address and return true. */
+bool dw_module_dynamic_object(struct dw_module *m, const char *name, uint64_t *vaddr);
 /* The address range [*start, *end) the module's segments occupy, in its
  * own addresses. */
 void dw_module_range(struct dw_module *m, uint64_t *start, uint64_t *end);

@@ -136,12 +136,16 @@ static void fill_var(struct vars_cache *c, Dwarf_Die *die, uint64_t pc, Dwarf_Di
 {
 	struct vars_frame f = { .pc = pc, .fn = fn, .cfa = vars_expr_cfa(c) };
 	const char *why = NULL;
+	Dwarf_Attribute ext;
+	bool flag = false;
 
 	if (fn)
 		f.fb = vars_frame_base(c, fn, pc, &f, &why);
 	out->name = dwarf_diename(die);
 	out->scope = scope;
 	out->type = vars_type_of(c, die);
+	out->external = dwarf_attr_integrate(die, DW_AT_external, &ext) && dwarf_formflag(&ext, &flag) == 0 &&
+			flag;
 	locate(c, die, pc, &f, &out->loc);
 }
 

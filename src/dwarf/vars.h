@@ -155,6 +155,7 @@ struct dw_var {
 	enum dw_var_scope scope;
 	struct dw_loc loc;          /* valid at the pc asked for */
 	const struct dw_type *type; /* borrowed from the module's type cache */
+	bool external;              /* DW_AT_external: other units may name it */
 };
 
 /* Find variable @name visible at @pc.  Returns 0, -ENOENT when no variable

@@ -735,28 +735,64 @@ void target_describe_site(struct target *t, struct tmodule *m, uint64_t vaddr, s
 		strbuf_addf(out, ", inlined into %s", sym.frames[sym.n - 1].function);
 }
 
+/* The module whose copy of global @v (found in @def) the program uses:
+ * the first module in the dynamic linker's lookup order (the executable,
+ * then the libraries) whose dynamic symbols define it.  An executable that
+ * uses a library's variable holds it by a copy relocation, and the
+ * library's own copy is stale from then on.  A global no module exports
+ * (static, hidden, protected) is its definition's own; so is one whose
+ * copy cannot be reached without a process (tracing by path). */
+static struct tmodule *bind_global(struct target *t, struct tmodule *def, struct tmodule *at,
+				   struct dw_var *v)
+{
+	struct tmodule *main_mod = target_main_module(t);
+	uint64_t addr, bias;
+
+	if (v->scope != DW_VAR_GLOBAL || !v->external || v->loc.kind != DW_LOC_MEM_ADDR || !v->name ||
+	    !dw_module_dynamic_object(def->dw, v->name, &addr))
+		return def;
+	for (size_t i = 0; i <= t->n_mods; i++) {
+		struct tmodule *x = i == 0 ? main_mod : t->mods[i - 1];
+
+		if (!x || (i > 0 && x == main_mod))
+			continue;
+		if (x == def)
+			return def;
+		if (!dw_module_dynamic_object(x->dw, v->name, &addr))
+			continue;
+		if (x != at && (!module_bias(t, x, &bias) || !module_bias(t, at, &bias)))
+			return def;
+		v->loc.offset = (int64_t)addr;
+		return x;
+	}
+	return def;
+}
+
 int target_find_var(struct target *t, struct tmodule *m, uint64_t pc, const char *name,
 		    struct dw_var *out)
 {
-	struct tmodule *main_mod = target_main_module(t);
+	struct tmodule *main_mod = target_main_module(t), *def = NULL, *bound;
 	int err = dw_var_find(m->dw, pc, name, out);
 
+	if (err == 0)
+		def = m;
+	else if (err != -ENOENT)
+		return err;
 	/* a global declared here (an extern in a header) and defined in a
 	 * library, or in the program for a probe in a library */
-	if (err != -ENOENT)
-		return err;
-	if (main_mod && main_mod != m && dw_var_find_global(main_mod->dw, name, out) == 0) {
-		relocate_global(t, main_mod, m, out);
-		return 0;
+	if (!def && main_mod && main_mod != m && dw_var_find_global(main_mod->dw, name, out) == 0)
+		def = main_mod;
+	for (size_t i = 0; !def && i < t->n_mods; i++) {
+		if (t->mods[i] != m && t->mods[i] != main_mod &&
+		    dw_var_find_global(t->mods[i]->dw, name, out) == 0)
+			def = t->mods[i];
 	}
-	for (size_t i = 0; i < t->n_mods; i++) {
-		if (t->mods[i] == m || t->mods[i] == main_mod ||
-		    dw_var_find_global(t->mods[i]->dw, name, out) != 0)
-			continue;
-		relocate_global(t, t->mods[i], m, out);
-		return 0;
-	}
-	return -ENOENT;
+	if (!def)
+		return -ENOENT;
+	bound = bind_global(t, def, m, out);
+	if (bound != m)
+		relocate_global(t, bound, m, out);
+	return 0;
 }
 
 /* ---- data symbols ---- */

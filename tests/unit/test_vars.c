@@ -15,6 +15,7 @@
 
 #include "dwarf/module.h"
 #include "dwarf/resolve.h"
+#include "dwarf/symtab.h"
 #include "dwarf/vars.h"
 #include "util/error.h"
 #include "util/xalloc.h"
@@ -155,6 +156,33 @@ static void test_declarations(void **state)
 		assert_int_equal(v.loc.kind, DW_LOC_MEM_ADDR);
 		assert_int_equal(dw_var_find_global(lib, "lib_banner", &v), 0);
 		assert_int_equal(v.type->kind, DW_TYPE_ARRAY);
+		dw_module_free(lib);
+		dw_module_free(m);
+	}
+}
+
+/* What the dynamic linker binds a global to: the library exports
+ * lib_counter but not its statics; gcc's program holds its own copy of it
+ * (a copy relocation, in its .bss), clang's reaches it through the GOT. */
+static void test_dynamic_objects(void **state)
+{
+	const char *builds[] = { "gcc-O2", "clang-O2" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(builds) / sizeof(builds[0]); i++) {
+		struct dw_module *m = open_corpus(builds[i]), *lib = open_corpus_lib(builds[i]);
+		uint64_t addr = 0, lib_addr = 0;
+		struct dw_var v;
+
+		assert_true(dw_module_dynamic_object(lib, "lib_counter", &lib_addr));
+		assert_int_equal(dw_var_find_global(lib, "lib_counter", &v), 0);
+		assert_true(v.external);
+		assert_int_equal((uint64_t)v.loc.offset, lib_addr);
+		assert_false(dw_module_dynamic_object(lib, "lib_static", &addr));
+		assert_false(dw_module_dynamic_object(lib, "lib_point", &addr)); /* a function */
+		assert_int_equal(dw_var_find(lib, marker_pc(lib, "libcorpus.c", "lib_point"), "lib_static", &v), 0);
+		assert_false(v.external);
+		assert_int_equal(dw_module_dynamic_object(m, "lib_counter", &addr), i == 0);
 		dw_module_free(lib);
 		dw_module_free(m);
 	}
@@ -429,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_type_by_name),
 		cmocka_unit_test(test_clang),
 		cmocka_unit_test(test_declarations),
+		cmocka_unit_test(test_dynamic_objects),
 		cmocka_unit_test(test_bitfields),
 		cmocka_unit_test(test_declared_types),
 		cmocka_unit_test(test_inlined),
