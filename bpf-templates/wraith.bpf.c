@@ -374,7 +374,8 @@ WR_SUBPROG long wr_arg_cstr(struct wr_event_buf *ev, __u64 uptr, __u32 max_statu
 
 /* Append @size (<= 256) raw bytes read from user memory at @uptr;
  * @kind_status = kind | status << 8, where a non-zero status says finding
- * the address failed (nothing is read then). */
+ * the address failed (nothing is read then).  When the bytes cannot be
+ * given, their first 8 say the address whose read failed (0: none). */
 WR_SUBPROG long wr_arg_user_bytes(struct wr_event_buf *ev, __u64 uptr, __u32 size, __u32 kind_status)
 {
 	struct wr_arg_header *ah;
@@ -390,13 +391,21 @@ WR_SUBPROG long wr_arg_user_bytes(struct wr_event_buf *ev, __u64 uptr, __u32 siz
 	ah->kind = (__u8)kind_status;
 	ah->len = (__u16)size;
 	ah->aux = (__u32)uptr;
-	if (kind_status >> 8)
+	/* A failed read says where (wire.h), so user space may read it again;
+	 * the slot holds 8 bytes for any size but 0, and the buffer has room
+	 * after it. */
+	if (kind_status >> 8) {
 		ah->status = (__u8)(kind_status >> 8);
-	else if (!uptr)
+		*(__u64 *)(ah + 1) = 0;
+	} else if (!uptr) {
 		ah->status = WR_ARG_NULL_DEREF;
-	else
-		ah->status = bpf_probe_read_user(ah + 1, size & 0x1ff, (const void *)uptr) ? WR_ARG_READ_ERROR
-											 : WR_ARG_OK;
+		*(__u64 *)(ah + 1) = 0;
+	} else if (bpf_probe_read_user(ah + 1, size & 0x1ff, (const void *)uptr)) {
+		ah->status = WR_ARG_READ_ERROR;
+		*(__u64 *)(ah + 1) = uptr;
+	} else {
+		ah->status = WR_ARG_OK;
+	}
 	return 0;
 }
 

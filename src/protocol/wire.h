@@ -101,7 +101,10 @@ enum wr_arg_kind {
 	WR_ARG_STR  = 5, /* bytes read from the target, NUL-terminated or len-bounded */
 	WR_ARG_CHAR = 6,
 	WR_ARG_PTR  = 7,
-	WR_ARG_BYTES = 8, /* raw bytes of an aggregate or float, rendered with its DWARF type */
+	WR_ARG_BYTES = 8, /* raw bytes of an aggregate or float, rendered with its DWARF type;
+			   * with a status, the first 8 bytes (the slot is padded to 8)
+			   * are the address whose read failed, 0 when an earlier read
+			   * failed */
 	WR_ARG_ENUM = 9,  /* an enum value, rendered with its DWARF type */
 	WR_ARG_CSTR = 10, /* a char pointer and its string: 8 bytes of pointer, then
 			   * the bytes read (NUL-terminated, or cut at the limit) */

@@ -170,6 +170,7 @@ void session_free(struct session *s)
 	target_free(s->target);
 	dw_debug_config_release();
 	event_decoder_release(&s->decoder);
+	recover_release(&s->recover);
 	renderer_release(&s->renderer);
 	span_list_release(&s->spans);
 	if (s->backlog)

@@ -54,6 +54,7 @@ static void render_one(struct session *s, const void *data, size_t size)
 		return;
 	}
 	span_list_reset(&s->spans);
+	recover_reads(&s->recover, &ev);
 	render_event(&s->renderer, &ev, &s->spans);
 	if (probe_count_event(p, &ev, &s->spans))
 		s->refresh_wanted = true;

@@ -11,6 +11,7 @@
 #include "protocol/decode.h"
 #include "render/render.h"
 #include "script/ast.h"
+#include "tracer/recover.h"
 #include "tracer/session.h"
 
 struct kernel_start;
@@ -58,6 +59,7 @@ struct session {
 	struct { struct probe *probe; size_t site; } wire[WR_MAX_PROBES];
 	struct renderer renderer;
 	struct event_decoder decoder;
+	struct read_recovery recover; /* failed reads of read-only memory, made again */
 	struct session_sink sink;
 	struct span_list spans;     /* the event being rendered */
 	uint64_t events;            /* rendered */

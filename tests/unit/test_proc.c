@@ -18,11 +18,13 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "proc/libpath.h"
 #include "proc/maps.h"
+#include "proc/stable.h"
 #include "util/error.h"
 #include "util/file.h"
 #include "util/strbuf.h"
@@ -328,6 +330,69 @@ static void test_lib_find(void **state)
 	strbuf_release(&cands);
 }
 
+/* Which memory may be read after a probe fired: private read-only
+ * mappings of files only; never writable, shared, anonymous or special
+ * memory.  A span goes on into an adjacent stable mapping and stops at a
+ * writable one. */
+static void test_stable_decision(void **state)
+{
+	static const char text[] =
+		"1000-2000 r--p 00000000 08:01 10 /usr/lib/libx.so\n"
+		"2000-3000 r-xp 00001000 08:01 10 /usr/lib/libx.so\n"
+		"3000-4000 rw-p 00002000 08:01 10 /usr/lib/libx.so\n"
+		"4000-5000 r--p 00000000 00:00 0 \n"
+		"5000-6000 r--s 00000000 08:01 11 /data/db.mdb\n"
+		"6000-7000 r--p 00000000 00:00 0 [vvar]\n"
+		"7000-8000 ---p 00000000 08:01 10 /usr/lib/libx.so\n"
+		"9000-a000 r--p 00000000 08:01 12 /usr/lib/liby.so (deleted)\n";
+	static const bool stable[] = { true, true, false, false, false, false, false, true };
+	struct proc_maps maps;
+	bool known;
+
+	(void)state;
+	assert_int_equal(proc_maps_parse(text, &maps), 0);
+	assert_int_equal(maps.n, sizeof(stable) / sizeof(stable[0]));
+	for (size_t i = 0; i < maps.n; i++)
+		if (proc_mapping_is_stable(&maps.v[i]) != stable[i])
+			fail_msg("mapping %zu (%s %s): stable should be %d", i, maps.v[i].perms,
+				 maps.v[i].path, stable[i]);
+	assert_int_equal(proc_stable_span(&maps, 0x1800, 0x100, &known), 0x100);
+	assert_true(known);
+	assert_int_equal(proc_stable_span(&maps, 0x1800, 0x4000, NULL), 0x1800); /* to rw- */
+	assert_int_equal(proc_stable_span(&maps, 0x3800, 8, &known), 0);
+	assert_true(known);
+	assert_int_equal(proc_stable_span(&maps, 0x4800, 8, NULL), 0);
+	assert_int_equal(proc_stable_span(&maps, 0x5800, 8, NULL), 0);
+	assert_int_equal(proc_stable_span(&maps, 0x9ff8, 16, NULL), 8); /* to the end */
+	assert_int_equal(proc_stable_span(&maps, 0x8800, 8, &known), 0);
+	assert_false(known);
+	proc_maps_release(&maps);
+}
+
+static const char stable_text[] = "read-only data of the test";
+static char writable_text[] = "writable data of the test";
+
+/* This process's read-only data reads back; its writable data, a private
+ * anonymous page and an unmapped address do not. */
+static void test_stable_read_live(void **state)
+{
+	struct proc_stable_cache *c = proc_stable_cache_new();
+	char buf[64];
+	void *anon = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)state;
+	assert_true(anon != MAP_FAILED);
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(proc_stable_read(c, getpid(), (uintptr_t)stable_text, buf, sizeof(stable_text)),
+			 sizeof(stable_text));
+	assert_string_equal(buf, stable_text);
+	assert_int_equal(proc_stable_read(c, getpid(), (uintptr_t)writable_text, buf, 8), 0);
+	assert_int_equal(proc_stable_read(c, getpid(), (uintptr_t)anon, buf, 8), 0);
+	munmap(anon, 4096);
+	assert_int_equal(proc_stable_read(c, getpid(), (uintptr_t)anon, buf, 8), 0);
+	proc_stable_cache_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +406,8 @@ int main(void)
 		cmocka_unit_test(test_zombie),
 		cmocka_unit_test(test_lib_name_rank),
 		cmocka_unit_test(test_lib_find),
+		cmocka_unit_test(test_stable_decision),
+		cmocka_unit_test(test_stable_read_live),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
