@@ -22,11 +22,17 @@ because it sits in a vector register, which a uprobe cannot read, where
 gdb reads it from the stopped thread; and (for now) printing a struct
 held in registers whole, which wraith reads member by member only.
 
-Until every kind of value renders as gdb prints it, `make check` runs
-the corpus comparing where values are found, not their text: each side
-has a value, or <optimized out>, or an error, alike (`--located`, the
-default); `--values` compares the values themselves.  `--show` prints
-every case and its verdict.  BUILD names limit the run to those builds.
+Values the probe could not read because their page was not resident
+yet (a library's .rodata at -O2) are read again by wraith when it shows
+the event, as they lie in read-only mappings of files; the library's
+variable the program uses is read from the program's copy (a copy
+relocation), which setup() changes at run time so that the library's
+stale copy would differ.
+
+`--located` compares only where values are found, not their text: each
+side has a value, or <optimized out>, or an error, alike.  `--show`
+prints every case and its verdict.  BUILD names limit the run to those
+builds.
 """
 import json
 import os
@@ -42,7 +48,7 @@ from wraithtest import *
 BUILDS = ("gcc-O0", "gcc-O2", "clang-O0", "clang-O2", "gcc-O2-dwarf4", "clang-O2-dwarf4", "gcc-O2-lto")
 CORPUS = os.environ.get("WRAITH_CORPUS", "")
 SHOW = "--show" in sys.argv
-LOCATED = "--values" not in sys.argv
+LOCATED = "--located" in sys.argv
 ONLY = [a for a in sys.argv[1:] if not a.startswith("--")]
 VECTOR = "vector register"
 IN_REGISTERS = "held in registers"
