@@ -60,6 +60,7 @@ struct cg {
 	LLVMMetadataRef di_sp;
 	int llvm_errors;
 	const struct probe_plan *plan;
+	const struct dw_module *tls_module; /* of the location being read (dw_loc) */
 	struct diag *diag;
 	LLVMValueRef fn;             /* the probe function */
 	LLVMBasicBlockRef entry;     /* allocas and register reads go here */

@@ -20,6 +20,8 @@ struct strbuf;
 
 /* How the probe's code finds the traced program's variables: the tracer
  * answers from DWARF at the probe's pc (codegen never sees libdw). */
+struct dw_module;
+
 struct plan_vars {
 	/* Variable @name visible at the probe: 0, or -ENOENT. */
 	int (*find)(void *ctx, const char *name, struct dw_var *out);
@@ -37,6 +39,14 @@ struct plan_vars {
 	/* The pointer type to @target (for &x and arrays decaying), owned by
 	 * the same cache as @target. */
 	const struct dw_type *(*pointer_to)(void *ctx, const struct dw_type *target);
+	/* Where the block of thread-local variables of module @owner (NULL:
+	 * the probe's own module) is: 0 with *@is_static and *@value (the
+	 * block's distance below the thread pointer when static, else the
+	 * module's id, its entry in each thread's DTV); else a negative errno
+	 * with *@why and *@hint (static text).  May be NULL (no
+	 * thread-local variables then). */
+	int (*tls_block)(void *ctx, const struct dw_module *owner, bool *is_static, uint64_t *value,
+			 const char **why, const char **hint);
 	/* Remember that wire argument @arg of print @print has type @t, so the
 	 * renderer can show it. */
 	void (*note_arg)(void *ctx, unsigned print, unsigned arg, const struct dw_type *t);
@@ -51,11 +61,9 @@ struct probe_plan {
 	 * nsfs device and inode), for $pid and $tid as the process sees them;
 	 * 0 and 0 otherwise. */
 	uint64_t pidns_dev, pidns_ino;
-	/* Thread-local variables of the probe's module: where its block lies
-	 * below the thread pointer (0: not a program with static TLS), and
-	 * the offset of thread.fsbase in the kernel's task_struct (0:
-	 * unknown). */
-	uint64_t tls_offset;
+	/* Thread-local variables: the offset of thread.fsbase in the
+	 * kernel's task_struct (0: unknown); their blocks come from
+	 * vars.tls_block. */
 	uint32_t fsbase_off;
 	const struct ast_probe *ast;   /* borrowed */
 	uint64_t pc;                   /* module virtual address of the probe */

@@ -183,16 +183,46 @@ static LLVMValueRef expr_if(struct cg *cg, const struct ast_expr *e, const struc
 	return LLVMBuildSelect(B, cond, t, f, "");
 }
 
-/* The current thread's block of the probe's module's thread-local
- * variables: the thread pointer less the block's static offset. */
-static LLVMValueRef tls_block(struct cg *cg, const struct ast_expr *e)
+/* The block of a module whose thread-local variables are not static:
+ * dtv[modid] of the thread's DTV (glibc, x86-64: the TCB at the thread
+ * pointer holds dtv at 8; dtv[-1] counts its entries; an entry is 16
+ * bytes, its first word the block).  A thread that never used the module
+ * has no block: its entry is TLS_DTV_UNALLOCATED (-1), or 0 or past the
+ * end when the DTV predates the dlopen; that is WR_ARG_TLS_UNALLOCATED
+ * and nothing is read at the block. */
+static LLVMValueRef dtv_block(struct cg *cg, LLVMValueRef tp, uint64_t modid, struct cg_value *v)
 {
-	LLVMValueRef args[1];
+	LLVMBuilderRef B = cg->builder;
+	LLVMValueRef dtv, len, past, entry, blk, none;
 
-	if (!cg->plan->tls_offset) {
-		cg_fail(cg, e->loc, "thread-local variables are read in the traced program itself",
-			"'%s' is thread-local in a shared library, whose block the dynamic linker "
-			"places where a probe cannot find it", e->str);
+	dtv = read_u64(cg, LLVMBuildAdd(B, tp, cg_i64(cg, 8), ""), 8, v);
+	len = read_u64(cg, LLVMBuildSub(B, dtv, cg_i64(cg, 16), ""), 8, v);
+	past = LLVMBuildICmp(B, LLVMIntULT, len, cg_i64(cg, modid), "");
+	merge_status(cg, v, LLVMBuildSelect(B, past, cg_i32(cg, WR_ARG_TLS_UNALLOCATED),
+					    cg_i32(cg, WR_ARG_OK), ""), cg_i64(cg, 0));
+	entry = LLVMBuildSelect(B, past, cg_i64(cg, 0),
+				LLVMBuildAdd(B, dtv, cg_i64(cg, modid * 16), ""), "");
+	blk = read_u64(cg, entry, 8, v);
+	none = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntEQ, blk, cg_i64(cg, UINT64_MAX), ""),
+			   LLVMBuildICmp(B, LLVMIntEQ, blk, cg_i64(cg, 0), ""), "");
+	merge_status(cg, v, LLVMBuildSelect(B, none, cg_i32(cg, WR_ARG_TLS_UNALLOCATED),
+					    cg_i32(cg, WR_ARG_OK), ""), cg_i64(cg, 0));
+	return LLVMBuildSelect(B, none, cg_i64(cg, 0), blk, "tls");
+}
+
+/* The current thread's block of thread-local variables of the module the
+ * location being read belongs to (cg->tls_module). */
+static LLVMValueRef tls_block(struct cg *cg, const struct ast_expr *e, struct cg_value *v)
+{
+	const struct plan_vars *pv = &cg->plan->vars;
+	const char *why = "this probe cannot see thread-local variables", *hint = NULL;
+	LLVMValueRef args[1], tp;
+	uint64_t value = 0;
+	bool is_static = false;
+
+	if (!pv->tls_block ||
+	    pv->tls_block(pv->ctx, cg->tls_module, &is_static, &value, &why, &hint) != 0) {
+		cg_fail(cg, e->loc, hint, "'%s' is thread-local, and %s", e->str, why);
 		return NULL;
 	}
 	if (!cg->plan->fsbase_off) {
@@ -202,8 +232,10 @@ static LLVMValueRef tls_block(struct cg *cg, const struct ast_expr *e)
 		return NULL;
 	}
 	args[0] = cg_i64(cg, cg->plan->fsbase_off);
-	return LLVMBuildSub(cg->builder, cg_call(cg, "wr_thread_pointer", args, 1),
-			    cg_i64(cg, cg->plan->tls_offset), "tls");
+	tp = cg_call(cg, "wr_thread_pointer", args, 1);
+	if (!is_static)
+		return dtv_block(cg, tp, value, v);
+	return LLVMBuildSub(cg->builder, tp, cg_i64(cg, value), "tls");
 }
 
 /* The value of location tree @x (see vars.h), reading memory as it says;
@@ -236,7 +268,7 @@ static LLVMValueRef expr_value(struct cg *cg, const struct ast_expr *e, const st
 	case DW_EXPR_ABS:
 		return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, a, cg_i64(cg, 0), ""),
 				       LLVMBuildNeg(B, a, ""), a, "");
-	case DW_EXPR_TLS: return tls_block(cg, e);
+	case DW_EXPR_TLS: return tls_block(cg, e, v);
 	default: return expr_binary(cg, x->op, a, b);
 	}
 }
@@ -331,6 +363,7 @@ static int value_at(struct cg *cg, const struct ast_expr *e, const struct dw_typ
 	case DW_LOC_MEM_EXPR:
 	case DW_LOC_VALUE_EXPR:
 		memset(out, 0, sizeof(*out));
+		cg->tls_module = loc->tls_module;
 		base = expr_value(cg, e, loc->expr, out);
 		if (!base)
 			return -WR_ESEMANTIC;

@@ -78,7 +78,10 @@ static int read_headers(struct dw_module *m)
 			m->tls_vaddr = ph.p_vaddr;
 			m->tls_memsz = ph.p_memsz;
 			m->tls_align = ph.p_align ? ph.p_align : 1;
+			m->tls_filesz = ph.p_filesz;
 		}
+		if (ph.p_type == PT_DYNAMIC)
+			m->dynamic_vaddr = ph.p_vaddr;
 		if (ph.p_type != PT_LOAD)
 			continue;
 		m->loads[m->n_loads++] = (struct dw_load_segment){
@@ -352,6 +355,25 @@ char *dw_unit_path(Dwarf_Die *cudie, const char *file)
 	out = dw_path_normalize(joined);
 	free(joined);
 	return out;
+}
+
+int dw_module_tls(const struct dw_module *m, struct dw_tls_segment *out)
+{
+	if (!m->tls_align)
+		return -ENOENT;
+	*out = (struct dw_tls_segment){ .vaddr = m->tls_vaddr, .filesz = m->tls_filesz,
+					.memsz = m->tls_memsz, .align = m->tls_align };
+	return 0;
+}
+
+uint64_t dw_module_dynamic_vaddr(const struct dw_module *m)
+{
+	return m->dynamic_vaddr;
+}
+
+bool dw_module_is_program(const struct dw_module *m)
+{
+	return m->has_interp;
 }
 
 int dw_module_static_tls_offset(const struct dw_module *m, uint64_t *off)

@@ -45,6 +45,23 @@ int dw_module_offset_to_vaddr(const struct dw_module *m, uint64_t offset, uint64
  * fsbase - *@off + o.  Returns 0, or -ENOENT for a library (its block's
  * place is chosen by the dynamic linker) or a module without PT_TLS. */
 int dw_module_static_tls_offset(const struct dw_module *m, uint64_t *off);
+
+/* The module's PT_TLS segment: its thread-local variables' initial image
+ * (filesz bytes) and block (memsz bytes, aligned to align). */
+struct dw_tls_segment {
+	uint64_t vaddr, filesz, memsz, align;
+};
+
+/* 0 with @out, or -ENOENT when the module has no thread-local variables. */
+int dw_module_tls(const struct dw_module *m, struct dw_tls_segment *out);
+
+/* The ELF address of the module's dynamic section (PT_DYNAMIC), 0 when it
+ * has none. */
+uint64_t dw_module_dynamic_vaddr(const struct dw_module *m);
+
+/* True for a program (it names an interpreter, PT_INTERP), false for a
+ * shared library. */
+bool dw_module_is_program(const struct dw_module *m);
 /* True when @vaddr lies in an executable PT_LOAD segment. */
 bool dw_module_vaddr_is_code(const struct dw_module *m, uint64_t vaddr);
 

@@ -45,6 +45,8 @@ struct dw_module {
 	Elf *elf;                   /* our own handle on the file, for headers */
 	bool has_interp;            /* PT_INTERP: a program, not a library */
 	uint64_t tls_vaddr, tls_memsz, tls_align; /* PT_TLS; tls_align 0 without one */
+	uint64_t tls_filesz;
+	uint64_t dynamic_vaddr;     /* PT_DYNAMIC; 0 without one */
 	struct dw_load_segment *loads; /* owned */
 	size_t n_loads;
 	Dwfl *dwfl;                 /* one-module session at bias 0 */

@@ -127,6 +127,10 @@ struct dw_loc {
 	uint64_t bit_shift;
 	const struct dw_piece *pieces; /* DW_LOC_PIECES, by bit_offset; borrowed */
 	size_t n_pieces;
+	/* DW_LOC_*_EXPR: the module whose thread-local block DW_EXPR_TLS
+	 * means, when it is not the probe's own (a thread-local variable of
+	 * another module); NULL for the probe's module. */
+	const struct dw_module *tls_module;
 };
 
 struct dw_piece {

@@ -132,6 +132,8 @@ enum wr_arg_status {
 				   * string could not be read */
 	WR_ARG_INDEX_RANGE = 9,   /* a computed index whose byte offset does not fit
 				   * in 64 bits: nothing was read */
+	WR_ARG_TLS_UNALLOCATED = 10, /* a thread-local variable of a dlopen'ed module
+				      * the thread never used: it has no block */
 };
 
 struct wr_arg_header {

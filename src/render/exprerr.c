@@ -20,6 +20,7 @@ static const char *reason(unsigned code)
 	case WR_ARG_OFFSETS_UNAVAILABLE: return "offsets unavailable";
 	case WR_ARG_OPTIMIZED_OUT: return "optimized out";
 	case WR_ARG_INDEX_RANGE: return "index out of range";
+	case WR_ARG_TLS_UNALLOCATED: return "not allocated in this thread";
 	default: return "error";
 	}
 }

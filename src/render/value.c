@@ -447,6 +447,9 @@ static bool arg_failed(const struct ev_arg *a, struct strbuf *out)
 	case WR_ARG_INDEX_RANGE:
 		strbuf_addstr(out, "<index out of range>");
 		break;
+	case WR_ARG_TLS_UNALLOCATED:
+		strbuf_addstr(out, "<not allocated in this thread>");
+		break;
 	default:
 		strbuf_addf(out, "<error status=%u>", a->status);
 	}

@@ -212,6 +212,7 @@ static const char *arg_error(const struct ev_arg *a)
 	case WR_ARG_OFFSETS_UNAVAILABLE: return "offsets-unavailable";
 	case WR_ARG_OPTIMIZED_OUT: return "optimized-out";
 	case WR_ARG_INDEX_RANGE: return "index-out-of-range";
+	case WR_ARG_TLS_UNALLOCATED: return "tls-unallocated";
 	default: return "unknown";
 	}
 }

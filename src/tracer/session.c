@@ -391,6 +391,23 @@ static const struct dw_type *type_pointer(void *ctx, const struct dw_type *targe
 	return dw_type_pointer(sc->site->mod->dw, target);
 }
 
+static int tls_block(void *ctx, const struct dw_module *owner, bool *is_static, uint64_t *value,
+		     const char **why, const char **hint)
+{
+	struct site_ctx *sc = ctx;
+	struct target_tls tls;
+	int err = target_tls_block(sc->target, owner, sc->site->mod, &tls, why);
+
+	if (err) {
+		*hint = err == -ESRCH ? "trace one process with -p PID to read a shared library's "
+					"thread-local variables" : NULL;
+		return err;
+	}
+	*is_static = tls.is_static;
+	*value = tls.value;
+	return 0;
+}
+
 static void note_arg(void *ctx, unsigned print, unsigned arg, const struct dw_type *t)
 {
 	probe_note_arg_type(((struct site_ctx *)ctx)->probe, print, arg, t);
@@ -445,12 +462,12 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 						.find_type = type_find, .pointer_to = type_pointer,
 						.find_enumerator = enumerator_find,
 						.find_function = function_find,
+						.tls_block = tls_block,
 						.note_arg = note_arg, .ctx = &sc };
 	site_cfa(s, site, &plan);
 	if (plan.tgid)
 		proc_pidns((pid_t)plan.tgid, &plan.pidns_dev, &plan.pidns_ino);
-	if (!dw_module_static_tls_offset(site->mod->dw, &plan.tls_offset))
-		plan.fsbase_off = runtime_fsbase_offset();
+	plan.fsbase_off = runtime_fsbase_offset();
 	err = codegen_probe(&co, &plan, &blob, d, NULL);
 	t1 = now_seconds();
 	wr_debug("probe %u site %u: compiled in %.1f ms (%zu bytes of BPF object)", p->id,

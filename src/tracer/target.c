@@ -15,6 +15,7 @@
 #include "dwarf/tailcall.h"
 #include "dwarf/vars.h"
 #include "proc/libpath.h"
+#include "proc/linkmap.h"
 #include "proc/maps.h"
 #include "render/render.h"
 #include "runtime/runtime.h"
@@ -711,6 +712,8 @@ static void relocate_global(struct target *t, struct tmodule *def, struct tmodul
 {
 	uint64_t bias_def, bias_at;
 
+	if (v->loc.kind == DW_LOC_MEM_EXPR || v->loc.kind == DW_LOC_VALUE_EXPR)
+		v->loc.tls_module = def->dw; /* its thread-local block, if it names one */
 	if (v->loc.kind != DW_LOC_MEM_ADDR)
 		return; /* a constant needs no address */
 	if (!module_bias(t, def, &bias_def) || !module_bias(t, at, &bias_at)) {
@@ -766,6 +769,61 @@ static struct tmodule *bind_global(struct target *t, struct tmodule *def, struct
 		return x;
 	}
 	return def;
+}
+
+/* ---- thread-local variables ---- */
+
+static struct tmodule *module_of(struct target *t, const struct dw_module *dw)
+{
+	for (size_t i = 0; i < t->n_mods; i++)
+		if (t->mods[i]->dw == dw)
+			return t->mods[i];
+	return NULL;
+}
+
+/* The program's own block is where glibc always puts it (computed from its
+ * PT_TLS alone, so -t without -p knows it too).  A library's depends on
+ * the order the dynamic linker loaded modules in, which only the process
+ * can say: its link_map gives the module id and, for a module loaded at
+ * start, the static offset.  A static block is taken at the thread
+ * pointer less that offset: exact for every thread from its creation (the
+ * block is allocated with the thread and never moves), and no memory is
+ * read to find it.  Otherwise (dlopen'ed) the block exists only once the
+ * thread first used it, and only the thread's DTV says where. */
+int target_tls_block(struct target *t, const struct dw_module *dw, struct tmodule *probe_mod,
+		     struct target_tls *out, const char **why)
+{
+	struct tmodule *m = dw ? module_of(t, dw) : probe_mod, *main_mod = target_main_module(t);
+	struct proc_tls_query q = { 0 };
+	struct proc_tls_module lm;
+	struct dw_tls_segment seg;
+	uint64_t main_bias;
+	int err;
+
+	if (!m || dw_module_tls(m->dw, &seg)) {
+		*why = "its module has no thread-local storage segment (PT_TLS)";
+		return -ENOENT;
+	}
+	if (dw_module_is_program(m->dw)) {
+		out->is_static = true;
+		return dw_module_static_tls_offset(m->dw, &out->value);
+	}
+	if (t->pid <= 0 || !main_mod || !module_bias(t, m, &q.l_addr) ||
+	    !module_bias(t, main_mod, &main_bias) || !dw_module_dynamic_vaddr(main_mod->dw)) {
+		*why = "a library's thread-local variables are found through the dynamic linker "
+		       "of one process";
+		return -ESRCH;
+	}
+	q.dynamic = main_bias + dw_module_dynamic_vaddr(main_mod->dw);
+	q.filesz = seg.filesz;
+	q.memsz = seg.memsz;
+	q.align = seg.align;
+	err = proc_tls_module(t->pid, &q, &lm, why);
+	if (err)
+		return err;
+	out->is_static = lm.offset > 0;
+	out->value = out->is_static ? (uint64_t)lm.offset : lm.modid;
+	return 0;
 }
 
 int target_find_var(struct target *t, struct tmodule *m, uint64_t pc, const char *name,

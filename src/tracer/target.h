@@ -133,6 +133,19 @@ uint32_t target_rule_at(struct tmodule *m, uint64_t pc);
 
 struct dw_var;
 
+/* Where the block of thread-local variables of module @dw (NULL: of
+ * @probe_mod) lies for the current thread: @is_static with @value its
+ * distance below the thread pointer, else @value is the module id (its
+ * entry in the thread's DTV).  Returns 0, or a negative errno with *@why
+ * (static text); -ESRCH when it needs the process (-p). */
+struct target_tls {
+	bool is_static;
+	uint64_t value;
+};
+int target_tls_block(struct target *t, const struct dw_module *dw, struct tmodule *probe_mod,
+		     struct target_tls *out, const char **why);
+
+
 /* Variable @name as a probe at @pc of module @m sees it: what
  * dw_var_find() finds there, else a global defined in another module
  * (the main module first), its address made relative to @m.  Returns 0,

@@ -9,7 +9,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <inttypes.h>
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "proc/libpath.h"
+#include "proc/linkmap.h"
 #include "proc/maps.h"
 #include "proc/stable.h"
 #include "util/error.h"
@@ -393,6 +396,95 @@ static void test_stable_read_live(void **state)
 	proc_stable_cache_free(c);
 }
 
+/* proc_tls_module on this process: every library with thread-local
+ * storage has the module id dl_iterate_phdr gives, and a static block at
+ * the thread pointer less its offset is this thread's block. */
+extern ElfW(Dyn) _DYNAMIC[];
+
+static int check_tls_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct proc_tls_query q = { .dynamic = (uint64_t)(uintptr_t)_DYNAMIC, .l_addr = info->dlpi_addr };
+	struct proc_tls_module m;
+	const char *why = NULL;
+	unsigned *checked = data;
+	uint64_t tp;
+
+	(void)size;
+	if (!info->dlpi_name[0] || !info->dlpi_tls_modid)
+		return 0; /* the program itself, or no TLS */
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_TLS) {
+			q.filesz = info->dlpi_phdr[i].p_filesz;
+			q.memsz = info->dlpi_phdr[i].p_memsz;
+			q.align = info->dlpi_phdr[i].p_align;
+		}
+	assert_int_equal(proc_tls_module(getpid(), &q, &m, &why), 0);
+	assert_int_equal(m.modid, info->dlpi_tls_modid);
+	asm("mov %%fs:0, %0" : "=r"(tp));
+	if (m.offset > 0 && info->dlpi_tls_data) {
+		assert_int_equal(tp - (uint64_t)m.offset, (uint64_t)(uintptr_t)info->dlpi_tls_data);
+		checked[1]++;
+	}
+	checked[0]++;
+	return 0;
+}
+
+static void test_tls_module_self(void **state)
+{
+	struct proc_tls_query q = { .dynamic = (uint64_t)(uintptr_t)_DYNAMIC, .l_addr = 12345 };
+	struct proc_tls_module m;
+	const char *why = NULL;
+	unsigned checked[2] = { 0, 0 }; /* libraries, of them with a static block */
+
+	(void)state;
+	dl_iterate_phdr(check_tls_module, checked);
+	assert_true(checked[0] >= 1 && checked[1] >= 1); /* libc.so.6 at least (errno) */
+	/* a module the list does not have */
+	assert_int_equal(proc_tls_module(getpid(), &q, &m, &why), -ENOENT);
+	assert_non_null(strstr(why, "does not name the library"));
+	/* a process that is gone */
+	assert_true(proc_tls_module(999999999, &q, &m, &why) < 0);
+	assert_non_null(strstr(why, "cannot be read"));
+}
+
+/* The TLS members where glibc 2.36 keeps them, elsewhere (another glibc),
+ * ambiguous, or absent. */
+static void put_tls(uint64_t *w, size_t at, uint64_t offset, uint64_t modid)
+{
+	w[at] = 100;        /* l_tls_initimage_size */
+	w[at + 1] = 4096;   /* l_tls_blocksize */
+	w[at + 2] = 64;     /* l_tls_align */
+	w[at + 3] = 0;      /* l_tls_firstbyte_offset */
+	w[at + 4] = offset; /* l_tls_offset */
+	w[at + 5] = modid;  /* l_tls_modid */
+}
+
+static void test_link_map_tls(void **state)
+{
+	static uint64_t w[256];
+	struct proc_tls_query q = { .filesz = 100, .memsz = 4096, .align = 64 };
+	struct proc_tls_module m;
+
+	(void)state;
+	put_tls(w, 1112 / 8, 4160, 3);
+	assert_int_equal(proc_link_map_tls(w, 256, &q, &m), 0);
+	assert_int_equal(m.offset, 4160);
+	assert_int_equal(m.modid, 3);
+	memset(w, 0, sizeof(w));
+	put_tls(w, 100, (uint64_t)-1, 5);
+	assert_int_equal(proc_link_map_tls(w, 256, &q, &m), 0);
+	assert_int_equal(m.offset, -1);
+	assert_int_equal(m.modid, 5);
+	put_tls(w, 40, 0, 6);
+	assert_int_equal(proc_link_map_tls(w, 256, &q, &m), -ENOENT);
+	memset(w, 0, sizeof(w));
+	put_tls(w, 1112 / 8, 4160, 0); /* module id 0 is no module */
+	assert_int_equal(proc_link_map_tls(w, 256, &q, &m), -ENOENT);
+	q.memsz = 4095;
+	put_tls(w, 60, 4160, 2);
+	assert_int_equal(proc_link_map_tls(w, 256, &q, &m), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -408,6 +500,8 @@ int main(void)
 		cmocka_unit_test(test_lib_find),
 		cmocka_unit_test(test_stable_decision),
 		cmocka_unit_test(test_stable_read_live),
+		cmocka_unit_test(test_tls_module_self),
+		cmocka_unit_test(test_link_map_tls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
