@@ -837,12 +837,34 @@ static int print_memory(struct cg *cg, const struct ast_expr *e, struct cg_value
 	return 0;
 }
 
+/* Scalar @x of @v, or, when a read failed, the address whose read failed
+ * if that was the value's own read with everything before it read
+ * (@pre: the status before it), else 0: user space may read it again
+ * there (wire.h). */
+static LLVMValueRef value_or_failed_at(struct cg *cg, const struct cg_value *v, LLVMValueRef pre,
+				       LLVMValueRef x)
+{
+	LLVMBuilderRef b = cg->builder;
+	LLVMValueRef at = cg_i64(cg, 0), failed;
+
+	if (!v->status)
+		return x;
+	if (v->lvalue && !v->bit_size && v->status != pre) {
+		at = v->v;
+		if (pre)
+			at = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, pre, cg_i32(cg, 0), ""),
+					     cg_i64(cg, 0), at, "");
+	}
+	failed = LLVMBuildICmp(b, LLVMIntNE, v->status, cg_i32(cg, 0), "");
+	return LLVMBuildSelect(b, failed, at, x, "");
+}
+
 int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
 		     enum ast_fmt_spec spec, unsigned print_index, unsigned wire_index)
 {
 	const struct dw_type *t = v->dt;
 	bool as_number = spec == AST_FMT_HEX || spec == AST_FMT_HEX_UPPER || spec == AST_FMT_PTR;
-	LLVMValueRef x;
+	LLVMValueRef x, pre = v->status;
 
 	note(cg, print_index, wire_index, t);
 	if (v->optimized_out) {
@@ -851,7 +873,7 @@ int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 	}
 	if (t->kind == DW_TYPE_FUNCTION) {
 		/* gdb's {void (int)} 0x401136 <f>: the address, shown with the type */
-		emit_scalar(cg, WR_ARG_PTR, v->v, v->status, 8);
+		emit_scalar(cg, WR_ARG_PTR, value_or_failed_at(cg, v, pre, v->v), v->status, 8);
 		return 0;
 	}
 	if (!ctype_is_scalar(t) || t->size > 8 || (t->kind == DW_TYPE_FLOAT && v->lvalue)) {
@@ -872,7 +894,7 @@ int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 		emit_cstr(cg, x, WR_ARG_STR_MAX, v->status, WR_ARG_CSTR);
 		return 0;
 	}
-	emit_scalar(cg, scalar_kind(t), x, v->status, (unsigned)t->size);
+	emit_scalar(cg, scalar_kind(t), value_or_failed_at(cg, v, pre, x), v->status, (unsigned)t->size);
 	return 0;
 }
 

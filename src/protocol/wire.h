@@ -141,7 +141,9 @@ struct wr_arg_header {
 	__u8 status;  /* enum wr_arg_status */
 	__u16 len;    /* data bytes that follow (unpadded) */
 	__u32 aux;    /* kind-specific: byte size of the source type; for read errors the
-		       * low 32 bits of the failing address; WR_ARG_ATTACH: offset */
+		       * low 32 bits of the failing address; WR_ARG_ATTACH: offset.  A
+		       * scalar whose own read failed (WR_ARG_READ_ERROR) carries the
+		       * address read as its value, 0 when an earlier read failed */
 };
 WR_STATIC_ASSERT(sizeof(struct wr_arg_header) == 8, "arg header size");
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_arg_header, len) == 2, "arg len offset");

@@ -9,10 +9,14 @@
  *   failed at in the first 8 bytes (0 when an earlier read failed and the
  *   address is not known); len is the size it meant to read;
  * - WR_ARG_DUMP with WR_ARG_READ_ERROR: the address is the value, the
- *   length asked is aux (cut at WR_DUMP_MAX).
+ *   length asked is aux (cut at WR_DUMP_MAX);
+ * - a scalar with WR_ARG_READ_ERROR: the address is the value (0 when an
+ *   earlier read failed), aux its size; the probe zero-extends what it
+ *   reads, and sign-extends a signed integer.
  */
 #include "tracer/recover.h"
 #include "proc/stable.h"
+#include "util/log.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -36,7 +40,11 @@ static const uint8_t *read_all(struct read_recovery *r, pid_t pid, uint64_t addr
 {
 	uint8_t *buf = new_buf(r, len);
 
-	return proc_stable_read(r->cache, pid, addr, buf, len) == len ? buf : NULL;
+	if (proc_stable_read(r->cache, pid, addr, buf, len) != len)
+		return NULL;
+	wr_debug("read %zu bytes at 0x%llx of process %d again (read-only memory)", len,
+		 (unsigned long long)addr, (int)pid);
+	return buf;
 }
 
 /* A string of at most @max bytes with its NUL, cut as the probe cuts one:
@@ -86,8 +94,35 @@ static void recover_dump(struct read_recovery *r, pid_t pid, struct ev_arg *a)
 	r->recovered++;
 }
 
+static bool is_scalar(uint8_t kind)
+{
+	return kind == WR_ARG_I64 || kind == WR_ARG_U64 || kind == WR_ARG_BOOL || kind == WR_ARG_CHAR ||
+	       kind == WR_ARG_PTR || kind == WR_ARG_ENUM || kind == WR_ARG_HEX;
+}
+
+static void recover_scalar(struct read_recovery *r, pid_t pid, struct ev_arg *a)
+{
+	uint64_t v = 0;
+	const uint8_t *got;
+	unsigned shift;
+
+	if (!a->value || !a->aux || a->aux > 8 || !(got = read_all(r, pid, a->value, a->aux)))
+		return;
+	memcpy(&v, got, a->aux);
+	shift = 64 - 8 * a->aux;
+	if (a->kind == WR_ARG_I64 && shift)
+		v = (uint64_t)((int64_t)(v << shift) >> shift);
+	a->value = v;
+	a->status = WR_ARG_OK;
+	r->recovered++;
+}
+
 static void recover_arg(struct read_recovery *r, pid_t pid, struct ev_arg *a)
 {
+	if (is_scalar(a->kind) && a->status == WR_ARG_READ_ERROR) {
+		recover_scalar(r, pid, a);
+		return;
+	}
 	if (a->kind == WR_ARG_CSTR && a->status == WR_ARG_POINTEE_ERROR)
 		recover_string(r, pid, a, WR_ARG_STR_MAX);
 	else if (a->kind == WR_ARG_ATTACH && a->status == WR_ARG_POINTEE_ERROR)

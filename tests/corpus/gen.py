@@ -451,7 +451,7 @@ NOIPA long p_inline_caller(int v)
            "s_doubles[2]", "s_floats", "s_floats[0]", "s_floats[1]", "s_ld", "s_u64", "s_big",
            "s_flags", "s_flags_odd", "s_neg", "s_num", "s_num.f", "s_num.i", "s_bits",
            "s_bits.s3", "s_bits.w40", "s_bits.sc4", "s_bits.c2", "lib_counter", "lib_banner",
-           "lib_table", "lib_table[4]", "g_state")
+           "lib_banner[3]", "lib_table", "lib_table[4]", "g_state")
     for _, n, _ in SCALAR_PARAMS + FIXED_PARAMS + ENUM_PARAMS:
         p.add("g_" + n)
     p.addv("&s_count", "&part_outer", "&s_points[1]", "&part_outer.in", "&lib_counter")
@@ -469,7 +469,7 @@ NOIPA long p_inline_caller(int v)
     # 10: the library's own point: its statics, its globals, the program's globals
     calls.append("lib_point(seed)")
     p = Point("lib_point", marker="P:lib_point", module="libcorpus")
-    p.addv("n", "local", "lib_counter", "lib_banner", "lib_table", "lib_static", "lib_words",
+    p.addv("n", "local", "lib_counter", "lib_banner", "lib_banner[3]", "lib_table", "lib_static", "lib_words",
            "lib_words[2]", "state", "state.stack", "*st", "part_counter")
     outer_cases(p, "main_outer", "main_outer", False)
     p.add("st.name", "st->name")
