@@ -67,6 +67,18 @@ static const __u32 wr_cfg_transport = WR_BASE_TRANSPORT;
 #else
 __u32 wr_cfg_transport = WR_TRANSPORT_RINGBUF; /* enum wr_transport */
 #endif
+/* 1 (--fault-in): the probe is loaded sleepable, and a read that fails
+ * retries with bpf_copy_from_user, which may fault the page in.  That
+ * helper exists only in sleepable programs (the verifier refuses it
+ * elsewhere, even unreached by a branch it cannot fold), so this is fixed
+ * before optimisation and a probe without the option never contains it.
+ * The base object's step program never reads in this mode (see
+ * wr_event_end), so it keeps 0. */
+#ifdef WR_BASE_TRANSPORT
+static const __u32 wr_cfg_fault_in = 0;
+#else
+__u32 wr_cfg_fault_in = 0;
+#endif
 
 /* ---- maps ----
  * All maps are defined here, never by the generator: libbpf needs a map's
@@ -205,6 +217,51 @@ struct {
 	__type(key, __u32);
 	__type(value, struct wr_probe_stats);
 } wr_stats SEC(".maps");
+
+/* ---- reads of user memory ----
+ * Every read tries bpf_probe_read_user first, which never sleeps and costs
+ * the same in both modes; only a read that failed (a page not resident,
+ * or no page at all) retries with the faulting helper under --fault-in. */
+
+/* Read @size bytes at @src into @dst; 0 or a negative errno (then @dst is
+ * zeroed). */
+WR_INLINE long user_read(void *dst, __u32 size, const void *src)
+{
+	long ret = bpf_probe_read_user(dst, size, src);
+
+	if (ret && wr_cfg_fault_in)
+		ret = bpf_copy_from_user(dst, size, src);
+	return ret;
+}
+
+/* Fault in the page of @src and, when @size bytes from there cross into
+ * the next page, that one too (failures ignored: the string may end
+ * before an unmapped page).  One byte each, a fixed size the verifier
+ * takes in any program state.  Not the bpf_copy_from_user_str kfunc this
+ * kernel has: a kfunc needs an extern .ksyms declaration libbpf resolves,
+ * which these two helper calls do not. */
+WR_INLINE void fault_in(const void *src, __u32 size)
+{
+	__u64 a = (__u64)src;
+	__u8 byte;
+
+	bpf_copy_from_user(&byte, 1, src);
+	if ((a & 4095) + size > 4096)
+		bpf_copy_from_user(&byte, 1, (const void *)((a | 4095) + 1));
+}
+
+/* bpf_probe_read_user_str, and under --fault-in once more after faulting
+ * in the pages @size bytes from @src can touch (<= 2: sizes <= 512). */
+WR_INLINE long user_read_str(void *dst, __u32 size, const void *src)
+{
+	long ret = bpf_probe_read_user_str(dst, size, src);
+
+	if (ret < 0 && wr_cfg_fault_in) {
+		fault_in(src, size);
+		ret = bpf_probe_read_user_str(dst, size, src);
+	}
+	return ret;
+}
 
 /* ---- event assembly ---- */
 
@@ -363,7 +420,7 @@ WR_SUBPROG long wr_arg_cstr(struct wr_event_buf *ev, __u64 uptr, __u32 max_statu
 	/* A NULL pointer is a value (0x0); only a failed read is an error. */
 	ah->status = (__u8)status;
 	if (!status && uptr) {
-		n = bpf_probe_read_user_str((__u8 *)(ah + 1) + 8, max & 0x1ff, (const void *)uptr);
+		n = user_read_str((__u8 *)(ah + 1) + 8, max & 0x1ff, (const void *)uptr);
 		ah->status = n < 0 ? WR_ARG_POINTEE_ERROR : WR_ARG_OK;
 	}
 	ah->len = 8 + (n > 0 ? (__u16)n : 0);
@@ -400,7 +457,7 @@ WR_SUBPROG long wr_arg_user_bytes(struct wr_event_buf *ev, __u64 uptr, __u32 siz
 	} else if (!uptr) {
 		ah->status = WR_ARG_NULL_DEREF;
 		*(__u64 *)(ah + 1) = 0;
-	} else if (bpf_probe_read_user(ah + 1, size & 0x1ff, (const void *)uptr)) {
+	} else if (user_read(ah + 1, size & 0x1ff, (const void *)uptr)) {
 		ah->status = WR_ARG_READ_ERROR;
 		*(__u64 *)(ah + 1) = uptr;
 	} else {
@@ -438,8 +495,8 @@ WR_SUBPROG long wr_arg_dump(struct wr_event_buf *ev, __u64 uptr, __s64 len, __u3
 	} else if (!uptr) {
 		n = 0;
 		ah->status = WR_ARG_NULL_DEREF;
-	} else if (bpf_probe_read_user((__u8 *)(ah + 1) + 8, n > WR_DUMP_MAX ? WR_DUMP_MAX : n,
-				       (const void *)uptr)) {
+	} else if (user_read((__u8 *)(ah + 1) + 8, n > WR_DUMP_MAX ? WR_DUMP_MAX : n,
+			     (const void *)uptr)) {
 		n = 0;
 		ah->status = WR_ARG_READ_ERROR;
 	}
@@ -458,7 +515,7 @@ WR_SUBPROG long wr_read_user(__u64 *dst, __u32 size, __u64 uptr)
 	*dst = 0;
 	if (!uptr)
 		return WR_ARG_NULL_DEREF;
-	if (bpf_probe_read_user(dst, bounded(size, sizeof(*dst)), (const void *)uptr))
+	if (user_read(dst, bounded(size, sizeof(*dst)), (const void *)uptr))
 		return WR_ARG_READ_ERROR;
 	return WR_ARG_OK;
 }
@@ -469,7 +526,7 @@ WR_SUBPROG long wr_read_user_str(struct wr_text *dst, __u32 max, __u64 uptr)
 {
 	if (!dst || !uptr)
 		return -1;
-	return bpf_probe_read_user_str(dst->c, bounded(max, sizeof(dst->c)), (const void *)uptr);
+	return user_read_str(dst->c, bounded(max, sizeof(dst->c)), (const void *)uptr);
 }
 
 /* The probe's wire id: the cookie its uprobe was attached with, so the
@@ -512,7 +569,7 @@ WR_INLINE __u32 cmp_side(__u8 *dst, __u64 len, __u64 uptr, __u32 held, __u32 sta
 		return status;
 	if (!uptr)
 		return WR_ARG_NULL_DEREF;
-	return bpf_probe_read_user(dst, len, (const void *)uptr) ? WR_ARG_READ_ERROR : 0;
+	return user_read(dst, len, (const void *)uptr) ? WR_ARG_READ_ERROR : 0;
 }
 
 /* Make the comparison @c describes between user addresses @a and @b
@@ -718,7 +775,7 @@ WR_INLINE int read_u64(struct wr_bt_state *st, __u64 *dst, __u64 addr)
 
 		if (bpf_probe_read_user(st->stack, WR_BT_STACK_CHUNK, (const void *)base)) {
 			st->stack_len = 0;
-			return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr);
+			return user_read(dst, sizeof(*dst), (const void *)addr);
 		}
 		st->stack_base = base;
 		st->stack_len = WR_BT_STACK_CHUNK;
@@ -1097,26 +1154,6 @@ WR_INLINE int any_pending(struct wr_bt_state *st)
 	return 0;
 }
 
-/* End the probe: hand pending backtraces to the step program, or output. */
-WR_API int wr_event_end(void *ctx, __u8 *buf)
-{
-	struct wr_bt_state *st;
-	struct wr_probe_stats *ps;
-	__u32 zero = 0;
-
-	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
-	if (st && any_pending(st)) {
-		bpf_tail_call(ctx, &wr_progs, 0);
-		/* Only reached when the tail call failed. */
-		finish_pending(buf, st, WR_BT_INTERNAL_ERROR);
-		ps = probe_stats(((struct wr_event_header *)buf)->probe_id);
-		if (ps)
-			ps->bt_errors++;
-	}
-	output(ctx, buf);
-	return 0;
-}
-
 /* What the frame loop of the step program works on. */
 struct step_ctx {
 	__u8 *buf;
@@ -1142,23 +1179,59 @@ static long step_frame(__u32 i, void *arg)
 	return 0;
 }
 
-/* The step program: every remaining frame of every pending slot, in one
- * bpf_loop() (the verifier checks the frame once, and no frame pays for a
- * tail call), then the event goes out. */
+/* Every remaining frame of every pending slot, in one bpf_loop() (the
+ * verifier checks the frame once, and no frame pays for a tail call), then
+ * the event goes out. */
+WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
+{
+	struct step_ctx c = { .buf = buf, .st = st };
+
+	c.pm = proc_maps_of(buf, st);
+	/* Each slot: its frames, plus one iteration to move past it. */
+	bpf_loop(WR_BT_MAX_SLOTS * (WR_BT_MAX_DEPTH + 1), step_frame, &c, 0);
+	finish_pending(buf, st, WR_BT_INTERNAL_ERROR);
+	output(ctx, buf);
+}
+
+/* End the probe: hand pending backtraces to the step program, or output.
+ * A sleepable probe (--fault-in) unwinds itself: the verifier lets
+ * sleepable programs use only array, hash, ring-buffer and storage maps,
+ * so no tail call through a program array (nor a perf event array). */
+WR_API int wr_event_end(void *ctx, __u8 *buf)
+{
+	struct wr_bt_state *st;
+	struct wr_probe_stats *ps;
+	__u32 zero = 0;
+
+	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+	if (st && any_pending(st)) {
+		if (wr_cfg_fault_in) {
+			step_all(ctx, buf, st);
+			return 0;
+		}
+		bpf_tail_call(ctx, &wr_progs, 0);
+		/* Only reached when the tail call failed. */
+		finish_pending(buf, st, WR_BT_INTERNAL_ERROR);
+		ps = probe_stats(((struct wr_event_header *)buf)->probe_id);
+		if (ps)
+			ps->bt_errors++;
+	}
+	output(ctx, buf);
+	return 0;
+}
+
+/* The step program, tail-called by a probe with pending backtraces. */
 SEC("uprobe")
 int wr_bt_step(void *ctx)
 {
-	struct step_ctx c;
+	struct wr_bt_state *st;
 	__u32 zero = 0;
+	__u8 *buf;
 
-	c.buf = event_buf();
-	c.st = bpf_map_lookup_elem(&wr_bt_state, &zero);
-	if (!c.buf || !c.st)
+	buf = event_buf();
+	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+	if (!buf || !st)
 		return 0;
-	c.pm = proc_maps_of(c.buf, c.st);
-	/* Each slot: its frames, plus one iteration to move past it. */
-	bpf_loop(WR_BT_MAX_SLOTS * (WR_BT_MAX_DEPTH + 1), step_frame, &c, 0);
-	finish_pending(c.buf, c.st, WR_BT_INTERNAL_ERROR);
-	output(ctx, c.buf);
+	step_all(ctx, buf, st);
 	return 0;
 }

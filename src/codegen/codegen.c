@@ -173,6 +173,12 @@ static void prepare_template(struct cg *cg, const struct codegen_options *opt)
 		LLVMSetGlobalConstant(g, 1);
 		LLVMSetLinkage(g, LLVMInternalLinkage);
 	}
+	g = LLVMGetNamedGlobal(cg->mod, "wr_cfg_fault_in");
+	if (g) {
+		LLVMSetInitializer(g, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), opt->fault_in, 0));
+		LLVMSetGlobalConstant(g, 1);
+		LLVMSetLinkage(g, LLVMInternalLinkage);
+	}
 }
 
 /* Keep the template's subprograms and line locations (BTF func_info and
@@ -312,7 +318,7 @@ static int emit(struct cg *cg, struct bpf_blob *out)
  * the probe's id comes from its attach cookie) get the same object without
  * optimising and emitting again, and the runtime loads it once.  The key
  * is the function's IR text with its name and metadata references (debug
- * locations) left out, and the transport the template was prepared for.
+ * locations) left out, and the options the template was prepared for.
  * Bounded: past SHAPES_MAX_BYTES of keys and objects, nothing more is kept. */
 #define SHAPES_MAX_BYTES (64u << 20)
 
@@ -327,12 +333,12 @@ static struct htab shape_index; /* key -> index in shapes */
 
 /* @text without "!dbg !N"-style metadata references and with the
  * function's @name blanked (caller frees). */
-static char *shape_key(const char *text, const char *name, enum wr_transport transport)
+static char *shape_key(const char *text, const char *name, const struct codegen_options *opt)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t name_len = strlen(name);
 
-	strbuf_addf(&sb, "transport %d\n", (int)transport);
+	strbuf_addf(&sb, "transport %d fault-in %d\n", (int)opt->transport, (int)opt->fault_in);
 	for (const char *p = text; *p;) {
 		if (*p == '!' && (p[1] >= '0' && p[1] <= '9')) {
 			while (*++p >= '0' && *p <= '9')
@@ -498,7 +504,7 @@ static int shape_of(const struct codegen_options *opt, const struct probe_plan *
 	if (!err) {
 		char *text = LLVMPrintValueToString(cg->fn);
 
-		*key = shape_key(text, "wr_shape", opt->transport);
+		*key = shape_key(text, "wr_shape", opt);
 		LLVMDisposeMessage(text);
 	}
 	LLVMDeleteFunction(cg->fn);

@@ -8,6 +8,7 @@
 #ifndef WRAITH_CODEGEN_PLAN_H
 #define WRAITH_CODEGEN_PLAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -81,6 +82,7 @@ struct probe_plan {
 /* Options shared by every object of a session. */
 struct codegen_options {
 	enum wr_transport transport;
+	bool fault_in; /* sleepable probes whose failed reads fault pages in */
 };
 
 #endif

@@ -94,7 +94,7 @@ static void progress(void *ctx, const char *text)
 int cli_open_session(const struct cli_options *o, struct session **out)
 {
 	struct session_options so = {
-		.pid = o->pid, .path = o->path, .transport = o->transport,
+		.pid = o->pid, .path = o->path, .transport = o->transport, .fault_in = o->fault_in,
 		.debug = {
 			.debug_file = o->debug_file, .loose = o->loose_debug_match,
 			.dirs = o->debug_dirs.v, .n_dirs = o->debug_dirs.n,

@@ -54,6 +54,7 @@ struct cli_options {
 	double timeout;            /* seconds, 0 = none */
 	unsigned bt_depth;         /* 0 = default */
 	enum wr_transport transport;
+	bool fault_in;             /* --fault-in: sleepable probes, reads fault pages in */
 	const char *log_file;
 	int log_level;             /* enum wr_log_level; -1: not set */
 	long long events_per_sec;  /* render rate limit; 0 = none, -1 = auto */

@@ -119,6 +119,7 @@ SETTER(set_unsafe_paths) { return parse_bool(arg, &o->unsafe_paths, why); }
 SETTER(set_help) { return parse_bool(arg, &o->help, why); }
 SETTER(set_version) { return parse_bool(arg, &o->version, why); }
 SETTER(set_loose) { return parse_bool(arg, &o->loose_debug_match, why); }
+SETTER(set_fault_in) { return parse_bool(arg, &o->fault_in, why); }
 
 SETTER(set_no_status)
 {
@@ -339,6 +340,7 @@ static const struct setting settings[] = {
 	{ "transport", 0, true, "ebpf.transport", TOML_STRING, NULL, set_transport },
 	{ "force-perf-event-array", 0, false, "ebpf.force_perf_event_array", TOML_BOOL, NULL,
 	  set_force_perf },
+	{ "fault-in", 0, false, "ebpf.fault_in", TOML_BOOL, NULL, set_fault_in },
 	{ "debug-file", 'd', true, NULL, 0, NULL, set_debug_file },
 	{ "allow-loose-debug-match", 0, false, "dwarf.allow_loose_debug_match", TOML_BOOL, NULL,
 	  set_loose },
@@ -746,6 +748,11 @@ int cli_options_parse(int argc, char **argv, struct cli_options *o)
 		rc = load_env(o);
 	if (!rc)
 		rc = load_args(argc, argv, o);
+	/* The verifier refuses a perf event array in a sleepable program. */
+	if (!rc && o->fault_in && o->transport == WR_TRANSPORT_PERF)
+		rc = cli_usage_error("--fault-in (ebpf.fault_in) needs the ring buffer transport: the "
+				     "kernel lets no sleepable program write to a perf event array; drop "
+				     "--transport perf or --force-perf-event-array");
 	if (!rc && ignored.len && !o->quiet && !o->help && !o->version)
 		fprintf(stderr, "wraith: %s: ignoring GhostScope settings that wraith does not have: "
 			"%s\n", o->config_file, ignored.buf);

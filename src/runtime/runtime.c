@@ -240,15 +240,54 @@ static int open_reader(struct runtime *rt)
 	return 0;
 }
 
+/* --fault-in: ask the kernel to load the smallest sleepable uprobe
+ * program that faults a user page in (bpf_copy_from_user into its stack),
+ * so that a kernel without sleepable uprobes (before Linux 6.1) or without
+ * the helper refuses the option at start, not probe by probe.  Returns 0,
+ * or -WR_ELOAD / -WR_EPERM (message logged). */
+static int check_sleepable(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_1, .src_reg = BPF_REG_10 },
+		{ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_1, .imm = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2, .imm = 1 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_3, .imm = 0 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_copy_from_user },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	char log[512] = "";
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .prog_flags = BPF_F_SLEEPABLE, .log_buf = log,
+		    .log_size = sizeof(log), .log_level = 1);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "wr_fault_in", "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), &po);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno == EPERM)
+		return kernel_error(-EPERM, "--fault-in");
+	{
+		char *why = log[0] ? verifier_reason(log) : xstrdup(wr_strerror(-errno));
+
+		wr_error("--fault-in: this kernel does not load sleepable uprobe programs (Linux 6.1 "
+			 "or later, with bpf_copy_from_user): %s", why);
+		free(why);
+	}
+	return -WR_ELOAD;
+}
+
 int runtime_new(const struct rt_options *opt, const struct bpf_blob *base, struct runtime **out)
 {
 	struct runtime *rt = xcalloc(1, sizeof(*rt));
-	int err;
+	int err = opt->fault_in ? check_sleepable() : 0;
 
 	*out = NULL;
 	libbpf_set_print(libbpf_print);
 	rt->opt = *opt;
-	err = open_base(rt, base);
+	if (!err)
+		err = open_base(rt, base);
 	if (!err)
 		err = install_step_program(rt);
 	if (!err)
@@ -408,6 +447,10 @@ static int load_probe_object(struct runtime *rt, struct rt_object *o, char *log,
 	if (!o->prog)
 		return kernel_error(-ENOENT, "finding the probe program");
 	bpf_program__set_type(o->prog, BPF_PROG_TYPE_KPROBE);
+	/* --fault-in: the program was generated for this (no tail call, no
+	 * perf event array, bpf_copy_from_user on failed reads). */
+	if (rt->opt.fault_in)
+		bpf_program__set_flags(o->prog, bpf_program__flags(o->prog) | BPF_F_SLEEPABLE);
 	bpf_program__set_log_buf(o->prog, log, VERIFIER_LOG_SIZE);
 	log[0] = '\0';
 	err = bpf_object__load(o->obj);

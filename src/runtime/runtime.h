@@ -16,6 +16,7 @@
 #ifndef WRAITH_RUNTIME_RUNTIME_H
 #define WRAITH_RUNTIME_RUNTIME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -28,6 +29,7 @@ struct rt_probe;
 
 struct rt_options {
 	enum wr_transport transport;
+	bool fault_in;          /* probes load sleepable (BPF_F_SLEEPABLE) */
 	unsigned ringbuf_kib;   /* ring buffer size in KiB (power of two); 0 = 4096 */
 	unsigned perf_pages;    /* pages per CPU for the perf buffer; 0 = 64 */
 };

@@ -185,6 +185,7 @@ struct kernel_start {
 	pthread_t thread;
 	bool threaded;
 	enum wr_transport transport;
+	bool fault_in;
 	struct runtime *rt;
 	int err;
 	double seconds;
@@ -194,8 +195,8 @@ struct kernel_start {
 static void *kernel_start_main(void *arg)
 {
 	struct kernel_start *ks = arg;
-	struct codegen_options co = { .transport = ks->transport };
-	struct rt_options ro = { .transport = ks->transport };
+	struct codegen_options co = { .transport = ks->transport, .fault_in = ks->fault_in };
+	struct rt_options ro = { .transport = ks->transport, .fault_in = ks->fault_in };
 	struct bpf_blob base = { 0 };
 	double t0 = now_seconds();
 
@@ -218,6 +219,7 @@ int session_start(struct session *s)
 		return 0;
 	ks = xcalloc(1, sizeof(*ks));
 	ks->transport = s->opt.transport;
+	ks->fault_in = s->opt.fault_in;
 	s->kstart = ks;
 	/* Signals (Ctrl-C, SIGTERM) stay with the main thread. */
 	sigfillset(&all);
@@ -434,7 +436,7 @@ static void site_cfa(struct session *s, struct probe_site *site, struct probe_pl
 static int compile_site(struct session *s, struct probe *p, struct probe_site *site,
 			struct diag *d, struct strbuf *errors)
 {
-	struct codegen_options co = { .transport = s->opt.transport };
+	struct codegen_options co = { .transport = s->opt.transport, .fault_in = s->opt.fault_in };
 	struct probe_plan plan = {
 		.probe_id = site->wire_id, .ast = p->ast, .pc = site->where.vaddr,
 		.rule0 = site->rule0, .bt_depth = s->opt.bt_depth, .name = p->target_text,

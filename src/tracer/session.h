@@ -50,6 +50,7 @@ struct session_options {
 	const char *path;           /* -t (with -p: the module probes go in) */
 	struct session_debug_options debug;
 	enum wr_transport transport;
+	bool fault_in;              /* sleepable probes whose failed reads fault pages in */
 	unsigned bt_depth;          /* 1..WR_BT_MAX_DEPTH; 0: WR_BT_DEFAULT_DEPTH */
 	enum render_format format;  /* the shown text of events: pretty or plain */
 	bool dry_run;               /* resolve and compile, attach nothing */
