@@ -270,8 +270,25 @@ WR_INLINE struct wr_probe_stats *probe_stats(__u32 probe_id)
 	return bpf_map_lookup_elem(&wr_stats, &probe_id);
 }
 
+/* --fault-in: take this CPU's event buffer for thread @tid.  A sleepable
+ * probe keeps its CPU but may sleep in a page fault, and another thread's
+ * hit on that CPU meanwhile would reuse the buffer under it; such a hit is
+ * dropped (counted lost) instead.  A holder that never let go (a probe
+ * ending without output) is forgotten after about a second. */
+WR_INLINE int claim_buffer(struct wr_bt_state *st, __u32 tid)
+{
+	__u32 now = (__u32)(bpf_ktime_get_ns() >> 20);
+
+	if (st->holder && st->holder != tid && now - st->held_since < 1000)
+		return 0;
+	st->holder = tid;
+	st->held_since = now;
+	return 1;
+}
+
 /* Start an event for @probe_id.  Returns the per-CPU buffer, or NULL when
- * the current process is not @tgid (0 = any) or a map is missing. */
+ * the current process is not @tgid (0 = any), a map is missing, or (under
+ * --fault-in) a probe sleeping in a fault holds the buffer. */
 WR_API __u8 *wr_event_begin(void *ctx, __u32 probe_id, __u32 tgid)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -287,6 +304,14 @@ WR_API __u8 *wr_event_begin(void *ctx, __u32 probe_id, __u32 tgid)
 	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
 	if (!buf || !st)
 		return 0;
+	ps = probe_stats(probe_id);
+	if (ps)
+		ps->hits++;
+	if (wr_cfg_fault_in && !claim_buffer(st, (__u32)pid_tgid)) {
+		if (ps)
+			ps->lost++;
+		return 0;
+	}
 	st->n_slots = 0;
 	st->cur = 0;
 	st->stack_len = 0;
@@ -300,9 +325,6 @@ WR_API __u8 *wr_event_begin(void *ctx, __u32 probe_id, __u32 tgid)
 	h->payload_len = 0;
 	h->flags = 0;
 	h->n_items = 0;
-	ps = probe_stats(probe_id);
-	if (ps)
-		ps->hits++;
 	return buf;
 }
 
@@ -1127,6 +1149,13 @@ WR_INLINE void output(void *ctx, __u8 *buf)
 		ps = probe_stats(h->probe_id);
 		if (ps)
 			ps->truncated++;
+	}
+	if (wr_cfg_fault_in) {
+		__u32 zero = 0;
+		struct wr_bt_state *st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+
+		if (st)
+			st->holder = 0;
 	}
 }
 

@@ -441,11 +441,11 @@ WR_STATIC_ASSERT(sizeof(struct wr_bt_slot) == 40, "bt slot size");
 
 struct wr_bt_state {
 	__u32 n_slots;   /* slots used by this event */
-	__u32 reserved0;
+	__u32 holder;    /* --fault-in: the thread assembling an event here, 0 = none */
 	__u32 cur;       /* the slot the step program is working on */
 	__u32 stack_len; /* bytes of stack[] valid for this event, 0 = none */
 	__u32 proc_slot; /* this event's process in wr_proc_maps, or WR_PROC_NONE */
-	__u32 reserved;
+	__u32 held_since; /* --fault-in: when holder took the buffer, ktime >> 20 (~ms) */
 	struct wr_bt_slot slot[WR_BT_MAX_SLOTS];
 	__u64 stack_base; /* user address of stack[0] */
 	__u8 stack[WR_BT_STACK_CHUNK];
