@@ -27,6 +27,8 @@
 #include <unistd.h>
 
 volatile long wr_bench_sink;
+/* A string a probe can print (the --fault-in section): resident, like most. */
+const char *volatile wr_bench_text = "a resident string";
 
 __attribute__((noipa)) long wr_bench_leaf(long x)
 {

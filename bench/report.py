@@ -67,6 +67,8 @@ def render(ctx, R, table, depths, K):
         sym(ctx, R, add)
     if "delivery" in R:
         delivery(ctx, R, K, add)
+    if "faultin" in R:
+        faultin(ctx, R, K, add)
     limits(ctx, R, add)
     method(ctx, R, K, add)
     add("## The table `make bench` printed\n")
@@ -257,6 +259,32 @@ def delivery(ctx, R, K, add):
             tp, f0(ok) if ok else "none of the rates",
             "loss begins at %s events/s." % f0(first_loss) if first_loss else
             "no loss at any rate measured."))
+
+
+def faultin(ctx, R, K, add):
+    fi = R["faultin"]
+    rows = fi["rows"]
+    bare = rows["bpft_empty"]["quiet"][0]
+    add("## 6. Sleepable probes (`--fault-in`)\n")
+    add("The same fixture and method as section 1 (quiet rounds, CPU time of the traced "
+        "thread, %d calls per round): an empty probe and one printing a resident string "
+        "(`print wr_bench_text;`), each as a plain and as a sleepable program, beside a bare "
+        "bpftrace uprobe.  No read here faults, so the difference is what being sleepable "
+        "costs every hit; a read that does fault costs the page fault on top.  An untraced "
+        "call costs %s ns.\n" % (K["QUIET_N"], f1(fi["untraced"][0])))
+    add("| configuration | ns/hit, CPU (quiet) | × bare | BPF ns/run |")
+    add("|---|---|---|---|")
+    for key, r in rows.items():
+        add("| %s | %s | %.2f | %s |" % (r["label"], spread(r["quiet"]), r["quiet"][0] / bare,
+                                        spread(r["bpf"]) if r["bpf"] else "–"))
+    add("")
+    d_empty = rows["wr_empty_s"]["quiet"][0] - rows["wr_empty"]["quiet"][0]
+    d_str = rows["wr_str_s"]["quiet"][0] - rows["wr_str"]["quiet"][0]
+    add("Sleepable minus plain: %s ns per hit for the empty probe, %s ns for the string "
+        "(%s and %s of the plain probe's cost).\n"
+        % (f0(d_empty), f0(d_str), "%+.0f%%" % (100 * d_empty / rows["wr_empty"]["quiet"][0]),
+           "%+.0f%%" % (100 * d_str / rows["wr_str"]["quiet"][0])))
+    add("**The default is off.**  Being sleepable costs a hit little (the differences above lie within the spread of the runs), so cost alone would allow it on.  It stays off for what it changes: a read that faults makes the traced thread wait for the fault inside the traced function (a swap-in or a read from disk takes milliseconds), pages the program never touched become resident, other hits on that CPU are dropped while a probe waits, and it needs Linux 6.1 or later and the ring buffer transport.  A tracer's default should not change what it observes; turn `--fault-in` on when a value shows a read error for memory the program does have.\n")
 
 
 def no_loss_rates(per):

@@ -18,6 +18,9 @@ Sections:
            and of ten (not in the default set: --only probes).
   sym      symbolization, cold and warm.
   delivery events per second delivered without loss, ring vs perf buffer.
+  faultin  ns per hit of an empty probe and of one printing a string, with
+           and without --fault-in (sleepable programs), beside a bare
+           bpftrace uprobe.
 
 The probed process (bench/hotloop.c) runs pinned to CPU 0, every tracer
 pinned to CPU 1.  Per-hit cost is (loop time traced - loop time untraced) /
@@ -320,10 +323,11 @@ def perhit_configs(ctx):
 
 
 def start_tracer(ctx, cfg, pid, workdir):
-    key, _, kind, script, depth = cfg
+    key, _, kind, script, depth = cfg[:5]
+    extra = list(cfg[5]) if len(cfg) > 5 else []  # more wraith options
     if kind == "wraith":
         cmd = [ctx.wraith, "-p", str(pid), "-s", script, "--script-output", "json",
-               "--backtrace-depth", str(depth or 128), "--color", "never"]
+               "--backtrace-depth", str(depth or 128), "--color", "never"] + extra
         return Tracer("wraith", cmd, workdir, marker="wraith: tracing")
     if kind == "bpftrace":
         prog = 'BEGIN { printf("bench-ready\\n"); } ' + script
@@ -510,6 +514,54 @@ def section_perhit(ctx):
         }
     res["rows"] = rows
     return res
+
+
+def faultin_configs(ctx):
+    fn = "wr_bench_hot"
+    empty, text = "trace %s { }" % fn, "trace %s { print wr_bench_text; }" % fn
+    return [
+        ("bpft_empty", "bpftrace, empty uprobe (bare)", "bpftrace",
+         "uprobe:%s:%s {}" % (ctx.hotloop, fn), 0),
+        ("wr_empty", "wraith, empty probe", "wraith", empty, 128),
+        ("wr_empty_s", "wraith --fault-in, empty probe", "wraith", empty, 128, ["--fault-in"]),
+        ("wr_str", "wraith, print a string", "wraith", text, 128),
+        ("wr_str_s", "wraith --fault-in, print a string", "wraith", text, 128, ["--fault-in"]),
+    ]
+
+
+def section_faultin(ctx):
+    """Sleepable against plain probes: the quiet per-hit cost (CPU time of
+    the traced thread) and the time inside BPF, configurations rotated."""
+    cfgs = faultin_configs(ctx)
+    log("fault-in: %d configurations x %d repetitions" % (len(cfgs), ctx.reps))
+    fx = Fixture(ctx.hotloop)
+    old_stats = sysctl("kernel.bpf_stats_enabled")
+    results = {c[0]: [] for c in cfgs}
+    untraced = []
+    try:
+        sysctl("kernel.bpf_stats_enabled", 1)
+        for rep in range(ctx.reps):
+            untraced.append(statistics.median(fx.run(QUIET_N)[1] for _ in range(QUIET_ROUNDS)))
+            order = cfgs[rep % len(cfgs):] + cfgs[:rep % len(cfgs)]
+            for cfg in order:
+                r = measure_config(ctx, fx, cfg, ctx.workdir)
+                results[cfg[0]].append(r)
+                log("  rep %d %-11s quiet %6.0f ns/hit  bpf %5.0f" % (
+                    rep + 1, cfg[0], r["quiet"] - untraced[-1],
+                    r["bpf_ns"] / r["bpf_cnt"] if r["bpf_cnt"] else 0))
+    finally:
+        sysctl("kernel.bpf_stats_enabled", old_stats)
+        fx.close()
+    rows = {}
+    for cfg in cfgs:
+        per = results[cfg[0]]
+        rows[cfg[0]] = {
+            "label": cfg[1],
+            "quiet": stats_of([r["quiet"] - u for r, u in zip(per, untraced)]),
+            "bpf": stats_of([r["bpf_ns"] / r["bpf_cnt"] for r in per if r["bpf_cnt"]]),
+            "quiet_lost": max(r["quiet_lost"] for r in per),
+        }
+    return {"untraced": stats_of(untraced), "rows": rows}
 
 
 def linfit(xs, ys):
@@ -962,6 +1014,14 @@ def summary_table(ctx, R):
                 add("%-58s %-34s %s" % ("delivery %s, offered %s/s" % (tp, rate),
                                         "loss " + fmt_s(d["loss"], " %", 1, 100),
                                         "achieved %s/s" % fmt(d["achieved"][0])))
+    fi = R.get("faultin")
+    if fi:
+        bare = fi["rows"]["bpft_empty"]["quiet"][0]
+        for key, row in fi["rows"].items():
+            add("%-58s %-34s %s" % ("per hit, quiet: " + row["label"], fmt_s(row["quiet"], " ns"),
+                                    "%.2fx bare; bpf %s ns/run" % (
+                                        row["quiet"][0] / bare,
+                                        fmt(row["bpf"][0]) if row["bpf"] else "-")))
     for name, measured, v in R.get("targets", []):
         add("%-58s %-34s %s" % ("TARGET " + name, measured, v))
     return "\n".join(lines)
@@ -1073,7 +1133,7 @@ def main():
     ap.add_argument("--src", required=True, help="wraith source directory")
     ap.add_argument("--build", required=True, help="wraith build directory")
     ap.add_argument("--reps", type=int, default=5, help="repetitions per figure (>= 5)")
-    ap.add_argument("--only", default="perhit,startup,sym,delivery",
+    ap.add_argument("--only", default="perhit,startup,sym,delivery,faultin",
                     help="comma-separated sections to run")
     ap.add_argument("--no-doc", action="store_true", help="print the table, write no files")
     ap.add_argument("--allow-few-reps", action="store_true", help=argparse.SUPPRESS)
@@ -1115,6 +1175,8 @@ def main():
             R["sym"] = section_sym(ctx)
         if "delivery" in only:
             R["delivery"] = section_delivery(ctx)
+        if "faultin" in only:
+            R["faultin"] = section_faultin(ctx)
     finally:
         cleanup()
         shutil.rmtree(ctx.workdir, ignore_errors=True)
@@ -1123,7 +1185,7 @@ def main():
     R["targets"] = build_targets(ctx, R)
     table = summary_table(ctx, R)
     print(table)
-    if not args.no_doc and only == {"perhit", "startup", "sym", "delivery"}:
+    if not args.no_doc and only == {"perhit", "startup", "sym", "delivery", "faultin"}:
         doc = os.path.join(ctx.src, "doc")
         plot(ctx, R, os.path.join(doc, "performance.png"))
         write_markdown(ctx, R, table, os.path.join(doc, "performance.md"))
