@@ -79,6 +79,14 @@ static const __u32 wr_cfg_fault_in = 0;
 #else
 __u32 wr_cfg_fault_in = 0;
 #endif
+/* 1 when the probe has a `bt` (set after lowering): under --fault-in only
+ * such a probe carries the unwinder, whose bpf_loop() callback shares the
+ * 512 bytes of stack a program and its calls have. */
+#ifdef WR_BASE_TRANSPORT
+static const __u32 wr_cfg_has_bt = 1;
+#else
+__u32 wr_cfg_has_bt = 1;
+#endif
 
 /* ---- maps ----
  * All maps are defined here, never by the generator: libbpf needs a map's
@@ -237,17 +245,18 @@ WR_INLINE long user_read(void *dst, __u32 size, const void *src)
 /* Fault in the page of @src and, when @size bytes from there cross into
  * the next page, that one too (failures ignored: the string may end
  * before an unmapped page).  One byte each, a fixed size the verifier
- * takes in any program state.  Not the bpf_copy_from_user_str kfunc this
- * kernel has: a kfunc needs an extern .ksyms declaration libbpf resolves,
- * which these two helper calls do not. */
-WR_INLINE void fault_in(const void *src, __u32 size)
+ * takes in any program state, copied to @dst (which the read that follows
+ * overwrites): a byte of stack here would be one too many for a probe
+ * whose own stack is nearly the 512 bytes a program and its calls share.
+ * Not the bpf_copy_from_user_str kfunc this kernel has: a kfunc needs an
+ * extern .ksyms declaration libbpf resolves, these two helper calls not. */
+WR_INLINE void fault_in(void *dst, const void *src, __u32 size)
 {
 	__u64 a = (__u64)src;
-	__u8 byte;
 
-	bpf_copy_from_user(&byte, 1, src);
+	bpf_copy_from_user(dst, 1, src);
 	if ((a & 4095) + size > 4096)
-		bpf_copy_from_user(&byte, 1, (const void *)((a | 4095) + 1));
+		bpf_copy_from_user(dst, 1, (const void *)((a | 4095) + 1));
 }
 
 /* bpf_probe_read_user_str, and under --fault-in once more after faulting
@@ -257,7 +266,7 @@ WR_INLINE long user_read_str(void *dst, __u32 size, const void *src)
 	long ret = bpf_probe_read_user_str(dst, size, src);
 
 	if (ret < 0 && wr_cfg_fault_in) {
-		fault_in(src, size);
+		fault_in(dst, src, size);
 		ret = bpf_probe_read_user_str(dst, size, src);
 	}
 	return ret;
@@ -1190,11 +1199,9 @@ struct step_ctx {
 	struct wr_proc_maps *pm;
 };
 
-/* One frame of the first pending slot; stops the loop when none is left. */
-static long step_frame(__u32 i, void *arg)
+/* One frame of the first pending slot; 1 (stop the loop) when none is left. */
+WR_INLINE long step_one(__u8 *buf, struct wr_bt_state *st, struct wr_proc_maps *pm)
 {
-	struct step_ctx *c = arg;
-	struct wr_bt_state *st = c->st;
 	struct wr_bt_slot *s;
 
 	if (st->cur >= st->n_slots || st->cur >= WR_BT_MAX_SLOTS)
@@ -1204,8 +1211,32 @@ static long step_frame(__u32 i, void *arg)
 		st->cur++;
 		return 0;
 	}
-	unwind_one(c->buf, st, s, c->pm, s->count == 0 ? s->rule0 : WR_RULE_LOOKUP);
+	unwind_one(buf, st, s, pm, s->count == 0 ? s->rule0 : WR_RULE_LOOKUP);
 	return 0;
+}
+
+static long step_frame(__u32 i, void *arg)
+{
+	struct step_ctx *c = arg;
+
+	return step_one(c->buf, c->st, c->pm);
+}
+
+/* The same for a probe that unwinds itself (--fault-in), without a
+ * context on the probe's stack: a bpf_loop() callback's stack adds to its
+ * caller's, and a probe with string comparisons and a `bt` then went past
+ * the 512 bytes they share.  Each frame looks its maps up again. */
+static long step_frame_self(__u32 i, void *arg)
+{
+	struct wr_bt_state *st;
+	__u32 zero = 0;
+	__u8 *buf;
+
+	buf = event_buf();
+	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+	if (!buf || !st)
+		return 1;
+	return step_one(buf, st, proc_maps_of(buf, st));
 }
 
 /* Every remaining frame of every pending slot, in one bpf_loop() (the
@@ -1213,11 +1244,15 @@ static long step_frame(__u32 i, void *arg)
  * the event goes out. */
 WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 {
-	struct step_ctx c = { .buf = buf, .st = st };
-
-	c.pm = proc_maps_of(buf, st);
 	/* Each slot: its frames, plus one iteration to move past it. */
-	bpf_loop(WR_BT_MAX_SLOTS * (WR_BT_MAX_DEPTH + 1), step_frame, &c, 0);
+	if (wr_cfg_fault_in) {
+		bpf_loop(WR_BT_MAX_SLOTS * (WR_BT_MAX_DEPTH + 1), step_frame_self, 0, 0);
+	} else {
+		struct step_ctx c = { .buf = buf, .st = st };
+
+		c.pm = proc_maps_of(buf, st);
+		bpf_loop(WR_BT_MAX_SLOTS * (WR_BT_MAX_DEPTH + 1), step_frame, &c, 0);
+	}
 	finish_pending(buf, st, WR_BT_INTERNAL_ERROR);
 	output(ctx, buf);
 }
@@ -1232,6 +1267,10 @@ WR_API int wr_event_end(void *ctx, __u8 *buf)
 	struct wr_probe_stats *ps;
 	__u32 zero = 0;
 
+	if (wr_cfg_fault_in && !wr_cfg_has_bt) {
+		output(ctx, buf); /* no slot can be pending */
+		return 0;
+	}
 	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
 	if (st && any_pending(st)) {
 		if (wr_cfg_fault_in) {

@@ -181,6 +181,21 @@ static void prepare_template(struct cg *cg, const struct codegen_options *opt)
 	}
 }
 
+/* After lowering: whether the probe calls wr_bt, as the constant
+ * wr_cfg_has_bt (see the template). */
+static void fix_has_bt(struct cg *cg)
+{
+	LLVMValueRef bt = LLVMGetNamedFunction(cg->mod, "wr_bt");
+	LLVMValueRef g = LLVMGetNamedGlobal(cg->mod, "wr_cfg_has_bt");
+
+	if (!g)
+		return;
+	LLVMSetInitializer(g, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx),
+					   bt && LLVMGetFirstUse(bt) != NULL, 0));
+	LLVMSetGlobalConstant(g, 1);
+	LLVMSetLinkage(g, LLVMInternalLinkage);
+}
+
 /* Keep the template's subprograms and line locations (BTF func_info and
  * line_info come from them) but drop its variable locations: nothing reads
  * the DWARF of a probe object, and keeping variable locations correct
@@ -551,6 +566,7 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 	if (err)
 		goto out;
 	LLVMDIBuilderFinalize(cg.dib);
+	fix_has_bt(&cg);
 	err = verify_and_optimise(&cg);
 	if (err)
 		goto out;

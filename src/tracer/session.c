@@ -490,9 +490,14 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 		 (now_seconds() - t1) * 1e3);
 	if (err == -WR_EVERIFIER)
 		strbuf_addf(errors, "wraith: the kernel's BPF verifier rejected probe %u (%s at %s+0x%llx): "
-			    "%s\nhint: run with -v, or --log-file FILE, to see the whole verifier log\n",
+			    "%s\nhint: %s\n",
 			    p->id, p->target_text, dw_module_name(site->mod->dw),
-			    (unsigned long long)site->where.vaddr, why ? why : "no reason given");
+			    (unsigned long long)site->where.vaddr, why ? why : "no reason given",
+			    s->opt.fault_in && why && strstr(why, "combined stack size")
+			    ? "under --fault-in a probe with `bt` unwinds in its own program, whose "
+			      "512 bytes of stack the unwinder then shares; move the bt to a probe of "
+			      "its own, or trace without --fault-in"
+			    : "run with -v, or --log-file FILE, to see the whole verifier log");
 	free(why);
 	return err;
 }
