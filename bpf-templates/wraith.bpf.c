@@ -20,6 +20,7 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 
 #include "protocol/wire.h"
 
@@ -60,6 +61,57 @@ struct wr_regs {
 	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
 	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
 };
+
+/* The few kernel structures the step program reads, as CO-RE shadows:
+ * libbpf finds each field by name in the running kernel's BTF, so neither
+ * their layout nor the kernel version is built in.  Only wr_bt_step reads
+ * them; probes never do. */
+struct super_block___wr {
+	__u32 s_dev;
+} __attribute__((preserve_access_index));
+
+struct inode___wr {
+	unsigned long i_ino;
+	struct super_block___wr *i_sb;
+} __attribute__((preserve_access_index));
+
+struct file___wr {
+	struct inode___wr *f_inode;
+} __attribute__((preserve_access_index));
+
+struct vm_area_struct___wr {
+	unsigned long vm_start;
+	unsigned long vm_end;
+	unsigned long vm_pgoff;
+	struct file___wr *vm_file;
+} __attribute__((preserve_access_index));
+
+struct xol_area___wr {
+	unsigned long vaddr;
+} __attribute__((preserve_access_index));
+
+struct uprobes_state___wr {
+	struct xol_area___wr *xol_area;
+} __attribute__((preserve_access_index));
+
+struct mm_struct___wr {
+	struct uprobes_state___wr uprobes_state;
+} __attribute__((preserve_access_index));
+
+struct return_instance___wr {
+	unsigned long stack;
+	unsigned long orig_ret_vaddr;
+	struct return_instance___wr *next;
+} __attribute__((preserve_access_index));
+
+struct uprobe_task___wr {
+	struct return_instance___wr *return_instances;
+} __attribute__((preserve_access_index));
+
+struct task_struct___wr {
+	struct mm_struct___wr *mm;
+	struct uprobe_task___wr *utask;
+} __attribute__((preserve_access_index));
 
 /* ---- configuration, set by the generator before optimisation ---- */
 #ifdef WR_BASE_TRANSPORT
@@ -322,6 +374,7 @@ WR_API __u8 *wr_event_begin(void *ctx, __u32 probe_id, __u32 tgid)
 		return 0;
 	}
 	st->n_slots = 0;
+	st->stack_taken = 0;
 	st->cur = 0;
 	st->stack_len = 0;
 	st->proc_slot = WR_PROC_UNKNOWN;
@@ -793,6 +846,23 @@ WR_INLINE void slot_finish(__u8 *buf, struct wr_bt_slot *s, __u32 status, __u32 
 	bh->error_code = (__u16)error;
 }
 
+/* Give back the frames slot @s reserved and did not use, when its item is
+ * the last of the event so far. */
+WR_INLINE void trim_bt(__u8 *buf, struct wr_bt_slot *s)
+{
+	struct wr_event_header *h = (struct wr_event_header *)buf;
+	struct wr_item_header *ih;
+	__u32 used;
+
+	if (s->item_off + sizeof(struct wr_bt_header) + s->depth * sizeof(struct wr_bt_frame) !=
+	    h->payload_len || s->item_off < sizeof(*ih))
+		return;
+	used = sizeof(struct wr_bt_header) + s->count * sizeof(struct wr_bt_frame);
+	ih = (struct wr_item_header *)payload_at(buf, s->item_off - sizeof(*ih));
+	ih->length = (__u16)used;
+	h->payload_len = s->item_off + used;
+}
+
 /* Read 8 bytes of user memory at @addr, from the copy of the stack in @st
  * when it holds them.  Otherwise copy WR_BT_STACK_CHUNK bytes from just
  * below @addr (the caller frames lie above), or, where that copy fails (the
@@ -833,6 +903,38 @@ WR_INLINE void emit_frame(__u8 *buf, struct wr_bt_slot *s, __u64 cookie, __u64 b
 	f->flags = (s->flags & WR_SLOT_F_EXACT) ? WR_FRAME_F_EXACT_IP : 0;
 	f->reserved = 0;
 	s->count++;
+}
+
+/* Another tool's uretprobe replaces a return address on the stack with the
+ * kernel's return trampoline and keeps the real one in the task's list of
+ * return instances, newest first; the instance whose stack pointer is the
+ * slot the address was read from (the function's entry sp) holds it.  The
+ * list belongs to the current task and changes only in its own context,
+ * so it is stable while the probe runs.  Returns the real address, or @ra
+ * when no instance matches (the frame then stops as unknown). */
+#define WR_URETPROBE_MAX 64 /* the kernel's MAX_URETPROBE_DEPTH */
+
+WR_INLINE __u64 uretprobe_return(__u64 slot, __u64 ra)
+{
+	struct task_struct___wr *task = (void *)bpf_get_current_task_btf();
+	struct return_instance___wr *ri = task->utask->return_instances;
+
+	for (int i = 0; i < WR_URETPROBE_MAX && ri; i++) {
+		if (ri->stack == slot)
+			return ri->orig_ret_vaddr;
+		ri = ri->next;
+	}
+	return ra;
+}
+
+/* The address of the current process's uretprobe return trampoline (the
+ * start of its [uprobes] area), or 0 when it has none yet. */
+WR_INLINE __u64 uretprobe_trampoline(void)
+{
+	struct task_struct___wr *task = (void *)bpf_get_current_task_btf();
+	struct xol_area___wr *area = task->mm->uprobes_state.xol_area;
+
+	return area ? area->vaddr : 0;
 }
 
 /* Apply a signal-trampoline row: the interrupted context is the ucontext
@@ -922,6 +1024,8 @@ WR_INLINE __u32 unwind_normal(struct wr_bt_state *st, struct wr_bt_slot *s,
 		*error = WR_BTE_RETURN_ADDRESS_READ;
 		return WR_BT_READ_ERROR;
 	}
+	if (ra == st->uretprobe_tramp && ra)
+		ra = uretprobe_return(cfa + r->ra_off, ra);
 	if (ra == 0)
 		return WR_BT_COMPLETE;
 	if (ra < 0x1000) {
@@ -988,6 +1092,99 @@ WR_INLINE __u32 apply_rule(struct wr_bt_state *st, struct wr_bt_slot *s, struct 
 	return WR_BT_UNSUPPORTED_CFI;
 }
 
+/* ---- handing a walk over to userspace ---- */
+
+struct vma_probe {
+	__u64 start;
+	__u64 end;
+	__u64 pgoff;
+	__u64 ino;
+	__u32 dev;
+	__u32 found;
+};
+
+static long vma_found(void *task, struct vm_area_struct___wr *vma, void *data)
+{
+	struct vma_probe *vp = data;
+	struct file___wr *f = vma->vm_file;
+
+	vp->start = vma->vm_start;
+	vp->end = vma->vm_end;
+	vp->pgoff = (__u64)vma->vm_pgoff << 12;
+	if (f) {
+		vp->ino = f->f_inode->i_ino;
+		vp->dev = f->f_inode->i_sb->s_dev;
+	}
+	vp->found = 1;
+	return 0;
+}
+
+/* Append the user stack from @base up: aligned chunks up to the first
+ * that cannot be read (the end of the stack), WR_STACK_COPY_MAX bytes or
+ * the end of the event, whichever comes first.  Returns the bytes copied. */
+WR_INLINE __u32 copy_stack(__u8 *buf, __u64 base)
+{
+	struct wr_event_header *h = (struct wr_event_header *)buf;
+	__u32 len = 0;
+
+	for (int i = 0; i <= WR_STACK_COPY_MAX / WR_STACK_CHUNK; i++) {
+		__u64 addr = base + len;
+		__u32 n = WR_STACK_CHUNK - (__u32)(addr & (WR_STACK_CHUNK - 1)), off = h->payload_len;
+
+		if (n > WR_STACK_COPY_MAX - len)
+			n = WR_STACK_COPY_MAX - len;
+		if (n == 0 || off > WR_EVENT_MAX - sizeof(*h) - WR_STACK_CHUNK)
+			break;
+		if (bpf_probe_read_user(payload_at(buf, off), n & (2 * WR_STACK_CHUNK - 1),
+					(const void *)addr))
+			break;
+		h->payload_len = off + n;
+		len += n;
+	}
+	return len;
+}
+
+/* Slot @s stopped at a frame in no mapping the kernel knows: attach its
+ * registers, the kernel's own view of that frame's mapping and a copy of
+ * the stack above it, so userspace can learn the mapping and finish the
+ * walk (one slot per event: the copy is large). */
+WR_INLINE void hand_over(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s)
+{
+	struct wr_stack_header *sh;
+	struct vma_probe vp = {};
+	long item;
+
+	if (st->stack_taken)
+		return;
+	st->stack_taken = 1;
+	trim_bt(buf, s);
+	item = wr_item_open(buf, WR_ITEM_STACK, 0);
+	if (item < 0)
+		return;
+	if (reserve(buf, sizeof(*sh)) < 0) {
+		((struct wr_event_header *)buf)->payload_len = (__u32)item;
+		return;
+	}
+	bpf_find_vma(bpf_get_current_task_btf(), s->ip, vma_found, &vp, 0);
+	sh = (struct wr_stack_header *)payload_at(buf, (__u32)item + sizeof(struct wr_item_header));
+	sh->ip = s->ip;
+	sh->sp = s->sp;
+	sh->bp = s->bp;
+	sh->base = s->sp & ~7ull;
+	sh->vma_start = vp.start;
+	sh->vma_end = vp.end;
+	sh->vma_pgoff = vp.pgoff;
+	sh->vma_ino = vp.ino;
+	sh->vma_dev = vp.dev;
+	sh->bt_index = (__u16)st->cur;
+	sh->slot_flags = s->flags;
+	sh->flags = vp.found ? WR_STACK_F_VMA : 0;
+	sh->reserved = 0;
+	sh->len = 0;
+	sh->len = copy_stack(buf, s->sp & ~7ull);
+	wr_item_close(buf, item);
+}
+
 WR_INLINE struct wr_frame_cache_ent *cache_slot(__u64 key, __u32 tgid)
 {
 	__u32 i = (__u32)((key >> 4) ^ (key >> 20) ^ tgid) & (WR_FRAME_CACHE - 1);
@@ -1007,6 +1204,7 @@ WR_INLINE void unwind_one(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *
 
 	if (!pm) {
 		emit_frame(buf, s, 0, 0);
+		hand_over(buf, st, s);
 		slot_finish(buf, s, WR_BT_OFFSETS_UNAVAILABLE, 0);
 		return;
 	}
@@ -1018,6 +1216,7 @@ WR_INLINE void unwind_one(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *
 		m = find_mapping(pm, s->ip);
 		emit_frame(buf, s, m ? m->cookie : 0, m ? m->bias : 0);
 		if (!m) {
+			hand_over(buf, st, s);
 			slot_finish(buf, s, WR_BT_OFFSETS_UNAVAILABLE, 0);
 			return;
 		}
@@ -1114,23 +1313,13 @@ WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth, __u32 flags_index, __u32 ru
  * frames did not use, so a 7-frame backtrace costs ~130 bytes, not 2 KiB. */
 WR_INLINE void trim_last_bt(__u8 *buf)
 {
-	struct wr_event_header *h = (struct wr_event_header *)buf;
-	struct wr_item_header *ih;
 	struct wr_bt_state *st;
-	struct wr_bt_slot *s;
-	__u32 zero = 0, used;
+	__u32 zero = 0;
 
 	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
 	if (!st || st->n_slots == 0)
 		return;
-	s = &st->slot[(st->n_slots - 1) & (WR_BT_MAX_SLOTS - 1)];
-	if (s->item_off + sizeof(struct wr_bt_header) + s->depth * sizeof(struct wr_bt_frame) !=
-	    h->payload_len || s->item_off < sizeof(*ih))
-		return;
-	used = sizeof(struct wr_bt_header) + s->count * sizeof(struct wr_bt_frame);
-	ih = (struct wr_item_header *)payload_at(buf, s->item_off - sizeof(*ih));
-	ih->length = (__u16)used;
-	h->payload_len = s->item_off + used;
+	trim_bt(buf, &st->slot[(st->n_slots - 1) & (WR_BT_MAX_SLOTS - 1)]);
 }
 
 WR_INLINE void output(void *ctx, __u8 *buf)
@@ -1244,6 +1433,7 @@ static long step_frame_self(__u32 i, void *arg)
  * the event goes out. */
 WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 {
+	st->uretprobe_tramp = uretprobe_trampoline();
 	/* Each slot: its frames, plus one iteration to move past it. */
 	if (wr_cfg_fault_in) {
 		bpf_loop(WR_BT_MAX_SLOTS * (WR_BT_MAX_DEPTH + 1), step_frame_self, 0, 0);

@@ -127,10 +127,44 @@ static int decode_expr_error(const uint8_t *p, struct wr_item_header ih, struct 
 	return 0;
 }
 
+/* A stack copy: validated, and attached to its backtrace once all items
+ * are decoded. */
+static int decode_stack(const uint8_t *p, size_t len, const struct wr_stack_header **out)
+{
+	const struct wr_stack_header *sh = (const struct wr_stack_header *)p;
+
+	if (((uintptr_t)p & 7) != 0 || len < sizeof(*sh))
+		return -WR_EPROTO;
+	if (sh->len > len - sizeof(*sh) || sh->base > sh->sp ||
+	    sh->sp - sh->base >= 8)
+		return -WR_EPROTO;
+	*out = sh;
+	return 0;
+}
+
+static int attach_stack(struct ev_item *items, size_t n, const struct wr_stack_header *sh)
+{
+	size_t bt = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (items[i].type != WR_ITEM_BACKTRACE)
+			continue;
+		if (bt++ == sh->bt_index) {
+			if (items[i].bt.stack || items[i].bt.frame_count == 0)
+				return -WR_EPROTO;
+			items[i].bt.stack = sh;
+			items[i].bt.stack_data = (const uint8_t *)(sh + 1);
+			return 0;
+		}
+	}
+	return -WR_EPROTO;
+}
+
 /* Items point at args by index while the args array may still move, so
  * they are fixed up once all are decoded. */
 static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, struct event *out)
 {
+	const struct wr_stack_header *stack = NULL;
 	size_t off = 0, n_args = 0;
 	int err = 0;
 
@@ -146,6 +180,11 @@ static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, s
 		off += sizeof(ih);
 		if (ih.length > len - off)
 			return -WR_EPROTO;
+		if (ih.type == WR_ITEM_STACK) {
+			err = stack ? -WR_EPROTO : decode_stack(p + off, ih.length, &stack);
+			off += ih.length;
+			continue;
+		}
 		d->items = xgrow(d->items, &d->cap_items, out->n_items + 1, sizeof(*d->items));
 		it = &d->items[out->n_items++];
 		memset(it, 0, sizeof(*it));
@@ -172,6 +211,8 @@ static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, s
 	}
 	for (size_t i = 0; i < n_args && !err; i++)
 		d->args[i].attach = d->args[i].n_attach ? d->attach + d->args[i].first_attach : NULL;
+	if (stack && !err)
+		err = attach_stack(d->items, out->n_items, stack);
 	out->items = d->items;
 	return err;
 }

@@ -42,6 +42,11 @@ struct ev_backtrace {
 	uint8_t status;      /* enum wr_bt_status */
 	uint16_t error;      /* enum wr_bt_error */
 	const struct wr_bt_frame *frames; /* frame_count entries, borrowed */
+	/* When the kernel handed the rest of the walk over to userspace (status
+	 * offsets-unavailable at the last frame): its registers and the copy
+	 * of the stack (stack->len bytes at stack_data), borrowed; else NULL. */
+	const struct wr_stack_header *stack;
+	const uint8_t *stack_data;
 };
 
 /* A frame's address as the renderers show it: module-relative when its
@@ -90,7 +95,9 @@ void event_decoder_release(struct event_decoder *d);
 
 /* Decode @size bytes at @data.  Returns 0, or -WR_EPROTO for a malformed
  * event (bad magic, lengths that overrun, unknown item types are skipped
- * but counted as malformed only when their length is wrong). */
+ * but counted as malformed only when their length is wrong).  A stack copy
+ * (WR_ITEM_STACK) is not an item of its own: it is attached to the
+ * backtrace it continues. */
 int event_decode(struct event_decoder *d, const void *data, size_t size, struct event *out);
 
 #endif

@@ -74,6 +74,8 @@ enum wr_item_type {
 	WR_ITEM_PRINT     = 0x05, /* formatted print: index = format string, payload = args */
 	WR_ITEM_BACKTRACE = 0x10, /* payload = wr_bt_header + requested_depth frames, or
 				   * frame_count frames when it is the event's last item */
+	WR_ITEM_STACK     = 0x11, /* payload = wr_stack_header + a copy of the user stack:
+				   * the rest of a backtrace, for userspace to unwind */
 	WR_ITEM_EXPR_ERROR = 0x20, /* payload = wr_expr_error; index = the expression's
 				    * number in the probe (ast_probe_expr_index) */
 };
@@ -314,6 +316,40 @@ WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_frame, cookie) == 12, "frame cookie of
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_frame, flags) == 14, "frame flags offset");
 WR_STATIC_ASSERT(WR_MAX_MODULES < 0xffffu, "a module cookie fits a frame's 16 bits");
 
+/* Where the in-kernel walk of one bt stopped because the frame's address is
+ * in no mapping it knows (a library mapped since the last refresh, or a
+ * process it has not seen yet), followed by the user stack from that
+ * frame's sp up: userspace learns the mapping and finishes the walk with
+ * the same CFI rows.  The kernel's own view of the mapping (bpf_find_vma)
+ * lets userspace check it names the same file, so no frame is ever taken
+ * from a mapping that has changed since the event. */
+#define WR_STACK_COPY_MAX   16384u  /* bytes of stack copied at most */
+#define WR_STACK_CHUNK      1024u   /* copied in aligned chunks up to the first unreadable one */
+
+#define WR_STACK_F_VMA      0x01u   /* the vma_* fields are filled */
+
+struct wr_stack_header {
+	__u64 ip;         /* the frame the walk stopped at (its frame is the bt's last) */
+	__u64 sp;         /* its stack pointer */
+	__u64 bp;         /* its rbp (valid with WR_SLOT_F_BP_VALID in slot_flags) */
+	__u64 base;       /* user address of the copy's first byte (sp rounded down to 8) */
+	__u64 vma_start;  /* the kernel's mapping of ip: start, end, file offset, */
+	__u64 vma_end;
+	__u64 vma_pgoff;  /* in bytes */
+	__u64 vma_ino;    /* and the file's inode (0: anonymous) */
+	__u32 vma_dev;    /* kernel dev_t of that file: major << 20 | minor */
+	__u16 bt_index;   /* which bt item of the event (0 = the first) it continues */
+	__u8 slot_flags;  /* WR_SLOT_F_* of the walk at that frame */
+	__u8 flags;       /* WR_STACK_F_* */
+	__u32 len;        /* bytes of stack that follow */
+	__u32 reserved;
+};
+WR_STATIC_ASSERT(sizeof(struct wr_stack_header) == 80, "stack header size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_stack_header, vma_start) == 32, "stack vma_start offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_stack_header, vma_dev) == 64, "stack vma_dev offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_stack_header, len) == 72, "stack len offset");
+WR_STATIC_ASSERT((WR_STACK_CHUNK & (WR_STACK_CHUNK - 1)) == 0, "stack chunk is a power of two");
+
 WR_STATIC_ASSERT(sizeof(struct wr_bt_header) + WR_BT_MAX_DEPTH * sizeof(struct wr_bt_frame)
 		 < WR_EVENT_MAX - sizeof(struct wr_event_header), "one full bt fits an event");
 WR_STATIC_ASSERT((WR_EVENT_MAX & (WR_EVENT_MAX - 1)) == 0, "event max is a power of two");
@@ -447,7 +483,10 @@ struct wr_bt_state {
 	__u32 proc_slot; /* this event's process in wr_proc_maps, or WR_PROC_NONE */
 	__u32 held_since; /* --fault-in: when holder took the buffer, ktime >> 20 (~ms) */
 	struct wr_bt_slot slot[WR_BT_MAX_SLOTS];
+	__u32 stack_taken; /* a stack copy was attached to this event */
+	__u32 reserved;
 	__u64 stack_base; /* user address of stack[0] */
+	__u64 uretprobe_tramp; /* the process's uretprobe return trampoline, 0 = none */
 	__u8 stack[WR_BT_STACK_CHUNK];
 };
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_state, slot) == 24, "bt state slot offset");

@@ -173,6 +173,7 @@ void session_free(struct session *s)
 	recover_release(&s->recover);
 	renderer_release(&s->renderer);
 	span_list_release(&s->spans);
+	free(s->finished);
 	if (s->backlog)
 		strbuf_release(s->backlog);
 	free(s->backlog);

@@ -11,6 +11,7 @@
 #include "tracer/target.h"
 #include "util/clock.h"
 #include "util/strbuf.h"
+#include "util/xalloc.h"
 
 #include <errno.h>
 #include <string.h>
@@ -34,6 +35,22 @@ static bool over_rate(struct session *s)
 	return ++s->rate_count > s->rate_limit;
 }
 
+/* A backtrace the kernel handed over (a frame in a mapping it did not
+ * know yet) is finished here, before anything sees the event. */
+static void finish_backtraces(struct session *s, struct event *ev)
+{
+	for (size_t i = 0; i < ev->n_items; i++) {
+		struct ev_backtrace *bt = &ev->items[i].bt;
+
+		if (ev->items[i].type != WR_ITEM_BACKTRACE || !bt->stack)
+			continue;
+		if (!s->finished)
+			s->finished = xcalloc(WR_BT_MAX_DEPTH, sizeof(*s->finished));
+		target_finish_backtrace(s->target, ev->hdr.pid, bt, s->finished);
+		return; /* one per event */
+	}
+}
+
 static void render_one(struct session *s, const void *data, size_t size)
 {
 	struct probe *p;
@@ -46,6 +63,7 @@ static void render_one(struct session *s, const void *data, size_t size)
 	p = ev.hdr.probe_id < WR_MAX_PROBES ? s->wire[ev.hdr.probe_id].probe : NULL;
 	if (!p)
 		return; /* a probe deleted while its events were in flight */
+	finish_backtraces(s, &ev);
 	/* Rendering is the cost the limit saves: a suppressed event is only
 	 * counted (and rendered only when the diagnosis needs its text). */
 	if (over_rate(s) && !probe_needs_text(p, &ev)) {

@@ -62,6 +62,7 @@ struct session {
 	struct read_recovery recover; /* failed reads of read-only memory, made again */
 	struct session_sink sink;
 	struct span_list spans;     /* the event being rendered */
+	struct wr_bt_frame *finished; /* owned: frames of a backtrace finished in userspace */
 	uint64_t events;            /* rendered */
 	uint64_t budget;            /* events this poll may still render (UINT64_MAX: all) */
 	struct strbuf *backlog;     /* owned: raw events that arrived beyond the budget */

@@ -10,6 +10,7 @@
 #include "tracer/target.h"
 #include "dwarf/debugfile.h"
 #include "dwarf/symtab.h"
+#include "tracer/unwind.h"
 #include "dwarf/module.h"
 #include "dwarf/symbolize.h"
 #include "dwarf/tailcall.h"
@@ -154,7 +155,8 @@ static int build_mappings(struct target *t, struct tprocess *p, const char *text
 			continue;
 		p->maps = xgrow(p->maps, &cap, p->n_maps + 1, sizeof(*p->maps));
 		p->maps[p->n_maps++] = (struct tmapping){
-			.start = pm->start, .end = pm->end, .bias = pm->start - vaddr, .mod = mod,
+			.start = pm->start, .end = pm->end, .offset = pm->offset, .bias = pm->start - vaddr,
+			.mod = mod,
 		};
 	}
 	proc_maps_release(&maps);
@@ -629,6 +631,121 @@ int target_refresh(struct target *t)
 			install_process(t, t->procs[i]);
 	}
 	return changed;
+}
+
+/* ---- backtraces the kernel handed over ---- */
+
+/* Bring the mappings of @pid up to date now (adding the process when -t
+ * sees it for the first time) and install them.  Returns it, or NULL. */
+static struct tprocess *refresh_process(struct target *t, pid_t pid)
+{
+	struct tprocess *p = process_by_pid(t, pid);
+	char *text = NULL;
+
+	if (read_maps_text(pid, &text) || !*text) {
+		free(text);
+		return p; /* gone: what we knew is all there is */
+	}
+	if (!p) {
+		if (t->pid > 0 || add_process(t, pid, text))
+			return NULL;
+		p = t->procs[t->n_procs - 1];
+	} else if (strcmp(text, p->maps_text) == 0) {
+		free(text);
+		return p;
+	} else {
+		free(p->maps_text);
+		p->maps_text = text;
+		if (build_mappings(t, p, text))
+			return p;
+	}
+	if (t->rt)
+		install_process(t, p);
+	return p;
+}
+
+static const struct tmapping *mapping_of(const struct tprocess *p, uint64_t ip)
+{
+	size_t lo = 0, hi = p->n_maps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ip < p->maps[mid].start)
+			hi = mid;
+		else if (ip >= p->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &p->maps[mid];
+	}
+	return NULL;
+}
+
+/* Is the mapping we know at the stop the one the kernel saw (same file,
+ * start and offset)?  Without the kernel's view nothing is assumed. */
+static bool same_mapping(const struct tprocess *p, const struct wr_stack_header *sh)
+{
+	const struct tmapping *m = mapping_of(p, sh->ip);
+	uint64_t dev = makedev(sh->vma_dev >> 20, sh->vma_dev & 0xfffff);
+
+	return m && (sh->flags & WR_STACK_F_VMA) && m->start == sh->vma_start &&
+	       m->offset == sh->vma_pgoff && m->mod->dev == dev && m->mod->ino == sh->vma_ino;
+}
+
+struct finish_ctx {
+	struct target *t;
+	const struct tprocess *p;
+};
+
+static int finish_lookup(void *ctx, uint64_t ip, bool exact, struct uw_where *w)
+{
+	struct finish_ctx *c = ctx;
+	const struct tmapping *m = mapping_of(c->p, ip);
+	uint64_t pc;
+	long row;
+
+	if (!m) {
+		w->status = WR_BT_OFFSETS_UNAVAILABLE;
+		return 0;
+	}
+	w->cookie = m->mod->cookie;
+	w->bias = m->bias;
+	load_module_cfi(c->t, m->mod);
+	if (m->mod->cfi.n == 0) {
+		w->status = WR_BT_DWARF_UNAVAILABLE;
+		return 0;
+	}
+	pc = ip - m->bias;
+	row = cfi_table_lookup(&m->mod->cfi, exact ? pc : pc - 1);
+	if (row < 0 || m->mod->cfi.rows[row].rule >= m->mod->rules.n) {
+		w->status = WR_BT_NO_ROWS_FOR_PC;
+		return 0;
+	}
+	w->rule = &m->mod->rules.v[m->mod->cfi.rows[row].rule];
+	return 0;
+}
+
+int target_finish_backtrace(struct target *t, uint32_t pid, struct ev_backtrace *bt,
+			    struct wr_bt_frame *frames)
+{
+	const struct wr_stack_header *sh = bt->stack;
+	struct finish_ctx c = { t, NULL };
+	struct uw_regs regs = { sh->ip, sh->sp, sh->bp, sh->slot_flags };
+	struct uw_memory mem = { sh->base, bt->stack_data, sh->len };
+	size_t n = bt->frame_count;
+
+	if (n == 0 || bt->frames[n - 1].ip != sh->ip || bt->requested_depth > WR_BT_MAX_DEPTH)
+		return -ENOENT;
+	c.p = refresh_process(t, (pid_t)pid);
+	if (!c.p || !same_mapping(c.p, sh))
+		return -ENOENT;
+	memcpy(frames, bt->frames, n * sizeof(*frames));
+	n--; /* the frame the kernel stopped at is walked again, now known */
+	bt->status = uw_walk(finish_lookup, &c, &regs, &mem, frames, &n, bt->requested_depth,
+			     &bt->error);
+	bt->frame_count = (uint16_t)n;
+	bt->frames = frames;
+	return 0;
 }
 
 uint32_t target_rule_at(struct tmodule *m, uint64_t pc)

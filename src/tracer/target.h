@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "dwarf/cfi.h"
+#include "protocol/decode.h"
 #include "protocol/wire.h"
 
 struct dw_module;
@@ -45,6 +46,7 @@ struct tmodule {
 struct tmapping {
 	uint64_t start;
 	uint64_t end;
+	uint64_t offset;        /* file offset of start */
 	uint64_t bias;          /* runtime address - ELF virtual address */
 	struct tmodule *mod;    /* borrowed from the target */
 };
@@ -156,6 +158,17 @@ int target_find_var(struct target *t, struct tmodule *m, uint64_t pc, const char
 /* "libstdc++.so.6+0x12340 in __libc_write, inlined into std::ostream::write":
  * a probe site for messages, appended to @out. */
 void target_describe_site(struct target *t, struct tmodule *m, uint64_t vaddr, struct strbuf *out);
+/* Finish backtrace @bt of an event of process @pid that the kernel handed
+ * over (bt->stack is set): learn the process's mappings now (and install
+ * them, so the events that follow need no help), check that the frame
+ * where the kernel stopped lies in the very mapping the kernel saw, and
+ * walk on from there through the copy of the stack (tracer/unwind.h).
+ * The frames go to @frames (room for WR_BT_MAX_DEPTH), starting with bt's
+ * own; bt then points at them, with its new count, status and error.
+ * Returns 0, or -ENOENT when the mapping is not known or not the same
+ * (bt is then unchanged: it stays offsets-unavailable). */
+int target_finish_backtrace(struct target *t, uint32_t pid, struct ev_backtrace *bt,
+			    struct wr_bt_frame *frames);
 
 /* Symbolize a backtrace frame into @out (strings borrowed from caches that
  * live as long as the target). */

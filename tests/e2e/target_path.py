@@ -1,6 +1,8 @@
 """target_path.py - `-t PATH`: every process running a binary, those already
 running and one started after wraith attached, each with its own mappings so
-backtraces are complete in all of them (-t with -p: target_scope.py)."""
+backtraces are complete in all of them, the new process's from its very
+first event (the kernel hands the walk to userspace, which learns the new
+process there and then); -t with -p: target_scope.py."""
 import subprocess
 import time
 
@@ -24,11 +26,12 @@ pids = set(e["pid"] for e in evs)
 check(a.pid in pids, "events from the process running before wraith started")
 check(b.pid in pids, "events from the process started after wraith attached")
 for pid in (a.pid, b.pid):
-    late = [e for e in evs if e["pid"] == pid][-3:]
-    check(late and all(e["items"][1]["status"] == "complete" for e in late),
-          "backtraces in %d end complete once its mappings are known" % pid)
-    check(late and all([f["function"] for f in e["items"][1]["frames"]][:4] == ["leaf", "middle", "outer", "main"]
-                       for e in late), "backtraces in %d name the chain" % pid)
+    mine = [e for e in evs if e["pid"] == pid]
+    check(mine and all(e["items"][1]["status"] == "complete" for e in mine),
+          "every backtrace in %d is complete, from its first event (%s)" % (
+              pid, sorted(set(e["items"][1]["status"] for e in mine))))
+    check(mine and all([f["function"] for f in e["items"][1]["frames"]][:4] == ["leaf", "middle", "outer", "main"]
+                       for e in mine), "backtraces in %d name the chain" % pid)
 a.stop()
 b.stop()
 check_no_leftovers("after -t")

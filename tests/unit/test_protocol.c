@@ -220,6 +220,62 @@ static void test_decode_trimmed_bt(void **state)
 	event_decoder_release(&d);
 }
 
+/* Two backtraces, the second handed over with a copy of the stack. */
+static void build_handover(struct eventbuf *b, struct wr_stack_header *sh, size_t copy)
+{
+	struct wr_bt_frame fr[2] = { { .cookie = 1, .pc = 0x10, .ip = 0x1010 }, { .ip = 0x7f00 } };
+	uint8_t bytes[64];
+
+	eb_begin(b, 1, 1, 1, 1);
+	eb_item(b, WR_ITEM_BACKTRACE, 0);
+	eb_bt(b, 2, 0, WR_BT_COMPLETE, 0, fr, 1);
+	eb_close_item(b);
+	eb_item(b, WR_ITEM_BACKTRACE, 1);
+	eb_bt(b, 4, 0, WR_BT_OFFSETS_UNAVAILABLE, 0, fr, 2);
+	eb_close_item(b);
+	eb_item(b, WR_ITEM_STACK, 0);
+	eb_put(b, sh, sizeof(*sh));
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (uint8_t)i;
+	eb_put(b, bytes, copy);
+	eb_close_item(b);
+}
+
+static void test_decode_stack(void **state)
+{
+	struct wr_stack_header sh = { .ip = 0x7f00, .sp = 0x7ffd1004, .base = 0x7ffd1000, .bt_index = 1,
+				      .len = 64 };
+	struct event_decoder d;
+	struct eventbuf b;
+	struct event ev;
+
+	(void)state;
+	event_decoder_init(&d);
+	build_handover(&b, &sh, 64);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
+	/* not an item of its own: attached to the backtrace it continues */
+	assert_int_equal(ev.n_items, 2);
+	assert_null(ev.items[0].bt.stack);
+	assert_non_null(ev.items[1].bt.stack);
+	assert_int_equal(ev.items[1].bt.stack->ip, 0x7f00);
+	assert_int_equal(ev.items[1].bt.stack_data[63], 63);
+	/* the copy claims more than the item holds */
+	sh.len = 72;
+	build_handover(&b, &sh, 64);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), -WR_EPROTO);
+	/* a backtrace that is not there */
+	sh.len = 64;
+	sh.bt_index = 2;
+	build_handover(&b, &sh, 64);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), -WR_EPROTO);
+	/* a copy that does not start at or just below sp */
+	sh.bt_index = 0;
+	sh.base = 0x7ffd0ff0;
+	build_handover(&b, &sh, 64);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), -WR_EPROTO);
+	event_decoder_release(&d);
+}
+
 /* The layouts the BPF side writes: checked here by the host compiler too
  * (wire.h's _Static_asserts), plus the numbers userspace relies on. */
 static void test_layouts(void **state)
@@ -268,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_decode_arg_overrun),
 		cmocka_unit_test(test_decode_expr_error_and_dump),
 		cmocka_unit_test(test_decode_trimmed_bt),
+		cmocka_unit_test(test_decode_stack),
 		cmocka_unit_test(test_layouts),
 		cmocka_unit_test(test_packed_arguments),
 	};
