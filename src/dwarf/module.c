@@ -120,6 +120,11 @@ static int open_dwfl(struct dw_module *m)
 
 int dw_module_open(const char *path, struct dw_module **out)
 {
+	return dw_module_open_as(path, path, out);
+}
+
+int dw_module_open_as(const char *path, const char *shown, struct dw_module **out)
+{
 	struct dw_module *m = xcalloc(1, sizeof(*m));
 	const char *slash;
 	int err;
@@ -127,7 +132,7 @@ int dw_module_open(const char *path, struct dw_module **out)
 	*out = NULL;
 	elf_version(EV_CURRENT);
 	m->fd = -1;
-	m->path = xstrdup(path);
+	m->path = xstrdup(shown);
 	slash = strrchr(m->path, '/');
 	m->name = slash ? slash + 1 : m->path;
 	m->fd = open(path, O_RDONLY | O_CLOEXEC);

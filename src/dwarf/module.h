@@ -24,6 +24,11 @@ struct dw_module;
  * dw_module_free), -ENOENT, or -WR_EELF for a file that is not a 64-bit
  * little-endian x86-64 ELF. */
 int dw_module_open(const char *path, struct dw_module **out);
+/* The same for a file reached by a path that is not its name: a file
+ * deleted or replaced on disk that a process still maps
+ * (/proc/PID/map_files/...), or an image copied out of a process.  The
+ * module is named, and its separate debug info searched, by @shown. */
+int dw_module_open_as(const char *path, const char *shown, struct dw_module **out);
 /* NULL is a no-op. */
 void dw_module_free(struct dw_module *m);
 

@@ -78,27 +78,29 @@ static char *open_path_for(pid_t pid, const char *path)
 
 static const struct dw_type *resolve_type(void *ctx, struct dw_module *asking, const char *spelling);
 
-static int add_module(struct target *t, pid_t pid, const char *path, uint64_t dev, uint64_t ino,
-		      struct tmodule **out)
+/* Add the module @path, opened through @open_path (taken over), unless
+ * the file (dev, ino) is known already. */
+static int add_module(struct target *t, const char *path, char *open_path, uint64_t dev,
+		      uint64_t ino, struct tmodule **out)
 {
 	struct tmodule *m;
 	int err;
 
 	*out = module_by_identity(t, dev, ino);
-	if (*out)
-		return 0;
-	if (t->n_mods >= WR_MAX_MODULES)
-		return -WR_ELIMIT;
+	if (*out || t->n_mods >= WR_MAX_MODULES) {
+		free(open_path);
+		return *out ? 0 : -WR_ELIMIT;
+	}
 	m = xcalloc(1, sizeof(*m));
 	m->path = xstrdup(path);
-	m->open_path = open_path_for(pid, path);
+	m->open_path = open_path;
 	m->dev = dev;
 	m->ino = ino;
 	m->slot = (uint32_t)t->n_mods;
 	m->cookie = (uint64_t)m->slot + 1;
 	cfi_rules_init(&m->rules);
 	cfi_table_init(&m->cfi);
-	err = dw_module_open(m->open_path, &m->dw);
+	err = dw_module_open_as(m->open_path, m->path, &m->dw);
 	if (err) {
 		wr_debug("cannot open module %s: %s", path, wr_strerror(err));
 		tmodule_free(m);
@@ -129,6 +131,33 @@ static int cmp_mapping(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* The module of a code mapping of process @pid, opened when new.  A file
+ * deleted or replaced on disk since it was mapped is read, probed and
+ * unwound through the mapping itself (/proc/PID/map_files/), never
+ * through the path, which now names another file or none. */
+static int mapping_module(struct target *t, pid_t pid, const struct proc_mapping *pm,
+			  struct tmodule **out)
+{
+	uint64_t dev = makedev(pm->dev_major, pm->dev_minor);
+	char *open;
+	int err;
+
+	*out = module_by_identity(t, dev, pm->inode);
+	if (*out)
+		return 0;
+	if (!pm->deleted)
+		return add_module(t, pm->path, open_path_for(pid, pm->path), dev, pm->inode, out);
+	open = xasprintf("/proc/%d/map_files/%llx-%llx", (int)pid, (unsigned long long)pm->start,
+			 (unsigned long long)pm->end);
+	err = add_module(t, pm->path, open, dev, pm->inode, out);
+	if (!err) {
+		(*out)->deleted = true;
+		wr_warn("%s was deleted or replaced on disk since process %d mapped it; wraith reads, "
+			"probes and unwinds the copy the process still maps", pm->path, (int)pid);
+	}
+	return err;
+}
+
 /* Rebuild @p's code mappings from maps text, opening new modules. */
 static int build_mappings(struct target *t, struct tprocess *p, const char *text)
 {
@@ -146,10 +175,7 @@ static int build_mappings(struct target *t, struct tprocess *p, const char *text
 		struct tmodule *mod;
 		uint64_t vaddr;
 
-		if (!proc_mapping_is_code(pm) || pm->deleted)
-			continue;
-		if (add_module(t, p->pid, pm->path, makedev(pm->dev_major, pm->dev_minor), pm->inode,
-			       &mod))
+		if (!proc_mapping_is_code(pm) || mapping_module(t, p->pid, pm, &mod))
 			continue;
 		if (dw_module_offset_to_vaddr(mod->dw, pm->offset, &vaddr))
 			continue;
@@ -362,7 +388,7 @@ int target_open_path(const char *path, struct target **out)
 	if (strcmp(abs, path) && !strchr(path, '/'))
 		wr_info("%s is %s", path, abs);
 	t->path = abs;
-	err = add_module(t, 0, abs, st.st_dev, st.st_ino, &m);
+	err = add_module(t, abs, xstrdup(abs), st.st_dev, st.st_ino, &m);
 	if (err) {
 		wr_error("cannot trace %s: %s", path,
 			 err == -WR_EELF ? "not an x86-64 ELF executable or shared library" : wr_strerror(err));
@@ -415,24 +441,18 @@ void target_free(struct target *t)
 
 struct tmodule *target_main_module(struct target *t)
 {
-	struct tprocess *p;
-	char *exe = NULL;
-	struct stat st;
 	struct tmodule *m = NULL;
+	char exe[64];
+	struct stat st;
 
 	if (t->scope)
 		return t->scope;
 	if (t->path || !t->n_procs)
 		return t->n_mods ? t->mods[0] : NULL;
-	p = t->procs[0];
-	if (proc_exe_path(p->pid, &exe) == 0) {
-		char *open = open_path_for(p->pid, exe);
-
-		if (stat(open, &st) == 0)
-			m = module_by_identity(t, st.st_dev, st.st_ino);
-		free(open);
-	}
-	free(exe);
+	/* The link leads to the file itself, even one deleted on disk. */
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)t->procs[0]->pid);
+	if (stat(exe, &st) == 0)
+		m = module_by_identity(t, st.st_dev, st.st_ino);
 	return m ? m : (t->n_mods ? t->mods[0] : NULL);
 }
 
@@ -1123,8 +1143,10 @@ void target_dump_modules(struct target *t, struct strbuf *out, bool report)
 
 		if (report)
 			load_module_cfi(t, m);
-		strbuf_addf(out, "  [%u] %s%s\n      debug info: %s", m->slot + 1, m->path,
-			    m == t->scope ? " (-t)" : "", dw_module_debug_source(m->dw));
+		strbuf_addf(out, "  [%u] %s%s%s\n      debug info: %s", m->slot + 1, m->path,
+			    m == t->scope ? " (-t)" : "",
+			    m->deleted ? " (deleted on disk: read through the mapping)" : "",
+			    dw_module_debug_source(m->dw));
 		if (*id)
 			strbuf_addf(out, "; build-id %s", id);
 		strbuf_addch(out, '\n');

@@ -37,6 +37,7 @@ struct tmodule {
 	uint64_t ino;
 	uint32_t slot;          /* CFI map slot */
 	uint64_t cookie;        /* slot + 1 */
+	bool deleted;           /* deleted or replaced on disk: open_path is the mapping */
 	bool cfi_loaded;        /* rows extracted */
 	bool cfi_installed;     /* rows in the kernel */
 	struct cfi_rules rules; /* this module's rule table */
