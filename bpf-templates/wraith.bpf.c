@@ -348,9 +348,10 @@ WR_INLINE int claim_buffer(struct wr_bt_state *st, __u32 tid)
 }
 
 /* Start an event for @probe_id.  Returns the per-CPU buffer, or NULL when
- * the current process is not @tgid (0 = any), a map is missing, or (under
- * --fault-in) a probe sleeping in a fault holds the buffer. */
-WR_API __u8 *wr_event_begin(void *ctx, __u32 probe_id, __u32 tgid)
+ * the current process is not @tgid (0 = any), the current thread is not
+ * @tid (0 = any), a map is missing, or (under --fault-in) a probe sleeping
+ * in a fault holds the buffer. */
+WR_API __u8 *wr_event_begin(void *ctx, __u32 probe_id, __u32 tgid, __u32 tid)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct wr_event_header *h;
@@ -359,7 +360,7 @@ WR_API __u8 *wr_event_begin(void *ctx, __u32 probe_id, __u32 tgid)
 	__u32 zero = 0;
 	__u8 *buf;
 
-	if (tgid && (__u32)(pid_tgid >> 32) != tgid)
+	if ((tgid && (__u32)(pid_tgid >> 32) != tgid) || (tid && (__u32)pid_tgid != tid))
 		return 0;
 	buf = event_buf();
 	st = bpf_map_lookup_elem(&wr_bt_state, &zero);

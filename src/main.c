@@ -37,7 +37,7 @@ static const char usage_text[] =
 "       wraith -p PID --batch FILE [OPTIONS]    run shell commands from FILE, no TUI\n"
 "\n"
 "Target:\n"
-"  -p, --pid PID             trace the process PID\n"
+"  -p, --pid PID             trace the process PID (a thread's id: that thread only)\n"
 "  -t, --target PATH         trace every process that maps PATH (executable or .so;\n"
 "                            a name without '/' is a program in $PATH or a library\n"
 "                            by short name: libc); with -p, probes go in module PATH\n"

@@ -27,6 +27,7 @@
 #include "source.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -395,11 +396,12 @@ static void on_tick(struct loop *lp)
 	pump_events(lp->sh); /* also lets the session notice new mappings */
 	statusbar_tick(&lp->sh->bar, lp->sh->s, now_seconds());
 	if (session_target_exited(lp->sh->s) && !lp->sh->exit_noted) {
-		char msg[96];
+		struct strbuf msg = STRBUF_INIT;
 
-		snprintf(msg, sizeof(msg), "process %d exited; no more events will come",
-			 (int)lp->sh->o->pid);
-		statusbar_message(&lp->sh->bar, msg, 3600, now_seconds());
+		session_end_text(lp->sh->s, &msg);
+		strbuf_addstr(&msg, "; no more events will come");
+		statusbar_message(&lp->sh->bar, msg.buf, 3600, now_seconds());
+		strbuf_release(&msg);
 		lp->sh->exit_noted = true;
 	}
 	lp->sh->dirty = true;

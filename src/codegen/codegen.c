@@ -42,7 +42,7 @@ extern const unsigned char wr_base_perf_end[];
 static LLVMTargetMachineRef target_machine;
 
 const struct cg_entry cg_entry_points[] = {
-	{ "wr_event_begin", 3 },
+	{ "wr_event_begin", 4 },
 	{ "wr_event_end", 2 },
 	{ "wr_item_open", 3 },
 	{ "wr_item_close", 2 },

@@ -323,7 +323,7 @@ static void inject_fault(struct cg *cg)
 int lower_probe(struct cg *cg)
 {
 	LLVMBasicBlockRef entry, body, skip;
-	LLVMValueRef args[3], isnull, ret;
+	LLVMValueRef args[4], isnull, ret;
 	int err;
 
 	cg->builder = LLVMCreateBuilderInContext(cg->ctx);
@@ -337,7 +337,8 @@ int lower_probe(struct cg *cg)
 	args[0] = cg->ctx_arg;
 	args[1] = call(cg, "wr_probe_id", args, 1);
 	args[2] = c32(cg, cg->plan->tgid);
-	cg->buf = call(cg, "wr_event_begin", args, 3);
+	args[3] = c32(cg, cg->plan->tid);
+	cg->buf = call(cg, "wr_event_begin", args, 4);
 	isnull = LLVMBuildIsNull(cg->builder, cg->buf, "");
 	LLVMBuildCondBr(cg->builder, isnull, skip, body);
 	LLVMPositionBuilderAtEnd(cg->builder, skip);

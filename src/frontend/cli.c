@@ -218,7 +218,12 @@ int cli_event_loop(const struct cli_options *o, struct session *s)
 		wr_error("writing events failed: %s", strerror(output_errno));
 		return 1;
 	}
-	if (session_target_exited(s) && !o->quiet)
-		fprintf(stderr, "wraith: process %d exited\n", (int)o->pid);
+	if (session_target_exited(s) && !o->quiet) {
+		struct strbuf why = STRBUF_INIT;
+
+		session_end_text(s, &why);
+		fprintf(stderr, "wraith: %s\n", why.buf);
+		strbuf_release(&why);
+	}
 	return 0;
 }

@@ -191,6 +191,39 @@ int proc_exe_path(pid_t pid, char **out)
 	return 0;
 }
 
+int proc_tgid(pid_t tid, pid_t *tgid)
+{
+	char path[64], *text, *line;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	err = file_read(path, &text, NULL);
+	if (err)
+		return err;
+	line = strstr(text, "\nTgid:");
+	err = line ? 0 : -WR_EPROTO;
+	if (line)
+		*tgid = (pid_t)strtol(line + strlen("\nTgid:"), NULL, 10);
+	free(text);
+	return err;
+}
+
+bool proc_thread_alive(pid_t tgid, pid_t tid)
+{
+	char path[64], *text = NULL;
+	const char *p;
+	bool alive;
+
+	/* The state is the third field of stat, after "(comm)". */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)tgid, (int)tid);
+	if (file_read(path, &text, NULL))
+		return false;
+	p = strrchr(text, ')');
+	alive = p && p[1] == ' ' && p[2] && p[2] != 'Z' && p[2] != 'X';
+	free(text);
+	return alive;
+}
+
 int proc_comm(pid_t pid, char **out)
 {
 	char path[64];

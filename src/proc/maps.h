@@ -54,6 +54,13 @@ int proc_check_pid(pid_t pid);
 /* The process's executable path (readlink of /proc/PID/exe).  Caller frees. */
 int proc_exe_path(pid_t pid, char **out);
 
+/* The thread group (process) @tid belongs to: *@tgid == @tid for a
+ * process's main thread.  Returns 0 or -errno (-ENOENT: no such task). */
+int proc_tgid(pid_t tid, pid_t *tgid);
+
+/* True while thread @tid of process @tgid exists (and is not a zombie). */
+bool proc_thread_alive(pid_t tgid, pid_t tid);
+
 /* Short command name (/proc/PID/comm).  Caller frees. */
 int proc_comm(pid_t pid, char **out);
 

@@ -37,7 +37,8 @@ static void take_sites(struct located_set *out, struct tmodule *mod, struct dw_s
 }
 
 /* Modules in search order: the main module, then the others (with -t and
- * -p together, the -t module only). */
+ * -p together, the -t module only; never the vdso: no uprobe can be placed
+ * in it). */
 static size_t search_order(struct target *tg, struct tmodule **order)
 {
 	struct tmodule *main_mod = target_main_module(tg);
@@ -46,7 +47,7 @@ static size_t search_order(struct target *tg, struct tmodule **order)
 	if (main_mod)
 		order[n++] = main_mod;
 	for (size_t i = 0; i < tg->n_mods && !tg->scope; i++)
-		if (tg->mods[i] != main_mod)
+		if (tg->mods[i] != main_mod && !tg->mods[i]->special)
 			order[n++] = tg->mods[i];
 	return n;
 }

@@ -442,6 +442,7 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 		.probe_id = site->wire_id, .ast = p->ast, .pc = site->where.vaddr,
 		.rule0 = site->rule0, .bt_depth = s->opt.bt_depth, .name = p->target_text,
 		.tgid = s->target->pid > 0 ? (uint32_t)s->target->pid : 0,
+		.tid = s->target->tid > 0 ? (uint32_t)s->target->tid : 0,
 	};
 	struct site_ctx sc = { p, site, s->target };
 	struct bpf_blob blob = { 0 };
@@ -799,7 +800,9 @@ void session_target_text(struct session *s, struct strbuf *out)
 	struct target *t = s->target;
 	struct tmodule *m = target_main_module(t);
 
-	if (t->pid > 0)
+	if (t->tid > 0)
+		strbuf_addf(out, "thread %d of pid %d", (int)t->tid, (int)t->pid);
+	else if (t->pid > 0)
 		strbuf_addf(out, "pid %d", (int)t->pid);
 	else
 		strbuf_addf(out, "%zu process%s", t->n_procs, t->n_procs == 1 ? "" : "es");

@@ -141,8 +141,11 @@ int session_event_fd(struct session *s);
 uint64_t session_events(const struct session *s);
 /* True when --max-events is reached, or the traced process (-p) exited. */
 bool session_done(const struct session *s);
-/* True when the process of -p is gone. */
+/* True when the process of -p is gone (or can no longer be traced). */
 bool session_target_exited(const struct session *s);
+/* Why, once session_target_exited(): "process N exited", "thread N of
+ * process M exited", or that the process ran exec() of another program. */
+void session_end_text(const struct session *s, struct strbuf *out);
 
 /* Events that never reached the sink, by cause. */
 struct session_losses {

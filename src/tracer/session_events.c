@@ -190,6 +190,18 @@ uint64_t session_events(const struct session *s)
 	return s->events;
 }
 
+void session_end_text(const struct session *s, struct strbuf *out)
+{
+	const struct target *t = s->target;
+
+	if (t->ended)
+		strbuf_addstr(out, t->ended);
+	else if (t->tid > 0)
+		strbuf_addf(out, "thread %d of process %d exited", (int)t->tid, (int)t->pid);
+	else
+		strbuf_addf(out, "process %d exited", (int)t->pid);
+}
+
 bool session_done(const struct session *s)
 {
 	return (s->opt.max_events && s->events >= s->opt.max_events) || session_target_exited(s);

@@ -29,9 +29,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -158,6 +160,50 @@ static int mapping_module(struct target *t, pid_t pid, const struct proc_mapping
 	return err;
 }
 
+/* The vdso: code the kernel maps into every process, with unwind tables
+ * but no file.  Its image is read out of process @pid into an anonymous
+ * file, opened like any module and shared by every process (one kernel,
+ * one image); it is unwound and named, never probed. */
+static int vdso_module(struct target *t, pid_t pid, const struct proc_mapping *pm,
+		       struct tmodule **out)
+{
+	size_t len = (size_t)(pm->end - pm->start);
+	char mem[64], *img, *path;
+	ssize_t got = -1;
+	int fd, memfd, err;
+
+	*out = module_by_identity(t, 0, 0);
+	if (*out)
+		return 0;
+	snprintf(mem, sizeof(mem), "/proc/%d/mem", (int)pid);
+	img = xmalloc(len ? len : 1);
+	fd = open(mem, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		got = pread(fd, img, len, (off_t)pm->start);
+		close(fd);
+	}
+	memfd = got == (ssize_t)len ? memfd_create("wraith-vdso", MFD_CLOEXEC) : -1;
+	if (memfd < 0 || write(memfd, img, len) != (ssize_t)len) {
+		err = memfd < 0 && got == (ssize_t)len ? -errno : -EIO;
+		free(img);
+		if (memfd >= 0)
+			close(memfd);
+		wr_debug("cannot read the vdso of process %d: %s", (int)pid, wr_strerror(err));
+		return err;
+	}
+	free(img);
+	/* The module keeps its own descriptor of the anonymous file. */
+	path = xasprintf("/proc/self/fd/%d", memfd);
+	err = add_module(t, "[vdso]", path, 0, 0, out);
+	close(memfd);
+	if (!err) {
+		(*out)->special = true;
+		free((*out)->open_path);
+		(*out)->open_path = xstrdup("[vdso]");
+	}
+	return err;
+}
+
 /* Rebuild @p's code mappings from maps text, opening new modules. */
 static int build_mappings(struct target *t, struct tprocess *p, const char *text)
 {
@@ -175,8 +221,12 @@ static int build_mappings(struct target *t, struct tprocess *p, const char *text
 		struct tmodule *mod;
 		uint64_t vaddr;
 
-		if (!proc_mapping_is_code(pm) || mapping_module(t, p->pid, pm, &mod))
+		if (pm->perms[2] == 'x' && strcmp(pm->path, "[vdso]") == 0) {
+			if (vdso_module(t, p->pid, pm, &mod))
+				continue;
+		} else if (!proc_mapping_is_code(pm) || mapping_module(t, p->pid, pm, &mod)) {
 			continue;
+		}
 		if (dw_module_offset_to_vaddr(mod->dw, pm->offset, &vaddr))
 			continue;
 		p->maps = xgrow(p->maps, &cap, p->n_maps + 1, sizeof(*p->maps));
@@ -199,6 +249,67 @@ static int read_maps_text(pid_t pid, char **out)
 	return file_read(path, out, NULL);
 }
 
+static int install_process(struct target *t, struct tprocess *p);
+
+/* Which program @p runs: the file behind /proc/PID/exe (even one deleted
+ * on disk) and where the first mapping of it starts. */
+static void note_program(struct tprocess *p)
+{
+	char exe[64];
+	struct stat st;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)p->pid);
+	if (stat(exe, &st))
+		return;
+	p->exe_dev = st.st_dev;
+	p->exe_ino = st.st_ino;
+	p->exe_start = 0;
+	for (size_t i = 0; i < p->n_maps && !p->exe_start; i++)
+		if (p->maps[i].mod->dev == st.st_dev && p->maps[i].mod->ino == st.st_ino)
+			p->exe_start = p->maps[i].start;
+}
+
+/* -p: after @p's mappings changed, did it run exec()?  The same program
+ * again keeps every probe (the kernel re-arms them in the new image, and
+ * the new mappings are installed as usual); another program ends the
+ * trace, since no probe is in it.  Returns false when @p must go. */
+static bool follow_exec(struct target *t, struct tprocess *p)
+{
+	uint64_t dev = p->exe_dev, ino = p->exe_ino, start = p->exe_start;
+	char *exe = NULL;
+
+	note_program(p);
+	if (t->pid <= 0 || (!dev && !ino) || (dev == p->exe_dev && ino == p->exe_ino &&
+					      (start == p->exe_start || !start || !p->exe_start)))
+		return true;
+	proc_exe_path(p->pid, &exe);
+	if (dev == p->exe_dev && ino == p->exe_ino) {
+		wr_warn("process %d ran exec() of %s again: the probes follow the new image",
+			(int)p->pid, exe ? exe : "its program");
+	} else {
+		free(t->ended);
+		t->ended = xasprintf("process %d ran exec() of another program (%s): no probe is in it, so "
+				     "the trace ends", (int)p->pid, exe ? exe : "?");
+	}
+	free(exe);
+	return !t->ended;
+}
+
+/* New maps text for @p: its mappings rebuilt and installed.  Returns
+ * false when @p can no longer be traced (see follow_exec). */
+static bool update_process(struct target *t, struct tprocess *p, char *text)
+{
+	free(p->maps_text);
+	p->maps_text = text;
+	if (build_mappings(t, p, text))
+		return true;
+	if (!follow_exec(t, p))
+		return false;
+	if (t->rt)
+		install_process(t, p);
+	return true;
+}
+
 static int add_process(struct target *t, pid_t pid, char *maps_text)
 {
 	struct tprocess *p = xcalloc(1, sizeof(*p));
@@ -211,6 +322,7 @@ static int add_process(struct target *t, pid_t pid, char *maps_text)
 		tprocess_free(p);
 		return err;
 	}
+	note_program(p);
 	t->procs = xgrow(t->procs, &t->cap_procs, t->n_procs + 1, sizeof(*t->procs));
 	t->procs[t->n_procs++] = p;
 	return 0;
@@ -251,6 +363,22 @@ static int check_pid(pid_t pid)
 	return err;
 }
 
+/* -p given a thread: trace its process's code in that thread only. */
+static void adopt_thread(struct target *t, pid_t pid)
+{
+	pid_t tgid = pid;
+	char *comm = NULL;
+
+	if (proc_tgid(pid, &tgid) || tgid == pid)
+		return;
+	t->pid = tgid;
+	t->tid = pid;
+	proc_comm(tgid, &comm);
+	wr_warn("PID %d is a thread of process %d (%s), not its main thread: only that thread is "
+		"traced", (int)pid, (int)tgid, comm ? comm : "?");
+	free(comm);
+}
+
 int target_open_pid(pid_t pid, struct target **out)
 {
 	struct target *t = xcalloc(1, sizeof(*t));
@@ -260,6 +388,9 @@ int target_open_pid(pid_t pid, struct target **out)
 	*out = NULL;
 	t->pid = pid;
 	err = check_pid(pid);
+	if (!err)
+		adopt_thread(t, pid);
+	pid = t->pid;
 	if (!err) {
 		err = read_maps_text(pid, &text);
 		if (err)
@@ -433,6 +564,7 @@ void target_free(struct target *t)
 	free(t->procs);
 	free(t->mods);
 	free(t->path);
+	free(t->ended);
 	free(t->tails);
 	free(t);
 }
@@ -491,11 +623,11 @@ struct tmodule *target_find_module(struct target *t, const char *name, bool *amb
 	if (!name)
 		return target_main_module(t);
 	for (size_t i = 0; i < t->n_mods; i++) {
-		if (strcmp(t->mods[i]->path, name) == 0)
+		if (strcmp(t->mods[i]->path, name) == 0 && !t->mods[i]->special)
 			return t->mods[i];
 	}
 	for (size_t i = 0; i < t->n_mods; i++) {
-		if (!path_suffix_match(t->mods[i]->path, name))
+		if (t->mods[i]->special || !path_suffix_match(t->mods[i]->path, name))
 			continue;
 		if (found)
 			*ambiguous = true;
@@ -627,7 +759,8 @@ int target_refresh(struct target *t)
 		char *text = NULL;
 
 		/* Gone, or a zombie: its maps read empty. */
-		if (read_maps_text(p->pid, &text) || !*text) {
+		if (read_maps_text(p->pid, &text) || !*text ||
+		    (t->tid > 0 && !proc_thread_alive(t->pid, t->tid))) {
 			free(text);
 			remove_process(t, i);
 			continue;
@@ -636,10 +769,8 @@ int target_refresh(struct target *t)
 			free(text);
 			continue;
 		}
-		free(p->maps_text);
-		p->maps_text = text;
-		if (build_mappings(t, p, text) == 0 && t->rt)
-			install_process(t, p);
+		if (!update_process(t, p, text))
+			remove_process(t, i);
 		changed++;
 	}
 	if (t->path && !t->pid && now_seconds() - t->last_scan >= SCAN_INTERVAL) {
@@ -666,19 +797,24 @@ static struct tprocess *refresh_process(struct target *t, pid_t pid)
 		free(text);
 		return p; /* gone: what we knew is all there is */
 	}
-	if (!p) {
-		if (t->pid > 0 || add_process(t, pid, text))
-			return NULL;
-		p = t->procs[t->n_procs - 1];
-	} else if (strcmp(text, p->maps_text) == 0) {
+	if (p && strcmp(text, p->maps_text) == 0) {
 		free(text);
 		return p;
-	} else {
-		free(p->maps_text);
-		p->maps_text = text;
-		if (build_mappings(t, p, text))
-			return p;
 	}
+	if (p) {
+		if (update_process(t, p, text))
+			return p;
+		for (size_t i = 0; i < t->n_procs; i++) {
+			if (t->procs[i] == p) {
+				remove_process(t, i);
+				break;
+			}
+		}
+		return NULL;
+	}
+	if (t->pid > 0 || add_process(t, pid, text))
+		return NULL;
+	p = t->procs[t->n_procs - 1];
 	if (t->rt)
 		install_process(t, p);
 	return p;

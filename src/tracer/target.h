@@ -38,6 +38,7 @@ struct tmodule {
 	uint32_t slot;          /* CFI map slot */
 	uint64_t cookie;        /* slot + 1 */
 	bool deleted;           /* deleted or replaced on disk: open_path is the mapping */
+	bool special;           /* the vdso: unwound and named, never probed */
 	bool cfi_loaded;        /* rows extracted */
 	bool cfi_installed;     /* rows in the kernel */
 	struct cfi_rules rules; /* this module's rule table */
@@ -54,6 +55,9 @@ struct tmapping {
 
 struct tprocess {
 	pid_t pid;
+	uint64_t exe_dev;       /* the program it runs (/proc/PID/exe) */
+	uint64_t exe_ino;
+	uint64_t exe_start;     /* where that program's first mapping starts */
 	char *maps_text;        /* owned: last /proc/PID/maps text seen */
 	struct tmapping *maps;  /* owned, sorted by start */
 	size_t n_maps;
@@ -70,7 +74,10 @@ struct target_stats {
 };
 
 struct target {
-	pid_t pid;              /* -p, else 0 */
+	pid_t pid;              /* -p: the process (its thread group), else 0 */
+	pid_t tid;              /* -p given a thread that is not the leader: only it */
+	char *ended;            /* owned: why the process can no longer be traced, when
+				 * not because it exited (exec of another program) */
 	char *path;             /* -t, else NULL (owned) */
 	struct tmodule *scope;  /* -t with -p: the module probes go in (borrowed) */
 	struct tmodule **mods;  /* owned */
@@ -89,6 +96,8 @@ struct target {
 };
 
 /* Open the process @pid: read its mappings and open every module it maps.
+ * A @pid that is a thread other than its process's main thread traces
+ * the process's code in that thread only (t->tid; a warning says so).
  * Returns 0, -WR_ENOPROC, -WR_EKTHREAD or -errno (message logged). */
 int target_open_pid(pid_t pid, struct target **out);
 /* Open every process that maps @path (possibly none yet).  @path is a
@@ -125,8 +134,11 @@ int target_install(struct target *t, struct runtime *rt);
 
 /* Re-read the mappings of every process (and, with -t, look for new
  * processes).  New modules are opened and installed before the mappings
- * that use them.  Returns the number of processes whose mappings changed,
- * or a negative error. */
+ * that use them.  A process that ran exec() is noticed here: when it runs
+ * the same program again the probes follow it (the kernel re-arms them in
+ * the new image) and a warning says so; when it runs another program it is
+ * dropped and t->ended says why.  Returns the number of processes whose
+ * mappings changed, or a negative error. */
 int target_refresh(struct target *t);
 
 /* The rule index covering @pc of @m (for a probe's frame 0),

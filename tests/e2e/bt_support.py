@@ -35,8 +35,23 @@ VARIANTS = GCC_VARIANTS + tuple("clang-" + v for v in GCC_VARIANTS)
 _GDB_SCRIPT = r'''
 import gdb, json, os
 
+_vdso = None
+
+def _vdso_range():
+    global _vdso
+    if _vdso is None:
+        _vdso = (0, 0)
+        with open("/proc/%d/maps" % gdb.selected_inferior().pid) as f:
+            for line in f:
+                if line.rstrip().endswith("[vdso]"):
+                    _vdso = tuple(int(x, 16) for x in line.split()[0].split("-"))
+    return _vdso
+
 def _module(pc):
     name = gdb.solib_name(pc)
+    lo, hi = _vdso_range()
+    if name is None and lo <= pc < hi:
+        return "[vdso]"   # gdb names it "system-supplied DSO", not a file
     if name is None:
         name = gdb.current_progspace().filename
     return os.path.basename(os.path.realpath(name)) if name else None

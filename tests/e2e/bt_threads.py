@@ -3,7 +3,7 @@ reaches leaf from the main thread (main -> main_work), thread A
 (worker_a -> a_outer -> a_inner) and thread B (worker_b -> b_step), the
 workers started by libc (start_thread, clone3).  The set of distinct
 stacks wraith sees equals the set gdb sees, and each thread always shows
-the same one."""
+the same one.  `-p TID` of a worker thread traces that thread only."""
 from bt_support import *
 
 require_root()
@@ -71,6 +71,22 @@ for v, binary, res, bts, stacks in parallel(one, VARIANTS):
     check(all(len(distinct(bs, same_w)) == 1 for bs in by_tid.values()),
           "%s: each thread always shows the same stack" % label)
     check(bts[0][0]["pid"] in by_tid, "%s: the main thread is among them" % label)
+
+# -p given a thread other than the main one: that thread only, said so
+fx = Fixture("threads-O2", [1000, -1])
+worker = sorted(int(t) for t in os.listdir("/proc/%d/task" % fx.pid) if int(t) != fx.pid)[0]
+res, bts = wraith_bts(worker, events=10)
+fx.stop()
+check(res.returncode == 0 and len(bts) == 10, "-p %d (a worker thread): 10 events (rc %d, %r)" % (
+    worker, res.returncode, res.stderr[-300:]))
+check("PID %d is a thread of process %d" % (worker, fx.pid) in res.stderr and "only that thread" in res.stderr,
+      "-p of a thread: wraith says it traces that thread only (%r)" % res.stderr[-300:])
+check(bts and all(ev["tid"] == worker and ev["pid"] == fx.pid for ev, _ in bts),
+      "-p of a thread: every event is that thread's, in its process")
+chains = set(tuple(flat(wraith_groups(b))[:2]) for _, b in bts)
+check(len(chains) == 1 and list(chains)[0][1] in ("a_inner", "b_step") and
+      all(b["status"] == "complete" for _, b in bts),
+      "-p of a thread: its own stack, complete (%s)" % chains)
 
 check_no_leftovers("after the thread backtraces")
 finish()
