@@ -64,6 +64,8 @@ static const char usage_text[] =
 "      --max-events N        stop after N events\n"
 "      --timeout SECONDS     stop after SECONDS (fractions allowed)\n"
 "      --backtrace-depth N   frames per bt, 1..1024 (default 128)\n"
+"      --pending             with -p: a probe on a function no library of the process\n"
+"                            defines yet waits for one to be loaded (else: an error)\n"
 "\n"
 "Kernel:\n"
 "      --transport KIND      ringbuf (default) or perf (perf event array)\n"

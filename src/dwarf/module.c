@@ -64,6 +64,7 @@ static int read_headers(struct dw_module *m)
 		return -WR_EELF;
 	if (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN)
 		return -WR_EELF;
+	m->is_dyn = ehdr.e_type == ET_DYN;
 	if (elf_getphdrnum(m->elf, &n) != 0)
 		return -WR_EELF;
 	m->loads = xcalloc(n ? n : 1, sizeof(*m->loads));
@@ -183,6 +184,11 @@ void dw_module_free(struct dw_module *m)
 const char *dw_module_name(const struct dw_module *m)
 {
 	return m->name;
+}
+
+bool dw_module_is_dyn(const struct dw_module *m)
+{
+	return m->is_dyn;
 }
 
 static bool has_section(Elf *elf, const char *name)

@@ -37,6 +37,8 @@ const char *dw_module_name(const struct dw_module *m);
 
 /* True when DWARF debug info (.debug_info, possibly separate) was found. */
 bool dw_module_has_dwarf(struct dw_module *m);
+/* True for ET_DYN (PIE or shared library): what dlopen() can load. */
+bool dw_module_is_dyn(const struct dw_module *m);
 
 /* File offset of the byte at virtual address @vaddr, from the PT_LOAD
  * headers; this is the offset a uprobe is attached at.  Returns 0 or

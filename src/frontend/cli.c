@@ -105,7 +105,7 @@ int cli_open_session(const struct cli_options *o, struct session **out)
 		},
 		.bt_depth = o->bt_depth, .format = o->format,
 		.dry_run = o->dry_run, .verbose = o->verbose, .relative_time = o->relative_time,
-		.max_events = o->max_events,
+		.max_events = o->max_events, .pending = o->pending,
 	};
 	struct session_sink sink = { write_event, &writer };
 	int err;

@@ -53,6 +53,7 @@ struct cli_options {
 	uint64_t max_events;       /* 0 = unlimited */
 	double timeout;            /* seconds, 0 = none */
 	unsigned bt_depth;         /* 0 = default */
+	bool pending;              /* --pending */
 	enum wr_transport transport;
 	bool fault_in;             /* --fault-in: sleepable probes, reads fault pages in */
 	const char *log_file;

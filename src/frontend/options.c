@@ -112,6 +112,7 @@ SETTER(set_debug_file) { (void)why; o->debug_file = expand_home(o, arg); return 
 SETTER(set_keep_going) { return parse_bool(arg, &o->keep_going, why); }
 SETTER(set_dry_run) { return parse_bool(arg, &o->dry_run, why); }
 SETTER(set_relative) { return parse_bool(arg, &o->relative_time, why); }
+SETTER(set_pending) { return parse_bool(arg, &o->pending, why); }
 SETTER(set_status) { return parse_bool(arg, &o->status, why); }
 SETTER(set_quiet) { return parse_bool(arg, &o->quiet, why); }
 /* command line only: a configuration file must not turn off a safety */
@@ -337,6 +338,7 @@ static const struct setting settings[] = {
 	{ "max-events", 0, true, NULL, 0, NULL, set_max_events },
 	{ "timeout", 0, true, NULL, 0, NULL, set_timeout },
 	{ "backtrace-depth", 0, true, "ebpf.backtrace_depth", TOML_INT, NULL, set_depth },
+	{ "pending", 0, false, "script.pending", TOML_BOOL, NULL, set_pending },
 	{ "transport", 0, true, "ebpf.transport", TOML_STRING, NULL, set_transport },
 	{ "force-perf-event-array", 0, false, "ebpf.force_perf_event_array", TOML_BOOL, NULL,
 	  set_force_perf },

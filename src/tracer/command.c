@@ -235,6 +235,13 @@ static void cmd_set(struct session *s, const struct words *w, const char *line, 
 	char *end;
 	unsigned long v;
 
+	if (w->n == 3 && strcmp(w->v[1], "pending") == 0 &&
+	    (strcmp(w->v[2], "on") == 0 || strcmp(w->v[2], "off") == 0)) {
+		session_set_pending(s, strcmp(w->v[2], "on") == 0);
+		strbuf_addf(out, "pending is %s: a probe on a function no library defines yet %s\n",
+			    w->v[2], strcmp(w->v[2], "on") == 0 ? "waits for one" : "is an error");
+		return;
+	}
 	if (w->n != 3 || strcmp(w->v[1], "backtrace-depth") != 0) {
 		usage(find_command("set"), res, out);
 		return;
@@ -386,7 +393,9 @@ static const struct command commands[] = {
 	{ "enable", "en", "enable ID|all", "attach a disabled probe again", cmd_enable },
 	{ "disable", "dis", "disable ID|all", "detach a probe, keeping it for `enable`", cmd_disable },
 	{ "delete", "del", "delete ID|all", "remove a probe", cmd_delete },
-	{ "set", NULL, "set backtrace-depth N", "frames per bt (1..1024) for probes added later", cmd_set },
+	{ "set", NULL, "set backtrace-depth N | set pending on|off",
+	  "frames per bt (1..1024), or whether probes wait for libraries, for probes added later",
+	  cmd_set },
 	{ "save", NULL, "save [-f] FILE", "write the probes as a script for --script-file and "
 	  "`source`",
 	  cmd_save },

@@ -36,6 +36,17 @@ static void take_sites(struct located_set *out, struct tmodule *mod, struct dw_s
 	memset(sites, 0, sizeof(*sites));
 }
 
+size_t locate_function_in(struct tmodule *m, const char *function, struct located_set *out)
+{
+	struct dw_sites sites = { 0 };
+	size_t before = out->n;
+
+	if (!m->special && dw_module_may_define(m->dw, function))
+		dw_resolve_function(m->dw, function, &sites);
+	take_sites(out, m, &sites);
+	return out->n - before;
+}
+
 /* Modules in search order: the main module, then the others (with -t and
  * -p together, the -t module only; never the vdso: no uprobe can be placed
  * in it). */

@@ -30,6 +30,10 @@ struct located_set {
 
 void located_set_release(struct located_set *s);
 
+/* The sites of function @function in module @m alone, appended to @out.
+ * Returns how many. */
+size_t locate_function_in(struct tmodule *m, const char *function, struct located_set *out);
+
 /* Resolve @t into @out.  Returns 0 with at least one site, or
  * -WR_ENOTARGET with @d set at t->loc. */
 int locate_target(struct target *tg, const struct ast_target *t, struct located_set *out,

@@ -131,6 +131,7 @@ int session_new(const struct session_options *opt, struct session **out)
 		return err;
 	}
 	s->next_probe_id = 1;
+	s->mods_seen = s->target->n_mods;
 	s->budget = UINT64_MAX;
 	span_list_init(&s->spans);
 	s->backlog = xcalloc(1, sizeof(*s->backlog));
@@ -144,8 +145,26 @@ int session_new(const struct session_options *opt, struct session **out)
 }
 
 /* Unload every site of @p, then free it. */
+void session_drop_sites(struct session *s, struct probe *p, size_t first)
+{
+	for (size_t i = first; i < p->n_sites; i++) {
+		struct probe_site *site = &p->sites[i];
+
+		if (s->rt)
+			runtime_unload(s->rt, site->rt);
+		if (site->wire_id < WR_MAX_PROBES && s->wire[site->wire_id].probe == p)
+			s->wire[site->wire_id].probe = NULL;
+		free(site->where.function);
+		free(site->where.file);
+	}
+	if (first < p->n_sites)
+		p->n_sites = first;
+}
+
 static void unload_probe(struct session *s, struct probe *p)
 {
+	if (p->pending)
+		s->n_pending--;
 	for (size_t i = 0; i < p->n_sites; i++) {
 		struct probe_site *site = &p->sites[i];
 
@@ -277,21 +296,17 @@ static bool probe_has_bt(const struct ast_probe *p)
 	return ast_probe_count(p, AST_STMT_BT) > 0;
 }
 
-static int resolve_probe(struct session *s, struct probe *p, struct diag *d)
+size_t session_add_sites(struct session *s, struct probe *p, struct located_set *found)
 {
-	struct located_set found = { 0 };
-	double t0 = now_seconds();
-	int err = locate_target(s->target, &p->ast->target, &found, d);
+	size_t added = 0;
 
-	wr_debug("probe %u: '%s' resolved to %zu site%s in %.1f ms", p->id, p->target_text, found.n,
-		 found.n == 1 ? "" : "s", (now_seconds() - t0) * 1e3);
-	if (err)
-		return err;
-	p->sites = xcalloc(found.n, sizeof(*p->sites));
-	for (size_t i = 0; i < found.n; i++) {
+	(void)s;
+	p->sites = xrealloc(p->sites, (p->n_sites + found->n + 1) * sizeof(*p->sites));
+	for (size_t i = 0; i < found->n; i++) {
 		struct probe_site *site = &p->sites[p->n_sites];
-		struct located *l = &found.v[i];
+		struct located *l = &found->v[i];
 
+		memset(site, 0, sizeof(*site));
 		if (dw_module_vaddr_to_offset(l->mod->dw, l->site.vaddr, &site->file_offset)) {
 			free(l->site.function);
 			free(l->site.file);
@@ -301,9 +316,30 @@ static int resolve_probe(struct session *s, struct probe *p, struct diag *d)
 		site->where = l->site;
 		site->rule0 = target_rule_at(l->mod, l->site.vaddr);
 		p->n_sites++;
+		added++;
 	}
-	free(found.v);
-	if (!p->n_sites) {
+	free(found->v);
+	memset(found, 0, sizeof(*found));
+	return added;
+}
+
+static int resolve_probe(struct session *s, struct probe *p, struct diag *d)
+{
+	struct located_set found = { 0 };
+	double t0 = now_seconds();
+	int err = locate_target(s->target, &p->ast->target, &found, d);
+
+	err = session_locate_unloaded(s, p, &found, d, err);
+	if (err == 1) {
+		p->pending = true;
+		s->n_pending++;
+		return 0;
+	}
+	wr_debug("probe %u: '%s' resolved to %zu site%s in %.1f ms", p->id, p->target_text, found.n,
+		 found.n == 1 ? "" : "s", (now_seconds() - t0) * 1e3);
+	if (err)
+		return err;
+	if (!session_add_sites(s, p, &found)) {
 		diag_set(d, p->ast->target.loc, NULL, "'%s' resolves to no loadable code",
 			 p->target_text);
 		return -WR_ENOTARGET;
@@ -423,9 +459,11 @@ static void site_cfa(struct session *s, struct probe_site *site, struct probe_pl
 	uint32_t rule = site->rule0;
 
 	plan->cfa_reg = -1;
-	if (!m->cfi_loaded) {
+	/* The rows may have been read since the site was resolved (by an
+	 * earlier site's kernel start-up): look the rule up again then too. */
+	if (!m->cfi_loaded || rule == WR_RULE_LOOKUP) {
 		target_load_module_cfi(s->target, m);
-		rule = target_rule_at(m, site->where.vaddr);
+		rule = site->rule0 = target_rule_at(m, site->where.vaddr);
 	}
 	if (rule < m->rules.n && m->rules.v[rule].kind == WR_ROW_NORMAL &&
 	    m->rules.v[rule].cfa_kind == WR_CFA_REG_OFF) {
@@ -511,15 +549,12 @@ static int attach_site(struct session *s, struct probe_site *site)
 	return runtime_attach(s->rt, site->rt, pid, site->mod->open_path, site->file_offset);
 }
 
-/* Resolve, compile and load all sites of @p (attaching comes later, for
- * all probes of a script at once, so they start firing together). */
-static int load_probe(struct session *s, struct probe *p, struct diag *d, struct strbuf *errors)
+int session_load_sites(struct session *s, struct probe *p, size_t first, struct diag *d,
+		       struct strbuf *errors)
 {
-	int err = resolve_probe(s, p, d);
+	int err = 0;
 
-	if (err)
-		return err;
-	for (size_t i = 0; i < p->n_sites && !err; i++) {
+	for (size_t i = first; i < p->n_sites && !err; i++) {
 		struct probe_site *site = &p->sites[i];
 
 		site->wire_id = alloc_wire_id(s);
@@ -534,16 +569,30 @@ static int load_probe(struct session *s, struct probe *p, struct diag *d, struct
 	return err;
 }
 
-static int attach_probe(struct session *s, struct probe *p, struct strbuf *errors)
+/* Resolve, compile and load all sites of @p (attaching comes later, for
+ * all probes of a script at once, so they start firing together). */
+static int load_probe(struct session *s, struct probe *p, struct diag *d, struct strbuf *errors)
+{
+	int err = resolve_probe(s, p, d);
+
+	return err ? err : session_load_sites(s, p, 0, d, errors);
+}
+
+int session_attach_sites(struct session *s, struct probe *p, size_t first, struct strbuf *errors)
 {
 	int err = 0;
 
-	for (size_t i = 0; i < p->n_sites && !err && !s->opt.dry_run && p->enabled; i++)
+	for (size_t i = first; i < p->n_sites && !err && !s->opt.dry_run && p->enabled; i++)
 		err = attach_site(s, &p->sites[i]);
 	if (err)
 		strbuf_addf(errors, "wraith: probe %u (%s) could not be attached: %s\n", p->id,
 			    p->target_text, wr_strerror(err));
 	return err;
+}
+
+static int attach_probe(struct session *s, struct probe *p, struct strbuf *errors)
+{
+	return session_attach_sites(s, p, 0, errors);
 }
 
 static void add_probe(struct session *s, struct probe *p)
@@ -721,6 +770,11 @@ void session_delete(struct session *s, struct probe *p)
 	remove_probe(s, p);
 }
 
+void session_set_pending(struct session *s, bool on)
+{
+	s->opt.pending = on;
+}
+
 int session_set_bt_depth(struct session *s, unsigned depth)
 {
 	if (depth < 1 || depth > WR_BT_MAX_DEPTH)
@@ -754,8 +808,9 @@ void session_probe_stats(struct session *s, const struct probe *p, struct wr_pro
 void session_describe_probe(struct session *s, const struct probe *p, struct strbuf *out)
 {
 	(void)s;
-	strbuf_addf(out, "probe %u: %s (%zu site%s)%s\n", p->id, p->target_text, p->n_sites,
-		    p->n_sites == 1 ? "" : "s", p->enabled ? "" : " [disabled]");
+	strbuf_addf(out, "probe %u: %s (%zu site%s)%s%s\n", p->id, p->target_text, p->n_sites,
+		    p->n_sites == 1 ? "" : "s", p->enabled ? "" : " [disabled]",
+		    p->pending ? " [pending: waits for a library that defines it]" : "");
 	for (size_t i = 0; i < p->n_sites; i++) {
 		const struct probe_site *site = &p->sites[i];
 

@@ -57,6 +57,7 @@ struct session_options {
 	bool verbose;
 	bool relative_time;
 	uint64_t max_events;        /* 0 = unlimited */
+	bool pending;               /* a function no library defines yet: wait for one */
 };
 
 /* Open the target of @opt (a PID or a path).  Returns 0 or a negative
@@ -97,6 +98,10 @@ size_t session_probe_count(const struct session *s);
 int session_enable(struct session *s, struct probe *p, bool on);
 /* Detach and forget @p (its pointer becomes invalid). */
 void session_delete(struct session *s, struct probe *p);
+/* Whether probes added from now on on a function that no library of the
+ * process defines yet wait for one (gdb's pending breakpoints) or are
+ * refused. */
+void session_set_pending(struct session *s, bool on);
 /* Change the backtrace depth of future probes (1..WR_BT_MAX_DEPTH).
  * Returns 0 or -WR_EUSAGE. */
 int session_set_bt_depth(struct session *s, unsigned depth);

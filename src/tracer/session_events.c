@@ -18,6 +18,7 @@
 #include <time.h>
 
 #define REFRESH_INTERVAL 0.2 /* seconds between checks of the mappings */
+#define PENDING_REFRESH_INTERVAL 0.02 /* the same while a probe waits for a library */
 #define MAX_BACKLOG_BYTES (64u << 20)
 
 /* Over the rate limit in the current second?  Counts the event. */
@@ -144,15 +145,29 @@ void session_set_sink(struct session *s, const struct session_sink *sink)
 	s->sink = sink ? *sink : (struct session_sink){ NULL, NULL };
 }
 
+/* Modules the target learnt of since the last look (by a refresh, or
+ * while finishing a backtrace) may define the functions of probes. */
+static void follow_new_modules(struct session *s)
+{
+	size_t seen = s->mods_seen;
+
+	s->mods_seen = s->target->n_mods;
+	if (seen < s->mods_seen)
+		session_follow_libraries(s, seen);
+}
+
 static void maybe_refresh(struct session *s)
 {
 	double now = now_seconds();
 
-	if (!s->refresh_wanted && now - s->last_refresh < REFRESH_INTERVAL)
-		return;
-	s->refresh_wanted = false;
-	s->last_refresh = now;
-	target_refresh(s->target);
+	/* While a probe waits for a library, look more often. */
+	if (s->refresh_wanted ||
+	    now - s->last_refresh >= (s->n_pending ? PENDING_REFRESH_INTERVAL : REFRESH_INTERVAL)) {
+		s->refresh_wanted = false;
+		s->last_refresh = now;
+		target_refresh(s->target);
+	}
+	follow_new_modules(s);
 }
 
 int session_poll(struct session *s, int timeout_ms)

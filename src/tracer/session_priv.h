@@ -41,6 +41,7 @@ struct probe {
 	struct probe_site *sites;   /* owned */
 	size_t n_sites;
 	bool enabled;
+	bool pending;               /* no library defines its function yet */
 	struct probe_counts counts;
 	struct stop_place *stops;   /* owned: where backtraces stopped early */
 	size_t n_stops, cap_stops;
@@ -63,6 +64,8 @@ struct session {
 	struct session_sink sink;
 	struct span_list spans;     /* the event being rendered */
 	struct wr_bt_frame *finished; /* owned: frames of a backtrace finished in userspace */
+	size_t n_pending;           /* probes waiting for a library */
+	size_t mods_seen;           /* target modules probes were followed into */
 	uint64_t events;            /* rendered */
 	uint64_t budget;            /* events this poll may still render (UINT64_MAX: all) */
 	struct strbuf *backlog;     /* owned: raw events that arrived beyond the budget */
@@ -94,5 +97,36 @@ bool probe_count_event(struct probe *p, const struct event *ev, const struct spa
 /* True when counting @ev in @p needs it rendered (a backtrace that stopped
  * early at a place with no sample yet). */
 bool probe_needs_text(const struct probe *p, const struct event *ev);
+
+/* ---- sites of a probe (session.c) ---- */
+
+struct diag;
+struct located_set;
+
+/* Append the sites of @found to @p, taking their strings; @found is left
+ * empty.  Returns how many were added. */
+size_t session_add_sites(struct session *s, struct probe *p, struct located_set *found);
+/* Compile and load sites @first.. of @p.  Returns 0 or a negative error
+ * (a located one in @d, others in @errors). */
+int session_load_sites(struct session *s, struct probe *p, size_t first, struct diag *d,
+		       struct strbuf *errors);
+/* Attach sites @first.. of @p.  Returns 0 or a negative error (in @errors). */
+int session_attach_sites(struct session *s, struct probe *p, size_t first, struct strbuf *errors);
+/* Unload and forget sites @first.. of @p. */
+void session_drop_sites(struct session *s, struct probe *p, size_t first);
+
+/* ---- libraries that come later (libprobes.c) ---- */
+
+/* @err is what resolving @p found among the mapped modules.  For a
+ * function none of them defines (-p mode) look for the library that does
+ * where the process loads its own libraries from, and put @p there now
+ * (@found filled, returns 0); or, with --pending, let @p wait (returns 1);
+ * else return @err (with a hint on --pending in @d). */
+int session_locate_unloaded(struct session *s, struct probe *p, struct located_set *found,
+			    struct diag *d, int err);
+/* Modules @first_mod.. of the target are new: give every function probe
+ * (-p mode) sites in those of them that define its function, and so
+ * place the pending ones. */
+void session_follow_libraries(struct session *s, size_t first_mod);
 
 #endif

@@ -1,24 +1,23 @@
 /* target.c - processes, their modules and mappings, and keeping the
- * kernel's copy of them current (see target.h).
+ * kernel's copy of them current (see target.h; frames are named and
+ * handed-over walks finished in target_frames.c, libraries not loaded yet
+ * found in target_libs.c).
  *
  * The order of installation matters for correctness: a module's CFI goes
  * into the kernel before any mapping that points at it, so the unwinder
- * never sees a mapping whose rows are missing; until a new library's
- * mapping is installed, frames in it stop with offsets-unavailable, never
- * with a wrong frame.
+ * never sees a mapping whose rows are missing.  Until a new library's
+ * mapping is installed, a walk that reaches a frame in it is handed to
+ * userspace (target_finish_backtrace), never guessed.
  */
-#include "tracer/target.h"
+#include "tracer/target_priv.h"
 #include "dwarf/debugfile.h"
 #include "dwarf/symtab.h"
-#include "tracer/unwind.h"
 #include "dwarf/module.h"
 #include "dwarf/symbolize.h"
-#include "dwarf/tailcall.h"
 #include "dwarf/vars.h"
 #include "proc/libpath.h"
 #include "proc/linkmap.h"
 #include "proc/maps.h"
-#include "render/render.h"
 #include "runtime/runtime.h"
 #include "util/clock.h"
 #include "util/error.h"
@@ -55,7 +54,7 @@ static void tmodule_free(struct tmodule *m)
 	free(m);
 }
 
-static struct tmodule *module_by_identity(struct target *t, uint64_t dev, uint64_t ino)
+struct tmodule *target_module_by_identity(struct target *t, uint64_t dev, uint64_t ino)
 {
 	for (size_t i = 0; i < t->n_mods; i++)
 		if (t->mods[i]->dev == dev && t->mods[i]->ino == ino)
@@ -80,15 +79,13 @@ static char *open_path_for(pid_t pid, const char *path)
 
 static const struct dw_type *resolve_type(void *ctx, struct dw_module *asking, const char *spelling);
 
-/* Add the module @path, opened through @open_path (taken over), unless
- * the file (dev, ino) is known already. */
-static int add_module(struct target *t, const char *path, char *open_path, uint64_t dev,
+int target_add_module(struct target *t, const char *path, char *open_path, uint64_t dev,
 		      uint64_t ino, struct tmodule **out)
 {
 	struct tmodule *m;
 	int err;
 
-	*out = module_by_identity(t, dev, ino);
+	*out = target_module_by_identity(t, dev, ino);
 	if (*out || t->n_mods >= WR_MAX_MODULES) {
 		free(open_path);
 		return *out ? 0 : -WR_ELIMIT;
@@ -144,14 +141,16 @@ static int mapping_module(struct target *t, pid_t pid, const struct proc_mapping
 	char *open;
 	int err;
 
-	*out = module_by_identity(t, dev, pm->inode);
-	if (*out)
+	*out = target_module_by_identity(t, dev, pm->inode);
+	if (*out) {
+		(*out)->unmapped = false;
 		return 0;
+	}
 	if (!pm->deleted)
-		return add_module(t, pm->path, open_path_for(pid, pm->path), dev, pm->inode, out);
+		return target_add_module(t, pm->path, open_path_for(pid, pm->path), dev, pm->inode, out);
 	open = xasprintf("/proc/%d/map_files/%llx-%llx", (int)pid, (unsigned long long)pm->start,
 			 (unsigned long long)pm->end);
-	err = add_module(t, pm->path, open, dev, pm->inode, out);
+	err = target_add_module(t, pm->path, open, dev, pm->inode, out);
 	if (!err) {
 		(*out)->deleted = true;
 		wr_warn("%s was deleted or replaced on disk since process %d mapped it; wraith reads, "
@@ -172,7 +171,7 @@ static int vdso_module(struct target *t, pid_t pid, const struct proc_mapping *p
 	ssize_t got = -1;
 	int fd, memfd, err;
 
-	*out = module_by_identity(t, 0, 0);
+	*out = target_module_by_identity(t, 0, 0);
 	if (*out)
 		return 0;
 	snprintf(mem, sizeof(mem), "/proc/%d/mem", (int)pid);
@@ -194,7 +193,7 @@ static int vdso_module(struct target *t, pid_t pid, const struct proc_mapping *p
 	free(img);
 	/* The module keeps its own descriptor of the anonymous file. */
 	path = xasprintf("/proc/self/fd/%d", memfd);
-	err = add_module(t, "[vdso]", path, 0, 0, out);
+	err = target_add_module(t, "[vdso]", path, 0, 0, out);
 	close(memfd);
 	if (!err) {
 		(*out)->special = true;
@@ -519,7 +518,7 @@ int target_open_path(const char *path, struct target **out)
 	if (strcmp(abs, path) && !strchr(path, '/'))
 		wr_info("%s is %s", path, abs);
 	t->path = abs;
-	err = add_module(t, abs, xstrdup(abs), st.st_dev, st.st_ino, &m);
+	err = target_add_module(t, abs, xstrdup(abs), st.st_dev, st.st_ino, &m);
 	if (err) {
 		wr_error("cannot trace %s: %s", path,
 			 err == -WR_EELF ? "not an x86-64 ELF executable or shared library" : wr_strerror(err));
@@ -538,7 +537,7 @@ int target_set_scope(struct target *t, const char *path)
 	bool ambiguous = false;
 
 	if (abs && stat(abs, &st) == 0)
-		t->scope = module_by_identity(t, st.st_dev, st.st_ino);
+		t->scope = target_module_by_identity(t, st.st_dev, st.st_ino);
 	if (!t->scope && !strchr(path, '/'))
 		t->scope = target_find_module(t, path, &ambiguous);
 	free(abs);
@@ -584,7 +583,7 @@ struct tmodule *target_main_module(struct target *t)
 	/* The link leads to the file itself, even one deleted on disk. */
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)t->procs[0]->pid);
 	if (stat(exe, &st) == 0)
-		m = module_by_identity(t, st.st_dev, st.st_ino);
+		m = target_module_by_identity(t, st.st_dev, st.st_ino);
 	return m ? m : (t->n_mods ? t->mods[0] : NULL);
 }
 
@@ -784,11 +783,11 @@ int target_refresh(struct target *t)
 	return changed;
 }
 
-/* ---- backtraces the kernel handed over ---- */
+/* ---- a process, now ---- */
 
 /* Bring the mappings of @pid up to date now (adding the process when -t
  * sees it for the first time) and install them.  Returns it, or NULL. */
-static struct tprocess *refresh_process(struct target *t, pid_t pid)
+struct tprocess *target_refresh_process(struct target *t, pid_t pid)
 {
 	struct tprocess *p = process_by_pid(t, pid);
 	char *text = NULL;
@@ -820,90 +819,6 @@ static struct tprocess *refresh_process(struct target *t, pid_t pid)
 	return p;
 }
 
-static const struct tmapping *mapping_of(const struct tprocess *p, uint64_t ip)
-{
-	size_t lo = 0, hi = p->n_maps;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ip < p->maps[mid].start)
-			hi = mid;
-		else if (ip >= p->maps[mid].end)
-			lo = mid + 1;
-		else
-			return &p->maps[mid];
-	}
-	return NULL;
-}
-
-/* Is the mapping we know at the stop the one the kernel saw (same file,
- * start and offset)?  Without the kernel's view nothing is assumed. */
-static bool same_mapping(const struct tprocess *p, const struct wr_stack_header *sh)
-{
-	const struct tmapping *m = mapping_of(p, sh->ip);
-	uint64_t dev = makedev(sh->vma_dev >> 20, sh->vma_dev & 0xfffff);
-
-	return m && (sh->flags & WR_STACK_F_VMA) && m->start == sh->vma_start &&
-	       m->offset == sh->vma_pgoff && m->mod->dev == dev && m->mod->ino == sh->vma_ino;
-}
-
-struct finish_ctx {
-	struct target *t;
-	const struct tprocess *p;
-};
-
-static int finish_lookup(void *ctx, uint64_t ip, bool exact, struct uw_where *w)
-{
-	struct finish_ctx *c = ctx;
-	const struct tmapping *m = mapping_of(c->p, ip);
-	uint64_t pc;
-	long row;
-
-	if (!m) {
-		w->status = WR_BT_OFFSETS_UNAVAILABLE;
-		return 0;
-	}
-	w->cookie = m->mod->cookie;
-	w->bias = m->bias;
-	load_module_cfi(c->t, m->mod);
-	if (m->mod->cfi.n == 0) {
-		w->status = WR_BT_DWARF_UNAVAILABLE;
-		return 0;
-	}
-	pc = ip - m->bias;
-	row = cfi_table_lookup(&m->mod->cfi, exact ? pc : pc - 1);
-	if (row < 0 || m->mod->cfi.rows[row].rule >= m->mod->rules.n) {
-		w->status = WR_BT_NO_ROWS_FOR_PC;
-		return 0;
-	}
-	w->rule = &m->mod->rules.v[m->mod->cfi.rows[row].rule];
-	return 0;
-}
-
-int target_finish_backtrace(struct target *t, uint32_t pid, struct ev_backtrace *bt,
-			    struct wr_bt_frame *frames)
-{
-	const struct wr_stack_header *sh = bt->stack;
-	struct finish_ctx c = { t, NULL };
-	struct uw_regs regs = { sh->ip, sh->sp, sh->bp, sh->slot_flags };
-	struct uw_memory mem = { sh->base, bt->stack_data, sh->len };
-	size_t n = bt->frame_count;
-
-	if (n == 0 || bt->frames[n - 1].ip != sh->ip || bt->requested_depth > WR_BT_MAX_DEPTH)
-		return -ENOENT;
-	c.p = refresh_process(t, (pid_t)pid);
-	if (!c.p || !same_mapping(c.p, sh))
-		return -ENOENT;
-	memcpy(frames, bt->frames, n * sizeof(*frames));
-	n--; /* the frame the kernel stopped at is walked again, now known */
-	bt->status = uw_walk(finish_lookup, &c, &regs, &mem, frames, &n, bt->requested_depth,
-			     &bt->error);
-	bt->frame_count = (uint16_t)n;
-	bt->frames = frames;
-	return 0;
-}
-
 uint32_t target_rule_at(struct tmodule *m, uint64_t pc)
 {
 	long idx;
@@ -912,36 +827,6 @@ uint32_t target_rule_at(struct tmodule *m, uint64_t pc)
 		return WR_RULE_LOOKUP;
 	idx = cfi_table_lookup(&m->cfi, pc);
 	return idx < 0 ? WR_CFI_RULE_NONE : m->cfi.rows[idx].rule;
-}
-
-static bool is_signal_trampoline(struct tmodule *m, uint64_t pc)
-{
-	long idx = m->cfi_loaded ? cfi_table_lookup(&m->cfi, pc) : -1;
-	uint32_t rule;
-
-	if (idx < 0)
-		return false;
-	rule = m->cfi.rows[idx].rule;
-	return rule < m->rules.n && m->rules.v[rule].kind == WR_ROW_SIGNAL;
-}
-
-void target_symbolize(struct target *t, const struct wr_bt_frame *f, struct render_frame *out)
-{
-	struct tmodule *m = target_module_by_cookie(t, f->cookie);
-	uint64_t pc;
-
-	memset(out, 0, sizeof(*out));
-	if (!m)
-		return;
-	out->module_path = m->path;
-	out->module_name = dw_module_name(m->dw);
-	/* A return address points after the call: look up the call itself. */
-	pc = (f->flags & WR_FRAME_F_EXACT_IP) || f->pc == 0 ? f->pc : f->pc - 1;
-	if (is_signal_trampoline(m, pc)) {
-		out->signal_trampoline = true;
-		return;
-	}
-	dw_symbolize(m->dw, pc, &out->sym);
 }
 
 /* ---- program variables across modules ---- */
@@ -1165,93 +1050,6 @@ void target_data_symbol(struct target *t, pid_t pid, uint64_t addr, struct strbu
 	}
 }
 
-/* ---- tail calls ---- */
-
-#define TAIL_CACHE 1024
-
-struct tail_entry {
-	uint64_t key[4];
-	bool used;
-	size_t n;
-	struct render_frame frames[DW_TAILCALL_MAX];
-};
-
-/* Entry address of the function @f is in, from its symbolization. */
-static uint64_t frame_entry(struct target *t, const struct wr_bt_frame *f, struct tmodule **mod)
-{
-	struct render_frame rf;
-	uint64_t pc = (f->flags & WR_FRAME_F_EXACT_IP) ? f->pc : f->pc - 1;
-
-	*mod = target_module_by_cookie(t, f->cookie);
-	if (!*mod)
-		return 0;
-	target_symbolize(t, f, &rf);
-	if (!rf.sym.n || !rf.sym.frames[rf.sym.n - 1].function)
-		return 0;
-	return pc - rf.sym.frames[rf.sym.n - 1].sym_offset;
-}
-
-static size_t find_tailcalls(struct target *t, const struct wr_bt_frame *callee,
-			     const struct wr_bt_frame *caller, struct render_frame *out, size_t max)
-{
-	struct tmodule *mc, *mr = target_module_by_cookie(t, caller->cookie);
-	struct dw_tailcall chain[DW_TAILCALL_MAX];
-	uint64_t callee_entry, target_entry;
-	const char *name;
-	size_t n;
-
-	if (!mr || (caller->flags & WR_FRAME_F_EXACT_IP) ||
-	    dw_call_target(mr->dw, caller->pc, &name, &target_entry))
-		return 0;
-	callee_entry = frame_entry(t, callee, &mc);
-	if (!callee_entry || !mc)
-		return 0;
-	if (!target_entry && name && mc != mr)
-		target_entry = dw_function_entry(mc->dw, name); /* called through the PLT */
-	else if (mc != mr)
-		return 0;
-	if (!target_entry || target_entry == callee_entry)
-		return 0;
-	n = dw_tailcall_chain(mc->dw, target_entry, callee_entry, chain, DW_TAILCALL_MAX);
-	n = n < max ? n : max;
-	for (size_t i = 0; i < n; i++) {
-		struct render_frame *rf = &out[i];
-		struct dw_sym sym;
-
-		/* innermost first: the last tail call is nearest the callee */
-		memset(rf, 0, sizeof(*rf));
-		rf->module_path = mc->path;
-		rf->module_name = dw_module_name(mc->dw);
-		rf->tail_pc = chain[n - 1 - i].call_pc;
-		/* Named, as gdb names it, by the innermost function at the jump. */
-		if (dw_symbolize(mc->dw, rf->tail_pc, &sym) == 0 && sym.n) {
-			rf->sym.frames = &sym.frames[0];
-			rf->sym.n = 1;
-		}
-	}
-	return n;
-}
-
-size_t target_tailcalls(struct target *t, const struct wr_bt_frame *callee,
-			const struct wr_bt_frame *caller, struct render_frame *out, size_t max)
-{
-	uint64_t key[4] = { callee->cookie, callee->pc, caller->cookie, caller->pc };
-	uint64_t h = (key[1] * 0x9e3779b97f4a7c15ull) ^ (key[3] * 0xc2b2ae3d27d4eb4full) ^ key[0] ^ key[2];
-	struct tail_entry *e;
-
-	if (!t->tails)
-		t->tails = xcalloc(TAIL_CACHE, sizeof(*t->tails));
-	e = &t->tails[h % TAIL_CACHE];
-	if (!e->used || memcmp(e->key, key, sizeof(key)) != 0) {
-		memcpy(e->key, key, sizeof(key));
-		e->used = true;
-		e->n = find_tailcalls(t, callee, caller, e->frames, DW_TAILCALL_MAX);
-	}
-	max = e->n < max ? e->n : max;
-	memcpy(out, e->frames, max * sizeof(*out));
-	return max;
-}
-
 /* What a module's debug info and unwind rows mean for probes and frames. */
 static void module_meaning(struct tmodule *m, struct strbuf *out)
 {
@@ -1281,7 +1079,8 @@ void target_dump_modules(struct target *t, struct strbuf *out, bool report)
 			load_module_cfi(t, m);
 		strbuf_addf(out, "  [%u] %s%s%s\n      debug info: %s", m->slot + 1, m->path,
 			    m == t->scope ? " (-t)" : "",
-			    m->deleted ? " (deleted on disk: read through the mapping)" : "",
+			    m->deleted ? " (deleted on disk: read through the mapping)" :
+			    m->unmapped ? " (not loaded yet)" : "",
 			    dw_module_debug_source(m->dw));
 		if (*id)
 			strbuf_addf(out, "; build-id %s", id);

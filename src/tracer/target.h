@@ -39,6 +39,7 @@ struct tmodule {
 	uint64_t cookie;        /* slot + 1 */
 	bool deleted;           /* deleted or replaced on disk: open_path is the mapping */
 	bool special;           /* the vdso: unwound and named, never probed */
+	bool unmapped;          /* found on disk for a probe; no process maps it yet */
 	bool cfi_loaded;        /* rows extracted */
 	bool cfi_installed;     /* rows in the kernel */
 	struct cfi_rules rules; /* this module's rule table */
@@ -120,6 +121,13 @@ void target_free(struct target *t);
 struct tmodule *target_find_module(struct target *t, const char *name, bool *ambiguous);
 struct tmodule *target_main_module(struct target *t);
 struct tmodule *target_module_by_cookie(struct target *t, uint64_t cookie);
+
+/* Look for libraries that define @function where process t->pid loads
+ * its own libraries from (the directories of its executable and of its
+ * non-system libraries, its LD_LIBRARY_PATH) and that it has not mapped;
+ * each one found becomes a module (unmapped), so a probe can be placed on
+ * its file before the process loads it.  Returns how many were added. */
+size_t target_find_unloaded(struct target *t, const char *function);
 
 /* Load (if not yet) the CFI of every module, and from now on of every
  * module that appears later.  Returns 0 or a negative error. */

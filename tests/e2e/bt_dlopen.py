@@ -46,7 +46,7 @@ def trace_through_dlopen(v):
             out["pre"].append(json.loads(line))
         os.kill(fx.pid, signal.SIGUSR1)
         loaded = fx.proc.stdout.readline().strip()
-        if loaded != "loaded":
+        if not loaded.startswith("loaded at "):
             out["error"] = "dlhost did not load its library: %r" % loaded
             return out
         out["lib"] = maps_range(fx.pid, "libfix_dl-%s.so" % v)

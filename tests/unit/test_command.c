@@ -231,8 +231,8 @@ static void test_usage_lines(void **state)
 		{ "enable 0", "enable ID|all" },
 		{ "disable 1 2", "disable ID|all" },
 		{ "delete", "delete ID|all" },
-		{ "set", "set backtrace-depth N" },
-		{ "set depth 3", "set backtrace-depth N" },
+		{ "set", "set backtrace-depth N | set pending on|off" },
+		{ "set depth 3", "set backtrace-depth N | set pending on|off" },
 		{ "save", "save [-f] FILE" },
 		{ "save -x f", "save [-f] FILE" },
 		{ "source", "source FILE" },
@@ -253,6 +253,11 @@ static void test_usage_lines(void **state)
 
 static void test_bad_values(void **state)
 {
+	expect("set pending on", CMD_OK,
+	       "pending is on: a probe on a function no library defines yet waits for one\n");
+	expect("set pending off", CMD_OK,
+	       "pending is off: a probe on a function no library defines yet is an error\n");
+	expect_failure("set pending maybe", -WR_EUSAGE, "usage: set backtrace-depth N | set pending on|off\n");
 	expect_failure("set backtrace-depth 0", -WR_EUSAGE, "backtrace-depth must be 1..1024 (got '0')\n");
 	expect_failure("set backtrace-depth 1025", -WR_EUSAGE,
 		       "backtrace-depth must be 1..1024 (got '1025')\n");
@@ -275,7 +280,7 @@ static void test_help_all(void **state)
 		"  enable    attach a disabled probe again\n"
 		"  disable   detach a probe, keeping it for `enable`\n"
 		"  delete    remove a probe\n"
-		"  set       frames per bt (1..1024) for probes added later\n"
+		"  set       frames per bt (1..1024), or whether probes wait for libraries, for probes added later\n"
 		"  save      write the probes as a script for --script-file and `source`\n"
 		"  source    add the probes of a script file\n"
 		"  diag      why backtraces stopped: statuses, error codes, the places and what would fix "
