@@ -21,6 +21,9 @@ Sections:
   faultin  ns per hit of an empty probe and of one printing a string, with
            and without --fault-in (sleepable programs), beside a bare
            bpftrace uprobe.
+  deep     BPF time per frame of deep backtraces (depths 128, 512, 1024 on a
+           stack deeper than 1024 frames); needs only wraith and bpftool
+           (`bench/run.py --only deep`, or `make bench BENCH_ARGS='--only deep'`).
 
 The probed process (bench/hotloop.c) runs pinned to CPU 0, every tracer
 pinned to CPU 1.  Per-hit cost is (loop time traced - loop time untraced) /
@@ -61,6 +64,9 @@ QUIET_ROUNDS = 7
 LIVE_N = 10000
 STACK_DEPTH = 140      # recursion levels below the loop: > 128 frames
 RATES = (1000, 2000, 5000, 10000, 20000, 40000)
+DEEP_DEPTHS = (128, 512, 1024)
+DEEP_STACK = 1100      # recursion levels for the deep section: > 1024 frames
+DEEP_N = 150           # hits per round: 150 events of 16 KiB fit the 4 MiB ring buffer
 DELIVERY_SECONDS = 0.4
 
 children = []          # every process we start, for cleanup
@@ -562,6 +568,77 @@ def section_faultin(ctx):
             "quiet_lost": max(r["quiet_lost"] for r in per),
         }
     return {"untraced": stats_of(untraced), "rows": rows}
+
+
+# ---------------------------------------------------------------------------
+# Deep backtraces: BPF time per frame at depths 128, 512 and 1024
+# ---------------------------------------------------------------------------
+
+def deep_round(ctx, fx, depth):
+    """One round at @depth: BPF ns per hit.  The probe program's run time
+    holds its tail-called step program (a tail call does not pass through
+    the kernel's statistics wrapper), so it is the whole cost of a hit."""
+    cfg = ("deep", "", "wraith", "trace wr_bench_hot { bt; }", depth)
+    tr = start_tracer(ctx, cfg, fx.pid, ctx.workdir)
+    ids = prog_ids_of(tr.p.pid)
+    sysctl("kernel.bpf_stats_enabled", 1)
+    tr.stop()
+    s0 = bpf_progs()
+    fx.run(DEEP_N)
+    s1 = bpf_progs()
+    tr.cont()
+    got = tr.drain(DEEP_N)
+    tr.finish()
+    cnt, ns, _ = bpf_delta(s0, s1, ids)
+    if not cnt or sysctl("kernel.bpf_stats_enabled") != "1":
+        return None
+    return {"hit": ns / cnt, "received": got}
+
+
+def section_deep(ctx):
+    log("deep backtraces: depths %s on a %d-level stack, %d repetitions"
+        % (", ".join(map(str, DEEP_DEPTHS)), DEEP_STACK, ctx.reps))
+    fx = Fixture(ctx.hotloop, DEEP_STACK)
+    old = sysctl("kernel.bpf_stats_enabled")
+    res = {}
+    try:
+        for d in DEEP_DEPTHS:
+            rounds = [r for r in (deep_round(ctx, fx, d) for _ in range(ctx.reps)) if r]
+            res[d] = {"hit": stats_of([r["hit"] for r in rounds]),
+                      "per_frame": stats_of([r["hit"] / d for r in rounds]),
+                      "received": min((r["received"] or 0) for r in rounds) if rounds else 0}
+            if res[d]["hit"]:
+                log("  depth %4d: %8.0f ns per hit in BPF, %5.1f ns per frame"
+                    % (d, res[d]["hit"][0], res[d]["per_frame"][0]))
+    finally:
+        sysctl("kernel.bpf_stats_enabled", old)
+        fx.close()
+    ok = [d for d in DEEP_DEPTHS if res[d]["hit"]]
+    if len(ok) >= 2:
+        res["fit"] = linfit(ok, [res[d]["hit"][0] for d in ok])
+    return res
+
+
+def deep_table(R):
+    """Lines of the summary for the deep section."""
+    deep = R.get("deep")
+    if not deep:
+        return []
+    lines = ["", "Deep backtraces (BPF time per hit / frames; stack of %d levels, %d hits a round)"
+             % (DEEP_STACK, DEEP_N)]
+    for d in DEEP_DEPTHS:
+        r = deep.get(d) or deep.get(str(d))
+        if not r or not r["hit"]:
+            lines.append("  depth %4d: no measurement" % d)
+            continue
+        lines.append("  depth %4d: %8.0f ns per hit (%.0f-%.0f), %5.1f ns per frame (%.1f-%.1f); "
+                     "%d of %d events received" % (d, r["hit"][0], r["hit"][1], r["hit"][2],
+                                                   r["per_frame"][0], r["per_frame"][1],
+                                                   r["per_frame"][2], r["received"], DEEP_N))
+    if deep.get("fit"):
+        lines.append("  fit over the depths: %.1f ns per extra frame, %.0f ns fixed"
+                     % (deep["fit"][1], deep["fit"][0]))
+    return lines
 
 
 def linfit(xs, ys):
@@ -1177,13 +1254,16 @@ def main():
             R["delivery"] = section_delivery(ctx)
         if "faultin" in only:
             R["faultin"] = section_faultin(ctx)
+        if "deep" in only:
+            R["deep"] = section_deep(ctx)
     finally:
         cleanup()
         shutil.rmtree(ctx.workdir, ignore_errors=True)
     R["elapsed_s"] = now() - t_start
     R["load"] = ("%.1f" % load0, "%.1f" % os.getloadavg()[0])
     R["targets"] = build_targets(ctx, R)
-    table = summary_table(ctx, R)
+    table = summary_table(ctx, R) if only - {"deep"} else ""
+    table += "\n".join(deep_table(R))
     print(table)
     if not args.no_doc and only == {"perhit", "startup", "sym", "delivery", "faultin"}:
         doc = os.path.join(ctx.src, "doc")

@@ -12,8 +12,11 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "bench: needs root (BPF programs, uprobes, kernel.bpf_stats_enabled)" >&2
 	exit 1
 fi
+# The deep section alone measures wraith only.
+need="python3 taskset bpftool bpftrace perf gnuplot"
+case " $* " in *" --only deep "*) need="python3 taskset bpftool" ;; esac
 missing=
-for tool in python3 taskset bpftool bpftrace perf gnuplot; do
+for tool in $need; do
 	command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
 done
 if [ -n "$missing" ]; then
