@@ -61,7 +61,8 @@ def case(label, files, run, oracle, libs=(), rename=None, env_lib=False):
                   "original file" % label, cut_main=False)
 
 
-case("deleted executable", {"chain-O2fp": "chain-O2fp"}, "chain-O2fp", "chain-O2fp")
+case("deleted executable", {"chain-O2": "chain-O2"}, "chain-O2", "chain-O2")
+case("deleted executable (clang)", {"chain-clang-O2": "chain-clang-O2"}, "chain-clang-O2", "chain-clang-O2")
 case("replaced executable", {"chain-O2": "app"}, "app", "chain-O2", rename="chain-O0")
 libs = ("libfix_a-O2.so", "libfix_b-O2.so")
 case("deleted libraries", {f: f for f in ("twolibs-O2",) + libs}, "twolibs-O2", "twolibs-O2", libs=libs,

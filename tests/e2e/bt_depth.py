@@ -25,7 +25,7 @@ cases += [Case("recurse-O2", [122]), Case("recurse-O2", [123])]
 cases += [Case("chain-O2", depth=7), Case("chain-O2", depth=6), Case("inline-O2", depth=2)]
 # deeper than the default: 600 levels (606 frames) complete under
 # --backtrace-depth 1024, 1100 levels truncated at exactly 1024
-cases += [Case("recurse-%s" % v, [600], depth=1024) for v in ("O2", "O0-nopie")]
+cases += [Case("recurse-%s" % v, [600], depth=1024) for v in ("O2", "O0-nopie", "clang-O2")]
 cases += [Case("recurse-O2fp", [1100], depth=1024)]
 run_cases(cases)
 

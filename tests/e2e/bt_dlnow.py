@@ -67,7 +67,7 @@ def one(v):
         return v, trace(v), g.result()
 
 
-for v, got, stacks in parallel(one, ("O2fp", "O0")):
+for v, got, stacks in parallel(one, ("O2", "clang-O2")):
     label = "dlnow-%s" % v
     own = {"dlnow-%s" % v, "lib"}
     if not check(len(stacks) == 1, "%s: gdb stopped at leaf" % label):

@@ -6,7 +6,8 @@ iteration number.
 - The library sits next to the program, where it loads its own libraries
   from: wraith finds it on disk and places the probe on its file at once,
   so the probe fires from the very first call (the first event's x is the
-  iteration the library was loaded in), with a complete backtrace.
+  iteration the library was loaded in), with a complete backtrace; gcc and
+  clang builds.
 - The library sits in a directory wraith has no reason to look in: without
   --pending the probe is refused, with a hint naming --pending; with
   --pending it waits, attaches when the library is loaded (wraith says so)
@@ -58,18 +59,20 @@ def check_events(label, evs, first_x):
 
 
 # 1. the library next to the program: placed on its file before the dlopen
-fx = Fixture("dlhost-%s" % V, [20000, -1])
-proc, err = start_wraith(fx.pid)
-check("has not loaded yet" in err and "libfix_dl-%s.so" % V in err,
-      "next to the program: wraith found the library on disk (%r)" % err[-400:])
-time.sleep(0.2)
-os.kill(fx.pid, signal.SIGUSR1)
-loaded = fx.proc.stdout.readline().strip()
-rc, evs, err = finish_wraith(proc, err)
-fx.stop()
-check(loaded.startswith("loaded at "), "dlhost loaded its library (%r)" % loaded)
-eq(rc, 0, "next to the program: wraith exits 0 (%r)" % err[-300:])
-check_events("next to the program", evs, int(loaded.split()[-1]) if loaded.startswith("loaded at ") else None)
+for v in (V, "clang-" + V):
+    label = "next to the program (%s)" % v
+    fx = Fixture("dlhost-%s" % v, [20000, -1])
+    proc, err = start_wraith(fx.pid)
+    check("has not loaded yet" in err and "libfix_dl-" in err,
+          "%s: wraith found the library on disk (%r)" % (label, err[-300:]))
+    time.sleep(0.2)
+    os.kill(fx.pid, signal.SIGUSR1)
+    loaded = fx.proc.stdout.readline().strip()
+    rc, evs, err = finish_wraith(proc, err)
+    fx.stop()
+    check(loaded.startswith("loaded at "), "%s: dlhost loaded its library (%r)" % (label, loaded))
+    eq(rc, 0, "%s: wraith exits 0 (%r)" % (label, err[-300:]))
+    check_events(label, evs, int(loaded.split()[-1]) if loaded.startswith("loaded at ") else None)
 
 # 2. the library elsewhere: refused, or pending with --pending
 prog_dir, lib_dir = tempfile.mkdtemp(prefix="wraith-pend-"), tempfile.mkdtemp(prefix="wraith-pend-")

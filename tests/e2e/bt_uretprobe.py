@@ -67,7 +67,7 @@ def one(v):
         return v, binary, res, bts, g.result()
 
 
-for v, binary, res, bts, stacks in parallel(one, ("O2fp", "O0-nopie")):
+for v, binary, res, bts, stacks in parallel(one, ("O2", "O0-nopie", "clang-O2")):
     label = "chain-%s with uretprobes on middle and outer" % v
     if not check(res.returncode == 0 and len(bts) == 1 and len(stacks) == 1,
                  "%s: one backtrace from wraith, one stack from gdb (%r)" % (label, res.stderr[-300:])):

@@ -33,7 +33,7 @@ def one(v):
     return c.run()
 
 
-for c in parallel(one, ("O2", "O0-nopie", "O2fp")):
+for c in parallel(one, ("O2", "O0-nopie", "clang-O2", "clang-O0")):
     bt, stack = c.ok()
     if bt is None:
         continue
