@@ -1145,33 +1145,58 @@ WR_INLINE __u32 copy_stack(__u8 *buf, __u64 base)
 	return len;
 }
 
-/* Slot @s stopped at a frame in no mapping the kernel knows: attach its
- * registers, the kernel's own view of that frame's mapping and a copy of
- * the stack above it, so userspace can learn the mapping and finish the
- * walk (one slot per event: the copy is large). */
-WR_INLINE void hand_over(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s)
+/* Attach a copy of the stack to the event for slot @s (one per event: the
+ * copy is large), in two cases.  @handover: the walk stopped at a frame in
+ * no mapping the kernel knows; the copy starts at that frame's sp and
+ * carries its registers and the kernel's own view of its mapping, so
+ * userspace can learn the mapping and finish the walk.  A bt with frame
+ * values (args, full): the copy starts below frame 0's sp (a leaf
+ * function keeps its variables in the red zone there), after frame 0's
+ * registers, for userspace to read every frame's variables from (and to
+ * finish the walk from too, when it was handed over). */
+WR_INLINE void attach_stack(void *ctx, __u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s,
+			    int handover)
 {
+	/* No context (a --fault-in loop): no registers to read here. */
+	int values = ctx && (bt_header(buf, s)->flags & (WR_BT_F_ARGS | WR_BT_F_FULL));
+	__u32 hsize = sizeof(struct wr_stack_header) + (values ? sizeof(struct wr_stack_regs) : 0);
 	struct wr_stack_header *sh;
+	struct wr_stack_regs *r0;
 	struct vma_probe vp = {};
 	long item;
 
-	if (st->stack_taken)
+	if (st->stack_taken || (!handover && !values))
 		return;
 	st->stack_taken = 1;
 	trim_bt(buf, s);
 	item = wr_item_open(buf, WR_ITEM_STACK, 0);
 	if (item < 0)
 		return;
-	if (reserve(buf, sizeof(*sh)) < 0) {
+	if (reserve(buf, hsize) < 0) {
 		((struct wr_event_header *)buf)->payload_len = (__u32)item;
 		return;
 	}
-	bpf_find_vma(bpf_get_current_task_btf(), s->ip, vma_found, &vp, 0);
+	if (handover)
+		bpf_find_vma(bpf_get_current_task_btf(), s->ip, vma_found, &vp, 0);
 	sh = (struct wr_stack_header *)payload_at(buf, (__u32)item + sizeof(struct wr_item_header));
 	sh->ip = s->ip;
 	sh->sp = s->sp;
 	sh->bp = s->bp;
 	sh->base = s->sp & ~7ull;
+	if (values) {
+		/* The registers as the kernel saved them, in one read: the
+		 * step program may not dereference its context at a computed
+		 * offset.  On failure they read as zero and userspace, seeing
+		 * no frame 0 there, shows no values. */
+		r0 = (struct wr_stack_regs *)(sh + 1);
+		bpf_probe_read_kernel(r0, sizeof(*r0), ctx);
+		sh->base = (r0->sp - WR_STACK_RED_ZONE) & ~7ull;
+		if (!handover) { /* the copy never starts above sp */
+			sh->ip = r0->ip;
+			sh->sp = r0->sp;
+			sh->bp = r0->bp;
+		}
+	}
 	sh->vma_start = vp.start;
 	sh->vma_end = vp.end;
 	sh->vma_pgoff = vp.pgoff;
@@ -1179,10 +1204,11 @@ WR_INLINE void hand_over(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s
 	sh->vma_dev = vp.dev;
 	sh->bt_index = (__u16)st->cur;
 	sh->slot_flags = s->flags;
-	sh->flags = vp.found ? WR_STACK_F_VMA : 0;
+	sh->flags = (vp.found ? WR_STACK_F_VMA : 0) | (handover ? WR_STACK_F_HANDOVER : 0) |
+		    (values ? WR_STACK_F_REGS : 0);
 	sh->reserved = 0;
 	sh->len = 0;
-	sh->len = copy_stack(buf, s->sp & ~7ull);
+	sh->len = copy_stack(buf, sh->base);
 	wr_item_close(buf, item);
 }
 
@@ -1194,7 +1220,7 @@ WR_INLINE struct wr_frame_cache_ent *cache_slot(__u64 key, __u32 tgid)
 }
 
 /* Unwind one frame of slot @s: record it and move to its caller. */
-WR_INLINE void unwind_one(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s,
+WR_INLINE void unwind_one(void *ctx, __u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s,
 			    struct wr_proc_maps *pm, __u32 rule0)
 {
 	__u64 key = s->ip | ((__u64)!!(s->flags & WR_SLOT_F_EXACT) << 63);
@@ -1205,7 +1231,7 @@ WR_INLINE void unwind_one(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *
 
 	if (!pm) {
 		emit_frame(buf, s, 0, 0);
-		hand_over(buf, st, s);
+		attach_stack(ctx, buf, st, s, 1);
 		slot_finish(buf, s, WR_BT_OFFSETS_UNAVAILABLE, 0);
 		return;
 	}
@@ -1217,7 +1243,7 @@ WR_INLINE void unwind_one(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *
 		m = find_mapping(pm, s->ip);
 		emit_frame(buf, s, m ? m->cookie : 0, m ? m->bias : 0);
 		if (!m) {
-			hand_over(buf, st, s);
+			attach_stack(ctx, buf, st, s, 1);
 			slot_finish(buf, s, WR_BT_OFFSETS_UNAVAILABLE, 0);
 			return;
 		}
@@ -1384,13 +1410,16 @@ WR_INLINE int any_pending(struct wr_bt_state *st)
 
 /* What the frame loop of the step program works on. */
 struct step_ctx {
+	void *ctx;
 	__u8 *buf;
 	struct wr_bt_state *st;
 	struct wr_proc_maps *pm;
 };
 
-/* One frame of the first pending slot; 1 (stop the loop) when none is left. */
-WR_INLINE long step_one(__u8 *buf, struct wr_bt_state *st, struct wr_proc_maps *pm)
+/* One frame of the first pending slot; 1 (stop the loop) when none is left.
+ * @ctx is the probe's context, NULL where the loop has none (--fault-in):
+ * step_all() then attaches the frame-values stack after the loop. */
+WR_INLINE long step_one(void *ctx, __u8 *buf, struct wr_bt_state *st, struct wr_proc_maps *pm)
 {
 	struct wr_bt_slot *s;
 
@@ -1401,7 +1430,11 @@ WR_INLINE long step_one(__u8 *buf, struct wr_bt_state *st, struct wr_proc_maps *
 		st->cur++;
 		return 0;
 	}
-	unwind_one(buf, st, s, pm, s->count == 0 ? s->rule0 : WR_RULE_LOOKUP);
+	unwind_one(ctx, buf, st, s, pm, s->count == 0 ? s->rule0 : WR_RULE_LOOKUP);
+	/* A walk with frame values, finished: the stack its frames' variables
+	 * are read from (the copy starts at frame 0, which is still there). */
+	if (ctx && !(s->flags & WR_SLOT_F_PENDING))
+		attach_stack(ctx, buf, st, s, 0);
 	return 0;
 }
 
@@ -1409,7 +1442,7 @@ static long step_frame(__u32 i, void *arg)
 {
 	struct step_ctx *c = arg;
 
-	return step_one(c->buf, c->st, c->pm);
+	return step_one(c->ctx, c->buf, c->st, c->pm);
 }
 
 /* The same for a probe that unwinds itself (--fault-in), without a
@@ -1426,7 +1459,7 @@ static long step_frame_self(__u32 i, void *arg)
 	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
 	if (!buf || !st)
 		return 1;
-	return step_one(buf, st, proc_maps_of(buf, st));
+	return step_one(NULL, buf, st, proc_maps_of(buf, st));
 }
 
 /* Every remaining frame of every pending slot, in one bpf_loop() (the
@@ -1437,9 +1470,17 @@ WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 	st->uretprobe_tramp = uretprobe_trampoline();
 	/* Each slot: its frames, plus one iteration to move past it. */
 	if (wr_cfg_fault_in) {
+		__u32 was_pending = 0;
+
+		for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++)
+			if (i < st->n_slots && (st->slot[i].flags & WR_SLOT_F_PENDING))
+				was_pending |= 1u << i;
 		bpf_loop(WR_BT_MAX_SLOTS * (WR_BT_MAX_DEPTH + 1), step_frame_self, 0, 0);
+		for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++)
+			if ((was_pending & (1u << i)) && !(st->slot[i].flags & WR_SLOT_F_PENDING))
+				attach_stack(ctx, buf, st, &st->slot[i], 0);
 	} else {
-		struct step_ctx c = { .buf = buf, .st = st };
+		struct step_ctx c = { .ctx = ctx, .buf = buf, .st = st };
 
 		c.pm = proc_maps_of(buf, st);
 		bpf_loop(WR_BT_MAX_SLOTS * (WR_BT_MAX_DEPTH + 1), step_frame, &c, 0);

@@ -133,10 +133,16 @@ static int decode_stack(const uint8_t *p, size_t len, const struct wr_stack_head
 {
 	const struct wr_stack_header *sh = (const struct wr_stack_header *)p;
 
+	size_t regs = 0;
+
 	if (((uintptr_t)p & 7) != 0 || len < sizeof(*sh))
 		return -WR_EPROTO;
-	if (sh->len > len - sizeof(*sh) || sh->base > sh->sp ||
-	    sh->sp - sh->base >= 8)
+	if (sh->flags & WR_STACK_F_REGS)
+		regs = sizeof(struct wr_stack_regs);
+	/* A copy for a handover starts at the stop's sp (aligned down); one
+	 * for frame values at frame 0's, below it. */
+	if (len - sizeof(*sh) < regs || sh->len > len - sizeof(*sh) - regs || sh->base > sh->sp ||
+	    (!regs && sh->sp - sh->base >= 8))
 		return -WR_EPROTO;
 	*out = sh;
 	return 0;
@@ -154,6 +160,10 @@ static int attach_stack(struct ev_item *items, size_t n, const struct wr_stack_h
 				return -WR_EPROTO;
 			items[i].bt.stack = sh;
 			items[i].bt.stack_data = (const uint8_t *)(sh + 1);
+			if (sh->flags & WR_STACK_F_REGS) {
+				items[i].bt.regs = (const struct wr_stack_regs *)(sh + 1);
+				items[i].bt.stack_data += sizeof(struct wr_stack_regs);
+			}
 			return 0;
 		}
 	}

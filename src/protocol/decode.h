@@ -43,10 +43,14 @@ struct ev_backtrace {
 	uint16_t error;      /* enum wr_bt_error */
 	const struct wr_bt_frame *frames; /* frame_count entries, borrowed */
 	/* When the kernel handed the rest of the walk over to userspace (status
-	 * offsets-unavailable at the last frame): its registers and the copy
-	 * of the stack (stack->len bytes at stack_data), borrowed; else NULL. */
+	 * offsets-unavailable at the last frame, WR_STACK_F_HANDOVER), or the
+	 * bt shows frame values: the copy of the stack (stack->len bytes at
+	 * stack_data) and where the walk stopped, borrowed; else NULL. */
 	const struct wr_stack_header *stack;
 	const uint8_t *stack_data;
+	/* A bt with frame values (args, full): frame 0's registers; the copy
+	 * then starts at frame 0's stack pointer.  Else NULL. */
+	const struct wr_stack_regs *regs;
 };
 
 /* A frame's address as the renderers show it: module-relative when its

@@ -263,8 +263,9 @@ enum wr_bt_error {
 
 /* Statement options, as flags on the wire. */
 #define WR_BT_F_RAW      0x01u
-#define WR_BT_F_FULL     0x02u
+#define WR_BT_F_FULL     0x02u  /* frame values: parameters and locals (gdb's bt full) */
 #define WR_BT_F_INLINE   0x04u
+#define WR_BT_F_ARGS     0x08u  /* frame values: parameters */
 
 struct wr_bt_header {
 	__u16 requested_depth;
@@ -326,7 +327,13 @@ WR_STATIC_ASSERT(WR_MAX_MODULES < 0xffffu, "a module cookie fits a frame's 16 bi
 #define WR_STACK_COPY_MAX   16384u  /* bytes of stack copied at most */
 #define WR_STACK_CHUNK      1024u   /* copied in aligned chunks up to the first unreadable one */
 
+#define WR_STACK_RED_ZONE   128u    /* below sp, a leaf function's own (x86-64 ABI): copied
+				     * too for frame values */
+
 #define WR_STACK_F_VMA      0x01u   /* the vma_* fields are filled */
+#define WR_STACK_F_HANDOVER 0x02u   /* the walk stopped at ip/sp/bp: userspace finishes it */
+#define WR_STACK_F_REGS     0x04u   /* frame 0's registers (wr_stack_regs) follow the header,
+				     * before the stack: a bt with frame values (args, full) */
 
 struct wr_stack_header {
 	__u64 ip;         /* the frame the walk stopped at (its frame is the bt's last) */
@@ -349,6 +356,15 @@ WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_stack_header, vma_start) == 32, "stack vm
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_stack_header, vma_dev) == 64, "stack vma_dev offset");
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_stack_header, len) == 72, "stack len offset");
 WR_STATIC_ASSERT((WR_STACK_CHUNK & (WR_STACK_CHUNK - 1)) == 0, "stack chunk is a power of two");
+
+/* Frame 0's registers as the kernel saved them at the probe (x86-64
+ * struct pt_regs): what a frame's variables are read from, and, unwound
+ * by the CFI in userspace, its callers'. */
+struct wr_stack_regs {
+	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+WR_STATIC_ASSERT(sizeof(struct wr_stack_regs) == 168, "stack regs size");
 
 WR_STATIC_ASSERT(sizeof(struct wr_bt_header) + WR_BT_MAX_DEPTH * sizeof(struct wr_bt_frame)
 		 < WR_EVENT_MAX - sizeof(struct wr_event_header), "one full bt fits an event");

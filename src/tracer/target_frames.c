@@ -89,7 +89,8 @@ int target_finish_backtrace(struct target *t, uint32_t pid, struct ev_backtrace 
 	struct uw_memory mem = { sh->base, bt->stack_data, sh->len };
 	size_t n = bt->frame_count;
 
-	if (n == 0 || bt->frames[n - 1].ip != sh->ip || bt->requested_depth > WR_BT_MAX_DEPTH)
+	if (!(sh->flags & WR_STACK_F_HANDOVER) || n == 0 || bt->frames[n - 1].ip != sh->ip ||
+	    bt->requested_depth > WR_BT_MAX_DEPTH)
 		return -ENOENT;
 	c.p = target_refresh_process(t, (pid_t)pid);
 	if (!c.p || !same_mapping(c.p, sh))

@@ -276,6 +276,50 @@ static void test_decode_stack(void **state)
 	event_decoder_release(&d);
 }
 
+/* A copy for frame values: frame 0's registers, then @copy bytes of the
+ * stack from below its sp (the red zone), the first 0xab. */
+static void build_values(struct eventbuf *b, struct wr_stack_header *sh, size_t copy)
+{
+	struct wr_bt_frame fr[1] = { { .cookie = 1, .pc = 0x10, .ip = 0x1010 } };
+	struct wr_stack_regs regs = { .ip = 0x1010, .sp = 0x7ffd1080, .di = 3 };
+	uint8_t bytes[64] = { 0xab };
+
+	eb_begin(b, 1, 1, 1, 1);
+	eb_item(b, WR_ITEM_BACKTRACE, 0);
+	eb_bt(b, 2, WR_BT_F_ARGS, WR_BT_COMPLETE, 0, fr, 1);
+	eb_close_item(b);
+	eb_item(b, WR_ITEM_STACK, 0);
+	eb_put(b, sh, sizeof(*sh));
+	eb_put(b, &regs, sizeof(regs));
+	eb_put(b, bytes, copy);
+	eb_close_item(b);
+}
+
+static void test_decode_stack_regs(void **state)
+{
+	struct wr_stack_header sh = { .ip = 0x1010, .sp = 0x7ffd1080, .base = 0x7ffd1000, .len = 32,
+				      .flags = WR_STACK_F_REGS };
+	struct event_decoder d;
+	struct eventbuf b;
+	struct event ev;
+
+	(void)state;
+	event_decoder_init(&d);
+	build_values(&b, &sh, 32);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
+	assert_non_null(ev.items[0].bt.regs);
+	assert_int_equal(ev.items[0].bt.regs->di, 3);
+	assert_int_equal(ev.items[0].bt.stack_data[0], 0xab);
+	/* the registers are not part of the copy: 16 bytes are too few */
+	build_values(&b, &sh, 16);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), -WR_EPROTO);
+	/* without the flag the copy must start at sp: malformed */
+	sh.flags = 0;
+	build_values(&b, &sh, 32);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), -WR_EPROTO);
+	event_decoder_release(&d);
+}
+
 /* The layouts the BPF side writes: checked here by the host compiler too
  * (wire.h's _Static_asserts), plus the numbers userspace relies on. */
 static void test_layouts(void **state)
@@ -325,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_decode_expr_error_and_dump),
 		cmocka_unit_test(test_decode_trimmed_bt),
 		cmocka_unit_test(test_decode_stack),
+		cmocka_unit_test(test_decode_stack_regs),
 		cmocka_unit_test(test_layouts),
 		cmocka_unit_test(test_packed_arguments),
 	};
