@@ -410,3 +410,72 @@ int dw_function_find(struct dw_module *m, uint64_t pc, const char *name, const s
 	*vaddr = lowpc;
 	return 0;
 }
+/* ---- a frame's variables (bt args, bt full) ---- */
+
+static bool is_function_scope(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+}
+
+/* The variables of @scope, @params or @locals of them, in the order of its
+ * abstract instance when it has one (an inlined copy may carry no DIE for
+ * what the compiler dropped: the abstract one names it, optimized out). */
+static int scope_vars(struct vars_cache *c, Dwarf_Die *scope, uint64_t pc, Dwarf_Die *fn,
+		      bool params, bool locals, int (*cb)(const struct dw_var *v, void *ctx),
+		      void *ctx)
+{
+	Dwarf_Die list, child, die;
+	Dwarf_Attribute a;
+	bool origin = dwarf_attr(scope, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &list);
+
+	if (!origin)
+		list = *scope;
+	if (dwarf_child(&list, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *name = dwarf_diename(&child);
+		struct dw_var v;
+
+		if (!is_var_tag(tag) || !name || dwarf_hasattr(&child, DW_AT_declaration) ||
+		    (tag == DW_TAG_formal_parameter ? !params : !locals))
+			continue;
+		if (!origin || !find_child(scope, name, &die))
+			die = child;
+		fill_var(c, &die, pc, fn, tag == DW_TAG_formal_parameter ? DW_VAR_PARAMETER : DW_VAR_LOCAL,
+			 &v);
+		if (cb(&v, ctx))
+			return 1;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+void dw_frame_vars(struct dw_module *m, uint64_t pc, unsigned level, bool params, bool locals,
+		   int (*fn)(const struct dw_var *v, void *ctx), void *ctx)
+{
+	Dwarf_Die cudie, chain[MAX_SCOPES];
+	struct vars_cache *c;
+	unsigned at = 0;
+	int n, last;
+
+	if (!dw_module_dwarf(m) || !dw_unit_at(m, pc, &cudie))
+		return;
+	c = vars_cache_of(m);
+	n = dw_pc_scopes(&cudie, pc, chain, MAX_SCOPES);
+	/* From the innermost scope out, scopes (i, last] belong to function
+	 * level @at: blocks, then the inlined call or function holding them.
+	 * Parameters first, then locals innermost block first (as gdb). */
+	for (int i = n - 1, top = n - 1; i >= 0 && at <= level; i--) {
+		if (!is_function_scope(dwarf_tag(&chain[i])))
+			continue;
+		last = top;
+		top = i - 1;
+		if (at++ < level)
+			continue;
+		if (scope_vars(c, &chain[i], pc, &chain[0], params, false, fn, ctx))
+			return;
+		for (int k = last; k >= i && locals; k--)
+			if (scope_vars(c, &chain[k], pc, &chain[0], false, true, fn, ctx))
+				return;
+	}
+}

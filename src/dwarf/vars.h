@@ -190,6 +190,14 @@ int dw_enumerator_find(struct dw_module *m, uint64_t pc, const char *name, const
  * and its ELF address.  Returns 0, -ENOENT, or -WR_ENODWARF. */
 int dw_function_find(struct dw_module *m, uint64_t pc, const char *name, const struct dw_type **type,
 		     uint64_t *vaddr);
+/* The variables of one frame's function at @pc, for a backtrace with
+ * frame values: @level counts function scopes from the innermost, as
+ * dw_symbolize orders a frame's inline chain (0 = the innermost inlined
+ * call, the last = the function itself).  Calls @fn with its parameters
+ * (when @params) in declaration order, then its locals (when @locals),
+ * innermost block first; stops early when @fn returns non-zero. */
+void dw_frame_vars(struct dw_module *m, uint64_t pc, unsigned level, bool params, bool locals,
+		   int (*fn)(const struct dw_var *v, void *ctx), void *ctx);
 
 /* A type by its C spelling ("struct request", "int", "char *"), for
  * cast(); NULL when the module has none of that name. */

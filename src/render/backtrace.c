@@ -9,7 +9,12 @@
  *
  * Data: one JSON frame object per frame line, with index, function,
  * params, file, path, line, column, module, offset, ip, inline and
- * tailcall, null where unknown.  `bt raw` shows addresses only, but its
+ * tailcall, null where unknown.  With frame values (`bt args`, `bt full`)
+ * the parameters are shown with their values in place of their types,
+ * `#1 mid(depth=12, tag=42, ratio=2.5) at ...`, and `bt full` puts the
+ * frame's locals under its line (`name = value`, or `No locals.`), as
+ * gdb's bt and bt full; as data, "args" and "locals" lists of {name,
+ * value}.  `bt raw` shows addresses only, but its
  * data is that of a symbolized backtrace, so a JSON consumer sees one
  * shape whatever the options.
  */
@@ -21,6 +26,7 @@
 #include <stdio.h>
 
 #define MAX_TAILS 8
+#define MAX_FRAME_VARS 64
 #define SIGNAL_FRAME "<signal handler called>"
 
 /* How much of a frame line is shown. */
@@ -39,6 +45,9 @@ struct frame_line {
 	const struct dw_sym_frame *sym;    /* its function and location as data (NULL: unknown) */
 	const struct dw_sym_frame *where;  /* the location shown, when not sym's */
 	enum line_show show;
+	const struct render_var *vars;     /* frame values (bt args, full), or NULL */
+	long n_vars;
+	bool locals;                       /* bt full: its locals under it */
 };
 
 static void show(struct span_list *out, enum span_role role, enum span_tone tone, const char *text)
@@ -95,9 +104,61 @@ static void function_spans(struct span_list *out, const struct frame_line *fl)
 		show(out, SPAN_TEXT, SPAN_TONE_NONE, " ");
 	field(out, SPAN_FUNCTION, shown ? (sf && sf->function ? sf->function : "??") : NULL,
 	      sf ? sf->function : NULL);
-	if (shown && sf && sf->params)
+	if (shown && sf && sf->params && !fl->vars)
 		span_showf(out, SPAN_PARAMS, SPAN_TONE_NONE, "(%s)", sf->params);
 	field(out, SPAN_PARAMS, NULL, sf ? sf->params : NULL);
+}
+
+/* One variable: a {name, value} object shown as @sep name @eq value. */
+static void var_spans(struct span_list *out, const struct render_var *v, const char *sep,
+		      const char *eq)
+{
+	span_open(out, SPAN_OBJECT);
+	show(out, SPAN_TEXT, SPAN_TONE_NONE, sep);
+	span_add(out, SPAN_VAR_NAME, SPAN_TONE_NONE, v->name, v->name);
+	show(out, SPAN_TEXT, SPAN_TONE_NONE, eq);
+	span_add(out, SPAN_VAR_VALUE, SPAN_TONE_NONE, v->value, v->value);
+	span_close(out);
+}
+
+/* `(a=1, b=0x7ffd...)`: the parameters with their values, as gdb's bt. */
+static void args_spans(struct span_list *out, const struct frame_line *fl)
+{
+	bool first = true;
+
+	span_open(out, SPAN_ARGS);
+	show(out, SPAN_TEXT, SPAN_TONE_NONE, "(");
+	for (long k = 0; k < fl->n_vars; k++) {
+		if (!fl->vars[k].param)
+			continue;
+		var_spans(out, &fl->vars[k], first ? "" : ", ", "=");
+		first = false;
+	}
+	show(out, SPAN_TEXT, SPAN_TONE_NONE, ")");
+	span_close(out);
+}
+
+/* bt full: the locals, a line each under the frame's, as gdb's bt full. */
+static void locals_spans(struct span_list *out, const char *indent, const struct frame_line *fl)
+{
+	bool any = false;
+	char pad[32];
+
+	snprintf(pad, sizeof(pad), "%s      ", indent);
+	span_open(out, SPAN_LOCALS);
+	for (long k = 0; k < fl->n_vars; k++) {
+		if (fl->vars[k].param)
+			continue;
+		var_spans(out, &fl->vars[k], pad, " = ");
+		span_eol(out);
+		any = true;
+	}
+	if (!any) {
+		show(out, SPAN_TEXT, SPAN_TONE_NONE, pad);
+		show(out, SPAN_TEXT, SPAN_TONE_NONE, "No locals.");
+		span_eol(out);
+	}
+	span_close(out);
 }
 
 /* " at file:line:col" as shown (from fl->where, else fl->sym), and file,
@@ -169,6 +230,8 @@ static void frame_spans(struct span_list *out, const char *indent, const struct 
 	if (fl->show == LINE_RAW)
 		span_showf(out, SPAN_ADDRESS, SPAN_TONE_NONE, " 0x%" PRIx64, ev_frame_pc(fl->f));
 	function_spans(out, fl);
+	if (fl->vars)
+		args_spans(out, fl);
 	location_spans(out, fl);
 	if (fl->show == LINE_RAW)
 		raw_where_spans(out, fl);
@@ -178,7 +241,23 @@ static void frame_spans(struct span_list *out, const char *indent, const struct 
 	span_add(out, SPAN_TAILCALL, SPAN_TONE_NONE, NULL, fl->rf->tail_pc ? "true" : "false");
 	if (fl->show != LINE_HIDDEN)
 		span_eol(out);
+	if (fl->vars && fl->locals)
+		locals_spans(out, indent, fl);
 	span_close(out);
+}
+
+/* The frame values of function level @level of frame @i into @v, when
+ * the bt asks for them and they are known; else NULL. */
+static const struct render_var *frame_vars(struct renderer *r, const struct ev_backtrace *bt,
+					   unsigned i, size_t level, struct render_var *v,
+					   long *n)
+{
+	if (!(bt->flags & (WR_BT_F_ARGS | WR_BT_F_FULL)) || (bt->flags & WR_BT_F_RAW) ||
+	    !r->hooks.values)
+		return NULL;
+	*n = r->hooks.values(r->hooks.ctx, bt, i, (unsigned)level, bt->flags & WR_BT_F_FULL, v,
+			     MAX_FRAME_VARS);
+	return *n < 0 ? NULL : v;
 }
 
 /* Tail-called functions between frame @i and its caller (none recorded
@@ -210,16 +289,21 @@ static void frame_lines(struct renderer *r, const struct ev_backtrace *bt, unsig
 {
 	bool raw = bt->flags & WR_BT_F_RAW, with_inline = bt->flags & WR_BT_F_INLINE;
 	struct render_frame rf = { 0 };
+	struct render_var v[MAX_FRAME_VARS];
 	struct frame_line fl = { .index = i, .suffix = ".inline", .f = &bt->frames[i], .rf = &rf,
-				 .show = raw ? LINE_HIDDEN : LINE_SYMBOLS };
+				 .show = raw ? LINE_HIDDEN : LINE_SYMBOLS,
+				 .locals = bt->flags & WR_BT_F_FULL };
 
 	r->hooks.frame(r->hooks.ctx, fl.f, &rf);
 	for (size_t k = 0; with_inline && k + 1 < rf.sym.n; k++) {
 		fl.sym = &rf.sym.frames[k];
+		fl.vars = frame_vars(r, bt, i, k, v, &fl.n_vars);
 		frame_spans(out, indent, &fl);
 	}
 	fl.suffix = "";
 	fl.sym = rf.sym.n ? &rf.sym.frames[rf.sym.n - 1] : NULL;
+	fl.vars = rf.sym.n && !rf.signal_trampoline ? frame_vars(r, bt, i, rf.sym.n - 1, v, &fl.n_vars)
+						   : NULL;
 	/* Without inline frames, the line is where the pc is. */
 	fl.where = rf.sym.n && !with_inline ? &rf.sym.frames[0] : NULL;
 	fl.show = raw ? LINE_RAW : LINE_SYMBOLS;

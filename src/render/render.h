@@ -68,6 +68,13 @@ struct render_frame {
 	uint64_t tail_pc;         /* a tail-called function: the jump it left by (else 0) */
 };
 
+/* One variable of a frame, for frame values. */
+struct render_var {
+	const char *name;
+	const char *value;  /* as text: "3", "0x7ffd1234", "<optimized out>" */
+	bool param;
+};
+
 struct render_hooks {
 	/* The probe of wire id @wire_id, or NULL (the event is then shown raw). */
 	const struct render_probe *(*probe)(void *ctx, uint32_t wire_id);
@@ -81,6 +88,13 @@ struct render_hooks {
 	/* Append " <symbol+offset>" when address @addr of process @pid lies in
 	 * a known object or function (gdb's `<g+20>`); may be NULL. */
 	void (*symbol)(void *ctx, uint32_t pid, uint64_t addr, struct strbuf *out);
+	/* Frame values (bt args, bt full): the variables of function level
+	 * @level of frame @i of @bt (levels as in render_frame's sym.frames,
+	 * 0 = innermost), parameters first, then with @locals its locals; at
+	 * most @max into @out, strings borrowed until the next call.  Returns
+	 * how many, or -1 when not known.  May be NULL. */
+	long (*values)(void *ctx, const struct ev_backtrace *bt, unsigned i, unsigned level,
+		       bool locals, struct render_var *out, size_t max);
 };
 
 struct renderer {

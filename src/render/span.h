@@ -116,7 +116,11 @@ enum span_json {
 	X(SPAN_OFFSET,      "offset",       SPAN_JSON_STRING)                \
 	X(SPAN_IP,          "ip",           SPAN_JSON_STRING)                \
 	X(SPAN_INLINE,      "inline",       SPAN_JSON_LITERAL)               \
-	X(SPAN_TAILCALL,    "tailcall",     SPAN_JSON_LITERAL)
+	X(SPAN_TAILCALL,    "tailcall",     SPAN_JSON_LITERAL)               \
+	/* frame values (bt args, bt full): groups, then their leaves */    \
+	X(SPAN_LOCALS,      "locals",       SPAN_JSON_ARRAY)                 \
+	X(SPAN_VAR_NAME,    "name",         SPAN_JSON_STRING)                \
+	X(SPAN_VAR_VALUE,   "value",        SPAN_JSON_STRING)
 
 enum span_role {
 #define SPAN_ROLE_ENUM(role, key, json) role,

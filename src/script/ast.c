@@ -339,6 +339,8 @@ static void dump_bt(unsigned flags, struct strbuf *out)
 		strbuf_addstr(out, " raw");
 	if (flags & WR_BT_F_FULL)
 		strbuf_addstr(out, " full");
+	if (flags & WR_BT_F_ARGS)
+		strbuf_addstr(out, " args");
 	strbuf_addstr(out, flags & WR_BT_F_INLINE ? " inline\n" : " noinline\n");
 }
 

@@ -723,18 +723,18 @@ static struct ast_stmt *parse_print(struct parser *p)
 /* Apply one bt option word; @seen collects the words already given. */
 static void bt_option(struct parser *p, struct ast_stmt *s, unsigned *seen)
 {
-	static const char *const names[] = { "raw", "full", "inline", "noinline" };
+	static const char *const names[] = { "raw", "full", "inline", "noinline", "args" };
 	const char *w = p->text + p->tok.off;
 	size_t i;
 
-	for (i = 0; i < 4 && !(strlen(names[i]) == p->tok.len && !memcmp(names[i], w, p->tok.len)); i++)
+	for (i = 0; i < 5 && !(strlen(names[i]) == p->tok.len && !memcmp(names[i], w, p->tok.len)); i++)
 		;
-	if (i == 4) {
-		fail(p, here(p), "valid bt options are raw, full, inline and noinline",
+	if (i == 5) {
+		fail(p, here(p), "valid bt options are raw, full, args, inline and noinline",
 		     "unknown bt option '%.*s'", (int)p->tok.len, w);
 	} else if (*seen & (1u << i)) {
 		fail(p, here(p), NULL, "duplicate bt option '%s'", names[i]);
-	} else if (i >= 2 && (*seen & (1u << (5 - i)))) {
+	} else if ((i == 2 || i == 3) && (*seen & (1u << (5 - i)))) {
 		fail(p, here(p), "inline frames are shown by default; use 'noinline' alone to hide them",
 		     "bt options 'inline' and 'noinline' contradict each other");
 	}
@@ -745,6 +745,8 @@ static void bt_option(struct parser *p, struct ast_stmt *s, unsigned *seen)
 		s->bt_flags |= WR_BT_F_FULL;
 	else if (i == 3)
 		s->bt_flags &= ~WR_BT_F_INLINE;
+	else if (i == 4)
+		s->bt_flags |= WR_BT_F_ARGS;
 	next(p);
 }
 
@@ -759,7 +761,7 @@ static struct ast_stmt *parse_bt(struct parser *p)
 		bt_option(p, s, &seen);
 	expect(p, TOK_SEMI, "after bt statement",
 	       p->tok.kind == TOK_INT ? "the depth is global (--backtrace-depth), not per statement"
-				      : "valid bt options are raw, full, inline and noinline");
+				      : "valid bt options are raw, full, args, inline and noinline");
 	if (p->err) {
 		ast_stmt_free(s);
 		return NULL;

@@ -16,6 +16,7 @@
 #include "runtime/runtime.h"
 #include "script/parser.h"
 #include "script/walk.h"
+#include "tracer/frame_values.h"
 #include "tracer/locate.h"
 #include "tracer/target.h"
 #include "util/clock.h"
@@ -62,6 +63,25 @@ static size_t hook_tailcalls(void *ctx, const struct wr_bt_frame *callee,
 	struct session *s = ctx;
 
 	return target_tailcalls(s->target, callee, caller, out, max);
+}
+
+static long hook_values(void *ctx, const struct ev_backtrace *bt, unsigned i, unsigned level,
+			bool locals, struct render_var *out, size_t max)
+{
+	struct session *s = ctx;
+	struct fv_var v[64];
+	long n;
+
+	if (!s->frame_values)
+		s->frame_values = fv_new();
+	n = fv_frame(s->frame_values, s->target, bt, i, level, locals, v,
+		     max < 64 ? max : 64);
+	for (long k = 0; k < n; k++) {
+		out[k].name = v[k].name;
+		out[k].value = v[k].value;
+		out[k].param = v[k].param;
+	}
+	return n;
 }
 
 /* debuginfod's progress goes where the target's does. */
@@ -114,7 +134,8 @@ int session_new(const struct session_options *opt, struct session **out)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
 	struct render_hooks hooks = { .probe = hook_probe, .frame = hook_frame,
-				      .tailcalls = hook_tailcalls, .ctx = s, .symbol = hook_symbol };
+				      .tailcalls = hook_tailcalls, .ctx = s, .symbol = hook_symbol,
+				      .values = hook_values };
 	double t0 = now_seconds();
 	int err;
 
@@ -193,6 +214,7 @@ void session_free(struct session *s)
 	renderer_release(&s->renderer);
 	span_list_release(&s->spans);
 	free(s->finished);
+	fv_free(s->frame_values);
 	if (s->backlog)
 		strbuf_release(s->backlog);
 	free(s->backlog);

@@ -14,6 +14,7 @@
 #include "tracer/recover.h"
 #include "tracer/session.h"
 
+struct fv_walk;
 struct kernel_start;
 struct rt_probe;
 struct runtime;
@@ -64,6 +65,7 @@ struct session {
 	struct session_sink sink;
 	struct span_list spans;     /* the event being rendered */
 	struct wr_bt_frame *finished; /* owned: frames of a backtrace finished in userspace */
+	struct fv_walk *frame_values; /* owned: the walk of frame values (bt args, full) */
 	size_t n_pending;           /* probes waiting for a library */
 	size_t mods_seen;           /* target modules probes were followed into */
 	uint64_t events;            /* rendered */

@@ -243,6 +243,100 @@ static void test_json(void **state)
 	strbuf_release(&out);
 }
 
+/* Frame values, canned: helper (frame 0, level 0) v unknown; leaf (level
+ * 1) x=3 and with locals y=4; main (frame 1) argc=2, argv, no locals;
+ * libc's frame: none known. */
+static long hook_values(void *ctx, const struct ev_backtrace *bt, unsigned i, unsigned level,
+			bool locals, struct render_var *out, size_t max)
+{
+	(void)ctx;
+	(void)bt;
+	assert_true(max >= 3);
+	if (i == 0 && level == 0) {
+		out[0] = (struct render_var){ "v", "<optimized out>", true };
+		return 1;
+	}
+	if (i == 0) {
+		out[0] = (struct render_var){ "x", "3", true };
+		out[1] = (struct render_var){ "y", "4", false };
+		return locals ? 2 : 1;
+	}
+	if (i == 1) {
+		out[0] = (struct render_var){ "argc", "2", true };
+		out[1] = (struct render_var){ "argv", "0x7ffd10", true };
+		return 2;
+	}
+	return -1;
+}
+
+static void render_values(struct fixture *f, enum render_format fmt, uint8_t bt_flags,
+			  struct strbuf *out)
+{
+	struct render_hooks hooks = { .probe = hook_probe, .frame = hook_frame, .tailcalls = hook_tail, .ctx = f,
+				      .values = hook_values };
+	struct event_decoder d;
+	struct span_list spans;
+	struct renderer r;
+	struct eventbuf b;
+	struct event ev;
+
+	eb_begin(&b, 5, 42, 43, 1000);
+	eb_item(&b, WR_ITEM_BACKTRACE, 0);
+	eb_bt(&b, 8, bt_flags, WR_BT_COMPLETE, 0, frames, 3);
+	eb_close_item(&b);
+	event_decoder_init(&d);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
+	renderer_init(&r, fmt, &hooks);
+	span_list_init(&spans);
+	render_event(&r, &ev, &spans);
+	if (fmt == RENDER_JSON)
+		span_write_json(&spans, out);
+	else
+		span_write_text(&spans, SPAN_COLOR_NONE, out);
+	span_list_release(&spans);
+	renderer_release(&r);
+	event_decoder_release(&d);
+}
+
+/* bt args: parameters with values in place of their types; bt full: and
+ * locals under each frame; a frame without values as always; no values
+ * without the options, even when the hook knows them. */
+static void test_frame_values(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	render_values(*state, RENDER_PLAIN, WR_BT_F_INLINE | WR_BT_F_FULL, &out);
+	assert_string_equal(out.buf,
+		"backtrace: complete, 3 frames (max 8)\n"
+		"  #0.inline helper(v=<optimized out>) at app.c:7:3\n"
+		"        No locals.\n"
+		"  #0 leaf(x=3) at app.c:12:5 [app+0x1139]\n"
+		"        y = 4\n"
+		"  #0.tail hop() at app.c:20:9 [app+0x1150]\n"
+		"  #1 main(argc=2, argv=0x7ffd10) at app.c:30:9 [app+0x1200]\n"
+		"        No locals.\n"
+		"  #2 __libc_start_main [libc.so.6+0x27305]\n");
+	strbuf_reset(&out);
+	render_values(*state, RENDER_PLAIN, WR_BT_F_ARGS, &out);
+	assert_string_equal(out.buf,
+		"backtrace: complete, 3 frames (max 8)\n"
+		"  #0 leaf(x=3) at app.c:7:3 [app+0x1139]\n"
+		"  #0.tail hop() at app.c:20:9 [app+0x1150]\n"
+		"  #1 main(argc=2, argv=0x7ffd10) at app.c:30:9 [app+0x1200]\n"
+		"  #2 __libc_start_main [libc.so.6+0x27305]\n");
+	strbuf_reset(&out);
+	render_values(*state, RENDER_PLAIN, 0, &out);
+	assert_non_null(strstr(out.buf, "#1 main(int argc, char **argv) at"));
+	strbuf_reset(&out);
+	render_values(*state, RENDER_JSON, WR_BT_F_FULL, &out);
+	assert_non_null(strstr(out.buf,
+		"\"params\":\"int x\",\"args\":[{\"name\":\"x\",\"value\":\"3\"}],\"file\""));
+	assert_non_null(strstr(out.buf,
+		"\"tailcall\":false,\"locals\":[{\"name\":\"y\",\"value\":\"4\"}]}"));
+	assert_non_null(strstr(out.buf, "\"tailcall\":false,\"locals\":[]}"));
+	strbuf_release(&out);
+}
+
 /* Unknown module, signal trampoline, unknown probe. */
 static void test_unknown_parts(void **state)
 {
@@ -862,6 +956,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plain_stopped_noinline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_raw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_frame_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_parts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ansi, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_span_roles, setup, teardown),

@@ -399,6 +399,8 @@ static void test_parse_statements(void **state)
 		    "  backtrace raw full;\n"
 		    "  bt noinline;\n"
 		    "  bt inline raw;\n"
+		    "  bt args;\n"
+		    "  bt full args noinline;\n"
 		    "  let n = 3;\n"
 		    "  $pid;\n"
 		    "  ;\n"
@@ -423,6 +425,8 @@ static void test_parse_statements(void **state)
 		    "  bt raw full inline\n"
 		    "  bt noinline\n"
 		    "  bt raw inline\n"
+		    "  bt args inline\n"
+		    "  bt full args noinline\n"
 		    "  let n = 3\n"
 		    "  expr $pid\n");
 }
@@ -917,7 +921,7 @@ static const struct diag_case syntax_cases[] = {
 	  "t.ws:2:10: error: unknown bt option 'fancy'\n"
 	  "      bt raw fancy;\n"
 	  "             ^~~~~\n"
-	  "hint: valid bt options are raw, full, inline and noinline\n" },
+	  "hint: valid bt options are raw, full, args, inline and noinline\n" },
 	{ "trace main {\n  bt inline noinline;\n}\n",
 	  "t.ws:2:13: error: bt options 'inline' and 'noinline' contradict each other\n"
 	  "      bt inline noinline;\n"

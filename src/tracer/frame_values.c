@@ -1,0 +1,334 @@
+/* frame_values.c - the variables of a backtrace's frames (see
+ * frame_values.h): each frame's registers by the CFI, each variable's
+ * location evaluated against them and the stack copy, its bytes shown by
+ * type.
+ */
+#include "tracer/frame_values.h"
+#include "dwarf/frame.h"
+#include "dwarf/vars.h"
+#include "render/render.h"
+#include "tracer/target.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_VALUE_BYTES 4096u /* a variable larger than this is not shown */
+#define MAX_EXPR_DEPTH  32
+#define MAX_VARS        64
+
+struct fv_walk {
+	const struct ev_backtrace *bt; /* the backtrace the state is of */
+	const struct wr_stack_header *sh;
+	unsigned i;                    /* the frame regs are of */
+	bool valid;                    /* regs hold frame i's registers */
+	struct dw_frame_regs regs;
+	bool have_cfa;                 /* frame i stepped: cfa and caller are known */
+	uint64_t cfa;
+	struct dw_frame_regs caller;
+	struct strbuf text;            /* names and values of the last call */
+	size_t off[MAX_VARS][2];
+};
+
+struct fv_walk *fv_new(void)
+{
+	struct fv_walk *w = xcalloc(1, sizeof(*w));
+
+	strbuf_init(&w->text);
+	return w;
+}
+
+void fv_free(struct fv_walk *w)
+{
+	if (!w)
+		return;
+	strbuf_release(&w->text);
+	free(w);
+}
+
+/* ---- the stack copy and the frames' registers ---- */
+
+static int copy_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct ev_backtrace *bt = ctx;
+	uint64_t base = bt->stack->base, have = bt->stack->len;
+
+	if (addr < base || addr - base > have || len > have - (addr - base))
+		return -1;
+	memcpy(buf, bt->stack_data + (addr - base), len);
+	return 0;
+}
+
+static uint64_t frame_lookup_pc(const struct wr_bt_frame *f)
+{
+	return (f->flags & WR_FRAME_F_EXACT_IP) || f->pc == 0 ? f->pc : f->pc - 1;
+}
+
+/* Frame w->i's CFA and its caller's registers, by its module's CFI. */
+static void step(struct fv_walk *w, struct target *t)
+{
+	const struct wr_bt_frame *f = &w->bt->frames[w->i];
+	struct tmodule *m = target_module_by_cookie(t, f->cookie);
+	bool caller_exact;
+
+	w->have_cfa = m && dw_frame_step(m->dw, f->pc, f->flags & WR_FRAME_F_EXACT_IP, &w->regs,
+					 copy_read, (void *)w->bt, &w->cfa, &w->caller,
+					 &caller_exact) == 0;
+}
+
+/* The kernel's saved registers in DWARF numbering. */
+static void regs_of(const struct wr_stack_regs *r, struct dw_frame_regs *out)
+{
+	const uint64_t v[DW_FRAME_NREGS] = {
+		r->ax, r->dx, r->cx, r->bx, r->si, r->di, r->bp, r->sp,
+		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15, r->ip,
+	};
+
+	memcpy(out->v, v, sizeof(v));
+	out->known = (1u << DW_FRAME_NREGS) - 1;
+}
+
+static void start(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt)
+{
+	w->bt = bt;
+	w->sh = bt->stack;
+	w->i = 0;
+	regs_of(bt->regs, &w->regs);
+	w->valid = bt->frame_count > 0 && bt->regs->ip == bt->frames[0].ip;
+	if (w->valid)
+		step(w, t);
+}
+
+/* Move to frame w->i + 1: its registers are the ones frame i's rules
+ * restore, and only if they lead where the kernel's walk went. */
+static void advance(struct fv_walk *w, struct target *t)
+{
+	const struct wr_bt_frame *next = &w->bt->frames[w->i + 1];
+
+	w->i++;
+	w->valid = w->valid && w->have_cfa && (w->caller.known & (1u << DW_FRAME_RIP)) &&
+		   w->caller.v[DW_FRAME_RIP] == next->ip;
+	if (!w->valid)
+		return;
+	w->regs = w->caller;
+	step(w, t);
+}
+
+/* ---- locations ---- */
+
+struct where {
+	struct fv_walk *w;
+	uint64_t bias;
+};
+
+static bool reg_of(const struct where *c, int reg, uint64_t *out)
+{
+	if (reg < 0 || reg >= DW_FRAME_NREGS || !(c->w->regs.known & (1u << reg)))
+		return false;
+	*out = c->w->regs.v[reg];
+	return true;
+}
+
+/* Two-operand nodes, as the probe's code computes them (64-bit, wrapping;
+ * comparisons signed). */
+static bool binop(enum dw_expr_op op, uint64_t a, uint64_t b, uint64_t *out)
+{
+	int64_t sa = (int64_t)a, sb = (int64_t)b;
+
+	if ((op == DW_EXPR_DIV || op == DW_EXPR_MOD) && b == 0)
+		return false;
+	switch (op) {
+	case DW_EXPR_ADD: *out = a + b; break;
+	case DW_EXPR_SUB: *out = a - b; break;
+	case DW_EXPR_MUL: *out = a * b; break;
+	case DW_EXPR_DIV: *out = sa == INT64_MIN && sb == -1 ? a : (uint64_t)(sa / sb); break;
+	case DW_EXPR_MOD: *out = a % b; break;
+	case DW_EXPR_AND: *out = a & b; break;
+	case DW_EXPR_OR: *out = a | b; break;
+	case DW_EXPR_XOR: *out = a ^ b; break;
+	case DW_EXPR_SHL: *out = b >= 64 ? 0 : a << b; break;
+	case DW_EXPR_SHR: *out = b >= 64 ? 0 : a >> b; break;
+	case DW_EXPR_SHRA: *out = (uint64_t)(sa >> (b >= 64 ? 63 : b)); break;
+	case DW_EXPR_EQ: *out = sa == sb; break;
+	case DW_EXPR_NE: *out = sa != sb; break;
+	case DW_EXPR_LT: *out = sa < sb; break;
+	case DW_EXPR_GT: *out = sa > sb; break;
+	case DW_EXPR_LE: *out = sa <= sb; break;
+	case DW_EXPR_GE: *out = sa >= sb; break;
+	default: return false;
+	}
+	return true;
+}
+
+static bool eval(const struct where *c, const struct dw_expr *e, int depth, uint64_t *out)
+{
+	uint64_t a = 0, b = 0;
+
+	if (!e || depth > MAX_EXPR_DEPTH)
+		return false;
+	switch (e->op) {
+	case DW_EXPR_CONST: *out = (uint64_t)e->value; return true;
+	case DW_EXPR_REG: return reg_of(c, e->reg, out);
+	case DW_EXPR_CFA: *out = c->w->cfa; return c->w->have_cfa;
+	case DW_EXPR_BIAS: *out = c->bias; return true;
+	case DW_EXPR_UNAVAILABLE: return false;
+	default: break;
+	}
+	if (!eval(c, e->a, depth + 1, &a))
+		return false;
+	if (e->op == DW_EXPR_IF) /* only the branch taken reads memory */
+		return eval(c, a ? e->b : e->c, depth + 1, out);
+	switch (e->op) {
+	case DW_EXPR_DEREF:
+		*out = 0;
+		return e->size >= 1 && e->size <= 8 && copy_read((void *)c->w->bt, a, out, e->size) == 0;
+	case DW_EXPR_NEG: *out = -a; return true;
+	case DW_EXPR_NOT: *out = ~a; return true;
+	case DW_EXPR_ABS: *out = (int64_t)a < 0 ? -a : a; return true;
+	default: break;
+	}
+	return eval(c, e->b, depth + 1, &b) && binop(e->op, a, b, out);
+}
+
+/* The address of a variable in memory, for the location kinds that have
+ * one; *@is_mem is false for the others. */
+static bool address_of(const struct where *c, const struct dw_loc *l, bool *is_mem, uint64_t *out)
+{
+	uint64_t r;
+
+	*is_mem = true;
+	switch (l->kind) {
+	case DW_LOC_MEM_REG:
+		return reg_of(c, l->reg, &r) && (*out = r + (uint64_t)l->offset, true);
+	case DW_LOC_MEM_CFA:
+		return c->w->have_cfa && (*out = c->w->cfa + (uint64_t)l->offset, true);
+	case DW_LOC_MEM_ADDR:
+		*out = (uint64_t)l->offset + c->bias;
+		return true;
+	case DW_LOC_MEM_EXPR:
+		return eval(c, l->expr, 0, out) && (*out += (uint64_t)l->offset, true);
+	default:
+		*is_mem = false;
+		return false;
+	}
+}
+
+/* A value that is not in memory (a register, a computed value), as
+ * bytes; false when it is not known. */
+static bool value_of(const struct where *c, const struct dw_loc *l, uint64_t *out)
+{
+	switch (l->kind) {
+	case DW_LOC_REG: return reg_of(c, l->reg, out);
+	case DW_LOC_VALUE_REG: return reg_of(c, l->reg, out) && (*out += (uint64_t)l->offset, true);
+	case DW_LOC_CONST: *out = (uint64_t)l->offset; return true;
+	case DW_LOC_VALUE_EXPR: return eval(c, l->expr, 0, out);
+	default: return false;
+	}
+}
+
+/* ---- values as text ---- */
+
+static void bytes_text(const struct dw_type *t, const uint8_t *data, size_t len, struct strbuf *out)
+{
+	uint64_t v = 0;
+
+	if (t->kind == DW_TYPE_POINTER && len <= 8) {
+		/* As gdb shows a pointer among a frame's arguments: the address. */
+		memcpy(&v, data, len);
+		strbuf_addf(out, "0x%" PRIx64, v);
+		return;
+	}
+	if (t->kind == DW_TYPE_INT && t->is_char && len == 1) {
+		/* As gdb shows a char: its number, then the character. */
+		int c = t->is_signed ? (int)(int8_t)data[0] : (int)data[0];
+
+		strbuf_addf(out, "%d", c);
+		if (c >= 0x20 && c < 0x7f)
+			strbuf_addf(out, " '%c'", c);
+		return;
+	}
+	render_typed_value(t, data, len, out);
+}
+
+static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out)
+{
+	const struct dw_type *t = v->type;
+	size_t size = t ? (size_t)t->size : 0;
+	uint64_t addr, scalar;
+	uint8_t *buf;
+	bool is_mem;
+
+	if (v->loc.kind == DW_LOC_OPTIMIZED_OUT || !t || size == 0 || size > MAX_VALUE_BYTES) {
+		strbuf_addstr(out, "<optimized out>");
+		return;
+	}
+	if (address_of(c, &v->loc, &is_mem, &addr)) {
+		buf = xmalloc(size);
+		if (copy_read((void *)c->w->bt, addr, buf, size) == 0)
+			bytes_text(t, buf, size, out);
+		else /* beyond the stack the probe copied (a global, the heap) */
+			strbuf_addstr(out, "<unavailable>");
+		free(buf);
+	} else if (!is_mem && size <= 8 && v->loc.bit_shift < 64 && value_of(c, &v->loc, &scalar)) {
+		scalar >>= v->loc.bit_shift;
+		bytes_text(t, (const uint8_t *)&scalar, size, out);
+	} else {
+		strbuf_addstr(out, "<optimized out>");
+	}
+}
+
+struct collect {
+	struct where where;
+	struct fv_walk *w;
+	size_t n;
+};
+
+static int collect_var(const struct dw_var *v, void *ctx)
+{
+	struct collect *c = ctx;
+	struct fv_walk *w = c->w;
+
+	w->off[c->n][0] = w->text.len;
+	strbuf_addstr(&w->text, v->name);
+	strbuf_addch(&w->text, '\0');
+	w->off[c->n][1] = w->text.len;
+	var_text(&c->where, v, &w->text);
+	strbuf_addch(&w->text, '\0');
+	w->off[c->n][0] |= v->scope == DW_VAR_PARAMETER ? (size_t)1 << 62 : 0;
+	return ++c->n >= MAX_VARS;
+}
+
+long fv_frame(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt, unsigned i,
+	      unsigned level, bool locals, struct fv_var *out, size_t max)
+{
+	const struct wr_bt_frame *f;
+	struct tmodule *m;
+	struct collect c = { .w = w };
+
+	if (!bt->regs || !bt->stack || i >= bt->frame_count)
+		return -1;
+	/* Each backtrace is rendered from frame 0: start again there (a new
+	 * event may reuse the same memory). */
+	if (i == 0 || w->bt != bt || w->sh != bt->stack || w->i > i)
+		start(w, t, bt);
+	while (w->i < i && w->valid)
+		advance(w, t);
+	f = &bt->frames[i];
+	m = target_module_by_cookie(t, f->cookie);
+	if (!w->valid || !m)
+		return -1;
+	c.where.w = w;
+	c.where.bias = f->ip - f->pc;
+	strbuf_reset(&w->text);
+	dw_frame_vars(m->dw, frame_lookup_pc(f), level, true, locals, collect_var, &c);
+	for (size_t k = 0; k < c.n && k < max; k++) {
+		size_t name = w->off[k][0] & ~((size_t)1 << 62);
+
+		out[k].name = w->text.buf + name;
+		out[k].value = w->text.buf + w->off[k][1];
+		out[k].param = w->off[k][0] >> 62;
+	}
+	return (long)(c.n < max ? c.n : max);
+}

@@ -1,0 +1,47 @@
+/* frame_values.h - the variables of a backtrace's frames, as gdb's `bt`
+ * and `bt full` show them (bt args, bt full).
+ *
+ * Layer rule: tracer/ joins dwarf/ (variables, their locations and the
+ * CFI of each module) with what the probe sent: frame 0's registers and a
+ * copy of the stack from frame 0's stack pointer up (struct
+ * wr_stack_header with WR_STACK_F_REGS).  Nothing is read from the live
+ * process: every value is what the stack held when the probe fired.
+ *
+ * Frame 0's variables come from its registers; each caller's registers
+ * are its callee's restored by the callee's CFI (callee-saved registers
+ * by their rules, the stack pointer from the CFA, caller-saved ones
+ * unknown), so a caller's parameter that lived in a caller-saved register
+ * is <optimized out>, as gdb shows it.  A frame whose unwound return
+ * address is not the one the kernel's walk found gets no values: a value
+ * is shown only when it is known to be right.
+ */
+#ifndef WRAITH_TRACER_FRAME_VALUES_H
+#define WRAITH_TRACER_FRAME_VALUES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "protocol/decode.h"
+
+struct target;
+struct fv_walk;
+
+struct fv_var {
+	const char *name;   /* borrowed until the next fv_frame() */
+	const char *value;  /* text: "3", "0x7ffd1234", "<optimized out>" */
+	bool param;
+};
+
+struct fv_walk *fv_new(void);
+void fv_free(struct fv_walk *w); /* NULL is a no-op */
+
+/* The variables of function level @level (as the frame's dw_sym orders its
+ * inline chain, 0 = innermost) of physical frame @i of @bt: its parameters,
+ * then with @locals its locals; at most @max into @out.  Returns how many,
+ * or -1 when @bt carries no frame values or frame @i cannot be reached.
+ * Walks frames in order and keeps the last one, so rendering a backtrace
+ * frame by frame costs one CFI step per frame. */
+long fv_frame(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt, unsigned i,
+	      unsigned level, bool locals, struct fv_var *out, size_t max);
+
+#endif
