@@ -1169,7 +1169,7 @@ WR_INLINE void attach_stack(void *ctx, __u8 *buf, struct wr_bt_state *st, struct
 		return;
 	st->stack_taken = 1;
 	trim_bt(buf, s);
-	item = wr_item_open(buf, WR_ITEM_STACK, 0);
+	item = wr_item_open((struct wr_event_buf *)buf, WR_ITEM_STACK, 0);
 	if (item < 0)
 		return;
 	if (reserve(buf, hsize) < 0) {
@@ -1209,7 +1209,7 @@ WR_INLINE void attach_stack(void *ctx, __u8 *buf, struct wr_bt_state *st, struct
 	sh->reserved = 0;
 	sh->len = 0;
 	sh->len = copy_stack(buf, sh->base);
-	wr_item_close(buf, item);
+	wr_item_close((struct wr_event_buf *)buf, item);
 }
 
 WR_INLINE struct wr_frame_cache_ent *cache_slot(__u64 key, __u32 tgid)
