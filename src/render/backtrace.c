@@ -248,14 +248,14 @@ static void frame_spans(struct span_list *out, const char *indent, const struct 
 
 /* The frame values of function level @level of frame @i into @v, when
  * the bt asks for them and they are known; else NULL. */
-static const struct render_var *frame_vars(struct renderer *r, const struct ev_backtrace *bt,
-					   unsigned i, size_t level, struct render_var *v,
-					   long *n)
+static const struct render_var *frame_vars(struct renderer *r, uint32_t pid,
+					   const struct ev_backtrace *bt, unsigned i, size_t level,
+					   struct render_var *v, long *n)
 {
 	if (!(bt->flags & (WR_BT_F_ARGS | WR_BT_F_FULL)) || (bt->flags & WR_BT_F_RAW) ||
 	    !r->hooks.values)
 		return NULL;
-	*n = r->hooks.values(r->hooks.ctx, bt, i, (unsigned)level, bt->flags & WR_BT_F_FULL, v,
+	*n = r->hooks.values(r->hooks.ctx, pid, bt, i, (unsigned)level, bt->flags & WR_BT_F_FULL, v,
 			     MAX_FRAME_VARS);
 	return *n < 0 ? NULL : v;
 }
@@ -284,7 +284,7 @@ static void tail_spans(struct renderer *r, const struct ev_backtrace *bt, unsign
 
 /* The lines of physical frame @i: its inlined calls, itself, and the
  * functions that left between it and its caller by tail calls. */
-static void frame_lines(struct renderer *r, const struct ev_backtrace *bt, unsigned i,
+static void frame_lines(struct renderer *r, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
 			const char *indent, struct span_list *out)
 {
 	bool raw = bt->flags & WR_BT_F_RAW, with_inline = bt->flags & WR_BT_F_INLINE;
@@ -297,13 +297,13 @@ static void frame_lines(struct renderer *r, const struct ev_backtrace *bt, unsig
 	r->hooks.frame(r->hooks.ctx, fl.f, &rf);
 	for (size_t k = 0; with_inline && k + 1 < rf.sym.n; k++) {
 		fl.sym = &rf.sym.frames[k];
-		fl.vars = frame_vars(r, bt, i, k, v, &fl.n_vars);
+		fl.vars = frame_vars(r, pid, bt, i, k, v, &fl.n_vars);
 		frame_spans(out, indent, &fl);
 	}
 	fl.suffix = "";
 	fl.sym = rf.sym.n ? &rf.sym.frames[rf.sym.n - 1] : NULL;
-	fl.vars = rf.sym.n && !rf.signal_trampoline ? frame_vars(r, bt, i, rf.sym.n - 1, v, &fl.n_vars)
-						   : NULL;
+	fl.vars = rf.sym.n && !rf.signal_trampoline ?
+			  frame_vars(r, pid, bt, i, rf.sym.n - 1, v, &fl.n_vars) : NULL;
 	/* Without inline frames, the line is where the pc is. */
 	fl.where = rf.sym.n && !with_inline ? &rf.sym.frames[0] : NULL;
 	fl.show = raw ? LINE_RAW : LINE_SYMBOLS;
@@ -349,8 +349,8 @@ static void stop_spans(const struct ev_backtrace *bt, const char *indent, struct
 	span_eol(out);
 }
 
-void render_backtrace(struct renderer *r, const struct ev_backtrace *bt, const char *indent,
-		      struct span_list *out)
+void render_backtrace(struct renderer *r, uint32_t pid, const struct ev_backtrace *bt,
+		      const char *indent, struct span_list *out)
 {
 	char sub[16];
 
@@ -359,7 +359,7 @@ void render_backtrace(struct renderer *r, const struct ev_backtrace *bt, const c
 	header_spans(bt, indent, out);
 	span_open(out, SPAN_FRAMES);
 	for (unsigned i = 0; i < bt->frame_count; i++)
-		frame_lines(r, bt, i, sub, out);
+		frame_lines(r, pid, bt, i, sub, out);
 	span_close(out);
 	if (bt->status != WR_BT_COMPLETE)
 		stop_spans(bt, indent, out);

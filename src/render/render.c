@@ -123,7 +123,7 @@ static void item_spans(struct renderer *r, const struct render_probe *probe, uin
 	if (it->type == WR_ITEM_PRINT) {
 		render_print(r, probe, pid, &it->print, indent, out);
 	} else if (it->type == WR_ITEM_BACKTRACE) {
-		render_backtrace(r, &it->bt, indent, out);
+		render_backtrace(r, pid, &it->bt, indent, out);
 	} else if (it->type == WR_ITEM_EXPR_ERROR) {
 		render_expr_error(r, probe, &it->xerr, indent, out);
 	} else {

@@ -89,12 +89,13 @@ struct render_hooks {
 	 * a known object or function (gdb's `<g+20>`); may be NULL. */
 	void (*symbol)(void *ctx, uint32_t pid, uint64_t addr, struct strbuf *out);
 	/* Frame values (bt args, bt full): the variables of function level
-	 * @level of frame @i of @bt (levels as in render_frame's sym.frames,
-	 * 0 = innermost), parameters first, then with @locals its locals; at
-	 * most @max into @out, strings borrowed until the next call.  Returns
-	 * how many, or -1 when not known.  May be NULL. */
-	long (*values)(void *ctx, const struct ev_backtrace *bt, unsigned i, unsigned level,
-		       bool locals, struct render_var *out, size_t max);
+	 * @level of frame @i of @bt in an event of process @pid (levels as in
+	 * render_frame's sym.frames, 0 = innermost), parameters first, then
+	 * with @locals its locals; at most @max into @out, strings borrowed
+	 * until the next call.  Returns how many, or -1 when not known.  May
+	 * be NULL. */
+	long (*values)(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
+		       unsigned level, bool locals, struct render_var *out, size_t max);
 };
 
 struct renderer {

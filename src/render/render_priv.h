@@ -20,8 +20,8 @@ void render_print(struct renderer *r, const struct render_probe *probe, uint32_t
 /* An expression-error item (exprerr.c). */
 void render_expr_error(struct renderer *r, const struct render_probe *probe,
 		       const struct ev_expr_error *x, const char *indent, struct span_list *out);
-void render_backtrace(struct renderer *r, const struct ev_backtrace *bt, const char *indent,
-		      struct span_list *out);
+void render_backtrace(struct renderer *r, uint32_t pid, const struct ev_backtrace *bt,
+		      const char *indent, struct span_list *out);
 
 /* Print argument @a as data: its "type" (@t's name, else what the probe
  * sent), its "value" in JSON's shape, and the "error" that kept it from

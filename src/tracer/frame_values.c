@@ -11,7 +11,6 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +120,7 @@ static void advance(struct fv_walk *w, struct target *t)
 struct where {
 	struct fv_walk *w;
 	uint64_t bias;
+	const struct render_value_ctx *vc; /* symbols of addresses; may be NULL */
 };
 
 static bool reg_of(const struct where *c, int reg, uint64_t *out)
@@ -230,26 +230,13 @@ static bool value_of(const struct where *c, const struct dw_loc *l, uint64_t *ou
 
 /* ---- values as text ---- */
 
-static void bytes_text(const struct dw_type *t, const uint8_t *data, size_t len, struct strbuf *out)
+/* A frame's variable as gdb's bt shows it, as a value inside another: a
+ * pointer is its address and symbol without its type, a char 113 'q'.  A
+ * char pointer's string is not in the stack copy, so it is not shown. */
+static void bytes_text(const struct where *c, const struct dw_type *t, const uint8_t *data,
+		       size_t len, struct strbuf *out)
 {
-	uint64_t v = 0;
-
-	if (t->kind == DW_TYPE_POINTER && len <= 8) {
-		/* As gdb shows a pointer among a frame's arguments: the address. */
-		memcpy(&v, data, len);
-		strbuf_addf(out, "0x%" PRIx64, v);
-		return;
-	}
-	if (t->kind == DW_TYPE_INT && t->is_char && len == 1) {
-		/* As gdb shows a char: its number, then the character. */
-		int c = t->is_signed ? (int)(int8_t)data[0] : (int)data[0];
-
-		strbuf_addf(out, "%d", c);
-		if (c >= 0x20 && c < 0x7f)
-			strbuf_addf(out, " '%c'", c);
-		return;
-	}
-	render_typed_value(t, data, len, out);
+	render_value(t, data, len, false, c->vc, out);
 }
 
 static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out)
@@ -267,13 +254,13 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 	if (address_of(c, &v->loc, &is_mem, &addr)) {
 		buf = xmalloc(size);
 		if (copy_read((void *)c->w->bt, addr, buf, size) == 0)
-			bytes_text(t, buf, size, out);
+			bytes_text(c, t, buf, size, out);
 		else /* beyond the stack the probe copied (a global, the heap) */
 			strbuf_addstr(out, "<unavailable>");
 		free(buf);
 	} else if (!is_mem && size <= 8 && v->loc.bit_shift < 64 && value_of(c, &v->loc, &scalar)) {
 		scalar >>= v->loc.bit_shift;
-		bytes_text(t, (const uint8_t *)&scalar, size, out);
+		bytes_text(c, t, (const uint8_t *)&scalar, size, out);
 	} else {
 		strbuf_addstr(out, "<optimized out>");
 	}
@@ -301,7 +288,8 @@ static int collect_var(const struct dw_var *v, void *ctx)
 }
 
 long fv_frame(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt, unsigned i,
-	      unsigned level, bool locals, struct fv_var *out, size_t max)
+	      unsigned level, bool locals, const struct render_value_ctx *vc, struct fv_var *out,
+	      size_t max)
 {
 	const struct wr_bt_frame *f;
 	struct tmodule *m;
@@ -321,6 +309,7 @@ long fv_frame(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt
 		return -1;
 	c.where.w = w;
 	c.where.bias = f->ip - f->pc;
+	c.where.vc = vc;
 	strbuf_reset(&w->text);
 	dw_frame_vars(m->dw, frame_lookup_pc(f), level, true, locals, collect_var, &c);
 	for (size_t k = 0; k < c.n && k < max; k++) {

@@ -25,6 +25,7 @@
 
 struct target;
 struct fv_walk;
+struct render_value_ctx;
 
 struct fv_var {
 	const char *name;   /* borrowed until the next fv_frame() */
@@ -37,11 +38,14 @@ void fv_free(struct fv_walk *w); /* NULL is a no-op */
 
 /* The variables of function level @level (as the frame's dw_sym orders its
  * inline chain, 0 = innermost) of physical frame @i of @bt: its parameters,
- * then with @locals its locals; at most @max into @out.  Returns how many,
+ * then with @locals its locals, values as render_value() shows them inside
+ * a value (@vc: symbols of addresses, may be NULL); at most @max into
+ * @out.  Returns how many,
  * or -1 when @bt carries no frame values or frame @i cannot be reached.
  * Walks frames in order and keeps the last one, so rendering a backtrace
  * frame by frame costs one CFI step per frame. */
 long fv_frame(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt, unsigned i,
-	      unsigned level, bool locals, struct fv_var *out, size_t max);
+	      unsigned level, bool locals, const struct render_value_ctx *vc, struct fv_var *out,
+	      size_t max);
 
 #endif

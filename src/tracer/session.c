@@ -65,16 +65,31 @@ static size_t hook_tailcalls(void *ctx, const struct wr_bt_frame *callee,
 	return target_tailcalls(s->target, callee, caller, out, max);
 }
 
-static long hook_values(void *ctx, const struct ev_backtrace *bt, unsigned i, unsigned level,
-			bool locals, struct render_var *out, size_t max)
+/* The symbols of one event's process, for frame values. */
+struct values_symbol {
+	struct session *s;
+	pid_t pid;
+};
+
+static void values_symbol(void *ctx, uint64_t addr, struct strbuf *out)
+{
+	struct values_symbol *vs = ctx;
+
+	target_data_symbol(vs->s->target, vs->pid, addr, out);
+}
+
+static long hook_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
+			unsigned level, bool locals, struct render_var *out, size_t max)
 {
 	struct session *s = ctx;
+	struct values_symbol vs = { s, (pid_t)pid };
+	struct render_value_ctx vc = { .symbol = values_symbol, .ctx = &vs };
 	struct fv_var v[64];
 	long n;
 
 	if (!s->frame_values)
 		s->frame_values = fv_new();
-	n = fv_frame(s->frame_values, s->target, bt, i, level, locals, v,
+	n = fv_frame(s->frame_values, s->target, bt, i, level, locals, &vc, v,
 		     max < 64 ? max : 64);
 	for (long k = 0; k < n; k++) {
 		out[k].name = v[k].name;

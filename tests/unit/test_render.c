@@ -246,11 +246,12 @@ static void test_json(void **state)
 /* Frame values, canned: helper (frame 0, level 0) v unknown; leaf (level
  * 1) x=3 and with locals y=4; main (frame 1) argc=2, argv, no locals;
  * libc's frame: none known. */
-static long hook_values(void *ctx, const struct ev_backtrace *bt, unsigned i, unsigned level,
-			bool locals, struct render_var *out, size_t max)
+static long hook_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
+			unsigned level, bool locals, struct render_var *out, size_t max)
 {
 	(void)ctx;
 	(void)bt;
+	assert_int_equal(pid, 42); /* the event's process */
 	assert_true(max >= 3);
 	if (i == 0 && level == 0) {
 		out[0] = (struct render_var){ "v", "<optimized out>", true };
