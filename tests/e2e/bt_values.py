@@ -3,10 +3,10 @@ and `bt full` adds its locals, compared with gdb's `bt` and `bt full` at
 leaf of fvals.c (the same values at every call), in gcc and clang builds.
 
 At -O0 every parameter and local that fvals.c sets before the call is
-known to both tools and must be equal (pointers: both show an address;
-the processes differ, so the addresses may too).  At -O2 the rule is
-that wraith never shows a wrong value: where it shows one gdb shows the
-same, and what gdb cannot recover wraith does not claim; gdb knows more
+known to both tools and must be equal (pointers: both show an address and
+the same <symbol>; the processes differ, so the addresses may too).  At -O2
+the rule is that wraith never shows a wrong value: where it shows one gdb
+shows the same, and what gdb cannot recover wraith does not claim; gdb knows more
 (entry values) and may show what wraith calls <optimized out>.  The text
 output has gdb's form `#1 mid(depth=12, tag=42, ratio=2.5) at ...`, and a
 plain `bt` carries no values."""
@@ -80,9 +80,15 @@ def gdb_values(binary):
     return None
 
 
+def symbol(v):
+    m = re.search(r" (<[^>]*>)", v)
+    return m.group(1) if m else None
+
+
 def same(w, g):
     if w.startswith("0x") and g.startswith("0x"):
-        return True  # pointers: two processes, two addresses
+        # pointers: two processes, two addresses, but the same <symbol>
+        return symbol(w) == symbol(g)
     return w == g
 
 
