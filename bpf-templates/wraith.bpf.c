@@ -278,6 +278,27 @@ struct {
 	__type(value, struct wr_probe_stats);
 } wr_stats SEC(".maps");
 
+/* `count bt`: hits by (probe, stack, key), and each stack's frames once
+ * (see wire.h).  Userspace sizes both before loading (--stack-entries);
+ * entries are allocated as stacks first appear, so a large map costs
+ * memory only for the stacks a run really sees, and a session that
+ * counts nothing does not pay at start-up for preallocating them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, WR_COUNT_DEFAULT_STACKS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct wr_count_key);
+	__type(value, __u64);
+} wr_stack_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, WR_COUNT_DEFAULT_STACKS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct wr_count_stack);
+} wr_stacks SEC(".maps");
+
 /* ---- reads of user memory ----
  * Every read tries bpf_probe_read_user first, which never sleeps and costs
  * the same in both modes; only a read that failed (a page not resident,
@@ -376,6 +397,7 @@ WR_API __u8 *wr_event_begin(void *ctx, __u32 probe_id, __u32 tgid, __u32 tid)
 	}
 	st->n_slots = 0;
 	st->stack_taken = 0;
+	st->n_count = 0;
 	st->cur = 0;
 	st->stack_len = 0;
 	st->proc_slot = WR_PROC_UNKNOWN;
@@ -389,6 +411,13 @@ WR_API __u8 *wr_event_begin(void *ctx, __u32 probe_id, __u32 tgid, __u32 tid)
 	h->flags = 0;
 	h->n_items = 0;
 	return buf;
+}
+
+/* The probe has statements that emit items: an event that ends with none
+ * was filtered out by the probe's conditions and is counted, not sent. */
+WR_API void wr_event_drop_empty(__u8 *buf)
+{
+	((struct wr_event_header *)buf)->flags |= WR_EVENT_F_DROP_EMPTY;
 }
 
 /* Reserve @size bytes (a multiple of 8) at the end of the payload.
@@ -847,6 +876,12 @@ WR_INLINE void slot_finish(__u8 *buf, struct wr_bt_slot *s, __u32 status, __u32 
 	bh->error_code = (__u16)error;
 }
 
+/* The end of slot @s's item while it still holds every frame it reserved. */
+WR_INLINE __u32 slot_end(struct wr_bt_slot *s)
+{
+	return s->item_off + sizeof(struct wr_bt_header) + s->depth * sizeof(struct wr_bt_frame);
+}
+
 /* Give back the frames slot @s reserved and did not use, when its item is
  * the last of the event so far. */
 WR_INLINE void trim_bt(__u8 *buf, struct wr_bt_slot *s)
@@ -855,8 +890,7 @@ WR_INLINE void trim_bt(__u8 *buf, struct wr_bt_slot *s)
 	struct wr_item_header *ih;
 	__u32 used;
 
-	if (s->item_off + sizeof(struct wr_bt_header) + s->depth * sizeof(struct wr_bt_frame) !=
-	    h->payload_len || s->item_off < sizeof(*ih))
+	if (slot_end(s) != h->payload_len || s->item_off < sizeof(*ih))
 		return;
 	used = sizeof(struct wr_bt_header) + s->count * sizeof(struct wr_bt_frame);
 	ih = (struct wr_item_header *)payload_at(buf, s->item_off - sizeof(*ih));
@@ -898,6 +932,10 @@ WR_INLINE void emit_frame(__u8 *buf, struct wr_bt_slot *s, __u64 cookie, __u64 b
 
 	if (pc > 0xffffffffull)
 		cookie = 0;
+	/* The stack's identity for `count bt`: module and pc where the module
+	 * is known (the same in every process), the raw ip where it is not. */
+	s->hash = (s->hash ^ (cookie ? cookie << 32 | pc : s->ip)) * 0x9e3779b97f4a7c15ull;
+	s->hash ^= s->hash >> 29;
 	f->ip = s->ip;
 	f->pc = cookie ? (__u32)pc : 0;
 	f->cookie = (__u16)cookie;
@@ -1145,6 +1183,21 @@ WR_INLINE __u32 copy_stack(__u8 *buf, __u64 base)
 	return len;
 }
 
+/* How many of the slots before slot @n are sent as backtrace items (the
+ * `count bt` ones are not): which bt of the event a stack copy continues. */
+WR_INLINE __u32 bt_items_before(struct wr_bt_state *st, __u32 n)
+{
+	__u32 k = 0;
+
+	for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++) {
+		if (i >= n || i >= st->n_slots)
+			break;
+		if (!(st->slot[i].flags & WR_SLOT_F_COUNT))
+			k++;
+	}
+	return k;
+}
+
 /* Attach a copy of the stack to the event for slot @s (one per event: the
  * copy is large), in two cases.  @handover: the walk stopped at a frame in
  * no mapping the kernel knows; the copy starts at that frame's sp and
@@ -1165,7 +1218,8 @@ WR_INLINE void attach_stack(void *ctx, __u8 *buf, struct wr_bt_state *st, struct
 	struct vma_probe vp = {};
 	long item;
 
-	if (st->stack_taken || (!handover && !values))
+	/* A counted stack is never sent, so nothing could finish it. */
+	if (st->stack_taken || (!handover && !values) || (s->flags & WR_SLOT_F_COUNT))
 		return;
 	st->stack_taken = 1;
 	trim_bt(buf, s);
@@ -1202,7 +1256,7 @@ WR_INLINE void attach_stack(void *ctx, __u8 *buf, struct wr_bt_state *st, struct
 	sh->vma_pgoff = vp.pgoff;
 	sh->vma_ino = vp.ino;
 	sh->vma_dev = vp.dev;
-	sh->bt_index = (__u16)st->cur;
+	sh->bt_index = (__u16)bt_items_before(st, st->cur);
 	sh->slot_flags = s->flags;
 	sh->flags = (vp.found ? WR_STACK_F_VMA : 0) | (handover ? WR_STACK_F_HANDOVER : 0) |
 		    (values ? WR_STACK_F_REGS : 0);
@@ -1285,13 +1339,11 @@ WR_INLINE struct wr_proc_maps *proc_maps_of(__u8 *buf, struct wr_bt_state *st)
 	return bpf_map_lookup_elem(&wr_proc_maps, &idx);
 }
 
-/* A `bt` statement: reserve its item and take the registers; the step
- * program unwinds every frame, so no probe carries the unwinder.
- * @depth = frames wanted (1..WR_BT_MAX_DEPTH); @flags_index =
- * wr_bt_flags_index(flags, statement index); @rule0 = the rule index of
- * the probe's own pc, WR_CFI_RULE_NONE if no row covers it, or
- * WR_RULE_LOOKUP to search at run time. */
-WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth, __u32 flags_index, __u32 rule0)
+/* Open a backtrace slot: reserve its item of @type (header + @depth
+ * frames) and take the registers.  Returns the slot, or NULL when the
+ * event has no room or every slot is used. */
+WR_INLINE struct wr_bt_slot *open_slot(void *ctx, __u8 *buf, __u32 type, __u32 depth,
+				       __u32 flags_index, __u32 rule0)
 {
 	struct wr_regs *regs = ctx;
 	struct wr_bt_header *bh;
@@ -1302,16 +1354,16 @@ WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth, __u32 flags_index, __u32 ru
 
 	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
 	if (!st || st->n_slots >= WR_BT_MAX_SLOTS)
-		return;
+		return 0;
 	if (depth == 0 || depth > WR_BT_MAX_DEPTH)
 		depth = WR_BT_MAX_DEPTH;
-	item = wr_item_open((struct wr_event_buf *)buf, WR_ITEM_BACKTRACE, wr_bt_index_of(flags_index));
+	item = wr_item_open((struct wr_event_buf *)buf, type, wr_bt_index_of(flags_index));
 	if (item < 0)
-		return;
+		return 0;
 	if (reserve(buf, sizeof(*bh) + depth * sizeof(struct wr_bt_frame)) < 0) {
 		/* Give the item header back: a bt that does not fit is dropped. */
 		((struct wr_event_header *)buf)->payload_len = (__u32)item;
-		return;
+		return 0;
 	}
 	wr_item_close((struct wr_event_buf *)buf, item);
 	n = st->n_slots & (WR_BT_MAX_SLOTS - 1);
@@ -1326,6 +1378,8 @@ WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth, __u32 flags_index, __u32 ru
 	s->flags = WR_SLOT_F_PENDING | WR_SLOT_F_BP_VALID | WR_SLOT_F_EXACT;
 	s->status = WR_BT_TRUNCATED;
 	s->error = 0;
+	s->hash = 0;
+	s->key = 0;
 	bh = bt_header(buf, s);
 	bh->requested_depth = (__u16)depth;
 	bh->frame_count = 0;
@@ -1333,36 +1387,121 @@ WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth, __u32 flags_index, __u32 ru
 	bh->status = WR_BT_TRUNCATED;
 	bh->error_code = 0;
 	s->rule0 = rule0;
+	return s;
+}
+
+/* A `bt` statement: reserve its item and take the registers; the step
+ * program unwinds every frame, so no probe carries the unwinder.
+ * @depth = frames wanted (1..WR_BT_MAX_DEPTH); @flags_index =
+ * wr_bt_flags_index(flags, statement index); @rule0 = the rule index of
+ * the probe's own pc, WR_CFI_RULE_NONE if no row covers it, or
+ * WR_RULE_LOOKUP to search at run time. */
+WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth, __u32 flags_index, __u32 rule0)
+{
+	open_slot(ctx, buf, WR_ITEM_BACKTRACE, depth, flags_index, rule0);
+}
+
+/* A `count bt [, KEY]` statement: a bt of at most WR_COUNT_MAX_DEPTH
+ * frames whose stack the step program counts under @key instead of
+ * sending it. */
+WR_API void wr_count_bt(void *ctx, __u8 *buf, __u32 depth, __u32 flags_index, __u32 rule0,
+			__u64 key)
+{
+	struct wr_bt_state *st;
+	struct wr_bt_slot *s;
+	__u32 zero = 0;
+
+	if (depth == 0 || depth > WR_COUNT_MAX_DEPTH)
+		depth = WR_COUNT_MAX_DEPTH;
+	s = open_slot(ctx, buf, WR_ITEM_COUNT, depth, flags_index, rule0);
+	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+	if (!s || !st)
+		return;
+	s->flags |= WR_SLOT_F_COUNT;
+	s->key = key;
+	st->n_count++;
+}
+
+/* `count bt` items at the end of the event are not sent: cut them off. */
+WR_INLINE void cut_count_items(__u8 *buf, struct wr_bt_state *st)
+{
+	struct wr_event_header *h = (struct wr_event_header *)buf;
+
+	for (__u32 i = WR_BT_MAX_SLOTS; i-- > 0;) {
+		struct wr_bt_slot *s = &st->slot[i];
+
+		if (i >= st->n_slots)
+			continue;
+		if (!(s->flags & WR_SLOT_F_COUNT) || slot_end(s) != h->payload_len ||
+		    s->item_off < sizeof(struct wr_item_header))
+			break;
+		h->payload_len = s->item_off - sizeof(struct wr_item_header);
+		h->n_items--;
+	}
 }
 
 /* A bt reserves room for its whole requested depth; when it is the last
  * item of the event (the common `print ...; bt;`), give back what its
  * frames did not use, so a 7-frame backtrace costs ~130 bytes, not 2 KiB. */
-WR_INLINE void trim_last_bt(__u8 *buf)
+WR_INLINE void trim_last_bt(__u8 *buf, struct wr_bt_state *st)
 {
-	struct wr_bt_state *st;
-	__u32 zero = 0;
+	/* The last bt still holding every frame it reserved, if it ends the
+	 * event (count bt items after it are cut off already). */
+	for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++) {
+		struct wr_bt_slot *s = &st->slot[i];
 
-	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
-	if (!st || st->n_slots == 0)
-		return;
-	trim_bt(buf, &st->slot[(st->n_slots - 1) & (WR_BT_MAX_SLOTS - 1)]);
+		if (i >= st->n_slots)
+			break;
+		if (slot_end(s) == ((struct wr_event_header *)buf)->payload_len) {
+			trim_bt(buf, s);
+			break;
+		}
+	}
 }
 
+/* Wake the consumer only when the ring is filling up.  The kernel's own
+ * policy wakes it for every event it has not yet caught up with, and when
+ * it keeps up that is every event: the wakeup then runs on the traced
+ * thread, which pays for it on every hit.  Below the mark the consumer
+ * finds the events on its next timer tick instead (runtime.c). */
+WR_INLINE __u64 ringbuf_wakeup(__u32 size)
+{
+	__u64 avail = bpf_ringbuf_query(&wr_ringbuf, BPF_RB_AVAIL_DATA);
+	__u64 ring = bpf_ringbuf_query(&wr_ringbuf, BPF_RB_RING_SIZE);
+
+	return avail + size >= ring / WR_RING_WAKE_DIVISOR ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+/* Send the event, unless it holds nothing to send: only `count bt`
+ * stacks (counted already), or no items at all from a probe whose
+ * conditions chose to emit none (counted as filtered). */
 WR_INLINE void output(void *ctx, __u8 *buf)
 {
 	struct wr_event_header *h = (struct wr_event_header *)buf;
 	struct wr_probe_stats *ps;
-	__u32 size;
+	struct wr_bt_state *st;
+	__u32 size, zero = 0;
 	long ret;
 
-	trim_last_bt(buf);
+	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+	if (st && st->n_count)
+		cut_count_items(buf, st);
+	if (h->n_items == 0 && (h->flags & WR_EVENT_F_DROP_EMPTY)) {
+		ps = probe_stats(h->probe_id);
+		if (ps && (!st || !st->n_count))
+			ps->filtered++;
+		if (wr_cfg_fault_in && st)
+			st->holder = 0; /* --fault-in: the buffer is free again */
+		return;
+	}
+	if (st && st->n_slots)
+		trim_last_bt(buf, st);
 	size = sizeof(*h) + h->payload_len;
 
 	if (size > WR_EVENT_MAX)
 		size = WR_EVENT_MAX;
 	if (wr_cfg_transport == WR_TRANSPORT_RINGBUF)
-		ret = bpf_ringbuf_output(&wr_ringbuf, buf, size, 0);
+		ret = bpf_ringbuf_output(&wr_ringbuf, buf, size, ringbuf_wakeup(size));
 	else
 		ret = bpf_perf_event_output(ctx, &wr_perfbuf, BPF_F_CURRENT_CPU, buf, size);
 	if (ret) {
@@ -1375,13 +1514,8 @@ WR_INLINE void output(void *ctx, __u8 *buf)
 		if (ps)
 			ps->truncated++;
 	}
-	if (wr_cfg_fault_in) {
-		__u32 zero = 0;
-		struct wr_bt_state *st = bpf_map_lookup_elem(&wr_bt_state, &zero);
-
-		if (st)
-			st->holder = 0;
-	}
+	if (wr_cfg_fault_in && st)
+		st->holder = 0;
 }
 
 /* Mark every still-pending slot with @status (budget or internal error). */
@@ -1462,6 +1596,56 @@ static long step_frame_self(__u32 i, void *arg)
 	return step_one(NULL, buf, st, proc_maps_of(buf, st));
 }
 
+/* ---- counting stacks ---- */
+
+/* Add one to the count of slot @s's stack under its key: the stack is
+ * stored first, so a count never names a stack the maps do not hold. */
+WR_INLINE void count_stack(__u8 *buf, struct wr_bt_slot *s, struct wr_probe_stats *ps)
+{
+	struct wr_event_header *h = (struct wr_event_header *)buf;
+	struct wr_item_header *ih = (struct wr_item_header *)payload_at(buf, s->item_off - sizeof(*ih));
+	struct wr_count_key k = {
+		.stack_id = (s->hash ^ ((__u64)s->status << 56 | s->error)) * 0xff51afd7ed558ccdull,
+		.key = s->key, .probe_id = h->probe_id, .index = ih->index,
+	};
+	__u64 one = 1, *count = bpf_map_lookup_elem(&wr_stack_counts, &k);
+	long err;
+
+	if (count) {
+		__sync_fetch_and_add(count, 1);
+		ps->counted++;
+		return;
+	}
+	err = bpf_map_update_elem(&wr_stacks, &k.stack_id, bt_header(buf, s), BPF_NOEXIST);
+	if (!err || err == -17 /* EEXIST: known, or being stored by another CPU */)
+		err = bpf_map_update_elem(&wr_stack_counts, &k, &one, BPF_NOEXIST);
+	if (err == -17) {
+		count = bpf_map_lookup_elem(&wr_stack_counts, &k);
+		if (count)
+			__sync_fetch_and_add(count, 1);
+		err = count ? 0 : err;
+	}
+	if (err)
+		ps->count_dropped++;
+	else
+		ps->counted++;
+}
+
+/* Count every `count bt` slot of the event, once they are unwound. */
+WR_INLINE void count_stacks(__u8 *buf, struct wr_bt_state *st)
+{
+	struct wr_probe_stats *ps = probe_stats(((struct wr_event_header *)buf)->probe_id);
+
+	if (!ps || !st->n_count)
+		return;
+	for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++) {
+		if (i >= st->n_slots)
+			break;
+		if (st->slot[i].flags & WR_SLOT_F_COUNT)
+			count_stack(buf, &st->slot[i], ps);
+	}
+}
+
 /* Every remaining frame of every pending slot, in one bpf_loop() (the
  * verifier checks the frame once, and no frame pays for a tail call), then
  * the event goes out. */
@@ -1486,6 +1670,7 @@ WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 		bpf_loop(WR_BT_MAX_SLOTS * (WR_BT_MAX_DEPTH + 1), step_frame, &c, 0);
 	}
 	finish_pending(buf, st, WR_BT_INTERNAL_ERROR);
+	count_stacks(buf, st);
 	output(ctx, buf);
 }
 
@@ -1513,8 +1698,10 @@ WR_API int wr_event_end(void *ctx, __u8 *buf)
 		/* Only reached when the tail call failed. */
 		finish_pending(buf, st, WR_BT_INTERNAL_ERROR);
 		ps = probe_stats(((struct wr_event_header *)buf)->probe_id);
-		if (ps)
+		if (ps) {
 			ps->bt_errors++;
+			ps->count_dropped += st->n_count;
+		}
 	}
 	output(ctx, buf);
 	return 0;

@@ -11,7 +11,8 @@ PACKAGES="gcc g++ make autoconf automake pkg-config binutils
 llvm-19-dev clang-19 libclang-rt-19-dev libbpf-dev libdw-dev libelf-dev libdebuginfod-dev libiberty-dev
 libcmocka-dev
 libncurses-dev libreadline-dev zlib1g-dev libzstd-dev
-gdb python3 python3-jsonschema tmux bpftool valgrind util-linux procps libc6-dbg"
+libprotobuf-c-dev protobuf-c-compiler
+gdb python3 python3-jsonschema python3-protobuf protobuf-compiler tmux bpftool valgrind util-linux procps libc6-dbg"
 if [ "${1:-}" = "--bench" ]; then
 	PACKAGES="$PACKAGES bpftrace linux-perf gnuplot-nox"
 fi

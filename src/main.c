@@ -74,6 +74,9 @@ static const char usage_text[] =
 "                            resident (never touched, swapped out) faults the page\n"
 "                            in instead of failing; the traced thread waits for the\n"
 "                            fault (off by default; Linux 6.1+, ringbuf transport)\n"
+"      --buffer-size SIZE    event buffer for all CPUs together, e.g. 64M (K, M, G\n"
+"                            suffixes; 64K..1G; default 4M per CPU, 8M..256M)\n"
+"      --stack-entries N     distinct stacks `count bt` can count (default 65536)\n"
 "\n"
 "Debug info:\n"
 "  -d, --debug-file FILE     the debug file of the main module (-t's module, else the\n"
@@ -92,6 +95,10 @@ static const char usage_text[] =
 "                            and unwind tables come from and what that allows\n"
 "      --no-status           no report (the default; overrides [script] status)\n"
 "\n"
+"Counted stacks (count bt), written when the run ends:\n"
+"      --folded FILE         folded stacks for flame graphs (- for stdout)\n"
+"      --pprof FILE          a gzip-compressed pprof profile\n"
+"\n"
 "Diagnostics:\n"
 "  -v, --verbose             show debug messages (libbpf, verifier logs) on stderr\n"
 "      --log-level LEVEL     error, warn (default), info, debug or trace (= debug)\n"
@@ -108,7 +115,8 @@ static const char usage_text[] =
 "Script language: trace <function | file:line | 0xADDR | module:0xADDR> { ... } with\n"
 "print \"fmt {} {:x} {:x.16} {:s.*}\", expr...;  bt; / backtrace;\n"
 "[raw|args|full|inline|noinline]  if/else  let;  bt args / bt full: each frame's\n"
-"parameters / and locals, with values, as gdb.  Expressions read the program's\n"
+"parameters / and locals, with values, as gdb.  count bt [, KEY]; counts hits by\n"
+"stack in the kernel (no event per hit).  Expressions read the program's\n"
 "variables (req.name, p->next, p[i], *ptr, cast(x, \"T *\")); strncmp(p, \"GET\", n),\n"
 "starts_with(p, \"/\"), memcmp(p, q, n), memcmp(p, hex(\"de ad\")).  See wraith(1) and\n"
 "doc/script-reference.md.\n"
@@ -149,6 +157,9 @@ static int check_options(const struct cli_options *o)
 		return cli_usage_error("--keep-going only applies to --batch");
 	if (o->dry_run && !modes)
 		return cli_usage_error("--dry-run needs a script (-s, --script-file or --batch)");
+	if ((o->folded_file || o->pprof_file) && !modes)
+		return cli_usage_error("--folded and --pprof write what a script counted: give -s, "
+				       "--script-file or --batch (in the shell, use the `stacks` command)");
 	return 0;
 }
 

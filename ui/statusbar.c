@@ -15,6 +15,29 @@
 
 #define RATE_WINDOW 1.0
 
+/* Which probes lost events, most first is not needed: few probes lose. */
+static void lost_by_probe(struct statusbar *b, struct session *s)
+{
+	size_t len = 0, shown = 0;
+	struct probe *p;
+
+	b->lost_by[0] = '\0';
+	session_for_each_probe(p, s) {
+		struct wr_probe_stats st;
+		int n;
+
+		session_probe_stats(s, p, &st);
+		if (!st.lost)
+			continue;
+		n = shown < 3 ? snprintf(b->lost_by + len, sizeof(b->lost_by) - len, "%s#%u %llu",
+					 len ? ", " : "", probe_id(p), (unsigned long long)st.lost)
+			      : snprintf(b->lost_by + len, sizeof(b->lost_by) - len, ", ...");
+		if (n < 0 || (size_t)n >= sizeof(b->lost_by) - len || shown++ >= 3)
+			break;
+		len += (size_t)n;
+	}
+}
+
 void statusbar_tick(struct statusbar *b, struct session *s, double now)
 {
 	uint64_t events = session_events(s);
@@ -31,6 +54,7 @@ void statusbar_tick(struct statusbar *b, struct session *s, double now)
 	}
 	session_losses(s, &l);
 	b->lost = l.lost + l.dropped;
+	lost_by_probe(b, s);
 }
 
 void statusbar_message(struct statusbar *b, const char *msg, double seconds, double now)
@@ -42,7 +66,7 @@ void statusbar_message(struct statusbar *b, const char *msg, double seconds, dou
 void statusbar_draw(const struct statusbar *b, struct session *s, WINDOW *w, double now)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char lost[48];
+	char lost[96];
 	size_t on = 0;
 	int cols = getmaxx(w), x;
 	bool alert = b->message[0] && now < b->message_until;
@@ -54,7 +78,8 @@ void statusbar_draw(const struct statusbar *b, struct session *s, WINDOW *w, dou
 	session_target_text(s, &sb);
 	strbuf_addf(&sb, " | probes %zu/%zu on | %.0f ev/s | %llu events | ", on,
 		    session_probe_count(s), b->rate, (unsigned long long)session_events(s));
-	snprintf(lost, sizeof(lost), "lost %llu", (unsigned long long)b->lost);
+	snprintf(lost, sizeof(lost), b->lost_by[0] ? "lost %llu (%s)" : "lost %llu",
+		 (unsigned long long)b->lost, b->lost_by);
 	mvwhline(w, 0, 0, ' ' | draw_attr(ROLE_STATUS), cols);
 	x = draw_text(w, 0, 0, sb.buf, sb.len, cols, ROLE_STATUS);
 	x += draw_text(w, 0, x, lost, strlen(lost), cols - x, b->lost ? ROLE_ALERT : ROLE_STATUS);

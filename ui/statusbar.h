@@ -17,6 +17,7 @@ struct statusbar {
 	uint64_t events_then;/* session events at `since` */
 	double rate;         /* events per second over the last window */
 	uint64_t lost;       /* last computed */
+	char lost_by[64];    /* which probes lost events: "#1 120, #3 4" */
 	char message[160];   /* shown until `message_until` */
 	double message_until;
 };

@@ -44,6 +44,7 @@ static LLVMTargetMachineRef target_machine;
 const struct cg_entry cg_entry_points[] = {
 	{ "wr_event_begin", 4 },
 	{ "wr_event_end", 2 },
+	{ "wr_event_drop_empty", 1 },
 	{ "wr_item_open", 3 },
 	{ "wr_item_close", 2 },
 	{ "wr_arg_scalar", 4 },
@@ -60,6 +61,7 @@ const struct cg_entry cg_entry_points[] = {
 	{ "wr_expr_error", 3 },
 	{ "wr_arg_dump", 4 },
 	{ "wr_bt", 5 },
+	{ "wr_count_bt", 6 },
 	{ NULL, 0 },
 };
 

@@ -198,6 +198,54 @@ static void lower_bt(struct cg *cg, const struct ast_stmt *s)
 	call(cg, "wr_bt", args, 5);
 }
 
+/* The key of `count bt, KEY`: an integer, a pointer or a boolean, as
+ * an i64 in *@out. */
+static int count_key(struct cg *cg, const struct ast_expr *e, LLVMValueRef *out)
+{
+	struct cg_value key;
+	char desc[160];
+	int err = cg_lower_expr(cg, e, &key);
+
+	if (!err)
+		err = cg_operand(cg, e, &key);
+	if (err)
+		return err;
+	if (key.kind != CG_VALUE || !ctype_is_scalar(key.dt) || key.dt->kind == DW_TYPE_FLOAT ||
+	    key.dt->size > 8)
+		return cg_fail(cg, e->loc, "count by an integer: a number, a pointer, $tid, ...",
+			       "a count key must be an integer or a pointer, not %s",
+			       cg_describe(&key, desc, sizeof(desc)));
+	if (key.optimized_out)
+		return cg_fail(cg, e->loc, "count by a value the probe can read here",
+			       "this value is optimized out at this pc");
+	*out = key.v;
+	return 0;
+}
+
+/* `count bt [, KEY]`: a bt the step program counts instead of sending. */
+static int lower_count(struct cg *cg, const struct ast_stmt *s)
+{
+	unsigned long long index = (unsigned long long)ast_probe_index_of(cg->plan->ast, s);
+	unsigned depth = cg->plan->bt_depth ? cg->plan->bt_depth : WR_BT_DEFAULT_DEPTH;
+	LLVMValueRef args[6];
+	int err;
+
+	args[5] = c64(cg, 0);
+	if (s->value) {
+		err = count_key(cg, s->value, &args[5]);
+		if (err)
+			return err;
+		set_loc(cg, s->loc);
+	}
+	args[0] = cg->ctx_arg;
+	args[1] = cg->buf;
+	args[2] = c32(cg, depth < WR_COUNT_MAX_DEPTH ? depth : WR_COUNT_MAX_DEPTH);
+	args[3] = c32(cg, wr_bt_flags_index(s->bt_flags, (__u32)index));
+	args[4] = c32(cg, cg->plan->rule0);
+	call(cg, "wr_count_bt", args, 6);
+	return 0;
+}
+
 /* A condition whose reads failed is neither true nor false: the event
  * gets an expression error (the address and why) and neither branch runs,
  * but an `else if` that follows is still tried. */
@@ -289,6 +337,8 @@ static int lower_stmt(struct cg *cg, const struct ast_stmt *s)
 		return lower_let(cg, s);
 	case AST_STMT_EXPR:
 		return cg_lower_expr(cg, s->value, &ignored);
+	case AST_STMT_COUNT:
+		return lower_count(cg, s);
 	}
 	return 0;
 }
@@ -344,6 +394,11 @@ int lower_probe(struct cg *cg)
 	LLVMPositionBuilderAtEnd(cg->builder, skip);
 	LLVMBuildRet(cg->builder, LLVMConstInt(i32(cg), 0, 0));
 	LLVMPositionBuilderAtEnd(cg->builder, body);
+	if (ast_probe_count(cg->plan->ast, AST_STMT_PRINT) + ast_probe_count(cg->plan->ast, AST_STMT_BT) +
+	    ast_probe_count(cg->plan->ast, AST_STMT_COUNT)) {
+		args[0] = cg->buf;
+		call(cg, "wr_event_drop_empty", args, 1);
+	}
 	inject_fault(cg);
 	err = lower_block(cg, &cg->plan->ast->body);
 	if (err)

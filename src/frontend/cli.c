@@ -105,7 +105,8 @@ int cli_open_session(const struct cli_options *o, struct session **out)
 		},
 		.bt_depth = o->bt_depth, .format = o->format,
 		.dry_run = o->dry_run, .verbose = o->verbose, .relative_time = o->relative_time,
-		.max_events = o->max_events, .pending = o->pending,
+		.max_events = o->max_events, .pending = o->pending, .buffer_bytes = o->buffer_bytes,
+		.stack_entries = o->stack_entries,
 	};
 	struct session_sink sink = { write_event, &writer };
 	int err;
@@ -169,8 +170,9 @@ void cli_report_losses(struct session *s)
 
 	session_losses(s, &l);
 	if (l.lost)
-		wr_warn("%llu events were lost because the event buffer was full; slow the "
-			"probed code down or print less", (unsigned long long)l.lost);
+		wr_warn("%llu events were lost because the event buffer was full; a larger "
+			"--buffer-size, fewer hits (a condition) or less output per hit helps",
+			(unsigned long long)l.lost);
 	if (l.truncated)
 		wr_warn("%llu events were cut short because they exceeded %u bytes",
 			(unsigned long long)l.truncated, WR_EVENT_MAX);

@@ -56,6 +56,10 @@ struct cli_options {
 	bool pending;              /* --pending */
 	enum wr_transport transport;
 	bool fault_in;             /* --fault-in: sleepable probes, reads fault pages in */
+	uint64_t buffer_bytes;     /* --buffer-size, 0 = scaled to the CPUs */
+	uint32_t stack_entries;    /* --stack-entries, 0 = the default */
+	const char *folded_file;   /* --folded FILE ("-": stdout) */
+	const char *pprof_file;    /* --pprof FILE */
 	const char *log_file;
 	int log_level;             /* enum wr_log_level; -1: not set */
 	long long events_per_sec;  /* render rate limit; 0 = none, -1 = auto */
@@ -96,6 +100,16 @@ void cli_report_suppressed(struct session *s, const struct cli_options *o, bool 
 /* Warn about events that never reached the output: lost, cut short,
  * dropped, malformed.  Lost and malformed events are never silent. */
 void cli_report_losses(struct session *s);
+
+/* At the end of a run: one line per probe on stderr (hits, delivered,
+ * filtered, lost; stacks counted), unless -q and nothing was lost. */
+void cli_report_summary(const struct cli_options *o, struct session *s);
+
+/* At the end of a run in which probes counted stacks: write them where
+ * --folded and --pprof say, or else list them on stdout in the
+ * --script-output format.  Returns 0, or 1 when a file could not be
+ * written (message on stderr). */
+int cli_write_stacks(const struct cli_options *o, struct session *s);
 
 /* Exit status for a negative error code: 2 for bad input (script, target,
  * usage), 1 for runtime failures. */

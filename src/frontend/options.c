@@ -211,6 +211,57 @@ SETTER(set_transport)
 	return 0;
 }
 
+/* "64M", "512K", "1G" or plain bytes. */
+static bool parse_size(const char *s, unsigned long long *out)
+{
+	unsigned long long v, mult = 1;
+	char *end;
+
+	errno = 0;
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	v = strtoull(s, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		mult = 1ull << 10;
+	else if (*end == 'M' || *end == 'm')
+		mult = 1ull << 20;
+	else if (*end == 'G' || *end == 'g')
+		mult = 1ull << 30;
+	if (mult > 1)
+		end++;
+	if (errno || *end || v > (1ull << 40) / mult)
+		return false;
+	*out = v * mult;
+	return true;
+}
+
+SETTER(set_buffer_size)
+{
+	unsigned long long v;
+
+	if (!parse_size(arg, &v) || v < (64ull << 10) || v > (1ull << 30)) {
+		strbuf_addstr(why, "expected 64K..1G, e.g. 64M");
+		return -1;
+	}
+	o->buffer_bytes = v;
+	return 0;
+}
+
+SETTER(set_stack_entries)
+{
+	unsigned long long v;
+
+	if (!parse_uint(arg, 1u << 24, &v) || v < 16) {
+		strbuf_addf(why, "expected 16..%u", 1u << 24);
+		return -1;
+	}
+	o->stack_entries = (uint32_t)v;
+	return 0;
+}
+
+SETTER(set_folded) { (void)why; o->folded_file = cli_options_keep(o, arg); return 0; }
+SETTER(set_pprof) { (void)why; o->pprof_file = cli_options_keep(o, arg); return 0; }
+
 /* GhostScope's switch for the same choice. */
 SETTER(set_force_perf)
 {
@@ -343,6 +394,10 @@ static const struct setting settings[] = {
 	{ "force-perf-event-array", 0, false, "ebpf.force_perf_event_array", TOML_BOOL, NULL,
 	  set_force_perf },
 	{ "fault-in", 0, false, "ebpf.fault_in", TOML_BOOL, NULL, set_fault_in },
+	{ "buffer-size", 0, true, "ebpf.ringbuf_size", TOML_INT, NULL, set_buffer_size },
+	{ "stack-entries", 0, true, "ebpf.stack_entries", TOML_INT, NULL, set_stack_entries },
+	{ "folded", 0, true, NULL, 0, NULL, set_folded },
+	{ "pprof", 0, true, NULL, 0, NULL, set_pprof },
 	{ "debug-file", 'd', true, NULL, 0, NULL, set_debug_file },
 	{ "allow-loose-debug-match", 0, false, "dwarf.allow_loose_debug_match", TOML_BOOL, NULL,
 	  set_loose },
@@ -381,7 +436,7 @@ static const char *const foreign_keys[] = {
 	"ui.two_panel_ratios", "ui.ebpf_max_messages", "ui.history.enabled",
 	"ui.history.max_entries", "ui.realtime_logging.output_dir",
 	"ui.realtime_logging.filename_prefix",
-	"ebpf.ringbuf_size", "ebpf.perf_page_count", "ebpf.proc_module_offsets_max_entries",
+	"ebpf.perf_page_count", "ebpf.proc_module_offsets_max_entries",
 	"ebpf.mem_dump_cap", "ebpf.compare_cap", "ebpf.max_trace_event_size",
 	"ebpf.backtrace_unwind_rows_max_entries", "ebpf.enable_sysmon_for_target",
 	"source.substitutions", "source.search_dirs",

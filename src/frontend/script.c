@@ -101,6 +101,9 @@ int script_mode_run(const struct cli_options *o, struct session *s)
 	}
 	report_ready(o, s);
 	err = cli_event_loop(o, s);
+	if (cli_write_stacks(o, s) && !err)
+		err = 1;
+	cli_report_summary(o, s);
 	cli_report_losses(s);
 	return err;
 }

@@ -195,6 +195,11 @@ static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, s
 			off += ih.length;
 			continue;
 		}
+		if (ih.type == WR_ITEM_COUNT) {
+			/* A stack counted in the kernel: nothing to show. */
+			off += ih.length;
+			continue;
+		}
 		d->items = xgrow(d->items, &d->cap_items, out->n_items + 1, sizeof(*d->items));
 		it = &d->items[out->n_items++];
 		memset(it, 0, sizeof(*it));

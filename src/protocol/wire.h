@@ -36,6 +36,11 @@
 #define WR_MAX_MODULES      4096u   /* modules with CFI across the session */
 #define WR_MAP_SEARCH_STEPS 10u     /* ceil(log2(WR_MAX_MAPPINGS)) + 1 */
 #define WR_ROW_SEARCH_STEPS 25u     /* up to 16M rows per module */
+/* The ring buffer wakes its consumer only once it is 1/WR_RING_WAKE_DIVISOR
+ * full (the perf buffer: its watermark); below that the consumer reads on
+ * a timer of WR_POLL_TICK_MS, which the ring must outlast at full speed. */
+#define WR_RING_WAKE_DIVISOR 4u
+#define WR_POLL_TICK_MS     10u
 
 #define WR_EVENT_MAGIC 0x57524149u /* "WRAI" little-endian in memory as IARW */
 
@@ -48,7 +53,9 @@ enum wr_transport {
 };
 
 /* ---- event header ---- */
-#define WR_EVENT_F_TRUNCATED 0x0001u /* an item did not fit in WR_EVENT_MAX */
+#define WR_EVENT_F_TRUNCATED  0x0001u /* an item did not fit in WR_EVENT_MAX */
+#define WR_EVENT_F_DROP_EMPTY 0x0002u /* the probe can emit items: one that emitted none
+				       * was filtered out by its conditions and is not sent */
 
 struct wr_event_header {
 	__u32 magic;
@@ -76,6 +83,8 @@ enum wr_item_type {
 				   * frame_count frames when it is the event's last item */
 	WR_ITEM_STACK     = 0x11, /* payload = wr_stack_header + a copy of the user stack:
 				   * the rest of a backtrace, for userspace to unwind */
+	WR_ITEM_COUNT     = 0x12, /* a `count bt` stack, as a backtrace; counted in the
+				   * kernel, never shown (usually cut off before output) */
 	WR_ITEM_EXPR_ERROR = 0x20, /* payload = wr_expr_error; index = the expression's
 				    * number in the probe (ast_probe_expr_index) */
 };
@@ -472,6 +481,7 @@ WR_STATIC_ASSERT(sizeof(struct wr_proc_maps) == 8 + 40 * WR_MAX_MAPPINGS, "proc 
 #define WR_SLOT_F_BP_VALID 0x02u /* bp holds the frame's real rbp */
 #define WR_SLOT_F_EXACT    0x04u /* ip is exact (do not look up ip - 1) */
 #define WR_SLOT_F_BP_READ_FAILED 0x08u /* rbp is unknown because reading it failed */
+#define WR_SLOT_F_COUNT    0x10u /* a `count bt`: counted in wr_stack_counts, not sent */
 
 struct wr_bt_slot {
 	__u64 ip;
@@ -484,8 +494,10 @@ struct wr_bt_slot {
 	__u8 flags;      /* WR_SLOT_F_* */
 	__u16 error;
 	__u32 rule0;     /* rule of the probe's own pc, resolved at compile time */
+	__u64 hash;      /* of the frames emitted so far (a stack's identity) */
+	__u64 key;       /* `count bt, KEY`: the key's value */
 };
-WR_STATIC_ASSERT(sizeof(struct wr_bt_slot) == 40, "bt slot size");
+WR_STATIC_ASSERT(sizeof(struct wr_bt_slot) == 56, "bt slot size");
 
 /* Bytes of user stack the unwinder copies at once: one copy serves the
  * return addresses and saved registers of several frames. */
@@ -500,7 +512,7 @@ struct wr_bt_state {
 	__u32 held_since; /* --fault-in: when holder took the buffer, ktime >> 20 (~ms) */
 	struct wr_bt_slot slot[WR_BT_MAX_SLOTS];
 	__u32 stack_taken; /* a stack copy was attached to this event */
-	__u32 reserved;
+	__u32 n_count;     /* of the slots, `count bt` ones */
 	__u64 stack_base; /* user address of stack[0] */
 	__u64 uretprobe_tramp; /* the process's uretprobe return trampoline, 0 = none */
 	__u8 stack[WR_BT_STACK_CHUNK];
@@ -513,7 +525,39 @@ struct wr_probe_stats {
 	__u64 lost;       /* output helper failed: buffer full */
 	__u64 truncated;  /* event did not fit */
 	__u64 bt_errors;  /* tail call failed or state missing */
+	__u64 filtered;   /* the probe's conditions chose to emit nothing: not sent */
+	__u64 counted;    /* `count bt` stacks counted */
+	__u64 count_dropped; /* `count bt` stacks not counted: the stack maps were full */
+	__u64 reserved;
 };
-WR_STATIC_ASSERT(sizeof(struct wr_probe_stats) == 32, "probe stats size");
+WR_STATIC_ASSERT(sizeof(struct wr_probe_stats) == 64, "probe stats size");
+
+/* ---- counting stacks in the kernel (`count bt`) ----
+ * A hit of `count bt [, KEY]` unwinds as a bt does, then adds one to the
+ * count of (probe, stack, key) in wr_stack_counts; the stack's frames are
+ * stored once, under its identity, in wr_stacks.  The identity is a 64-bit
+ * hash of the frames (module and module-relative pc, or the raw ip of an
+ * unknown module) and the walk's status; nothing is sent per hit.  A
+ * stack keeps at most WR_COUNT_MAX_DEPTH frames. */
+#define WR_COUNT_MAX_DEPTH     128u
+#define WR_COUNT_DEFAULT_STACKS 65536u /* entries of each map (--stack-entries) */
+
+struct wr_count_key {
+	__u64 stack_id;
+	__u64 key;        /* 0 without a KEY */
+	__u32 probe_id;   /* the wire id of the probe site */
+	__u32 index;      /* the statement's index among the probe's `count bt` */
+};
+WR_STATIC_ASSERT(sizeof(struct wr_count_key) == 24, "count key size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_count_key, probe_id) == 16, "count key probe offset");
+
+/* Exactly the payload of a backtrace item of that depth, so the step
+ * program stores the item as it stands. */
+struct wr_count_stack {
+	struct wr_bt_header h;
+	struct wr_bt_frame frames[WR_COUNT_MAX_DEPTH];
+};
+WR_STATIC_ASSERT(sizeof(struct wr_count_stack) == 8 + 16 * WR_COUNT_MAX_DEPTH, "count stack size");
+WR_STATIC_ASSERT(WR_COUNT_MAX_DEPTH <= WR_BT_MAX_DEPTH, "a counted stack is a backtrace");
 
 #endif

@@ -19,7 +19,10 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <string.h>
+#include <linux/perf_event.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #define VERIFIER_LOG_SIZE (4u << 20)
@@ -54,6 +57,8 @@ struct runtime {
 	struct bpf_object *base;
 	struct ring_buffer *ringbuf;
 	struct perf_buffer *perfbuf;
+	int epoll_fd;            /* the reader's descriptor and the tick timer */
+	int timer_fd;
 	uint64_t perf_lost;
 	rt_event_fn fn;          /* valid during runtime_poll */
 	void *fn_ctx;
@@ -66,6 +71,8 @@ struct runtime {
 	uint32_t proc_slot_tgid[WR_MAX_PROCS]; /* the process in each slot, 0 = free */
 	int rows_outer_fd;
 	int rules_outer_fd;
+	int counts_fd;
+	int stacks_fd;
 };
 
 /* libbpf talks through our log sink; its warnings are details of failures
@@ -129,13 +136,25 @@ static char *verifier_reason(const char *log)
 	return xstrndup(reason, reason_len);
 }
 
+static void set_entries(struct bpf_object *obj, const char *name, __u32 n)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+
+	if (m)
+		bpf_map__set_max_entries(m, n);
+}
+
+uint32_t runtime_count_capacity(const struct runtime *rt)
+{
+	return rt->opt.stack_entries ? rt->opt.stack_entries : WR_COUNT_DEFAULT_STACKS;
+}
+
 static int open_base(struct runtime *rt, const struct bpf_blob *base)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "wraith");
 	struct bpf_program *prog;
 	struct bpf_map *rb, *ev;
 	int ncpu = libbpf_num_possible_cpus();
-	unsigned kib = rt->opt.ringbuf_kib ? rt->opt.ringbuf_kib : 4096;
 	char *log = xmalloc(VERIFIER_LOG_SIZE);
 	int err;
 
@@ -147,11 +166,14 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 	}
 	rb = bpf_object__find_map_by_name(rt->base, "wr_ringbuf");
 	if (rb)
-		bpf_map__set_max_entries(rb, rt->opt.transport == WR_TRANSPORT_RINGBUF ? kib * 1024 : 4096);
+		bpf_map__set_max_entries(rb, rt->opt.transport == WR_TRANSPORT_RINGBUF
+					 ? (__u32)runtime_buffer_bytes(&rt->opt) : 4096);
 	/* One event buffer per CPU (the template indexes it by CPU). */
 	ev = bpf_object__find_map_by_name(rt->base, "wr_event");
 	if (ev && ncpu > 0)
 		bpf_map__set_max_entries(ev, (__u32)ncpu);
+	set_entries(rt->base, "wr_stack_counts", runtime_count_capacity(rt));
+	set_entries(rt->base, "wr_stacks", runtime_count_capacity(rt));
 	log[0] = '\0';
 	bpf_object__for_each_program(prog, rt->base)
 		bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
@@ -204,40 +226,122 @@ static int on_ringbuf(void *ctx, void *data, size_t size)
 	return ++rt->polled >= POLL_BATCH ? POLL_BATCH_DONE : 0;
 }
 
-static void on_perf_sample(void *ctx, int cpu, void *data, __u32 size)
+/* The perf buffer's records, read raw: libbpf's plain reader asks the
+ * kernel for a wakeup per sample, the raw one lets us set a watermark. */
+struct perf_sample_rec {
+	struct perf_event_header header;
+	__u32 size;
+	char data[];
+};
+
+struct perf_lost_rec {
+	struct perf_event_header header;
+	__u64 id;
+	__u64 lost;
+};
+
+static enum bpf_perf_event_ret on_perf_record(void *ctx, int cpu, struct perf_event_header *ev)
 {
 	struct runtime *rt = ctx;
 
 	(void)cpu;
-	if (rt->fn)
-		rt->fn(data, size, rt->fn_ctx);
+	if (ev->type == PERF_RECORD_SAMPLE && rt->fn) {
+		struct perf_sample_rec *s = (struct perf_sample_rec *)ev;
+
+		rt->fn(s->data, s->size, rt->fn_ctx);
+	} else if (ev->type == PERF_RECORD_LOST) {
+		rt->perf_lost += ((struct perf_lost_rec *)ev)->lost;
+	}
+	return LIBBPF_PERF_EVENT_CONT;
 }
 
-static void on_perf_lost(void *ctx, int cpu, __u64 count)
+static uint64_t round_pow2(uint64_t v)
 {
-	struct runtime *rt = ctx;
+	uint64_t p = 1;
 
-	(void)cpu;
-	rt->perf_lost += count;
+	while (p < v && p < (1ull << 62))
+		p <<= 1;
+	return p;
+}
+
+uint64_t runtime_default_buffer(void)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t bytes = (uint64_t)(ncpu > 0 ? ncpu : 1) * (4u << 20);
+
+	if (bytes < (8u << 20))
+		bytes = 8u << 20;
+	return bytes > (256u << 20) ? 256u << 20 : bytes;
+}
+
+/* Pages per CPU of the perf buffer: a power of two, at least 8. */
+static size_t perf_pages(const struct rt_options *opt)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t bytes = opt->buffer_bytes ? opt->buffer_bytes : runtime_default_buffer();
+	uint64_t pages = bytes / (uint64_t)(ncpu > 0 ? ncpu : 1) / 4096, p = 8;
+
+	while (p * 2 <= pages)
+		p *= 2;
+	return (size_t)p;
+}
+
+uint64_t runtime_buffer_bytes(const struct rt_options *opt)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t bytes = opt->buffer_bytes ? opt->buffer_bytes : runtime_default_buffer();
+
+	if (opt->transport == WR_TRANSPORT_PERF)
+		return (uint64_t)perf_pages(opt) * 4096 * (uint64_t)(ncpu > 0 ? ncpu : 1);
+	bytes = round_pow2(bytes < 4096 ? 4096 : bytes);
+	return bytes > (1ull << 31) ? 1ull << 31 : bytes;
+}
+
+static int open_perf_reader(struct runtime *rt)
+{
+	size_t pages = perf_pages(&rt->opt);
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_BPF_OUTPUT,
+		.sample_type = PERF_SAMPLE_RAW, .sample_period = 1, .size = sizeof(attr),
+		.watermark = 1, .wakeup_watermark = (__u32)(pages * 4096 / WR_RING_WAKE_DIVISOR),
+	};
+
+	rt->perfbuf = perf_buffer__new_raw(map_fd(rt->base, "wr_perfbuf"), pages, &attr,
+					   on_perf_record, rt, NULL);
+	if (!rt->perfbuf)
+		return kernel_error(-errno, "opening the perf buffer");
+	return 0;
+}
+
+/* One descriptor for front ends: the reader's, and a timer that ticks
+ * every WR_POLL_TICK_MS so what arrived below the wakeup mark is read. */
+static int open_wakeups(struct runtime *rt)
+{
+	struct itimerspec its = { { 0, WR_POLL_TICK_MS * 1000000L }, { 0, WR_POLL_TICK_MS * 1000000L } };
+	struct epoll_event ev = { .events = EPOLLIN };
+	int reader = rt->ringbuf ? ring_buffer__epoll_fd(rt->ringbuf)
+				 : perf_buffer__epoll_fd(rt->perfbuf);
+
+	rt->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	rt->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (rt->epoll_fd < 0 || rt->timer_fd < 0 || timerfd_settime(rt->timer_fd, 0, &its, NULL) ||
+	    epoll_ctl(rt->epoll_fd, EPOLL_CTL_ADD, reader, &ev) ||
+	    epoll_ctl(rt->epoll_fd, EPOLL_CTL_ADD, rt->timer_fd, &ev))
+		return kernel_error(-errno, "setting up the event reader");
+	return 0;
 }
 
 static int open_reader(struct runtime *rt)
 {
-	int fd;
+	int err;
 
 	if (rt->opt.transport == WR_TRANSPORT_RINGBUF) {
-		fd = map_fd(rt->base, "wr_ringbuf");
-		rt->ringbuf = ring_buffer__new(fd, on_ringbuf, rt, NULL);
-		if (!rt->ringbuf)
-			return kernel_error(-errno, "opening the ring buffer");
-		return 0;
+		rt->ringbuf = ring_buffer__new(map_fd(rt->base, "wr_ringbuf"), on_ringbuf, rt, NULL);
+		err = rt->ringbuf ? 0 : kernel_error(-errno, "opening the ring buffer");
+	} else {
+		err = open_perf_reader(rt);
 	}
-	fd = map_fd(rt->base, "wr_perfbuf");
-	rt->perfbuf = perf_buffer__new(fd, rt->opt.perf_pages ? rt->opt.perf_pages : 64,
-				       on_perf_sample, on_perf_lost, rt, NULL);
-	if (!rt->perfbuf)
-		return kernel_error(-errno, "opening the perf buffer");
-	return 0;
+	return err ? err : open_wakeups(rt);
 }
 
 /* --fault-in: ask the kernel to load the smallest sleepable uprobe
@@ -286,6 +390,7 @@ int runtime_new(const struct rt_options *opt, const struct bpf_blob *base, struc
 	*out = NULL;
 	libbpf_set_print(libbpf_print);
 	rt->opt = *opt;
+	rt->epoll_fd = rt->timer_fd = -1;
 	if (!err)
 		err = open_base(rt, base);
 	if (!err)
@@ -301,6 +406,8 @@ int runtime_new(const struct rt_options *opt, const struct bpf_blob *base, struc
 	rt->proc_slot_fd = map_fd(rt->base, "wr_proc_slot");
 	rt->rows_outer_fd = map_fd(rt->base, "wr_cfi_rows");
 	rt->rules_outer_fd = map_fd(rt->base, "wr_cfi_rules");
+	rt->counts_fd = map_fd(rt->base, "wr_stack_counts");
+	rt->stacks_fd = map_fd(rt->base, "wr_stacks");
 	*out = rt;
 	return 0;
 }
@@ -313,6 +420,10 @@ void runtime_free(struct runtime *rt)
 		runtime_unload(rt, rt->probes);
 	ring_buffer__free(rt->ringbuf);
 	perf_buffer__free(rt->perfbuf);
+	if (rt->epoll_fd >= 0)
+		close(rt->epoll_fd);
+	if (rt->timer_fd >= 0)
+		close(rt->timer_fd);
 	bpf_object__close(rt->base);
 	free(rt);
 }
@@ -618,6 +729,9 @@ int runtime_probe_stats(struct runtime *rt, uint32_t id, struct wr_probe_stats *
 		out->lost += per[i].lost;
 		out->truncated += per[i].truncated;
 		out->bt_errors += per[i].bt_errors;
+		out->filtered += per[i].filtered;
+		out->counted += per[i].counted;
+		out->count_dropped += per[i].count_dropped;
 	}
 	free(per);
 	return 0;
@@ -628,17 +742,137 @@ uint64_t runtime_transport_lost(const struct runtime *rt)
 	return rt->perf_lost;
 }
 
+/* ---- counted stacks ---- */
+
+#define COUNT_BATCH 1024
+
+/* Read the counts in batches of COUNT_BATCH (one system call each);
+ * kernels without batch lookups fall back to walking the keys. */
+static int counts_batch(struct runtime *rt, rt_count_fn fn, void *ctx)
+{
+	struct wr_count_key *keys = xcalloc(COUNT_BATCH, sizeof(*keys));
+	uint64_t *vals = xcalloc(COUNT_BATCH, sizeof(*vals)), in = 0, out = 0;
+	bool first = true, done = false;
+	int err = 0;
+
+	while (!done && !err) {
+		__u32 n = COUNT_BATCH;
+
+		err = bpf_map_lookup_batch(rt->counts_fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
+		if (err && errno == ENOENT) {
+			done = true; /* the last batch: n holds what it returned */
+			err = 0;
+		} else if (err) {
+			err = -errno;
+			break;
+		}
+		for (__u32 i = 0; i < n && !err; i++)
+			if (fn(&keys[i], vals[i], ctx))
+				done = true;
+		in = out;
+		first = false;
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
+static int counts_walk(struct runtime *rt, rt_count_fn fn, void *ctx)
+{
+	struct wr_count_key key, next;
+	const void *prev = NULL;
+	uint64_t val;
+
+	while (bpf_map_get_next_key(rt->counts_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(rt->counts_fd, &key, &val))
+			continue; /* deleted meanwhile */
+		if (fn(&key, val, ctx))
+			break;
+	}
+	return 0;
+}
+
+int runtime_counts_foreach(struct runtime *rt, rt_count_fn fn, void *ctx)
+{
+	int err = counts_batch(rt, fn, ctx);
+
+	return err == -EINVAL || err == -EOPNOTSUPP ? counts_walk(rt, fn, ctx) : err;
+}
+
+int runtime_count_stack(struct runtime *rt, uint64_t stack_id, struct wr_count_stack *out)
+{
+	return bpf_map_lookup_elem(rt->stacks_fd, &stack_id, out) ? -ENOENT : 0;
+}
+
+static void clear_map(int fd, size_t key_size)
+{
+	char key[32];
+
+	while (key_size <= sizeof(key) && bpf_map_get_next_key(fd, NULL, key) == 0)
+		if (bpf_map_delete_elem(fd, key))
+			break;
+}
+
+struct delete_ctx {
+	bool (*match)(const struct wr_count_key *k, void *ctx);
+	void *ctx;
+	struct wr_count_key *keys;
+	size_t n, cap;
+};
+
+static int collect_match(const struct wr_count_key *k, uint64_t count, void *arg)
+{
+	struct delete_ctx *dc = arg;
+
+	(void)count;
+	if (dc->match(k, dc->ctx)) {
+		dc->keys = xgrow(dc->keys, &dc->cap, dc->n + 1, sizeof(*dc->keys));
+		dc->keys[dc->n++] = *k;
+	}
+	return 0;
+}
+
+size_t runtime_counts_delete(struct runtime *rt, bool (*match)(const struct wr_count_key *k, void *ctx),
+			     void *ctx)
+{
+	struct delete_ctx dc = { match, ctx, NULL, 0, 0 };
+	size_t n = 0;
+
+	if (!match) {
+		clear_map(rt->counts_fd, sizeof(struct wr_count_key));
+		clear_map(rt->stacks_fd, sizeof(uint64_t));
+		return 0;
+	}
+	/* Keys first, deletions after: deleting under a key walk restarts it. */
+	runtime_counts_foreach(rt, collect_match, &dc);
+	for (size_t i = 0; i < dc.n; i++)
+		n += bpf_map_delete_elem(rt->counts_fd, &dc.keys[i]) == 0;
+	free(dc.keys);
+	return n;
+}
+
 int runtime_poll(struct runtime *rt, int timeout_ms, rt_event_fn fn, void *ctx)
 {
+	struct epoll_event ev[2];
+	uint64_t ticks;
 	int n;
 
+	n = epoll_wait(rt->epoll_fd, ev, 2, timeout_ms);
+	if (n < 0)
+		return -errno;
+	if (read(rt->timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		return -errno;
 	rt->fn = fn;
 	rt->fn_ctx = ctx;
 	rt->polled = 0;
+	/* Read whatever is there, woken or not: below the wakeup mark the
+	 * kernel does not say. */
 	if (rt->ringbuf)
-		n = ring_buffer__poll(rt->ringbuf, timeout_ms);
+		n = ring_buffer__consume(rt->ringbuf);
 	else
-		n = perf_buffer__poll(rt->perfbuf, timeout_ms);
+		n = perf_buffer__consume(rt->perfbuf);
 	if (n == POLL_BATCH_DONE)
 		n = (int)rt->polled;
 	rt->fn = NULL;
@@ -648,7 +882,7 @@ int runtime_poll(struct runtime *rt, int timeout_ms, rt_event_fn fn, void *ctx)
 
 int runtime_event_fd(const struct runtime *rt)
 {
-	return rt->ringbuf ? ring_buffer__epoll_fd(rt->ringbuf) : perf_buffer__epoll_fd(rt->perfbuf);
+	return rt->epoll_fd;
 }
 
 /* ---- the kernel's layout ---- */

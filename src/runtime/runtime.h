@@ -30,9 +30,19 @@ struct rt_probe;
 struct rt_options {
 	enum wr_transport transport;
 	bool fault_in;          /* probes load sleepable (BPF_F_SLEEPABLE) */
-	unsigned ringbuf_kib;   /* ring buffer size in KiB (power of two); 0 = 4096 */
-	unsigned perf_pages;    /* pages per CPU for the perf buffer; 0 = 64 */
+	/* Bytes of event buffer, all CPUs together (0: runtime_default_buffer()).
+	 * The ring buffer rounds it up to a power of two; the perf buffer gives
+	 * each CPU its share, rounded down to a power of two of pages. */
+	uint64_t buffer_bytes;
+	/* Entries of each stack-counting map (0: WR_COUNT_DEFAULT_STACKS). */
+	uint32_t stack_entries;
 };
+
+/* The event buffer a session gets without --buffer-size: 4 MiB per
+ * possible CPU, at least 8 MiB and at most 256 MiB. */
+uint64_t runtime_default_buffer(void);
+/* Bytes of event buffer @opt gives the kernel, after rounding. */
+uint64_t runtime_buffer_bytes(const struct rt_options *opt);
 
 /* Load @base (from codegen_base).  Returns 0, -WR_EPERM without the needed
  * privileges, -WR_ELOAD (message logged) otherwise. */
@@ -75,14 +85,33 @@ int runtime_probe_stats(struct runtime *rt, uint32_t id, struct wr_probe_stats *
 /* Records the perf buffer reported lost (always 0 for the ring buffer). */
 uint64_t runtime_transport_lost(const struct runtime *rt);
 
+/* ---- counted stacks (`count bt`) ---- */
+
+/* Call @fn for every (probe, stack, key) count in the kernel; @fn returns
+ * non-zero to stop.  Returns 0 or -errno. */
+typedef int (*rt_count_fn)(const struct wr_count_key *k, uint64_t count, void *ctx);
+int runtime_counts_foreach(struct runtime *rt, rt_count_fn fn, void *ctx);
+/* The frames of stack @stack_id.  Returns 0, or -ENOENT. */
+int runtime_count_stack(struct runtime *rt, uint64_t stack_id, struct wr_count_stack *out);
+/* Delete the counts @match says yes to (every count when @match is NULL,
+ * and then the stored stacks too).  Returns the number deleted. */
+size_t runtime_counts_delete(struct runtime *rt, bool (*match)(const struct wr_count_key *k, void *ctx),
+			     void *ctx);
+/* Capacity of each counting map. */
+uint32_t runtime_count_capacity(const struct runtime *rt);
+
 /* Called for each event; @data is only valid during the call and may be
  * unaligned (perf buffer). */
 typedef void (*rt_event_fn)(const void *data, size_t size, void *ctx);
 
-/* Wait up to @timeout_ms for events and deliver them.  Returns the number
- * of events delivered, or -errno (-EINTR when a signal arrived). */
+/* Wait up to @timeout_ms for events and deliver them.  The kernel wakes
+ * the reader only when its buffer is filling (see WR_RING_WAKE_DIVISOR), so
+ * this also returns every WR_POLL_TICK_MS and delivers whatever arrived
+ * meanwhile.  Returns the number of events delivered, or -errno (-EINTR
+ * when a signal arrived). */
 int runtime_poll(struct runtime *rt, int timeout_ms, rt_event_fn fn, void *ctx);
-/* A file descriptor that becomes readable when events are waiting. */
+/* A file descriptor that becomes readable when events may be waiting: the
+ * buffer is filling, or the next tick of the reader's timer is due. */
 int runtime_event_fd(const struct runtime *rt);
 
 /* Byte offset of thread.fsbase in the running kernel's task_struct (the

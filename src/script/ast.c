@@ -384,6 +384,15 @@ static void dump_stmt(const struct ast_stmt *s, unsigned depth, struct strbuf *o
 		ast_expr_dump(s->value, out);
 		strbuf_addch(out, '\n');
 		break;
+	case AST_STMT_COUNT:
+		strbuf_addstr(out, "count ");
+		if (s->value) {
+			strbuf_addstr(out, "key ");
+			ast_expr_dump(s->value, out);
+			strbuf_addch(out, ' ');
+		}
+		dump_bt(s->bt_flags, out);
+		break;
 	}
 }
 

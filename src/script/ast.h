@@ -91,6 +91,7 @@ enum ast_stmt_kind {
 	AST_STMT_IF,    /* .cond, .then_body, .elifs, .else_body */
 	AST_STMT_LET,   /* .name = .value */
 	AST_STMT_EXPR,  /* .value */
+	AST_STMT_COUNT, /* `count bt [, KEY];`: .bt_flags, .value = KEY or NULL */
 };
 
 struct ast_block {

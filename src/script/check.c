@@ -327,6 +327,13 @@ static void check_stmt(struct checker *c, const struct ast_stmt *s)
 	case AST_STMT_EXPR:
 		check_expr(c, s->value, false);
 		break;
+	case AST_STMT_COUNT:
+		if (++c->n_bt > WR_BT_MAX_SLOTS)
+			fail(c, s->loc, "each bt and count bt uses one of the probe's backtrace slots",
+			     "too many bt statements in one probe (at most %u)", WR_BT_MAX_SLOTS);
+		if (s->value)
+			check_expr(c, s->value, false);
+		break;
 	}
 }
 

@@ -769,6 +769,41 @@ static struct ast_stmt *parse_bt(struct parser *p)
 	return s;
 }
 
+/* After the word `count`, is the next token `bt`?  (`count` is not a
+ * keyword: a program variable may be called count.) */
+static bool count_bt_ahead(const struct parser *p)
+{
+	struct lexer lx = p->lx;
+	struct token t;
+
+	return p->tok.kind == TOK_IDENT && p->tok.len == 5 && !memcmp(p->text + p->tok.off, "count", 5) &&
+	       lexer_next(&lx, &t, NULL) == 0 && t.kind == TOK_BT;
+}
+
+/* `count bt [OPTIONS] [, KEY];` */
+static struct ast_stmt *parse_count(struct parser *p)
+{
+	struct ast_stmt *s = new_stmt(AST_STMT_COUNT, &p->tok);
+	unsigned seen = 0;
+
+	s->bt_flags = WR_BT_F_INLINE;
+	next(p); /* count */
+	next(p); /* bt */
+	while (!p->err && p->tok.kind == TOK_IDENT)
+		bt_option(p, s, &seen);
+	if (!p->err && p->tok.kind == TOK_COMMA) {
+		next(p);
+		s->value = parse_expr(p);
+	}
+	expect(p, TOK_SEMI, "after count statement",
+	       "count bt; counts the stack, count bt, KEY; counts it per value of KEY");
+	if (p->err) {
+		ast_stmt_free(s);
+		return NULL;
+	}
+	return s;
+}
+
 /* `if COND { ... }` at the 'if': one arm of a chain.  NULL on error. */
 static struct ast_stmt *parse_arm(struct parser *p)
 {
@@ -893,6 +928,8 @@ static struct ast_stmt *parse_stmt(struct parser *p)
 		fail(p, here(p), NULL, "'else' without a matching 'if'");
 		return NULL;
 	default:
+		if (count_bt_ahead(p))
+			return parse_count(p);
 		return parse_expr_stmt(p);
 	}
 }

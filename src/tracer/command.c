@@ -306,6 +306,63 @@ static void cmd_source(struct session *s, const struct words *w, const char *lin
 	free(text);
 }
 
+/* ---- stacks counted in the kernel ---- */
+
+static void stacks_to_file(struct session *s, const struct stack_set *set, enum stacks_format fmt,
+			   const char *path, struct strbuf *out, struct cmd_result *res)
+{
+	struct strbuf data = STRBUF_INIT;
+	int err = session_stacks_write(s, set, fmt, 0, &data);
+	FILE *f = err ? NULL : fopen(path, "w");
+
+	if (!err && (!f || fwrite(data.buf, 1, data.len, f) != data.len))
+		err = -errno;
+	if (f && fclose(f) && !err)
+		err = -errno;
+	if (err)
+		fail(res, out, err, "cannot write %s: %s", path, wr_strerror(err));
+	else
+		strbuf_addf(out, "wrote %zu counted stack%s (%llu hits) to %s\n", set->n,
+			    set->n == 1 ? "" : "s", (unsigned long long)set->total, path);
+	strbuf_release(&data);
+}
+
+static void cmd_stacks(struct session *s, const struct words *w, const char *line, const char *file,
+		       struct strbuf *out, struct cmd_result *res)
+{
+	unsigned long top = 10;
+	struct stack_set set;
+	char *end = "";
+
+	if (w->n == 2 && !strcmp(w->v[1], "clear")) {
+		session_stacks_clear(s);
+		strbuf_addstr(out, "counted stacks cleared\n");
+		return;
+	}
+	if (w->n == 2)
+		top = strtoul(w->v[1], &end, 10);
+	if ((w->n == 3 && strcmp(w->v[1], "folded") && strcmp(w->v[1], "pprof")) || w->n > 3 ||
+	    *end || !top) {
+		usage(find_command("stacks"), res, out);
+		return;
+	}
+	if (!session_counts_stacks(s)) {
+		fail(res, out, -WR_ECOMMAND, "no probe counts stacks; add one with "
+		     "`trace TARGET { count bt; }`");
+		return;
+	}
+	if (session_stacks(s, &set)) {
+		fail(res, out, -WR_ELOAD, "cannot read the counted stacks from the kernel");
+		return;
+	}
+	if (w->n == 3)
+		stacks_to_file(s, &set, !strcmp(w->v[1], "pprof") ? STACKS_PPROF : STACKS_FOLDED,
+			       w->v[2], out, res);
+	else
+		session_stacks_write(s, &set, STACKS_TOP, top, out);
+	stack_set_release(&set);
+}
+
 /* ---- info, diag ---- */
 
 static void cmd_info(struct session *s, const struct words *w, const char *line, const char *file,
@@ -400,6 +457,9 @@ static const struct command commands[] = {
 	  "`source`",
 	  cmd_save },
 	{ "source", NULL, "source FILE", "add the probes of a script file", cmd_source },
+	{ "stacks", NULL, "stacks [N] | stacks folded FILE | stacks pprof FILE | stacks clear",
+	  "stacks counted by `count bt`: the N most counted (10), written as folded stacks or a "
+	  "pprof profile, or cleared", cmd_stacks },
 	{ "diag", NULL, "diag", "why backtraces stopped: statuses, error codes, the places and what "
 	  "would fix them", cmd_diag },
 	{ "wait", NULL, "wait SECONDS | wait events N", "(--batch) let events arrive", cmd_wait },

@@ -272,10 +272,14 @@ static int info_probes(struct session *s, struct strbuf *out)
 		struct wr_probe_stats st;
 
 		session_probe_stats(s, p, &st);
-		strbuf_addf(out, "#%u %s  %s  sites %zu  hits %llu  events %llu  lost %llu\n", p->id,
-			    p->target_text, p->enabled ? "enabled" : "disabled", p->n_sites,
+		strbuf_addf(out, "#%u %s  %s  sites %zu  hits %llu  events %llu  filtered %llu  lost %llu",
+			    p->id, p->target_text, p->enabled ? "enabled" : "disabled", p->n_sites,
 			    (unsigned long long)st.hits, (unsigned long long)p->counts.events,
-			    (unsigned long long)st.lost);
+			    (unsigned long long)st.filtered, (unsigned long long)st.lost);
+		if (p->n_count_keys)
+			strbuf_addf(out, "  stacks counted %llu  not counted %llu",
+				    (unsigned long long)st.counted, (unsigned long long)st.count_dropped);
+		strbuf_addch(out, '\n');
 	}
 	return 0;
 }

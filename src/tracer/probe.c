@@ -4,11 +4,30 @@
  * attaching its sites is the session's business (session.c).
  */
 #include "tracer/session_priv.h"
+#include "script/walk.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
 
 #define MAX_STOP_PLACES 64
+
+/* The KEY of each `count bt`, as script text, for what counted stacks
+ * are labelled with. */
+static void note_count_keys(struct probe *p)
+{
+	p->n_count_keys = ast_probe_count(p->ast, AST_STMT_COUNT);
+	p->count_keys = xcalloc(p->n_count_keys + 1, sizeof(*p->count_keys));
+	for (size_t i = 0; i < p->n_count_keys; i++) {
+		const struct ast_stmt *s = ast_probe_nth(p->ast, AST_STMT_COUNT, i);
+		struct strbuf sb = STRBUF_INIT;
+
+		if (!s || !s->value)
+			continue;
+		ast_expr_text(s->value, &sb);
+		p->count_keys[i] = strbuf_detach(&sb);
+	}
+}
 
 struct probe *probe_new(unsigned id, struct ast_probe *ast)
 {
@@ -26,6 +45,7 @@ struct probe *probe_new(unsigned id, struct ast_probe *ast)
 	p->render.id = p->id;
 	p->render.target = p->target_text;
 	p->render.ast = ast;
+	note_count_keys(p);
 	return p;
 }
 
@@ -40,6 +60,9 @@ void probe_free(struct probe *p)
 	for (size_t i = 0; i < p->n_stops; i++)
 		free(p->stops[i].sample);
 	free(p->stops);
+	for (size_t i = 0; i < p->n_count_keys; i++)
+		free(p->count_keys[i]);
+	free(p->count_keys);
 	free(p->arg_types);
 	free(p->sites);
 	free(p->target_text);

@@ -201,6 +201,7 @@ static void unload_probe(struct session *s, struct probe *p)
 {
 	if (p->pending)
 		s->n_pending--;
+	stacks_forget_probe(s, p);
 	for (size_t i = 0; i < p->n_sites; i++) {
 		struct probe_site *site = &p->sites[i];
 
@@ -221,6 +222,7 @@ void session_free(struct session *s)
 	free(s->probes);
 	if (s->kstart)
 		kernel_wait(s);
+	stack_cache_free(s->stack_cache);
 	runtime_free(s->rt);
 	target_free(s->target);
 	dw_debug_config_release();
@@ -241,8 +243,7 @@ void session_free(struct session *s)
 struct kernel_start {
 	pthread_t thread;
 	bool threaded;
-	enum wr_transport transport;
-	bool fault_in;
+	struct rt_options ro;
 	struct runtime *rt;
 	int err;
 	double seconds;
@@ -252,15 +253,14 @@ struct kernel_start {
 static void *kernel_start_main(void *arg)
 {
 	struct kernel_start *ks = arg;
-	struct codegen_options co = { .transport = ks->transport, .fault_in = ks->fault_in };
-	struct rt_options ro = { .transport = ks->transport, .fault_in = ks->fault_in };
+	struct codegen_options co = { .transport = ks->ro.transport, .fault_in = ks->ro.fault_in };
 	struct bpf_blob base = { 0 };
 	double t0 = now_seconds();
 
 	wr_log_defer(&ks->log);
 	ks->err = codegen_base(&co, &base);
 	if (!ks->err)
-		ks->err = runtime_new(&ro, &base, &ks->rt);
+		ks->err = runtime_new(&ks->ro, &base, &ks->rt);
 	bpf_blob_release(&base);
 	ks->seconds = now_seconds() - t0;
 	wr_log_defer(NULL);
@@ -275,8 +275,10 @@ int session_start(struct session *s)
 	if (s->rt || s->kstart || s->opt.dry_run)
 		return 0;
 	ks = xcalloc(1, sizeof(*ks));
-	ks->transport = s->opt.transport;
-	ks->fault_in = s->opt.fault_in;
+	ks->ro.transport = s->opt.transport;
+	ks->ro.fault_in = s->opt.fault_in;
+	ks->ro.buffer_bytes = s->opt.buffer_bytes;
+	ks->ro.stack_entries = s->opt.stack_entries;
 	s->kstart = ks;
 	/* Signals (Ctrl-C, SIGTERM) stay with the main thread. */
 	sigfillset(&all);
@@ -330,7 +332,7 @@ static uint32_t alloc_wire_id(struct session *s)
 
 static bool probe_has_bt(const struct ast_probe *p)
 {
-	return ast_probe_count(p, AST_STMT_BT) > 0;
+	return ast_probe_count(p, AST_STMT_BT) + ast_probe_count(p, AST_STMT_COUNT) > 0;
 }
 
 size_t session_add_sites(struct session *s, struct probe *p, struct located_set *found)
@@ -738,6 +740,8 @@ static int add_script(struct session *s, const char *text, const char *file,
 		s->next_probe_id = first_id; /* a failed trace uses up no id */
 		return err;
 	}
+	for (size_t i = first; i < s->n_probes; i++)
+		stacks_note_probe(s, s->probes[i]);
 	for (size_t i = first; i < s->n_probes && n_ids; i++)
 		if (*n_ids < max_ids)
 			ids[(*n_ids)++] = s->probes[i]->id;
@@ -836,6 +840,9 @@ void session_probe_stats(struct session *s, const struct probe *p, struct wr_pro
 			out->lost += one.lost;
 			out->truncated += one.truncated;
 			out->bt_errors += one.bt_errors;
+			out->filtered += one.filtered;
+			out->counted += one.counted;
+			out->count_dropped += one.count_dropped;
 		}
 	}
 }

@@ -25,6 +25,7 @@
 #include "codegen/plan.h"
 #include "protocol/wire.h"
 #include "render/render.h"
+#include "render/stacks.h"
 #include "tracer/probe.h"
 
 struct session;
@@ -58,6 +59,8 @@ struct session_options {
 	bool relative_time;
 	uint64_t max_events;        /* 0 = unlimited */
 	bool pending;               /* a function no library defines yet: wait for one */
+	uint64_t buffer_bytes;      /* --buffer-size; 0: scaled to the CPUs */
+	uint32_t stack_entries;     /* --stack-entries; 0: WR_COUNT_DEFAULT_STACKS */
 };
 
 /* Open the target of @opt (a PID or a path).  Returns 0 or a negative
@@ -177,6 +180,28 @@ void session_stop_row_text(struct session *s, const struct stop_place *sp, struc
 /* The source file and line trace pattern @pattern resolves to first.
  * Returns 0 (*file: caller frees) or -ENOENT. */
 int session_pattern_source(struct session *s, const char *pattern, char **file, unsigned *line);
+
+/* ---- stacks counted in the kernel (`count bt`) ---- */
+
+enum stacks_format {
+	STACKS_TOP,     /* the most counted stacks, as text */
+	STACKS_FOLDED,  /* folded stacks for flame graphs */
+	STACKS_PPROF,   /* a gzip-compressed pprof profile */
+	STACKS_JSON,    /* one NDJSON object per stack */
+};
+
+/* True when a probe of @s has a `count bt`. */
+bool session_counts_stacks(const struct session *s);
+/* Every counted stack now, most counted first (stack_set_release() frees
+ * @out; its stacks and strings are borrowed from the session until the
+ * probe is deleted or the counts are cleared).  Returns 0 or -errno. */
+int session_stacks(struct session *s, struct stack_set *out);
+/* Write @set as @fmt (STACKS_TOP: at most @max stacks) to @out.  Returns 0
+ * or a negative error. */
+int session_stacks_write(struct session *s, const struct stack_set *set, enum stacks_format fmt,
+			 size_t max, struct strbuf *out);
+/* Forget every count: counting starts again from zero. */
+void session_stacks_clear(struct session *s);
 
 /* The start-up report (--status): per module, where its debug info and
  * unwind rows come from and what that means for probes and backtraces,

@@ -17,6 +17,7 @@
 struct fv_walk;
 struct kernel_start;
 struct rt_probe;
+struct stack_cache;
 struct runtime;
 struct strbuf;
 struct target;
@@ -48,6 +49,8 @@ struct probe {
 	size_t n_stops, cap_stops;
 	struct render_arg_type *arg_types; /* owned: types of program values printed */
 	size_t n_arg_types, cap_arg_types;
+	char **count_keys;          /* owned: per `count bt`, its KEY as written or NULL */
+	size_t n_count_keys;        /* the probe's `count bt` statements */
 };
 
 struct session {
@@ -80,6 +83,9 @@ struct session {
 	uint64_t suppressed;        /* events over the rate limit, not rendered */
 	bool refresh_wanted;
 	double last_refresh;
+	struct stack_cache *stack_cache; /* owned: frames of counted stacks (stacks.c) */
+	uint64_t stacks_since_ns;   /* wall clock when counting began (or was cleared) */
+	uint64_t stacks_dropped_base; /* stacks not counted before the last clear */
 };
 
 /* ---- probe.c: a probe's own bookkeeping ---- */
@@ -130,5 +136,12 @@ int session_locate_unloaded(struct session *s, struct probe *p, struct located_s
  * (-p mode) sites in those of them that define its function, and so
  * place the pending ones. */
 void session_follow_libraries(struct session *s, size_t first_mod);
+
+/* ---- stacks.c: stacks counted in the kernel ---- */
+
+void stack_cache_free(struct stack_cache *c);
+/* A probe was added (counting may begin) / is going away (its counts too). */
+void stacks_note_probe(struct session *s, const struct probe *p);
+void stacks_forget_probe(struct session *s, const struct probe *p);
 
 #endif

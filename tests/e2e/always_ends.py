@@ -40,7 +40,7 @@ try:
     rc = p.wait(timeout=30)
     err = p.stderr.read().decode()
     eq(rc, 0, "closed output: exit status 0")
-    check(err.endswith("wraith: the output was closed; stopping\n"), "closed output: says so "
+    check("\nwraith: the output was closed; stopping\n" in "\n" + err, "closed output: says so "
           "(%r)" % err[-200:])
 except subprocess.TimeoutExpired:
     p.kill()

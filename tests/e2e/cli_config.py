@@ -30,6 +30,7 @@ def max_depth(res):
 # --config with GhostScope's section and key
 cfg = os.path.join(tmp, "gs.toml")
 write(cfg, "# a GhostScope configuration\n[ebpf]\nbacktrace_depth = 4\nringbuf_size = 262144\n"
+      "perf_page_count = 64\n"
       "[ui]\nlayout = \"Vertical\"\n")
 res = run(["--config", cfg] + BT, env={"XDG_CONFIG_HOME": tmp})
 eq(res.returncode, 0, "--config: exit 0 (%r)" % res.stderr)
@@ -40,7 +41,7 @@ check(res.stdout.startswith("backtrace: truncated, 4 frames (max 4)"),
 res = run(["--config", cfg, "-p", fx.pid, "-s", "trace leaf {}", "--max-events", 1],
           env={"XDG_CONFIG_HOME": tmp})
 eq(res.stderr.splitlines()[0],
-   "wraith: %s: ignoring GhostScope settings that wraith does not have: ebpf.ringbuf_size, "
+   "wraith: %s: ignoring GhostScope settings that wraith does not have: ebpf.perf_page_count, "
    "ui.layout" % cfg, "GhostScope-only keys are named once, not refused")
 
 # the default file, and the command line over it

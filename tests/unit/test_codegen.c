@@ -58,6 +58,8 @@ static const char *const plain_scripts[] = {
 	"trace f { backtrace raw; bt full; bt inline; bt noinline; }",
 	"trace f { if $pid > 0 { bt; print \"after\"; } }",
 	"trace f { print \"a {} b\", \"lit\"; bt; bt; bt; bt; bt; bt; bt; bt; }",
+	"trace f { count bt; }",
+	"trace f { if $pid > 0 { count bt, $tid % 4; } print \"after\"; bt; }",
 };
 
 /* Program variables at probe_here() of the vars fixture (see vars.c). */

@@ -197,7 +197,7 @@ static char *leaf_report(unsigned id, bool enabled)
 
 static char *probes_line(unsigned id, const char *state)
 {
-	return xasprintf("#%u leaf  %s  sites 1  hits 0  events 0  lost 0\n", id, state);
+	return xasprintf("#%u leaf  %s  sites 1  hits 0  events 0  filtered 0  lost 0\n", id, state);
 }
 
 /* ---- parsing and usage ---- */
@@ -241,6 +241,9 @@ static void test_usage_lines(void **state)
 		{ "wait 0", "wait SECONDS | wait events N" },
 		{ "wait events 0", "wait SECONDS | wait events N" },
 		{ "wait soon", "wait SECONDS | wait events N" },
+		{ "stacks 0", "stacks [N] | stacks folded FILE | stacks pprof FILE | stacks clear" },
+		{ "stacks svg f", "stacks [N] | stacks folded FILE | stacks pprof FILE | stacks clear" },
+		{ "stacks folded", "stacks [N] | stacks folded FILE | stacks pprof FILE | stacks clear" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -265,6 +268,8 @@ static void test_bad_values(void **state)
 	expect_failure("source /nonexistent/wraith.ws", -ENOENT,
 		       "cannot read /nonexistent/wraith.ws: No such file or directory\n");
 	expect_failure("help nope", -WR_ECOMMAND, "no command 'nope'; `help` lists them\n");
+	expect_failure("stacks", -WR_ECOMMAND,
+		       "no probe counts stacks; add one with `trace TARGET { count bt; }`\n");
 }
 
 /* ---- help ---- */
@@ -283,6 +288,8 @@ static void test_help_all(void **state)
 		"  set       frames per bt (1..1024), or whether probes wait for libraries, for probes added later\n"
 		"  save      write the probes as a script for --script-file and `source`\n"
 		"  source    add the probes of a script file\n"
+		"  stacks    stacks counted by `count bt`: the N most counted (10), written as folded "
+		"stacks or a pprof profile, or cleared\n"
 		"  diag      why backtraces stopped: statuses, error codes, the places and what would fix "
 		"them\n"
 		"  wait      (--batch) let events arrive\n"
@@ -574,10 +581,10 @@ static void expect_candidate(const char *line, const char *word)
 static void test_complete_commands(void **state)
 {
 	expect_completions("", "clear delete diag disable enable exit help info quit save set source "
-			       "trace wait");
+			       "stacks trace wait");
 	expect_completions("in", "info");
 	expect_completions("d", "delete diag disable");
-	expect_completions("s", "save set source");
+	expect_completions("s", "save set source stacks");
 	expect_completions("help di", "diag disable");
 	expect_completions("zzz", "");
 	expect_completions("frobnicate x", "");

@@ -49,7 +49,8 @@ static void test_config_keys(void **state)
 		"[general]\nlog_level = \"debug\"\n"
 		"[script]\noutput = \"json\"\ncolor = \"never\"\nstatus = true\n"
 		"output_events_per_sec = 500\n"
-		"[ebpf]\nbacktrace_depth = 4\nforce_perf_event_array = true\nringbuf_size = 4096\n"
+		"[ebpf]\nbacktrace_depth = 4\nforce_perf_event_array = true\nringbuf_size = 1048576\n"
+		"perf_page_count = 64\n"
 		"[dwarf]\nsearch_paths = [\"/a\", \"~/b\"]\nallow_loose_debug_match = true\n"
 		"[dwarf.debuginfod]\nenabled = \"on\"\nurls = [\"http://x/\"]\ntimeout_secs = 0\n"
 		"max_size_bytes = 1000\ncache_dir = \"/c\"\n"
@@ -61,13 +62,14 @@ static void test_config_keys(void **state)
 	(void)state;
 	assert_int_equal(cli_options_apply_config(&o, "c.toml", text, &err, &ignored), 0);
 	assert_string_equal(err.buf, "");
-	assert_string_equal(ignored.buf, "ebpf.ringbuf_size, ui.layout, ui.panel_ratios");
+	assert_string_equal(ignored.buf, "ebpf.perf_page_count, ui.layout, ui.panel_ratios");
 	assert_int_equal(o.log_level, 3);
 	assert_int_equal(o.format, RENDER_JSON);
 	assert_string_equal(o.color_mode, "never");
 	assert_true(o.status);
 	assert_int_equal(o.events_per_sec, 500);
 	assert_int_equal(o.bt_depth, 4);
+	assert_int_equal(o.buffer_bytes, 1048576); /* GhostScope's ringbuf_size is --buffer-size */
 	assert_int_equal(o.transport, WR_TRANSPORT_PERF);
 	assert_int_equal(o.debug_dirs.n, 2);
 	assert_string_equal(o.debug_dirs.v[0], "/a");

@@ -320,6 +320,31 @@ static void test_decode_stack_regs(void **state)
 	event_decoder_release(&d);
 }
 
+/* A `count bt` item left in the middle of an event (the kernel cuts off
+ * only trailing ones) is skipped: it was counted, not sent to be shown. */
+static void test_decode_skips_count(void **state)
+{
+	struct wr_bt_frame fr = { .cookie = 1, .pc = 0x10 };
+	struct event_decoder d;
+	struct eventbuf b;
+	struct event ev;
+
+	(void)state;
+	eb_begin(&b, 1, 1, 1, 1);
+	eb_item(&b, WR_ITEM_COUNT, 0);
+	eb_bt(&b, 4, WR_BT_F_INLINE, WR_BT_COMPLETE, 0, &fr, 1);
+	eb_close_item(&b);
+	eb_item(&b, WR_ITEM_PRINT, 0);
+	eb_arg(&b, WR_ARG_I64, 7);
+	eb_close_item(&b);
+	event_decoder_init(&d);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
+	assert_int_equal(ev.n_items, 1);
+	assert_int_equal(ev.items[0].type, WR_ITEM_PRINT);
+	assert_int_equal(ev.items[0].print.args[0].value, 7);
+	event_decoder_release(&d);
+}
+
 /* The layouts the BPF side writes: checked here by the host compiler too
  * (wire.h's _Static_asserts), plus the numbers userspace relies on. */
 static void test_layouts(void **state)
@@ -329,6 +354,9 @@ static void test_layouts(void **state)
 	assert_int_equal(sizeof(struct wr_bt_frame), 16);
 	assert_int_equal(sizeof(struct wr_cfi_row), 8);
 	assert_int_equal(sizeof(struct wr_cfi_rule), 16);
+	assert_int_equal(sizeof(struct wr_count_key), 24);
+	assert_int_equal(sizeof(struct wr_count_stack), 8 + 16 * WR_COUNT_MAX_DEPTH);
+	assert_int_equal(sizeof(struct wr_probe_stats), 64);
 	assert_int_equal(WR_BT_COMPLETE, 0);
 	assert_int_equal(WR_BT_NO_ROWS_FOR_PC, 8);
 	assert_int_equal(WR_BTE_NEXT_CFA_NOT_ADVANCING, 6);
@@ -370,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_decode_trimmed_bt),
 		cmocka_unit_test(test_decode_stack),
 		cmocka_unit_test(test_decode_stack_regs),
+		cmocka_unit_test(test_decode_skips_count),
 		cmocka_unit_test(test_layouts),
 		cmocka_unit_test(test_packed_arguments),
 	};

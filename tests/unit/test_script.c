@@ -630,6 +630,26 @@ static void test_parse_bt_flags(void **state)
 	}
 }
 
+/* `count bt [options] [, KEY];` and `count` as a plain name elsewhere. */
+static void test_parse_count(void **state)
+{
+	(void)state;
+	assert_dump("trace f {\n"
+		    "  count bt;\n"
+		    "  count backtrace noinline, $tid;\n"
+		    "  if x { count bt, req.id % 4; }\n"
+		    "  print count;\n"
+		    "  let n = count + 1;\n"
+		    "}\n",
+		    "probe function f\n"
+		    "  count bt inline\n"
+		    "  count key $tid bt noinline\n"
+		    "  if x\n"
+		    "    count key (req.id % 4) bt inline\n"
+		    "  print count\n"
+		    "  let n = (count + 1)\n");
+}
+
 static void test_parse_format_pieces(void **state)
 {
 	static const char text[] = "trace m {\n"
@@ -1075,6 +1095,16 @@ static const struct diag_case syntax_cases[] = {
 	  "t.ws:2:10: error: memory dump length must be at least 1\n"
 	  "      print \"{:x.0}\", p;\n"
 	  "             ^~~~~~\n" },
+	{ "trace main {\n  count bt 3;\n}\n",
+	  "t.ws:2:12: error: expected ';' after count statement, found integer literal '3'\n"
+	  "      count bt 3;\n"
+	  "               ^\n"
+	  "hint: count bt; counts the stack, count bt, KEY; counts it per value of KEY\n" },
+	{ "trace main {\n  count bt tid;\n}\n",
+	  "t.ws:2:12: error: unknown bt option 'tid'\n"
+	  "      count bt tid;\n"
+	  "               ^~~\n"
+	  "hint: valid bt options are raw, full, inline and noinline\n" },
 	{ "trace main { }\n}\n",
 	  "t.ws:2:1: error: expected 'trace' at top level, found '}'\n"
 	  "    }\n"
@@ -1188,6 +1218,11 @@ static const struct diag_case semantic_cases[] = {
 	  "      if x { bt full; }\n"
 	  "             ^~\n"
 	  "hint: each bt uses one of the probe's backtrace slots\n" },
+	{ "trace main {\n  bt; bt; bt; bt;\n  bt; bt; bt; bt;\n  count bt;\n}\n",
+	  "t.ws:4:3: error: too many bt statements in one probe (at most 8)\n"
+	  "      count bt;\n"
+	  "      ^~~~~\n"
+	  "hint: each bt and count bt uses one of the probe's backtrace slots\n" },
 	/* Errors are found in the second probe too. */
 	{ "trace a { let v = 1; }\ntrace b {\n  let v = 1;\n  let v = 2;\n}\n",
 	  "t.ws:4:7: error: redeclaration in the same scope is not allowed: 'v'\n"
@@ -1252,6 +1287,7 @@ int main(void)
 		cmocka_unit_test(test_parse_builtins),
 		cmocka_unit_test(test_parse_patterns_and_bodies),
 		cmocka_unit_test(test_parse_bt_flags),
+		cmocka_unit_test(test_parse_count),
 		cmocka_unit_test(test_parse_format_pieces),
 		cmocka_unit_test(test_expr_locations),
 		cmocka_unit_test(test_nesting_limit),

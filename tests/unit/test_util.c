@@ -17,6 +17,7 @@
 #include "util/clock.h"
 #include "util/diag.h"
 #include "util/error.h"
+#include "util/idmap.h"
 #include "util/file.h"
 #include "util/htab.h"
 #include "util/log.h"
@@ -566,6 +567,25 @@ static void test_safefile_other_user(void **state)
 	free(dir), free(sub), free(in_sub), free(file);
 }
 
+/* idmap: values stay put while the table grows; absent keys read 0. */
+static void test_idmap(void **state)
+{
+	struct idmap m = { 0 };
+
+	(void)state;
+	assert_int_equal(idmap_get(&m, 5), 0);
+	for (uint64_t k = 1; k <= 1000; k++)
+		assert_int_equal(idmap_put(&m, k * 0x10001, k + 7), k + 7);
+	assert_int_equal(idmap_put(&m, 0x10001, 99), 8); /* present: keeps its value */
+	for (uint64_t k = 1; k <= 1000; k++)
+		assert_int_equal(idmap_get(&m, k * 0x10001), k + 7);
+	assert_int_equal(idmap_get(&m, 3), 0);
+	assert_int_equal(m.n, 1000);
+	assert_true(m.cap >= 2000);
+	idmap_release(&m);
+	assert_int_equal(idmap_get(&m, 0x10001), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -586,6 +606,7 @@ int main(void)
 		cmocka_unit_test(test_safefile_hardlink),
 		cmocka_unit_test(test_safefile_create_and_replace),
 		cmocka_unit_test(test_safefile_other_user),
+		cmocka_unit_test(test_idmap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
