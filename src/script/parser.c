@@ -789,8 +789,15 @@ static struct ast_stmt *parse_count(struct parser *p)
 	s->bt_flags = WR_BT_F_INLINE;
 	next(p); /* count */
 	next(p); /* bt */
-	while (!p->err && p->tok.kind == TOK_IDENT)
+	while (!p->err && p->tok.kind == TOK_IDENT) {
+		struct src_loc at = p->tok.loc;
+
 		bt_option(p, s, &seen);
+		/* A counted stack keeps its frames only, never their values. */
+		if (!p->err && (s->bt_flags & (WR_BT_F_ARGS | WR_BT_F_FULL)))
+			fail(p, at, "count the stacks with count bt, and show values with bt args or bt full",
+			     "count bt takes no frame values ('args', 'full')");
+	}
 	if (!p->err && p->tok.kind == TOK_COMMA) {
 		next(p);
 		s->value = parse_expr(p);

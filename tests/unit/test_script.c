@@ -1100,11 +1100,16 @@ static const struct diag_case syntax_cases[] = {
 	  "      count bt 3;\n"
 	  "               ^\n"
 	  "hint: count bt; counts the stack, count bt, KEY; counts it per value of KEY\n" },
+	{ "trace main {\n  count bt full;\n}\n",
+	  "t.ws:2:12: error: count bt takes no frame values ('args', 'full')\n"
+	  "      count bt full;\n"
+	  "               ^~~~\n"
+	  "hint: count the stacks with count bt, and show values with bt args or bt full\n" },
 	{ "trace main {\n  count bt tid;\n}\n",
 	  "t.ws:2:12: error: unknown bt option 'tid'\n"
 	  "      count bt tid;\n"
 	  "               ^~~\n"
-	  "hint: valid bt options are raw, full, inline and noinline\n" },
+	  "hint: valid bt options are raw, full, args, inline and noinline\n" },
 	{ "trace main { }\n}\n",
 	  "t.ws:2:1: error: expected 'trace' at top level, found '}'\n"
 	  "    }\n"
