@@ -26,6 +26,13 @@ static void summary_line(struct session *s, struct probe *p, struct strbuf *out)
 		    st.hits == 1 ? "" : "s", c->events, (uint64_t)st.filtered, (uint64_t)st.lost);
 	if (st.truncated)
 		strbuf_addf(out, ", %" PRIu64 " cut short", (uint64_t)st.truncated);
+	/* Hits whose events were still in the buffer when the run ended
+	 * (--max-events, a signal); a probe that counts stacks sends no
+	 * event for its counted hits, so it is not said there. */
+	if (!st.counted && !st.count_dropped &&
+	    st.hits > c->events + st.filtered + st.lost)
+		strbuf_addf(out, ", %" PRIu64 " not read (the run ended first)",
+			    (uint64_t)(st.hits - c->events - st.filtered - st.lost));
 	if (st.counted || st.count_dropped)
 		strbuf_addf(out, "; %" PRIu64 " stacks counted, %" PRIu64 " not (maps full)",
 			    (uint64_t)st.counted, (uint64_t)st.count_dropped);
