@@ -1660,9 +1660,13 @@ WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 			if (i < st->n_slots && (st->slot[i].flags & WR_SLOT_F_PENDING))
 				was_pending |= 1u << i;
 		bpf_loop(WR_BT_MAX_SLOTS * (WR_BT_MAX_DEPTH + 1), step_frame_self, 0, 0);
-		for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++)
-			if ((was_pending & (1u << i)) && !(st->slot[i].flags & WR_SLOT_F_PENDING))
+		/* attach_stack() names its backtrace by st->cur, as in the loop. */
+		for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++) {
+			if ((was_pending & (1u << i)) && !(st->slot[i].flags & WR_SLOT_F_PENDING)) {
+				st->cur = i;
 				attach_stack(ctx, buf, st, &st->slot[i], 0);
+			}
+		}
 	} else {
 		struct step_ctx c = { .ctx = ctx, .buf = buf, .st = st };
 

@@ -3,7 +3,8 @@
 by a plain probe, which prints the read error; with --fault-in (or
 ebpf.fault_in in the configuration file) the probe is sleepable, the read
 faults the page in, and the value equals gdb's print.  A backtrace in the
-same sleepable probe equals gdb's.  --fault-in with the perf transport is
+same sleepable probe equals gdb's, and `bt args` there shows frame 0's
+parameters.  --fault-in with the perf transport is
 refused at start.  gcc and clang-19 builds."""
 import os
 import re
@@ -68,6 +69,15 @@ with tempfile.TemporaryDirectory() as tmp:
             eq(bt["status"], "complete", "%s: the sleepable probe's backtrace is complete" % name)
             if stacks:
                 eq(wraith_stack(bt), stacks[0], "%s: the sleepable probe's backtrace equals gdb's" % name)
+        # frame values: the sleepable probe attaches its registers and stack after its walk
+        f = Fixture(name)
+        r = run(["-p", f.pid, "-s", "trace show { bt args; }", "--max-events", 1, "--timeout", 20,
+                 "--script-output", "plain", "-q"] + how)
+        f.stop()
+        check(r.returncode == 0 and re.search(r"#0 show\(text=0x[0-9a-f]+ .*n=\d+\)", r.stdout)
+              and "malformed" not in r.stderr,
+              "%s: bt args in a sleepable probe shows frame 0's parameters (%r, %r)"
+              % (name, r.stdout[:300], r.stderr[-300:]))
 
 r = run(["-p", os.getpid(), "-s", SCRIPT, "--fault-in", "--transport", "perf"])
 check(r.returncode == 2 and "needs the ring buffer transport" in r.stderr,
