@@ -5,12 +5,15 @@
  * line arrives: for events from the spans' roles and tones (render/span.h),
  * never by reading the text back.  A line too wide for the panel first
  * loses the end of its parameter list (libc's run to 200 columns), then
- * wraps; scrolling counts whole lines.
+ * wraps; scrolling counts whole lines.  While paused, events' lines wait
+ * in a list of their own and join the ring on resume, so what is on the
+ * screen stays still while events keep being read from the kernel.
  */
 #include "output.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,11 @@ struct output {
 	struct out_line *ring; /* owned, max entries */
 	size_t max, head, count; /* head: index of the oldest line */
 	size_t offset;
+	/* Paused: events are kept here, not shown, until output_pause(false). */
+	bool paused;
+	struct out_line *held; /* owned, oldest first, at most `max` */
+	size_t n_held, cap_held;
+	uint64_t held_events;  /* events that arrived while paused */
 };
 
 /* A line being put together from pieces. */
@@ -57,11 +65,20 @@ struct output *output_new(size_t max_lines)
 	return o;
 }
 
+static void drop_held(struct output *o)
+{
+	for (size_t i = 0; i < o->n_held; i++)
+		line_free(&o->held[i]);
+	o->n_held = 0;
+	o->held_events = 0;
+}
+
 void output_clear(struct output *o)
 {
 	for (size_t i = 0; i < o->count; i++)
 		line_free(&o->ring[(o->head + i) % o->max]);
 	o->head = o->count = o->offset = 0;
+	drop_held(o);
 }
 
 void output_free(struct output *o)
@@ -70,6 +87,7 @@ void output_free(struct output *o)
 		return;
 	output_clear(o);
 	free(o->ring);
+	free(o->held);
 	free(o);
 }
 
@@ -92,13 +110,9 @@ static void builder_add(struct line_builder *b, const char *s, size_t n, enum ui
 	draw_sanitize_add(&b->text, s, n);
 }
 
-/* Move the line in @b to the newest place of the ring; @b is left empty. */
-static void push(struct output *o, struct line_builder *b)
+/* Put @line (taken over) in the newest place of the ring. */
+static void push_line(struct output *o, struct out_line line)
 {
-	struct out_line *l;
-
-	if (!b->n_segs)
-		builder_add(b, "", 0, ROLE_NORMAL, false);
 	if (o->count == o->max) {
 		line_free(line_at(o, 0));
 		o->head = (o->head + 1) % o->max;
@@ -106,15 +120,47 @@ static void push(struct output *o, struct line_builder *b)
 	}
 	if (o->offset)
 		o->offset++; /* keep the view where the user put it */
-	l = line_at(o, o->count++);
-	l->len = b->text.len;
-	l->text = strbuf_detach(&b->text);
-	l->segs = b->segs;
-	l->n_segs = b->n_segs;
-	b->segs = NULL;
-	b->n_segs = b->cap_segs = 0;
+	*line_at(o, o->count++) = line;
 	if (o->offset >= o->count)
 		o->offset = o->count - 1;
+}
+
+/* The line in @b, taken out of it (@b is left empty). */
+static struct out_line take_line(struct line_builder *b)
+{
+	struct out_line l;
+
+	if (!b->n_segs)
+		builder_add(b, "", 0, ROLE_NORMAL, false);
+	l.len = b->text.len;
+	l.text = strbuf_detach(&b->text);
+	l.segs = b->segs;
+	l.n_segs = b->n_segs;
+	b->segs = NULL;
+	b->n_segs = b->cap_segs = 0;
+	return l;
+}
+
+/* Keep an event's line while paused.  Beyond `max` lines the oldest go:
+ * the ring would drop them on resume anyway.  Half are dropped at once, so
+ * the move is paid once per max/2 lines. */
+static void hold(struct output *o, struct out_line line)
+{
+	if (o->n_held == o->max) {
+		size_t drop = o->max / 2 ? o->max / 2 : 1;
+
+		for (size_t i = 0; i < drop; i++)
+			line_free(&o->held[i]);
+		memmove(o->held, o->held + drop, (o->n_held - drop) * sizeof(*o->held));
+		o->n_held -= drop;
+	}
+	o->held = xgrow(o->held, &o->cap_held, o->n_held + 1, sizeof(*o->held));
+	o->held[o->n_held++] = line;
+}
+
+static void push(struct output *o, struct line_builder *b)
+{
+	push_line(o, take_line(b));
 }
 
 void output_add(struct output *o, const char *text, enum ui_role role)
@@ -167,6 +213,15 @@ static void track(const struct span_list *l, const struct span *s, struct event_
 	}
 }
 
+/* An event's line: shown, or kept while paused. */
+static void emit(struct output *o, struct line_builder *b)
+{
+	if (o->paused)
+		hold(o, take_line(b));
+	else
+		push(o, b);
+}
+
 void output_add_event(struct output *o, const struct span_list *event)
 {
 	struct line_builder b = { STRBUF_INIT, NULL, 0, 0 };
@@ -182,7 +237,7 @@ void output_add_event(struct output *o, const struct span_list *event)
 		if (!(s->flags & SPAN_F_SHOW))
 			continue;
 		if (s->role == SPAN_EOL) {
-			push(o, &b);
+			emit(o, &b);
 			continue;
 		}
 		builder_add(&b, text, n, role, s->role == SPAN_PARAMS);
@@ -192,9 +247,34 @@ void output_add_event(struct output *o, const struct span_list *event)
 			builder_add(&b, " ", 1, role, false);
 	}
 	if (b.n_segs)
-		push(o, &b);
+		emit(o, &b);
 	strbuf_release(&b.text);
 	free(b.segs);
+	if (o->paused)
+		o->held_events++;
+}
+
+void output_pause(struct output *o, bool on)
+{
+	if (o->paused == on)
+		return;
+	o->paused = on;
+	if (on)
+		return;
+	for (size_t i = 0; i < o->n_held; i++)
+		push_line(o, o->held[i]);
+	o->n_held = 0;
+	o->held_events = 0;
+}
+
+bool output_paused(const struct output *o)
+{
+	return o->paused;
+}
+
+uint64_t output_held_events(const struct output *o)
+{
+	return o->held_events;
 }
 
 /* ---- scrolling ---- */
@@ -309,7 +389,10 @@ void output_draw(struct output *o, WINDOW *w, bool focus)
 	char right[64];
 
 	werase(w);
-	if (o->offset)
+	if (o->paused)
+		snprintf(right, sizeof(right), "%zu lines; paused, %" PRIu64 " events waiting (F3)",
+			 o->count, o->held_events);
+	else if (o->offset)
 		snprintf(right, sizeof(right), "%zu newer lines below (End)", o->offset);
 	else
 		snprintf(right, sizeof(right), "%zu lines", o->count);

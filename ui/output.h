@@ -13,6 +13,7 @@
 #include <curses.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "draw.h"
 
@@ -33,6 +34,14 @@ void output_add(struct output *o, const char *text, enum ui_role role);
  * numbers. */
 void output_add_event(struct output *o, const struct span_list *event);
 void output_clear(struct output *o);
+
+/* Pause (@on) or resume the panel: while paused, events are kept rather
+ * than shown (command output and messages still show), and the title says
+ * how many wait; on resume they are appended in order.  At most the
+ * scrollback's size of waiting lines is kept, the oldest dropped first. */
+void output_pause(struct output *o, bool on);
+bool output_paused(const struct output *o);
+uint64_t output_held_events(const struct output *o);
 
 /* Scroll by @lines (positive: towards older lines). */
 void output_scroll(struct output *o, long lines);

@@ -303,6 +303,10 @@ static void handle_key(struct shell *sh, int key)
 	} else if (key == KEY_F(2)) {
 		sh->want_source = !sh->want_source;
 		relayout(sh);
+	} else if (key == KEY_F(3)) {
+		output_pause(sh->out, !output_paused(sh->out));
+		statusbar_message(&sh->bar, output_paused(sh->out) ? "output paused; F3 resumes" : "",
+				  output_paused(sh->out) ? 3 : 0, now_seconds());
 	} else if (key == KEY_BTAB) {
 		focus_step(sh, -1);
 	} else if (key == '\t' && !(sh->focus == FOCUS_COMMAND && !cmdline_empty())) {

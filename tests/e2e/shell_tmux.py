@@ -8,7 +8,8 @@ frames in the output panel (frames checked against gdb's `bt`), the source
 panel's probe mark, disable / enable / delete while another probe keeps
 running, usage errors, Tab completion, history (Up, Ctrl-R), help, the
 diagnosis view by command and by key, changing a probe in the editor,
-resizing, and Ctrl-C twice to quit.
+pausing the output with F3 (events wait, counted in the panel's title,
+and come back in order, none lost), resizing, and Ctrl-C twice to quit.
 Second session (NO_COLOR, a fixture without unwind tables): no colour on
 the screen, the history of the first session, the diagnosis view with a
 stop place, its sample event, unwind row and fix, and `quit`.  Third:
@@ -277,6 +278,59 @@ sh.type(' print "v2";')
 sh.keys("C-s")
 sh.wait_text("the changed probe's events arrive", r"^  v2$")
 sh.wait_text("and it replaced probe 1 (one probe, on)", r"probes 1/1 on")
+
+def output_rows(scr):
+    """The output panel's rows below its title (the title says paused or not)."""
+    lines = scr.rstrip("\n").split("\n")
+    top = [i for i, l in enumerate(lines) if l.startswith(" output ")]
+    return lines[top[-1] + 1:-2] if top else []
+
+
+# F3 pauses the output panel.  Probe 2 prints outer's argument, which the
+# fixture counts 0..7 round and round, so the lines that waited show
+# whether they came back in order; one line per event after its header, so
+# the panel's line count shows whether any were lost.
+sh.command("disable all")
+sh.command("clear")  # the scrollback must not be full for the count to tell
+sh.command('trace outer { print "n={}", x; }')
+scr = sh.wait_text("a probe prints outer's argument", r"^  n=\d$")
+m = re.search(r"#(\d+) %d/%d outer" % (fx.pid, fx.pid), scr)
+outer_id = m.group(1) if m else "0"
+sh.keys("F3")
+scr = sh.wait_text("F3 pauses the output; its title counts the events that wait",
+                   r"^ output .*\d+ lines; paused, [1-9]\d* events waiting \(F3\)")
+frozen, before = output_rows(scr), sh.events()
+scr = sh.wait_for("events keep arriving while paused",
+                  lambda s: sh.events() >= before + 20 and
+                  re.search(r"paused, (\d+) events waiting", s) is not None)
+eq(output_rows(scr), frozen, "the paused output panel does not move")
+m = re.search(r"paused, (\d+) events waiting", scr)
+check(m and int(m.group(1)) >= 20, "the title counts the events that wait (%s)" % (m and m.group(0)))
+sh.command("disable " + outer_id)
+sh.wait_text("command output still shows while paused", r"^probe %s disabled$" % outer_id)
+last, scr = None, sh.screen()
+for _ in range(30):  # until what was already in the buffer has been read
+    time.sleep(0.5)
+    scr = sh.screen()
+    m = re.search(r"(\d+) lines; paused, (\d+) events waiting", scr)
+    if m and m.groups() == last:
+        break
+    last = m.groups() if m else None
+check(m is not None, "the paused title counts lines and waiting events")
+lines, waiting = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+sh.keys("F3")
+scr = sh.wait_text("F3 again resumes: the title counts lines again", r"^ output .* \d+ lines\s*$")
+check("events waiting" not in scr, "nothing waits after resume")
+m = re.search(r"^ output .* (\d+) lines\s*$", scr, re.M)
+eq(int(m.group(1)) if m else -1, lines + 2 * waiting,
+   "every event that waited is in the panel (%d events, 2 lines each)" % waiting)
+seen = [int(v) for v in re.findall(r"^  n=(\d)$", scr, re.M)]
+check(len(seen) >= 4 and all(b == (a + 1) % 8 for a, b in zip(seen, seen[1:])),
+      "the events that waited appear in order, none missing (%r)" % seen)
+sh.command("delete " + outer_id)
+sh.command("enable all")
+sh.wait_text("the leaf probe is back on its own", r"probes 1/1 on")
+sh.wait_text("new events show again", r"^  v2$")
 sh.tmux("resize-window", "-t", sh.name, "-x", "80", "-y", "24")
 size = sh.tmux("display-message", "-p", "-t", sh.name, "#{window_width}x#{window_height}").stdout.strip()
 eq(size, "80x24", "the window is 80x24")
@@ -315,9 +369,13 @@ if os.path.isfile(HISTORY):
 fx = Fixture("nocfi-O0", [20000])
 sh = Shell("mono", fx.pid, {"XDG_STATE_HOME": STATE, "NO_COLOR": "1"})
 sh.wait_text("the second shell starts", r"tracing process %d" % fx.pid)
-sh.keys("Up")
+want_line = 'wraith> trace leaf { print "hit {}", $pid; print "v2"; bt; }'
+for _ in range(7):  # the F3 part's six commands came after it
+    prev = cmdline(sh.screen())
+    sh.keys("Up")
+    sh.wait_for("Up recalls an older command", lambda s, prev=prev: cmdline(s) != prev)
 sh.wait_for("the history of the first session is there, a script on one line",
-            lambda s: cmdline(s) == 'wraith> trace leaf { print "hit {}", $pid; print "v2"; bt; }')
+            lambda s: cmdline(s) == want_line)
 sh.keys("C-u")
 sh.command("trace leaf { bt; }")
 sh.wait_text("a backtrace that stops early", r"^  stopped: dwarf-unavailable$")
