@@ -18,6 +18,8 @@
 #include "output.h"
 #include "pager.h"
 #include "source.h"
+#include "stacksview.h"
+#include "util/clock.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -36,7 +38,7 @@ static const char keys_help[] =
 	"  Home, End        top, bottom of the focused panel; End follows new events\n"
 	"  Up, Down         command history; scroll in the output and source panels\n"
 	"  Ctrl-R           search the command history\n"
-	"  F1 this help     F2 source panel on/off     F3 pause the output\n"
+	"  F1 this help  F2 source panel on/off  F3 pause the output  F4 top stacks\n"
 	"  Ctrl-C twice     quit: every probe is detached\n"
 	"output panel:      d  diagnosis view (also the `diag` command); F3 pauses\n"
 	"                   it, or resumes it: events keep arriving and wait, counted\n"
@@ -44,7 +46,10 @@ static const char keys_help[] =
 	"source panel:      /  search, n N  next, previous match, [ ]  other probes\n"
 	"script editor:     Ctrl-S  add the probe, Esc  cancel, Ctrl-K  cut to line end\n"
 	"diagnosis view:    Left Right  probe, Up Down  place, Enter  sample and\n"
-	"                   unwind row, Esc  close\n";
+	"                   unwind row, Esc  close\n"
+	"top stacks view:   F4 or `stacks live`: what `count bt` counts, read again\n"
+	"                   every second; s  sort by count or by function names,\n"
+	"                   c  collapse stacks of the same functions, Esc F4  close\n";
 
 /* Show @text as typed: the prompt before its first line, the continuation
  * prompt before the others. */
@@ -143,6 +148,9 @@ static void act(struct shell *sh, const struct cmd_result *res, const struct str
 		break;
 	case CMD_DIAG:
 		shell_open_diag(sh);
+		break;
+	case CMD_STACKS_LIVE:
+		shell_open_stacks(sh);
 		break;
 	case CMD_OK:
 		output_add(sh->out, out->buf, ROLE_NORMAL);
@@ -250,6 +258,14 @@ void shell_open_diag(struct shell *sh)
 {
 	diagview_free(sh->diag);
 	sh->diag = diagview_new(source_probe(sh->src));
+	sh->dirty = true;
+}
+
+void shell_open_stacks(struct shell *sh)
+{
+	stacksview_free(sh->stacks);
+	sh->stacks = stacksview_new();
+	stacksview_refresh(sh->stacks, sh->s, now_seconds(), true);
 	sh->dirty = true;
 }
 

@@ -25,6 +25,7 @@
 #include "output.h"
 #include "pager.h"
 #include "source.h"
+#include "stacksview.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -149,12 +150,14 @@ static void draw_view(struct shell *sh, double now)
 	wnoutrefresh(l->status);
 	if (sh->help)
 		pager_draw(sh->help, l->full);
+	else if (sh->stacks)
+		stacksview_draw(sh->stacks, l->full);
 	else if (sh->diag)
 		diagview_draw(sh->diag, sh->s, l->full);
 	else
 		editor_draw(sh->editor, l->full);
 	wnoutrefresh(l->full);
-	curs_set(sh->editor && !sh->help && !sh->diag);
+	curs_set(sh->editor && !sh->help && !sh->diag && !sh->stacks);
 }
 
 static void draw(struct shell *sh)
@@ -167,7 +170,7 @@ static void draw(struct shell *sh)
 		draw_text(sh->layout.full, 0, 0, small, sizeof(small) - 1, getmaxx(sh->layout.full),
 			  ROLE_ALERT);
 		wnoutrefresh(sh->layout.full);
-	} else if (sh->help || sh->diag || sh->editor) {
+	} else if (sh->help || sh->diag || sh->stacks || sh->editor) {
 		draw_view(sh, now);
 	} else {
 		draw_panels(sh, now);
@@ -269,6 +272,11 @@ static bool view_key(struct shell *sh, int key)
 			pager_free(sh->help);
 			sh->help = NULL;
 		}
+	} else if (sh->stacks) {
+		if (!stacksview_key(sh->stacks, sh->s, key, now_seconds())) {
+			stacksview_free(sh->stacks);
+			sh->stacks = NULL;
+		}
 	} else if (sh->diag) {
 		if (!diagview_key(sh->diag, sh->s, key)) {
 			diagview_free(sh->diag);
@@ -307,6 +315,8 @@ static void handle_key(struct shell *sh, int key)
 		output_pause(sh->out, !output_paused(sh->out));
 		statusbar_message(&sh->bar, output_paused(sh->out) ? "output paused; F3 resumes" : "",
 				  output_paused(sh->out) ? 3 : 0, now_seconds());
+	} else if (key == KEY_F(4)) {
+		shell_open_stacks(sh);
 	} else if (key == KEY_BTAB) {
 		focus_step(sh, -1);
 	} else if (key == '\t' && !(sh->focus == FOCUS_COMMAND && !cmdline_empty())) {
@@ -399,6 +409,8 @@ static void on_tick(struct loop *lp)
 		return;
 	pump_events(lp->sh); /* also lets the session notice new mappings */
 	statusbar_tick(&lp->sh->bar, lp->sh->s, now_seconds());
+	if (lp->sh->stacks)
+		stacksview_refresh(lp->sh->stacks, lp->sh->s, now_seconds(), false);
 	if (session_target_exited(lp->sh->s) && !lp->sh->exit_noted) {
 		struct strbuf msg = STRBUF_INIT;
 
@@ -655,6 +667,7 @@ int ui_run(struct session *s, const struct cli_options *o)
 	}
 	editor_free(sh.editor);
 	diagview_free(sh.diag);
+	stacksview_free(sh.stacks);
 	pager_free(sh.help);
 	source_free(sh.src);
 	output_free(sh.out);

@@ -24,6 +24,7 @@ struct output;
 struct pager;
 struct session;
 struct source;
+struct stacksview;
 
 #define SHELL_PROMPT "wraith> "
 #define SHELL_CONT_PROMPT "   ...> "
@@ -45,6 +46,7 @@ struct shell {
 	unsigned editor_replaces;   /* the probe the editor's text replaces, 0: none */
 	struct diagview *diag;      /* owned: the open diagnosis view, or NULL */
 	struct pager *help;         /* owned: the open help, or NULL */
+	struct stacksview *stacks;  /* owned: the open top-stacks view, or NULL */
 	struct statusbar bar;
 	enum shell_focus focus;
 	bool want_source;           /* F2 hides the source panel */
@@ -72,6 +74,8 @@ void shell_submit_editor(struct shell *sh);
 void shell_close_editor(struct shell *sh);
 /* Open the diagnosis view (on the source panel's probe if it has one). */
 void shell_open_diag(struct shell *sh);
+/* The live top-stacks view (F4, `stacks live`). */
+void shell_open_stacks(struct shell *sh);
 /* The F1 help: commands and keys. */
 void shell_open_help(struct shell *sh);
 

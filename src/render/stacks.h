@@ -69,4 +69,38 @@ void stacks_write_json(const struct stack_set *set, const struct render_hooks *h
 void stacks_write_top(const struct stack_set *set, const struct render_hooks *hooks, size_t max,
 		      struct strbuf *out);
 
+/* ---- rows of a live view of the counted stacks ---- */
+
+enum stacks_order {
+	STACKS_BY_COUNT, /* most counted first */
+	STACKS_BY_NAME,  /* by function names, innermost frame first */
+};
+
+/* One row: a counted stack, or with collapsing, every stack whose frames
+ * name the same functions. */
+struct stack_row {
+	uint64_t count;
+	unsigned probe;        /* 0: merged from several probes */
+	const char *target;    /* borrowed from the set's samples; NULL when merged */
+	const char *key_text;  /* borrowed; NULL without a KEY or when merged */
+	int64_t key;
+	size_t merged;         /* how many counted stacks the row adds up */
+	char *frames;          /* owned: the names, innermost first, one per line */
+};
+
+struct stack_rows {
+	struct stack_row *v;   /* owned */
+	size_t n;
+	uint64_t total, dropped;
+};
+
+/* The rows of @set in @order; with @collapse, stacks whose frames are the
+ * same functions are one row (their counts added up; lines, addresses,
+ * probes and keys ignored: a frame without a function counts as its
+ * module).  Frames are named as stacks_write_top() names them.  Replaces
+ * @out's rows. */
+void stack_rows_build(const struct stack_set *set, const struct render_hooks *hooks,
+		      enum stacks_order order, bool collapse, struct stack_rows *out);
+void stack_rows_release(struct stack_rows *rows);
+
 #endif

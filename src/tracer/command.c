@@ -339,7 +339,9 @@ static void cmd_stacks(struct session *s, const struct words *w, const char *lin
 		strbuf_addstr(out, "counted stacks cleared\n");
 		return;
 	}
-	if (w->n == 2)
+	if (w->n == 2 && !strcmp(w->v[1], "live"))
+		res->status = CMD_STACKS_LIVE;
+	else if (w->n == 2)
 		top = strtoul(w->v[1], &end, 10);
 	if ((w->n == 3 && strcmp(w->v[1], "folded") && strcmp(w->v[1], "pprof")) || w->n > 3 ||
 	    *end || !top) {
@@ -457,9 +459,10 @@ static const struct command commands[] = {
 	  "`source`",
 	  cmd_save },
 	{ "source", NULL, "source FILE", "add the probes of a script file", cmd_source },
-	{ "stacks", NULL, "stacks [N] | stacks folded FILE | stacks pprof FILE | stacks clear",
-	  "stacks counted by `count bt`: the N most counted (10), written as folded stacks or a "
-	  "pprof profile, or cleared", cmd_stacks },
+	{ "stacks", NULL, "stacks [N] | stacks live | stacks folded FILE | stacks pprof FILE | "
+	  "stacks clear",
+	  "stacks counted by `count bt`: the N most counted (10), a live view of them in the shell "
+	  "(also F4), written as folded stacks or a pprof profile, or cleared", cmd_stacks },
 	{ "diag", NULL, "diag", "why backtraces stopped: statuses, error codes, the places and what "
 	  "would fix them", cmd_diag },
 	{ "wait", NULL, "wait SECONDS | wait events N", "(--batch) let events arrive", cmd_wait },

@@ -26,6 +26,7 @@ enum cmd_status {
 	CMD_WAIT_EVENTS,  /* `wait events N` (--batch): run until .wait_events more events */
 	CMD_CLEAR,        /* `clear`: the front end clears its output */
 	CMD_DIAG,         /* `diag`: text in `out`; the shell may open its diagnosis view */
+	CMD_STACKS_LIVE,  /* `stacks live`: the top stacks in `out`; the shell opens its live view */
 };
 
 struct cmd_result {

@@ -202,6 +202,10 @@ int session_stacks_write(struct session *s, const struct stack_set *set, enum st
 			 size_t max, struct strbuf *out);
 /* Forget every count: counting starts again from zero. */
 void session_stacks_clear(struct session *s);
+/* @set as rows of a live view (stack_rows_build() with the session's
+ * symbolizer). */
+void session_stack_rows(struct session *s, const struct stack_set *set, enum stacks_order order,
+			bool collapse, struct stack_rows *out);
 
 /* The start-up report (--status): per module, where its debug info and
  * unwind rows come from and what that means for probes and backtraces,

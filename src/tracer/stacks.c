@@ -151,6 +151,12 @@ int session_stacks_write(struct session *s, const struct stack_set *set, enum st
 	return -WR_EUSAGE;
 }
 
+void session_stack_rows(struct session *s, const struct stack_set *set, enum stacks_order order,
+			bool collapse, struct stack_rows *out)
+{
+	stack_rows_build(set, &s->renderer.hooks, order, collapse, out);
+}
+
 void session_stacks_clear(struct session *s)
 {
 	struct stack_set now;

@@ -241,9 +241,9 @@ static void test_usage_lines(void **state)
 		{ "wait 0", "wait SECONDS | wait events N" },
 		{ "wait events 0", "wait SECONDS | wait events N" },
 		{ "wait soon", "wait SECONDS | wait events N" },
-		{ "stacks 0", "stacks [N] | stacks folded FILE | stacks pprof FILE | stacks clear" },
-		{ "stacks svg f", "stacks [N] | stacks folded FILE | stacks pprof FILE | stacks clear" },
-		{ "stacks folded", "stacks [N] | stacks folded FILE | stacks pprof FILE | stacks clear" },
+		{ "stacks 0", "stacks [N] | stacks live | stacks folded FILE | stacks pprof FILE | stacks clear" },
+		{ "stacks svg f", "stacks [N] | stacks live | stacks folded FILE | stacks pprof FILE | stacks clear" },
+		{ "stacks folded", "stacks [N] | stacks live | stacks folded FILE | stacks pprof FILE | stacks clear" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -270,6 +270,8 @@ static void test_bad_values(void **state)
 	expect_failure("help nope", -WR_ECOMMAND, "no command 'nope'; `help` lists them\n");
 	expect_failure("stacks", -WR_ECOMMAND,
 		       "no probe counts stacks; add one with `trace TARGET { count bt; }`\n");
+	expect_failure("stacks live", -WR_ECOMMAND,
+		       "no probe counts stacks; add one with `trace TARGET { count bt; }`\n");
 }
 
 /* ---- help ---- */
@@ -288,8 +290,8 @@ static void test_help_all(void **state)
 		"  set       frames per bt (1..1024), or whether probes wait for libraries, for probes added later\n"
 		"  save      write the probes as a script for --script-file and `source`\n"
 		"  source    add the probes of a script file\n"
-		"  stacks    stacks counted by `count bt`: the N most counted (10), written as folded "
-		"stacks or a pprof profile, or cleared\n"
+		"  stacks    stacks counted by `count bt`: the N most counted (10), a live view of them "
+		"in the shell (also F4), written as folded stacks or a pprof profile, or cleared\n"
 		"  diag      why backtraces stopped: statuses, error codes, the places and what would fix "
 		"them\n"
 		"  wait      (--batch) let events arrive\n"

@@ -1,5 +1,6 @@
 /* test_stacks.c - counted stacks written out (render/stacks.h): golden
- * folded stacks, listing and NDJSON, and a pprof profile decoded again
+ * folded stacks, listing and NDJSON, rows of the live view (sorted and
+ * collapsed), and a pprof profile decoded again
  * with protobuf-c, all with canned symbolization. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -171,6 +172,50 @@ static void test_json(void **state)
 	strbuf_release(&out);
 }
 
+/* ---- rows of the live view ---- */
+
+static void test_rows(void **state)
+{
+	struct fixture *f = *state;
+	struct stack_rows r = { 0 };
+
+	stack_rows_build(&f->set, &hooks, STACKS_BY_COUNT, false, &r);
+	assert_int_equal(r.n, 5);
+	assert_int_equal(r.total, 100);
+	assert_int_equal(r.dropped, 3);
+	assert_int_equal(r.v[0].count, 40);
+	assert_int_equal(r.v[0].probe, 1);
+	assert_string_equal(r.v[0].frames, "helper\nleaf\nhop\nmain\n__libc_start_main");
+	assert_int_equal(r.v[3].count, 9);
+	assert_string_equal(r.v[3].frames, "app+0x4444\n<signal handler called>\n0x7fffdeadbeef");
+
+	/* By names, innermost first; equal names by count. */
+	stack_rows_build(&f->set, &hooks, STACKS_BY_NAME, false, &r);
+	assert_int_equal(r.n, 5);
+	assert_string_equal(r.v[0].frames, "[stack not kept]");
+	assert_string_equal(r.v[1].frames, "app+0x4444\n<signal handler called>\n0x7fffdeadbeef");
+	assert_int_equal(r.v[2].count, 40);
+	assert_int_equal(r.v[3].count, 30);
+	assert_string_equal(r.v[4].frames, "leaf\nhop\nmain\n__libc_start_main");
+
+	/* Collapsed: probes 1 and 2's stacks are one row; addresses go. */
+	stack_rows_build(&f->set, &hooks, STACKS_BY_COUNT, true, &r);
+	assert_int_equal(r.n, 4);
+	assert_int_equal(r.v[0].count, 70);
+	assert_int_equal(r.v[0].merged, 2);
+	assert_int_equal(r.v[0].probe, 0);
+	assert_null(r.v[0].target);
+	assert_int_equal(r.v[1].count, 20);
+	assert_int_equal(r.v[1].probe, 3);
+	assert_string_equal(r.v[1].key_text, "$tid");
+	assert_int_equal(r.v[1].key, 42);
+	assert_int_equal(r.v[2].merged, 1);
+	assert_string_equal(r.v[2].frames, "app\n<signal handler called>\n??");
+	assert_string_equal(r.v[3].frames, "[stack not kept]");
+	stack_rows_release(&r);
+	assert_int_equal(r.n, 0);
+}
+
 /* ---- pprof ---- */
 
 static Perftools__Profiles__Profile *decode(const struct strbuf *gz)
@@ -259,6 +304,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_folded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_top, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pprof, setup, teardown),
 	};
 
