@@ -182,14 +182,20 @@ sh.wait_text("the source mark shows a disabled probe", r"^\s*%do" % leaf_line)
 sh.command('trace middle { print "mid {}", $tid; }')
 sh.wait_text("a one-line trace adds probe 2", r"probes 1/2 on")
 sh.wait_text("probe 2's events arrive while probe 1 is disabled", r"^  mid %d$" % fx.pid)
+# Probe 2's events scroll a command's output away within a second on a
+# slow machine: the panel is paused (F3) while the output is read.
+sh.keys("F3")
 sh.command("info probes")
 scr = sh.wait_text("info probes", r"^#1 leaf  disabled  sites 1  hits \d+  events \d+  filtered \d+  lost 0$")
+sh.keys("F3")
 before = int(re.findall(r"^#1 leaf  disabled  sites 1  hits \d+  events (\d+)", scr, re.M)[-1])
 total = sh.events()
 sh.wait_for("probe 2 goes on firing", lambda s: sh.events() >= total + 20)
 sh.command("clear")
+sh.keys("F3")
 sh.command("info probes")
 scr = sh.wait_text("info probes again", r"^#1 leaf  disabled  sites 1  hits \d+  events \d+  filtered \d+  lost 0$")
+sh.keys("F3")
 eq(int(re.findall(r"^#1 leaf  disabled  sites 1  hits \d+  events (\d+)", scr, re.M)[-1]), before,
    "no events of probe 1 while it is disabled")
 
