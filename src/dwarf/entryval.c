@@ -122,17 +122,11 @@ static int cmp_entry(const void *a, const void *b)
 static void build_index(struct callers *cs, Dwarf *dw)
 {
 	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie, subdie;
-	Dwarf_Half version;
-	uint8_t type;
+	Dwarf_Die unit;
 
 	cs->built = true;
-	while (dwarf_get_units(dw, cu, &cu, &version, &type, &cudie, &subdie) == 0) {
-		if (type == DW_UT_skeleton && subdie.addr)
-			walk_sites(cs, &subdie, 0);
-		else if (type == DW_UT_compile || type == DW_UT_partial)
-			walk_sites(cs, &cudie, 0);
-	}
+	while (dw_next_unit(dw, &cu, &unit, false))
+		walk_sites(cs, &unit, 0);
 	if (cs->n)
 		qsort(cs->v, cs->n, sizeof(*cs->v), cmp_entry);
 }

@@ -81,6 +81,13 @@ char *dw_unit_path(Dwarf_Die *cudie, const char *file);
  * for.  False when no unit holds @pc or the module has no DWARF. */
 bool dw_unit_at(struct dw_module *m, uint64_t pc, Dwarf_Die *cudie);
 
+/* Walk the units that hold code and data of @dw: start with *@cu = NULL;
+ * each call puts the next unit's DIE in @die and returns true, false at the
+ * end.  A skeleton unit gives the split unit it stands for when that can
+ * be opened (else the skeleton itself); compile and partial units are
+ * given as they are, and type units too when @with_types. */
+bool dw_next_unit(Dwarf *dw, Dwarf_CU **cu, Dwarf_Die *die, bool with_types);
+
 /* The DIEs of unit @cudie whose code holds @pc, outermost first: the
  * function (the innermost when functions nest, as a lambda in its
  * definer), then the lexical blocks and inlined calls inside it, as the
@@ -88,6 +95,10 @@ bool dw_unit_at(struct dw_module *m, uint64_t pc, Dwarf_Die *cudie);
  * no function holds @pc).  Unlike dwarf_getscopes() it works when an
  * inlined function's definition is in another unit (LTO). */
 int dw_pc_scopes(Dwarf_Die *cudie, uint64_t pc, Dwarf_Die *out, int max);
+
+/* Whether unit @cudie is C++ (or Objective-C++): its names are scoped and
+ * its functions may nest (lambdas). */
+bool dw_unit_is_cxx(Dwarf_Die *cudie);
 
 /* The module's DWARF (main or separate), or NULL.  Borrowed. */
 Dwarf *dw_module_dwarf(struct dw_module *m);

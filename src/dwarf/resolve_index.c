@@ -260,19 +260,13 @@ static void name_origins(struct rs_state *st)
 void rs_index_ensure(struct rs_state *st, Dwarf *dw)
 {
 	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie, subdie;
-	Dwarf_Half version;
-	uint8_t type;
+	Dwarf_Die unit;
 
 	if (st->indexed)
 		return;
 	st->indexed = true;
-	while (dwarf_get_units(dw, cu, &cu, &version, &type, &cudie, &subdie) == 0) {
-		if (type == DW_UT_skeleton && subdie.addr)
-			index_unit(st, &subdie);
-		else if (type == DW_UT_compile || type == DW_UT_partial || type == DW_UT_skeleton)
-			index_unit(st, &cudie);
-	}
+	while (dw_next_unit(dw, &cu, &unit, false))
+		index_unit(st, &unit);
 	name_origins(st);
 }
 

@@ -155,15 +155,11 @@ int dw_module_foreach_source(struct dw_module *m, int (*fn)(const char *path, vo
 	size_t n = 0, cap = 0;
 	Dwarf *dw = dw_module_dwarf(m);
 	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie, subdie;
-	Dwarf_Half version;
-	uint8_t type;
+	Dwarf_Die unit;
 	int r = 0;
 
-	while (dw && dwarf_get_units(dw, cu, &cu, &version, &type, &cudie, &subdie) == 0)
-		if (type == DW_UT_compile || type == DW_UT_skeleton || type == DW_UT_partial)
-			list_unit_files(type == DW_UT_skeleton && subdie.addr ? &subdie : &cudie, &seen,
-					&v, &n, &cap);
+	while (dw_next_unit(dw, &cu, &unit, false))
+		list_unit_files(&unit, &seen, &v, &n, &cap);
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_str);
 	for (size_t i = 0; i < n && r == 0; i++)

@@ -66,7 +66,7 @@ static int walk(struct scope_walk *w, Dwarf_Die *parent, bool in_fn, int n, int 
 	return n;
 }
 
-static bool is_cxx(Dwarf_Die *cudie)
+bool dw_unit_is_cxx(Dwarf_Die *cudie)
 {
 	switch (dwarf_srclang(cudie)) {
 	case DW_LANG_C_plus_plus:
@@ -82,7 +82,7 @@ static bool is_cxx(Dwarf_Die *cudie)
 
 int dw_pc_scopes(Dwarf_Die *cudie, uint64_t pc, Dwarf_Die *out, int max)
 {
-	struct scope_walk w = { .pc = pc, .cxx = is_cxx(cudie), .out = out, .max = max };
+	struct scope_walk w = { .pc = pc, .cxx = dw_unit_is_cxx(cudie), .out = out, .max = max };
 
 	return walk(&w, cudie, false, 0, 0);
 }

@@ -401,20 +401,6 @@ static struct elf_sym *lookup_sym(struct sym_cache *c, struct dw_module *m, uint
 
 /* ---- DIE helpers ---- */
 
-static bool is_cxx(Dwarf_Die *cu)
-{
-	switch (dwarf_srclang(cu)) {
-	case DW_LANG_C_plus_plus:
-	case DW_LANG_C_plus_plus_03:
-	case DW_LANG_C_plus_plus_11:
-	case DW_LANG_C_plus_plus_14:
-	case DW_LANG_ObjC_plus_plus:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* Key for the DIE caches: offsets are unique within one section of one
  * file, so the key also says which file (the module's DWARF, each split
  * unit's .dwo, a supplementary file: numbered as met) and whether the DIE
@@ -512,7 +498,7 @@ static struct cu_index *cu_index_of(struct sym_cache *c, struct dw_module *m, Dw
 	if (ix)
 		return ix;
 	ix = xcalloc(1, sizeof(*ix));
-	ix->cxx = is_cxx(cu);
+	ix->cxx = dw_unit_is_cxx(cu);
 	ix->ranges.elem = sizeof(struct fn_range);
 	index_children(ix, &cap, cu, 0);
 	spans_finish(&ix->ranges, cmp_range);

@@ -462,17 +462,11 @@ static void index_complete(struct vars_cache *c)
 {
 	Dwarf *dw = dw_module_dwarf(c->m);
 	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie, subdie;
-	Dwarf_Half version;
-	uint8_t type;
+	Dwarf_Die unit;
 
 	c->complete_built = true;
-	while (dw && dwarf_get_units(dw, cu, &cu, &version, &type, &cudie, &subdie) == 0) {
-		if (type == DW_UT_skeleton && subdie.addr)
-			index_unit(c, &subdie);
-		else if (type == DW_UT_compile || type == DW_UT_partial || type == DW_UT_type)
-			index_unit(c, &cudie);
-	}
+	while (dw_next_unit(dw, &cu, &unit, true))
+		index_unit(c, &unit);
 	if (c->n_complete)
 		qsort(c->complete, c->n_complete, sizeof(*c->complete), cmp_entry);
 }

@@ -133,3 +133,23 @@ bool dw_unit_at(struct dw_module *m, uint64_t pc, Dwarf_Die *cudie)
 	cu = table_find(table_of(m, dw), pc);
 	return cu && full_unit(cu, cudie);
 }
+
+bool dw_next_unit(Dwarf *dw, Dwarf_CU **cu, Dwarf_Die *die, bool with_types)
+{
+	Dwarf_Die cudie, subdie;
+	Dwarf_Half version;
+	uint8_t type;
+
+	while (dw && dwarf_get_units(dw, *cu, cu, &version, &type, &cudie, &subdie) == 0) {
+		if (type == DW_UT_skeleton && subdie.addr) {
+			*die = subdie;
+			return true;
+		}
+		if (type == DW_UT_compile || type == DW_UT_partial || type == DW_UT_skeleton ||
+		    (with_types && type == DW_UT_type)) {
+			*die = cudie;
+			return true;
+		}
+	}
+	return false;
+}

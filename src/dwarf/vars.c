@@ -176,17 +176,11 @@ static void add_globals(struct vars_cache *c, Dwarf_Die *unit)
 static void build_globals(struct vars_cache *c, Dwarf *dw)
 {
 	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie, subdie;
-	Dwarf_Half version;
-	uint8_t type;
+	Dwarf_Die unit;
 
 	c->globals_built = true;
-	while (dwarf_get_units(dw, cu, &cu, &version, &type, &cudie, &subdie) == 0) {
-		if (type == DW_UT_skeleton && subdie.addr)
-			add_globals(c, &subdie);
-		else if (type == DW_UT_compile || type == DW_UT_partial)
-			add_globals(c, &cudie);
-	}
+	while (dw_next_unit(dw, &cu, &unit, false))
+		add_globals(c, &unit);
 }
 
 /* The definition of global @name: one with a location first; else, with
