@@ -20,25 +20,6 @@ VARIANTS = [v for v in ("O2", "O0", "clang-O2", "clang-O0")
 SCRIPT = "trace leaf { count bt; }\ntrace leaf { count bt, v % 3; }\n"
 
 
-class Paths:
-    """paths.c, driven through its stdin."""
-
-    def __init__(self, name):
-        self.p = subprocess.Popen([fixture(name)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  text=True, bufsize=1)
-        self.pid = int(self.p.stdout.readline().split()[1])
-
-    def go(self, n):
-        """Run @n rounds; the program's own counts (a, b, c, k0, k1, k2)."""
-        self.p.stdin.write("go %d\n" % n)
-        self.p.stdin.flush()
-        return [int(x) for x in self.p.stdout.readline().split()[1:]]
-
-    def stop(self):
-        self.p.kill()
-        self.p.wait()
-
-
 def start(args):
     """wraith in script mode, once its probes are attached."""
     p = subprocess.Popen([WRAITH] + [str(a) for a in args], stdout=subprocess.PIPE,

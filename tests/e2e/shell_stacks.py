@@ -29,24 +29,6 @@ VARIANTS = [v for v in ("O2", "clang-O2")
             if os.path.exists(os.path.join(FIXTURES, "paths-" + v))]
 
 
-class Paths:
-    """paths.c, driven through its stdin (as count_stacks.py drives it)."""
-
-    def __init__(self, name):
-        self.p = subprocess.Popen([fixture(name)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  text=True, bufsize=1)
-        self.pid = int(self.p.stdout.readline().split()[1])
-
-    def go(self, n):
-        self.p.stdin.write("go %d\n" % n)
-        self.p.stdin.flush()
-        return [int(x) for x in self.p.stdout.readline().split()[1:]]
-
-    def stop(self):
-        self.p.kill()
-        self.p.wait()
-
-
 def tmux(*args):
     return subprocess.run(["tmux", "-L", SOCKET] + list(args), capture_output=True, text=True,
                           timeout=30)

@@ -70,6 +70,25 @@ def marker_line(source, marker):
     raise AssertionError("marker %r not in %s" % (marker, source))
 
 
+class Paths:
+    """paths.c, driven through its stdin: count_stacks.py and shell_stacks.py."""
+
+    def __init__(self, name):
+        self.p = subprocess.Popen([fixture(name)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  text=True, bufsize=1)
+        self.pid = int(self.p.stdout.readline().split()[1])
+
+    def go(self, n):
+        """Run @n rounds; the program's own counts (a, b, c, k0, k1, k2)."""
+        self.p.stdin.write("go %d\n" % n)
+        self.p.stdin.flush()
+        return [int(x) for x in self.p.stdout.readline().split()[1:]]
+
+    def stop(self):
+        self.p.kill()
+        self.p.wait()
+
+
 class Fixture:
     """A running fixture program that printed 'ready <pid>'."""
 
