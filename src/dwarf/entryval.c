@@ -20,6 +20,14 @@
  * one is lost.  The caller's CFA is the callee's CFA plus the caller's CFA
  * rule at the call (rsp-based), or its rbp plus the rule's offset.
  *
+ * A call site may pass on what the caller itself only had on entry
+ * (DW_OP_entry_value in DW_AT_call_value: f(x) calls g(x) and never needs
+ * x again).  The caller's frame is then evaluated as the callee's was, one
+ * call further out: its return address at its own CFA - 8 names its call
+ * site, its registers are the callee's restored by the callee's CFI, and
+ * so on for MAX_ENTRY_NESTING hand-offs.  Each level multiplies the tree
+ * by its candidates, so levels past the first take fewer.
+ *
  * Call sites are indexed once per module by the name of the function
  * they call (its linkage name, or its name); a wrong candidate that shares
  * the name is harmless, since its return address never matches.
@@ -33,6 +41,7 @@
 
 #define MAX_CALLERS 32
 #define MAX_NESTING 64
+#define MAX_ENTRY_NESTING 2 /* callers' callers followed for entry values */
 
 struct call_entry {
 	const char *callee; /* borrowed from libdw */
@@ -205,21 +214,27 @@ static Dwarf_CFI *cfi_of(struct dw_module *m)
 	return cs->cfi;
 }
 
-/* CFI expression @ops (a location relative to the CFA) as an address
- * tree; NULL when it is not one. */
-static const struct dw_expr *cfi_address(struct vars_cache *c, Dwarf_Op *ops, size_t n)
+/* Register @reg of frame @f as a tree: the probe's own, or its caller's. */
+static const struct dw_expr *frame_reg(struct vars_cache *c, const struct vars_frame *f, int reg)
 {
-	struct vars_frame probe = { .cfa = vars_expr_cfa(c) };
+	return f->caller_reg ? f->caller_reg(c, f, reg) : vars_expr_reg(c, reg);
+}
+
+/* CFI expression @ops (a location relative to frame @f's CFA) as an
+ * address tree; NULL when it is not one. */
+static const struct dw_expr *cfi_address(struct vars_cache *c, const struct vars_frame *f,
+					 Dwarf_Op *ops, size_t n)
+{
 	struct dw_loc loc;
 
-	vars_evaluate(c, NULL, ops, n, &probe, &loc);
+	vars_evaluate(c, NULL, ops, n, f, &loc);
 	return vars_loc_address(c, &loc);
 }
 
-/* The caller's register @reg at the probe's @pc: still in the register
- * (the callee left it alone), or saved on the callee's stack; NULL for a
- * register the call clobbers. */
-static const struct dw_expr *caller_reg(struct vars_cache *c, uint64_t pc, int reg)
+/* The register @reg of the caller of frame @callee, at @callee's pc:
+ * still in the register (the callee left it alone), or saved on the
+ * callee's stack; NULL for a register the call clobbers. */
+static const struct dw_expr *caller_reg(struct vars_cache *c, const struct vars_frame *callee, int reg)
 {
 	Dwarf_CFI *cfi = cfi_of(c->m);
 	Dwarf_Frame *frame = NULL;
@@ -227,12 +242,15 @@ static const struct dw_expr *caller_reg(struct vars_cache *c, uint64_t pc, int r
 	size_t n = 0;
 	const struct dw_expr *r = NULL;
 
-	if (!cfi || reg < 0 || reg > 16 || dwarf_cfi_addrframe(cfi, pc, &frame) != 0)
+	if (reg == 7) /* the caller's stack pointer after the return */
+		return callee->cfa;
+	if (!cfi || reg < 0 || reg > 16 || dwarf_cfi_addrframe(cfi, callee->pc, &frame) != 0)
 		return NULL;
-	if (dwarf_frame_register(frame, reg, mem, &ops, &n) == 0) {
+	if (dw_cfi_register(frame, reg, mem, &ops, &n) == 0) {
 		if (n == 0 && !ops)
-			r = vars_expr_reg(c, reg); /* same value */
-		else if (n > 0 && ops[n - 1].atom != DW_OP_stack_value && (r = cfi_address(c, ops, n)))
+			r = frame_reg(c, callee, reg); /* same value */
+		else if (n > 0 && ops[n - 1].atom != DW_OP_stack_value &&
+			 (r = cfi_address(c, callee, ops, n)))
 			r = vars_expr_deref(c, r, 8);
 	}
 	free(frame);
@@ -241,12 +259,13 @@ static const struct dw_expr *caller_reg(struct vars_cache *c, uint64_t pc, int r
 
 static const struct dw_expr *frame_caller_reg(struct vars_cache *c, const struct vars_frame *f, int reg)
 {
-	return caller_reg(c, f->pc, reg);
+	return caller_reg(c, f->inner, reg);
 }
 
-/* The caller's CFA: its CFA rule at the call, with the caller's rsp after
- * the return being the callee's CFA. */
-static const struct dw_expr *caller_cfa(struct vars_cache *c, uint64_t pc, uint64_t ret_pc)
+/* The CFA of @callee's caller: its CFA rule at the call, with the
+ * caller's rsp after the return being the callee's CFA. */
+static const struct dw_expr *caller_cfa(struct vars_cache *c, const struct vars_frame *callee,
+					uint64_t ret_pc)
 {
 	Dwarf_CFI *cfi = cfi_of(c->m);
 	Dwarf_Frame *frame = NULL;
@@ -255,23 +274,28 @@ static const struct dw_expr *caller_cfa(struct vars_cache *c, uint64_t pc, uint6
 	const struct dw_expr *r = NULL, *base;
 
 	/* the row of the call itself: the return address may start a new one */
-	if (!cfi || dwarf_cfi_addrframe(cfi, ret_pc - 1, &frame) != 0)
+	if (!cfi || !callee->cfa || dwarf_cfi_addrframe(cfi, ret_pc - 1, &frame) != 0)
 		return NULL;
+	/* libdw gives a register rule as DW_OP_bregx */
 	if (dwarf_frame_cfa(frame, &ops, &n) == 0 && n == 1 &&
-	    (ops[0].atom == DW_OP_breg7 || ops[0].atom == DW_OP_breg6)) {
-		base = ops[0].atom == DW_OP_breg7 ? vars_expr_cfa(c) : caller_reg(c, pc, 6);
+	    (ops[0].atom == DW_OP_breg7 || ops[0].atom == DW_OP_breg6 || ops[0].atom == DW_OP_bregx)) {
+		int reg = ops[0].atom == DW_OP_bregx ? (int)ops[0].number : ops[0].atom - DW_OP_breg0;
+		int64_t off = (int64_t)(ops[0].atom == DW_OP_bregx ? ops[0].number2 : ops[0].number);
+
+		base = reg == 7 ? callee->cfa : reg == 6 ? caller_reg(c, callee, 6) : NULL;
 		if (base)
-			r = vars_expr_add(c, base, (int64_t)ops[0].number);
+			r = vars_expr_add(c, base, off);
 	}
 	free(frame);
 	return r;
 }
 
 const struct dw_expr *vars_caller_value(struct vars_cache *c, const struct vars_call_site *s,
-					uint64_t pc)
+					const struct vars_frame *callee)
 {
-	struct vars_frame f = { .pc = pc, .caller_reg = frame_caller_reg };
 	uint64_t call_pc = s->return_pc - 1;
+	struct vars_frame f = { .pc = call_pc, .caller_reg = frame_caller_reg, .inner = callee,
+				.depth = callee->depth + 1 };
 	Dwarf_Attribute value = s->value;
 	Dwarf_Die cudie, fn;
 	Dwarf_Op *ops;
@@ -281,10 +305,15 @@ const struct dw_expr *vars_caller_value(struct vars_cache *c, const struct vars_
 
 	if (dwarf_getlocation(&value, &ops, &n) != 0 || n == 0)
 		return NULL;
-	f.cfa = caller_cfa(c, pc, s->return_pc);
+	f.cfa = caller_cfa(c, callee, s->return_pc);
 	if (dwarf_diecu((Dwarf_Die *)&s->site, &cudie, NULL, NULL) &&
-	    dw_pc_scopes(&cudie, call_pc, &fn, 1) == 1)
+	    dw_pc_scopes(&cudie, call_pc, &fn, 1) == 1) {
 		f.fb = vars_frame_base(c, &fn, call_pc, &f, &why);
+		/* a value the caller itself only had on entry: its own callers
+		 * say (gdb follows such chains too) */
+		if (f.depth <= MAX_ENTRY_NESTING)
+			f.fn = &fn;
+	}
 	vars_evaluate(c, &value, ops, n, &f, &loc);
 	/* a DWARF expression, not a location: what it computes is the value */
 	switch (loc.kind) {

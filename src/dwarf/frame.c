@@ -124,6 +124,22 @@ static bool eval(struct eval *e, const Dwarf_Op *ops, size_t n)
 	return e->in_reg >= 0 || e->n >= 1;
 }
 
+#define DW_FRAME_RAX 0
+#define DW_FRAME_RBX 3
+
+int dw_cfi_register(Dwarf_Frame *frame, int reg, Dwarf_Op mem[3], Dwarf_Op **ops, size_t *n)
+{
+	int err = dwarf_frame_register(frame, reg, mem, ops, n);
+
+	if (err != 0 || *n != 0)
+		return err;
+	if (reg == DW_FRAME_RBX && *ops) /* undefined: the same value */
+		*ops = NULL;
+	else if (reg == DW_FRAME_RAX && !*ops) /* the same value: undefined */
+		*ops = mem;
+	return 0;
+}
+
 /* The caller's value of register @reg under @frame's rule for it. */
 static bool caller_reg(Dwarf_Frame *frame, struct eval *e, unsigned reg, uint64_t *out)
 {
@@ -131,7 +147,7 @@ static bool caller_reg(Dwarf_Frame *frame, struct eval *e, unsigned reg, uint64_
 	size_t n = 0;
 	uint64_t v;
 
-	if (dwarf_frame_register(frame, (int)reg, mem, &ops, &n) != 0)
+	if (dw_cfi_register(frame, (int)reg, mem, &ops, &n) != 0)
 		return false;
 	if (n == 0 && ops == NULL) /* same value */
 		return reg == DW_FRAME_RSP ? (*out = e->cfa, true) : reg_value(e, reg, out);

@@ -464,11 +464,13 @@ static bool entry_value(struct eval *ev, Dwarf_Op *op)
 		ev->gone = true;
 		return false;
 	}
-	ns = vars_call_sites(ev->c, ev->f->fn, ops[0].atom - DW_OP_reg0, sites, MAX_CALLERS);
-	/* the probe's return address, at CFA - 8, names the call */
-	ra = vars_expr_deref(ev->c, add(ev->c, node(ev->c, DW_EXPR_CFA, NULL, NULL), konst(ev->c, -8)), 8);
-	for (size_t i = ns; i-- > 0;) {
-		const struct dw_expr *v = vars_caller_value(ev->c, &sites[i], ev->f->pc), *here;
+	/* a caller's entry values fan out once more per call site: fewer */
+	ns = vars_call_sites(ev->c, ev->f->fn, ops[0].atom - DW_OP_reg0, sites,
+			     ev->f->depth ? MAX_NESTED_CALLERS : MAX_CALLERS);
+	/* the frame's return address, at its CFA - 8, names the call */
+	ra = ev->f->cfa ? vars_expr_deref(ev->c, add(ev->c, ev->f->cfa, konst(ev->c, -8)), 8) : NULL;
+	for (size_t i = ns; ra && i-- > 0;) {
+		const struct dw_expr *v = vars_caller_value(ev->c, &sites[i], ev->f), *here;
 
 		if (!v)
 			continue;

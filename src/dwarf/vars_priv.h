@@ -66,6 +66,10 @@ struct vars_frame {
 	const struct dw_expr *fb;   /* DW_OP_fbreg's base, or NULL */
 	/* NULL: registers are the probe's; else the caller's register @reg */
 	const struct dw_expr *(*caller_reg)(struct vars_cache *c, const struct vars_frame *f, int reg);
+	/* a caller's frame (entryval.c): the frame it called, whose CFI at
+	 * its pc restores this one's registers; NULL for the probe's */
+	const struct vars_frame *inner;
+	unsigned depth;             /* how many calls out from the probe's frame */
 };
 
 /* The location of @attr (a DW_AT_location) at @pc, into @out, with
@@ -107,6 +111,7 @@ const struct dw_expr *vars_expr_if(struct vars_cache *c, const struct dw_expr *c
 /* ---- entry values (entryval.c) ---- */
 
 #define MAX_CALLERS 32
+#define MAX_NESTED_CALLERS 4 /* for a caller's own entry values: each multiplies the tree */
 
 /* A call of the function, and the value it passed in one register. */
 struct vars_call_site {
@@ -120,9 +125,10 @@ struct vars_call_site {
 size_t vars_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, struct vars_call_site *out,
 		       size_t max);
 
-/* The value call site @s passed, as a tree a probe at @pc of the callee
- * computes, or NULL when it is not recoverable there. */
+/* The value call site @s passed, as a tree a probe in frame @callee (the
+ * called function's: the probe's own, or a caller's when the value is
+ * itself an entry value) computes, or NULL when it is not recoverable. */
 const struct dw_expr *vars_caller_value(struct vars_cache *c, const struct vars_call_site *s,
-					uint64_t pc);
+					const struct vars_frame *callee);
 
 #endif

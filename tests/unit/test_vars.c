@@ -326,6 +326,60 @@ static void test_entry_values(void **state)
 	dw_module_free(m);
 }
 
+/* The line of "LINE:@marker" in fixture source @source. */
+static unsigned fixture_line(const char *source, const char *marker)
+{
+	const char *dir = getenv("WRAITH_SRCDIR");
+	char *path, *want = xasprintf("LINE:%s", marker), line[512];
+	unsigned n = 0, found = 0;
+	FILE *f;
+
+	if (!dir)
+		fail_msg("WRAITH_SRCDIR is not set: run this test through `make check`");
+	path = xasprintf("%s/tests/fixtures/%s", dir, source);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, want))
+			found = n;
+	}
+	fclose(f);
+	free(path);
+	free(want);
+	assert_true(found > 0);
+	return found;
+}
+
+/* An entry value passed on: gcc's hop(depth) only had depth on entry, and
+ * mid passed it its own entry value, so the value comes from top's call
+ * site, one call further out: the branch mid's call site takes is itself
+ * a choice by mid's return address. */
+static void test_entry_values_passed_on(void **state)
+{
+	const char *dir = getenv("WRAITH_FIXTURES");
+	char *path;
+	struct dw_module *m;
+	struct dw_sites sites = { 0 };
+	struct dw_var v;
+
+	(void)state;
+	if (!dir)
+		fail_msg("WRAITH_FIXTURES is not set: run this test through `make check`");
+	path = xasprintf("%s/fvals-O2", dir);
+	assert_int_equal(dw_module_open(path, &m), 0);
+	free(path);
+	assert_int_equal(dw_resolve_line(m, "fvals.c", fixture_line("fvals.c", "hop-after"), &sites), 0);
+	assert_int_equal(sites.n, 1);
+	assert_int_equal(dw_var_find(m, sites.v[0].vaddr, "depth", &v), 0);
+	assert_int_equal(v.loc.kind, DW_LOC_VALUE_EXPR);
+	assert_int_equal(v.loc.expr->op, DW_EXPR_IF);       /* mid's call site of hop */
+	assert_int_equal(v.loc.expr->b->op, DW_EXPR_IF);    /* top's call site of mid */
+	assert_int_equal(v.loc.expr->c->op, DW_EXPR_UNAVAILABLE);
+	dw_sites_release(&sites);
+	dw_module_free(m);
+}
+
 static void test_types_O0(void **state)
 {
 	uint64_t pc, off;
@@ -463,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_inlined),
 		cmocka_unit_test(test_pieces),
 		cmocka_unit_test(test_entry_values),
+		cmocka_unit_test(test_entry_values_passed_on),
 		cmocka_unit_test(test_enumerators),
 		cmocka_unit_test(test_functions),
 	};
