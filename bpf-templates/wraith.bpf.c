@@ -580,6 +580,55 @@ WR_SUBPROG long wr_arg_user_bytes(struct wr_event_buf *ev, __u64 uptr, __u32 siz
 	return 0;
 }
 
+/* Open a WR_ARG_PIECES argument of @size (<= WR_PIECES_MAX) bytes: the
+ * probe assembled the value itself (pieces in registers, memory,
+ * constants) and fills it with one wr_arg_word() per 8 bytes, each
+ * with its mask of bits not kept.  Returns the argument's payload offset
+ * for wr_arg_word(), or -1 when it did not fit. */
+WR_SUBPROG long wr_arg_pieces(struct wr_event_buf *ev, __u32 size)
+{
+	struct wr_arg_header *ah;
+	__u32 n;
+	long off;
+
+	if (!ev)
+		return -1;
+	size = size > WR_PIECES_MAX ? WR_PIECES_MAX : size;
+	n = (size + 7) & ~7u;
+	off = reserve(ev->data, sizeof(*ah) + 2 * n);
+	if (off < 0)
+		return -1;
+	ah = (struct wr_arg_header *)payload_at(ev->data, (__u32)off);
+	ah->kind = WR_ARG_PIECES;
+	ah->status = WR_ARG_OK;
+	ah->len = (__u16)(2 * n);
+	ah->aux = size;
+	return off;
+}
+
+/* Word @index_status (wr_word_index_status()) of the WR_ARG_PIECES
+ * argument at @off: its @value and @unavail, the mask of its bits not
+ * kept.  A failed read's status becomes the argument's. */
+WR_SUBPROG long wr_arg_word(struct wr_event_buf *ev, long off, __u32 index_status, __u64 value,
+			    __u64 unavail)
+{
+	struct wr_arg_header *ah;
+	__u32 index = wr_word_index_of(index_status), n;
+	__u8 status = wr_word_status_of(index_status);
+
+	if (!ev || off < 0 || off >= WR_EVENT_MAX)
+		return 0;
+	ah = (struct wr_arg_header *)payload_at(ev->data, (__u32)off);
+	n = ((ah->aux & 0x1ff) + 7) / 8;
+	if (index >= n)
+		return 0;
+	*(__u64 *)payload_at(ev->data, (__u32)off + 8 + index * 8) = value;
+	*(__u64 *)payload_at(ev->data, (__u32)off + 8 + (n + index) * 8) = unavail;
+	if (status && !ah->status)
+		ah->status = status;
+	return 0;
+}
+
 /* Append a memory dump: the address @uptr, then @len bytes read there (a
  * negative length reads nothing, one above WR_DUMP_MAX is cut to it, and
  * the length asked for goes in aux so the cut shows).  A non-zero @status

@@ -50,6 +50,8 @@ const struct cg_entry cg_entry_points[] = {
 	{ "wr_arg_scalar", 4 },
 	{ "wr_arg_cstr", 4 },
 	{ "wr_arg_user_bytes", 4 },
+	{ "wr_arg_pieces", 2 },
+	{ "wr_arg_word", 5 },
 	{ "wr_read_user", 3 },
 	{ "wr_read_user_str", 3 },
 	{ "wr_probe_id", 1 },

@@ -283,45 +283,70 @@ static LLVMValueRef shifted(struct cg *cg, LLVMValueRef x, uint64_t shift)
 static int value_at(struct cg *cg, const struct ast_expr *e, const struct dw_type *t,
 		    const struct dw_loc *loc, struct cg_value *out);
 
+/* Bits [@lo, @lo + @n) (@n <= 64) of the value at @loc - pieces, or an
+ * aggregate in one register - into *@x, each piece's bits in place; the
+ * status of its reads into *@st (NULL: none).  Bits no piece kept
+ * (dw_loc_unavailable()) are 0. */
+static int composed_window(struct cg *cg, const struct ast_expr *e, const struct dw_loc *loc,
+			   uint64_t lo, unsigned n, LLVMValueRef *x, LLVMValueRef *st)
+{
+	static const struct dw_type u64 = { .kind = DW_TYPE_INT, .name = "u64", .size = 8 };
+	struct dw_piece whole = { .loc = *loc, .bit_offset = 0, .bit_size = UINT64_MAX / 2 };
+	const struct dw_piece *pieces = loc->kind == DW_LOC_PIECES ? loc->pieces : &whole;
+	size_t n_pieces = loc->kind == DW_LOC_PIECES ? loc->n_pieces : 1;
+	uint64_t at = (loc->kind == DW_LOC_PIECES ? loc->bit_shift : 0) + lo;
+	LLVMBuilderRef B = cg->builder;
+
+	*x = cg_i64(cg, 0);
+	*st = NULL;
+	for (size_t i = 0; i < n_pieces; i++) {
+		const struct dw_piece *p = &pieces[i];
+		uint64_t end = p->bit_offset + p->bit_size;
+		uint64_t from = p->bit_offset > at ? p->bit_offset : at, to = end < at + n ? end : at + n;
+		uint64_t held;
+		struct cg_value part;
+		struct dw_loc sub;
+		LLVMValueRef v;
+
+		if (from >= to)
+			continue;
+		held = ~dw_loc_unavailable(&p->loc, from - p->bit_offset, (unsigned)(to - from));
+		if (!(held & 1))
+			continue; /* empty, or beyond its register */
+		dw_loc_select(&p->loc, from - p->bit_offset, to - from, &sub);
+		if (value_at(cg, e, &u64, &sub, &part))
+			return -WR_ESEMANTIC;
+		if (part.optimized_out)
+			continue;
+		v = part.lvalue ? read_u64(cg, part.v, (unsigned)((to - from + 7) / 8), &part) : part.v;
+		if (to - from < 64)
+			v = LLVMBuildAnd(B, v, cg_i64(cg, held & ((1ull << (to - from)) - 1)), "");
+		*x = LLVMBuildOr(B, *x, LLVMBuildShl(B, v, cg_i64(cg, from - at), ""), "");
+		if (part.status)
+			*st = *st ? LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntNE, *st, cg_i32(cg, 0), ""),
+						    *st, part.status, "")
+				  : part.status;
+	}
+	return 0;
+}
+
 /* A scalar assembled from pieces: each piece's bits in place; <optimized
  * out> when a bit of it was not kept (as gdb says). */
 static int composed_scalar(struct cg *cg, const struct ast_expr *e, const struct dw_type *t,
 			   const struct dw_loc *loc, struct cg_value *out)
 {
-	uint64_t lo = loc->bit_shift, hi = lo + (t->size ? t->size : 8) * 8, covered = 0;
-	static const struct dw_type u64 = { .kind = DW_TYPE_INT, .name = "u64", .size = 8 };
-	LLVMValueRef acc = cg_i64(cg, 0), st = NULL;
+	unsigned n = t->size && t->size < 8 ? (unsigned)t->size * 8 : 64;
+	LLVMValueRef acc, st;
 
-	for (size_t i = 0; i < loc->n_pieces; i++) {
-		const struct dw_piece *p = &loc->pieces[i];
-		uint64_t from = p->bit_offset > lo ? p->bit_offset : lo;
-		uint64_t to = p->bit_offset + p->bit_size < hi ? p->bit_offset + p->bit_size : hi;
-		struct cg_value part;
-		struct dw_loc sub;
-		LLVMValueRef x;
-
-		if (from >= to)
-			continue;
-		dw_loc_select(&p->loc, from - p->bit_offset, to - from, &sub);
-		if (sub.kind == DW_LOC_OPTIMIZED_OUT || value_at(cg, e, &u64, &sub, &part) || part.optimized_out)
-			goto gone;
-		x = part.lvalue ? read_u64(cg, part.v, (unsigned)((to - from + 7) / 8), &part) : part.v;
-		if (to - from < 64)
-			x = LLVMBuildAnd(cg->builder, x, cg_i64(cg, (1ull << (to - from)) - 1), "");
-		acc = LLVMBuildOr(cg->builder, acc, LLVMBuildShl(cg->builder, x, cg_i64(cg, from - lo), ""), "");
-		if (part.status)
-			st = st ? LLVMBuildOr(cg->builder, st, part.status, "") : part.status;
-		covered += to - from;
+	if (dw_loc_unavailable(loc, 0, n)) {
+		set_dw(out, t, cg_i64(cg, 0), false);
+		out->optimized_out = true;
+		return 0;
 	}
-	if (covered != hi - lo)
-		goto gone;
+	if (composed_window(cg, e, loc, 0, n, &acc, &st))
+		return -WR_ESEMANTIC;
 	set_dw(out, t, acc, false);
 	out->status = st;
-	return 0;
-
-gone:
-	set_dw(out, t, cg_i64(cg, 0), false);
-	out->optimized_out = true;
 	return 0;
 }
 
@@ -778,7 +803,26 @@ struct attach_walk {
 	LLVMValueRef addr;  /* of the printed value */
 	uint64_t limit;     /* bytes of it on the wire */
 	unsigned n;
+	const struct ast_expr *e;  /* a value assembled from pieces: its expression */
+	const struct dw_loc *loc;  /* and location (else NULL: it is in memory at addr) */
 };
+
+/* The char pointer at byte @at of the value @w prints, and the status of
+ * finding it (NULL: none); NULL when a value from pieces did not keep it. */
+static LLVMValueRef attached_pointer(struct attach_walk *w, uint64_t at, LLVMValueRef *st)
+{
+	struct cg_value held = { 0 };
+	LLVMValueRef p;
+
+	if (!w->loc) {
+		p = read_u64(w->cg, LLVMBuildAdd(w->cg->builder, w->addr, cg_i64(w->cg, at), ""), 8, &held);
+		*st = held.status;
+		return p;
+	}
+	if (dw_loc_unavailable(w->loc, at * 8, 64) || composed_window(w->cg, w->e, w->loc, at * 8, 64, &p, st))
+		return NULL;
+	return p;
+}
 
 /* Strings of the char pointers inside a printed aggregate, so it shows
  * `name: 0x... "text"` as gdb does: each follows the aggregate on the wire,
@@ -788,11 +832,11 @@ static void attach_strings(struct attach_walk *w, const struct dw_type *t, uint6
 	if (depth > 8 || at >= w->limit || w->n >= WR_ARG_ATTACH_MAX)
 		return;
 	if (ctype_is_text_pointer(t) && at + 8 <= w->limit) {
-		struct cg_value held = { 0 };
-		LLVMValueRef p = read_u64(w->cg, LLVMBuildAdd(w->cg->builder, w->addr, cg_i64(w->cg, at), ""),
-					  8, &held);
+		LLVMValueRef st = NULL, p = attached_pointer(w, at, &st);
 
-		emit_cstr(w->cg, p, WR_ARG_ATTACH_STR, held.status, WR_ARG_ATTACH | (unsigned)at << 8);
+		if (!p)
+			return;
+		emit_cstr(w->cg, p, WR_ARG_ATTACH_STR, st, WR_ARG_ATTACH | (unsigned)at << 8);
 		w->n++;
 	} else if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION) {
 		for (size_t i = 0; i < t->n_members; i++)
@@ -830,9 +874,64 @@ static int print_memory(struct cg *cg, const struct ast_expr *e, struct cg_value
 			       t->name);
 	emit_bytes(cg, v->v, t->size, WR_ARG_BYTES, v->status);
 	if (!as_number && t->kind != DW_TYPE_FLOAT) {
-		struct attach_walk w = { cg, v->v, t->size > 256 ? 256 : t->size, 0 };
+		struct attach_walk w = { cg, v->v, t->size > 256 ? 256 : t->size, 0, e, NULL };
 
 		attach_strings(&w, t, 0, 0);
+	}
+	return 0;
+}
+
+/* Whether any bit of the @size bytes at @loc was kept. */
+static bool kept_any(const struct dw_loc *loc, uint64_t size)
+{
+	for (uint64_t w = 0; w * 8 < size; w++) {
+		unsigned n = size - w * 8 >= 8 ? 64 : (unsigned)(size - w * 8) * 8;
+
+		if (dw_loc_unavailable(loc, w * 64, n) != (n >= 64 ? ~0ull : (1ull << n) - 1))
+			return true;
+	}
+	return false;
+}
+
+/* An aggregate held in registers or split into pieces (DW_OP_piece),
+ * assembled 8 bytes at a time with the bits no piece kept marked, for
+ * the renderer to show as <optimized out> (WR_ARG_PIECES). */
+static int print_composed(struct cg *cg, const struct ast_expr *e, struct cg_value *v, bool as_number)
+{
+	uint64_t size = v->dt->size;
+	LLVMValueRef args[5], off, x, st;
+
+	if (size > WR_PIECES_MAX)
+		return cg_fail(cg, e->loc, "print its members",
+			       "%s is split into pieces at this pc and is larger than the %u bytes "
+			       "wraith assembles whole", v->dt->name, WR_PIECES_MAX);
+	if (!kept_any(&v->loc, size)) {
+		/* nothing of it was kept: <optimized out>, as gdb says of it */
+		emit_scalar(cg, WR_ARG_I64, cg_i64(cg, 0), cg_i32(cg, WR_ARG_OPTIMIZED_OUT), 0);
+		return 0;
+	}
+	args[0] = cg->buf;
+	args[1] = cg_i32(cg, size);
+	off = cg_call(cg, "wr_arg_pieces", args, 2);
+	for (uint64_t w = 0; w * 8 < size; w++) {
+		unsigned n = size - w * 8 >= 8 ? 64 : (unsigned)(size - w * 8) * 8;
+		LLVMValueRef index = cg_i32(cg, wr_word_index_status((unsigned)w, WR_ARG_OK));
+
+		if (composed_window(cg, e, &v->loc, w * 64, n, &x, &st))
+			return -WR_ESEMANTIC;
+		if (st)
+			index = LLVMBuildOr(cg->builder, index,
+					    LLVMBuildShl(cg->builder, st, cg_i32(cg, 8), ""), "");
+		args[1] = off;
+		args[2] = index;
+		args[3] = x;
+		args[4] = cg_i64(cg, dw_loc_unavailable(&v->loc, w * 64, n));
+		cg_call(cg, "wr_arg_word", args, 5);
+	}
+	if (!as_number) {
+		struct attach_walk aw = { cg, NULL, size, 0, e, &v->loc };
+
+		attach_strings(&aw, v->dt, 0, 0);
 	}
 	return 0;
 }
@@ -881,10 +980,7 @@ int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 			return cg_fail(cg, e->loc, "no module of the process defines it (is its library loaded?)",
 				       "%s is only declared here, its contents are unknown", t->name);
 		if (v->composed)
-			return cg_fail(cg, e->loc, "print its members",
-				       "%s is held in registers at this pc%s, which wraith prints only member "
-				       "by member", t->name,
-				       v->loc.kind == DW_LOC_PIECES ? " (split into pieces, DW_OP_piece)" : "");
+			return print_composed(cg, e, v, as_number);
 		return print_memory(cg, e, v, as_number);
 	}
 	x = values_scalar(cg, e, v);

@@ -812,3 +812,57 @@ void dw_loc_select(const struct dw_loc *whole, uint64_t bit_pos, uint64_t bit_si
 	}
 	*out = w;
 }
+
+/* Of bits [@from, @from + @n) of the value at @l (not pieces), how many
+ * it holds from @from on: all of memory, the 64 bits of a register or a
+ * computed value from its bit_shift on, none of an empty piece. */
+static uint64_t held_bits(const struct dw_loc *l, uint64_t from, uint64_t n)
+{
+	uint64_t start;
+
+	switch (l->kind) {
+	case DW_LOC_MEM_REG:
+	case DW_LOC_MEM_CFA:
+	case DW_LOC_MEM_ADDR:
+	case DW_LOC_MEM_EXPR:
+	case DW_LOC_UNSUPPORTED: /* kept, where a probe cannot read it: not <optimized out> */
+		return n;
+	case DW_LOC_REG:
+	case DW_LOC_VALUE_REG:
+	case DW_LOC_VALUE_EXPR:
+	case DW_LOC_CONST:
+		start = l->bit_shift + from;
+		if (start < l->bit_shift || start >= 64)
+			return 0;
+		return n < 64 - start ? n : 64 - start;
+	default:
+		return 0;
+	}
+}
+
+static uint64_t low_bits(uint64_t n)
+{
+	return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+uint64_t dw_loc_unavailable(const struct dw_loc *loc, uint64_t lo, unsigned n)
+{
+	uint64_t held = 0, all = low_bits(n), at;
+
+	if (n == 0)
+		return 0;
+	if (loc->kind != DW_LOC_PIECES)
+		return all & ~low_bits(held_bits(loc, lo, n));
+	at = loc->bit_shift + lo;
+	for (size_t i = 0; i < loc->n_pieces; i++) {
+		const struct dw_piece *p = &loc->pieces[i];
+		uint64_t end = p->bit_offset + p->bit_size;
+		uint64_t from = p->bit_offset > at ? p->bit_offset : at;
+		uint64_t to = end < at + n ? end : at + n;
+
+		if (from >= to)
+			continue;
+		held |= low_bits(held_bits(&p->loc, from - p->bit_offset, to - from)) << (from - at);
+	}
+	return all & ~held;
+}

@@ -147,6 +147,11 @@ struct dw_piece {
  * pieces seen from @bit_pos when several share them, or
  * DW_LOC_OPTIMIZED_OUT when none does.  Borrows from @whole. */
 void dw_loc_select(const struct dw_loc *whole, uint64_t bit_pos, uint64_t bit_size, struct dw_loc *out);
+/* Which of bits [@lo, @lo + @n) (@n <= 64) of the value at @loc were not
+ * kept, bit i for bit @lo + i: between or in empty pieces
+ * (DW_OP_piece with no location), or beyond the 64 bits a register or a
+ * computed value holds.  0 for memory. */
+uint64_t dw_loc_unavailable(const struct dw_loc *loc, uint64_t lo, unsigned n);
 
 enum dw_var_scope {
 	DW_VAR_PARAMETER,

@@ -36,6 +36,19 @@ static int split_pointer(struct ev_arg *a)
 	return 0;
 }
 
+/* A WR_ARG_PIECES payload: the value's aux bytes, padded to n, then n
+ * bytes of mask. */
+static int split_mask(struct ev_arg *a)
+{
+	size_t n = ((size_t)a->aux + 7) & ~(size_t)7;
+
+	if (a->aux > WR_PIECES_MAX || a->len != 2 * n)
+		return -WR_EPROTO;
+	a->unavail = a->data + n;
+	a->len = a->aux;
+	return 0;
+}
+
 /* An attached string belongs to the argument before it. */
 static int attach(struct event_decoder *d, struct ev_arg *owner, const struct ev_arg *a)
 {
@@ -76,6 +89,8 @@ static int decode_args(struct event_decoder *d, const uint8_t *p, size_t len, si
 			err = split_pointer(&a);
 		else if (ah.kind != WR_ARG_STR && ah.len >= 8)
 			memcpy(&a.value, p + off, sizeof(a.value));
+		if (ah.kind == WR_ARG_PIECES)
+			err = split_mask(&a);
 		if (!err && ah.kind == WR_ARG_ATTACH) {
 			err = attach(d, *n_args > first ? &d->args[*n_args - 1] : NULL, &a);
 		} else if (!err) {

@@ -20,8 +20,10 @@ struct ev_arg {
 	uint8_t status;      /* enum wr_arg_status */
 	uint32_t aux;
 	uint64_t value;      /* scalars; WR_ARG_CSTR and ATTACH: the pointer; DUMP: the address */
-	const uint8_t *data; /* WR_ARG_STR, CSTR, ATTACH, BYTES: bytes (not NUL-terminated) */
+	const uint8_t *data; /* WR_ARG_STR, CSTR, ATTACH, BYTES, PIECES: bytes (not NUL-terminated) */
 	size_t len;
+	const uint8_t *unavail; /* WR_ARG_PIECES: len bytes, a bit set for each bit of data
+				 * not kept; else NULL */
 	const struct ev_arg *attach; /* the WR_ARG_ATTACH strings that followed it */
 	size_t n_attach;
 	size_t first_attach; /* decoder-internal */

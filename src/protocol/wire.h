@@ -125,6 +125,12 @@ enum wr_arg_kind {
 	WR_ARG_DUMP = 12,   /* a memory dump ({:x.N}, {:s.N}, ...): 8 bytes of address,
 			     * then the bytes read; aux = the length asked for, which
 			     * is more than was read when WR_DUMP_MAX cut it */
+	WR_ARG_PIECES = 13, /* an aggregate the probe assembled from registers, memory
+			     * and constants (DW_OP_piece, or one register), rendered
+			     * with its DWARF type: aux = its size (<= 256), then n =
+			     * aux rounded up to 8 bytes of value and n bytes of mask,
+			     * where a set bit says that bit of the value was not kept
+			     * (<optimized out>); len = 2 * n */
 };
 
 #define WR_ARG_STR_MAX 256u    /* bytes of a string argument */
@@ -190,6 +196,23 @@ static inline __u32 wr_str_max_of(__u32 max_status)
 static inline __u8 wr_str_status_of(__u32 max_status)
 {
 	return (__u8)(max_status >> WR_STR_STATUS_SHIFT);
+}
+
+/* wr_arg_word()'s index_status: the 8-byte word's index in a
+ * WR_ARG_PIECES argument | the status of reading it << 8 (a non-zero
+ * status becomes the argument's, when it has none yet). */
+#define WR_PIECES_MAX 256u /* bytes of a WR_ARG_PIECES value */
+static inline __u32 wr_word_index_status(__u32 index, __u32 status)
+{
+	return (index & 0xff) | (status & 0xff) << 8;
+}
+static inline __u32 wr_word_index_of(__u32 index_status)
+{
+	return index_status & 0xff;
+}
+static inline __u8 wr_word_status_of(__u32 index_status)
+{
+	return (__u8)(index_status >> 8);
 }
 
 /* ---- expression error item ---- */

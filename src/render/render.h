@@ -129,7 +129,15 @@ struct render_value_ctx {
 	 * function; may be NULL. */
 	void (*symbol)(void *ctx, uint64_t addr, struct strbuf *out);
 	void *ctx;
+	/* A value the probe assembled from pieces (WR_ARG_PIECES): bit i set
+	 * when bit i of its bytes was not kept (<optimized out>), as many
+	 * bytes as the value has; NULL when every bit was. */
+	const uint8_t *unavail;
 };
+
+/* Whether any bit (or, with @all, every bit) of [@bit, @bit + @n) is set
+ * in @mask (NULL: none is). */
+bool render_bits_gone(const uint8_t *mask, size_t bit, size_t n, bool all);
 
 /* A program value of type @t from its raw bytes (@len of them), with the
  * content gdb's `print` shows, in wraith's shape: `{key: "a", value: 3}`,

@@ -289,6 +289,42 @@ void render_pointer(const struct dw_type *t, uint64_t v, const struct ev_arg *te
 
 /* ---- aggregates ---- */
 
+bool render_bits_gone(const uint8_t *mask, size_t bit, size_t n, bool all)
+{
+	if (!mask || !n)
+		return false;
+	for (size_t i = bit; i < bit + n; i++)
+		if (((mask[i / 8] >> (i % 8)) & 1) != all)
+			return !all;
+	return all;
+}
+
+/* gdb's <optimized out> for a value the probe assembled from pieces
+ * (WR_ARG_PIECES): a scalar with a bit not kept, or the whole value when
+ * none of its bits were.  A struct or array inside it shows its members
+ * or elements one by one, kept or not, as gdb does. */
+static bool not_kept(const struct walk *w, const struct dw_type *t, size_t len, size_t at)
+{
+	const uint8_t *m = w->vc ? w->vc->unavail : NULL;
+	size_t size = t->size < len ? (size_t)t->size : len;
+
+	if (!m || !size)
+		return false;
+	if (w->depth == 1 && render_bits_gone(m, at * 8, size * 8, true))
+		return true;
+	return t->kind != DW_TYPE_STRUCT && t->kind != DW_TYPE_UNION && t->kind != DW_TYPE_ARRAY &&
+	       render_bits_gone(m, at * 8, size * 8, false);
+}
+
+/* Elements at @a and @b (@size bytes) were kept alike, so one may stand
+ * for a run of both. */
+static bool kept_alike(const struct walk *w, size_t a, size_t b, size_t size)
+{
+	const uint8_t *m = w->vc ? w->vc->unavail : NULL;
+
+	return !m || !memcmp(m + a, m + b, size);
+}
+
 static void bitfield(const struct dw_member *mb, const uint8_t *data, size_t len, struct strbuf *out)
 {
 	size_t bytes = (mb->bit_offset + mb->bit_size + 7) / 8;
@@ -325,7 +361,11 @@ static void members(const struct dw_type *t, const uint8_t *data, size_t len, si
 			strbuf_addf(out, "<%s>: ", tag_less(mb->type->name));
 		else if (mb->name)
 			strbuf_addf(out, "%s: ", mb->name);
-		if (mb->bit_size)
+		if (mb->bit_size && mb->offset + (mb->bit_offset + mb->bit_size + 7) / 8 <= len &&
+		    w->vc && render_bits_gone(w->vc->unavail, (at + mb->offset) * 8 + mb->bit_offset,
+					      mb->bit_size, false))
+			strbuf_addstr(out, "<optimized out>");
+		else if (mb->bit_size)
 			bitfield(mb, data, len, out);
 		else if (mb->offset >= len || mb->offset + mb->type->size > len)
 			strbuf_addstr(out, "<unavailable>");
@@ -354,7 +394,9 @@ static void elements(const struct dw_type *t, const uint8_t *data, size_t len, s
 	const struct dw_type *e = t->target;
 	size_t size = e->size ? e->size : 1, n = t->count, shown = 0;
 
-	if (e->is_char && e->size == 1 && e->kind == DW_TYPE_INT) {
+	/* a char array with a byte not kept: gdb shows its elements */
+	if (e->is_char && e->size == 1 && e->kind == DW_TYPE_INT &&
+	    !(w->vc && render_bits_gone(w->vc->unavail, at * 8, (t->count < len ? t->count : len) * 8, false))) {
 		char_array(t, data, len, out);
 		return;
 	}
@@ -367,7 +409,8 @@ static void elements(const struct dw_type *t, const uint8_t *data, size_t len, s
 			break;
 		}
 		while (i + run < n && (i + run + 1) * size <= len &&
-		       !memcmp(data + i * size, data + (i + run) * size, size))
+		       !memcmp(data + i * size, data + (i + run) * size, size) &&
+		       kept_alike(w, at + i * size, at + (i + run) * size, size))
 			run++;
 		if (i)
 			strbuf_addstr(out, ", ");
@@ -402,7 +445,9 @@ static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size
 		return;
 	}
 	w->depth++;
-	if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION)
+	if (not_kept(w, t, len, at))
+		strbuf_addstr(out, "<optimized out>");
+	else if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION)
 		members(t, data, len, at, w, out);
 	else if (t->kind == DW_TYPE_ARRAY)
 		elements(t, data, len, at, w, out);
@@ -456,10 +501,17 @@ static bool arg_failed(const struct ev_arg *a, struct strbuf *out)
 	return true;
 }
 
+/* A byte not kept (WR_ARG_PIECES) shows as ??. */
 static void hex_bytes(const struct ev_arg *a, struct strbuf *out)
 {
-	for (size_t i = 0; i < a->len; i++)
-		strbuf_addf(out, i ? " %02x" : "%02x", a->data[i]);
+	for (size_t i = 0; i < a->len; i++) {
+		if (i)
+			strbuf_addch(out, ' ');
+		if (render_bits_gone(a->unavail, i * 8, 8, false))
+			strbuf_addstr(out, "??");
+		else
+			strbuf_addf(out, "%02x", a->data[i]);
+	}
 }
 
 /* {:s}: the bytes up to the first NUL, as they are. */
@@ -486,6 +538,7 @@ static void untyped(const struct ev_arg *a, struct strbuf *out)
 		render_text(a->data, strnlen((const char *)a->data, a->len), false, out);
 		break;
 	case WR_ARG_BYTES:
+	case WR_ARG_PIECES:
 		hex_bytes(a, out);
 		break;
 	default:
@@ -507,9 +560,10 @@ bool render_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_
 	}
 	if (arg_failed(a, out))
 		return false;
-	if (spec == AST_FMT_STR && (a->kind == WR_ARG_STR || a->kind == WR_ARG_CSTR || a->kind == WR_ARG_BYTES)) {
+	if (spec == AST_FMT_STR && (a->kind == WR_ARG_STR || a->kind == WR_ARG_CSTR || a->kind == WR_ARG_BYTES ||
+				    a->kind == WR_ARG_PIECES)) {
 		bare_text(a, out);
-	} else if (hex && (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_STR)) {
+	} else if (hex && (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_STR || a->kind == WR_ARG_PIECES)) {
 		hex_bytes(a, out);
 	} else if (hex) {
 		strbuf_addf(out, spec == AST_FMT_HEX_UPPER ? "0x%" PRIX64 : "0x%" PRIx64, a->value);
@@ -522,8 +576,9 @@ bool render_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_
 			with = *vc;
 		with.attach = a->attach;
 		with.n_attach = a->n_attach;
+		with.unavail = a->unavail;
 		memcpy(raw, &a->value, sizeof(raw));
-		if (a->kind == WR_ARG_BYTES)
+		if (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES)
 			render_value(t, a->data, a->len, true, &with, out);
 		else
 			render_value(t, raw, sizeof(raw), true, &with, out);

@@ -29,8 +29,10 @@
 
 #define MAX_DEPTH 32
 
-static void typed(const struct dw_type *t, const uint8_t *data, size_t len, int depth,
-		  struct span_list *out);
+/* @gone: bit i set when bit i of @data was not kept (WR_ARG_PIECES),
+ * moving along with @data; NULL when every bit was. */
+static void typed(const struct dw_type *t, const uint8_t *data, const uint8_t *gone, size_t len,
+		  int depth, struct span_list *out);
 
 static void integer(uint64_t v, bool is_signed, unsigned bits, struct span_list *out)
 {
@@ -124,8 +126,8 @@ static void bitfield(const struct dw_member *mb, const uint8_t *data, struct spa
 	integer(v, mb->type->is_signed, mb->bit_size, out);
 }
 
-static void members(const struct dw_type *t, const uint8_t *data, size_t len, int depth,
-		    struct span_list *out)
+static void members(const struct dw_type *t, const uint8_t *data, const uint8_t *gone, size_t len,
+		    int depth, struct span_list *out)
 {
 	span_open(out, SPAN_OBJECT);
 	for (size_t i = 0; i < t->n_members; i++) {
@@ -134,39 +136,57 @@ static void members(const struct dw_type *t, const uint8_t *data, size_t len, in
 		span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, mb->name ? mb->name : "<anonymous>");
 		if (mb->offset >= len || mb->type->size > len - mb->offset)
 			span_null(out, SPAN_LITERAL);
+		else if (mb->bit_size && render_bits_gone(gone, mb->offset * 8 + mb->bit_offset, mb->bit_size, false))
+			span_null(out, SPAN_LITERAL);
 		else if (mb->bit_size)
 			bitfield(mb, data, out);
 		else
-			typed(mb->type, data + mb->offset, len - mb->offset, depth + 1, out);
+			typed(mb->type, data + mb->offset, gone ? gone + mb->offset : NULL, len - mb->offset,
+			      depth + 1, out);
 	}
 	span_close(out);
 }
 
-static void elements(const struct dw_type *t, const uint8_t *data, size_t len, int depth,
-		     struct span_list *out)
+static void elements(const struct dw_type *t, const uint8_t *data, const uint8_t *gone, size_t len,
+		     int depth, struct span_list *out)
 {
 	const struct dw_type *e = t->target;
 	size_t n = t->count < len ? (size_t)t->count : len;
 
-	if (e->is_char && e->size == 1) {
+	if (e->is_char && e->size == 1 && !render_bits_gone(gone, 0, n * 8, false)) {
 		span_datan(out, SPAN_STRING, (const char *)data, n);
 		return;
 	}
 	span_open(out, SPAN_ARRAY);
 	for (size_t i = 0; e->size && i < n && (i + 1) * e->size <= len; i++)
-		typed(e, data + i * e->size, len - i * e->size, depth + 1, out);
+		typed(e, data + i * e->size, gone ? gone + i * e->size : NULL, len - i * e->size, depth + 1,
+		      out);
 	span_close(out);
 }
 
-static void typed(const struct dw_type *t, const uint8_t *data, size_t len, int depth,
-		  struct span_list *out)
+/* As the text does (value.c): null for a scalar with a bit not kept, or
+ * for the whole value (@depth 0) when none of its bits were. */
+static bool not_kept(const struct dw_type *t, const uint8_t *gone, size_t len, int depth)
 {
-	if (depth > MAX_DEPTH)
+	size_t size = t->size < len ? (size_t)t->size : len;
+	bool aggregate = t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION || t->kind == DW_TYPE_ARRAY;
+
+	if (!gone || !size)
+		return false;
+	if (depth == 0 && render_bits_gone(gone, 0, size * 8, true))
+		return true;
+	return !aggregate && render_bits_gone(gone, 0, size * 8, false);
+}
+
+static void typed(const struct dw_type *t, const uint8_t *data, const uint8_t *gone, size_t len,
+		  int depth, struct span_list *out)
+{
+	if (depth > MAX_DEPTH || not_kept(t, gone, len, depth))
 		span_null(out, SPAN_LITERAL);
 	else if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION)
-		members(t, data, len, depth, out);
+		members(t, data, gone, len, depth, out);
 	else if (t->kind == DW_TYPE_ARRAY && t->target)
-		elements(t, data, len, depth, out);
+		elements(t, data, gone, len, depth, out);
 	else if (t->size && t->size <= len)
 		scalar(t, data, out);
 	else
@@ -176,7 +196,7 @@ static void typed(const struct dw_type *t, const uint8_t *data, size_t len, int 
 void render_value_data(const struct dw_type *t, const uint8_t *data, size_t len,
 		       struct span_list *out)
 {
-	typed(t, data, len, 0, out);
+	typed(t, data, NULL, len, 0, out);
 }
 
 /* ---- print arguments ---- */
@@ -192,6 +212,7 @@ static const char *kind_type(unsigned kind)
 	case WR_ARG_CHAR: return "char";
 	case WR_ARG_PTR: return "void *";
 	case WR_ARG_BYTES:
+	case WR_ARG_PIECES:
 	case WR_ARG_DUMP: return "bytes";
 	case WR_ARG_CSTR: return "char *";
 	default: return "long";
@@ -259,9 +280,9 @@ static void arg_value(const struct ev_arg *a, const struct dw_type *t, struct sp
 		for (size_t i = 0; i < a->len; i++)
 			span_dataf(out, SPAN_NUMBER, "%u", a->data[i]);
 		span_close(out);
-	} else if (a->kind == WR_ARG_BYTES) {
+	} else if (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES) {
 		if (t) {
-			typed(t, a->data, a->len, 0, out);
+			typed(t, a->data, a->unavail, a->len, 0, out);
 		} else {
 			span_open(out, SPAN_ARRAY);
 			for (size_t i = 0; i < a->len; i++)
@@ -273,7 +294,7 @@ static void arg_value(const struct ev_arg *a, const struct dw_type *t, struct sp
 		/* As the text does: the type names a scalar's enumerator or
 		 * pointer; a computed integer stays the 64-bit value it is. */
 		memcpy(raw, &a->value, sizeof(raw));
-		typed(t, raw, sizeof(raw), 0, out);
+		typed(t, raw, NULL, sizeof(raw), 0, out);
 	} else {
 		untyped(a, out);
 	}

@@ -23,6 +23,8 @@ static uint64_t walk(const struct event *ev)
 				sum += a->value + a->len;
 				for (size_t b = 0; a->data && b < a->len; b++)
 					sum += a->data[b];
+				for (size_t b = 0; a->unavail && b < a->len; b++)
+					sum += a->unavail[b];
 			}
 		} else if (it->type == WR_ITEM_BACKTRACE) {
 			for (size_t k = 0; k < it->bt.frame_count; k++)

@@ -752,6 +752,87 @@ static const struct dw_member outer_members[] = {
 static const struct dw_type v_outer = { .kind = DW_TYPE_STRUCT, .name = "struct outer", .size = 40,
 					.members = outer_members, .n_members = 5 };
 
+/* A value the probe assembled from pieces (WR_ARG_PIECES): members whose
+ * bits were not all kept are <optimized out>, as gdb shows them, bitfields
+ * by their own bits; a struct inside it none of whose bits were kept shows
+ * its members so, but a whole value none of whose bits were kept is one
+ * <optimized out>; {:x} shows a byte not kept as ??; the JSON value has
+ * null there.  Decoded from the wire: value, then mask, each padded. */
+static void test_pieces_args(void **state)
+{
+	struct render_arg_type types[] = { { 0, 0, &v_bits }, { 0, 1, &v_bits }, { 0, 2, &v_outer },
+					   { 0, 3, &v_pair } };
+	struct fixture *f = *state;
+	struct render_hooks hooks = { hook_probe, hook_frame, hook_tail, f };
+	struct ast_script *script;
+	struct diag d = { 0 };
+	struct strbuf out = STRBUF_INIT;
+	struct span_list spans;
+	struct event_decoder dec;
+	struct renderer r;
+	struct eventbuf b;
+	struct event ev;
+	/* flags -4, u 5 (not kept), x 9, on (not kept), c BLUE */
+	uint8_t bits[32] = { 0x2c, 0, 0, 0, 9, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0,
+			     0x38, 0, 0, 0, 0, 0, 0, 0, 0x01, 0, 0, 0, 0, 0, 0, 0 };
+	/* a 1, its anonymous pair not kept at all, p and s kept, n half */
+	uint8_t outer[80] = { 1 }, pair[16] = { 1, 0, 0, 0, 2, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	struct wr_arg_header ah = { .kind = WR_ARG_PIECES, .len = 32, .aux = 12 };
+
+	memset(outer + 40 + 4, 0xff, 8);
+	memset(outer + 40 + 36, 0xff, 4);
+	outer[16] = 0x10;
+	assert_int_equal(script_parse("trace leaf { print \"{} {:x} {} {}\", s, s, o, q; }", &script, &d), 0);
+	f->probe.ast = script->probes[0];
+	f->probe.arg_types = types;
+	f->probe.n_arg_types = 4;
+	eb_begin(&b, 5, 42, 43, 1000);
+	eb_item(&b, WR_ITEM_PRINT, 0);
+	for (int i = 0; i < 2; i++) {
+		eb_put(&b, &ah, sizeof(ah));
+		eb_put(&b, bits, sizeof(bits));
+	}
+	ah.len = 80;
+	ah.aux = 40;
+	eb_put(&b, &ah, sizeof(ah));
+	eb_put(&b, outer, sizeof(outer));
+	ah.len = 16;
+	ah.aux = 8;
+	eb_put(&b, &ah, sizeof(ah));
+	eb_put(&b, pair, sizeof(pair));
+	eb_close_item(&b);
+	event_decoder_init(&dec);
+	assert_int_equal(event_decode(&dec, b.data, b.len, &ev), 0);
+	renderer_init(&r, RENDER_PLAIN, &hooks);
+	span_list_init(&spans);
+	render_event(&r, &ev, &spans);
+	span_write_text(&spans, SPAN_COLOR_NONE, &out);
+	assert_non_null(strstr(out.buf, "{flags: -4, u: <optimized out>, x: 9, on: <optimized out>, c: BLUE} "
+				"?? 00 00 00 09 00 00 00 ?? 00 00 00 "
+				"{a: 1, {b: <optimized out>, c: <optimized out>}, p: 0x10, s: 0x0, n: <optimized out>} "
+				"<optimized out>"));
+	renderer_release(&r);
+	span_list_release(&spans);
+	strbuf_reset(&out);
+	renderer_init(&r, RENDER_JSON, &hooks);
+	span_list_init(&spans);
+	render_event(&r, &ev, &spans);
+	span_write_json(&spans, &out);
+	assert_non_null(strstr(out.buf, "\"value\":{\"flags\":-4,\"u\":null,\"x\":9,\"on\":null,\"c\":"));
+	assert_non_null(strstr(out.buf, "\"value\":{\"a\":1,\"<anonymous>\":{\"b\":null,\"c\":null},\"p\":\"0x10\",\"s\":null,"
+				"\"n\":null}"));
+	span_list_release(&spans);
+	renderer_release(&r);
+	assert_non_null(strstr(out.buf, "{\"expr\":\"q\",\"type\":\"struct <anonymous>\",\"value\":null,"));
+	/* a mask that does not match the value's size is malformed */
+	ah.len = 8;
+	memcpy(b.data + b.len - sizeof(pair) - sizeof(ah), &ah, sizeof(ah));
+	assert_int_not_equal(event_decode(&dec, b.data, b.len, &ev), 0);
+	event_decoder_release(&dec);
+	ast_script_free(script);
+	strbuf_release(&out);
+}
+
 struct value_case {
 	const struct dw_type *t;
 	const char *bytes; /* little-endian bytes as C escapes */
@@ -963,6 +1044,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_span_roles, setup, teardown),
 		cmocka_unit_test(test_span_json),
 		cmocka_unit_test_setup_teardown(test_typed_args, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pieces_args, setup, teardown),
 		cmocka_unit_test(test_status_tables),
 		cmocka_unit_test(test_scalars),
 		cmocka_unit_test(test_strings_and_arrays),

@@ -305,7 +305,39 @@ static void test_pieces(void **state)
 	assert_int_not_equal(x.kind, DW_LOC_OPTIMIZED_OUT);
 	assert_int_not_equal(x.kind, DW_LOC_PIECES);
 	assert_int_equal(y.kind, DW_LOC_OPTIMIZED_OUT);
+	/* printed whole, its second half is <optimized out> */
+	assert_true(dw_loc_unavailable(&v.loc, 0, 64) == 0xffffffff00000000ull);
+	assert_true(dw_loc_unavailable(&v.loc, 0, 32) == 0);
 	dw_module_free(m);
+}
+
+/* Which bits of a value assembled from pieces were not kept: a register
+ * piece, an empty one, a bit piece, memory, and a gap after the last. */
+static void test_unavailable_bits(void **state)
+{
+	struct dw_piece p[4] = {
+		{ .loc = { .kind = DW_LOC_REG, .reg = 5 }, .bit_offset = 0, .bit_size = 32 },
+		{ .loc = { .kind = DW_LOC_OPTIMIZED_OUT }, .bit_offset = 32, .bit_size = 32 },
+		{ .loc = { .kind = DW_LOC_REG, .reg = 4, .bit_shift = 60 }, .bit_offset = 64, .bit_size = 8 },
+		{ .loc = { .kind = DW_LOC_MEM_CFA, .offset = -16 }, .bit_offset = 72, .bit_size = 40 },
+	};
+	struct dw_loc whole = { .kind = DW_LOC_PIECES, .pieces = p, .n_pieces = 4 }, member;
+	struct dw_loc reg = { .kind = DW_LOC_REG, .reg = 0 };
+
+	(void)state;
+	assert_true(dw_loc_unavailable(&whole, 0, 64) == 0xffffffff00000000ull);
+	/* the bit piece starts 60 bits up its register: only 4 bits are there */
+	assert_true(dw_loc_unavailable(&whole, 64, 64) == (0xf0ull | ~0ull << 48));
+	assert_true(dw_loc_unavailable(&whole, 72, 40) == 0);
+	assert_true(dw_loc_unavailable(&whole, 16, 8) == 0);
+	assert_true(dw_loc_unavailable(&whole, 0, 0) == 0);
+	/* a member: the selection keeps the pieces, seen from its first bit */
+	dw_loc_select(&whole, 32, 64, &member);
+	assert_int_equal(member.kind, DW_LOC_PIECES);
+	assert_true(dw_loc_unavailable(&member, 0, 64) == (0xffffffffull | 0xf0ull << 32));
+	/* one register holds 64 bits; a struct of 12 bytes in it lacks 4 */
+	assert_true(dw_loc_unavailable(&reg, 64, 32) == 0xffffffffull);
+	assert_true(dw_loc_unavailable(&reg, 32, 32) == 0);
 }
 
 /* A parameter whose register was reused: its value on entry, from the
@@ -516,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_declared_types),
 		cmocka_unit_test(test_inlined),
 		cmocka_unit_test(test_pieces),
+		cmocka_unit_test(test_unavailable_bits),
 		cmocka_unit_test(test_entry_values),
 		cmocka_unit_test(test_entry_values_passed_on),
 		cmocka_unit_test(test_enumerators),
