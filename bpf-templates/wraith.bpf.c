@@ -580,15 +580,16 @@ WR_SUBPROG long wr_arg_user_bytes(struct wr_event_buf *ev, __u64 uptr, __u32 siz
 	return 0;
 }
 
-/* Open a WR_ARG_PIECES argument of @size (<= WR_PIECES_MAX) bytes: the
+/* Open a WR_ARG_PIECES argument of @size_flags & WR_PIECES_SIZE_MASK
+ * (<= WR_PIECES_MAX) bytes, with the WR_PIECES_F_* flags above: the
  * probe assembled the value itself (pieces in registers, memory,
  * constants) and fills it with one wr_arg_word() per 8 bytes, each
  * with its mask of bits not kept.  Returns the argument's payload offset
  * for wr_arg_word(), or -1 when it did not fit. */
-WR_SUBPROG long wr_arg_pieces(struct wr_event_buf *ev, __u32 size)
+WR_SUBPROG long wr_arg_pieces(struct wr_event_buf *ev, __u32 size_flags)
 {
 	struct wr_arg_header *ah;
-	__u32 n;
+	__u32 n, size = size_flags & WR_PIECES_SIZE_MASK;
 	long off;
 
 	if (!ev)
@@ -602,7 +603,7 @@ WR_SUBPROG long wr_arg_pieces(struct wr_event_buf *ev, __u32 size)
 	ah->kind = WR_ARG_PIECES;
 	ah->status = WR_ARG_OK;
 	ah->len = (__u16)(2 * n);
-	ah->aux = size;
+	ah->aux = size | (size_flags & ~WR_PIECES_SIZE_MASK);
 	return off;
 }
 

@@ -911,7 +911,8 @@ static int print_composed(struct cg *cg, const struct ast_expr *e, struct cg_val
 		return 0;
 	}
 	args[0] = cg->buf;
-	args[1] = cg_i32(cg, size);
+	/* gdb marks a variable DW_OP_GNU_uninit marks, not a part of it */
+	args[1] = cg_i32(cg, size | (v->loc.uninit && e->kind == AST_EXPR_IDENT ? WR_PIECES_F_UNINIT : 0));
 	off = cg_call(cg, "wr_arg_pieces", args, 2);
 	for (uint64_t w = 0; w * 8 < size; w++) {
 		unsigned n = size - w * 8 >= 8 ? 64 : (unsigned)(size - w * 8) * 8;

@@ -693,14 +693,16 @@ void vars_locate(struct vars_cache *c, Dwarf_Attribute *attr, uint64_t pc,
 		 const struct vars_frame *f, struct dw_loc *out)
 {
 	Dwarf_Op *ops, raw[MAX_STACK];
+	bool uninit = false;
 	size_t n;
 	int got;
 
 	memset(out, 0, sizeof(*out));
 	got = dwarf_getlocation_addr(attr, pc, &ops, &n, 1);
-	if (got < 0 && (got = vars_raw_location(attr, pc, raw, MAX_STACK)) > 0) {
+	if (got < 0 && (got = vars_raw_location(attr, pc, raw, MAX_STACK, &uninit)) > 0) {
 		/* only an operation libdw does not know (DW_OP_GNU_uninit) */
 		vars_evaluate(c, NULL, raw, (size_t)got, f, out);
+		out->uninit = uninit;
 		return;
 	}
 	if (got <= 0) {

@@ -78,9 +78,10 @@ static bool indexed_addr(Dwarf *dw, Dwarf_Die *cudie, uint64_t index, uint64_t *
 
 /* ---- operations ---- */
 
-/* Decodes @c into @ops; DW_OP_GNU_uninit is dropped.  Returns the count,
- * or -1 for an operation this decoder does not know. */
-static int decode(struct dw_cursor *c, Dwarf_Op *ops, size_t max)
+/* Decodes @c into @ops; DW_OP_GNU_uninit is dropped (*@uninit says it
+ * was there).  Returns the count, or -1 for an operation this decoder
+ * does not know. */
+static int decode(struct dw_cursor *c, Dwarf_Op *ops, size_t max, bool *uninit)
 {
 	size_t n = 0;
 
@@ -88,6 +89,7 @@ static int decode(struct dw_cursor *c, Dwarf_Op *ops, size_t max)
 		unsigned char a = *c->p++;
 		Dwarf_Op op = { .atom = a };
 
+		*uninit |= a == DW_OP_GNU_uninit;
 		if (a == DW_OP_GNU_uninit || a == DW_OP_nop)
 			continue;
 		if ((a >= DW_OP_lit0 && a <= DW_OP_lit31) || (a >= DW_OP_reg0 && a <= DW_OP_reg31) ||
@@ -190,7 +192,7 @@ static bool loc_entry(struct dw_cursor *c, uint64_t base, uint64_t pc, struct dw
 	}
 }
 
-int vars_raw_location(Dwarf_Attribute *attr, uint64_t pc, Dwarf_Op *ops, size_t max)
+int vars_raw_location(Dwarf_Attribute *attr, uint64_t pc, Dwarf_Op *ops, size_t max, bool *uninit)
 {
 	Dwarf_Die cudie;
 	Dwarf_Half version = 0;
@@ -211,5 +213,6 @@ int vars_raw_location(Dwarf_Attribute *attr, uint64_t pc, Dwarf_Op *ops, size_t 
 	list.p += off;
 	found = version >= 5 ? loclists_entry(dw, &cudie, &list, base, pc, &expr)
 			     : loc_entry(&list, base, pc, &expr);
-	return found ? decode(&expr, ops, max) : 0;
+	*uninit = false;
+	return found ? decode(&expr, ops, max, uninit) : 0;
 }

@@ -131,6 +131,10 @@ struct dw_loc {
 	 * means, when it is not the probe's own (a thread-local variable of
 	 * another module); NULL for the probe's module. */
 	const struct dw_module *tls_module;
+	/* GCC marked the value as perhaps not initialized yet
+	 * (DW_OP_GNU_uninit): gdb prints a variable's whole value so with
+	 * `[uninitialized] ` before it. */
+	bool uninit;
 };
 
 struct dw_piece {

@@ -92,9 +92,9 @@ const struct dw_expr *vars_frame_base(struct vars_cache *c, Dwarf_Die *fn, uint6
 
 /* The expression of location list @attr covering @pc, read from the raw
  * section when libdw refuses the list (GCC's DW_OP_GNU_uninit, which the
- * decoder drops), into @ops (at most @max).  Returns the number of
+ * decoder drops, setting *@uninit), into @ops (at most @max).  Returns the number of
  * operations, 0 when no entry covers @pc, -1 when it cannot be read. */
-int vars_raw_location(Dwarf_Attribute *attr, uint64_t pc, Dwarf_Op *ops, size_t max);
+int vars_raw_location(Dwarf_Attribute *attr, uint64_t pc, Dwarf_Op *ops, size_t max, bool *uninit);
 
 /* The address tree of memory location @loc (a DW_LOC_MEM_* kind). */
 const struct dw_expr *vars_loc_address(struct vars_cache *c, const struct dw_loc *loc);

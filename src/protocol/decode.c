@@ -36,16 +36,16 @@ static int split_pointer(struct ev_arg *a)
 	return 0;
 }
 
-/* A WR_ARG_PIECES payload: the value's aux bytes, padded to n, then n
- * bytes of mask. */
+/* A WR_ARG_PIECES payload: the value's bytes (its size in aux), padded
+ * to n, then n bytes of mask. */
 static int split_mask(struct ev_arg *a)
 {
-	size_t n = ((size_t)a->aux + 7) & ~(size_t)7;
+	size_t size = a->aux & WR_PIECES_SIZE_MASK, n = (size + 7) & ~(size_t)7;
 
-	if (a->aux > WR_PIECES_MAX || a->len != 2 * n)
+	if (size > WR_PIECES_MAX || a->len != 2 * n)
 		return -WR_EPROTO;
 	a->unavail = a->data + n;
-	a->len = a->aux;
+	a->len = size;
 	return 0;
 }
 

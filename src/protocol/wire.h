@@ -127,10 +127,11 @@ enum wr_arg_kind {
 			     * is more than was read when WR_DUMP_MAX cut it */
 	WR_ARG_PIECES = 13, /* an aggregate the probe assembled from registers, memory
 			     * and constants (DW_OP_piece, or one register), rendered
-			     * with its DWARF type: aux = its size (<= 256), then n =
-			     * aux rounded up to 8 bytes of value and n bytes of mask,
-			     * where a set bit says that bit of the value was not kept
-			     * (<optimized out>); len = 2 * n */
+			     * with its DWARF type: aux = its size (<= 256) |
+			     * WR_PIECES_F_* flags, then n = the size rounded up to 8
+			     * bytes of value and n bytes of mask, where a set bit says
+			     * that bit of the value was not kept (<optimized out>);
+			     * len = 2 * n */
 };
 
 #define WR_ARG_STR_MAX 256u    /* bytes of a string argument */
@@ -202,6 +203,8 @@ static inline __u8 wr_str_status_of(__u32 max_status)
  * WR_ARG_PIECES argument | the status of reading it << 8 (a non-zero
  * status becomes the argument's, when it has none yet). */
 #define WR_PIECES_MAX 256u /* bytes of a WR_ARG_PIECES value */
+#define WR_PIECES_SIZE_MASK 0xffffu /* of its aux: the size; above it, flags */
+#define WR_PIECES_F_UNINIT 0x10000u /* a variable DW_OP_GNU_uninit marks: [uninitialized] */
 static inline __u32 wr_word_index_status(__u32 index, __u32 status)
 {
 	return (index & 0xff) | (status & 0xff) << 8;

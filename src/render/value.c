@@ -578,6 +578,8 @@ bool render_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_
 		with.n_attach = a->n_attach;
 		with.unavail = a->unavail;
 		memcpy(raw, &a->value, sizeof(raw));
+		if (a->kind == WR_ARG_PIECES && (a->aux & WR_PIECES_F_UNINIT))
+			strbuf_addstr(out, "[uninitialized] "); /* as gdb marks it */
 		if (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES)
 			render_value(t, a->data, a->len, true, &with, out);
 		else

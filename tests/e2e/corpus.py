@@ -323,11 +323,17 @@ def canon(tree):
     return ("agg", tuple((n, canon(v)) for n, v in body))
 
 
+UNINIT = "[uninitialized]"
+
+
 def normalise(text):
     if text is None:
         return None
+    text = text.strip()
     if text.startswith("error: ") or text.startswith("wraith: "):
         return ("error",)
+    if text.startswith(UNINIT):  # gdb's mark of DW_OP_GNU_uninit, before the value
+        return ("uninitialized", normalise(text[len(UNINIT):]))
     return canon(parse(tokenize(text))[0])
 
 

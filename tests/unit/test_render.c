@@ -757,7 +757,8 @@ static const struct dw_type v_outer = { .kind = DW_TYPE_STRUCT, .name = "struct 
  * by their own bits; a struct inside it none of whose bits were kept shows
  * its members so, but a whole value none of whose bits were kept is one
  * <optimized out>; {:x} shows a byte not kept as ??; the JSON value has
- * null there.  Decoded from the wire: value, then mask, each padded. */
+ * null there; a variable GCC marked as perhaps not initialized yet shows
+ * gdb's [uninitialized] before it.  Decoded from the wire: value, then mask, each padded. */
 static void test_pieces_args(void **state)
 {
 	struct render_arg_type types[] = { { 0, 0, &v_bits }, { 0, 1, &v_bits }, { 0, 2, &v_outer },
@@ -793,7 +794,7 @@ static void test_pieces_args(void **state)
 		eb_put(&b, bits, sizeof(bits));
 	}
 	ah.len = 80;
-	ah.aux = 40;
+	ah.aux = 40 | WR_PIECES_F_UNINIT;
 	eb_put(&b, &ah, sizeof(ah));
 	eb_put(&b, outer, sizeof(outer));
 	ah.len = 16;
@@ -809,7 +810,7 @@ static void test_pieces_args(void **state)
 	span_write_text(&spans, SPAN_COLOR_NONE, &out);
 	assert_non_null(strstr(out.buf, "{flags: -4, u: <optimized out>, x: 9, on: <optimized out>, c: BLUE} "
 				"?? 00 00 00 09 00 00 00 ?? 00 00 00 "
-				"{a: 1, {b: <optimized out>, c: <optimized out>}, p: 0x10, s: 0x0, n: <optimized out>} "
+				"[uninitialized] {a: 1, {b: <optimized out>, c: <optimized out>}, p: 0x10, s: 0x0, n: <optimized out>} "
 				"<optimized out>"));
 	renderer_release(&r);
 	span_list_release(&spans);

@@ -311,6 +311,24 @@ static void test_pieces(void **state)
 	dw_module_free(m);
 }
 
+/* GCC marks a union held in a register as perhaps not initialized yet
+ * (DW_OP_GNU_uninit, which libdw does not know): the location says so,
+ * for gdb's [uninitialized]; a struct beside it is not marked. */
+static void test_uninit(void **state)
+{
+	struct dw_module *m = open_corpus("gcc-O2");
+	uint64_t pc = marker_pc(m, "corpus.c", "aggregates");
+	struct dw_var v;
+
+	(void)state;
+	assert_int_equal(dw_var_find(m, pc, "n", &v), 0);
+	assert_int_equal(v.loc.kind, DW_LOC_REG);
+	assert_true(v.loc.uninit);
+	assert_int_equal(dw_var_find(m, pc, "pt", &v), 0);
+	assert_false(v.loc.uninit);
+	dw_module_free(m);
+}
+
 /* Which bits of a value assembled from pieces were not kept: a register
  * piece, an empty one, a bit piece, memory, and a gap after the last. */
 static void test_unavailable_bits(void **state)
@@ -549,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_inlined),
 		cmocka_unit_test(test_pieces),
 		cmocka_unit_test(test_unavailable_bits),
+		cmocka_unit_test(test_uninit),
 		cmocka_unit_test(test_entry_values),
 		cmocka_unit_test(test_entry_values_passed_on),
 		cmocka_unit_test(test_enumerators),
