@@ -239,6 +239,61 @@ static void bytes_text(const struct where *c, const struct dw_type *t, const uin
 	render_value(t, data, len, false, c->vc, out);
 }
 
+/* ---- values in pieces (DW_OP_piece) ---- */
+
+/* Bits [@from, @from + @n) of @buf (as the value's own bits, little
+ * endian) set from @bits, and marked kept in @gone. */
+static void put_bits(uint8_t *buf, uint8_t *gone, size_t size, uint64_t from, uint64_t bits,
+		     unsigned n)
+{
+	for (unsigned i = 0; i < n && from + i < size * 8; i++) {
+		uint64_t at = from + i;
+		uint8_t m = (uint8_t)(1u << (at % 8));
+
+		buf[at / 8] = (uint8_t)((bits >> i) & 1 ? buf[at / 8] | m : buf[at / 8] & ~m);
+		gone[at / 8] &= (uint8_t)~m;
+	}
+}
+
+/* Piece @p's bits at their place in the value (whose bit 0 is bit @base
+ * of what the pieces assemble), when this frame knows them. */
+static void put_piece(struct where *c, const struct dw_piece *p, uint64_t base, uint8_t *buf,
+		      uint8_t *gone, size_t size)
+{
+	uint64_t addr, scalar, chunk;
+	bool is_mem;
+
+	if (p->bit_offset + p->bit_size <= base || p->bit_offset >= base + size * 8)
+		return;
+	if (address_of(c, &p->loc, &is_mem, &addr)) {
+		for (uint64_t k = 0; k < p->bit_size; k += 64) {
+			unsigned n = p->bit_size - k < 64 ? (unsigned)(p->bit_size - k) : 64;
+
+			chunk = 0;
+			if (copy_read((void *)c->w->bt, addr + k / 8, &chunk, (n + 7) / 8) != 0)
+				return;
+			if (p->bit_offset + k >= base)
+				put_bits(buf, gone, size, p->bit_offset + k - base, chunk, n);
+		}
+	} else if (!is_mem && p->bit_size <= 64 && p->loc.bit_shift < 64 &&
+		   value_of(c, &p->loc, &scalar) && p->bit_offset >= base) {
+		put_bits(buf, gone, size, p->bit_offset - base, scalar >> p->loc.bit_shift,
+			 (unsigned)p->bit_size);
+	}
+}
+
+/* A value whose location is pieces: its bytes, and in @gone the bits no
+ * piece kept or this frame cannot see (a caller-saved register), as the
+ * renderer takes them (render_value_ctx.unavail). */
+static void pieces_value(struct where *c, const struct dw_loc *l, uint8_t *buf, uint8_t *gone,
+			 size_t size)
+{
+	memset(buf, 0, size);
+	memset(gone, 0xff, size);
+	for (size_t i = 0; i < l->n_pieces; i++)
+		put_piece(c, &l->pieces[i], l->bit_shift, buf, gone, size);
+}
+
 static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out)
 {
 	const struct dw_type *t = v->type;
@@ -251,7 +306,18 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		strbuf_addstr(out, "<optimized out>");
 		return;
 	}
-	if (address_of(c, &v->loc, &is_mem, &addr)) {
+	if (v->loc.kind == DW_LOC_PIECES) {
+		/* members not kept are <optimized out>, all of them: the whole */
+		struct render_value_ctx with = c->vc ? *c->vc : (struct render_value_ctx){ 0 };
+		uint8_t *gone = xmalloc(size);
+
+		buf = xmalloc(size);
+		pieces_value(c, &v->loc, buf, gone, size);
+		with.unavail = gone;
+		render_value(t, buf, size, false, &with, out);
+		free(gone);
+		free(buf);
+	} else if (address_of(c, &v->loc, &is_mem, &addr)) {
 		buf = xmalloc(size);
 		if (copy_read((void *)c->w->bt, addr, buf, size) == 0)
 			bytes_text(c, t, buf, size, out);
