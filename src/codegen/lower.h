@@ -188,7 +188,12 @@ LLVMValueRef values_scalar(struct cg *cg, const struct ast_expr *e, struct cg_va
 /* Emit @v as print argument @wire_index of print @print_index. */
 int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
 		     enum ast_fmt_spec spec, unsigned print_index, unsigned wire_index);
-/* Compare a string of the program (char *, char[N]) with literal @lit. */
+/* @v has an address: not optimized out, not in a register (@what names
+ * it in the error).  Returns 0 or -WR_ESEMANTIC. */
+int values_need_lvalue(struct cg *cg, const struct ast_expr *e, const struct cg_value *v,
+		       const char *what);
+/* strings.c: compare a string of the program (char *, char[N]) with
+ * literal @lit. */
 int values_string_eq(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *lit,
 		     bool negate, struct cg_value *out);
 /* True when the string at @v starts with @prefix. */

@@ -491,7 +491,7 @@ static int composed_part(struct cg *cg, const struct ast_expr *e, const struct c
 	return 0;
 }
 
-static int need_lvalue(struct cg *cg, const struct ast_expr *e, const struct cg_value *v,
+int values_need_lvalue(struct cg *cg, const struct ast_expr *e, const struct cg_value *v,
 		       const char *what)
 {
 	if (v->optimized_out)
@@ -531,7 +531,7 @@ static int pointee(struct cg *cg, const struct ast_expr *e, struct cg_value *v, 
 	char what[160];
 
 	if (v->kind == CG_VALUE && v->dt->kind == DW_TYPE_ARRAY) {
-		int err = need_lvalue(cg, e, v, "the array");
+		int err = values_need_lvalue(cg, e, v, "the array");
 
 		if (err)
 			return err;
@@ -588,7 +588,7 @@ int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base
 	}
 	if (obj.composed)
 		return composed_part(cg, e, &obj, mb->type, off, mb->bit_size, mb->bit_offset, out);
-	err = need_lvalue(cg, e->lhs, &obj, "the struct");
+	err = values_need_lvalue(cg, e->lhs, &obj, "the struct");
 	if (err)
 		return err;
 	set_dw(out, mb->type, LLVMBuildAdd(cg->builder, obj.v, cg_i64(cg, off), ""), true);
@@ -693,7 +693,7 @@ int values_address_of(struct cg *cg, const struct ast_expr *e, struct cg_value *
 
 	if (base->kind == CG_VALUE && base->bit_size && base->lvalue)
 		return cg_fail(cg, e->lhs->loc, NULL, "a bitfield has no address of its own");
-	err = need_lvalue(cg, e->lhs, base, "this expression");
+	err = values_need_lvalue(cg, e->lhs, base, "this expression");
 	if (err)
 		return err;
 	p = cg_pointer_to(cg, base->dt);
@@ -993,90 +993,4 @@ int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 	}
 	emit_scalar(cg, scalar_kind(t), value_or_failed_at(cg, v, pre, x), v->status, (unsigned)t->size);
 	return 0;
-}
-
-/* ---- string comparison ---- */
-
-/* True when the first @n bytes at @buf (8-aligned) are @lit: compared a
- * word at a time without branches, so the verifier meets one path per
- * comparison, not one per character. */
-static LLVMValueRef words_equal(struct cg *cg, LLVMValueRef buf, const char *lit, size_t n)
-{
-	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx), i64 = LLVMInt64TypeInContext(cg->ctx);
-	LLVMValueRef diff = cg_i64(cg, 0);
-
-	for (size_t at = 0; at < n; at += 8) {
-		uint64_t want = 0, mask = 0;
-		LLVMValueRef off = cg_i64(cg, at), p, word;
-
-		for (size_t k = 0; k < 8 && at + k < n; k++) {
-			want |= (uint64_t)(unsigned char)lit[at + k] << (8 * k);
-			mask |= 0xffull << (8 * k);
-		}
-		p = LLVMBuildGEP2(cg->builder, i8, buf, &off, 1, "");
-		word = LLVMBuildLoad2(cg->builder, i64, p, "");
-		LLVMSetAlignment(word, 8);
-		word = LLVMBuildAnd(cg->builder, LLVMBuildXor(cg->builder, word, cg_i64(cg, want), ""),
-				    cg_i64(cg, mask), "");
-		diff = LLVMBuildOr(cg->builder, diff, word, "");
-	}
-	return LLVMBuildICmp(cg->builder, LLVMIntEQ, diff, cg_i64(cg, 0), "");
-}
-
-/* Compare the string at @v with @lit: all of it (@exact) or its first
- * strlen(@lit) bytes; @negate for !=. */
-static int compare_text(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *lit,
-			bool exact, bool negate, struct cg_value *out)
-{
-	size_t n = strlen(lit);
-	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx), arr;
-	LLVMValueRef addr, buf, args[3], got, eq;
-	const struct dw_type *t = v->dt;
-	char what[160];
-
-	if (v->kind != CG_VALUE || (!ctype_is_text_pointer(t) && !(t->kind == DW_TYPE_ARRAY && t->is_char)))
-		return cg_fail(cg, e->loc, NULL, "a string literal compares only with char * or char[N], not %s",
-			       cg_describe(v, what, sizeof(what)));
-	if (n > 62)
-		return cg_fail(cg, e->loc, NULL, "string literals in comparisons are limited to 62 bytes");
-	if (t->kind == DW_TYPE_ARRAY) {
-		if (need_lvalue(cg, e, v, "the array"))
-			return -WR_ESEMANTIC;
-		addr = v->v;
-	} else {
-		addr = values_scalar(cg, e, v);
-		if (!addr)
-			return -WR_ESEMANTIC;
-	}
-	arr = LLVMArrayType2(i8, 64);
-	if (!cg->text_buf) {
-		cg->text_buf = cg_alloca(cg, arr, "text");
-		LLVMSetAlignment(cg->text_buf, 8);
-	}
-	buf = cg->text_buf;
-	args[0] = buf;
-	args[1] = cg_i32(cg, (unsigned)n + (exact ? 2 : 1));
-	args[2] = addr;
-	got = cg_call(cg, "wr_read_user_str", args, 3);
-	/* Reading up to n + 1 characters (exact) stops at a NUL after exactly n
-	 * when the strings are equal; a prefix needs n characters at least.
-	 * Either way bpf_probe_read_user_str returned n + 1. */
-	eq = LLVMBuildICmp(cg->builder, LLVMIntEQ, got, cg_i64(cg, n + 1), "");
-	eq = LLVMBuildAnd(cg->builder, eq, words_equal(cg, buf, lit, n), "");
-	if (negate)
-		eq = LLVMBuildNot(cg->builder, eq, "");
-	cg_set_value(out, &ctype_bool, cg_bool(cg, eq));
-	return 0;
-}
-
-int values_string_eq(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *lit,
-		     bool negate, struct cg_value *out)
-{
-	return compare_text(cg, e, v, lit, true, negate, out);
-}
-
-int values_string_prefix(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
-			 const char *prefix, struct cg_value *out)
-{
-	return compare_text(cg, e, v, prefix, false, false, out);
 }
