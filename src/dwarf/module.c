@@ -306,6 +306,22 @@ int dw_module_offset_to_vaddr(const struct dw_module *m, uint64_t offset, uint64
 	return -ERANGE;
 }
 
+long dw_module_read_const(const struct dw_module *m, uint64_t vaddr, void *buf, size_t len)
+{
+	for (size_t i = 0; i < m->n_loads; i++) {
+		const struct dw_load_segment *s = &m->loads[i];
+		uint64_t left = s->vaddr + s->filesz - vaddr;
+
+		if ((s->flags & PF_W) || vaddr < s->vaddr || vaddr >= s->vaddr + s->filesz)
+			continue;
+		if (m->fd < 0)
+			return -1;
+		return (long)pread(m->fd, buf, len < left ? len : (size_t)left,
+				   (off_t)(s->offset + (vaddr - s->vaddr)));
+	}
+	return -1;
+}
+
 bool dw_module_vaddr_is_code(const struct dw_module *m, uint64_t vaddr)
 {
 	for (size_t i = 0; i < m->n_loads; i++) {

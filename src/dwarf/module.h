@@ -72,6 +72,12 @@ bool dw_module_is_program(const struct dw_module *m);
 /* True when @vaddr lies in an executable PT_LOAD segment. */
 bool dw_module_vaddr_is_code(const struct dw_module *m, uint64_t vaddr);
 
+/* Up to @len bytes at @vaddr of a segment the module maps read-only
+ * (.rodata, code), from its file: what the process holds there too.
+ * Returns how many (fewer at the segment's end), or -1 when @vaddr is in
+ * no such segment or the file cannot be read. */
+long dw_module_read_const(const struct dw_module *m, uint64_t vaddr, void *buf, size_t len);
+
 /* @path with "." and ".." components and repeated slashes taken out,
  * lexically (a unit compiled from a relative path records
  * "/build/dir/../src/x.c").  Returns a new string; caller frees. */

@@ -17,6 +17,7 @@
 #define MAX_VALUE_BYTES 4096u /* a variable larger than this is not shown */
 #define MAX_EXPR_DEPTH  32
 #define MAX_VARS        64
+#define MAX_STRING      200 /* gdb's print elements: more is shown as "..." */
 
 struct fv_walk {
 	const struct ev_backtrace *bt; /* the backtrace the state is of */
@@ -121,6 +122,8 @@ struct where {
 	struct fv_walk *w;
 	uint64_t bias;
 	const struct render_value_ctx *vc; /* symbols of addresses; may be NULL */
+	struct target *t;
+	uint32_t pid;
 };
 
 static bool reg_of(const struct where *c, int reg, uint64_t *out)
@@ -230,13 +233,48 @@ static bool value_of(const struct where *c, const struct dw_loc *l, uint64_t *ou
 
 /* ---- values as text ---- */
 
+/* The string a char pointer @p points to, into @buf (at most @max
+ * bytes, up to its NUL): from the stack copy, or from the file of the
+ * module whose read-only data holds it (a literal).  Elsewhere (the heap,
+ * writable data) it may have changed since the probe fired: not read. */
+static size_t pointed_string(const struct where *c, uint64_t p, uint8_t *buf, size_t max)
+{
+	size_t n = 0;
+	long got;
+
+	while (n < max && copy_read((void *)c->w->bt, p + n, buf + n, 1) == 0)
+		if (buf[n++] == '\0')
+			return n;
+	if (n > 0)
+		return n;
+	got = c->t ? target_read_const(c->t, (pid_t)c->pid, p, buf, max) : -1;
+	if (got <= 0)
+		return 0;
+	n = strnlen((const char *)buf, (size_t)got);
+	return n < (size_t)got ? n + 1 : (size_t)got;
+}
+
 /* A frame's variable as gdb's bt shows it, as a value inside another: a
- * pointer is its address and symbol without its type, a char 113 'q'.  A
- * char pointer's string is not in the stack copy, so it is not shown. */
+ * pointer is its address and symbol without its type, a char 113 'q', a
+ * char pointer its string where it can be read (pointed_string). */
 static void bytes_text(const struct where *c, const struct dw_type *t, const uint8_t *data,
 		       size_t len, struct strbuf *out)
 {
-	render_value(t, data, len, false, c->vc, out);
+	struct render_value_ctx with = c->vc ? *c->vc : (struct render_value_ctx){ 0 };
+	uint8_t text[MAX_STRING + 1];
+	struct ev_arg s = { .kind = WR_ARG_ATTACH, .status = WR_ARG_OK, .data = text };
+	uint64_t p = 0;
+
+	if (t->kind == DW_TYPE_POINTER && t->target && t->target->is_char && t->target->size == 1 &&
+	    len == 8) {
+		memcpy(&p, data, 8);
+		if (p && (s.len = pointed_string(c, p, text, sizeof(text))) > 0) {
+			s.value = p;
+			with.attach = &s;
+			with.n_attach = 1;
+		}
+	}
+	render_value(t, data, len, false, &with, out);
 }
 
 /* ---- values in pieces (DW_OP_piece) ---- */
@@ -353,9 +391,9 @@ static int collect_var(const struct dw_var *v, void *ctx)
 	return ++c->n >= MAX_VARS;
 }
 
-long fv_frame(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt, unsigned i,
-	      unsigned level, bool locals, const struct render_value_ctx *vc, struct fv_var *out,
-	      size_t max)
+long fv_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev_backtrace *bt,
+	      unsigned i, unsigned level, bool locals, const struct render_value_ctx *vc,
+	      struct fv_var *out, size_t max)
 {
 	const struct wr_bt_frame *f;
 	struct tmodule *m;
@@ -376,6 +414,8 @@ long fv_frame(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt
 	c.where.w = w;
 	c.where.bias = f->ip - f->pc;
 	c.where.vc = vc;
+	c.where.t = t;
+	c.where.pid = pid;
 	strbuf_reset(&w->text);
 	dw_frame_vars(m->dw, frame_lookup_pc(f), level, true, locals, collect_var, &c);
 	for (size_t k = 0; k < c.n && k < max; k++) {

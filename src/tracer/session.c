@@ -89,7 +89,7 @@ static long hook_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, 
 
 	if (!s->frame_values)
 		s->frame_values = fv_new();
-	n = fv_frame(s->frame_values, s->target, bt, i, level, locals, &vc, v,
+	n = fv_frame(s->frame_values, s->target, pid, bt, i, level, locals, &vc, v,
 		     max < 64 ? max : 64);
 	for (long k = 0; k < n; k++) {
 		out[k].name = v[k].name;

@@ -1050,6 +1050,22 @@ void target_data_symbol(struct target *t, pid_t pid, uint64_t addr, struct strbu
 	}
 }
 
+long target_read_const(struct target *t, pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct tprocess *p = find_process(t, pid);
+
+	for (size_t i = 0; p && i < p->n_maps; i++) {
+		const struct tmapping *mp = &p->maps[i];
+		uint64_t lo, hi;
+
+		/* the maps kept are the code's: the module's bias places the rest */
+		dw_module_range(mp->mod->dw, &lo, &hi);
+		if (addr >= lo + mp->bias && addr < hi + mp->bias)
+			return dw_module_read_const(mp->mod->dw, addr - mp->bias, buf, len);
+	}
+	return -1;
+}
+
 /* What a module's debug info and unwind rows mean for probes and frames. */
 static void module_meaning(struct tmodule *m, struct strbuf *out)
 {

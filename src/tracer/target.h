@@ -200,6 +200,11 @@ void target_symbolize(struct target *t, const struct wr_bt_frame *f, struct rend
  * where a pointer points). */
 void target_data_symbol(struct target *t, pid_t pid, uint64_t addr, struct strbuf *out);
 
+/* Up to @len bytes at runtime address @addr of process @pid when they lie
+ * in a module's read-only segment (a string literal), read from the
+ * module's file; how many, or -1. */
+long target_read_const(struct target *t, pid_t pid, uint64_t addr, void *buf, size_t len);
+
 /* Functions that left the stack by tail calls between @callee (a frame)
  * and @caller (the next frame out): filled into @out innermost first
  * (strings borrowed from caches that live as long as the target).

@@ -6,7 +6,8 @@ leaf of fvals.c (the same values at every call), in gcc and clang builds at
 Every parameter, and every local that fvals.c sets before the call, must
 be what gdb shows: the same value where gdb knows it (pointers: both show
 an address and the same <symbol>; the processes differ, so the addresses
-may too; structs in wraith's shape {a: 7, b: 8}), <optimized out> where
+may too; a char pointer the same string: top's name, a literal read from
+the executable's file; structs in wraith's shape {a: 7, b: 8}), <optimized out> where
 gdb says so.  clang -O2 keeps leaf's struct q in two registers with a
 padding piece between them (DW_OP_piece): shown whole, as gdb does.  At -O2 hop's parameters are
 dead once it has called leaf: at its return address their locations are
@@ -116,12 +117,17 @@ def symbol(v):
     return m.group(1) if m else None
 
 
+def pointed(v):
+    m = re.search(r' ("(?:[^"\\]|\\.)*"(?:\.\.\.)?)$', v)
+    return m.group(1) if m else None
+
+
 def same(w, g):
     if g.startswith("{"):
         g = g.replace(" = ", ": ")  # wraith's shape of a struct: {a: 7, b: 8}
     if w.startswith("0x") and g.startswith("0x"):
         # pointers: two processes, two addresses, but the same <symbol>
-        return symbol(w) == symbol(g)
+        return symbol(w) == symbol(g) and pointed(w) == pointed(g)
     return w == g
 
 

@@ -430,6 +430,32 @@ static void test_entry_values_passed_on(void **state)
 	dw_module_free(m);
 }
 
+/* Bytes of read-only segments come from the file (frame values' string
+ * literals); writable data may have changed in the process: refused. */
+static void test_read_const(void **state)
+{
+	const char *dir = getenv("WRAITH_FIXTURES");
+	char *path, buf[8];
+	struct dw_module *m;
+	struct dw_sites sites = { 0 };
+	struct dw_var v;
+
+	(void)state;
+	if (!dir)
+		fail_msg("WRAITH_FIXTURES is not set: run this test through `make check`");
+	path = xasprintf("%s/fvals-O0", dir);
+	assert_int_equal(dw_module_open(path, &m), 0);
+	free(path);
+	assert_int_equal(dw_module_read_const(m, 0, buf, 4), 4); /* the ELF header's page */
+	assert_memory_equal(buf, "\177ELF", 4);
+	assert_int_equal(dw_resolve_function(m, "leaf", &sites), 0);
+	assert_int_equal(dw_var_find(m, sites.v[0].vaddr, "g_pair", &v), 0);
+	assert_int_equal(v.loc.kind, DW_LOC_MEM_ADDR);
+	assert_int_equal(dw_module_read_const(m, (uint64_t)v.loc.offset, buf, 4), -1);
+	dw_sites_release(&sites);
+	dw_module_free(m);
+}
+
 static void test_types_O0(void **state)
 {
 	uint64_t pc, off;
@@ -570,6 +596,7 @@ int main(void)
 		cmocka_unit_test(test_uninit),
 		cmocka_unit_test(test_entry_values),
 		cmocka_unit_test(test_entry_values_passed_on),
+		cmocka_unit_test(test_read_const),
 		cmocka_unit_test(test_enumerators),
 		cmocka_unit_test(test_functions),
 	};
