@@ -37,6 +37,11 @@ const char *dw_module_name(const struct dw_module *m);
 
 /* True when DWARF debug info (.debug_info, possibly separate) was found. */
 bool dw_module_has_dwarf(struct dw_module *m);
+
+/* False when the module's line tables cannot name @file (its base name is
+ * in none of their string sections), found without opening its DWARF;
+ * true when they may, or when that cannot be told (linefiles.c). */
+bool dw_module_may_name_file(struct dw_module *m, const char *file);
 /* True for ET_DYN (PIE or shared library): what dlopen() can load. */
 bool dw_module_is_dyn(const struct dw_module *m);
 

@@ -139,7 +139,10 @@ static int locate_line(struct target *tg, const struct ast_target *t, struct loc
 	for (size_t i = 0; i < n; i++) {
 		struct dw_sites sites = { 0 };
 
-		if (!dw_module_has_dwarf(order[i]->dw))
+		/* A library whose line tables cannot name the file is
+		 * skipped before its DWARF is opened. */
+		if (!dw_module_may_name_file(order[i]->dw, t->file) ||
+		    !dw_module_has_dwarf(order[i]->dw))
 			continue;
 		dw_resolve_line(order[i]->dw, t->file, t->line, &sites);
 		take_sites(out, order[i], &sites);

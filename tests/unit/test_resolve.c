@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "dwarf/module.h"
+#include "dwarf/module_priv.h"
 #include "dwarf/resolve.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -975,6 +976,62 @@ static void test_offsets(void **state)
 	free(bin);
 }
 
+/* The check that spares opening a library's DWARF for a file:line probe
+ * must never say no to a file a line table names: every file of every
+ * unit, asked of a fresh module (DWARF not open), in the debug formats of
+ * the fixtures (embedded, split, compressed, separate); a file no table
+ * names is refused. */
+static void check_names_files(const char *name)
+{
+	char *bin = fixture(name);
+	struct dw_module *m = open_module(bin), *fresh = open_module(bin);
+	Dwarf *dw = dw_module_dwarf(m);
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	Dwarf_Half version;
+	uint8_t type;
+	size_t checked = 0;
+
+	assert_non_null(dw);
+	assert_false(dw_module_may_name_file(fresh, "no_such_file_q7.c"));
+	while (dwarf_get_units(dw, cu, &cu, &version, &type, &cudie, NULL) == 0) {
+		Dwarf_Files *files;
+		size_t n;
+
+		if (dwarf_getsrcfiles(&cudie, &files, &n) != 0)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			const char *f = dwarf_filesrc(files, i, NULL, NULL);
+
+			if (!f || !*f || f[strlen(f) - 1] == '/')
+				continue;
+			if (!dw_module_may_name_file(fresh, f))
+				fail_msg("%s: line tables name %s, the check says no", name, f);
+			checked++;
+		}
+	}
+	assert_true(checked > 0);
+	assert_true(dw_module_may_name_file(fresh, "vars.c") || strncmp(name, "vars", 4) != 0);
+	/* Once the DWARF is open the check costs more than it saves. */
+	assert_non_null(dw_module_dwarf(fresh));
+	assert_true(dw_module_may_name_file(fresh, "no_such_file_q7.c"));
+	dw_module_free(fresh);
+	dw_module_free(m);
+	free(bin);
+}
+
+static void test_may_name_file(void **state)
+{
+	static const char *const names[] = {
+		"inline-O0", "inline-clang-O2", "vars_split-O2", "vars_split-clang-O2",
+		"vars_gz-O2", "vars_gz-clang-O2", "vars_debuglink-O2",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		check_names_files(names[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -987,6 +1044,7 @@ int main(void)
 		cmocka_unit_test(test_inline_clang),
 		cmocka_unit_test(test_optimized_entry),
 		cmocka_unit_test(test_line_without_code),
+		cmocka_unit_test(test_may_name_file),
 		cmocka_unit_test(test_unknown_and_suggestions),
 		cmocka_unit_test(test_foreach),
 		cmocka_unit_test(test_cxx_names),
