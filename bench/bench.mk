@@ -3,7 +3,9 @@
 # directory with SRC (absolute source directory), BUILD (absolute build
 # directory), CC, WR_CPPFLAGS and WR_LIBS set (see the end of Makefile.am).
 #
-#   all   build $(BUILD)/bench/{hotloop,microbench}
+#   all   build $(BUILD)/bench/{hotloop,microbench} and the generated big
+#         program $(BUILD)/bench/genbig/big (bench/genbig.py, -O3 -flto: takes
+#         minutes on two CPUs, once)
 #   run   build, then run bench/run.sh: one table on stdout, and
 #         $(SRC)/doc/performance.md with $(SRC)/doc/performance.png
 #
@@ -19,7 +21,7 @@ BENCH_ARGS ?=
 FIXTURE_CFLAGS := -g -O2 -fomit-frame-pointer -Wall -Wextra
 TOOL_CFLAGS := -std=gnu11 -g -O2 -Wall -Wextra
 
-PROGS := $(OUT)/hotloop $(OUT)/microbench
+PROGS := $(OUT)/hotloop $(OUT)/microbench $(OUT)/genbig/big
 
 all: $(PROGS)
 
@@ -31,6 +33,13 @@ $(OUT)/hotloop: $(SRC)/bench/hotloop.c | $(OUT)
 
 $(OUT)/microbench: $(SRC)/bench/microbench.c $(BUILD)/src/libwraith.a | $(OUT)
 	$(CC) $(TOOL_CFLAGS) $(WR_CPPFLAGS) -o $@ $< $(WR_LIBS)
+
+# Built like a large server's release build with debug info; the sources
+# are generated next to it so its line tables name them.
+$(OUT)/genbig/big: $(SRC)/bench/genbig.py | $(OUT)
+	rm -rf $(OUT)/genbig
+	python3 $< $(OUT)/genbig
+	cd $(OUT)/genbig && $(CC) -g -O3 -flto=auto -w -o big.tmp *.c && mv big.tmp big
 
 run: all
 	$(SRC)/bench/run.sh --src $(SRC) --build $(BUILD) $(BENCH_ARGS)

@@ -14,7 +14,8 @@ libncurses-dev libreadline-dev zlib1g-dev libzstd-dev
 libprotobuf-c-dev protobuf-c-compiler
 gdb python3 python3-jsonschema python3-protobuf protobuf-compiler tmux bpftool valgrind util-linux procps libc6-dbg"
 if [ "${1:-}" = "--bench" ]; then
-	PACKAGES="$PACKAGES bpftrace linux-perf gnuplot-nox"
+	# python3.11-dbg: python3.11d, a big program with its own DWARF (start-up)
+	PACKAGES="$PACKAGES bpftrace linux-perf gnuplot-nox python3.11-dbg"
 fi
 
 missing=""

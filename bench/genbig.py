@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""genbig.py - write the C sources of a big generated program for the
+start-up benchmark: many units of structs and functions that call into one
+another across files, so that a -O3 -flto build inlines across units and
+carries DWARF of a large server's size.  Deterministic (fixed seed).
+
+    bench/genbig.py OUTDIR [--units N] [--funcs M]
+
+Writes OUTDIR/u*.c, OUTDIR/big.h and OUTDIR/main.c.  main() calls every
+unit's table of functions in a loop (so -flto keeps them) and then sleeps
+in a loop calling big_probe_me(), whose body in u0.c carries the comment
+PROBE-LINE on the line the benchmark puts its file:line probe on.
+"""
+import argparse
+import os
+import random
+
+TYPES = ("int", "long", "unsigned", "double", "short", "unsigned long")
+
+
+def struct_def(r, u, s):
+    fields = ["\t%s f%d;" % (r.choice(TYPES), i) for i in range(r.randint(4, 12))]
+    fields.append("\tstruct s%d_%d *next;" % (u, s))
+    fields.append("\tchar name[%d];" % r.choice((8, 16, 32)))
+    return "struct s%d_%d {\n%s\n};\n" % (u, s, "\n".join(fields))
+
+
+def func_def(r, u, f, nstructs, units, funcs):
+    s = r.randrange(nstructs)
+    callee_u, callee_f = r.randrange(units), r.randrange(funcs)
+    lines = [
+        "long u%d_f%d(struct s%d_%d *p, long n)" % (u, f, u, s),
+        "{",
+        "\tlong acc = n;",
+        "\tfor (int i = 0; p && i < %d; i++, p = p->next) {" % r.randint(2, 9),
+        "\t\tacc += (long)p->f0 * %d + i;" % r.randint(1, 99),
+        "\t\tif (acc %% %d == 0)" % r.randint(2, 13),
+        "\t\t\tacc ^= (long)p->name[i % sizeof(p->name)];",
+        "\t}",
+    ]
+    if (callee_u, callee_f) < (u, f):
+        lines.append("\tacc += u%d_f%d(NULL, acc & 7);" % (callee_u, callee_f))
+    lines += ["\tbig_sink += acc;", "\treturn acc;", "}", ""]
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("outdir")
+    ap.add_argument("--units", type=int, default=160)
+    ap.add_argument("--funcs", type=int, default=90)
+    ap.add_argument("--structs", type=int, default=40)
+    a = ap.parse_args()
+    os.makedirs(a.outdir, exist_ok=True)
+    r = random.Random(12)
+    with open(os.path.join(a.outdir, "big.h"), "w") as h:
+        h.write("#include <stddef.h>\nextern volatile long big_sink;\n")
+        for u in range(a.units):
+            for s in range(a.structs):
+                h.write("struct s%d_%d;\n" % (u, s))
+        for u in range(a.units):
+            h.write("extern long (*const u%d_tab[%d])(void *, long);\n" % (u, a.funcs))
+            h.write("".join("long u%d_f%d();\n" % (u, f) for f in range(a.funcs)))
+    for u in range(a.units):
+        with open(os.path.join(a.outdir, "u%d.c" % u), "w") as c:
+            c.write('#include "big.h"\n\n')
+            c.write("".join(struct_def(r, u, s) for s in range(a.structs)))
+            for f in range(a.funcs):
+                c.write(func_def(r, u, f, a.structs, a.units, a.funcs))
+            c.write("long (*const u%d_tab[%d])(void *, long) = {\n" % (u, a.funcs))
+            c.write("".join("\t(long (*)(void *, long))u%d_f%d,\n" % (u, f) for f in range(a.funcs)))
+            c.write("};\n")
+            if u == 0:
+                c.write("\n__attribute__((noinline)) long big_probe_me(long n)\n{\n"
+                        "\tlong x = n * 3 + big_sink;\n"
+                        "\tbig_sink += x * n; /* PROBE-LINE */\n\treturn x;\n}\n")
+    with open(os.path.join(a.outdir, "main.c"), "w") as m:
+        m.write('#include <unistd.h>\n#include "big.h"\n\nvolatile long big_sink;\n'
+                "long big_probe_me(long n);\n\nint main(void)\n{\n")
+        m.write("\tfor (long n = 0;; n++) {\n")
+        for u in range(a.units):
+            m.write("\t\tfor (int f = 0; f < %d; f++)\n\t\t\tu%d_tab[f](NULL, n);\n" % (a.funcs, u))
+        m.write("\t\tbig_probe_me(n);\n\t\tsleep(1);\n\t}\n}\n")
+
+
+if __name__ == "__main__":
+    main()
