@@ -386,7 +386,7 @@ def startup_limits(ctx, R, st, add):
         basis = "CPU time, which other work on the machine does not inflate"
     else:
         cpu_ready, basis = ready_ms, "wall time"
-    add("**Start-up** (%s ms wall for the libc-only process against 150 ms; %s ms of "
+    add("**Start-up** (%s ms wall for the libc-only process against 60 ms; %s ms of "
         "wraith's CPU time).  In %s: starting the process alone takes %s ms (`wraith "
         "--version`); resolving and compiling add %s ms (`--dry-run`); loading, verifying, "
         "installing CFI and attaching add %s ms."
