@@ -75,11 +75,14 @@ static bool eval_push(struct eval *e, const Dwarf_Op *op, bool *handled)
 static bool eval_op(struct eval *e, const Dwarf_Op *op)
 {
 	uint8_t a = op->atom;
-	bool handled;
+	bool handled, ok;
 	uint64_t v;
 
-	if (!eval_push(e, op, &handled) || handled)
-		return handled;
+	/* A push that failed (an unknown register, a full stack) fails the
+	 * expression: going on would take whatever lies below for its value. */
+	ok = eval_push(e, op, &handled);
+	if (handled)
+		return ok;
 	if (a >= DW_OP_reg0 && a <= DW_OP_reg31) {
 		e->in_reg = a - DW_OP_reg0;
 		return true;
