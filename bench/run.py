@@ -68,6 +68,7 @@ LIVE_N = 10000
 STACK_DEPTH = 140      # recursion levels below the loop: > 128 frames
 RATES = (1000, 2000, 5000, 10000, 20000, 40000)
 DEEP_DEPTHS = (128, 512, 1024)
+DEEP_TARGET_NS = 40    # BPF time per frame at the deepest depth
 DEEP_STACK = 1100      # recursion levels for the deep section: > 1024 frames
 DEEP_N = 150           # hits per round: 150 events of 16 KiB fit the 4 MiB ring buffer
 DELIVERY_SECONDS = 0.4
@@ -635,6 +636,17 @@ def section_deep(ctx):
     return res
 
 
+def deep_targets(R):
+    """The deep section's target: BPF time per frame at the deepest depth."""
+    deep = R.get("deep") or {}
+    r = deep.get(DEEP_DEPTHS[-1]) or deep.get(str(DEEP_DEPTHS[-1]))
+    if not r or not r["hit"]:
+        return []
+    pf = r["per_frame"][0]
+    return [("<= %d ns per frame inside BPF at depth %d" % (DEEP_TARGET_NS, DEEP_DEPTHS[-1]),
+             "%.1f ns" % pf, verdict(pf, DEEP_TARGET_NS))]
+
+
 def deep_table(R):
     """Lines of the summary for the deep section."""
     deep = R.get("deep")
@@ -654,6 +666,8 @@ def deep_table(R):
     if deep.get("fit"):
         lines.append("  fit over the depths: %.1f ns per extra frame, %.0f ns fixed"
                      % (deep["fit"][1], deep["fit"][0]))
+    for name, measured, v in deep_targets(R):
+        lines.append("  TARGET %s: %s, %s" % (name, measured, v))
     return lines
 
 
@@ -1089,6 +1103,7 @@ def build_targets(ctx, R):
                       "%s of %d live hits not counted (worst repetition)"
                       % ("n/a" if lost is None else "%.2f %%" % (100 * lost), LIVE_N),
                       "not measured" if lost is None else "met" if lost == 0 else "missed"))
+    t.extend(deep_targets(R))
     if st:
         big = st["cfi"].get(ctx.biglib)
         if big:

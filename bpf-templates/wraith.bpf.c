@@ -30,6 +30,9 @@
  * verifier rejects pointer arithmetic on a maybe-NULL map value. */
 #define WR_BARRIER_VAR(v) asm volatile("" : "+r"(v))
 
+/* Frames fast_frames() may take in one iteration of the frame loop. */
+#define WR_FAST_FRAMES 32
+
 /* Internal: an unwind step moved to the caller (not a wire status). */
 #define WR_MOVED 0xffu
 /* wr_bt_state.proc_slot before the event's process was looked up. */
@@ -948,26 +951,44 @@ WR_INLINE void trim_bt(__u8 *buf, struct wr_bt_slot *s)
 	h->payload_len = s->item_off + used;
 }
 
+/* The word at offset @off (a multiple of 8) of the stack copy.  Indexed
+ * as words: through a pointer into a byte array clang assumes no
+ * alignment and reads the word a byte at a time. */
+WR_INLINE __u64 stack_word(struct wr_bt_state *st, __u64 off)
+{
+	const __u64 *w = (const __u64 *)st->stack;
+
+	return w[(off / sizeof(*w)) & (WR_BT_STACK_MAX / sizeof(*w) - 1)];
+}
+
 /* Read 8 bytes of user memory at @addr, from the copy of the stack in @st
- * when it holds them.  Otherwise copy WR_BT_STACK_CHUNK bytes from just
- * below @addr (the caller frames lie above), or, where that copy fails (the
- * end of a mapping), only the 8 bytes. */
+ * when it holds them.  Otherwise copy the stack from just below @addr (the
+ * caller frames lie above): WR_BT_STACK_CHUNK bytes the first time in an
+ * event, WR_BT_STACK_MAX once a walk has used a copy up (it is deep), or,
+ * where that fails (the end of a mapping), WR_BT_STACK_CHUNK bytes, or only
+ * the 8.  Stack words are aligned; a word that is not is read on its own. */
 WR_INLINE int read_u64(struct wr_bt_state *st, __u64 *dst, __u64 addr)
 {
 	__u64 off = addr - st->stack_base;
 
-	if (st->stack_len == 0 || off > WR_BT_STACK_CHUNK - sizeof(*dst)) {
+	if (addr & 7)
+		return user_read(dst, sizeof(*dst), (const void *)addr);
+	if (st->stack_len == 0 || off > st->stack_len - sizeof(*dst)) {
 		__u64 base = addr - 16;
+		__u32 len = WR_BT_STACK_MAX;
 
-		if (bpf_probe_read_user(st->stack, WR_BT_STACK_CHUNK, (const void *)base)) {
-			st->stack_len = 0;
-			return user_read(dst, sizeof(*dst), (const void *)addr);
+		if (!st->stack_len || bpf_probe_read_user(st->stack, WR_BT_STACK_MAX, (const void *)base)) {
+			len = WR_BT_STACK_CHUNK;
+			if (bpf_probe_read_user(st->stack, WR_BT_STACK_CHUNK, (const void *)base)) {
+				st->stack_len = 0;
+				return user_read(dst, sizeof(*dst), (const void *)addr);
+			}
 		}
 		st->stack_base = base;
-		st->stack_len = WR_BT_STACK_CHUNK;
+		st->stack_len = len;
 		off = 16;
 	}
-	*dst = *(__u64 *)&st->stack[off & (WR_BT_STACK_CHUNK - 1)];
+	*dst = stack_word(st, off);
 	return 0;
 }
 
@@ -984,8 +1005,10 @@ WR_INLINE void emit_frame(__u8 *buf, struct wr_bt_slot *s, __u64 cookie, __u64 b
 		cookie = 0;
 	/* The stack's identity for `count bt`: module and pc where the module
 	 * is known (the same in every process), the raw ip where it is not. */
-	s->hash = (s->hash ^ (cookie ? cookie << 32 | pc : s->ip)) * 0x9e3779b97f4a7c15ull;
-	s->hash ^= s->hash >> 29;
+	if (s->flags & WR_SLOT_F_COUNT) {
+		s->hash = (s->hash ^ (cookie ? cookie << 32 | pc : s->ip)) * 0x9e3779b97f4a7c15ull;
+		s->hash ^= s->hash >> 29;
+	}
 	f->ip = s->ip;
 	f->pc = cookie ? (__u32)pc : 0;
 	f->cookie = (__u16)cookie;
@@ -1323,15 +1346,66 @@ WR_INLINE struct wr_frame_cache_ent *cache_slot(__u64 key, __u32 tgid)
 	return bpf_map_lookup_elem(&wr_frame_cache, &i);
 }
 
-/* Unwind one frame of slot @s: record it and move to its caller. */
+/* Remember @rule of the frame at @key for the rest of the walk. */
+WR_INLINE void memo_set(struct wr_bt_state *st, struct wr_proc_maps *pm, __u64 key, __u64 cookie,
+			__u64 bias, struct wr_cfi_rule *rule)
+{
+	st->memo_key = key;
+	st->memo_generation = pm->generation;
+	st->memo_cookie = cookie;
+	st->memo_bias = bias;
+	st->memo_rule = *rule;
+}
+
+/* The rule of the frame at s->ip from the frame cache or the maps, after
+ * recording the frame; NULL when the walk stopped there. */
+WR_INLINE struct wr_cfi_rule *lookup_frame(void *ctx, __u8 *buf, struct wr_bt_state *st,
+					   struct wr_bt_slot *s, struct wr_proc_maps *pm,
+					   __u64 key, __u32 rule0)
+{
+	__u32 tgid = ((struct wr_event_header *)buf)->pid, status = WR_BT_INTERNAL_ERROR;
+	struct wr_frame_cache_ent *c = cache_slot(key, tgid);
+	struct wr_mapping *m;
+	struct wr_cfi_rule *r;
+
+	if (c && c->key == key && c->tgid == tgid && c->generation == pm->generation) {
+		emit_frame(buf, s, c->cookie, c->bias);
+		memo_set(st, pm, key, c->cookie, c->bias, &c->rule);
+		return &st->memo_rule;
+	}
+	m = find_mapping(pm, s->ip);
+	emit_frame(buf, s, m ? m->cookie : 0, m ? m->bias : 0);
+	if (!m) {
+		attach_stack(ctx, buf, st, s, 1);
+		slot_finish(buf, s, WR_BT_OFFSETS_UNAVAILABLE, 0);
+		return 0;
+	}
+	r = frame_rule(s, m, rule0, &status);
+	if (!r) {
+		slot_finish(buf, s, status, 0);
+		return 0;
+	}
+	memo_set(st, pm, key, m->cookie, m->bias, r);
+	if (c) {
+		c->key = key;
+		c->tgid = tgid;
+		c->generation = pm->generation;
+		c->cookie = m->cookie;
+		c->bias = m->bias;
+		c->rule = *r;
+	}
+	return &st->memo_rule;
+}
+
+/* Unwind one frame of slot @s: record it and move to its caller.  A frame
+ * at the address of the walk's previous one (recursion) takes the rule
+ * remembered from it; the others go through the frame cache. */
 WR_INLINE void unwind_one(void *ctx, __u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s,
 			    struct wr_proc_maps *pm, __u32 rule0)
 {
 	__u64 key = s->ip | ((__u64)!!(s->flags & WR_SLOT_F_EXACT) << 63);
-	__u32 tgid = ((struct wr_event_header *)buf)->pid, status = WR_BT_INTERNAL_ERROR, error = 0;
-	struct wr_frame_cache_ent *c = cache_slot(key, tgid);
-	struct wr_mapping *m = 0;
-	struct wr_cfi_rule rule, *r;
+	__u32 status, error = 0;
+	struct wr_cfi_rule *r;
 
 	if (!pm) {
 		emit_frame(buf, s, 0, 0);
@@ -1340,37 +1414,108 @@ WR_INLINE void unwind_one(void *ctx, __u8 *buf, struct wr_bt_state *st, struct w
 		return;
 	}
 	WR_BARRIER_VAR(pm);
-	if (c && c->key == key && c->tgid == tgid && c->generation == pm->generation) {
-		emit_frame(buf, s, c->cookie, c->bias);
-		rule = c->rule;
+	if (key == st->memo_key && st->memo_generation == pm->generation) {
+		emit_frame(buf, s, st->memo_cookie, st->memo_bias);
+		r = &st->memo_rule;
 	} else {
-		m = find_mapping(pm, s->ip);
-		emit_frame(buf, s, m ? m->cookie : 0, m ? m->bias : 0);
-		if (!m) {
-			attach_stack(ctx, buf, st, s, 1);
-			slot_finish(buf, s, WR_BT_OFFSETS_UNAVAILABLE, 0);
+		r = lookup_frame(ctx, buf, st, s, pm, key, rule0);
+		if (!r)
 			return;
-		}
-		r = frame_rule(s, m, rule0, &status);
-		if (!r) {
-			slot_finish(buf, s, status, 0);
-			return;
-		}
-		rule = *r;
-		if (c) {
-			c->key = key;
-			c->tgid = tgid;
-			c->generation = pm->generation;
-			c->cookie = m->cookie;
-			c->bias = m->bias;
-			c->rule = rule;
-		}
 	}
-	status = apply_rule(st, s, &rule, &error);
+	status = apply_rule(st, s, r, &error);
 	if (status != WR_MOVED)
 		slot_finish(buf, s, status, error);
 	else if (s->count >= s->depth)
 		slot_finish(buf, s, WR_BT_TRUNCATED, 0);
+}
+
+/* Whether the remembered rule is one fast_frames() applies: CFA = rsp +
+ * off, the return address at the CFA, rbp kept or saved at the CFA. */
+WR_INLINE int memo_plain(struct wr_cfi_rule *r)
+{
+	return r->kind == WR_ROW_NORMAL && r->cfa_reg == WR_DWARF_RSP &&
+	       r->cfa_kind == WR_CFA_REG_OFF && r->ra_rule == WR_RULE_AT_CFA &&
+	       (r->rbp_rule == WR_RULE_SAME_VALUE || r->rbp_rule == WR_RULE_AT_CFA);
+}
+
+/* The word at @addr when the stack copy holds it (the copy starts at an
+ * aligned address; @last is the offset of its last word): 0 when it does
+ * not. */
+WR_INLINE int copied_u64(struct wr_bt_state *st, __u64 *dst, __u64 addr, __u64 last)
+{
+	__u64 off = addr - st->stack_base;
+
+	if (off > last || (addr & 7))
+		return 0;
+	*dst = stack_word(st, off);
+	return 1;
+}
+
+/* The walk through recursion, frame after frame at one return address
+ * (not an exact ip) under a plain rule (memo_plain()): each such frame
+ * whose words are in the stack copy and that stops nothing moves as
+ * unwind_one() would move it, without a lookup, a refill or a status, and
+ * with the rule's fields and the slot's registers kept in registers.  The
+ * first frame that does not qualify is left, unchanged, to unwind_one(). */
+WR_INLINE void fast_frames(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s,
+			   struct wr_proc_maps *pm)
+{
+	struct wr_cfi_rule *r = &st->memo_rule;
+	__u64 ip = s->ip, sp = s->sp, bp = s->bp, hash = s->hash, cookie = st->memo_cookie;
+	__u64 pc = ip - st->memo_bias, tramp = st->uretprobe_tramp, cfa, ra, word, id, last;
+	__u32 count = s->count, depth = s->depth, n = 0, saves_bp;
+	__s64 cfa_off, ra_off, bp_off;
+	__u8 *frames;
+
+	if (!pm || ip != st->memo_key || (s->flags & WR_SLOT_F_EXACT) ||
+	    st->memo_generation != pm->generation || !st->stack_len || !memo_plain(r))
+		return;
+	last = st->stack_len - sizeof(__u64);
+	cfa_off = r->cfa_off;
+	ra_off = r->ra_off;
+	bp_off = r->rbp_off;
+	saves_bp = r->rbp_rule == WR_RULE_AT_CFA;
+	/* Every frame here has the same ip, so the same wire word. */
+	if (pc > 0xffffffffull)
+		cookie = 0;
+	word = cookie ? ((__u64)(__u16)cookie << 32 | (__u32)pc) : 0;
+	id = cookie ? (cookie << 32 | pc) : ip;
+	frames = buf + sizeof(struct wr_event_header) + (s->item_off & (WR_EVENT_MAX - 1)) +
+		 sizeof(struct wr_bt_header);
+	for (; n < WR_FAST_FRAMES; n++) {
+		struct wr_bt_frame *f;
+		__u64 nbp = bp;
+
+		cfa = sp + cfa_off;
+		if (ip != st->memo_key || count + 1 >= depth ||
+		    !copied_u64(st, &ra, cfa + ra_off, last) ||
+		    (saves_bp && !copied_u64(st, &nbp, cfa + bp_off, last)) ||
+		    ra < 0x1000 || (ra >> 56) || ra == tramp || cfa <= sp)
+			break;
+		f = (struct wr_bt_frame *)(frames + (count & (WR_BT_MAX_DEPTH - 1)) *
+					   sizeof(struct wr_bt_frame));
+		f->ip = ip;
+		*(__u64 *)&f->pc = word; /* pc, cookie, flags 0, reserved 0 */
+		if (s->flags & WR_SLOT_F_COUNT) {
+			hash = (hash ^ id) * 0x9e3779b97f4a7c15ull;
+			hash ^= hash >> 29;
+		}
+		count++;
+		ip = ra;
+		sp = cfa;
+		bp = nbp;
+	}
+	if (!n)
+		return;
+	if (saves_bp) {
+		s->flags |= WR_SLOT_F_BP_VALID;
+		s->flags &= ~WR_SLOT_F_BP_READ_FAILED;
+	}
+	s->ip = ip;
+	s->sp = sp;
+	s->bp = bp;
+	s->hash = hash;
+	s->count = (__u16)count;
 }
 
 /* The mappings of the event's process: found by tgid once per event, by
@@ -1614,6 +1759,9 @@ WR_INLINE long step_one(void *ctx, __u8 *buf, struct wr_bt_state *st, struct wr_
 		st->cur++;
 		return 0;
 	}
+	/* Frames the fast path takes, before the general step (one bpf_loop()
+	 * iteration costs about as much as such a frame). */
+	fast_frames(buf, st, s, pm);
 	unwind_one(ctx, buf, st, s, pm, s->count == 0 ? s->rule0 : WR_RULE_LOOKUP);
 	/* A walk with frame values, finished: the stack its frames' variables
 	 * are read from (the copy starts at frame 0, which is still there). */
@@ -1702,6 +1850,7 @@ WR_INLINE void count_stacks(__u8 *buf, struct wr_bt_state *st)
 WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 {
 	st->uretprobe_tramp = uretprobe_trampoline();
+	st->memo_key = 0; /* nothing remembered from another event's walk */
 	/* Each slot: its frames, plus one iteration to move past it. */
 	if (wr_cfg_fault_in) {
 		__u32 was_pending = 0;

@@ -526,8 +526,11 @@ struct wr_bt_slot {
 WR_STATIC_ASSERT(sizeof(struct wr_bt_slot) == 56, "bt slot size");
 
 /* Bytes of user stack the unwinder copies at once: one copy serves the
- * return addresses and saved registers of several frames. */
+ * return addresses and saved registers of several frames.  A walk's first
+ * copy is WR_BT_STACK_CHUNK bytes (most walks need no more); a walk that
+ * uses it up is deep, and its later copies take WR_BT_STACK_MAX. */
 #define WR_BT_STACK_CHUNK 512u
+#define WR_BT_STACK_MAX   2048u
 
 struct wr_bt_state {
 	__u32 n_slots;   /* slots used by this event */
@@ -541,7 +544,16 @@ struct wr_bt_state {
 	__u32 n_count;     /* of the slots, `count bt` ones */
 	__u64 stack_base; /* user address of stack[0] */
 	__u64 uretprobe_tramp; /* the process's uretprobe return trampoline, 0 = none */
-	__u8 stack[WR_BT_STACK_CHUNK];
+	__u8 stack[WR_BT_STACK_MAX];
+	/* The walk's last frame rule: recursion returns to one address frame
+	 * after frame, and the next frame there needs only a compare.  Valid
+	 * for one event (memo_key 0 = none) and one generation of its maps. */
+	__u64 memo_key;    /* as the frame cache's key */
+	__u64 memo_cookie;
+	__u64 memo_bias;
+	struct wr_cfi_rule memo_rule;
+	__u32 memo_generation;
+	__u32 memo_pad;
 };
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_state, slot) == 24, "bt state slot offset");
 
