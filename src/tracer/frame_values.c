@@ -357,9 +357,13 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		free(buf);
 	} else if (address_of(c, &v->loc, &is_mem, &addr)) {
 		buf = xmalloc(size);
-		if (copy_read((void *)c->w->bt, addr, buf, size) == 0)
+		/* else a constant in a module's read-only data (a static const
+		 * array) is what its file holds; the heap and writable data are
+		 * beyond what the probe copied */
+		if (copy_read((void *)c->w->bt, addr, buf, size) == 0 ||
+		    (c->t && target_read_const(c->t, (pid_t)c->pid, addr, buf, size) == (long)size))
 			bytes_text(c, t, buf, size, out);
-		else /* beyond the stack the probe copied (a global, the heap) */
+		else
 			strbuf_addstr(out, "<unavailable>");
 		free(buf);
 	} else if (!is_mem && size <= 8 && v->loc.bit_shift < 64 && value_of(c, &v->loc, &scalar)) {

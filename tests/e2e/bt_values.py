@@ -7,7 +7,7 @@ Every parameter, and every local that fvals.c sets before the call, must
 be what gdb shows: the same value where gdb knows it (pointers: both show
 an address and the same <symbol>; the processes differ, so the addresses
 may too; a char pointer the same string: top's name, a literal read from
-the executable's file; structs in wraith's shape {a: 7, b: 8}), <optimized out> where
+the executable's file, as is top's static const table; structs in wraith's shape {a: 7, b: 8}), <optimized out> where
 gdb says so.  clang -O2 keeps leaf's struct q in two registers with a
 padding piece between them (DW_OP_piece): shown whole, as gdb does.  At -O2 hop's parameters are
 dead once it has called leaf: at its return address their locations are
@@ -85,7 +85,7 @@ gdb.execute("kill")
 
 # Set before the calls below them in fvals.c, so both tools see them set
 # (not leaf's twice: gdb stops before it is set, a probe on leaf after).
-LOCALS = {"local", "k", "interval"}
+LOCALS = {"local", "k", "interval", "table"}
 MISSING = ("<optimized out>", "<unavailable>")
 
 
@@ -123,6 +123,8 @@ def pointed(v):
 
 
 def same(w, g):
+    if g.startswith("{") and w.startswith("["):
+        g = "[" + g[1:-1] + "]"  # wraith's shape of an array: [5, 6, 7]
     if g.startswith("{"):
         g = g.replace(" = ", ": ")  # wraith's shape of a struct: {a: 7, b: 8}
     if w.startswith("0x") and g.startswith("0x"):
