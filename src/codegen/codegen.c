@@ -185,6 +185,32 @@ static void prepare_template(struct cg *cg, const struct codegen_options *opt)
 	}
 }
 
+/* After lowering: delete the template's functions the probe does not
+ * reach.  The WR_SUBPROG entry points stay external (see is_subprogram),
+ * so the optimiser may not drop them; left in, every probe object carried
+ * all of them, and each was optimised, emitted and checked by the
+ * verifier on its own although nothing called it.  Repeats until no
+ * function loses its last caller. */
+static void drop_unreached(struct cg *cg)
+{
+	bool dropped = true;
+
+	while (dropped) {
+		LLVMValueRef fn = LLVMGetFirstFunction(cg->mod);
+
+		dropped = false;
+		while (fn) {
+			LLVMValueRef next = LLVMGetNextFunction(fn);
+
+			if (fn != cg->fn && !LLVMIsDeclaration(fn) && !LLVMGetFirstUse(fn)) {
+				LLVMDeleteFunction(fn);
+				dropped = true;
+			}
+			fn = next;
+		}
+	}
+}
+
 /* After lowering: whether the probe calls wr_bt, as the constant
  * wr_cfg_has_bt (see the template). */
 static void fix_has_bt(struct cg *cg)
@@ -571,6 +597,7 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 		goto out;
 	LLVMDIBuilderFinalize(cg.dib);
 	fix_has_bt(&cg);
+	drop_unreached(&cg);
 	err = verify_and_optimise(&cg);
 	if (err)
 		goto out;

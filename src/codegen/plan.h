@@ -64,9 +64,11 @@ struct probe_plan {
 	 * 0 and 0 otherwise. */
 	uint64_t pidns_dev, pidns_ino;
 	/* Thread-local variables: the offset of thread.fsbase in the
-	 * kernel's task_struct (0: unknown); their blocks come from
+	 * kernel's task_struct (0: unknown), asked only when a probe reads
+	 * one, since finding it parses the kernel's BTF (megabytes, tens of
+	 * milliseconds of every start-up otherwise); their blocks come from
 	 * vars.tls_block. */
-	uint32_t fsbase_off;
+	uint32_t (*fsbase_offset)(void);
 	const struct ast_probe *ast;   /* borrowed */
 	uint64_t pc;                   /* module virtual address of the probe */
 	uint32_t rule0;                /* CFI rule index at pc; WR_CFI_RULE_NONE if no row

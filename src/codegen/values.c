@@ -218,6 +218,7 @@ static LLVMValueRef tls_block(struct cg *cg, const struct ast_expr *e, struct cg
 	const char *why = "this probe cannot see thread-local variables", *hint = NULL;
 	LLVMValueRef args[1], tp;
 	uint64_t value = 0;
+	uint32_t fsbase;
 	bool is_static = false;
 
 	if (!pv->tls_block ||
@@ -225,13 +226,14 @@ static LLVMValueRef tls_block(struct cg *cg, const struct ast_expr *e, struct cg
 		cg_fail(cg, e->loc, hint, "'%s' is thread-local, and %s", e->str, why);
 		return NULL;
 	}
-	if (!cg->plan->fsbase_off) {
+	fsbase = cg->plan->fsbase_offset ? cg->plan->fsbase_offset() : 0;
+	if (!fsbase) {
 		cg_fail(cg, e->loc, "the kernel needs BTF (/sys/kernel/btf/vmlinux)",
 			"'%s' is thread-local, and this kernel does not say where a thread's fs base is",
 			e->str);
 		return NULL;
 	}
-	args[0] = cg_i64(cg, cg->plan->fsbase_off);
+	args[0] = cg_i64(cg, fsbase);
 	tp = cg_call(cg, "wr_thread_pointer", args, 1);
 	if (!is_static)
 		return dtv_block(cg, tp, value, v);

@@ -548,7 +548,7 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	site_cfa(s, site, &plan);
 	if (plan.tgid)
 		proc_pidns((pid_t)plan.tgid, &plan.pidns_dev, &plan.pidns_ino);
-	plan.fsbase_off = runtime_fsbase_offset();
+	plan.fsbase_offset = runtime_fsbase_offset;
 	err = codegen_probe(&co, &plan, &blob, d, NULL);
 	t1 = now_seconds();
 	wr_debug("probe %u site %u: compiled in %.1f ms (%zu bytes of BPF object)", p->id,
