@@ -30,9 +30,6 @@
  * verifier rejects pointer arithmetic on a maybe-NULL map value. */
 #define WR_BARRIER_VAR(v) asm volatile("" : "+r"(v))
 
-/* Frames fast_frames() may take in one iteration of the frame loop. */
-#define WR_FAST_FRAMES 32
-
 /* Internal: an unwind step moved to the caller (not a wire status). */
 #define WR_MOVED 0xffu
 /* wr_bt_state.proc_slot before the event's process was looked up. */
@@ -1429,95 +1426,6 @@ WR_INLINE void unwind_one(void *ctx, __u8 *buf, struct wr_bt_state *st, struct w
 		slot_finish(buf, s, WR_BT_TRUNCATED, 0);
 }
 
-/* Whether the remembered rule is one fast_frames() applies: CFA = rsp +
- * off, the return address at the CFA, rbp kept or saved at the CFA. */
-WR_INLINE int memo_plain(struct wr_cfi_rule *r)
-{
-	return r->kind == WR_ROW_NORMAL && r->cfa_reg == WR_DWARF_RSP &&
-	       r->cfa_kind == WR_CFA_REG_OFF && r->ra_rule == WR_RULE_AT_CFA &&
-	       (r->rbp_rule == WR_RULE_SAME_VALUE || r->rbp_rule == WR_RULE_AT_CFA);
-}
-
-/* The word at @addr when the stack copy holds it (the copy starts at an
- * aligned address; @last is the offset of its last word): 0 when it does
- * not. */
-WR_INLINE int copied_u64(struct wr_bt_state *st, __u64 *dst, __u64 addr, __u64 last)
-{
-	__u64 off = addr - st->stack_base;
-
-	if (off > last || (addr & 7))
-		return 0;
-	*dst = stack_word(st, off);
-	return 1;
-}
-
-/* The walk through recursion, frame after frame at one return address
- * (not an exact ip) under a plain rule (memo_plain()): each such frame
- * whose words are in the stack copy and that stops nothing moves as
- * unwind_one() would move it, without a lookup, a refill or a status, and
- * with the rule's fields and the slot's registers kept in registers.  The
- * first frame that does not qualify is left, unchanged, to unwind_one(). */
-WR_INLINE void fast_frames(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s,
-			   struct wr_proc_maps *pm)
-{
-	struct wr_cfi_rule *r = &st->memo_rule;
-	__u64 ip = s->ip, sp = s->sp, bp = s->bp, hash = s->hash, cookie = st->memo_cookie;
-	__u64 pc = ip - st->memo_bias, tramp = st->uretprobe_tramp, cfa, ra, word, id, last;
-	__u32 count = s->count, depth = s->depth, n = 0, saves_bp;
-	__s64 cfa_off, ra_off, bp_off;
-	__u8 *frames;
-
-	if (!pm || ip != st->memo_key || (s->flags & WR_SLOT_F_EXACT) ||
-	    st->memo_generation != pm->generation || !st->stack_len || !memo_plain(r))
-		return;
-	last = st->stack_len - sizeof(__u64);
-	cfa_off = r->cfa_off;
-	ra_off = r->ra_off;
-	bp_off = r->rbp_off;
-	saves_bp = r->rbp_rule == WR_RULE_AT_CFA;
-	/* Every frame here has the same ip, so the same wire word. */
-	if (pc > 0xffffffffull)
-		cookie = 0;
-	word = cookie ? ((__u64)(__u16)cookie << 32 | (__u32)pc) : 0;
-	id = cookie ? (cookie << 32 | pc) : ip;
-	frames = buf + sizeof(struct wr_event_header) + (s->item_off & (WR_EVENT_MAX - 1)) +
-		 sizeof(struct wr_bt_header);
-	for (; n < WR_FAST_FRAMES; n++) {
-		struct wr_bt_frame *f;
-		__u64 nbp = bp;
-
-		cfa = sp + cfa_off;
-		if (ip != st->memo_key || count + 1 >= depth ||
-		    !copied_u64(st, &ra, cfa + ra_off, last) ||
-		    (saves_bp && !copied_u64(st, &nbp, cfa + bp_off, last)) ||
-		    ra < 0x1000 || (ra >> 56) || ra == tramp || cfa <= sp)
-			break;
-		f = (struct wr_bt_frame *)(frames + (count & (WR_BT_MAX_DEPTH - 1)) *
-					   sizeof(struct wr_bt_frame));
-		f->ip = ip;
-		*(__u64 *)&f->pc = word; /* pc, cookie, flags 0, reserved 0 */
-		if (s->flags & WR_SLOT_F_COUNT) {
-			hash = (hash ^ id) * 0x9e3779b97f4a7c15ull;
-			hash ^= hash >> 29;
-		}
-		count++;
-		ip = ra;
-		sp = cfa;
-		bp = nbp;
-	}
-	if (!n)
-		return;
-	if (saves_bp) {
-		s->flags |= WR_SLOT_F_BP_VALID;
-		s->flags &= ~WR_SLOT_F_BP_READ_FAILED;
-	}
-	s->ip = ip;
-	s->sp = sp;
-	s->bp = bp;
-	s->hash = hash;
-	s->count = (__u16)count;
-}
-
 /* The mappings of the event's process: found by tgid once per event, by
  * slot after that. */
 WR_INLINE struct wr_proc_maps *proc_maps_of(__u8 *buf, struct wr_bt_state *st)
@@ -1759,9 +1667,6 @@ WR_INLINE long step_one(void *ctx, __u8 *buf, struct wr_bt_state *st, struct wr_
 		st->cur++;
 		return 0;
 	}
-	/* Frames the fast path takes, before the general step (one bpf_loop()
-	 * iteration costs about as much as such a frame). */
-	fast_frames(buf, st, s, pm);
 	unwind_one(ctx, buf, st, s, pm, s->count == 0 ? s->rule0 : WR_RULE_LOOKUP);
 	/* A walk with frame values, finished: the stack its frames' variables
 	 * are read from (the copy starts at frame 0, which is still there). */
