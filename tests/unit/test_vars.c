@@ -20,10 +20,10 @@
 #include "util/error.h"
 #include "util/xalloc.h"
 
-static struct dw_module *open_fixture(const char *name, uint64_t *pc)
+/* The fixture binary @name, opened. */
+static struct dw_module *open_module(const char *name)
 {
 	const char *dir = getenv("WRAITH_FIXTURES");
-	struct dw_sites sites = { 0 };
 	struct dw_module *m;
 	char path[4096];
 
@@ -31,6 +31,15 @@ static struct dw_module *open_fixture(const char *name, uint64_t *pc)
 		fail_msg("WRAITH_FIXTURES is not set: run this test through `make check`");
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	assert_int_equal(dw_module_open(path, &m), 0);
+	return m;
+}
+
+/* The fixture binary @name, and in *@pc the address of its probe_here(). */
+static struct dw_module *open_fixture(const char *name, uint64_t *pc)
+{
+	struct dw_sites sites = { 0 };
+	struct dw_module *m = open_module(name);
+
 	assert_int_equal(dw_resolve_function(m, "probe_here", &sites), 0);
 	assert_int_equal(sites.n, 1);
 	*pc = sites.v[0].vaddr;
@@ -407,18 +416,12 @@ static unsigned fixture_line(const char *source, const char *marker)
  * a choice by mid's return address. */
 static void test_entry_values_passed_on(void **state)
 {
-	const char *dir = getenv("WRAITH_FIXTURES");
-	char *path;
 	struct dw_module *m;
 	struct dw_sites sites = { 0 };
 	struct dw_var v;
 
 	(void)state;
-	if (!dir)
-		fail_msg("WRAITH_FIXTURES is not set: run this test through `make check`");
-	path = xasprintf("%s/fvals-O2", dir);
-	assert_int_equal(dw_module_open(path, &m), 0);
-	free(path);
+	m = open_module("fvals-O2");
 	assert_int_equal(dw_resolve_line(m, "fvals.c", fixture_line("fvals.c", "hop-after"), &sites), 0);
 	assert_int_equal(sites.n, 1);
 	assert_int_equal(dw_var_find(m, sites.v[0].vaddr, "depth", &v), 0);
@@ -434,18 +437,13 @@ static void test_entry_values_passed_on(void **state)
  * literals); writable data may have changed in the process: refused. */
 static void test_read_const(void **state)
 {
-	const char *dir = getenv("WRAITH_FIXTURES");
-	char *path, buf[8];
+	char buf[8];
 	struct dw_module *m;
 	struct dw_sites sites = { 0 };
 	struct dw_var v;
 
 	(void)state;
-	if (!dir)
-		fail_msg("WRAITH_FIXTURES is not set: run this test through `make check`");
-	path = xasprintf("%s/fvals-O0", dir);
-	assert_int_equal(dw_module_open(path, &m), 0);
-	free(path);
+	m = open_module("fvals-O0");
 	assert_int_equal(dw_module_read_const(m, 0, buf, 4), 4); /* the ELF header's page */
 	assert_memory_equal(buf, "\177ELF", 4);
 	assert_int_equal(dw_resolve_function(m, "leaf", &sites), 0);
