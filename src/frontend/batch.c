@@ -44,7 +44,7 @@ static int wait_for(struct batch *b, double seconds, uint64_t events)
 			break;
 		session_set_budget(b->s, events ? goal - session_events(b->s) : UINT64_MAX);
 		n = session_poll(b->s, 50);
-		fflush(stdout);
+		cli_flush_output();
 		cli_report_suppressed(b->s, b->o, false);
 		if (n < 0 && n != -EINTR) {
 			err = n;

@@ -50,12 +50,25 @@ static void note_output_error(void)
 		output_errno = errno;
 }
 
-/* Events on stdout, as the options say; one buffer for the whole run. */
+/* Events on stdout, as the options say, gathered in one buffer and
+ * written in large writes: a write per event cost more than rendering it.
+ * The buffer goes out when it holds OUTPUT_BATCH bytes and whenever a poll
+ * has read what the kernel had (cli_flush_output()), which is at least every
+ * tick of the reader's timer, so a terminal sees events as they come. */
+#define OUTPUT_BATCH (256u << 10)
+
 static struct stdout_writer {
 	bool json;
 	enum span_color color;
 	struct strbuf buf;
 } writer = { .buf = STRBUF_INIT };
+
+static void write_out(struct stdout_writer *w)
+{
+	if (!output_errno && w->buf.len && fwrite(w->buf.buf, 1, w->buf.len, stdout) != w->buf.len)
+		note_output_error();
+	strbuf_reset(&w->buf);
+}
 
 static void write_event(void *ctx, const struct span_list *event)
 {
@@ -63,17 +76,17 @@ static void write_event(void *ctx, const struct span_list *event)
 
 	if (output_errno)
 		return;
-	strbuf_reset(&w->buf);
 	if (w->json)
 		span_write_json(event, &w->buf);
 	else
 		span_write_text(event, w->color, &w->buf);
-	if (fwrite(w->buf.buf, 1, w->buf.len, stdout) != w->buf.len)
-		note_output_error();
+	if (w->buf.len >= OUTPUT_BATCH)
+		write_out(w);
 }
 
-static int flush_output(void)
+int cli_flush_output(void)
 {
+	write_out(&writer);
 	if (!output_errno && fflush(stdout) != 0)
 		note_output_error();
 	return output_errno;
@@ -160,6 +173,7 @@ void cli_report_suppressed(struct session *s, const struct cli_options *o, bool 
 
 void cli_close_session(struct session *s)
 {
+	cli_flush_output();
 	session_free(s);
 	strbuf_release(&writer.buf);
 }
@@ -199,7 +213,7 @@ int cli_event_loop(const struct cli_options *o, struct session *s)
 				wait_ms = (int)(left * 1000) + 1;
 		}
 		n = session_poll(s, wait_ms);
-		if (flush_output())
+		if (cli_flush_output())
 			break;
 		if (n < 0 && n != -EINTR) {
 			wr_error("reading events failed: %s", wr_strerror(n));
@@ -211,7 +225,7 @@ int cli_event_loop(const struct cli_options *o, struct session *s)
 	/* SIGPIPE is ignored so that a closed output ends the run here, the
 	 * ordinary way, with every probe detached when the session is freed:
 	 * a reader that stopped reading is a normal end (status 0). */
-	if (flush_output() == EPIPE) {
+	if (cli_flush_output() == EPIPE) {
 		if (!o->quiet)
 			fprintf(stderr, "wraith: the output was closed; stopping\n");
 		return 0;

@@ -85,6 +85,12 @@ int cli_open_session(const struct cli_options *o, struct session **out);
 /* Free the session opened by cli_open_session() (NULL is a no-op). */
 void cli_close_session(struct session *s);
 
+/* Write out the events rendered so far (they are gathered for large
+ * writes) and flush stdout; do it before anything else goes to stdout.
+ * Returns 0 or the errno of the first failed write (EPIPE: the reader went
+ * away). */
+int cli_flush_output(void);
+
 /* Render events until Ctrl-C, SIGTERM, --timeout, --max-events or the end
  * of the traced process.  Returns the exit status. */
 int cli_event_loop(const struct cli_options *o, struct session *s);

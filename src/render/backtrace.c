@@ -72,11 +72,23 @@ static void field(struct span_list *out, enum span_role role, const char *shown,
 /* A number shown as @shown (0: not shown) with data @data (0: null). */
 static void number_field(struct span_list *out, enum span_role role, unsigned shown, unsigned data)
 {
-	char s[16], d[16];
+	char s[STRBUF_U64_MAX], d[STRBUF_U64_MAX];
+	size_t ns = shown ? fmt_u64(s, shown) : 0, nd = data ? fmt_u64(d, data) : 0;
 
-	snprintf(s, sizeof(s), "%u", shown);
-	snprintf(d, sizeof(d), "%u", data);
-	field(out, role, shown ? s : NULL, data ? d : NULL);
+	if (data)
+		span_addn(out, role, SPAN_TONE_NONE, shown ? s : NULL, ns, d, nd);
+	else
+		field(out, role, shown ? s : NULL, NULL);
+}
+
+/* A shown-only leaf: @prefix, then @v in hex after "0x". */
+static void show_hex(struct span_list *out, enum span_role role, const char *prefix, uint64_t v)
+{
+	size_t at = span_text_begin(out);
+
+	strbuf_addstr(&out->text, prefix);
+	strbuf_add_hex(&out->text, v);
+	span_show_end(out, role, SPAN_TONE_NONE, at);
 }
 
 static void function_spans(struct span_list *out, const struct frame_line *fl)
@@ -94,8 +106,8 @@ static void function_spans(struct span_list *out, const struct frame_line *fl)
 	if (!sf && !tail) {
 		/* Nothing is known: the address stands in for the name. */
 		if (shown)
-			span_showf(out, SPAN_ADDRESS, SPAN_TONE_NONE, " 0x%" PRIx64,
-				   fl->rf->module_name ? (uint64_t)fl->f->pc : (uint64_t)fl->f->ip);
+			show_hex(out, SPAN_ADDRESS, " ",
+				 fl->rf->module_name ? (uint64_t)fl->f->pc : (uint64_t)fl->f->ip);
 		span_null(out, SPAN_FUNCTION);
 		span_null(out, SPAN_PARAMS);
 		return;
@@ -104,8 +116,14 @@ static void function_spans(struct span_list *out, const struct frame_line *fl)
 		show(out, SPAN_TEXT, SPAN_TONE_NONE, " ");
 	field(out, SPAN_FUNCTION, shown ? (sf && sf->function ? sf->function : "??") : NULL,
 	      sf ? sf->function : NULL);
-	if (shown && sf && sf->params && !fl->vars)
-		span_showf(out, SPAN_PARAMS, SPAN_TONE_NONE, "(%s)", sf->params);
+	if (shown && sf && sf->params && !fl->vars) {
+		size_t at = span_text_begin(out);
+
+		strbuf_addch(&out->text, '(');
+		strbuf_addstr(&out->text, sf->params);
+		strbuf_addch(&out->text, ')');
+		span_show_end(out, SPAN_PARAMS, SPAN_TONE_NONE, at);
+	}
 	field(out, SPAN_PARAMS, NULL, sf ? sf->params : NULL);
 }
 
@@ -188,19 +206,27 @@ static void where_spans(struct span_list *out, const struct frame_line *fl, bool
 	const struct render_frame *rf = fl->rf;
 	uint64_t pc = rf->tail_pc ? rf->tail_pc : fl->f->pc;
 
-	if (shown && rf->module_name)
-		span_showf(out, SPAN_WHERE, SPAN_TONE_NONE, " [%s+0x%" PRIx64 "]", rf->module_name, pc);
-	else if (shown)
-		span_showf(out, SPAN_WHERE, SPAN_TONE_NONE, " [0x%" PRIx64 "]", (uint64_t)fl->f->ip);
+	if (shown) {
+		size_t at = span_text_begin(out);
+
+		strbuf_add(&out->text, " [", 2);
+		if (rf->module_name) {
+			strbuf_addstr(&out->text, rf->module_name);
+			strbuf_addch(&out->text, '+');
+		}
+		strbuf_add_hex(&out->text, rf->module_name ? pc : (uint64_t)fl->f->ip);
+		strbuf_addch(&out->text, ']');
+		span_show_end(out, SPAN_WHERE, SPAN_TONE_NONE, at);
+	}
 	field(out, SPAN_MODULE, NULL, rf->module_path);
 	if (rf->module_path)
-		span_dataf(out, SPAN_OFFSET, "0x%" PRIx64, pc);
+		span_data_hex(out, SPAN_OFFSET, pc);
 	else
 		span_null(out, SPAN_OFFSET);
 	if (rf->tail_pc)
 		span_null(out, SPAN_IP);
 	else
-		span_dataf(out, SPAN_IP, "0x%" PRIx64, (uint64_t)fl->f->ip);
+		span_data_hex(out, SPAN_IP, fl->f->ip);
 }
 
 /* `bt raw`: the address, where it is, and the frame's raw fields. */
@@ -219,16 +245,19 @@ static void raw_where_spans(struct span_list *out, const struct frame_line *fl)
 static void frame_spans(struct span_list *out, const char *indent, const struct frame_line *fl)
 {
 	bool is_inline = fl->suffix[0] == '.' && fl->suffix[1] == 'i';
-	char shown[32], data[16];
+	char shown[STRBUF_U64_MAX + 16] = "#", data[STRBUF_U64_MAX];
+	size_t n = fmt_u64(data, fl->index), len = strlen(fl->suffix);
 
 	span_open(out, SPAN_FRAME);
 	if (fl->show != LINE_HIDDEN)
 		show(out, SPAN_TEXT, SPAN_TONE_NONE, indent);
-	snprintf(shown, sizeof(shown), "#%u%s", fl->index, fl->suffix);
-	snprintf(data, sizeof(data), "%u", fl->index);
-	span_add(out, SPAN_FRAME_NO, SPAN_TONE_NONE, fl->show != LINE_HIDDEN ? shown : NULL, data);
+	/* "#3.inline" shown, 3 as data */
+	memcpy(shown + 1, data, n);
+	memcpy(shown + 1 + n, fl->suffix, len + 1);
+	span_addn(out, SPAN_FRAME_NO, SPAN_TONE_NONE, fl->show != LINE_HIDDEN ? shown : NULL,
+		  1 + n + len, data, n);
 	if (fl->show == LINE_RAW)
-		span_showf(out, SPAN_ADDRESS, SPAN_TONE_NONE, " 0x%" PRIx64, ev_frame_pc(fl->f));
+		show_hex(out, SPAN_ADDRESS, " ", ev_frame_pc(fl->f));
 	function_spans(out, fl);
 	if (fl->vars)
 		args_spans(out, fl);
@@ -318,15 +347,15 @@ static void header_spans(const struct ev_backtrace *bt, const char *indent, stru
 	show(out, SPAN_TEXT, SPAN_TONE_NONE, indent);
 	show(out, SPAN_TEXT, tone, "backtrace: ");
 	span_add(out, SPAN_STATUS, tone, bt_status_label(bt->status), bt_status_label(bt->status));
-	span_dataf(out, SPAN_STATUS_CODE, "%u", bt->status);
+	span_data_u64(out, SPAN_STATUS_CODE, bt->status);
 	span_add(out, SPAN_ERROR, SPAN_TONE_NONE, NULL, bt_error_label(bt->error));
-	span_dataf(out, SPAN_ERROR_CODE, "%u", bt->error);
-	span_dataf(out, SPAN_DEPTH, "%u", bt->requested_depth);
-	span_dataf(out, SPAN_FRAME_COUNT, "%u", bt->frame_count);
+	span_data_u64(out, SPAN_ERROR_CODE, bt->error);
+	span_data_u64(out, SPAN_DEPTH, bt->requested_depth);
+	span_data_u64(out, SPAN_FRAME_COUNT, bt->frame_count);
 	show(out, SPAN_TEXT, tone, ", ");
-	span_showf(out, SPAN_FRAME_COUNT, tone, "%u", bt->frame_count);
+	span_show_u64(out, SPAN_FRAME_COUNT, tone, bt->frame_count);
 	show(out, SPAN_TEXT, tone, bt->frame_count == 1 ? " frame (max " : " frames (max ");
-	span_showf(out, SPAN_DEPTH, tone, "%u", bt->requested_depth);
+	span_show_u64(out, SPAN_DEPTH, tone, bt->requested_depth);
 	show(out, SPAN_TEXT, tone, bt->flags & WR_BT_F_RAW ? ") raw" : ")");
 	span_eol(out);
 }
@@ -343,7 +372,7 @@ static void stop_spans(const struct ev_backtrace *bt, const char *indent, struct
 		show(out, SPAN_TEXT, tone, " (");
 		show(out, SPAN_ERROR, tone, bt_error_label(bt->error));
 		show(out, SPAN_TEXT, tone, ", code=");
-		span_showf(out, SPAN_ERROR_CODE, tone, "%u", bt->error);
+		span_show_u64(out, SPAN_ERROR_CODE, tone, bt->error);
 		show(out, SPAN_TEXT, tone, ")");
 	}
 	span_eol(out);

@@ -55,20 +55,42 @@ const char *render_base_name(const char *path)
 
 /* ---- the header ---- */
 
+/* "[hh:mm:ss.mmm]" of @ns (wall clock): the local time of a second is
+ * worked out once, as events come many a second. */
+static void wall_time_span(struct renderer *r, int64_t ns, struct span_list *out)
+{
+	time_t secs = (time_t)(ns / 1000000000ll);
+	char text[sizeof("[hh:mm:ss.mmm]")];
+	unsigned ms = (unsigned)((ns / 1000000) % 1000);
+
+	if (!r->clock_valid || secs != r->clock_secs) {
+		struct tm tm;
+
+		localtime_r(&secs, &tm);
+		snprintf(r->clock_text, sizeof(r->clock_text), "%02d:%02d:%02d", tm.tm_hour % 100,
+			 tm.tm_min % 100, tm.tm_sec % 100);
+		r->clock_secs = secs;
+		r->clock_valid = true;
+	}
+	text[0] = '[';
+	memcpy(text + 1, r->clock_text, 8);
+	text[9] = '.';
+	text[10] = (char)('0' + ms / 100);
+	text[11] = (char)('0' + ms / 10 % 10);
+	text[12] = (char)('0' + ms % 10);
+	text[13] = ']';
+	text[14] = '\0';
+	span_addn(out, SPAN_TIME, SPAN_TONE_NONE, text, 14, NULL, 0);
+}
+
 static void time_span(struct renderer *r, const struct event *ev, struct span_list *out)
 {
-	int64_t ns = (int64_t)ev->hdr.timestamp_ns + r->mono_to_real_ns;
-	time_t secs = (time_t)(ns / 1000000000ll);
-	struct tm tm;
-
 	if (r->relative_time) {
 		span_showf(out, SPAN_TIME, SPAN_TONE_NONE, "[+%.6f]",
 			   (double)(ev->hdr.timestamp_ns - r->start_ns) / 1e9);
 		return;
 	}
-	localtime_r(&secs, &tm);
-	span_showf(out, SPAN_TIME, SPAN_TONE_NONE, "[%02d:%02d:%02d.%03d]", tm.tm_hour, tm.tm_min,
-		   tm.tm_sec, (int)((ns / 1000000) % 1000));
+	wall_time_span(r, (int64_t)ev->hdr.timestamp_ns + r->mono_to_real_ns, out);
 }
 
 /* `[time] #probe pid/tid target`, shown in pretty format; the same facts
@@ -78,29 +100,31 @@ static void header_spans(struct renderer *r, const struct render_probe *probe,
 {
 	bool shown = r->format != RENDER_PLAIN;
 	const char *target = probe ? probe->target : NULL;
-	char id[16];
+	char id[STRBUF_U64_MAX + 1];
+	size_t id_len;
 
-	snprintf(id, sizeof(id), "#%u", probe ? probe->id : ev->hdr.probe_id);
+	id[0] = '#';
+	id_len = 1 + fmt_u64(id + 1, probe ? probe->id : ev->hdr.probe_id);
 	span_open(out, SPAN_HEADER);
-	span_dataf(out, SPAN_SEQ, "%" PRIu64, r->seq);
+	span_data_u64(out, SPAN_SEQ, r->seq);
 	if (shown) {
 		time_span(r, ev, out);
 		span_add(out, SPAN_TEXT, SPAN_TONE_NONE, " ", NULL);
 	}
-	span_add(out, SPAN_PROBE, SPAN_TONE_NONE, shown ? id : NULL, id + 1);
+	span_addn(out, SPAN_PROBE, SPAN_TONE_NONE, shown ? id : NULL, id_len, id + 1, id_len - 1);
 	if (target)
 		span_add(out, SPAN_TARGET, SPAN_TONE_NONE, NULL, target);
 	else
 		span_null(out, SPAN_TARGET);
 	if (shown)
 		span_add(out, SPAN_TEXT, SPAN_TONE_NONE, " ", NULL);
-	span_dataf(out, SPAN_PID, "%u", ev->hdr.pid);
-	span_dataf(out, SPAN_TID, "%u", ev->hdr.tid);
-	span_dataf(out, SPAN_TIMESTAMP, "%" PRIu64, (uint64_t)ev->hdr.timestamp_ns);
+	span_data_u64(out, SPAN_PID, ev->hdr.pid);
+	span_data_u64(out, SPAN_TID, ev->hdr.tid);
+	span_data_u64(out, SPAN_TIMESTAMP, ev->hdr.timestamp_ns);
 	if (shown) {
-		span_showf(out, SPAN_PID, SPAN_TONE_NONE, "%u", ev->hdr.pid);
+		span_show_u64(out, SPAN_PID, SPAN_TONE_NONE, ev->hdr.pid);
 		span_add(out, SPAN_TEXT, SPAN_TONE_NONE, "/", NULL);
-		span_showf(out, SPAN_TID, SPAN_TONE_NONE, "%u", ev->hdr.tid);
+		span_show_u64(out, SPAN_TID, SPAN_TONE_NONE, ev->hdr.tid);
 		span_add(out, SPAN_TEXT, SPAN_TONE_NONE, " ", NULL);
 		span_add(out, SPAN_TARGET, SPAN_TONE_NONE, target ? target : "?", NULL);
 	}
@@ -139,7 +163,7 @@ void render_event(struct renderer *r, const struct event *ev, struct span_list *
 
 	r->seq++;
 	span_open(out, SPAN_EVENT);
-	span_dataf(out, SPAN_VERSION, "%d", RENDER_JSON_VERSION);
+	span_data_u64(out, SPAN_VERSION, RENDER_JSON_VERSION);
 	header_spans(r, probe, ev, out);
 	span_open(out, SPAN_ITEMS);
 	for (size_t i = 0; i < ev->n_items; i++)

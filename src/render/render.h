@@ -106,6 +106,10 @@ struct renderer {
 	bool relative_time;       /* pretty: seconds since start instead of wall time */
 	uint64_t start_ns;        /* monotonic start, for relative_time */
 	struct strbuf scratch;    /* owned: a value's text while it is built */
+	/* pretty: the local time of the last event's second, "hh:mm:ss" */
+	bool clock_valid;
+	int64_t clock_secs;
+	char clock_text[12];
 };
 
 void renderer_init(struct renderer *r, enum render_format format, const struct render_hooks *hooks);

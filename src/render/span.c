@@ -13,11 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* KEY_LEN(key): the length of a key given as a string literal, 0 for
+ * NULL (whose type is void *, not char *), known at compile time so that
+ * the JSON writer copies keys without measuring them. */
+#define KEY_LEN(key) _Generic((key), char *: sizeof(key) - 1, default: 0)
+
 static const struct {
 	const char *key;
 	enum span_json json;
+	size_t key_len;
 } roles[] = {
-#define SPAN_ROLE_INFO(role, key, json) [role] = { key, json },
+#define SPAN_ROLE_INFO(role, key, json) [role] = { key, json, KEY_LEN(key) },
 	SPAN_ROLES(SPAN_ROLE_INFO)
 #undef SPAN_ROLE_INFO
 };
@@ -71,19 +77,24 @@ static struct span *push(struct span_list *l, enum span_role role, enum span_ton
 {
 	struct span *s;
 
-	l->v = xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
+	if (l->n == l->cap)
+		l->v = xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
 	s = &l->v[l->n++];
 	*s = (struct span){ .role = (uint8_t)role, .tone = (uint8_t)tone, .flags = (uint8_t)flags };
 	return s;
 }
 
-static uint32_t keep_text(struct span_list *l, const char *text)
+static uint32_t keep_textn(struct span_list *l, const char *text, size_t n)
 {
 	uint32_t at = (uint32_t)l->text.len;
 
-	strbuf_addstr(&l->text, text);
-	strbuf_addch(&l->text, '\0');
+	strbuf_add(&l->text, text, n + 1); /* the NUL too */
 	return at;
+}
+
+static uint32_t keep_text(struct span_list *l, const char *text)
+{
+	return keep_textn(l, text, strlen(text));
 }
 
 /* A leaf with one text from printf: shown (SPAN_F_SHOW) or data. */
@@ -105,7 +116,8 @@ static void add_textv(struct span_list *l, enum span_role role, enum span_tone t
 void span_open(struct span_list *l, enum span_role role)
 {
 	push(l, role, SPAN_TONE_NONE, SPAN_F_OPEN);
-	l->open = xgrow(l->open, &l->cap_open, l->depth + 1, sizeof(*l->open));
+	if (l->depth == l->cap_open)
+		l->open = xgrow(l->open, &l->cap_open, l->depth + 1, sizeof(*l->open));
 	l->open[l->depth++] = (uint8_t)role;
 }
 
@@ -143,6 +155,38 @@ void span_datan(struct span_list *l, enum span_role role, const char *data, size
 	push(l, role, SPAN_TONE_NONE, SPAN_F_DATA)->data = at;
 }
 
+void span_addn(struct span_list *l, enum span_role role, enum span_tone tone, const char *show,
+	       size_t show_len, const char *data, size_t data_len)
+{
+	uint32_t show_at = show ? keep_textn(l, show, show_len) : 0;
+	uint32_t data_at = data ? keep_textn(l, data, data_len) : 0;
+	struct span *s = push(l, role, tone, (show ? SPAN_F_SHOW : 0) | (data ? SPAN_F_DATA : 0));
+
+	s->show = show_at;
+	s->data = data_at;
+}
+
+void span_data_u64(struct span_list *l, enum span_role role, uint64_t v)
+{
+	char d[STRBUF_U64_MAX];
+
+	span_addn(l, role, SPAN_TONE_NONE, NULL, 0, d, fmt_u64(d, v));
+}
+
+void span_data_hex(struct span_list *l, enum span_role role, uint64_t v)
+{
+	char d[STRBUF_U64_MAX + 2] = "0x";
+
+	span_addn(l, role, SPAN_TONE_NONE, NULL, 0, d, 2 + fmt_hex(d + 2, v));
+}
+
+void span_show_u64(struct span_list *l, enum span_role role, enum span_tone tone, uint64_t v)
+{
+	char d[STRBUF_U64_MAX];
+
+	span_addn(l, role, tone, d, fmt_u64(d, v), NULL, 0);
+}
+
 void span_dataf(struct span_list *l, enum span_role role, const char *fmt, ...)
 {
 	va_list ap;
@@ -150,6 +194,23 @@ void span_dataf(struct span_list *l, enum span_role role, const char *fmt, ...)
 	va_start(ap, fmt);
 	add_textv(l, role, SPAN_TONE_NONE, SPAN_F_DATA, fmt, ap);
 	va_end(ap);
+}
+
+size_t span_text_begin(const struct span_list *l)
+{
+	return l->text.len;
+}
+
+void span_show_end(struct span_list *l, enum span_role role, enum span_tone tone, size_t at)
+{
+	strbuf_addch(&l->text, '\0');
+	push(l, role, tone, SPAN_F_SHOW)->show = (uint32_t)at;
+}
+
+void span_data_end(struct span_list *l, enum span_role role, size_t at)
+{
+	strbuf_addch(&l->text, '\0');
+	push(l, role, SPAN_TONE_NONE, SPAN_F_DATA)->data = (uint32_t)at;
 }
 
 void span_null(struct span_list *l, enum span_role role)
@@ -209,11 +270,15 @@ struct json_level {
 	bool any;  /* a member was written: the next needs a comma */
 };
 
+#define JSON_LEVELS_INLINE 32
+
 struct json_writer {
-	struct json_level *v;  /* owned */
+	struct json_level *v;  /* inline[] until a value nests deeper */
 	size_t n, cap;
+	struct json_level *cur; /* the innermost real container; NULL at the top level */
 	struct strbuf *out;
 	const char *key;       /* a SPAN_KEY's name for the next member, or NULL */
+	struct json_level inline_v[JSON_LEVELS_INLINE];
 };
 
 /* The innermost real container, or NULL at the top level. */
@@ -226,12 +291,13 @@ static struct json_level *container(struct json_writer *w)
 }
 
 /* Start a member of the current container: a comma after the first, and
- * in an object its key (a SPAN_KEY's name, else the role's).  Nothing at
- * the top level. */
+ * in an object its key (a SPAN_KEY's name, else the role's: the table's
+ * keys are plain identifiers, written without escaping).  Nothing at the
+ * top level. */
 static void begin_member(struct json_writer *w, enum span_role role)
 {
-	struct json_level *c = container(w);
-	const char *key = w->key ? w->key : span_role_key(role);
+	struct json_level *c = w->cur;
+	const char *key = w->key;
 
 	w->key = NULL;
 	if (!c)
@@ -239,10 +305,31 @@ static void begin_member(struct json_writer *w, enum span_role role)
 	if (c->any)
 		strbuf_addch(w->out, ',');
 	c->any = true;
-	if (c->kind == SPAN_JSON_OBJECT) {
-		strbuf_add_json_str(w->out, key ? key : "");
-		strbuf_addch(w->out, ':');
+	if (c->kind != SPAN_JSON_OBJECT)
+		return;
+	if (key) {
+		strbuf_add_json_str(w->out, key);
+	} else {
+		strbuf_addch(w->out, '"');
+		if (role < SPAN_ROLE_COUNT_)
+			strbuf_add(w->out, roles[role].key, roles[role].key_len);
+		strbuf_addch(w->out, '"');
 	}
+	strbuf_addch(w->out, ':');
+}
+
+static void json_push(struct json_writer *w, enum span_json kind)
+{
+	if (w->n == w->cap) {
+		struct json_level *old = w->v;
+
+		w->v = w->v == w->inline_v ? NULL : w->v;
+		w->v = xgrow(w->v, &w->cap, w->n + 1, sizeof(*w->v));
+		if (old == w->inline_v)
+			memcpy(w->v, old, sizeof(w->inline_v));
+	}
+	w->v[w->n++] = (struct json_level){ kind, false };
+	w->cur = container(w);
 }
 
 static void json_open(struct json_writer *w, const struct span *s)
@@ -255,8 +342,7 @@ static void json_open(struct json_writer *w, const struct span *s)
 	} else {
 		kind = SPAN_JSON_NONE;
 	}
-	w->v = xgrow(w->v, &w->cap, w->n + 1, sizeof(*w->v));
-	w->v[w->n++] = (struct json_level){ kind, false };
+	json_push(w, kind);
 }
 
 static void json_close(struct json_writer *w)
@@ -266,10 +352,11 @@ static void json_close(struct json_writer *w)
 	if (!w->n)
 		return;
 	kind = w->v[--w->n].kind;
+	w->cur = container(w);
 	if (kind == SPAN_JSON_NONE)
 		return;
 	strbuf_addch(w->out, kind == SPAN_JSON_OBJECT ? '}' : ']');
-	if (!container(w))
+	if (!w->cur)
 		strbuf_addch(w->out, '\n');
 }
 
@@ -279,11 +366,11 @@ static void json_leaf(struct json_writer *w, const struct span_list *l, const st
 
 	if (s->role == SPAN_KEY && (s->flags & SPAN_F_DATA))
 		w->key = span_data(l, s);
-	if (!(s->flags & SPAN_F_DATA) || !container(w) || kind == SPAN_JSON_NONE)
+	if (!(s->flags & SPAN_F_DATA) || !w->cur || kind == SPAN_JSON_NONE)
 		return;
 	begin_member(w, s->role);
 	if (s->flags & SPAN_F_NULL)
-		strbuf_addstr(w->out, "null");
+		strbuf_add(w->out, "null", 4);
 	else if (kind == SPAN_JSON_STRING)
 		strbuf_add_json_str(w->out, l->text.buf + s->data);
 	else
@@ -292,8 +379,9 @@ static void json_leaf(struct json_writer *w, const struct span_list *l, const st
 
 void span_write_json(const struct span_list *l, struct strbuf *out)
 {
-	struct json_writer w = { .out = out };
+	struct json_writer w = { .out = out, .cap = JSON_LEVELS_INLINE };
 
+	w.v = w.inline_v;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct span *s = &l->v[i];
 
@@ -304,5 +392,6 @@ void span_write_json(const struct span_list *l, struct strbuf *out)
 		else
 			json_leaf(&w, l, s);
 	}
-	free(w.v);
+	if (w.v != w.inline_v)
+		free(w.v);
 }

@@ -188,6 +188,22 @@ void span_datan(struct span_list *l, enum span_role role, const char *data, size
 /* A leaf that is only data, its text from printf. */
 void span_dataf(struct span_list *l, enum span_role role, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* span_add() with the texts' lengths known (each text is @len bytes and
+ * NUL-terminated there). */
+void span_addn(struct span_list *l, enum span_role role, enum span_tone tone, const char *show,
+	       size_t show_len, const char *data, size_t data_len);
+/* Leaves for numbers, formatted without printf (events are full of them):
+ * data in decimal, data in hex as "0x1a2b", shown in decimal. */
+void span_data_u64(struct span_list *l, enum span_role role, uint64_t v);
+void span_data_hex(struct span_list *l, enum span_role role, uint64_t v);
+void span_show_u64(struct span_list *l, enum span_role role, enum span_tone tone, uint64_t v);
+/* A leaf's text built in place, without printf: span_text_begin() says
+ * where it starts, the caller appends it to @l->text with the strbuf
+ * adders, and span_show_end() or span_data_end() ends it and adds the leaf
+ * (shown text or data). */
+size_t span_text_begin(const struct span_list *l);
+void span_show_end(struct span_list *l, enum span_role role, enum span_tone tone, size_t at);
+void span_data_end(struct span_list *l, enum span_role role, size_t at);
 /* A leaf whose data is null (shows nothing). */
 void span_null(struct span_list *l, enum span_role role);
 /* The end of a line. */

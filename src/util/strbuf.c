@@ -2,6 +2,7 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,24 +55,6 @@ void strbuf_grow(struct strbuf *sb, size_t extra)
 	sb->buf = xgrow(sb->buf, &sb->cap, need, 1);
 	if (sb->len == 0)
 		sb->buf[0] = '\0';
-}
-
-void strbuf_add(struct strbuf *sb, const void *data, size_t n)
-{
-	strbuf_grow(sb, n);
-	memcpy(sb->buf + sb->len, data, n);
-	sb->len += n;
-	sb->buf[sb->len] = '\0';
-}
-
-void strbuf_addstr(struct strbuf *sb, const char *s)
-{
-	strbuf_add(sb, s, strlen(s));
-}
-
-void strbuf_addch(struct strbuf *sb, char c)
-{
-	strbuf_add(sb, &c, 1);
 }
 
 void strbuf_addchars(struct strbuf *sb, char c, size_t n)
@@ -135,35 +118,112 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
+static const char hex_digits[] = "0123456789abcdef";
+
+/* Bytes JSON takes as they are: ASCII from the space up (DEL too) but the
+ * quote (0x22) and the backslash (0x5c).  (UTF-8 is checked sequence by
+ * sequence.)  A table, as the writer asks it of every byte it writes. */
+static const bool json_plain_byte[256] = {
+	[0x20 ... 0x21] = true, [0x23 ... 0x5b] = true, [0x5d ... 0x7f] = true,
+};
+
+static bool json_plain(unsigned char c)
+{
+	return json_plain_byte[c];
+}
+
+/* The escape of ASCII byte @c that is not json_plain(): \" \\ \n \t or
+ * \u00NN; its length. */
+static size_t json_escape(unsigned char c, char out[6])
+{
+	out[0] = '\\';
+	if (c == '"' || c == '\\' || c == '\n' || c == '\t') {
+		out[1] = c == '\n' ? 'n' : c == '\t' ? 't' : (char)c;
+		return 2;
+	}
+	memcpy(out + 1, "u00", 3);
+	out[4] = hex_digits[c >> 4];
+	out[5] = hex_digits[c & 15];
+	return 6;
+}
+
 /* JSON text must be UTF-8: a byte that is not part of a well-formed
  * sequence becomes the four characters \xNN (as the text renderer shows
- * unprintable bytes), so the line stays valid for any strict decoder. */
+ * unprintable bytes), so the line stays valid for any strict decoder.
+ * Runs of bytes that need nothing are copied whole. */
 void strbuf_add_json_str(struct strbuf *sb, const char *s)
 {
-	strbuf_addch(sb, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		size_t n = c < 0x80 ? 1 : utf8_len((const unsigned char *)s);
+	const unsigned char *p = (const unsigned char *)s;
 
-		if (n == 0) {
-			strbuf_addf(sb, "\\\\x%02x", c);
-		} else if (n > 1) {
-			strbuf_add(sb, s, n);
-			s += n - 1;
-		} else if (c == '"' || c == '\\') {
-			strbuf_addch(sb, '\\');
-			strbuf_addch(sb, (char)c);
-		} else if (c == '\n') {
-			strbuf_addstr(sb, "\\n");
-		} else if (c == '\t') {
-			strbuf_addstr(sb, "\\t");
-		} else if (c < 0x20) {
-			strbuf_addf(sb, "\\u%04x", c);
-		} else {
-			strbuf_addch(sb, (char)c);
+	strbuf_addch(sb, '"');
+	while (*p) {
+		const unsigned char *run = p;
+		char esc[6];
+		size_t n;
+
+		while (json_plain(*p))
+			p++;
+		if (p > run)
+			strbuf_add(sb, run, (size_t)(p - run));
+		if (!*p)
+			break;
+		n = *p < 0x80 ? 0 : utf8_len(p);
+		if (n) {
+			strbuf_add(sb, p, n);
+			p += n;
+			continue;
 		}
+		if (*p < 0x80) {
+			strbuf_add(sb, esc, json_escape(*p, esc));
+		} else {
+			char x[5] = { '\\', '\\', 'x', hex_digits[*p >> 4], hex_digits[*p & 15] };
+
+			strbuf_add(sb, x, sizeof(x));
+		}
+		p++;
 	}
 	strbuf_addch(sb, '"');
+}
+
+size_t fmt_u64(char out[STRBUF_U64_MAX], uint64_t v)
+{
+	char tmp[STRBUF_U64_MAX];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	out[n] = '\0';
+	return n;
+}
+
+size_t fmt_hex(char out[STRBUF_U64_MAX], uint64_t v)
+{
+	size_t n = 1;
+
+	for (uint64_t t = v >> 4; t; t >>= 4)
+		n++;
+	out[n] = '\0';
+	for (size_t i = n; i-- > 0; v >>= 4)
+		out[i] = hex_digits[v & 15];
+	return n;
+}
+
+void strbuf_add_u64(struct strbuf *sb, uint64_t v)
+{
+	char tmp[STRBUF_U64_MAX];
+
+	strbuf_add(sb, tmp, fmt_u64(tmp, v));
+}
+
+void strbuf_add_hex(struct strbuf *sb, uint64_t v)
+{
+	char tmp[STRBUF_U64_MAX + 2] = "0x";
+
+	strbuf_add(sb, tmp, 2 + fmt_hex(tmp + 2, v));
 }
 
 int hex_digit_value(char c)

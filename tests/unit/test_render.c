@@ -516,6 +516,53 @@ static void test_span_json(void **state)
 	span_list_release(&l);
 }
 
+/* The leaves built without printf, and values nested deeper than the JSON
+ * writer's first stack of levels. */
+static void test_span_numbers_and_depth(void **state)
+{
+	struct strbuf out = STRBUF_INIT, want = STRBUF_INIT;
+	struct span_list l;
+	size_t at;
+
+	(void)state;
+	span_list_init(&l);
+	span_open(&l, SPAN_EVENT);
+	span_data_u64(&l, SPAN_SEQ, UINT64_MAX);
+	span_data_hex(&l, SPAN_IP, 0x7ffd1234abcdull);
+	span_show_u64(&l, SPAN_PID, SPAN_TONE_NONE, 0);
+	span_addn(&l, SPAN_PROBE, SPAN_TONE_NONE, "#12", 3, "12", 2);
+	at = span_text_begin(&l);
+	strbuf_addstr(&l.text, " [m+");
+	strbuf_add_hex(&l.text, 0x40);
+	span_show_end(&l, SPAN_WHERE, SPAN_TONE_NONE, at);
+	at = span_text_begin(&l);
+	strbuf_addstr(&l.text, "t\"");
+	span_data_end(&l, SPAN_TARGET, at);
+	span_add(&l, SPAN_KEY, SPAN_TONE_NONE, NULL, "deep");
+	for (int i = 0; i < 40; i++)
+		span_open(&l, i % 2 ? SPAN_OBJECT : SPAN_ARRAY);
+	span_data_u64(&l, SPAN_NUMBER, 5);
+	for (int i = 0; i < 40; i++)
+		span_close(&l);
+	span_close(&l);
+	span_write_json(&l, &out);
+	strbuf_addstr(&want, "{\"seq\":18446744073709551615,\"ip\":\"0x7ffd1234abcd\","
+			     "\"probe\":12,\"target\":\"t\\\"\",\"deep\":");
+	for (int i = 0; i < 40; i++)
+		strbuf_addstr(&want, i % 2 ? "{\"\":" : "[");
+	strbuf_addch(&want, '5');
+	for (int i = 40; i-- > 0;)
+		strbuf_addch(&want, i % 2 ? '}' : ']');
+	strbuf_addstr(&want, "}\n");
+	assert_string_equal(out.buf, want.buf);
+	strbuf_reset(&out);
+	span_write_text(&l, SPAN_COLOR_NONE, &out);
+	assert_string_equal(out.buf, "0#12 [m+0x40");
+	strbuf_release(&out);
+	strbuf_release(&want);
+	span_list_release(&l);
+}
+
 /* ---- typed values as JSON ---- */
 
 static const struct dw_type t_int = { .kind = DW_TYPE_INT, .name = "int", .size = 4, .is_signed = true };
@@ -1044,6 +1091,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ansi, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_span_roles, setup, teardown),
 		cmocka_unit_test(test_span_json),
+		cmocka_unit_test(test_span_numbers_and_depth),
 		cmocka_unit_test_setup_teardown(test_typed_args, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pieces_args, setup, teardown),
 		cmocka_unit_test(test_status_tables),

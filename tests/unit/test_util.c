@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -62,6 +63,39 @@ static void test_strbuf_json(void **state)
 	assert_string_equal(sb.buf, "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80|\\\\xff|\\\\xc3|"
 			    "\\\\xe2\\\\x82|\\\\xc0\\\\xaf|\\\\xed\\\\xa0\\\\x80|"
 			    "\\\\xf4\\\\x90\\\\x80\\\\x80|\\\\xc3\"");
+	/* tab, DEL (taken as it is), the control bytes' \u00NN, runs between */
+	strbuf_reset(&sb);
+	strbuf_add_json_str(&sb, "\t\x7f ok \x1f\x1b[0m\\");
+	assert_string_equal(sb.buf, "\"\\t\x7f ok \\u001f\\u001b[0m\\\\\"");
+	strbuf_reset(&sb);
+	strbuf_add_json_str(&sb, "");
+	assert_string_equal(sb.buf, "\"\"");
+	strbuf_release(&sb);
+}
+
+/* Numbers without printf: each as printf would write it. */
+static void test_strbuf_numbers(void **state)
+{
+	static const uint64_t v[] = { 0, 1, 9, 10, 15, 16, 255, 4096, 1234567890123ull,
+				      0x7fffffffffffffffull, UINT64_MAX };
+	struct strbuf sb = STRBUF_INIT;
+	char want[64], got[STRBUF_U64_MAX];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		snprintf(want, sizeof(want), "%" PRIu64, v[i]);
+		assert_int_equal(fmt_u64(got, v[i]), strlen(want));
+		assert_string_equal(got, want);
+		snprintf(want, sizeof(want), "%" PRIx64, v[i]);
+		assert_int_equal(fmt_hex(got, v[i]), strlen(want));
+		assert_string_equal(got, want);
+		strbuf_reset(&sb);
+		strbuf_add_u64(&sb, v[i]);
+		strbuf_addch(&sb, ' ');
+		strbuf_add_hex(&sb, v[i]);
+		snprintf(want, sizeof(want), "%" PRIu64 " 0x%" PRIx64, v[i], v[i]);
+		assert_string_equal(sb.buf, want);
+	}
 	strbuf_release(&sb);
 }
 
@@ -591,6 +625,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strbuf_basic),
 		cmocka_unit_test(test_strbuf_json),
+		cmocka_unit_test(test_strbuf_numbers),
 		cmocka_unit_test(test_diag_render),
 		cmocka_unit_test(test_diag_long_line),
 		cmocka_unit_test(test_diag_no_location),
