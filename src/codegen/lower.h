@@ -42,6 +42,9 @@ struct cg_value {
 	struct dw_loc loc;         /* composed: where its pieces are */
 	LLVMValueRef fail_addr;    /* i64 address that read failed at (with status) */
 	const struct ast_expr *maker; /* a boolean made by a builtin call (for hints), or NULL */
+	/* The C++ reference this referent was reached through (dt is its
+	 * target), for print to show it as gdb does; NULL otherwise. */
+	const struct dw_type *ref;
 };
 
 struct cg_binding {

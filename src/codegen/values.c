@@ -357,7 +357,8 @@ static int value_at(struct cg *cg, const struct ast_expr *e, const struct dw_typ
 		    const struct dw_loc *loc, struct cg_value *out)
 {
 	LLVMValueRef base;
-	bool aggregate = !dw_type_is_scalar(t) && t->kind != DW_TYPE_FLOAT;
+	/* a pointer to a member function is two words: read as an aggregate */
+	bool aggregate = (!dw_type_is_scalar(t) || t->size > 8) && t->kind != DW_TYPE_FLOAT;
 
 	if (aggregate && (loc->kind == DW_LOC_REG || loc->kind == DW_LOC_VALUE_REG ||
 			  loc->kind == DW_LOC_VALUE_EXPR || loc->kind == DW_LOC_CONST)) {
@@ -458,16 +459,40 @@ static int function_value(struct cg *cg, const struct ast_expr *e, struct cg_val
 	return 0;
 }
 
+static int follow(struct cg *cg, const struct ast_expr *e, struct cg_value *v, struct cg_value *out);
+
+/* A C++ reference stands for its referent, as in C++: @v becomes the
+ * referent (an lvalue), remembering the reference for print. */
+static int through_reference(struct cg *cg, const struct ast_expr *e, struct cg_value *v)
+{
+	struct cg_value ref = *v;
+	int err;
+
+	if (v->kind != CG_VALUE || !v->dt->is_reference || !v->dt->target)
+		return 0;
+	if (v->optimized_out) {
+		v->dt = ref.dt->target;
+	} else {
+		err = follow(cg, e, &ref, v);
+		if (err)
+			return err;
+	}
+	v->ref = ref.dt;
+	return 0;
+}
+
 int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 {
 	struct dw_var var;
+	int err;
 
 	if (!cg->plan->vars.find)
 		return cg_fail(cg, e->loc, "build the program with -g, or install its debug info",
 			       "'%s' cannot be read: %s has no debug information", e->str, cg->plan->name);
 	if (cg->plan->vars.find(cg->plan->vars.ctx, e->str, &var))
 		return function_value(cg, e, out);
-	return value_at(cg, e, var.type, &var.loc, out);
+	err = value_at(cg, e, var.type, &var.loc, out);
+	return err ? err : through_reference(cg, e, out);
 }
 
 /* Member or element @t at byte @offset of composed value @base; a
@@ -539,6 +564,7 @@ static int pointee(struct cg *cg, const struct ast_expr *e, struct cg_value *v, 
 			return err;
 		*out = *v;
 		out->dt = v->dt->target;
+		out->ref = NULL;
 		return 0;
 	}
 	if (v->kind != CG_VALUE || v->dt->kind != DW_TYPE_POINTER)
@@ -588,8 +614,10 @@ int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base
 		out->optimized_out = true;
 		return 0;
 	}
-	if (obj.composed)
-		return composed_part(cg, e, &obj, mb->type, off, mb->bit_size, mb->bit_offset, out);
+	if (obj.composed) {
+		err = composed_part(cg, e, &obj, mb->type, off, mb->bit_size, mb->bit_offset, out);
+		return err ? err : through_reference(cg, e, out);
+	}
 	err = values_need_lvalue(cg, e->lhs, &obj, "the struct");
 	if (err)
 		return err;
@@ -598,7 +626,7 @@ int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base
 	out->fail_addr = obj.fail_addr;
 	out->bit_size = mb->bit_size;
 	out->bit_offset = mb->bit_offset;
-	return 0;
+	return through_reference(cg, e, out);
 }
 
 /* An index whose byte offset (index x element size) does not fit in 64
@@ -961,14 +989,32 @@ static LLVMValueRef value_or_failed_at(struct cg *cg, const struct cg_value *v, 
 	return LLVMBuildSelect(b, failed, at, x, "");
 }
 
+static int print_value(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
+		       enum ast_fmt_spec spec);
+
+/* A value reached through a C++ reference is printed as its referent's
+ * value with the referent's address attached (WR_ARG_ATTACH_REFERENCE),
+ * for gdb's `(int &) @0x7ffe...: 5`. */
 int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
 		     enum ast_fmt_spec spec, unsigned print_index, unsigned wire_index)
+{
+	bool ref = v->kind == CG_VALUE && v->ref && v->ref->target == v->dt;
+	int err;
+
+	note(cg, print_index, wire_index, ref ? v->ref : v->dt);
+	err = print_value(cg, e, v, spec);
+	if (!err && ref && v->lvalue && !v->optimized_out)
+		emit_scalar(cg, WR_ARG_ATTACH, v->v, NULL, WR_ARG_ATTACH_REFERENCE);
+	return err;
+}
+
+static int print_value(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
+		       enum ast_fmt_spec spec)
 {
 	const struct dw_type *t = v->dt;
 	bool as_number = spec == AST_FMT_HEX || spec == AST_FMT_HEX_UPPER || spec == AST_FMT_PTR;
 	LLVMValueRef x, pre = v->status;
 
-	note(cg, print_index, wire_index, t);
 	if (v->optimized_out) {
 		emit_scalar(cg, WR_ARG_I64, cg_i64(cg, 0), cg_i32(cg, WR_ARG_OPTIMIZED_OUT), 0);
 		return 0;

@@ -546,6 +546,12 @@ static bool step(struct eval *ev, Dwarf_Op *op)
 	case DW_OP_GNU_deref_type: return deref_type(ev, op);
 	case DW_OP_entry_value:
 	case DW_OP_GNU_entry_value: return entry_value(ev, op);
+	case DW_OP_GNU_parameter_ref:
+		/* GCC's IPA-SRA dropped the parameter: only its callers knew
+		 * it (gdb shows <optimized out>, as here) */
+		ev->why = "the function was compiled without this parameter (DW_OP_GNU_parameter_ref)";
+		ev->gone = true;
+		return false;
 	case DW_OP_stack_value: ev->value = true; return true;
 	case DW_OP_implicit_value: return implicit_value(ev, op);
 	case DW_OP_nop:

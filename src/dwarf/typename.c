@@ -303,11 +303,32 @@ static void add_params(const struct typename_ctx *ctx, Dwarf_Die *parent, bool n
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-void typename_render_type(Dwarf_Die *type, struct strbuf *out)
+/* A C++ type by its own name (wraith's values do not qualify names by
+ * their namespace). */
+static const char *bare_name(struct sym_cache *c, struct dw_module *m, Dwarf_Die *die)
 {
-	struct typename_ctx ctx = { 0 };
+	(void)c;
+	(void)m;
+	return dwarf_diename(die);
+}
+
+void typename_render_type(Dwarf_Die *type, bool cxx, struct strbuf *out)
+{
+	struct typename_ctx ctx = { .qualified_name = bare_name, .cxx = cxx };
 
 	render_decl(&ctx, type, "", out);
+}
+
+bool typename_is_cxx(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+	int lang;
+
+	if (!dwarf_diecu(die, &cu, NULL, NULL))
+		return false;
+	lang = dwarf_srclang(&cu);
+	return lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+	       lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
 }
 
 /* The parameter list of the subprogram (@names: with their names, the

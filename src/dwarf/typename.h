@@ -46,8 +46,13 @@ void typename_render_params(const struct typename_ctx *ctx, Dwarf_Die *fn, bool 
 
 /* Append the C spelling of type DIE @type as an abstract declarator:
  * "void (*)(int)", "int (*)[4]"; of a subprogram DIE, its function type
- * "void (struct s *, long)". */
-void typename_render_type(Dwarf_Die *type, struct strbuf *out);
+ * "void (struct s *, long)".  @cxx: C++'s spelling, class names without
+ * "struct" (not qualified by their namespace): "const Point &",
+ * "int Point::*". */
+void typename_render_type(Dwarf_Die *type, bool cxx, struct strbuf *out);
+
+/* Whether @die belongs to a C++ compile unit. */
+bool typename_is_cxx(Dwarf_Die *die);
 
 /* True when @fn has children that are parameters (formal, "...", or a
  * template parameter pack). */

@@ -188,7 +188,10 @@ static void add_members(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
 	do {
 		int tag = dwarf_tag(&child);
 
-		if (tag != DW_TAG_member && tag != DW_TAG_inheritance)
+		/* a static data member (DWARF 4's declaration) is no part of
+		 * the object's bytes */
+		if ((tag != DW_TAG_member && tag != DW_TAG_inheritance) ||
+		    dwarf_hasattr(&child, DW_AT_declaration))
 			continue;
 		v = xgrow(v, &cap, n + 1, sizeof(*v));
 		add_member(c, &v[n++], &child, tag);
@@ -277,9 +280,12 @@ static void set_array(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
 	array_of(c, elem, n ? counts[0] : 0, t);
 }
 
-static const char *aggregate_name(struct vars_cache *c, int tag, const char *name)
+/* "struct point" in C; C++ names a class, struct, union or enum by its
+ * name alone, as gdb does ("Point"). */
+static const char *aggregate_name(struct vars_cache *c, Dwarf_Die *die, int tag, const char *name)
 {
-	const char *kw = tag == DW_TAG_structure_type ? "struct " : tag == DW_TAG_union_type ? "union "
+	const char *kw = typename_is_cxx(die) ? ""
+		       : tag == DW_TAG_structure_type ? "struct " : tag == DW_TAG_union_type ? "union "
 		       : tag == DW_TAG_enumeration_type ? "enum " : "";
 
 	return own(c, xasprintf("%s%s", kw, name ? name : "<anonymous>"));
@@ -294,7 +300,7 @@ static void set_aggregate(struct vars_cache *c, struct dw_type *t, Dwarf_Die *di
 	const char *name = dwarf_diename(die);
 	const struct dw_type *full;
 
-	t->name = aggregate_name(c, tag, name);
+	t->name = aggregate_name(c, die, tag, name);
 	if (name && dwarf_hasattr(die, DW_AT_declaration)) {
 		full = complete_type(c, t->name);
 		if (full) {
@@ -310,6 +316,7 @@ static void set_aggregate(struct vars_cache *c, struct dw_type *t, Dwarf_Die *di
 		t->kind = DW_TYPE_ENUM;
 		t->size = udata_attr(die, DW_AT_byte_size, 4);
 		t->is_signed = element(c, die)->is_signed;
+		t->scoped = dwarf_hasattr(die, DW_AT_enum_class);
 		add_enumerators(c, t, die);
 		return;
 	}
@@ -335,8 +342,31 @@ static const char *declarator_name(struct vars_cache *c, Dwarf_Die *die)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	typename_render_type(die, &sb);
+	typename_render_type(die, typename_is_cxx(die), &sb);
 	return own(c, strbuf_detach(&sb));
+}
+
+/* A C++ reference ("const Point &", "int &&") or pointer to member
+ * ("int Point::*", "int (Point::*)(const Point * const)"), named as gdb
+ * names it. */
+static void set_cxx_pointer(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die, int tag)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die klass;
+
+	t->kind = DW_TYPE_POINTER;
+	t->size = 8;
+	t->target = element(c, die);
+	t->name = declarator_name(c, die);
+	t->is_reference = tag != DW_TAG_ptr_to_member_type;
+	if (t->is_reference)
+		return;
+	if (dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_containing_type, &a), &klass))
+		t->container = &slot(c, &klass)->t;
+	else
+		t->container = &unknown_type;
+	if (t->target->kind == DW_TYPE_FUNCTION)
+		t->size = 16; /* the function, then the adjustment of this */
 }
 
 /* Convert the DIE of node @t (once). */
@@ -358,17 +388,18 @@ static void fill(struct vars_cache *c, struct dw_type *t)
 		set_base(t, die);
 		break;
 	case DW_TAG_pointer_type:
-	case DW_TAG_reference_type:
-	case DW_TAG_rvalue_reference_type:
-	case DW_TAG_ptr_to_member_type:
 		t->kind = DW_TYPE_POINTER;
 		t->size = 8;
 		t->target = element(c, die);
 		if (t->target->kind == DW_TYPE_FUNCTION || t->target->kind == DW_TYPE_ARRAY)
 			t->name = declarator_name(c, die); /* void (*)(int), int (*)[4] */
 		else
-			t->name = own(c, xasprintf("%s %s", t->target->name,
-						   tag == DW_TAG_pointer_type ? "*" : "&"));
+			t->name = own(c, xasprintf("%s *", t->target->name));
+		break;
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+	case DW_TAG_ptr_to_member_type:
+		set_cxx_pointer(c, t, die, tag);
 		break;
 	case DW_TAG_structure_type:
 	case DW_TAG_class_type:
@@ -396,6 +427,18 @@ static void fill(struct vars_cache *c, struct dw_type *t)
 	case DW_TAG_subprogram: /* a function itself has the type it declares */
 		t->kind = DW_TYPE_FUNCTION;
 		t->name = declarator_name(c, die);
+		break;
+	case DW_TAG_unspecified_type:
+		t->name = name ? name : "?";
+		if (name && !strcmp(name, "decltype(nullptr)")) {
+			/* std::nullptr_t: a pointer's 8 bytes (gdb 13 cannot
+			 * print one: "Attempt to dereference a generic pointer") */
+			t->kind = DW_TYPE_POINTER;
+			t->size = 8;
+			t->target = &void_type;
+		} else {
+			t->kind = DW_TYPE_UNKNOWN;
+		}
 		break;
 	default:
 		t->kind = DW_TYPE_UNKNOWN;
@@ -449,7 +492,7 @@ static void index_unit(struct vars_cache *c, Dwarf_Die *unit)
 			continue;
 		c->complete = xgrow(c->complete, &c->cap_complete, c->n_complete + 1, sizeof(*c->complete));
 		c->complete[c->n_complete++] = (struct complete_entry){
-			.name = aggregate_name(c, tag, name),
+			.name = aggregate_name(c, &child, tag, name),
 			.dw = dwarf_cu_getdwarf(child.cu),
 			.off = dwarf_dieoffset(&child),
 		};
@@ -570,8 +613,11 @@ static const struct dw_type *named_type(struct vars_cache *c, Dwarf *dw, const c
 	Dwarf_Die die;
 	const struct dw_type *t;
 
-	if (!strncmp(base, "struct ", 7) || !strncmp(base, "union ", 6) || !strncmp(base, "enum ", 5))
-		return complete_type(c, base);
+	if (!strncmp(base, "struct ", 7) || !strncmp(base, "union ", 6) || !strncmp(base, "enum ", 5)) {
+		t = complete_type(c, base);
+		/* C++ names them without the keyword */
+		return t ? t : complete_type(c, strchr(base, ' ') + 1);
+	}
 	t = own_definition(c, base); /* a C++ class by its bare name */
 	if (t)
 		return t;

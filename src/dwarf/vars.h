@@ -27,7 +27,7 @@ enum dw_type_kind {
 	DW_TYPE_INT,      /* integers, char, enum underlying */
 	DW_TYPE_BOOL,
 	DW_TYPE_FLOAT,
-	DW_TYPE_POINTER,  /* also references */
+	DW_TYPE_POINTER,  /* also references and pointers to members (see dw_type) */
 	DW_TYPE_STRUCT,   /* struct and class */
 	DW_TYPE_UNION,
 	DW_TYPE_ARRAY,
@@ -66,6 +66,16 @@ struct dw_type {
 	size_t n_enumerators;
 	bool incomplete;           /* a struct/union/enum only declared, defined by no module
 				      known (no members, size 0) */
+	/* C++ (DW_TYPE_POINTER): a reference, & or && ("int &"): its value is
+	 * the referent's address, and in expressions it stands for the
+	 * referent, as in C++. */
+	bool is_reference;
+	/* C++ (DW_TYPE_POINTER): a pointer to a member of class .container
+	 * ("int Point::*": its value is the member's offset; a pointer to a
+	 * member function, 16 bytes: the function's address, then the
+	 * adjustment of `this`). */
+	const struct dw_type *container;
+	bool scoped;               /* an enum class: gdb names its values Color::green */
 };
 
 enum dw_loc_kind {

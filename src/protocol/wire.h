@@ -138,6 +138,10 @@ enum wr_arg_kind {
 #define WR_DUMP_MAX 256u       /* bytes of one memory dump (GhostScope's mem_dump_cap) */
 #define WR_ARG_ATTACH_MAX 16u  /* strings attached to one argument */
 #define WR_ARG_ATTACH_STR 128u /* bytes of an attached string */
+/* aux of a WR_ARG_ATTACH with no string after the printed value of a C++
+ * reference: its pointer is the address the reference refers to (the
+ * argument itself is the referent's value). */
+#define WR_ARG_ATTACH_REFERENCE 0xffffffu
 
 enum wr_arg_status {
 	WR_ARG_OK          = 0,

@@ -14,6 +14,10 @@
  * - pointers as addresses with `<symbol+offset>` when they point into a
  *   known object, at top level after their type as `(int *) 0x...`; char
  *   pointers with the string they point to;
+ * - C++ references as `(int &) @0x7ffe...: 5` (the referent's value came
+ *   as the argument, its address attached), inside a value `@0x7ffe...`;
+ *   pointers to data members as `&Point::y`, enum class values as
+ *   `Color::green`;
  * - char arrays as strings with every byte (NULs escaped), runs of more
  *   than 10 equal elements as `<repeats N times>`, at most 200 elements;
  * - structs and unions member by member, signed bitfields sign-extended,
@@ -194,6 +198,8 @@ static void enum_text(const struct dw_type *t, uint64_t raw, struct strbuf *out)
 
 	for (size_t i = 0; i < t->n_enumerators; i++) {
 		if (((uint64_t)t->enumerators[i].value & mask) == (raw & mask)) {
+			if (t->scoped) /* an enum class: Color::green */
+				strbuf_addf(out, "%s::", strncmp(t->name, "enum ", 5) ? t->name : t->name + 5);
 			strbuf_addstr(out, t->enumerators[i].name);
 			return;
 		}
@@ -287,6 +293,52 @@ void render_pointer(const struct dw_type *t, uint64_t v, const struct ev_arg *te
 		pointed_text(text, out);
 }
 
+/* ---- C++ references and pointers to members ---- */
+
+/* A C++ base class as gdb names it: without "struct " or "union ". */
+static const char *tag_less(const char *name)
+{
+	if (!strncmp(name, "struct ", 7))
+		return name + 7;
+	if (!strncmp(name, "union ", 6))
+		return name + 6;
+	return name;
+}
+
+
+/* A reference without its referent (inside an aggregate): `@0x7ffe...`;
+ * the referent follows as `: 5` where it was read (render_arg). */
+static void reference_text(uint64_t v, bool top, const struct dw_type *t, struct strbuf *out)
+{
+	if (top)
+		strbuf_addf(out, "(%s) ", t->name);
+	strbuf_addf(out, "@0x%" PRIx64, v);
+}
+
+/* gdb's `&Point::y` for a pointer to a data member (its value is the
+ * member's offset); a pointer to a member function shows its type and
+ * function, as a function pointer does at top level, wherever it is. */
+static void member_pointer_text(const struct dw_type *t, const uint8_t *data,
+				const struct render_value_ctx *vc, struct strbuf *out)
+{
+	const struct dw_type *k = t->container;
+	int64_t off = (int64_t)read_uint(data, 8);
+
+	if (t->target && t->target->kind == DW_TYPE_FUNCTION) {
+		render_pointer(t, (uint64_t)off, NULL, true, vc, out);
+		return;
+	}
+	for (size_t i = 0; k && i < k->n_members; i++) {
+		const struct dw_member *mb = &k->members[i];
+
+		if (mb->name && strcmp(mb->name, "<base>") && !mb->bit_size && (int64_t)mb->offset == off) {
+			strbuf_addf(out, "&%s::%s", tag_less(k->name), mb->name);
+			return;
+		}
+	}
+	strbuf_addf(out, "%" PRId64, off);
+}
+
 /* ---- aggregates ---- */
 
 bool render_bits_gone(const uint8_t *mask, size_t bit, size_t n, bool all)
@@ -308,6 +360,8 @@ static bool not_kept(const struct walk *w, const struct dw_type *t, size_t len, 
 	const uint8_t *m = w->vc ? w->vc->unavail : NULL;
 	size_t size = t->size < len ? (size_t)t->size : len;
 
+	if (t->container && size > 8)
+		size = 8; /* a member function pointer shows its function, not its adjustment */
 	if (!m || !size)
 		return false;
 	if (w->depth == 1 && render_bits_gone(m, at * 8, size * 8, true))
@@ -336,16 +390,6 @@ static void bitfield(const struct dw_member *mb, const uint8_t *data, size_t len
 	}
 	v = read_uint(data + mb->offset, bytes > 8 ? 8 : bytes) >> mb->bit_offset;
 	integer_text(mb->type, v, mb->bit_size, out);
-}
-
-/* A C++ base class as gdb names it: without "struct " or "union ". */
-static const char *tag_less(const char *name)
-{
-	if (!strncmp(name, "struct ", 7))
-		return name + 7;
-	if (!strncmp(name, "union ", 6))
-		return name + 6;
-	return name;
 }
 
 static void members(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
@@ -457,6 +501,10 @@ static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size
 		strbuf_addf(out, "<%s>", t->name);
 	else if (t->kind == DW_TYPE_FLOAT)
 		float_text(t, data, out);
+	else if (t->kind == DW_TYPE_POINTER && t->is_reference)
+		reference_text(read_uint(data, 8), w->top && w->depth == 1, t, out);
+	else if (t->kind == DW_TYPE_POINTER && t->container)
+		member_pointer_text(t, data, w->vc, out);
 	else if (t->kind == DW_TYPE_POINTER)
 		render_pointer(t, read_uint(data, 8), attachment(w->vc, at), w->top && w->depth == 1,
 			       w->vc, out);
@@ -547,15 +595,43 @@ static void untyped(const struct ev_arg *a, struct strbuf *out)
 	}
 }
 
+static bool arg_text(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_type *t, bool top,
+		     const struct render_value_ctx *vc, struct strbuf *out);
+
+/* A C++ reference printed as gdb prints it, `(int &) @0x7ffe...: 5`: the
+ * argument is its referent's value, the address came attached. */
+static bool reference_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_type *t,
+			  const struct render_value_ctx *vc, struct strbuf *out)
+{
+	const struct ev_arg *addr = NULL;
+
+	for (size_t i = 0; i < a->n_attach; i++)
+		if (a->attach[i].aux == WR_ARG_ATTACH_REFERENCE)
+			addr = &a->attach[i];
+	if (addr && spec == AST_FMT_DEFAULT) {
+		reference_text(addr->value, true, t, out);
+		strbuf_addstr(out, ": ");
+	}
+	return arg_text(a, spec, t->target, false, vc, out);
+}
+
 bool render_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_type *t,
 		const struct render_value_ctx *vc, struct strbuf *out)
+{
+	if (t && t->is_reference && t->target)
+		return reference_arg(a, spec, t, vc, out);
+	return arg_text(a, spec, t, true, vc, out);
+}
+
+static bool arg_text(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_type *t, bool top,
+		     const struct render_value_ctx *vc, struct strbuf *out)
 {
 	bool hex = spec == AST_FMT_HEX || spec == AST_FMT_HEX_UPPER || spec == AST_FMT_PTR;
 	struct render_value_ctx with = { 0 };
 	uint8_t raw[8];
 
 	if (a->status == WR_ARG_POINTEE_ERROR && a->kind == WR_ARG_CSTR && t && spec == AST_FMT_DEFAULT) {
-		render_pointer(t, a->value, a, true, vc, out);
+		render_pointer(t, a->value, a, top, vc, out);
 		return true;
 	}
 	if (arg_failed(a, out))
@@ -570,7 +646,7 @@ bool render_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_
 	} else if (!t) {
 		untyped(a, out);
 	} else if (a->kind == WR_ARG_CSTR) {
-		render_pointer(t, a->value, a, true, vc, out);
+		render_pointer(t, a->value, a, top, vc, out);
 	} else {
 		if (vc)
 			with = *vc;
@@ -581,9 +657,9 @@ bool render_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_
 		if (a->kind == WR_ARG_PIECES && (a->aux & WR_PIECES_F_UNINIT))
 			strbuf_addstr(out, "[uninitialized] "); /* as gdb marks it */
 		if (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES)
-			render_value(t, a->data, a->len, true, &with, out);
+			render_value(t, a->data, a->len, top, &with, out);
 		else
-			render_value(t, raw, sizeof(raw), true, &with, out);
+			render_value(t, raw, sizeof(raw), top, &with, out);
 	}
 	return true;
 }

@@ -8,6 +8,8 @@
  *   enum                        the enumerator's name; a number when none
  *   pointer                     "0x..." (its type is the argument's "type");
  *                               a NULL pointer is null
+ *   C++ reference (print arg)   the referent's value ("type" is "int &");
+ *                               inside an aggregate, "0x..." as a pointer
  *   char array, string,         string, to the first NUL
  *   char pointer (its string)
  *   memory dump ({:x.N} ...)    array of the byte values read
@@ -309,7 +311,8 @@ void render_arg_data(const struct ev_arg *a, const struct dw_type *t, struct spa
 		t = NULL;
 	span_add(out, SPAN_VALUE_TYPE, SPAN_TONE_NONE, NULL, t && t->name ? t->name : kind_type(a->kind));
 	span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "value");
-	arg_value(a, t, out);
+	/* a C++ reference's value is its referent's; "type" says it is one */
+	arg_value(a, t && t->is_reference && t->target ? t->target : t, out);
 	if (why)
 		span_add(out, SPAN_VALUE_ERROR, SPAN_TONE_NONE, NULL, why);
 	else

@@ -11,6 +11,7 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,6 +255,32 @@ static size_t pointed_string(const struct where *c, uint64_t p, uint8_t *buf, si
 	return n < (size_t)got ? n + 1 : (size_t)got;
 }
 
+static void bytes_text(const struct where *c, const struct dw_type *t, const uint8_t *data,
+		       size_t len, struct strbuf *out);
+
+/* A C++ reference as gdb's bt shows it, `@0x7ffe...: 5`: the referent
+ * from the stack copy, or a module's read-only data; elsewhere it is
+ * beyond what the probe copied: <unavailable>. */
+static void reference_text(const struct where *c, const struct dw_type *t, uint64_t addr,
+			   struct strbuf *out)
+{
+	size_t size = (size_t)t->target->size;
+	uint8_t *buf;
+
+	strbuf_addf(out, "@0x%" PRIx64 ": ", addr);
+	if (!size || size > MAX_VALUE_BYTES) {
+		strbuf_addf(out, "<%s>", t->target->name);
+		return;
+	}
+	buf = xmalloc(size);
+	if (copy_read((void *)c->w->bt, addr, buf, size) == 0 ||
+	    (c->t && target_read_const(c->t, (pid_t)c->pid, addr, buf, size) == (long)size))
+		bytes_text(c, t->target, buf, size, out);
+	else
+		strbuf_addstr(out, "<unavailable>");
+	free(buf);
+}
+
 /* A frame's variable as gdb's bt shows it, as a value inside another: a
  * pointer is its address and symbol without its type, a char 113 'q', a
  * char pointer its string where it can be read (pointed_string). */
@@ -265,6 +292,11 @@ static void bytes_text(const struct where *c, const struct dw_type *t, const uin
 	struct ev_arg s = { .kind = WR_ARG_ATTACH, .status = WR_ARG_OK, .data = text };
 	uint64_t p = 0;
 
+	if (t->kind == DW_TYPE_POINTER && t->is_reference && t->target && len == 8) {
+		memcpy(&p, data, 8);
+		reference_text(c, t, p, out);
+		return;
+	}
 	if (t->kind == DW_TYPE_POINTER && t->target && t->target->is_char && t->target->size == 1 &&
 	    len == 8) {
 		memcpy(&p, data, 8);
@@ -366,9 +398,13 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		else
 			strbuf_addstr(out, "<unavailable>");
 		free(buf);
-	} else if (!is_mem && size <= 8 && v->loc.bit_shift < 64 && value_of(c, &v->loc, &scalar)) {
-		scalar >>= v->loc.bit_shift;
-		bytes_text(c, t, (const uint8_t *)&scalar, size, out);
+	} else if (!is_mem && (size <= 8 || t->container) && v->loc.bit_shift < 64 &&
+		   value_of(c, &v->loc, &scalar)) {
+		/* a member function pointer in a register: its function (the
+		 * adjustment after it is not shown) */
+		uint64_t words[2] = { scalar >> v->loc.bit_shift, 0 };
+
+		bytes_text(c, t, (const uint8_t *)words, size <= 8 ? size : sizeof(words), out);
 	} else {
 		strbuf_addstr(out, "<optimized out>");
 	}

@@ -1044,6 +1044,51 @@ static void test_functions(void **state)
 	strbuf_release(&out);
 }
 
+/* C++ values as gdb prints them: a reference with its referent (the
+ * address attached), inside a value its address alone; a pointer to a
+ * data member by the member's name; an enum class value qualified. */
+static void test_cxx(void **state)
+{
+	static const struct dw_member pair_members[] = {
+		{ .name = "x", .offset = 0, .type = &v_int },
+		{ .name = "y", .offset = 4, .type = &v_int },
+	};
+	static const struct dw_type pair = { .kind = DW_TYPE_STRUCT, .name = "Pair", .size = 8,
+					      .members = pair_members, .n_members = 2 };
+	static const struct dw_type ref = { .kind = DW_TYPE_POINTER, .name = "const Pair &", .size = 8,
+					    .target = &pair, .is_reference = true };
+	static const struct dw_type mptr = { .kind = DW_TYPE_POINTER, .name = "int Pair::*", .size = 8,
+					     .target = &v_int, .container = &pair };
+	static const struct dw_enumerator modes[] = { { "off", 0 }, { "on", 5 } };
+	static const struct dw_type mode = { .kind = DW_TYPE_ENUM, .name = "Mode", .size = 1,
+					     .enumerators = modes, .n_enumerators = 2, .scoped = true };
+	uint8_t bytes[8] = { 1, 0, 0, 0, 2, 0, 0, 0 }, raw[8];
+	struct ev_arg addr = { .kind = WR_ARG_ATTACH, .aux = WR_ARG_ATTACH_REFERENCE, .value = 0x7ff0 };
+	struct ev_arg a = { .kind = WR_ARG_BYTES, .data = bytes, .len = 8, .attach = &addr, .n_attach = 1 };
+	struct strbuf out = STRBUF_INIT;
+	uint64_t v;
+
+	(void)state;
+	assert_true(render_arg(&a, AST_FMT_DEFAULT, &ref, NULL, &out));
+	assert_string_equal(out.buf, "(const Pair &) @0x7ff0: {x: 1, y: 2}");
+	strbuf_reset(&out);
+	v = 0x7ff0;
+	memcpy(raw, &v, 8);
+	render_value(&ref, raw, 8, false, NULL, &out);
+	assert_string_equal(out.buf, "@0x7ff0");
+	strbuf_reset(&out);
+	v = 4;
+	memcpy(raw, &v, 8);
+	render_value(&mptr, raw, 8, true, NULL, &out);
+	assert_string_equal(out.buf, "&Pair::y");
+	strbuf_reset(&out);
+	v = 5;
+	memcpy(raw, &v, 8);
+	render_value(&mode, raw, 1, true, NULL, &out);
+	assert_string_equal(out.buf, "Mode::on");
+	strbuf_release(&out);
+}
+
 /* Memory dumps: hex either case, text up to a NUL with escapes, the cap
  * said, and memory that could not be read said instead of bytes. */
 static void test_dumps(void **state)
@@ -1099,6 +1144,7 @@ int main(void)
 		cmocka_unit_test(test_strings_and_arrays),
 		cmocka_unit_test(test_pointers),
 		cmocka_unit_test(test_functions),
+		cmocka_unit_test(test_cxx),
 		cmocka_unit_test(test_status_doc),
 		cmocka_unit_test(test_dumps),
 	};

@@ -120,6 +120,44 @@ static uint64_t function_pc(struct dw_module *m, const char *fn)
 	return pc;
 }
 
+/* C++ types as gdb names them, in both compilers' DWARF: references
+ * (read through, kept as such), a class without "struct", pointers to
+ * members with their class, an enum class. */
+static void test_cxx_types(void **state)
+{
+	static const char *const builds[] = { "cxx-O0", "cxx-clang-O0" };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct dw_module *m = open_module(builds[i]);
+		uint64_t pc = function_pc(m, "refs");
+		struct dw_var v;
+
+		assert_int_equal(dw_var_find(m, pc, "r", &v), 0);
+		assert_true(v.type->is_reference);
+		assert_string_equal(v.type->name, "int &");
+		assert_int_equal(dw_var_find(m, pc, "rr", &v), 0);
+		assert_string_equal(v.type->name, "int &&");
+		assert_int_equal(dw_var_find(m, pc, "p", &v), 0);
+		assert_string_equal(v.type->name, "const Pair &");
+		assert_string_equal(v.type->target->name, "const Pair");
+		assert_int_equal(v.type->target->kind, DW_TYPE_STRUCT);
+		assert_int_equal(dw_var_find(m, pc, "sr", &v), 0);
+		assert_string_equal(v.type->name, "const char * const&");
+		assert_int_equal(dw_var_find(m, pc, "pm", &v), 0);
+		assert_false(v.type->is_reference);
+		assert_string_equal(v.type->name, "int Pair::*");
+		assert_string_equal(v.type->container->name, "Pair");
+		assert_int_equal(dw_var_find(m, pc, "pf", &v), 0);
+		assert_int_equal(v.type->size, 16);
+		assert_string_equal(v.type->name, "int (Pair::*)(const Pair * const)");
+		assert_int_equal(dw_var_find(m, pc, "m", &v), 0);
+		assert_true(v.type->scoped);
+		assert_string_equal(v.type->name, "Mode");
+		dw_module_free(m);
+	}
+}
+
 /* clang's DWARF 5: no .debug_aranges, parameters on the frame (frame base
  * rbp), globals through DW_OP_addrx. */
 static void test_clang(void **state)
@@ -597,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_read_const),
 		cmocka_unit_test(test_enumerators),
 		cmocka_unit_test(test_functions),
+		cmocka_unit_test(test_cxx_types),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
