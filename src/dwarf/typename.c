@@ -62,6 +62,14 @@ static void add_quals(struct strbuf *sb, unsigned quals, bool lead)
 	}
 }
 
+/* A C++ class or typedef's name with its scopes, "ns::Klass<int>". */
+static const char *scoped_name(const struct typename_ctx *ctx, Dwarf_Die *die)
+{
+	if (ctx->name_of)
+		return ctx->name_of(ctx->name_ctx, die);
+	return ctx->qualified_name(ctx->c, ctx->m, die);
+}
+
 /* "*", then its qualifiers as gdb spaces them: "char * const p",
  * "char * const *pp", "const char * const&". */
 static void add_pointer(struct decl *d, const char *op)
@@ -132,7 +140,7 @@ static void add_member_pointer(struct decl *d, Dwarf_Die *type)
 	const char *name = NULL;
 
 	if (die_ref(type, DW_AT_containing_type, &klass))
-		name = d->ctx->cxx ? d->ctx->qualified_name(d->ctx->c, d->ctx->m, &klass) : dwarf_diename(&klass);
+		name = d->ctx->cxx ? scoped_name(d->ctx, &klass) : dwarf_diename(&klass);
 	add_pointer(d, "::*");
 	prepend(&d->inner, name ? name : "?");
 }
@@ -185,7 +193,7 @@ static void base_name(struct decl *d, Dwarf_Die *type, struct strbuf *out)
 	if (aggregate && !d->ctx->cxx)
 		strbuf_addf(out, "%s ", tag_keyword(tag));
 	if (d->ctx->cxx && (aggregate || tag == DW_TAG_typedef))
-		name = d->ctx->qualified_name(d->ctx->c, d->ctx->m, type);
+		name = scoped_name(d->ctx, type);
 	if (tag == DW_TAG_base_type)
 		name = typename_base(name);
 	strbuf_addstr(out, name ? name : "?");
@@ -303,18 +311,10 @@ static void add_params(const struct typename_ctx *ctx, Dwarf_Die *parent, bool n
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-/* A C++ type by its own name (wraith's values do not qualify names by
- * their namespace). */
-static const char *bare_name(struct sym_cache *c, struct dw_module *m, Dwarf_Die *die)
+void typename_render_type(Dwarf_Die *type, const char *(*name)(void *ctx, Dwarf_Die *die), void *name_ctx,
+			  struct strbuf *out)
 {
-	(void)c;
-	(void)m;
-	return dwarf_diename(die);
-}
-
-void typename_render_type(Dwarf_Die *type, bool cxx, struct strbuf *out)
-{
-	struct typename_ctx ctx = { .qualified_name = bare_name, .cxx = cxx };
+	struct typename_ctx ctx = { .name_of = name, .name_ctx = name_ctx, .cxx = name != NULL };
 
 	render_decl(&ctx, type, "", out);
 }

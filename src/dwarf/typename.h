@@ -29,6 +29,10 @@ struct typename_ctx {
 	 * DIE, NULL without a name; the string must outlive the rendering. */
 	const char *(*qualified_name)(struct sym_cache *c, struct dw_module *m, Dwarf_Die *die);
 	bool cxx;  /* C++ spelling: qualified names, no "struct" keyword */
+	/* Instead of qualified_name when set: the name of a class or typedef
+	 * DIE, qualified as the caller sees fit (typename_render_type). */
+	const char *(*name_of)(void *ctx, Dwarf_Die *die);
+	void *name_ctx;
 	int level; /* function types nested in parameter lists */
 };
 
@@ -46,10 +50,11 @@ void typename_render_params(const struct typename_ctx *ctx, Dwarf_Die *fn, bool 
 
 /* Append the C spelling of type DIE @type as an abstract declarator:
  * "void (*)(int)", "int (*)[4]"; of a subprogram DIE, its function type
- * "void (struct s *, long)".  @cxx: C++'s spelling, class names without
- * "struct" (not qualified by their namespace): "const Point &",
- * "int Point::*". */
-void typename_render_type(Dwarf_Die *type, bool cxx, struct strbuf *out);
+ * "void (struct s *, long)".  With @name (NULL in C), C++'s spelling:
+ * classes and typedefs named by @name(@name_ctx, DIE), no "struct":
+ * "const geo::Point &", "int geo::Point::*". */
+void typename_render_type(Dwarf_Die *type, const char *(*name)(void *ctx, Dwarf_Die *die), void *name_ctx,
+			  struct strbuf *out);
 
 /* Whether @die belongs to a C++ compile unit. */
 bool typename_is_cxx(Dwarf_Die *die);

@@ -280,15 +280,78 @@ static void set_array(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
 	array_of(c, elem, n ? counts[0] : 0, t);
 }
 
-/* "struct point" in C; C++ names a class, struct, union or enum by its
- * name alone, as gdb does ("Point"). */
-static const char *aggregate_name(struct vars_cache *c, Dwarf_Die *die, int tag, const char *name)
+/* ---- C++ scopes ---- */
+
+#define MAX_NESTING 16 /* namespaces and classes within each other */
+
+static bool is_scope(int tag)
 {
-	const char *kw = typename_is_cxx(die) ? ""
+	return tag == DW_TAG_namespace || tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+	       tag == DW_TAG_union_type;
+}
+
+/* Record "ns::Klass::" for every named type among @parent's children in
+ * scope @prefix (non-empty), and go into the namespaces and classes. */
+static void note_prefixes(struct vars_cache *c, Dwarf_Die *parent, const char *prefix, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_NESTING || dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *name = dwarf_diename(&child);
+
+		if (*prefix && (is_scope(tag) || tag == DW_TAG_enumeration_type || tag == DW_TAG_typedef))
+			offmap_put(&c->prefixes, die_key(c, &child), (void *)prefix);
+		if (!is_scope(tag) || (!name && tag != DW_TAG_namespace))
+			continue;
+		note_prefixes(c, &child, own(c, xasprintf("%s%s::", prefix, name ? name : "(anonymous namespace)")),
+			      depth + 1);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* The namespaces and classes a C++ type DIE is declared in, as gdb
+ * qualifies its name ("geo::"); "" at file scope and in C.  Known for a
+ * whole unit on its first question: libdw has no parent links. */
+static const char *scope_prefix(struct vars_cache *c, Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+	uint64_t key;
+	const char *p;
+
+	if (!typename_is_cxx(die) || !dwarf_diecu(die, &cu, NULL, NULL))
+		return "";
+	key = die_key(c, &cu);
+	if (!offmap_get(&c->prefixed_units, key)) {
+		note_prefixes(c, &cu, "", 0);
+		offmap_put(&c->prefixed_units, key, c);
+	}
+	p = offmap_get(&c->prefixes, die_key(c, die));
+	return p ? p : "";
+}
+
+/* "struct point" in C; C++ names a class, struct, union or enum by its
+ * name qualified by its scopes (@prefix, "geo::"), without a keyword, as
+ * gdb does ("geo::Point"). */
+static const char *aggregate_name(struct vars_cache *c, Dwarf_Die *die, int tag, const char *name,
+				  const char *prefix)
+{
+	bool cxx = typename_is_cxx(die);
+	const char *kw = cxx ? ""
 		       : tag == DW_TAG_structure_type ? "struct " : tag == DW_TAG_union_type ? "union "
 		       : tag == DW_TAG_enumeration_type ? "enum " : "";
 
-	return own(c, xasprintf("%s%s", kw, name ? name : "<anonymous>"));
+	return own(c, xasprintf("%s%s%s", kw, cxx && name ? prefix : "", name ? name : "<anonymous>"));
+}
+
+/* A C++ class or typedef in a declarator ("const geo::Point &"). */
+static const char *cxx_name(void *ctx, Dwarf_Die *die)
+{
+	struct vars_cache *c = ctx;
+	const char *name = dwarf_diename(die);
+
+	return name ? own(c, xasprintf("%s%s", scope_prefix(c, die), name)) : NULL;
 }
 
 static const struct dw_type *complete_type(struct vars_cache *c, const char *spelling);
@@ -300,7 +363,7 @@ static void set_aggregate(struct vars_cache *c, struct dw_type *t, Dwarf_Die *di
 	const char *name = dwarf_diename(die);
 	const struct dw_type *full;
 
-	t->name = aggregate_name(c, die, tag, name);
+	t->name = aggregate_name(c, die, tag, name, name ? scope_prefix(c, die) : "");
 	if (name && dwarf_hasattr(die, DW_AT_declaration)) {
 		full = complete_type(c, t->name);
 		if (full) {
@@ -342,7 +405,7 @@ static const char *declarator_name(struct vars_cache *c, Dwarf_Die *die)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	typename_render_type(die, typename_is_cxx(die), &sb);
+	typename_render_type(die, typename_is_cxx(die) ? cxx_name : NULL, c, &sb);
 	return own(c, strbuf_detach(&sb));
 }
 
@@ -413,6 +476,8 @@ static void fill(struct vars_cache *c, struct dw_type *t)
 	case DW_TAG_typedef:
 		*t = *element(c, die);
 		t->name = name ? name : t->name;
+		if (name && *scope_prefix(c, die)) /* std::size_t */
+			t->name = own(c, xasprintf("%s%s", scope_prefix(c, die), name));
 		break;
 	case DW_TAG_const_type:
 	case DW_TAG_volatile_type:
@@ -492,7 +557,7 @@ static void index_unit(struct vars_cache *c, Dwarf_Die *unit)
 			continue;
 		c->complete = xgrow(c->complete, &c->cap_complete, c->n_complete + 1, sizeof(*c->complete));
 		c->complete[c->n_complete++] = (struct complete_entry){
-			.name = aggregate_name(c, &child, tag, name),
+			.name = aggregate_name(c, &child, tag, name, ""), /* at file scope */
 			.dw = dwarf_cu_getdwarf(child.cu),
 			.off = dwarf_dieoffset(&child),
 		};

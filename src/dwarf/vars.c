@@ -37,6 +37,8 @@ static void cache_destroy(void *data)
 	free(c->dwarfs);
 	free(c->complete);
 	offmap_release(&c->pointers);
+	offmap_release(&c->prefixes);
+	offmap_release(&c->prefixed_units);
 	free(c->globals);
 	free(c);
 }

@@ -38,6 +38,8 @@ struct vars_cache {
 	dw_type_resolver resolver;
 	void *resolver_ctx;
 	struct offmap pointers;    /* target type address -> pointer type (dw_type_pointer) */
+	struct offmap prefixes;    /* C++ type DIE key -> "geo::" of its scopes (types.c) */
+	struct offmap prefixed_units; /* CU DIE key -> non-NULL once its prefixes are known */
 	void **owned;              /* everything allocated for types and locations */
 	size_t n_owned, cap_owned;
 	struct global_slot *globals;

@@ -121,8 +121,8 @@ static uint64_t function_pc(struct dw_module *m, const char *fn)
 }
 
 /* C++ types as gdb names them, in both compilers' DWARF: references
- * (read through, kept as such), a class without "struct", pointers to
- * members with their class, an enum class. */
+ * (read through, kept as such), a class without "struct" and with its
+ * namespace, pointers to members with their class, an enum class. */
 static void test_cxx_types(void **state)
 {
 	static const char *const builds[] = { "cxx-O0", "cxx-clang-O0" };
@@ -154,6 +154,15 @@ static void test_cxx_types(void **state)
 		assert_int_equal(dw_var_find(m, pc, "m", &v), 0);
 		assert_true(v.type->scoped);
 		assert_string_equal(v.type->name, "Mode");
+		/* in a namespace: qualified, as gdb names them */
+		pc = function_pc(m, "geo::describe");
+		assert_int_equal(dw_var_find(m, pc, "color", &v), 0);
+		assert_string_equal(v.type->name, "geo::Color");
+		assert_int_equal(dw_var_find(m, pc, "member", &v), 0);
+		assert_string_equal(v.type->name, "int geo::Point::*");
+		assert_string_equal(v.type->container->name, "geo::Point");
+		assert_int_equal(dw_var_find(m, pc, "origin", &v), 0);
+		assert_string_equal(v.type->name, "const geo::Point *");
 		dw_module_free(m);
 	}
 }
