@@ -1566,13 +1566,18 @@ WR_INLINE void trim_last_bt(__u8 *buf, struct wr_bt_state *st)
  * policy wakes it for every event it has not yet caught up with, and when
  * it keeps up that is every event: the wakeup then runs on the traced
  * thread, which pays for it on every hit.  Below the mark the consumer
- * finds the events on its next timer tick instead (runtime.c). */
+ * finds the events on its next timer tick instead (runtime.c).  Only the
+ * event that crosses the mark wakes it: a consumer behind the mark is
+ * awake and reading already (its epoll descriptor stays ready while data
+ * is left), and waking it again for every event above the mark made the
+ * traced thread pay exactly when the consumer fell behind.  A crossing two
+ * CPUs both miss is caught by the next tick. */
 WR_INLINE __u64 ringbuf_wakeup(__u32 size)
 {
 	__u64 avail = bpf_ringbuf_query(&wr_ringbuf, BPF_RB_AVAIL_DATA);
-	__u64 ring = bpf_ringbuf_query(&wr_ringbuf, BPF_RB_RING_SIZE);
+	__u64 mark = bpf_ringbuf_query(&wr_ringbuf, BPF_RB_RING_SIZE) / WR_RING_WAKE_DIVISOR;
 
-	return avail + size >= ring / WR_RING_WAKE_DIVISOR ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	return avail < mark && avail + size >= mark ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
 /* Send the event, unless it holds nothing to send: only `count bt`
