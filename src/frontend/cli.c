@@ -12,8 +12,10 @@
 #include "util/strbuf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int cli_exit_status(int err)
@@ -56,6 +58,9 @@ static void note_output_error(void)
  * has read what the kernel had (cli_flush_output()), which is at least every
  * tick of the reader's timer, so a terminal sees events as they come. */
 #define OUTPUT_BATCH (256u << 10)
+/* A pipe on stdout is widened to this (fs.pipe-max-size's default): with
+ * the usual 64 KiB, wraith and the reader take turns four times a batch. */
+#define OUTPUT_PIPE_SIZE (1 << 20)
 
 static struct stdout_writer {
 	bool json;
@@ -90,6 +95,18 @@ int cli_flush_output(void)
 	if (!output_errno && fflush(stdout) != 0)
 		note_output_error();
 	return output_errno;
+}
+
+/* Best effort: a pipe the system will not widen keeps its size, and
+ * output to a pipe that stays full blocks wraith's write (the kernel's
+ * buffer then holds events, and what does not fit is counted as lost). */
+static void widen_stdout_pipe(void)
+{
+	struct stat st;
+
+	if (fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode) &&
+	    fcntl(STDOUT_FILENO, F_GETPIPE_SZ) < OUTPUT_PIPE_SIZE)
+		(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, OUTPUT_PIPE_SIZE);
 }
 
 static void progress(void *ctx, const char *text)
@@ -137,6 +154,7 @@ int cli_open_session(const struct cli_options *o, struct session **out)
 	 * every event unless it asks for a limit. */
 	session_set_rate_limit(*out, o->events_per_sec >= 0 ? (uint64_t)o->events_per_sec
 			       : isatty(STDOUT_FILENO) ? CLI_TTY_EVENTS_PER_SEC : 0);
+	widen_stdout_pipe();
 	writer.json = o->format == RENDER_JSON;
 	writer.color = o->format == RENDER_PRETTY ? o->color : SPAN_COLOR_NONE;
 	session_set_sink(*out, &sink);

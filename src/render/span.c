@@ -92,25 +92,25 @@ static uint32_t keep_textn(struct span_list *l, const char *text, size_t n)
 	return at;
 }
 
-static uint32_t keep_text(struct span_list *l, const char *text)
-{
-	return keep_textn(l, text, strlen(text));
-}
-
 /* A leaf with one text from printf: shown (SPAN_F_SHOW) or data. */
 static void add_textv(struct span_list *l, enum span_role role, enum span_tone tone, unsigned flag,
 		      const char *fmt, va_list ap)
 {
-	uint32_t at = (uint32_t)l->text.len;
+	uint32_t at = (uint32_t)l->text.len, len;
 	struct span *s;
 
+
 	strbuf_vaddf(&l->text, fmt, ap);
+	len = (uint32_t)strlen(l->text.buf + at);
 	strbuf_addch(&l->text, '\0');
 	s = push(l, role, tone, flag);
-	if (flag == SPAN_F_SHOW)
+	if (flag == SPAN_F_SHOW) {
 		s->show = at;
-	else
+		s->show_len = len;
+	} else {
 		s->data = at;
+		s->data_len = len;
+	}
 }
 
 void span_open(struct span_list *l, enum span_role role)
@@ -130,11 +130,7 @@ void span_close(struct span_list *l)
 void span_add(struct span_list *l, enum span_role role, enum span_tone tone, const char *show,
 	      const char *data)
 {
-	uint32_t show_at = show ? keep_text(l, show) : 0, data_at = data ? keep_text(l, data) : 0;
-	struct span *s = push(l, role, tone, (show ? SPAN_F_SHOW : 0) | (data ? SPAN_F_DATA : 0));
-
-	s->show = show_at;
-	s->data = data_at;
+	span_addn(l, role, tone, show, show ? strlen(show) : 0, data, data ? strlen(data) : 0);
 }
 
 void span_showf(struct span_list *l, enum span_role role, enum span_tone tone, const char *fmt, ...)
@@ -149,10 +145,14 @@ void span_showf(struct span_list *l, enum span_role role, enum span_tone tone, c
 void span_datan(struct span_list *l, enum span_role role, const char *data, size_t n)
 {
 	uint32_t at = (uint32_t)l->text.len;
+	size_t len = strnlen(data, n);
+	struct span *s;
 
-	strbuf_add(&l->text, data, strnlen(data, n));
+	strbuf_add(&l->text, data, len);
 	strbuf_addch(&l->text, '\0');
-	push(l, role, SPAN_TONE_NONE, SPAN_F_DATA)->data = at;
+	s = push(l, role, SPAN_TONE_NONE, SPAN_F_DATA);
+	s->data = at;
+	s->data_len = (uint32_t)len;
 }
 
 void span_addn(struct span_list *l, enum span_role role, enum span_tone tone, const char *show,
@@ -164,6 +164,8 @@ void span_addn(struct span_list *l, enum span_role role, enum span_tone tone, co
 
 	s->show = show_at;
 	s->data = data_at;
+	s->show_len = show ? (uint32_t)show_len : 0;
+	s->data_len = data ? (uint32_t)data_len : 0;
 }
 
 void span_data_u64(struct span_list *l, enum span_role role, uint64_t v)
@@ -203,14 +205,24 @@ size_t span_text_begin(const struct span_list *l)
 
 void span_show_end(struct span_list *l, enum span_role role, enum span_tone tone, size_t at)
 {
+	uint32_t len = (uint32_t)(l->text.len - at);
+	struct span *s;
+
 	strbuf_addch(&l->text, '\0');
-	push(l, role, tone, SPAN_F_SHOW)->show = (uint32_t)at;
+	s = push(l, role, tone, SPAN_F_SHOW);
+	s->show = (uint32_t)at;
+	s->show_len = len;
 }
 
 void span_data_end(struct span_list *l, enum span_role role, size_t at)
 {
+	uint32_t len = (uint32_t)(l->text.len - at);
+	struct span *s;
+
 	strbuf_addch(&l->text, '\0');
-	push(l, role, SPAN_TONE_NONE, SPAN_F_DATA)->data = (uint32_t)at;
+	s = push(l, role, SPAN_TONE_NONE, SPAN_F_DATA);
+	s->data = (uint32_t)at;
+	s->data_len = len;
 }
 
 void span_null(struct span_list *l, enum span_role role)
@@ -256,7 +268,7 @@ void span_write_text(const struct span_list *l, enum span_color color, struct st
 				strbuf_addstr(out, want);
 			on = want;
 		}
-		strbuf_addstr(out, l->text.buf + s->show);
+		strbuf_add(out, l->text.buf + s->show, s->show_len);
 	}
 	if (on)
 		strbuf_addstr(out, ANSI_RESET);
@@ -290,6 +302,24 @@ static struct json_level *container(struct json_writer *w)
 	return NULL;
 }
 
+/* `"key":` of @role, in one copy: the writer does this for every member. */
+static void add_role_key(struct strbuf *out, enum span_role role)
+{
+	size_t n = role < SPAN_ROLE_COUNT_ ? roles[role].key_len : 0;
+	char *p;
+
+	strbuf_grow(out, n + 3);
+	p = out->buf + out->len;
+	*p++ = '"';
+	if (n)
+		memcpy(p, roles[role].key, n);
+	p += n;
+	*p++ = '"';
+	*p++ = ':';
+	*p = '\0';
+	out->len = (size_t)(p - out->buf);
+}
+
 /* Start a member of the current container: a comma after the first, and
  * in an object its key (a SPAN_KEY's name, else the role's: the table's
  * keys are plain identifiers, written without escaping).  Nothing at the
@@ -309,13 +339,10 @@ static void begin_member(struct json_writer *w, enum span_role role)
 		return;
 	if (key) {
 		strbuf_add_json_str(w->out, key);
+		strbuf_addch(w->out, ':');
 	} else {
-		strbuf_addch(w->out, '"');
-		if (role < SPAN_ROLE_COUNT_)
-			strbuf_add(w->out, roles[role].key, roles[role].key_len);
-		strbuf_addch(w->out, '"');
+		add_role_key(w->out, role);
 	}
-	strbuf_addch(w->out, ':');
 }
 
 static void json_push(struct json_writer *w, enum span_json kind)
@@ -374,7 +401,7 @@ static void json_leaf(struct json_writer *w, const struct span_list *l, const st
 	else if (kind == SPAN_JSON_STRING)
 		strbuf_add_json_str(w->out, l->text.buf + s->data);
 	else
-		strbuf_addstr(w->out, l->text.buf + s->data);
+		strbuf_add(w->out, l->text.buf + s->data, s->data_len);
 }
 
 void span_write_json(const struct span_list *l, struct strbuf *out)

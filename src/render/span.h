@@ -150,6 +150,8 @@ struct span {
 	uint8_t flags;  /* SPAN_F_* */
 	uint32_t show;  /* offset of the shown text in the list's text */
 	uint32_t data;  /* offset of the data text */
+	uint32_t show_len; /* their lengths, so writers copy without measuring */
+	uint32_t data_len;
 };
 
 struct span_list {
