@@ -252,8 +252,8 @@ struct wr_frame_cache_ent {
 	__u64 key;        /* ip, bit 63 set when the ip was exact */
 	__u32 tgid;
 	__u32 generation;
-	__u64 cookie;
-	__u64 bias;
+	__u64 word;       /* frame_word() of the frame */
+	__u64 hash_in;    /* and what it adds to a stack's identity */
 	struct wr_cfi_rule rule;
 };
 
@@ -961,9 +961,10 @@ WR_INLINE __u64 stack_word(struct wr_bt_state *st, __u64 off)
 /* Read 8 bytes of user memory at @addr, from the copy of the stack in @st
  * when it holds them.  Otherwise copy the stack from just below @addr (the
  * caller frames lie above): WR_BT_STACK_CHUNK bytes the first time in an
- * event, WR_BT_STACK_MAX once a walk has used a copy up (it is deep), or,
- * where that fails (the end of a mapping), WR_BT_STACK_CHUNK bytes, or only
- * the 8.  Stack words are aligned; a word that is not is read on its own. */
+ * event, then four times the last copy each time a walk has used one up
+ * (it is deep: fewer, larger copies), up to WR_BT_STACK_MAX, or, where
+ * that fails (the end of a mapping), WR_BT_STACK_CHUNK bytes, or only the
+ * 8.  Stack words are aligned; a word that is not is read on its own. */
 WR_INLINE int read_u64(struct wr_bt_state *st, __u64 *dst, __u64 addr)
 {
 	__u64 off = addr - st->stack_base;
@@ -972,14 +973,17 @@ WR_INLINE int read_u64(struct wr_bt_state *st, __u64 *dst, __u64 addr)
 		return user_read(dst, sizeof(*dst), (const void *)addr);
 	if (st->stack_len == 0 || off > st->stack_len - sizeof(*dst)) {
 		__u64 base = addr - 16;
-		__u32 len = WR_BT_STACK_MAX;
+		__u32 len = st->stack_len * 4;
 
-		if (!st->stack_len || bpf_probe_read_user(st->stack, WR_BT_STACK_MAX, (const void *)base)) {
-			len = WR_BT_STACK_CHUNK;
-			if (bpf_probe_read_user(st->stack, WR_BT_STACK_CHUNK, (const void *)base)) {
+		if (len < WR_BT_STACK_CHUNK || len > WR_BT_STACK_MAX)
+			len = len ? WR_BT_STACK_MAX : WR_BT_STACK_CHUNK;
+		if (bpf_probe_read_user(st->stack, len, (const void *)base)) {
+			if (len == WR_BT_STACK_CHUNK ||
+			    bpf_probe_read_user(st->stack, WR_BT_STACK_CHUNK, (const void *)base)) {
 				st->stack_len = 0;
 				return user_read(dst, sizeof(*dst), (const void *)addr);
 			}
+			len = WR_BT_STACK_CHUNK;
 		}
 		st->stack_base = base;
 		st->stack_len = len;
@@ -989,29 +993,46 @@ WR_INLINE int read_u64(struct wr_bt_state *st, __u64 *dst, __u64 addr)
 	return 0;
 }
 
-/* Record the frame at s->ip as frame s->count (@cookie 0: unknown module;
- * so is a pc beyond what the frame's 32 bits hold). */
-WR_INLINE void emit_frame(__u8 *buf, struct wr_bt_slot *s, __u64 cookie, __u64 bias)
+/* The second word of the frame record at @ip (pc, cookie and flags, as
+ * struct wr_bt_frame lays them out) in the module of @cookie loaded at
+ * @bias (@cookie 0: unknown module; so is a pc beyond the frame's 32 bits),
+ * and in *@hash_in what the frame adds to a stack's identity for `count
+ * bt`: module and pc where the module is known (the same in every
+ * process), the raw ip where it is not. */
+WR_INLINE __u64 frame_word(__u64 ip, __u32 exact, __u64 cookie, __u64 bias, __u64 *hash_in)
 {
-	__u32 off = (s->item_off & (WR_EVENT_MAX - 1)) + sizeof(struct wr_bt_header) +
-		    (s->count & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame);
-	struct wr_bt_frame *f = (struct wr_bt_frame *)(buf + sizeof(struct wr_event_header) + off);
-	__u64 pc = s->ip - bias;
+	__u64 pc = ip - bias;
 
 	if (pc > 0xffffffffull)
 		cookie = 0;
-	/* The stack's identity for `count bt`: module and pc where the module
-	 * is known (the same in every process), the raw ip where it is not. */
+	*hash_in = cookie ? cookie << 32 | pc : ip;
+	return (cookie ? pc : 0) | (cookie & 0xffff) << 32 |
+	       (__u64)(exact ? WR_FRAME_F_EXACT_IP : 0) << 48;
+}
+
+/* Record the frame at s->ip as frame s->count: its record is s->ip and
+ * @word (frame_word()), two stores. */
+WR_INLINE void put_frame(__u8 *buf, struct wr_bt_slot *s, __u64 word, __u64 hash_in)
+{
+	__u32 off = (s->item_off & (WR_EVENT_MAX - 1)) + sizeof(struct wr_bt_header) +
+		    (s->count & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame);
+	__u64 *f = (__u64 *)(buf + sizeof(struct wr_event_header) + off);
+
 	if (s->flags & WR_SLOT_F_COUNT) {
-		s->hash = (s->hash ^ (cookie ? cookie << 32 | pc : s->ip)) * 0x9e3779b97f4a7c15ull;
+		s->hash = (s->hash ^ hash_in) * 0x9e3779b97f4a7c15ull;
 		s->hash ^= s->hash >> 29;
 	}
-	f->ip = s->ip;
-	f->pc = cookie ? (__u32)pc : 0;
-	f->cookie = (__u16)cookie;
-	f->flags = (s->flags & WR_SLOT_F_EXACT) ? WR_FRAME_F_EXACT_IP : 0;
-	f->reserved = 0;
+	f[0] = s->ip;
+	f[1] = word;
 	s->count++;
+}
+
+/* Record the frame at s->ip, in the module of @cookie loaded at @bias. */
+WR_INLINE void emit_frame(__u8 *buf, struct wr_bt_slot *s, __u64 cookie, __u64 bias)
+{
+	__u64 hash_in, word = frame_word(s->ip, s->flags & WR_SLOT_F_EXACT, cookie, bias, &hash_in);
+
+	put_frame(buf, s, word, hash_in);
 }
 
 /* Another tool's uretprobe replaces a return address on the stack with the
@@ -1343,15 +1364,36 @@ WR_INLINE struct wr_frame_cache_ent *cache_slot(__u64 key, __u32 tgid)
 	return bpf_map_lookup_elem(&wr_frame_cache, &i);
 }
 
-/* Remember @rule of the frame at @key for the rest of the walk. */
-WR_INLINE void memo_set(struct wr_bt_state *st, struct wr_proc_maps *pm, __u64 key, __u64 cookie,
-			__u64 bias, struct wr_cfi_rule *rule)
+/* memo_plain: the remembered rule has the short form plain_run() takes
+ * (the CFA from rsp or rbp plus an offset, the return address at the CFA,
+ * rbp kept or saved at the CFA); with these bits for its variants. */
+#define WR_MEMO_PLAIN    0x1u
+#define WR_MEMO_CFA_RBP  0x2u /* the CFA is rbp-based */
+#define WR_MEMO_BP_SAVED 0x4u /* the caller's rbp is saved at the CFA */
+#define WR_MEMO_SKIP     0x8u /* the next frame takes the general path */
+
+WR_INLINE __u32 plain_form(struct wr_cfi_rule *r)
+{
+	if (r->kind != WR_ROW_NORMAL || r->cfa_kind != WR_CFA_REG_OFF || r->ra_rule != WR_RULE_AT_CFA)
+		return 0;
+	if (r->cfa_reg != WR_DWARF_RSP && r->cfa_reg != WR_DWARF_RBP)
+		return 0;
+	if (r->rbp_rule != WR_RULE_SAME_VALUE && r->rbp_rule != WR_RULE_AT_CFA)
+		return 0;
+	return WR_MEMO_PLAIN | (r->cfa_reg == WR_DWARF_RBP ? WR_MEMO_CFA_RBP : 0) |
+	       (r->rbp_rule == WR_RULE_AT_CFA ? WR_MEMO_BP_SAVED : 0);
+}
+
+/* Remember @rule of the frame at @key, whose record's second word is
+ * @word, for the rest of the walk. */
+WR_INLINE void memo_set(struct wr_bt_state *st, __u64 key, __u64 word, __u64 hash_in,
+			struct wr_cfi_rule *rule)
 {
 	st->memo_key = key;
-	st->memo_generation = pm->generation;
-	st->memo_cookie = cookie;
-	st->memo_bias = bias;
+	st->memo_word = word;
+	st->memo_hash = hash_in;
 	st->memo_rule = *rule;
+	st->memo_plain = plain_form(&st->memo_rule);
 }
 
 /* The rule of the frame at s->ip from the frame cache or the maps, after
@@ -1364,14 +1406,16 @@ WR_INLINE struct wr_cfi_rule *lookup_frame(void *ctx, __u8 *buf, struct wr_bt_st
 	struct wr_frame_cache_ent *c = cache_slot(key, tgid);
 	struct wr_mapping *m;
 	struct wr_cfi_rule *r;
+	__u64 word, hash_in;
 
 	if (c && c->key == key && c->tgid == tgid && c->generation == pm->generation) {
-		emit_frame(buf, s, c->cookie, c->bias);
-		memo_set(st, pm, key, c->cookie, c->bias, &c->rule);
+		memo_set(st, key, c->word, c->hash_in, &c->rule);
+		put_frame(buf, s, st->memo_word, st->memo_hash);
 		return &st->memo_rule;
 	}
 	m = find_mapping(pm, s->ip);
-	emit_frame(buf, s, m ? m->cookie : 0, m ? m->bias : 0);
+	word = frame_word(s->ip, key >> 63, m ? m->cookie : 0, m ? m->bias : 0, &hash_in);
+	put_frame(buf, s, word, hash_in);
 	if (!m) {
 		attach_stack(ctx, buf, st, s, 1);
 		slot_finish(buf, s, WR_BT_OFFSETS_UNAVAILABLE, 0);
@@ -1382,16 +1426,126 @@ WR_INLINE struct wr_cfi_rule *lookup_frame(void *ctx, __u8 *buf, struct wr_bt_st
 		slot_finish(buf, s, status, 0);
 		return 0;
 	}
-	memo_set(st, pm, key, m->cookie, m->bias, r);
+	memo_set(st, key, word, hash_in, r);
 	if (c) {
 		c->key = key;
 		c->tgid = tgid;
 		c->generation = pm->generation;
-		c->cookie = m->cookie;
-		c->bias = m->bias;
+		c->word = word;
+		c->hash_in = hash_in;
 		c->rule = *r;
 	}
 	return &st->memo_rule;
+}
+
+/* Frames plain_run() unwinds in one go at most: the verifier walks its
+ * loop once per frame of it. */
+#define WR_PLAIN_RUN 8
+
+/* plain_run() of an rsp-based rule: every frame of the run has the same
+ * size (the CFA offset), so where each one's return address lies in the
+ * copy is known before the loop, which then only checks that the copy
+ * holds it, compares it with the frame's own and stores the frame.  rbp
+ * is either kept or saved below the return address, where only the run's
+ * last frame's copy matters. */
+WR_INLINE __u32 plain_run_sp(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s, __u32 plain)
+{
+	__s64 size = st->memo_rule.cfa_off, ra_off = st->memo_rule.ra_off;
+	__s64 bp_below = ra_off - st->memo_rule.rbp_off;
+	__u64 ip = s->ip, word = st->memo_word, len = st->stack_len, room;
+	__u64 off = s->sp + size + ra_off - st->stack_base, bp_at = off - bp_below;
+	__u32 n, count = s->count;
+	__u8 *frames = buf + sizeof(struct wr_event_header) + sizeof(struct wr_bt_header) +
+		       (s->item_off & (WR_EVENT_MAX - 1));
+	__u64 *f;
+
+	/* The copy's base and length are multiples of 8: an aligned offset
+	 * below the length has all 8 bytes. */
+	if (size <= 0 || (size & 7) || (off & 7) || off >= len)
+		return 0;
+	if ((plain & WR_MEMO_BP_SAVED) && (bp_below <= 0 || (bp_below & 7) || bp_at >= len))
+		return 0;
+	/* The last frame stops the walk: the general path's. */
+	room = (__u64)s->depth - count - 1;
+	for (n = 0; n < WR_PLAIN_RUN; n++) {
+		if (n >= room || off >= len || stack_word(st, off) != ip)
+			break;
+		f = (__u64 *)(frames + ((count + n) & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame));
+		f[0] = ip;
+		f[1] = word;
+		off += size;
+	}
+	if (!n)
+		return 0;
+	if (plain & WR_MEMO_BP_SAVED) {
+		s->bp = stack_word(st, off - size - bp_below);
+		s->flags = (s->flags | WR_SLOT_F_BP_VALID) & ~WR_SLOT_F_BP_READ_FAILED;
+	}
+	s->sp += n * size;
+	s->count = (__u16)(count + n);
+	return n;
+}
+
+/* plain_run() of an rbp-based rule (frame pointers): the CFA comes from
+ * the rbp each frame saved, so each frame is checked on its own. */
+WR_INLINE __u32 plain_run_bp(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s, __u32 plain)
+{
+	__u32 n, count = s->count, depth = s->depth, len = st->stack_len;
+	__u64 ip = s->ip, sp = s->sp, bp = s->bp, cfa, off, bp_off, word = st->memo_word;
+	__u64 base = st->stack_base;
+	__s64 cfa_off = st->memo_rule.cfa_off, ra_off = st->memo_rule.ra_off;
+	__s64 rbp_off = st->memo_rule.rbp_off;
+	__u8 *frames = buf + sizeof(struct wr_event_header) + sizeof(struct wr_bt_header) +
+		       (s->item_off & (WR_EVENT_MAX - 1));
+
+	/* rbp must be known, and stays so only when each frame saved it. */
+	if (!(s->flags & WR_SLOT_F_BP_VALID) || !(plain & WR_MEMO_BP_SAVED))
+		return 0;
+	for (n = 0; n < WR_PLAIN_RUN; n++) {
+		if (count + 1 >= depth)
+			break;
+		cfa = bp + cfa_off;
+		off = cfa + ra_off - base;
+		bp_off = cfa + rbp_off - base;
+		if (((off | bp_off) & 7) || off >= len || bp_off >= len || cfa <= sp)
+			break;
+		if (stack_word(st, off) != ip)
+			break;
+		bp = stack_word(st, bp_off);
+		off = (count & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame);
+		((__u64 *)(frames + off))[0] = ip;
+		((__u64 *)(frames + off))[1] = word;
+		sp = cfa;
+		count++;
+	}
+	if (!n)
+		return 0;
+	s->sp = sp;
+	s->bp = bp;
+	s->flags = (s->flags | WR_SLOT_F_BP_VALID) & ~WR_SLOT_F_BP_READ_FAILED;
+	s->count = (__u16)count;
+	return n;
+}
+
+/* Recursion: frames at the walk's previous address (not exact), each
+ * returning to that same address, under a rule of the plain form, every
+ * word they need already in the stack copy.  Unwinds up to WR_PLAIN_RUN
+ * of them in one loop that keeps the walk in locals and checks only what
+ * can differ from frame to frame (a return address that is the frame's
+ * own is a valid one).  Returns the frames unwound; 0 (nothing changed)
+ * leaves the frame to unwind_one()'s general path, which knows every
+ * other case and every error, as do the frame a run stops at and the
+ * walk's last frame (so a run never ends a walk).  Not for `count bt`,
+ * whose stack identity is hashed frame by frame: a hash after the loop
+ * would be walked by the verifier once per frame count the loop can end
+ * with. */
+WR_INLINE __u32 plain_run(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s)
+{
+	__u32 plain = st->memo_plain;
+
+	if (plain & WR_MEMO_CFA_RBP)
+		return plain_run_bp(buf, st, s, plain);
+	return plain_run_sp(buf, st, s, plain);
 }
 
 /* Unwind one frame of slot @s: record it and move to its caller.  A frame
@@ -1411,8 +1565,8 @@ WR_INLINE void unwind_one(void *ctx, __u8 *buf, struct wr_bt_state *st, struct w
 		return;
 	}
 	WR_BARRIER_VAR(pm);
-	if (key == st->memo_key && st->memo_generation == pm->generation) {
-		emit_frame(buf, s, st->memo_cookie, st->memo_bias);
+	if (key == st->memo_key) {
+		put_frame(buf, s, st->memo_word, st->memo_hash);
 		r = &st->memo_rule;
 	} else {
 		r = lookup_frame(ctx, buf, st, s, pm, key, rule0);
@@ -1672,6 +1826,16 @@ WR_INLINE long step_one(void *ctx, __u8 *buf, struct wr_bt_state *st, struct wr_
 		st->cur++;
 		return 0;
 	}
+	/* A run of recursion, or (when the last run could not start) the
+	 * frame it left to the general path: each call does one or the other,
+	 * so the verifier walks the general path from one state only. */
+	if (s->ip == st->memo_key && !(s->flags & (WR_SLOT_F_EXACT | WR_SLOT_F_COUNT)) &&
+	    (st->memo_plain & (WR_MEMO_PLAIN | WR_MEMO_SKIP)) == WR_MEMO_PLAIN) {
+		if (!plain_run(buf, st, s))
+			st->memo_plain |= WR_MEMO_SKIP;
+		return 0;
+	}
+	st->memo_plain &= ~WR_MEMO_SKIP;
 	unwind_one(ctx, buf, st, s, pm, s->count == 0 ? s->rule0 : WR_RULE_LOOKUP);
 	/* A walk with frame values, finished: the stack its frames' variables
 	 * are read from (the copy starts at frame 0, which is still there). */
@@ -1761,14 +1925,17 @@ WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 {
 	st->uretprobe_tramp = uretprobe_trampoline();
 	st->memo_key = 0; /* nothing remembered from another event's walk */
-	/* Each slot: its frames, plus one iteration to move past it. */
+	st->memo_plain = 0;
+	/* Each slot: its frames, each at most twice (a run of recursion that
+	 * could not start, then the general path), plus one iteration to move
+	 * past it. */
 	if (wr_cfg_fault_in) {
 		__u32 was_pending = 0;
 
 		for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++)
 			if (i < st->n_slots && (st->slot[i].flags & WR_SLOT_F_PENDING))
 				was_pending |= 1u << i;
-		bpf_loop(WR_BT_MAX_SLOTS * (WR_BT_MAX_DEPTH + 1), step_frame_self, 0, 0);
+		bpf_loop(WR_BT_MAX_SLOTS * (2 * WR_BT_MAX_DEPTH + 1), step_frame_self, 0, 0);
 		/* attach_stack() names its backtrace by st->cur, as in the loop. */
 		for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++) {
 			if ((was_pending & (1u << i)) && !(st->slot[i].flags & WR_SLOT_F_PENDING)) {
@@ -1780,7 +1947,7 @@ WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 		struct step_ctx c = { .ctx = ctx, .buf = buf, .st = st };
 
 		c.pm = proc_maps_of(buf, st);
-		bpf_loop(WR_BT_MAX_SLOTS * (WR_BT_MAX_DEPTH + 1), step_frame, &c, 0);
+		bpf_loop(WR_BT_MAX_SLOTS * (2 * WR_BT_MAX_DEPTH + 1), step_frame, &c, 0);
 	}
 	finish_pending(buf, st, WR_BT_INTERNAL_ERROR);
 	count_stacks(buf, st);

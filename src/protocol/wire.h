@@ -532,9 +532,10 @@ WR_STATIC_ASSERT(sizeof(struct wr_bt_slot) == 56, "bt slot size");
 /* Bytes of user stack the unwinder copies at once: one copy serves the
  * return addresses and saved registers of several frames.  A walk's first
  * copy is WR_BT_STACK_CHUNK bytes (most walks need no more); a walk that
- * uses it up is deep, and its later copies take WR_BT_STACK_MAX. */
+ * uses it up is deep, and each later copy takes four times the last, up
+ * to WR_BT_STACK_MAX (a copy costs a helper call, whatever its size). */
 #define WR_BT_STACK_CHUNK 512u
-#define WR_BT_STACK_MAX   2048u
+#define WR_BT_STACK_MAX   8192u
 
 struct wr_bt_state {
 	__u32 n_slots;   /* slots used by this event */
@@ -551,12 +552,13 @@ struct wr_bt_state {
 	__u8 stack[WR_BT_STACK_MAX];
 	/* The walk's last frame rule: recursion returns to one address frame
 	 * after frame, and the next frame there needs only a compare.  Valid
-	 * for one event (memo_key 0 = none) and one generation of its maps. */
+	 * for one walk (memo_key 0 = none): the maps it came from are the
+	 * ones the walk's earlier frames used. */
 	__u64 memo_key;    /* as the frame cache's key */
-	__u64 memo_cookie;
-	__u64 memo_bias;
+	__u64 memo_word;   /* the frame record's second word (pc, cookie, flags) */
+	__u64 memo_hash;   /* what the frame adds to a `count bt` stack's identity */
 	struct wr_cfi_rule memo_rule;
-	__u32 memo_generation;
+	__u32 memo_plain;  /* WR_MEMO_* when memo_rule has the short form, else 0 */
 	__u32 memo_pad;
 };
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_state, slot) == 24, "bt state slot offset");
