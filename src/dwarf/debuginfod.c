@@ -6,6 +6,11 @@
  * cost no download.  While a download runs its progress goes to the front
  * end's progress line; a query that ends without a file says why in one
  * warning.
+ *
+ * The client library is opened with dlopen() on the first query, not
+ * linked: it brings libcurl and its TLS, Kerberos and LDAP libraries, 30 of
+ * the 45 shared objects wraith would otherwise map and relocate at every
+ * exec, for a feature only --debuginfod-url or DEBUGINFOD_URLS turns on.
  */
 #include "dwarf/debuginfod.h"
 #include "util/error.h"
@@ -13,6 +18,8 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
+#include <dlfcn.h>
+#include <stdbool.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <stdio.h>
@@ -48,9 +55,49 @@ void dw_debuginfod_configure(const char *const *urls, size_t n_urls, const char 
 	strbuf_release(&sb);
 }
 
+/* The client's entry points, from the library opened on first use. */
+static struct {
+	bool tried;
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *);
+	void (*set_user_data)(debuginfod_client *, void *);
+	void *(*get_user_data)(debuginfod_client *);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+} client;
+
+/* Opens libdebuginfod once a process (kept open: a client may have
+ * started threads of its own); false, with a warning, when it cannot. */
+static bool client_open(void)
+{
+	static bool ok;
+	void *h;
+
+	if (client.tried)
+		return ok;
+	client.tried = true;
+	h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		wr_warn("debuginfod: cannot load the client library: %s (install libdebuginfod1)",
+			dlerror());
+		return false;
+	}
+	*(void **)&client.begin = dlsym(h, "debuginfod_begin");
+	*(void **)&client.end = dlsym(h, "debuginfod_end");
+	*(void **)&client.set_user_data = dlsym(h, "debuginfod_set_user_data");
+	*(void **)&client.get_user_data = dlsym(h, "debuginfod_get_user_data");
+	*(void **)&client.set_progressfn = dlsym(h, "debuginfod_set_progressfn");
+	*(void **)&client.find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
+	ok = client.begin && client.end && client.set_user_data && client.get_user_data &&
+	     client.set_progressfn && client.find_debuginfo;
+	if (!ok)
+		wr_warn("debuginfod: libdebuginfod.so.1 lacks the client functions wraith calls");
+	return ok;
+}
+
 static int on_progress(debuginfod_client *c, long done, long total)
 {
-	struct query *q = debuginfod_get_user_data(c);
+	struct query *q = client.get_user_data(c);
 	char line[256];
 
 	if (!q->progress || done - q->shown < 16384)
@@ -80,13 +127,15 @@ int dw_debuginfod_find(const char *id, const char *name,
 			"DEBUGINFOD_URLS)", name);
 		return -ENOENT;
 	}
-	c = debuginfod_begin();
+	if (!client_open())
+		return -ENOSYS;
+	c = client.begin();
 	if (!c)
 		return -ENOMEM;
-	debuginfod_set_user_data(c, &q);
-	debuginfod_set_progressfn(c, on_progress);
-	fd = debuginfod_find_debuginfo(c, (const unsigned char *)id, 0, path);
-	debuginfod_end(c);
+	client.set_user_data(c, &q);
+	client.set_progressfn(c, on_progress);
+	fd = client.find_debuginfo(c, (const unsigned char *)id, 0, path);
+	client.end(c);
 	if (progress && q.shown >= 0)
 		progress(ctx, NULL);
 	if (fd >= 0) {
