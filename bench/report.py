@@ -404,10 +404,12 @@ def startup_limits(ctx, R, st, add):
             "function pattern is looked up in every module's DWARF, libc's included, although "
             "libc does not define the function." % f0(libc_first))
     add("  Already done: LLVM is linked statically (the shared libLLVM cost about 40 ms of "
-        "relocation at exec), the base object loads on a second thread while probes compile, "
-        "and probes carry no unwinder.  Ways to cut more:%s cache compiled probe objects "
-        "keyed by a hash of the script, the template and the resolved sites; a shorter "
-        "LLVM pass pipeline than -O2 for the generated code.\n"
+        "relocation at exec), libdebuginfod is opened only when a debuginfod query runs, the "
+        "template bitcode is parsed once, probes are optimised at O1, the base object loads "
+        "on a second thread while probes compile, and probes carry no unwinder.  Ways to cut "
+        "more:%s a step program the verifier walks in fewer instructions (the base object "
+        "bounds `ready` once the compile is done); cache compiled probe objects keyed by a "
+        "hash of the script, the template and the resolved sites.\n"
         % (" give libdwfl a find_debuginfo callback that searches the local debug paths "
            "without loading debuginfod;" if fl and fl.get("loaded") else ""))
 
