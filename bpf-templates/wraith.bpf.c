@@ -149,6 +149,30 @@ struct {
 	__uint(max_entries, 1 << 22);
 } wr_ringbuf SEC(".maps");
 
+#ifdef WR_BASE_TRANSPORT
+/* Writes one word in every page of the next WR_WARM_CHUNKS chunks of the
+ * ring and discards them; user space runs it (BPF_PROG_TEST_RUN) until the
+ * whole ring has been written once, before the probes attach (runtime.c,
+ * warm_ring: why).  Only the base objects carry it. */
+SEC("raw_tp")
+int wr_ring_warm(void *ctx)
+{
+	int n = 0;
+
+	for (int i = 0; i < WR_WARM_CHUNKS; i++) {
+		__u64 *p = bpf_ringbuf_reserve(&wr_ringbuf, WR_WARM_CHUNK, 0);
+
+		if (!p)
+			break;
+		for (int j = 0; j < WR_WARM_CHUNK / 4096; j++)
+			p[j * 512] = 0;
+		bpf_ringbuf_discard(p, BPF_RB_NO_WAKEUP);
+		n++;
+	}
+	return n;
+}
+#endif
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
 	__uint(key_size, sizeof(__u32));

@@ -40,6 +40,11 @@
  * full (the perf buffer: its watermark); below that the consumer reads on
  * a timer of WR_POLL_TICK_MS, which the ring must outlast at full speed. */
 #define WR_RING_WAKE_DIVISOR 4u
+
+/* The ring warm-up (runtime.c, warm_ring) writes the ring in records of
+ * WR_WARM_CHUNK bytes, WR_WARM_CHUNKS of them a run. */
+#define WR_WARM_CHUNK (64u * 1024)
+#define WR_WARM_CHUNKS 16
 #define WR_POLL_TICK_MS     10u
 
 #define WR_EVENT_MAGIC 0x57524149u /* "WRAI" little-endian in memory as IARW */
