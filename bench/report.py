@@ -69,6 +69,8 @@ def render(ctx, R, table, depths, K):
         delivery(ctx, R, K, add)
     if "faultin" in R:
         faultin(ctx, R, K, add)
+    if R.get("deep"):
+        deep(R, K, add)
     limits(ctx, R, add)
     method(ctx, R, K, add)
     add("## The table `make bench` printed\n")
@@ -89,19 +91,23 @@ def perhit(ctx, R, depths, K, add):
         "with the probed process on CPU 0 and the tracer on CPU 1.  *quiet*: the tracer's "
         "process is stopped while the %d calls run and drains the buffered events "
         "afterwards (events lost in quiet rounds, all configurations: %s); this is the "
-        "headline.  *live*: %d calls while the tracer consumes.  *BPF* is run time per "
+        "headline.  *live*: %d calls while the tracer consumes, right after the quiet rounds "
+        "of the same repetition; *live ÷ quiet* is that ratio taken within each repetition "
+        "(its median is the live target's figure: drift between repetitions moves both "
+        "alike).  *BPF* is run time per "
         "program run from `kernel.bpf_stats_enabled` (it includes tail-called programs).  "
         "An untraced call costs %s ns; a `getppid()` system call %s ns, for scale.\n"
         % (K["STACK_DEPTH"], K["QUIET_N"], max(r["quiet_lost"] for r in rows.values()),
            K["LIVE_N"], f1(ph["untraced"][0]),
            f0(ph["syscall_ns"][0])))
     add("| configuration | ns/hit, CPU (quiet) | × bare | ns/hit, wall (quiet) | "
-        "ns/hit, CPU (live) | lost (live) | BPF ns/run |")
-    add("|---|---|---|---|---|---|---|")
+        "ns/hit, CPU (live) | live ÷ quiet | lost (live) | BPF ns/run |")
+    add("|---|---|---|---|---|---|---|---|")
     for key, r in rows.items():
-        add("| %s | %s | %.2f | %s | %s | %s | %s |" % (
+        add("| %s | %s | %.2f | %s | %s | %s | %s | %s |" % (
             r["label"], spread(r["quiet"]), r["quiet"][0] / bare, spread(r["quiet_wall"]),
-            spread(r["live"]), pct(r["live_lost_frac"]) if r["live_lost_frac"] else "–",
+            spread(r["live"]), spread(r["live_ratio"], fmt=f2) if r.get("live_ratio") else "–",
+            pct(r["live_lost_frac"]) if r["live_lost_frac"] else "–",
             spread(r["bpf"]) if r["bpf"] else "–"))
     add("")
     add("Linear fits over bt depths %s: %s ns per extra frame on the traced thread "
@@ -289,6 +295,44 @@ def faultin(ctx, R, K, add):
         % (f0(d_empty), f0(d_str), "%+.0f%%" % (100 * d_empty / rows["wr_empty"]["quiet"][0]),
            "%+.0f%%" % (100 * d_str / rows["wr_str"]["quiet"][0])))
     add("**The default is off.**  Being sleepable costs a hit little (the differences above lie within the spread of the runs), so cost alone would allow it on.  It stays off for what it changes: a read that faults makes the traced thread wait for the fault inside the traced function (a swap-in or a read from disk takes milliseconds), pages the program never touched become resident, other hits on that CPU are dropped while a probe waits, and it needs Linux 6.1 or later and the ring buffer transport.  A tracer's default should not change what it observes; turn `--fault-in` on when a value shows a read error for memory the program does have.\n")
+
+
+def deep(R, K, add):
+    d = R["deep"]
+    add("## 7. Deep backtraces\n")
+    add("BPF time of one hit with `bt` at depths %s, on the same fixture recursing %d levels "
+        "(a stack deeper than 1,024 frames), %d hits a round with the tracer stopped, then "
+        "drained; from `kernel.bpf_stats_enabled`, the probe program's run time, which holds "
+        "its tail-called step program.  A new wraith starts for every round.\n"
+        % (", ".join(str(x) for x in K["DEEP_DEPTHS"]), K["DEEP_STACK"], K["DEEP_N"]))
+    add("| `--backtrace-depth` | ns per hit in BPF | ns per frame | events received |")
+    add("|---|---|---|---|")
+    for depth in K["DEEP_DEPTHS"]:
+        r = d.get(depth) or d.get(str(depth))
+        if not r or not r["hit"]:
+            add("| %d | no measurement | | |" % depth)
+            continue
+        add("| %d | %s | %s | %d of %d |" % (depth, spread(r["hit"]),
+                                             spread(r["per_frame"], fmt=f1), r["received"],
+                                             K["DEEP_N"]))
+    add("")
+    if d.get("fit"):
+        add("A linear fit over the depths: %s ns per extra frame, %s ns fixed.\n"
+            % (f1(d["fit"][1]), f0(d["fit"][0])))
+    add("The walk takes recursion in runs: a frame at the previous frame's address whose rule "
+        "has the plain form (CFA from rsp or rbp plus an offset, return address at the CFA) "
+        "unwinds with up to 7 more like it in one iteration of the frame loop, and the stack "
+        "copy grows 512, 2,048, then 8,192 bytes.  Most of a deep frame's cost is writing its "
+        "16 bytes into the ring buffer, and on this virtual machine the first write into each "
+        "4 KiB page of a new ring cost about 12 µs (the host backs guest memory on first "
+        "write): a depth-1024 hit cost about 45 ns a frame in a fresh ring and 5 ns once the "
+        "ring had been written.  wraith therefore writes the whole ring once at start-up "
+        "(`wr_ring_warm`, run with `BPF_PROG_TEST_RUN`: 64 KiB records reserved, written and "
+        "discarded, up to the ring's size or 64 MiB).  The walk is complete at every depth "
+        "and `truncated` reports the depth it reached.\n")
+    add("Starting 1,000 probes on the fixture (`trace wr_bench_hot { print \"pN {}\", $pid; }` "
+        "a thousand times) is measured by `bench/run.py --only probes`, not by `make bench`: "
+        "detaching them is the kernel's uprobe release, about a minute for a thousand.\n")
 
 
 def no_loss_rates(per):

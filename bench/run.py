@@ -22,8 +22,9 @@ Sections:
            and without --fault-in (sleepable programs), beside a bare
            bpftrace uprobe.
   deep     BPF time per frame of deep backtraces (depths 128, 512, 1024 on a
-           stack deeper than 1024 frames); needs only wraith and bpftool
-           (`bench/run.py --only deep`, or `make bench BENCH_ARGS='--only deep'`).
+           stack deeper than 1024 frames); needs only wraith and bpftool, so
+           `bench/run.py --only deep` (or `make bench BENCH_ARGS='--only deep'`)
+           runs where bpftrace and perf are missing.
 
 The probed process (bench/hotloop.c) runs pinned to CPU 0, every tracer
 pinned to CPU 1.  Per-hit cost is (loop time traced - loop time untraced) /
@@ -524,10 +525,14 @@ def section_perhit(ctx):
         qw = [r["quiet_wall"] - u for r, u in zip(per, untraced_qw)]
         l = [r["live"] - u for r, u in zip(per, untraced_l)]
         b = [r["bpf_ns"] / r["bpf_cnt"] for r in per if r["bpf_cnt"]]
+        # live and quiet of one repetition share its conditions (the same
+        # tracer, minutes apart at most): their ratio, taken per repetition,
+        # is not moved by drift between repetitions as a ratio of medians is.
+        paired = [lv / qv for lv, qv in zip(l, q) if qv > 0]
         rows[key] = {
             "label": label, "kind": kind, "depth": depth,
             "quiet": stats_of(q), "quiet_wall": stats_of(qw), "live": stats_of(l),
-            "bpf": stats_of(b),
+            "live_ratio": stats_of(paired), "bpf": stats_of(b),
             "quiet_lost": max(r["quiet_lost"] for r in per),
             "live_lost_frac": stats_of([r["live_lost"] / r["emitted"] for r in per
                                         if r["live_lost"] is not None]),
@@ -669,6 +674,14 @@ def deep_table(R):
     for name, measured, v in deep_targets(R):
         lines.append("  TARGET %s: %s, %s" % (name, measured, v))
     return lines
+
+
+def live_ratio(row):
+    """Live over quiet cost of one configuration: the median of the ratios
+    taken within each repetition (older results: the ratio of medians)."""
+    if row.get("live_ratio"):
+        return row["live_ratio"][0]
+    return row["live"][0] / row["quiet"][0]
 
 
 def linfit(xs, ys):
@@ -1092,7 +1105,7 @@ def build_targets(ctx, R):
         slope = fits["bpf_deep"][1]
         t.append(("<= 60 ns per extra frame inside BPF", "%.1f ns" % slope, verdict(slope, 60)))
         for key, name in (("wr_empty", "the empty probe"), ("wr_bt16", "bt depth 16")):
-            r = rows[key]["live"][0] / rows[key]["quiet"][0]
+            r = live_ratio(rows[key])
             t.append(("live <= 1.05x quiet, %s" % name, "%.2fx" % r, verdict(r, 1.05)))
         if "wr_count16" in rows:
             c = rows["wr_count16"]
@@ -1275,7 +1288,9 @@ def write_markdown(ctx, R, table, path):
     import report  # bench/report.py: the prose of doc/performance.md
     text = report.render(ctx, R, table, DEPTHS, {
         "QUIET_N": QUIET_N, "QUIET_ROUNDS": QUIET_ROUNDS, "LIVE_N": LIVE_N,
-        "STACK_DEPTH": STACK_DEPTH, "RATES": RATES, "DELIVERY_SECONDS": DELIVERY_SECONDS})
+        "STACK_DEPTH": STACK_DEPTH, "RATES": RATES, "DELIVERY_SECONDS": DELIVERY_SECONDS,
+        "DEEP_DEPTHS": DEEP_DEPTHS, "DEEP_STACK": DEEP_STACK, "DEEP_N": DEEP_N,
+        "DEEP_TARGET_NS": DEEP_TARGET_NS})
     with open(path, "w") as f:
         f.write(text)
 
@@ -1333,12 +1348,16 @@ def machine_info():
     }
 
 
+# The sections doc/performance.md is written from (the default of --only).
+DOC_SECTIONS = ("perhit", "startup", "sym", "delivery", "consumer", "pipe", "faultin", "deep")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--src", required=True, help="wraith source directory")
     ap.add_argument("--build", required=True, help="wraith build directory")
     ap.add_argument("--reps", type=int, default=5, help="repetitions per figure (>= 5)")
-    ap.add_argument("--only", default="perhit,startup,sym,delivery,consumer,pipe,faultin",
+    ap.add_argument("--only", default=",".join(DOC_SECTIONS),
                     help="comma-separated sections to run")
     ap.add_argument("--no-doc", action="store_true", help="print the table, write no files")
     ap.add_argument("--allow-few-reps", action="store_true", help=argparse.SUPPRESS)
@@ -1397,7 +1416,7 @@ def main():
     table = summary_table(ctx, R) if only - {"deep"} else ""
     table += "\n".join(deep_table(R))
     print(table)
-    if not args.no_doc and only == {"perhit", "startup", "sym", "delivery", "consumer", "pipe", "faultin"}:
+    if not args.no_doc and only == set(DOC_SECTIONS):
         doc = os.path.join(ctx.src, "doc")
         plot(ctx, R, os.path.join(doc, "performance.png"))
         write_markdown(ctx, R, table, os.path.join(doc, "performance.md"))
