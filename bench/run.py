@@ -652,8 +652,9 @@ def deep_targets(R):
              "%.1f ns" % pf, verdict(pf, DEEP_TARGET_NS))]
 
 
-def deep_table(R):
-    """Lines of the summary for the deep section."""
+def deep_table(R, with_targets=True):
+    """Lines of the summary for the deep section (its target line too
+    unless the summary table above lists every target)."""
     deep = R.get("deep")
     if not deep:
         return []
@@ -671,7 +672,7 @@ def deep_table(R):
     if deep.get("fit"):
         lines.append("  fit over the depths: %.1f ns per extra frame, %.0f ns fixed"
                      % (deep["fit"][1], deep["fit"][0]))
-    for name, measured, v in deep_targets(R):
+    for name, measured, v in deep_targets(R) if with_targets else ():
         lines.append("  TARGET %s: %s, %s" % (name, measured, v))
     return lines
 
@@ -1414,7 +1415,7 @@ def main():
     R["load"] = ("%.1f" % load0, "%.1f" % os.getloadavg()[0])
     R["targets"] = build_targets(ctx, R)
     table = summary_table(ctx, R) if only - {"deep"} else ""
-    table += "\n".join(deep_table(R))
+    table += "\n".join(deep_table(R, with_targets=not table))
     print(table)
     if not args.no_doc and only == set(DOC_SECTIONS):
         doc = os.path.join(ctx.src, "doc")
@@ -1438,7 +1439,8 @@ def rerender(path, src):
         for k in list(tp):
             tp[int(k) if k.isdigit() else k] = tp.pop(k)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    table = summary_table(ctx, R)
+    R["targets"] = build_targets(ctx, R)
+    table = summary_table(ctx, R) + "\n".join(deep_table(R, with_targets=False))
     print(table)
     doc = os.path.join(src, "doc")
     plot(ctx, R, os.path.join(doc, "performance.png"))
