@@ -215,6 +215,31 @@ void cli_report_losses(struct session *s)
 		wr_warn("%llu malformed events were dropped", (unsigned long long)l.malformed);
 }
 
+/* The run ends (Ctrl-C, --timeout, the process exited): show what the
+ * event buffer still holds, the events of hits before the end, instead of
+ * counting them as not read.  At most DRAIN_SECONDS of a process that keeps
+ * hitting; a second Ctrl-C stops at once.  Not after --max-events (the
+ * rest is not wanted) or once the output is closed. */
+#define DRAIN_SECONDS 2.0
+
+static void drain_buffered(const struct cli_options *o, struct session *s)
+{
+	sig_atomic_t sig = *o->stop_signal;
+	double until = now_seconds() + DRAIN_SECONDS;
+	int n;
+
+	if (o->max_events && session_events(s) >= o->max_events)
+		return;
+	*o->stop_signal = 0;
+	do {
+		n = session_read_buffered(s);
+		if (cli_flush_output())
+			break;
+	} while (n > 0 && !*o->stop_signal && now_seconds() < until);
+	if (!*o->stop_signal)
+		*o->stop_signal = sig;
+}
+
 int cli_event_loop(const struct cli_options *o, struct session *s)
 {
 	double deadline = o->timeout > 0 ? now_seconds() + o->timeout : 0;
@@ -239,6 +264,8 @@ int cli_event_loop(const struct cli_options *o, struct session *s)
 		}
 		cli_report_suppressed(s, o, false);
 	}
+	if (!cli_flush_output())
+		drain_buffered(o, s);
 	cli_report_suppressed(s, o, true);
 	/* SIGPIPE is ignored so that a closed output ends the run here, the
 	 * ordinary way, with every probe detached when the session is freed:

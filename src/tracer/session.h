@@ -133,6 +133,11 @@ void session_set_sink(struct session *s, const struct session_sink *sink);
 /* Wait up to @timeout_ms for events and render them to the sink.  Returns
  * the number of events rendered, 0 on timeout, or -errno (-EINTR). */
 int session_poll(struct session *s, int timeout_ms);
+/* Read, without waiting, one batch of what the event buffer holds now.
+ * Returns the number of records read (0: the buffer is empty; for the
+ * perf buffer one call reads all there is and returns 0), or -errno.
+ * Ends a run: the events still in flight when it stops are shown. */
+int session_read_buffered(struct session *s);
 /* Render at most @n more events per poll (UINT64_MAX: no limit); events
  * beyond it are kept, in order, for later polls. */
 void session_set_budget(struct session *s, uint64_t n);

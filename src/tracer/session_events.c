@@ -190,6 +190,16 @@ int session_poll(struct session *s, int timeout_ms)
 	return n == -EINTR ? -EINTR : (int)(s->events - before);
 }
 
+int session_read_buffered(struct session *s)
+{
+	int n;
+
+	if (!s->rt || (s->opt.max_events && s->events >= s->opt.max_events))
+		return 0;
+	n = runtime_poll(s->rt, 0, on_event, s);
+	return n == -EINTR ? 0 : n;
+}
+
 int session_event_fd(struct session *s)
 {
 	return s->rt ? runtime_event_fd(s->rt) : -1;

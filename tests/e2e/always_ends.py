@@ -6,8 +6,11 @@
   maps libc, itself included): --timeout, SIGINT and SIGTERM still end it,
   since events are read in bounded batches between checks.
 - Tracing wraith's own PID is refused (status 2).
+- Ctrl-C shows the events still in the buffer: hits while wraith was
+  stopped (SIGSTOP) come out after SIGINT, in order, none left "not read".
 """
 import os
+import re
 import signal
 import subprocess
 import time
@@ -47,6 +50,33 @@ except subprocess.TimeoutExpired:
     p.wait()
     fail("closed output: wraith ended")
 check_no_leftovers("closed output")
+
+# ---- Ctrl-C reads what the buffer holds ----
+fx1k = Fixture("vars-O0", [1000])
+p = subprocess.Popen([WRAITH, "-p", str(fx1k.pid), "-s", 'trace probe_here { print "n={}", n; }',
+                      "--script-output", "plain"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                     text=True)
+line = p.stderr.readline()
+while line and "wraith: tracing" not in line:
+    line = p.stderr.readline()
+p.send_signal(signal.SIGSTOP)
+time.sleep(0.6)  # about 550 hits, their events wait in the ring buffer
+p.send_signal(signal.SIGINT)
+p.send_signal(signal.SIGCONT)
+try:
+    out, err = p.communicate(timeout=30)
+    ns = [int(l[2:]) for l in out.splitlines() if l.startswith("n=")]
+    check(len(ns) >= 300, "Ctrl-C: the buffered events are shown (%d)" % len(ns))
+    eq(ns, list(range(ns[0], ns[0] + len(ns))) if ns else [], "Ctrl-C: in order, none missing")
+    m = re.search(r", (\d+) not read", err)
+    check(not m or int(m.group(1)) <= 20, "Ctrl-C: at most a few hits after the read not read "
+          "(%s)" % (m.group(0) if m else "none"))
+except subprocess.TimeoutExpired:
+    p.kill()
+    p.communicate()
+    fail("Ctrl-C with buffered events: wraith ended")
+fx1k.stop()
+check_no_leftovers("Ctrl-C with buffered events")
 
 # ---- every event causes another ----
 LIBC = os.path.realpath("/lib/x86_64-linux-gnu/libc.so.6")
