@@ -6,6 +6,9 @@
  * path.
  */
 #include "runtime/runtime.h"
+#include "runtime/core_btf.h"
+#include "runtime/kbtf.h"
+#include "util/clock.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -63,6 +66,8 @@ struct runtime {
 	rt_event_fn fn;          /* valid during runtime_poll */
 	void *fn_ctx;
 	unsigned polled;         /* events handed over in this runtime_poll */
+	size_t warm_left;        /* ring bytes still to warm (warm_slice) */
+	bool idle;               /* the last runtime_poll read no events */
 	struct rt_probe *probes; /* every loaded probe */
 	struct rt_object *objects; /* what they share */
 	int stats_fd;
@@ -149,21 +154,56 @@ uint32_t runtime_count_capacity(const struct runtime *rt)
 	return rt->opt.stack_entries ? rt->opt.stack_entries : WR_COUNT_DEFAULT_STACKS;
 }
 
+/* The kernel BTF for the base object's CO-RE relocations, cut down to
+ * what they name (core_btf.h), in a memory file; -1 when the kernel has
+ * no BTF (libbpf then fails as it always did) or the cut could not be
+ * made (libbpf then loads the kernel's whole BTF itself). */
+static int core_btf_file(const struct bpf_blob *base)
+{
+	struct kbtf *k;
+	struct btf *local, *cut = NULL;
+	int fd = -1, err = kbtf_open(NULL, &k);
+
+	if (err) {
+		wr_debug("kernel BTF: %s", wr_strerror(err));
+		return -1;
+	}
+	local = core_btf_of_object(base->data, base->size);
+	if (local)
+		cut = core_btf_build(local, k);
+	fd = cut ? core_btf_memfd(cut) : -errno;
+	if (fd < 0)
+		wr_debug("kernel BTF for the unwinder: %s; libbpf loads all of it",
+			 wr_strerror(fd));
+	btf__free(cut);
+	btf__free(local);
+	kbtf_close(k);
+	return fd;
+}
+
 static int open_base(struct runtime *rt, const struct bpf_blob *base)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "wraith");
 	struct bpf_program *prog;
 	struct bpf_map *rb, *ev;
 	int ncpu = libbpf_num_possible_cpus();
-	char *log = xmalloc(VERIFIER_LOG_SIZE);
+	int btf_fd = core_btf_file(base);
+	char *log, btf_path[40];
 	int err;
 
+	if (btf_fd >= 0) {
+		snprintf(btf_path, sizeof(btf_path), "/proc/self/fd/%d", btf_fd);
+		oo.btf_custom_path = btf_path;
+	}
 	rt->base = bpf_object__open_mem(base->data, base->size, &oo);
 	if (!rt->base) {
 		err = -errno;
 		rt->base = NULL;
+		if (btf_fd >= 0)
+			close(btf_fd);
 		return kernel_error(err, "opening the BPF object");
 	}
+	log = xmalloc(VERIFIER_LOG_SIZE);
 	rb = bpf_object__find_map_by_name(rt->base, "wr_ringbuf");
 	if (rb)
 		bpf_map__set_max_entries(rb, rt->opt.transport == WR_TRANSPORT_RINGBUF
@@ -178,6 +218,8 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 	bpf_object__for_each_program(prog, rt->base)
 		bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
 	err = bpf_object__load(rt->base);
+	if (btf_fd >= 0)
+		close(btf_fd);
 	if (err && log[0]) {
 		char *tail = verifier_reason(log);
 
@@ -331,37 +373,45 @@ static int open_wakeups(struct runtime *rt)
 	return 0;
 }
 
-/* Write every page of the ring once before any probe attaches (see
- * wr_ring_warm in the template).  On a virtual machine whose host backs
- * guest memory on its first write, each page of a new ring costs about
- * 12 us the first time an event lands in it, paid by the traced thread:
- * a depth-1024 backtrace cost 45 ns a frame in BPF in a fresh ring and
- * 4.5 ns once the ring had been written.  Each run writes and discards up
- * to 1 MiB; the consumer skips discarded records, which frees the space
- * for the next run.  At most WARM_MAX bytes, so a large --buffer-size
- * does not lengthen start-up without bound; a kernel that cannot run the
- * program only loses the warm-up. */
+/* Write every page of the ring once (see wr_ring_warm in the template).
+ * On a virtual machine whose host backs guest memory on its first write,
+ * each page of a new ring costs about 12 us the first time an event lands
+ * in it, paid by the traced thread: a depth-1024 backtrace cost 45 ns a
+ * frame in BPF in a fresh ring and 4.5 ns once the ring had been written.
+ * The writing is not on the way to attaching the probes (8 MiB took about
+ * 20 ms there): runtime_poll() does it a slice at a time on the thread
+ * that consumes the ring, libbpf's reader not being safe with two, and
+ * only while the ring is idle (its last read found no events), so the
+ * discarded records never take the place of real ones; under steady
+ * traffic the events write the ring themselves.  Each slice writes and
+ * discards up to 1 MiB, which the consumer then skips.  At most WARM_MAX
+ * bytes, so a large --buffer-size does not add work without bound; a
+ * kernel that cannot run the program only loses the warm-up. */
 #define WARM_MAX (64u << 20)
 
-static void warm_ring(struct runtime *rt)
+static void warm_plan(struct runtime *rt)
 {
-	struct bpf_program *prog = bpf_object__find_program_by_name(rt->base, "wr_ring_warm");
 	struct bpf_map *map = bpf_object__find_map_by_name(rt->base, "wr_ringbuf");
-	size_t done = 0, size;
+	size_t size;
 
-	if (!prog || !map || !rt->ringbuf)
+	if (!map || !rt->ringbuf || !bpf_object__find_program_by_name(rt->base, "wr_ring_warm"))
 		return;
 	size = bpf_map__max_entries(map);
-	if (size > WARM_MAX)
-		size = WARM_MAX;
-	while (done < size + WR_WARM_CHUNK) {
-		LIBBPF_OPTS(bpf_test_run_opts, topts);
+	rt->warm_left = (size > WARM_MAX ? WARM_MAX : size) + WR_WARM_CHUNK;
+}
 
-		if (bpf_prog_test_run_opts(bpf_program__fd(prog), &topts) || (int)topts.retval <= 0)
-			return;
-		done += (size_t)topts.retval * WR_WARM_CHUNK;
-		ring_buffer__consume(rt->ringbuf);
+static void warm_slice(struct runtime *rt)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(rt->base, "wr_ring_warm");
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	size_t done;
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &topts) || (int)topts.retval <= 0) {
+		rt->warm_left = 0;
+		return;
 	}
+	done = (size_t)topts.retval * WR_WARM_CHUNK;
+	rt->warm_left = done >= rt->warm_left ? 0 : rt->warm_left - done;
 }
 
 static int open_reader(struct runtime *rt)
@@ -424,14 +474,21 @@ int runtime_new(const struct rt_options *opt, const struct bpf_blob *base, struc
 	libbpf_set_print(libbpf_print);
 	rt->opt = *opt;
 	rt->epoll_fd = rt->timer_fd = -1;
+	rt->idle = true;
+	double c0 = thread_cpu_seconds(), c1 = c0, c2 = c0;
+
 	if (!err)
 		err = open_base(rt, base);
+	c1 = thread_cpu_seconds();
 	if (!err)
 		err = install_step_program(rt);
 	if (!err)
 		err = open_reader(rt);
+	c2 = thread_cpu_seconds();
 	if (!err)
-		warm_ring(rt);
+		warm_plan(rt);
+	wr_debug("base object: loaded in %.1f ms of CPU, its reader set up in %.1f",
+		 (c1 - c0) * 1e3, (c2 - c1) * 1e3);
 	if (err) {
 		runtime_free(rt);
 		return err;
@@ -894,7 +951,9 @@ int runtime_poll(struct runtime *rt, int timeout_ms, rt_event_fn fn, void *ctx)
 	uint64_t ticks;
 	int n;
 
-	n = epoll_wait(rt->epoll_fd, ev, 2, timeout_ms);
+	if (rt->warm_left && rt->idle)
+		warm_slice(rt);
+	n = epoll_wait(rt->epoll_fd, ev, 2, rt->warm_left ? 0 : timeout_ms);
 	if (n < 0)
 		return -errno;
 	if (read(rt->timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
@@ -910,6 +969,7 @@ int runtime_poll(struct runtime *rt, int timeout_ms, rt_event_fn fn, void *ctx)
 		n = perf_buffer__consume(rt->perfbuf);
 	if (n == POLL_BATCH_DONE)
 		n = (int)rt->polled;
+	rt->idle = rt->polled == 0;
 	rt->fn = NULL;
 	rt->fn_ctx = NULL;
 	return n;
@@ -923,39 +983,23 @@ int runtime_event_fd(const struct runtime *rt)
 /* ---- the kernel's layout ---- */
 
 /* Byte offset of member @name of struct @id, and its type; -ENOENT. */
-static int member_of(const struct btf *btf, __u32 id, const char *name, __u32 *off, __u32 *type)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-	const struct btf_member *m;
-
-	if (!t || !btf_is_struct(t))
-		return -ENOENT;
-	m = btf_members(t);
-	for (__u16 i = 0; i < btf_vlen(t); i++, m++) {
-		if (strcmp(btf__name_by_offset(btf, m->name_off), name) != 0)
-			continue;
-		*off = btf_member_bit_offset(t, i) / 8;
-		*type = m->type;
-		return 0;
-	}
-	return -ENOENT;
-}
-
 static uint32_t fsbase_offset;
 
+/* task_struct.thread.fsbase, from the kernel's BTF read in place. */
 static void find_fsbase(void)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	__u32 thread_off, fs_off, type;
-	int id;
+	static const char *const name[] = { "task_struct" };
+	static const int kind[] = { BTF_KIND_STRUCT };
+	uint32_t task, thread_off, fs_off, size, type;
+	struct kbtf *k;
 
-	if (!btf)
+	if (kbtf_open(NULL, &k))
 		return;
-	id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
-	if (id > 0 && !member_of(btf, (__u32)id, "thread", &thread_off, &type) &&
-	    !member_of(btf, type, "fsbase", &fs_off, &type))
-		fsbase_offset = thread_off + fs_off;
-	btf__free(btf);
+	kbtf_find_composites(k, name, kind, 1, &task);
+	if (task && !kbtf_member(k, task, "thread", &thread_off, &size, &type) &&
+	    !kbtf_member(k, type, "fsbase", &fs_off, &size, &type))
+		fsbase_offset = (thread_off + fs_off) / 8;
+	kbtf_close(k);
 }
 
 uint32_t runtime_fsbase_offset(void)

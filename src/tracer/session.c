@@ -246,7 +246,7 @@ struct kernel_start {
 	struct rt_options ro;
 	struct runtime *rt;
 	int err;
-	double seconds;
+	double seconds, cpu_seconds;
 	struct wr_log_deferred log;
 };
 
@@ -255,7 +255,7 @@ static void *kernel_start_main(void *arg)
 	struct kernel_start *ks = arg;
 	struct codegen_options co = { .transport = ks->ro.transport, .fault_in = ks->ro.fault_in };
 	struct bpf_blob base = { 0 };
-	double t0 = now_seconds();
+	double t0 = now_seconds(), c0 = thread_cpu_seconds();
 
 	wr_log_defer(&ks->log);
 	ks->err = codegen_base(&co, &base);
@@ -263,6 +263,7 @@ static void *kernel_start_main(void *arg)
 		ks->err = runtime_new(&ks->ro, &base, &ks->rt);
 	bpf_blob_release(&base);
 	ks->seconds = now_seconds() - t0;
+	ks->cpu_seconds = thread_cpu_seconds() - c0;
 	wr_log_defer(NULL);
 	return NULL;
 }
@@ -308,7 +309,8 @@ static int kernel_wait(struct session *s)
 	if (ks->threaded)
 		pthread_join(ks->thread, NULL);
 	wr_log_replay(&ks->log);
-	wr_debug("kernel side (maps, unwinder) ready in %.1f ms", ks->seconds * 1e3);
+	wr_debug("kernel side (maps, unwinder) ready in %.1f ms (%.1f ms of CPU)", ks->seconds * 1e3,
+		 ks->cpu_seconds * 1e3);
 	s->rt = ks->rt;
 	err = ks->err;
 	free(ks);

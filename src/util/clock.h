@@ -10,4 +10,8 @@
  * back when the wall clock is set. */
 double now_seconds(void);
 
+/* Seconds of CPU the calling thread has used (CLOCK_THREAD_CPUTIME_ID):
+ * what a phase costs, whatever else the machine is doing. */
+double thread_cpu_seconds(void);
+
 #endif
