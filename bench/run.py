@@ -71,6 +71,7 @@ RATES = (1000, 2000, 5000, 10000, 20000, 40000)
 DEEP_DEPTHS = (128, 512, 1024)
 DEEP_TARGET_NS = 40    # BPF time per frame at the deepest depth
 DEEP_STACK = 1100      # recursion levels for the deep section: > 1024 frames
+DEEP_SETTLE_S = 0.3   # the tracer runs this long before a round stops it
 DEEP_N = 150           # hits per round: 150 events of 16 KiB fit the 4 MiB ring buffer
 DELIVERY_SECONDS = 0.4
 
@@ -604,6 +605,10 @@ def deep_round(ctx, fx, depth):
     tr = start_tracer(ctx, cfg, fx.pid, ctx.workdir)
     ids = prog_ids_of(tr.p.pid)
     sysctl("kernel.bpf_stats_enabled", 1)
+    # The tracer writes its new ring once in its first tens of ms of
+    # reading (runtime.c, warm_slice); a tracer stopped at once would
+    # measure a ring no running tracer keeps.
+    time.sleep(DEEP_SETTLE_S)
     tr.stop()
     s0 = bpf_progs()
     fx.run(DEEP_N)
