@@ -201,34 +201,46 @@ static size_t find_shadows(const struct btf *local, uint32_t **ids, char ***name
 	return n;
 }
 
+struct shadow_find {
+	struct builder *b;
+	const uint32_t *lids;
+	int err;
+};
+
+/* Every kernel struct of a shadow's name is copied, as libbpf would try
+ * each of them as a candidate. */
+static void copy_found(void *ctx, size_t i, uint32_t kid)
+{
+	struct shadow_find *f = ctx;
+	int id = f->err ? 0 : emit_composite(f->b, f->lids[i], kid);
+
+	if (id < 0)
+		f->err = id;
+}
+
 struct btf *core_btf_build(const struct btf *local, const struct kbtf *k)
 {
 	struct builder b = { .local = local, .k = k, .out = btf__new_empty() };
-	uint32_t *lids, *kids;
+	struct shadow_find f = { .b = &b };
+	uint32_t *lids;
 	char **names;
-	int *kinds, err = 0;
+	int *kinds;
 	size_t n;
 
 	if (!b.out)
 		return NULL;
 	n = find_shadows(local, &lids, &names, &kinds);
-	kids = xcalloc(n + 1, sizeof(*kids));
-	kbtf_find_composites(k, (const char *const *)names, kinds, n, kids);
-	for (size_t i = 0; i < n && !err; i++) {
-		int id = kids[i] ? emit_composite(&b, lids[i], kids[i]) : 0;
-
-		err = id < 0 ? id : 0;
-	}
+	f.lids = lids;
+	kbtf_each_composite(k, (const char *const *)names, kinds, n, copy_found, &f);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
 	free(kinds);
 	free(lids);
-	free(kids);
 	free(b.done);
-	if (err) {
+	if (f.err) {
 		btf__free(b.out);
-		errno = -err;
+		errno = -f.err;
 		return NULL;
 	}
 	return b.out;

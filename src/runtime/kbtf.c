@@ -188,27 +188,36 @@ uint32_t kbtf_resolve(const struct kbtf *k, uint32_t id)
 	return 0;
 }
 
-void kbtf_find_composites(const struct kbtf *k, const char *const *names, const int *kinds,
-			  size_t n, uint32_t *ids)
+void kbtf_each_composite(const struct kbtf *k, const char *const *names, const int *kinds,
+			 size_t n, void (*fn)(void *ctx, size_t i, uint32_t id), void *ctx)
 {
-	size_t left = n;
 	uint32_t off = 0;
 
-	memset(ids, 0, n * sizeof(*ids));
-	for (uint32_t id = 1; id <= k->count && left; id++) {
+	for (uint32_t id = 1; id <= k->count; id++) {
 		const struct btf_type *t = (const void *)(k->types + off);
 
 		off += record_size(t);
 		if (!btf_is_composite(t) || !t->name_off)
 			continue;
-		for (size_t i = 0; i < n; i++) {
-			if (!ids[i] && (int)btf_kind(t) == kinds[i] &&
-			    strcmp(kbtf_str(k, t->name_off), names[i]) == 0) {
-				ids[i] = id;
-				left--;
-			}
-		}
+		for (size_t i = 0; i < n; i++)
+			if ((int)btf_kind(t) == kinds[i] && strcmp(kbtf_str(k, t->name_off), names[i]) == 0)
+				fn(ctx, i, id);
 	}
+}
+
+static void keep_first(void *ctx, size_t i, uint32_t id)
+{
+	uint32_t *ids = ctx;
+
+	if (!ids[i])
+		ids[i] = id;
+}
+
+void kbtf_find_composites(const struct kbtf *k, const char *const *names, const int *kinds,
+			  size_t n, uint32_t *ids)
+{
+	memset(ids, 0, n * sizeof(*ids));
+	kbtf_each_composite(k, names, kinds, n, keep_first, ids);
 }
 
 int kbtf_member(const struct kbtf *k, uint32_t id, const char *name, uint32_t *bit_off,

@@ -28,8 +28,12 @@ const char *kbtf_str(const struct kbtf *k, uint32_t off);
  * skipped; 0 for void or a broken chain. */
 uint32_t kbtf_resolve(const struct kbtf *k, uint32_t id);
 
-/* In one pass over the types: ids[i] = the first struct (or union, as
- * kinds[i] says: BTF_KIND_STRUCT or BTF_KIND_UNION) named names[i], or 0. */
+/* In one pass over the types, fn(ctx, i, id) for every struct (or union,
+ * as kinds[i] says: BTF_KIND_STRUCT or BTF_KIND_UNION) named names[i]: a
+ * kernel may have more than one of a name. */
+void kbtf_each_composite(const struct kbtf *k, const char *const *names, const int *kinds,
+			 size_t n, void (*fn)(void *ctx, size_t i, uint32_t id), void *ctx);
+/* ids[i] = the first of kbtf_each_composite()'s finds for names[i], or 0. */
 void kbtf_find_composites(const struct kbtf *k, const char *const *names, const int *kinds,
 			  size_t n, uint32_t *ids);
 

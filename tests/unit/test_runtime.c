@@ -22,7 +22,8 @@
 /* struct outer { int x; union { struct { unsigned long start, end; }; int r; };
  *                struct inner in; struct inner *p; } (size 64)
  * struct inner { int a; unsigned long b; } (size 16), start at byte 8,
- * in at byte 24 (its b at byte 32), p at byte 40. */
+ * in at byte 24 (its b at byte 32), p at byte 40; and a second struct
+ * inner { unsigned long b; }. */
 static struct btf *fake_kernel(void)
 {
 	struct btf *b = btf__new_empty();
@@ -46,6 +47,9 @@ static struct btf *fake_kernel(void)
 	btf__add_field(b, NULL, anon_u, 64, 0);
 	btf__add_field(b, "in", inner, 192, 0);
 	btf__add_field(b, "p", pinner, 320, 0);
+	/* a second struct inner, as kernels have a few names twice */
+	btf__add_struct(b, "inner", 8);
+	btf__add_field(b, "b", ul, 0, 0);
 	return b;
 }
 
@@ -168,6 +172,18 @@ static void test_core_btf_cut(void **state)
 	assert_int_equal(btf_vlen(in), 1);
 	assert_int_equal(member(cut, in, "b")->offset, 64);
 	assert_null(member(cut, outer, "missing"));
+	/* both kernel structs named inner are candidates */
+	{
+		int inners = 0;
+
+		for (uint32_t i = 1; i < btf__type_cnt(cut); i++) {
+			const struct btf_type *t = btf__type_by_id(cut, i);
+
+			inners += btf_is_struct(t) &&
+				  strcmp(btf__name_by_offset(cut, t->name_off), "inner") == 0;
+		}
+		assert_int_equal(inners, 2);
+	}
 	assert_true(btf__find_by_name_kind(cut, "absent", BTF_KIND_STRUCT) < 0);
 	/* what libbpf will read back from the memory file */
 	{
