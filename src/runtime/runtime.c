@@ -803,6 +803,18 @@ void runtime_unload(struct runtime *rt, struct rt_probe *p)
 
 /* ---- counters and events ---- */
 
+void runtime_reset_probe_stats(struct runtime *rt, uint32_t id)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct wr_probe_stats *zero;
+
+	if (ncpu <= 0 || id >= WR_MAX_PROBES)
+		return;
+	zero = xcalloc((size_t)ncpu, sizeof(*zero));
+	bpf_map_update_elem(rt->stats_fd, &id, zero, BPF_ANY);
+	free(zero);
+}
+
 int runtime_probe_stats(struct runtime *rt, uint32_t id, struct wr_probe_stats *out)
 {
 	int ncpu = libbpf_num_possible_cpus();

@@ -80,6 +80,8 @@ void runtime_detach(struct runtime *rt, struct rt_probe *p);
 /* Detach and unload @p.  NULL is a no-op. */
 void runtime_unload(struct runtime *rt, struct rt_probe *p);
 
+/* Zero the counters of wire probe id @id (given to a new probe). */
+void runtime_reset_probe_stats(struct runtime *rt, uint32_t id);
 /* Sum of the per-CPU counters of wire probe id @id. */
 int runtime_probe_stats(struct runtime *rt, uint32_t id, struct wr_probe_stats *out);
 /* Records the perf buffer reported lost (always 0 for the ring buffer). */

@@ -183,11 +183,13 @@ int session_new(const struct session_options *opt, struct session **out)
 /* Unload every site of @p, then free it. */
 void session_drop_sites(struct session *s, struct probe *p, size_t first)
 {
+	for (size_t i = first; i < p->n_sites; i++)
+		if (s->rt)
+			runtime_unload(s->rt, p->sites[i].rt);
+	stacks_forget_sites(s, p, first);
 	for (size_t i = first; i < p->n_sites; i++) {
 		struct probe_site *site = &p->sites[i];
 
-		if (s->rt)
-			runtime_unload(s->rt, site->rt);
 		if (site->wire_id < WR_MAX_PROBES && s->wire[site->wire_id].probe == p)
 			s->wire[site->wire_id].probe = NULL;
 		free(site->where.function);
@@ -201,7 +203,6 @@ static void unload_probe(struct session *s, struct probe *p)
 {
 	if (p->pending)
 		s->n_pending--;
-	stacks_forget_probe(s, p);
 	for (size_t i = 0; i < p->n_sites; i++) {
 		struct probe_site *site = &p->sites[i];
 
@@ -210,6 +211,8 @@ static void unload_probe(struct session *s, struct probe *p)
 		if (site->wire_id < WR_MAX_PROBES && s->wire[site->wire_id].probe == p)
 			s->wire[site->wire_id].probe = NULL;
 	}
+	/* Detached first: no hit counts after the counts are gone. */
+	stacks_forget_probe(s, p);
 	probe_free(p);
 }
 
@@ -324,11 +327,22 @@ static int kernel_wait(struct session *s)
 
 /* ---- adding probes ---- */
 
+/* A free wire id, after the last one given out: an id freed by a deleted
+ * probe comes back only once all others were used, so its events still in
+ * flight are dropped rather than shown as the new probe's, and its
+ * counters start from zero. */
 static uint32_t alloc_wire_id(struct session *s)
 {
-	for (uint32_t i = 1; i < WR_MAX_PROBES; i++)
-		if (!s->wire[i].probe)
-			return i;
+	for (uint32_t n = 1; n < WR_MAX_PROBES; n++) {
+		uint32_t i = (s->wire_next + n - 1) % (WR_MAX_PROBES - 1) + 1;
+
+		if (s->wire[i].probe)
+			continue;
+		s->wire_next = i;
+		if (s->rt)
+			runtime_reset_probe_stats(s->rt, i);
+		return i;
+	}
 	return 0;
 }
 

@@ -62,6 +62,7 @@ struct session {
 	size_t n_probes, cap_probes;
 	unsigned next_probe_id;
 	struct { struct probe *probe; size_t site; } wire[WR_MAX_PROBES];
+	uint32_t wire_next;         /* where the search for a free wire id starts */
 	struct renderer renderer;
 	struct event_decoder decoder;
 	struct read_recovery recover; /* failed reads of read-only memory, made again */
@@ -143,5 +144,7 @@ void stack_cache_free(struct stack_cache *c);
 /* A probe was added (counting may begin) / is going away (its counts too). */
 void stacks_note_probe(struct session *s, const struct probe *p);
 void stacks_forget_probe(struct session *s, const struct probe *p);
+/* Delete what the sites of @p from @first on counted. */
+void stacks_forget_sites(struct session *s, const struct probe *p, size_t first);
 
 #endif

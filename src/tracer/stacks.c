@@ -179,18 +179,32 @@ void stacks_note_probe(struct session *s, const struct probe *p)
 		s->stacks_since_ns = wall_ns();
 }
 
-static bool of_probe(const struct wr_count_key *k, void *ctx)
-{
-	const struct probe *p = ctx;
+struct sites_of {
+	const struct probe *p;
+	size_t first;
+};
 
-	for (size_t i = 0; i < p->n_sites; i++)
-		if (p->sites[i].wire_id == k->probe_id)
+static bool of_sites(const struct wr_count_key *k, void *ctx)
+{
+	const struct sites_of *so = ctx;
+
+	for (size_t i = so->first; i < so->p->n_sites; i++)
+		if (so->p->sites[i].wire_id == k->probe_id)
 			return true;
 	return false;
 }
 
+/* Counts are keyed by the site's wire id, which a later probe may get
+ * again: they go with the sites. */
+void stacks_forget_sites(struct session *s, const struct probe *p, size_t first)
+{
+	struct sites_of so = { p, first };
+
+	if (s->rt && p->n_count_keys && first < p->n_sites)
+		runtime_counts_delete(s->rt, of_sites, &so);
+}
+
 void stacks_forget_probe(struct session *s, const struct probe *p)
 {
-	if (s->rt && p->n_count_keys)
-		runtime_counts_delete(s->rt, of_probe, (void *)p);
+	stacks_forget_sites(s, p, 0);
 }

@@ -92,6 +92,18 @@ evs = json_events(res.stdout)
 check(len(evs) >= 4 and all(e["items"] for e in evs), "json batch: stdout holds only events")
 check("probe 1: leaf" in res.stderr, "json batch: command output on stderr")
 
+# A probe added after one was deleted starts from zero (wire ids are not
+# handed out again while others are free, and a new one's counters reset).
+import tempfile
+with tempfile.NamedTemporaryFile("w", suffix=".batch", delete=False) as f:
+    f.write('trace leaf { print "a"; }\nwait events 60\ndelete 1\n'
+            'trace leaf { print "b"; }\ninfo probes\n')
+res = run(["-p", fx.pid, "--batch", f.name, "--script-output", "plain"])
+os.unlink(f.name)
+m = re.search(r"#2 leaf +enabled +sites 1 +hits (\d+)", res.stdout + res.stderr)
+check(m and int(m.group(1)) < 60, "a probe added after a delete counts its own hits only (%s)"
+      % (m.group(0) if m else (res.stdout + res.stderr)[-300:]))
+
 check_no_leftovers("after batch runs")
 fx.stop()
 finish()
