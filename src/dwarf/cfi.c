@@ -366,26 +366,51 @@ static int extract_both(struct dw_module *m, struct cfi_rules *rules,
 	return err ? err : err2;
 }
 
-int cfi_table_extract(struct dw_module *m, struct cfi_rules *rules, struct cfi_table *out)
-{
+/* The sections one module's rows come from, found by cfi_sources_open(). */
+struct cfi_sources {
+	struct dw_module *m;
 	struct cfi_section eh, dbg;
-	struct debug_file df;
-	struct timespec t0, t1;
 	bool have_eh, have_dbg;
+	struct debug_file df;
+};
+
+struct cfi_sources *cfi_sources_open(struct dw_module *m)
+{
+	struct cfi_sources *src = xcalloc(1, sizeof(*src));
+
+	src->m = m;
+	src->have_eh = open_section(m->elf, ".eh_frame", &src->eh);
+	src->have_dbg = open_debug_frame(m, &src->dbg, &src->df);
+	return src;
+}
+
+size_t cfi_sources_size(const struct cfi_sources *src)
+{
+	return (src->have_eh ? src->eh.data->d_size : 0) + (src->have_dbg ? src->dbg.data->d_size : 0);
+}
+
+void cfi_sources_close(struct cfi_sources *src)
+{
+	if (!src)
+		return;
+	close_debug_file(&src->df);
+	free(src);
+}
+
+int cfi_sources_extract(struct cfi_sources *src, struct cfi_rules *rules, struct cfi_table *out)
+{
+	struct timespec t0, t1;
 	int err = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	free(out->rows);
 	cfi_table_init(out);
-	have_eh = open_section(m->elf, ".eh_frame", &eh);
-	have_dbg = open_debug_frame(m, &dbg, &df);
-	if (have_eh && have_dbg) {
-		err = extract_both(m, rules, &eh, &dbg, out);
-	} else if (have_eh || have_dbg) {
-		err = extract_from(m, rules, have_eh ? &eh : &dbg, out);
-		out->source = have_eh ? ".eh_frame" : ".debug_frame";
+	if (src->have_eh && src->have_dbg) {
+		err = extract_both(src->m, rules, &src->eh, &src->dbg, out);
+	} else if (src->have_eh || src->have_dbg) {
+		err = extract_from(src->m, rules, src->have_eh ? &src->eh : &src->dbg, out);
+		out->source = src->have_eh ? ".eh_frame" : ".debug_frame";
 	}
-	close_debug_file(&df);
 	if (out->n == 0) {
 		free(out->rows);
 		out->rows = NULL;
@@ -397,6 +422,15 @@ int cfi_table_extract(struct dw_module *m, struct cfi_rules *rules, struct cfi_t
 	count_kinds(out, rules);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	out->stats.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	return err;
+}
+
+int cfi_table_extract(struct dw_module *m, struct cfi_rules *rules, struct cfi_table *out)
+{
+	struct cfi_sources *src = cfi_sources_open(m);
+	int err = cfi_sources_extract(src, rules, out);
+
+	cfi_sources_close(src);
 	return err;
 }
 

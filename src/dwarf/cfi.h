@@ -67,6 +67,19 @@ void cfi_table_release(struct cfi_table *t);
  * -WR_EDWARF on malformed CFI (what was read before the error is kept). */
 int cfi_table_extract(struct dw_module *m, struct cfi_rules *rules, struct cfi_table *out);
 
+/* cfi_table_extract() in two steps, so the slow one can run on another
+ * thread: cfi_sources_open() finds @m's CFI sections (libelf, libdwfl: on
+ * the thread that uses @m); cfi_sources_extract() then reads only their
+ * bytes and @m's segment table, and may run on any one thread while the
+ * first goes on using @m, as long as nothing closes @m or frees the
+ * sources.  Never NULL; cfi_sources_close(NULL) is a no-op. */
+struct cfi_sources;
+struct cfi_sources *cfi_sources_open(struct dw_module *m);
+int cfi_sources_extract(struct cfi_sources *src, struct cfi_rules *rules, struct cfi_table *out);
+void cfi_sources_close(struct cfi_sources *src);
+/* Bytes of CFI found: how long extraction will take. */
+size_t cfi_sources_size(const struct cfi_sources *src);
+
 /* Index of the row covering @pc, or -1 (no row, or a gap row). */
 long cfi_table_lookup(const struct cfi_table *t, uint64_t pc);
 

@@ -728,13 +728,9 @@ static int add_script(struct session *s, const char *text, const char *file,
 		*n_ids = 0;
 	if (err)
 		return err;
-	if (script_has_bt(sc)) {
-		double t0 = now_seconds();
-
-		target_load_cfi(s->target);
-		wr_debug("unwind tables: %zu rows of %zu modules ready in %.1f ms",
-			 s->target->stats.cfi_rows, s->target->stats.cfi_modules, (now_seconds() - t0) * 1e3);
-	}
+	/* Read while the probes compile; target_install() waits for them. */
+	if (script_has_bt(sc))
+		target_load_cfi_start(s->target);
 	for (size_t i = 0; i < sc->n_probes && !err; i++) {
 		struct probe *p = probe_new(s->next_probe_id++, sc->probes[i]);
 		struct diag d = { 0 };
@@ -749,6 +745,8 @@ static int add_script(struct session *s, const char *text, const char *file,
 	}
 	for (size_t i = first; i < s->n_probes && !err; i++)
 		err = attach_probe(s, s->probes[i], errors);
+	if (s->opt.dry_run)
+		target_load_cfi_wait(s->target); /* what a real start would read */
 	ast_script_free(sc);
 	if (err) {
 		while (s->n_probes > first)

@@ -556,6 +556,7 @@ void target_free(struct target *t)
 {
 	if (!t)
 		return;
+	target_load_cfi_stop(t);
 	for (size_t i = 0; i < t->n_procs; i++)
 		tprocess_free(t->procs[i]);
 	for (size_t i = 0; i < t->n_mods; i++)
@@ -646,55 +647,13 @@ struct tmodule *target_module_by_cookie(struct target *t, uint64_t cookie)
 
 /* ---- CFI and installation ---- */
 
-static int load_module_cfi(struct target *t, struct tmodule *m)
-{
-	double t0 = now_seconds();
-	int err;
-
-	if (m->cfi_loaded)
-		return 0;
-	err = cfi_table_extract(m->dw, &m->rules, &m->cfi);
-	if (err)
-		wr_warn("reading the unwind tables of %s: %s (frames in it may stop early)", m->path,
-			wr_strerror(err));
-	m->cfi_loaded = true;
-	t->stats.cfi_rows += m->cfi.n;
-	t->stats.cfi_rules += m->rules.n;
-	t->stats.cfi_modules++;
-	t->stats.cfi_seconds += now_seconds() - t0;
-	return 0;
-}
-
-int target_load_module_cfi(struct target *t, struct tmodule *m)
-{
-	return load_module_cfi(t, m);
-}
-
-int target_load_cfi(struct target *t)
-{
-	t->want_cfi = true;
-	for (size_t i = 0; i < t->n_mods; i++) {
-		if (t->progress) {
-			char *text = xasprintf("reading unwind tables %zu/%zu: %s", i + 1, t->n_mods,
-					       t->mods[i]->path);
-
-			t->progress(t->progress_ctx, text);
-			free(text);
-		}
-		load_module_cfi(t, t->mods[i]);
-	}
-	if (t->progress)
-		t->progress(t->progress_ctx, NULL);
-	return t->rt ? target_install(t, t->rt) : 0;
-}
-
 static int install_module(struct target *t, struct tmodule *m)
 {
 	int err;
 
 	if (!t->want_cfi || m->cfi_installed)
 		return 0;
-	load_module_cfi(t, m);
+	target_load_module_cfi(t, m);
 	err = runtime_put_module_cfi(t->rt, m->slot, m->cfi.rows, m->cfi.n, m->rules.v, m->rules.n);
 	if (!err)
 		m->cfi_installed = true;
@@ -733,6 +692,7 @@ int target_install(struct target *t, struct runtime *rt)
 	int err = 0;
 
 	t->rt = rt;
+	target_load_cfi_wait(t);
 	for (size_t i = 0; i < t->n_mods && !err; i++)
 		err = install_module(t, t->mods[i]);
 	for (size_t i = 0; i < t->n_procs && !err; i++)
@@ -1092,7 +1052,7 @@ void target_dump_modules(struct target *t, struct strbuf *out, bool report)
 		const char *id = dw_module_build_id(m->dw);
 
 		if (report)
-			load_module_cfi(t, m);
+			target_load_module_cfi(t, m);
 		strbuf_addf(out, "  [%u] %s%s%s\n      debug info: %s", m->slot + 1, m->path,
 			    m == t->scope ? " (-t)" : "",
 			    m->deleted ? " (deleted on disk: read through the mapping)" :

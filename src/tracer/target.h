@@ -42,6 +42,10 @@ struct tmodule {
 	bool unmapped;          /* found on disk for a probe; no process maps it yet */
 	bool cfi_loaded;        /* rows extracted */
 	bool cfi_installed;     /* rows in the kernel */
+	bool cfi_queued;        /* in the loader thread's queue (target_cfi.c) */
+	int cfi_state;          /* the loader's progress on it, under its lock */
+	int cfi_err;            /* of the extraction, until adopted */
+	struct cfi_sources *cfi_src; /* owned while queued */
 	struct cfi_rules rules; /* this module's rule table */
 	struct cfi_table cfi;
 };
@@ -66,6 +70,7 @@ struct tprocess {
 };
 
 struct tail_entry;
+struct cfi_loader;
 
 struct target_stats {
 	size_t cfi_rows;
@@ -86,6 +91,7 @@ struct target {
 	struct tprocess **procs; /* owned */
 	size_t n_procs, cap_procs;
 	bool want_cfi;          /* load CFI of every module (a probe uses bt) */
+	struct cfi_loader *cfi_loader; /* owned: the thread reading CFI, or NULL */
 	double last_scan;       /* -t: when /proc was last searched for new processes */
 	uint32_t generation;    /* of installed mappings (see wr_proc_maps.generation) */
 	struct runtime *rt;     /* borrowed, NULL until installed */
@@ -132,6 +138,13 @@ size_t target_find_unloaded(struct target *t, const char *function);
 /* Load (if not yet) the CFI of every module, and from now on of every
  * module that appears later.  Returns 0 or a negative error. */
 int target_load_cfi(struct target *t);
+/* The same, on a thread of its own: start reading every module's CFI, to
+ * be waited for by target_load_cfi_wait(), which target_install() and
+ * target_load_cfi() call first (and target_load_module_cfi() waits for
+ * the one module it needs).  Until then the rows of a module not yet
+ * read are not the main thread's to touch. */
+void target_load_cfi_start(struct target *t);
+void target_load_cfi_wait(struct target *t);
 
 /* Load (if not yet) the CFI of module @m only: a probe reading frame
  * variables needs the CFA rule at its pc.  Returns 0. */

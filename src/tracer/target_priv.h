@@ -24,4 +24,8 @@ struct tmodule *target_module_by_identity(struct target *t, uint64_t dev, uint64
 int target_add_module(struct target *t, const char *path, char *open_path, uint64_t dev,
 		      uint64_t ino, struct tmodule **out);
 
+/* Stop the loader thread of target_load_cfi_start() after the module it
+ * is reading, and wait for it (target_free()). */
+void target_load_cfi_stop(struct target *t);
+
 #endif
