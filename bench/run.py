@@ -911,7 +911,9 @@ PROFILE_SYMBOLS = (
     ("LLVMRunPasses", "LLVM optimisation passes"),
     ("LLVMTargetMachineEmitToMemoryBuffer", "LLVM BPF instruction selection and emission"),
     ("LLVMParseBitcodeInContext2", "parsing the template bitcode"),
-    ("target_load_cfi", "CFI extraction and installation"),
+    ("cfi_sources_extract", "CFI extraction (loader thread, while the probe compiles)"),
+    ("runtime_cfi_maps_new", "CFI maps made and filled (loader thread)"),
+    ("target_install", "CFI and mappings installed (main thread, after waiting for the loader)"),
     ("runtime_load_probe", "loading the probe (BPF verifier)"),
     ("runtime_new", "loading the base object and maps (on its own thread)"),
 )

@@ -546,39 +546,76 @@ static int make_filled_array(const char *name, const void *values, size_t size, 
 	return fd;
 }
 
-static int put_inner(int outer, uint32_t slot, const char *name, const void *values, size_t size,
-		     size_t n)
+/* Point @slot of @outer at the map @fd, or empty it (@fd < 0). */
+static int put_inner_fd(int outer, uint32_t slot, int fd)
 {
-	int fd, err = 0;
-
-	if (n == 0) {
+	if (fd < 0) {
 		bpf_map_delete_elem(outer, &slot);
 		return 0;
 	}
-	fd = make_filled_array(name, values, size, n);
-	if (fd < 0)
-		return fd;
-	if (bpf_map_update_elem(outer, &slot, &fd, BPF_ANY))
-		err = -errno;
-	close(fd); /* the outer map holds its own reference */
+	return bpf_map_update_elem(outer, &slot, &fd, BPF_ANY) ? -errno : 0;
+}
+
+void runtime_cfi_maps_close(int fds[2])
+{
+	for (int i = 0; i < 2; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+}
+
+int runtime_cfi_maps_new(const struct wr_cfi_row *rows, size_t n_rows,
+			 const struct wr_cfi_rule *rules, size_t n_rules, int fds[2])
+{
+	fds[0] = fds[1] = -1;
+	if (n_rules) {
+		fds[0] = make_filled_array("wr_rules", rules, sizeof(*rules), n_rules);
+		if (fds[0] < 0)
+			return fds[0];
+	}
+	if (n_rows) {
+		fds[1] = make_filled_array("wr_rows", rows, sizeof(*rows), n_rows);
+		if (fds[1] < 0) {
+			int err = fds[1];
+
+			fds[1] = -1;
+			runtime_cfi_maps_close(fds);
+			return err;
+		}
+	}
+	return 0;
+}
+
+int runtime_put_module_cfi_maps(struct runtime *rt, uint32_t slot, const int fds[2])
+{
+	int err;
+
+	if (slot >= WR_MAX_MODULES)
+		return -WR_ELIMIT;
+	err = put_inner_fd(rt->rules_outer_fd, slot, fds[0]);
+	if (!err)
+		err = put_inner_fd(rt->rows_outer_fd, slot, fds[1]);
+	if (err)
+		wr_error("storing unwind rows in the kernel: %s", wr_strerror(err));
 	return err;
 }
 
 int runtime_put_module_cfi(struct runtime *rt, uint32_t slot, const struct wr_cfi_row *rows,
 			   size_t n_rows, const struct wr_cfi_rule *rules, size_t n_rules)
 {
-	int err;
+	int fds[2], err;
 
 	if (slot >= WR_MAX_MODULES)
 		return -WR_ELIMIT;
-	err = put_inner(rt->rules_outer_fd, slot, "wr_rules", rules, sizeof(*rules), n_rules);
-	if (!err)
-		err = put_inner(rt->rows_outer_fd, slot, "wr_rows", rows, sizeof(*rows), n_rows);
+	err = runtime_cfi_maps_new(rows, n_rows, rules, n_rules, fds);
 	if (err) {
 		wr_error("storing unwind rows in the kernel: %s", wr_strerror(err));
 		return err;
 	}
-	return 0;
+	err = runtime_put_module_cfi_maps(rt, slot, fds);
+	runtime_cfi_maps_close(fds); /* the outer maps hold their own references */
+	return err;
 }
 
 /* The slot of @tgid, a free one when it has none (@add), or -1. */

@@ -55,6 +55,16 @@ void runtime_free(struct runtime *rt);
  * held.  Returns 0 or -errno. */
 int runtime_put_module_cfi(struct runtime *rt, uint32_t slot, const struct wr_cfi_row *rows,
 			   size_t n_rows, const struct wr_cfi_rule *rules, size_t n_rules);
+/* The same in two steps, so the slow one (the maps' memory, first touched
+ * here) can run early on another thread: runtime_cfi_maps_new() needs no
+ * runtime and makes @fds[0] the rules' map and @fds[1] the rows' (-1 for
+ * none); runtime_put_module_cfi_maps() installs them (the fds stay the
+ * caller's, to close with runtime_cfi_maps_close(), which sets them to -1).
+ * Return 0 or -errno (the second logs it). */
+int runtime_cfi_maps_new(const struct wr_cfi_row *rows, size_t n_rows,
+			 const struct wr_cfi_rule *rules, size_t n_rules, int fds[2]);
+int runtime_put_module_cfi_maps(struct runtime *rt, uint32_t slot, const int fds[2]);
+void runtime_cfi_maps_close(int fds[2]);
 
 /* Set or remove the executable mappings of process @tgid. */
 int runtime_put_proc_maps(struct runtime *rt, uint32_t tgid, const struct wr_proc_maps *pm);

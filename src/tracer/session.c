@@ -729,8 +729,10 @@ static int add_script(struct session *s, const char *text, const char *file,
 	if (err)
 		return err;
 	/* Read while the probes compile; target_install() waits for them. */
-	if (script_has_bt(sc))
+	if (script_has_bt(sc)) {
+		s->target->cfi_maps_early = !s->opt.dry_run;
 		target_load_cfi_start(s->target);
+	}
 	for (size_t i = 0; i < sc->n_probes && !err; i++) {
 		struct probe *p = probe_new(s->next_probe_id++, sc->probes[i]);
 		struct diag d = { 0 };

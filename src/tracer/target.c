@@ -47,6 +47,7 @@ static void tmodule_free(struct tmodule *m)
 	if (!m)
 		return;
 	dw_module_free(m->dw);
+	runtime_cfi_maps_close(m->cfi_fds);
 	cfi_table_release(&m->cfi);
 	cfi_rules_release(&m->rules);
 	free(m->path);
@@ -97,6 +98,7 @@ int target_add_module(struct target *t, const char *path, char *open_path, uint6
 	m->ino = ino;
 	m->slot = (uint32_t)t->n_mods;
 	m->cookie = (uint64_t)m->slot + 1;
+	m->cfi_fds[0] = m->cfi_fds[1] = -1;
 	cfi_rules_init(&m->rules);
 	cfi_table_init(&m->cfi);
 	err = dw_module_open_as(m->open_path, m->path, &m->dw);
@@ -654,7 +656,13 @@ static int install_module(struct target *t, struct tmodule *m)
 	if (!t->want_cfi || m->cfi_installed)
 		return 0;
 	target_load_module_cfi(t, m);
-	err = runtime_put_module_cfi(t->rt, m->slot, m->cfi.rows, m->cfi.n, m->rules.v, m->rules.n);
+	if (m->cfi_fds[0] >= 0 || m->cfi_fds[1] >= 0) {
+		err = runtime_put_module_cfi_maps(t->rt, m->slot, m->cfi_fds);
+		runtime_cfi_maps_close(m->cfi_fds);
+	} else {
+		err = runtime_put_module_cfi(t->rt, m->slot, m->cfi.rows, m->cfi.n, m->rules.v,
+					     m->rules.n);
+	}
 	if (!err)
 		m->cfi_installed = true;
 	return err;
@@ -689,12 +697,16 @@ static int install_process(struct target *t, struct tprocess *p)
 
 int target_install(struct target *t, struct runtime *rt)
 {
+	double t0;
 	int err = 0;
 
 	t->rt = rt;
 	target_load_cfi_wait(t);
+	t0 = now_seconds();
 	for (size_t i = 0; i < t->n_mods && !err; i++)
 		err = install_module(t, t->mods[i]);
+	if (t->want_cfi)
+		wr_debug("unwind tables: in the kernel in %.1f ms", (now_seconds() - t0) * 1e3);
 	for (size_t i = 0; i < t->n_procs && !err; i++)
 		err = install_process(t, t->procs[i]);
 	return err;

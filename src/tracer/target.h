@@ -46,6 +46,8 @@ struct tmodule {
 	int cfi_state;          /* the loader's progress on it, under its lock */
 	int cfi_err;            /* of the extraction, until adopted */
 	struct cfi_sources *cfi_src; /* owned while queued */
+	int cfi_fds[2];         /* owned: its rules' and rows' maps, made early by the
+				 * loader thread (runtime_cfi_maps_new), or -1 */
 	struct cfi_rules rules; /* this module's rule table */
 	struct cfi_table cfi;
 };
@@ -92,6 +94,7 @@ struct target {
 	size_t n_procs, cap_procs;
 	bool want_cfi;          /* load CFI of every module (a probe uses bt) */
 	struct cfi_loader *cfi_loader; /* owned: the thread reading CFI, or NULL */
+	bool cfi_maps_early;    /* the loader also makes the kernel's maps (not --dry-run) */
 	double last_scan;       /* -t: when /proc was last searched for new processes */
 	uint32_t generation;    /* of installed mappings (see wr_proc_maps.generation) */
 	struct runtime *rt;     /* borrowed, NULL until installed */

@@ -10,7 +10,9 @@
  * main thread takes a module the loader has not reached yet itself when it
  * needs it, or waits for that one module; target_install() waits for all,
  * so every table is in the kernel before a mapping points at it and before
- * any probe attaches: no backtrace can tell the difference.
+ * any probe attaches: no backtrace can tell the difference.  Unless
+ * --dry-run, the loader also makes each module's kernel maps (filled, not
+ * yet installed), since first touching their pages costs as much again.
  *
  * cfi_state is read and written under the loader's lock only; the other
  * fields (cfi_loaded, cfi_queued, the stats) belong to the main thread,
@@ -18,6 +20,7 @@
  * thread adopts a finished module when it first looks.
  */
 #include "tracer/target_priv.h"
+#include "runtime/runtime.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -38,6 +41,7 @@ struct cfi_loader {
 	struct tmodule **mods;      /* queued, largest first; the target may grow meanwhile */
 	size_t n, cap;
 	bool stop;                  /* target_free(): leave the rest */
+	bool maps;                  /* make the kernel's maps too (t->cfi_maps_early) */
 	bool finished;
 	double t0;
 	struct wr_log_deferred log; /* the loader's messages, replayed on joining */
@@ -47,6 +51,16 @@ struct cfi_loader {
 static void extract(struct tmodule *m)
 {
 	m->cfi_err = cfi_sources_extract(m->cfi_src, &m->rules, &m->cfi);
+}
+
+/* The kernel's copy of @m's rows, made here so that filling a big
+ * library's (first touching megabytes of kernel memory) overlaps the
+ * probe's compilation too.  On failure target_install() tries again the
+ * usual way and says what is wrong. */
+static void make_maps(struct tmodule *m)
+{
+	if (m->cfi.n)
+		runtime_cfi_maps_new(m->cfi.rows, m->cfi.n, m->rules.v, m->rules.n, m->cfi_fds);
 }
 
 /* Main thread: count @m's rows as loaded and say what went wrong. */
@@ -81,6 +95,8 @@ static void *loader_main(void *arg)
 		if (!mine)
 			continue;
 		extract(m);
+		if (l->maps)
+			make_maps(m);
 		pthread_mutex_lock(&l->lock);
 		m->cfi_state = CFI_DONE;
 		pthread_cond_broadcast(&l->changed);
@@ -155,6 +171,7 @@ void target_load_cfi_start(struct target *t)
 		return;
 	l = xcalloc(1, sizeof(*l));
 	l->t0 = now_seconds();
+	l->maps = t->cfi_maps_early;
 	for (size_t i = 0; i < t->n_mods; i++) {
 		struct tmodule *m = t->mods[i];
 
