@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -183,6 +184,25 @@ static uint64_t *sort_fdes(const struct cfi_extract *x)
 	return k;
 }
 
+/* Fault in the whole pages of [@p, @p + @bytes) with one system call: on
+ * a virtual machine each first touch of a page can trap on its own, and a
+ * big library's rows span thousands of pages (libLLVM: 9 MB; measured
+ * 113 -> 103 ms to extract, median of 8, on a loaded machine).  Best
+ * effort: without MADV_POPULATE_WRITE pages are touched on first use. */
+static void prefault(void *p, size_t bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t page = 4096, a = ((uintptr_t)p + page - 1) & ~(page - 1),
+		  b = ((uintptr_t)p + bytes) & ~(page - 1);
+
+	if (b > a + 16 * page)
+		(void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)bytes;
+#endif
+}
+
 /* All rows of one section into @t. */
 static int extract_section(struct cfi_extract *x, struct cfi_table *t)
 {
@@ -192,6 +212,10 @@ static int extract_section(struct cfi_extract *x, struct cfi_table *t)
 	order = sort_fdes(x);
 	/* about 5 bytes of CFI per row: one allocation, trimmed at the end */
 	t->rows = xgrow(t->rows, &t->cap, x->sec.data->d_size / 4 + 16, sizeof(*t->rows));
+	/* rows take 5.2 to 5.4 bytes of .eh_frame (libc, libstdc++, libLLVM):
+	 * fault in what 6 bytes a row give, never more than is used */
+	if (t->cap - t->n > x->sec.data->d_size / 6)
+		prefault(t->rows + t->n, x->sec.data->d_size / 6 * sizeof(*t->rows));
 	cfi_program_run(x, order, t);
 	t->stats.fdes += x->n_fdes;
 	free(order);
