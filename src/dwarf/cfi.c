@@ -80,13 +80,30 @@ void cfi_rules_release(struct cfi_rules *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* The slot of @key in r->recent. */
+static size_t recent_slot(const struct wr_cfi_rule *key)
+{
+	uint64_t w[2];
+
+	memcpy(w, key, sizeof(w));
+	w[0] ^= w[1] * 0x9e3779b97f4a7c15ull;
+	return (size_t)((w[0] * 0xff51afd7ed558ccdull) >> 54) % CFI_RULES_RECENT;
+}
+
 uint32_t cfi_rules_intern(struct cfi_rules *r, const struct wr_cfi_rule *rule)
 {
 	struct wr_cfi_rule key = rule_key(rule), *old = r->v;
-	struct htab_slot *s = htab_get(&r->index, &key, sizeof(key), false);
+	size_t slot = recent_slot(&key);
+	uint32_t hit = r->recent[slot];
+	struct htab_slot *s;
 
-	if (s)
+	if (hit && memcmp(&r->v[hit - 1], &key, sizeof(key)) == 0)
+		return hit - 1;
+	s = htab_get(&r->index, &key, sizeof(key), false);
+	if (s) {
+		r->recent[slot] = (uint32_t)s->val + 1;
 		return s->val;
+	}
 	r->v = xgrow(r->v, &r->cap, r->n + 1, sizeof(*r->v));
 	if (r->v != old)
 		reindex(r);
@@ -94,6 +111,7 @@ uint32_t cfi_rules_intern(struct cfi_rules *r, const struct wr_cfi_rule *rule)
 	s = htab_get(&r->index, &r->v[r->n], sizeof(key), true);
 	s->key = &r->v[r->n];
 	s->val = (uint32_t)r->n;
+	r->recent[slot] = (uint32_t)r->n + 1;
 	return (uint32_t)r->n++;
 }
 

@@ -28,12 +28,18 @@
 struct dw_module;
 struct strbuf;
 
+#define CFI_RULES_RECENT 1024
+
 /* A module's deduplicated rules. */
 struct cfi_rules {
 	struct wr_cfi_rule *v; /* owned */
 	size_t n;
 	size_t cap;
 	struct htab index;     /* a rule's bytes (keys in v) -> its index */
+	/* In front of the index: index + 1 of a recent rule by a hash of its
+	 * bytes (0: none).  A big library's million rows use a few hundred
+	 * rules, so most lookups end here. */
+	uint32_t recent[CFI_RULES_RECENT];
 };
 
 void cfi_rules_init(struct cfi_rules *r);
