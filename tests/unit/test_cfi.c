@@ -25,6 +25,7 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1287,6 +1288,56 @@ static void test_rules_intern(void **state)
 	cfi_rules_release(&r);
 }
 
+/* cfi_sources_extract() on another thread, while this one goes on using
+ * the module (here: extracting it again the one-step way), gives the
+ * same rows and rules (the loader thread of tracer/target_cfi.c). */
+struct threaded {
+	struct cfi_sources *src;
+	struct cfi_rules rules;
+	struct cfi_table t;
+	int err;
+};
+
+static void *extract_thread(void *arg)
+{
+	struct threaded *x = arg;
+
+	x->err = cfi_sources_extract(x->src, &x->rules, &x->t);
+	return NULL;
+}
+
+static void test_sources_threaded(void **state)
+{
+	struct threaded x;
+	struct loaded l;
+	pthread_t th;
+
+	(void)state;
+	load(&l, LIBC);
+	cfi_rules_init(&x.rules);
+	cfi_table_init(&x.t);
+	x.src = cfi_sources_open(l.m);
+	assert_true(cfi_sources_size(x.src) > 100000);
+	assert_int_equal(pthread_create(&th, NULL, extract_thread, &x), 0);
+	cfi_table_release(&l.t);
+	cfi_rules_release(&l.rules);
+	cfi_rules_init(&l.rules);
+	cfi_table_init(&l.t);
+	assert_int_equal(cfi_table_extract(l.m, &l.rules, &l.t), 0);
+	pthread_join(th, NULL);
+	cfi_sources_close(x.src);
+	assert_int_equal(x.err, 0);
+	assert_int_equal(x.t.n, l.t.n);
+	assert_true(x.t.n > 20000);
+	assert_memory_equal(x.t.rows, l.t.rows, x.t.n * sizeof(*x.t.rows));
+	assert_int_equal(x.rules.n, l.rules.n);
+	assert_memory_equal(x.rules.v, l.rules.v, x.rules.n * sizeof(*x.rules.v));
+	assert_string_equal(x.t.source, l.t.source);
+	cfi_table_release(&x.t);
+	cfi_rules_release(&x.rules);
+	unload(&l);
+}
+
 static void test_rule_format(void **state)
 {
 	static const struct {
@@ -1425,6 +1476,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rules_intern),
+		cmocka_unit_test(test_sources_threaded),
 		cmocka_unit_test(test_rule_format),
 		cmocka_unit_test(test_lookup_edges),
 		cmocka_unit_test(test_synthetic),
