@@ -228,8 +228,8 @@ void target_load_cfi_wait(struct target *t)
 	if (t->progress && !l->stop)
 		t->progress(t->progress_ctx, NULL);
 	if (!l->stop)
-		wr_debug("unwind tables: %zu rows of %zu modules ready in %.1f ms (%.1f ms of it "
-			 "extracting, on a thread of their own; %.1f ms waited for it)",
+		wr_debug("unwind tables: %zu rows of %zu modules ready in %.1f ms (%.1f ms of "
+			 "extraction, mostly on the loader thread; the main thread waited %.1f ms)",
 			 t->stats.cfi_rows, t->stats.cfi_modules, (now_seconds() - l->t0) * 1e3,
 			 t->stats.cfi_seconds * 1e3, (now_seconds() - t0) * 1e3);
 	pthread_mutex_destroy(&l->lock);
