@@ -5,9 +5,10 @@
  * key of its last component; only the few candidates filed there are
  * named in full and matched, and only the matches get their sites worked
  * out here: a gdb-like breakpoint address past the prologue, file:line:col
- * from the line table.  Line lookups reuse the index's unit list and read
- * the line tables of the units that name the file.  Addresses are looked up
- * with dw_unit_at().
+ * from the line table.  Line lookups do without the index: they list the
+ * units, bound each from its raw line table (resolve_files.c), have libdw
+ * decode only the units that can hold the line, and walk the DIEs of those
+ * alone (rs_unit_funcs).  Addresses are looked up with dw_unit_at().
  *
  * Without DWARF (or when DWARF does not know a name) the ELF symbol tables
  * stand in.
@@ -337,14 +338,39 @@ static Dwarf_Addr breakpoint_pc(struct rs_cu *cu, Dwarf_Die *die, Dwarf_Die *cud
 	return skip_prologue(&l, entry, range_end(die, entry));
 }
 
+/* The same over the functions of unit @c that file:line lookups list. */
+static bool unit_function(struct rs_state *st, uint32_t c, Dwarf_Off near, Dwarf_Addr pc,
+			  Dwarf_Die *out)
+{
+	const struct rs_unit_funcs *u = rs_unit_funcs(st, c);
+	size_t lo = 0, hi = u->n_funcs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (u->funcs[mid] <= near)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;)
+		if (dwarf_offdie(st->cus[c].dw, u->funcs[i], out) && dwarf_haspc(out, pc) == 1)
+			return true;
+	return false;
+}
+
 /* The out-of-line function of unit @c that holds @pc, searched from the
  * index entry of DIE @near backwards: a unit's entries are in DIE order,
- * and a function's inlined instances follow it. */
-static bool physical_function(struct rs_state *st, uint32_t c, Dwarf_Off near, Dwarf_Addr pc,
-			      Dwarf_Die *out)
+ * and a function's inlined instances follow it.  Without the whole index
+ * (@indexed false) the unit's own function list serves. */
+static bool physical_function(struct rs_state *st, uint32_t c, bool indexed, Dwarf_Off near,
+			      Dwarf_Addr pc, Dwarf_Die *out)
 {
 	const struct rs_cu *cu = &st->cus[c];
 	uint32_t lo = cu->first, hi = cu->end;
+
+	if (!indexed)
+		return unit_function(st, c, near, pc, out);
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -364,13 +390,14 @@ static bool physical_function(struct rs_state *st, uint32_t c, Dwarf_Off near, D
 /* No breakpoint goes inside a prologue (gdb moves them out, too): @pc,
  * found inside DIE @near, or the end of its function's prologue if that
  * comes later. */
-static Dwarf_Addr past_prologue(struct rs_state *st, uint32_t c, Dwarf_Off near, Dwarf_Addr pc)
+static Dwarf_Addr past_prologue(struct rs_state *st, uint32_t c, bool indexed, Dwarf_Off near,
+				 Dwarf_Addr pc)
 {
 	struct rs_cu *cu = &st->cus[c];
 	Dwarf_Die fn, cudie;
 	Dwarf_Addr entry, after;
 
-	if (!physical_function(st, c, near, pc, &fn) || !rs_die_entry_pc(&fn, &entry) ||
+	if (!physical_function(st, c, indexed, near, pc, &fn) || !rs_die_entry_pc(&fn, &entry) ||
 	    !dwarf_offdie(cu->dw, cu->die, &cudie))
 		return pc;
 	after = breakpoint_pc(cu, &fn, &cudie, entry);
@@ -391,7 +418,7 @@ static void function_site(struct dw_module *m, struct rs_state *st, uint32_t i, 
 	if (!rs_entry_die(st, i, &die, &cudie) || !rs_die_entry_pc(&die, &pc))
 		goto out_free;
 	if (inlined)
-		pc = past_prologue(st, c, st->ents[i].die, pc);
+		pc = past_prologue(st, c, true, st->ents[i].die, pc);
 	else
 		pc = breakpoint_pc(&st->cus[c], &die, &cudie, pc);
 	if (!dw_module_vaddr_is_code(m, pc))
@@ -660,6 +687,7 @@ struct line_query {
 	unsigned line;   /* as asked */
 	unsigned used;   /* the first line >= line that has code */
 	bool *units;     /* units whose file tables name the file */
+	bool *decided;   /* units whose entry in units is known */
 	struct line_hit *hits;
 	size_t n_hits, cap_hits;
 };
@@ -669,56 +697,157 @@ static bool unit_of(struct rs_state *st, uint32_t c, Dwarf_Die *cudie, struct rs
 	return dwarf_offdie(st->cus[c].dw, st->cus[c].die, cudie) && cu_lines(cudie, l);
 }
 
-/* Marks the units that name the file and finds q->used. */
+/* The last component of @query normalised, or NULL when there is none to
+ * filter units by.  Caller frees *@norm. */
+static const char *query_base(const char *query, char **norm)
+{
+	const char *base;
+
+	*norm = dw_path_normalize(query);
+	base = strrchr(*norm, '/') ? strrchr(*norm, '/') + 1 : *norm;
+	return *base && strcmp(base, ".") != 0 && strcmp(base, "..") != 0 ? base : NULL;
+}
+
+/* Marks unit @c if it names the file, and lowers q->used to its least
+ * statement line of the file at or after the line asked for. */
+static void scan_unit_exactly(struct rs_state *st, struct line_query *q, uint32_t c)
+{
+	struct rs_lines l;
+	Dwarf_Die cudie;
+	struct file_cache fc = { .cudie = &cudie, .query = q->file };
+
+	q->decided[c] = true;
+	if (!unit_of(st, c, &cudie, &l) || !unit_names_file(&cudie, q->file))
+		return;
+	q->units[c] = true;
+	for (size_t i = 0; i < l.n; i++) {
+		int line = row_line(&l, i);
+
+		if (line >= (int)q->line && (unsigned)line < q->used && live_stmt(&l, i) &&
+		    row_in_file(dwarf_onesrcline(l.lines, i), &fc))
+			q->used = (unsigned)line;
+	}
+}
+
+struct unit_bound {
+	unsigned least; /* no row of the file at a line >= asked lies below */
+	uint32_t c;
+};
+
+static int cmp_bound(const void *a, const void *b)
+{
+	const struct unit_bound *x = a, *y = b;
+
+	if (x->least != y->least)
+		return x->least < y->least ? -1 : 1;
+	return (x->c > y->c) - (x->c < y->c);
+}
+
+/* Bounds every unit that may name the file from its raw line table
+ * (rs_unit_scan); units that cannot name it are decided at once.  Returns
+ * the count put in @v. */
+static size_t bound_units(struct rs_state *st, struct line_query *q, struct unit_bound *v)
+{
+	char *norm;
+	const char *base = query_base(q->file, &norm);
+	size_t n = 0;
+
+	for (uint32_t c = 0; c < st->n_cus; c++) {
+		Dwarf_Die cudie;
+		unsigned least = q->line;
+
+		if (base && dwarf_offdie(st->cus[c].dw, st->cus[c].die, &cudie)) {
+			enum rs_scan r = rs_unit_scan(&cudie, base, q->line, &least);
+
+			if (r == RS_SCAN_NONE) {
+				q->decided[c] = true;
+				continue;
+			}
+			if (r == RS_SCAN_MAYBE)
+				least = q->line;
+		}
+		v[n++] = (struct unit_bound){ .least = least, .c = c };
+	}
+	free(norm);
+	return n;
+}
+
+/* Finds q->used and marks the units that may hold it.  libdw decodes a
+ * unit's lines only while its raw bound could still lower the line found:
+ * the units are taken by bound, least first, and those left over cannot
+ * hold a row at q->used.  They stay undecided (q->decided) until
+ * declared_between needs every unit that names the file. */
 static void find_used_line(struct rs_state *st, struct line_query *q)
 {
+	struct unit_bound *v = xmalloc((st->n_cus ? st->n_cus : 1) * sizeof(*v));
+	size_t n = bound_units(st, q, v);
+
 	q->used = UINT_MAX;
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_bound);
+	for (size_t k = 0; k < n && v[k].least != UINT_MAX && v[k].least <= q->used; k++)
+		scan_unit_exactly(st, q, v[k].c);
+	free(v);
+}
+
+/* Marks every undecided unit that names the file. */
+static void decide_units(struct rs_state *st, struct line_query *q)
+{
 	for (uint32_t c = 0; c < st->n_cus; c++) {
 		struct rs_lines l;
 		Dwarf_Die cudie;
-		struct file_cache fc = { .cudie = &cudie, .query = q->file };
 
-		if (!unit_of(st, c, &cudie, &l) || !unit_names_file(&cudie, q->file))
+		if (q->decided[c])
 			continue;
-		q->units[c] = true;
-		for (size_t i = 0; i < l.n; i++) {
-			int line = row_line(&l, i);
-
-			if (line >= (int)q->line && (unsigned)line < q->used && live_stmt(&l, i) &&
-			    row_in_file(dwarf_onesrcline(l.lines, i), &fc))
-				q->used = (unsigned)line;
-		}
+		q->decided[c] = true;
+		q->units[c] = unit_of(st, c, &cudie, &l) && unit_names_file(&cudie, q->file);
 	}
+}
+
+/* True when function @die, found through unit @cudie, is declared in the
+ * file after the line asked for and not after the line found. */
+static bool declared_in(Dwarf_Die *die, Dwarf_Die *cudie, const struct line_query *q)
+{
+	const char *file;
+	int line;
+
+	if (dwarf_decl_line(die, &line) != 0 || line <= (int)q->line || line > (int)q->used)
+		return false;
+	file = dwarf_decl_file(die);
+	return file && file_matches(cudie, file, q->file);
+}
+
+/* Does unit @c (one that names the file) hold or inline a function
+ * declared between the line asked for and the line found?  Its named
+ * out-of-line functions and the named abstract origins of its inlined
+ * instances count, as in the function index. */
+static bool unit_declares_between(struct rs_state *st, uint32_t c, const struct line_query *q)
+{
+	const struct rs_unit_funcs *u = rs_unit_funcs(st, c);
+	Dwarf_Die die, cudie;
+
+	if (!dwarf_offdie(st->cus[c].dw, st->cus[c].die, &cudie))
+		return false;
+	for (size_t i = 0; i < u->n_funcs; i++)
+		if (dwarf_offdie(st->cus[c].dw, u->funcs[i], &die) && declared_in(&die, &cudie, q))
+			return true;
+	for (size_t i = 0; i < u->n_origins; i++) {
+		die = u->origins[i];
+		if (dwarf_diename(&die) && declared_in(&die, &cudie, q))
+			return true;
+	}
+	return false;
 }
 
 /* True when a function of the file is declared after the line asked for
  * and not after the line found: the line lies between functions, and the
- * code found belongs to the next one. */
-static bool declared_in(struct rs_state *st, uint32_t i, const struct line_query *q)
+ * code found belongs to the next one.  Only the units that name the file
+ * are walked (an inlined function of the file shows in their tables). */
+static bool declared_between(struct rs_state *st, struct line_query *q)
 {
-	Dwarf_Die die, cudie;
-	const char *file;
-	int line;
-
-	if (!q->units[rs_entry_unit(&st->ents[i])] || rs_entry_kind(&st->ents[i]) == KIND_INST ||
-	    !rs_entry_die(st, i, &die, &cudie) || dwarf_decl_line(&die, &line) != 0)
-		return false;
-	if (line <= (int)q->line || line > (int)q->used)
-		return false;
-	file = dwarf_decl_file(&die);
-	return file && file_matches(&cudie, file, q->file);
-}
-
-static bool declared_between(struct rs_state *st, const struct line_query *q)
-{
-	uint32_t origins = st->n_cus ? st->cus[st->n_cus - 1].end : 0;
-
+	decide_units(st, q);
 	for (uint32_t c = 0; c < st->n_cus; c++)
-		for (uint32_t i = st->cus[c].first; q->units[c] && i < st->cus[c].end; i++)
-			if (declared_in(st, i, q))
-				return true;
-	for (uint32_t i = origins; i < st->n_ents; i++)
-		if (declared_in(st, i, q))
+		if (q->units[c] && unit_declares_between(st, c, q))
 			return true;
 	return false;
 }
@@ -791,7 +920,7 @@ static char *symbol_at(struct dw_module *m, uint64_t vaddr)
 static void line_site(struct dw_module *m, struct rs_state *st, const struct line_hit *h,
 		      struct dw_sites *out)
 {
-	Dwarf_Addr pc = past_prologue(st, h->cu, h->fn, h->addr);
+	Dwarf_Addr pc = past_prologue(st, h->cu, false, h->fn, h->addr);
 	Dwarf_Line *row = h->row;
 	Dwarf_Die fn, cudie;
 	struct rs_lines l;
@@ -829,8 +958,9 @@ int dw_resolve_line(struct dw_module *m, const char *file, unsigned line, struct
 		return -WR_ENODWARF;
 	while (strncmp(q.file, "./", 2) == 0)
 		q.file += 2;
-	rs_index_ensure(st, dw);
+	rs_units_ensure(st, dw);
 	q.units = xcalloc(st->n_cus ? st->n_cus : 1, sizeof(bool));
+	q.decided = xcalloc(st->n_cus ? st->n_cus : 1, sizeof(bool));
 	find_used_line(st, &q);
 	if (q.used == UINT_MAX || (q.used != line && declared_between(st, &q)))
 		goto out_free;
@@ -846,6 +976,7 @@ int dw_resolve_line(struct dw_module *m, const char *file, unsigned line, struct
 out_free:
 	free(q.hits);
 	free(q.units);
+	free(q.decided);
 	return 0;
 }
 

@@ -92,6 +92,11 @@ static void destroy_state(void *data)
 		free(st->names[i].name);
 	free(st->owned);
 	free(st->names);
+	for (size_t i = 0; st->lazy && i < st->n_cus; i++) {
+		free(st->lazy[i].funcs);
+		free(st->lazy[i].origins);
+	}
+	free(st->lazy);
 	free(st->cus);
 	free(st->ents);
 	htab_release(&st->keys);
@@ -199,10 +204,17 @@ static bool has_code(Dwarf_Die *die)
 	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges);
 }
 
+/* What a walk does with the function instances it meets. */
+struct rs_visitor {
+	void (*func)(void *ctx, Dwarf_Die *die, const char *name); /* named, with code */
+	void (*inst)(void *ctx, Dwarf_Die *die);                   /* inlined instance */
+	void *ctx;
+};
+
 /* Visits the DIEs that can hold functions with code: types are skipped
  * (member functions are defined outside their class), and so are
  * subprograms without code (declarations, abstract instances). */
-static void walk(struct rs_state *st, Dwarf_Die *parent, uint32_t cu)
+static void walk(const struct rs_visitor *v, Dwarf_Die *parent)
 {
 	Dwarf_Die die;
 	const char *name;
@@ -214,35 +226,68 @@ static void walk(struct rs_state *st, Dwarf_Die *parent, uint32_t cu)
 
 		if (tag == DW_TAG_inlined_subroutine) {
 			/* Concrete by construction: we only enter code. */
-			add_instance(st, &die, cu);
-			walk(st, &die, cu);
+			v->inst(v->ctx, &die);
+			walk(v, &die);
 		} else if (tag == DW_TAG_subprogram) {
 			if (!has_code(&die))
 				continue;
 			if ((name = dwarf_diename(&die)))
-				add_named(st, name, dwarf_dieoffset(&die), cu, KIND_FUNC);
-			walk(st, &die, cu);
+				v->func(v->ctx, &die, name);
+			walk(v, &die);
 		} else if (tag == DW_TAG_lexical_block || tag == DW_TAG_namespace) {
-			walk(st, &die, cu);
+			walk(v, &die);
 		}
 	} while (dwarf_siblingof(&die, &die) == 0);
 }
 
-static void index_unit(struct rs_state *st, Dwarf_Die *unit)
-{
-	struct rs_cu *cu;
+struct index_walk {
+	struct rs_state *st;
+	uint32_t cu;
+};
 
-	if (st->n_cus > RS_CU_MASK)
+static void index_func(void *ctx, Dwarf_Die *die, const char *name)
+{
+	struct index_walk *w = ctx;
+
+	add_named(w->st, name, dwarf_dieoffset(die), w->cu, KIND_FUNC);
+}
+
+static void index_inst(void *ctx, Dwarf_Die *die)
+{
+	struct index_walk *w = ctx;
+
+	add_instance(w->st, die, w->cu);
+}
+
+/* The unit list alone, without reading the units' DIEs: file:line
+ * lookups walk only the units that name the file. */
+void rs_units_ensure(struct rs_state *st, Dwarf *dw)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die unit;
+
+	if (st->units_listed)
 		return;
-	st->cus = xgrow(st->cus, &st->cap_cus, st->n_cus + 1, sizeof(*st->cus));
-	cu = &st->cus[st->n_cus];
-	*cu = (struct rs_cu){
-		.dw = dwarf_cu_getdwarf(unit->cu),
-		.die = dwarf_dieoffset(unit),
-		.first = (uint32_t)st->n_ents,
-	};
-	walk(st, unit, (uint32_t)st->n_cus);
-	st->cus[st->n_cus++].end = (uint32_t)st->n_ents;
+	st->units_listed = true;
+	while (st->n_cus <= RS_CU_MASK && dw_next_unit(dw, &cu, &unit, false)) {
+		st->cus = xgrow(st->cus, &st->cap_cus, st->n_cus + 1, sizeof(*st->cus));
+		st->cus[st->n_cus++] = (struct rs_cu){
+			.dw = dwarf_cu_getdwarf(unit.cu), .die = dwarf_dieoffset(&unit),
+		};
+	}
+	st->lazy = xcalloc(st->n_cus ? st->n_cus : 1, sizeof(*st->lazy));
+}
+
+static void index_unit(struct rs_state *st, uint32_t c)
+{
+	struct index_walk w = { .st = st, .cu = c };
+	struct rs_visitor v = { .func = index_func, .inst = index_inst, .ctx = &w };
+	Dwarf_Die unit;
+
+	st->cus[c].first = (uint32_t)st->n_ents;
+	if (dwarf_offdie(st->cus[c].dw, st->cus[c].die, &unit))
+		walk(&v, &unit);
+	st->cus[c].end = (uint32_t)st->n_ents;
 }
 
 /* Files every abstract origin under its name, after the units' entries
@@ -259,15 +304,68 @@ static void name_origins(struct rs_state *st)
 
 void rs_index_ensure(struct rs_state *st, Dwarf *dw)
 {
-	Dwarf_CU *cu = NULL;
-	Dwarf_Die unit;
-
 	if (st->indexed)
 		return;
 	st->indexed = true;
-	while (dw_next_unit(dw, &cu, &unit, false))
-		index_unit(st, &unit);
+	rs_units_ensure(st, dw);
+	for (uint32_t c = 0; c < st->n_cus; c++)
+		index_unit(st, c);
 	name_origins(st);
+}
+
+/* ---- one unit's functions, for file:line ---- */
+
+static void lazy_func(void *ctx, Dwarf_Die *die, const char *name)
+{
+	struct rs_unit_funcs *u = ctx;
+
+	(void)name;
+	u->funcs = xgrow(u->funcs, &u->cap_funcs, u->n_funcs + 1, sizeof(*u->funcs));
+	u->funcs[u->n_funcs++] = dwarf_dieoffset(die);
+}
+
+static void lazy_inst(void *ctx, Dwarf_Die *die)
+{
+	struct rs_unit_funcs *u = ctx;
+	Dwarf_Attribute attr;
+	Dwarf_Die origin;
+
+	if (!dwarf_attr(die, DW_AT_abstract_origin, &attr) || !dwarf_formref_die(&attr, &origin))
+		return;
+	u->origins = xgrow(u->origins, &u->cap_origins, u->n_origins + 1, sizeof(*u->origins));
+	u->origins[u->n_origins++] = origin;
+}
+
+static int cmp_die_addr(const void *a, const void *b)
+{
+	const Dwarf_Die *x = a, *y = b;
+	uintptr_t xa = (uintptr_t)x->addr, ya = (uintptr_t)y->addr;
+
+	return (xa > ya) - (xa < ya);
+}
+
+/* The index's walk over unit @c alone, kept: the unit's named out-of-line
+ * functions in DIE order, and the abstract origins its inlined instances
+ * name, each once (with LTO an origin may live in another unit). */
+const struct rs_unit_funcs *rs_unit_funcs(struct rs_state *st, uint32_t c)
+{
+	struct rs_unit_funcs *u = &st->lazy[c];
+	struct rs_visitor v = { .func = lazy_func, .inst = lazy_inst, .ctx = u };
+	size_t kept = 0;
+	Dwarf_Die unit;
+
+	if (u->walked)
+		return u;
+	u->walked = true;
+	if (dwarf_offdie(st->cus[c].dw, st->cus[c].die, &unit))
+		walk(&v, &unit);
+	if (u->n_origins)
+		qsort(u->origins, u->n_origins, sizeof(*u->origins), cmp_die_addr);
+	for (size_t i = 0; i < u->n_origins; i++)
+		if (kept == 0 || u->origins[kept - 1].addr != u->origins[i].addr)
+			u->origins[kept++] = u->origins[i];
+	u->n_origins = kept;
+	return u;
 }
 
 /* The first inlined instance of ORIGIN entry @i, or RS_NONE. */

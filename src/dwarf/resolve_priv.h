@@ -65,6 +65,16 @@ struct rs_origins {
 	size_t cap, n;
 };
 
+/* One unit's functions for file:line lookups, which walk only the units
+ * that name the file (rs_unit_funcs). */
+struct rs_unit_funcs {
+	bool walked;
+	Dwarf_Off *funcs;   /* named out-of-line functions with code, DIE order */
+	size_t n_funcs, cap_funcs;
+	Dwarf_Die *origins; /* abstract origins of its inlined instances, once */
+	size_t n_origins, cap_origins;
+};
+
 struct rs_sym {
 	const char *name; /* borrowed from the ELF string table */
 	uint64_t value;
@@ -77,8 +87,10 @@ struct rs_name {
 
 struct rs_state {
 	bool indexed;
+	bool units_listed;
 	struct rs_cu *cus;
 	size_t n_cus, cap_cus;
+	struct rs_unit_funcs *lazy; /* parallel to cus */
 	struct rs_entry *ents; /* per unit in DIE order, then the ORIGINs */
 	size_t n_ents, cap_ents;
 	struct htab keys;      /* name key -> first FUNC or ORIGIN entry */
@@ -132,8 +144,14 @@ char *rs_symbol_name(const char *sym);
  * dw_module_free(). */
 struct rs_state *rs_state_of(struct dw_module *m);
 
+/* List the units of @dw in st->cus without reading their DIEs, once. */
+void rs_units_ensure(struct rs_state *st, Dwarf *dw);
+
 /* Index every unit of @dw into @st, once (later calls return at once). */
 void rs_index_ensure(struct rs_state *st, Dwarf *dw);
+
+/* The functions of listed unit @c, walked on the first call. */
+const struct rs_unit_funcs *rs_unit_funcs(struct rs_state *st, uint32_t c);
 
 /* The first inlined instance of ORIGIN entry @i, or RS_NONE; the others
  * follow through ents[].next. */
@@ -146,6 +164,21 @@ bool rs_entry_die(struct rs_state *st, uint32_t i, Dwarf_Die *die, Dwarf_Die *cu
 /* Where execution enters @die: DW_AT_entry_pc, else DW_AT_low_pc, else
  * the first range.  False when @die has no address. */
 bool rs_die_entry_pc(Dwarf_Die *die, Dwarf_Addr *pc);
+
+/* ---- line table headers (resolve_files.c) ---- */
+
+enum rs_scan {
+	RS_SCAN_NONE,  /* no file of the table ends in the base name */
+	RS_SCAN_LEAST, /* *least set (UINT_MAX when no row qualifies) */
+	RS_SCAN_MAYBE, /* not read with certainty: ask libdw */
+};
+
+/* Reads the line table of unit @cudie raw: the least line >= @line of its
+ * statement rows in files whose last path component is @base, into
+ * *@least (UINT_MAX for none).  Files are told by base name alone, so the
+ * rows libdw would match are among those counted: the unit has no row of
+ * the file at a line >= @line below *@least. */
+enum rs_scan rs_unit_scan(Dwarf_Die *cudie, const char *base, unsigned line, unsigned *least);
 
 /* Load the defined functions of .symtab and .dynsym into st->syms, sorted
  * by address, each (address, name) once; only the first call reads. */
