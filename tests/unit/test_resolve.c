@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include "dwarf/module.h"
 #include "dwarf/module_priv.h"
 #include "dwarf/resolve.h"
+#include "dwarf/resolve_priv.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -1032,6 +1034,130 @@ static void test_may_name_file(void **state)
 		check_names_files(names[i]);
 }
 
+/* ---- the raw line table bound (resolve_files.c) ---- */
+
+/* The least line >= @line of @cudie's statement rows in files whose base
+ * name is @base, by libdw: what rs_unit_scan must find without it. */
+static unsigned libdw_least(Dwarf_Die *cudie, const char *base, unsigned line)
+{
+	Dwarf_Lines *lines;
+	size_t n;
+	unsigned least = UINT_MAX;
+
+	if (dwarf_getsrclines(cudie, &lines, &n) != 0)
+		return UINT_MAX;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *row = dwarf_onesrcline(lines, i);
+		const char *f = dwarf_linesrc(row, NULL, NULL), *slash;
+		bool stmt = false, end = false;
+		int l = 0;
+
+		dwarf_lineno(row, &l);
+		dwarf_linebeginstatement(row, &stmt);
+		dwarf_lineendsequence(row, &end);
+		slash = f ? strrchr(f, '/') : NULL;
+		if (f && stmt && !end && l >= (int)line && (unsigned)l < least &&
+		    strcmp(slash ? slash + 1 : f, base) == 0)
+			least = (unsigned)l;
+	}
+	return least;
+}
+
+/* Every unit of @bin, for every file its rows name and a spread of lines
+ * around theirs: the raw bound equals libdw's answer, a unit refused
+ * (RS_SCAN_NONE) has no such file, and "maybe" is left to libdw.  Returns
+ * how many bounds were compared. */
+static size_t check_unit_bounds(const char *bin)
+{
+	struct dw_module *m = open_module(bin);
+	Dwarf *dw = dw_module_dwarf(m);
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	size_t compared = 0;
+
+	assert_non_null(dw);
+	while (dw_next_unit(dw, &cu, &cudie, false)) {
+		Dwarf_Lines *lines;
+		size_t n;
+
+		if (dwarf_getsrclines(&cudie, &lines, &n) != 0)
+			continue;
+		for (size_t i = 0; i < n; i += n / 16 + 1) {
+			Dwarf_Line *row = dwarf_onesrcline(lines, i);
+			const char *f = dwarf_linesrc(row, NULL, NULL), *slash, *base;
+			int l = 0;
+
+			dwarf_lineno(row, &l);
+			if (!f || l <= 0)
+				continue;
+			slash = strrchr(f, '/');
+			base = slash ? slash + 1 : f;
+			for (unsigned line = l > 3 ? (unsigned)l - 3 : 1; line <= (unsigned)l + 3; line++) {
+				unsigned least, want = libdw_least(&cudie, base, line);
+				enum rs_scan r = rs_unit_scan(&cudie, base, line, &least);
+
+				if (r == RS_SCAN_MAYBE)
+					continue;
+				if (r == RS_SCAN_NONE)
+					fail_msg("%s: unit refused for %s, which its rows name", bin, base);
+				if (least != want)
+					fail_msg("%s: %s:%u: raw bound %u, libdw %u", bin, base, line, least, want);
+				compared++;
+			}
+			if (rs_unit_scan(&cudie, "no_such_file_q7.c", 1, &(unsigned){ 0 }) == RS_SCAN_LEAST)
+				fail_msg("%s: a unit may name no_such_file_q7.c", bin);
+		}
+	}
+	dw_module_free(m);
+	return compared;
+}
+
+/* Builds @src with @cc and @flags into a temporary directory; the path of
+ * the program (caller frees and removes it). */
+static char *build_program(const char *cc, const char *src, const char *flags, const char *dir)
+{
+	char *out = xasprintf("%s/prog", dir);
+	char *cmd = xasprintf("%s %s -w -o %s %s", cc, flags, out, src);
+
+	if (system(cmd) != 0)
+		fail_msg("cannot build: %s", cmd);
+	free(cmd);
+	return out;
+}
+
+static void test_unit_bounds(void **state)
+{
+	static const char *const names[] = {
+		"inline-O0", "inline-O2", "inline-clang-O2", "chain-O2", "vars_gz-O2",
+		"vars_gz-clang-O2", "vars_debuglink-O2",
+	};
+	/* DWARF 4 and LTO are not among the fixtures' builds. */
+	static const char *const flags[] = { "-g -O2 -gdwarf-4", "-g -O0 -gdwarf-4",
+					     "-g -O2 -flto -gdwarf-5" };
+	char dir[] = "/tmp/wraith-bounds-XXXXXX";
+	char *src = fixture_source("inline.c");
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *bin = fixture(names[i]);
+
+		if (check_unit_bounds(bin) == 0)
+			fail_msg("%s: no bound compared", names[i]);
+		free(bin);
+	}
+	assert_non_null(mkdtemp(dir));
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		char *bin = build_program("gcc", src, flags[i], dir);
+
+		if (check_unit_bounds(bin) == 0)
+			fail_msg("gcc %s: no bound compared", flags[i]);
+		unlink(bin);
+		free(bin);
+	}
+	rmdir(dir);
+	free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1045,6 +1171,7 @@ int main(void)
 		cmocka_unit_test(test_optimized_entry),
 		cmocka_unit_test(test_line_without_code),
 		cmocka_unit_test(test_may_name_file),
+		cmocka_unit_test(test_unit_bounds),
 		cmocka_unit_test(test_unknown_and_suggestions),
 		cmocka_unit_test(test_foreach),
 		cmocka_unit_test(test_cxx_names),
