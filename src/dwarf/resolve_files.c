@@ -224,6 +224,8 @@ static bool v5_entries(struct header *h, bool files)
 		fmt[i][1] = get_uleb(&h->c);
 	}
 	count = get_uleb(&h->c);
+	if (n_fmt == 0 && count > 0)
+		return false; /* entries without fields: nothing to read */
 	for (uint64_t e = 0; e < count && !h->c.bad; e++)
 		for (unsigned i = 0; i < n_fmt; i++) {
 			bool known;
