@@ -1,9 +1,11 @@
 /* wraith.bpf.c - the fixed BPF machinery every generated probe links with.
  *
  * This file is restricted C compiled by clang-19 to LLVM bitcode at build
- * time and embedded in wraith.  The IR generator (src/codegen/) parses the
- * bitcode, adds one function per probe that calls the wr_* entry points
- * below, sets the wr_cfg_* globals, and optimises the whole module, so these
+ * time and embedded in wraith, once per transport and --fault-in setting
+ * (WR_PROBE_TRANSPORT, WR_PROBE_FAULT_IN: clang folds them).  The IR
+ * generator (src/codegen/) parses the bitcode, adds one function per probe
+ * that calls the wr_* entry points below, sets wr_cfg_has_bt, and
+ * optimises the whole module, so these
  * always_inline helpers end up inside each probe program.  Everything here
  * that can be written in C is written in C: the event buffer, print items,
  * and the unwinder with its tail-called step program.  Layouts come from
@@ -113,9 +115,12 @@ struct task_struct___wr {
 	struct uprobe_task___wr *utask;
 } __attribute__((preserve_access_index));
 
-/* ---- configuration, set by the generator before optimisation ---- */
+/* ---- configuration: fixed at build time (Makefile.am builds one probe
+ * template per setting), wr_cfg_has_bt by the generator after lowering ---- */
 #ifdef WR_BASE_TRANSPORT
 static const __u32 wr_cfg_transport = WR_BASE_TRANSPORT;
+#elif defined(WR_PROBE_TRANSPORT)
+static const __u32 wr_cfg_transport = WR_PROBE_TRANSPORT;
 #else
 __u32 wr_cfg_transport = WR_TRANSPORT_RINGBUF; /* enum wr_transport */
 #endif
@@ -128,6 +133,8 @@ __u32 wr_cfg_transport = WR_TRANSPORT_RINGBUF; /* enum wr_transport */
  * wr_event_end), so it keeps 0. */
 #ifdef WR_BASE_TRANSPORT
 static const __u32 wr_cfg_fault_in = 0;
+#elif defined(WR_PROBE_FAULT_IN)
+static const __u32 wr_cfg_fault_in = WR_PROBE_FAULT_IN;
 #else
 __u32 wr_cfg_fault_in = 0;
 #endif
@@ -2011,7 +2018,9 @@ WR_API int wr_event_end(void *ctx, __u8 *buf)
 	return 0;
 }
 
-/* The step program, tail-called by a probe with pending backtraces. */
+/* The step program, tail-called by a probe with pending backtraces; only
+ * the base objects carry it. */
+#ifndef WR_PROBE_TRANSPORT
 SEC("uprobe")
 int wr_bt_step(void *ctx)
 {
@@ -2026,3 +2035,4 @@ int wr_bt_step(void *ctx)
 	step_all(ctx, buf, st);
 	return 0;
 }
+#endif

@@ -1,6 +1,7 @@
 /* codegen.c - the LLVM side of code generation: parse the embedded
- * template bitcode, check its entry points, prepare it (internalise the
- * wr_* entry points, fix the configuration globals), give every generated
+ * template bitcode (the one built for the session's transport and
+ * --fault-in setting), check its entry points, prepare it (internalise the
+ * wr_* entry points), give every generated
  * function debug info, verify, optimise and emit a BPF object to memory.
  * Statement and expression lowering lives in lower.c.
  *
@@ -12,6 +13,7 @@
 #include "codegen/codegen.h"
 #include "codegen/lower.h"
 #include "protocol/wire.h"
+#include "util/clock.h"
 #include "util/error.h"
 #include "util/htab.h"
 #include "util/log.h"
@@ -31,16 +33,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-extern const unsigned char wr_template_bc_start[];
-extern const unsigned char wr_template_bc_end[];
+extern const unsigned char wr_probe_ringbuf_0_start[], wr_probe_ringbuf_0_end[];
+extern const unsigned char wr_probe_ringbuf_1_start[], wr_probe_ringbuf_1_end[];
+extern const unsigned char wr_probe_perf_0_start[], wr_probe_perf_0_end[];
+extern const unsigned char wr_probe_perf_1_start[], wr_probe_perf_1_end[];
 extern const unsigned char wr_base_ringbuf_start[];
 extern const unsigned char wr_base_ringbuf_end[];
 extern const unsigned char wr_base_perf_start[];
 extern const unsigned char wr_base_perf_end[];
 
 static LLVMTargetMachineRef target_machine;
+
+/* This thread's CPU time: the phases' costs, whatever else runs. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 const struct cg_entry cg_entry_points[] = {
 	{ "wr_event_begin", 4 },
@@ -133,16 +147,27 @@ static void on_llvm_diag(LLVMDiagnosticInfoRef info, void *opaque)
 	cg->llvm_errors++;
 }
 
-/* Parses the embedded template into cg->ctx.  @lazy leaves the function
+/* Parses the embedded template built for @opt's transport and --fault-in
+ * setting (Makefile.am) into cg->ctx.  @lazy leaves the function
  * bodies unread until something asks for them: the shape key module needs
  * only the entry points' signatures, and their bodies are most of a parse. */
-static int parse_template(struct cg *cg, bool lazy)
+static int parse_template(struct cg *cg, const struct codegen_options *opt, bool lazy)
 {
+	static const struct {
+		const unsigned char *start, *end;
+	} blobs[2][2] = {
+		{ { wr_probe_ringbuf_0_start, wr_probe_ringbuf_0_end },
+		  { wr_probe_ringbuf_1_start, wr_probe_ringbuf_1_end } },
+		{ { wr_probe_perf_0_start, wr_probe_perf_0_end },
+		  { wr_probe_perf_1_start, wr_probe_perf_1_end } },
+	};
+	bool perf = opt->transport == WR_TRANSPORT_PERF;
+	const unsigned char *start = blobs[perf][opt->fault_in != 0].start;
+	const unsigned char *end = blobs[perf][opt->fault_in != 0].end;
 	LLVMMemoryBufferRef mb;
 	LLVMBool failed;
 
-	mb = LLVMCreateMemoryBufferWithMemoryRange((const char *)wr_template_bc_start,
-						   (size_t)(wr_template_bc_end - wr_template_bc_start),
+	mb = LLVMCreateMemoryBufferWithMemoryRange((const char *)start, (size_t)(end - start),
 						   "wraith.bc", 0);
 	if (lazy) {
 		/* Takes the buffer, whether it fails or not. */
@@ -168,41 +193,24 @@ static bool is_subprogram(LLVMValueRef fn)
 	return LLVMGetEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, noinline) != NULL;
 }
 
-/* Make the wr_* entry points internal so they are inlined and dropped;
- * drop the step program from probe objects (the base object owns it);
- * bake the configuration into constants the optimiser folds. */
-static void prepare_template(struct cg *cg, const struct codegen_options *opt)
+/* Make the wr_* entry points internal so they are inlined and dropped.
+ * The configuration (transport, --fault-in) is already folded: each
+ * setting has a template of its own (Makefile.am). */
+static void prepare_template(struct cg *cg)
 {
 	LLVMValueRef fn = LLVMGetFirstFunction(cg->mod);
 	LLVMValueRef g = LLVMGetNamedGlobal(cg->mod, "llvm.compiler.used");
 
-	/* SEC() marks programs and maps "used"; drop that list in probe objects
-	 * so the step program can go (maps and the license stay: they are
-	 * external definitions). */
+	/* SEC() marks programs and maps "used"; nothing in a probe object needs
+	 * it (maps and the license stay: they are external definitions). */
 	if (g)
 		LLVMDeleteGlobal(g);
 	while (fn) {
-		LLVMValueRef next = LLVMGetNextFunction(fn);
 		const char *name = LLVMGetValueName(fn);
 
-		if (strcmp(name, "wr_bt_step") == 0)
-			LLVMDeleteFunction(fn);
-		else if (!LLVMIsDeclaration(fn) && strncmp(name, "wr_", 3) == 0 && !is_subprogram(fn))
+		if (!LLVMIsDeclaration(fn) && strncmp(name, "wr_", 3) == 0 && !is_subprogram(fn))
 			LLVMSetLinkage(fn, LLVMInternalLinkage);
-		fn = next;
-	}
-	g = LLVMGetNamedGlobal(cg->mod, "wr_cfg_transport");
-	if (g) {
-		LLVMSetInitializer(g, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx),
-						   (unsigned long long)opt->transport, 0));
-		LLVMSetGlobalConstant(g, 1);
-		LLVMSetLinkage(g, LLVMInternalLinkage);
-	}
-	g = LLVMGetNamedGlobal(cg->mod, "wr_cfg_fault_in");
-	if (g) {
-		LLVMSetInitializer(g, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), opt->fault_in, 0));
-		LLVMSetGlobalConstant(g, 1);
-		LLVMSetLinkage(g, LLVMInternalLinkage);
+		fn = LLVMGetNextFunction(fn);
 	}
 }
 
@@ -247,33 +255,6 @@ static void fix_has_bt(struct cg *cg)
 	LLVMSetLinkage(g, LLVMInternalLinkage);
 }
 
-/* Keep the template's subprograms and line locations (BTF func_info and
- * line_info come from them) but drop its variable locations: nothing reads
- * the DWARF of a probe object, and keeping variable locations correct
- * through optimisation and emission took about a third of a compile. */
-static void drop_variable_locations(LLVMModuleRef mod)
-{
-	static const char *const intrinsics[] = { "llvm.dbg.value", "llvm.dbg.declare",
-						  "llvm.dbg.assign" };
-	LLVMBool records = LLVMIsNewDbgInfoFormat(mod);
-
-	/* Only the intrinsic form is visible to the C API. */
-	if (records)
-		LLVMSetIsNewDbgInfoFormat(mod, 0);
-	for (size_t i = 0; i < sizeof(intrinsics) / sizeof(intrinsics[0]); i++) {
-		LLVMValueRef fn = LLVMGetNamedFunction(mod, intrinsics[i]);
-		LLVMUseRef use;
-
-		if (!fn)
-			continue;
-		while ((use = LLVMGetFirstUse(fn)))
-			LLVMInstructionEraseFromParent(LLVMGetUser(use));
-		LLVMDeleteFunction(fn);
-	}
-	if (records)
-		LLVMSetIsNewDbgInfoFormat(mod, 1);
-}
-
 /* Every entry point the generator calls is defined in the template, with
  * the parameters it passes.  Returns 0 or -WR_ECODEGEN (logged). */
 static int check_entry_points(struct cg *cg)
@@ -300,13 +281,12 @@ static int cg_begin(struct cg *cg, const struct codegen_options *opt, const char
 	cg->what = what;
 	cg->ctx = LLVMContextCreate();
 	LLVMContextSetDiagnosticHandler(cg->ctx, on_llvm_diag, cg);
-	err = parse_template(cg, false);
+	err = parse_template(cg, opt, false);
 	if (!err)
 		err = check_entry_points(cg);
 	if (err)
 		return err;
-	prepare_template(cg, opt);
-	drop_variable_locations(cg->mod);
+	prepare_template(cg);
 	LLVMSetTarget(cg->mod, "bpfel");
 	{
 		LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(target_machine);
@@ -531,7 +511,7 @@ static LLVMValueRef add_probe_function(struct cg *cg, const char *name)
 /* The template parsed once, where each probe is lowered for its shape
  * key and deleted again: parsing the template is most of a probe's
  * compile, and a probe whose shape is known needs nothing more. */
-static int key_module(void)
+static int key_module(const struct codegen_options *opt)
 {
 	LLVMTargetDataRef dl;
 	int err;
@@ -539,7 +519,7 @@ static int key_module(void)
 	if (key_cg.mod)
 		return 0;
 	key_cg.ctx = LLVMContextCreate();
-	err = parse_template(&key_cg, true);
+	err = parse_template(&key_cg, opt, true);
 	if (!err)
 		err = check_entry_points(&key_cg);
 	if (err)
@@ -561,7 +541,7 @@ static int shape_of(const struct codegen_options *opt, const struct probe_plan *
 
 	*key = NULL;
 	if (!err)
-		err = key_module();
+		err = key_module(opt);
 	if (err)
 		return err;
 	cg->what = plan->name ? plan->name : "a probe";
@@ -594,6 +574,9 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 	char name[32], *key = NULL;
 	int err;
 
+	double t[6];
+
+	t[0] = cpu_now();
 	memset(out, 0, sizeof(*out));
 	snprintf(name, sizeof(name), "wr%d_%u", (int)getpid(), plan->probe_id);
 	if (!ir) {
@@ -609,9 +592,11 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 			return 0;
 		}
 	}
+	t[1] = cpu_now();
 	err = cg_begin(&cg, opt, plan->name ? plan->name : name);
 	if (err)
 		goto out;
+	t[2] = cpu_now();
 	cg.plan = plan;
 	cg.diag = diag;
 	cg.fn = add_probe_function(&cg, name);
@@ -624,9 +609,11 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 	LLVMDIBuilderFinalize(cg.dib);
 	fix_has_bt(&cg);
 	drop_unreached(&cg);
+	t[3] = cpu_now();
 	err = verify_and_optimise(&cg);
 	if (err)
 		goto out;
+	t[4] = cpu_now();
 	if (ir) {
 		char *text = LLVMPrintModuleToString(cg.mod);
 
@@ -634,7 +621,12 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 		LLVMDisposeMessage(text);
 	}
 	err = emit(&cg, out);
+	t[5] = cpu_now();
 	if (!err) {
+		wr_debug("codegen %s, CPU time: shape key %.1f ms, template %.1f, lowering %.1f, "
+			 "passes %.1f, "
+			 "emission %.1f", name, (t[1] - t[0]) * 1e3, (t[2] - t[1]) * 1e3,
+			 (t[3] - t[2]) * 1e3, (t[4] - t[3]) * 1e3, (t[5] - t[4]) * 1e3);
 		out->prog_name = xstrdup(name);
 		if (key)
 			shape_add(key, out);

@@ -1,27 +1,23 @@
-/* template_blob.S - the BPF template bitcode and the two base objects,
- * embedded read-only.  WR_TEMPLATE_BC, WR_BASE_RINGBUF and WR_BASE_PERF are
- * their paths under bpf-templates/ (set by Makefile.am). */
-	.section .rodata.wr_template_bc,"a",@progbits
-	.balign 16
-	.globl wr_template_bc_start
-wr_template_bc_start:
-	.incbin WR_TEMPLATE_BC
-	.globl wr_template_bc_end
-wr_template_bc_end:
+/* template_blob.S - the BPF probe templates' bitcode (one per transport
+ * and --fault-in setting) and the two base objects, embedded read-only.
+ * WR_PROBE_* and WR_BASE_* are their paths under bpf-templates/ (set by
+ * Makefile.am). */
+#define WR_BLOB(sym, path)	\
+	.balign 16;		\
+	.globl sym##_start;	\
+sym##_start:			\
+	.incbin path;		\
+	.globl sym##_end;	\
+sym##_end:			\
 	.byte 0
 
+	.section .rodata.wr_template_bc,"a",@progbits
+WR_BLOB(wr_probe_ringbuf_0, WR_PROBE_RINGBUF_0)
+WR_BLOB(wr_probe_ringbuf_1, WR_PROBE_RINGBUF_1)
+WR_BLOB(wr_probe_perf_0, WR_PROBE_PERF_0)
+WR_BLOB(wr_probe_perf_1, WR_PROBE_PERF_1)
+
 /* The base objects, one per transport (see Makefile.am). */
-	.balign 16
-	.globl wr_base_ringbuf_start
-wr_base_ringbuf_start:
-	.incbin WR_BASE_RINGBUF
-	.globl wr_base_ringbuf_end
-wr_base_ringbuf_end:
-	.balign 16
-	.globl wr_base_perf_start
-wr_base_perf_start:
-	.incbin WR_BASE_PERF
-	.globl wr_base_perf_end
-wr_base_perf_end:
-	.byte 0
+WR_BLOB(wr_base_ringbuf, WR_BASE_RINGBUF)
+WR_BLOB(wr_base_perf, WR_BASE_PERF)
 	.section .note.GNU-stack,"",@progbits
