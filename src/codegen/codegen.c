@@ -30,10 +30,11 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 extern const unsigned char wr_probe_ringbuf_0_start[], wr_probe_ringbuf_0_end[];
@@ -47,14 +48,6 @@ extern const unsigned char wr_base_perf_end[];
 
 static LLVMTargetMachineRef target_machine;
 
-/* This thread's CPU time: the phases' costs, whatever else runs. */
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 const struct cg_entry cg_entry_points[] = {
 	{ "wr_event_begin", 4 },
@@ -117,9 +110,88 @@ static int init_target(void)
 
 static void shapes_release(void);
 static struct cg key_cg;
+static int key_module(const struct codegen_options *opt);
+static int cg_parse(struct cg *cg, const struct codegen_options *opt);
+static void cg_end(struct cg *cg);
+static void on_llvm_diag(LLVMDiagnosticInfoRef info, void *opaque);
+
+/* ---- LLVM started at launch ----
+ * codegen_prepare() runs on a thread of its own what every first compile
+ * needs before it can lower anything: LLVM's options and BPF target, the
+ * shape key module, and one template parsed for the first probe.  It
+ * overlaps opening the target, reading its CFI and resolving the sites.
+ * Every codegen entry point joins it first, so LLVM is never used by two
+ * threads at once; its log lines are replayed by the joining thread. */
+static struct {
+	pthread_t thread;
+	bool running;
+	struct codegen_options opt;
+	struct cg spare; /* the parsed template, until a compile takes it */
+	struct wr_log_deferred log;
+} early;
+
+static void *early_main(void *arg)
+{
+	(void)arg;
+	wr_log_defer(&early.log);
+	if (init_target() || key_module(&early.opt) || cg_parse(&early.spare, &early.opt)) {
+		/* The compile tries again and says why. */
+		cg_end(&early.spare);
+		if (!key_cg.mod && key_cg.ctx)
+			LLVMContextDispose(key_cg.ctx);
+		if (!key_cg.mod)
+			key_cg.ctx = NULL;
+	}
+	wr_log_defer(NULL);
+	return NULL;
+}
+
+static void early_join(void)
+{
+	if (!early.running)
+		return;
+	pthread_join(early.thread, NULL);
+	early.running = false;
+	wr_log_replay(&early.log);
+}
+
+void codegen_prepare(const struct codegen_options *opt)
+{
+	static bool registered;
+	sigset_t all, old;
+
+	if (early.running || target_machine)
+		return;
+	/* exit() must not run LLVM's destructors under the thread. */
+	if (!registered && atexit(early_join) == 0)
+		registered = true;
+	if (!registered)
+		return;
+	early.opt = *opt;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	early.running = pthread_create(&early.thread, NULL, early_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Hand @cg the template parsed at launch if it was parsed for @opt. */
+static bool early_take(struct cg *cg, const struct codegen_options *opt)
+{
+	early_join();
+	if (!early.spare.mod || early.opt.transport != opt->transport ||
+	    early.opt.fault_in != opt->fault_in)
+		return false;
+	cg->ctx = early.spare.ctx;
+	cg->mod = early.spare.mod;
+	LLVMContextSetDiagnosticHandler(cg->ctx, on_llvm_diag, cg);
+	memset(&early.spare, 0, sizeof(early.spare));
+	return true;
+}
 
 void codegen_shutdown(void)
 {
+	early_join();
+	cg_end(&early.spare);
 	shapes_release();
 	if (key_cg.mod)
 		LLVMDisposeModule(key_cg.mod);
@@ -272,13 +344,12 @@ static int check_entry_points(struct cg *cg)
 	return 0;
 }
 
-static int cg_begin(struct cg *cg, const struct codegen_options *opt, const char *what)
+/* The template for @opt parsed and prepared into a new context of @cg. */
+static int cg_parse(struct cg *cg, const struct codegen_options *opt)
 {
-	int err = init_target();
+	LLVMTargetDataRef dl;
+	int err;
 
-	if (err)
-		return err;
-	cg->what = what;
 	cg->ctx = LLVMContextCreate();
 	LLVMContextSetDiagnosticHandler(cg->ctx, on_llvm_diag, cg);
 	err = parse_template(cg, opt, false);
@@ -288,13 +359,26 @@ static int cg_begin(struct cg *cg, const struct codegen_options *opt, const char
 		return err;
 	prepare_template(cg);
 	LLVMSetTarget(cg->mod, "bpfel");
-	{
-		LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(target_machine);
-
-		LLVMSetModuleDataLayout(cg->mod, dl);
-		LLVMDisposeTargetData(dl);
-	}
+	dl = LLVMCreateTargetDataLayout(target_machine);
+	LLVMSetModuleDataLayout(cg->mod, dl);
+	LLVMDisposeTargetData(dl);
 	return 0;
+}
+
+static bool early_take(struct cg *cg, const struct codegen_options *opt);
+
+static int cg_begin(struct cg *cg, const struct codegen_options *opt, const char *what)
+{
+	int err;
+
+	early_join();
+	err = init_target();
+	if (err)
+		return err;
+	cg->what = what;
+	if (early_take(cg, opt))
+		return 0;
+	return cg_parse(cg, opt);
 }
 
 static void cg_end(struct cg *cg)
@@ -542,8 +626,10 @@ static int shape_of(const struct codegen_options *opt, const struct probe_plan *
 		    struct diag *diag, char **key)
 {
 	struct cg *cg = &key_cg;
-	int err = init_target();
+	int err;
 
+	early_join();
+	err = init_target();
 	*key = NULL;
 	if (!err)
 		err = key_module(opt);
@@ -581,7 +667,7 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 
 	double t[6];
 
-	t[0] = cpu_now();
+	t[0] = thread_cpu_seconds();
 	memset(out, 0, sizeof(*out));
 	snprintf(name, sizeof(name), "wr%d_%u", (int)getpid(), plan->probe_id);
 	if (!ir) {
@@ -597,11 +683,11 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 			return 0;
 		}
 	}
-	t[1] = cpu_now();
+	t[1] = thread_cpu_seconds();
 	err = cg_begin(&cg, opt, plan->name ? plan->name : name);
 	if (err)
 		goto out;
-	t[2] = cpu_now();
+	t[2] = thread_cpu_seconds();
 	cg.plan = plan;
 	cg.diag = diag;
 	cg.fn = add_probe_function(&cg, name);
@@ -614,11 +700,11 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 	LLVMDIBuilderFinalize(cg.dib);
 	fix_has_bt(&cg);
 	drop_unreached(&cg);
-	t[3] = cpu_now();
+	t[3] = thread_cpu_seconds();
 	err = verify_and_optimise(&cg);
 	if (err)
 		goto out;
-	t[4] = cpu_now();
+	t[4] = thread_cpu_seconds();
 	if (ir) {
 		char *text = LLVMPrintModuleToString(cg.mod);
 
@@ -626,7 +712,7 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 		LLVMDisposeMessage(text);
 	}
 	err = emit(&cg, out);
-	t[5] = cpu_now();
+	t[5] = thread_cpu_seconds();
 	if (!err) {
 		wr_debug("codegen %s, CPU time: shape key %.1f ms, template %.1f, lowering %.1f, "
 			 "passes %.1f, "

@@ -52,6 +52,11 @@ struct codegen_const {
 int codegen_eval(const struct probe_plan *plan, const struct ast_expr *const *e, size_t n,
 		 struct diag *diag, struct codegen_const *out);
 
+/* Start LLVM (options, BPF target, the template for @opt parsed) on a
+ * thread of its own, so it overlaps what comes before the first compile;
+ * the codegen_* calls wait for it.  Optional: without it they do the same
+ * work themselves. */
+void codegen_prepare(const struct codegen_options *opt);
 /* Release LLVM's global state at exit (for leak checkers). */
 void codegen_shutdown(void);
 

@@ -4,6 +4,7 @@
  * the final report of lost events, and exit statuses.
  */
 #include "frontend/cli.h"
+#include "codegen/codegen.h"
 #include "render/span.h"
 #include "tracer/session.h"
 #include "util/clock.h"
@@ -146,6 +147,9 @@ int cli_open_session(const struct cli_options *o, struct session **out)
 	if (o->debuginfod == CLI_DEBUGINFOD_ASK)
 		wr_warn("debuginfod: 'ask' works as 'on': wraith does not prompt, it fetches "
 			"missing debug files without asking");
+	/* LLVM starts while the target opens (codegen.c: why). */
+	codegen_prepare(&(struct codegen_options){ .transport = so.transport,
+						    .fault_in = so.fault_in });
 	err = session_new(&so, out);
 
 	if (err)
