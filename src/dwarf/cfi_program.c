@@ -42,21 +42,6 @@
  * Reading the section
  * ====================================================================== */
 
-/* Little-endian @n-byte value (the module is x86-64). */
-static uint64_t read_fixed(struct dw_cursor *c, size_t n)
-{
-	uint64_t v = 0;
-
-	if ((size_t)(c->end - c->p) < n) {
-		c->bad = true;
-		c->p = c->end;
-		return 0;
-	}
-	memcpy(&v, c->p, n);
-	c->p += n;
-	return v;
-}
-
 /* A DW_EH_PE_* value; only absolute and pc-relative ones occur in x86-64
  * FDE headers, the rest are reported as unreadable. */
 static bool read_encoded(struct dw_cursor *c, uint8_t enc, const struct cfi_section *s,
@@ -68,11 +53,11 @@ static bool read_encoded(struct dw_cursor *c, uint8_t enc, const struct cfi_sect
 	switch (enc & 0x0f) {
 	case DW_EH_PE_absptr:
 	case DW_EH_PE_udata8:
-	case DW_EH_PE_sdata8: v = read_fixed(c, 8); break;
-	case DW_EH_PE_udata4: v = (uint32_t)read_fixed(c, 4); break;
-	case DW_EH_PE_sdata4: v = (uint64_t)(int64_t)(int32_t)read_fixed(c, 4); break;
-	case DW_EH_PE_udata2: v = (uint16_t)read_fixed(c, 2); break;
-	case DW_EH_PE_sdata2: v = (uint64_t)(int64_t)(int16_t)read_fixed(c, 2); break;
+	case DW_EH_PE_sdata8: v = dw_read_fixed(c, 8); break;
+	case DW_EH_PE_udata4: v = (uint32_t)dw_read_fixed(c, 4); break;
+	case DW_EH_PE_sdata4: v = (uint64_t)(int64_t)(int32_t)dw_read_fixed(c, 4); break;
+	case DW_EH_PE_udata2: v = (uint16_t)dw_read_fixed(c, 2); break;
+	case DW_EH_PE_sdata2: v = (uint64_t)(int64_t)(int16_t)dw_read_fixed(c, 2); break;
 	case DW_EH_PE_uleb128: v = dw_read_uleb(c); break;
 	case DW_EH_PE_sleb128: v = (uint64_t)dw_read_sleb(c); break;
 	default: return false;
@@ -470,9 +455,9 @@ static int exec_op(struct interp *ip, struct dw_cursor *c, uint8_t op)
 		if (!read_encoded(c, ip->sec->eh ? ip->cie->fde_enc : DW_EH_PE_absptr, ip->sec, &loc))
 			return -1;
 		return advance_to(ip, loc);
-	case DW_CFA_advance_loc1: return advance_to(ip, ip->loc + read_fixed(c, 1) * caf);
-	case DW_CFA_advance_loc2: return advance_to(ip, ip->loc + read_fixed(c, 2) * caf);
-	case DW_CFA_advance_loc4: return advance_to(ip, ip->loc + read_fixed(c, 4) * caf);
+	case DW_CFA_advance_loc1: return advance_to(ip, ip->loc + dw_read_fixed(c, 1) * caf);
+	case DW_CFA_advance_loc2: return advance_to(ip, ip->loc + dw_read_fixed(c, 2) * caf);
+	case DW_CFA_advance_loc4: return advance_to(ip, ip->loc + dw_read_fixed(c, 4) * caf);
 	case DW_CFA_def_cfa:
 	case DW_CFA_def_cfa_sf:
 	case DW_CFA_def_cfa_register:
@@ -538,11 +523,11 @@ static bool parse_augmentation(struct cfi_cie *cie, const Dwarf_CIE *dc,
 	cie->aug_z = true;
 	for (a++; *a; a++) {
 		if (*a == 'R') {
-			cie->fde_enc = (uint8_t)read_fixed(&c, 1);
+			cie->fde_enc = (uint8_t)dw_read_fixed(&c, 1);
 		} else if (*a == 'L') {
-			read_fixed(&c, 1);
+			dw_read_fixed(&c, 1);
 		} else if (*a == 'P') {
-			uint8_t enc = (uint8_t)read_fixed(&c, 1);
+			uint8_t enc = (uint8_t)dw_read_fixed(&c, 1);
 
 			if (!read_encoded(&c, enc & 0x7f, s, &ignored))
 				return false;

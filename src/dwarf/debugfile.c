@@ -12,6 +12,7 @@
  */
 #include "dwarf/debugfile.h"
 #include "dwarf/debuginfod.h"
+#include "dwarf/elfsec.h"
 #include "dwarf/module_priv.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -94,20 +95,9 @@ static const char *shown(const char *path)
 
 static bool has_section(Elf *elf, const char *name)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
 
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *n;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
-		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) && !strcmp(n, name))
-			return true;
-	}
-	return false;
+	return elf_section_named(elf, name, &sh) && sh.sh_type != SHT_NOBITS;
 }
 
 const char *dw_module_build_id(struct dw_module *m)

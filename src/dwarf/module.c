@@ -7,6 +7,7 @@
  * something asks for it.
  */
 #include "dwarf/debugfile.h"
+#include "dwarf/elfsec.h"
 #include "dwarf/module_priv.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -193,17 +194,9 @@ bool dw_module_is_dyn(const struct dw_module *m)
 
 static bool has_section(Elf *elf, const char *name)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return false;
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_size && sh.sh_type != SHT_NOBITS &&
-		    !strcmp(elf_strptr(elf, shstrndx, sh.sh_name) ?: "", name))
-			return true;
-	return false;
+	return elf_section_named(elf, name, &sh) && sh.sh_size && sh.sh_type != SHT_NOBITS;
 }
 
 /* Corrupted debug info would otherwise only show as variables and lines

@@ -11,53 +11,25 @@
  * decoder does not know still fails.
  */
 #include "dwarf/cursor.h"
+#include "dwarf/elfsec.h"
 #include "dwarf/vars_priv.h"
 
 #include <dwarf.h>
 #include <string.h>
 
-static uint64_t u8(struct dw_cursor *c, unsigned size)
-{
-	uint64_t v = 0;
-
-	if (c->end - c->p < (ptrdiff_t)size) {
-		c->bad = true;
-		return 0;
-	}
-	for (unsigned i = 0; i < size; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += size;
-	return v;
-}
-
 /* ---- sections ---- */
 
 static bool section(Dwarf *dw, const char *name, struct dw_cursor *out)
 {
-	Elf *elf = dwarf_getelf(dw);
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_section_named(dwarf_getelf(dw), name, &sh);
+	/* libdw has decompressed a compressed section in place already */
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+	if (!d || !d->d_buf)
 		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *n;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || !(n = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    strcmp(n, name) != 0)
-			continue;
-		/* libdw has decompressed a compressed section in place already */
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf)
-			return false;
-		out->p = d->d_buf;
-		out->end = out->p + d->d_size;
-		out->bad = false;
-		return true;
-	}
-	return false;
+	*out = (struct dw_cursor){ .p = d->d_buf, .end = (const uint8_t *)d->d_buf + d->d_size };
+	return true;
 }
 
 /* Address @index of the unit's .debug_addr table. */
@@ -72,7 +44,7 @@ static bool indexed_addr(Dwarf *dw, Dwarf_Die *cudie, uint64_t index, uint64_t *
 	if (dwarf_attr(cudie, DW_AT_addr_base, &a) || dwarf_attr(cudie, DW_AT_GNU_addr_base, &a))
 		dwarf_formudata(&a, &base);
 	c.p += base + index * 8;
-	*out = u8(&c, 8);
+	*out = dw_read_fixed(&c, 8);
 	return !c.bad;
 }
 
@@ -110,13 +82,13 @@ static int decode(struct dw_cursor *c, Dwarf_Op *ops, size_t max, bool *uninit)
 			op.number = dw_read_uleb(c);
 			op.number2 = (Dwarf_Word)dw_read_sleb(c);
 		} else if (a == DW_OP_addr || a == DW_OP_const8u)
-			op.number = u8(c, 8);
+			op.number = dw_read_fixed(c, 8);
 		else if (a == DW_OP_const1u || a == DW_OP_deref_size)
-			op.number = u8(c, 1);
+			op.number = dw_read_fixed(c, 1);
 		else if (a == DW_OP_const2u)
-			op.number = u8(c, 2);
+			op.number = dw_read_fixed(c, 2);
 		else if (a == DW_OP_const4u)
-			op.number = u8(c, 4);
+			op.number = dw_read_fixed(c, 4);
 		else
 			return -1;
 		if (n == max)
@@ -133,7 +105,7 @@ static bool loclists_entry(Dwarf *dw, Dwarf_Die *cudie, struct dw_cursor *c, uin
 			   struct dw_cursor *expr)
 {
 	for (;;) {
-		unsigned char kind = (unsigned char)u8(c, 1);
+		unsigned char kind = (unsigned char)dw_read_fixed(c, 1);
 		uint64_t lo = 0, hi = 0, len;
 		bool bounded = true;
 
@@ -143,7 +115,7 @@ static bool loclists_entry(Dwarf *dw, Dwarf_Die *cudie, struct dw_cursor *c, uin
 			if (!indexed_addr(dw, cudie, dw_read_uleb(c), &base))
 				return false;
 			continue;
-		case DW_LLE_base_address: base = u8(c, 8); continue;
+		case DW_LLE_base_address: base = dw_read_fixed(c, 8); continue;
 		case DW_LLE_GNU_view_pair: dw_read_uleb(c); dw_read_uleb(c); continue;
 		case DW_LLE_startx_endx:
 			bounded = indexed_addr(dw, cudie, dw_read_uleb(c), &lo) && indexed_addr(dw, cudie, dw_read_uleb(c), &hi);
@@ -154,8 +126,8 @@ static bool loclists_entry(Dwarf *dw, Dwarf_Die *cudie, struct dw_cursor *c, uin
 			break;
 		case DW_LLE_offset_pair: lo = base + dw_read_uleb(c); hi = base + dw_read_uleb(c); break;
 		case DW_LLE_default_location: lo = 0; hi = UINT64_MAX; break;
-		case DW_LLE_start_end: lo = u8(c, 8); hi = u8(c, 8); break;
-		case DW_LLE_start_length: lo = u8(c, 8); hi = lo + dw_read_uleb(c); break;
+		case DW_LLE_start_end: lo = dw_read_fixed(c, 8); hi = dw_read_fixed(c, 8); break;
+		case DW_LLE_start_length: lo = dw_read_fixed(c, 8); hi = lo + dw_read_uleb(c); break;
 		default: return false;
 		}
 		len = dw_read_uleb(c);
@@ -173,7 +145,7 @@ static bool loclists_entry(Dwarf *dw, Dwarf_Die *cudie, struct dw_cursor *c, uin
 static bool loc_entry(struct dw_cursor *c, uint64_t base, uint64_t pc, struct dw_cursor *expr)
 {
 	for (;;) {
-		uint64_t lo = u8(c, 8), hi = u8(c, 8), len;
+		uint64_t lo = dw_read_fixed(c, 8), hi = dw_read_fixed(c, 8), len;
 
 		if (c->bad || (lo == 0 && hi == 0))
 			return false;
@@ -181,7 +153,7 @@ static bool loc_entry(struct dw_cursor *c, uint64_t base, uint64_t pc, struct dw
 			base = hi;
 			continue;
 		}
-		len = u8(c, 2);
+		len = dw_read_fixed(c, 2);
 		if (c->bad || (uint64_t)(c->end - c->p) < len)
 			return false;
 		if (pc >= base + lo && pc < base + hi) {

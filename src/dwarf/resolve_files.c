@@ -14,6 +14,8 @@
  * form or version, DW_LNE_define_file, a truncated table) answers "maybe",
  * never "no".
  */
+#include "dwarf/cursor.h"
+#include "dwarf/elfsec.h"
 #include "dwarf/resolve_priv.h"
 
 #include "util/xalloc.h"
@@ -23,90 +25,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct cursor {
-	const unsigned char *p, *end;
-	bool bad;
-};
-
-static uint64_t get_le(struct cursor *c, size_t n)
-{
-	uint64_t v = 0;
-
-	if ((size_t)(c->end - c->p) < n) {
-		c->bad = true;
-		c->p = c->end;
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += n;
-	return v;
-}
-
-static void skip_bytes(struct cursor *c, uint64_t n)
-{
-	if ((uint64_t)(c->end - c->p) < n) {
-		c->bad = true;
-		c->p = c->end;
-		return;
-	}
-	c->p += n;
-}
-
-static uint64_t get_uleb(struct cursor *c)
-{
-	uint64_t v = 0;
-
-	for (unsigned shift = 0; c->p < c->end; shift += 7) {
-		unsigned char b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->bad = true;
-	return 0;
-}
-
-static const char *get_string(struct cursor *c)
-{
-	const char *s = (const char *)c->p;
-	const unsigned char *nul = memchr(c->p, '\0', (size_t)(c->end - c->p));
-
-	if (!nul) {
-		c->bad = true;
-		c->p = c->end;
-		return NULL;
-	}
-	c->p = nul + 1;
-	return s;
-}
-
 /* The raw bytes of section @name of @elf; false when absent or still
  * compressed (libdw decompresses the sections it loads in place). */
-static bool section_bytes(Elf *elf, const char *name, struct cursor *out)
+static bool section_bytes(Elf *elf, const char *name, struct dw_cursor *out)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_section_named(elf, name, &sh);
+	Elf_Data *d;
 
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+	if (!scn || sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED) ||
+	    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
 		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *sname;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || !(sname = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    strcmp(sname, name) != 0)
-			continue;
-		if (sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED) ||
-		    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
-			return false;
-		*out = (struct cursor){ .p = d->d_buf, .end = (const unsigned char *)d->d_buf + d->d_size };
-		return true;
-	}
-	return false;
+	*out = (struct dw_cursor){ .p = d->d_buf, .end = (const uint8_t *)d->d_buf + d->d_size };
+	return true;
 }
 
 /* Does file name @s end in the component @base? */
@@ -124,11 +55,11 @@ static bool names_base(const char *s, const char *base)
 }
 
 struct header {
-	struct cursor c;
+	struct dw_cursor c;
 	Elf *elf;
 	unsigned offset_size;
 	const char *base;
-	struct cursor strs[2]; /* .debug_line_str, .debug_str: looked up once */
+	struct dw_cursor strs[2]; /* .debug_line_str, .debug_str: looked up once */
 	int have[2];           /* 0 not looked up, 1 there, -1 not */
 	bool *match;           /* by file register value: the name ends in base */
 	size_t n_match, cap_match;
@@ -137,25 +68,25 @@ struct header {
 	int8_t line_base;
 	uint8_t line_range, opcode_base, default_stmt;
 	const unsigned char *lengths; /* standard opcode lengths */
-	struct cursor program;
+	struct dw_cursor program;
 };
 
 /* A string of DWARF 5 form @form; *@known false for a form not read here. */
 static const char *form_string(struct header *h, unsigned form, bool *known)
 {
 	static const char *const names[2] = { ".debug_line_str", ".debug_str" };
-	struct cursor sec;
+	struct dw_cursor sec;
 	uint64_t off;
 	int k = form == DW_FORM_line_strp ? 0 : 1;
 
 	*known = true;
 	if (form == DW_FORM_string)
-		return get_string(&h->c);
+		return dw_read_cstr(&h->c);
 	if (form != DW_FORM_line_strp && form != DW_FORM_strp) {
 		*known = false;
 		return NULL;
 	}
-	off = get_le(&h->c, h->offset_size);
+	off = dw_read_fixed(&h->c, h->offset_size);
 	if (!h->have[k])
 		h->have[k] = section_bytes(h->elf, names[k], &h->strs[k]) ? 1 : -1;
 	sec = h->strs[k];
@@ -164,11 +95,11 @@ static const char *form_string(struct header *h, unsigned form, bool *known)
 		return NULL;
 	}
 	sec.p += off;
-	return get_string(&sec);
+	return dw_read_cstr(&sec);
 }
 
 /* Skips a value of form @form; false for a form not read here. */
-static bool skip_form(struct cursor *c, unsigned form, unsigned offset_size)
+static bool skip_form(struct dw_cursor *c, unsigned form, unsigned offset_size)
 {
 	static const struct { unsigned form, size; } fixed[] = {
 		{ DW_FORM_data1, 1 }, { DW_FORM_data2, 2 }, { DW_FORM_data4, 4 },
@@ -177,17 +108,17 @@ static bool skip_form(struct cursor *c, unsigned form, unsigned offset_size)
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (form == fixed[i].form) {
-			skip_bytes(c, fixed[i].size);
+			dw_skip(c, fixed[i].size);
 			return true;
 		}
 	if (form == DW_FORM_udata) {
-		get_uleb(c);
+		dw_read_uleb(c);
 	} else if (form == DW_FORM_block) {
-		skip_bytes(c, get_uleb(c));
+		dw_skip(c, dw_read_uleb(c));
 	} else if (form == DW_FORM_line_strp || form == DW_FORM_strp) {
-		get_le(c, offset_size);
+		dw_read_fixed(c, offset_size);
 	} else if (form == DW_FORM_string) {
-		get_string(c);
+		dw_read_cstr(c);
 	} else {
 		return false;
 	}
@@ -215,15 +146,15 @@ static void set_match(struct header *h, uint64_t idx, bool m)
 static bool v5_entries(struct header *h, bool files)
 {
 	uint64_t fmt[32][2], count;
-	unsigned n_fmt = (unsigned)get_le(&h->c, 1);
+	unsigned n_fmt = (unsigned)dw_read_fixed(&h->c, 1);
 
 	if (n_fmt > 32)
 		return false;
 	for (unsigned i = 0; i < n_fmt; i++) {
-		fmt[i][0] = get_uleb(&h->c);
-		fmt[i][1] = get_uleb(&h->c);
+		fmt[i][0] = dw_read_uleb(&h->c);
+		fmt[i][1] = dw_read_uleb(&h->c);
 	}
-	count = get_uleb(&h->c);
+	count = dw_read_uleb(&h->c);
 	if (n_fmt == 0 && count > 0)
 		return false; /* entries without fields: nothing to read */
 	for (uint64_t e = 0; e < count && !h->c.bad; e++)
@@ -251,13 +182,13 @@ static bool v4_entries(struct header *h)
 	const char *s;
 	uint64_t idx = 1;
 
-	while ((s = get_string(&h->c)) && *s)
+	while ((s = dw_read_cstr(&h->c)) && *s)
 		;
-	while ((s = get_string(&h->c)) && *s) {
+	while ((s = dw_read_cstr(&h->c)) && *s) {
 		set_match(h, idx++, names_base(s, h->base));
-		get_uleb(&h->c);
-		get_uleb(&h->c);
-		get_uleb(&h->c);
+		dw_read_uleb(&h->c);
+		dw_read_uleb(&h->c);
+		dw_read_uleb(&h->c);
 	}
 	return !h->c.bad && s;
 }
@@ -266,35 +197,35 @@ static bool v4_entries(struct header *h)
  * bytes into h->program.  False when unsure. */
 static bool read_header(struct header *h)
 {
-	uint64_t len = get_le(&h->c, 4), hlen;
+	uint64_t len = dw_read_fixed(&h->c, 4), hlen;
 
 	h->offset_size = 4;
 	if (len == 0xffffffff) {
-		len = get_le(&h->c, 8);
+		len = dw_read_fixed(&h->c, 8);
 		h->offset_size = 8;
 	}
 	if (h->c.bad || len > (uint64_t)(h->c.end - h->c.p))
 		return false;
 	h->c.end = h->c.p + len;
-	h->version = (unsigned)get_le(&h->c, 2);
+	h->version = (unsigned)dw_read_fixed(&h->c, 2);
 	if (h->version < 2 || h->version > 5)
 		return false;
 	if (h->version == 5)
-		skip_bytes(&h->c, 2); /* address and segment selector sizes */
-	hlen = get_le(&h->c, h->offset_size);
+		dw_skip(&h->c, 2); /* address and segment selector sizes */
+	hlen = dw_read_fixed(&h->c, h->offset_size);
 	if (h->c.bad || hlen > (uint64_t)(h->c.end - h->c.p))
 		return false;
-	h->program = (struct cursor){ .p = h->c.p + hlen, .end = h->c.end };
+	h->program = (struct dw_cursor){ .p = h->c.p + hlen, .end = h->c.end };
 	h->c.end = h->c.p + hlen;
 	/* instruction length [, operations per instruction] */
-	skip_bytes(&h->c, h->version >= 4 ? 2 : 1);
-	h->default_stmt = (uint8_t)get_le(&h->c, 1);
-	h->line_base = (int8_t)get_le(&h->c, 1);
-	h->line_range = (uint8_t)get_le(&h->c, 1);
-	h->opcode_base = (uint8_t)get_le(&h->c, 1);
+	dw_skip(&h->c, h->version >= 4 ? 2 : 1);
+	h->default_stmt = (uint8_t)dw_read_fixed(&h->c, 1);
+	h->line_base = (int8_t)dw_read_fixed(&h->c, 1);
+	h->line_range = (uint8_t)dw_read_fixed(&h->c, 1);
+	h->opcode_base = (uint8_t)dw_read_fixed(&h->c, 1);
 	h->lengths = h->c.p;
 	if (h->opcode_base > 0)
-		skip_bytes(&h->c, h->opcode_base - 1u);
+		dw_skip(&h->c, h->opcode_base - 1u);
 	if (h->c.bad || h->line_range == 0)
 		return false;
 	if (h->version < 5)
@@ -319,9 +250,9 @@ static void row(const struct header *h, const struct regs *r, unsigned line, uns
 
 /* An extended opcode; false when unsure (DW_LNE_define_file adds a file
  * this reader does not name). */
-static bool extended(struct header *h, struct cursor *c, struct regs *r)
+static bool extended(struct header *h, struct dw_cursor *c, struct regs *r)
 {
-	uint64_t len = get_uleb(c);
+	uint64_t len = dw_read_uleb(c);
 	const unsigned char *next = c->p + (len <= (uint64_t)(c->end - c->p) ? len : 0);
 	unsigned op;
 
@@ -337,7 +268,7 @@ static bool extended(struct header *h, struct cursor *c, struct regs *r)
 }
 
 /* A standard opcode other than those that emit a row; false when unsure. */
-static bool standard(struct header *h, struct cursor *c, unsigned op, struct regs *r)
+static bool standard(struct header *h, struct dw_cursor *c, unsigned op, struct regs *r)
 {
 	switch (op) {
 	case DW_LNS_advance_line: {
@@ -359,18 +290,18 @@ static bool standard(struct header *h, struct cursor *c, unsigned op, struct reg
 		return true;
 	}
 	case DW_LNS_set_file:
-		r->file = get_uleb(c);
+		r->file = dw_read_uleb(c);
 		return true;
 	case DW_LNS_negate_stmt:
 		r->stmt = !r->stmt;
 		return true;
 	case DW_LNS_fixed_advance_pc:
-		skip_bytes(c, 2);
+		dw_skip(c, 2);
 		return true;
 	default:
 		/* Any other opcode only moves registers this reader ignores. */
 		for (unsigned i = 0; i < h->lengths[op - 1]; i++)
-			get_uleb(c);
+			dw_read_uleb(c);
 		return true;
 	}
 }
@@ -380,7 +311,7 @@ static bool standard(struct header *h, struct cursor *c, unsigned op, struct reg
  * *@least.  False when unsure. */
 static bool run_program(struct header *h, unsigned line, unsigned *least)
 {
-	struct cursor c = h->program;
+	struct dw_cursor c = h->program;
 	struct regs r = { .file = 1, .line = 1, .stmt = h->default_stmt };
 
 	while (c.p < c.end && !c.bad) {
