@@ -24,6 +24,7 @@
 #include "util/error.h"
 #include "util/log.h"
 #include "util/strbuf.h"
+#include "util/thread.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -274,7 +275,6 @@ static void *kernel_start_main(void *arg)
 int session_start(struct session *s)
 {
 	struct kernel_start *ks;
-	sigset_t all, old;
 
 	if (s->rt || s->kstart || s->opt.dry_run)
 		return 0;
@@ -284,11 +284,7 @@ int session_start(struct session *s)
 	ks->ro.buffer_bytes = s->opt.buffer_bytes;
 	ks->ro.stack_entries = s->opt.stack_entries;
 	s->kstart = ks;
-	/* Signals (Ctrl-C, SIGTERM) stay with the main thread. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ks->threaded = pthread_create(&ks->thread, NULL, kernel_start_main, ks) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ks->threaded = thread_start_unsignalled(&ks->thread, kernel_start_main, ks);
 	if (!ks->threaded)
 		kernel_start_main(ks);
 	return 0;

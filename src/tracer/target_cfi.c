@@ -24,6 +24,7 @@
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/thread.h"
 #include "util/xalloc.h"
 
 #include <pthread.h>
@@ -164,7 +165,6 @@ static int by_size_desc(const void *a, const void *b)
 void target_load_cfi_start(struct target *t)
 {
 	struct cfi_loader *l;
-	sigset_t all, old;
 
 	t->want_cfi = true;
 	if (t->cfi_loader)
@@ -193,11 +193,7 @@ void target_load_cfi_start(struct target *t)
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->changed, NULL);
 	t->cfi_loader = l;
-	/* Signals (Ctrl-C, SIGTERM) stay with the main thread. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	l->threaded = pthread_create(&l->thread, NULL, loader_main, l) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	l->threaded = thread_start_unsignalled(&l->thread, loader_main, l);
 	if (!l->threaded)
 		loader_main(l);
 }
