@@ -18,6 +18,7 @@
 #include "util/htab.h"
 #include "util/log.h"
 #include "util/strbuf.h"
+#include "util/thread.h"
 #include "util/xalloc.h"
 
 #include <llvm-c/Analysis.h>
@@ -158,7 +159,6 @@ static void early_join(void)
 void codegen_prepare(const struct codegen_options *opt)
 {
 	static bool registered;
-	sigset_t all, old;
 
 	if (early.running || target_machine)
 		return;
@@ -168,10 +168,7 @@ void codegen_prepare(const struct codegen_options *opt)
 	if (!registered)
 		return;
 	early.opt = *opt;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	early.running = pthread_create(&early.thread, NULL, early_main, NULL) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	early.running = thread_start_unsignalled(&early.thread, early_main, NULL);
 }
 
 /* Hand @cg the template parsed at launch if it was parsed for @opt. */
