@@ -136,6 +136,9 @@ int cli_open_session(const struct cli_options *o, struct session **out)
 		},
 		.bt_depth = o->bt_depth, .format = o->format,
 		.dry_run = o->dry_run, .verbose = o->verbose, .relative_time = o->relative_time,
+		/* A script's probes are loaded next: the kernel side's maps
+		 * and unwinder load while the target opens. */
+		.start_kernel = (o->script || o->script_file) && !o->batch_file,
 		.max_events = o->max_events, .pending = o->pending, .buffer_bytes = o->buffer_bytes,
 		.stack_entries = o->stack_entries,
 	};

@@ -39,6 +39,7 @@
 #define DISABLED_MARK "// disabled:"
 
 static int kernel_wait(struct session *s);
+static void kernel_abandon(struct session *s);
 
 /* ---- renderer hooks ---- */
 
@@ -159,9 +160,12 @@ int session_new(const struct session_options *opt, struct session **out)
 	s->opt = *opt;
 	if (!s->opt.bt_depth)
 		s->opt.bt_depth = WR_BT_DEFAULT_DEPTH;
+	if (opt->start_kernel)
+		session_start(s);
 	configure_debug(s);
 	err = open_target(s, opt);
 	if (err) {
+		kernel_abandon(s);
 		target_free(s->target);
 		dw_debug_config_release();
 		free(s);
@@ -288,6 +292,22 @@ int session_start(struct session *s)
 	if (!ks->threaded)
 		kernel_start_main(ks);
 	return 0;
+}
+
+/* The target did not open: wait for the kernel side started with it and
+ * unload it unused. */
+static void kernel_abandon(struct session *s)
+{
+	struct kernel_start *ks = s->kstart;
+
+	if (!ks)
+		return;
+	if (ks->threaded)
+		pthread_join(ks->thread, NULL);
+	wr_log_replay(&ks->log);
+	runtime_free(ks->rt);
+	free(ks);
+	s->kstart = NULL;
 }
 
 /* Wait for the kernel side started by session_start() and install the

@@ -55,6 +55,7 @@ struct session_options {
 	unsigned bt_depth;          /* 1..WR_BT_MAX_DEPTH; 0: WR_BT_DEFAULT_DEPTH */
 	enum render_format format;  /* the shown text of events: pretty or plain */
 	bool dry_run;               /* resolve and compile, attach nothing */
+	bool start_kernel;          /* session_start() before the target opens (probes follow) */
 	bool verbose;
 	bool relative_time;
 	uint64_t max_events;        /* 0 = unlimited */
@@ -63,8 +64,9 @@ struct session_options {
 	uint32_t stack_entries;     /* --stack-entries; 0: WR_COUNT_DEFAULT_STACKS */
 };
 
-/* Open the target of @opt (a PID or a path).  Returns 0 or a negative
- * error (message logged). */
+/* Open the target of @opt (a PID or a path); with @opt->start_kernel the
+ * kernel side starts loading first (session_start()), so it overlaps
+ * opening the target.  Returns 0 or a negative error (message logged). */
 int session_new(const struct session_options *opt, struct session **out);
 /* Detach and unload everything.  NULL is a no-op. */
 void session_free(struct session *s);
