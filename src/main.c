@@ -198,17 +198,24 @@ static bool privileged(void)
 static int run(const struct cli_options *o)
 {
 	struct session *s = NULL;
-	int err = cli_open_session(o, &s), rc;
+	char *script = NULL;
+	int err, rc;
 
-	if (err)
+	if (!o->batch_file && (o->script || o->script_file) && (rc = script_mode_load(o, &script)))
+		return rc;
+	err = cli_open_session(o, script, &s);
+	if (err) {
+		free(script);
 		return cli_exit_status(err);
+	}
 	if (o->batch_file)
 		rc = batch_run(o, s);
-	else if (o->script || o->script_file)
-		rc = script_mode_run(o, s);
+	else if (script)
+		rc = script_mode_run(o, s, script);
 	else
 		rc = ui_run(s, o);
 	cli_close_session(s);
+	free(script);
 	return rc;
 }
 

@@ -122,7 +122,7 @@ static void progress(void *ctx, const char *text)
 	fflush(stderr);
 }
 
-int cli_open_session(const struct cli_options *o, struct session **out)
+int cli_open_session(const struct cli_options *o, const char *script, struct session **out)
 {
 	struct session_options so = {
 		.pid = o->pid, .path = o->path, .transport = o->transport, .fault_in = o->fault_in,
@@ -138,7 +138,7 @@ int cli_open_session(const struct cli_options *o, struct session **out)
 		.dry_run = o->dry_run, .verbose = o->verbose, .relative_time = o->relative_time,
 		/* A script's probes are loaded next: the kernel side's maps
 		 * and unwinder load while the target opens. */
-		.start_kernel = (o->script || o->script_file) && !o->batch_file,
+		.start_kernel = script != NULL, .only_script = script,
 		.max_events = o->max_events, .pending = o->pending, .buffer_bytes = o->buffer_bytes,
 		.stack_entries = o->stack_entries,
 	};

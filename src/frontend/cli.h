@@ -80,8 +80,10 @@ struct cli_options {
 
 /* Open the session @o asks for, writing events to stdout (as text, with
  * ANSI colours if o->color says so, or as NDJSON) and start-up progress to
- * a terminal on stderr.  Returns 0 or a negative error (message logged). */
-int cli_open_session(const struct cli_options *o, struct session **out);
+ * a terminal on stderr.  @script: in script mode the script's text (read
+ * for the call only), else NULL.  Returns 0 or a negative error (message
+ * logged). */
+int cli_open_session(const struct cli_options *o, const char *script, struct session **out);
 /* Free the session opened by cli_open_session() (NULL is a no-op). */
 void cli_close_session(struct session *s);
 

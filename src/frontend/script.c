@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int load_script_text(const struct cli_options *o, char **text)
+int script_mode_load(const struct cli_options *o, char **text)
 {
 	struct strbuf why = STRBUF_INIT;
 	int err;
@@ -34,7 +34,7 @@ static int load_script_text(const struct cli_options *o, char **text)
 	if (err == -EFBIG)
 		fprintf(stderr, "hint: scripts are at most %s\n", TEXT_FILE_MAX_TEXT);
 	strbuf_release(&why);
-	return err;
+	return err ? 2 : 0;
 }
 
 static const char *plural(size_t n)
@@ -71,21 +71,16 @@ static void print_plan(struct session *s)
 	strbuf_release(&out);
 }
 
-int script_mode_run(const struct cli_options *o, struct session *s)
+int script_mode_run(const struct cli_options *o, struct session *s, const char *text)
 {
 	struct strbuf errors = STRBUF_INIT;
-	char *text = NULL;
-	int err = load_script_text(o, &text);
+	int err = session_start(s);
 
-	if (err)
-		return 2;
-	err = session_start(s);
 	if (!err)
 		err = session_add_script(s, text, o->script_file ? o->script_file : "<script>", &errors,
 					 NULL, 0, NULL);
 	fputs(errors.buf, stderr);
 	strbuf_release(&errors);
-	free(text);
 	if (err)
 		return cli_exit_status(err);
 	if (!session_probe_count(s)) {

@@ -9,7 +9,10 @@
 struct cli_options;
 struct session;
 
-/* Run the script of o->script or o->script_file.  Returns the exit status. */
-int script_mode_run(const struct cli_options *o, struct session *s);
+/* The text of o->script or o->script_file, in *@text (caller frees).
+ * Returns 0, or the exit status after saying why on stderr. */
+int script_mode_load(const struct cli_options *o, char **text);
+/* Run @text (from script_mode_load()) in @s.  Returns the exit status. */
+int script_mode_run(const struct cli_options *o, struct session *s, const char *text);
 
 #endif

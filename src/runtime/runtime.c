@@ -67,6 +67,7 @@ struct runtime {
 	void *fn_ctx;
 	unsigned polled;         /* events handed over in this runtime_poll */
 	size_t warm_left;        /* ring bytes still to warm (warm_slice) */
+	int warm_fd;             /* the program that warms it (the base object owns it) */
 	bool idle;               /* the last runtime_poll read no events */
 	struct rt_probe *probes; /* every loaded probe */
 	struct rt_object *objects; /* what they share */
@@ -154,6 +155,13 @@ uint32_t runtime_count_capacity(const struct runtime *rt)
 	return rt->opt.stack_entries ? rt->opt.stack_entries : WR_COUNT_DEFAULT_STACKS;
 }
 
+static uint32_t proc_capacity(const struct runtime *rt)
+{
+	uint32_t n = rt->opt.max_procs;
+
+	return n && n < WR_MAX_PROCS ? n : WR_MAX_PROCS;
+}
+
 /* The kernel BTF for the base object's CO-RE relocations, cut down to
  * what they name (core_btf.h), in a memory file; -1 when the kernel has
  * no BTF (libbpf then fails as it always did) or the cut could not be
@@ -214,6 +222,8 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 		bpf_map__set_max_entries(ev, (__u32)ncpu);
 	set_entries(rt->base, "wr_stack_counts", runtime_count_capacity(rt));
 	set_entries(rt->base, "wr_stacks", runtime_count_capacity(rt));
+	set_entries(rt->base, "wr_proc_maps", proc_capacity(rt));
+	set_entries(rt->base, "wr_proc_slot", proc_capacity(rt));
 	log[0] = '\0';
 	bpf_object__for_each_program(prog, rt->base)
 		bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
@@ -392,21 +402,22 @@ static int open_wakeups(struct runtime *rt)
 static void warm_plan(struct runtime *rt)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(rt->base, "wr_ringbuf");
+	struct bpf_program *prog = bpf_object__find_program_by_name(rt->base, "wr_ring_warm");
 	size_t size;
 
-	if (!map || !rt->ringbuf || !bpf_object__find_program_by_name(rt->base, "wr_ring_warm"))
+	if (!map || !rt->ringbuf || !prog || bpf_program__fd(prog) < 0)
 		return;
 	size = bpf_map__max_entries(map);
 	rt->warm_left = (size > WARM_MAX ? WARM_MAX : size) + WR_WARM_CHUNK;
+	rt->warm_fd = bpf_program__fd(prog);
 }
 
 static void warm_slice(struct runtime *rt)
 {
-	struct bpf_program *prog = bpf_object__find_program_by_name(rt->base, "wr_ring_warm");
 	LIBBPF_OPTS(bpf_test_run_opts, topts);
 	size_t done;
 
-	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &topts) || (int)topts.retval <= 0) {
+	if (bpf_prog_test_run_opts(rt->warm_fd, &topts) || (int)topts.retval <= 0) {
 		rt->warm_left = 0;
 		return;
 	}
@@ -473,7 +484,7 @@ int runtime_new(const struct rt_options *opt, const struct bpf_blob *base, struc
 	*out = NULL;
 	libbpf_set_print(libbpf_print);
 	rt->opt = *opt;
-	rt->epoll_fd = rt->timer_fd = -1;
+	rt->epoll_fd = rt->timer_fd = rt->warm_fd = -1;
 	rt->idle = true;
 	double c0 = thread_cpu_seconds(), c1 = c0, c2 = c0;
 
@@ -623,7 +634,7 @@ static int proc_slot(struct runtime *rt, uint32_t tgid, bool add)
 {
 	int free_slot = -1;
 
-	for (int i = 0; i < (int)WR_MAX_PROCS; i++) {
+	for (int i = 0; i < (int)proc_capacity(rt); i++) {
 		if (rt->proc_slot_tgid[i] == tgid)
 			return i;
 		if (!rt->proc_slot_tgid[i] && free_slot < 0)
@@ -994,6 +1005,26 @@ size_t runtime_counts_delete(struct runtime *rt, bool (*match)(const struct wr_c
 	return n;
 }
 
+/* Hand over what the buffer holds, at most POLL_BATCH events of it. */
+static int consume(struct runtime *rt, rt_event_fn fn, void *ctx)
+{
+	int n;
+
+	rt->fn = fn;
+	rt->fn_ctx = ctx;
+	rt->polled = 0;
+	if (rt->ringbuf)
+		n = ring_buffer__consume(rt->ringbuf);
+	else
+		n = perf_buffer__consume(rt->perfbuf);
+	if (n == POLL_BATCH_DONE)
+		n = (int)rt->polled;
+	rt->idle = rt->polled == 0;
+	rt->fn = NULL;
+	rt->fn_ctx = NULL;
+	return n;
+}
+
 int runtime_poll(struct runtime *rt, int timeout_ms, rt_event_fn fn, void *ctx)
 {
 	struct epoll_event ev[2];
@@ -1007,21 +1038,15 @@ int runtime_poll(struct runtime *rt, int timeout_ms, rt_event_fn fn, void *ctx)
 		return -errno;
 	if (read(rt->timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		return -errno;
-	rt->fn = fn;
-	rt->fn_ctx = ctx;
-	rt->polled = 0;
 	/* Read whatever is there, woken or not: below the wakeup mark the
 	 * kernel does not say. */
-	if (rt->ringbuf)
-		n = ring_buffer__consume(rt->ringbuf);
-	else
-		n = perf_buffer__consume(rt->perfbuf);
-	if (n == POLL_BATCH_DONE)
-		n = (int)rt->polled;
-	rt->idle = rt->polled == 0;
-	rt->fn = NULL;
-	rt->fn_ctx = NULL;
-	return n;
+	return consume(rt, fn, ctx);
+}
+
+/* No warm-up slice here: at the end of a run it would only cost time. */
+int runtime_read_buffered(struct runtime *rt, rt_event_fn fn, void *ctx)
+{
+	return consume(rt, fn, ctx);
 }
 
 int runtime_event_fd(const struct runtime *rt)

@@ -34,8 +34,13 @@ struct rt_options {
 	 * The ring buffer rounds it up to a power of two; the perf buffer gives
 	 * each CPU its share, rounded down to a power of two of pages. */
 	uint64_t buffer_bytes;
-	/* Entries of each stack-counting map (0: WR_COUNT_DEFAULT_STACKS). */
+	/* Entries of each stack-counting map (0: WR_COUNT_DEFAULT_STACKS).  A
+	 * session that can never count stacks asks for 1: a map's buckets
+	 * cost start-up time whether it is used or not. */
 	uint32_t stack_entries;
+	/* Processes whose mappings can be installed at once (0: WR_MAX_PROCS):
+	 * each costs a map value of 20 KiB, made when the maps are. */
+	uint32_t max_procs;
 };
 
 /* The event buffer a session gets without --buffer-size: 4 MiB per
@@ -66,7 +71,9 @@ int runtime_cfi_maps_new(const struct wr_cfi_row *rows, size_t n_rows,
 int runtime_put_module_cfi_maps(struct runtime *rt, uint32_t slot, const int fds[2]);
 void runtime_cfi_maps_close(int fds[2]);
 
-/* Set or remove the executable mappings of process @tgid. */
+/* Set or remove the executable mappings of process @tgid.  Setting
+ * returns 0, -WR_ELIMIT when rt_options.max_procs processes have theirs
+ * already, or -errno. */
 int runtime_put_proc_maps(struct runtime *rt, uint32_t tgid, const struct wr_proc_maps *pm);
 int runtime_del_proc_maps(struct runtime *rt, uint32_t tgid);
 
@@ -122,6 +129,9 @@ typedef void (*rt_event_fn)(const void *data, size_t size, void *ctx);
  * meanwhile.  Returns the number of events delivered, or -errno (-EINTR
  * when a signal arrived). */
 int runtime_poll(struct runtime *rt, int timeout_ms, rt_event_fn fn, void *ctx);
+/* Deliver what the buffer holds now, without waiting (the end of a run).
+ * Returns the number of events delivered (0: none were there), or -errno. */
+int runtime_read_buffered(struct runtime *rt, rt_event_fn fn, void *ctx);
 /* A file descriptor that becomes readable when events may be waiting: the
  * buffer is filling, or the next tick of the reader's timer is due. */
 int runtime_event_fd(const struct runtime *rt);

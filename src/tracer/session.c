@@ -147,6 +147,24 @@ static void hook_symbol(void *ctx, uint32_t pid, uint64_t addr, struct strbuf *o
 	target_data_symbol(s->target, (pid_t)pid, addr, out);
 }
 
+/* Whether the probes of @script count stacks (`count bt`); true when it
+ * does not parse (session_add_script() says why). */
+static bool script_counts(const char *script)
+{
+	struct ast_script *sc = NULL;
+	struct diag d = { 0 };
+	bool counts = true;
+
+	if (!script_parse(script, &sc, &d)) {
+		counts = false;
+		for (size_t i = 0; i < sc->n_probes && !counts; i++)
+			counts = ast_probe_count(sc->probes[i], AST_STMT_COUNT) > 0;
+	}
+	ast_script_free(sc);
+	diag_release(&d);
+	return counts;
+}
+
 int session_new(const struct session_options *opt, struct session **out)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
@@ -158,8 +176,12 @@ int session_new(const struct session_options *opt, struct session **out)
 
 	*out = NULL;
 	s->opt = *opt;
+	s->opt.only_script = NULL;
 	if (!s->opt.bt_depth)
 		s->opt.bt_depth = WR_BT_DEFAULT_DEPTH;
+	/* The counting maps' buckets cost start-up time even unused. */
+	if (opt->only_script && !script_counts(opt->only_script))
+		s->opt.stack_entries = 1;
 	if (opt->start_kernel)
 		session_start(s);
 	configure_debug(s);
@@ -287,6 +309,8 @@ int session_start(struct session *s)
 	ks->ro.fault_in = s->opt.fault_in;
 	ks->ro.buffer_bytes = s->opt.buffer_bytes;
 	ks->ro.stack_entries = s->opt.stack_entries;
+	/* With -p the one process is all there is (target.c adds no other). */
+	ks->ro.max_procs = s->opt.pid > 0 ? 1 : 0;
 	s->kstart = ks;
 	ks->threaded = thread_start_unsignalled(&ks->thread, kernel_start_main, ks);
 	if (!ks->threaded)

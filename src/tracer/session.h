@@ -56,6 +56,11 @@ struct session_options {
 	enum render_format format;  /* the shown text of events: pretty or plain */
 	bool dry_run;               /* resolve and compile, attach nothing */
 	bool start_kernel;          /* session_start() before the target opens (probes follow) */
+	/* Script mode: the text of the one script the session runs, no probe
+	 * being added after it (NULL: probes may come at any time).  Read by
+	 * session_new() only, to size the maps for its probes: without a
+	 * `count bt` there is no room for counted stacks. */
+	const char *only_script;
 	bool verbose;
 	bool relative_time;
 	uint64_t max_events;        /* 0 = unlimited */

@@ -196,7 +196,7 @@ int session_read_buffered(struct session *s)
 
 	if (!s->rt || (s->opt.max_events && s->events >= s->opt.max_events))
 		return 0;
-	n = runtime_poll(s->rt, 0, on_event, s);
+	n = runtime_read_buffered(s->rt, on_event, s);
 	return n == -EINTR ? 0 : n;
 }
 
