@@ -12,6 +12,7 @@
  */
 #include "codegen/codegen.h"
 #include "codegen/lower.h"
+#include "codegen/passes.h"
 #include "protocol/wire.h"
 #include "util/clock.h"
 #include "util/error.h"
@@ -25,11 +26,9 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h>
-#include <llvm-c/Error.h>
 #include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 
 #include <pthread.h>
 #include <signal.h>
@@ -394,8 +393,6 @@ static void cg_end(struct cg *cg)
 
 static int verify_and_optimise(struct cg *cg)
 {
-	LLVMPassBuilderOptionsRef popts;
-	LLVMErrorRef lerr;
 	char *msg = NULL;
 
 	if (LLVMVerifyModule(cg->mod, LLVMReturnStatusAction, &msg)) {
@@ -411,18 +408,7 @@ static int verify_and_optimise(struct cg *cg)
 	 * its loop, IPO and second-round passes over the whole inlined
 	 * template again for nothing (trace f { bt; }: 711 BPF instructions
 	 * after O1, 710 after this, in half the time). */
-	popts = LLVMCreatePassBuilderOptions();
-	lerr = LLVMRunPasses(cg->mod,
-			     "always-inline,globaldce,"
-			     "function(sroa,early-cse,instcombine,simplifycfg)",
-			     target_machine, popts);
-	LLVMDisposePassBuilderOptions(popts);
-	if (lerr) {
-		msg = LLVMGetErrorMessage(lerr);
-		wr_error("optimising %s failed: %s", cg->what, msg);
-		LLVMDisposeErrorMessage(msg);
-		return -WR_ECODEGEN;
-	}
+	passes_run(cg->mod, target_machine);
 	return 0;
 }
 
