@@ -8,7 +8,8 @@
  * Debug info on the probe function is not optional: once inlined template
  * code carries debug locations, LLVM writes .BTF.ext line info, and libbpf
  * then wants func_info for every program, and the kernel a named parameter
- * in each FUNC's BTF, or it drops BTF (which the maps need).
+ * in each FUNC's BTF, or it drops BTF (which the maps need).  The object
+ * holds no DWARF: the templates' module flags ask for none (Makefile.am).
  */
 #include "codegen/codegen.h"
 #include "codegen/lower.h"

@@ -2,8 +2,9 @@
  * statement, expression and placeholder kind, with and without the traced
  * program's variables, compiled through the real LLVM pipeline.  The
  * generator verifies each module before optimising it; here each result
- * must also be a BPF ELF object with the probe's program and no call left
- * to a template entry point (they are all inlined).  As root, every object
+ * must also be a BPF ELF object with the probe's program, BTF and no
+ * DWARF, and no call left to a template entry point (they are all
+ * inlined).  As root, every object
  * is then loaded, so the kernel's verifier accepts what the generator
  * emits; without privilege that part is skipped and says so.
  *
@@ -180,6 +181,10 @@ static void compile(const char *text, struct probe_plan *plan, struct objects *o
 	assert_memory_equal(blob.data, "\177ELF", 4);
 	assert_non_null(blob.prog_name);
 	assert_non_null(strstr(ir.buf, blob.prog_name));
+	/* BTF for libbpf and the kernel, and no DWARF, which nothing reads
+	 * (the templates' module flags, Makefile.am). */
+	assert_non_null(memmem(blob.data, blob.size, ".BTF.ext", 8));
+	assert_null(memmem(blob.data, blob.size, ".debug_info", 11));
 	/* Every entry point was inlined into the probe, but those the template
 	 * keeps as BPF global functions (WR_SUBPROG: external definitions). */
 	for (const struct cg_entry *e = cg_entry_points; e->name; e++) {
