@@ -33,6 +33,7 @@
 #define WR_MAX_PROCS        1024u   /* processes with mappings installed */
 #define WR_PROC_NONE        0xffffffffu /* wr_bt_state.proc_slot: no mappings */
 #define WR_MAX_PROBES       4096u
+#define WR_FRAME_CACHE      4096u   /* the unwinder's frame cache, entries per CPU */
 #define WR_MAX_MODULES      4096u   /* modules with CFI across the session */
 #define WR_MAP_SEARCH_STEPS 10u     /* ceil(log2(WR_MAX_MAPPINGS)) + 1 */
 #define WR_ROW_SEARCH_STEPS 25u     /* up to 16M rows per module */

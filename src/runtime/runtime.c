@@ -71,7 +71,9 @@ struct runtime {
 	bool idle;               /* the last runtime_poll read no events */
 	struct rt_probe *probes; /* every loaded probe */
 	struct rt_object *objects; /* what they share */
-	int stats_fd;
+	struct wr_probe_stats *stats; /* wr_stats, mapped: each CPU's counters in a row */
+	size_t stats_len;
+	int ncpu;                /* possible CPUs, as many rows in wr_stats */
 	int proc_maps_fd;
 	int proc_slot_fd;
 	uint32_t proc_slot_tgid[WR_MAX_PROCS]; /* the process in each slot, 0 = free */
@@ -194,7 +196,8 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "wraith");
 	struct bpf_program *prog;
 	struct bpf_map *rb, *ev;
-	int ncpu = libbpf_num_possible_cpus();
+	int ncpu = rt->ncpu;
+	double c0 = thread_cpu_seconds(), c1, c2;
 	int btf_fd = core_btf_file(base);
 	char *log, btf_path[40];
 	int err;
@@ -203,7 +206,9 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 		snprintf(btf_path, sizeof(btf_path), "/proc/self/fd/%d", btf_fd);
 		oo.btf_custom_path = btf_path;
 	}
+	c1 = thread_cpu_seconds();
 	rt->base = bpf_object__open_mem(base->data, base->size, &oo);
+	c2 = thread_cpu_seconds();
 	if (!rt->base) {
 		err = -errno;
 		rt->base = NULL;
@@ -218,8 +223,11 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 					 ? (__u32)runtime_buffer_bytes(&rt->opt) : 4096);
 	/* One event buffer per CPU (the template indexes it by CPU). */
 	ev = bpf_object__find_map_by_name(rt->base, "wr_event");
-	if (ev && ncpu > 0)
+	if (ev)
 		bpf_map__set_max_entries(ev, (__u32)ncpu);
+	/* Per CPU, in rows (see wr_stats in the template). */
+	set_entries(rt->base, "wr_stats", (__u32)ncpu * WR_MAX_PROBES);
+	set_entries(rt->base, "wr_frame_cache", (__u32)ncpu * WR_FRAME_CACHE);
 	set_entries(rt->base, "wr_stack_counts", runtime_count_capacity(rt));
 	set_entries(rt->base, "wr_stacks", runtime_count_capacity(rt));
 	set_entries(rt->base, "wr_proc_maps", proc_capacity(rt));
@@ -228,6 +236,9 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 	bpf_object__for_each_program(prog, rt->base)
 		bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
 	err = bpf_object__load(rt->base);
+	wr_debug("base object: kernel BTF cut in %.1f ms of CPU, object opened in %.1f, maps and "
+		 "programs loaded in %.1f", (c1 - c0) * 1e3, (c2 - c1) * 1e3,
+		 (thread_cpu_seconds() - c2) * 1e3);
 	if (btf_fd >= 0)
 		close(btf_fd);
 	if (err && log[0]) {
@@ -256,6 +267,21 @@ static int install_step_program(struct runtime *rt)
 	fd = bpf_program__fd(step);
 	if (bpf_map_update_elem(progs, &zero, &fd, BPF_ANY))
 		return kernel_error(-errno, "installing the unwinder step program");
+	return 0;
+}
+
+/* The probes' counters, mapped into our memory: reading them is then no
+ * system call per probe. */
+static int map_stats(struct runtime *rt)
+{
+	size_t len = (size_t)rt->ncpu * WR_MAX_PROBES * sizeof(struct wr_probe_stats);
+	void *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd(rt->base, "wr_stats"),
+			 0);
+
+	if (mem == MAP_FAILED)
+		return kernel_error(-errno, "mapping the probe counters");
+	rt->stats = mem;
+	rt->stats_len = len;
 	return 0;
 }
 
@@ -486,6 +512,9 @@ int runtime_new(const struct rt_options *opt, const struct bpf_blob *base, struc
 	rt->opt = *opt;
 	rt->epoll_fd = rt->timer_fd = rt->warm_fd = -1;
 	rt->idle = true;
+	rt->ncpu = libbpf_num_possible_cpus();
+	if (rt->ncpu <= 0)
+		rt->ncpu = 1;
 	double c0 = thread_cpu_seconds(), c1 = c0, c2 = c0;
 
 	if (!err)
@@ -493,6 +522,8 @@ int runtime_new(const struct rt_options *opt, const struct bpf_blob *base, struc
 	c1 = thread_cpu_seconds();
 	if (!err)
 		err = install_step_program(rt);
+	if (!err)
+		err = map_stats(rt);
 	if (!err)
 		err = open_reader(rt);
 	c2 = thread_cpu_seconds();
@@ -504,7 +535,6 @@ int runtime_new(const struct rt_options *opt, const struct bpf_blob *base, struc
 		runtime_free(rt);
 		return err;
 	}
-	rt->stats_fd = map_fd(rt->base, "wr_stats");
 	rt->proc_maps_fd = map_fd(rt->base, "wr_proc_maps");
 	rt->proc_slot_fd = map_fd(rt->base, "wr_proc_slot");
 	rt->rows_outer_fd = map_fd(rt->base, "wr_cfi_rows");
@@ -527,6 +557,8 @@ void runtime_free(struct runtime *rt)
 		close(rt->epoll_fd);
 	if (rt->timer_fd >= 0)
 		close(rt->timer_fd);
+	if (rt->stats)
+		munmap(rt->stats, rt->stats_len);
 	bpf_object__close(rt->base);
 	free(rt);
 }
@@ -853,39 +885,28 @@ void runtime_unload(struct runtime *rt, struct rt_probe *p)
 
 void runtime_reset_probe_stats(struct runtime *rt, uint32_t id)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	struct wr_probe_stats *zero;
-
-	if (ncpu <= 0 || id >= WR_MAX_PROBES)
+	if (id >= WR_MAX_PROBES)
 		return;
-	zero = xcalloc((size_t)ncpu, sizeof(*zero));
-	bpf_map_update_elem(rt->stats_fd, &id, zero, BPF_ANY);
-	free(zero);
+	for (int c = 0; c < rt->ncpu; c++)
+		memset(&rt->stats[(size_t)c * WR_MAX_PROBES + id], 0, sizeof(*rt->stats));
 }
 
 int runtime_probe_stats(struct runtime *rt, uint32_t id, struct wr_probe_stats *out)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	struct wr_probe_stats *per;
-
 	memset(out, 0, sizeof(*out));
-	if (ncpu <= 0 || id >= WR_MAX_PROBES)
+	if (id >= WR_MAX_PROBES)
 		return -EINVAL;
-	per = xcalloc((size_t)ncpu, sizeof(*per));
-	if (bpf_map_lookup_elem(rt->stats_fd, &id, per)) {
-		free(per);
-		return -errno;
+	for (int c = 0; c < rt->ncpu; c++) {
+		const struct wr_probe_stats *one = &rt->stats[(size_t)c * WR_MAX_PROBES + id];
+
+		out->hits += one->hits;
+		out->lost += one->lost;
+		out->truncated += one->truncated;
+		out->bt_errors += one->bt_errors;
+		out->filtered += one->filtered;
+		out->counted += one->counted;
+		out->count_dropped += one->count_dropped;
 	}
-	for (int i = 0; i < ncpu; i++) {
-		out->hits += per[i].hits;
-		out->lost += per[i].lost;
-		out->truncated += per[i].truncated;
-		out->bt_errors += per[i].bt_errors;
-		out->filtered += per[i].filtered;
-		out->counted += per[i].counted;
-		out->count_dropped += per[i].count_dropped;
-	}
-	free(per);
 	return 0;
 }
 
