@@ -202,45 +202,50 @@ static size_t find_shadows(const struct btf *local, uint32_t **ids, char ***name
 }
 
 struct shadow_find {
-	struct builder *b;
-	const uint32_t *lids;
-	int err;
+	struct { size_t i; uint32_t kid; } *v;
+	size_t n, cap;
 };
 
 /* Every kernel struct of a shadow's name is copied, as libbpf would try
- * each of them as a candidate. */
-static void copy_found(void *ctx, size_t i, uint32_t kid)
+ * each of them as a candidate: after the walk that finds them, which also
+ * indexes the types the copies look up (kbtf.c). */
+static void note_found(void *ctx, size_t i, uint32_t kid)
 {
 	struct shadow_find *f = ctx;
-	int id = f->err ? 0 : emit_composite(f->b, f->lids[i], kid);
 
-	if (id < 0)
-		f->err = id;
+	f->v = xgrow(f->v, &f->cap, f->n + 1, sizeof(*f->v));
+	f->v[f->n].i = i;
+	f->v[f->n++].kid = kid;
 }
 
 struct btf *core_btf_build(const struct btf *local, const struct kbtf *k)
 {
 	struct builder b = { .local = local, .k = k, .out = btf__new_empty() };
-	struct shadow_find f = { .b = &b };
+	struct shadow_find f = { 0 };
 	uint32_t *lids;
 	char **names;
-	int *kinds;
+	int *kinds, err = 0;
 	size_t n;
 
 	if (!b.out)
 		return NULL;
 	n = find_shadows(local, &lids, &names, &kinds);
-	f.lids = lids;
-	kbtf_each_composite(k, (const char *const *)names, kinds, n, copy_found, &f);
+	kbtf_each_composite(k, (const char *const *)names, kinds, n, note_found, &f);
+	for (size_t j = 0; j < f.n && !err; j++) {
+		int id = emit_composite(&b, lids[f.v[j].i], f.v[j].kid);
+
+		err = id < 0 ? id : 0;
+	}
+	free(f.v);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
 	free(kinds);
 	free(lids);
 	free(b.done);
-	if (f.err) {
+	if (err) {
 		btf__free(b.out);
-		errno = -f.err;
+		errno = -err;
 		return NULL;
 	}
 	return b.out;

@@ -23,8 +23,12 @@ struct kbtf {
 	bool mapped;
 	const char *types, *strs;
 	uint32_t types_len, strs_len;
+	/* Made by the first walk over the types (indexed()): most users
+	 * search by name first, and that walk is the same one. */
+	bool indexed;
 	uint32_t count;     /* types, void not included */
 	uint32_t *marks;    /* offset of type 1 + i * KBTF_STEP */
+	size_t cap_marks;
 };
 
 /* Bytes of the record of @t, or 0 for a kind this scanner does not know
@@ -51,29 +55,53 @@ static uint32_t record_size(const struct btf_type *t)
 	}
 }
 
-/* Count the types and keep every KBTF_STEP-th one's offset. */
-static int index_types(struct kbtf *k)
+/* Note type number @count (from 0), at @off: every KBTF_STEP-th one's
+ * offset is kept. */
+static void mark_type(struct kbtf *k, uint32_t count, uint32_t off)
 {
-	size_t cap = 0;
-	uint32_t off = 0;
+	if (count % KBTF_STEP)
+		return;
+	if (count / KBTF_STEP >= k->cap_marks) {
+		k->cap_marks = k->cap_marks ? k->cap_marks * 2 : 4096;
+		k->marks = xrealloc(k->marks, k->cap_marks * sizeof(*k->marks));
+	}
+	k->marks[count / KBTF_STEP] = off;
+}
 
-	while (off + sizeof(struct btf_type) <= k->types_len) {
+/* Walk the types from the first, indexing them on the first walk, and
+ * call @fn (when not NULL) with each and its id.  The index is a cache:
+ * @k stays logically constant. */
+static void walk_types(const struct kbtf *k, void (*fn)(void *ctx, const struct btf_type *t,
+							 uint32_t id), void *ctx)
+{
+	struct kbtf *mk = (struct kbtf *)k;
+	bool index = !k->indexed;
+	uint32_t off = 0, n = 0;
+
+	while (off + sizeof(struct btf_type) <= k->types_len && (index || n < k->count)) {
 		const struct btf_type *t = (const void *)(k->types + off);
 		uint32_t sz = record_size(t);
 
 		if (!sz || off + sz > k->types_len)
 			break;
-		if (k->count % KBTF_STEP == 0) {
-			if (k->count / KBTF_STEP >= cap) {
-				cap = cap ? cap * 2 : 4096;
-				k->marks = xrealloc(k->marks, cap * sizeof(*k->marks));
-			}
-			k->marks[k->count / KBTF_STEP] = off;
-		}
-		k->count++;
+		if (index)
+			mark_type(mk, n, off);
+		n++;
+		if (fn)
+			fn(ctx, t, n);
 		off += sz;
 	}
-	return k->count ? 0 : -EPROTO;
+	if (index) {
+		mk->count = n;
+		mk->indexed = true;
+	}
+}
+
+static const struct kbtf *indexed(const struct kbtf *k)
+{
+	if (!k->indexed)
+		walk_types(k, NULL, NULL);
+	return k;
 }
 
 static int map_or_read(struct kbtf *k, int fd)
@@ -117,9 +145,9 @@ static int parse_header(struct kbtf *k)
 	k->types_len = h->type_len;
 	k->strs = (const char *)k->data + h->hdr_len + h->str_off;
 	k->strs_len = h->str_len;
-	if (k->strs[k->strs_len - 1] != '\0')
+	if (k->strs[k->strs_len - 1] != '\0' || k->types_len < sizeof(struct btf_type))
 		return -EPROTO;
-	return index_types(k);
+	return 0;
 }
 
 int kbtf_open(const char *path, struct kbtf **out)
@@ -160,7 +188,7 @@ const struct btf_type *kbtf_type(const struct kbtf *k, uint32_t id)
 {
 	uint32_t i, off;
 
-	if (id == 0 || id > k->count)
+	if (id == 0 || id > indexed(k)->count)
 		return NULL;
 	i = (id - 1) / KBTF_STEP * KBTF_STEP;
 	off = k->marks[i / KBTF_STEP];
@@ -188,21 +216,35 @@ uint32_t kbtf_resolve(const struct kbtf *k, uint32_t id)
 	return 0;
 }
 
+struct composite_walk {
+	const struct kbtf *k;
+	const char *const *names;
+	const int *kinds;
+	size_t n;
+	void (*fn)(void *ctx, size_t i, uint32_t id);
+	void *ctx;
+};
+
+static void match_composite(void *ctx, const struct btf_type *t, uint32_t id)
+{
+	struct composite_walk *w = ctx;
+	const char *name;
+
+	if (!btf_is_composite(t) || !t->name_off)
+		return;
+	name = kbtf_str(w->k, t->name_off);
+	for (size_t i = 0; i < w->n; i++)
+		if (name[0] == w->names[i][0] && (int)btf_kind(t) == w->kinds[i] &&
+		    strcmp(name, w->names[i]) == 0)
+			w->fn(w->ctx, i, id);
+}
+
 void kbtf_each_composite(const struct kbtf *k, const char *const *names, const int *kinds,
 			 size_t n, void (*fn)(void *ctx, size_t i, uint32_t id), void *ctx)
 {
-	uint32_t off = 0;
+	struct composite_walk w = { k, names, kinds, n, fn, ctx };
 
-	for (uint32_t id = 1; id <= k->count; id++) {
-		const struct btf_type *t = (const void *)(k->types + off);
-
-		off += record_size(t);
-		if (!btf_is_composite(t) || !t->name_off)
-			continue;
-		for (size_t i = 0; i < n; i++)
-			if ((int)btf_kind(t) == kinds[i] && strcmp(kbtf_str(k, t->name_off), names[i]) == 0)
-				fn(ctx, i, id);
-	}
+	walk_types(k, match_composite, &w);
 }
 
 static void keep_first(void *ctx, size_t i, uint32_t id)

@@ -30,7 +30,9 @@ uint32_t kbtf_resolve(const struct kbtf *k, uint32_t id);
 
 /* In one pass over the types, fn(ctx, i, id) for every struct (or union,
  * as kinds[i] says: BTF_KIND_STRUCT or BTF_KIND_UNION) named names[i]: a
- * kernel may have more than one of a name. */
+ * kernel may have more than one of a name.  The first pass over a kbtf
+ * also indexes its types for kbtf_type(), which is then slow from @fn
+ * (it makes its own pass): note the ids and look types up after. */
 void kbtf_each_composite(const struct kbtf *k, const char *const *names, const int *kinds,
 			 size_t n, void (*fn)(void *ctx, size_t i, uint32_t id), void *ctx);
 /* ids[i] = the first of kbtf_each_composite()'s finds for names[i], or 0. */
