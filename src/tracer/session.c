@@ -395,7 +395,6 @@ size_t session_add_sites(struct session *s, struct probe *p, struct located_set 
 {
 	size_t added = 0;
 
-	(void)s;
 	p->sites = xrealloc(p->sites, (p->n_sites + found->n + 1) * sizeof(*p->sites));
 	for (size_t i = 0; i < found->n; i++) {
 		struct probe_site *site = &p->sites[p->n_sites];
@@ -409,6 +408,7 @@ size_t session_add_sites(struct session *s, struct probe *p, struct located_set 
 		}
 		site->mod = l->mod;
 		site->where = l->site;
+		target_pin_module(s->target, l->mod);
 		site->rule0 = target_rule_at(l->mod, l->site.vaddr);
 		p->n_sites++;
 		added++;
@@ -756,6 +756,14 @@ static bool script_has_bt(const struct ast_script *sc)
 	return false;
 }
 
+static bool script_has_count(const struct ast_script *sc)
+{
+	for (size_t i = 0; i < sc->n_probes; i++)
+		if (ast_probe_count(sc->probes[i], AST_STMT_COUNT))
+			return true;
+	return false;
+}
+
 static int add_script(struct session *s, const char *text, const char *file,
 		      struct strbuf *errors, unsigned *ids, size_t max_ids, size_t *n_ids)
 {
@@ -768,7 +776,11 @@ static int add_script(struct session *s, const char *text, const char *file,
 		*n_ids = 0;
 	if (err)
 		return err;
-	/* Read while the probes compile; target_install() waits for them. */
+	/* Read while the probes compile; target_install() waits for them,
+	 * but for big modules it may defer.  A counted bt is never handed
+	 * over, so it needs every module in the kernel from the start. */
+	if (script_has_count(sc))
+		target_defer_off(s->target);
 	if (script_has_bt(sc)) {
 		s->target->cfi_maps_early = !s->opt.dry_run;
 		target_load_cfi_start(s->target);

@@ -167,6 +167,7 @@ static void maybe_refresh(struct session *s)
 		s->last_refresh = now;
 		target_refresh(s->target);
 	}
+	target_install_deferred(s->target);
 	follow_new_modules(s);
 }
 

@@ -43,6 +43,12 @@ struct tmodule {
 	bool cfi_loaded;        /* rows extracted */
 	bool cfi_installed;     /* rows in the kernel */
 	bool cfi_queued;        /* in the loader thread's queue (target_cfi.c) */
+	bool cfi_big;           /* deferrable: big, and not one of the modules every
+				 * stack passes through (target_cfi.c) */
+	bool cfi_pinned;        /* holds probe sites: never deferred */
+	bool cfi_deferred;      /* left out of the kernel (rows and mappings) until
+				 * the loader has read it: a walk reaching it is
+				 * handed over and finished in userspace */
 	int cfi_state;          /* the loader's progress on it, under its lock */
 	int cfi_err;            /* of the extraction, until adopted */
 	struct cfi_sources *cfi_src; /* owned while queued */
@@ -79,6 +85,7 @@ struct target_stats {
 	size_t cfi_rules;
 	double cfi_seconds;
 	size_t cfi_modules;
+	size_t deferred_walks;  /* walks handed over at a deferred module, finished here */
 };
 
 struct target {
@@ -95,6 +102,9 @@ struct target {
 	bool want_cfi;          /* load CFI of every module (a probe uses bt) */
 	struct cfi_loader *cfi_loader; /* owned: the thread reading CFI, or NULL */
 	bool cfi_maps_early;    /* the loader also makes the kernel's maps (not --dry-run) */
+	bool cfi_defer_off;     /* no module may be deferred (a `count bt` never hands over) */
+	size_t cfi_n_deferred;  /* modules deferred and not yet installed */
+	double cfi_installed_at; /* when target_install() put the others in */
 	double last_scan;       /* -t: when /proc was last searched for new processes */
 	uint32_t generation;    /* of installed mappings (see wr_proc_maps.generation) */
 	struct runtime *rt;     /* borrowed, NULL until installed */
@@ -153,8 +163,24 @@ void target_load_cfi_wait(struct target *t);
  * variables needs the CFA rule at its pc.  Returns 0. */
 int target_load_module_cfi(struct target *t, struct tmodule *m);
 
-/* Send CFI and mappings to @rt (and keep them current from now on). */
+/* Send CFI and mappings to @rt (and keep them current from now on).
+ * While the loader thread still reads them, big modules that hold no
+ * probe site and are not the executable, the dynamic linker or libc are
+ * deferred: left out of the kernel, rows and mappings, so that a walk
+ * reaching one is handed over and finished in userspace (which waits for
+ * the module's rows).  target_install_deferred() puts them in later. */
 int target_install(struct target *t, struct runtime *rt);
+/* Install the deferred modules whose rows are ready, and the mappings of
+ * the processes that map them (main thread, from the event loop).  Cheap
+ * when there is nothing to do.  Returns how many went in. */
+size_t target_install_deferred(struct target *t);
+/* Module @m holds a probe site: never defer it (install it now if it is
+ * deferred, waiting for its rows). */
+void target_pin_module(struct target *t, struct tmodule *m);
+/* No module may be deferred from now on: a `count bt` is counted in the
+ * kernel and never handed over.  Installs any deferred one now, waiting
+ * for its rows. */
+void target_defer_off(struct target *t);
 
 /* Re-read the mappings of every process (and, with -t, look for new
  * processes).  New modules are opened and installed before the mappings

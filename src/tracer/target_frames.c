@@ -50,6 +50,7 @@ static bool same_mapping(const struct tprocess *p, const struct wr_stack_header 
 struct finish_ctx {
 	struct target *t;
 	const struct tprocess *p;
+	bool deferred;          /* the walk met a deferred module */
 };
 
 static int finish_lookup(void *ctx, uint64_t ip, bool exact, struct uw_where *w)
@@ -65,6 +66,8 @@ static int finish_lookup(void *ctx, uint64_t ip, bool exact, struct uw_where *w)
 	}
 	w->cookie = m->mod->cookie;
 	w->bias = m->bias;
+	c->deferred |= m->mod->cfi_deferred;
+	/* A deferred module's rows: waited for, or read here. */
 	target_load_module_cfi(c->t, m->mod);
 	if (m->mod->cfi.n == 0) {
 		w->status = WR_BT_DWARF_UNAVAILABLE;
@@ -84,7 +87,7 @@ int target_finish_backtrace(struct target *t, uint32_t pid, struct ev_backtrace 
 			    struct wr_bt_frame *frames)
 {
 	const struct wr_stack_header *sh = bt->stack;
-	struct finish_ctx c = { t, NULL };
+	struct finish_ctx c = { t, NULL, false };
 	struct uw_regs regs = { sh->ip, sh->sp, sh->bp, sh->slot_flags };
 	struct uw_memory mem = { sh->base, bt->stack_data, sh->len };
 	size_t n = bt->frame_count;
@@ -101,6 +104,7 @@ int target_finish_backtrace(struct target *t, uint32_t pid, struct ev_backtrace 
 			     &bt->error);
 	bt->frame_count = (uint16_t)n;
 	bt->frames = frames;
+	t->stats.deferred_walks += c.deferred;
 	return 0;
 }
 

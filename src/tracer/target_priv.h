@@ -28,4 +28,13 @@ int target_add_module(struct target *t, const char *path, char *open_path, uint6
  * is reading, and wait for it (target_free()). */
 void target_load_cfi_stop(struct target *t);
 
+/* target_install(): mark deferred the big modules the loader has not
+ * finished (see target_cfi.c); how many. */
+size_t target_cfi_defer(struct target *t);
+/* Are @m's rows read, so that loading them does not wait? */
+bool target_cfi_ready(struct target *t, const struct tmodule *m);
+/* Join the loader once the last deferred module is in (it is done, or
+ * about to be). */
+void target_cfi_join_late(struct target *t);
+
 #endif
