@@ -36,9 +36,11 @@ def start_copy(files, run, rename=None, env_lib=False):
 
 def case(label, files, run, oracle, libs=(), rename=None, env_lib=False):
     """wraith on the running copy against gdb on the original file."""
+    # Copied and started before gdb's thread forks: a child forked while a
+    # copy is open for writing would make its exec fail (ETXTBSY).
+    fx, d = start_copy(files, run, rename, env_lib)
     with ThreadPoolExecutor(max_workers=1) as ex:
         g = ex.submit(gdb_stacks, fixture(oracle), [0, 3], 1)
-        fx, d = start_copy(files, run, rename, env_lib)
         try:
             res, bts = wraith_bts(fx.pid)
         finally:
