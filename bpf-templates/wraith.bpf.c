@@ -438,7 +438,6 @@ WR_API __u8 *wr_event_begin(void *ctx, __u32 probe_id, __u32 tgid, __u32 tid)
 		return 0;
 	}
 	st->n_slots = 0;
-	st->stack_taken = 0;
 	st->n_count = 0;
 	st->cur = 0;
 	st->stack_len = 0;
@@ -1086,17 +1085,39 @@ WR_INLINE void emit_frame(__u8 *buf, struct wr_bt_slot *s, __u64 cookie, __u64 b
  * when no instance matches (the frame then stops as unknown). */
 #define WR_URETPROBE_MAX 64 /* the kernel's MAX_URETPROBE_DEPTH */
 
+struct uretprobe_search {
+	struct return_instance___wr *ri; /* the next instance to look at */
+	__u64 slot;
+	__u64 ra;
+};
+
+/* The list is read with bpf_probe_read_kernel(), not loaded through
+ * pointers: the verifier checks a load of a pointer through one it trusts
+ * (the current task) by searching the kernel's whole BTF by name, about
+ * 1 ms each time it walks the load here; and under bpf_loop() it checks
+ * the step once, not once per instance as in a bounded loop. */
+static long uretprobe_step(__u32 i, void *arg)
+{
+	struct uretprobe_search *us = arg;
+	struct return_instance___wr *ri = us->ri;
+
+	if (!ri || BPF_CORE_READ(ri, stack) != us->slot) {
+		us->ri = ri ? BPF_CORE_READ(ri, next) : 0;
+		return !us->ri;
+	}
+	us->ra = BPF_CORE_READ(ri, orig_ret_vaddr);
+	return 1;
+}
+
 WR_INLINE __u64 uretprobe_return(__u64 slot, __u64 ra)
 {
-	struct task_struct___wr *task = (void *)bpf_get_current_task_btf();
-	struct return_instance___wr *ri = task->utask->return_instances;
+	struct task_struct___wr *task = (void *)bpf_get_current_task();
+	struct uretprobe_search us = {
+		.ri = BPF_CORE_READ(task, utask, return_instances), .slot = slot, .ra = ra,
+	};
 
-	for (int i = 0; i < WR_URETPROBE_MAX && ri; i++) {
-		if (ri->stack == slot)
-			return ri->orig_ret_vaddr;
-		ri = ri->next;
-	}
-	return ra;
+	bpf_loop(WR_URETPROBE_MAX, uretprobe_step, &us, 0);
+	return us.ra;
 }
 
 /* The address of the current process's uretprobe return trampoline (the
@@ -1278,14 +1299,15 @@ struct vma_probe {
 static long vma_found(void *task, struct vm_area_struct___wr *vma, void *data)
 {
 	struct vma_probe *vp = data;
-	struct file___wr *f = vma->vm_file;
+	/* Read, not loaded (see uretprobe_step()): @vma is trusted. */
+	struct file___wr *f = BPF_CORE_READ(vma, vm_file);
 
 	vp->start = vma->vm_start;
 	vp->end = vma->vm_end;
 	vp->pgoff = (__u64)vma->vm_pgoff << 12;
 	if (f) {
-		vp->ino = f->f_inode->i_ino;
-		vp->dev = f->f_inode->i_sb->s_dev;
+		vp->ino = BPF_CORE_READ(f, f_inode, i_ino);
+		vp->dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
 	}
 	vp->found = 1;
 	return 0;
@@ -1316,45 +1338,38 @@ WR_INLINE __u32 copy_stack(__u8 *buf, __u64 base)
 	return len;
 }
 
-/* How many of the slots before slot @n are sent as backtrace items (the
- * `count bt` ones are not): which bt of the event a stack copy continues. */
-WR_INLINE __u32 bt_items_before(struct wr_bt_state *st, __u32 n)
+/* The walk of slot @s stopped at a frame in no mapping the kernel knows
+ * (the only stop with this status): userspace finishes it. */
+WR_INLINE int handed_over(struct wr_bt_slot *s)
 {
-	__u32 k = 0;
-
-	for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++) {
-		if (i >= n || i >= st->n_slots)
-			break;
-		if (!(st->slot[i].flags & WR_SLOT_F_COUNT))
-			k++;
-	}
-	return k;
+	return s->status == WR_BT_OFFSETS_UNAVAILABLE;
 }
 
-/* Attach a copy of the stack to the event for slot @s (one per event: the
- * copy is large), in two cases.  @handover: the walk stopped at a frame in
- * no mapping the kernel knows; the copy starts at that frame's sp and
+/* Slot @s is a bt with frame values (args, full). */
+WR_INLINE int has_values(__u8 *buf, struct wr_bt_slot *s)
+{
+	return bt_header(buf, s)->flags & (WR_BT_F_ARGS | WR_BT_F_FULL);
+}
+
+/* Attach the event's one copy of the stack (it is large) for the slot @s
+ * finish_one() chose, the event's backtrace item st->stack_bt (a `count
+ * bt` is never sent, so nothing could finish it), in two cases.  Handed
+ * over: the copy starts at the frame the walk stopped at and
  * carries its registers and the kernel's own view of its mapping, so
  * userspace can learn the mapping and finish the walk.  A bt with frame
- * values (args, full): the copy starts below frame 0's sp (a leaf
- * function keeps its variables in the red zone there), after frame 0's
- * registers, for userspace to read every frame's variables from (and to
- * finish the walk from too, when it was handed over). */
-WR_INLINE void attach_stack(void *ctx, __u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s,
-			    int handover)
+ * values: the copy starts below frame 0's sp (a leaf function keeps its
+ * variables in the red zone there), after frame 0's registers, for
+ * userspace to read every frame's variables from (and to finish the walk
+ * from too, when it was handed over). */
+WR_INLINE void attach_stack(void *ctx, __u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s)
 {
-	/* No context (a --fault-in loop): no registers to read here. */
-	int values = ctx && (bt_header(buf, s)->flags & (WR_BT_F_ARGS | WR_BT_F_FULL));
+	int handover = handed_over(s), values = has_values(buf, s);
 	__u32 hsize = sizeof(struct wr_stack_header) + (values ? sizeof(struct wr_stack_regs) : 0);
 	struct wr_stack_header *sh;
 	struct wr_stack_regs *r0;
 	struct vma_probe vp = {};
 	long item;
 
-	/* A counted stack is never sent, so nothing could finish it. */
-	if (st->stack_taken || (!handover && !values) || (s->flags & WR_SLOT_F_COUNT))
-		return;
-	st->stack_taken = 1;
 	trim_bt(buf, s);
 	item = wr_item_open((struct wr_event_buf *)buf, WR_ITEM_STACK, 0);
 	if (item < 0)
@@ -1389,7 +1404,7 @@ WR_INLINE void attach_stack(void *ctx, __u8 *buf, struct wr_bt_state *st, struct
 	sh->vma_pgoff = vp.pgoff;
 	sh->vma_ino = vp.ino;
 	sh->vma_dev = vp.dev;
-	sh->bt_index = (__u16)bt_items_before(st, st->cur);
+	sh->bt_index = (__u16)st->stack_bt;
 	sh->slot_flags = s->flags;
 	sh->flags = (vp.found ? WR_STACK_F_VMA : 0) | (handover ? WR_STACK_F_HANDOVER : 0) |
 		    (values ? WR_STACK_F_REGS : 0);
@@ -1441,7 +1456,7 @@ WR_INLINE void memo_set(struct wr_bt_state *st, __u64 key, __u64 word, __u64 has
 
 /* The rule of the frame at s->ip from the frame cache or the maps, after
  * recording the frame; NULL when the walk stopped there. */
-WR_INLINE struct wr_cfi_rule *lookup_frame(void *ctx, __u8 *buf, struct wr_bt_state *st,
+WR_INLINE struct wr_cfi_rule *lookup_frame(__u8 *buf, struct wr_bt_state *st,
 					   struct wr_bt_slot *s, struct wr_proc_maps *pm,
 					   __u64 key, __u32 rule0)
 {
@@ -1460,8 +1475,7 @@ WR_INLINE struct wr_cfi_rule *lookup_frame(void *ctx, __u8 *buf, struct wr_bt_st
 	word = frame_word(s->ip, key >> 63, m ? m->cookie : 0, m ? m->bias : 0, &hash_in);
 	put_frame(buf, s, word, hash_in);
 	if (!m) {
-		attach_stack(ctx, buf, st, s, 1);
-		slot_finish(buf, s, WR_BT_OFFSETS_UNAVAILABLE, 0);
+		slot_finish(buf, s, WR_BT_OFFSETS_UNAVAILABLE, 0); /* handed over */
 		return 0;
 	}
 	r = frame_rule(s, m, rule0, &status);
@@ -1591,28 +1605,22 @@ WR_INLINE __u32 plain_run(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *
 	return plain_run_sp(buf, st, s, plain);
 }
 
-/* Unwind one frame of slot @s: record it and move to its caller.  A frame
- * at the address of the walk's previous one (recursion) takes the rule
- * remembered from it; the others go through the frame cache. */
-WR_INLINE void unwind_one(void *ctx, __u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s,
+/* Unwind one frame of slot @s in the process's mappings @pm: record it
+ * and move to its caller.  A frame at the address of the walk's previous
+ * one (recursion) takes the rule remembered from it; the others go through
+ * the frame cache. */
+WR_INLINE void unwind_one(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s,
 			    struct wr_proc_maps *pm, __u32 rule0)
 {
 	__u64 key = s->ip | ((__u64)!!(s->flags & WR_SLOT_F_EXACT) << 63);
 	__u32 status, error = 0;
 	struct wr_cfi_rule *r;
 
-	if (!pm) {
-		emit_frame(buf, s, 0, 0);
-		attach_stack(ctx, buf, st, s, 1);
-		slot_finish(buf, s, WR_BT_OFFSETS_UNAVAILABLE, 0);
-		return;
-	}
-	WR_BARRIER_VAR(pm);
 	if (key == st->memo_key) {
 		put_frame(buf, s, st->memo_word, st->memo_hash);
 		r = &st->memo_rule;
 	} else {
-		r = lookup_frame(ctx, buf, st, s, pm, key, rule0);
+		r = lookup_frame(buf, st, s, pm, key, rule0);
 		if (!r)
 			return;
 	}
@@ -1847,18 +1855,16 @@ WR_INLINE int any_pending(struct wr_bt_state *st)
 	return 0;
 }
 
-/* What the frame loop of the step program works on. */
+/* What the frame loop of the step program works on: the probe's context
+ * stays out of it (every stack is attached after the loop). */
 struct step_ctx {
-	void *ctx;
 	__u8 *buf;
 	struct wr_bt_state *st;
 	struct wr_proc_maps *pm;
 };
 
-/* One frame of the first pending slot; 1 (stop the loop) when none is left.
- * @ctx is the probe's context, NULL where the loop has none (--fault-in):
- * step_all() then attaches the frame-values stack after the loop. */
-WR_INLINE long step_one(void *ctx, __u8 *buf, struct wr_bt_state *st, struct wr_proc_maps *pm)
+/* One frame of the first pending slot; 1 (stop the loop) when none is left. */
+WR_INLINE long step_one(__u8 *buf, struct wr_bt_state *st, struct wr_proc_maps *pm)
 {
 	struct wr_bt_slot *s;
 
@@ -1879,11 +1885,7 @@ WR_INLINE long step_one(void *ctx, __u8 *buf, struct wr_bt_state *st, struct wr_
 		return 0;
 	}
 	st->memo_plain &= ~WR_MEMO_SKIP;
-	unwind_one(ctx, buf, st, s, pm, s->count == 0 ? s->rule0 : WR_RULE_LOOKUP);
-	/* A walk with frame values, finished: the stack its frames' variables
-	 * are read from (the copy starts at frame 0, which is still there). */
-	if (ctx && !(s->flags & WR_SLOT_F_PENDING))
-		attach_stack(ctx, buf, st, s, 0);
+	unwind_one(buf, st, s, pm, s->count == 0 ? s->rule0 : WR_RULE_LOOKUP);
 	return 0;
 }
 
@@ -1891,7 +1893,7 @@ static long step_frame(__u32 i, void *arg)
 {
 	struct step_ctx *c = arg;
 
-	return step_one(c->ctx, c->buf, c->st, c->pm);
+	return step_one(c->buf, c->st, c->pm);
 }
 
 /* The same for a probe that unwinds itself (--fault-in), without a
@@ -1900,6 +1902,7 @@ static long step_frame(__u32 i, void *arg)
  * the 512 bytes they share.  Each frame looks its maps up again. */
 static long step_frame_self(__u32 i, void *arg)
 {
+	struct wr_proc_maps *pm;
 	struct wr_bt_state *st;
 	__u32 zero = 0;
 	__u8 *buf;
@@ -1908,7 +1911,11 @@ static long step_frame_self(__u32 i, void *arg)
 	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
 	if (!buf || !st)
 		return 1;
-	return step_one(NULL, buf, st, proc_maps_of(buf, st));
+	pm = proc_maps_of(buf, st);
+	if (!pm)
+		return 1;
+	WR_BARRIER_VAR(pm);
+	return step_one(buf, st, pm);
 }
 
 /* ---- counting stacks ---- */
@@ -1946,54 +1953,109 @@ WR_INLINE void count_stack(__u8 *buf, struct wr_bt_slot *s, struct wr_probe_stat
 		ps->counted++;
 }
 
-/* Count every `count bt` slot of the event, once they are unwound. */
-WR_INLINE void count_stacks(__u8 *buf, struct wr_bt_state *st)
-{
-	struct wr_probe_stats *ps = probe_stats(((struct wr_event_header *)buf)->probe_id);
+/* ---- after the walks ---- */
 
-	if (!ps || !st->n_count)
-		return;
-	for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++) {
-		if (i >= st->n_slots)
-			break;
-		if (st->slot[i].flags & WR_SLOT_F_COUNT)
-			count_stack(buf, &st->slot[i], ps);
+/* Slot @i of the event once the walks are done.  A walk still pending
+ * stops: where the process has no mappings here (wraith does not trace
+ * it), at its frame 0, handed over to userspace as a frame in no known
+ * mapping is; otherwise the loop ran out (an internal error).  The first
+ * slot whose walk ended and that wants the event's one stack copy
+ * (attach_stack()) is noted in st->cur, the backtrace items before it in
+ * st->stack_bt; a `count bt` stack is counted.
+ * Under bpf_loop(), like the walks: the verifier checks one slot, not
+ * each slot once for every way the slots before it went. */
+WR_INLINE long finish_one(__u32 i, __u8 *buf, struct wr_bt_state *st)
+{
+	struct wr_probe_stats *ps;
+	struct wr_bt_slot *s;
+	int ran_out = 0;
+
+	if (i >= st->n_slots || i >= WR_BT_MAX_SLOTS)
+		return 1;
+	s = &st->slot[i];
+	if (s->flags & WR_SLOT_F_PENDING) {
+		if (st->proc_slot == WR_PROC_NONE) { /* step_all() found no mappings */
+			emit_frame(buf, s, 0, 0);
+			slot_finish(buf, s, WR_BT_OFFSETS_UNAVAILABLE, 0);
+		} else {
+			slot_finish(buf, s, WR_BT_INTERNAL_ERROR, 0);
+			ran_out = 1;
+		}
 	}
+	if (s->flags & WR_SLOT_F_COUNT) {
+		ps = probe_stats(((struct wr_event_header *)buf)->probe_id);
+		if (ps)
+			count_stack(buf, s, ps);
+	} else if (st->cur >= WR_BT_MAX_SLOTS) {
+		if (!ran_out && (handed_over(s) || has_values(buf, s)))
+			st->cur = i;
+		else
+			st->stack_bt++;
+	}
+	return 0;
+}
+
+static long finish_slot(__u32 i, void *arg)
+{
+	struct step_ctx *c = arg;
+
+	return finish_one(i, c->buf, c->st);
+}
+
+/* The same without a context on the probe's stack (--fault-in: see
+ * step_frame_self()). */
+static long finish_slot_self(__u32 i, void *arg)
+{
+	struct wr_bt_state *st;
+	__u32 zero = 0;
+	__u8 *buf;
+
+	buf = event_buf();
+	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+	if (!buf || !st)
+		return 1;
+	return finish_one(i, buf, st);
 }
 
 /* Every remaining frame of every pending slot, in one bpf_loop() (the
  * verifier checks the frame once, and no frame pays for a tail call), then
- * the event goes out. */
+ * every slot's end in another, then the event goes out. */
 WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 {
+	struct wr_proc_maps *pm;
+	struct step_ctx c;
+
+	/* First, before any branch: the verifier checks its loads through
+	 * the task (see uretprobe_step()) once for every path to them. */
 	st->uretprobe_tramp = uretprobe_trampoline();
 	st->memo_key = 0; /* nothing remembered from another event's walk */
 	st->memo_plain = 0;
-	/* Each slot: its frames, each at most twice (a run of recursion that
-	 * could not start, then the general path), plus one iteration to move
-	 * past it. */
-	if (wr_cfg_fault_in) {
-		__u32 was_pending = 0;
-
-		for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++)
-			if (i < st->n_slots && (st->slot[i].flags & WR_SLOT_F_PENDING))
-				was_pending |= 1u << i;
+	pm = proc_maps_of(buf, st);
+	if (!pm)
+		st->proc_slot = WR_PROC_NONE; /* what finish_one() goes by */
+	/* Not on the stack of a probe that unwinds itself (--fault-in folds it) */
+	c.buf = buf;
+	c.st = st;
+	c.pm = pm;
+	/* The process's mappings are checked here, not in the loop: a check
+	 * there made the verifier walk the whole frame step once with them
+	 * unknown, once without and once with them.  Each slot: its frames,
+	 * each at most twice (a run of recursion that could not start, then
+	 * the general path), plus one iteration to move past it. */
+	if (pm && wr_cfg_fault_in)
 		bpf_loop(WR_BT_MAX_SLOTS * (2 * WR_BT_MAX_DEPTH + 1), step_frame_self, 0, 0);
-		/* attach_stack() names its backtrace by st->cur, as in the loop. */
-		for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++) {
-			if ((was_pending & (1u << i)) && !(st->slot[i].flags & WR_SLOT_F_PENDING)) {
-				st->cur = i;
-				attach_stack(ctx, buf, st, &st->slot[i], 0);
-			}
-		}
-	} else {
-		struct step_ctx c = { .ctx = ctx, .buf = buf, .st = st };
-
-		c.pm = proc_maps_of(buf, st);
+	else if (pm)
 		bpf_loop(WR_BT_MAX_SLOTS * (2 * WR_BT_MAX_DEPTH + 1), step_frame, &c, 0);
-	}
-	finish_pending(buf, st, WR_BT_INTERNAL_ERROR);
-	count_stacks(buf, st);
+	st->cur = WR_BT_MAX_SLOTS; /* no slot has the stack copy yet */
+	st->stack_bt = 0;
+	if (wr_cfg_fault_in)
+		bpf_loop(WR_BT_MAX_SLOTS, finish_slot_self, 0, 0);
+	else
+		bpf_loop(WR_BT_MAX_SLOTS, finish_slot, &c, 0);
+	/* Read back from memory, which the slot number went through: one
+	 * state for the verifier here, however the slots ended. */
+	if (st->cur < WR_BT_MAX_SLOTS)
+		attach_stack(ctx, buf, st, &st->slot[st->cur]);
 	output(ctx, buf);
 }
 

@@ -551,7 +551,7 @@ struct wr_bt_state {
 	__u32 proc_slot; /* this event's process in wr_proc_maps, or WR_PROC_NONE */
 	__u32 held_since; /* --fault-in: when holder took the buffer, ktime >> 20 (~ms) */
 	struct wr_bt_slot slot[WR_BT_MAX_SLOTS];
-	__u32 stack_taken; /* a stack copy was attached to this event */
+	__u32 stack_bt;    /* after the walks: the backtrace item the stack copy goes with */
 	__u32 n_count;     /* of the slots, `count bt` ones */
 	__u64 stack_base; /* user address of stack[0] */
 	__u64 uretprobe_tramp; /* the process's uretprobe return trampoline, 0 = none */
