@@ -204,7 +204,10 @@ def startup(ctx, R, add):
         add("| function | what it is | share of samples |")
         add("|---|---|---|")
         for sym_name, what in _run.PROFILE_SYMBOLS:
-            v = prof["shares"].get(sym_name)
+            if sym_name not in prof["shares"]:
+                add("| `%s` | %s | not profiled in this run |" % (sym_name, what))
+                continue
+            v = prof["shares"][sym_name]
             add("| `%s` | %s | %s |" % (sym_name, what, "< 0.5 %" if v is None else "%.1f %%" % v))
         add("")
     add("CFI extraction (`cfi_table_extract`, bench/microbench.c, each repetition on a freshly "
@@ -450,42 +453,37 @@ def startup_limits(ctx, R, st, add):
         add("  Opening libc's DWARF (its separate debug file) costs %s ms on first use; the "
             "function pattern is looked up in every module's DWARF, libc's included, although "
             "libc does not define the function." % f0(libc_first))
-    add("  Already done: LLVM is linked statically (the shared libLLVM cost about 40 ms of "
-        "relocation at exec) and starts on a thread of its own at launch (options, the BPF "
-        "target and the template parsed while the target opens); the probe template is "
-        "built per transport and `--fault-in` setting without variable locations (53 KB of "
-        "bitcode, 214 KB before) and optimised by a short pipeline (SROA, early CSE, "
-        "instcombine, simplifycfg); libdebuginfod is opened only when a debuginfod query "
-        "runs; the base object loads on a second thread, its CO-RE relocations resolved "
-        "against a kernel BTF cut down to the few structs they name (libbpf's load of the "
-        "whole 5.5 MB /sys/kernel/btf/vmlinux was most of that thread); the ring buffer is "
-        "written after the probes attach, from the reading loop; the unwind tables are "
-        "extracted and put into kernel maps on a third thread while the probe compiles; "
+    add("  Already done: LLVM is linked statically, without the pass builder that named "
+        "every pass LLVM has (the six passes a probe needs are named one by one), and starts "
+        "on a thread of its own at launch; the probe template is built per transport and "
+        "`--fault-in` setting without variable locations, and probe objects carry no DWARF "
+        "(BTF only); one madvise() maps the executable's writable data before LLVM's "
+        "static constructors write it; in script mode the base object starts loading before "
+        "the target opens, with only the maps the session can use (one process's mappings "
+        "with -p, no stack-count maps without `count bt`, no per-CPU arrays), its CO-RE "
+        "relocations resolved against a kernel BTF cut down to the structs they name; the "
+        "verifier walks the step program in about 7,900 instructions (30,889 before); the "
+        "ring buffer is written after the probes attach; unwind tables are extracted on a "
+        "third thread, and big modules without a probe site go in after the probes attach; "
         "file:line lookups read only the units whose raw line tables can hold the line.  "
-        "What is left, on 2 CPUs: the process start (%s ms of CPU, half of it the dynamic "
-        "linker and page faults), LLVM's BPF instruction selection and emission (about "
-        "20 ms), the verifier's walk of the step program (7,979 instructions, about 10 ms "
-        "on the base object's thread; 30,889 and 25 ms before; about 1 ms of it one load "
-        "through the current task, which it checks by searching the kernel's BTF by name) "
-        "and map creation.  Ways to cut more:%s a step program "
-        "the verifier walks in fewer instructions; a non-PIE executable (65,000 relative "
-        "relocations at exec); a cache of compiled probe objects keyed by a hash of the "
-        "lowered probe, the template and wraith's build, which a script started again "
-        "(runbooks, CI) would hit.\n"
+        "What is left, on 2 CPUs, is the compile path, now longer than the kernel side: "
+        "the process start (%s ms of CPU), LLVM's set-up and the template parse on the "
+        "launch thread (about 13 ms: set-up 3-4, the shape-key module 4, the parse 6-7), "
+        "the passes (about 8 ms) and BPF instruction selection and emission (about 22 ms "
+        "for a probe of about 830 instructions), then the probe's own verification (3 ms).  "
+        "Ways to cut more:%s skip the shape-key module when a script has one probe at one "
+        "site; load only the template bodies a probe reaches; a cache of compiled probe "
+        "objects keyed by the lowered probe, the template and wraith's build, which a "
+        "script started again (runbooks, CI) would hit.\n"
         % (f0(exec_ms), " give libdwfl a find_debuginfo callback that searches the local "
            "debug paths without loading debuginfod;" if fl and fl.get("loaded") else ""))
     big = st.get("big")
     if big and big["ready"][0] * 1e3 > 150:
-        add("**Start-up with libLLVM.so.19.1 mapped** (%s ms wall against 150 ms): its "
-            "1.17 M CFI rows take about 100 ms to extract (%s M rows/s) and 13.8 MB of kernel "
-            "maps to fill, on the loader thread beside the compile and the base object's "
-            "load, so three threads share two CPUs.  Next: extract straight into the "
-            "mmap()ed kernel map (each page touched once, not twice), or let the rows of "
-            "modules no stack has reached yet go in after the probes attach, with the "
-            "unwinder handing such a walk to user space meanwhile.\n"
-            % (f0(big["ready"][0] * 1e3),
-               f2(st["cfi"][ctx.biglib]["rows_per_s"][0] / 1e6) if ctx.biglib in st.get("cfi", {})
-               else "?"))
+        add("**Start-up with libLLVM.so.19.1 mapped** (%s ms wall against 150 ms): big "
+            "modules with no probe site already go into the kernel after the probes attach "
+            "(walks through them are finished in user space meanwhile); what remains is the "
+            "libc-only path above plus reading the other modules' rows.\n"
+            % f0(big["ready"][0] * 1e3))
 
 
 def share(part, whole):

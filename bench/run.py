@@ -908,7 +908,7 @@ PROFILE_SYMBOLS = (
     ("dw_resolve_function", "resolving the function name in every module's DWARF"),
     ("dwfl_module_getdwarf", "libdw: opening DWARF (incl. separate debug files)"),
     ("codegen_probe", "code generation for the probe (LLVM)"),
-    ("LLVMRunPasses", "LLVM optimisation passes"),
+    ("passes_run", "LLVM optimisation passes"),
     ("LLVMTargetMachineEmitToMemoryBuffer", "LLVM BPF instruction selection and emission"),
     ("LLVMParseBitcodeInContext2", "parsing the template bitcode"),
     ("cfi_sources_extract", "CFI extraction (loader thread, while the probe compiles)"),
