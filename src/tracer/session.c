@@ -147,6 +147,14 @@ static void hook_symbol(void *ctx, uint32_t pid, uint64_t addr, struct strbuf *o
 	target_data_symbol(s->target, (pid_t)pid, addr, out);
 }
 
+static bool script_has_count(const struct ast_script *sc)
+{
+	for (size_t i = 0; i < sc->n_probes; i++)
+		if (ast_probe_count(sc->probes[i], AST_STMT_COUNT))
+			return true;
+	return false;
+}
+
 /* Whether the probes of @script count stacks (`count bt`); true when it
  * does not parse (session_add_script() says why). */
 static bool script_counts(const char *script)
@@ -155,11 +163,8 @@ static bool script_counts(const char *script)
 	struct diag d = { 0 };
 	bool counts = true;
 
-	if (!script_parse(script, &sc, &d)) {
-		counts = false;
-		for (size_t i = 0; i < sc->n_probes && !counts; i++)
-			counts = ast_probe_count(sc->probes[i], AST_STMT_COUNT) > 0;
-	}
+	if (!script_parse(script, &sc, &d))
+		counts = script_has_count(sc);
 	ast_script_free(sc);
 	diag_release(&d);
 	return counts;
@@ -752,14 +757,6 @@ static bool script_has_bt(const struct ast_script *sc)
 {
 	for (size_t i = 0; i < sc->n_probes; i++)
 		if (probe_has_bt(sc->probes[i]))
-			return true;
-	return false;
-}
-
-static bool script_has_count(const struct ast_script *sc)
-{
-	for (size_t i = 0; i < sc->n_probes; i++)
-		if (ast_probe_count(sc->probes[i], AST_STMT_COUNT))
 			return true;
 	return false;
 }
