@@ -39,12 +39,20 @@ def screen(name):
 
 
 def wait_for(name, what, test, timeout=15):
+    """The screen once `test` holds on it and it has stayed the same for
+    0.2 s: tmux may show a redraw half written (the title of a new reading
+    over the rows of the last), and the view redraws at most once a second."""
     deadline = time.time() + timeout
     scr = screen(name)
     while time.time() < deadline:
         if test(scr):
-            check(True, "%s: %s" % (name, what))
-            return scr
+            time.sleep(0.2)
+            again = screen(name)
+            if again == scr:
+                check(True, "%s: %s" % (name, what))
+                return scr
+            scr = again
+            continue
         time.sleep(0.1)
         scr = screen(name)
     fail("%s: %s (timed out; the screen was:\n%s)" % (name, what, scr))
@@ -146,7 +154,7 @@ def one_variant(v):
         own = fx.go(20)
         hits = sum(own[:3])
         scr = wait_text(name, "the next reading has the new hits, the view still open",
-                        r"^ top stacks: \d+ distinct, %d hits" % hits, timeout=5)
+                        r"^ top stacks: \d+ distinct, %d hits" % hits, timeout=10)
         title, rows = view(scr)
         check(reading(title) > first, "%s: read again (%d after %d)" % (label, reading(title), first))
         check(rows[0][0] > top_before, "%s: the top stack's count grew (%d after %d)"
