@@ -146,6 +146,16 @@ static const __u32 wr_cfg_has_bt = 1;
 #else
 __u32 wr_cfg_has_bt = 1;
 #endif
+/* How many `bt` and `count bt` statements the probe has (set after
+ * lowering; a script has no loops, so each runs at most once an event):
+ * no event of the probe opens more slots, and the probe's own loops over
+ * the slots stop there, which leaves one copy of each for `bt;` where
+ * there were WR_BT_MAX_SLOTS.  The step program walks them all. */
+#ifdef WR_BASE_TRANSPORT
+static const __u32 wr_cfg_bt_slots = WR_BT_MAX_SLOTS;
+#else
+__u32 wr_cfg_bt_slots = WR_BT_MAX_SLOTS;
+#endif
 
 /* ---- maps ----
  * All maps are defined here, never by the generator: libbpf needs a map's
@@ -1738,7 +1748,7 @@ WR_INLINE void cut_count_items(__u8 *buf, struct wr_bt_state *st)
 	for (__u32 i = WR_BT_MAX_SLOTS; i-- > 0;) {
 		struct wr_bt_slot *s = &st->slot[i];
 
-		if (i >= st->n_slots)
+		if (i >= wr_cfg_bt_slots || i >= st->n_slots)
 			continue;
 		if (!(s->flags & WR_SLOT_F_COUNT) || slot_end(s) != h->payload_len ||
 		    s->item_off < sizeof(struct wr_item_header))
@@ -1758,7 +1768,7 @@ WR_INLINE void trim_last_bt(__u8 *buf, struct wr_bt_state *st)
 	for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++) {
 		struct wr_bt_slot *s = &st->slot[i];
 
-		if (i >= st->n_slots)
+		if (i >= wr_cfg_bt_slots || i >= st->n_slots)
 			break;
 		if (slot_end(s) == ((struct wr_event_header *)buf)->payload_len) {
 			trim_bt(buf, s);
@@ -1837,7 +1847,7 @@ WR_INLINE void finish_pending(__u8 *buf, struct wr_bt_state *st, __u32 status)
 	for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++) {
 		struct wr_bt_slot *s = &st->slot[i];
 
-		if (i >= st->n_slots)
+		if (i >= wr_cfg_bt_slots || i >= st->n_slots)
 			break;
 		if (s->flags & WR_SLOT_F_PENDING)
 			slot_finish(buf, s, status, 0);
@@ -1847,7 +1857,7 @@ WR_INLINE void finish_pending(__u8 *buf, struct wr_bt_state *st, __u32 status)
 WR_INLINE int any_pending(struct wr_bt_state *st)
 {
 	for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++) {
-		if (i >= st->n_slots)
+		if (i >= wr_cfg_bt_slots || i >= st->n_slots)
 			break;
 		if (st->slot[i].flags & WR_SLOT_F_PENDING)
 			return 1;

@@ -309,19 +309,38 @@ static void drop_unreached(struct cg *cg)
 	}
 }
 
-/* After lowering: whether the probe calls wr_bt, as the constant
- * wr_cfg_has_bt (see the template). */
-static void fix_has_bt(struct cg *cg)
+/* How many calls of @name the lowered probe makes. */
+static unsigned calls_to(struct cg *cg, const char *name)
 {
-	LLVMValueRef bt = LLVMGetNamedFunction(cg->mod, "wr_bt");
-	LLVMValueRef g = LLVMGetNamedGlobal(cg->mod, "wr_cfg_has_bt");
+	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
+	unsigned n = 0;
+
+	for (LLVMUseRef u = fn ? LLVMGetFirstUse(fn) : NULL; u; u = LLVMGetNextUse(u))
+		n++;
+	return n;
+}
+
+/* @value as the constant @name of the template, if it has it. */
+static void fix_config(struct cg *cg, const char *name, unsigned value)
+{
+	LLVMValueRef g = LLVMGetNamedGlobal(cg->mod, name);
 
 	if (!g)
 		return;
-	LLVMSetInitializer(g, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx),
-					   bt && LLVMGetFirstUse(bt) != NULL, 0));
+	LLVMSetInitializer(g, LLVMConstInt(LLVMInt32TypeInContext(cg->ctx), value, 0));
 	LLVMSetGlobalConstant(g, 1);
 	LLVMSetLinkage(g, LLVMInternalLinkage);
+}
+
+/* After lowering: whether the probe calls wr_bt (wr_cfg_has_bt) and how
+ * many bt and count bt statements it has (wr_cfg_bt_slots; see the
+ * template).  A script has no loops: each call runs at most once. */
+static void fix_bt_config(struct cg *cg)
+{
+	unsigned slots = calls_to(cg, "wr_bt") + calls_to(cg, "wr_count_bt");
+
+	fix_config(cg, "wr_cfg_has_bt", calls_to(cg, "wr_bt") > 0);
+	fix_config(cg, "wr_cfg_bt_slots", slots < WR_BT_MAX_SLOTS ? slots : WR_BT_MAX_SLOTS);
 }
 
 /* Every entry point the generator calls is defined in the template, with
@@ -682,7 +701,7 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 	if (err)
 		goto out;
 	LLVMDIBuilderFinalize(cg.dib);
-	fix_has_bt(&cg);
+	fix_bt_config(&cg);
 	drop_unreached(&cg);
 	t[3] = thread_cpu_seconds();
 	err = verify_and_optimise(&cg);
