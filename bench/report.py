@@ -191,10 +191,21 @@ def startup(ctx, R, add):
             add("| %s, CPU time of wraith | | | %s | %s | %s | |" % (
                 name, spread(t["ready_cpu"], 1e3), spread(t["dry_cpu"], 1e3),
                 spread(t["exec_cpu"], 1e3)))
+        if t.get("ready_warm"):
+            add("| %s, probe cache warm | | | %s | | | |" % (name, spread(t["ready_warm"], 1e3)))
+            add("| %s, probe cache warm, CPU time of wraith | | | %s | | | |" % (
+                name, spread(t["ready_warm_cpu"], 1e3)))
     add("")
     add("Wall time is what the target asks for; wraith's CPU time (user + system, from "
         "wait4) is shown under it because it does not count time the machine gave to other "
-        "work.\n")
+        "work.  The first rows of each process are *cold*: every run has a new, empty probe "
+        "cache (`--probe-cache-dir`), so it compiles its probes with LLVM (and stores them); "
+        "dry runs are cold too.  *Probe cache warm* rows run with a cache that one earlier "
+        "run against the same process filled, as when a script is started again: the "
+        "probes' objects come from it, and LLVM's passes and BPF emission are skipped (the "
+        "probe is still lowered once for its shape key, and the kernel still verifies it).  "
+        "A new process of the same program is a cold start: its process id is part of the "
+        "probe program.\n")
     prof = st.get("profile")
     if prof:
         import run as _run
@@ -465,16 +476,18 @@ def startup_limits(ctx, R, st, add):
         "verifier walks the step program in about 7,900 instructions (30,889 before); the "
         "ring buffer is written after the probes attach; unwind tables are extracted on a "
         "third thread, and big modules without a probe site go in after the probes attach; "
-        "file:line lookups read only the units whose raw line tables can hold the line.  "
+        "file:line lookups read only the units whose raw line tables can hold the line; "
+        "compiled probes are kept in a cache on disk, which a script started again against "
+        "the same process hits (the warm rows).  "
         "What is left, on 2 CPUs, is the compile path, now longer than the kernel side: "
         "the process start (%s ms of CPU), LLVM's set-up and the template parse on the "
         "launch thread (about 13 ms: set-up 3-4, the shape-key module 4, the parse 6-7), "
         "the passes (about 8 ms) and BPF instruction selection and emission (about 22 ms "
         "for a probe of about 830 instructions), then the probe's own verification (3 ms).  "
         "Ways to cut more:%s skip the shape-key module when a script has one probe at one "
-        "site; load only the template bodies a probe reaches; a cache of compiled probe "
-        "objects keyed by the lowered probe, the template and wraith's build, which a "
-        "script started again (runbooks, CI) would hit.\n"
+        "site; load only the template bodies a probe reaches; take the traced process's id "
+        "out of the probe program (the attach cookie, or a map) so that the probe cache "
+        "also hits for a new process of the same program (runbooks, CI).\n"
         % (f0(exec_ms), " give libdwfl a find_debuginfo callback that searches the local "
            "debug paths without loading debuginfod;" if fl and fl.get("loaded") else ""))
     big = st.get("big")

@@ -838,31 +838,46 @@ def startup_target(ctx, name, libs, demo=False, prog=None):
         fx = Fixture(ctx.hotloop, libs=libs)
         script = ["-s", "trace wr_bench_hot { bt; }"]
     base = [ctx.wraith, "-p", str(fx.pid)] + script + ["--color", "never"]
-    keys = ("ready", "dry", "exec")
+    # Cold: each run gets a new, empty probe cache, so it compiles its probes
+    # (and stores them); warm: every run finds them in a cache one untimed
+    # run filled, as a script started again against the same process does.
+    warm_dir = tempfile.mkdtemp(prefix="probes-warm.", dir=ctx.workdir)
+    warm = ["--probe-cache-dir", warm_dir]
+    keys = ("ready", "ready_warm", "dry", "exec")
     out = {"modules": exec_modules(fx.pid), "memlock": None}
     for k in keys:
         out[k], out[k + "_cpu"] = [], []
+
+    def cold():
+        return ["--probe-cache-dir", tempfile.mkdtemp(prefix="probes-cold.", dir=ctx.workdir)]
+
     try:
+        _, _, ok, w, _ = timed(base + warm + ["--dry-run"], cpu=ALL_CPUS)
+        if not ok or not glob.glob(os.path.join(warm_dir, "*.wpc")):
+            raise RuntimeError("wraith --dry-run stored no probe:\n" + w.text()[-2000:])
         for rep in range(ctx.reps):
             t, cpu, _, _, _ = timed([ctx.wraith, "--version"], cpu=ALL_CPUS)
             out["exec"].append(t)
             out["exec_cpu"].append(cpu)
-            t, cpu, ok, w, _ = timed(base + ["--dry-run"], cpu=ALL_CPUS)
+            t, cpu, ok, w, _ = timed(base + cold() + ["--dry-run"], cpu=ALL_CPUS)
             out["dry"].append(t if ok else None)
             out["dry_cpu"].append(cpu if ok else None)
-            t, cpu, ok, w, memlock = timed(base, marker="wraith: tracing", cpu=ALL_CPUS)
-            if not ok:
-                raise RuntimeError("wraith did not attach:\n" + w.text()[-2000:])
-            out["ready"].append(t)
-            out["ready_cpu"].append(cpu)
-            out["memlock"] = out["memlock"] or memlock
+            for key, cache in (("ready", cold()), ("ready_warm", warm)):
+                t, cpu, ok, w, memlock = timed(base + cache, marker="wraith: tracing",
+                                               cpu=ALL_CPUS)
+                if not ok:
+                    raise RuntimeError("wraith did not attach:\n" + w.text()[-2000:])
+                out[key].append(t)
+                out[key + "_cpu"].append(cpu)
+                out["memlock"] = out["memlock"] or memlock
     finally:
         fx.close()
     for k in keys:
         out[k] = stats_of(out[k])
         out[k + "_cpu"] = stats_of(out[k + "_cpu"])
-    log("  %s: ready %.0f ms (dry run %.0f ms, exec alone %.0f ms)" % (
-        name, out["ready"][0] * 1e3, out["dry"][0] * 1e3, out["exec"][0] * 1e3))
+    log("  %s: ready %.0f ms cold, %.0f ms warm (dry run %.0f ms, exec alone %.0f ms)" % (
+        name, out["ready"][0] * 1e3, out["ready_warm"][0] * 1e3, out["dry"][0] * 1e3,
+        out["exec"][0] * 1e3))
     return out
 
 
@@ -926,7 +941,8 @@ def startup_profile(ctx):
     try:
         r = subprocess.run(["perf", "record", "-q", "-F", "2000", "--call-graph", "dwarf,32768",
                             "-o", data, "--", ctx.wraith, "-p", str(fx.pid), "-s",
-                            "trace wr_bench_hot { bt; }", "--timeout", "0.01", "-q"],
+                            "trace wr_bench_hot { bt; }", "--timeout", "0.01", "-q",
+                            "--probe-cache", "off"],
                            capture_output=True, text=True)
     finally:
         fx.close()
@@ -1133,12 +1149,15 @@ def build_targets(ctx, R):
                       "%.2f M rows/s" % (rps / 1e6), verdict(rps, 3e6, True)))
         b = st["big"]["bytes"] / st["big"]["rows"]
         t.append(("<= 12 bytes of map memory per row", "%.2f B/row" % b, verdict(b, 12)))
-        ready = st["small"]["ready"][0] * 1e3
-        t.append(("ready <= 60 ms, process mapping only libc", "%.0f ms" % ready,
-                  verdict(ready, 60)))
-        ready = st["big"]["ready"][0] * 1e3
-        t.append(("ready <= 150 ms, process with libLLVM mapped", "%.0f ms" % ready,
-                  verdict(ready, 150)))
+        for key, what, limit in (("small", "process mapping only libc", 60),
+                                 ("big", "process with libLLVM mapped", 150)):
+            ready = st[key]["ready"][0] * 1e3
+            t.append(("ready <= %d ms, %s" % (limit, what), "%.0f ms" % ready,
+                      verdict(ready, limit)))
+            if st[key].get("ready_warm"):
+                ready = st[key]["ready_warm"][0] * 1e3
+                t.append(("ready <= %d ms, %s, probe cache warm" % (limit, what),
+                          "%.0f ms" % ready, verdict(ready, limit)))
         for key, what in (("line_py", "python3.11d"), ("line_big", "generated -O3 -flto program")):
             if key in st:
                 ready = st[key]["ready"][0] * 1e3
@@ -1201,6 +1220,9 @@ def summary_table(ctx, R):
                                     fmt_s(t["ready"], " ms", 0, 1e3),
                                     "dry run %s ms, exec %s ms" % (fmt(t["dry"][0] * 1e3),
                                                                    fmt(t["exec"][0] * 1e3))))
+            if t.get("ready_warm"):
+                add("%-58s %-34s %s" % ("ready, probe cache warm, %s" % name,
+                                        fmt_s(t["ready_warm"], " ms", 0, 1e3), ""))
         for path, c in st["cfi"].items():
             add("%-58s %-34s %s" % ("CFI rows/s, %s (%s rows)" % (os.path.basename(path),
                                                                  fmt(c["rows"])),
@@ -1387,6 +1409,9 @@ def main():
     ctx.libc = os.path.realpath("/lib/x86_64-linux-gnu/libc.so.6")
     ctx.machine = machine_info()
     ctx.workdir = tempfile.mkdtemp(prefix="wraith-bench.")
+    # Other sections' wraiths keep their probes here, not in root's cache;
+    # the start-up section says where each of its runs keeps them.
+    os.environ["WRAITH_PROBE_CACHE_DIR"] = os.path.join(ctx.workdir, "probes")
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     # The driver itself stays off the probed CPU.
     os.sched_setaffinity(0, {int(TOOL_CPU)})

@@ -14,6 +14,7 @@
 #include "codegen/codegen.h"
 #include "codegen/lower.h"
 #include "codegen/passes.h"
+#include "codegen/probe_cache.h"
 #include "protocol/wire.h"
 #include "util/clock.h"
 #include "util/error.h"
@@ -110,6 +111,7 @@ static int init_target(void)
 }
 
 static void shapes_release(void);
+static void disk_release(void);
 static struct cg key_cg;
 static int key_module(const struct codegen_options *opt);
 static int cg_parse(struct cg *cg, const struct codegen_options *opt);
@@ -190,6 +192,7 @@ void codegen_shutdown(void)
 	early_join();
 	cg_end(&early.spare);
 	shapes_release();
+	disk_release();
 	if (key_cg.mod)
 		LLVMDisposeModule(key_cg.mod);
 	if (key_cg.ctx)
@@ -462,7 +465,9 @@ static int emit(struct cg *cg, struct bpf_blob *out)
  * optimising and emitting again, and the runtime loads it once.  The key
  * is the function's IR text with its name and metadata references (debug
  * locations) left out, and the options the template was prepared for.
- * Bounded: past SHAPES_MAX_BYTES of keys and objects, nothing more is kept. */
+ * Bounded: past SHAPES_MAX_BYTES of keys and objects, nothing more is kept.
+ * The same key, with this build's identity, finds objects of earlier runs
+ * in the probe cache on disk (probe_cache.h). */
 #define SHAPES_MAX_BYTES (64u << 20)
 
 struct shape {
@@ -542,6 +547,43 @@ static void shapes_release(void)
 	htab_release(&shape_index);
 	shapes = NULL;
 	n_shapes = cap_shapes = shapes_bytes = 0;
+}
+
+/* ---- the probe cache on disk ----
+ * Opened for the first probe that names a directory, and kept: every
+ * probe of a session names the same one.  A directory that cannot be used
+ * is said under -v and not tried again; the trace goes on without it. */
+static struct {
+	struct probe_cache *cache;
+	char *dir; /* what cache was opened (or tried) for */
+} disk;
+
+static struct probe_cache *disk_cache(const struct codegen_options *opt)
+{
+	struct strbuf why = STRBUF_INIT;
+	const unsigned char *id;
+	size_t id_len;
+
+	if (!opt->cache_dir)
+		return NULL;
+	if (disk.dir && strcmp(disk.dir, opt->cache_dir) == 0)
+		return disk.cache;
+	disk_release();
+	disk.dir = xstrdup(opt->cache_dir);
+	if (probe_cache_build_id(&id, &id_len))
+		wr_debug("probe cache %s: not used: this wraith has no build-id to key it by", disk.dir);
+	else if (probe_cache_open(disk.dir, id, id_len, &disk.cache, &why))
+		wr_debug("probe cache %s: not used: %s", disk.dir, why.buf);
+	strbuf_release(&why);
+	return disk.cache;
+}
+
+static void disk_release(void)
+{
+	probe_cache_free(disk.cache);
+	free(disk.dir);
+	disk.cache = NULL;
+	disk.dir = NULL;
 }
 
 int codegen_base(const struct codegen_options *opt, struct bpf_blob *out)
@@ -664,6 +706,7 @@ static int shape_of(const struct codegen_options *opt, const struct probe_plan *
 int codegen_probe(const struct codegen_options *opt, const struct probe_plan *plan,
 		  struct bpf_blob *out, struct diag *diag, struct strbuf *ir)
 {
+	struct probe_cache *cache = NULL;
 	struct cg cg = { 0 };
 	char name[32], *key = NULL;
 	int err;
@@ -682,7 +725,16 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 		known = shape_find(key);
 		if (known) {
 			blob_copy(out, &known->blob);
+			out->origin = BPF_BLOB_SHAPE;
 			free(key);
+			return 0;
+		}
+		cache = disk_cache(opt);
+		if (cache && probe_cache_get(cache, key, name, out) == 0) {
+			wr_debug("codegen %s: from the probe cache, CPU time %.1f ms", name,
+				 (thread_cpu_seconds() - t[0]) * 1e3);
+			out->origin = BPF_BLOB_DISK_CACHE;
+			shape_add(key, out);
 			return 0;
 		}
 	}
@@ -722,6 +774,9 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 			 "emission %.1f", name, (t[1] - t[0]) * 1e3, (t[2] - t[1]) * 1e3,
 			 (t[3] - t[2]) * 1e3, (t[4] - t[3]) * 1e3, (t[5] - t[4]) * 1e3);
 		out->prog_name = xstrdup(name);
+		if (cache && (err = probe_cache_put(cache, key, out)) != 0)
+			wr_debug("probe cache %s: cannot store %s: %s", disk.dir, name, strerror(-err));
+		err = 0;
 		if (key)
 			shape_add(key, out);
 		key = NULL;

@@ -31,7 +31,11 @@ int codegen_base(const struct codegen_options *opt, struct bpf_blob *out);
 /* Build the object of one probe.  Script errors found while lowering (an
  * unknown variable, a type mismatch) return -WR_ESEMANTIC with @diag set at
  * the offending expression; LLVM failures return -WR_ECODEGEN.  When @ir is
- * not NULL the optimised IR text is appended to it (for --dry-run -v). */
+ * not NULL the optimised IR text is appended to it (for --dry-run -v).
+ * A probe shaped like an earlier one of this process, or (without @ir)
+ * found in the probe cache in @opt->cache_dir, is not compiled again;
+ * out->origin says where the object came from, and a compiled one is
+ * stored in that cache.  A cache that cannot be used is only a -v line. */
 int codegen_probe(const struct codegen_options *opt, const struct probe_plan *plan,
 		  struct bpf_blob *out, struct diag *diag, struct strbuf *ir);
 

@@ -86,6 +86,7 @@ struct probe_plan {
 struct codegen_options {
 	enum wr_transport transport;
 	bool fault_in; /* sleepable probes whose failed reads fault pages in */
+	const char *cache_dir; /* the probe cache on disk (codegen/probe_cache.h); NULL: none */
 };
 
 #endif

@@ -140,7 +140,7 @@ int cli_open_session(const struct cli_options *o, const char *script, struct ses
 		 * and unwinder load while the target opens. */
 		.start_kernel = script != NULL, .only_script = script,
 		.max_events = o->max_events, .pending = o->pending, .buffer_bytes = o->buffer_bytes,
-		.stack_entries = o->stack_entries,
+		.stack_entries = o->stack_entries, .probe_cache_dir = o->probe_cache_dir,
 	};
 	struct session_sink sink = { write_event, &writer };
 	int err;

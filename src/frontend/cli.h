@@ -72,6 +72,8 @@ struct cli_options {
 	const char *debuginfod_cache;
 	unsigned long long debuginfod_timeout;  /* seconds, 0 = none */
 	unsigned long long debuginfod_max_size; /* bytes, 0 = no cap */
+	bool probe_cache;          /* --probe-cache: keep compiled probes between runs */
+	const char *probe_cache_dir; /* where; after parsing NULL when off or nowhere */
 	char **owned;              /* strings the options own */
 	size_t n_owned, cap_owned;
 	const char *complete;      /* --complete TEXT (for the bash completion) */

@@ -23,11 +23,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The layer being applied, for list options (see cli_list.layer). */
 static int layer_now;
@@ -339,6 +341,41 @@ SETTER(set_debuginfod_url)
 
 SETTER(set_debuginfod_cache) { (void)why; o->debuginfod_cache = expand_home(o, arg); return 0; }
 
+SETTER(set_probe_cache)
+{
+	bool on;
+
+	if (!strcmp(arg, "on") || !strcmp(arg, "off"))
+		o->probe_cache = !strcmp(arg, "on");
+	else if (parse_bool(arg, &on, why) == 0)
+		o->probe_cache = on;
+	else {
+		strbuf_reset(why);
+		strbuf_addstr(why, "expected on or off");
+		return -1;
+	}
+	return 0;
+}
+
+/* Relative to the directory wraith starts in. */
+SETTER(set_probe_cache_dir)
+{
+	char cwd[PATH_MAX], *joined;
+
+	if (arg[0] == '/' || arg[0] == '~') {
+		o->probe_cache_dir = expand_home(o, arg);
+		return 0;
+	}
+	if (!*arg || !getcwd(cwd, sizeof(cwd))) {
+		strbuf_addstr(why, "expected a directory");
+		return -1;
+	}
+	joined = xasprintf("%s/%s", cwd, arg);
+	o->probe_cache_dir = cli_options_keep(o, joined);
+	free(joined);
+	return 0;
+}
+
 SETTER(set_debuginfod_timeout)
 {
 	if (!parse_uint(arg, 86400, &o->debuginfod_timeout)) {
@@ -412,6 +449,10 @@ static const struct setting settings[] = {
 	  "DEBUGINFOD_TIMEOUT", set_debuginfod_timeout },
 	{ "debuginfod-max-size", 0, true, "dwarf.debuginfod.max_size_bytes", TOML_INT,
 	  "DEBUGINFOD_MAXSIZE", set_debuginfod_max_size },
+	{ "probe-cache", 0, true, "ebpf.probe_cache", TOML_BOOL, "WRAITH_PROBE_CACHE",
+	  set_probe_cache },
+	{ "probe-cache-dir", 0, true, "ebpf.probe_cache_dir", TOML_STRING, "WRAITH_PROBE_CACHE_DIR",
+	  set_probe_cache_dir },
 	{ "verbose", 'v', false, NULL, 0, NULL, set_verbose },
 	{ "log-level", 0, true, "general.log_level", TOML_STRING, NULL, set_log_level },
 	{ "log-file", 0, true, "general.log_file", TOML_STRING, NULL, set_log_file },
@@ -656,6 +697,31 @@ static void set_defaults(struct cli_options *o)
 	o->log_level = -1;
 	o->events_per_sec = -1;
 	o->debuginfod_timeout = 5;
+	o->probe_cache = true;
+}
+
+/* The probe cache's place when no setting gave one: under
+ * $XDG_CACHE_HOME, else ~/.cache.  Root's is always under root's home
+ * from the password database: under `sudo -E` $HOME is the user's, and
+ * root would otherwise fill the user's home with root's files. */
+static void default_probe_cache_dir(struct cli_options *o)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	struct passwd *pw;
+	char *dir = NULL;
+
+	if (geteuid() == 0) {
+		pw = getpwuid(0);
+		if (pw && pw->pw_dir && pw->pw_dir[0] == '/')
+			dir = xasprintf("%s/.cache/wraith/probes", strcmp(pw->pw_dir, "/") ? pw->pw_dir : "");
+	} else if (xdg && xdg[0] == '/') {
+		dir = xasprintf("%s/wraith/probes", xdg);
+	} else if (home && home[0] == '/') {
+		dir = xasprintf("%s/.cache/wraith/probes", home);
+	}
+	if (dir)
+		o->probe_cache_dir = cli_options_keep(o, dir);
+	free(dir);
 }
 
 /* The value of --config in @argv, if any (before getopt sees the rest). */
@@ -810,6 +876,10 @@ int cli_options_parse(int argc, char **argv, struct cli_options *o)
 		rc = cli_usage_error("--fault-in (ebpf.fault_in) needs the ring buffer transport: the "
 				     "kernel lets no sleepable program write to a perf event array; drop "
 				     "--transport perf or --force-perf-event-array");
+	if (!rc && !o->probe_cache)
+		o->probe_cache_dir = NULL;
+	else if (!rc && !o->probe_cache_dir)
+		default_probe_cache_dir(o);
 	if (!rc && ignored.len && !o->quiet && !o->help && !o->version)
 		fprintf(stderr, "wraith: %s: ignoring GhostScope settings that wraith does not have: "
 			"%s\n", o->config_file, ignored.buf);

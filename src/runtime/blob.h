@@ -10,10 +10,18 @@
 
 #include <stddef.h>
 
+/* Where codegen/ got a probe's object (for -v): runtime/ does not care. */
+enum bpf_blob_origin {
+	BPF_BLOB_COMPILED,   /* optimised and emitted now */
+	BPF_BLOB_SHAPE,      /* a copy of an earlier probe's object of the same shape */
+	BPF_BLOB_DISK_CACHE, /* read from the probe cache on disk (codegen/probe_cache.h) */
+};
+
 struct bpf_blob {
 	void *data;      /* owned ELF object bytes */
 	size_t size;
 	char *prog_name; /* owned: name of the probe program in the object (NULL for base) */
+	enum bpf_blob_origin origin;
 };
 
 /* Free what @b owns and empty it; an empty blob is a no-op. */

@@ -575,7 +575,8 @@ static void site_cfa(struct session *s, struct probe_site *site, struct probe_pl
 static int compile_site(struct session *s, struct probe *p, struct probe_site *site,
 			struct diag *d, struct strbuf *errors)
 {
-	struct codegen_options co = { .transport = s->opt.transport, .fault_in = s->opt.fault_in };
+	struct codegen_options co = { .transport = s->opt.transport, .fault_in = s->opt.fault_in,
+				      .cache_dir = s->opt.probe_cache_dir };
 	struct probe_plan plan = {
 		.probe_id = site->wire_id, .ast = p->ast, .pc = site->where.vaddr,
 		.rule0 = site->rule0, .bt_depth = s->opt.bt_depth, .name = p->target_text,
@@ -612,8 +613,10 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	plan.fsbase_offset = runtime_fsbase_offset;
 	err = codegen_probe(&co, &plan, &blob, d, NULL);
 	t1 = now_seconds();
-	wr_debug("probe %u site %u: compiled in %.1f ms (%zu bytes of BPF object)", p->id,
-		 site->wire_id, (t1 - t0) * 1e3, blob.size);
+	wr_debug("probe %u site %u: %s in %.1f ms (%zu bytes of BPF object)", p->id, site->wire_id,
+		 blob.origin == BPF_BLOB_DISK_CACHE ? "from the probe cache"
+		 : blob.origin == BPF_BLOB_SHAPE ? "reused an earlier probe's object" : "compiled",
+		 (t1 - t0) * 1e3, blob.size);
 
 	strbuf_release(&where);
 	if (err || s->opt.dry_run) {

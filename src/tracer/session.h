@@ -67,6 +67,7 @@ struct session_options {
 	bool pending;               /* a function no library defines yet: wait for one */
 	uint64_t buffer_bytes;      /* --buffer-size; 0: scaled to the CPUs */
 	uint32_t stack_entries;     /* --stack-entries; 0: WR_COUNT_DEFAULT_STACKS */
+	const char *probe_cache_dir; /* compiled probes kept here between runs; NULL: not kept */
 };
 
 /* Open the target of @opt (a PID or a path); with @opt->start_kernel the

@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* Statements and expressions that need no program variables. */
@@ -336,9 +337,9 @@ static void test_unknown_variable(void **state)
 	ast_script_free(sc);
 }
 
-static struct bpf_blob compile_shape(const char *text, uint32_t probe_id)
+static struct bpf_blob compile_in(const char *text, uint32_t probe_id, const char *cache_dir)
 {
-	struct codegen_options co = { .transport = WR_TRANSPORT_RINGBUF };
+	struct codegen_options co = { .transport = WR_TRANSPORT_RINGBUF, .cache_dir = cache_dir };
 	struct probe_plan plan = { .probe_id = probe_id, .pc = 0x1000, .rule0 = WR_RULE_LOOKUP,
 				   .cfa_reg = -1 };
 	struct ast_script *sc = parse(text);
@@ -350,6 +351,49 @@ static struct bpf_blob compile_shape(const char *text, uint32_t probe_id)
 	diag_release(&d);
 	ast_script_free(sc);
 	return blob;
+}
+
+static struct bpf_blob compile_shape(const char *text, uint32_t probe_id)
+{
+	return compile_in(text, probe_id, NULL);
+}
+
+/* A probe another run compiled comes from the probe cache on disk,
+ * renamed for this process and probe, and the kernel loads it.  The other
+ * run is a child process: this one's shape cache would answer first. */
+static void test_disk_cache(void **state)
+{
+	static const char text[] = "trace f { print \"{}\", $tid * 3; bt; }";
+	char dir[] = "/tmp/wraith-test-cg-cache.XXXXXX", name[32], *rm;
+	struct objects objs = { 0 };
+	struct bpf_blob b;
+	int status;
+	pid_t child;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		b = compile_in(text, 99, dir);
+		_exit(b.origin == BPF_BLOB_COMPILED ? 0 : 1);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	b = compile_in(text, 4, dir);
+	assert_int_equal(b.origin, BPF_BLOB_DISK_CACHE);
+	snprintf(name, sizeof(name), "wr%d_4", (int)getpid());
+	assert_string_equal(b.prog_name, name);
+	assert_non_null(memmem(b.data, b.size, name, strlen(name) + 1));
+	snprintf(name, sizeof(name), "wr%d_99", (int)child);
+	assert_null(memmem(b.data, b.size, name, strlen(name)));
+	objs.v = xgrow(objs.v, &objs.cap, 1, sizeof(*objs.v));
+	objs.v[objs.n++] = b;
+	load_all(&objs);
+	objects_release(&objs);
+	rm = xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(rm), 0);
+	free(rm);
 }
 
 /* Probes that differ only in what stays on the host (print text, target,
@@ -422,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_plain_catalogue),
 		cmocka_unit_test(test_unknown_variable),
 		cmocka_unit_test(test_shared_shapes),
+		cmocka_unit_test(test_disk_cache),
 		cmocka_unit_test(test_vars_O0),
 		cmocka_unit_test(test_vars_O2),
 	};

@@ -216,6 +216,65 @@ static void test_default_file(void **state)
 	free(sub);
 }
 
+/* The probe cache: on by default, under $XDG_CACHE_HOME or ~/.cache but
+ * for root (root's home from the password database); off by any layer;
+ * its directory from each layer, a relative one from the current one. */
+static void test_probe_cache(void **state)
+{
+	char *cfg = xasprintf("%s/pc.toml", dir), *want, cwd[4096];
+	struct cli_options o;
+
+	(void)state;
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	unsetenv("WRAITH_PROBE_CACHE");
+	unsetenv("WRAITH_PROBE_CACHE_DIR");
+	setenv("XDG_CACHE_HOME", "/xdg-cache", 1);
+	assert_int_equal(parse(&o, (const char *[]){ "wraith", "-p", "1", NULL }), 0);
+	assert_true(o.probe_cache);
+	if (geteuid() == 0) {
+		assert_non_null(o.probe_cache_dir);
+		assert_non_null(strstr(o.probe_cache_dir, "/.cache/wraith/probes"));
+		assert_null(strstr(o.probe_cache_dir, "xdg"));
+	} else {
+		assert_string_equal(o.probe_cache_dir, "/xdg-cache/wraith/probes");
+	}
+	cli_options_release(&o);
+	unsetenv("XDG_CACHE_HOME");
+
+	write_file(cfg, "[ebpf]\nprobe_cache = false\nprobe_cache_dir = \"/file\"\n");
+	assert_int_equal(parse(&o, (const char *[]){ "wraith", "--config", cfg, "-p", "1", NULL }), 0);
+	assert_false(o.probe_cache);
+	assert_null(o.probe_cache_dir); /* off: nowhere */
+	cli_options_release(&o);
+	setenv("WRAITH_PROBE_CACHE", "on", 1);
+	assert_int_equal(parse(&o, (const char *[]){ "wraith", "--config", cfg, "-p", "1", NULL }), 0);
+	assert_string_equal(o.probe_cache_dir, "/file");
+	cli_options_release(&o);
+	setenv("WRAITH_PROBE_CACHE_DIR", "/env", 1);
+	assert_int_equal(parse(&o, (const char *[]){ "wraith", "--config", cfg, "-p", "1", NULL }), 0);
+	assert_string_equal(o.probe_cache_dir, "/env");
+	cli_options_release(&o);
+	assert_int_equal(parse(&o, (const char *[]){ "wraith", "--config", cfg, "-p", "1",
+		"--probe-cache-dir", "rel/dir", NULL }), 0);
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	want = xasprintf("%s/rel/dir", cwd);
+	assert_string_equal(o.probe_cache_dir, want);
+	free(want);
+	cli_options_release(&o);
+	assert_int_equal(parse(&o, (const char *[]){ "wraith", "-p", "1", "--probe-cache", "off",
+		NULL }), 0);
+	assert_null(o.probe_cache_dir);
+	cli_options_release(&o);
+	assert_int_equal(parse(&o, (const char *[]){ "wraith", "-p", "1", "--probe-cache", "maybe",
+		NULL }), 2);
+	cli_options_release(&o);
+	unsetenv("WRAITH_PROBE_CACHE");
+	unsetenv("WRAITH_PROBE_CACHE_DIR");
+	unsetenv("XDG_CONFIG_HOME");
+	unlink(cfg);
+	free(cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_default_file),
+		cmocka_unit_test(test_probe_cache),
 	};
 	int rc;
 

@@ -1,0 +1,100 @@
+"""probe_cache.py - compiled probes kept between runs (--probe-cache-dir,
+WRAITH_PROBE_CACHE_DIR): on a gcc and a clang build of chain.c, a second
+run of the same script against the same process takes its probe from the
+cache (-v says so) and prints the same backtraces as the first, which
+compiled it; the cached program is loaded under this run's name
+(wr<PID>_<N>, as bpftool lists it); a --dry-run fills the cache too; a
+directory others may write to is not used (and -v says why), nor is any
+with --probe-cache off; nothing is left loaded."""
+import os
+import subprocess
+import tempfile
+import time
+
+from wraithtest import *
+
+require_root()
+SCRIPT = "trace leaf { bt; }"
+
+
+def entries(cache):
+    return sorted(f for f in os.listdir(cache) if f.endswith(".wpc"))
+
+
+def stacks_of(res, what):
+    check(res.returncode == 0, "%s: exit 0 (got %d, stderr %r)" % (what, res.returncode,
+                                                                    res.stderr[-400:]))
+    evs = json_events(res.stdout)
+    return [wraith_stack(it) for e in evs for it in e["items"] if it["type"] == "backtrace"]
+
+
+def loaded_names(args, env):
+    """Start wraith with @args, and return the names bpftool lists for its
+    programs once it traces, and its pid."""
+    e = dict(os.environ)
+    e.update(env)
+    p = subprocess.Popen([WRAITH] + [str(a) for a in args], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, env=e)
+    names, deadline = [], time.time() + 20
+    while not names and time.time() < deadline and p.poll() is None:
+        time.sleep(0.05)
+        names = our_programs(p.pid)
+    p.send_signal(2)
+    err = p.communicate(timeout=20)[1]
+    return names, p.pid, err
+
+
+for binary in ("chain-O2fp", "chain-clang-O2fp"):
+    fx = Fixture(binary, [200])
+    cache = tempfile.mkdtemp(prefix="wraith-pcache-")
+    env = {"WRAITH_PROBE_CACHE_DIR": cache}
+    args = ["-v", "-p", fx.pid, "-s", SCRIPT, "--max-events", 3, "--script-output", "json"]
+
+    first = run(args, env=env)
+    check("site 1: compiled in" in first.stderr, "%s: the first run compiles the probe" % binary)
+    eq(len(entries(cache)), 1, "%s: and stores it in the cache" % binary)
+    second = run(args, env=env)
+    check("site 1: from the probe cache in" in second.stderr,
+          "%s: the second run takes it from the cache (%r)" % (binary, second.stderr[-300:]))
+    check("compiled in" not in second.stderr, "%s: and compiles nothing" % binary)
+    s1, s2 = stacks_of(first, binary + " first run"), stacks_of(second, binary + " second run")
+    eq(len(s2), 3, "%s: the cached probe delivers its events" % binary)
+    check(s1 and s1[0][:4] == ["leaf", "middle", "outer", "main"],
+          "%s: the backtrace is leaf <- middle <- outer <- main (%r)" % (binary, s1[:1]))
+    eq(s2, s1, "%s: both runs print the same backtraces" % binary)
+
+    # loaded under this run's name
+    names, pid, err = loaded_names(["-v", "-p", fx.pid, "-s", SCRIPT, "--timeout", 15, "-q"], env)
+    check("from the probe cache" in err, "%s: the live run took the probe from the cache" % binary)
+    eq(names, ["wr%d_1" % pid], "%s: bpftool lists the cached program under this run's name"
+       % binary)
+
+    # a dry run fills the cache; a real run then uses it
+    dry = tempfile.mkdtemp(prefix="wraith-pcache-")
+    res = run(["--dry-run", "-p", fx.pid, "-s", SCRIPT], env={"WRAITH_PROBE_CACHE_DIR": dry})
+    eq((res.returncode, len(entries(dry))), (0, 1), "%s: --dry-run stores its probe" % binary)
+    res = run(args, env={"WRAITH_PROBE_CACHE_DIR": dry})
+    check("from the probe cache in" in res.stderr, "%s: a run after the dry run uses it" % binary)
+    eq(len(stacks_of(res, binary + " after --dry-run")), 3, "%s: and traces" % binary)
+
+    # a directory others may write to is not used
+    os.chmod(cache, 0o777)
+    before = entries(cache)
+    res = run(args, env=env)
+    check("not used: others may write to it (mode 0777)" in res.stderr,
+          "%s: -v says why a mode 0777 directory is not used" % binary)
+    check("site 1: compiled in" in res.stderr, "%s: the probe is compiled then" % binary)
+    eq(stacks_of(res, binary + " unsafe dir"), s1, "%s: and traces as before" % binary)
+    eq(entries(cache), before, "%s: nothing is written there" % binary)
+    os.chmod(cache, 0o700)
+
+    # --probe-cache off
+    res = run(args + ["--probe-cache", "off"], env=env)
+    check("site 1: compiled in" in res.stderr and "probe cache" not in res.stderr,
+          "%s: --probe-cache off compiles and leaves the cache alone" % binary)
+
+    subprocess.run(["rm", "-rf", cache, dry])
+    fx.stop()
+
+check_no_leftovers("after the probe cache runs")
+finish()
