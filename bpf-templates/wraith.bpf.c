@@ -1873,6 +1873,19 @@ struct step_ctx {
 	struct wr_proc_maps *pm;
 };
 
+/* This CPU's event buffer and backtrace state, for a program or a
+ * bpf_loop() callback that has no pointer to them (the step program, and
+ * the callbacks of a probe that unwinds itself: see step_frame_self()).
+ * Returns whether both are there. */
+WR_INLINE int own_state(__u8 **buf, struct wr_bt_state **st)
+{
+	__u32 zero = 0;
+
+	*buf = event_buf();
+	*st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+	return *buf && *st;
+}
+
 /* One frame of the first pending slot; 1 (stop the loop) when none is left. */
 WR_INLINE long step_one(__u8 *buf, struct wr_bt_state *st, struct wr_proc_maps *pm)
 {
@@ -1914,12 +1927,9 @@ static long step_frame_self(__u32 i, void *arg)
 {
 	struct wr_proc_maps *pm;
 	struct wr_bt_state *st;
-	__u32 zero = 0;
 	__u8 *buf;
 
-	buf = event_buf();
-	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
-	if (!buf || !st)
+	if (!own_state(&buf, &st))
 		return 1;
 	pm = proc_maps_of(buf, st);
 	if (!pm)
@@ -2017,12 +2027,9 @@ static long finish_slot(__u32 i, void *arg)
 static long finish_slot_self(__u32 i, void *arg)
 {
 	struct wr_bt_state *st;
-	__u32 zero = 0;
 	__u8 *buf;
 
-	buf = event_buf();
-	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
-	if (!buf || !st)
+	if (!own_state(&buf, &st))
 		return 1;
 	return finish_one(i, buf, st);
 }
@@ -2109,12 +2116,9 @@ SEC("uprobe")
 int wr_bt_step(void *ctx)
 {
 	struct wr_bt_state *st;
-	__u32 zero = 0;
 	__u8 *buf;
 
-	buf = event_buf();
-	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
-	if (!buf || !st)
+	if (!own_state(&buf, &st))
 		return 0;
 	step_all(ctx, buf, st);
 	return 0;
