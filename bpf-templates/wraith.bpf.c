@@ -420,20 +420,22 @@ WR_INLINE int claim_buffer(struct wr_bt_state *st, __u32 tid)
 	return 1;
 }
 
-/* Start an event for @probe_id.  Returns the per-CPU buffer, or NULL when
- * the current process is not @tgid (0 = any), the current thread is not
- * @tid (0 = any), a map is missing, or (under --fault-in) a probe sleeping
- * in a fault holds the buffer. */
-WR_API __u8 *wr_event_begin(void *ctx, __u32 probe_id, __u32 tgid, __u32 tid)
+/* Start an event for the probe of @cookie (wr_probe_cookie()).  Returns the
+ * per-CPU buffer, or NULL when the current process or thread is not the one
+ * the cookie names, a map is missing, or (under --fault-in) a probe
+ * sleeping in a fault holds the buffer. */
+WR_API __u8 *wr_event_begin(void *ctx, __u64 cookie)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 probe_id = (__u32)cookie, only = (__u32)(cookie >> 32);
 	struct wr_event_header *h;
 	struct wr_bt_state *st;
 	struct wr_probe_stats *ps;
 	__u32 zero = 0;
 	__u8 *buf;
 
-	if ((tgid && (__u32)(pid_tgid >> 32) != tgid) || (tid && (__u32)pid_tgid != tid))
+	if (only & WR_COOKIE_THREAD ? (__u32)pid_tgid != (only & ~WR_COOKIE_THREAD)
+	    : only && (__u32)(pid_tgid >> 32) != only)
 		return 0;
 	buf = event_buf();
 	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
@@ -746,9 +748,11 @@ WR_SUBPROG long wr_read_user_str(struct wr_text *dst, __u32 max, __u64 uptr)
 
 /* The probe's wire id: the cookie its uprobe was attached with, so the
  * probes whose programs come out the same share one loaded program. */
-WR_API __u32 wr_probe_id(void *ctx)
+/* The uprobe's attach cookie: the probe's wire id and the process or
+ * thread it traces (WR_COOKIE_THREAD in protocol/wire.h). */
+WR_API __u64 wr_probe_cookie(void *ctx)
 {
-	return (__u32)bpf_get_attach_cookie(ctx);
+	return bpf_get_attach_cookie(ctx);
 }
 
 WR_INLINE void expr_error(struct wr_event_buf *ev, __u32 index, __u32 code, __u32 flags, __u64 addr)

@@ -52,7 +52,7 @@ static LLVMTargetMachineRef target_machine;
 
 
 const struct cg_entry cg_entry_points[] = {
-	{ "wr_event_begin", 4 },
+	{ "wr_event_begin", 2 },
 	{ "wr_event_end", 2 },
 	{ "wr_event_drop_empty", 1 },
 	{ "wr_item_open", 3 },
@@ -64,7 +64,7 @@ const struct cg_entry cg_entry_points[] = {
 	{ "wr_arg_word", 5 },
 	{ "wr_read_user", 3 },
 	{ "wr_read_user_str", 3 },
-	{ "wr_probe_id", 1 },
+	{ "wr_probe_cookie", 1 },
 	{ "wr_pid_tgid", 0 },
 	{ "wr_ktime", 0 },
 	{ "wr_ns_pid_tgid", 2 },

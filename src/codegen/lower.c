@@ -385,10 +385,9 @@ int lower_probe(struct cg *cg)
 	LLVMPositionBuilderAtEnd(cg->builder, entry);
 	set_loc(cg, cg->plan->ast->loc);
 	args[0] = cg->ctx_arg;
-	args[1] = call(cg, "wr_probe_id", args, 1);
-	args[2] = c32(cg, cg->plan->tgid);
-	args[3] = c32(cg, cg->plan->tid);
-	cg->buf = call(cg, "wr_event_begin", args, 4);
+	/* The process or thread filter is in the cookie too, not the program. */
+	args[1] = call(cg, "wr_probe_cookie", args, 1);
+	cg->buf = call(cg, "wr_event_begin", args, 2);
 	isnull = LLVMBuildIsNull(cg->builder, cg->buf, "");
 	LLVMBuildCondBr(cg->builder, isnull, skip, body);
 	LLVMPositionBuilderAtEnd(cg->builder, skip);

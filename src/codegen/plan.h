@@ -57,8 +57,9 @@ struct plan_vars {
 struct probe_plan {
 	uint32_t probe_id;             /* names the program; at run time a probe's id is
 					  the cookie it was attached with */
-	uint32_t tgid;                 /* 0: any process (-t mode) */
-	uint32_t tid;                  /* 0: every thread; else that thread only */
+	uint32_t tgid;                 /* the traced process, 0 in -t mode ($input_pid);
+					  which process's hits a probe takes is in
+					  its cookie (WR_COOKIE_THREAD) */
 	/* The PID namespace of process tgid when it is not wraith's own (its
 	 * nsfs device and inode), for $pid and $tid as the process sees them;
 	 * 0 and 0 otherwise. */

@@ -33,6 +33,12 @@
 #define WR_MAX_PROCS        1024u   /* processes with mappings installed */
 #define WR_PROC_NONE        0xffffffffu /* wr_bt_state.proc_slot: no mappings */
 #define WR_MAX_PROBES       4096u
+/* A uprobe's attach cookie: the probe's wire id in the low 32 bits; in the
+ * high 32 the process whose hits the probe takes (0: any), or with
+ * WR_COOKIE_THREAD set the one thread.  Out of the program, a probe's
+ * program is the same whatever process it traces (the probe cache keeps
+ * it); process ids stay below 2^22, so the bit is free. */
+#define WR_COOKIE_THREAD    0x80000000u
 #define WR_FRAME_CACHE      4096u   /* the unwinder's frame cache, entries per CPU */
 #define WR_MAX_MODULES      4096u   /* modules with CFI across the session */
 #define WR_MAP_SEARCH_STEPS 10u     /* ceil(log2(WR_MAX_MAPPINGS)) + 1 */

@@ -572,6 +572,16 @@ static void site_cfa(struct session *s, struct probe_site *site, struct probe_pl
 	}
 }
 
+/* The attach cookie of @site's uprobes: its wire id, and the process or
+ * thread it traces (WR_COOKIE_THREAD). */
+static uint64_t site_cookie(const struct session *s, const struct probe_site *site)
+{
+	uint64_t only = s->target->tid > 0 ? (uint32_t)s->target->tid | WR_COOKIE_THREAD
+			: s->target->pid > 0 ? (uint32_t)s->target->pid : 0;
+
+	return site->wire_id | only << 32;
+}
+
 static int compile_site(struct session *s, struct probe *p, struct probe_site *site,
 			struct diag *d, struct strbuf *errors)
 {
@@ -581,7 +591,6 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 		.probe_id = site->wire_id, .ast = p->ast, .pc = site->where.vaddr,
 		.rule0 = site->rule0, .bt_depth = s->opt.bt_depth, .name = p->target_text,
 		.tgid = s->target->pid > 0 ? (uint32_t)s->target->pid : 0,
-		.tid = s->target->tid > 0 ? (uint32_t)s->target->tid : 0,
 	};
 	struct site_ctx sc = { p, site, s->target };
 	struct bpf_blob blob = { 0 };
@@ -627,7 +636,7 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	err = kernel_wait(s);
 	t1 = now_seconds();
 	if (!err)
-		err = runtime_load_probe(s->rt, &blob, site->wire_id, &site->rt, &why);
+		err = runtime_load_probe(s->rt, &blob, site_cookie(s, site), &site->rt, &why);
 	bpf_blob_release(&blob);
 	wr_debug("probe %u site %u: loaded (verifier) in %.1f ms", p->id, site->wire_id,
 		 (now_seconds() - t1) * 1e3);

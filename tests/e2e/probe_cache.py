@@ -1,8 +1,9 @@
 """probe_cache.py - compiled probes kept between runs (--probe-cache-dir,
 WRAITH_PROBE_CACHE_DIR): on a gcc and a clang build of chain.c, a second
-run of the same script against the same process takes its probe from the
-cache (-v says so) and prints the same backtraces as the first, which
-compiled it; the cached program is loaded under this run's name
+run of the same script against the same process, or another process of the
+same program, takes its probe from the cache (-v says so) and prints the
+same backtraces as the first, which compiled it, from the traced process
+only; the cached program is loaded under this run's name
 (wr<PID>_<N>, as bpftool lists it); a --dry-run fills the cache too; a
 directory others may write to is not used (and -v says why), nor is any
 with --probe-cache off; nothing is left loaded."""
@@ -68,6 +69,20 @@ for binary in ("chain-O2fp", "chain-clang-O2fp"):
     check("from the probe cache" in err, "%s: the live run took the probe from the cache" % binary)
     eq(names, ["wr%d_1" % pid], "%s: bpftool lists the cached program under this run's name"
        % binary)
+
+    # another process of the same program hits too (which process a probe
+    # takes is in its uprobe's cookie, not in the program), and its events
+    # are that process's only, while the first one keeps calling leaf
+    fx2 = Fixture(binary, [200])
+    res = run(["-v", "-p", fx2.pid, "-s", SCRIPT, "--max-events", 3, "--script-output", "json"],
+              env=env)
+    check("site 1: from the probe cache in" in res.stderr,
+          "%s: a new process of the program takes the probe from the cache (%r)"
+          % (binary, res.stderr[-300:]))
+    eq(stacks_of(res, binary + " other process"), s1, "%s: with the same backtraces" % binary)
+    eq(set(e["pid"] for e in json_events(res.stdout)), {fx2.pid},
+       "%s: only the traced process's hits are events" % binary)
+    fx2.stop()
 
     # a dry run fills the cache; a real run then uses it
     dry = tempfile.mkdtemp(prefix="wraith-pcache-")
