@@ -8,6 +8,7 @@
 #include "runtime/runtime.h"
 #include "runtime/core_btf.h"
 #include "runtime/kbtf.h"
+#include "runtime/prearm.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -837,11 +838,22 @@ int runtime_attach(struct runtime *rt, struct rt_probe *p, pid_t pid, const char
 		   uint64_t file_offset)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = false, .bpf_cookie = p->cookie);
-	struct bpf_link *link;
+	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = p->cookie);
+	int armed = uprobe_prearmed(pid, path, file_offset);
+	struct bpf_link *link = NULL;
 	int err;
 
 	(void)rt;
-	link = bpf_program__attach_uprobe_opts(p->o->prog, pid, path, (size_t)file_offset, &uo);
+	/* The uprobe registered while the probe compiled (prearm.h); the link
+	 * owns its fd from here on. */
+	if (armed >= 0) {
+		link = bpf_program__attach_perf_event_opts(p->o->prog, armed, &po);
+		if (!link)
+			close(armed);
+	}
+	if (!link)
+		link = bpf_program__attach_uprobe_opts(p->o->prog, pid, path, (size_t)file_offset,
+						       &uo);
 	if (!link) {
 		err = -errno;
 		if (err == -EPERM || err == -EACCES)

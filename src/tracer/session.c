@@ -13,6 +13,7 @@
 #include "dwarf/vars.h"
 #include "proc/pidns.h"
 #include "render/status.h"
+#include "runtime/prearm.h"
 #include "runtime/runtime.h"
 #include "script/parser.h"
 #include "script/walk.h"
@@ -255,6 +256,7 @@ void session_free(struct session *s)
 	for (size_t i = 0; i < s->n_probes; i++)
 		unload_probe(s, s->probes[i]);
 	free(s->probes);
+	uprobe_prearm_release();
 	if (s->kstart)
 		kernel_wait(s);
 	stack_cache_free(s->stack_cache);
@@ -687,6 +689,10 @@ static int load_probe(struct session *s, struct probe *p, struct diag *d, struct
 {
 	int err = resolve_probe(s, p, d);
 
+	/* The session's first uprobe registers while the probe compiles. */
+	if (!err && p->n_sites && p->enabled && !s->opt.dry_run)
+		uprobe_prearm(s->target->pid > 0 ? s->target->pid : -1, p->sites[0].mod->open_path,
+			      p->sites[0].file_offset);
 	return err ? err : session_load_sites(s, p, 0, d, errors);
 }
 
