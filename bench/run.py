@@ -38,10 +38,12 @@ suite measures that interference too.
 import argparse
 import glob
 import datetime
+import errno
 import json
 import os
 import platform
 import re
+import select
 import shutil
 import signal
 import statistics
@@ -224,14 +226,40 @@ class Tracer:
 
     def wait_ready(self):
         if self.kind == "perf":
-            ctl, ack = self.perf_ctl
-            with open(ctl, "w") as f:
-                f.write("enable\n")
-            with open(ack) as f:
-                f.readline()
+            self.perf_enable()
         elif not self.watch.ready.wait(60) or self.p.poll() is not None:
             raise RuntimeError("%s did not start:\n%s" % (self.kind, self.watch.text()[-2000:]))
         return now() - self.t0
+
+    def perf_enable(self):
+        """Tell perf to start recording and wait for its ack, never blocking
+        on a FIFO whose other end is gone (perf died before opening it)."""
+        ctl, ack = self.perf_ctl
+        deadline = now() + 60
+        fd = -1
+        while fd < 0:
+            if self.p.poll() is not None or now() > deadline:
+                raise RuntimeError("perf did not start:\n%s" % self.watch.text()[-2000:])
+            try:
+                fd = os.open(ctl, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as e:
+                if e.errno != errno.ENXIO:  # no reader yet
+                    raise
+                time.sleep(0.05)
+        os.write(fd, b"enable\n")
+        os.close(fd)
+        fd = os.open(ack, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            while True:
+                ready = select.select([fd], [], [], 0.2)[0]
+                if ready and os.read(fd, 64):
+                    break
+                if self.p.poll() is not None or now() > deadline:
+                    raise RuntimeError("perf did not acknowledge:\n%s" % self.watch.text()[-2000:])
+                if ready:
+                    time.sleep(0.05)  # end of file: perf has not opened its end yet
+        finally:
+            os.close(fd)
 
     def stop(self):
         self.p.send_signal(signal.SIGSTOP)
