@@ -204,8 +204,9 @@ def startup(ctx, R, add):
         "run against the same process filled, as when a script is started again: the "
         "probes' objects come from it, and LLVM's passes and BPF emission are skipped (the "
         "probe is still lowered once for its shape key, and the kernel still verifies it).  "
-        "A new process of the same program is a cold start: its process id is part of the "
-        "probe program.\n")
+        "A new process of the same program hits as well (which process a probe takes rides "
+        "in its uprobe's cookie, not in its program); the kernel BTF cut, also kept there, "
+        "hits for any process.\n")
     prof = st.get("profile")
     if prof:
         import run as _run
@@ -477,17 +478,17 @@ def startup_limits(ctx, R, st, add):
         "ring buffer is written after the probes attach; unwind tables are extracted on a "
         "third thread, and big modules without a probe site go in after the probes attach; "
         "file:line lookups read only the units whose raw line tables can hold the line; "
-        "compiled probes are kept in a cache on disk, which a script started again against "
-        "the same process hits (the warm rows).  "
+        "compiled probes and the kernel BTF cut are kept in a cache on disk, which a script "
+        "started again hits, against the same process or a new one of the same program "
+        "(the warm rows).  "
         "What is left, on 2 CPUs, is the compile path, now longer than the kernel side: "
         "the process start (%s ms of CPU), LLVM's set-up and the template parse on the "
         "launch thread (about 13 ms: set-up 3-4, the shape-key module 4, the parse 6-7), "
         "the passes (about 8 ms) and BPF instruction selection and emission (about 22 ms "
         "for a probe of about 830 instructions), then the probe's own verification (3 ms).  "
         "Ways to cut more:%s skip the shape-key module when a script has one probe at one "
-        "site; load only the template bodies a probe reaches; take the traced process's id "
-        "out of the probe program (the attach cookie, or a map) so that the probe cache "
-        "also hits for a new process of the same program (runbooks, CI).\n"
+        "site; load only the template bodies a probe reaches; on a warm start, skip the "
+        "template parse the launch thread makes for a compile that does not come.\n"
         % (f0(exec_ms), " give libdwfl a find_debuginfo callback that searches the local "
            "debug paths without loading debuginfod;" if fl and fl.get("loaded") else ""))
     big = st.get("big")

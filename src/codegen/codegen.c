@@ -16,6 +16,7 @@
 #include "codegen/passes.h"
 #include "codegen/probe_cache.h"
 #include "protocol/wire.h"
+#include "util/buildid.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/htab.h"
@@ -570,7 +571,7 @@ static struct probe_cache *disk_cache(const struct codegen_options *opt)
 		return disk.cache;
 	disk_release();
 	disk.dir = xstrdup(opt->cache_dir);
-	if (probe_cache_build_id(&id, &id_len))
+	if (build_id_self(&id, &id_len))
 		wr_debug("probe cache %s: not used: this wraith has no build-id to key it by", disk.dir);
 	else if (probe_cache_open(disk.dir, id, id_len, &disk.cache, &why))
 		wr_debug("probe cache %s: not used: %s", disk.dir, why.buf);

@@ -16,14 +16,8 @@
  * NULs to the stored name's length; a longer name is a miss (the caller
  * compiles and the entry is replaced).
  *
- * Safety (wraith runs as root): the directory is created 0700 and used
- * only if it belongs to the effective user and no one else may write to
- * it; every file is opened relative to it with O_NOFOLLOW and must be a
- * regular file of that user; entries are written to a temporary file and
- * renamed into place, so concurrent runs see a whole entry or none.  The
- * directory is bounded: when a run that wrote entries ends, the least
- * recently used entries go until PROBE_CACHE_MAX_BYTES and
- * PROBE_CACHE_MAX_FILES hold.
+ * Entries live in a disk cache (util/diskcache.h: how it is kept safe),
+ * which a run that stored probes prunes as it ends.
  */
 #ifndef WRAITH_CODEGEN_PROBE_CACHE_H
 #define WRAITH_CODEGEN_PROBE_CACHE_H
@@ -34,14 +28,7 @@
 
 struct strbuf;
 
-#define PROBE_CACHE_MAX_BYTES (32u << 20)
-#define PROBE_CACHE_MAX_FILES 1024u
-
 struct probe_cache;
-
-/* The GNU build-id of the running executable: *@id borrowed (static),
- * *@len its length.  Returns 0, or -ENOENT when it has none. */
-int probe_cache_build_id(const unsigned char **id, size_t *len);
 
 /* Open the cache in @dir (created, with its missing parents, mode 0700)
  * for the build @build_id[0..@len) (@len > 0).  Returns 0 with *@out

@@ -289,11 +289,18 @@ int core_btf_memfd(const struct btf *btf)
 {
 	__u32 size;
 	const char *raw = btf__raw_data(btf, &size);
-	int fd = raw ? memfd_create("wraith-core-btf", MFD_CLOEXEC) : -1;
+
+	return raw ? core_btf_memfd_raw(raw, size) : -ENOMEM;
+}
+
+int core_btf_memfd_raw(const void *data, size_t size)
+{
+	const char *raw = data;
+	int fd = memfd_create("wraith-core-btf", MFD_CLOEXEC);
 	size_t done = 0;
 
 	if (fd < 0)
-		return raw ? -errno : -ENOMEM;
+		return -errno;
 	while (done < size) {
 		ssize_t w = write(fd, raw + done, size - done);
 

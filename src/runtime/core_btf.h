@@ -28,5 +28,7 @@ struct btf *core_btf_build(const struct btf *local, const struct kbtf *k);
 /* Write @btf into a memory file; returns its descriptor (the file is
  * /proc/self/fd/N) or a negative errno. */
 int core_btf_memfd(const struct btf *btf);
+/* The same for raw BTF bytes @raw[0..@size) (a cut kept on disk). */
+int core_btf_memfd_raw(const void *raw, size_t size);
 
 #endif

@@ -6,6 +6,7 @@
  * path.
  */
 #include "runtime/runtime.h"
+#include "runtime/btf_cache.h"
 #include "runtime/core_btf.h"
 #include "runtime/kbtf.h"
 #include "runtime/prearm.h"
@@ -165,16 +166,42 @@ static uint32_t proc_capacity(const struct runtime *rt)
 	return n && n < WR_MAX_PROCS ? n : WR_MAX_PROCS;
 }
 
+/* The cut kept by an earlier run in @opt's cache, in a memory file, or -1. */
+static int cached_btf_file(const struct rt_options *opt, const struct bpf_blob *base)
+{
+	struct strbuf why = STRBUF_INIT;
+	void *raw;
+	size_t len;
+	int fd = -1, err = opt->cache_dir ? btf_cache_get(opt->cache_dir, base, &raw, &len, &why)
+					   : -ENOENT;
+
+	if (why.len)
+		wr_debug("kernel BTF cut: cache %s not used: %s", opt->cache_dir, why.buf);
+	if (!err) {
+		fd = core_btf_memfd_raw(raw, len);
+		free(raw);
+	}
+	strbuf_release(&why);
+	return fd < 0 ? -1 : fd;
+}
+
 /* The kernel BTF for the base object's CO-RE relocations, cut down to
  * what they name (core_btf.h), in a memory file; -1 when the kernel has
  * no BTF (libbpf then fails as it always did) or the cut could not be
- * made (libbpf then loads the kernel's whole BTF itself). */
-static int core_btf_file(const struct bpf_blob *base)
+ * made (libbpf then loads the kernel's whole BTF itself).  *@cached: it
+ * came from the disk cache, where a new cut is kept. */
+static int core_btf_file(const struct rt_options *opt, const struct bpf_blob *base, bool *cached)
 {
 	struct kbtf *k;
 	struct btf *local, *cut = NULL;
-	int fd = -1, err = kbtf_open(NULL, &k);
+	int fd = cached_btf_file(opt, base), err;
+	const void *raw;
+	__u32 len;
 
+	*cached = fd >= 0;
+	if (fd >= 0)
+		return fd;
+	err = kbtf_open(NULL, &k);
 	if (err) {
 		wr_debug("kernel BTF: %s", wr_strerror(err));
 		return -1;
@@ -186,6 +213,8 @@ static int core_btf_file(const struct bpf_blob *base)
 	if (fd < 0)
 		wr_debug("kernel BTF for the unwinder: %s; libbpf loads all of it",
 			 wr_strerror(fd));
+	else if (opt->cache_dir && (raw = btf__raw_data(cut, &len)) != NULL)
+		(void)btf_cache_put(opt->cache_dir, base, raw, len, NULL);
 	btf__free(cut);
 	btf__free(local);
 	kbtf_close(k);
@@ -199,7 +228,8 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 	struct bpf_map *rb, *ev;
 	int ncpu = rt->ncpu;
 	double c0 = thread_cpu_seconds(), c1, c2;
-	int btf_fd = core_btf_file(base);
+	bool btf_cached;
+	int btf_fd = core_btf_file(&rt->opt, base, &btf_cached);
 	char *log, btf_path[40];
 	int err;
 
@@ -237,9 +267,9 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 	bpf_object__for_each_program(prog, rt->base)
 		bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
 	err = bpf_object__load(rt->base);
-	wr_debug("base object: kernel BTF cut in %.1f ms of CPU, object opened in %.1f, maps and "
-		 "programs loaded in %.1f", (c1 - c0) * 1e3, (c2 - c1) * 1e3,
-		 (thread_cpu_seconds() - c2) * 1e3);
+	wr_debug("base object: kernel BTF cut %s in %.1f ms of CPU, object opened in %.1f, maps and "
+		 "programs loaded in %.1f", btf_cached ? "from the cache" : "made",
+		 (c1 - c0) * 1e3, (c2 - c1) * 1e3, (thread_cpu_seconds() - c2) * 1e3);
 	if (btf_fd >= 0)
 		close(btf_fd);
 	if (err && log[0]) {

@@ -41,6 +41,9 @@ struct rt_options {
 	/* Processes whose mappings can be installed at once (0: WR_MAX_PROCS):
 	 * each costs a map value of 20 KiB, made when the maps are. */
 	uint32_t max_procs;
+	/* The disk cache (util/diskcache.h) the kernel BTF cut for the base
+	 * object is kept in between runs (runtime/btf_cache.h); NULL: none. */
+	const char *cache_dir;
 };
 
 /* The event buffer a session gets without --buffer-size: 4 MiB per

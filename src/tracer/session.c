@@ -316,6 +316,7 @@ int session_start(struct session *s)
 	ks->ro.fault_in = s->opt.fault_in;
 	ks->ro.buffer_bytes = s->opt.buffer_bytes;
 	ks->ro.stack_entries = s->opt.stack_entries;
+	ks->ro.cache_dir = s->opt.probe_cache_dir;
 	/* With -p the one process is all there is (target.c adds no other). */
 	ks->ro.max_procs = s->opt.pid > 0 ? 1 : 0;
 	s->kstart = ks;

@@ -13,6 +13,8 @@
 #include <cmocka.h>
 
 #include "codegen/probe_cache.h"
+#include "util/buildid.h"
+#include "util/diskcache.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -273,7 +275,7 @@ static size_t count_entries(const char *dir)
 	return n;
 }
 
-/* Past PROBE_CACHE_MAX_FILES, closing a cache that stored drops the least
+/* Past DISK_CACHE_MAX_FILES, closing a cache that stored drops the least
  * recently used entries, and an entry read lately counts as used. */
 static void test_prune(void **state)
 {
@@ -283,7 +285,7 @@ static void test_prune(void **state)
 	struct strbuf why = STRBUF_INIT;
 	char key[32], name[32], *path;
 
-	for (unsigned i = 0; i < PROBE_CACHE_MAX_FILES + 10; i++) {
+	for (unsigned i = 0; i < DISK_CACHE_MAX_FILES + 10; i++) {
 		snprintf(key, sizeof(key), "key %u", i);
 		assert_int_equal(probe_cache_put(f->c, key, &in), 0);
 		probe_cache_file_name(f->c, key, name);
@@ -297,7 +299,7 @@ static void test_prune(void **state)
 	bpf_blob_release(&out);
 	probe_cache_free(f->c);
 	f->c = NULL;
-	assert_int_equal(count_entries(f->dir), PROBE_CACHE_MAX_FILES);
+	assert_int_equal(count_entries(f->dir), DISK_CACHE_MAX_FILES);
 	assert_int_equal(probe_cache_open(f->dir, build_a, sizeof(build_a), &f->c, &why), 0);
 	assert_int_equal(probe_cache_get(f->c, "key 0", "wr1_1", &out), 0);
 	bpf_blob_release(&out);
@@ -318,7 +320,7 @@ static void test_build_id(void **state)
 	size_t len;
 
 	(void)state;
-	assert_int_equal(probe_cache_build_id(&id, &len), 0);
+	assert_int_equal(build_id_self(&id, &len), 0);
 	assert_true(len >= 8);
 }
 

@@ -1,6 +1,7 @@
 /* test_runtime.c - the kernel BTF read in place (kbtf) and the cut-down
  * copy the base object's CO-RE relocations are resolved against
- * (core_btf), on a made-up kernel BTF written with libbpf. */
+ * (core_btf), on a made-up kernel BTF written with libbpf; and that cut
+ * kept on disk (btf_cache), on the running kernel's BTF. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,8 +17,11 @@
 
 #include "codegen/codegen.h"
 #include "runtime/blob.h"
+#include "runtime/btf_cache.h"
 #include "runtime/core_btf.h"
 #include "runtime/kbtf.h"
+#include "util/buildid.h"
+#include "util/strbuf.h"
 
 /* struct outer { int x; union { struct { unsigned long start, end; }; int r; };
  *                struct inner in; struct inner *p; } (size 64)
@@ -238,6 +242,93 @@ static void test_core_btf_of_base(void **state)
 	bpf_blob_release(&base);
 }
 
+/* A fresh cut of the running kernel's BTF for @base, as raw bytes. */
+static void *fresh_cut(const struct bpf_blob *base, size_t *len)
+{
+	struct btf *local = core_btf_of_object(base->data, base->size), *cut;
+	struct kbtf *k;
+	const void *raw;
+	void *copy;
+	__u32 n;
+
+	assert_non_null(local);
+	assert_int_equal(kbtf_open(NULL, &k), 0);
+	cut = core_btf_build(local, k);
+	assert_non_null(cut);
+	raw = btf__raw_data(cut, &n);
+	assert_non_null(raw);
+	copy = malloc(n);
+	memcpy(copy, raw, n);
+	*len = n;
+	btf__free(cut);
+	btf__free(local);
+	kbtf_close(k);
+	return copy;
+}
+
+/* The cut kept on disk is byte for byte a fresh cut of this kernel's BTF
+ * (which a cut made again also is); the other transport's base object,
+ * whose shadows may differ, does not find it. */
+static void test_btf_cache(void **state)
+{
+	struct codegen_options ring = { .transport = WR_TRANSPORT_RINGBUF };
+	struct codegen_options perf = { .transport = WR_TRANSPORT_PERF };
+	char dir[] = "/tmp/wraith-test-btfcache.XXXXXX", *rm;
+	struct bpf_blob base, other;
+	struct strbuf key = STRBUF_INIT;
+	const unsigned char *id;
+	void *a, *b, *kept;
+	size_t la, lb, lk;
+
+	(void)state;
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0 || build_id_kernel(&id, &la) != 0) {
+		print_message("no kernel BTF or kernel build-id here: nothing to cache\n");
+		return;
+	}
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(codegen_base(&ring, &base), 0);
+	assert_int_equal(codegen_base(&perf, &other), 0);
+	assert_int_equal(btf_cache_key(&base, &key), 0);
+	a = fresh_cut(&base, &la);
+	assert_int_equal(btf_cache_get(dir, &base, &kept, &lk, NULL), -ENOENT);
+	assert_int_equal(btf_cache_put(dir, &base, a, la, NULL), 0);
+	b = fresh_cut(&base, &lb);
+	assert_int_equal(btf_cache_get(dir, &base, &kept, &lk, NULL), 0);
+	assert_int_equal(lk, lb);
+	assert_memory_equal(kept, b, lb);
+	free(kept);
+	if (other.size != base.size || memcmp(other.data, base.data, base.size))
+		assert_int_equal(btf_cache_get(dir, &other, &kept, &lk, NULL), -ENOENT);
+	free(a);
+	free(b);
+	strbuf_release(&key);
+	bpf_blob_release(&base);
+	bpf_blob_release(&other);
+	rm = malloc(64 + sizeof(dir));
+	snprintf(rm, 64 + sizeof(dir), "rm -rf '%s'", dir);
+	assert_int_equal(system(rm), 0);
+	free(rm);
+}
+
+/* The build-id note among others, and one cut short. */
+static void test_build_id_notes(void **state)
+{
+	static const unsigned char notes[] = {
+		4, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 'X', 'e', 'n', 0, 0xaa, 0xbb, 0, 0,
+		4, 0, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0, 0xde, 0xad, 0xbe, 0xef,
+	};
+	const unsigned char *id;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(build_id_in_notes(notes, sizeof(notes), &id, &len), 0);
+	assert_int_equal(len, 4);
+	assert_memory_equal(id, "\xde\xad\xbe\xef", 4);
+	assert_int_equal(build_id_in_notes(notes, sizeof(notes) - 1, &id, &len), -ENOENT);
+	assert_int_equal(build_id_in_notes(notes, 20, &id, &len), -ENOENT);
+	assert_int_equal(build_id_self(&id, &len), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +336,8 @@ int main(void)
 		cmocka_unit_test(test_core_btf_cut),
 		cmocka_unit_test(test_kbtf_errors),
 		cmocka_unit_test(test_core_btf_of_base),
+		cmocka_unit_test(test_btf_cache),
+		cmocka_unit_test(test_build_id_notes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
