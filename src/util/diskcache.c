@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #define ENTRY_MAGIC "wraithDC"
-#define ENTRY_VERSION 1u
+#define ENTRY_VERSION 2u
 #define ENTRY_SUFFIX ".wpc"
 #define ENTRY_MAX_SIZE (16u << 20) /* larger files are not ours: a miss */
 #define TEMP_PREFIX "tmp."
@@ -35,8 +35,9 @@ struct entry_header {
 	uint32_t version;
 	uint32_t key_len;
 	uint64_t value_len;
+	uint64_t check; /* fnv1a() of key and value: a damaged value is a miss too */
 };
-_Static_assert(sizeof(struct entry_header) == 24, "entry header layout");
+_Static_assert(sizeof(struct entry_header) == 32, "entry header layout");
 
 struct disk_cache {
 	int dir_fd;
@@ -105,11 +106,12 @@ int disk_cache_open(const char *dir, struct disk_cache **out, struct strbuf *why
 	return 0;
 }
 
-/* FNV-1a, 64 bits, over @len bytes of @p. */
-static uint64_t fnv1a(const void *p, size_t len)
+#define FNV_BASIS 0xcbf29ce484222325ull
+
+/* FNV-1a, 64 bits, over @len bytes of @p, from @h (FNV_BASIS to start). */
+static uint64_t fnv1a(uint64_t h, const void *p, size_t len)
 {
 	const unsigned char *b = p;
-	uint64_t h = 0xcbf29ce484222325ull;
 
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ b[i]) * 0x100000001b3ull;
@@ -118,7 +120,7 @@ static uint64_t fnv1a(const void *p, size_t len)
 
 void disk_cache_file_name(const void *key, size_t key_len, char *buf)
 {
-	snprintf(buf, 32, "%016" PRIx64 ENTRY_SUFFIX, fnv1a(key, key_len));
+	snprintf(buf, 32, "%016" PRIx64 ENTRY_SUFFIX, fnv1a(FNV_BASIS, key, key_len));
 }
 
 /* ---- reading ---- */
@@ -157,7 +159,8 @@ static bool entry_matches(const unsigned char *data, size_t size, const void *ke
 	memcpy(&h, data, sizeof(h));
 	return !memcmp(h.magic, ENTRY_MAGIC, sizeof(h.magic)) && h.version == ENTRY_VERSION &&
 	       h.key_len == key_len && sizeof(h) + (uint64_t)h.key_len + h.value_len == size &&
-	       !memcmp(data + sizeof(h), key, key_len);
+	       !memcmp(data + sizeof(h), key, key_len) &&
+	       fnv1a(FNV_BASIS, data + sizeof(h), size - sizeof(h)) == h.check;
 }
 
 int disk_cache_get(struct disk_cache *c, const void *key, size_t key_len, void **value,
@@ -226,9 +229,11 @@ int disk_cache_put(struct disk_cache *c, const void *key, size_t key_len, const 
 	memcpy(h.magic, ENTRY_MAGIC, sizeof(h.magic));
 	all[0] = (struct iovec){ &h, sizeof(h) };
 	all[1] = (struct iovec){ (void *)key, key_len };
+	h.check = fnv1a(FNV_BASIS, key, key_len);
 	for (int i = 0; i < n; i++) {
 		all[2 + i] = iov[i];
 		h.value_len += iov[i].iov_len;
+		h.check = fnv1a(h.check, iov[i].iov_base, iov[i].iov_len);
 	}
 	disk_cache_file_name(key, key_len, file);
 	snprintf(temp, sizeof(temp), TEMP_PREFIX "%d.%u", (int)getpid(),

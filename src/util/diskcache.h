@@ -5,10 +5,10 @@
  * Layer rule: util/ depends on nothing else in wraith.
  *
  * An entry is one file, "<16 hex digits>.wpc" (a hash of its key): a
- * header (magic, format version, the key's and the value's lengths), the
- * key and the value.  A lookup compares the key byte for byte, so a hash
- * collision, a truncated or a damaged file is a miss, never another
- * key's value.  Callers put everything that decides the value in the key
+ * header (magic, format version, the key's and the value's lengths, a
+ * 64-bit hash of both), the key and the value.  A lookup compares the key
+ * byte for byte and checks the hash, so a hash collision, a truncated or
+ * a damaged file is a miss, never another key's value or a damaged one.  Callers put everything that decides the value in the key
  * (the build-id of wraith, of the kernel, ...).
  *
  * Safety (wraith runs as root): the directory is created 0700 and used

@@ -175,8 +175,8 @@ static void test_key_compared(void **state)
 	bpf_blob_release(&in);
 }
 
-/* A truncated file, a damaged header or length, or a link is a miss; the
- * next store replaces the file. */
+/* A truncated file, a damaged header, length or object, or a link is a
+ * miss; the next store replaces the file. */
 static void test_damaged(void **state)
 {
 	struct fixture *f = *state;
@@ -198,6 +198,12 @@ static void test_damaged(void **state)
 	fd = open(path, O_WRONLY);
 	assert_true(fd >= 0);
 	assert_int_equal(pwrite(fd, "X", 1, 2), 1); /* the magic */
+	close(fd);
+	assert_int_equal(probe_cache_get(f->c, "k", "wr1_1", &out), -ENOENT);
+	assert_int_equal(probe_cache_put(f->c, "k", &in), 0);
+	assert_int_equal(stat(path, &st), 0);
+	fd = open(path, O_WRONLY);
+	assert_int_equal(pwrite(fd, "Z", 1, st.st_size - 9), 1); /* in the object */
 	close(fd);
 	assert_int_equal(probe_cache_get(f->c, "k", "wr1_1", &out), -ENOENT);
 	assert_int_equal(probe_cache_put(f->c, "k", &in), 0);
