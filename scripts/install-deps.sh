@@ -5,12 +5,14 @@
 #   scripts/install-deps.sh --bench  also what `make bench` compares against
 set -eu
 
+# liblzma-dev, libbz2-dev: the archives of libdw's compression libraries, which
+# configure links into wraith with the others (README).
 # libc6-dbg: libc's frames with their parameters and file:line, as gdb
 # shows them; the tests hold without it too (batch.py checks).
 PACKAGES="gcc g++ make autoconf automake pkg-config binutils
 llvm-19-dev clang-19 libclang-rt-19-dev libbpf-dev libdw-dev libelf-dev libdebuginfod-dev libiberty-dev
 libcmocka-dev
-libncurses-dev libreadline-dev zlib1g-dev libzstd-dev
+libncurses-dev libreadline-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev
 libprotobuf-c-dev protobuf-c-compiler
 gdb python3 python3-jsonschema python3-protobuf protobuf-compiler tmux bpftool valgrind util-linux procps libc6-dbg"
 if [ "${1:-}" = "--bench" ]; then
