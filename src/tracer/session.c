@@ -351,6 +351,14 @@ static int kernel_wait(struct session *s)
 	struct kernel_start *ks = s->kstart;
 	int err;
 
+	/* The kernel side is up; a script with `bt` after scripts without one
+	 * (the shell, --batch) has its unwind tables put in now. */
+	if (!ks && s->rt && s->target->want_cfi && !s->target->cfi_put) {
+		err = target_install(s->target, s->rt);
+		if (err && err != -WR_EPERM)
+			wr_error("could not put the unwind tables in the kernel: %s", wr_strerror(err));
+		return err;
+	}
 	if (!ks && (s->rt || s->opt.dry_run))
 		return 0;
 	if (!ks) {
@@ -815,6 +823,9 @@ static int add_script(struct session *s, const char *text, const char *file,
 	}
 	for (size_t i = first; i < s->n_probes && !err; i++)
 		err = attach_probe(s, s->probes[i], errors);
+	/* A uprobe registered early that no attach took (the script failed)
+	 * would keep trapping in the target for nothing. */
+	uprobe_prearm_release();
 	if (s->opt.dry_run)
 		target_load_cfi_wait(s->target); /* what a real start would read */
 	ast_script_free(sc);

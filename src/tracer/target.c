@@ -707,6 +707,7 @@ int target_install(struct target *t, struct runtime *rt)
 	int err = 0;
 
 	t->rt = rt;
+	t->cfi_put = t->want_cfi;
 	if (!t->want_cfi || !target_cfi_defer(t))
 		target_load_cfi_wait(t);
 	t0 = now_seconds();

@@ -105,6 +105,7 @@ struct target {
 	bool cfi_defer_off;     /* no module may be deferred (a `count bt` never hands over) */
 	size_t cfi_n_deferred;  /* modules deferred and not yet installed */
 	double cfi_installed_at; /* when target_install() put the others in */
+	bool cfi_put;           /* target_install() ran wanting unwind tables */
 	double last_scan;       /* -t: when /proc was last searched for new processes */
 	uint32_t generation;    /* of installed mappings (see wr_proc_maps.generation) */
 	struct runtime *rt;     /* borrowed, NULL until installed */

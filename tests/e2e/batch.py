@@ -1,7 +1,8 @@
 """batch.py - `--batch FILE` against a live fixture, compared with golden
 output (pids, addresses, module offsets and times normalised): commands,
 probes added, disabled, enabled and deleted while others run, diag, help,
-errors located at FILE:LINE (with --keep-going and without).
+errors located at FILE:LINE (with --keep-going and without); a probe with
+`bt` added after one without has complete backtraces.
 
 libc's frames are normalised to `#N LIBC [libc.so.6+0xOFF]` (its inlined
 calls dropped): what they show depends on whether libc6-dbg is installed,
@@ -103,6 +104,21 @@ os.unlink(f.name)
 m = re.search(r"#2 leaf +enabled +sites 1 +hits (\d+)", res.stdout + res.stderr)
 check(m and int(m.group(1)) < 60, "a probe added after a delete counts its own hits only (%s)"
       % (m.group(0) if m else (res.stdout + res.stderr)[-300:]))
+
+# A probe with bt after one without: the first start of the kernel side
+# found no probe wanting unwind tables, so the second's go in when it is
+# added; its backtraces are complete, not dwarf-unavailable.
+with tempfile.NamedTemporaryFile("w", suffix=".batch", delete=False) as f:
+    f.write('trace leaf { print "a"; }\nwait events 2\ntrace leaf { print "b"; bt; }\n'
+            'wait events 100\n')
+res = run(["-p", fx.pid, "--batch", f.name, "--script-output", "json"])
+os.unlink(f.name)
+bts = [it for e in json_events(res.stdout) for it in e["items"] if it["type"] == "backtrace"]
+check(bts and all(b["status"] == "complete" for b in bts),
+      "bt in a probe added after one without: complete backtraces (%s)"
+      % sorted(set(b["status"] for b in bts)))
+check(bts and all(b["frames"][0]["function"] == "leaf" for b in bts),
+      "and they start at leaf")
 
 check_no_leftovers("after batch runs")
 fx.stop()

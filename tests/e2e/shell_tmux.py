@@ -13,7 +13,8 @@ and come back in order, none lost), resizing, and Ctrl-C twice to quit.
 Second session (NO_COLOR, a fixture without unwind tables): no colour on
 the screen, the history of the first session, the diagnosis view with a
 stop place, its sample event, unwind row and fix, and `quit`.  Third:
-a frame whose parameter list is cut to the panel's width, truncated
+a first trace that does not compile (no uprobe of it is left in the
+process), a frame whose parameter list is cut to the panel's width, truncated
 backtraces and the view's hint to raise the depth, then SIGTERM.  After each, no BPF program or uprobe of wraith may be left; the
 history file must be mode 0600.
 """
@@ -116,6 +117,30 @@ class Shell:
 
     def close(self):
         self.tmux("kill-session", "-t", self.name)
+
+
+def code_as_in_file(pid, binary, function):
+    """Whether @function's code in the live process @pid is the bytes of
+    its file: a registered uprobe puts a breakpoint (0xcc) in it."""
+    sym = next(l.split() for l in subprocess.run(
+        ["nm", "-S", binary], capture_output=True, text=True).stdout.splitlines()
+        if l.split()[-1:] == [function] and l.split()[2] in "tT")
+    value, size = int(sym[0], 16), int(sym[1], 16)
+    with open(binary, "rb") as f:
+        pie = f.read(18)[16] == 3  # e_type ET_DYN
+        f.seek(value)  # the text's file offset is its address in these fixtures
+        on_disk = f.read(size)
+    base = 0
+    if pie:
+        real = os.path.realpath(binary)
+        for line in open("/proc/%d/maps" % pid):
+            parts = line.split()
+            if len(parts) >= 6 and parts[5] == real and int(parts[2], 16) == 0:
+                base = int(parts[0].split("-")[0], 16)
+                break
+    with open("/proc/%d/mem" % pid, "rb") as mem:
+        mem.seek(base + value)
+        return mem.read(size) == on_disk
 
 
 def frames_of_last_backtrace(scr):
@@ -412,6 +437,12 @@ fx = Fixture("vars-O0", [20000])
 sh = Shell("term", fx.pid, {"XDG_STATE_HOME": STATE})
 sh.wait_text("the third shell starts", r"tracing process %d" % fx.pid)
 sh.command("set backtrace-depth 2")
+# A first trace that fails: the uprobe wraith registers early for the
+# session's first probe (while it compiles) must not stay in the process.
+sh.command('trace probe_here { print "{}", no_such_var; }')
+sh.wait_text("a trace that does not compile says why", r"no variable 'no_such_var'")
+check(code_as_in_file(fx.pid, fixture("vars-O0"), "probe_here"),
+      "after it, probe_here's code in the process is its file's: no breakpoint of a uprobe")
 sh.command('trace probe_here { print "t"; bt; }')
 sh.wait_text("its probe fires", r"^  t$")
 sh.wait_text("its backtraces stop at depth 2", r"^  stopped: truncated$")
