@@ -175,7 +175,7 @@ static int cached_btf_file(const struct rt_options *opt, const struct bpf_blob *
 	int fd = -1, err = opt->cache_dir ? btf_cache_get(opt->cache_dir, base, &raw, &len, &why)
 					   : -ENOENT;
 
-	if (why.len)
+	if (opt->cache_dir && why.len)
 		wr_debug("kernel BTF cut: cache %s not used: %s", opt->cache_dir, why.buf);
 	if (!err) {
 		fd = core_btf_memfd_raw(raw, len);
