@@ -109,8 +109,10 @@ check(m and int(m.group(1)) < 60, "a probe added after a delete counts its own h
 # found no probe wanting unwind tables, so the second's go in when it is
 # added; its backtraces are complete, not dwarf-unavailable.
 with tempfile.NamedTemporaryFile("w", suffix=".batch", delete=False) as f:
+    # probe 1 deleted once probe 2 is on, so the wait counts probe 2's
+    # events however long its compile took (a sanitizer build is slow)
     f.write('trace leaf { print "a"; }\nwait events 2\ntrace leaf { print "b"; bt; }\n'
-            'wait events 100\n')
+            'delete 1\nwait events 20\n')
 res = run(["-p", fx.pid, "--batch", f.name, "--script-output", "json"])
 os.unlink(f.name)
 bts = [it for e in json_events(res.stdout) for it in e["items"] if it["type"] == "backtrace"]
