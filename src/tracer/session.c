@@ -256,7 +256,7 @@ void session_free(struct session *s)
 	for (size_t i = 0; i < s->n_probes; i++)
 		unload_probe(s, s->probes[i]);
 	free(s->probes);
-	uprobe_prearm_release();
+	uprobe_prearm_release(NULL);
 	if (s->kstart)
 		kernel_wait(s);
 	stack_cache_free(s->stack_cache);
@@ -349,31 +349,31 @@ static void kernel_abandon(struct session *s)
 static int kernel_wait(struct session *s)
 {
 	struct kernel_start *ks = s->kstart;
-	int err;
+	int err = 0;
 
-	/* The kernel side is up; a script with `bt` after scripts without one
-	 * (the shell, --batch) has its unwind tables put in now. */
-	if (!ks && s->rt && s->target->want_cfi && !s->target->cfi_put) {
-		err = target_install(s->target, s->rt);
-		if (err && err != -WR_EPERM)
-			wr_error("could not put the unwind tables in the kernel: %s", wr_strerror(err));
-		return err;
-	}
-	if (!ks && (s->rt || s->opt.dry_run))
+	if (!ks && s->rt) {
+		/* The kernel side is up; a script with `bt` after scripts
+		 * without one (the shell, --batch) has its unwind tables put
+		 * in now. */
+		if (!s->target->want_cfi || s->target->cfi_put)
+			return 0;
+	} else if (!ks && s->opt.dry_run) {
 		return 0;
-	if (!ks) {
-		session_start(s);
-		ks = s->kstart;
+	} else {
+		if (!ks) {
+			session_start(s);
+			ks = s->kstart;
+		}
+		if (ks->threaded)
+			pthread_join(ks->thread, NULL);
+		wr_log_replay(&ks->log);
+		wr_debug("kernel side (maps, unwinder) ready in %.1f ms (%.1f ms of CPU)",
+			 ks->seconds * 1e3, ks->cpu_seconds * 1e3);
+		s->rt = ks->rt;
+		err = ks->err;
+		free(ks);
+		s->kstart = NULL;
 	}
-	if (ks->threaded)
-		pthread_join(ks->thread, NULL);
-	wr_log_replay(&ks->log);
-	wr_debug("kernel side (maps, unwinder) ready in %.1f ms (%.1f ms of CPU)", ks->seconds * 1e3,
-		 ks->cpu_seconds * 1e3);
-	s->rt = ks->rt;
-	err = ks->err;
-	free(ks);
-	s->kstart = NULL;
 	if (!err)
 		err = target_install(s->target, s->rt);
 	if (err && err != -WR_EPERM)
@@ -698,10 +698,10 @@ static int load_probe(struct session *s, struct probe *p, struct diag *d, struct
 {
 	int err = resolve_probe(s, p, d);
 
-	/* The session's first uprobe registers while the probe compiles. */
-	if (!err && p->n_sites && p->enabled && !s->opt.dry_run)
-		uprobe_prearm(s->target->pid > 0 ? s->target->pid : -1, p->sites[0].mod->open_path,
-			      p->sites[0].file_offset);
+	/* The sites' uprobes register while the probes compile (prearm.h). */
+	for (size_t i = 0; !err && i < p->n_sites && p->enabled && !s->opt.dry_run; i++)
+		uprobe_prearm(s->target->pid > 0 ? s->target->pid : -1, p->sites[i].mod->open_path,
+			      p->sites[i].file_offset);
 	return err ? err : session_load_sites(s, p, 0, d, errors);
 }
 
@@ -794,6 +794,7 @@ static int add_script(struct session *s, const char *text, const char *file,
 	struct ast_script *sc = NULL;
 	size_t first = s->n_probes;
 	unsigned first_id = s->next_probe_id;
+	size_t taken, queued;
 	int err = parse_script(text, file, &sc, errors);
 
 	if (n_ids)
@@ -825,7 +826,10 @@ static int add_script(struct session *s, const char *text, const char *file,
 		err = attach_probe(s, s->probes[i], errors);
 	/* A uprobe registered early that no attach took (the script failed)
 	 * would keep trapping in the target for nothing. */
-	uprobe_prearm_release();
+	taken = uprobe_prearm_release(&queued);
+	if (queued)
+		wr_debug("uprobes: %zu of %zu attached as registered while the probes compiled",
+			 taken, queued);
 	if (s->opt.dry_run)
 		target_load_cfi_wait(s->target); /* what a real start would read */
 	ast_script_free(sc);

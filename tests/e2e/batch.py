@@ -108,19 +108,26 @@ check(m and int(m.group(1)) < 60, "a probe added after a delete counts its own h
 # A probe with bt after one without: the first start of the kernel side
 # found no probe wanting unwind tables, so the second's go in when it is
 # added; its backtraces are complete, not dwarf-unavailable.
-with tempfile.NamedTemporaryFile("w", suffix=".batch", delete=False) as f:
-    # probe 1 deleted once probe 2 is on, so the wait counts probe 2's
-    # events however long its compile took (a sanitizer build is slow)
-    f.write('trace leaf { print "a"; }\nwait events 2\ntrace leaf { print "b"; bt; }\n'
-            'delete 1\nwait events 20\n')
-res = run(["-p", fx.pid, "--batch", f.name, "--script-output", "json"])
-os.unlink(f.name)
-bts = [it for e in json_events(res.stdout) for it in e["items"] if it["type"] == "backtrace"]
-check(bts and all(b["status"] == "complete" for b in bts),
-      "bt in a probe added after one without: complete backtraces (%s)"
-      % sorted(set(b["status"] for b in bts)))
-check(bts and all(b["frames"][0]["function"] == "leaf" for b in bts),
-      "and they start at leaf")
+def bt_after_no_bt(f_x, name):
+    with tempfile.NamedTemporaryFile("w", suffix=".batch", delete=False) as f:
+        # probe 1 deleted once probe 2 is on, so the wait counts probe 2's
+        # events however long its compile took (a sanitizer build is slow)
+        f.write('trace leaf { print "a"; }\nwait events 2\ntrace leaf { print "b"; bt; }\n'
+                'delete 1\nwait events 20\n')
+    res = run(["-p", f_x.pid, "--batch", f.name, "--script-output", "json"])
+    os.unlink(f.name)
+    bts = [it for e in json_events(res.stdout) for it in e["items"] if it["type"] == "backtrace"]
+    check(bts and all(b["status"] == "complete" for b in bts),
+          "%s: bt in a probe added after one without: complete backtraces (%s)"
+          % (name, sorted(set(b["status"] for b in bts))))
+    check(bts and all(b["frames"][0]["function"] == "leaf" for b in bts),
+          "%s: and they start at leaf" % name)
+
+
+bt_after_no_bt(fx, "chain-O2fp")
+clang = Fixture("chain-clang-O2", [500])
+bt_after_no_bt(clang, "chain-clang-O2")
+clang.stop()
 
 check_no_leftovers("after batch runs")
 fx.stop()

@@ -172,6 +172,30 @@ zeros = ROUNDS * 3  # v == 0 once per path per round: filtered out by the condit
 eq(sum(s["count"] for s in stacks), sum(own[:3]) - zeros, "json listing: counts add up")
 check("%d filtered" % zeros in err, "the summary counts the hits the condition filtered (%r)" % err[-300:])
 
+# ---- bt and count bt in one probe ----
+# Two backtrace slots in one probe, one sent and one counted: each event
+# shows its backtrace only (the count's item is never shown), complete,
+# and every hit is counted as well.
+for v in [x for x in ("O2", "clang-O2") if x in VARIANTS]:
+    fx = Paths("paths-" + v)
+    try:
+        w = start(["-p", fx.pid, "-s", "trace leaf { bt; count bt; }", "--script-output", "json"])
+        own = fx.go(ROUNDS)
+        rc, out, err = stop(w)
+    finally:
+        fx.stop()
+    objs = json_events(out)
+    events = [o for o in objs if "items" in o]
+    stacks = [o for o in objs if o.get("type") == "stack"]
+    eq(rc, 0, "%s bt + count bt: exit 0 (%s)" % (v, err.strip()[-300:]))
+    eq(len(events), sum(own[:3]), "%s bt + count bt: an event per hit" % v)
+    eq(sorted(set(tuple(i["type"] for i in e["items"]) for e in events)), [("backtrace",)],
+       "%s bt + count bt: each event holds its backtrace and nothing of the count" % v)
+    check(all(e["items"][0]["status"] == "complete" and
+              path_of([f["function"] for f in e["items"][0]["frames"]]) for e in events),
+          "%s bt + count bt: every backtrace complete, along a path of the fixture" % v)
+    eq(sum(s["count"] for s in stacks), sum(own[:3]), "%s bt + count bt: every hit counted" % v)
+
 # ---- a map too small: the rest is counted as not counted ----
 fx = Paths("paths-O2")
 try:

@@ -56,11 +56,16 @@ with tempfile.NamedTemporaryFile("w", suffix=".ws", delete=False) as f:
     f.write("// two probes\ntrace leaf {\n  print \"leaf {}\", 1 + 2 * 3; /* arithmetic */\n}\n"
             "trace middle { print \"middle\"; }\n")
     script = f.name
-res = run(["-p", fx.pid, "--script-file", script, "--max-events", 6, "--script-output", "json"])
+res = run(["-p", fx.pid, "--script-file", script, "--max-events", 6, "--script-output", "json", "-v"])
 evs = events_of(res, "--script-file")
 texts = set(e["items"][0]["text"] for e in evs)
 eq(texts, {"leaf 7", "middle"}, "both probes of the script file fire")
 eq(set(e["probe"] for e in evs), {1, 2}, "probe ids 1 and 2")
+# Both uprobes were registered while the probes compiled, so they start
+# firing together: one registered only at attach time waits for the
+# kernel (milliseconds), and the 6 events could all be the other probe's.
+check("uprobes: 2 of 2 attached as registered while the probes compiled" in res.stderr,
+      "-v: both sites' uprobes were registered early (%r)" % re.findall(r".*uprobes:.*", res.stderr))
 os.unlink(script)
 
 # By file:line
