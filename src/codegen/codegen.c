@@ -630,7 +630,11 @@ static void add_debug_info(struct cg *cg, LLVMValueRef fn, const char *name)
 	LLVMMetadataRef file, int_ty, ptr_ty, fn_ty, types[2];
 
 	cg->dib = LLVMCreateDIBuilder(cg->mod);
-	file = LLVMDIBuilderCreateFile(cg->dib, "wraith-script", 13, ".", 1);
+	/* The BPF backend reads a line info's file for its source text: a
+	 * name under /dev/null names no file anyone can make, where
+	 * "./wraith-script" read whatever file had that name in the working
+	 * directory into every probe object. */
+	file = LLVMDIBuilderCreateFile(cg->dib, "<script>", 8, "/dev/null", 9);
 	LLVMDIBuilderCreateCompileUnit(cg->dib, LLVMDWARFSourceLanguageC, file, "wraith", 6, 1,
 				       "", 0, 0, "", 0, LLVMDWARFEmissionFull, 0, 0, 0,
 				       "", 0, "", 0);

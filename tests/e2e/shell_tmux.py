@@ -437,8 +437,8 @@ fx = Fixture("vars-O0", [20000])
 sh = Shell("term", fx.pid, {"XDG_STATE_HOME": STATE})
 sh.wait_text("the third shell starts", r"tracing process %d" % fx.pid)
 sh.command("set backtrace-depth 2")
-# A first trace that fails: the uprobe wraith registers early for the
-# session's first probe (while it compiles) must not stay in the process.
+# A first trace that fails: the uprobes wraith registers early for a
+# script's sites (while its probes compile) must not stay in the process.
 sh.command('trace probe_here { print "{}", no_such_var; }')
 sh.wait_text("a trace that does not compile says why", r"no variable 'no_such_var'")
 check(code_as_in_file(fx.pid, fixture("vars-O0"), "probe_here"),
