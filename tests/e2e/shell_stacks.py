@@ -38,7 +38,7 @@ def screen(name):
     return tmux("capture-pane", "-p", "-t", name).stdout
 
 
-def wait_for(name, what, test, timeout=15):
+def wait_for(name, what, test, timeout=30):
     """The screen once `test` holds on it and it has stayed the same for
     0.2 s: tmux may show a redraw half written (the title of a new reading
     over the rows of the last), and the view redraws at most once a second."""
@@ -59,7 +59,7 @@ def wait_for(name, what, test, timeout=15):
     return scr
 
 
-def wait_text(name, what, pattern, timeout=15):
+def wait_text(name, what, pattern, timeout=30):
     rx = re.compile(pattern, re.M)
     return wait_for(name, what, lambda s: rx.search(s), timeout)
 

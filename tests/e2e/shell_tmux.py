@@ -74,7 +74,7 @@ class Shell:
         self.type(text)
         self.keys("Enter")
 
-    def wait_for(self, what, test, timeout=15):
+    def wait_for(self, what, test, timeout=30):
         """Poll the screen until test(screen) is true; returns the screen."""
         deadline = time.time() + timeout
         scr = self.screen()
@@ -87,7 +87,7 @@ class Shell:
         fail("%s: %s (timed out; the screen was:\n%s)" % (self.name, what, scr))
         return scr
 
-    def wait_text(self, what, pattern, timeout=15):
+    def wait_text(self, what, pattern, timeout=30):
         rx = re.compile(pattern, re.M)
         return self.wait_for(what, lambda s: rx.search(s), timeout)
 
