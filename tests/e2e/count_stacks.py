@@ -37,6 +37,19 @@ def stop(p):
     return p.returncode, out, err
 
 
+def counted(label, script, extra=()):
+    """wraith on a new paths fixture @label while it runs ROUNDS rounds;
+    (the program's own counts, wraith's exit status, stdout, stderr)."""
+    fx = Paths(label)
+    try:
+        w = start(["-p", fx.pid, "-s", script] + list(extra))
+        own = fx.go(ROUNDS)
+        rc, out, err = stop(w)
+    finally:
+        fx.stop()
+    return own, rc, out, err
+
+
 def path_of(frames):
     """Which path a stack (innermost first) took to leaf: a, b or c."""
     if frames[0] != "leaf":
@@ -129,15 +142,9 @@ def pprof_counts(prof):
 
 def one_variant(v):
     label = "paths-" + v
-    fx = Paths(label)
     tmp = tempfile.mkdtemp(prefix="wraith-count.")
     folded, pprof = os.path.join(tmp, "out.folded"), os.path.join(tmp, "out.pb.gz")
-    try:
-        w = start(["-p", fx.pid, "-s", SCRIPT, "--folded", folded, "--pprof", pprof])
-        own = fx.go(ROUNDS)
-        rc, out, err = stop(w)
-    finally:
-        fx.stop()
+    own, rc, out, err = counted(label, SCRIPT, ["--folded", folded, "--pprof", pprof])
     eq(rc, 0, "%s: wraith exits 0 (%s)" % (label, err.strip()[-300:]))
     eq(out, "", "%s: no event per hit, nothing on stdout" % label)
     hits = own[0] + own[1] + own[2]
@@ -157,13 +164,8 @@ for v in VARIANTS:
 check(len(VARIANTS) >= 2, "the fixture is built in several variants (%s)" % VARIANTS)
 
 # ---- the listing on stdout, as NDJSON ----
-fx = Paths("paths-O2")
-try:
-    w = start(["-p", fx.pid, "-s", "trace leaf { if v > 0 { count bt; } }", "--script-output", "json"])
-    own = fx.go(ROUNDS)
-    rc, out, err = stop(w)
-finally:
-    fx.stop()
+own, rc, out, err = counted("paths-O2", "trace leaf { if v > 0 { count bt; } }",
+                            ["--script-output", "json"])
 stacks = json_events(out)
 eq(rc, 0, "json listing: exit 0")
 check(stacks and all(s["type"] == "stack" and s["frames"][0] == "leaf" for s in stacks),
@@ -177,13 +179,8 @@ check("%d filtered" % zeros in err, "the summary counts the hits the condition f
 # shows its backtrace only (the count's item is never shown), complete,
 # and every hit is counted as well.
 for v in [x for x in ("O2", "clang-O2") if x in VARIANTS]:
-    fx = Paths("paths-" + v)
-    try:
-        w = start(["-p", fx.pid, "-s", "trace leaf { bt; count bt; }", "--script-output", "json"])
-        own = fx.go(ROUNDS)
-        rc, out, err = stop(w)
-    finally:
-        fx.stop()
+    own, rc, out, err = counted("paths-" + v, "trace leaf { bt; count bt; }",
+                                ["--script-output", "json"])
     objs = json_events(out)
     events = [o for o in objs if "items" in o]
     stacks = [o for o in objs if o.get("type") == "stack"]
@@ -197,13 +194,7 @@ for v in [x for x in ("O2", "clang-O2") if x in VARIANTS]:
     eq(sum(s["count"] for s in stacks), sum(own[:3]), "%s bt + count bt: every hit counted" % v)
 
 # ---- a map too small: the rest is counted as not counted ----
-fx = Paths("paths-O2")
-try:
-    w = start(["-p", fx.pid, "-s", "trace leaf { count bt, sink; }", "--stack-entries", 16])
-    own = fx.go(ROUNDS)
-    rc, out, err = stop(w)
-finally:
-    fx.stop()
+own, rc, out, err = counted("paths-O2", "trace leaf { count bt, sink; }", ["--stack-entries", 16])
 m = re.search(r"(\d+) stacks counted, (\d+) not \(maps full\)", err)
 hits = sum(own[:3])
 check(m and int(m.group(1)) + int(m.group(2)) == hits and 16 <= int(m.group(1)) <= 16 + os.cpu_count(),
