@@ -20,10 +20,13 @@
  */
 #include "render/render_priv.h"
 #include "render/status.h"
+#include "util/xalloc.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define MAX_TAILS 8
 #define MAX_FRAME_VARS 64
@@ -313,8 +316,8 @@ static void tail_spans(struct renderer *r, const struct ev_backtrace *bt, unsign
 
 /* The lines of physical frame @i: its inlined calls, itself, and the
  * functions that left between it and its caller by tail calls. */
-static void frame_lines(struct renderer *r, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
-			const char *indent, struct span_list *out)
+static void render_lines(struct renderer *r, uint32_t pid, const struct ev_backtrace *bt,
+			 unsigned i, const char *indent, struct span_list *out)
 {
 	bool raw = bt->flags & WR_BT_F_RAW, with_inline = bt->flags & WR_BT_F_INLINE;
 	struct render_frame rf = { 0 };
@@ -338,6 +341,91 @@ static void frame_lines(struct renderer *r, uint32_t pid, const struct ev_backtr
 	fl.show = raw ? LINE_RAW : LINE_SYMBOLS;
 	frame_spans(out, indent, &fl);
 	tail_spans(r, bt, i, indent, out);
+}
+
+/* ---- frame lines rendered before ----
+ *
+ * A probe on a hot function sends the same stacks again and again.  The
+ * lines of a physical frame depend only on the frame, on its caller (for
+ * tail calls), on its number, on the bt's options, the output format and
+ * the indent, and what they show is cached per module and pc for the
+ * session (symbolize.c, target_frames.c): so are the lines.  An entry
+ * keeps their spans and texts, with each frame object's JSON sealed
+ * (span_seal_json()), so a hit is two copies and the JSON writer copies
+ * each frame object whole.  Frame values (`bt args`, `bt full`) are read
+ * from each event's stack and are never cached.
+ */
+#define LINE_CACHE 4096 /* entries, a power of two: deep stacks of several probes */
+
+struct line_key {
+	struct wr_bt_frame frame, caller; /* caller zeroed for the last frame */
+	uint32_t index;
+	uint8_t bt_flags;
+	uint8_t format;
+	char indent[14];
+};
+
+struct line_entry {
+	struct line_key key;
+	bool used;
+	struct span_list spans;
+};
+
+struct render_lines {
+	struct line_entry v[LINE_CACHE];
+};
+
+void render_lines_free(struct render_lines *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < LINE_CACHE; i++)
+		if (c->v[i].used)
+			span_list_release(&c->v[i].spans);
+	free(c);
+}
+
+static uint64_t line_hash(const struct line_key *k)
+{
+	uint64_t h = k->frame.ip * 0x9e3779b97f4a7c15ull;
+
+	h ^= (k->caller.ip + k->index) * 0xc2b2ae3d27d4eb4full;
+	h ^= (uint64_t)k->bt_flags << 7 ^ (uint64_t)(unsigned char)k->indent[0] << 17;
+	return h ^ h >> 29;
+}
+
+/* The lines of physical frame @i, from the cache when they can be. */
+static void frame_lines(struct renderer *r, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
+			const char *indent, struct span_list *out)
+{
+	struct line_key key;
+	struct line_entry *e;
+
+	if ((bt->flags & (WR_BT_F_ARGS | WR_BT_F_FULL)) || strlen(indent) >= sizeof(key.indent)) {
+		render_lines(r, pid, bt, i, indent, out);
+		return;
+	}
+	memset(&key, 0, sizeof(key));
+	key.frame = bt->frames[i];
+	if (r->hooks.tailcalls && i + 1 < bt->frame_count)
+		key.caller = bt->frames[i + 1];
+	key.index = i;
+	key.bt_flags = bt->flags;
+	key.format = (uint8_t)r->format;
+	strcpy(key.indent, indent);
+	if (!r->lines)
+		r->lines = xcalloc(1, sizeof(*r->lines));
+	e = &r->lines->v[line_hash(&key) & (LINE_CACHE - 1)];
+	if (!e->used || memcmp(&e->key, &key, sizeof(key)) != 0) {
+		if (!e->used)
+			span_list_init(&e->spans);
+		span_list_reset(&e->spans);
+		e->used = true;
+		memcpy(&e->key, &key, sizeof(key));
+		render_lines(r, pid, bt, i, indent, &e->spans);
+		span_seal_json(&e->spans);
+	}
+	span_append(out, &e->spans);
 }
 
 static void header_spans(const struct ev_backtrace *bt, const char *indent, struct span_list *out)

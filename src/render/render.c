@@ -33,6 +33,8 @@ void renderer_init(struct renderer *r, enum render_format format, const struct r
 void renderer_release(struct renderer *r)
 {
 	strbuf_release(&r->scratch);
+	render_lines_free(r->lines);
+	r->lines = NULL;
 }
 
 int render_format_parse(const char *s)

@@ -41,6 +41,7 @@ enum render_format {
 };
 
 struct dw_type;
+struct render_lines;
 
 /* The DWARF type of one print argument on the wire, so program values are
  * shown as what they are (a struct, an enum name, a pointer's type). */
@@ -106,6 +107,7 @@ struct renderer {
 	bool relative_time;       /* pretty: seconds since start instead of wall time */
 	uint64_t start_ns;        /* monotonic start, for relative_time */
 	struct strbuf scratch;    /* owned: a value's text while it is built */
+	struct render_lines *lines; /* owned: frame lines rendered before (backtrace.c) */
 	/* pretty: the local time of the last event's second, "hh:mm:ss" */
 	bool clock_valid;
 	int64_t clock_secs;

@@ -45,6 +45,9 @@ static inline int64_t render_sign_extend(uint64_t v, unsigned bits)
 	return bits == 0 ? 0 : (int64_t)(v << shift) >> shift;
 }
 
+/* Free backtrace.c's cache of frame lines (NULL: none). */
+void render_lines_free(struct render_lines *c);
+
 /* The last component of @path (NULL stays NULL). */
 const char *render_base_name(const char *path);
 

@@ -235,6 +235,23 @@ void span_eol(struct span_list *l)
 	span_add(l, SPAN_EOL, SPAN_TONE_NONE, "\n", NULL);
 }
 
+void span_append(struct span_list *l, const struct span_list *frag)
+{
+	uint32_t base = (uint32_t)l->text.len;
+	struct span *v;
+
+	if (l->n + frag->n > l->cap)
+		l->v = xgrow(l->v, &l->cap, l->n + frag->n, sizeof(*l->v));
+	v = l->v + l->n;
+	memcpy(v, frag->v, frag->n * sizeof(*v));
+	for (size_t i = 0; i < frag->n; i++) {
+		v[i].show += base;
+		v[i].data += base;
+	}
+	l->n += frag->n;
+	strbuf_add(&l->text, frag->text.buf, frag->text.len);
+}
+
 /* ---- text ---- */
 
 #define ANSI_RESET  "\033[0m"
@@ -290,6 +307,7 @@ struct json_writer {
 	struct json_level *cur; /* the innermost real container; NULL at the top level */
 	struct strbuf *out;
 	const char *key;       /* a SPAN_KEY's name for the next member, or NULL */
+	bool lines;            /* a newline after each top-level value (NDJSON) */
 	struct json_level inline_v[JSON_LEVELS_INLINE];
 };
 
@@ -383,7 +401,16 @@ static void json_close(struct json_writer *w)
 	if (kind == SPAN_JSON_NONE)
 		return;
 	strbuf_addch(w->out, kind == SPAN_JSON_OBJECT ? '}' : ']');
-	if (!w->cur)
+	if (!w->cur && w->lines)
+		strbuf_addch(w->out, '\n');
+}
+
+/* A group sealed by span_seal_json(): its value as written then. */
+static void json_sealed(struct json_writer *w, const struct span_list *l, const struct span *s)
+{
+	begin_member(w, s->role);
+	strbuf_add(w->out, l->text.buf + s->data, s->data_len);
+	if (!w->cur && w->lines)
 		strbuf_addch(w->out, '\n');
 }
 
@@ -404,21 +431,78 @@ static void json_leaf(struct json_writer *w, const struct span_list *l, const st
 		strbuf_add(w->out, l->text.buf + s->data, s->data_len);
 }
 
-void span_write_json(const struct span_list *l, struct strbuf *out)
+/* Spans @from to @to of @l through @w; returns @to. */
+static size_t json_spans(struct json_writer *w, const struct span_list *l, size_t from, size_t to)
 {
-	struct json_writer w = { .out = out, .cap = JSON_LEVELS_INLINE };
-
-	w.v = w.inline_v;
-	for (size_t i = 0; i < l->n; i++) {
+	for (size_t i = from; i < to; i++) {
 		const struct span *s = &l->v[i];
 
-		if (s->flags & SPAN_F_OPEN)
-			json_open(&w, s);
-		else if (s->flags & SPAN_F_CLOSE)
-			json_close(&w);
-		else
-			json_leaf(&w, l, s);
+		if (s->flags & SPAN_F_JSON) {
+			json_sealed(w, l, s);
+			i += s->show_len;
+		} else if (s->flags & SPAN_F_OPEN) {
+			json_open(w, s);
+		} else if (s->flags & SPAN_F_CLOSE) {
+			json_close(w);
+		} else {
+			json_leaf(w, l, s);
+		}
 	}
-	if (w.v != w.inline_v)
-		free(w.v);
+	if (w->v != w->inline_v)
+		free(w->v);
+	return to;
+}
+
+void span_write_json(const struct span_list *l, struct strbuf *out)
+{
+	struct json_writer w = { .out = out, .cap = JSON_LEVELS_INLINE, .lines = true };
+
+	w.v = w.inline_v;
+	json_spans(&w, l, 0, l->n);
+}
+
+/* The index one past the close of the group @open opens. */
+static size_t group_end(const struct span_list *l, size_t open)
+{
+	size_t depth = 0, i = open;
+
+	do {
+		if (l->v[i].flags & SPAN_F_JSON)
+			i += l->v[i].show_len;
+		else if (l->v[i].flags & SPAN_F_OPEN)
+			depth++;
+		else if (l->v[i].flags & SPAN_F_CLOSE)
+			depth--;
+		i++;
+	} while (depth && i < l->n);
+	return i;
+}
+
+void span_seal_json(struct span_list *l)
+{
+	struct strbuf value = STRBUF_INIT;
+
+	for (size_t i = 0; i < l->n;) {
+		struct span *s = &l->v[i];
+		enum span_json kind = span_role_json(s->role);
+		size_t end = group_end(l, i);
+		struct json_writer w = { .out = &value, .cap = JSON_LEVELS_INLINE };
+
+		if (!(s->flags & SPAN_F_OPEN) || (s->flags & SPAN_F_JSON) ||
+		    (kind != SPAN_JSON_OBJECT && kind != SPAN_JSON_ARRAY)) {
+			i = end;
+			continue;
+		}
+		w.v = w.inline_v;
+		strbuf_reset(&value);
+		json_spans(&w, l, i, end);
+		/* the writer read l's text: only now may it grow */
+		s->data = (uint32_t)l->text.len;
+		s->data_len = (uint32_t)value.len;
+		s->show_len = (uint32_t)(end - i - 1);
+		s->flags |= SPAN_F_JSON;
+		strbuf_add(&l->text, value.buf, value.len + 1);
+		i = end;
+	}
+	strbuf_release(&value);
 }

@@ -143,6 +143,11 @@ enum span_tone {
 #define SPAN_F_NULL  0x4u /* the data is JSON null */
 #define SPAN_F_OPEN  0x8u /* opens a group of its role */
 #define SPAN_F_CLOSE 0x10u /* closes the innermost open group */
+/* On an opening span: the group's JSON value, written once by
+ * span_seal_json(), is the text at data (data_len bytes), and the group
+ * has show_len spans after this one, its close included.  The JSON
+ * writer copies the value and skips the group; other writers ignore it. */
+#define SPAN_F_JSON  0x20u
 
 struct span {
 	uint8_t role;   /* enum span_role */
@@ -210,6 +215,14 @@ void span_data_end(struct span_list *l, enum span_role role, size_t at);
 void span_null(struct span_list *l, enum span_role role);
 /* The end of a line. */
 void span_eol(struct span_list *l);
+
+/* Append the spans and texts of @frag, whose groups are balanced, to
+ * @l: a fragment rendered once and kept (a backtrace's frame lines) is
+ * added with two copies. */
+void span_append(struct span_list *l, const struct span_list *frag);
+/* Give every top-level group of @l that is a JSON object or array its
+ * JSON value (SPAN_F_JSON), for a list that is appended many times. */
+void span_seal_json(struct span_list *l);
 
 /* ---- writers ---- */
 

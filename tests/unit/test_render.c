@@ -243,6 +243,100 @@ static void test_json(void **state)
 	strbuf_release(&out);
 }
 
+/* The backtrace of @fr (@n frames) rendered by @r and written as its
+ * format shows it, appended to @out. */
+static void render_bt_with(struct renderer *r, const struct wr_bt_frame *fr, uint16_t n,
+			   uint8_t bt_flags, struct strbuf *out)
+{
+	struct event_decoder d;
+	struct span_list spans;
+	struct eventbuf b;
+	struct event ev;
+
+	eb_begin(&b, 5, 42, 43, 1000);
+	eb_item(&b, WR_ITEM_BACKTRACE, 0);
+	eb_bt(&b, 8, bt_flags, WR_BT_COMPLETE, 0, fr, n);
+	eb_close_item(&b);
+	event_decoder_init(&d);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
+	span_list_init(&spans);
+	render_event(r, &ev, &spans);
+	if (r->format == RENDER_JSON)
+		span_write_json(&spans, out);
+	else
+		span_write_text(&spans, SPAN_COLOR_NONE, out);
+	span_list_release(&spans);
+	event_decoder_release(&d);
+}
+
+/* Frame lines come from the renderer's cache once it has shown them: a
+ * renderer that has rendered many stacks writes each exactly as a new
+ * one does, in text and in JSON, whatever changed between them (a
+ * frame's ip but not its pc, the caller that decides a tail call, the
+ * bt's options). */
+static void test_line_cache(void **state)
+{
+	static const struct wr_bt_frame moved[] = {
+		{ .cookie = 1, .pc = 0x1139, .ip = 0x555555555139, .flags = WR_FRAME_F_EXACT_IP },
+		{ .cookie = 1, .pc = 0x1200, .ip = 0x565555555200 }, /* another process's ip */
+		{ .cookie = 2, .pc = 0x27305, .ip = 0x7ffff7dfa305 },
+	};
+	static const struct wr_bt_frame other_caller[] = {
+		{ .cookie = 1, .pc = 0x1139, .ip = 0x555555555139, .flags = WR_FRAME_F_EXACT_IP },
+		{ .cookie = 1, .pc = 0x1300, .ip = 0x555555555300 },
+	};
+	const struct { const struct wr_bt_frame *fr; uint16_t n; uint8_t flags; } cases[] = {
+		{ frames, 3, WR_BT_F_INLINE }, { moved, 3, WR_BT_F_INLINE }, { other_caller, 2, WR_BT_F_INLINE },
+		{ frames, 3, 0 }, { frames, 3, WR_BT_F_RAW | WR_BT_F_INLINE }, { frames, 2, WR_BT_F_INLINE },
+		{ frames + 1, 2, WR_BT_F_INLINE },
+	};
+	struct render_hooks hooks = { hook_probe, hook_frame, hook_tail, *state };
+	const enum render_format formats[] = { RENDER_PRETTY, RENDER_JSON };
+	struct strbuf got = STRBUF_INIT, want = STRBUF_INIT;
+
+	for (size_t fmt = 0; fmt < 2; fmt++) {
+		struct renderer warm;
+
+		renderer_init(&warm, formats[fmt], &hooks);
+		for (int round = 0; round < 3; round++) {
+			for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+				struct renderer cold;
+
+				renderer_init(&cold, formats[fmt], &hooks);
+				cold.start_ns = warm.start_ns;
+				cold.mono_to_real_ns = warm.mono_to_real_ns;
+				cold.seq = warm.seq;
+				strbuf_reset(&want);
+				strbuf_reset(&got);
+				render_bt_with(&cold, cases[c].fr, cases[c].n, cases[c].flags, &want);
+				render_bt_with(&warm, cases[c].fr, cases[c].n, cases[c].flags, &got);
+				assert_string_equal(got.buf, want.buf);
+				renderer_release(&cold);
+			}
+		}
+		renderer_release(&warm);
+	}
+	/* hop tail-called between 0x1139 and 0x1200 only; each event its own ip */
+	{
+		struct renderer r;
+		const char *line2, *line3;
+
+		renderer_init(&r, RENDER_JSON, &hooks);
+		strbuf_reset(&got);
+		render_bt_with(&r, frames, 3, WR_BT_F_INLINE, &got);
+		render_bt_with(&r, other_caller, 2, WR_BT_F_INLINE, &got);
+		render_bt_with(&r, moved, 3, WR_BT_F_INLINE, &got);
+		line2 = strchr(got.buf, '\n') + 1;
+		line3 = strchr(line2, '\n') + 1;
+		assert_true(strstr(got.buf, "\"hop\"") < line2);
+		assert_true(strstr(line2, "\"hop\"") > line3);
+		assert_true(strstr(got.buf, "\"ip\":\"0x565555555200\"") > line3);
+		renderer_release(&r);
+	}
+	strbuf_release(&got);
+	strbuf_release(&want);
+}
+
 /* Frame values, canned: helper (frame 0, level 0) v unknown; leaf (level
  * 1) x=3 and with locals y=4; main (frame 1) argc=2, argv, no locals;
  * libc's frame: none known. */
@@ -1131,6 +1225,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plain_stopped_noinline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_raw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_line_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_frame_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_parts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ansi, setup, teardown),
