@@ -7,7 +7,8 @@ which compiled it, from the traced process only; the cached program is
 loaded under this run's name
 (wr<PID>_<N>, as bpftool lists it); a --dry-run fills the cache too; a
 directory others may write to is not used (and -v says why), nor is any
-with --probe-cache off; nothing is left loaded."""
+with --probe-cache off; a file of the working directory never gets into a
+compiled probe; nothing is left loaded."""
 import os
 import subprocess
 import tempfile
@@ -91,6 +92,23 @@ for binary in ("chain-O2fp", "chain-clang-O2fp"):
     dry = tempfile.mkdtemp(prefix="wraith-pcache-")
     res = run(["--dry-run", "-p", fx.pid, "-s", SCRIPT], env={"WRAITH_PROBE_CACHE_DIR": dry})
     check(res.returncode == 0 and len(entries(dry)) >= 1, "%s: --dry-run stores its probe" % binary)
+    # the probe's line info names no file a user can make: a file
+    # "wraith-script" in the working directory stays out of the object
+    cwd = tempfile.mkdtemp(prefix="wraith-cwd-")
+    marker = "wraith-cwd-marker-%d" % os.getpid()
+    with open(os.path.join(cwd, "wraith-script"), "w") as f:
+        f.write("// %s\n" % marker * 50)
+    other = tempfile.mkdtemp(prefix="wraith-pcache-")
+    res = subprocess.run([WRAITH, "--dry-run", "-p", str(fx.pid), "-s", SCRIPT], cwd=cwd,
+                         capture_output=True, text=True, timeout=60,
+                         env=dict(os.environ, WRAITH_PROBE_CACHE_DIR=other))
+    check(res.returncode == 0 and entries(other), "%s: a dry run from another directory stores "
+          "its probe (%r)" % (binary, res.stderr[-300:]))
+    for name in entries(other):
+        with open(os.path.join(other, name), "rb") as f:
+            check(marker.encode() not in f.read(), "%s: %s holds nothing of the working "
+                  "directory's wraith-script" % (binary, name))
+    subprocess.run(["rm", "-rf", cwd, other])
     res = run(args, env={"WRAITH_PROBE_CACHE_DIR": dry})
     check("from the probe cache in" in res.stderr, "%s: a run after the dry run uses it" % binary)
     eq(len(stacks_of(res, binary + " after --dry-run")), 3, "%s: and traces" % binary)
