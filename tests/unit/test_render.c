@@ -114,15 +114,34 @@ static const struct wr_bt_frame frames[] = {
 	{ .cookie = 2, .pc = 0x27305, .ip = 0x7ffff7dfa305 },
 };
 
+/* Decode the event in @b and render it by @r as spans appended to @spans. */
+static void render_buf(struct renderer *r, const struct eventbuf *b, struct span_list *spans)
+{
+	struct event_decoder d;
+	struct event ev;
+
+	event_decoder_init(&d);
+	assert_int_equal(event_decode(&d, b->data, b->len, &ev), 0);
+	render_event(r, &ev, spans);
+	event_decoder_release(&d);
+}
+
+/* @spans written as JSON (format json) or as text. */
+static void write_spans(const struct span_list *spans, enum render_format fmt, struct strbuf *out)
+{
+	if (fmt == RENDER_JSON)
+		span_write_json(spans, out);
+	else
+		span_write_text(spans, SPAN_COLOR_NONE, out);
+}
+
 /* Render the canned event as spans into @spans. */
 static void render_spans(struct fixture *f, enum render_format fmt, uint8_t bt_flags, uint8_t status,
 			 uint16_t error, struct span_list *spans)
 {
 	struct render_hooks hooks = { hook_probe, hook_frame, hook_tail, f };
-	struct event_decoder d;
 	struct renderer r;
 	struct eventbuf b;
-	struct event ev;
 
 	eb_begin(&b, 5, 42, 43, 1000);
 	eb_item(&b, WR_ITEM_PRINT, 0);
@@ -136,14 +155,11 @@ static void render_spans(struct fixture *f, enum render_format fmt, uint8_t bt_f
 	eb_item(&b, WR_ITEM_BACKTRACE, 0);
 	eb_bt(&b, 8, bt_flags, status, error, frames, 3);
 	eb_close_item(&b);
-	event_decoder_init(&d);
-	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
 	renderer_init(&r, fmt, &hooks);
 	r.relative_time = true;
 	r.start_ns = 0;
-	render_event(&r, &ev, spans);
+	render_buf(&r, &b, spans);
 	renderer_release(&r);
-	event_decoder_release(&d);
 }
 
 /* Render the canned event and write it as JSON (format json) or text. */
@@ -154,10 +170,7 @@ static void render(struct fixture *f, enum render_format fmt, uint8_t bt_flags, 
 
 	span_list_init(&spans);
 	render_spans(f, fmt, bt_flags, status, error, &spans);
-	if (fmt == RENDER_JSON)
-		span_write_json(&spans, out);
-	else
-		span_write_text(&spans, SPAN_COLOR_NONE, out);
+	write_spans(&spans, fmt, out);
 	span_list_release(&spans);
 }
 
@@ -248,25 +261,17 @@ static void test_json(void **state)
 static void render_bt_with(struct renderer *r, const struct wr_bt_frame *fr, uint16_t n,
 			   uint8_t bt_flags, struct strbuf *out)
 {
-	struct event_decoder d;
 	struct span_list spans;
 	struct eventbuf b;
-	struct event ev;
 
 	eb_begin(&b, 5, 42, 43, 1000);
 	eb_item(&b, WR_ITEM_BACKTRACE, 0);
 	eb_bt(&b, 8, bt_flags, WR_BT_COMPLETE, 0, fr, n);
 	eb_close_item(&b);
-	event_decoder_init(&d);
-	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
 	span_list_init(&spans);
-	render_event(r, &ev, &spans);
-	if (r->format == RENDER_JSON)
-		span_write_json(&spans, out);
-	else
-		span_write_text(&spans, SPAN_COLOR_NONE, out);
+	render_buf(r, &b, &spans);
+	write_spans(&spans, r->format, out);
 	span_list_release(&spans);
-	event_decoder_release(&d);
 }
 
 /* Frame lines come from the renderer's cache once it has shown them: a
