@@ -347,13 +347,14 @@ static void render_lines(struct renderer *r, uint32_t pid, const struct ev_backt
  *
  * A probe on a hot function sends the same stacks again and again.  The
  * lines of a physical frame depend only on the frame, on its caller (for
- * tail calls), on its number, on the bt's options, the output format and
- * the indent, and what they show is cached per module and pc for the
- * session (symbolize.c, target_frames.c): so are the lines.  An entry
- * keeps their spans and texts, with each frame object's JSON sealed
- * (span_seal_json()), so a hit is two copies and the JSON writer copies
- * each frame object whole.  Frame values (`bt args`, `bt full`) are read
- * from each event's stack and are never cached.
+ * tail calls), on its number, on the bt's options and the indent (the
+ * renderer's format is its own for good), and what they show is cached
+ * per module and pc for the session (symbolize.c, target_frames.c): so
+ * are the lines.  An entry keeps their spans and texts, so a hit is two
+ * copies; for NDJSON each frame object's JSON is sealed in as well
+ * (span_seal_json()), and the writer copies it whole.  Frame values (`bt
+ * args`, `bt full`) are read from each event's stack and are never
+ * cached.
  */
 #define LINE_CACHE 4096 /* entries, a power of two: deep stacks of several probes */
 
@@ -361,8 +362,7 @@ struct line_key {
 	struct wr_bt_frame frame, caller; /* caller zeroed for the last frame */
 	uint32_t index;
 	uint8_t bt_flags;
-	uint8_t format;
-	char indent[14];
+	char indent[15];
 };
 
 struct line_entry {
@@ -411,7 +411,6 @@ static void frame_lines(struct renderer *r, uint32_t pid, const struct ev_backtr
 		key.caller = bt->frames[i + 1];
 	key.index = i;
 	key.bt_flags = bt->flags;
-	key.format = (uint8_t)r->format;
 	strcpy(key.indent, indent);
 	if (!r->lines)
 		r->lines = xcalloc(1, sizeof(*r->lines));
@@ -423,7 +422,8 @@ static void frame_lines(struct renderer *r, uint32_t pid, const struct ev_backtr
 		e->used = true;
 		memcpy(&e->key, &key, sizeof(key));
 		render_lines(r, pid, bt, i, indent, &e->spans);
-		span_seal_json(&e->spans);
+		if (r->format == RENDER_JSON)
+			span_seal_json(&e->spans);
 	}
 	span_append(out, &e->spans);
 }

@@ -431,8 +431,8 @@ static void json_leaf(struct json_writer *w, const struct span_list *l, const st
 		strbuf_add(w->out, l->text.buf + s->data, s->data_len);
 }
 
-/* Spans @from to @to of @l through @w; returns @to. */
-static size_t json_spans(struct json_writer *w, const struct span_list *l, size_t from, size_t to)
+/* Spans @from to @to of @l through @w, which is then done. */
+static void json_spans(struct json_writer *w, const struct span_list *l, size_t from, size_t to)
 {
 	for (size_t i = from; i < to; i++) {
 		const struct span *s = &l->v[i];
@@ -450,7 +450,6 @@ static size_t json_spans(struct json_writer *w, const struct span_list *l, size_
 	}
 	if (w->v != w->inline_v)
 		free(w->v);
-	return to;
 }
 
 void span_write_json(const struct span_list *l, struct strbuf *out)
