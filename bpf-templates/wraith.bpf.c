@@ -326,6 +326,20 @@ struct {
 	__type(value, struct wr_probe_stats);
 } wr_stats SEC(".maps");
 
+/* When each probe starts: a probe's hits are taken only once the script
+ * that added it is armed, so all the probes of a script start at one
+ * instant, however far apart their uprobes were attached.  Entry 0 holds
+ * the last script armed, entry WIRE_ID the script of that probe id (0:
+ * not gated).  Userspace writes it through a mapping; arming a script is
+ * one store to entry 0. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, WR_MAX_PROBES);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u32);
+} wr_gate SEC(".maps");
+
 /* `count bt`: hits by (probe, stack, key), and each stack's frames once
  * (see wire.h).  Userspace sizes both before loading (--stack-entries);
  * entries are allocated as stacks first appear, so a large map costs
@@ -404,6 +418,18 @@ WR_INLINE struct wr_probe_stats *probe_stats(__u32 probe_id)
 	return bpf_map_lookup_elem(&wr_stats, &i);
 }
 
+/* True when the script of probe @probe_id is armed (see wr_gate). */
+WR_INLINE int probe_armed(__u32 probe_id)
+{
+	__u32 zero = 0, *script, *armed;
+
+	script = bpf_map_lookup_elem(&wr_gate, &probe_id);
+	if (!script || !*script)
+		return 1;
+	armed = bpf_map_lookup_elem(&wr_gate, &zero);
+	return armed && *script <= *armed;
+}
+
 /* --fault-in: take this CPU's event buffer for thread @tid.  A sleepable
  * probe keeps its CPU but may sleep in a page fault, and another thread's
  * hit on that CPU meanwhile would reuse the buffer under it; such a hit is
@@ -422,7 +448,7 @@ WR_INLINE int claim_buffer(struct wr_bt_state *st, __u32 tid)
 
 /* Start an event for the probe of @cookie (wr_probe_cookie()).  Returns the
  * per-CPU buffer, or NULL when the current process or thread is not the one
- * the cookie names, a map is missing, or (under --fault-in) a probe
+ * the cookie names, the probe's script is not armed yet, a map is missing, or (under --fault-in) a probe
  * sleeping in a fault holds the buffer. */
 WR_API __u8 *wr_event_begin(void *ctx, __u64 cookie)
 {
@@ -436,6 +462,8 @@ WR_API __u8 *wr_event_begin(void *ctx, __u64 cookie)
 
 	if (only & WR_COOKIE_THREAD ? (__u32)pid_tgid != (only & ~WR_COOKIE_THREAD)
 	    : only && (__u32)(pid_tgid >> 32) != only)
+		return 0;
+	if (!probe_armed(probe_id))
 		return 0;
 	buf = event_buf();
 	st = bpf_map_lookup_elem(&wr_bt_state, &zero);

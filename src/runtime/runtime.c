@@ -75,6 +75,7 @@ struct runtime {
 	struct rt_object *objects; /* what they share */
 	struct wr_probe_stats *stats; /* wr_stats, mapped: each CPU's counters in a row */
 	size_t stats_len;
+	uint32_t *gate;          /* wr_gate, mapped: when each probe id starts */
 	int ncpu;                /* possible CPUs, as many rows in wr_stats */
 	int proc_maps_fd;
 	int proc_slot_fd;
@@ -313,6 +314,19 @@ static int map_stats(struct runtime *rt)
 		return kernel_error(-errno, "mapping the probe counters");
 	rt->stats = mem;
 	rt->stats_len = len;
+	return 0;
+}
+
+/* The probes' start gate (wr_gate in the template), mapped: arming a
+ * script is then one store. */
+static int map_gate(struct runtime *rt)
+{
+	void *mem = mmap(NULL, WR_MAX_PROBES * sizeof(*rt->gate), PROT_READ | PROT_WRITE, MAP_SHARED,
+			 map_fd(rt->base, "wr_gate"), 0);
+
+	if (mem == MAP_FAILED)
+		return kernel_error(-errno, "mapping the probes' start gate");
+	rt->gate = mem;
 	return 0;
 }
 
@@ -556,6 +570,8 @@ int runtime_new(const struct rt_options *opt, const struct bpf_blob *base, struc
 	if (!err)
 		err = map_stats(rt);
 	if (!err)
+		err = map_gate(rt);
+	if (!err)
 		err = open_reader(rt);
 	c2 = thread_cpu_seconds();
 	if (!err)
@@ -590,6 +606,8 @@ void runtime_free(struct runtime *rt)
 		close(rt->timer_fd);
 	if (rt->stats)
 		munmap(rt->stats, rt->stats_len);
+	if (rt->gate)
+		munmap(rt->gate, WR_MAX_PROBES * sizeof(*rt->gate));
 	bpf_object__close(rt->base);
 	free(rt);
 }
@@ -921,6 +939,19 @@ void runtime_unload(struct runtime *rt, struct rt_probe *p)
 	free(p->links);
 	put_object(rt, p->o);
 	free(p);
+}
+
+/* ---- the start gate ---- */
+
+void runtime_gate_set(struct runtime *rt, uint32_t id, uint32_t script)
+{
+	if (id && id < WR_MAX_PROBES)
+		__atomic_store_n(&rt->gate[id], script, __ATOMIC_RELEASE);
+}
+
+void runtime_gate_arm(struct runtime *rt, uint32_t script)
+{
+	__atomic_store_n(&rt->gate[0], script, __ATOMIC_RELEASE);
 }
 
 /* ---- counters and events ---- */

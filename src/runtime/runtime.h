@@ -100,6 +100,13 @@ void runtime_detach(struct runtime *rt, struct rt_probe *p);
 /* Detach and unload @p.  NULL is a no-op. */
 void runtime_unload(struct runtime *rt, struct rt_probe *p);
 
+/* The start gate: wire probe id @id (not 0) takes hits only once script
+ * @script is armed (0: at once).  Set it before attaching the probe. */
+void runtime_gate_set(struct runtime *rt, uint32_t id, uint32_t script);
+/* Arm every script up to @script (numbered from 1, in order): their
+ * probes start taking hits, all at this instant. */
+void runtime_gate_arm(struct runtime *rt, uint32_t script);
+
 /* Zero the counters of wire probe id @id (given to a new probe). */
 void runtime_reset_probe_stats(struct runtime *rt, uint32_t id);
 /* Sum of the per-CPU counters of wire probe id @id. */

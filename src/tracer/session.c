@@ -648,6 +648,8 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	t1 = now_seconds();
 	if (!err)
 		err = runtime_load_probe(s->rt, &blob, site_cookie(s, site), &site->rt, &why);
+	if (!err)
+		runtime_gate_set(s->rt, site->wire_id, p->gate);
 	bpf_blob_release(&blob);
 	wr_debug("probe %u site %u: loaded (verifier) in %.1f ms", p->id, site->wire_id,
 		 (now_seconds() - t1) * 1e3);
@@ -794,6 +796,7 @@ static int add_script(struct session *s, const char *text, const char *file,
 	struct ast_script *sc = NULL;
 	size_t first = s->n_probes;
 	unsigned first_id = s->next_probe_id;
+	uint32_t script = ++s->scripts;
 	size_t taken, queued;
 	int err = parse_script(text, file, &sc, errors);
 
@@ -815,6 +818,7 @@ static int add_script(struct session *s, const char *text, const char *file,
 		struct diag d = { 0 };
 
 		p->enabled = !marked_disabled(text, p->ast->loc.line);
+		p->gate = script;
 		sc->probes[i] = NULL;
 		add_probe(s, p);
 		err = load_probe(s, p, &d, errors);
@@ -824,6 +828,9 @@ static int add_script(struct session *s, const char *text, const char *file,
 	}
 	for (size_t i = first; i < s->n_probes && !err; i++)
 		err = attach_probe(s, s->probes[i], errors);
+	/* Every probe of the script starts here, at one instant (wr_gate). */
+	if (!err && s->rt)
+		runtime_gate_arm(s->rt, script);
 	/* A uprobe registered early that no attach took (the script failed)
 	 * would keep trapping in the target for nothing. */
 	taken = uprobe_prearm_release(&queued);

@@ -42,6 +42,7 @@ struct probe {
 	struct render_probe render;
 	struct probe_site *sites;   /* owned */
 	size_t n_sites;
+	uint32_t gate;              /* the script that added it: its start gate */
 	bool enabled;
 	bool pending;               /* no library defines its function yet */
 	struct probe_counts counts;
@@ -61,6 +62,7 @@ struct session {
 	struct probe **probes;      /* owned */
 	size_t n_probes, cap_probes;
 	unsigned next_probe_id;
+	uint32_t scripts;           /* scripts added so far, each its gate number */
 	struct { struct probe *probe; size_t site; } wire[WR_MAX_PROBES];
 	uint32_t wire_next;         /* where the search for a free wire id starts */
 	struct renderer renderer;

@@ -124,6 +124,19 @@ def bt_after_no_bt(f_x, name):
           "%s: and they start at leaf" % name)
 
 
+# `source FILE` in a session adds a script's probes as one: they start at
+# one instant, so middle's and leaf's events take turns from the first on.
+with tempfile.NamedTemporaryFile("w", suffix=".ws", delete=False) as sf:
+    sf.write('trace leaf { print "leaf"; }\ntrace middle { print "middle"; }\n')
+with tempfile.NamedTemporaryFile("w", suffix=".batch", delete=False) as f:
+    f.write("source %s\nwait events 8\nquit\n" % sf.name)
+res = run(["-p", fx.pid, "--batch", f.name, "--script-output", "plain"])
+os.unlink(f.name)
+os.unlink(sf.name)
+seq = [l for l in res.stdout.splitlines() if l in ("leaf", "middle")][:8]
+check(len(seq) == 8 and all(seq[i] != seq[i + 1] for i in range(7)),
+      "source: a script's probes start together, their events alternate (%s)" % seq)
+
 bt_after_no_bt(fx, "chain-O2fp")
 clang = Fixture("chain-clang-O2", [500])
 bt_after_no_bt(clang, "chain-clang-O2")

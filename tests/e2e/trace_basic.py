@@ -61,9 +61,14 @@ evs = events_of(res, "--script-file")
 texts = set(e["items"][0]["text"] for e in evs)
 eq(texts, {"leaf 7", "middle"}, "both probes of the script file fire")
 eq(set(e["probe"] for e in evs), {1, 2}, "probe ids 1 and 2")
-# Both uprobes were registered while the probes compiled, so they start
-# firing together: one registered only at attach time waits for the
-# kernel (milliseconds), and the 6 events could all be the other probe's.
+# A script's probes start at one instant, however far apart their uprobes
+# were attached: middle calls leaf, so from the first event on they take
+# turns (two events of one probe in a row: one started before the other).
+seq = [e["items"][0]["text"] for e in evs]
+check(all(seq[i] != seq[i + 1] for i in range(len(seq) - 1)),
+      "the script's two probes start together: their events alternate (%s)" % seq)
+# Both uprobes were registered while the probes compiled (nothing waits
+# for the kernel between the attach and the start).
 check("uprobes: 2 of 2 attached as registered while the probes compiled" in res.stderr,
       "-v: both sites' uprobes were registered early (%r)" % re.findall(r".*uprobes:.*", res.stderr))
 os.unlink(script)
