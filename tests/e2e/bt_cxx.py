@@ -105,7 +105,7 @@ def wraith_cxx_values(name, this_deref):
     script = " ".join("trace %s { %s bt args; }" % (fn, " ".join(
         'print "P%d %s={}", %s;' % (i, n, n) for n in names if n != "*this" or this_deref))
         for i, (fn, names) in enumerate(PROBES))
-    # the probes attach one after the other: enough events for all
+    # a script's probes start together: 60 events reach all three
     fx = Fixture(name, [1000])
     try:
         res = run(["-p", fx.pid, "-s", script, "--max-events", 60, "--timeout", 20])
