@@ -1,0 +1,848 @@
+/* unwind.bpf.h - the unwinder: a `bt`'s slot, the searches of a
+ * process's mappings and of a module's rows, the rule step from a frame
+ * to its caller, the frame cache and runs of recursion, and the frame
+ * loop the step program (or a --fault-in probe) runs.
+ *
+ * A section of wraith.bpf.c, included by it alone, after events.bpf.h.
+ */
+
+/* Internal: an unwind step moved to the caller (not a wire status). */
+#define WR_MOVED 0xffu
+
+/* Both binary searches run under bpf_loop(): the verifier checks the
+ * callback once instead of walking every iteration of every search of every
+ * frame, which no bounded loop of this shape survives. */
+
+struct map_search {
+	struct wr_proc_maps *pm;
+	__u64 ip;
+	__u32 lo;
+	__u32 hi;
+	__u32 found; /* index + 1, 0 = not found */
+	__u32 pad;
+};
+
+static long map_search_step(__u32 i, void *arg)
+{
+	struct map_search *ms = arg;
+	struct wr_mapping *m;
+	__u32 mid;
+
+	if (ms->lo >= ms->hi)
+		return 1;
+	mid = (ms->lo + ms->hi) / 2;
+	m = &ms->pm->m[mid & (WR_MAX_MAPPINGS - 1)];
+	if (ms->ip < m->start) {
+		ms->hi = mid;
+	} else if (ms->ip >= m->end) {
+		ms->lo = mid + 1;
+	} else {
+		ms->found = mid + 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* The mapping of @pm that holds @ip, or NULL. */
+WR_INLINE struct wr_mapping *find_mapping(struct wr_proc_maps *pm, __u64 ip)
+{
+	struct map_search ms = { .pm = pm, .ip = ip, .hi = pm->count };
+
+	if (ms.hi > WR_MAX_MAPPINGS)
+		ms.hi = WR_MAX_MAPPINGS;
+	bpf_loop(WR_MAP_SEARCH_STEPS, map_search_step, &ms, 0);
+	if (!ms.found)
+		return 0;
+	return &pm->m[(ms.found - 1) & (WR_MAX_MAPPINGS - 1)];
+}
+
+struct row_search {
+	void *rows;  /* the module's row map, looked up once per search */
+	__u64 pc;
+	__u32 lo;
+	__u32 hi;
+	__u32 found; /* rule index */
+	__u32 pad;
+};
+
+static long row_search_step(__u32 i, void *arg)
+{
+	struct row_search *rs = arg;
+	struct wr_cfi_row *row;
+	__u32 mid;
+
+	if (rs->lo >= rs->hi)
+		return 1;
+	mid = rs->lo + (rs->hi - rs->lo) / 2;
+	row = bpf_map_lookup_elem(rs->rows, &mid);
+	if (!row)
+		return 1;
+	/* Greatest row with row.pc <= pc. */
+	if (row->pc <= rs->pc) {
+		rs->found = row->rule;
+		rs->lo = mid + 1;
+	} else {
+		rs->hi = mid;
+	}
+	return 0;
+}
+
+/* Index of the rule covering @pc among the @count rows of module slot
+ * @slot, or WR_CFI_RULE_NONE. */
+WR_INLINE __u32 find_rule(__u32 slot, __u32 count, __u64 pc)
+{
+	struct row_search rs = { .pc = pc, .hi = count, .found = WR_CFI_RULE_NONE };
+
+	rs.rows = bpf_map_lookup_elem(&wr_cfi_rows, &slot);
+	if (!rs.rows || pc > 0xffffffffull)
+		return WR_CFI_RULE_NONE;
+	bpf_loop(WR_ROW_SEARCH_STEPS, row_search_step, &rs, 0);
+	return rs.found;
+}
+
+WR_INLINE struct wr_bt_header *bt_header(__u8 *buf, struct wr_bt_slot *s)
+{
+	return (struct wr_bt_header *)payload_at(buf, s->item_off);
+}
+
+/* Stop unwinding slot @s with @status and @error and write its header. */
+WR_INLINE void slot_finish(__u8 *buf, struct wr_bt_slot *s, __u32 status, __u32 error)
+{
+	struct wr_bt_header *bh = bt_header(buf, s);
+
+	s->flags &= ~WR_SLOT_F_PENDING;
+	s->status = (__u8)status;
+	s->error = (__u16)error;
+	bh->frame_count = s->count;
+	bh->status = (__u8)status;
+	bh->error_code = (__u16)error;
+}
+
+/* The end of slot @s's item while it still holds every frame it reserved. */
+WR_INLINE __u32 slot_end(struct wr_bt_slot *s)
+{
+	return s->item_off + sizeof(struct wr_bt_header) + s->depth * sizeof(struct wr_bt_frame);
+}
+
+/* Give back the frames slot @s reserved and did not use, when its item is
+ * the last of the event so far. */
+WR_INLINE void trim_bt(__u8 *buf, struct wr_bt_slot *s)
+{
+	struct wr_event_header *h = (struct wr_event_header *)buf;
+	struct wr_item_header *ih;
+	__u32 used;
+
+	if (slot_end(s) != h->payload_len || s->item_off < sizeof(*ih))
+		return;
+	used = sizeof(struct wr_bt_header) + s->count * sizeof(struct wr_bt_frame);
+	ih = (struct wr_item_header *)payload_at(buf, s->item_off - sizeof(*ih));
+	ih->length = (__u16)used;
+	h->payload_len = s->item_off + used;
+}
+
+/* The word at offset @off (a multiple of 8) of the stack copy.  Indexed
+ * as words: through a pointer into a byte array clang assumes no
+ * alignment and reads the word a byte at a time. */
+WR_INLINE __u64 stack_word(struct wr_bt_state *st, __u64 off)
+{
+	const __u64 *w = (const __u64 *)st->stack;
+
+	return w[(off / sizeof(*w)) & (WR_BT_STACK_MAX / sizeof(*w) - 1)];
+}
+
+/* Read 8 bytes of user memory at @addr, from the copy of the stack in @st
+ * when it holds them.  Otherwise copy the stack from just below @addr (the
+ * caller frames lie above): WR_BT_STACK_CHUNK bytes the first time in an
+ * event, then four times the last copy each time a walk has used one up
+ * (it is deep: fewer, larger copies), up to WR_BT_STACK_MAX, or, where
+ * that fails (the end of a mapping), WR_BT_STACK_CHUNK bytes, or only the
+ * 8.  Stack words are aligned; a word that is not is read on its own. */
+WR_INLINE int read_u64(struct wr_bt_state *st, __u64 *dst, __u64 addr)
+{
+	__u64 off = addr - st->stack_base;
+
+	if (addr & 7)
+		return user_read(dst, sizeof(*dst), (const void *)addr);
+	if (st->stack_len == 0 || off > st->stack_len - sizeof(*dst)) {
+		__u64 base = addr - 16;
+		__u32 len = st->stack_len * 4;
+
+		if (len < WR_BT_STACK_CHUNK || len > WR_BT_STACK_MAX)
+			len = len ? WR_BT_STACK_MAX : WR_BT_STACK_CHUNK;
+		if (bpf_probe_read_user(st->stack, len, (const void *)base)) {
+			if (len == WR_BT_STACK_CHUNK ||
+			    bpf_probe_read_user(st->stack, WR_BT_STACK_CHUNK, (const void *)base)) {
+				st->stack_len = 0;
+				return user_read(dst, sizeof(*dst), (const void *)addr);
+			}
+			len = WR_BT_STACK_CHUNK;
+		}
+		st->stack_base = base;
+		st->stack_len = len;
+		off = 16;
+	}
+	*dst = stack_word(st, off);
+	return 0;
+}
+
+/* The second word of the frame record at @ip (pc, cookie and flags, as
+ * struct wr_bt_frame lays them out) in the module of @cookie loaded at
+ * @bias (@cookie 0: unknown module; so is a pc beyond the frame's 32 bits),
+ * and in *@hash_in what the frame adds to a stack's identity for `count
+ * bt`: module and pc where the module is known (the same in every
+ * process), the raw ip where it is not. */
+WR_INLINE __u64 frame_word(__u64 ip, __u32 exact, __u64 cookie, __u64 bias, __u64 *hash_in)
+{
+	__u64 pc = ip - bias;
+
+	if (pc > 0xffffffffull)
+		cookie = 0;
+	*hash_in = cookie ? cookie << 32 | pc : ip;
+	return (cookie ? pc : 0) | (cookie & 0xffff) << 32 |
+	       (__u64)(exact ? WR_FRAME_F_EXACT_IP : 0) << 48;
+}
+
+/* Record the frame at s->ip as frame s->count: its record is s->ip and
+ * @word (frame_word()), two stores. */
+WR_INLINE void put_frame(__u8 *buf, struct wr_bt_slot *s, __u64 word, __u64 hash_in)
+{
+	__u32 off = (s->item_off & (WR_EVENT_MAX - 1)) + sizeof(struct wr_bt_header) +
+		    (s->count & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame);
+	__u64 *f = (__u64 *)(buf + sizeof(struct wr_event_header) + off);
+
+	if (s->flags & WR_SLOT_F_COUNT) {
+		s->hash = (s->hash ^ hash_in) * 0x9e3779b97f4a7c15ull;
+		s->hash ^= s->hash >> 29;
+	}
+	f[0] = s->ip;
+	f[1] = word;
+	s->count++;
+}
+
+/* Record the frame at s->ip, in the module of @cookie loaded at @bias. */
+WR_INLINE void emit_frame(__u8 *buf, struct wr_bt_slot *s, __u64 cookie, __u64 bias)
+{
+	__u64 hash_in, word = frame_word(s->ip, s->flags & WR_SLOT_F_EXACT, cookie, bias, &hash_in);
+
+	put_frame(buf, s, word, hash_in);
+}
+
+/* Another tool's uretprobe replaces a return address on the stack with the
+ * kernel's return trampoline and keeps the real one in the task's list of
+ * return instances, newest first; the instance whose stack pointer is the
+ * slot the address was read from (the function's entry sp) holds it.  The
+ * list belongs to the current task and changes only in its own context,
+ * so it is stable while the probe runs.  Returns the real address, or @ra
+ * when no instance matches (the frame then stops as unknown). */
+#define WR_URETPROBE_MAX 64 /* the kernel's MAX_URETPROBE_DEPTH */
+
+struct uretprobe_search {
+	struct return_instance___wr *ri; /* the next instance to look at */
+	__u64 slot;
+	__u64 ra;
+};
+
+/* The list is read with bpf_probe_read_kernel(), not loaded through
+ * pointers: the verifier checks a load of a pointer through one it trusts
+ * (the current task) by searching the kernel's whole BTF by name, about
+ * 1 ms each time it walks the load here; and under bpf_loop() it checks
+ * the step once, not once per instance as in a bounded loop. */
+static long uretprobe_step(__u32 i, void *arg)
+{
+	struct uretprobe_search *us = arg;
+	struct return_instance___wr *ri = us->ri;
+
+	if (!ri || BPF_CORE_READ(ri, stack) != us->slot) {
+		us->ri = ri ? BPF_CORE_READ(ri, next) : 0;
+		return !us->ri;
+	}
+	us->ra = BPF_CORE_READ(ri, orig_ret_vaddr);
+	return 1;
+}
+
+WR_INLINE __u64 uretprobe_return(__u64 slot, __u64 ra)
+{
+	struct task_struct___wr *task = (void *)bpf_get_current_task();
+	struct uretprobe_search us = {
+		.ri = BPF_CORE_READ(task, utask, return_instances), .slot = slot, .ra = ra,
+	};
+
+	bpf_loop(WR_URETPROBE_MAX, uretprobe_step, &us, 0);
+	return us.ra;
+}
+
+/* The address of the current process's uretprobe return trampoline (the
+ * start of its [uprobes] area), or 0 when it has none yet. */
+WR_INLINE __u64 uretprobe_trampoline(void)
+{
+	struct task_struct___wr *task = (void *)bpf_get_current_task_btf();
+	struct xol_area___wr *area = task->mm->uprobes_state.xol_area;
+
+	return area ? area->vaddr : 0;
+}
+
+/* Apply a signal-trampoline row: the interrupted context is the ucontext
+ * the kernel pushed at the trampoline's rsp.  Returns WR_MOVED or a stop
+ * status with *error set. */
+WR_INLINE __u32 unwind_signal(struct wr_bt_state *st, struct wr_bt_slot *s, __u32 *error)
+{
+	__u64 ip, sp, bp;
+
+	if (read_u64(st, &ip, s->sp + WR_UCTX_RIP) || read_u64(st, &sp, s->sp + WR_UCTX_RSP)) {
+		*error = WR_BTE_RETURN_ADDRESS_READ;
+		return WR_BT_READ_ERROR;
+	}
+	if (ip < 0x1000) {
+		*error = WR_BTE_NEXT_IP_BELOW_USER;
+		return WR_BT_INVALID_FRAME;
+	}
+	if (read_u64(st, &bp, s->sp + WR_UCTX_RBP))
+		s->flags &= ~WR_SLOT_F_BP_VALID;
+	else
+		s->flags |= WR_SLOT_F_BP_VALID;
+	s->ip = ip;
+	s->sp = sp;
+	s->bp = bp;
+	s->flags |= WR_SLOT_F_EXACT;
+	return WR_MOVED;
+}
+
+/* Recover the caller's rbp under @r; clears BP_VALID when unknown. */
+WR_INLINE void recover_bp(struct wr_bt_state *st, struct wr_bt_slot *s, struct wr_cfi_rule *r,
+			    __u64 cfa)
+{
+	__u64 bp = s->bp;
+
+	if (r->rbp_rule == WR_RULE_AT_CFA || r->rbp_rule == WR_RULE_AT_RBP) {
+		__u64 at = r->rbp_rule == WR_RULE_AT_CFA ? cfa : s->bp;
+
+		if (r->rbp_rule == WR_RULE_AT_RBP && !(s->flags & WR_SLOT_F_BP_VALID)) {
+			s->flags &= ~WR_SLOT_F_BP_READ_FAILED;
+		} else if (read_u64(st, &bp, at + r->rbp_off)) {
+			s->flags &= ~WR_SLOT_F_BP_VALID;
+			s->flags |= WR_SLOT_F_BP_READ_FAILED;
+		} else {
+			s->flags |= WR_SLOT_F_BP_VALID;
+			s->flags &= ~WR_SLOT_F_BP_READ_FAILED;
+		}
+	} else if (r->rbp_rule == WR_RULE_VAL_CFA) {
+		bp = cfa + r->rbp_off;
+		s->flags |= WR_SLOT_F_BP_VALID;
+	} else if (r->rbp_rule == WR_RULE_REGISTER && r->rbp_off == WR_DWARF_RSP) {
+		bp = s->sp; /* the caller's rbp is this frame's rsp */
+		s->flags |= WR_SLOT_F_BP_VALID;
+	} else if (r->rbp_rule != WR_RULE_SAME_VALUE) {
+		s->flags &= ~(WR_SLOT_F_BP_VALID | WR_SLOT_F_BP_READ_FAILED);
+	}
+	s->bp = bp;
+}
+
+/* Move slot @s from its frame to the caller under rule @r.  Returns
+ * WR_MOVED, WR_BT_COMPLETE when the stack ends here, or a stop status with
+ * *error set. */
+WR_INLINE __u32 unwind_normal(struct wr_bt_state *st, struct wr_bt_slot *s,
+			       struct wr_cfi_rule *r, __u32 *error)
+{
+	__u64 cfa, ra;
+
+	/* The CFA needs rbp, which is unknown: because reading it failed, or
+	 * because an earlier frame's rule for it had no compact form. */
+	if (r->cfa_reg == WR_DWARF_RBP && !(s->flags & WR_SLOT_F_BP_VALID)) {
+		if (!(s->flags & WR_SLOT_F_BP_READ_FAILED)) {
+			*error = 0;
+			return WR_BT_UNSUPPORTED_CFI;
+		}
+		*error = WR_BTE_FRAME_POINTER_READ;
+		return WR_BT_READ_ERROR;
+	}
+	cfa = (r->cfa_reg == WR_DWARF_RBP ? s->bp : s->sp) + (__s64)r->cfa_off;
+	if (r->cfa_kind == WR_CFA_DEREF && read_u64(st, &cfa, cfa)) {
+		*error = WR_BTE_FRAME_POINTER_READ;
+		return WR_BT_READ_ERROR;
+	}
+	if (r->ra_rule == WR_RULE_UNDEFINED)
+		return WR_BT_COMPLETE; /* the outermost frame: _start, clone */
+	if (r->ra_rule != WR_RULE_AT_CFA)
+		return WR_BT_UNSUPPORTED_CFI;
+	if (read_u64(st, &ra, cfa + r->ra_off)) {
+		*error = WR_BTE_RETURN_ADDRESS_READ;
+		return WR_BT_READ_ERROR;
+	}
+	if (ra == st->uretprobe_tramp && ra)
+		ra = uretprobe_return(cfa + r->ra_off, ra);
+	if (ra == 0)
+		return WR_BT_COMPLETE;
+	if (ra < 0x1000) {
+		*error = WR_BTE_NEXT_IP_BELOW_USER;
+		return WR_BT_INVALID_FRAME;
+	}
+	if (ra >> 56) {
+		*error = WR_BTE_NEXT_IP_KERNEL_LIKE;
+		return WR_BT_INVALID_FRAME;
+	}
+	if (cfa == 0) {
+		*error = WR_BTE_NEXT_CFA_ZERO;
+		return WR_BT_INVALID_FRAME;
+	}
+	if (cfa <= s->sp) {
+		*error = WR_BTE_NEXT_CFA_NOT_ADVANCING;
+		return WR_BT_INVALID_FRAME;
+	}
+	recover_bp(st, s, r, cfa);
+	s->ip = ra;
+	s->sp = cfa;
+	s->flags &= ~WR_SLOT_F_EXACT;
+	return WR_MOVED;
+}
+
+/* The rule for the current frame of @s in mapping @m; @rule0 is the
+ * compile-time rule of the probe's own pc, used for frame 0 unless it is
+ * WR_RULE_LOOKUP.  Returns a rule, or NULL with *status set. */
+WR_INLINE struct wr_cfi_rule *frame_rule(struct wr_bt_slot *s, struct wr_mapping *m,
+					 __u32 rule0, __u32 *status)
+{
+	__u64 pc = s->ip - m->bias;
+	struct wr_cfi_rule *r;
+	void *rules;
+	__u32 idx;
+
+	if (m->row_count == 0) {
+		*status = WR_BT_DWARF_UNAVAILABLE;
+		return 0;
+	}
+	if (s->count == 1 && rule0 != WR_RULE_LOOKUP)
+		idx = rule0;
+	else
+		idx = find_rule(m->slot, m->row_count, (s->flags & WR_SLOT_F_EXACT) ? pc : pc - 1);
+	if (idx == WR_CFI_RULE_NONE) {
+		*status = WR_BT_NO_ROWS_FOR_PC;
+		return 0;
+	}
+	rules = bpf_map_lookup_elem(&wr_cfi_rules, &m->slot);
+	r = rules ? bpf_map_lookup_elem(rules, &idx) : 0;
+	if (!r)
+		*status = WR_BT_INTERNAL_ERROR;
+	return r;
+}
+
+/* Move @s to its caller under @r; returns WR_MOVED or a stop status. */
+WR_INLINE __u32 apply_rule(struct wr_bt_state *st, struct wr_bt_slot *s, struct wr_cfi_rule *r,
+			    __u32 *error)
+{
+	if (r->kind == WR_ROW_SIGNAL)
+		return unwind_signal(st, s, error);
+	if (r->kind == WR_ROW_NORMAL)
+		return unwind_normal(st, s, r, error);
+	return WR_BT_UNSUPPORTED_CFI;
+}
+
+WR_INLINE struct wr_frame_cache_ent *cache_slot(__u64 key, __u32 tgid)
+{
+	__u32 i = (__u32)((key >> 4) ^ (key >> 20) ^ tgid) & (WR_FRAME_CACHE - 1);
+
+	i += bpf_get_smp_processor_id() * WR_FRAME_CACHE;
+	return bpf_map_lookup_elem(&wr_frame_cache, &i);
+}
+
+/* memo_plain: the remembered rule has the short form plain_run() takes
+ * (the CFA from rsp or rbp plus an offset, the return address at the CFA,
+ * rbp kept or saved at the CFA); with these bits for its variants. */
+#define WR_MEMO_PLAIN    0x1u
+#define WR_MEMO_CFA_RBP  0x2u /* the CFA is rbp-based */
+#define WR_MEMO_BP_SAVED 0x4u /* the caller's rbp is saved at the CFA */
+#define WR_MEMO_SKIP     0x8u /* the next frame takes the general path */
+
+WR_INLINE __u32 plain_form(struct wr_cfi_rule *r)
+{
+	if (r->kind != WR_ROW_NORMAL || r->cfa_kind != WR_CFA_REG_OFF || r->ra_rule != WR_RULE_AT_CFA)
+		return 0;
+	if (r->cfa_reg != WR_DWARF_RSP && r->cfa_reg != WR_DWARF_RBP)
+		return 0;
+	if (r->rbp_rule != WR_RULE_SAME_VALUE && r->rbp_rule != WR_RULE_AT_CFA)
+		return 0;
+	return WR_MEMO_PLAIN | (r->cfa_reg == WR_DWARF_RBP ? WR_MEMO_CFA_RBP : 0) |
+	       (r->rbp_rule == WR_RULE_AT_CFA ? WR_MEMO_BP_SAVED : 0);
+}
+
+/* Remember @rule of the frame at @key, whose record's second word is
+ * @word, for the rest of the walk. */
+WR_INLINE void memo_set(struct wr_bt_state *st, __u64 key, __u64 word, __u64 hash_in,
+			struct wr_cfi_rule *rule)
+{
+	st->memo_key = key;
+	st->memo_word = word;
+	st->memo_hash = hash_in;
+	st->memo_rule = *rule;
+	st->memo_plain = plain_form(&st->memo_rule);
+}
+
+/* The rule of the frame at s->ip from the frame cache or the maps, after
+ * recording the frame; NULL when the walk stopped there. */
+WR_INLINE struct wr_cfi_rule *lookup_frame(__u8 *buf, struct wr_bt_state *st,
+					   struct wr_bt_slot *s, struct wr_proc_maps *pm,
+					   __u64 key, __u32 rule0)
+{
+	__u32 tgid = ((struct wr_event_header *)buf)->pid, status = WR_BT_INTERNAL_ERROR;
+	struct wr_frame_cache_ent *c = cache_slot(key, tgid);
+	struct wr_mapping *m;
+	struct wr_cfi_rule *r;
+	__u64 word, hash_in;
+
+	if (c && c->key == key && c->tgid == tgid && c->generation == pm->generation) {
+		memo_set(st, key, c->word, c->hash_in, &c->rule);
+		put_frame(buf, s, st->memo_word, st->memo_hash);
+		return &st->memo_rule;
+	}
+	m = find_mapping(pm, s->ip);
+	word = frame_word(s->ip, key >> 63, m ? m->cookie : 0, m ? m->bias : 0, &hash_in);
+	put_frame(buf, s, word, hash_in);
+	if (!m) {
+		slot_finish(buf, s, WR_BT_OFFSETS_UNAVAILABLE, 0); /* handed over */
+		return 0;
+	}
+	r = frame_rule(s, m, rule0, &status);
+	if (!r) {
+		slot_finish(buf, s, status, 0);
+		return 0;
+	}
+	memo_set(st, key, word, hash_in, r);
+	if (c) {
+		c->key = key;
+		c->tgid = tgid;
+		c->generation = pm->generation;
+		c->word = word;
+		c->hash_in = hash_in;
+		c->rule = *r;
+	}
+	return &st->memo_rule;
+}
+
+/* Frames plain_run() unwinds in one go at most: the verifier walks its
+ * loop once per frame of it. */
+#define WR_PLAIN_RUN 8
+
+/* plain_run() of an rsp-based rule: every frame of the run has the same
+ * size (the CFA offset), so where each one's return address lies in the
+ * copy is known before the loop, which then only checks that the copy
+ * holds it, compares it with the frame's own and stores the frame.  rbp
+ * is either kept or saved below the return address, where only the run's
+ * last frame's copy matters. */
+WR_INLINE __u32 plain_run_sp(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s, __u32 plain)
+{
+	__s64 size = st->memo_rule.cfa_off, ra_off = st->memo_rule.ra_off;
+	__s64 bp_below = ra_off - st->memo_rule.rbp_off;
+	__u64 ip = s->ip, word = st->memo_word, len = st->stack_len, room;
+	__u64 off = s->sp + size + ra_off - st->stack_base, bp_at = off - bp_below;
+	__u32 n, count = s->count;
+	__u8 *frames = buf + sizeof(struct wr_event_header) + sizeof(struct wr_bt_header) +
+		       (s->item_off & (WR_EVENT_MAX - 1));
+	__u64 *f;
+
+	/* The copy's base and length are multiples of 8: an aligned offset
+	 * below the length has all 8 bytes. */
+	if (size <= 0 || (size & 7) || (off & 7) || off >= len)
+		return 0;
+	if ((plain & WR_MEMO_BP_SAVED) && (bp_below <= 0 || (bp_below & 7) || bp_at >= len))
+		return 0;
+	/* The last frame stops the walk: the general path's. */
+	room = (__u64)s->depth - count - 1;
+	for (n = 0; n < WR_PLAIN_RUN; n++) {
+		if (n >= room || off >= len || stack_word(st, off) != ip)
+			break;
+		f = (__u64 *)(frames + ((count + n) & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame));
+		f[0] = ip;
+		f[1] = word;
+		off += size;
+	}
+	if (!n)
+		return 0;
+	if (plain & WR_MEMO_BP_SAVED) {
+		s->bp = stack_word(st, off - size - bp_below);
+		s->flags = (s->flags | WR_SLOT_F_BP_VALID) & ~WR_SLOT_F_BP_READ_FAILED;
+	}
+	s->sp += n * size;
+	s->count = (__u16)(count + n);
+	return n;
+}
+
+/* plain_run() of an rbp-based rule (frame pointers): the CFA comes from
+ * the rbp each frame saved, so each frame is checked on its own. */
+WR_INLINE __u32 plain_run_bp(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s, __u32 plain)
+{
+	__u32 n, count = s->count, depth = s->depth, len = st->stack_len;
+	__u64 ip = s->ip, sp = s->sp, bp = s->bp, cfa, off, bp_off, word = st->memo_word;
+	__u64 base = st->stack_base;
+	__s64 cfa_off = st->memo_rule.cfa_off, ra_off = st->memo_rule.ra_off;
+	__s64 rbp_off = st->memo_rule.rbp_off;
+	__u8 *frames = buf + sizeof(struct wr_event_header) + sizeof(struct wr_bt_header) +
+		       (s->item_off & (WR_EVENT_MAX - 1));
+
+	/* rbp must be known, and stays so only when each frame saved it. */
+	if (!(s->flags & WR_SLOT_F_BP_VALID) || !(plain & WR_MEMO_BP_SAVED))
+		return 0;
+	for (n = 0; n < WR_PLAIN_RUN; n++) {
+		if (count + 1 >= depth)
+			break;
+		cfa = bp + cfa_off;
+		off = cfa + ra_off - base;
+		bp_off = cfa + rbp_off - base;
+		if (((off | bp_off) & 7) || off >= len || bp_off >= len || cfa <= sp)
+			break;
+		if (stack_word(st, off) != ip)
+			break;
+		bp = stack_word(st, bp_off);
+		off = (count & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame);
+		((__u64 *)(frames + off))[0] = ip;
+		((__u64 *)(frames + off))[1] = word;
+		sp = cfa;
+		count++;
+	}
+	if (!n)
+		return 0;
+	s->sp = sp;
+	s->bp = bp;
+	s->flags = (s->flags | WR_SLOT_F_BP_VALID) & ~WR_SLOT_F_BP_READ_FAILED;
+	s->count = (__u16)count;
+	return n;
+}
+
+/* Recursion: frames at the walk's previous address (not exact), each
+ * returning to that same address, under a rule of the plain form, every
+ * word they need already in the stack copy.  Unwinds up to WR_PLAIN_RUN
+ * of them in one loop that keeps the walk in locals and checks only what
+ * can differ from frame to frame (a return address that is the frame's
+ * own is a valid one).  Returns the frames unwound; 0 (nothing changed)
+ * leaves the frame to unwind_one()'s general path, which knows every
+ * other case and every error, as do the frame a run stops at and the
+ * walk's last frame (so a run never ends a walk).  Not for `count bt`,
+ * whose stack identity is hashed frame by frame: a hash after the loop
+ * would be walked by the verifier once per frame count the loop can end
+ * with. */
+WR_INLINE __u32 plain_run(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s)
+{
+	__u32 plain = st->memo_plain;
+
+	if (plain & WR_MEMO_CFA_RBP)
+		return plain_run_bp(buf, st, s, plain);
+	return plain_run_sp(buf, st, s, plain);
+}
+
+/* Unwind one frame of slot @s in the process's mappings @pm: record it
+ * and move to its caller.  A frame at the address of the walk's previous
+ * one (recursion) takes the rule remembered from it; the others go through
+ * the frame cache. */
+WR_INLINE void unwind_one(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s,
+			    struct wr_proc_maps *pm, __u32 rule0)
+{
+	__u64 key = s->ip | ((__u64)!!(s->flags & WR_SLOT_F_EXACT) << 63);
+	__u32 status, error = 0;
+	struct wr_cfi_rule *r;
+
+	if (key == st->memo_key) {
+		put_frame(buf, s, st->memo_word, st->memo_hash);
+		r = &st->memo_rule;
+	} else {
+		r = lookup_frame(buf, st, s, pm, key, rule0);
+		if (!r)
+			return;
+	}
+	status = apply_rule(st, s, r, &error);
+	if (status != WR_MOVED)
+		slot_finish(buf, s, status, error);
+	else if (s->count >= s->depth)
+		slot_finish(buf, s, WR_BT_TRUNCATED, 0);
+}
+
+/* The mappings of the event's process: found by tgid once per event, by
+ * slot after that. */
+WR_INLINE struct wr_proc_maps *proc_maps_of(__u8 *buf, struct wr_bt_state *st)
+{
+	__u32 tgid = ((struct wr_event_header *)buf)->pid, *slot, idx;
+
+	if (st->proc_slot == WR_PROC_UNKNOWN) {
+		slot = bpf_map_lookup_elem(&wr_proc_slot, &tgid);
+		st->proc_slot = slot ? *slot : WR_PROC_NONE;
+	}
+	idx = st->proc_slot;
+	if (idx >= WR_MAX_PROCS)
+		return 0;
+	return bpf_map_lookup_elem(&wr_proc_maps, &idx);
+}
+
+/* Open a backtrace slot: reserve its item of @type (header + @depth
+ * frames) and take the registers.  Returns the slot, or NULL when the
+ * event has no room or every slot is used. */
+WR_INLINE struct wr_bt_slot *open_slot(void *ctx, __u8 *buf, __u32 type, __u32 depth,
+				       __u32 flags_index, __u32 rule0)
+{
+	struct wr_regs *regs = ctx;
+	struct wr_bt_header *bh;
+	struct wr_bt_state *st;
+	struct wr_bt_slot *s;
+	__u32 zero = 0, n;
+	long item;
+
+	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+	if (!st || st->n_slots >= WR_BT_MAX_SLOTS)
+		return 0;
+	if (depth == 0 || depth > WR_BT_MAX_DEPTH)
+		depth = WR_BT_MAX_DEPTH;
+	item = wr_item_open((struct wr_event_buf *)buf, type, wr_bt_index_of(flags_index));
+	if (item < 0)
+		return 0;
+	if (reserve(buf, sizeof(*bh) + depth * sizeof(struct wr_bt_frame)) < 0) {
+		/* Give the item header back: a bt that does not fit is dropped. */
+		((struct wr_event_header *)buf)->payload_len = (__u32)item;
+		return 0;
+	}
+	wr_item_close((struct wr_event_buf *)buf, item);
+	n = st->n_slots & (WR_BT_MAX_SLOTS - 1);
+	st->n_slots++;
+	s = &st->slot[n];
+	s->item_off = (__u32)item + sizeof(struct wr_item_header);
+	s->ip = regs->ip;
+	s->sp = regs->sp;
+	s->bp = regs->bp;
+	s->depth = (__u16)depth;
+	s->count = 0;
+	s->flags = WR_SLOT_F_PENDING | WR_SLOT_F_BP_VALID | WR_SLOT_F_EXACT;
+	s->status = WR_BT_TRUNCATED;
+	s->error = 0;
+	s->hash = 0;
+	s->key = 0;
+	bh = bt_header(buf, s);
+	bh->requested_depth = (__u16)depth;
+	bh->frame_count = 0;
+	bh->flags = wr_bt_flags_of(flags_index);
+	bh->status = WR_BT_TRUNCATED;
+	bh->error_code = 0;
+	s->rule0 = rule0;
+	return s;
+}
+
+/* A `bt` statement: reserve its item and take the registers; the step
+ * program unwinds every frame, so no probe carries the unwinder.
+ * @depth = frames wanted (1..WR_BT_MAX_DEPTH); @flags_index =
+ * wr_bt_flags_index(flags, statement index); @rule0 = the rule index of
+ * the probe's own pc, WR_CFI_RULE_NONE if no row covers it, or
+ * WR_RULE_LOOKUP to search at run time. */
+WR_API void wr_bt(void *ctx, __u8 *buf, __u32 depth, __u32 flags_index, __u32 rule0)
+{
+	open_slot(ctx, buf, WR_ITEM_BACKTRACE, depth, flags_index, rule0);
+}
+
+/* A bt reserves room for its whole requested depth; when it is the last
+ * item of the event (the common `print ...; bt;`), give back what its
+ * frames did not use, so a 7-frame backtrace costs ~130 bytes, not 2 KiB. */
+WR_INLINE void trim_last_bt(__u8 *buf, struct wr_bt_state *st)
+{
+	/* The last bt still holding every frame it reserved, if it ends the
+	 * event (count bt items after it are cut off already). */
+	for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++) {
+		struct wr_bt_slot *s = &st->slot[i];
+
+		if (i >= wr_cfg_bt_slots || i >= st->n_slots)
+			break;
+		if (slot_end(s) == ((struct wr_event_header *)buf)->payload_len) {
+			trim_bt(buf, s);
+			break;
+		}
+	}
+}
+
+/* Mark every still-pending slot with @status (budget or internal error). */
+WR_INLINE void finish_pending(__u8 *buf, struct wr_bt_state *st, __u32 status)
+{
+	for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++) {
+		struct wr_bt_slot *s = &st->slot[i];
+
+		if (i >= wr_cfg_bt_slots || i >= st->n_slots)
+			break;
+		if (s->flags & WR_SLOT_F_PENDING)
+			slot_finish(buf, s, status, 0);
+	}
+}
+
+WR_INLINE int any_pending(struct wr_bt_state *st)
+{
+	for (__u32 i = 0; i < WR_BT_MAX_SLOTS; i++) {
+		if (i >= wr_cfg_bt_slots || i >= st->n_slots)
+			break;
+		if (st->slot[i].flags & WR_SLOT_F_PENDING)
+			return 1;
+	}
+	return 0;
+}
+
+/* What the frame loop of the step program works on: the probe's context
+ * stays out of it (every stack is attached after the loop). */
+struct step_ctx {
+	__u8 *buf;
+	struct wr_bt_state *st;
+	struct wr_proc_maps *pm;
+};
+
+/* This CPU's event buffer and backtrace state, for a program or a
+ * bpf_loop() callback that has no pointer to them (the step program, and
+ * the callbacks of a probe that unwinds itself: see step_frame_self()).
+ * Returns whether both are there. */
+WR_INLINE int own_state(__u8 **buf, struct wr_bt_state **st)
+{
+	__u32 zero = 0;
+
+	*buf = event_buf();
+	*st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+	return *buf && *st;
+}
+
+/* One frame of the first pending slot; 1 (stop the loop) when none is left. */
+WR_INLINE long step_one(__u8 *buf, struct wr_bt_state *st, struct wr_proc_maps *pm)
+{
+	struct wr_bt_slot *s;
+
+	if (st->cur >= st->n_slots || st->cur >= WR_BT_MAX_SLOTS)
+		return 1;
+	s = &st->slot[st->cur & (WR_BT_MAX_SLOTS - 1)];
+	if (!(s->flags & WR_SLOT_F_PENDING)) {
+		st->cur++;
+		return 0;
+	}
+	/* A run of recursion, or (when the last run could not start) the
+	 * frame it left to the general path: each call does one or the other,
+	 * so the verifier walks the general path from one state only. */
+	if (s->ip == st->memo_key && !(s->flags & (WR_SLOT_F_EXACT | WR_SLOT_F_COUNT)) &&
+	    (st->memo_plain & (WR_MEMO_PLAIN | WR_MEMO_SKIP)) == WR_MEMO_PLAIN) {
+		if (!plain_run(buf, st, s))
+			st->memo_plain |= WR_MEMO_SKIP;
+		return 0;
+	}
+	st->memo_plain &= ~WR_MEMO_SKIP;
+	unwind_one(buf, st, s, pm, s->count == 0 ? s->rule0 : WR_RULE_LOOKUP);
+	return 0;
+}
+
+static long step_frame(__u32 i, void *arg)
+{
+	struct step_ctx *c = arg;
+
+	return step_one(c->buf, c->st, c->pm);
+}
+
+/* The same for a probe that unwinds itself (--fault-in), without a
+ * context on the probe's stack: a bpf_loop() callback's stack adds to its
+ * caller's, and a probe with string comparisons and a `bt` then went past
+ * the 512 bytes they share.  Each frame looks its maps up again. */
+static long step_frame_self(__u32 i, void *arg)
+{
+	struct wr_proc_maps *pm;
+	struct wr_bt_state *st;
+	__u8 *buf;
+
+	if (!own_state(&buf, &st))
+		return 1;
+	pm = proc_maps_of(buf, st);
+	if (!pm)
+		return 1;
+	WR_BARRIER_VAR(pm);
+	return step_one(buf, st, pm);
+}
