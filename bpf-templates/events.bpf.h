@@ -19,7 +19,8 @@ WR_INLINE struct wr_probe_stats *probe_stats(__u32 probe_id)
 /* True when the script of probe @probe_id is armed (see wr_gate). */
 WR_INLINE int probe_armed(__u32 probe_id)
 {
-	__u32 zero = 0, *script, *armed;
+	__u32 zero = 0;
+	__u64 *script, *armed;
 
 	script = bpf_map_lookup_elem(&wr_gate, &probe_id);
 	if (!script || !*script)

@@ -279,13 +279,14 @@ struct {
  * instant, however far apart their uprobes were attached.  Entry 0 holds
  * the last script armed, entry WIRE_ID the script of that probe id (0:
  * not gated).  Userspace writes it through a mapping; arming a script is
- * one store to entry 0. */
+ * one store to entry 0.  64-bit values: an array map's values lie 8 bytes
+ * apart in its memory, so the mapping is then a plain array of them. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, WR_MAX_PROBES);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, __u64);
 } wr_gate SEC(".maps");
 
 /* `count bt`: hits by (probe, stack, key), and each stack's frames once

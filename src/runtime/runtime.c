@@ -75,7 +75,7 @@ struct runtime {
 	struct rt_object *objects; /* what they share */
 	struct wr_probe_stats *stats; /* wr_stats, mapped: each CPU's counters in a row */
 	size_t stats_len;
-	uint32_t *gate;          /* wr_gate, mapped: when each probe id starts */
+	uint64_t *gate;          /* wr_gate, mapped: when each probe id starts */
 	int ncpu;                /* possible CPUs, as many rows in wr_stats */
 	int proc_maps_fd;
 	int proc_slot_fd;
@@ -952,6 +952,11 @@ void runtime_gate_set(struct runtime *rt, uint32_t id, uint32_t script)
 void runtime_gate_arm(struct runtime *rt, uint32_t script)
 {
 	__atomic_store_n(&rt->gate[0], script, __ATOMIC_RELEASE);
+}
+
+int runtime_gate_get(struct runtime *rt, uint32_t id, uint64_t *out)
+{
+	return bpf_map_lookup_elem(map_fd(rt->base, "wr_gate"), &id, out) ? -errno : 0;
 }
 
 /* ---- counters and events ---- */

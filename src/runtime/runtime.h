@@ -106,6 +106,10 @@ void runtime_gate_set(struct runtime *rt, uint32_t id, uint32_t script);
 /* Arm every script up to @script (numbered from 1, in order): their
  * probes start taking hits, all at this instant. */
 void runtime_gate_arm(struct runtime *rt, uint32_t script);
+/* Entry @id of the gate as the probes read it (through the kernel, not
+ * the mapping; 0 is the last script armed) into *@out.  Returns 0 or
+ * -errno. */
+int runtime_gate_get(struct runtime *rt, uint32_t id, uint64_t *out);
 
 /* Zero the counters of wire probe id @id (given to a new probe). */
 void runtime_reset_probe_stats(struct runtime *rt, uint32_t id);

@@ -1,7 +1,8 @@
 /* test_runtime.c - the kernel BTF read in place (kbtf) and the cut-down
  * copy the base object's CO-RE relocations are resolved against
  * (core_btf), on a made-up kernel BTF written with libbpf; and that cut
- * kept on disk (btf_cache), on the running kernel's BTF. */
+ * kept on disk (btf_cache), on the running kernel's BTF; and (as root) the
+ * probes' start gate in a loaded base object. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 #include "runtime/btf_cache.h"
 #include "runtime/core_btf.h"
 #include "runtime/kbtf.h"
+#include "runtime/runtime.h"
 #include "util/buildid.h"
 #include "util/strbuf.h"
 
@@ -310,6 +312,43 @@ static void test_btf_cache(void **state)
 	free(rm);
 }
 
+/* The start gate: what userspace writes through its mapping is what the
+ * probes read, entry by entry (an array map's values lie 8 bytes apart
+ * in its memory: 32-bit values written as a plain array missed every
+ * other probe id). */
+static void test_gate(void **state)
+{
+	struct codegen_options co = { 0 };
+	struct rt_options ro = { .stack_entries = 1, .max_procs = 1 };
+	struct runtime *rt;
+	struct bpf_blob base;
+	uint64_t v;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("not root: no BPF map to check the gate in\n");
+		return;
+	}
+	assert_int_equal(codegen_base(&co, &base), 0);
+	assert_int_equal(runtime_new(&ro, &base, &rt), 0);
+	for (uint32_t id = 1; id < 8; id++)
+		runtime_gate_set(rt, id, 100 + id);
+	runtime_gate_set(rt, WR_MAX_PROBES - 1, 7);
+	runtime_gate_arm(rt, 5);
+	assert_int_equal(runtime_gate_get(rt, 0, &v), 0);
+	assert_int_equal(v, 5);
+	for (uint32_t id = 1; id < 8; id++) {
+		assert_int_equal(runtime_gate_get(rt, id, &v), 0);
+		assert_int_equal(v, 100 + id);
+	}
+	assert_int_equal(runtime_gate_get(rt, WR_MAX_PROBES - 1, &v), 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(runtime_gate_get(rt, 8, &v), 0);
+	assert_int_equal(v, 0);
+	runtime_free(rt);
+	bpf_blob_release(&base);
+}
+
 /* The build-id note among others, and one cut short. */
 static void test_build_id_notes(void **state)
 {
@@ -338,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_core_btf_of_base),
 		cmocka_unit_test(test_btf_cache),
 		cmocka_unit_test(test_build_id_notes),
+		cmocka_unit_test(test_gate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
