@@ -695,7 +695,47 @@ void vars_evaluate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Op *ops, s
 	finish(&ev, out);
 }
 
-void vars_locate(struct vars_cache *c, Dwarf_Attribute *attr, uint64_t pc,
+/* The @index-th entry of location list @attr, as libdw decodes it. */
+static bool nth_entry(Dwarf_Attribute *attr, size_t index, Dwarf_Op **ops, size_t *n)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	for (size_t i = 0; (off = dwarf_getlocations(attr, off, &base, &start, &end, ops, n)) > 0; i++)
+		if (i == index)
+			return true;
+	return false;
+}
+
+/* The location at @pc by the list's location views; false when it has
+ * none (libdw's address ranges then say). */
+static bool locate_by_view(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Attribute *views,
+			   uint64_t pc, const struct vars_frame *f, struct dw_loc *out)
+{
+	Dwarf_Op *ops, raw[MAX_STACK];
+	bool uninit = false;
+	size_t index = 0, n;
+	int n_raw = -1;
+	int got = vars_view_entry(attr, views, pc, f->has_view ? (int)f->view : -1, &index, raw,
+				  MAX_STACK, &n_raw, &uninit);
+
+	if (got < 0)
+		return false;
+	if (got == 0) {
+		out->kind = DW_LOC_OPTIMIZED_OUT;
+		return true;
+	}
+	if (!uninit && nth_entry(attr, index, &ops, &n))
+		vars_evaluate(c, attr, ops, n, f, out);
+	else if (n_raw >= 0)
+		vars_evaluate(c, NULL, raw, (size_t)n_raw, f, out);
+	else
+		unsupported(out, "a DWARF location expression this version cannot evaluate");
+	out->uninit = uninit;
+	return true;
+}
+
+void vars_locate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Attribute *views, uint64_t pc,
 		 const struct vars_frame *f, struct dw_loc *out)
 {
 	Dwarf_Op *ops, raw[MAX_STACK];
@@ -704,6 +744,8 @@ void vars_locate(struct vars_cache *c, Dwarf_Attribute *attr, uint64_t pc,
 	int got;
 
 	memset(out, 0, sizeof(*out));
+	if (dwarf_whatform(attr) == DW_FORM_sec_offset && locate_by_view(c, attr, views, pc, f, out))
+		return;
 	got = dwarf_getlocation_addr(attr, pc, &ops, &n, 1);
 	if (got < 0 && (got = vars_raw_location(attr, pc, raw, MAX_STACK, &uninit)) > 0) {
 		/* only an operation libdw does not know (DW_OP_GNU_uninit) */
@@ -747,7 +789,7 @@ const struct dw_expr *vars_frame_base(struct vars_cache *c, Dwarf_Die *fn, uint6
 	}
 	bare.fb = NULL;
 	bare.fn = NULL;
-	vars_locate(c, &a, pc, &bare, &loc);
+	vars_locate(c, &a, NULL, pc, &bare, &loc);
 	switch (loc.kind) {
 	case DW_LOC_REG: /* the base is the register's value */
 		return reg_node(c, loc.reg);

@@ -104,6 +104,11 @@ bool dw_next_unit(Dwarf *dw, Dwarf_CU **cu, Dwarf_Die *die, bool with_types);
  * no function holds @pc).  Unlike dwarf_getscopes() it works when an
  * inlined function's definition is in another unit (LTO). */
 int dw_pc_scopes(Dwarf_Die *cudie, uint64_t pc, Dwarf_Die *out, int max);
+/* The same, with DIE @anchor (an offset; 0: none) and the scopes around it
+ * taken in although their code does not hold @pc: the inlined call a
+ * probe stands in may hold its entry pc only at some location views (an
+ * empty address range), which dwarf_haspc() cannot see. */
+int dw_pc_scopes_anchored(Dwarf_Die *cudie, uint64_t pc, Dwarf_Off anchor, Dwarf_Die *out, int max);
 
 /* Whether unit @cudie is C++ (or Objective-C++): its names are scoped and
  * its functions may nest (lambdas). */

@@ -100,91 +100,212 @@ static int decode(struct dw_cursor *c, Dwarf_Op *ops, size_t max, bool *uninit)
 
 /* ---- the lists ---- */
 
-/* DWARF 5: the expression of the entry of the list at @c covering @pc. */
-static bool loclists_entry(Dwarf *dw, Dwarf_Die *cudie, struct dw_cursor *c, uint64_t base, uint64_t pc,
-			   struct dw_cursor *expr)
+/* One bounded entry of a location list, with its location views (GCC's
+ * -gvariable-location-views: [lo, hi) then holds from view vlo at lo up
+ * to, not including, view vhi at hi; lo == hi can hold at some views). */
+struct loc_entry {
+	uint64_t lo, hi;
+	uint64_t vlo, vhi;
+	struct dw_cursor expr;
+};
+
+struct loc_iter {
+	Dwarf *dw;
+	Dwarf_Die cudie;
+	struct dw_cursor c;
+	uint64_t base;
+	bool v5;
+	struct dw_cursor views;   /* DW_AT_GNU_locviews: a pair per entry */
+	bool has_views;
+	bool pending;             /* a DW_LLE_GNU_view_pair before the entry */
+	uint64_t pend_lo, pend_hi;
+};
+
+/* DWARF 5: the next bounded entry; false at the end or on bad data. */
+static bool next_loclists(struct loc_iter *it, struct loc_entry *e)
 {
+	struct dw_cursor *c = &it->c;
+
 	for (;;) {
 		unsigned char kind = (unsigned char)dw_read_fixed(c, 1);
-		uint64_t lo = 0, hi = 0, len;
 		bool bounded = true;
 
 		switch (kind) {
 		case DW_LLE_end_of_list: return false;
 		case DW_LLE_base_addressx:
-			if (!indexed_addr(dw, cudie, dw_read_uleb(c), &base))
+			if (!indexed_addr(it->dw, &it->cudie, dw_read_uleb(c), &it->base))
 				return false;
 			continue;
-		case DW_LLE_base_address: base = dw_read_fixed(c, 8); continue;
-		case DW_LLE_GNU_view_pair: dw_read_uleb(c); dw_read_uleb(c); continue;
+		case DW_LLE_base_address: it->base = dw_read_fixed(c, 8); continue;
+		case DW_LLE_GNU_view_pair:
+			it->pend_lo = dw_read_uleb(c);
+			it->pend_hi = dw_read_uleb(c);
+			it->pending = true;
+			continue;
 		case DW_LLE_startx_endx:
-			bounded = indexed_addr(dw, cudie, dw_read_uleb(c), &lo) && indexed_addr(dw, cudie, dw_read_uleb(c), &hi);
+			bounded = indexed_addr(it->dw, &it->cudie, dw_read_uleb(c), &e->lo) &&
+				  indexed_addr(it->dw, &it->cudie, dw_read_uleb(c), &e->hi);
 			break;
 		case DW_LLE_startx_length:
-			bounded = indexed_addr(dw, cudie, dw_read_uleb(c), &lo);
-			hi = lo + dw_read_uleb(c);
+			bounded = indexed_addr(it->dw, &it->cudie, dw_read_uleb(c), &e->lo);
+			e->hi = e->lo + dw_read_uleb(c);
 			break;
-		case DW_LLE_offset_pair: lo = base + dw_read_uleb(c); hi = base + dw_read_uleb(c); break;
-		case DW_LLE_default_location: lo = 0; hi = UINT64_MAX; break;
-		case DW_LLE_start_end: lo = dw_read_fixed(c, 8); hi = dw_read_fixed(c, 8); break;
-		case DW_LLE_start_length: lo = dw_read_fixed(c, 8); hi = lo + dw_read_uleb(c); break;
+		case DW_LLE_offset_pair:
+			e->lo = it->base + dw_read_uleb(c);
+			e->hi = it->base + dw_read_uleb(c);
+			break;
+		case DW_LLE_default_location: e->lo = 0; e->hi = UINT64_MAX; break;
+		case DW_LLE_start_end: e->lo = dw_read_fixed(c, 8); e->hi = dw_read_fixed(c, 8); break;
+		case DW_LLE_start_length: e->lo = dw_read_fixed(c, 8); e->hi = e->lo + dw_read_uleb(c); break;
 		default: return false;
 		}
-		len = dw_read_uleb(c);
-		if (c->bad || !bounded || (uint64_t)(c->end - c->p) < len)
+		if (!bounded)
 			return false;
-		if (pc >= lo && pc < hi) {
-			*expr = (struct dw_cursor){ c->p, c->p + len, false };
-			return true;
-		}
-		c->p += len;
+		e->expr.p = c->p; /* the length is read below */
+		return true;
 	}
 }
 
-/* DWARF 4: the same in .debug_loc. */
-static bool loc_entry(struct dw_cursor *c, uint64_t base, uint64_t pc, struct dw_cursor *expr)
+/* DWARF 4: the next bounded entry of .debug_loc. */
+static bool next_loc(struct loc_iter *it, struct loc_entry *e)
 {
+	struct dw_cursor *c = &it->c;
+
 	for (;;) {
-		uint64_t lo = dw_read_fixed(c, 8), hi = dw_read_fixed(c, 8), len;
+		uint64_t lo = dw_read_fixed(c, 8), hi = dw_read_fixed(c, 8);
 
 		if (c->bad || (lo == 0 && hi == 0))
 			return false;
 		if (lo == UINT64_MAX) {
-			base = hi;
+			it->base = hi;
 			continue;
 		}
-		len = dw_read_fixed(c, 2);
-		if (c->bad || (uint64_t)(c->end - c->p) < len)
-			return false;
-		if (pc >= base + lo && pc < base + hi) {
-			*expr = (struct dw_cursor){ c->p, c->p + len, false };
-			return true;
-		}
-		c->p += len;
+		e->lo = it->base + lo;
+		e->hi = it->base + hi;
+		return true;
 	}
+}
+
+/* The next bounded entry of the list, its views and its expression. */
+static bool iter_next(struct loc_iter *it, struct loc_entry *e)
+{
+	uint64_t len;
+
+	it->pending = false;
+	if (!(it->v5 ? next_loclists(it, e) : next_loc(it, e)))
+		return false;
+	len = it->v5 ? dw_read_uleb(&it->c) : dw_read_fixed(&it->c, 2);
+	if (it->c.bad || (uint64_t)(it->c.end - it->c.p) < len)
+		return false;
+	e->expr = (struct dw_cursor){ it->c.p, it->c.p + len, false };
+	it->c.p += len;
+	e->vlo = e->vhi = 0;
+	if (it->pending) {
+		e->vlo = it->pend_lo;
+		e->vhi = it->pend_hi;
+	} else if (it->has_views) {
+		e->vlo = dw_read_uleb(&it->views);
+		e->vhi = dw_read_uleb(&it->views);
+	}
+	return !it->views.bad;
+}
+
+/* Opens the list @attr (DW_FORM_sec_offset) with its views @views (a
+ * DW_AT_GNU_locviews, may be NULL). */
+static bool iter_open(Dwarf_Attribute *attr, Dwarf_Attribute *views, struct loc_iter *it)
+{
+	Dwarf_Half version = 0;
+	Dwarf_Word off, voff;
+	Dwarf_Addr base = 0;
+	struct dw_cursor sec;
+	const char *name;
+
+	memset(it, 0, sizeof(*it));
+	if (!attr->cu || dwarf_whatform(attr) != DW_FORM_sec_offset || dwarf_formudata(attr, &off) != 0 ||
+	    dwarf_cu_info(attr->cu, &version, NULL, &it->cudie, NULL, NULL, NULL, NULL) != 0)
+		return false;
+	it->dw = dwarf_cu_getdwarf(attr->cu);
+	it->v5 = version >= 5;
+	name = it->v5 ? ".debug_loclists" : ".debug_loc";
+	dwarf_lowpc(&it->cudie, &base);
+	it->base = base;
+	if (!section(it->dw, name, &sec) || off >= (Dwarf_Word)(sec.end - sec.p))
+		return false;
+	it->c = (struct dw_cursor){ sec.p + off, sec.end, false };
+	if (views && dwarf_formudata(views, &voff) == 0 && voff < (Dwarf_Word)(sec.end - sec.p)) {
+		it->views = (struct dw_cursor){ sec.p + voff, sec.end, false };
+		it->has_views = true;
+	}
+	return true;
 }
 
 int vars_raw_location(Dwarf_Attribute *attr, uint64_t pc, Dwarf_Op *ops, size_t max, bool *uninit)
 {
-	Dwarf_Die cudie;
-	Dwarf_Half version = 0;
-	Dwarf_Word off;
-	Dwarf_Addr base = 0;
-	Dwarf *dw;
-	struct dw_cursor list, expr;
-	bool found;
+	struct loc_iter it;
+	struct loc_entry e;
 
-	if (!attr->cu || dwarf_whatform(attr) != DW_FORM_sec_offset || dwarf_formudata(attr, &off) != 0 ||
-	    dwarf_cu_info(attr->cu, &version, NULL, &cudie, NULL, NULL, NULL, NULL) != 0)
-		return -1;
-	dw = dwarf_cu_getdwarf(attr->cu);
-	dwarf_lowpc(&cudie, &base);
-	if (!section(dw, version >= 5 ? ".debug_loclists" : ".debug_loc", &list) ||
-	    off >= (Dwarf_Word)(list.end - list.p))
-		return -1;
-	list.p += off;
-	found = version >= 5 ? loclists_entry(dw, &cudie, &list, base, pc, &expr)
-			     : loc_entry(&list, base, pc, &expr);
 	*uninit = false;
-	return found ? decode(&expr, ops, max, uninit) : 0;
+	if (!iter_open(attr, NULL, &it))
+		return -1;
+	while (iter_next(&it, &e))
+		if (pc >= e.lo && pc < e.hi)
+			return decode(&e.expr, ops, max, uninit);
+	return it.c.bad ? -1 : 0;
+}
+
+/* Does @e hold at view @view of @pc?  Positions compare as (address,
+ * view) pairs; [lo, hi) is half open. */
+static bool holds_at_view(const struct loc_entry *e, uint64_t pc, uint64_t view)
+{
+	bool from = e->lo < pc || (e->lo == pc && e->vlo <= view);
+	bool to = pc < e->hi || (pc == e->hi && view < e->vhi);
+
+	return from && to;
+}
+
+/* Does @e hold at some view of @pc that a plain address range misses (an
+ * empty range, or one that ends at @pc's later views)?  At such a pc no
+ * instruction runs between the views: what a location says at any of
+ * them the machine holds. */
+static bool holds_at_some_view(const struct loc_entry *e, uint64_t pc)
+{
+	if (e->lo == pc && e->hi == pc)
+		return e->vlo < e->vhi;
+	return e->hi == pc && e->lo < pc && e->vhi > 0;
+}
+
+int vars_view_entry(Dwarf_Attribute *attr, Dwarf_Attribute *views, uint64_t pc, int view,
+		    size_t *index, Dwarf_Op *ops, size_t max, int *n_ops, bool *uninit)
+{
+	struct loc_iter it;
+	struct loc_entry e;
+	/* the first entry holding at the view, by its address range, at some
+	 * view of pc only: preferred in this order */
+	size_t first[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX }, i = 0, picked = SIZE_MAX;
+	bool saw_views = false;
+
+	*uninit = false;
+	if (!iter_open(attr, views, &it))
+		return -1;
+	for (; iter_next(&it, &e); i++) {
+		saw_views |= it.has_views || it.pending;
+		if (first[0] == SIZE_MAX && view >= 0 && holds_at_view(&e, pc, (uint64_t)view))
+			first[0] = i;
+		if (first[1] == SIZE_MAX && pc >= e.lo && pc < e.hi)
+			first[1] = i;
+		if (first[2] == SIZE_MAX && holds_at_some_view(&e, pc))
+			first[2] = i;
+	}
+	if (it.c.bad || it.views.bad || !saw_views)
+		return -1; /* no views (libdw reads it), or not readable */
+	for (int k = 0; k < 3 && picked == SIZE_MAX; k++)
+		picked = first[k];
+	if (picked == SIZE_MAX)
+		return 0;
+	iter_open(attr, views, &it);
+	for (i = 0; iter_next(&it, &e) && i < picked; i++)
+		;
+	*index = picked;
+	*n_ops = decode(&e.expr, ops, max, uninit);
+	return 1;
 }

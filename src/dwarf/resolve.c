@@ -404,6 +404,23 @@ static Dwarf_Addr past_prologue(struct rs_state *st, uint32_t c, bool indexed, D
 	return pc >= entry && pc < after ? after : pc;
 }
 
+/* The location view at which function instance @die is entered: an
+ * inlined call's DW_AT_GNU_entry_view (GCC), an out-of-line function's
+ * first view at its entry; false when the unit has no views. */
+static bool entry_view(Dwarf_Die *die, unsigned *view)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word v = 0;
+
+	*view = 0;
+	if (dwarf_tag(die) != DW_TAG_inlined_subroutine)
+		return true;
+	if (!dwarf_attr(die, DW_AT_GNU_entry_view, &a) || dwarf_formudata(&a, &v) != 0)
+		return false;
+	*view = (unsigned)v;
+	return true;
+}
+
 /* The site of one function instance (index entry @i): past the prologue
  * of an out-of-line copy, at the entry of an inlined one. */
 static void function_site(struct dw_module *m, struct rs_state *st, uint32_t i, char *name,
@@ -413,18 +430,22 @@ static void function_site(struct dw_module *m, struct rs_state *st, uint32_t i, 
 	bool inlined = rs_entry_kind(&st->ents[i]) == KIND_INST;
 	struct rs_lines l = { 0 };
 	Dwarf_Die die, cudie;
-	Dwarf_Addr pc;
+	Dwarf_Addr pc, entry;
+	struct dw_site *site;
 
-	if (!rs_entry_die(st, i, &die, &cudie) || !rs_die_entry_pc(&die, &pc))
+	if (!rs_entry_die(st, i, &die, &cudie) || !rs_die_entry_pc(&die, &entry))
 		goto out_free;
 	if (inlined)
-		pc = past_prologue(st, c, true, st->ents[i].die, pc);
+		pc = past_prologue(st, c, true, st->ents[i].die, entry);
 	else
-		pc = breakpoint_pc(&st->cus[c], &die, &cudie, pc);
+		pc = breakpoint_pc(&st->cus[c], &die, &cudie, entry);
 	if (!dw_module_vaddr_is_code(m, pc))
 		goto out_free;
-	set_position(push_site(out, pc, name, inlined), cu_lines(&cudie, &l) ? row_at(&l, pc) : NULL,
-		     &cudie);
+	site = push_site(out, pc, name, inlined);
+	site->scope = dwarf_dieoffset(&die);
+	if (pc == entry)
+		site->has_view = entry_view(&die, &site->view);
+	set_position(site, cu_lines(&cudie, &l) ? row_at(&l, pc) : NULL, &cudie);
 	return;
 
 out_free:
@@ -943,6 +964,8 @@ static void line_site(struct dw_module *m, struct rs_state *st, const struct lin
 		set_position(push_site(out, pc, name, inlined), row, &cudie);
 	else
 		free(name);
+	if (h->fn && dw_module_vaddr_is_code(m, pc))
+		out->v[out->n - 1].scope = h->fn;
 }
 
 int dw_resolve_line(struct dw_module *m, const char *file, unsigned line, struct dw_sites *out)

@@ -23,6 +23,14 @@ struct dw_site {
 	unsigned line;       /* 0 if unknown */
 	unsigned col;
 	bool inlined;        /* an inlined instance (or a line inside one) */
+	/* The function instance the site stands in, for the names it sees
+	 * (dw_at.scope): the DIE offset of the out-of-line function or the
+	 * inlined call; 0 when unknown (the innermost at vaddr). */
+	uint64_t scope;
+	/* The location view at vaddr (dw_at.view) when known: an inlined
+	 * call entered at vaddr is there from its DW_AT_GNU_entry_view on. */
+	bool has_view;
+	unsigned view;
 };
 
 struct dw_sites {

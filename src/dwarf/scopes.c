@@ -22,6 +22,7 @@
 
 struct scope_walk {
 	uint64_t pc;
+	Dwarf_Off anchor;   /* a DIE taken in although it does not hold pc; 0: none */
 	bool cxx;
 	Dwarf_Die *out;
 	int max;
@@ -37,6 +38,38 @@ static bool is_container(int tag)
 {
 	return tag == DW_TAG_namespace || tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
 	       tag == DW_TAG_union_type;
+}
+
+static int walk(struct scope_walk *w, Dwarf_Die *parent, bool in_fn, int n, int depth);
+
+/* The anchor's way down from @parent: each DIE on it that is a function
+ * or a block joins the chain, whatever its code holds; below the anchor
+ * the pc decides again. */
+static int to_anchor(struct scope_walk *w, Dwarf_Die *parent, Dwarf_Off end, bool in_fn, int n, int depth)
+{
+	Dwarf_Die child, next;
+	bool more;
+
+	if (depth > MAX_NESTING || n >= w->max || dwarf_child(parent, &child) != 0)
+		return n;
+	do {
+		Dwarf_Off off = dwarf_dieoffset(&child), child_end;
+		int tag = dwarf_tag(&child);
+
+		next = child;
+		more = dwarf_siblingof(&next, &next) == 0;
+		child_end = more ? dwarf_dieoffset(&next) : end;
+		if (w->anchor < off || w->anchor >= child_end)
+			continue;
+		if (tag == DW_TAG_subprogram || (in_fn && is_block(tag)))
+			w->out[n++] = child;
+		else
+			in_fn = false;
+		if (off == w->anchor)
+			return walk(w, &child, true, n, depth + 1);
+		return to_anchor(w, &child, child_end, in_fn || tag == DW_TAG_subprogram, n, depth + 1);
+	} while ((child = next, more));
+	return n;
 }
 
 /* The chain under @parent holding the pc, appended to w->out[n...];
@@ -82,7 +115,16 @@ bool dw_unit_is_cxx(Dwarf_Die *cudie)
 
 int dw_pc_scopes(Dwarf_Die *cudie, uint64_t pc, Dwarf_Die *out, int max)
 {
-	struct scope_walk w = { .pc = pc, .cxx = dw_unit_is_cxx(cudie), .out = out, .max = max };
+	return dw_pc_scopes_anchored(cudie, pc, 0, out, max);
+}
 
+int dw_pc_scopes_anchored(Dwarf_Die *cudie, uint64_t pc, Dwarf_Off anchor, Dwarf_Die *out, int max)
+{
+	struct scope_walk w = { .pc = pc, .anchor = anchor, .cxx = dw_unit_is_cxx(cudie), .out = out,
+				.max = max };
+	int n;
+
+	if (anchor && (n = to_anchor(&w, cudie, (Dwarf_Off)-1, false, 0, 0)) > 0)
+		return n;
 	return walk(&w, cudie, false, 0, 0);
 }

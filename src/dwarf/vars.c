@@ -69,7 +69,7 @@ void *vars_own(struct vars_cache *c, void *p)
 static void locate(struct vars_cache *c, Dwarf_Die *var, uint64_t pc, const struct vars_frame *f,
 		   struct dw_loc *out)
 {
-	Dwarf_Attribute a;
+	Dwarf_Attribute a, views;
 
 	memset(out, 0, sizeof(*out));
 	if (dwarf_attr_integrate(var, DW_AT_const_value, &a)) {
@@ -84,7 +84,30 @@ static void locate(struct vars_cache *c, Dwarf_Die *var, uint64_t pc, const stru
 		out->kind = DW_LOC_OPTIMIZED_OUT;
 		return;
 	}
-	vars_locate(c, &a, pc, f, out);
+	vars_locate(c, &a, dwarf_attr_integrate(var, DW_AT_GNU_locviews, &views), pc, f, out);
+}
+
+/* Whether @var has a location (or a constant value) at @pc: of two
+ * entries of one name in a scope (GCC leaves one without a location
+ * beside the one that has it, under LTO), the one that says where it is
+ * is the variable. */
+static bool located_at(Dwarf_Die *var, uint64_t pc)
+{
+	Dwarf_Attribute a, views;
+	Dwarf_Op *ops, raw[8];
+	size_t n, index;
+	int n_raw;
+	bool uninit;
+
+	if (dwarf_attr_integrate(var, DW_AT_const_value, &a))
+		return true;
+	if (!dwarf_attr_integrate(var, DW_AT_location, &a))
+		return false;
+	if (dwarf_whatform(&a) != DW_FORM_sec_offset && dwarf_whatform(&a) != DW_FORM_loclistx)
+		return true;
+	return dwarf_getlocation_addr(&a, pc, &ops, &n, 1) > 0 ||
+	       vars_view_entry(&a, dwarf_attr_integrate(var, DW_AT_GNU_locviews, &views), pc, -1, &index,
+			       raw, 8, &n_raw, &uninit) == 1;
 }
 
 /* ---- scopes ---- */
@@ -95,10 +118,12 @@ static bool is_var_tag(int tag)
 }
 
 /* Search the direct children of @scope for a variable @name that is not
- * a mere declaration. */
-static bool find_child(Dwarf_Die *scope, const char *name, Dwarf_Die *out)
+ * a mere declaration: of several, the first that has a location at @pc
+ * (concrete over abstract, as gdb takes it), else the first. */
+static bool find_child(Dwarf_Die *scope, const char *name, uint64_t pc, Dwarf_Die *out)
 {
 	Dwarf_Die child;
+	bool found = false;
 
 	if (dwarf_child(scope, &child) != 0)
 		return false;
@@ -108,12 +133,15 @@ static bool find_child(Dwarf_Die *scope, const char *name, Dwarf_Die *out)
 		if (!is_var_tag(dwarf_tag(&child)) || dwarf_hasattr(&child, DW_AT_declaration))
 			continue;
 		n = dwarf_diename(&child);
-		if (n && strcmp(n, name) == 0) {
+		if (!n || strcmp(n, name) != 0)
+			continue;
+		if (!found)
 			*out = child;
-			return true;
-		}
+		else if (located_at(&child, pc) && !located_at(out, pc))
+			*out = child;
+		found = true;
 	} while (dwarf_siblingof(&child, &child) == 0);
-	return false;
+	return found;
 }
 
 /* Variable @name of @scope: among its own children, else among those of
@@ -121,22 +149,24 @@ static bool find_child(Dwarf_Die *scope, const char *name, Dwarf_Die *out)
  * parameter or local the compiler dropped (clang does that): the abstract
  * one still names it, without a location, so it is optimized out.  A
  * static local lives in the abstract instance only, with its address. */
-static bool find_in_scope(Dwarf_Die *scope, const char *name, Dwarf_Die *out)
+static bool find_in_scope(Dwarf_Die *scope, const char *name, uint64_t pc, Dwarf_Die *out)
 {
 	Dwarf_Attribute a;
 	Dwarf_Die origin;
 
-	if (find_child(scope, name, out))
+	if (find_child(scope, name, pc, out))
 		return true;
 	return dwarf_attr(scope, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin) &&
-	       find_child(&origin, name, out);
+	       find_child(&origin, name, pc, out);
 }
 
-/* @die, a variable visible at @pc of function @fn (NULL for a global). */
-static void fill_var(struct vars_cache *c, Dwarf_Die *die, uint64_t pc, Dwarf_Die *fn,
-		     enum dw_var_scope scope, struct dw_var *out)
+/* @die, a variable visible at @at of function @fn (NULL for a global). */
+static void fill_var_at(struct vars_cache *c, Dwarf_Die *die, const struct dw_at *at, Dwarf_Die *fn,
+			enum dw_var_scope scope, struct dw_var *out)
 {
-	struct vars_frame f = { .pc = pc, .fn = fn, .cfa = vars_expr_cfa(c) };
+	uint64_t pc = at->pc;
+	struct vars_frame f = { .pc = pc, .fn = fn, .cfa = vars_expr_cfa(c), .has_view = at->has_view,
+				.view = at->view };
 	const char *why = NULL;
 	Dwarf_Attribute ext;
 	bool flag = false;
@@ -148,7 +178,16 @@ static void fill_var(struct vars_cache *c, Dwarf_Die *die, uint64_t pc, Dwarf_Di
 	out->type = vars_type_of(c, die);
 	out->external = dwarf_attr_integrate(die, DW_AT_external, &ext) && dwarf_formflag(&ext, &flag) == 0 &&
 			flag;
+	out->frame = NULL;
 	locate(c, die, pc, &f, &out->loc);
+}
+
+static void fill_var(struct vars_cache *c, Dwarf_Die *die, uint64_t pc, Dwarf_Die *fn,
+		     enum dw_var_scope scope, struct dw_var *out)
+{
+	struct dw_at at = { .pc = pc };
+
+	fill_var_at(c, die, &at, fn, scope, out);
 }
 
 /* ---- globals ---- */
@@ -219,56 +258,122 @@ int dw_var_find_global(struct dw_module *m, const char *name, struct dw_var *out
 
 /* ---- lookup ---- */
 
-/* The scopes a name is looked up in at @pc, innermost first, into @out:
- * blocks and inlined calls out to the innermost inlined function, or to
- * the function; then the unit that defines that function (its statics).
- * An inlined function sees its own file's statics, not its caller's
- * locals.  *fn receives the physical function (for the frame base). */
-static int lookup_scopes(struct dw_module *m, uint64_t pc, Dwarf_Die *out, Dwarf_Die *fn)
-{
-	Dwarf_Die cudie, chain[MAX_SCOPES], origin, unit;
-	Dwarf_Attribute a;
-	int n, k = 0;
+/* The scopes holding a probe's pc (dw_pc_scopes_anchored), outermost
+ * first, split where C's scoping and the probe's standing cut them:
+ * chain[anchor] is the function instance the probe stands in (the
+ * function the user named, or the innermost one at the pc), chain[anchor
+ * + 1 .. own) its blocks, chain[own ..) calls inlined into it at the pc,
+ * chain[.. anchor) the functions it is inlined into. */
+struct lookup {
+	Dwarf_Die chain[MAX_SCOPES];
+	int n, anchor, own;
+	Dwarf_Die unit;     /* the unit of the anchor's definition: its statics */
+};
 
-	if (!dw_unit_at(m, pc, &cudie) || (n = dw_pc_scopes(&cudie, pc, chain, MAX_SCOPES)) == 0)
-		return 0;
-	*fn = chain[0];
-	unit = cudie;
-	for (int i = n; i-- > 0;) {
-		out[k++] = chain[i];
-		if (dwarf_tag(&chain[i]) != DW_TAG_inlined_subroutine)
-			continue;
-		if (dwarf_attr(&chain[i], DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin))
-			dwarf_diecu(&origin, &unit, NULL, NULL);
-		break;
-	}
-	out[k++] = unit;
-	return k;
+static bool is_function_scope(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
 }
 
-int dw_var_find(struct dw_module *m, uint64_t pc, const char *name, struct dw_var *out)
+static bool plan_lookup(struct dw_module *m, const struct dw_at *at, struct lookup *lk)
+{
+	Dwarf_Die cudie, origin;
+	Dwarf_Attribute a;
+
+	if (!dw_unit_at(m, at->pc, &cudie) ||
+	    (lk->n = dw_pc_scopes_anchored(&cudie, at->pc, (Dwarf_Off)at->scope, lk->chain, MAX_SCOPES)) == 0)
+		return false;
+	lk->anchor = -1;
+	for (int i = lk->n; at->scope && i-- > 0;)
+		if (dwarf_dieoffset(&lk->chain[i]) == at->scope && is_function_scope(dwarf_tag(&lk->chain[i])))
+			lk->anchor = i;
+	for (int i = lk->n; lk->anchor < 0 && i-- > 0;)
+		if (is_function_scope(dwarf_tag(&lk->chain[i])))
+			lk->anchor = i;
+	if (lk->anchor < 0)
+		return false;
+	for (lk->own = lk->anchor + 1; lk->own < lk->n; lk->own++)
+		if (dwarf_tag(&lk->chain[lk->own]) == DW_TAG_inlined_subroutine)
+			break;
+	/* an inlined function sees its own file's statics, not its caller's */
+	lk->unit = cudie;
+	if (dwarf_tag(&lk->chain[lk->anchor]) == DW_TAG_inlined_subroutine &&
+	    dwarf_attr(&lk->chain[lk->anchor], DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin))
+		dwarf_diecu(&origin, &lk->unit, NULL, NULL);
+	return true;
+}
+
+/* The name of the function scope chain[i] belongs to (the nearest one at
+ * or around it). */
+static const char *frame_of(struct lookup *lk, int i)
+{
+	for (; i >= 0; i--)
+		if (is_function_scope(dwarf_tag(&lk->chain[i])))
+			return dwarf_diename(&lk->chain[i]);
+	return NULL;
+}
+
+/* Variable @name in chain[i], filled in with @frame as where it came from. */
+static bool find_in_chain(struct dw_module *m, struct lookup *lk, int i, const struct dw_at *at,
+			  const char *name, bool mark, struct dw_var *out)
+{
+	Dwarf_Die var;
+
+	if (!find_in_scope(&lk->chain[i], name, at->pc, &var))
+		return false;
+	fill_var_at(vars_cache_of(m), &var, at, &lk->chain[0],
+		    dwarf_tag(&var) == DW_TAG_formal_parameter ? DW_VAR_PARAMETER : DW_VAR_LOCAL, out);
+	out->frame = mark ? frame_of(lk, i) : NULL;
+	return true;
+}
+
+int dw_var_find_at(struct dw_module *m, const struct dw_at *at, const char *name, struct dw_var *out)
 {
 	struct vars_cache *c;
-	Dwarf_Die scopes[MAX_SCOPES + 1], var, fn;
-	int n;
+	struct lookup lk;
+	Dwarf_Die var;
 
 	memset(out, 0, sizeof(*out));
 	if (!dw_module_dwarf(m))
 		return -WR_ENODWARF;
 	c = vars_cache_of(m);
-	n = lookup_scopes(m, pc, scopes, &fn);
-	for (int i = 0; i < n; i++) {
-		bool unit = i == n - 1;
-
-		if (!find_in_scope(&scopes[i], name, &var))
-			continue;
-		fill_var(c, &var, pc, unit ? NULL : &fn,
-			 unit ? DW_VAR_GLOBAL
-			 : dwarf_tag(&var) == DW_TAG_formal_parameter ? DW_VAR_PARAMETER : DW_VAR_LOCAL,
-			 out);
-		return 0;
+	if (plan_lookup(m, at, &lk)) {
+		/* the probe's own function, its blocks innermost first */
+		for (int i = lk.own; i-- > lk.anchor;)
+			if (find_in_chain(m, &lk, i, at, name, false, out))
+				return 0;
+		/* then the calls inlined into it at the pc, innermost first */
+		for (int i = lk.n; i-- > lk.own;)
+			if (find_in_chain(m, &lk, i, at, name, true, out))
+				return 0;
+		if (find_in_scope(&lk.unit, name, at->pc, &var)) {
+			fill_var_at(c, &var, at, NULL, DW_VAR_GLOBAL, out);
+			return 0;
+		}
 	}
-	return find_global(m, c, name, pc, true, out);
+	return find_global(m, c, name, at->pc, true, out);
+}
+
+int dw_var_find(struct dw_module *m, uint64_t pc, const char *name, struct dw_var *out)
+{
+	struct dw_at at = { .pc = pc };
+
+	return dw_var_find_at(m, &at, name, out);
+}
+
+int dw_var_find_outer(struct dw_module *m, const struct dw_at *at, const char *name, struct dw_var *out)
+{
+	struct lookup lk;
+
+	memset(out, 0, sizeof(*out));
+	if (!dw_module_dwarf(m))
+		return -WR_ENODWARF;
+	if (!plan_lookup(m, at, &lk))
+		return -ENOENT;
+	for (int i = lk.anchor; i-- > 0;)
+		if (find_in_chain(m, &lk, i, at, name, true, out))
+			return 0;
+	return -ENOENT;
 }
 
 /* Calls @fn for each variable child of @scope; non-zero stops. */
@@ -288,25 +393,39 @@ static int each_child(Dwarf_Die *scope, int (*fn)(const struct dw_var *v, void *
 	return 0;
 }
 
+/* The names of chain[i] (the abstract instance names what a concrete one
+ * dropped). */
+static int each_in_scope(Dwarf_Die *scope, int (*fn)(const struct dw_var *v, void *ctx), void *ctx)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die origin;
+
+	if (dwarf_attr(scope, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin))
+		return each_child(&origin, fn, ctx);
+	return each_child(scope, fn, ctx);
+}
+
+void dw_var_foreach_at(struct dw_module *m, const struct dw_at *at,
+		       int (*fn)(const struct dw_var *v, void *ctx), void *ctx)
+{
+	struct lookup lk;
+
+	if (!dw_module_dwarf(m) || !plan_lookup(m, at, &lk))
+		return;
+	for (int i = lk.own; i-- > lk.anchor;)
+		if (each_in_scope(&lk.chain[i], fn, ctx))
+			return;
+	for (int i = lk.n; i-- > lk.own;)
+		if (each_in_scope(&lk.chain[i], fn, ctx))
+			return;
+}
+
 void dw_var_foreach(struct dw_module *m, uint64_t pc, int (*fn)(const struct dw_var *v, void *ctx),
 		    void *ctx)
 {
-	Dwarf_Die scopes[MAX_SCOPES + 1], fn_die, origin;
-	Dwarf_Attribute a;
-	int n;
+	struct dw_at at = { .pc = pc };
 
-	if (!dw_module_dwarf(m))
-		return;
-	n = lookup_scopes(m, pc, scopes, &fn_die);
-	for (int i = 0; i + 1 < n; i++) {
-		/* the abstract instance names what a concrete one dropped */
-		if (dwarf_attr(&scopes[i], DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin)) {
-			if (each_child(&origin, fn, ctx))
-				return;
-		} else if (each_child(&scopes[i], fn, ctx)) {
-			return;
-		}
-	}
+	dw_var_foreach_at(m, &at, fn, ctx);
 }
 
 /* ---- names at the top level of units: enumerators, functions ---- */
@@ -408,11 +527,6 @@ int dw_function_find(struct dw_module *m, uint64_t pc, const char *name, const s
 }
 /* ---- a frame's variables (bt args, bt full) ---- */
 
-static bool is_function_scope(int tag)
-{
-	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
-}
-
 /* The variables of @scope, @params or @locals of them, in the order of its
  * abstract instance when it has one (an inlined copy may carry no DIE for
  * what the compiler dropped: the abstract one names it, optimized out). */
@@ -436,7 +550,7 @@ static int scope_vars(struct vars_cache *c, Dwarf_Die *scope, uint64_t pc, Dwarf
 		if (!is_var_tag(tag) || !name || dwarf_hasattr(&child, DW_AT_declaration) ||
 		    (tag == DW_TAG_formal_parameter ? !params : !locals))
 			continue;
-		if (!origin || !find_child(scope, name, &die))
+		if (!origin || !find_child(scope, name, pc, &die))
 			die = child;
 		fill_var(c, &die, pc, fn, tag == DW_TAG_formal_parameter ? DW_VAR_PARAMETER : DW_VAR_LOCAL,
 			 &v);

@@ -179,6 +179,26 @@ struct dw_var {
 	struct dw_loc loc;          /* valid at the pc asked for */
 	const struct dw_type *type; /* borrowed from the module's type cache */
 	bool external;              /* DW_AT_external: other units may name it */
+	/* The function whose variable it is when that is not the one the
+	 * probe stands in: a call inlined there at the pc, or a function the
+	 * probe's is inlined into (dw_var_find_outer); NULL otherwise.
+	 * Borrowed from libdw. */
+	const char *frame;
+};
+
+/* Where a probe stands, for the names it sees. */
+struct dw_at {
+	uint64_t pc;
+	/* The DIE offset of the function instance the probe stands in (a
+	 * DW_TAG_subprogram or DW_TAG_inlined_subroutine: dw_site.scope), or
+	 * 0 for the innermost at pc.  It need not hold pc by its address
+	 * ranges: an inlined call may be there at some location views only. */
+	uint64_t scope;
+	/* The location view at pc (GCC's -gvariable-location-views) the probe
+	 * stands at, when known (dw_site.view): variables' location lists
+	 * are read at that view. */
+	bool has_view;
+	unsigned view;
 };
 
 /* Find variable @name visible at @pc.  Returns 0, -ENOENT when no variable
@@ -186,6 +206,18 @@ struct dw_var {
  * the module only declares (an extern from a header) is -ENOENT: its
  * definition is in another module (dw_var_find_global). */
 int dw_var_find(struct dw_module *m, uint64_t pc, const char *name, struct dw_var *out);
+
+/* The same for a probe standing at @at: the names of the function
+ * instance it stands in first (its blocks innermost first, then its
+ * parameters and locals), then those of the calls inlined into it at the
+ * pc (innermost first; out->frame names the call), then its unit's
+ * statics and the module's globals. */
+int dw_var_find_at(struct dw_module *m, const struct dw_at *at, const char *name, struct dw_var *out);
+
+/* Variable @name of a function the probe's function is inlined into, at
+ * @at: the innermost such function that has it (out->frame names it).
+ * gdb needs `up` for these.  Returns 0, -ENOENT, or -WR_ENODWARF. */
+int dw_var_find_outer(struct dw_module *m, const struct dw_at *at, const char *name, struct dw_var *out);
 
 /* The definition of global variable @name in @m (one with a location or a
  * constant value), as a DW_VAR_GLOBAL; its DW_LOC_MEM_ADDR is relative
@@ -197,6 +229,9 @@ int dw_var_find_global(struct dw_module *m, const char *name, struct dw_var *out
  * returns non-zero. */
 void dw_var_foreach(struct dw_module *m, uint64_t pc, int (*fn)(const struct dw_var *v, void *ctx),
 		    void *ctx);
+/* The same, in dw_var_find_at()'s order. */
+void dw_var_foreach_at(struct dw_module *m, const struct dw_at *at,
+		       int (*fn)(const struct dw_var *v, void *ctx), void *ctx);
 
 /* The enumerator @name (an enum constant, as `BLUE` in C), looked up in
  * the compile unit of @pc first, then in every unit: its enum type and its

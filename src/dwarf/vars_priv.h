@@ -72,13 +72,17 @@ struct vars_frame {
 	 * its pc restores this one's registers; NULL for the probe's */
 	const struct vars_frame *inner;
 	unsigned depth;             /* how many calls out from the probe's frame */
+	/* The location view at pc (GCC's -gvariable-location-views) the
+	 * probe stands at, when known: an inlined call's entry view. */
+	bool has_view;
+	unsigned view;
 };
 
 /* The location of @attr (a DW_AT_location) at @pc, into @out, with
- * registers as @f sees them.  Never fails: what cannot be read is
- * DW_LOC_UNSUPPORTED with the reason, what is not there at @pc
- * DW_LOC_OPTIMIZED_OUT. */
-void vars_locate(struct vars_cache *c, Dwarf_Attribute *attr, uint64_t pc,
+ * registers as @f sees them; @views is the DIE's DW_AT_GNU_locviews, or
+ * NULL.  Never fails: what cannot be read is DW_LOC_UNSUPPORTED with the
+ * reason, what is not there at @pc DW_LOC_OPTIMIZED_OUT. */
+void vars_locate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Attribute *views, uint64_t pc,
 		 const struct vars_frame *f, struct dw_loc *out);
 
 /* The same for an expression already decoded (@attr may be NULL for one
@@ -97,6 +101,23 @@ const struct dw_expr *vars_frame_base(struct vars_cache *c, Dwarf_Die *fn, uint6
  * decoder drops, setting *@uninit), into @ops (at most @max).  Returns the number of
  * operations, 0 when no entry covers @pc, -1 when it cannot be read. */
 int vars_raw_location(Dwarf_Attribute *attr, uint64_t pc, Dwarf_Op *ops, size_t max, bool *uninit);
+
+/* The entry of location list @attr (DW_FORM_sec_offset) at @pc by GCC's
+ * location views: the views of its entries are in @views (the DIE's
+ * DW_AT_GNU_locviews) or in the list itself (DW_LLE_GNU_view_pair).
+ * The entry that holds at view @view of @pc (when @view >= 0: known);
+ * else the one whose address range holds @pc, as gdb takes it (it holds
+ * at a later view of @pc); else the first that holds at some view of @pc
+ * only (an empty range, or one that ends at @pc's later views).  No
+ * instruction runs between the views of one pc: each of them describes
+ * what the machine holds there, at a point of the source.  Returns 1 with
+ * *@index (among the list's bounded entries, in order: the index
+ * dwarf_getlocations() counts) and its expression decoded by hand into
+ * @ops (*@n_ops operations, -1 when this decoder does not know one);
+ * 0 when no entry holds; -1 when the list has no views or cannot be
+ * read (libdw then reads it). */
+int vars_view_entry(Dwarf_Attribute *attr, Dwarf_Attribute *views, uint64_t pc, int view,
+		    size_t *index, Dwarf_Op *ops, size_t max, int *n_ops, bool *uninit);
 
 /* The address tree of memory location @loc (a DW_LOC_MEM_* kind). */
 const struct dw_expr *vars_loc_address(struct vars_cache *c, const struct dw_loc *loc);

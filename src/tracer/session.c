@@ -466,6 +466,13 @@ static void render_diag(const struct diag *d, const char *file, const char *text
 
 /* ---- what codegen asks about the program's variables ---- */
 
+const struct dw_at *probe_site_at(const struct probe_site *site, struct dw_at *out)
+{
+	*out = (struct dw_at){ .pc = site->where.vaddr, .scope = site->where.scope,
+			       .has_view = site->where.has_view, .view = site->where.view };
+	return out;
+}
+
 struct site_ctx {
 	struct probe *probe;
 	struct probe_site *site;
@@ -480,14 +487,16 @@ static int var_find(void *ctx, const char *name, struct dw_var *out)
 {
 	struct site_ctx *sc = ctx;
 	struct probe *p = sc->probe;
-	int err = target_find_var(sc->target, sc->site->mod, sc->site->where.vaddr, name, out);
+	struct dw_at at;
+	int err = target_find_var(sc->target, sc->site->mod, probe_site_at(sc->site, &at), name, out);
 
 	if (err != -ENOENT)
 		return err;
 	for (size_t i = 0; i < p->n_sites; i++) {
 		struct probe_site *o = &p->sites[i];
 
-		if (o == sc->site || target_find_var(sc->target, o->mod, o->where.vaddr, name, out) != 0)
+		if (o == sc->site ||
+		    target_find_var(sc->target, o->mod, probe_site_at(o, &at), name, out) != 0)
 			continue;
 		memset(&out->loc, 0, sizeof(out->loc));
 		out->loc.kind = DW_LOC_OPTIMIZED_OUT;
@@ -510,7 +519,9 @@ static void var_hint(void *ctx, struct strbuf *out)
 {
 	struct site_ctx *sc = ctx;
 
-	dw_var_foreach(sc->site->mod->dw, sc->site->where.vaddr, hint_name, out);
+	struct dw_at at;
+
+	dw_var_foreach_at(sc->site->mod->dw, probe_site_at(sc->site, &at), hint_name, out);
 }
 
 static const struct dw_type *type_find(void *ctx, const char *spelling)

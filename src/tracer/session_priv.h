@@ -33,6 +33,10 @@ struct probe_site {
 	size_t bpf_insns;           /* instructions of the loaded program (0 if unknown) */
 };
 
+/* Where @site stands, for dw_var_find_at(): into @out, which is returned. */
+struct dw_at;
+const struct dw_at *probe_site_at(const struct probe_site *site, struct dw_at *out);
+
 struct probe {
 	unsigned id;
 	char *target_text;          /* owned: the pattern as written */

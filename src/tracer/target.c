@@ -1049,11 +1049,11 @@ int target_tls_block(struct target *t, const struct dw_module *dw, struct tmodul
 	return 0;
 }
 
-int target_find_var(struct target *t, struct tmodule *m, uint64_t pc, const char *name,
+int target_find_var(struct target *t, struct tmodule *m, const struct dw_at *at, const char *name,
 		    struct dw_var *out)
 {
 	struct tmodule *main_mod = target_main_module(t), *def = NULL, *bound;
-	int err = dw_var_find(m->dw, pc, name, out);
+	int err = dw_var_find_at(m->dw, at, name, out);
 
 	if (err == 0)
 		def = m;

@@ -198,6 +198,7 @@ int target_refresh(struct target *t);
 uint32_t target_rule_at(struct tmodule *m, uint64_t pc);
 
 struct dw_var;
+struct dw_at;
 
 /* Where the block of thread-local variables of module @dw (NULL: of
  * @probe_mod) lies for the current thread: @is_static with @value its
@@ -212,11 +213,11 @@ int target_tls_block(struct target *t, const struct dw_module *dw, struct tmodul
 		     struct target_tls *out, const char **why);
 
 
-/* Variable @name as a probe at @pc of module @m sees it: what
- * dw_var_find() finds there, else a global defined in another module
- * (the main module first), its address made relative to @m.  Returns 0,
- * -ENOENT or -WR_ENODWARF; types are borrowed from the modules. */
-int target_find_var(struct target *t, struct tmodule *m, uint64_t pc, const char *name,
+/* Variable @name as a probe standing at @at in module @m sees it: what
+ * dw_var_find_at() finds there, else a global defined in another module
+ * (the main module first), its address made relative to @m.  Returns 0, -ENOENT or
+ * -WR_ENODWARF; types are borrowed from the modules. */
+int target_find_var(struct target *t, struct tmodule *m, const struct dw_at *at, const char *name,
 		    struct dw_var *out);
 
 /* "libstdc++.so.6+0x12340 in __libc_write, inlined into std::ostream::write":

@@ -98,6 +98,7 @@ class Fixture:
                                      stderr=subprocess.STDOUT, text=True, env=env, cwd=cwd)
         _children.append(self.proc)
         line = self.proc.stdout.readline()
+        self.first_line = line or ""  # "ready <pid>" and what the fixture says after it
         m = re.match(r"ready (\d+)", line or "")
         if not m:
             self.stop()
