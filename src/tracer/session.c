@@ -877,6 +877,11 @@ int session_add_script(struct session *s, const char *text, const char *file,
 
 		if (!err)
 			err = kerr;
+		/* A script whose probes all wait for a library (--pending)
+		 * loaded nothing: the kernel side was not up to arm it, and
+		 * the sites it gains later would never start. */
+		if (!err && s->rt)
+			runtime_gate_arm(s->rt, s->scripts);
 	}
 	return err;
 }
