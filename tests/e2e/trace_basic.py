@@ -73,6 +73,19 @@ check("uprobes: 2 of 2 attached as registered while the probes compiled" in res.
       "-v: both sites' uprobes were registered early (%r)" % re.findall(r".*uprobes:.*", res.stderr))
 os.unlink(script)
 
+# The start gate as the programs read it: each of a script's five probes
+# holds the script's number (1) from before it is attached, entry 0 the
+# last script armed (1); nothing beyond.
+proc = subprocess.Popen([WRAITH, "-p", str(fx.pid), "-s", "".join('trace %s { print "%d"; }\n' % (f, i)
+                         for i, f in enumerate(["leaf", "middle", "outer", "leaf", "middle"]))],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+ready = proc.stderr.readline()
+gate = map_values(proc.pid, "wr_gate") if "tracing 5 probes" in ready else None
+proc.send_signal(signal.SIGINT)
+proc.communicate(timeout=60)
+eq(gate and [gate[k] for k in range(8)], [1, 1, 1, 1, 1, 1, 0, 0],
+   "the start gate: five probes of script 1, script 1 armed (%r)" % ready)
+
 # By file:line
 line = marker_line("chain.c", "LINE:leaf-body")
 res = run(["-p", fx.pid, "-s", 'trace chain.c:%d { print "line"; }' % line, "--max-events", 2,

@@ -184,6 +184,28 @@ def our_uprobe_events():
     return []
 
 
+def map_values(pid, name):
+    """{key: value} of the BPF array map @name held by process @pid (a
+    running wraith), as the kernel holds it (bpftool), or None."""
+    ids = set()
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+                m = re.search(r"^map_id:\s*(\d+)", f.read(), re.M)
+        except OSError:
+            continue
+        if m:
+            ids.add(int(m.group(1)))
+    for i in sorted(ids):
+        show = subprocess.run(["bpftool", "-j", "map", "show", "id", str(i)], capture_output=True,
+                              text=True).stdout
+        if show and json.loads(show).get("name") == name:
+            dump = subprocess.run(["bpftool", "-j", "map", "dump", "id", str(i)],
+                                  capture_output=True, text=True).stdout
+            return {e["formatted"]["key"]: e["formatted"]["value"] for e in json.loads(dump)}
+    return None
+
+
 def check_no_leftovers(what):
     deadline = time.time() + 5
     progs = our_programs()
