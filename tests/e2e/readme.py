@@ -18,7 +18,7 @@ require_root()
 README = os.path.join(SRCDIR, "README.md")
 DEMO = os.path.join(SRCDIR, "scripts", "demo.sh")
 SCRIPT = os.path.join(SRCDIR, "scripts", "demo", "demo.ws")
-KVSERVICE = os.path.join(os.path.dirname(WRAITH), "scripts", "demo", "kvservice")
+KVSERVICE = os.path.join(BUILDDIR, "scripts", "demo", "kvservice")
 
 with open(README) as f:
     readme = f.read()

@@ -6,6 +6,7 @@ fixture programs built by `make check` and use gdb as the oracle for
 backtraces.  A test skips only when BPF uprobes are truly unavailable here,
 and says why.
 """
+import atexit
 import json
 import os
 import re
@@ -16,12 +17,63 @@ import sys
 import tempfile
 import time
 
-WRAITH = os.environ.get("WRAITH", "")
 FIXTURES = os.environ.get("WRAITH_FIXTURES", "")
 SRCDIR = os.environ.get("WRAITH_SRCDIR", "")
+# The wraith executable of the build under test (WRAITH below runs it).
+WRAITH_BIN = os.environ.get("WRAITH", "")
+BUILDDIR = os.path.dirname(WRAITH_BIN)
 
 _children = []
 _failures = []
+
+# ---- isolation: end-to-end tests run in parallel (make -j) ----
+# Each test has a directory of its own, NAME.dir beside its log: its
+# temporary files (TMPDIR), its probe cache, its XDG configuration, state
+# and cache homes (so no one's ~/.config/wraith/config.toml applies), and
+# the list of the wraith processes it started.  WRAITH is a two-line
+# wrapper in it that appends its PID to that list and execs the real
+# wraith under the same PID, so every way a test starts wraith (argv, a
+# shell command line, tmux, a prefix such as unshare) is recorded, and
+# check_no_leftovers() looks at this test's wraiths only, not at those of
+# tests running beside it or of anyone else on the machine.
+TEST = os.path.splitext(os.path.basename(sys.argv[0]))[0]
+TESTDIR = ""
+WRAITH = WRAITH_BIN
+_PIDS = ""
+
+
+def _isolate():
+    global TESTDIR, WRAITH, _PIDS
+    top = os.path.join(os.environ.get("WRAITH_BUILDDIR") or os.getcwd(), "tests", "e2e")
+    TESTDIR = os.path.join(top, TEST + ".dir")
+    shutil.rmtree(TESTDIR, ignore_errors=True)
+    for sub in ("bin", "tmp", "config", "state", "cache", "probe-cache"):
+        os.makedirs(os.path.join(TESTDIR, sub))
+    _PIDS = os.path.join(TESTDIR, "wraith.pids")
+    WRAITH = os.path.join(TESTDIR, "bin", "wraith")
+    with open(WRAITH, "w") as f:
+        f.write("#!/bin/sh\n{ echo $$ >>'%s'; } 2>/dev/null\nexec '%s' \"$@\"\n" % (_PIDS, WRAITH_BIN))
+    os.chmod(WRAITH, 0o755)
+    env = {"WRAITH": WRAITH, "TMPDIR": os.path.join(TESTDIR, "tmp"),
+           "XDG_CONFIG_HOME": os.path.join(TESTDIR, "config"),
+           "XDG_STATE_HOME": os.path.join(TESTDIR, "state"),
+           "XDG_CACHE_HOME": os.path.join(TESTDIR, "cache"),
+           "WRAITH_PROBE_CACHE_DIR": os.path.join(TESTDIR, "probe-cache")}
+    os.environ.update(env)
+    tempfile.tempdir = env["TMPDIR"]
+
+
+if WRAITH_BIN and FIXTURES and sys.argv[0].endswith(".py") and TEST not in ("wraithtest", "bt_support"):
+    _isolate()
+
+
+def wraith_pids():
+    """PIDs of the wraith processes this test started, oldest first."""
+    try:
+        with open(_PIDS) as f:
+            return [int(l) for l in f.read().split()]
+    except (OSError, ValueError):
+        return []
 
 
 def skip(why):
@@ -29,24 +81,15 @@ def skip(why):
     sys.exit(77)
 
 
-_lock = None
-
-
 def require_root():
-    """Skip unless BPF uprobes work here; then take the e2e lock: end-to-end
-    tests run one at a time (even under make -j) because each checks that
-    no BPF program of wraith is left loaded when it ends."""
-    global _lock
-    if not WRAITH or not FIXTURES:
+    """Skip unless BPF uprobes work here."""
+    if not WRAITH_BIN or not FIXTURES:
         print("FAIL: WRAITH and WRAITH_FIXTURES must be set (run through `make check`)")
         sys.exit(1)
     if os.geteuid() != 0:
         skip("end-to-end tests need root to load BPF programs and attach uprobes")
     if not os.path.exists("/sys/bus/event_source/devices/uprobe/type"):
         skip("this kernel has no uprobe PMU (/sys/bus/event_source/devices/uprobe missing)")
-    import fcntl
-    _lock = open(os.path.join(tempfile.gettempdir(), "wraith-e2e.lock"), "w")
-    fcntl.flock(_lock, fcntl.LOCK_EX)
 
 
 def fixture(name):
@@ -111,6 +154,81 @@ class Fixture:
             self.proc.wait()
 
 
+class Lines:
+    """The lines of a stream (a child's stdout or stderr), read by a thread
+    of their own as they come, so a test can wait for one without blocking
+    for ever: wait() polls the lines read so far."""
+
+    def __init__(self, stream):
+        import threading
+        self.lines, self.ended = [], False
+        self._cond = threading.Condition()
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream):
+        for line in stream:
+            with self._cond:
+                self.lines.append(line)
+                self._cond.notify_all()
+        with self._cond:
+            self.ended = True
+            self._cond.notify_all()
+
+    def wait(self, test, timeout=60):
+        """Waits until test(lines) holds (True) or the stream ends or
+        @timeout seconds pass (False)."""
+        deadline = time.time() + timeout
+        with self._cond:
+            while not test(self.lines):
+                left = deadline - time.time()
+                if self.ended or left <= 0:
+                    return False
+                self._cond.wait(left)
+            return True
+
+    def text(self, timeout=60):
+        """Everything, once the stream has ended."""
+        self._thread.join(timeout)
+        with self._cond:
+            return "".join(self.lines)
+
+
+def load_base(pid, binary):
+    """Where process @pid has loaded @binary: what to add to its symbols'
+    values (0 when it is not position-independent)."""
+    with open(binary, "rb") as f:
+        if f.read(18)[16] != 3:  # e_type: not ET_DYN
+            return 0
+    real = os.path.realpath(binary)
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 6 and parts[5] == real and int(parts[2], 16) == 0:
+                return int(parts[0].split("-")[0], 16)
+    return 0
+
+
+def fixture_long(fx, symbol):
+    """The value of the global long @symbol in the running fixture @fx
+    (read from its memory: what the program has done so far)."""
+    out = subprocess.run(["nm", fx.path], capture_output=True, text=True).stdout
+    value = next(int(l.split()[0], 16) for l in out.splitlines() if l.split()[-1:] == [symbol])
+    with open("/proc/%d/mem" % fx.pid, "rb") as mem:
+        mem.seek(load_base(fx.pid, fx.path) + value)
+        return int.from_bytes(mem.read(8), "little", signed=True)
+
+
+def wait_until(test, timeout=60, step=0.05):
+    """Polls test() until it holds (returns True) or @timeout seconds pass."""
+    deadline = time.time() + timeout
+    while not test():
+        if time.time() >= deadline:
+            return False
+        time.sleep(step)
+    return True
+
+
 # A command prefix that runs wraith as on a machine without separate debug
 # files (no libc6-dbg): /usr/lib/debug is an empty tmpfs in a mount
 # namespace of its own.
@@ -158,29 +276,41 @@ def eq(got, want, what):
     return check(ok, what)
 
 
+def _alive(pid):
+    """Whether @pid runs (a zombie has closed its files: not alive)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
+
+
 def our_programs(pid=None):
     """Names of loaded BPF programs of wraith: every program is named
     wr<PID>_<N> after the wraith process that loaded it.  With `pid`, only
-    that process's; without, those of wraith processes no longer alive
-    (leaked), ignoring wraiths that other tests may be running."""
+    that process's; without, those of the wraith processes this test
+    started that are no longer alive (leaked)."""
     out = subprocess.run(["bpftool", "prog", "list"], capture_output=True, text=True).stdout
+    mine = set(wraith_pids()) if pid is None else {pid}
     found = []
     for name, owner in re.findall(r"name (wr(\d+)_\w+)", out):
         owner = int(owner)
-        if pid is not None:
-            if owner == pid:
-                found.append(name)
-        elif not os.path.exists("/proc/%d" % owner):
+        if owner in mine and (pid is not None or not _alive(owner)):
             found.append(name)
     return found
 
 
 def our_uprobe_events():
+    """Uprobe events in tracefs made for this test's wraiths.  wraith makes
+    none (it opens uprobes on the uprobe PMU); libbpf's fallback would name
+    them libbpf_<PID>_..."""
+    mine = set(wraith_pids())
     for base in ("/sys/kernel/tracing", "/sys/kernel/debug/tracing"):
         path = os.path.join(base, "uprobe_events")
         if os.path.exists(path):
             with open(path) as f:
-                return [l for l in f.read().splitlines() if "wraith" in l or "wr_" in l]
+                return [l for l in f.read().splitlines()
+                        if any(int(p) in mine for p in re.findall(r"(?:libbpf_|\bwr)(\d+)_", l))]
     return []
 
 
@@ -207,7 +337,10 @@ def map_values(pid, name):
 
 
 def check_no_leftovers(what):
-    deadline = time.time() + 5
+    """No BPF program or uprobe event of the wraiths this test started is
+    left once they have ended (the kernel frees a program shortly after
+    its last file closes: wait for that, not for a time)."""
+    deadline = time.time() + 30
     progs = our_programs()
     while progs and time.time() < deadline:
         time.sleep(0.1)
@@ -273,12 +406,23 @@ def wraith_stack(bt_item, stop_at_main=True):
     return names
 
 
-def finish():
+def _cleanup():
     for p in _children:
         if p.poll() is None:
             p.kill()
             p.wait()
+
+
+atexit.register(_cleanup)
+
+
+def finish():
+    """Ends the test: exit 1 if a check failed, else 0 (its directory is
+    removed then; a failing test's stays for a look)."""
+    _cleanup()
     if _failures:
-        print("%d check(s) failed" % len(_failures))
+        print("%d check(s) failed; this test's files: %s" % (len(_failures), TESTDIR))
         sys.exit(1)
+    if TESTDIR:
+        shutil.rmtree(TESTDIR, ignore_errors=True)
     sys.exit(0)
