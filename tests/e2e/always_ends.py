@@ -3,16 +3,18 @@
 - `wraith ... | head -2`: the closed output ends the run (status 0, one
   line on stderr), no BPF program or uprobe left behind.
 - Every event causing another (wraith tracing malloc in every process that
-  maps libc, itself included): --timeout, SIGINT and SIGTERM still end it,
-  since events are read in bounded batches between checks.
+  maps a copy of libc, itself included): --timeout, SIGINT and SIGTERM
+  still end it, since events are read in bounded batches between checks.
 - Tracing wraith's own PID is refused (status 2).
 - Ctrl-C shows the events still in the buffer: hits while wraith was
   stopped (SIGSTOP) come out after SIGINT, in order, none left "not read".
 """
 import os
 import re
+import shutil
 import signal
 import subprocess
+import sys
 import time
 
 from wraithtest import *
@@ -60,7 +62,10 @@ line = p.stderr.readline()
 while line and "wraith: tracing" not in line:
     line = p.stderr.readline()
 p.send_signal(signal.SIGSTOP)
-time.sleep(0.6)  # about 550 hits, their events wait in the ring buffer
+# about 550 hits while wraith is stopped: their events wait in the ring buffer
+calls = fixture_long(fx1k, "counter")
+check(wait_until(lambda: fixture_long(fx1k, "counter") >= calls + 550),
+      "Ctrl-C: the fixture calls on while wraith is stopped")
 p.send_signal(signal.SIGINT)
 p.send_signal(signal.SIGCONT)
 try:
@@ -79,16 +84,30 @@ fx1k.stop()
 check_no_leftovers("Ctrl-C with buffered events")
 
 # ---- every event causes another ----
-LIBC = os.path.realpath("/lib/x86_64-linux-gnu/libc.so.6")
+# malloc of a copy of libc that only wraith itself and a process that
+# calls malloc without end map (LD_LIBRARY_PATH): wraith's own mallocs
+# (rendering, reading) fire its probe too, and nothing else on the machine
+# is probed (tests run in parallel).  The second process keeps the storm
+# going where wraith's malloc is the sanitizers'.
+LIBDIR = os.path.join(TESTDIR, "libc")
+os.makedirs(LIBDIR)
+LIBC = os.path.join(LIBDIR, "libc.so.6")
+shutil.copy(os.path.realpath("/lib/x86_64-linux-gnu/libc.so.6"), LIBC)
+ENV = dict(os.environ, LD_LIBRARY_PATH=LIBDIR)
 STORM = ["-t", LIBC, "-s", 'trace malloc { print "m {}", $pid; }', "--script-output", "plain", "-q"]
 
 
 def storm(stop, how):
     args = [WRAITH] + STORM + (["--timeout", "2"] if stop is None else [])
-    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    hog = subprocess.Popen([sys.executable, "-c", "while True: bytearray(4096)"], env=ENV)
+    out = os.path.join(TESTDIR, "storm.out")
+    with open(out, "w") as f:
+        p = subprocess.Popen(args, stdout=f, stderr=subprocess.PIPE, env=ENV)
     start = time.time()
     if stop is not None:
-        time.sleep(3)
+        # the storm is on once a good many events are out
+        check(wait_until(lambda: os.path.getsize(out) > 200000 or p.poll() is not None),
+              "self-feeding events: events flow (%s)" % how)
         p.send_signal(stop)
     try:
         p.wait(timeout=30)
@@ -97,7 +116,10 @@ def storm(stop, how):
         p.kill()
         p.wait()
         fail("self-feeding events: %s ends it" % how)
+    hog.kill()
+    hog.wait()
     p.stderr.close()
+    check(os.path.getsize(out) > 0, "self-feeding events: events were printed (%s)" % how)
     check_no_leftovers("self-feeding events, " + how)
 
 

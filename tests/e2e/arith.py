@@ -150,8 +150,8 @@ def compare(cc, exe, exprs):
     chunks = [range(i, min(i + 150, len(exprs))) for i in range(0, len(exprs), 150)]
     script = "".join("trace probe {\n" + "".join('print "e%d={}", %s;\n' % (k, exprs[k]) for k in c) + "}\n"
                      for c in chunks)
-    res = run(["-p", m.group(1), "-s", script, "--max-events", 3 * len(chunks), "--script-output", "plain",
-               "-q"], timeout=300)
+    res = run(["-p", m.group(1), "-s", script, "--max-events", 3 * len(chunks), "--script-output", "plain"],
+              timeout=300)
     proc.kill()
     proc.wait()
     if not check(res.returncode == 0, "%s: wraith evaluates %d expressions (%s)" % (
@@ -171,7 +171,8 @@ def compare(cc, exe, exprs):
             bad += 1
             if bad <= 20:
                 fail("%s: %s is %s in C, wraith printed %s" % (cc, e, w, g))
-    check(bad == 0, "%s: all %d expressions equal C's values (%d differ)" % (cc, len(exprs), bad))
+    check(bad == 0, "%s: all %d expressions equal C's values (%d differ)%s" % (
+        cc, len(exprs), bad, "" if bad == 0 else "; wraith said: %s" % res.stderr[-800:]))
 
 
 rng = random.Random(20240611)

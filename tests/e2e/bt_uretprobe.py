@@ -58,7 +58,10 @@ def one(v):
         fds = []
         try:
             fds = [uretprobe(binary, file_offset(binary, fn), fx.pid) for fn in ("middle", "outer")]
-            time.sleep(0.05)  # a few calls, so the trampolines are in place
+            # the first hit maps the [uprobes] area, where the return
+            # trampoline is: from the next call on, outer's and middle's
+            # return addresses are replaced
+            wait_until(lambda: "[uprobes]" in open("/proc/%d/maps" % fx.pid).read(), timeout=30)
             res, bts = wraith_bts(fx.pid)
         finally:
             for fd in fds:

@@ -207,13 +207,14 @@ fx = Paths("paths-O2")
 tmp = tempfile.mkdtemp(prefix="wraith-count.")
 batch = os.path.join(tmp, "cmds")
 with open(batch, "w") as f:
-    f.write("trace leaf { count bt; }\nwait 3\nstacks 2\nstacks folded %s/b.folded\n"
-            "stacks clear\nstacks\n" % tmp)
+    # go_done() is called once the rounds are over: its event ends the wait
+    f.write("trace leaf { count bt; }\ntrace go_done { print \"rounds done\"; }\nwait events 1\n"
+            "stacks 2\nstacks folded %s/b.folded\nstacks clear\nstacks\n" % tmp)
 try:
     w = subprocess.Popen([WRAITH, "-p", str(fx.pid), "--batch", batch], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
-    head = w.stdout.readline() + w.stdout.readline()  # `trace` says where it attached
-    own = fx.go(ROUNDS)                               # while `wait 3` runs
+    head = "".join(w.stdout.readline() for _ in range(4))  # each `trace` says where it attached
+    own = fx.go(ROUNDS)                                     # while `wait events 1` runs
     out, err = w.communicate(timeout=60)
     out = head + out
 finally:

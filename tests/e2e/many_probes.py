@@ -26,8 +26,15 @@ with open(script, "w") as f:
         else:
             f.write('trace probe_here { print "even %d {}", n; }\n' % i)
 
+# The events come within a second; most of the run is its end: closing each
+# of the 1,000 uprobes' links waits in the kernel for an RCU Tasks Trace
+# grace period (the program detached) and for an RCU grace period under
+# event_mutex, which every uprobe perf event on the machine takes to attach
+# or detach (the uprobe unregistered): 0.1 to 0.2 s each, one after another,
+# longer while other processes attach or detach uprobes.  The timeout only
+# guards against a hang.
 r = run(["-p", fx.pid, "--script-file", script, "--max-events", 2 * N, "--script-output", "json",
-         "-q"], timeout=240)
+         "-q"], timeout=1200)
 eq(r.returncode, 0, "%d probes: start and run (%r)" % (N, r.stderr[-300:]))
 evs = json_events(r.stdout)
 eq(len(evs), 2 * N, "%d probes: %d events" % (N, 2 * N))
@@ -44,10 +51,15 @@ eq(sorted(set(e["probe"] for e in evs)), list(range(1, N + 1)), "every probe fir
 # One probe of a shared program disabled: the other still fires, it does
 # not.  (Events that came before the disable print in the next wait; one
 # call's worth at most, so the last four are after it.)
+# The two probes are one script (`source`), so they start together: two
+# `trace` commands would start the second when it is attached, which may
+# be after the fixture's next call.
+shared = os.path.join(top, "shared.ws")
+with open(shared, "w") as f:
+    f.write('trace probe_here { print "a"; }\ntrace probe_here { print "b"; }\n')
 batch = os.path.join(top, "shared.batch")
 with open(batch, "w") as f:
-    f.write('trace probe_here { print "a"; }\ntrace probe_here { print "b"; }\n'
-            'wait events 2\ndisable 1\nwait events 6\nquit\n')
+    f.write('source %s\nwait events 2\ndisable 1\nwait events 6\nquit\n' % shared)
 r = run(["-p", fx.pid, "--batch", batch, "--script-output", "json"], timeout=60)
 eq(r.returncode, 0, "shared program, one probe disabled: runs (%r)" % r.stderr[-300:])
 evs = [(e["probe"], e["items"][0]["text"]) for e in json_events(r.stdout)]

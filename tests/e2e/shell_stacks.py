@@ -143,6 +143,11 @@ def one_variant(v):
         tmux("send-keys", "-t", name, "F4")
         scr = wait_text(name, "F4 opens the view with every hit counted",
                         r"^ top stacks: \d+ distinct, %d hits .*by count" % hits)
+        if not re.search(r"^ top stacks: \d+ distinct, %d hits" % hits, scr, re.M):
+            tmux("send-keys", "-t", name, "Escape")
+            command(name, "info probes")
+            time.sleep(1)
+            print("after the failure, `info probes` (fixture's counts %r):\n%s" % (own, screen(name)))
         title, rows = view(scr)
         eq(by_path_key(rows), expected(own), "%s: counts per path and key equal the program's own"
            % label)

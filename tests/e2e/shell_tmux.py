@@ -127,19 +127,10 @@ def code_as_in_file(pid, binary, function):
         if l.split()[-1:] == [function] and l.split()[2] in "tT")
     value, size = int(sym[0], 16), int(sym[1], 16)
     with open(binary, "rb") as f:
-        pie = f.read(18)[16] == 3  # e_type ET_DYN
         f.seek(value)  # the text's file offset is its address in these fixtures
         on_disk = f.read(size)
-    base = 0
-    if pie:
-        real = os.path.realpath(binary)
-        for line in open("/proc/%d/maps" % pid):
-            parts = line.split()
-            if len(parts) >= 6 and parts[5] == real and int(parts[2], 16) == 0:
-                base = int(parts[0].split("-")[0], 16)
-                break
     with open("/proc/%d/mem" % pid, "rb") as mem:
-        mem.seek(base + value)
+        mem.seek(load_base(pid, binary) + value)
         return mem.read(size) == on_disk
 
 

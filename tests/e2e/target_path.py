@@ -3,25 +3,31 @@ running and one started after wraith attached, each with its own mappings so
 backtraces are complete in all of them, the new process's from its very
 first event (the kernel hands the walk to userspace, which learns the new
 process there and then); -t with -p: target_scope.py."""
+import shutil
+import signal
 import subprocess
-import time
 
 from wraithtest import *
 
 require_root()
 BIN = "chain-O2fp"
-path = fixture(BIN)
-a = Fixture(BIN, [2000])
+# A copy of its own: other tests run the fixture at the same time.
+path = os.path.join(TESTDIR, BIN)
+shutil.copy(fixture(BIN), path)
+a = Fixture(path, [2000])
 proc = subprocess.Popen([WRAITH, "-t", path, "-s", 'trace leaf { print "{}", $pid; bt; }',
-                         "--script-output", "json", "--timeout", "8"], stdout=subprocess.PIPE,
+                         "--script-output", "json"], stdout=subprocess.PIPE,
                         stderr=subprocess.PIPE, text=True)
 ready = proc.stderr.readline()
 check("in every process of" in ready, "-t status line (%r)" % ready)
-time.sleep(0.5)
-b = Fixture(BIN, [2000])
-out, err = proc.communicate(timeout=30)
-eq(proc.returncode, 0, "-t run ends with --timeout, exit 0 (%r)" % err[-300:])
-evs = json_events(out)
+b = Fixture(path, [2000])
+lines = Lines(proc.stdout)
+lines.wait(lambda ls: {a.pid, b.pid} <= set(json.loads(l)["pid"] for l in ls))
+proc.send_signal(signal.SIGINT)
+proc.wait(timeout=30)
+err = proc.stderr.read()
+eq(proc.returncode, 0, "-t run ends with Ctrl-C, exit 0 (%r)" % err[-300:])
+evs = json_events(lines.text())
 pids = set(e["pid"] for e in evs)
 check(a.pid in pids, "events from the process running before wraith started")
 check(b.pid in pids, "events from the process started after wraith attached")

@@ -2,16 +2,24 @@
 `-t PATH -p PID` (probes in module PATH, events of that process only), and
 libraries by short name as bpftrace takes them: `-t libfix_a -p PID`,
 `trace libfix_b:0x...`, `-t libc`."""
+import shutil
 import subprocess
 
 from wraithtest import *
 
 require_root()
 VARIANT = "O2fp"
-lib_a = fixture("libfix_a-%s.so" % VARIANT)
-lib_b = fixture("libfix_b-%s.so" % VARIANT)
-a = Fixture("twolibs-" + VARIANT, [500])
-b = Fixture("twolibs-" + VARIANT, [500])
+# Copies of their own, loaded through LD_LIBRARY_PATH: other tests run
+# the fixture and its libraries at the same time.
+LIBS = os.path.join(TESTDIR, "libs")
+os.makedirs(LIBS)
+for name in ("libfix_a-%s.so" % VARIANT, "libfix_b-%s.so" % VARIANT):
+    shutil.copy(fixture(name), LIBS)
+lib_a = os.path.join(LIBS, "libfix_a-%s.so" % VARIANT)
+lib_b = os.path.join(LIBS, "libfix_b-%s.so" % VARIANT)
+ENV = dict(os.environ, LD_LIBRARY_PATH=LIBS)
+a = Fixture("twolibs-" + VARIANT, [500], env=ENV)
+b = Fixture("twolibs-" + VARIANT, [500], env=ENV)
 SCRIPT = 'trace fix_a_run { print "{}", $pid; bt; }'
 CHAIN = ["fix_a_run", "drive", "main"]
 

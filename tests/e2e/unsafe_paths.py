@@ -137,18 +137,13 @@ def shell_quits(state):
     tmux = ["tmux", "-L", sock]
     subprocess.run(tmux + ["-f", "/dev/null", "new-session", "-d", "-s", "h", "-x", "100",
                            "-y", "30", cmd], timeout=30)
-    deadline = time.time() + 20
-    while time.time() < deadline and "wraith" not in subprocess.run(
-            tmux + ["capture-pane", "-p", "-t", "h"], capture_output=True, text=True).stdout:
-        time.sleep(0.2)
-    time.sleep(0.5)
+    wait_until(lambda: "tracing process %d" % fx.pid in subprocess.run(
+        tmux + ["capture-pane", "-p", "-t", "h"], capture_output=True, text=True).stdout, timeout=30)
     subprocess.run(tmux + ["send-keys", "-t", "h", "-l", "help"], timeout=30)
     subprocess.run(tmux + ["send-keys", "-t", "h", "Enter"], timeout=30)
     subprocess.run(tmux + ["send-keys", "-t", "h", "-l", "quit"], timeout=30)
     subprocess.run(tmux + ["send-keys", "-t", "h", "Enter"], timeout=30)
-    deadline = time.time() + 20
-    while time.time() < deadline and not os.path.exists(status):
-        time.sleep(0.2)
+    wait_until(lambda: os.path.exists(status), timeout=30)
     subprocess.run(tmux + ["kill-server"], capture_output=True, timeout=30)
     return os.path.exists(status)
 
