@@ -63,6 +63,8 @@ def render(ctx, R, table, depths, K):
         perhit(ctx, R, depths, K, add)
     if "startup" in R:
         startup(ctx, R, add)
+    if R.get("probes"):
+        probes(R, add)
     if "sym" in R:
         sym(ctx, R, add)
     if "delivery" in R:
@@ -158,6 +160,23 @@ def perhit(ctx, R, depths, K, add):
         "frames share a copy between a dozen of them.  The first frames of a hit cost more "
         "than later ones although they do the same work, which fits each hit starting with "
         "cold caches and branch predictors after the trip through the uprobe trap.\n")
+
+
+def probes(R, add):
+    add("## Many probes\n")
+    add("1,000 probes on the fixture, `trace wr_bench_hot { print \"pN {}\", $pid; }` a "
+        "thousand times (one shape: one program, attached a thousand times with each probe's "
+        "id as its cookie) and with `$pid + N % 10` (ten programs): from exec to `wraith: "
+        "tracing` (every probe attached and started), and from SIGINT to exit (every probe "
+        "detached).  Where the kernel has multi-uprobe links (Linux 6.6 on) each site is one "
+        "link, made without a perf event; closing a link waits for RCU grace periods, and "
+        "wraith closes a batch of links at once so that they share them (see "
+        "src/runtime/ulink.h).\n")
+    add("| probes | ready, s | stopped, s |")
+    add("|---|---|---|")
+    for name, d in R["probes"].items():
+        add("| %s | %s | %s |" % (name, spread(d["ready"], fmt=f2), spread(d["stop"], fmt=f2)))
+    add("")
 
 
 def startup(ctx, R, add):
@@ -348,9 +367,6 @@ def deep(R, K, add):
         "`ready`; each round here lets the tracer run 0.3 s before stopping it, and hits in "
         "a tracer's first tens of milliseconds may still find unwritten pages.  The walk is complete at every depth "
         "and `truncated` reports the depth it reached.\n")
-    add("Starting 1,000 probes on the fixture (`trace wr_bench_hot { print \"pN {}\", $pid; }` "
-        "a thousand times) is measured by `bench/run.py --only probes`, not by `make bench`: "
-        "detaching them is the kernel's uprobe release, about a minute for a thousand.\n")
 
 
 def no_loss_rates(per):

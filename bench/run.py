@@ -15,7 +15,7 @@ Sections:
   startup  launch to "all probes attached", CFI rows per second, map bytes
            per row (computed, and cross-checked with bpftool).
   probes   launch to "all probes attached" with 1,000 probes, of one shape
-           and of ten (not in the default set: --only probes).
+           and of ten, and SIGINT to exit (every probe detached).
   sym      symbolization, cold and warm.
   delivery events per second delivered without loss, ring vs perf buffer.
   faultin  ns per hit of an empty probe and of one printing a string, with
@@ -1027,7 +1027,8 @@ PROBES_N = 1000
 
 def section_probes(ctx):
     """Launch to "tracing" with PROBES_N probes of one shape (prints that
-    differ only in their text share one program) and of ten shapes."""
+    differ only in their text share one program) and of ten shapes, and
+    SIGINT to exit (every probe detached)."""
     fx = Fixture(ctx.hotloop)
     out = {}
     try:
@@ -1038,14 +1039,23 @@ def section_probes(ctx):
                 for i in range(PROBES_N):
                     f.write("trace wr_bench_hot { %s }\n" % body(i))
             cmd = [ctx.wraith, "-p", str(fx.pid), "--script-file", path, "--color", "never"]
-            ready = []
+            ready, stop = [], []
             for rep in range(ctx.reps):
-                t, _, ok, w, _ = timed(cmd, marker="wraith: tracing", cpu=ALL_CPUS, timeout=300)
-                if not ok:
+                t0 = now()
+                p = spawn(cmd, cpu=ALL_CPUS, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True)
+                w = LineWatcher(p.stderr, "wraith: tracing")
+                w.ready.wait(300)
+                ready.append(now() - t0)
+                if "wraith: tracing" not in w.text():
+                    cpu_of(p, signal.SIGKILL)
                     raise RuntimeError("wraith did not attach:\n" + w.text()[-2000:])
-                ready.append(t)
-            out[name] = {"ready": stats_of(ready)}
-            log("  %d probes, %s: ready %.2f s" % (PROBES_N, name, out[name]["ready"][0]))
+                t1 = now()
+                cpu_of(p, signal.SIGINT)
+                stop.append(now() - t1)
+            out[name] = {"ready": stats_of(ready), "stop": stats_of(stop)}
+            log("  %d probes, %s: ready %.2f s, stopped %.2f s after SIGINT"
+                % (PROBES_N, name, out[name]["ready"][0], out[name]["stop"][0]))
     finally:
         fx.close()
     return out
@@ -1142,6 +1152,11 @@ def verdict(measured, target, higher_is_better=False):
 def build_targets(ctx, R):
     ph, st, sy = R.get("perhit"), R.get("startup"), R.get("sym")
     t = []
+    for name, d in (R.get("probes") or {}).items():
+        for key, what in (("ready", "attached"), ("stop", "detached (SIGINT to exit)")):
+            v = d[key][0]
+            t.append(("%d probes (%s) %s in <= 2 s" % (PROBES_N, name, what), "%.2f s" % v,
+                      verdict(v, 2.0)))
     if ph:
         rows, fits = ph["rows"], R["fits"]
         bare = rows["wr_empty"]["quiet"][0]
@@ -1413,7 +1428,7 @@ def machine_info():
 
 
 # The sections doc/performance.md is written from (the default of --only).
-DOC_SECTIONS = ("perhit", "startup", "sym", "delivery", "consumer", "pipe", "faultin", "deep")
+DOC_SECTIONS = ("perhit", "startup", "probes", "sym", "delivery", "consumer", "pipe", "faultin", "deep")
 
 
 def main():

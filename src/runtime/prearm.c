@@ -5,6 +5,7 @@
  * starts another.  Every field below is under arm.lock.
  */
 #include "runtime/prearm.h"
+#include "runtime/ulink.h"
 #include "util/thread.h"
 #include "util/xalloc.h"
 
@@ -106,6 +107,8 @@ void uprobe_prearm(pid_t pid, const char *path, uint64_t file_offset)
 {
 	struct armed *a;
 
+	if (ulink_multi()) /* a multi-uprobe link registers in microseconds */
+		return;
 	pthread_mutex_lock(&arm.lock);
 	arm.v = xgrow(arm.v, &arm.cap, arm.n + 1, sizeof(*arm.v));
 	a = &arm.v[arm.n++];

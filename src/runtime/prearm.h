@@ -14,7 +14,8 @@
  * firing that much later than the others.  An event opened with no
  * program yet only traps the target and counts.  Best effort: when an
  * early open fails, the attach opens its event itself and says why as
- * before.
+ * before.  None of this where uprobes are multi-uprobe links (ulink.h):
+ * they register without the perf event's waits.
  */
 #ifndef WRAITH_RUNTIME_PREARM_H
 #define WRAITH_RUNTIME_PREARM_H

@@ -10,6 +10,7 @@
 #include "runtime/core_btf.h"
 #include "runtime/kbtf.h"
 #include "runtime/prearm.h"
+#include "runtime/ulink.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -47,7 +48,7 @@ struct rt_object {
 struct rt_probe {
 	struct rt_object *o;
 	uint64_t cookie;         /* the probe's wire id, as its programs read it */
-	struct bpf_link **links; /* owned */
+	struct ulink *links;     /* owned */
 	size_t n_links;
 	size_t cap_links;
 	struct rt_probe *next;
@@ -84,6 +85,8 @@ struct runtime {
 	int rules_outer_fd;
 	int counts_fd;
 	int stacks_fd;
+	struct ulink *closing;   /* links detached, to close (runtime_settle) */
+	size_t n_closing, cap_closing;
 };
 
 /* libbpf talks through our log sink; its warnings are details of failures
@@ -265,8 +268,13 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 	set_entries(rt->base, "wr_proc_maps", proc_capacity(rt));
 	set_entries(rt->base, "wr_proc_slot", proc_capacity(rt));
 	log[0] = '\0';
-	bpf_object__for_each_program(prog, rt->base)
+	bpf_object__for_each_program(prog, rt->base) {
 		bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
+		/* The probes tail-call these: one kind of link for all. */
+		if (bpf_program__type(prog) == BPF_PROG_TYPE_KPROBE)
+			bpf_program__set_expected_attach_type(
+				prog, (enum bpf_attach_type)ulink_attach_type());
+	}
 	err = bpf_object__load(rt->base);
 	wr_debug("base object: kernel BTF cut %s in %.1f ms of CPU, object opened in %.1f, maps and "
 		 "programs loaded in %.1f", btf_cached ? "from the cache" : "made",
@@ -598,6 +606,8 @@ void runtime_free(struct runtime *rt)
 		return;
 	while (rt->probes)
 		runtime_unload(rt, rt->probes);
+	runtime_settle(rt);
+	free(rt->closing);
 	ring_buffer__free(rt->ringbuf);
 	perf_buffer__free(rt->perfbuf);
 	if (rt->epoll_fd >= 0)
@@ -779,6 +789,7 @@ static int load_probe_object(struct runtime *rt, struct rt_object *o, char *log,
 	if (!o->prog)
 		return kernel_error(-ENOENT, "finding the probe program");
 	bpf_program__set_type(o->prog, BPF_PROG_TYPE_KPROBE);
+	bpf_program__set_expected_attach_type(o->prog, (enum bpf_attach_type)ulink_attach_type());
 	/* --fault-in: the program was generated for this (no tail call, no
 	 * perf event array, bpf_copy_from_user on failed reads). */
 	if (rt->opt.fault_in)
@@ -882,18 +893,17 @@ int runtime_load_probe(struct runtime *rt, const struct bpf_blob *obj, uint64_t 
 	return 0;
 }
 
-int runtime_attach(struct runtime *rt, struct rt_probe *p, pid_t pid, const char *path,
-		   uint64_t file_offset)
+/* A perf event link of @p at the site, on the uprobe registered while
+ * the probe compiled (prearm.h) if there is one: the link owns its fd
+ * from here on.  NULL with errno set when it fails. */
+static struct bpf_link *attach_perf(struct rt_probe *p, pid_t pid, const char *path,
+				    uint64_t file_offset)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = false, .bpf_cookie = p->cookie);
 	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = p->cookie);
 	int armed = uprobe_prearmed(pid, path, file_offset);
 	struct bpf_link *link = NULL;
-	int err;
 
-	(void)rt;
-	/* The uprobe registered while the probe compiled (prearm.h); the link
-	 * owns its fd from here on. */
 	if (armed >= 0) {
 		link = bpf_program__attach_perf_event_opts(p->o->prog, armed, &po);
 		if (!link)
@@ -902,8 +912,25 @@ int runtime_attach(struct runtime *rt, struct rt_probe *p, pid_t pid, const char
 	if (!link)
 		link = bpf_program__attach_uprobe_opts(p->o->prog, pid, path, (size_t)file_offset,
 						       &uo);
-	if (!link) {
-		err = -errno;
+	return link;
+}
+
+int runtime_attach(struct runtime *rt, struct rt_probe *p, pid_t pid, const char *path,
+		   uint64_t file_offset)
+{
+	struct ulink l = { .link = NULL, .fd = -1 };
+	int err = 0;
+
+	(void)rt;
+	if (ulink_multi()) {
+		l.fd = ulink_attach_multi(bpf_program__fd(p->o->prog), pid, path, file_offset,
+					 p->cookie);
+		err = l.fd < 0 ? l.fd : 0;
+	} else {
+		l.link = attach_perf(p, pid, path, file_offset);
+		err = l.link ? 0 : -errno;
+	}
+	if (err) {
 		if (err == -EPERM || err == -EACCES)
 			return kernel_error(err, "attaching a uprobe");
 		wr_error("attaching a uprobe to %s at file offset 0x%llx: %s", path,
@@ -911,16 +938,27 @@ int runtime_attach(struct runtime *rt, struct rt_probe *p, pid_t pid, const char
 		return -WR_EATTACH;
 	}
 	p->links = xgrow(p->links, &p->cap_links, p->n_links + 1, sizeof(*p->links));
-	p->links[p->n_links++] = link;
+	p->links[p->n_links++] = l;
 	return 0;
 }
 
 void runtime_detach(struct runtime *rt, struct rt_probe *p)
 {
-	(void)rt;
-	for (size_t i = 0; i < p->n_links; i++)
-		bpf_link__destroy(p->links[i]);
+	if (!p)
+		return;
+	rt->closing = xgrow(rt->closing, &rt->cap_closing, rt->n_closing + p->n_links,
+			    sizeof(*rt->closing));
+	memcpy(rt->closing + rt->n_closing, p->links, p->n_links * sizeof(*p->links));
+	rt->n_closing += p->n_links;
 	p->n_links = 0;
+}
+
+void runtime_settle(struct runtime *rt)
+{
+	if (!rt || !rt->n_closing)
+		return;
+	ulink_close_all(rt->closing, rt->n_closing);
+	rt->n_closing = 0;
 }
 
 void runtime_unload(struct runtime *rt, struct rt_probe *p)

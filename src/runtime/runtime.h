@@ -95,10 +95,15 @@ int runtime_load_probe(struct runtime *rt, const struct bpf_blob *obj, uint64_t 
 int runtime_attach(struct runtime *rt, struct rt_probe *p, pid_t pid, const char *path,
 		   uint64_t file_offset);
 /* Detach every link of @p (the program stays loaded; other probes sharing
- * it stay attached). */
+ * it stay attached).  The links close at the next runtime_settle(): until
+ * then the sites may still fire. */
 void runtime_detach(struct runtime *rt, struct rt_probe *p);
-/* Detach and unload @p.  NULL is a no-op. */
+/* Detach and unload @p, as runtime_detach() does.  NULL is a no-op. */
 void runtime_unload(struct runtime *rt, struct rt_probe *p);
+/* Close every link detached since the last call, all at once (closes made
+ * together share the kernel's waits, see ulink.h), and return when none of
+ * their sites fires any more.  NULL is a no-op. */
+void runtime_settle(struct runtime *rt);
 
 /* The start gate: wire probe id @id (not 0) takes hits only once script
  * @script is armed (0: at once).  Set it before attaching the probe. */

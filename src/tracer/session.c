@@ -219,6 +219,7 @@ void session_drop_sites(struct session *s, struct probe *p, size_t first)
 	for (size_t i = first; i < p->n_sites; i++)
 		if (s->rt)
 			runtime_unload(s->rt, p->sites[i].rt);
+	runtime_settle(s->rt);
 	stacks_forget_sites(s, p, first);
 	for (size_t i = first; i < p->n_sites; i++) {
 		struct probe_site *site = &p->sites[i];
@@ -245,6 +246,7 @@ static void unload_probe(struct session *s, struct probe *p)
 			s->wire[site->wire_id].probe = NULL;
 	}
 	/* Detached first: no hit counts after the counts are gone. */
+	runtime_settle(s->rt);
 	stacks_forget_probe(s, p);
 	probe_free(p);
 }
@@ -253,6 +255,11 @@ void session_free(struct session *s)
 {
 	if (!s)
 		return;
+	/* Every link closed at once: each close waits for the kernel. */
+	for (size_t i = 0; s->rt && i < s->n_probes; i++)
+		for (size_t j = 0; j < s->probes[i]->n_sites; j++)
+			runtime_detach(s->rt, s->probes[i]->sites[j].rt);
+	runtime_settle(s->rt);
 	for (size_t i = 0; i < s->n_probes; i++)
 		unload_probe(s, s->probes[i]);
 	free(s->probes);
@@ -923,6 +930,7 @@ int session_enable(struct session *s, struct probe *p, bool on)
 		else
 			runtime_detach(s->rt, p->sites[i].rt);
 	}
+	runtime_settle(s->rt);
 	if (!err)
 		p->enabled = on;
 	return err;

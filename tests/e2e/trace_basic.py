@@ -55,21 +55,34 @@ with tempfile.NamedTemporaryFile("w", suffix=".ws", delete=False) as f:
     f.write("// two probes\ntrace leaf {\n  print \"leaf {}\", 1 + 2 * 3; /* arithmetic */\n}\n"
             "trace middle { print \"middle\"; }\n")
     script = f.name
-res = run(["-p", fx.pid, "--script-file", script, "--max-events", 6, "--script-output", "json", "-v"])
-evs = events_of(res, "--script-file")
-texts = set(e["items"][0]["text"] for e in evs)
-eq(texts, {"leaf 7", "middle"}, "both probes of the script file fire")
-eq(set(e["probe"] for e in evs), {1, 2}, "probe ids 1 and 2")
-# A script's probes start at one instant, however far apart their uprobes
-# were attached: middle calls leaf, so from the first event on they take
-# turns (two events of one probe in a row: one started before the other).
-seq = [e["items"][0]["text"] for e in evs]
-check(all(seq[i] != seq[i + 1] for i in range(len(seq) - 1)),
-      "the script's two probes start together: their events alternate (%s)" % seq)
-# Both uprobes were registered while the probes compiled (nothing waits
-# for the kernel between the attach and the start).
-check("uprobes: 2 of 2 attached as registered while the probes compiled" in res.stderr,
-      "-v: both sites' uprobes were registered early (%r)" % re.findall(r".*uprobes:.*", res.stderr))
+# Both kinds of uprobe link: multi-uprobe links where the kernel has them
+# (Linux 6.6 on), and the perf event links kept for older kernels.
+MULTI = tuple(int(x) for x in re.findall(r"\d+", os.uname().release)[:2]) >= (6, 6)
+for links in ("default", "perf"):
+    res = run(["-p", fx.pid, "--script-file", script, "--max-events", 6, "--script-output", "json",
+               "-v"], env={"WRAITH_UPROBE_LINKS": links})
+    evs = events_of(res, "--script-file (%s links)" % links)
+    texts = set(e["items"][0]["text"] for e in evs)
+    eq(texts, {"leaf 7", "middle"}, "both probes of the script file fire (%s links)" % links)
+    eq(set(e["probe"] for e in evs), {1, 2}, "probe ids 1 and 2 (%s links)" % links)
+    # A script's probes start at one instant, however far apart their
+    # uprobes were attached: middle calls leaf, so from the first event on
+    # they take turns (two events of one probe in a row: one started before
+    # the other).
+    seq = [e["items"][0]["text"] for e in evs]
+    check(all(seq[i] != seq[i + 1] for i in range(len(seq) - 1)),
+          "the script's two probes start together (%s links): their events alternate (%s)"
+          % (links, seq))
+    said = re.findall(r".*uprobes:.*", res.stderr)
+    if links == "default" and MULTI:
+        check("wraith: uprobes: attached as multi-uprobe links" in said,
+              "-v: a kernel from 6.6 on gets multi-uprobe links (%r)" % said)
+    else:
+        # Both uprobes were registered while the probes compiled (nothing
+        # waits for the kernel between the attach and the start).
+        check("wraith: uprobes: attached as perf event links" in said and
+              "wraith: uprobes: 2 of 2 attached as registered while the probes compiled" in said,
+              "-v: perf event links, both registered early (%r)" % said)
 os.unlink(script)
 
 # The start gate as the programs read it: each of a script's five probes
