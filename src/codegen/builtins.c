@@ -122,11 +122,17 @@ static int lower_side(struct cg *cg, const struct ast_expr *e, struct side *out)
 	return err;
 }
 
+/* How lower_length() takes a constant length: above the limit is an
+ * error (not cut); a negative one compares nothing (not an error). */
+#define LEN_STRICT 0x1u
+#define LEN_NEGATIVE_NONE 0x2u
+
 /* The length to compare: @n (NULL: @limit) as a signed i64, which
  * wr_mem_equal() cuts to @limit at run time (a negative one compares
- * nothing).  A constant length must not be negative, nor above @limit
- * when @strict; a constant above @limit otherwise is cut here. */
-static int lower_length(struct cg *cg, const struct ast_expr *n, uint64_t limit, bool strict,
+ * nothing).  A constant length must not be negative (0 with
+ * LEN_NEGATIVE_NONE), nor above @limit with LEN_STRICT; a constant above
+ * @limit otherwise is cut here. */
+static int lower_length(struct cg *cg, const struct ast_expr *n, uint64_t limit, unsigned how,
 			LLVMValueRef *len)
 {
 	struct cg_value v;
@@ -149,9 +155,11 @@ static int lower_length(struct cg *cg, const struct ast_expr *n, uint64_t limit,
 		*len = v.v;
 		return 0;
 	}
+	if (v.dt->is_signed && (int64_t)c < 0 && (how & LEN_NEGATIVE_NONE))
+		c = 0;
 	if (v.dt->is_signed && (int64_t)c < 0)
 		return cg_fail(cg, n->loc, NULL, "the length must not be negative");
-	if (strict && c > limit)
+	if ((how & LEN_STRICT) && c > limit)
 		return cg_fail(cg, n->loc, "compare in several calls, each at most 64 bytes",
 			       "at most %llu bytes can be compared, not %llu", (unsigned long long)limit,
 			       (unsigned long long)c);
@@ -279,7 +287,7 @@ static int fold_strings(struct cg *cg, const struct ast_expr *e, const struct si
 	memcpy(sb, b->held, b->held_len);
 	n = b->held_len;
 	if (e->n_args > 2)
-		err = lower_length(cg, e->args[2], WR_CMP_MAX + 1, false, &len);
+		err = lower_length(cg, e->args[2], WR_CMP_MAX + 1, 0, &len);
 	if (!err && e->n_args > 2 && !cg_constant(len, &n))
 		err = cg_fail(cg, e->args[2]->loc, NULL, "comparing two strings needs a constant length");
 	if (err)
@@ -311,7 +319,7 @@ static int lower_prefix(struct cg *cg, const struct ast_expr *e, struct cg_value
 			       "%s compares with a string literal or a script string", e->str);
 	if (other->is_held)
 		return fold_strings(cg, e, &a, &b, out);
-	err = lower_length(cg, starts ? NULL : e->args[2], lit->held_len, false, &len);
+	err = lower_length(cg, starts ? NULL : e->args[2], lit->held_len, 0, &len);
 	if (err)
 		return err;
 	if (cg_constant(len, &c) && c == 0) {
@@ -340,14 +348,16 @@ static int lower_memcmp(struct cg *cg, const struct ast_expr *e, struct cg_value
 		limit = a.held_len;
 	if (b.is_held && b.held_len < limit)
 		limit = b.held_len;
-	err = lower_length(cg, e->n_args > 2 ? e->args[2] : NULL, limit, !a.is_held && !b.is_held,
-			   &len);
+	err = lower_length(cg, e->n_args > 2 ? e->args[2] : NULL, limit,
+			   LEN_NEGATIVE_NONE | (!a.is_held && !b.is_held ? LEN_STRICT : 0), &len);
 	if (err)
 		return err;
 	if (a.is_held && b.is_held) {
 		if (a.held_len != b.held_len)
 			return cg_fail(cg, e->args[1]->loc, NULL, "hex() literals differ in length");
-		cg_constant(len, &c);
+		if (!cg_constant(len, &c))
+			return cg_fail(cg, e->args[2]->loc, NULL,
+				       "comparing two hex() literals needs a constant length");
 		fold(cg, e, &a, &b, (size_t)c, out);
 		return 0;
 	}

@@ -174,8 +174,6 @@ static void check_memcmp(struct checker *c, const struct ast_expr *e)
 	else if (bytes[0] >= 0 && bytes[1] >= 0 && bytes[0] != bytes[1])
 		fail(c, e->args[1]->loc, NULL, "hex() literals differ in length (%ld and %ld bytes)",
 		     bytes[0], bytes[1]);
-	else if (e->n_args == 3 && negative_literal(e->args[2]))
-		fail(c, e->args[2]->loc, NULL, "memcmp length must not be negative");
 	else if (e->n_args == 3 && e->args[2]->kind == AST_EXPR_INT &&
 		 e->args[2]->ival > (bytes[0] > bytes[1] ? bytes[0] : bytes[1]) &&
 		 (bytes[0] >= 0 || bytes[1] >= 0))

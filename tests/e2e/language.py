@@ -1,7 +1,8 @@
 """language.py - the script language beyond plain values, on the lang
 fixture built by gcc and clang: `->`, the special variables (PID
 namespaces included), thread-local variables of each thread, strncmp/starts_with/memcmp/hex on pointers and
-arrays of any type with lengths known only at run time, failed reads as
+arrays of any type with lengths known only at run time (a memcmp length of 0
+or less, constant or computed, compares nothing: true), failed reads as
 expression errors (the address and why; the rest of the event prints),
 and what each refuses, with the located error.
 
@@ -110,6 +111,7 @@ BUILTINS = r"""
   print "sn {} {}", strncmp(opaque, "GET", len - 1), strncmp(n->next->bytes, "GETX", len - 1);
   print "sn2 {} {}", strncmp(n->next->bytes, "GETX", len), strncmp(tail.tag, "tai", 3);
   print "zero {} {}", strncmp(opaque, "XYZ", len - 10), memcmp(n->next->next, n, 0);
+  print "neg {} {} {}", memcmp(n->next->next, hex("00"), -1), memcmp(n, n->next, 2 - 7), memcmp(n, n->next, len - 100);
   print "bad {}", memcmp(cast(16, "unsigned char *"), hex("00"));
   if memcmp(n->next->next, hex("00")) { print "never"; }
   if n->next->next->id == 1 { print "then"; } else { print "else"; }
@@ -125,6 +127,7 @@ BUILTINS_OUT = [
     "sn true true",
     "sn2 false true",
     "zero true true",
+    "neg true true true",
     'ExprError: memcmp(cast(16, "unsigned char *"), hex("00")) (read error at 0x0000000000000010, '
     'flags: first-arg read-fail)',
     "bad false",

@@ -600,6 +600,9 @@ static void test_literals_and_constants(void **state)
 		{ "memcmp(hex(\"01 02\"), hex(\"0102\"))", "bool", 1 },
 		{ "memcmp(hex(\"01 02\"), hex(\"01 03\"), 1)", "bool", 1 },
 		{ "memcmp(hex(\"01 02\"), hex(\"01 03\"))", "bool", 0 },
+		{ "memcmp(hex(\"01 02\"), hex(\"03 04\"), -1)", "bool", 1 },
+		{ "memcmp(hex(\"01 02\"), hex(\"03 04\"), 3 - 5)", "bool", 1 },
+		{ "memcmp(hex(\"01 02\"), hex(\"03 04\"), 0)", "bool", 1 },
 	};
 	struct env env = { 0 };
 
@@ -710,6 +713,10 @@ static void test_type_errors(void **state)
 		  "t.ws:1:24: error: an integer (int) has no address here: it is held in a register or computed\n"
 		  "    trace f { print memcmp(i + 1, s, 2); }\n                           ^~~~~\n"
 		  "hint: pass a pointer, an array, or a variable that lives in memory\n" },
+		{ "print memcmp(hex(\"01\"), hex(\"01\"), i);",
+		  "t.ws:1:46: error: comparing two hex() literals needs a constant length\n"
+		  "    trace f { print memcmp(hex(\"01\"), hex(\"01\"), i); }\n"
+		  "                                                 ^\n" },
 		{ "print strncmp(s, \"a\", d);",
 		  "t.ws:1:33: error: a length must be an integer, not a floating-point value (double)\n"
 		  "    trace f { print strncmp(s, \"a\", d); }\n                                    ^\n" },
