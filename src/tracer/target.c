@@ -522,6 +522,7 @@ int target_open_path(const char *path, struct target **out)
 	if (strcmp(abs, path) && !strchr(path, '/'))
 		wr_info("%s is %s", path, abs);
 	t->path = abs;
+	t->given = xstrdup(path);
 	err = target_add_module(t, abs, xstrdup(abs), st.st_dev, st.st_ino, &m);
 	if (err) {
 		wr_error("cannot trace %s: %s", path,
@@ -545,8 +546,11 @@ int target_set_scope(struct target *t, const char *path)
 	if (!t->scope && !strchr(path, '/'))
 		t->scope = target_find_module(t, path, &ambiguous);
 	free(abs);
-	if (t->scope)
+	if (t->scope) {
+		free(t->given);
+		t->given = xstrdup(path);
 		return 0;
+	}
 	if (ambiguous)
 		wr_error("-t %s: the name matches several modules of process %d; give a path "
 			 "(`info modules` in the shell lists them)", path, (int)t->pid);
@@ -568,6 +572,7 @@ void target_free(struct target *t)
 	free(t->procs);
 	free(t->mods);
 	free(t->path);
+	free(t->given);
 	free(t->ended);
 	free(t->tails);
 	free(t);
@@ -590,56 +595,6 @@ struct tmodule *target_main_module(struct target *t)
 	if (stat(exe, &st) == 0)
 		m = target_module_by_identity(t, st.st_dev, st.st_ino);
 	return m ? m : (t->n_mods ? t->mods[0] : NULL);
-}
-
-static bool path_suffix_match(const char *path, const char *name)
-{
-	size_t lp = strlen(path), ln = strlen(name);
-
-	if (ln > lp || strcmp(path + lp - ln, name) != 0)
-		return false;
-	return ln == lp || path[lp - ln - 1] == '/' || name[0] == '/';
-}
-
-/* A library by short name (libc): the best-ranked match, if unique. */
-static struct tmodule *by_short_name(struct target *t, const char *name, bool *ambiguous)
-{
-	struct tmodule *found = NULL;
-	int best = 0;
-
-	for (size_t i = 0; i < t->n_mods; i++) {
-		int r = lib_name_rank(dw_module_name(t->mods[i]->dw), name);
-
-		if (!r || r < best)
-			continue;
-		*ambiguous = r == best;
-		best = r;
-		found = t->mods[i];
-	}
-	return *ambiguous ? NULL : found;
-}
-
-struct tmodule *target_find_module(struct target *t, const char *name, bool *ambiguous)
-{
-	struct tmodule *found = NULL;
-
-	*ambiguous = false;
-	if (!name)
-		return target_main_module(t);
-	for (size_t i = 0; i < t->n_mods; i++) {
-		if (strcmp(t->mods[i]->path, name) == 0 && !t->mods[i]->special)
-			return t->mods[i];
-	}
-	for (size_t i = 0; i < t->n_mods; i++) {
-		if (t->mods[i]->special || !path_suffix_match(t->mods[i]->path, name))
-			continue;
-		if (found)
-			*ambiguous = true;
-		found = t->mods[i];
-	}
-	if (found || *ambiguous || strchr(name, '/'))
-		return *ambiguous ? NULL : found;
-	return by_short_name(t, name, ambiguous);
 }
 
 struct tmodule *target_module_by_cookie(struct target *t, uint64_t cookie)

@@ -94,6 +94,8 @@ struct target {
 	char *ended;            /* owned: why the process can no longer be traced, when
 				 * not because it exited (exec of another program) */
 	char *path;             /* -t, else NULL (owned) */
+	char *given;            /* -t as the user spelled it (a symlink's name, say), else
+				 * NULL (owned) */
 	struct tmodule *scope;  /* -t with -p: the module probes go in (borrowed) */
 	struct tmodule **mods;  /* owned */
 	size_t n_mods, cap_mods;
@@ -135,9 +137,11 @@ void target_free(struct target *t);
 
 /* The module a probe pattern means: @name NULL = the main module (the
  * executable with -p, the file with -t); else a path, a basename, a
- * unique path suffix or a short library name (libc for libc.so.6, see
- * proc/libpath.h).  Returns the module or NULL; on ambiguity sets
- * *ambiguous. */
+ * unique path suffix, another name of the module's file (a symlink or
+ * hard link to it: a path, a name in the working directory or in the
+ * module's directory, or the tail of the path -t was given as), or a
+ * short library name (libc for libc.so.6, see proc/libpath.h).  Returns
+ * the module or NULL; on ambiguity sets *ambiguous. */
 struct tmodule *target_find_module(struct target *t, const char *name, bool *ambiguous);
 struct tmodule *target_main_module(struct target *t);
 struct tmodule *target_module_by_cookie(struct target *t, uint64_t cookie);

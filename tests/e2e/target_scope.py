@@ -1,7 +1,9 @@
 """target_scope.py - `-t` on a shared library used by several processes,
 `-t PATH -p PID` (probes in module PATH, events of that process only), and
 libraries by short name as bpftrace takes them: `-t libfix_a -p PID`,
-`trace libfix_b:0x...`, `-t libc`."""
+`trace libfix_b:0x...`, `-t libc`; and a module by another name of its
+file (a symlink to it: the -t path, a path, a name beside the library) on
+gcc and clang builds."""
 import shutil
 import subprocess
 
@@ -22,6 +24,11 @@ a = Fixture("twolibs-" + VARIANT, [500], env=ENV)
 b = Fixture("twolibs-" + VARIANT, [500], env=ENV)
 SCRIPT = 'trace fix_a_run { print "{}", $pid; bt; }'
 CHAIN = ["fix_a_run", "drive", "main"]
+
+
+def symbol_address(path, name):
+    nm = subprocess.run(["nm", "--defined-only", path], capture_output=True, text=True).stdout
+    return [l.split()[0] for l in nm.splitlines() if l.endswith(" " + name)][0].lstrip("0")
 
 
 def stacks_by_pid(res):
@@ -62,8 +69,7 @@ check("-t /bin/true: process %d does not map it" % a.pid in res.stderr,
       "-t -p: the error says the process does not map it (%r)" % res.stderr)
 
 # a library's short name in a pattern
-nm = subprocess.run(["nm", "--defined-only", lib_b], capture_output=True, text=True).stdout
-addr = [l.split()[0] for l in nm.splitlines() if l.endswith(" fix_b_run")][0].lstrip("0")
+addr = symbol_address(lib_b, "fix_b_run")
 res = run(["-p", a.pid, "-s", 'trace libfix_b:0x%s { print "b"; }' % addr, "--max-events", 2,
            "--script-output", "plain"])
 eq((res.returncode, res.stdout), (0, "b\nb\n"), "trace libfix_b:0x... finds libfix_b-%s.so" % VARIANT)
@@ -78,6 +84,49 @@ check("libc.so.6+0x" in res.stdout, "-t libc resolves to libc.so.6 (%r)" % res.s
 res = run(["-t", "libno_such_library_here", "-s", "trace x {}", "--dry-run"])
 check(res.returncode == 2 and "no such file, program in $PATH or library known to the dynamic "
       "linker" in res.stderr, "-t with an unknown short name: a clear error (%r)" % res.stderr)
+
+
+def aliases(variant):
+    """A symlink to the mapped libfix_a names it wherever a module name
+    goes: `-t LINK -p PID` with `trace LINK_NAME:0x...`, a path to the link
+    with -p alone, a link beside the library by its name, -t LINK alone.
+    The libraries are copies of this test's own, as above."""
+    libs = os.path.join(TESTDIR, "libs-" + variant)
+    os.makedirs(libs)
+    for name in ("libfix_a-%s.so" % variant, "libfix_b-%s.so" % variant):
+        shutil.copy(fixture(name), libs)
+    lib = os.path.join(libs, "libfix_a-%s.so" % variant)
+    addr = symbol_address(lib, "fix_a_run")
+    fx = Fixture("twolibs-" + variant, [500], env=dict(os.environ, LD_LIBRARY_PATH=libs))
+    link = os.path.join(TESTDIR, "libfix_a_alias.so")
+    os.symlink(lib, link)
+    beside = os.path.join(libs, "libfix_a_beside.so")
+    os.symlink(os.path.basename(lib), beside)
+    body = ':0x%s { print "{}", $pid; bt; }' % addr
+    runs = [
+        ("-t LINK -p, trace LINK_NAME:", ["-t", link, "-p", fx.pid], "libfix_a_alias.so"),
+        ("-p, trace LINK:", ["-p", fx.pid], link),
+        ("-p, trace NAME_BESIDE:", ["-p", fx.pid], "libfix_a_beside.so"),
+        ("-t LINK, trace LINK_NAME:", ["-t", link], "libfix_a_alias.so"),
+    ]
+    for what, opts, name in runs:
+        res = run(opts + ["-s", "trace " + name + body, "--max-events", 2, "--script-output",
+                          "json"])
+        evs = [e for e in json_events(res.stdout) if e["pid"] == fx.pid]
+        check(res.returncode == 0 and len(evs) == 2 and all(
+            [f["function"] for f in e["items"][1]["frames"] if not f["inline"]][:3] == CHAIN
+            for e in evs), "%s %s0x%s probes fix_a_run of the mapped library (%r)"
+              % (variant, what, addr, res.stderr[-300:]))
+    res = run(["-p", fx.pid, "-s", "trace libfix_a_nothing.so:0x%s {}" % addr, "--dry-run"])
+    check(res.returncode == 2 and "no module 'libfix_a_nothing.so' is mapped by the target"
+          in res.stderr, "%s: a name of no file of the process is still an error (%r)"
+          % (variant, res.stderr))
+    os.unlink(link)
+    fx.stop()
+
+
+for v in ("O2", "clang-O2"):
+    aliases(v)
 
 a.stop()
 b.stop()
