@@ -456,26 +456,55 @@ static int lower_index(struct cg *cg, const struct ast_expr *e, struct cg_value 
 
 /* ---- builtins ---- */
 
-/* cast(expr, "TYPE"): a scalar converts as C converts it; anything else
- * is its memory seen as TYPE. */
+/* The type cast @e names, asked of the plan. */
+static int cast_type(struct cg *cg, const struct ast_expr *e, const struct dw_type **t)
+{
+	if (!e->ctype || !cg->plan->vars.find_type)
+		return cg_fail(cg, e->args[1]->loc, "the probed module needs debug info",
+			       "no type '%s' here", e->args[1]->str);
+	return cg->plan->vars.find_type(cg->plan->vars.ctx, e->ctype, t, cg->diag);
+}
+
+/* A pointer cast to a struct, union or array type: the memory it points
+ * to, seen as that type, as *(T *)p is in C. */
+static int cast_pointee(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
+			const struct dw_type *t, struct cg_value *out)
+{
+	const struct dw_type *p = cg_pointer_to(cg, t);
+	int err = cg_operand(cg, e->args[0], v);
+
+	if (err)
+		return err;
+	if (!p)
+		return cg_fail(cg, e->loc, NULL, "no pointer type to %s here", t->name);
+	v->dt = p;
+	return values_deref(cg, e, v, out);
+}
+
+static bool is_aggregate(const struct dw_type *t)
+{
+	return t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION || t->kind == DW_TYPE_ARRAY;
+}
+
+/* cast(expr, "TYPE"): a scalar converts as C converts it; a pointer cast
+ * to an aggregate is what it points to; anything else is its memory
+ * seen as TYPE. */
 static int lower_cast(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 {
 	const struct dw_type *t = NULL;
 	struct cg_value v;
 	char what[160];
-	int err;
+	int err = cast_type(cg, e, &t);
 
-	if (cg->plan->vars.find_type)
-		t = cg->plan->vars.find_type(cg->plan->vars.ctx, e->args[1]->str);
-	if (!t)
-		return cg_fail(cg, e->args[1]->loc, "the type must be defined in the probed module",
-			       "no type '%s'", e->args[1]->str);
-	err = lower_expr(cg, e->args[0], &v);
+	if (!err)
+		err = lower_expr(cg, e->args[0], &v);
 	if (err)
 		return err;
 	if (v.kind != CG_VALUE)
 		return cg_fail(cg, e->args[0]->loc, NULL, "cast() cannot convert %s",
 			       cg_describe(&v, what, sizeof(what)));
+	if (is_aggregate(t) && v.dt->kind == DW_TYPE_POINTER && !v.dt->is_reference && !v.dt->container)
+		return cast_pointee(cg, e, &v, t, out);
 	if (v.lvalue && (!ctype_is_scalar(t) || !ctype_is_scalar(v.dt))) {
 		v.dt = t; /* reinterpret the memory */
 		v.bit_size = 0;
@@ -486,8 +515,9 @@ static int lower_cast(struct cg *cg, const struct ast_expr *e, struct cg_value *
 	if (err)
 		return err;
 	if (!ctype_is_scalar(v.dt) || !ctype_is_scalar(t))
-		return cg_fail(cg, e->loc, NULL, "cannot convert %s to %s", cg_describe(&v, what, sizeof(what)),
-			       t->name);
+		return cg_fail(cg, e->loc, is_aggregate(t) ? "a cast to an array, struct or union views "
+				"memory: cast a pointer to it, or a variable in memory" : NULL,
+			       "cannot convert %s to %s", cg_describe(&v, what, sizeof(what)), t->name);
 	if ((t->kind == DW_TYPE_FLOAT) != (v.dt->kind == DW_TYPE_FLOAT) ||
 	    (t->kind == DW_TYPE_FLOAT && t->size != v.dt->size))
 		err = cg_fold_float_cast(cg, e, &v, t, out);

@@ -15,9 +15,11 @@
 #include "protocol/wire.h"
 #include "script/ast.h"
 
+struct diag;
 struct dw_type;
 struct dw_var;
 struct strbuf;
+struct typespec;
 
 /* How the probe's code finds the traced program's variables: the tracer
  * answers from DWARF at the probe's pc (codegen never sees libdw). */
@@ -28,8 +30,11 @@ struct plan_vars {
 	int (*find)(void *ctx, const char *name, struct dw_var *out);
 	/* A hint listing the names that are visible, for an unknown name. */
 	void (*hint)(void *ctx, struct strbuf *out);
-	/* A type by its C spelling (cast), or NULL. */
-	const struct dw_type *(*find_type)(void *ctx, const char *spelling);
+	/* The type a cast names (parsed): 0 with *@out, or -WR_ESEMANTIC
+	 * with @d set (no such type, an ambiguous one).  May be NULL (no
+	 * types then). */
+	int (*find_type)(void *ctx, const struct typespec *ts, const struct dw_type **out,
+			 struct diag *d);
 	/* Enum constant @name visible at the probe: 0 with its type and value,
 	 * or -ENOENT.  May be NULL. */
 	int (*find_enumerator)(void *ctx, const char *name, const struct dw_type **type,

@@ -543,6 +543,12 @@ static int cmp_entry(const void *a, const void *b)
 	return strcmp(((const struct complete_entry *)a)->name, ((const struct complete_entry *)b)->name);
 }
 
+static void add_entry(struct complete_entry **v, size_t *n, size_t *cap, struct complete_entry e)
+{
+	*v = xgrow(*v, cap, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = e;
+}
+
 static void index_unit(struct vars_cache *c, Dwarf_Die *unit)
 {
 	Dwarf_Die child;
@@ -552,20 +558,23 @@ static void index_unit(struct vars_cache *c, Dwarf_Die *unit)
 	do {
 		int tag = dwarf_tag(&child);
 		const char *name = dwarf_diename(&child);
+		struct complete_entry e = { .dw = dwarf_cu_getdwarf(child.cu),
+					    .off = dwarf_dieoffset(&child) };
 
-		if (!is_aggregate(tag) || !name || dwarf_hasattr(&child, DW_AT_declaration))
+		if (!name || dwarf_hasattr(&child, DW_AT_declaration))
 			continue;
-		c->complete = xgrow(c->complete, &c->cap_complete, c->n_complete + 1, sizeof(*c->complete));
-		c->complete[c->n_complete++] = (struct complete_entry){
-			.name = aggregate_name(c, &child, tag, name, ""), /* at file scope */
-			.dw = dwarf_cu_getdwarf(child.cu),
-			.off = dwarf_dieoffset(&child),
-		};
+		if (is_aggregate(tag)) {
+			e.name = aggregate_name(c, &child, tag, name, ""); /* at file scope */
+			add_entry(&c->complete, &c->n_complete, &c->cap_complete, e);
+		} else if (tag == DW_TAG_typedef || tag == DW_TAG_base_type) {
+			e.name = name;
+			add_entry(&c->plain, &c->n_plain, &c->cap_plain, e);
+		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-/* Every named aggregate type the module defines at file scope, sorted by
- * spelling, built on first use. */
+/* Every named aggregate type the module defines at file scope, and every
+ * typedef and base type, sorted by spelling, built on first use. */
 static void index_complete(struct vars_cache *c)
 {
 	Dwarf *dw = dw_module_dwarf(c->m);
@@ -577,23 +586,33 @@ static void index_complete(struct vars_cache *c)
 		index_unit(c, &unit);
 	if (c->n_complete)
 		qsort(c->complete, c->n_complete, sizeof(*c->complete), cmp_entry);
+	if (c->n_plain)
+		qsort(c->plain, c->n_plain, sizeof(*c->plain), cmp_entry);
+}
+
+/* The type of entry @name of index @v (@n entries), or NULL.  Filled,
+ * but what it reaches may still be queued: callers drain. */
+static const struct dw_type *indexed(struct vars_cache *c, const struct complete_entry *v, size_t n,
+				     const char *name)
+{
+	struct complete_entry key = { .name = name };
+	const struct complete_entry *e = n ? bsearch(&key, v, n, sizeof(*e), cmp_entry) : NULL;
+	struct type_node *node;
+	Dwarf_Die die;
+
+	if (!e || !dwarf_offdie(e->dw, e->off, &die) || !(node = slot(c, &die)))
+		return NULL;
+	fill(c, &node->t);
+	return &node->t;
 }
 
 /* The module's own definition of @spelling ("struct point"), or NULL.
  * Filled, but what it reaches may still be queued: callers drain. */
 static const struct dw_type *own_definition(struct vars_cache *c, const char *spelling)
 {
-	struct complete_entry key = { .name = spelling }, *e;
-	struct type_node *n;
-	Dwarf_Die die;
-
 	if (!c->complete_built)
 		index_complete(c);
-	e = c->n_complete ? bsearch(&key, c->complete, c->n_complete, sizeof(*e), cmp_entry) : NULL;
-	if (!e || !dwarf_offdie(e->dw, e->off, &die) || !(n = slot(c, &die)))
-		return NULL;
-	fill(c, &n->t);
-	return &n->t;
+	return indexed(c, c->complete, c->n_complete, spelling);
 }
 
 /* The definition of a type known here only by declaration: this module's,
@@ -631,94 +650,152 @@ void dw_module_set_type_resolver(struct dw_module *m, dw_type_resolver fn, void 
 
 /* ---- types by name, for cast() ---- */
 
-static bool find_type_die(Dwarf *dw, const char *name, Dwarf_Die *out)
-{
-	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie, child;
-	Dwarf_Half version;
-	uint8_t type;
+/* C's arithmetic types as x86-64 lays them out, named as gdb names them,
+ * and the short names kernel code gives some (u32 is unsigned int). */
+static const struct dw_type builtin_types[] = {
+	{ .kind = DW_TYPE_BOOL, .name = "_Bool", .size = 1 },
+	{ .kind = DW_TYPE_BOOL, .name = "bool", .size = 1 },
+	{ .kind = DW_TYPE_INT, .name = "char", .size = 1, .is_signed = true, .is_char = true },
+	{ .kind = DW_TYPE_INT, .name = "signed char", .size = 1, .is_signed = true, .is_char = true },
+	{ .kind = DW_TYPE_INT, .name = "unsigned char", .size = 1, .is_char = true },
+	{ .kind = DW_TYPE_INT, .name = "short", .size = 2, .is_signed = true },
+	{ .kind = DW_TYPE_INT, .name = "unsigned short", .size = 2 },
+	{ .kind = DW_TYPE_INT, .name = "int", .size = 4, .is_signed = true },
+	{ .kind = DW_TYPE_INT, .name = "unsigned int", .size = 4 },
+	{ .kind = DW_TYPE_INT, .name = "long", .size = 8, .is_signed = true },
+	{ .kind = DW_TYPE_INT, .name = "unsigned long", .size = 8 },
+	{ .kind = DW_TYPE_INT, .name = "long long", .size = 8, .is_signed = true },
+	{ .kind = DW_TYPE_INT, .name = "unsigned long long", .size = 8 },
+	{ .kind = DW_TYPE_FLOAT, .name = "float", .size = 4 },
+	{ .kind = DW_TYPE_FLOAT, .name = "double", .size = 8 },
+	{ .kind = DW_TYPE_FLOAT, .name = "long double", .size = 16 },
+};
 
-	while (dwarf_get_units(dw, cu, &cu, &version, &type, &cudie, NULL) == 0) {
-		if (dwarf_child(&cudie, &child) != 0)
-			continue;
-		do {
-			int tag = dwarf_tag(&child);
-			const char *n = dwarf_diename(&child);
-
-			if ((tag == DW_TAG_base_type || tag == DW_TAG_typedef) && n && strcmp(n, name) == 0) {
-				*out = child;
-				return true;
-			}
-		} while (dwarf_siblingof(&child, &child) == 0);
-	}
-	return false;
-}
-
-/* C spellings users write for the names compilers give base types. */
-static const char *base_alias(const char *name)
+const struct dw_type *dw_type_builtin(const char *name)
 {
 	static const char *const aliases[][2] = {
-		{ "long", "long int" }, { "unsigned long", "long unsigned int" },
-		{ "unsigned", "unsigned int" }, { "short", "short int" },
-		{ "unsigned short", "short unsigned int" }, { "long long", "long long int" },
-		{ "unsigned long long", "long long unsigned int" }, { "signed char", "signed char" },
-		{ "u8", "unsigned char" }, { "u16", "short unsigned int" }, { "u32", "unsigned int" },
-		{ "u64", "long unsigned int" }, { "i8", "signed char" }, { "i16", "short int" },
-		{ "i32", "int" }, { "i64", "long int" }, { "bool", "_Bool" },
+		{ "u8", "unsigned char" }, { "u16", "unsigned short" }, { "u32", "unsigned int" },
+		{ "u64", "unsigned long" }, { "i8", "signed char" }, { "i16", "short" },
+		{ "i32", "int" }, { "i64", "long" },
 	};
 
+	if (!strcmp(name, "void"))
+		return &void_type;
 	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
-		if (strcmp(aliases[i][0], name) == 0)
-			return aliases[i][1];
-	return name;
-}
-
-static const struct dw_type *named_type(struct vars_cache *c, Dwarf *dw, const char *base)
-{
-	Dwarf_Die die;
-	const struct dw_type *t;
-
-	if (!strncmp(base, "struct ", 7) || !strncmp(base, "union ", 6) || !strncmp(base, "enum ", 5)) {
-		t = complete_type(c, base);
-		/* C++ names them without the keyword */
-		return t ? t : complete_type(c, strchr(base, ' ') + 1);
-	}
-	t = own_definition(c, base); /* a C++ class by its bare name */
-	if (t)
-		return t;
-	if (find_type_die(dw, base_alias(base), &die) || find_type_die(dw, base, &die))
-		return vars_type_die(c, &die);
+		if (!strcmp(name, aliases[i][0]))
+			name = aliases[i][1];
+	for (size_t i = 0; i < sizeof(builtin_types) / sizeof(builtin_types[0]); i++)
+		if (!strcmp(name, builtin_types[i].name))
+			return &builtin_types[i];
 	return NULL;
 }
 
-const struct dw_type *dw_type_find(struct dw_module *m, const char *spelling)
+/* Does the keyword of "struct x" (or "class x", ...) fit type @t? */
+static bool tag_fits(const char *spelling, const struct dw_type *t)
+{
+	if (!strncmp(spelling, "union ", 6))
+		return t->kind == DW_TYPE_UNION;
+	if (!strncmp(spelling, "enum ", 5))
+		return t->kind == DW_TYPE_ENUM;
+	return t->kind == DW_TYPE_STRUCT;
+}
+
+static bool is_tagged(const char *name)
+{
+	return !strncmp(name, "struct ", 7) || !strncmp(name, "union ", 6) ||
+	       !strncmp(name, "enum ", 5) || !strncmp(name, "class ", 6);
+}
+
+const struct dw_type *dw_type_named(struct dw_module *m, const char *name)
 {
 	struct vars_cache *c;
-	Dwarf *dw = dw_module_dwarf(m);
-	char *base, *end;
 	const struct dw_type *t;
-	int pointers = 0;
 
-	if (!dw)
+	if (!dw_module_dwarf(m))
 		return NULL;
 	c = vars_cache_of(m);
-	base = xstrdup(spelling);
-	for (end = base + strlen(base); end > base && (end[-1] == '*' || end[-1] == ' '); end--)
-		pointers += end[-1] == '*';
-	*end = '\0';
-	t = named_type(c, dw, base);
-	drain(c);
-	free(base);
-	for (; t && pointers > 0; pointers--) {
-		struct dw_type *p = own(c, xcalloc(1, sizeof(*p)));
-
-		p->kind = DW_TYPE_POINTER;
-		p->size = 8;
-		p->target = t;
-		p->name = own(c, xasprintf("%s *", t->name));
-		t = p;
+	t = own_definition(c, name);
+	if (!t && is_tagged(name)) {
+		/* C++ names a class without its keyword */
+		t = own_definition(c, strchr(name, ' ') + 1);
+		if (t && !tag_fits(name, t))
+			t = NULL;
+	} else if (!t) {
+		t = indexed(c, c->plain, c->n_plain, name);
 	}
+	drain(c);
 	return t;
+}
+
+const struct dw_type *dw_type_derived(struct dw_module *m, enum dw_type_kind kind,
+				      const struct dw_type *target, uint64_t count, const char *name)
+{
+	struct vars_cache *c = vars_cache_of(m);
+	struct dw_type *t = own(c, xcalloc(1, sizeof(*t)));
+
+	t->kind = kind;
+	t->target = target;
+	t->count = count;
+	t->size = kind == DW_TYPE_POINTER ? 8 : kind == DW_TYPE_ARRAY ? count * target->size : 0;
+	t->name = own(c, xstrdup(name));
+	return t;
+}
+
+const struct dw_type *dw_type_renamed(struct dw_module *m, const struct dw_type *t, const char *name)
+{
+	struct vars_cache *c = vars_cache_of(m);
+	struct dw_type *copy = own(c, xcalloc(1, sizeof(*copy)));
+
+	*copy = *t;
+	copy->name = own(c, xstrdup(name));
+	return copy;
+}
+
+static bool same_name(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The scalar facts of two types, not what they contain. */
+static bool same_shape(const struct dw_type *a, const struct dw_type *b)
+{
+	return a->kind == b->kind && a->size == b->size && a->is_signed == b->is_signed &&
+	       a->is_char == b->is_char && a->count == b->count && a->n_members == b->n_members &&
+	       a->n_enumerators == b->n_enumerators && a->incomplete == b->incomplete &&
+	       a->is_reference == b->is_reference && a->scoped == b->scoped &&
+	       same_name(a->name, b->name) && !a->target == !b->target;
+}
+
+static bool same_type(const struct dw_type *a, const struct dw_type *b, unsigned depth)
+{
+	if (a == b)
+		return true;
+	if (!same_shape(a, b))
+		return false;
+	if (!depth || (a->kind == DW_TYPE_POINTER && a->target))
+		/* deep enough; what a pointer points to compares by name,
+		 * which ends the cycles of linked structures */
+		return !a->target || same_name(a->target->name, b->target->name);
+	if (a->target && !same_type(a->target, b->target, depth - 1))
+		return false;
+	for (size_t i = 0; i < a->n_members; i++) {
+		const struct dw_member *x = &a->members[i], *y = &b->members[i];
+
+		if (!same_name(x->name, y->name) || x->offset != y->offset ||
+		    x->bit_size != y->bit_size || x->bit_offset != y->bit_offset ||
+		    !same_type(x->type, y->type, depth - 1))
+			return false;
+	}
+	for (size_t i = 0; i < a->n_enumerators; i++)
+		if (!same_name(a->enumerators[i].name, b->enumerators[i].name) ||
+		    a->enumerators[i].value != b->enumerators[i].value)
+			return false;
+	return true;
+}
+
+bool dw_type_same(const struct dw_type *a, const struct dw_type *b)
+{
+	return same_type(a, b, 8);
 }
 
 /* ---- pointer types made here (&x, arrays decaying) ---- */

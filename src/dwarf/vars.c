@@ -36,6 +36,7 @@ static void cache_destroy(void *data)
 	free(c->queue);
 	free(c->dwarfs);
 	free(c->complete);
+	free(c->plain);
 	offmap_release(&c->pointers);
 	offmap_release(&c->prefixes);
 	offmap_release(&c->prefixed_units);

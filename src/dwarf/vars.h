@@ -253,9 +253,37 @@ int dw_function_find(struct dw_module *m, uint64_t pc, const char *name, const s
 void dw_frame_vars(struct dw_module *m, uint64_t pc, unsigned level, bool params, bool locals,
 		   int (*fn)(const struct dw_var *v, void *ctx), void *ctx);
 
-/* A type by its C spelling ("struct request", "int", "char *"), for
- * cast(); NULL when the module has none of that name. */
-const struct dw_type *dw_type_find(struct dw_module *m, const char *spelling);
+/* ---- types by name, for cast() ---- */
+
+/* C's arithmetic types and void as x86-64 lays them out, by the names
+ * gdb gives them ("unsigned long", "long double", "_Bool", "bool") or
+ * the short ones of kernel code (u8 ... u64, i8 ... i64): static, so
+ * that a cast to one needs no debug info.  NULL for any other name. */
+const struct dw_type *dw_type_builtin(const char *name);
+
+/* The type module @m itself defines as @name: a struct, union, enum or
+ * class spelled with its keyword ("struct node"; C++ names it without),
+ * or a typedef, base type or C++ class by its name ("uint32_t").  Only
+ * a definition counts (a type @m merely declares is NULL); NULL too
+ * without debug info. */
+const struct dw_type *dw_type_named(struct dw_module *m, const char *name);
+
+/* A type made for a cast and kept in @m's cache: a pointer to @target
+ * (@kind DW_TYPE_POINTER), an array of @count @target
+ * (DW_TYPE_ARRAY), or a function returning @target
+ * (DW_TYPE_FUNCTION, its parameters in its name only); named @name
+ * (copied). */
+const struct dw_type *dw_type_derived(struct dw_module *m, enum dw_type_kind kind,
+				      const struct dw_type *target, uint64_t count, const char *name);
+/* @t under the name @name (copied), kept in @m's cache: a qualified
+ * type, "const volatile struct node". */
+const struct dw_type *dw_type_renamed(struct dw_module *m, const struct dw_type *t, const char *name);
+
+/* Are @a and @b the same type: kind, size, signedness, name, and member
+ * by member (names, offsets, bitfields, types), enumerator by enumerator,
+ * element by element?  What pointers point to compares by name.  Two
+ * modules' definitions of one type name compare so. */
+bool dw_type_same(const struct dw_type *a, const struct dw_type *b);
 
 /* The complete definition of aggregate @spelling ("struct lua_State",
  * "union u", "enum e") in @m itself, or NULL. */

@@ -34,7 +34,9 @@ struct vars_cache {
 	size_t n_dwarfs, cap_dwarfs;
 	struct complete_entry *complete; /* defined aggregates by spelling */
 	size_t n_complete, cap_complete;
-	bool complete_built;
+	struct complete_entry *plain;    /* typedefs and base types by name */
+	size_t n_plain, cap_plain;
+	bool complete_built;             /* both indexes */
 	dw_type_resolver resolver;
 	void *resolver_ctx;
 	struct offmap pointers;    /* target type address -> pointer type (dw_type_pointer) */

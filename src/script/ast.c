@@ -21,6 +21,7 @@
 
 #include "protocol/wire.h"
 #include "script/parser.h"
+#include "script/typespec.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -30,6 +31,7 @@ void ast_expr_free(struct ast_expr *e)
 	if (!e)
 		return;
 	free(e->str);
+	typespec_free(e->ctype);
 	ast_expr_free(e->lhs);
 	ast_expr_free(e->rhs);
 	for (size_t i = 0; i < e->n_args; i++)

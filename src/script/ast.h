@@ -78,6 +78,9 @@ struct ast_expr {
 	struct ast_expr **args;   /* owned array of owned */
 	size_t n_args;
 	size_t str_len;           /* STRING: bytes in .str (it may hold \0) */
+	/* CALL to cast: the type its second argument names, parsed (owned);
+	 * NULL when that is no string literal (the checker says so). */
+	struct typespec *ctype;
 	bool arrow;               /* MEMBER: written `p->x` (p must be a pointer) */
 	size_t off, end;          /* byte range [off, end) of the expression in the script */
 	unsigned height;          /* of the tree below: 1 for a leaf; the parser keeps it at

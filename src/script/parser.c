@@ -24,6 +24,7 @@
 
 #include "protocol/wire.h"
 #include "script/lexer.h"
+#include "script/typespec.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -233,6 +234,8 @@ static void extend(struct ast_expr *e, size_t end)
 	e->loc.len = (unsigned)(end - e->off);
 }
 
+static void parse_cast_type(struct parser *p, struct ast_expr *call);
+
 static struct ast_expr *parse_call(struct parser *p, struct ast_expr *callee)
 {
 	size_t cap = 0;
@@ -263,6 +266,8 @@ static struct ast_expr *parse_call(struct parser *p, struct ast_expr *callee)
 	if (p->err || !set_height(p, callee, callee->loc))
 		goto out_free;
 	extend(callee, p->tok.off + 1);
+	if (!strcmp(callee->str, "cast") && (parse_cast_type(p, callee), p->err))
+		goto out_free;
 	next(p);
 	return callee;
 out_free:
@@ -524,6 +529,50 @@ static struct src_loc fmt_loc(const struct fmt_src *fs, size_t i, size_t j)
 	loc.col += (unsigned)(fs->offs[i] - fs->tok->off);
 	loc.len = (unsigned)(fs->offs[j + 1] - fs->offs[i]);
 	return loc;
+}
+
+/* Location of @len decoded bytes from @at (of @n) inside the literal; at
+ * its end, the closing quote. */
+static struct src_loc span_loc(const struct fmt_src *fs, size_t at, size_t len, size_t n)
+{
+	struct src_loc loc = fs->tok->loc;
+
+	if (at < n)
+		return fmt_loc(fs, at, (at + len < n ? at + len : n) - 1);
+	loc.col += (unsigned)(fs->offs[n] - fs->tok->off);
+	loc.len = 1;
+	return loc;
+}
+
+/* cast(e, "TYPE"): the type is parsed here, so that a mistake in it is
+ * shown at its column inside the literal; where its module and base type
+ * are is kept for the errors of later stages. */
+static void parse_cast_type(struct parser *p, struct ast_expr *call)
+{
+	const struct ast_expr *lit = call->n_args == 2 ? call->args[1] : NULL;
+	struct token tok;
+	struct strbuf sb = STRBUF_INIT;
+	struct fmt_src fs = { .tok = &tok };
+	struct typespec_error err;
+	struct typespec *ts;
+	size_t *offs;
+
+	if (!lit || lit->kind != AST_EXPR_STRING || !lit->str_len)
+		return; /* the checker says what is wrong */
+	tok = (struct token){ .kind = TOK_STRING, .off = lit->off, .len = lit->end - lit->off,
+			      .loc = lit->loc };
+	lexer_decode_string(p->text, &tok, &sb, &offs);
+	fs.offs = offs;
+	if (typespec_parse(sb.buf, sb.len, &ts, &err)) {
+		fail(p, span_loc(&fs, err.at, err.len, sb.len), err.hint, "%s", err.msg);
+	} else {
+		ts->name_loc = span_loc(&fs, ts->name_at, ts->name_len, sb.len);
+		if (ts->module)
+			ts->module_loc = span_loc(&fs, ts->module_at, ts->module_len, sb.len);
+		call->ctype = ts;
+	}
+	free(offs);
+	strbuf_release(&sb);
 }
 
 /* Parse a dump length "16", "0x10", "0b1", "0o7".  Returns false if invalid. */

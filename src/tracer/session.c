@@ -17,6 +17,7 @@
 #include "runtime/runtime.h"
 #include "script/parser.h"
 #include "script/walk.h"
+#include "tracer/casttype.h"
 #include "tracer/frame_values.h"
 #include "tracer/locate.h"
 #include "tracer/target.h"
@@ -531,11 +532,11 @@ static void var_hint(void *ctx, struct strbuf *out)
 	dw_var_foreach_at(sc->site->mod->dw, probe_site_at(sc->site, &at), hint_name, out);
 }
 
-static const struct dw_type *type_find(void *ctx, const char *spelling)
+static int type_find(void *ctx, const struct typespec *ts, const struct dw_type **out, struct diag *d)
 {
 	struct site_ctx *sc = ctx;
 
-	return dw_type_find(sc->site->mod->dw, spelling);
+	return casttype_resolve(sc->target, sc->site->mod, ts, out, d);
 }
 
 static int enumerator_find(void *ctx, const char *name, const struct dw_type **type, int64_t *value)

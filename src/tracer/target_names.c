@@ -1,12 +1,12 @@
 /* target_names.c - the module a name means (target_find_module()).
  *
- * Users name modules in probe patterns (`trace libc.so.6:0x1234`) and
- * with -t by whatever they have at hand: the path the process
- * maps, a tail of it, a library's short name, or another name of the same
- * file - a symlink such as libfoo.so -> libfoo.so.1.2, or the very path
- * they gave to -t.  Paths compare as text first (cheap and what nearly
- * every name is); only a name no path matches is looked up on disk, and
- * then a file is its device and inode.
+ * Users name modules in probe patterns (`trace libc.so.6:0x1234`), with
+ * -t and in casts ("libfoo.so:struct node *") by whatever they have at
+ * hand: the path the process maps, a tail of it, a library's short name,
+ * or another name of the same file - a symlink such as libfoo.so ->
+ * libfoo.so.1.2, or the very path they gave to -t.  Paths compare as text
+ * first (cheap and what nearly every name is); only a name no path
+ * matches is looked up on disk, and then a file is its device and inode.
  */
 #include "tracer/target_priv.h"
 #include "dwarf/module.h"

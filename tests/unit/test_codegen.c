@@ -30,6 +30,8 @@
 #include "dwarf/vars.h"
 #include "runtime/runtime.h"
 #include "script/parser.h"
+#include "script/typespec.h"
+#include "tracer/casttype.h"
 #include "util/diag.h"
 #include "util/error.h"
 #include "util/file.h"
@@ -102,11 +104,18 @@ static void var_hint(void *ctx, struct strbuf *out)
 	strbuf_addstr(out, "(no hint in this test)");
 }
 
-static const struct dw_type *type_find(void *ctx, const char *spelling)
+/* The tracer's way, within one module. */
+static int type_find(void *ctx, const struct typespec *ts, const struct dw_type **out, struct diag *d)
 {
 	struct vars_ctx *v = ctx;
+	const struct dw_type *base = ts->base == TYPESPEC_BUILTIN ? dw_type_builtin(ts->name)
+								  : dw_type_named(v->m, ts->name);
 
-	return dw_type_find(v->m, spelling);
+	if (!base) {
+		diag_set(d, ts->name_loc, NULL, "no type '%s'", ts->name);
+		return -WR_ESEMANTIC;
+	}
+	return casttype_build(v->m, base, ts, out, d);
 }
 
 static const struct dw_type *type_pointer(void *ctx, const struct dw_type *target)

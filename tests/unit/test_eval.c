@@ -30,6 +30,7 @@
 #include "dwarf/vars.h"
 #include "runtime/runtime.h"
 #include "script/parser.h"
+#include "script/typespec.h"
 #include "util/diag.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -66,7 +67,7 @@ static const struct dw_member point_members[] = {
 };
 static const struct dw_type t_point = { .kind = DW_TYPE_STRUCT, .name = "struct point", .size = 12,
 					.members = point_members, .n_members = 3 };
-static const struct dw_type t_int4 = { .kind = DW_TYPE_ARRAY, .name = "int[4]", .size = 16,
+static const struct dw_type t_int4 = { .kind = DW_TYPE_ARRAY, .name = "int [4]", .size = 16,
 				       .target = &t_int, .count = 4 };
 static const struct dw_type t_char8 = { .kind = DW_TYPE_ARRAY, .name = "char[8]", .size = 8,
 					.target = &t_char, .count = 8, .is_char = true };
@@ -145,17 +146,25 @@ static const struct dw_type *fake_pointer_to(void *ctx, const struct dw_type *ta
 	return p;
 }
 
-static const struct dw_type *fake_find_type(void *ctx, const char *spelling)
+/* The types of this file by their C spelling. */
+static int fake_find_type(void *ctx, const struct typespec *ts, const struct dw_type **out,
+			  struct diag *d)
 {
 	static const struct dw_type *const known[] = { &t_int, &t_uint, &t_long, &t_ulong, &t_uchar,
 						       &t_char, &t_double, &t_float, &t_point, &t_int4,
 						       &t_char_p, &t_int_p };
+	struct strbuf sb = STRBUF_INIT;
 
 	(void)ctx;
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (!strcmp(known[i]->name, spelling))
-			return known[i];
-	return NULL;
+	typespec_spell(ts, NULL, ts->n_ops, &sb);
+	*out = NULL;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]) && !*out; i++)
+		if (!strcmp(known[i]->name, sb.buf))
+			*out = known[i];
+	if (!*out)
+		diag_set(d, ts->name_loc, NULL, "no type '%s'", sb.buf);
+	strbuf_release(&sb);
+	return *out ? 0 : -WR_ESEMANTIC;
 }
 
 static struct probe_plan make_plan(struct env *env, const struct ast_probe *probe)
@@ -775,7 +784,7 @@ static void test_type_errors(void **state)
 		  "t.ws:1:21: error: an index must be an integer, not a pointer (int *)\n"
 		  "    trace f { print arr[p]; }\n                        ^\n" },
 		{ "print arr[2305843009213693952];",
-		  "t.ws:1:21: error: index 2305843009213693952 of an array (int[4]) is out of range: its byte "
+		  "t.ws:1:21: error: index 2305843009213693952 of an array (int [4]) is out of range: its byte "
 		  "offset (4 bytes an element) wraps around the address space\n"
 		  "    trace f { print arr[2305843009213693952]; }\n"
 		  "                        ^~~~~~~~~~~~~~~~~~~\n"

@@ -880,6 +880,30 @@ static void run_diag_cases(const struct diag_case *cases, size_t n, int err)
 }
 
 static const struct diag_case syntax_cases[] = {
+	{ "trace main {\n  print cast(p, \"uint32_t[]\");\n}\n",
+	  "t.ws:2:27: error: an array in a cast needs its length\n"
+	  "      print cast(p, \"uint32_t[]\");\n"
+	  "                              ^\n"
+	  "hint: e.g. \"uint32_t[4]\": what a pointer points to, seen as 4 elements\n" },
+	{ "trace main {\n  print cast(p, \"long char *\");\n}\n",
+	  "t.ws:2:18: error: 'long char' is not a C type\n"
+	  "      print cast(p, \"long char *\");\n"
+	  "                     ^~~~~~~~~\n"
+	  "hint: type words combine as in C: unsigned long, long long, long double, signed char\n" },
+	{ "trace main {\n  print cast(p, \"struct \\x41 x *\");\n}\n",
+	  "t.ws:2:30: error: unexpected 'x' after the type\n"
+	  "      print cast(p, \"struct \\x41 x *\");\n"
+	  "                                 ^\n"
+	  "hint: a cast names a type alone, without a variable name: \"int *\"\n" },
+	{ "trace main {\n  print cast(p, \"int (*\");\n}\n",
+	  "t.ws:2:24: error: expected ')', found the end of the type\n"
+	  "      print cast(p, \"int (*\");\n"
+	  "                           ^\n" },
+	{ "trace main {\n  print cast(p, \":int\");\n}\n",
+	  "t.ws:2:18: error: a module name must come before ':'\n"
+	  "      print cast(p, \":int\");\n"
+	  "                     ^\n"
+	  "hint: e.g. \"libfoo.so:struct node *\"\n" },
 	{ "trace main {\n    print \"hi\"}\n",
 	  "t.ws:2:15: error: expected ';' after print statement, found '}'\n"
 	  "        print \"hi\"}\n"

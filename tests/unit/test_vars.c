@@ -259,7 +259,7 @@ static void test_bitfields(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(builds) / sizeof(builds[0]); i++) {
 		struct dw_module *m = open_corpus(builds[i]);
-		const struct dw_type *t = dw_type_find(m, "struct bits");
+		const struct dw_type *t = dw_type_named(m, "struct bits");
 
 		assert_non_null(t);
 		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
@@ -573,22 +573,40 @@ static void test_type_by_name(void **state)
 {
 	uint64_t pc;
 	struct dw_module *m = open_fixture("vars-O0", &pc);
-	const struct dw_type *t;
+	struct dw_module *other = open_fixture("vars-clang-O2", &pc);
+	const struct dw_type *t, *p;
 
 	(void)state;
-	t = dw_type_find(m, "struct point *");
+	t = dw_type_named(m, "struct point");
 	assert_non_null(t);
-	assert_int_equal(t->kind, DW_TYPE_POINTER);
-	assert_string_equal(t->target->name, "struct point");
-	t = dw_type_find(m, "long");
-	assert_non_null(t);
-	assert_int_equal(t->size, 8);
-	assert_null(dw_type_find(m, "struct nothing"));
-	/* a pointer type made once, named as C spells it */
-	t = dw_type_find(m, "int");
-	assert_non_null(t);
+	assert_int_equal(t->kind, DW_TYPE_STRUCT);
+	assert_string_equal(t->name, "struct point");
+	assert_null(dw_type_named(m, "union point"));   /* the tag must fit */
+	assert_null(dw_type_named(m, "point"));         /* C names it with its keyword */
+	assert_null(dw_type_named(m, "struct nothing"));
+	assert_int_equal(dw_type_named(m, "enum color")->kind, DW_TYPE_ENUM);
+	assert_int_equal(dw_type_named(m, "int")->size, 4); /* a base type by its DWARF name */
+	/* the same definition in another build of the program is the same type */
+	assert_true(dw_type_same(t, dw_type_named(other, "struct point")));
+	assert_true(dw_type_same(dw_type_named(m, "struct request"), dw_type_named(other, "struct request")));
+	assert_false(dw_type_same(t, dw_type_named(m, "struct request")));
+	/* builtins need no debug info */
+	assert_int_equal(dw_type_builtin("unsigned long")->size, 8);
+	assert_false(dw_type_builtin("unsigned long")->is_signed);
+	assert_int_equal(dw_type_builtin("bool")->kind, DW_TYPE_BOOL);
+	assert_string_equal(dw_type_builtin("u32")->name, "unsigned int");
+	assert_int_equal(dw_type_builtin("void")->kind, DW_TYPE_VOID);
+	assert_null(dw_type_builtin("uint32_t"));
+	/* types made for a cast, and a pointer type made once */
+	p = dw_type_derived(m, DW_TYPE_ARRAY, t, 3, "struct point [3]");
+	assert_int_equal(p->size, 3 * t->size);
+	assert_ptr_equal(p->target, t);
+	assert_string_equal(dw_type_renamed(m, t, "const struct point")->name, "const struct point");
+	assert_int_equal(dw_type_renamed(m, t, "const struct point")->n_members, t->n_members);
+	t = dw_type_builtin("int");
 	assert_ptr_equal(dw_type_pointer(m, t), dw_type_pointer(m, t));
 	assert_string_equal(dw_type_pointer(m, t)->name, "int *");
+	dw_module_free(other);
 	dw_module_free(m);
 }
 
