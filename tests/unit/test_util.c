@@ -1,6 +1,7 @@
 /* test_util.c - strbuf, diag rendering, the error table, the log, files,
- * the hash table, the clock, the configuration file's TOML subset and the
- * link-safe file writers. */
+ * the hash table, the clock, the configuration file's TOML subset, the
+ * link-safe file writers and the x86-64 instruction decoder (checked
+ * against objdump on the system's libc and libm). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +26,7 @@
 #include "util/safefile.h"
 #include "util/strbuf.h"
 #include "util/toml.h"
+#include "util/x86insn.h"
 #include "util/xalloc.h"
 
 static void test_strbuf_basic(void **state)
@@ -620,6 +622,122 @@ static void test_idmap(void **state)
 	assert_int_equal(idmap_get(&m, 0x10001), 0);
 }
 
+static size_t hex_bytes(const char *text, uint8_t *out, size_t max)
+{
+	size_t n = 0;
+	unsigned v;
+	int used;
+
+	while (n < max && sscanf(text, " %2x%n", &v, &used) == 1) {
+		out[n++] = (uint8_t)v;
+		text += used;
+	}
+	return n;
+}
+
+static void test_x86insn_fields(void **state)
+{
+	static const struct {
+		const char *bytes;
+		enum x86_encoding enc;
+		uint8_t map, opcode;
+		bool nop;
+	} cases[] = {
+		{ "66 66 66 66 2e 0f 1f 84 00 00 00 00 00", X86_LEGACY, X86_MAP_0F, 0x1f, true },
+		{ "f0 48 0f b1 0e", X86_LEGACY, X86_MAP_0F, 0xb1, false },
+		{ "48 b8 01 02 03 04 05 06 07 08", X86_LEGACY, X86_MAP_ONE, 0xb8, false },
+		{ "66 b8 01 02", X86_LEGACY, X86_MAP_ONE, 0xb8, false },
+		{ "a1 01 02 03 04 05 06 07 08", X86_LEGACY, X86_MAP_ONE, 0xa1, false },
+		{ "67 a1 01 02 03 04", X86_LEGACY, X86_MAP_ONE, 0xa1, false },
+		{ "f6 c3 01", X86_LEGACY, X86_MAP_ONE, 0xf6, false },
+		{ "f7 d8", X86_LEGACY, X86_MAP_ONE, 0xf7, false },
+		{ "c8 10 00 01", X86_LEGACY, X86_MAP_ONE, 0xc8, false },
+		{ "42 8b 04 a5 00 00 00 00", X86_LEGACY, X86_MAP_ONE, 0x8b, false },
+		{ "66 0f 3a 0f c1 08", X86_LEGACY, X86_MAP_0F3A, 0x0f, false },
+		{ "66 0f 38 00 c1", X86_LEGACY, X86_MAP_0F38, 0x00, false },
+		{ "c5 f8 77", X86_VEX, 1, 0x77, false },
+		{ "c4 e3 7d 18 c1 01", X86_VEX, 3, 0x18, false },
+		{ "62 f1 fe 48 6f 44 24 01", X86_EVEX, 1, 0x6f, false },
+		{ "8f e8 78 c0 c1 05", X86_XOP, 8, 0xc0, false },
+		{ "8f c0", X86_LEGACY, X86_MAP_ONE, 0x8f, false },
+		{ "f3 0f 1e fa", X86_LEGACY, X86_MAP_0F, 0x1e, true },
+		{ "f3 90", X86_LEGACY, X86_MAP_ONE, 0x90, true },
+		{ "41 90", X86_LEGACY, X86_MAP_ONE, 0x90, false },
+		{ "f0 0f 1f 00", X86_LEGACY, X86_MAP_0F, 0x1f, false },
+	};
+	struct x86insn in;
+	uint8_t code[16];
+	uint64_t to;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = hex_bytes(cases[i].bytes, code, sizeof(code));
+
+		if (x86insn_decode(code, n, &in) || in.len != n || in.enc != cases[i].enc ||
+		    in.map != cases[i].map || in.opcode != cases[i].opcode ||
+		    x86insn_is_nop(&in) != cases[i].nop)
+			fail_msg("%s: len %u enc %d map %u opcode %02x nop %d", cases[i].bytes, in.len,
+				 in.enc, in.map, in.opcode, x86insn_is_nop(&in));
+		/* one byte short: the decoder must ask for it */
+		assert_int_equal(x86insn_decode(code, n - 1, &in), -ENODATA);
+	}
+	assert_int_equal(x86insn_decode((const uint8_t *)"\x06", 1, &in), 0);
+	assert_true(in.invalid);
+	assert_int_equal(x86insn_decode((const uint8_t *)"\x75\xfe", 2, &in), 0);
+	assert_true(x86insn_branch_target(&in, 0x1000, &to));
+	assert_int_equal(to, 0x1000);
+	assert_int_equal(x86insn_decode((const uint8_t *)"\x0f\x85\x10\x00\x00\x00", 6, &in), 0);
+	assert_true(x86insn_branch_target(&in, 0x1000, &to));
+	assert_int_equal(to, 0x1016);
+	assert_int_equal(x86insn_decode((const uint8_t *)"\xff\xe0", 2, &in), 0);
+	assert_true(x86insn_is_indirect_jump(&in));
+	assert_false(x86insn_branch_target(&in, 0x1000, &to));
+	assert_int_equal(x86insn_decode((const uint8_t *)"\x62\xf4\x7c\x08\x01\xc0", 6, &in),
+			 -EINVAL); /* EVEX map 4 (APX) is not known here */
+}
+
+/* Every instruction objdump shows in @path has the length objdump gives
+ * it (but fwait, which objdump prints joined to the x87 instruction
+ * after it). */
+static void check_against_objdump(const char *path)
+{
+	char cmd[256], line[1024];
+	size_t seen = 0, wrong = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "objdump -d -w '%s'", path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		uint8_t code[32];
+		struct x86insn in;
+		size_t n;
+
+		if (line[0] != ' ' || !t2 || strstr(t2, "(bad)") || strstr(t2, ".byte"))
+			continue;
+		*t2 = '\0';
+		n = hex_bytes(t1 + 1, code, sizeof(code));
+		if (n == 0 || (code[0] == 0x9b && n > 1) || ((code[0] & 0xf0) == 0x40 && n == 1))
+			continue;
+		seen++;
+		if (x86insn_decode(code, n, &in) != 0 || in.len != n) {
+			if (wrong++ < 10)
+				print_message("%s: %s decoded as %u bytes\n", path, t1 + 1, in.len);
+		}
+	}
+	assert_int_equal(pclose(f), 0);
+	assert_true(seen > 10000);
+	assert_int_equal(wrong, 0);
+}
+
+static void test_x86insn_objdump(void **state)
+{
+	(void)state;
+	check_against_objdump("/lib/x86_64-linux-gnu/libc.so.6");
+	check_against_objdump("/lib/x86_64-linux-gnu/libm.so.6");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -642,6 +760,8 @@ int main(void)
 		cmocka_unit_test(test_safefile_create_and_replace),
 		cmocka_unit_test(test_safefile_other_user),
 		cmocka_unit_test(test_idmap),
+		cmocka_unit_test(test_x86insn_fields),
+		cmocka_unit_test(test_x86insn_objdump),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
