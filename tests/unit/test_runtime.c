@@ -1,8 +1,10 @@
 /* test_runtime.c - the kernel BTF read in place (kbtf) and the cut-down
  * copy the base object's CO-RE relocations are resolved against
- * (core_btf), on a made-up kernel BTF written with libbpf; and that cut
- * kept on disk (btf_cache), on the running kernel's BTF; and (as root) the
- * probes' start gate in a loaded base object. */
+ * (core_btf), on a made-up kernel BTF written with libbpf; that cut kept
+ * on disk (btf_cache), on the running kernel's BTF; (as root) the probes'
+ * start gate in a loaded base object; and which instructions the kernel's
+ * uprobes take (uprobe_insn), checked against the running kernel when
+ * root. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/btf.h>
@@ -22,6 +28,7 @@
 #include "runtime/core_btf.h"
 #include "runtime/kbtf.h"
 #include "runtime/runtime.h"
+#include "runtime/uprobe_insn.h"
 #include "util/buildid.h"
 #include "util/strbuf.h"
 
@@ -368,6 +375,142 @@ static void test_build_id_notes(void **state)
 	assert_int_equal(build_id_self(&id, &len), 0);
 }
 
+/* Instructions and what the kernel makes of a uprobe on each. */
+static const struct insn_case {
+	const char *bytes;
+	enum uprobe_verdict want;
+	const char *why; /* a part of the reason, for REFUSED and MISRUN */
+} insn_cases[] = {
+	{ "90", UPROBE_INSN_OK, NULL },
+	{ "0f 1f 44 00 00", UPROBE_INSN_OK, NULL },
+	{ "66 0f 1f 44 00 00", UPROBE_INSN_OK, NULL },
+	{ "f3 0f 1e fa", UPROBE_INSN_OK, NULL },
+	{ "48 89 e5", UPROBE_INSN_OK, NULL },
+	{ "64 48 8b 04 25 28 00 00 00", UPROBE_INSN_OK, NULL },
+	{ "e8 00 00 00 00", UPROBE_INSN_OK, NULL },
+	{ "0f 84 00 00 00 00", UPROBE_INSN_OK, NULL },
+	{ "f3 48 ab", UPROBE_INSN_OK, NULL },
+	{ "0f a2", UPROBE_INSN_OK, NULL },
+	{ "0f 01 d0", UPROBE_INSN_OK, NULL },
+	{ "0f 0b", UPROBE_INSN_OK, NULL },
+	{ "9b", UPROBE_INSN_OK, NULL },
+	{ "62 f1 7c 48 10 07", UPROBE_INSN_OK, NULL },
+	{ "c5 fe 6f 07", UPROBE_INSN_REFUSED, "opcode byte (6f)" },
+	{ "c5 f9 ef c0", UPROBE_INSN_REFUSED, "opcode byte (ef)" },
+	{ "62 f1 fe 48 6f 07", UPROBE_INSN_REFUSED, "opcode byte (6f)" },
+	{ "66 2e 0f 1f 84 00 00 00 00 00", UPROBE_INSN_REFUSED, "CS segment-override prefix (2e)" },
+	{ "66 66 66 66 2e 0f 1f 84 00 00 00 00 00", UPROBE_INSN_REFUSED, "CS segment" },
+	{ "f0 ff 05 00 00 00 00", UPROBE_INSN_REFUSED, "LOCK prefix (f0)" },
+	{ "f0 48 0f b1 0e", UPROBE_INSN_REFUSED, "LOCK" },
+	{ "3e ff e0", UPROBE_INSN_REFUSED, "DS segment-override" },
+	{ "26 8b 00", UPROBE_INSN_REFUSED, "ES segment-override" },
+	{ "36 8b 00", UPROBE_INSN_REFUSED, "SS segment-override" },
+	{ "cc", UPROBE_INSN_REFUSED, "opcode cc (int3)" },
+	{ "cd 80", UPROBE_INSN_REFUSED, "(int)" },
+	{ "f4", UPROBE_INSN_REFUSED, "(hlt)" },
+	{ "d6", UPROBE_INSN_REFUSED, "invalid in 64-bit mode" },
+	{ "8e d0", UPROBE_INSN_REFUSED, "loads SS" },
+	{ "66 e8 00 00", UPROBE_INSN_REFUSED, "operand-size prefix (66)" },
+	{ "66 0f 84 00 00", UPROBE_INSN_REFUSED, "operand-size prefix (66)" },
+	{ "c5 f9 74 c1", UPROBE_INSN_MISRUN, "takes for a jump" },
+	{ "c5 f8 77", UPROBE_INSN_MISRUN, "takes for a jump" },
+	{ "c5 fe 7f 07", UPROBE_INSN_MISRUN, "takes for a jump" },
+	{ "c5 f8 c2 c1 00", UPROBE_INSN_MISRUN, "takes for a return" },
+	{ "c4 e2 79 9d c1", UPROBE_INSN_MISRUN, "popf" },
+	{ "66 90", UPROBE_INSN_UNKNOWN, NULL },
+};
+
+static size_t parse_hex(const char *text, uint8_t *out)
+{
+	size_t n = 0;
+	unsigned v;
+	int used;
+
+	while (sscanf(text, " %2x%n", &v, &used) == 1) {
+		out[n++] = (uint8_t)v;
+		text += used;
+	}
+	return n;
+}
+
+static void test_uprobe_insn_judge(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(insn_cases) / sizeof(insn_cases[0]); i++) {
+		const struct insn_case *c = &insn_cases[i];
+		uint8_t code[16];
+		size_t n = parse_hex(c->bytes, code);
+		struct x86insn in;
+		const char *why;
+		char buf[256];
+		enum uprobe_verdict v = uprobe_insn_judge(code, n, &in, &why, buf, sizeof(buf));
+
+		if (v != c->want || in.len != n)
+			fail_msg("%s: verdict %d (want %d), length %u (want %zu)", c->bytes, v, c->want,
+				 in.len, n);
+		if (c->why && (!why || !strstr(why, c->why)))
+			fail_msg("%s: reason '%s' lacks '%s'", c->bytes, why ? why : "(none)", c->why);
+	}
+	assert_non_null(uprobe_insn_error(-524));
+	assert_non_null(uprobe_insn_error(-ENOEXEC));
+	assert_null(uprobe_insn_error(-ENOENT));
+}
+
+/* Every case at its own offset of a file this process maps executable,
+ * a uprobe registered (and dropped) on each through perf_event_open:
+ * the kernel must refuse exactly the REFUSED ones. */
+static void test_uprobe_insn_kernel(void **state)
+{
+	size_t n_cases = sizeof(insn_cases) / sizeof(insn_cases[0]), size = n_cases * 64;
+	char path[] = "wraith-test-uprobe-XXXXXX", type_text[32] = { 0 };
+	uint8_t *image = calloc(1, size);
+	int fd, tfd = open("/sys/bus/event_source/devices/uprobe/type", O_RDONLY);
+	void *map;
+	size_t wrong = 0;
+
+	(void)state;
+	if (geteuid() != 0 || tfd < 0 || read(tfd, type_text, sizeof(type_text) - 1) <= 0) {
+		free(image);
+		if (tfd >= 0)
+			close(tfd);
+		skip();
+	}
+	close(tfd);
+	memset(image, 0x90, size);
+	for (size_t i = 0; i < n_cases; i++)
+		parse_hex(insn_cases[i].bytes, image + i * 64);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, image, size), (ssize_t)size);
+	map = mmap(NULL, size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	assert_true(map != MAP_FAILED);
+	for (size_t i = 0; i < n_cases; i++) {
+		struct perf_event_attr attr = { .size = sizeof(attr), .type = (uint32_t)atoi(type_text),
+						.config1 = (uint64_t)(uintptr_t)path,
+						.config2 = i * 64 };
+		int ev = (int)syscall(SYS_perf_event_open, &attr, getpid(), -1, -1, 0);
+		int err = ev < 0 ? errno : 0;
+
+		if (ev >= 0)
+			close(ev);
+		if (insn_cases[i].want == UPROBE_INSN_UNKNOWN) {
+			print_message("%s: the kernel says %s\n", insn_cases[i].bytes,
+				      err ? "no" : "registered");
+			continue;
+		}
+		if ((insn_cases[i].want == UPROBE_INSN_REFUSED) != (err == 524 || err == ENOEXEC)) {
+			print_message("%s: the kernel says %s (%d)\n", insn_cases[i].bytes,
+				      err ? strerror(err) : "registered", err);
+			wrong++;
+		}
+	}
+	munmap(map, size);
+	close(fd);
+	unlink(path);
+	free(image);
+	assert_int_equal(wrong, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +521,8 @@ int main(void)
 		cmocka_unit_test(test_btf_cache),
 		cmocka_unit_test(test_build_id_notes),
 		cmocka_unit_test(test_gate),
+		cmocka_unit_test(test_uprobe_insn_judge),
+		cmocka_unit_test(test_uprobe_insn_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
