@@ -93,9 +93,43 @@ struct runtime {
  * we report ourselves, so everything goes out at debug level. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	struct strbuf msg = STRBUF_INIT;
+
 	(void)level;
-	wr_logv(WR_LOG_DEBUG, fmt, ap);
+	strbuf_vaddf(&msg, fmt, ap);
+	runtime_name_errors(&msg);
+	if (msg.len && msg.buf[msg.len - 1] == '\n')
+		strbuf_setlen(&msg, msg.len - 1);
+	wr_debug("%s", msg.buf);
+	strbuf_release(&msg);
 	return 0;
+}
+
+/* libbpf writes an error its strerror() has no text for as
+ * "ERROR: strerror_r(-524)=22", glibc as "Unknown error 524": put
+ * wraith's words in their place. */
+void runtime_name_errors(struct strbuf *msg)
+{
+	static const char *const forms[] = { "ERROR: strerror_r(-", "Unknown error " };
+
+	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+		char *at;
+
+		while ((at = strstr(msg->buf, forms[f]))) {
+			char *end, *rest;
+			long code = strtol(at + strlen(forms[f]), &end, 10);
+			struct strbuf out = STRBUF_INIT;
+
+			rest = f == 0 && strncmp(end, ")=", 2) == 0 ? end + 2 : end;
+			if (f == 0)
+				strtol(rest, &rest, 10);
+			strbuf_add(&out, msg->buf, (size_t)(at - msg->buf));
+			strbuf_addstr(&out, wr_strerror((int)-code));
+			strbuf_addstr(&out, rest);
+			strbuf_release(msg);
+			*msg = out;
+		}
+	}
 }
 
 static int kernel_error(int err, const char *what)

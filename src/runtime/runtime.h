@@ -88,6 +88,12 @@ int runtime_del_proc_maps(struct runtime *rt, uint32_t tgid);
  * NULL). */
 int runtime_load_probe(struct runtime *rt, const struct bpf_blob *obj, uint64_t cookie,
 		       struct rt_probe **out, char **why);
+struct strbuf;
+/* Replace, in @msg, the texts libbpf and glibc give errors they have no
+ * name for ("ERROR: strerror_r(-524)=22", "Unknown error 524") with
+ * wr_strerror()'s. */
+void runtime_name_errors(struct strbuf *msg);
+
 /* Attach @p as a uprobe at @file_offset of @path, for process @pid only
  * (-1: every process mapping the file), with @p's cookie.  May be called
  * several times.

@@ -452,6 +452,16 @@ static void test_uprobe_insn_judge(void **state)
 			fail_msg("%s: reason '%s' lacks '%s'", c->bytes, why ? why : "(none)", c->why);
 	}
 	assert_non_null(uprobe_insn_error(-524));
+	{
+		struct strbuf msg = STRBUF_INIT;
+
+		strbuf_addstr(&msg, "failed to create uprobe 'x:0x10' perf event: ERROR: "
+			      "strerror_r(-524)=22; then Unknown error 524.");
+		runtime_name_errors(&msg);
+		assert_string_equal(msg.buf, "failed to create uprobe 'x:0x10' perf event: not supported "
+			            "by the kernel; then not supported by the kernel.");
+		strbuf_release(&msg);
+	}
 	assert_non_null(uprobe_insn_error(-ENOEXEC));
 	assert_null(uprobe_insn_error(-ENOENT));
 }

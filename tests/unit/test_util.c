@@ -176,6 +176,8 @@ static void test_error_table(void **state)
 	assert_string_equal(wr_strerror(-WR_EUNSUPPORTED), "not supported");
 	assert_string_equal(wr_strerror(-2), "No such file or directory");
 	assert_string_equal(wr_strerror(0), "success");
+	assert_string_equal(wr_strerror(-524), "not supported by the kernel");
+	assert_null(strstr(wr_strerror(-600), "600"));
 }
 
 /* ---- log deferral: a helper thread's messages reach the sink only when
