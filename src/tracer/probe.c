@@ -53,10 +53,11 @@ void probe_free(struct probe *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->n_sites; i++) {
-		free(p->sites[i].where.function);
-		free(p->sites[i].where.file);
-	}
+	for (size_t i = 0; i < p->n_sites; i++)
+		probe_site_release(&p->sites[i]);
+	for (size_t i = 0; i < p->n_skipped; i++)
+		free(p->skipped[i]);
+	free(p->skipped);
 	for (size_t i = 0; i < p->n_stops; i++)
 		free(p->stops[i].sample);
 	free(p->stops);
@@ -69,6 +70,20 @@ void probe_free(struct probe *p)
 	free(p->source);
 	ast_script_free(p->script);
 	free(p);
+}
+
+void probe_site_release(struct probe_site *site)
+{
+	free(site->where.function);
+	free(site->where.file);
+	free(site->place_note);
+	site->where.function = site->where.file = site->place_note = NULL;
+}
+
+void probe_note_skipped(struct probe *p, char *text)
+{
+	p->skipped = xrealloc(p->skipped, (p->n_skipped + 1) * sizeof(*p->skipped));
+	p->skipped[p->n_skipped++] = text;
 }
 
 void probe_note_arg_type(struct probe *p, unsigned print, unsigned arg, const struct dw_type *t)

@@ -20,6 +20,7 @@
 #include "tracer/casttype.h"
 #include "tracer/frame_values.h"
 #include "tracer/locate.h"
+#include "tracer/place.h"
 #include "tracer/target.h"
 #include "util/clock.h"
 #include "util/diag.h"
@@ -227,8 +228,7 @@ void session_drop_sites(struct session *s, struct probe *p, size_t first)
 
 		if (site->wire_id < WR_MAX_PROBES && s->wire[site->wire_id].probe == p)
 			s->wire[site->wire_id].probe = NULL;
-		free(site->where.function);
-		free(site->where.file);
+		probe_site_release(site);
 	}
 	if (first < p->n_sites)
 		p->n_sites = first;
@@ -415,6 +415,51 @@ static bool probe_has_bt(const struct ast_probe *p)
 	return ast_probe_count(p, AST_STMT_BT) + ast_probe_count(p, AST_STMT_COUNT) > 0;
 }
 
+/* "mod+0x1153 (inline padded at refused.c:12)" */
+static void describe_site(struct strbuf *sb, const struct located *l)
+{
+	strbuf_addf(sb, "%s+0x%llx", dw_module_name(l->mod->dw), (unsigned long long)l->site.vaddr);
+	if (l->site.function)
+		strbuf_addf(sb, " (%s%s", l->site.inlined ? "inline " : "", l->site.function);
+	if (l->site.function && l->site.file)
+		strbuf_addf(sb, " at %s:%u", l->site.file, l->site.line);
+	if (l->site.function)
+		strbuf_addch(sb, ')');
+}
+
+/* Where the uprobe of @l goes (place.h), into @site; false when nowhere,
+ * after a warning. */
+static bool place_site(struct probe *p, struct located *l, struct probe_site *site)
+{
+	struct site_place place;
+	struct strbuf where = STRBUF_INIT;
+
+	site_place(l->mod->dw, &l->site, p->ast->target.kind != AST_TARGET_FUNCTION, &place);
+	site->site_vaddr = l->site.vaddr;
+	if (!place.note)
+		return true;
+	describe_site(&where, l);
+	if (place.skip) {
+		wr_warn("probe %u (%s): site %s is skipped: %s.  Trace a later line of it instead "
+			"(trace FILE:LINE)", p->id, p->target_text, where.buf, place.note);
+		strbuf_addf(&where, ": %s", place.note);
+		probe_note_skipped(p, strbuf_detach(&where));
+		free(place.note);
+		return false;
+	}
+	wr_debug("probe %u (%s): site %s: %s", p->id, p->target_text, where.buf, place.note);
+	strbuf_release(&where);
+	site->place_note = place.note;
+	l->site.vaddr = place.vaddr;
+	if (place.file) {
+		free(l->site.file);
+		l->site.file = place.file;
+		l->site.line = place.line;
+		l->site.col = place.col;
+	}
+	return true;
+}
+
 size_t session_add_sites(struct session *s, struct probe *p, struct located_set *found)
 {
 	size_t added = 0;
@@ -425,9 +470,11 @@ size_t session_add_sites(struct session *s, struct probe *p, struct located_set 
 		struct located *l = &found->v[i];
 
 		memset(site, 0, sizeof(*site));
-		if (dw_module_vaddr_to_offset(l->mod->dw, l->site.vaddr, &site->file_offset)) {
+		if (!place_site(p, l, site) ||
+		    dw_module_vaddr_to_offset(l->mod->dw, l->site.vaddr, &site->file_offset)) {
 			free(l->site.function);
 			free(l->site.file);
+			free(site->place_note);
 			continue;
 		}
 		site->mod = l->mod;
@@ -459,8 +506,13 @@ static int resolve_probe(struct session *s, struct probe *p, struct diag *d)
 	if (err)
 		return err;
 	if (!session_add_sites(s, p, &found)) {
-		diag_set(d, p->ast->target.loc, NULL, "'%s' resolves to no loadable code",
-			 p->target_text);
+		if (p->n_skipped)
+			diag_set(d, p->ast->target.loc, NULL,
+				 "no site of '%s' can take a uprobe (the warning above says why)",
+				 p->target_text);
+		else
+			diag_set(d, p->ast->target.loc, NULL, "'%s' resolves to no loadable code",
+				 p->target_text);
 		return -WR_ENOTARGET;
 	}
 	return 0;
@@ -997,8 +1049,12 @@ void session_describe_probe(struct session *s, const struct probe *p, struct str
 			strbuf_addf(out, " at %s:%u", site->where.file, site->where.line);
 		if (site->rule0 == WR_CFI_RULE_NONE)
 			strbuf_addstr(out, " [no unwind row]");
+		if (site->place_note)
+			strbuf_addf(out, "\n     %s", site->place_note);
 		strbuf_addch(out, '\n');
 	}
+	for (size_t i = 0; i < p->n_skipped; i++)
+		strbuf_addf(out, "  skipped: %s\n", p->skipped[i]);
 }
 
 void session_save(struct session *s, struct strbuf *out)

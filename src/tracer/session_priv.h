@@ -25,7 +25,9 @@ struct tmodule;
 
 struct probe_site {
 	struct tmodule *mod;        /* borrowed from the target */
-	struct dw_site where;       /* owned strings */
+	struct dw_site where;       /* owned strings; where.vaddr is where the uprobe goes */
+	uint64_t site_vaddr;        /* the site's own address (where.vaddr unless moved) */
+	char *place_note;           /* owned: why the uprobe is not at site_vaddr, or NULL */
 	uint64_t file_offset;
 	uint32_t rule0;
 	uint32_t wire_id;
@@ -56,6 +58,8 @@ struct probe {
 	size_t n_arg_types, cap_arg_types;
 	char **count_keys;          /* owned: per `count bt`, its KEY as written or NULL */
 	size_t n_count_keys;        /* the probe's `count bt` statements */
+	char **skipped;             /* owned: each site no uprobe can go on, and why */
+	size_t n_skipped;
 };
 
 struct session {
@@ -102,6 +106,10 @@ struct probe *probe_new(unsigned id, struct ast_probe *ast);
 /* Free @p and what it owns.  Its sites must be unloaded first.  NULL is a
  * no-op. */
 void probe_free(struct probe *p);
+/* Free what site @site owns (not its runtime program). */
+void probe_site_release(struct probe_site *site);
+/* Keep @text (taken over) among the sites of @p that cannot be probed. */
+void probe_note_skipped(struct probe *p, char *text);
 /* Wire argument @arg of print @print has program type @t (for rendering). */
 void probe_note_arg_type(struct probe *p, unsigned print, unsigned arg, const struct dw_type *t);
 /* Count @ev, rendered as @spans (NULL when it was not), in @p's counters
