@@ -11,6 +11,7 @@
 #include "runtime/kbtf.h"
 #include "runtime/prearm.h"
 #include "runtime/ulink.h"
+#include "runtime/uprobe_insn.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -967,6 +968,8 @@ int runtime_attach(struct runtime *rt, struct rt_probe *p, pid_t pid, const char
 	if (err) {
 		if (err == -EPERM || err == -EACCES)
 			return kernel_error(err, "attaching a uprobe");
+		if (uprobe_insn_error(err))
+			return err;
 		wr_error("attaching a uprobe to %s at file offset 0x%llx: %s", path,
 			 (unsigned long long)file_offset, wr_strerror(err));
 		return -WR_EATTACH;

@@ -97,7 +97,9 @@ void runtime_name_errors(struct strbuf *msg);
 /* Attach @p as a uprobe at @file_offset of @path, for process @pid only
  * (-1: every process mapping the file), with @p's cookie.  May be called
  * several times.
- * Returns 0 or -WR_EATTACH / -WR_EPERM (message logged). */
+ * Returns 0; -WR_EATTACH / -WR_EPERM (message logged); or, with no
+ * message (the caller names the site), an error uprobe_insn_error()
+ * explains: the kernel's uprobes refused the instruction there. */
 int runtime_attach(struct runtime *rt, struct rt_probe *p, pid_t pid, const char *path,
 		   uint64_t file_offset);
 /* Detach every link of @p (the program stays loaded; other probes sharing

@@ -44,5 +44,9 @@ struct site_place {
 void site_place(struct dw_module *m, const struct dw_site *site, bool by_line,
 		struct site_place *out);
 
+struct strbuf;
+/* The bytes of the instruction at @vaddr of @m, "66 2e 0f 1f ...", into
+ * @out (nothing when they cannot be read). */
+void site_insn_bytes(struct dw_module *m, uint64_t vaddr, struct strbuf *out);
 
 #endif

@@ -15,6 +15,7 @@
 #include "render/status.h"
 #include "runtime/prearm.h"
 #include "runtime/runtime.h"
+#include "runtime/uprobe_insn.h"
 #include "script/parser.h"
 #include "script/walk.h"
 #include "tracer/casttype.h"
@@ -778,16 +779,51 @@ static int load_probe(struct session *s, struct probe *p, struct diag *d, struct
 	return err ? err : session_load_sites(s, p, 0, d, errors);
 }
 
+/* The kernel refused the uprobe of @site (@err, which uprobe_insn_error()
+ * explains): say so; the site stays loaded, unattached. */
+static void refused_site(struct probe *p, struct probe_site *site, int err)
+{
+	struct strbuf insn = STRBUF_INIT, where = STRBUF_INIT;
+
+	site_insn_bytes(site->mod->dw, site->where.vaddr, &insn);
+	strbuf_addf(&where, "%s+0x%llx", dw_module_name(site->mod->dw),
+		    (unsigned long long)site->where.vaddr);
+	if (site->where.function)
+		strbuf_addf(&where, " (%s%s)", site->where.inlined ? "inline " : "",
+			    site->where.function);
+	wr_warn("probe %u (%s): site %s is skipped: %s (%s).  Trace a later line of it instead "
+		"(trace FILE:LINE)", p->id, p->target_text, where.buf, uprobe_insn_error(err),
+		insn.len ? insn.buf : "unreadable");
+	free(site->place_note);
+	strbuf_reset(&where);
+	strbuf_addf(&where, "not attached: %s (%s)", uprobe_insn_error(err), insn.buf);
+	site->place_note = strbuf_detach(&where);
+	strbuf_release(&insn);
+}
+
 int session_attach_sites(struct session *s, struct probe *p, size_t first, struct strbuf *errors)
 {
+	size_t attached = 0, refused = 0;
 	int err = 0;
 
-	for (size_t i = first; i < p->n_sites && !err && !s->opt.dry_run && p->enabled; i++)
+	for (size_t i = first; i < p->n_sites && !err && !s->opt.dry_run && p->enabled; i++) {
 		err = attach_site(s, &p->sites[i]);
+		if (err && uprobe_insn_error(err)) {
+			refused_site(p, &p->sites[i], err);
+			refused++;
+			err = 0;
+		} else if (!err) {
+			attached++;
+		}
+	}
 	if (err)
 		strbuf_addf(errors, "wraith: probe %u (%s) could not be attached: %s\n", p->id,
 			    p->target_text, wr_strerror(err));
-	return err;
+	else if (refused && !attached)
+		strbuf_addf(errors, "wraith: probe %u (%s) could not be attached: the kernel's uprobes "
+			    "took none of its sites (the warning%s above say%s why)\n", p->id,
+			    p->target_text, refused == 1 ? "" : "s", refused == 1 ? "s" : "");
+	return err ? err : refused && !attached ? -WR_EATTACH : 0;
 }
 
 static int attach_probe(struct session *s, struct probe *p, struct strbuf *errors)

@@ -11,6 +11,8 @@ refuse (refused.cc, gcc and clang at -O0 and -O2).
   vexed      vpcmpeqb, which the kernel accepts and would emulate as a jump
              (the instruction would not run): skipped.
   bump       two sites, one refused: the other is kept and fires.
+With WRAITH_FAULT=placement the uprobe goes on the refused no-op anyway:
+the kernel's refusal at attach time is told in words.
 """
 import re
 import subprocess
@@ -110,6 +112,17 @@ for variant in ("O0", "O2", "clang-O0", "clang-O2"):
     check(res.returncode == 0 and res.stdout.count("#1 ") == 2, "%s: bump fires at its kept site (%r)"
           % (variant, res.stderr[-300:]))
 
+    # the kernel's own refusal, when wraith does not place the uprobe
+    res = run(["-p", fx.pid, "-s", 'trace padded { print "x"; }', "--max-events", 1, "-v"],
+              env={"WRAITH_FAULT": "placement"})
+    check(res.returncode == 1 and
+          re.search(r"warning: probe 1 \(padded\): site refused-%s\+0x%x \(inline padded\) is skipped: "
+                    r"the kernel's uprobes cannot single-step the instruction there \(66 66 66 66 2e 0f "
+                    r"1f 84 00 00 00 00 00\)" % (re.escape(variant), site or 0), res.stderr) and
+          "probe 1 (padded) could not be attached: the kernel's uprobes took none of its sites"
+          in res.stderr,
+          "%s: the kernel's refusal at attach time is told in words (%r)" % (variant, res.stderr[-600:]))
+    no_number(res.stderr, "%s: the kernel's refusal" % variant)
     fx.stop()
 
 check_no_leftovers("after the refused sites")
