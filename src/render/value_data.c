@@ -13,7 +13,13 @@
  *   char array, string,         string, to the first NUL
  *   char pointer (its string)
  *   memory dump ({:x.N} ...)    array of the byte values read
- *   struct, union               object keyed by member name
+ *   struct, union               object keyed by member name; a C++ base
+ *                               class by its name in angle brackets,
+ *                               "<Base>"; the members of an anonymous
+ *                               struct or union in the object holding
+ *                               it, as C names them
+ *   char pointer member         its string when the probe read it, else
+ *                               "0x..."
  *   other arrays                array of the elements that were read
  *   what was not read           null
  *
@@ -23,6 +29,7 @@
  */
 #include "dwarf/vars.h"
 #include "render/render_priv.h"
+#include "util/strbuf.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -31,9 +38,27 @@
 
 #define MAX_DEPTH 32
 
-/* @gone: bit i set when bit i of @data was not kept (WR_ARG_PIECES),
- * moving along with @data; NULL when every bit was. */
-static void typed(const struct dw_type *t, const uint8_t *data, const uint8_t *gone, size_t len,
+/* Where a walk is in the value: @at, the byte offset of data in it;
+ * @gone, bit i set when bit i of data was not kept (WR_ARG_PIECES),
+ * moving along with data (NULL when every bit was); the strings char
+ * pointers inside it point to, keyed by their offset (WR_ARG_ATTACH). */
+struct place {
+	size_t at;
+	const uint8_t *gone;
+	const struct ev_arg *attach;
+	size_t n_attach;
+};
+
+static struct place inside(const struct place *p, size_t off)
+{
+	struct place q = *p;
+
+	q.at += off;
+	q.gone = p->gone ? p->gone + off : NULL;
+	return q;
+}
+
+static void typed(const struct dw_type *t, const uint8_t *data, const struct place *p, size_t len,
 		  int depth, struct span_list *out);
 
 static void integer(uint64_t v, bool is_signed, unsigned bits, struct span_list *out)
@@ -92,7 +117,33 @@ static void enum_value(const struct dw_type *t, uint64_t raw, struct span_list *
 	integer(raw, t->is_signed, (unsigned)(8 * t->size), out);
 }
 
-static void scalar(const struct dw_type *t, const uint8_t *data, struct span_list *out)
+static bool is_char_pointer(const struct dw_type *t)
+{
+	const struct dw_type *e = t->target;
+
+	return e && e->is_char && e->size == 1 && !t->is_reference;
+}
+
+/* A char pointer's string, as the text shows it (the probe read it);
+ * false when it did not. */
+static bool pointed_string(const struct dw_type *t, const struct place *p, struct span_list *out)
+{
+	for (size_t i = 0; p && is_char_pointer(t) && i < p->n_attach; i++) {
+		const struct ev_arg *s = &p->attach[i];
+
+		if (s->aux != p->at)
+			continue;
+		if (s->status != WR_ARG_OK && s->status != WR_ARG_TRUNCATED)
+			return false;
+		span_datan(out, SPAN_STRING, (const char *)s->data,
+			   s->data ? strnlen((const char *)s->data, s->len) : 0);
+		return true;
+	}
+	return false;
+}
+
+static void scalar(const struct dw_type *t, const uint8_t *data, const struct place *p,
+		   struct span_list *out)
 {
 	uint64_t v = render_read_uint(data, t->size);
 
@@ -104,10 +155,10 @@ static void scalar(const struct dw_type *t, const uint8_t *data, struct span_lis
 		enum_value(t, v, out);
 		break;
 	case DW_TYPE_POINTER:
-		if (v)
-			span_dataf(out, SPAN_STRING, "0x%" PRIx64, v);
-		else
+		if (!v)
 			span_null(out, SPAN_LITERAL);
+		else if (!pointed_string(t, p, out))
+			span_dataf(out, SPAN_STRING, "0x%" PRIx64, v);
 		break;
 	case DW_TYPE_FLOAT:
 		float_value(t, data, out);
@@ -128,41 +179,82 @@ static void bitfield(const struct dw_member *mb, const uint8_t *data, struct spa
 	integer(v, mb->type->is_signed, mb->bit_size, out);
 }
 
-static void members(const struct dw_type *t, const uint8_t *data, const uint8_t *gone, size_t len,
-		    int depth, struct span_list *out)
+static const char *tag_less(const char *name)
 {
-	span_open(out, SPAN_OBJECT);
+	if (!strncmp(name, "struct ", 7))
+		return name + 7;
+	if (!strncmp(name, "class ", 6))
+		return name + 6;
+	if (!strncmp(name, "union ", 6))
+		return name + 6;
+	return name;
+}
+
+static bool is_base(const struct dw_member *mb)
+{
+	return mb->name && !strcmp(mb->name, "<base>");
+}
+
+/* The members of @t as keys of the object being written: a base class
+ * under "<Base>", an anonymous struct or union's members in line. */
+static void member_keys(const struct dw_type *t, const uint8_t *data, const struct place *p,
+			size_t len, int depth, struct span_list *out)
+{
 	for (size_t i = 0; i < t->n_members; i++) {
 		const struct dw_member *mb = &t->members[i];
+		struct place q = inside(p, mb->offset);
+		bool fits = mb->offset < len && mb->type->size <= len - mb->offset;
 
-		span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, mb->name ? mb->name : "<anonymous>");
-		if (mb->offset >= len || mb->type->size > len - mb->offset)
+		if (!mb->name && fits && !mb->bit_size && depth < MAX_DEPTH &&
+		    (mb->type->kind == DW_TYPE_STRUCT || mb->type->kind == DW_TYPE_UNION)) {
+			member_keys(mb->type, data + mb->offset, &q, len - mb->offset, depth + 1, out);
+			continue;
+		}
+		if (is_base(mb)) {
+			struct strbuf key = STRBUF_INIT;
+
+			strbuf_addf(&key, "<%s>", mb->type->name ? tag_less(mb->type->name) : "base");
+			span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, key.buf);
+			strbuf_release(&key);
+		} else {
+			span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, mb->name ? mb->name : "<anonymous>");
+		}
+		if (!fits)
 			span_null(out, SPAN_LITERAL);
-		else if (mb->bit_size && render_bits_gone(gone, mb->offset * 8 + mb->bit_offset, mb->bit_size, false))
+		else if (mb->bit_size && render_bits_gone(p->gone, mb->offset * 8 + mb->bit_offset,
+							  mb->bit_size, false))
 			span_null(out, SPAN_LITERAL);
 		else if (mb->bit_size)
 			bitfield(mb, data, out);
 		else
-			typed(mb->type, data + mb->offset, gone ? gone + mb->offset : NULL, len - mb->offset,
-			      depth + 1, out);
+			typed(mb->type, data + mb->offset, &q, len - mb->offset, depth + 1, out);
 	}
+}
+
+static void members(const struct dw_type *t, const uint8_t *data, const struct place *p, size_t len,
+		    int depth, struct span_list *out)
+{
+	span_open(out, SPAN_OBJECT);
+	member_keys(t, data, p, len, depth, out);
 	span_close(out);
 }
 
-static void elements(const struct dw_type *t, const uint8_t *data, const uint8_t *gone, size_t len,
-		     int depth, struct span_list *out)
+static void elements(const struct dw_type *t, const uint8_t *data, const struct place *p,
+		     size_t len, int depth, struct span_list *out)
 {
 	const struct dw_type *e = t->target;
 	size_t n = t->count < len ? (size_t)t->count : len;
 
-	if (e->is_char && e->size == 1 && !render_bits_gone(gone, 0, n * 8, false)) {
+	if (e->is_char && e->size == 1 && !render_bits_gone(p->gone, 0, n * 8, false)) {
 		span_datan(out, SPAN_STRING, (const char *)data, n);
 		return;
 	}
 	span_open(out, SPAN_ARRAY);
-	for (size_t i = 0; e->size && i < n && (i + 1) * e->size <= len; i++)
-		typed(e, data + i * e->size, gone ? gone + i * e->size : NULL, len - i * e->size, depth + 1,
-		      out);
+	for (size_t i = 0; e->size && i < n && (i + 1) * e->size <= len; i++) {
+		struct place q = inside(p, i * e->size);
+
+		typed(e, data + i * e->size, &q, len - i * e->size, depth + 1, out);
+	}
 	span_close(out);
 }
 
@@ -180,17 +272,17 @@ static bool not_kept(const struct dw_type *t, const uint8_t *gone, size_t len, i
 	return !aggregate && render_bits_gone(gone, 0, size * 8, false);
 }
 
-static void typed(const struct dw_type *t, const uint8_t *data, const uint8_t *gone, size_t len,
+static void typed(const struct dw_type *t, const uint8_t *data, const struct place *p, size_t len,
 		  int depth, struct span_list *out)
 {
-	if (depth > MAX_DEPTH || not_kept(t, gone, len, depth))
+	if (depth > MAX_DEPTH || not_kept(t, p->gone, len, depth))
 		span_null(out, SPAN_LITERAL);
 	else if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION)
-		members(t, data, gone, len, depth, out);
+		members(t, data, p, len, depth, out);
 	else if (t->kind == DW_TYPE_ARRAY && t->target)
-		elements(t, data, gone, len, depth, out);
+		elements(t, data, p, len, depth, out);
 	else if (t->size && t->size <= len)
-		scalar(t, data, out);
+		scalar(t, data, p, out);
 	else
 		span_null(out, SPAN_LITERAL);
 }
@@ -198,7 +290,9 @@ static void typed(const struct dw_type *t, const uint8_t *data, const uint8_t *g
 void render_value_data(const struct dw_type *t, const uint8_t *data, size_t len,
 		       struct span_list *out)
 {
-	typed(t, data, NULL, len, 0, out);
+	struct place p = { 0 };
+
+	typed(t, data, &p, len, 0, out);
 }
 
 /* ---- print arguments ---- */
@@ -283,8 +377,10 @@ static void arg_value(const struct ev_arg *a, const struct dw_type *t, struct sp
 			span_dataf(out, SPAN_NUMBER, "%u", a->data[i]);
 		span_close(out);
 	} else if (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES) {
+		struct place p = { .gone = a->unavail, .attach = a->attach, .n_attach = a->n_attach };
+
 		if (t) {
-			typed(t, a->data, a->unavail, a->len, 0, out);
+			typed(t, a->data, &p, a->len, 0, out);
 		} else {
 			span_open(out, SPAN_ARRAY);
 			for (size_t i = 0; i < a->len; i++)
@@ -295,8 +391,10 @@ static void arg_value(const struct ev_arg *a, const struct dw_type *t, struct sp
 		   t->size <= sizeof(raw)) {
 		/* As the text does: the type names a scalar's enumerator or
 		 * pointer; a computed integer stays the 64-bit value it is. */
+		struct place p = { 0 };
+
 		memcpy(raw, &a->value, sizeof(raw));
-		typed(t, raw, NULL, sizeof(raw), 0, out);
+		typed(t, raw, &p, sizeof(raw), 0, out);
 	} else {
 		untyped(a, out);
 	}

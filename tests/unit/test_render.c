@@ -135,6 +135,31 @@ static void write_spans(const struct span_list *spans, enum render_format fmt, s
 		span_write_text(spans, SPAN_COLOR_NONE, out);
 }
 
+/* The print event in @b of a probe whose script is @script, its
+ * arguments of @types (@n of them), rendered as @fmt into @out. */
+static void print_event(struct fixture *f, const char *script, struct render_arg_type *types, size_t n,
+			const struct eventbuf *b, enum render_format fmt, struct strbuf *out)
+{
+	struct render_hooks hooks = { hook_probe, hook_frame, hook_tail, f };
+	struct ast_script *sc;
+	struct diag d = { 0 };
+	struct span_list spans;
+	struct renderer r;
+
+	assert_int_equal(script_parse(script, &sc, &d), 0);
+	f->probe.ast = sc->probes[0];
+	f->probe.arg_types = types;
+	f->probe.n_arg_types = n;
+	renderer_init(&r, fmt, &hooks);
+	span_list_init(&spans);
+	render_buf(&r, b, &spans);
+	write_spans(&spans, fmt, out);
+	span_list_release(&spans);
+	renderer_release(&r);
+	f->probe.ast = NULL;
+	ast_script_free(sc);
+}
+
 /* Render the canned event as spans into @spans. */
 static void render_spans(struct fixture *f, enum render_format fmt, uint8_t bt_flags, uint8_t status,
 			 uint16_t error, struct span_list *spans)
@@ -725,24 +750,11 @@ static void struct_bytes(uint8_t *raw)
 static void test_typed_args(void **state)
 {
 	struct render_arg_type types[] = { { 0, 0, &t_struct }, { 0, 1, &t_ptr }, { 0, 2, &t_enum } };
-	struct fixture *f = *state;
-	struct render_hooks hooks = { hook_probe, hook_frame, hook_tail, f };
-	struct ast_script *script;
-	struct diag d = { 0 };
 	struct strbuf out = STRBUF_INIT;
-	struct span_list spans;
-	struct event_decoder dec;
-	struct renderer r;
 	struct eventbuf b;
-	struct event ev;
 	uint8_t raw[56];
 	uint64_t zero = 0, seven = 7;
 
-	assert_int_equal(script_parse("trace leaf { print \"{} {} {} {} {}\", s, p, c, q, name; }",
-				      &script, &d), 0);
-	f->probe.ast = script->probes[0];
-	f->probe.arg_types = types;
-	f->probe.n_arg_types = 3;
 	struct_bytes(raw);
 	eb_begin(&b, 5, 42, 43, 1000);
 	eb_item(&b, WR_ITEM_PRINT, 0);
@@ -752,12 +764,8 @@ static void test_typed_args(void **state)
 	eb_raw_arg(&b, WR_ARG_I64, WR_ARG_OPTIMIZED_OUT, &zero, 8);
 	eb_str(&b, "hi");
 	eb_close_item(&b);
-	event_decoder_init(&dec);
-	assert_int_equal(event_decode(&dec, b.data, b.len, &ev), 0);
-	renderer_init(&r, RENDER_JSON, &hooks);
-	span_list_init(&spans);
-	render_event(&r, &ev, &spans);
-	span_write_json(&spans, &out);
+	print_event(*state, "trace leaf { print \"{} {} {} {} {}\", s, p, c, q, name; }", types, 3, &b,
+		    RENDER_JSON, &out);
 	assert_non_null(strstr(out.buf,
 		"\"args\":["
 		"{\"expr\":\"s\",\"type\":\"struct s\",\"value\":{\"a\":-5,\"name\":\"ab\\\\xff\","
@@ -767,10 +775,6 @@ static void test_typed_args(void **state)
 		"{\"expr\":\"c\",\"type\":\"enum color\",\"value\":7,\"error\":null},"
 		"{\"expr\":\"q\",\"type\":\"long\",\"value\":null,\"error\":\"optimized-out\"},"
 		"{\"expr\":\"name\",\"type\":\"string\",\"value\":\"hi\",\"error\":null}]}]}\n"));
-	span_list_release(&spans);
-	renderer_release(&r);
-	event_decoder_release(&dec);
-	ast_script_free(script);
 	strbuf_release(&out);
 }
 
@@ -966,7 +970,7 @@ static void test_pieces_args(void **state)
 	render_event(&r, &ev, &spans);
 	span_write_json(&spans, &out);
 	assert_non_null(strstr(out.buf, "\"value\":{\"flags\":-4,\"u\":null,\"x\":9,\"on\":null,\"c\":"));
-	assert_non_null(strstr(out.buf, "\"value\":{\"a\":1,\"<anonymous>\":{\"b\":null,\"c\":null},\"p\":\"0x10\",\"s\":null,"
+	assert_non_null(strstr(out.buf, "\"value\":{\"a\":1,\"b\":null,\"c\":null,\"p\":\"0x10\",\"s\":null,"
 				"\"n\":null}"));
 	span_list_release(&spans);
 	renderer_release(&r);
@@ -1124,6 +1128,66 @@ static void test_pointers(void **state)
 	strbuf_release(&out);
 }
 
+/* struct D : A, B { int c; } */
+static const struct dw_member a_members[] = { { .name = "a", .offset = 0, .type = &v_int } };
+static const struct dw_type v_base_a = { .kind = DW_TYPE_STRUCT, .name = "A", .size = 4,
+					 .members = a_members, .n_members = 1 };
+static const struct dw_member b_members[] = { { .name = "b", .offset = 0, .type = &v_int } };
+static const struct dw_type v_base_b = { .kind = DW_TYPE_STRUCT, .name = "ns::B", .size = 4,
+					 .members = b_members, .n_members = 1 };
+static const struct dw_member d_members[] = {
+	{ .name = "<base>", .offset = 0, .type = &v_base_a },
+	{ .name = "<base>", .offset = 4, .type = &v_base_b },
+	{ .name = "c", .offset = 8, .type = &v_int },
+};
+static const struct dw_type v_derived = { .kind = DW_TYPE_STRUCT, .name = "D", .size = 12,
+					  .members = d_members, .n_members = 3 };
+
+/* JSON keys an object's members uniquely: each base class by its name,
+ * an anonymous struct's members in line; and a char pointer member is
+ * its string, as in the text. */
+static void test_json_members(void **state)
+{
+	struct render_arg_type types[] = { { 0, 0, &v_derived }, { 0, 1, &v_outer } };
+	uint8_t derived[16] = { 1, 0, 0, 0, 2, 0, 0, 0, 3 }, outer[40] = { 1, 0, 0, 0, 2, 0, 0, 0, 3 };
+	struct wr_arg_header ah = { .kind = WR_ARG_BYTES, .len = 12, .aux = 12 };
+	struct strbuf out = STRBUF_INIT;
+	struct eventbuf b;
+	uint64_t v;
+
+	v = 0x2000;
+	memcpy(outer + 24, &v, 8);
+	v = 0x10;
+	memcpy(outer + 32, &v, 8);
+	eb_begin(&b, 5, 42, 43, 1000);
+	eb_item(&b, WR_ITEM_PRINT, 0);
+	eb_put(&b, &ah, sizeof(ah));
+	eb_put(&b, derived, 16);
+	ah.len = ah.aux = 40;
+	eb_put(&b, &ah, sizeof(ah));
+	eb_put(&b, outer, sizeof(outer));
+	/* s (at 24) points to "hello"; n (at 32) could not be read */
+	ah = (struct wr_arg_header){ .kind = WR_ARG_ATTACH, .len = 14, .aux = 24 };
+	eb_put(&b, &ah, sizeof(ah));
+	v = 0x2000;
+	eb_put(&b, &v, 8);
+	eb_put(&b, "hello\0\0\0", 8);
+	ah = (struct wr_arg_header){ .kind = WR_ARG_ATTACH, .status = WR_ARG_POINTEE_ERROR, .len = 8,
+				     .aux = 32 };
+	eb_put(&b, &ah, sizeof(ah));
+	v = 0x10;
+	eb_put(&b, &v, 8);
+	eb_close_item(&b);
+	print_event(*state, "trace leaf { print \"{} {}\", dd, o; }", types, 2, &b, RENDER_JSON, &out);
+	assert_non_null(strstr(out.buf, "\"value\":{\"<A>\":{\"a\":1},\"<ns::B>\":{\"b\":2},\"c\":3}"));
+	assert_non_null(strstr(out.buf, "\"value\":{\"a\":1,\"b\":2,\"c\":3,\"p\":null,\"s\":\"hello\","
+				"\"n\":\"0x10\"}"));
+	assert_non_null(strstr(out.buf, "\"text\":\"{<A>: {a: 1}, <ns::B>: {b: 2}, c: 3} {a: 1, {b: 2, c: 3}, "
+				"p: 0x0, s: 0x2000 \\\"hello\\\", n: 0x10 <error: Cannot access memory at "
+				"address 0x10>}\""));
+	strbuf_release(&out);
+}
+
 /* A function is shown as gdb shows it: its type in braces, its address. */
 static void test_functions(void **state)
 {
@@ -1243,6 +1307,7 @@ int main(void)
 		cmocka_unit_test(test_scalars),
 		cmocka_unit_test(test_strings_and_arrays),
 		cmocka_unit_test(test_pointers),
+		cmocka_unit_test_setup_teardown(test_json_members, setup, teardown),
 		cmocka_unit_test(test_functions),
 		cmocka_unit_test(test_cxx),
 		cmocka_unit_test(test_status_doc),
