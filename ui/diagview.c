@@ -285,7 +285,7 @@ static struct probe *probe_at(struct session *s, size_t k)
 	struct probe *p;
 
 	session_for_each_probe(p, s)
-		if (probe_counts(p)->backtraces && k-- == 0)
+		if ((probe_counts(p)->backtraces || probe_counts(p)->counted) && k-- == 0)
 			return p;
 	return NULL;
 }
@@ -296,7 +296,7 @@ static size_t probe_index(struct diagview *d, struct session *s, size_t *total)
 	struct probe *p;
 
 	session_for_each_probe(p, s) {
-		if (!probe_counts(p)->backtraces)
+		if (!probe_counts(p)->backtraces && !probe_counts(p)->counted)
 			continue;
 		if (probe_id(p) == d->probe)
 			at = n;
@@ -366,14 +366,24 @@ bool diagview_key(struct diagview *d, struct session *s, int key)
 
 static void build(struct diagview *d, struct session *s, struct probe *p, struct rows *r)
 {
-	const struct probe_counts *c = probe_counts(p);
+	struct probe_counts c = *probe_counts(p);
 
-	add_fmt(r, ROLE_NORMAL, "%llu events, %llu backtraces",
-		(unsigned long long)c->events, (unsigned long long)c->backtraces);
+	/* the stacks `count bt` counted went the same ways */
+	for (unsigned i = 0; i < WR_BT_STATUS_COUNT_; i++)
+		c.by_status[i] += c.counted_by_status[i];
+	for (unsigned i = 0; i < WR_BTE_COUNT_; i++)
+		c.by_error[i] += c.counted_by_error[i];
+	if (c.counted)
+		add_fmt(r, ROLE_NORMAL, "%llu events, %llu backtraces, %llu stacks counted (count bt)",
+			(unsigned long long)c.events, (unsigned long long)c.backtraces,
+			(unsigned long long)c.counted);
+	else
+		add_fmt(r, ROLE_NORMAL, "%llu events, %llu backtraces", (unsigned long long)c.events,
+			(unsigned long long)c.backtraces);
 	add_str(r, "", ROLE_NORMAL);
-	status_rows(c, r);
-	depth_hint(s, c, r);
-	error_rows(c, r);
+	status_rows(&c, r);
+	depth_hint(s, &c, r);
+	error_rows(&c, r);
 	place_rows(d, s, p, r);
 }
 
@@ -417,10 +427,15 @@ static void draw_rows(struct diagview *d, const struct rows *r, WINDOW *w)
 void diagview_draw(struct diagview *d, struct session *s, WINDOW *w)
 {
 	static const char keys[] = "Left/Right probe  Up/Down place  Enter details  Esc close";
-	static const char none[] = "no backtraces yet: add `bt;` to a probe and let it fire";
+	static const char none[] = "no backtraces yet: add `bt;` or `count bt;` to a probe and let "
+				   "it fire";
 	struct rows r = { .cols = getmaxx(w) - 2, .sel_first = -1, .sel_last = -1 };
-	size_t total, at = probe_index(d, s, &total);
-	struct probe *p = probe_at(s, at);
+	size_t total, at;
+	struct probe *p;
+
+	session_read_counted(s);
+	at = probe_index(d, s, &total);
+	p = probe_at(s, at);
 	char title[256];
 
 	werase(w);

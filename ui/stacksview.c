@@ -10,6 +10,7 @@
  */
 #include "stacksview.h"
 #include "render/stacks.h"
+#include "render/status.h"
 #include "tracer/session.h"
 #include "draw.h"
 #include "util/strbuf.h"
@@ -108,11 +109,13 @@ bool stacksview_key(struct stacksview *v, struct session *s, int key, double now
 
 /* ---- drawing ---- */
 
-/* The first line of @r: count, share, probe, KEY, stacks merged. */
+/* The first line of @r: count, share, how the walk ended, probe, KEY,
+ * stacks merged. */
 static void row_head(const struct stacksview *v, const struct stack_row *r, struct strbuf *sb)
 {
-	strbuf_addf(sb, "%10" PRIu64 "  %5.1f%%  ", r->count,
-		    v->rows.total ? 100.0 * (double)r->count / (double)v->rows.total : 0.0);
+	strbuf_addf(sb, "%10" PRIu64 "  %5.1f%%  %-9s  ", r->count,
+		    v->rows.total ? 100.0 * (double)r->count / (double)v->rows.total : 0.0,
+		    r->status < 0 ? "?" : bt_status_label((unsigned)r->status));
 	if (r->probe)
 		strbuf_addf(sb, "#%u %s", r->probe, r->target ? r->target : "?");
 	else
@@ -174,8 +177,9 @@ void stacksview_draw(struct stacksview *v, WINDOW *w)
 	if (v->rows.dropped)
 		snprintf(left + strlen(left), sizeof(left) - strlen(left), ", %" PRIu64 " not counted",
 			 v->rows.dropped);
-	snprintf(right, sizeof(right), "by %s%s, reading %u", v->order == STACKS_BY_NAME ? "name" : "count",
-		 v->collapse ? ", collapsed" : "", v->readings);
+	snprintf(right, sizeof(right), "by %s%s, counts read %u time%s, every %.0f s",
+		 v->order == STACKS_BY_NAME ? "name" : "count", v->collapse ? ", collapsed" : "",
+		 v->readings, v->readings == 1 ? "" : "s", STACKSVIEW_REFRESH);
 	draw_title(w, 0, left, right, true);
 	if (!v->counting)
 		draw_message(w, "no probe counts stacks; add one with `trace TARGET { count bt; }`");

@@ -205,6 +205,26 @@ static void stack_locations(struct pprof_builder *b, const struct wr_count_stack
 	}
 }
 
+/* The outermost location of a stack the walk did not finish: a pseudo
+ * function saying why (stack_stopped()), one per distinct text. */
+static uint64_t stopped_location(struct pprof_builder *b, const char *text)
+{
+	uint64_t key = 1ull << 63 | 1ull << 61 | (uint64_t)intern(b, text), id;
+	struct dw_sym_frame sf = { .function = text };
+	pb_location *loc;
+
+	id = idmap_get(&b->location_ids, key);
+	if (id)
+		return id;
+	loc = xmalloc(sizeof(*loc));
+	perftools__profiles__location__init(loc);
+	loc->id = b->n_locations + 1;
+	loc->line = xmalloc(sizeof(*loc->line));
+	loc->line[loc->n_line++] = new_line(b, &sf);
+	APPEND(b->locations, b->n_locations, b->cap_locations, loc);
+	return idmap_put(&b->location_ids, key, loc->id);
+}
+
 /* A string label: a numeric one whose value is 0 would read as unset. */
 static pb_label *new_label(struct pprof_builder *b, const char *key, const char *str)
 {
@@ -219,11 +239,18 @@ static pb_label *new_label(struct pprof_builder *b, const char *key, const char 
 static void add_sample(struct pprof_builder *b, const struct stack_sample *s)
 {
 	pb_sample *smp = xmalloc(sizeof(*smp));
+	struct strbuf stopped = STRBUF_INIT;
 	char probe[160], key[32];
 
 	perftools__profiles__sample__init(smp);
 	if (s->stack)
 		stack_locations(b, s->stack, smp);
+	if (stack_stopped(s, &stopped)) {
+		size_t cap = smp->n_location_id;
+
+		APPEND(smp->location_id, smp->n_location_id, cap, stopped_location(b, stopped.buf));
+	}
+	strbuf_release(&stopped);
 	smp->value = xmalloc(sizeof(*smp->value));
 	smp->value[smp->n_value++] = (int64_t)s->count;
 	smp->label = xcalloc(2, sizeof(*smp->label));

@@ -122,6 +122,7 @@ void stack_rows_build(const struct stack_set *set, const struct render_hooks *ho
 		stack_names(smp, hooks, &names);
 		out->v[out->n++] = (struct stack_row){
 			.count = smp->count, .probe = smp->probe, .target = smp->target,
+			.status = smp->stack ? smp->stack->h.status : -1,
 			.key_text = smp->key_text, .key = smp->key, .merged = 1,
 			.frames = frames_text(&names, collapse),
 		};

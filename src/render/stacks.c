@@ -8,6 +8,7 @@
  */
 #include "render/stacks.h"
 #include "render/stacks_priv.h"
+#include "render/status.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -79,7 +80,21 @@ static void frame_names(const struct wr_count_stack *st, unsigned i, const struc
 				  ? tails[k].sym.frames[0].function : "??");
 }
 
-void stack_names(const struct stack_sample *smp, const struct render_hooks *h, struct name_list *l)
+bool stack_stopped(const struct stack_sample *smp, struct strbuf *out)
+{
+	const struct wr_bt_header *h = smp->stack ? &smp->stack->h : NULL;
+
+	if (!h || h->status == WR_BT_COMPLETE)
+		return false;
+	strbuf_addf(out, "[stopped: %s", bt_status_label(h->status));
+	if (h->error_code)
+		strbuf_addf(out, ", %s", bt_error_label(h->error_code));
+	strbuf_addch(out, ']');
+	return true;
+}
+
+void stack_frame_names(const struct stack_sample *smp, const struct render_hooks *h,
+		       struct name_list *l)
 {
 	l->n = 0;
 	strbuf_reset(&l->text);
@@ -91,6 +106,16 @@ void stack_names(const struct stack_sample *smp, const struct render_hooks *h, s
 		frame_names(smp->stack, i, h, l);
 	if (!smp->stack->h.frame_count)
 		name_add(l, "[no frames]");
+}
+
+void stack_names(const struct stack_sample *smp, const struct render_hooks *h, struct name_list *l)
+{
+	struct strbuf marker = STRBUF_INIT;
+
+	stack_frame_names(smp, h, l);
+	if (stack_stopped(smp, &marker))
+		name_add(l, "%s", marker.buf);
+	strbuf_release(&marker);
 }
 
 /* ---- folded ---- */
@@ -155,18 +180,37 @@ void stacks_write_folded(const struct stack_set *set, const struct render_hooks 
 
 /* ---- NDJSON ---- */
 
+static void json_status(const struct stack_sample *smp, struct strbuf *out)
+{
+	const struct wr_bt_header *h = smp->stack ? &smp->stack->h : NULL;
+
+	if (!h) {
+		strbuf_addstr(out, ",\"status\":null,\"status_code\":null,\"error\":null,"
+			      "\"error_code\":null");
+		return;
+	}
+	strbuf_addstr(out, ",\"status\":");
+	strbuf_add_json_str(out, bt_status_label(h->status));
+	strbuf_addf(out, ",\"status_code\":%u,\"error\":", h->status);
+	strbuf_add_json_str(out, bt_error_label(h->error_code));
+	strbuf_addf(out, ",\"error_code\":%u", h->error_code);
+}
+
 static void json_stack(const struct stack_set *set, const struct stack_sample *smp,
 		       const struct name_list *names, struct strbuf *out)
 {
-	strbuf_addf(out, "{\"type\":\"stack\",\"probe\":%u,\"target\":", smp->probe);
+	strbuf_addf(out, "{\"type\":\"stack\",\"version\":%u,\"probe\":%u,\"target\":",
+		    STACKS_JSON_VERSION, smp->probe);
 	strbuf_add_json_str(out, smp->target ? smp->target : "");
 	if (smp->key_text) {
 		strbuf_addstr(out, ",\"key_expr\":");
 		strbuf_add_json_str(out, smp->key_text);
 		strbuf_addf(out, ",\"key\":%" PRId64, smp->key);
 	}
-	strbuf_addf(out, ",\"count\":%" PRIu64 ",\"share\":%.6f,\"frames\":[", smp->count,
+	strbuf_addf(out, ",\"count\":%" PRIu64 ",\"share\":%.6f", smp->count,
 		    set->total ? (double)smp->count / (double)set->total : 0.0);
+	json_status(smp, out);
+	strbuf_addstr(out, ",\"frames\":[");
 	for (size_t k = 0; k < names->n; k++) {
 		if (k)
 			strbuf_addch(out, ',');
@@ -181,7 +225,7 @@ void stacks_write_json(const struct stack_set *set, const struct render_hooks *h
 	struct name_list names = { .text = STRBUF_INIT };
 
 	for (size_t i = 0; i < set->n; i++) {
-		stack_names(&set->v[i], hooks, &names);
+		stack_frame_names(&set->v[i], hooks, &names);
 		json_stack(set, &set->v[i], &names, out);
 	}
 	name_list_release(&names);

@@ -46,21 +46,30 @@ void stack_set_release(struct stack_set *set);
 
 /* Folded stacks, the input of flamegraph.pl, inferno and speedscope: one
  * line per distinct stack, `KEY;outermost;...;innermost COUNT`, where the
- * first element is `KEYTEXT=VALUE` for stacks counted with a KEY; equal
- * lines (from several probes) are merged; sorted.  Appends to @out. */
+ * first element is `KEYTEXT=VALUE` for stacks counted with a KEY, and a
+ * stack the walk did not finish starts with a frame saying why,
+ * `[stopped: truncated]`; equal lines (from several probes) are merged;
+ * sorted.  Appends to @out. */
 void stacks_write_folded(const struct stack_set *set, const struct render_hooks *hooks,
 			 struct strbuf *out);
 
 /* The set as a gzip-compressed pprof profile (profile.proto): one sample
  * per (probe, stack, key) with string labels "probe" ("#1 leaf") and,
- * with a KEY, the key's text and its value in decimal.  Appends the bytes to @out.  Returns 0, or -WR_ENOMEM
+ * with a KEY, the key's text and its value in decimal; a stack the walk
+ * did not finish has an outermost location whose function says why
+ * (`[stopped: truncated]`), as folded stacks have.  Appends the bytes to @out.  Returns 0, or -WR_ENOMEM
  * when compression failed. */
 int stacks_write_pprof(const struct stack_set *set, const struct render_hooks *hooks,
 		       struct strbuf *out);
 
-/* One NDJSON object per stack: {"type":"stack", "probe", "target",
- * "key_expr" and "key" (with a KEY), "count", "share", "frames": [names,
- * innermost first]}.  Appends to @out. */
+/* The version of the stack lines, as doc/event.schema.json has it. */
+#define STACKS_JSON_VERSION 1
+
+/* One NDJSON object per stack: {"type":"stack", "version", "probe",
+ * "target", "key_expr" and "key" (with a KEY), "count", "share", "status",
+ * "status_code", "error", "error_code" (how the walk ended; null when the
+ * stack was not kept), "frames": [names, innermost first]}.  Appends to
+ * @out. */
 void stacks_write_json(const struct stack_set *set, const struct render_hooks *hooks,
 		       struct strbuf *out);
 
@@ -80,6 +89,7 @@ enum stacks_order {
  * name the same functions. */
 struct stack_row {
 	uint64_t count;
+	int status;            /* enum wr_bt_status of its stacks; -1 when unknown */
 	unsigned probe;        /* 0: merged from several probes */
 	const char *target;    /* borrowed from the set's samples; NULL when merged */
 	const char *key_text;  /* borrowed; NULL without a KEY or when merged */

@@ -5,6 +5,7 @@
 #ifndef WRAITH_RENDER_STACKS_PRIV_H
 #define WRAITH_RENDER_STACKS_PRIV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "render/stacks.h"
@@ -24,6 +25,13 @@ struct name_list {
 void name_list_release(struct name_list *l);
 
 /* The frame names of @smp's stack, innermost first (replaces @l's). */
+void stack_frame_names(const struct stack_sample *smp, const struct render_hooks *h,
+		       struct name_list *l);
+/* The same, and, for a stack the walk did not finish, a last name that
+ * says why: "[stopped: truncated]", "[stopped: read-error,
+ * return-address-read]" (at the outermost end, where the walk stopped). */
 void stack_names(const struct stack_sample *smp, const struct render_hooks *h, struct name_list *l);
+/* That last name into @out; false (nothing appended) for a whole stack. */
+bool stack_stopped(const struct stack_sample *smp, struct strbuf *out);
 
 #endif

@@ -305,18 +305,23 @@ int info_run(struct session *s, const char *topic, const char *arg, struct strbu
 
 /* ---- diag ---- */
 
+/* Backtraces of events and stacks `count bt` counted, together. */
 static void diag_counts(const struct probe *p, struct strbuf *out)
 {
+	const struct probe_counts *c = &p->counts;
+
 	strbuf_addstr(out, "  by status:\n");
 	for (unsigned i = 0; i < WR_BT_STATUS_COUNT_; i++)
-		if (p->counts.by_status[i] || i == WR_BT_COMPLETE)
+		if (c->by_status[i] || c->counted_by_status[i] || i == WR_BT_COMPLETE)
 			strbuf_addf(out, "    %-24s %8llu  %s\n", bt_status_label(i),
-				    (unsigned long long)p->counts.by_status[i], bt_status_explain(i));
+				    (unsigned long long)(c->by_status[i] + c->counted_by_status[i]),
+				    bt_status_explain(i));
 	for (unsigned i = 1; i < WR_BTE_COUNT_; i++) {
-		if (!p->counts.by_error[i])
-			continue;
-		strbuf_addf(out, "  error %-18s %8llu  (code=%u) %s\n", bt_error_label(i),
-			    (unsigned long long)p->counts.by_error[i], i, bt_error_explain(i));
+		uint64_t n = c->by_error[i] + c->counted_by_error[i];
+
+		if (n)
+			strbuf_addf(out, "  error %-18s %8llu  (code=%u) %s\n", bt_error_label(i),
+				    (unsigned long long)n, i, bt_error_explain(i));
 	}
 }
 
@@ -408,19 +413,25 @@ void info_diag(struct session *s, struct strbuf *out)
 {
 	size_t with_bt = 0;
 
+	session_read_counted(s);
 	for (size_t i = 0; i < s->n_probes; i++) {
 		const struct probe *p = s->probes[i];
 
-		if (!p->counts.backtraces)
+		if (!p->counts.backtraces && !p->counts.counted)
 			continue;
 		with_bt++;
-		strbuf_addf(out, "probe %u (%s): %llu events, %llu backtraces\n", p->id, p->target_text,
+		strbuf_addf(out, "probe %u (%s): %llu events, %llu backtraces", p->id, p->target_text,
 			    (unsigned long long)p->counts.events, (unsigned long long)p->counts.backtraces);
+		if (p->counts.counted)
+			strbuf_addf(out, ", %llu stacks counted (count bt)",
+				    (unsigned long long)p->counts.counted);
+		strbuf_addch(out, '\n');
 		diag_counts(p, out);
 		diag_places(s, p, out);
 	}
 	if (!with_bt)
-		strbuf_addstr(out, "no backtraces yet: add `bt;` to a probe and let it fire\n");
+		strbuf_addstr(out, "no backtraces yet: add `bt;` or `count bt;` to a probe and let it "
+			      "fire\n");
 }
 
 /* ---- completion names ---- */

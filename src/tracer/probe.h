@@ -22,12 +22,17 @@
 
 struct probe;
 
-/* Counters behind `diag` and `info probes`. */
+/* Counters behind `diag` and `info probes`: of the backtraces that came
+ * in events, and of the stacks `count bt` counted in the kernel (as of
+ * the last session_read_counted()). */
 struct probe_counts {
 	uint64_t events;
 	uint64_t backtraces;
 	uint64_t by_status[WR_BT_STATUS_COUNT_];
 	uint64_t by_error[WR_BTE_COUNT_];
+	uint64_t counted;
+	uint64_t counted_by_status[WR_BT_STATUS_COUNT_];
+	uint64_t counted_by_error[WR_BTE_COUNT_];
 };
 
 /* Where a backtrace stopped early, with how often and one sample. */

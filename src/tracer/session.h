@@ -213,6 +213,10 @@ int session_stacks(struct session *s, struct stack_set *out);
  * or a negative error. */
 int session_stacks_write(struct session *s, const struct stack_set *set, enum stacks_format fmt,
 			 size_t max, struct strbuf *out);
+/* Tally the counted stacks by how their walks ended into each probe's
+ * counts (probe_counts(): counted, counted_by_status, counted_by_error),
+ * reading them from the kernel at most every half second. */
+void session_read_counted(struct session *s);
 /* Forget every count: counting starts again from zero. */
 void session_stacks_clear(struct session *s);
 /* @set as rows of a live view (stack_rows_build() with the session's

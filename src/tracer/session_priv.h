@@ -97,6 +97,7 @@ struct session {
 	struct stack_cache *stack_cache; /* owned: frames of counted stacks (stacks.c) */
 	uint64_t stacks_since_ns;   /* wall clock when counting began (or was cleared) */
 	uint64_t stacks_dropped_base; /* stacks not counted before the last clear */
+	double counted_read_at;     /* when session_read_counted() last read (0: never) */
 };
 
 /* ---- probe.c: a probe's own bookkeeping ---- */

@@ -6,6 +6,7 @@
 #include "tracer/session_priv.h"
 #include "render/stacks.h"
 #include "runtime/runtime.h"
+#include "util/clock.h"
 #include "util/error.h"
 #include "util/idmap.h"
 #include "util/xalloc.h"
@@ -132,6 +133,44 @@ int session_stacks(struct session *s, struct stack_set *out)
 	return err;
 }
 
+static void tally(struct probe *p, const struct stack_sample *smp)
+{
+	struct probe_counts *c = &p->counts;
+	const struct wr_bt_header *h = smp->stack ? &smp->stack->h : NULL;
+
+	c->counted += smp->count;
+	if (h && h->status < WR_BT_STATUS_COUNT_)
+		c->counted_by_status[h->status] += smp->count;
+	if (h && h->error_code && h->error_code < WR_BTE_COUNT_)
+		c->counted_by_error[h->error_code] += smp->count;
+}
+
+void session_read_counted(struct session *s)
+{
+	struct stack_set set;
+	double now = now_seconds();
+
+	if (!session_counts_stacks(s) || (s->counted_read_at && now - s->counted_read_at < 0.5))
+		return;
+	s->counted_read_at = now;
+	if (session_stacks(s, &set) == 0) {
+		for (size_t i = 0; i < s->n_probes; i++) {
+			struct probe_counts *c = &s->probes[i]->counts;
+
+			c->counted = 0;
+			memset(c->counted_by_status, 0, sizeof(c->counted_by_status));
+			memset(c->counted_by_error, 0, sizeof(c->counted_by_error));
+		}
+		for (size_t i = 0; i < set.n; i++) {
+			struct probe *p = session_probe(s, set.v[i].probe);
+
+			if (p)
+				tally(p, &set.v[i]);
+		}
+	}
+	stack_set_release(&set);
+}
+
 int session_stacks_write(struct session *s, const struct stack_set *set, enum stacks_format fmt,
 			 size_t max, struct strbuf *out)
 {
@@ -170,6 +209,7 @@ void session_stacks_clear(struct session *s)
 	s->stacks_dropped_base += now.dropped;
 	stack_set_release(&now);
 	s->stacks_since_ns = wall_ns();
+	s->counted_read_at = 0;
 }
 
 /* Counting begins when the first probe that counts is added. */

@@ -69,21 +69,21 @@ def command(name, text):
     tmux("send-keys", "-t", name, "Enter")
 
 
-HEAD = re.compile(r"^ +(\d+) +([\d.]+)% +(#\d+ \S+|several probes)(?: +v % 3=(\d+))?"
+HEAD = re.compile(r"^ +(\d+) +([\d.]+)% +([a-z?-]+) +(#\d+ \S+|several probes)(?: +v % 3=(\d+))?"
                   r"(?: +\((\d+) stacks\))?\s*$")
 FRAME = re.compile(r"^ {20,}(\S.*?)\s*$")
 
 
 def view(scr):
-    """The view's title and its rows: [count, key, merged, [frames]]."""
+    """The view's title and its rows: [count, key, merged, [frames], status]."""
     lines = scr.split("\n")
     title = next((l for l in lines if l.startswith(" top stacks:")), "")
     rows = []
     for l in lines:
         m = HEAD.match(l)
         if m:
-            rows.append([int(m.group(1)), int(m.group(4)) if m.group(4) else None,
-                         int(m.group(5) or 1), []])
+            rows.append([int(m.group(1)), int(m.group(5)) if m.group(5) else None,
+                         int(m.group(6) or 1), [], m.group(3)])
         elif rows and FRAME.match(l):
             rows[-1][3].append(FRAME.match(l).group(1))
     return title, rows
@@ -100,7 +100,7 @@ def path_of(frames):
 
 def by_path_key(rows):
     got = {}
-    for count, key, _, frames in rows:
+    for count, key, _, frames, _ in rows:
         k = (path_of(frames), key)
         got[k] = got.get(k, 0) + count
     return got
@@ -122,7 +122,7 @@ def hits_in(title):
 
 
 def reading(title):
-    m = re.search(r"reading (\d+)", title)
+    m = re.search(r"counts read (\d+) times?, every 1 s", title)
     return int(m.group(1)) if m else -1
 
 
@@ -152,6 +152,8 @@ def one_variant(v):
         eq(by_path_key(rows), expected(own), "%s: counts per path and key equal the program's own"
            % label)
         check(rows and rows[0][0] == max(r[0] for r in rows), "%s: most counted first" % label)
+        check(rows and all(r[4] == "complete" for r in rows),
+              "%s: each row says how its walk ended: complete" % label)
         check(all(abs(float(m) - 100.0 * int(c) / hits) < 0.06 for c, m in
                   re.findall(r"^ +(\d+) +([\d.]+)% ", scr, re.M)), "%s: shares of the total" % label)
         first, top_before = reading(title), rows[0][0]

@@ -490,7 +490,7 @@ static void test_front_end_statuses(void **state)
 	expect("quit", CMD_QUIT, "");
 	expect("q", CMD_QUIT, "");
 	expect("exit", CMD_QUIT, "");
-	expect("diag", CMD_DIAG, "no backtraces yet: add `bt;` to a probe and let it fire\n");
+	expect("diag", CMD_DIAG, "no backtraces yet: add `bt;` or `count bt;` to a probe and let it fire\n");
 	r = run("wait 1.5");
 	assert_int_equal(r.status, CMD_WAIT_TIME);
 	assert_true(r.seconds == 1.5);

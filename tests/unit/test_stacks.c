@@ -166,9 +166,42 @@ static void test_json(void **state)
 	one.n = 1;
 	stacks_write_json(&one, &hooks, &out);
 	assert_string_equal(out.buf,
-			    "{\"type\":\"stack\",\"probe\":3,\"target\":\"app.c:12\",\"key_expr\":\"$tid\","
-			    "\"key\":42,\"count\":20,\"share\":0.200000,\"frames\":[\"leaf\",\"hop\","
-			    "\"main\",\"__libc_start_main\"]}\n");
+			    "{\"type\":\"stack\",\"version\":1,\"probe\":3,\"target\":\"app.c:12\","
+			    "\"key_expr\":\"$tid\",\"key\":42,\"count\":20,\"share\":0.200000,"
+			    "\"status\":\"complete\",\"status_code\":0,\"error\":\"none\",\"error_code\":0,"
+			    "\"frames\":[\"leaf\",\"hop\",\"main\",\"__libc_start_main\"]}\n");
+	strbuf_release(&out);
+}
+
+/* A stack whose walk stopped says so: one more frame outermost in the
+ * folded and listed stacks, its status and error in NDJSON. */
+static void test_stopped(void **state)
+{
+	struct fixture *f = *state;
+	struct stack_set one = f->set;
+	struct strbuf out = STRBUF_INIT;
+
+	f->noinl->h.status = WR_BT_READ_ERROR;
+	f->noinl->h.error_code = WR_BTE_RETURN_ADDRESS_READ;
+	one.v = &f->v[2];
+	one.n = 1;
+	stacks_write_folded(&one, &hooks, &out);
+	assert_string_equal(out.buf, "$tid=42;[stopped: read-error, return-address-read];"
+			    "__libc_start_main;main;hop;leaf 20\n");
+	strbuf_reset(&out);
+	stacks_write_json(&one, &hooks, &out);
+	assert_string_equal(out.buf,
+			    "{\"type\":\"stack\",\"version\":1,\"probe\":3,\"target\":\"app.c:12\","
+			    "\"key_expr\":\"$tid\",\"key\":42,\"count\":20,\"share\":0.200000,"
+			    "\"status\":\"read-error\",\"status_code\":5,"
+			    "\"error\":\"return-address-read\",\"error_code\":1,"
+			    "\"frames\":[\"leaf\",\"hop\",\"main\",\"__libc_start_main\"]}\n");
+	f->odd->h.status = WR_BT_TRUNCATED;
+	one.v = &f->v[3];
+	strbuf_reset(&out);
+	stacks_write_folded(&one, &hooks, &out);
+	assert_string_equal(out.buf, "$tid=0;[stopped: truncated];0x7fffdeadbeef;"
+			    "<signal handler called>;app+0x4444 9\n");
 	strbuf_release(&out);
 }
 
@@ -304,6 +337,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_folded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_top, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stopped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pprof, setup, teardown),
 	};
