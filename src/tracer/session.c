@@ -798,6 +798,7 @@ static void refused_site(struct probe *p, struct probe_site *site, int err)
 	strbuf_reset(&where);
 	strbuf_addf(&where, "not attached: %s (%s)", uprobe_insn_error(err), insn.buf);
 	site->place_note = strbuf_detach(&where);
+	site->refused = true;
 	strbuf_release(&insn);
 }
 
@@ -1014,6 +1015,8 @@ int session_enable(struct session *s, struct probe *p, bool on)
 		return 0;
 	}
 	for (size_t i = 0; i < p->n_sites; i++) {
+		if (p->sites[i].refused)
+			continue; /* the kernel refused its uprobe: it stays off */
 		if (on)
 			err = err ? err : attach_site(s, &p->sites[i]);
 		else

@@ -28,6 +28,7 @@ struct probe_site {
 	struct dw_site where;       /* owned strings; where.vaddr is where the uprobe goes */
 	uint64_t site_vaddr;        /* the site's own address (where.vaddr unless moved) */
 	char *place_note;           /* owned: why the uprobe is not at site_vaddr, or NULL */
+	bool refused;               /* the kernel refused its uprobe: never attached */
 	uint64_t file_offset;
 	uint32_t rule0;
 	uint32_t wire_id;
