@@ -129,6 +129,7 @@ int batch_run(const struct cli_options *o, struct session *s)
 			rc = 0;
 	}
 	cli_report_suppressed(s, o, true);
+	session_detach_all(s);
 	if ((o->folded_file || o->pprof_file) && cli_write_stacks(o, s) && rc == 0)
 		rc = 1;
 	cli_report_losses(s);

@@ -96,6 +96,7 @@ int script_mode_run(const struct cli_options *o, struct session *s, const char *
 	}
 	report_ready(o, s);
 	err = cli_event_loop(o, s);
+	session_detach_all(s);
 	if (cli_write_stacks(o, s) && !err)
 		err = 1;
 	cli_report_summary(o, s);

@@ -1028,6 +1028,14 @@ int session_enable(struct session *s, struct probe *p, bool on)
 	return err;
 }
 
+void session_detach_all(struct session *s)
+{
+	for (size_t i = 0; s->rt && i < s->n_probes; i++)
+		for (size_t k = 0; k < s->probes[i]->n_sites; k++)
+			runtime_detach(s->rt, s->probes[i]->sites[k].rt);
+	runtime_settle(s->rt);
+}
+
 void session_delete(struct session *s, struct probe *p)
 {
 	remove_probe(s, p);

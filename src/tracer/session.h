@@ -109,6 +109,10 @@ size_t session_probe_count(const struct session *s);
 int session_enable(struct session *s, struct probe *p, bool on);
 /* Detach and forget @p (its pointer becomes invalid). */
 void session_delete(struct session *s, struct probe *p);
+/* Detach every probe's uprobes, the programs and their maps staying: at
+ * the end of a run, so that the counters and the counted stacks read
+ * afterwards are final and agree. */
+void session_detach_all(struct session *s);
 /* Whether probes added from now on on a function that no library of the
  * process defines yet wait for one (gdb's pending breakpoints) or are
  * refused. */

@@ -8,7 +8,6 @@ protoc, not compared byte for byte), in the NDJSON listing and from the
 `stacks` command of --batch.  A map too small for the stacks counts the
 rest as not counted, never silently.  Every build of the fixture, gcc and
 clang alike."""
-import gzip
 import threading
 from wraithtest import *
 
@@ -92,38 +91,7 @@ def expected(own):
     return want
 
 
-# ---- pprof, decoded with protoc ----
-
-def parse_text_proto(text):
-    """protoc's text format as nested dicts: each field a list of values."""
-    root, stack = {}, []
-    cur = root
-    for line in text.splitlines():
-        line = line.strip()
-        if line.endswith("{"):
-            child = {}
-            cur.setdefault(line[:-1].strip(), []).append(child)
-            stack.append(cur)
-            cur = child
-        elif line == "}":
-            cur = stack.pop()
-        elif ":" in line:
-            k, v = line.split(":", 1)
-            v = v.strip()
-            cur.setdefault(k.strip(), []).append(json.loads(v) if v.startswith('"') else int(v)
-                                                 if v.lstrip("-").isdigit() else v)
-    return root
-
-
-def decode_pprof(path):
-    raw = gzip.open(path).read()
-    r = subprocess.run(["protoc", "--decode=perftools.profiles.Profile",
-                        "-I", os.path.join(SRCDIR, "src", "render"), "profile.proto"],
-                       input=raw, capture_output=True)
-    if r.returncode:
-        raise AssertionError("protoc --decode failed: %s" % r.stderr.decode())
-    return parse_text_proto(r.stdout.decode())
-
+# ---- pprof ----
 
 def pprof_counts(prof):
     """{(path, key or None): count} from a decoded profile."""

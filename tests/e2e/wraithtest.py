@@ -7,6 +7,7 @@ backtraces.  A test skips only when BPF uprobes are truly unavailable here,
 and says why.
 """
 import atexit
+import gzip
 import json
 import os
 import re
@@ -347,6 +348,39 @@ def check_no_leftovers(what):
         progs = our_programs()
     check(not progs, "%s: no BPF program of wraith left loaded (found %s)" % (what, progs))
     check(not our_uprobe_events(), "%s: no uprobe event of wraith left" % what)
+
+
+# ---- pprof profiles, decoded with protoc ----
+
+def parse_text_proto(text):
+    """protoc's text format as nested dicts: each field a list of values."""
+    root, stack = {}, []
+    cur = root
+    for line in text.splitlines():
+        line = line.strip()
+        if line.endswith("{"):
+            child = {}
+            cur.setdefault(line[:-1].strip(), []).append(child)
+            stack.append(cur)
+            cur = child
+        elif line == "}":
+            cur = stack.pop()
+        elif ":" in line:
+            k, v = line.split(":", 1)
+            v = v.strip()
+            cur.setdefault(k.strip(), []).append(json.loads(v) if v.startswith('"') else int(v)
+                                                 if v.lstrip("-").isdigit() else v)
+    return root
+
+
+def decode_pprof(path):
+    raw = gzip.open(path).read()
+    r = subprocess.run(["protoc", "--decode=perftools.profiles.Profile",
+                        "-I", os.path.join(SRCDIR, "src", "render"), "profile.proto"],
+                       input=raw, capture_output=True)
+    if r.returncode:
+        raise AssertionError("protoc --decode failed: %s" % r.stderr.decode())
+    return parse_text_proto(r.stdout.decode())
 
 
 # ---- gdb, the oracle ----
