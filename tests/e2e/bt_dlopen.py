@@ -43,7 +43,7 @@ def trace_through_dlopen(v):
             line = proc.stdout.readline()
             if not line:
                 break
-            out["pre"].append(json.loads(line))
+            out["pre"].append(json_line(line))
         os.kill(fx.pid, signal.SIGUSR1)
         loaded = fx.proc.stdout.readline().strip()
         if not loaded.startswith("loaded at "):
@@ -56,7 +56,7 @@ def trace_through_dlopen(v):
             line = proc.stdout.readline()
             if not line:
                 break
-            ev = json.loads(line)
+            ev = json_line(line)
             out["post"].append(ev)
             bt = ev["items"][0]
             if bt["status"] == "complete" and any(f["function"] == "dl_step" for f in bt["frames"]):

@@ -51,7 +51,7 @@ except UnicodeDecodeError as e:
 lines = text.splitlines()
 eq(len(lines), 3, "three events")
 for line in lines:
-    ev = json.loads(line)
+    ev = json_line(line)
     got = ev["items"][0]["text"]
     # {} shows the char * as gdb does (address, symbol, the string with
     # octal escapes); {:s} writes its bytes, which the JSON writer escapes

@@ -10,16 +10,7 @@ import os
 from wraithtest import *
 
 require_root()
-try:
-    import jsonschema
-except ImportError:
-    fail("python3-jsonschema is not installed (scripts/install-deps.sh installs it)")
-    finish()
-
-with open(os.path.join(SRCDIR, "doc", "event.schema.json")) as f:
-    SCHEMA = json.load(f)
-jsonschema.Draft202012Validator.check_schema(SCHEMA)
-VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+VALIDATOR = schema_validator()
 
 SCRIPT = r'''trace probe_here {
     print "n={} flag={} letter={} color={} big={}", n, flag, letter, color, big;
@@ -69,13 +60,13 @@ def check_variant(variant):
     lines = [l for l in res.stdout.splitlines() if l.strip()]
     eq(len(lines), 6, "%s: 6 events" % variant)
     for line in lines:
-        ev = json.loads(line)
+        ev = json_line(line)
         errors = sorted(VALIDATOR.iter_errors(ev), key=lambda e: list(e.path))
         if not check(not errors, "%s: event %s valid against the schema" % (variant, ev.get("seq"))):
             for e in errors[:5]:
                 print("       at %s: %s" % ("/".join(map(str, e.path)), e.message))
             return
-    ev = json.loads(lines[-1])
+    ev = json_line(lines[-1])
     prints = [it for it in ev["items"] if it["type"] == "print"]
     i = prints[0]["args"][0]["value"]
     want = expected_args(i)

@@ -248,12 +248,41 @@ def run(args, timeout=60, input=None, env=None, prefix=()):
                           text=True, timeout=timeout, input=input, env=e)
 
 
+def _no_duplicate_keys(pairs):
+    """json's object hook: an object with two members of one name is an
+    error (a parser would silently keep only the last)."""
+    keys = [k for k, _ in pairs]
+    dups = sorted(set(k for k in keys if keys.count(k) > 1))
+    if dups:
+        raise ValueError("duplicate keys %s in a JSON object" % dups)
+    return dict(pairs)
+
+
+def json_line(line):
+    """One line of wraith's NDJSON, refused when an object repeats a key."""
+    return json.loads(line, object_pairs_hook=_no_duplicate_keys)
+
+
+def schema_validator():
+    """A validator of doc/event.schema.json (itself checked first), which
+    every line of wraith's NDJSON must pass."""
+    try:
+        import jsonschema
+    except ImportError:
+        fail("python3-jsonschema is not installed (scripts/install-deps.sh installs it)")
+        finish()
+    with open(os.path.join(SRCDIR, "doc", "event.schema.json")) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
 def json_events(stdout):
     events = []
     for line in stdout.splitlines():
         line = line.strip()
         if line:
-            events.append(json.loads(line))
+            events.append(json_line(line))
     return events
 
 
