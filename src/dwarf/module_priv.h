@@ -30,6 +30,7 @@ enum dw_ext_slot {
 	DW_EXT_TAILCALL,
 	DW_EXT_UNITS,
 	DW_EXT_CALLERS,
+	DW_EXT_DROPPED,
 	DW_EXT_COUNT_
 };
 
@@ -109,6 +110,19 @@ int dw_pc_scopes(Dwarf_Die *cudie, uint64_t pc, Dwarf_Die *out, int max);
  * probe stands in may hold its entry pc only at some location views (an
  * empty address range), which dwarf_haspc() cannot see. */
 int dw_pc_scopes_anchored(Dwarf_Die *cudie, uint64_t pc, Dwarf_Off anchor, Dwarf_Die *out, int max);
+
+/* Whether row @line of unit @cu's line table is code the linker dropped:
+ * a row of a sequence that starts at address 0 (dropped.c).  Such rows
+ * sit among the real code's rows at their addresses in libdw's array;
+ * a lookup must pass over them as if they were not there. */
+bool dw_line_dropped(struct dw_module *m, Dwarf_Die *cu, Dwarf_Line *line);
+
+/* Whether a DWARF address range [@lo, ...) holds code: the linker leaves
+ * a dropped function's range at 0, where no module has code. */
+static inline bool dw_range_live(uint64_t lo)
+{
+	return lo != 0;
+}
 
 /* Whether unit @cudie is C++ (or Objective-C++): its names are scoped and
  * its functions may nest (lambdas). */

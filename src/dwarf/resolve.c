@@ -116,13 +116,23 @@ static Dwarf_Addr range_end(Dwarf_Die *die, Dwarf_Addr pc)
 struct rs_lines {
 	Dwarf_Lines *lines;
 	size_t n;
+	struct dw_module *m;
+	Dwarf_Die cu;
 };
 
-static bool cu_lines(Dwarf_Die *cudie, struct rs_lines *l)
+static bool cu_lines(struct dw_module *m, Dwarf_Die *cudie, struct rs_lines *l)
 {
+	l->m = m;
+	l->cu = *cudie;
 	if (dwarf_getsrclines(cudie, &l->lines, &l->n) != 0)
 		l->n = 0;
 	return l->n > 0;
+}
+
+/* A row of code the linker dropped (dw_line_dropped): as if not there. */
+static bool row_dropped(const struct rs_lines *l, size_t i)
+{
+	return dw_line_dropped(l->m, (Dwarf_Die *)&l->cu, dwarf_onesrcline(l->lines, i));
 }
 
 static Dwarf_Addr row_addr(const struct rs_lines *l, size_t i)
@@ -167,7 +177,8 @@ static size_t rows_from(const struct rs_lines *l, Dwarf_Addr addr)
 
 static bool live_stmt(const struct rs_lines *l, size_t i)
 {
-	return row_flag(l, i, dwarf_linebeginstatement) && !row_flag(l, i, dwarf_lineendsequence);
+	return row_flag(l, i, dwarf_linebeginstatement) && !row_flag(l, i, dwarf_lineendsequence) &&
+	       !row_dropped(l, i);
 }
 
 /* The breakpoint address of a function entered at @lo whose code runs to
@@ -182,7 +193,7 @@ static Dwarf_Addr skip_prologue(const struct rs_lines *l, Dwarf_Addr lo, Dwarf_A
 	int entry_line = 0;
 
 	for (size_t i = first; i < l->n && row_addr(l, i) < hi; i++)
-		if (row_flag(l, i, dwarf_lineprologueend) && !row_flag(l, i, dwarf_lineendsequence))
+		if (row_flag(l, i, dwarf_lineprologueend) && live_stmt(l, i))
 			return row_addr(l, i);
 	for (size_t i = first; i < l->n && row_addr(l, i) < hi; i++) {
 		int line = row_line(l, i);
@@ -206,6 +217,8 @@ static Dwarf_Line *row_at(const struct rs_lines *l, Dwarf_Addr addr)
 	size_t end = rows_from(l, addr + 1), i;
 	Dwarf_Addr at;
 
+	while (end > 0 && row_dropped(l, end - 1))
+		end--;
 	if (end == 0)
 		return NULL;
 	at = row_addr(l, end - 1);
@@ -328,12 +341,12 @@ static bool unit_optimized(struct rs_cu *cu, Dwarf_Die *cudie)
 }
 
 /* Where a breakpoint on the function entered at @entry goes. */
-static Dwarf_Addr breakpoint_pc(struct rs_cu *cu, Dwarf_Die *die, Dwarf_Die *cudie,
-				Dwarf_Addr entry)
+static Dwarf_Addr breakpoint_pc(struct dw_module *m, struct rs_cu *cu, Dwarf_Die *die,
+				Dwarf_Die *cudie, Dwarf_Addr entry)
 {
 	struct rs_lines l;
 
-	if (!cu_lines(cudie, &l) || unit_optimized(cu, cudie))
+	if (!cu_lines(m, cudie, &l) || unit_optimized(cu, cudie))
 		return entry;
 	return skip_prologue(&l, entry, range_end(die, entry));
 }
@@ -400,7 +413,7 @@ static Dwarf_Addr past_prologue(struct rs_state *st, uint32_t c, bool indexed, D
 	if (!physical_function(st, c, indexed, near, pc, &fn) || !rs_die_entry_pc(&fn, &entry) ||
 	    !dwarf_offdie(cu->dw, cu->die, &cudie))
 		return pc;
-	after = breakpoint_pc(cu, &fn, &cudie, entry);
+	after = breakpoint_pc(st->m, cu, &fn, &cudie, entry);
 	return pc >= entry && pc < after ? after : pc;
 }
 
@@ -438,14 +451,14 @@ static void function_site(struct dw_module *m, struct rs_state *st, uint32_t i, 
 	if (inlined)
 		pc = past_prologue(st, c, true, st->ents[i].die, entry);
 	else
-		pc = breakpoint_pc(&st->cus[c], &die, &cudie, entry);
+		pc = breakpoint_pc(m, &st->cus[c], &die, &cudie, entry);
 	if (!dw_module_vaddr_is_code(m, pc))
 		goto out_free;
 	site = push_site(out, pc, name, inlined);
 	site->scope = dwarf_dieoffset(&die);
 	if (pc == entry)
 		site->has_view = entry_view(&die, &site->view);
-	set_position(site, cu_lines(&cudie, &l) ? row_at(&l, pc) : NULL, &cudie);
+	set_position(site, cu_lines(m, &cudie, &l) ? row_at(&l, pc) : NULL, &cudie);
 	return;
 
 out_free:
@@ -715,7 +728,7 @@ struct line_query {
 
 static bool unit_of(struct rs_state *st, uint32_t c, Dwarf_Die *cudie, struct rs_lines *l)
 {
-	return dwarf_offdie(st->cus[c].dw, st->cus[c].die, cudie) && cu_lines(cudie, l);
+	return dwarf_offdie(st->cus[c].dw, st->cus[c].die, cudie) && cu_lines(st->m, cudie, l);
 }
 
 /* The last component of @query normalised, or NULL when there is none to
@@ -1022,7 +1035,7 @@ int dw_resolve_address(struct dw_module *m, uint64_t vaddr, struct dw_sites *out
 		site->function = die_qualified_name(&fn);
 		site->inlined = dwarf_tag(&fn) == DW_TAG_inlined_subroutine;
 	}
-	if (unit && cu_lines(&cudie, &l))
+	if (unit && cu_lines(m, &cudie, &l))
 		set_position(site, row_at(&l, vaddr), &cudie);
 	if (!site->function)
 		site->function = symbol_at(m, vaddr);

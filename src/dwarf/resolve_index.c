@@ -110,7 +110,10 @@ struct rs_state *rs_state_of(struct dw_module *m)
 	struct dw_ext *ext = &m->ext[DW_EXT_RESOLVE];
 
 	if (!ext->data) {
-		ext->data = xcalloc(1, sizeof(struct rs_state));
+		struct rs_state *st = xcalloc(1, sizeof(struct rs_state));
+
+		st->m = m;
+		ext->data = st;
 		ext->destroy = destroy_state;
 	}
 	return ext->data;

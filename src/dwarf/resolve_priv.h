@@ -86,6 +86,7 @@ struct rs_name {
 };
 
 struct rs_state {
+	struct dw_module *m;   /* the module it indexes */
 	bool indexed;
 	bool units_listed;
 	struct rs_cu *cus;

@@ -72,6 +72,18 @@ static int to_anchor(struct scope_walk *w, Dwarf_Die *parent, Dwarf_Off end, boo
 	return n;
 }
 
+/* Whether @die's code holds @pc, in a range of code the linker kept. */
+static bool holds_pc(Dwarf_Die *die, uint64_t pc)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
+		if (pc >= lo && pc < hi)
+			return dw_range_live(lo);
+	return false;
+}
+
 /* The chain under @parent holding the pc, appended to w->out[n...];
  * returns the new count.  @in_fn: @parent holds the pc (its blocks may). */
 static int walk(struct scope_walk *w, Dwarf_Die *parent, bool in_fn, int n, int depth)
@@ -84,7 +96,7 @@ static int walk(struct scope_walk *w, Dwarf_Die *parent, bool in_fn, int n, int 
 		int tag = dwarf_tag(&child), m = n;
 
 		if (tag == DW_TAG_subprogram || (in_fn && is_block(tag))) {
-			if (dwarf_haspc(&child, w->pc) == 1) {
+			if (holds_pc(&child, w->pc)) {
 				w->out[n] = child;
 				return walk(w, &child, true, n + 1, depth + 1);
 			}

@@ -460,7 +460,7 @@ static void index_die(struct cu_index *ix, size_t *cap, Dwarf_Die *die, int dept
 	while (tag == DW_TAG_subprogram && (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
 		struct fn_range r = { { lo, hi }, *die };
 
-		if (hi > lo)
+		if (hi > lo && dw_range_live(lo))
 			spans_push(&ix->ranges, cap, &r);
 	}
 	if (tag == DW_TAG_imported_unit && die_ref(die, DW_AT_import, &unit))
@@ -646,11 +646,19 @@ struct row {
 	unsigned disc;
 	bool stmt;
 	bool end;
+	bool dropped;     /* code the linker dropped (dw_line_dropped): not there */
 };
 
-static void get_row(Dwarf_Lines *lines, size_t i, struct row *r)
+/* A unit's line table. */
+struct line_tab {
+	Dwarf_Lines *lines;
+	struct dw_module *m;
+	Dwarf_Die *cu;
+};
+
+static void get_row(const struct line_tab *t, size_t i, struct row *r)
 {
-	Dwarf_Line *l = dwarf_onesrcline(lines, i);
+	Dwarf_Line *l = dwarf_onesrcline(t->lines, i);
 	Dwarf_Addr addr = 0;
 
 	*r = (struct row){ 0 };
@@ -661,21 +669,25 @@ static void get_row(Dwarf_Lines *lines, size_t i, struct row *r)
 	dwarf_linediscriminator(l, &r->disc);
 	dwarf_linebeginstatement(l, &r->stmt);
 	dwarf_lineendsequence(l, &r->end);
+	r->dropped = dw_line_dropped(t->m, t->cu, l);
 }
 
 /* Rows are sorted by address, so within a sequence the row before @i is
  * the previous row of the line program.  gdb reads the program row by row
- * and keeps only some rows in its table; these predicates say which. */
-static bool gdb_ignores(Dwarf_Lines *lines, size_t i, const struct row *r);
+ * and keeps only some rows in its table; these predicates say which.
+ * Rows of dropped code are passed over everywhere. */
+static bool gdb_ignores(const struct line_tab *t, size_t i, const struct row *r);
 
 /* The last row before @i that gdb did not ignore, if any in the sequence. */
-static bool prev_kept(Dwarf_Lines *lines, size_t i, struct row *out)
+static bool prev_kept(const struct line_tab *t, size_t i, struct row *out)
 {
 	for (size_t k = i; k-- > 0;) {
-		get_row(lines, k, out);
+		get_row(t, k, out);
+		if (out->dropped)
+			continue;
 		if (out->end)
 			return false;
-		if (!gdb_ignores(lines, k, out))
+		if (!gdb_ignores(t, k, out))
 			return true;
 	}
 	return false;
@@ -683,37 +695,41 @@ static bool prev_kept(Dwarf_Lines *lines, size_t i, struct row *out)
 
 /* Line-0 rows never reach gdb's table, nor do non-statement rows that
  * switch files at an address already given a statement row. */
-static bool gdb_ignores(Dwarf_Lines *lines, size_t i, const struct row *r)
+static bool gdb_ignores(const struct line_tab *t, size_t i, const struct row *r)
 {
 	struct row prev, kept;
 	bool stmt_here = false;
 
-	if (r->line == 0)
+	if (r->line == 0 || r->dropped)
 		return true;
 	if (r->stmt)
 		return false;
 	for (size_t k = i; !stmt_here && k-- > 0;) {
-		get_row(lines, k, &prev);
+		get_row(t, k, &prev);
+		if (prev.dropped)
+			continue;
 		if (prev.end || prev.addr != r->addr)
 			break;
 		stmt_here = prev.stmt;
 	}
-	return stmt_here && prev_kept(lines, i, &kept) && !str_equal(kept.file, r->file);
+	return stmt_here && prev_kept(t, i, &kept) && !str_equal(kept.file, r->file);
 }
 
 /* Nor does a row repeating the last kept row's file and line while that
  * line has had a non-zero discriminator (gdb's fix for PR 17276). */
-static bool gdb_keeps(Dwarf_Lines *lines, size_t i, const struct row *r)
+static bool gdb_keeps(const struct line_tab *t, size_t i, const struct row *r)
 {
 	struct row kept, k;
 	bool disc = r->disc != 0;
 
-	if (r->end || gdb_ignores(lines, i, r))
+	if (r->end || gdb_ignores(t, i, r))
 		return false;
-	if (!prev_kept(lines, i, &kept) || kept.line != r->line || !str_equal(kept.file, r->file))
+	if (!prev_kept(t, i, &kept) || kept.line != r->line || !str_equal(kept.file, r->file))
 		return true;
 	for (size_t j = i; !disc && j-- > 0;) {
-		get_row(lines, j, &k);
+		get_row(t, j, &k);
+		if (k.dropped)
+			continue;
 		if (k.end || k.line != r->line)
 			break;
 		disc = k.disc != 0;
@@ -725,47 +741,54 @@ static bool gdb_keeps(Dwarf_Lines *lines, size_t i, const struct row *r)
  * kept at the greatest address <= @pc, but when that row is not a
  * statement, the last kept statement row of the same file at the same
  * address.  NULL past a sequence's end.  *@raw: the last row at or before
- * @pc, kept or not. */
-static Dwarf_Line *row_at(Dwarf_Die *cu, uint64_t pc, Dwarf_Line **raw)
+ * @pc, kept or not (of code not dropped). */
+static Dwarf_Line *row_at(struct dw_module *m, Dwarf_Die *cu, uint64_t pc, Dwarf_Line **raw)
 {
-	Dwarf_Lines *lines;
+	struct line_tab t = { .m = m, .cu = cu };
 	struct row r, prev;
 	size_t n, lo = 0, hi, i;
 
-	if (dwarf_getsrclines(cu, &lines, &n) != 0 || n == 0)
+	*raw = NULL;
+	if (dwarf_getsrclines(cu, &t.lines, &n) != 0 || n == 0)
 		return NULL;
 	for (hi = n; lo < hi;) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		get_row(lines, mid, &r);
+		get_row(&t, mid, &r);
 		if (r.addr <= pc)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	*raw = lo ? dwarf_onesrcline(lines, lo - 1) : NULL;
 	for (i = lo; i-- > 0;) {
-		get_row(lines, i, &r);
+		get_row(&t, i, &r);
+		if (r.dropped)
+			continue;
+		if (!*raw)
+			*raw = dwarf_onesrcline(t.lines, i);
 		if (r.end)
 			return NULL;
-		if (gdb_keeps(lines, i, &r))
+		if (gdb_keeps(&t, i, &r))
 			break;
 	}
 	if (i == (size_t)-1)
 		return NULL;
 	for (size_t j = i; !r.stmt && j-- > 0;) {
-		get_row(lines, j, &prev);
+		get_row(&t, j, &prev);
+		if (prev.dropped)
+			continue;
 		if (prev.end || prev.addr != r.addr || !str_equal(prev.file, r.file))
 			break;
-		if (prev.stmt && gdb_keeps(lines, j, &prev))
-			return dwarf_onesrcline(lines, j);
+		if (prev.stmt && gdb_keeps(&t, j, &prev))
+			return dwarf_onesrcline(t.lines, j);
 	}
-	return dwarf_onesrcline(lines, i);
+	return dwarf_onesrcline(t.lines, i);
 }
 
-static void line_at(struct sym_cache *c, Dwarf_Die *cu, uint64_t pc, struct dw_sym_frame *f)
+static void line_at(struct sym_cache *c, struct dw_module *m, Dwarf_Die *cu, uint64_t pc,
+		    struct dw_sym_frame *f)
 {
-	Dwarf_Line *raw = NULL, *line = row_at(cu, pc, &raw);
+	Dwarf_Line *raw = NULL, *line = row_at(m, cu, pc, &raw);
 	const char *file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
 	int lineno = 0, raw_line = 0, col;
 
@@ -853,7 +876,7 @@ static size_t dwarf_frames(struct sym_cache *c, struct dw_module *m, uint64_t pc
 		f->function = die_function_name(c, m, &p->dies[i], ctx.cxx);
 		f->params = function_params(&ctx, &p->dies[i]);
 		if (i == p->n - 1)
-			line_at(c, cu, pc, f);
+			line_at(c, m, cu, pc, f);
 		else
 			call_site(c, &p->dies[i + 1], f);
 	}
@@ -876,7 +899,7 @@ static void symbol_frame(struct sym_cache *c, struct dw_module *m, uint64_t pc,
 		f->sym_offset = pc - s->span.lo;
 	}
 	if (cu)
-		line_at(c, &cudie, pc, f);
+		line_at(c, m, &cudie, pc, f);
 }
 
 static struct sym_entry *compute(struct sym_cache *c, struct dw_module *m, uint64_t pc)

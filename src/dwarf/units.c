@@ -45,7 +45,7 @@ static void add_unit(struct unit_table *t, Dwarf_Die *cudie)
 	ptrdiff_t off = 0;
 
 	while ((off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
-		if (hi <= lo)
+		if (hi <= lo || !dw_range_live(lo))
 			continue;
 		t->v = xgrow(t->v, &t->cap, t->n + 1, sizeof(*t->v));
 		t->v[t->n++] = (struct unit_span){ lo, hi, cudie->cu };
