@@ -13,6 +13,7 @@
 #include "dwarf/resolve.h"
 
 #include "dwarf/resolve_priv.h"
+#include "util/editdist.h"
 #include "util/xalloc.h"
 
 #include <dwarf.h>
@@ -169,41 +170,6 @@ int dw_module_foreach_source(struct dw_module *m, int (*fn)(const char *path, vo
 	free(v);
 	htab_release(&seen);
 	return r;
-}
-
-#define MAX_EDIT_LEN 255
-
-/* Levenshtein distance, or @limit + 1 once it must exceed @limit. */
-static unsigned edit_distance(const char *a, size_t la, const char *b, size_t lb, unsigned limit)
-{
-	unsigned row[MAX_EDIT_LEN + 1];
-
-	if (la > MAX_EDIT_LEN || lb > MAX_EDIT_LEN || (la > lb ? la - lb : lb - la) > limit)
-		return limit + 1;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned diag = row[0], lowest;
-
-		row[0] = (unsigned)i;
-		lowest = row[0];
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned up = row[j];
-			unsigned best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-			if (best < lowest)
-				lowest = best;
-		}
-		if (lowest > limit)
-			return limit + 1;
-	}
-	return row[lb] <= limit ? row[lb] : limit + 1;
 }
 
 struct suggestion {

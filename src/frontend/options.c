@@ -13,6 +13,7 @@
 
 #include "frontend/options.h"
 #include "util/diag.h"
+#include "util/editdist.h"
 #include "util/file.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -548,30 +549,6 @@ static bool known_table(const char *table)
 	return false;
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), *row = xcalloc(lb + 1, sizeof(*row)), d;
-
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-
-			best = up + 1 < best ? up + 1 : best;
-			best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	d = row[lb];
-	free(row);
-	return d;
-}
-
 /* "did you mean [ebpf] backtrace_depth?" for a key close to a known one. */
 static char *suggest_key(const char *table, const char *key)
 {
@@ -584,7 +561,7 @@ static char *suggest_key(const char *table, const char *key)
 
 		if (!k)
 			continue;
-		d = edit_distance(full, k);
+		d = edit_distance(full, strlen(full), k, strlen(k), 2);
 		if (d < best) {
 			best = d;
 			dot = strrchr(k, '.');
