@@ -13,11 +13,13 @@
 #include "dwarf/vars.h"
 #include "protocol/wire.h"
 #include "util/diag.h"
+#include "util/editdist.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <ctype.h>
 #include <string.h>
 
 /* x86-64 struct pt_regs byte offsets by DWARF register number. */
@@ -577,6 +579,56 @@ static int pointee(struct cg *cg, const struct ast_expr *e, struct cg_value *v, 
 	return follow(cg, e, v, out);
 }
 
+#define MAX_MEMBERS_NAMED 16
+
+/* The names @t's members go by: a base class's and an anonymous member's
+ * own members in their place, as a member access finds them. */
+static void member_names(const struct dw_type *t, const char **names, size_t *n, int depth)
+{
+	for (size_t i = 0; depth < 8 && i < t->n_members; i++) {
+		const struct dw_member *mb = &t->members[i];
+
+		if (!mb->name || !strcmp(mb->name, "<base>"))
+			member_names(mb->type, names, n, depth + 1);
+		else if (*n < MAX_MEMBERS_NAMED + 1 && strncmp(mb->name, "_vptr", 5))
+			names[(*n)++] = mb->name;
+	}
+}
+
+/* "struct point has no member 'z'", with what it has and the closest. */
+static int no_member(struct cg *cg, const struct ast_expr *e, const struct dw_type *t)
+{
+	const char *names[MAX_MEMBERS_NAMED + 1], *close = NULL;
+	struct strbuf hint = STRBUF_INIT;
+	size_t n = 0, len = strlen(e->str);
+	/* a one-letter name is close to every other */
+	unsigned limit = len > 2 ? 2 : (unsigned)len - 1, best = limit + 1;
+	int err;
+
+	member_names(t, names, &n, 0);
+	for (size_t i = 0; i < n && i < MAX_MEMBERS_NAMED; i++) {
+		unsigned d = edit_distance(e->str, len, names[i], strlen(names[i]), limit);
+
+		if (d < best) {
+			best = d;
+			close = names[i];
+		}
+	}
+	if (close)
+		strbuf_addf(&hint, "did you mean '%s'? ", close);
+	if (n)
+		strbuf_addf(&hint, "%s has:", t->name);
+	for (size_t i = 0; i < n && i < MAX_MEMBERS_NAMED; i++)
+		strbuf_addf(&hint, "%s %s", i ? "," : "", names[i]);
+	if (n > MAX_MEMBERS_NAMED)
+		strbuf_addstr(&hint, ", ...");
+	if (!n)
+		strbuf_addf(&hint, "%s has no members", t->name);
+	err = cg_fail(cg, e->loc, hint.buf, "%s has no member '%s'", t->name, e->str);
+	strbuf_release(&hint);
+	return err;
+}
+
 int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 		  struct cg_value *out)
 {
@@ -607,7 +659,7 @@ int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base
 			       "%s is only declared here, its members are unknown", obj.dt->name);
 	mb = dw_type_member(obj.dt, e->str, &off);
 	if (!mb)
-		return cg_fail(cg, e->loc, NULL, "%s has no member '%s'", obj.dt->name, e->str);
+		return no_member(cg, e, obj.dt);
 	if (obj.optimized_out) {
 		/* a member of what is optimized out is too, as gdb says */
 		set_dw(out, mb->type, cg_i64(cg, 0), false);
@@ -992,6 +1044,65 @@ static LLVMValueRef value_or_failed_at(struct cg *cg, const struct cg_value *v, 
 static int print_value(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
 		       enum ast_fmt_spec spec);
 
+static bool is_text(const struct dw_type *t)
+{
+	return ctype_is_text_pointer(t) ||
+	       (t->kind == DW_TYPE_ARRAY && t->target && t->target->is_char && t->target->size == 1);
+}
+
+/* The path of the first member of @t, at any depth, that {:s} shows:
+ * ".name", "._M_dataplus._M_p" (a std::string's).  Not inside a union:
+ * which of its members holds the text is not known (a std::string's
+ * _M_local_buf holds a short string only). */
+static bool text_member(const struct dw_type *t, struct strbuf *path, int depth)
+{
+	for (size_t i = 0; depth < 8 && t->kind == DW_TYPE_STRUCT && i < t->n_members; i++) {
+		const struct dw_member *mb = &t->members[i];
+		size_t len = path->len;
+
+		if (mb->bit_size || (mb->name && !strcmp(mb->name, "<base>")))
+			continue;
+		if (mb->name)
+			strbuf_addf(path, ".%s", mb->name);
+		if (is_text(mb->type) || text_member(mb->type, path, depth + 1))
+			return true;
+		strbuf_setlen(path, len);
+	}
+	return false;
+}
+
+/* Whether a member can follow @text as it stands: a name, member,
+ * element or call, no operator before or between. */
+static bool postfix_only(const char *text)
+{
+	for (const char *c = text; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("_.[]:$>", *c) &&
+		    !(*c == '-' && c[1] == '>'))
+			return false;
+	return true;
+}
+
+/* {:s} shows text: a struct or union is not, whatever bytes it holds. */
+static int check_text(struct cg *cg, const struct ast_expr *e, const struct dw_type *t)
+{
+	struct strbuf hint = STRBUF_INIT, expr = STRBUF_INIT, path = STRBUF_INIT;
+	int err;
+
+	ast_expr_text(e, &expr);
+	if (text_member(t, &path, 0))
+		strbuf_addf(&hint, "print the text member it holds: {:s} of %s%s%s%s",
+			    postfix_only(expr.buf) ? "" : "(", expr.buf, postfix_only(expr.buf) ? "" : ")",
+			    path.buf);
+	else
+		strbuf_addstr(&hint, "{} shows it member by member, {:x} its bytes");
+	strbuf_release(&path);
+	err = cg_fail(cg, e->loc, hint.buf, "{:s} shows a string or char array, and %s is %s",
+		      expr.buf, t->name);
+	strbuf_release(&hint);
+	strbuf_release(&expr);
+	return err;
+}
+
 /* A value reached through a C++ reference is printed as its referent's
  * value with the referent's address attached (WR_ARG_ATTACH_REFERENCE),
  * for gdb's `(int &) @0x7ffe...: 5`. */
@@ -1000,6 +1111,9 @@ int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 {
 	bool ref = v->kind == CG_VALUE && v->ref && v->ref->target == v->dt;
 	int err;
+
+	if (spec == AST_FMT_STR && (v->dt->kind == DW_TYPE_STRUCT || v->dt->kind == DW_TYPE_UNION))
+		return check_text(cg, e, v->dt);
 
 	note(cg, print_index, wire_index, ref ? v->ref : v->dt);
 	err = print_value(cg, e, v, spec);
