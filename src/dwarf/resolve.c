@@ -720,8 +720,8 @@ struct line_query {
 	const char *file;
 	unsigned line;   /* as asked */
 	unsigned used;   /* the first line >= line that has code */
-	bool *units;     /* units whose file tables name the file */
-	bool *decided;   /* units whose entry in units is known */
+	bool *units;     /* units whose file tables name the file (of those that may
+			    hold q->used) */
 	struct line_hit *hits;
 	size_t n_hits, cap_hits;
 };
@@ -750,7 +750,6 @@ static void scan_unit_exactly(struct rs_state *st, struct line_query *q, uint32_
 	Dwarf_Die cudie;
 	struct file_cache fc = { .cudie = &cudie, .query = q->file };
 
-	q->decided[c] = true;
 	if (!unit_of(st, c, &cudie, &l) || !unit_names_file(&cudie, q->file))
 		return;
 	q->units[c] = true;
@@ -778,8 +777,8 @@ static int cmp_bound(const void *a, const void *b)
 }
 
 /* Bounds every unit that may name the file from its raw line table
- * (rs_unit_scan); units that cannot name it are decided at once.  Returns
- * the count put in @v. */
+ * (rs_unit_scan); units that cannot name it are left out.  Returns the
+ * count put in @v. */
 static size_t bound_units(struct rs_state *st, struct line_query *q, struct unit_bound *v)
 {
 	char *norm;
@@ -793,10 +792,8 @@ static size_t bound_units(struct rs_state *st, struct line_query *q, struct unit
 		if (base && dwarf_offdie(st->cus[c].dw, st->cus[c].die, &cudie)) {
 			enum rs_scan r = rs_unit_scan(&cudie, base, q->line, &least);
 
-			if (r == RS_SCAN_NONE) {
-				q->decided[c] = true;
+			if (r == RS_SCAN_NONE)
 				continue;
-			}
 			if (r == RS_SCAN_MAYBE)
 				least = q->line;
 		}
@@ -809,8 +806,7 @@ static size_t bound_units(struct rs_state *st, struct line_query *q, struct unit
 /* Finds q->used and marks the units that may hold it.  libdw decodes a
  * unit's lines only while its raw bound could still lower the line found:
  * the units are taken by bound, least first, and those left over cannot
- * hold a row at q->used.  They stay undecided (q->decided) until
- * declared_between needs every unit that names the file. */
+ * hold a row at q->used. */
 static void find_used_line(struct rs_state *st, struct line_query *q)
 {
 	struct unit_bound *v = xmalloc((st->n_cus ? st->n_cus : 1) * sizeof(*v));
@@ -822,68 +818,6 @@ static void find_used_line(struct rs_state *st, struct line_query *q)
 	for (size_t k = 0; k < n && v[k].least != UINT_MAX && v[k].least <= q->used; k++)
 		scan_unit_exactly(st, q, v[k].c);
 	free(v);
-}
-
-/* Marks every undecided unit that names the file. */
-static void decide_units(struct rs_state *st, struct line_query *q)
-{
-	for (uint32_t c = 0; c < st->n_cus; c++) {
-		struct rs_lines l;
-		Dwarf_Die cudie;
-
-		if (q->decided[c])
-			continue;
-		q->decided[c] = true;
-		q->units[c] = unit_of(st, c, &cudie, &l) && unit_names_file(&cudie, q->file);
-	}
-}
-
-/* True when function @die, found through unit @cudie, is declared in the
- * file after the line asked for and not after the line found. */
-static bool declared_in(Dwarf_Die *die, Dwarf_Die *cudie, const struct line_query *q)
-{
-	const char *file;
-	int line;
-
-	if (dwarf_decl_line(die, &line) != 0 || line <= (int)q->line || line > (int)q->used)
-		return false;
-	file = dwarf_decl_file(die);
-	return file && file_matches(cudie, file, q->file);
-}
-
-/* Does unit @c (one that names the file) hold or inline a function
- * declared between the line asked for and the line found?  Its named
- * out-of-line functions and the named abstract origins of its inlined
- * instances count, as in the function index. */
-static bool unit_declares_between(struct rs_state *st, uint32_t c, const struct line_query *q)
-{
-	const struct rs_unit_funcs *u = rs_unit_funcs(st, c);
-	Dwarf_Die die, cudie;
-
-	if (!dwarf_offdie(st->cus[c].dw, st->cus[c].die, &cudie))
-		return false;
-	for (size_t i = 0; i < u->n_funcs; i++)
-		if (dwarf_offdie(st->cus[c].dw, u->funcs[i], &die) && declared_in(&die, &cudie, q))
-			return true;
-	for (size_t i = 0; i < u->n_origins; i++) {
-		die = u->origins[i];
-		if (dwarf_diename(&die) && declared_in(&die, &cudie, q))
-			return true;
-	}
-	return false;
-}
-
-/* True when a function of the file is declared after the line asked for
- * and not after the line found: the line lies between functions, and the
- * code found belongs to the next one.  Only the units that name the file
- * are walked (an inlined function of the file shows in their tables). */
-static bool declared_between(struct rs_state *st, struct line_query *q)
-{
-	decide_units(st, q);
-	for (uint32_t c = 0; c < st->n_cus; c++)
-		if (q->units[c] && unit_declares_between(st, c, q))
-			return true;
-	return false;
 }
 
 #define MAX_SCOPES 64
@@ -996,9 +930,8 @@ int dw_resolve_line(struct dw_module *m, const char *file, unsigned line, struct
 		q.file += 2;
 	rs_units_ensure(st, dw);
 	q.units = xcalloc(st->n_cus ? st->n_cus : 1, sizeof(bool));
-	q.decided = xcalloc(st->n_cus ? st->n_cus : 1, sizeof(bool));
 	find_used_line(st, &q);
-	if (q.used == UINT_MAX || (q.used != line && declared_between(st, &q)))
+	if (q.used == UINT_MAX)
 		goto out_free;
 	collect_hits(st, &q);
 	if (q.n_hits)
@@ -1012,7 +945,6 @@ int dw_resolve_line(struct dw_module *m, const char *file, unsigned line, struct
 out_free:
 	free(q.hits);
 	free(q.units);
-	free(q.decided);
 	return 0;
 }
 

@@ -84,9 +84,10 @@ bool dw_module_may_define(struct dw_module *m, const char *name);
  * (so a basename matches).  One site per function instance (out-of-line
  * or inlined) with code on that line: its lowest statement address, moved
  * past the function's prologue if it lies inside it.  When the line has
- * no code, the next line that has code stands in - unless a function
- * starts in between (the line is not inside a function) - and the sites
- * report the line used.  function is the innermost function at the
+ * no code, the next line that has code stands in, as gdb's break has it,
+ * also when that is in the next function (the line lies between two):
+ * then its site is past that function's prologue.  The sites report the
+ * line used.  function is the innermost function at the
  * address (an inlined one if there is one), as gdb shows it.
  * Appends to @out.  Returns 0, -EINVAL (empty file or line 0), or
  * -WR_ENODWARF when the module has no DWARF. */

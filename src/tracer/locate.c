@@ -9,6 +9,7 @@
 #include "tracer/target.h"
 #include "util/diag.h"
 #include "util/error.h"
+#include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -129,6 +130,18 @@ static int locate_function(struct target *tg, const struct ast_target *t, struct
 	return -WR_ENOTARGET;
 }
 
+/* A line without code: the sites are on the next line with code, as
+ * gdb's break puts them; say which. */
+static void say_line_used(const struct ast_target *t, const struct located_set *found)
+{
+	const struct dw_site *w = &found->v[0].site;
+
+	if (!w->line || w->line == t->line)
+		return;
+	wr_warn("%s:%u has no code: the probe goes on line %u%s%s, the next line with code",
+		t->file, t->line, w->line, w->function ? " in " : "", w->function ? w->function : "");
+}
+
 static int locate_line(struct target *tg, const struct ast_target *t, struct located_set *out,
 		       struct diag *d)
 {
@@ -148,8 +161,10 @@ static int locate_line(struct target *tg, const struct ast_target *t, struct loc
 		take_sites(out, order[i], &sites);
 	}
 	free(order);
-	if (out->n)
+	if (out->n) {
+		say_line_used(t, out);
 		return 0;
+	}
 	diag_set(d, t->loc, "the file must be a source file of the program built with -g; "
 		 "`info line FILE:LINE` shows what a line resolves to",
 		 "no code at %s:%u in %s", t->file, t->line, where_text(tg, &where));

@@ -3,8 +3,12 @@
   {:s} of a struct or class (a std::string, a struct with a char * member)
       is a located type error whose hint names the text member to print;
   a member a struct does not have is an error that lists the members it
-      has, with the closest as a "did you mean".
+      has, with the closest as a "did you mean";
+  trace FILE:LINE on a line between two functions goes on the next line
+      with code, where gdb's break goes, and says so.
 gcc and clang builds."""
+import subprocess
+
 from wraithtest import *
 
 require_root()
@@ -14,6 +18,13 @@ def script_error(fx, script):
     res = run(["-p", fx.pid, "-s", script, "--max-events", 1])
     check(res.returncode == 2, "%r is a script error (exit %d)" % (script, res.returncode))
     return res.stderr
+
+
+def gdb_breaks(binary, spec):
+    """The addresses of gdb's break at @spec, before the program runs."""
+    out = subprocess.run(["gdb", "-batch", "-nx", "-ex", "break %s" % spec, "-ex", "info breakpoints", binary],
+                         capture_output=True, text=True, timeout=120).stdout
+    return sorted(int(a, 16) for a in re.findall(r"(0x[0-9a-f]+) +in ", out))
 
 
 for v in ("O2", "clang-O0"):
@@ -50,5 +61,20 @@ for v in ("O2", "clang-O0"):
           "values-%s: no guess for a one-letter name, the members listed (%r)" % (v, err))
     fx.stop()
 
+# a line between two functions
+for v in ("O0", "O2", "clang-O2"):
+    binary = fixture("inline-" + v)
+    fx = Fixture("inline-" + v)
+    for marker in ("int leaf(int x)", "static inline __attribute__((always_inline)) int inlined_helper"):
+        line = marker_line("inline.c", marker) - 1
+        res = run(["-p", fx.pid, "--dry-run", "-s", 'trace inline.c:%d { print "x"; }' % line])
+        ours = sorted(int(a, 16) for a in re.findall(r"\+0x([0-9a-f]+) \(file offset", res.stdout))
+        check(res.returncode == 0 and ours, "inline-%s: inline.c:%d has sites (%r)" % (v, line, res.stderr))
+        eq(ours, gdb_breaks(binary, "inline.c:%d" % line),
+           "inline-%s: inline.c:%d goes where gdb's break goes" % (v, line))
+        check(re.search(r"warning: inline\.c:%d has no code: the probe goes on line \d+ in \w+, the next "
+                        r"line with code" % line, res.stderr),
+              "inline-%s: and says so (%r)" % (v, res.stderr))
+    fx.stop()
 check_no_leftovers("after the hints")
 finish()

@@ -562,8 +562,8 @@ static void test_optimized_entry(void **state)
 	remove_tmpdir(dir);
 }
 
-/* Lines that hold no code: within a function the next line with code
- * stands in (and is reported); between functions there is no site. */
+/* Lines that hold no code: the next line with code stands in (and is
+ * reported), within a function and between two. */
 static void test_line_without_code(void **state)
 {
 	char *bin = fixture("inline-O0");
@@ -579,9 +579,17 @@ static void test_line_without_code(void **state)
 	assert_int_equal(s.v[0].line, comment + 1);
 	assert_string_equal(s.v[0].function, "multiline");
 	dw_sites_release(&s);
-	/* The blank line before multiline() belongs to no function. */
+	/* The blank line before multiline() belongs to no function: the next
+	 * line with code stands in, multiline's own, past its prologue, where
+	 * a probe on multiline goes (gdb's break does the same). */
 	assert_int_equal(dw_resolve_line(m, "inline.c", decl - 1, &s), 0);
-	assert_int_equal(s.n, 0);
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.v[0].function, "multiline");
+	assert_int_equal(dw_resolve_function(m, "multiline", &s), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.v[0].vaddr, s.v[1].vaddr);
+	assert_int_equal(s.v[0].line, s.v[1].line);
+	dw_sites_release(&s);
 	assert_int_equal(dw_resolve_line(m, "inline.c", 100000, &s), 0);
 	assert_int_equal(s.n, 0);
 	assert_int_equal(dw_resolve_line(m, "nosuch.c", comment, &s), 0);
