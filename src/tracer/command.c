@@ -404,7 +404,17 @@ static void cmd_wait(struct session *s, const struct words *w, const char *line,
 	char *end;
 
 	if (w->n == 3 && strcmp(w->v[1], "events") == 0) {
+		struct strbuf why = STRBUF_INIT;
+
 		res->wait_events = strtoull(w->v[2], &end, 10);
+		if (!*end && res->wait_events && !session_sends_events(s, &why)) {
+			/* the wait would never end */
+			fail(res, out, -WR_ECOMMAND, "wait events %s: no probe can send events: %s; "
+			     "`wait SECONDS` waits anyway", w->v[2], why.buf);
+			strbuf_release(&why);
+			return;
+		}
+		strbuf_release(&why);
 		if (!*end && res->wait_events) {
 			res->status = CMD_WAIT_EVENTS;
 			return;

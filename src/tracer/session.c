@@ -1028,6 +1028,36 @@ int session_enable(struct session *s, struct probe *p, bool on)
 	return err;
 }
 
+/* Why @p sends no events, or NULL when it may. */
+static const char *why_silent(const struct probe *p)
+{
+	size_t attached = 0;
+
+	if (!p->enabled)
+		return "is disabled";
+	if (!ast_probe_count(p->ast, AST_STMT_PRINT) && !ast_probe_count(p->ast, AST_STMT_BT))
+		return p->n_count_keys ? "only counts stacks (count bt sends no event)"
+				       : "has no print or bt";
+	for (size_t i = 0; i < p->n_sites; i++)
+		attached += !p->sites[i].refused;
+	return attached || p->pending ? NULL : "has no site attached";
+}
+
+bool session_sends_events(const struct session *s, struct strbuf *why)
+{
+	if (!s->n_probes) {
+		strbuf_addstr(why, "there is no probe");
+		return false;
+	}
+	for (size_t i = 0; i < s->n_probes; i++)
+		if (!why_silent(s->probes[i]))
+			return true;
+	for (size_t i = 0; i < s->n_probes; i++)
+		strbuf_addf(why, "%sprobe %u (%s) %s", i ? ", " : "", s->probes[i]->id,
+			    s->probes[i]->target_text, why_silent(s->probes[i]));
+	return false;
+}
+
 void session_detach_all(struct session *s)
 {
 	for (size_t i = 0; s->rt && i < s->n_probes; i++)

@@ -109,6 +109,10 @@ size_t session_probe_count(const struct session *s);
 int session_enable(struct session *s, struct probe *p, bool on);
 /* Detach and forget @p (its pointer becomes invalid). */
 void session_delete(struct session *s, struct probe *p);
+/* Whether an enabled probe can send events (it has a print or bt, and a
+ * site attached or a library to wait for); false with the reasons in
+ * @why ("probe 1 (leaf) is disabled, ..."). */
+bool session_sends_events(const struct session *s, struct strbuf *why);
 /* Detach every probe's uprobes, the programs and their maps staying: at
  * the end of a run, so that the counters and the counted stacks read
  * afterwards are final and agree. */

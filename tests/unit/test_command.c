@@ -495,9 +495,24 @@ static void test_front_end_statuses(void **state)
 	assert_int_equal(r.status, CMD_WAIT_TIME);
 	assert_true(r.seconds == 1.5);
 	run_free(&r);
+	/* no probe: nothing could end the wait */
+	expect_failure("wait events 3", -WR_ECOMMAND,
+		       "wait events 3: no probe can send events: there is no probe; "
+		       "`wait SECONDS` waits anyway\n");
+	r = run("trace leaf { count bt; }");
+	run_free(&r);
+	r = run("wait events 3");
+	assert_int_equal(r.status, CMD_FAILED);
+	assert_non_null(strstr(r.out, "(leaf) only counts stacks (count bt sends no event); "
+				      "`wait SECONDS` waits anyway\n"));
+	run_free(&r);
+	r = run("trace leaf { print \"x\"; }");
+	run_free(&r);
 	r = run("wait events 3");
 	assert_int_equal(r.status, CMD_WAIT_EVENTS);
 	assert_int_equal(r.events, 3);
+	run_free(&r);
+	r = run("delete all");
 	run_free(&r);
 }
 
