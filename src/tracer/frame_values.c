@@ -281,15 +281,67 @@ static void reference_text(const struct where *c, const struct dw_type *t, uint6
 	free(buf);
 }
 
+#define MAX_STRINGS 16 /* char pointers inside one value whose strings are read */
+
+/* The strings of a value's char pointers, each keyed by its offset in it. */
+struct strings {
+	struct ev_arg v[MAX_STRINGS];
+	uint8_t text[MAX_STRINGS][MAX_STRING + 1];
+	size_t n;
+};
+
+static bool is_char_pointer(const struct dw_type *t)
+{
+	return t->kind == DW_TYPE_POINTER && !t->is_reference && t->target && t->target->is_char &&
+	       t->target->size == 1;
+}
+
+/* The string of the char pointer at @off of @data, where it can be read
+ * (pointed_string). */
+static void add_string(const struct where *c, const uint8_t *data, size_t off, struct strings *s)
+{
+	struct ev_arg *a = &s->v[s->n];
+	uint64_t p;
+
+	memcpy(&p, data + off, 8);
+	if (!p || s->n >= MAX_STRINGS)
+		return;
+	*a = (struct ev_arg){ .kind = WR_ARG_ATTACH, .status = WR_ARG_OK, .aux = (uint32_t)off,
+			      .value = p, .data = s->text[s->n] };
+	a->len = pointed_string(c, p, s->text[s->n], sizeof(s->text[0]));
+	if (a->len)
+		s->n++;
+}
+
+/* The strings of every char pointer in @t (at @off of @data, @len bytes),
+ * in its members and elements at any depth, as the text shows them. */
+static void find_strings(const struct where *c, const struct dw_type *t, const uint8_t *data,
+			 size_t len, size_t off, int depth, struct strings *s)
+{
+	if (depth > 8 || off > len || t->size > len - off)
+		return;
+	if (is_char_pointer(t) && t->size == 8) {
+		add_string(c, data, off, s);
+	} else if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION) {
+		for (size_t i = 0; i < t->n_members; i++)
+			if (!t->members[i].bit_size)
+				find_strings(c, t->members[i].type, data, len, off + t->members[i].offset,
+					     depth + 1, s);
+	} else if (t->kind == DW_TYPE_ARRAY && t->target && t->target->size) {
+		for (uint64_t i = 0; i < t->count && s->n < MAX_STRINGS; i++)
+			find_strings(c, t->target, data, len, off + i * t->target->size, depth + 1, s);
+	}
+}
+
 /* A frame's variable as gdb's bt shows it, as a value inside another: a
  * pointer is its address and symbol without its type, a char 113 'q', a
- * char pointer its string where it can be read (pointed_string). */
+ * char pointer its string where it can be read (pointed_string), inside
+ * a struct or an array too. */
 static void bytes_text(const struct where *c, const struct dw_type *t, const uint8_t *data,
 		       size_t len, struct strbuf *out)
 {
 	struct render_value_ctx with = c->vc ? *c->vc : (struct render_value_ctx){ 0 };
-	uint8_t text[MAX_STRING + 1];
-	struct ev_arg s = { .kind = WR_ARG_ATTACH, .status = WR_ARG_OK, .data = text };
+	struct strings *s;
 	uint64_t p = 0;
 
 	if (t->kind == DW_TYPE_POINTER && t->is_reference && t->target && len == 8) {
@@ -297,16 +349,13 @@ static void bytes_text(const struct where *c, const struct dw_type *t, const uin
 		reference_text(c, t, p, out);
 		return;
 	}
-	if (t->kind == DW_TYPE_POINTER && t->target && t->target->is_char && t->target->size == 1 &&
-	    len == 8) {
-		memcpy(&p, data, 8);
-		if (p && (s.len = pointed_string(c, p, text, sizeof(text))) > 0) {
-			s.value = p;
-			with.attach = &s;
-			with.n_attach = 1;
-		}
-	}
+	s = xmalloc(sizeof(*s));
+	s->n = 0;
+	find_strings(c, t, data, len, 0, 0, s);
+	with.attach = s->v;
+	with.n_attach = s->n;
 	render_value(t, data, len, false, &with, out);
+	free(s);
 }
 
 /* ---- values in pieces (DW_OP_piece) ---- */
