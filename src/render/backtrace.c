@@ -176,7 +176,9 @@ static void locals_spans(struct span_list *out, const char *indent, const struct
 	}
 	if (!any) {
 		show(out, SPAN_TEXT, SPAN_TONE_NONE, pad);
-		show(out, SPAN_TEXT, SPAN_TONE_NONE, "No locals.");
+		/* gdb's words: no debug info names the function's variables */
+		show(out, SPAN_TEXT, SPAN_TONE_NONE, fl->sym && fl->sym->params ? "No locals."
+						     : "No symbol table info available.");
 		span_eol(out);
 	}
 	span_close(out);
@@ -262,7 +264,9 @@ static void frame_spans(struct span_list *out, const char *indent, const struct 
 	if (fl->show == LINE_RAW)
 		show_hex(out, SPAN_ADDRESS, " ", ev_frame_pc(fl->f));
 	function_spans(out, fl);
-	if (fl->vars)
+	/* as a plain bt: a function whose parameters are unknown (no debug
+	 * info: _start) has no parentheses */
+	if (fl->vars && fl->sym && fl->sym->params)
 		args_spans(out, fl);
 	location_spans(out, fl);
 	if (fl->show == LINE_RAW)

@@ -1,7 +1,9 @@
 """bt_locals.py - `bt full` at leaf of locals.c lists mid's locals as
 gdb's bt full does, the same names in the same order, and a struct
 local's char * member with its string, as gdb shows it ("alpha", read
-from the program's read-only data); gcc and clang, -O0 and -O2."""
+from the program's read-only data); gcc and clang, -O0 and -O2.  _start,
+which has no debug info, is `_start` in bt args as in bt (no parameter
+list), and bt full says of it what gdb's says."""
 import subprocess
 
 from wraithtest import *
@@ -29,6 +31,10 @@ for v in ("O0", "O2", "clang-O0", "clang-O2"):
     if ours is None or gdb is None:
         continue
     eq([n for n, _ in ours], [n for n, _ in gdb], "%s: mid's locals are gdb's, in its order" % name)
+    m = re.search(r"^  #\d+ _start(.*)\n(.*)\n", res.stdout, re.M)
+    check(m and m.group(1).startswith(" [") and m.group(2) == "        No symbol table info available.",
+          "%s: _start without a parameter list, and gdb's words for its locals (%r)"
+          % (name, m.group(0) if m else res.stdout[-300:]))
     theirs = dict(gdb)
     mine = dict(ours)
     if '"alpha"' in theirs.get("r", ""):
