@@ -235,10 +235,11 @@ static void output_key(struct shell *sh, int key)
 	case KEY_NPAGE: output_scroll(sh->out, -page); break;
 	case KEY_HOME: output_scroll_home(sh->out); break;
 	case KEY_END: output_scroll_end(sh->out); break;
-	case 'd': shell_open_diag(sh); break;
 	default:
+		/* typing goes to the command line, every printable key of it:
+		 * the panel has no one-letter keys that would swallow some */
 		if (is_text_key(key) || key == '\r' || key == '\n')
-			feed_command(sh, key); /* typing goes to the command line */
+			feed_command(sh, key);
 		break;
 	}
 }
@@ -317,6 +318,8 @@ static void handle_key(struct shell *sh, int key)
 				  output_paused(sh->out) ? 3 : 0, now_seconds());
 	} else if (key == KEY_F(4)) {
 		shell_open_stacks(sh);
+	} else if (key == KEY_F(5)) {
+		shell_open_diag(sh);
 	} else if (key == KEY_BTAB) {
 		focus_step(sh, -1);
 	} else if (key == '\t' && !(sh->focus == FOCUS_COMMAND && !cmdline_empty())) {

@@ -63,14 +63,15 @@ void statusbar_message(struct statusbar *b, const char *msg, double seconds, dou
 	b->message_until = now + seconds;
 }
 
-void statusbar_draw(const struct statusbar *b, struct session *s, WINDOW *w, double now)
+/* The bar's text: target, probes, rate, events, losses, transport, each
+ * cut at @limit columns (what the right end shows starts there). */
+static void draw_left(const struct statusbar *b, struct session *s, WINDOW *w, int limit)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char lost[96];
 	size_t on = 0;
-	int cols = getmaxx(w), x;
-	bool alert = b->message[0] && now < b->message_until;
 	struct probe *p;
+	int x;
 
 	session_for_each_probe(p, s)
 		on += probe_enabled(p);
@@ -80,20 +81,32 @@ void statusbar_draw(const struct statusbar *b, struct session *s, WINDOW *w, dou
 		    session_probe_count(s), b->rate, (unsigned long long)session_events(s));
 	snprintf(lost, sizeof(lost), b->lost_by[0] ? "lost %llu (%s)" : "lost %llu",
 		 (unsigned long long)b->lost, b->lost_by);
-	mvwhline(w, 0, 0, ' ' | draw_attr(ROLE_STATUS), cols);
-	x = draw_text(w, 0, 0, sb.buf, sb.len, cols, ROLE_STATUS);
-	x += draw_text(w, 0, x, lost, strlen(lost), cols - x, b->lost ? ROLE_ALERT : ROLE_STATUS);
+	x = draw_text(w, 0, 0, sb.buf, sb.len, limit, ROLE_STATUS);
+	x += draw_text(w, 0, x, lost, strlen(lost), limit - x, b->lost ? ROLE_ALERT : ROLE_STATUS);
 	strbuf_reset(&sb);
 	strbuf_addf(&sb, " | %s", session_transport(s) == WR_TRANSPORT_PERF ? "perf" : "ringbuf");
-	x += draw_text(w, 0, x, sb.buf, sb.len, cols - x, ROLE_STATUS);
+	draw_text(w, 0, x, sb.buf, sb.len, limit - x, ROLE_STATUS);
+	strbuf_release(&sb);
+}
+
+void statusbar_draw(const struct statusbar *b, struct session *s, WINDOW *w, double now)
+{
+	int cols = getmaxx(w), x;
+	bool alert = b->message[0] && now < b->message_until;
+
+	mvwhline(w, 0, 0, ' ' | draw_attr(ROLE_STATUS), cols);
 	if (alert) {
+		/* the message keeps its place on the right; the rest is cut before it */
 		int len = (int)draw_width(b->message, strlen(b->message)) + 2;
 
 		x = cols - len > 0 ? cols - len : 0;
+		draw_left(b, s, w, x > 0 ? x - 1 : 0);
 		mvwhline(w, 0, x, ' ' | draw_attr(ROLE_ALERT), cols - x);
 		draw_text(w, 0, x + 1, b->message, strlen(b->message), cols - x - 1, ROLE_ALERT);
-	} else if (x + 10 < cols) {
+	} else if (cols > 20) {
+		draw_left(b, s, w, cols - 9);
 		draw_text(w, 0, cols - 8, "F1 help", 7, 7, ROLE_STATUS);
+	} else {
+		draw_left(b, s, w, cols);
 	}
-	strbuf_release(&sb);
 }

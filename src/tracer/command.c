@@ -75,12 +75,46 @@ static void usage(const struct command *c, struct cmd_result *res, struct strbuf
 	fail(res, out, -WR_EUSAGE, "usage: %s", c->usage);
 }
 
-static const struct command *find_command(const char *name)
+/* A command by name or short form, else by a prefix of one name only, as
+ * gdb takes them (`inf` for info); NULL when none or several match (then
+ * *@several is set, if not NULL). */
+static const struct command *lookup_command(const char *name, bool *several)
 {
+	const struct command *found = NULL;
+	size_t len = strlen(name);
+
 	for (const struct command *c = commands; c->name; c++)
 		if (strcmp(c->name, name) == 0 || (c->alias && strcmp(c->alias, name) == 0))
 			return c;
-	return NULL;
+	for (const struct command *c = commands; len && c->name; c++) {
+		if (strncmp(c->name, name, len) != 0)
+			continue;
+		if (found) {
+			if (several)
+				*several = true;
+			return NULL;
+		}
+		found = c;
+	}
+	return found;
+}
+
+static const struct command *find_command(const char *name)
+{
+	return lookup_command(name, NULL);
+}
+
+/* "delete, diag, disable": the commands @prefix begins. */
+static void commands_begun(const char *prefix, struct strbuf *out)
+{
+	const char *sep = "";
+
+	for (const struct command *c = commands; c->name; c++) {
+		if (strncmp(c->name, prefix, strlen(prefix)) == 0) {
+			strbuf_addf(out, "%s%s", sep, c->name);
+			sep = ", ";
+		}
+	}
 }
 
 /* ---- probes ---- */
@@ -457,7 +491,8 @@ static const struct command commands[] = {
 	  "script editor", cmd_trace },
 	{ "info", "i", "info functions [REGEX] | line FILE:LINE | address [MODULE:]0xADDR | "
 	  "modules | probes | cfi [MODULE:]0xADDR|FUNCTION",
-	  "what the target has (functions, lines, addresses, modules, unwind rows) and the probes",
+	  "what the target has (functions, lines, addresses, modules, unwind rows) and the probes "
+	  "(a topic may be a prefix; gdb's breakpoints and sharedlibrary name probes and modules)",
 	  cmd_info },
 	{ "enable", "en", "enable ID|all", "attach a disabled probe again", cmd_enable },
 	{ "disable", "dis", "disable ID|all", "detach a probe, keeping it for `enable`", cmd_disable },
@@ -483,6 +518,34 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
+#define HELP_INDENT 12 /* where a command's summary starts */
+#define HELP_WIDTH 79  /* the help fits an 80-column screen (F1 cuts longer lines) */
+
+/* @text from column @indent on, broken at spaces to end before @width,
+ * continued lines indented as far. */
+static void add_wrapped(struct strbuf *out, const char *text, size_t indent, size_t width)
+{
+	size_t col = indent;
+
+	while (*text) {
+		size_t word = strcspn(text, " ");
+
+		if (col > indent && col + 1 + word > width) {
+			strbuf_addch(out, '\n');
+			strbuf_addchars(out, ' ', indent);
+			col = indent;
+		} else if (col > indent) {
+			strbuf_addch(out, ' ');
+			col++;
+		}
+		strbuf_add(out, text, word);
+		col += word;
+		text += word;
+		text += strspn(text, " ");
+	}
+	strbuf_addch(out, '\n');
+}
+
 void command_help(const char *name, struct strbuf *out)
 {
 	const struct command *c = name ? find_command(name) : NULL;
@@ -494,15 +557,19 @@ void command_help(const char *name, struct strbuf *out)
 		return;
 	}
 	strbuf_addstr(out, "commands:\n");
-	for (c = commands; c->name; c++)
-		strbuf_addf(out, "  %-9s %s\n", c->name, c->summary);
-	strbuf_addstr(out, "`help COMMAND` shows its usage.\n");
+	for (c = commands; c->name; c++) {
+		strbuf_addf(out, "  %-9s ", c->name);
+		add_wrapped(out, c->summary, HELP_INDENT, HELP_WIDTH);
+	}
+	strbuf_addstr(out, "`help COMMAND` shows its usage; a command may be shortened to a "
+		       "prefix of\nits name alone, as in gdb (`inf probes`, `i b`).\n");
 }
 
 void command_run(struct session *s, const char *line, const char *file, struct strbuf *out,
 		 struct cmd_result *res)
 {
 	const struct command *c;
+	bool several = false;
 	struct words w;
 
 	memset(res, 0, sizeof(*res));
@@ -511,11 +578,18 @@ void command_run(struct session *s, const char *line, const char *file, struct s
 		free(w.buf);
 		return; /* empty lines and comments */
 	}
-	c = find_command(w.v[0]);
-	if (!c)
+	c = lookup_command(w.v[0], &several);
+	if (several) {
+		struct strbuf which = STRBUF_INIT;
+
+		commands_begun(w.v[0], &which);
+		fail(res, out, -WR_ECOMMAND, "ambiguous command '%s': %s", w.v[0], which.buf);
+		strbuf_release(&which);
+	} else if (!c) {
 		fail(res, out, -WR_ECOMMAND, "unknown command '%s'; `help` lists the commands", w.v[0]);
-	else
+	} else {
 		c->run(s, &w, line, file, out, res);
+	}
 	free(w.buf);
 }
 

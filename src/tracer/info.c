@@ -280,27 +280,61 @@ static int info_probes(struct session *s, struct strbuf *out)
 			strbuf_addf(out, "  stacks counted %llu  not counted %llu",
 				    (unsigned long long)st.counted, (unsigned long long)st.count_dropped);
 		strbuf_addch(out, '\n');
+		for (size_t k = 0; k < p->n_sites; k++)
+			if (p->sites[k].place_note)
+				strbuf_addf(out, "    site %zu: %s\n", k + 1, p->sites[k].place_note);
+		for (size_t k = 0; k < p->n_skipped; k++)
+			strbuf_addf(out, "    skipped: %s\n", p->skipped[k]);
 	}
 	return 0;
 }
 
+enum info_topic { INFO_FUNCTIONS, INFO_LINE, INFO_ADDRESS, INFO_MODULES, INFO_PROBES, INFO_CFI };
+
+/* Topics and the names gdb users type for them (`info breakpoints`,
+ * `info sharedlibrary`); any prefix of one name only will do, as in gdb. */
+static const struct { const char *name; enum info_topic topic; } info_topics[] = {
+	{ "functions", INFO_FUNCTIONS }, { "line", INFO_LINE }, { "address", INFO_ADDRESS },
+	{ "modules", INFO_MODULES }, { "sharedlibrary", INFO_MODULES }, { "probes", INFO_PROBES },
+	{ "breakpoints", INFO_PROBES }, { "cfi", INFO_CFI },
+};
+
+static int topic_of(const char *word)
+{
+	int found = -1;
+	size_t len = strlen(word);
+
+	for (size_t i = 0; i < sizeof(info_topics) / sizeof(info_topics[0]); i++) {
+		if (!strcmp(info_topics[i].name, word))
+			return info_topics[i].topic;
+		if (len && !strncmp(info_topics[i].name, word, len)) {
+			if (found >= 0 && found != (int)info_topics[i].topic)
+				return -1;
+			found = (int)info_topics[i].topic;
+		}
+	}
+	return found;
+}
+
 int info_run(struct session *s, const char *topic, const char *arg, struct strbuf *out)
 {
-	if (!strcmp(topic, "functions") || !strcmp(topic, "function") || !strcmp(topic, "f"))
+	switch (topic_of(topic)) {
+	case INFO_FUNCTIONS:
 		return info_functions(s, arg, out);
-	if ((!strcmp(topic, "line") || !strcmp(topic, "l")) && arg)
-		return info_line(s, arg, out);
-	if (!strcmp(topic, "address") || !strcmp(topic, "a"))
+	case INFO_LINE:
+		return arg ? info_line(s, arg, out) : -WR_EUSAGE;
+	case INFO_ADDRESS:
 		return info_address(s, arg, out);
-	if (!strcmp(topic, "modules") || !strcmp(topic, "m")) {
+	case INFO_MODULES:
 		target_dump_modules(s->target, out, false);
 		return 0;
-	}
-	if (!strcmp(topic, "probes") || !strcmp(topic, "p"))
+	case INFO_PROBES:
 		return info_probes(s, out);
-	if (!strcmp(topic, "cfi"))
+	case INFO_CFI:
 		return info_cfi(s, arg, out);
-	return -WR_EUSAGE;
+	default:
+		return -WR_EUSAGE;
+	}
 }
 
 /* ---- diag ---- */

@@ -6,8 +6,9 @@ timeout.  First session (colours, 100x30, then resized to 80x24): a probe
 set with `trace leaf` in the script editor with a `bt`, its events and
 frames in the output panel (frames checked against gdb's `bt`), the source
 panel's probe mark, disable / enable / delete while another probe keeps
-running, usage errors, Tab completion, history (Up, Ctrl-R), help, the
-diagnosis view by command and by key, changing a probe in the editor,
+running, usage errors, Tab completion, history (Up, Ctrl-R), help (each
+line whole in 80 columns), what is typed in the output panel going to the
+command line, the diagnosis view by command and by F5, changing a probe in the editor,
 pausing the output with F3 (events wait, counted in the panel's title,
 and come back in order, none lost), resizing, and Ctrl-C twice to quit.
 Second session (NO_COLOR, a fixture without unwind tables): no colour on
@@ -111,7 +112,9 @@ class Shell:
         while time.time() < deadline:
             if os.path.exists(self.status_file):
                 with open(self.status_file) as f:
-                    return f.read().strip()
+                    text = f.read()
+                if text.endswith("\n"):  # the shell may not have written it yet
+                    return text.strip()
             time.sleep(0.1)
         return None
 
@@ -280,18 +283,37 @@ check(sh.cursor_visible(), "the command line has the focus (the cursor shows)")
 sh.keys("Tab")
 sh.wait_for("Tab moves the focus to the source panel (no cursor)", lambda s: not sh.cursor_visible())
 sh.keys("Tab")
-sh.keys("d")
-sh.wait_text("`d` in the output panel opens it too", r"diagnosis: probe 1 \(leaf\)")
+# what is typed in the output panel goes to the command line, every key:
+# `disable all` must not open the diagnosis view on its `d`
+sh.type("disable all")
+sh.wait_for("typing in the output panel goes to the command line",
+            lambda s: cmdline(s).rstrip() == "wraith> disable all" and sh.cursor_visible())
+sh.keys("Enter")
+scr = sh.wait_text("and runs there", r"^probe 1 disabled$")
+check("diagnosis:" not in scr, "no one-letter key of the panel took a letter of it")
+# while no event arrives to scroll them away
+sh.command("inf probes")
+sh.wait_text("gdb's abbreviations: inf probes", r"^#1 leaf  disabled  sites 1")
+sh.command("clear")
+sh.command("i b")
+sh.wait_text("gdb's abbreviations: i b", r"^#1 leaf  disabled  sites 1")
+sh.command("enable all")
+sh.wait_text("the probe is on again", r"probes 1/1 on")
+sh.keys("F5")
+sh.wait_text("F5 opens the diagnosis view", r"diagnosis: probe 1 \(leaf\)")
 sh.keys("Escape")
 sh.wait_text("and Esc closes it again", r"^ output ")
 sh.keys("F1")
-sh.wait_text("F1 shows the help", r"^ +Ctrl-C twice +quit")
+scr = sh.wait_text("F1 shows the help", r"^ +stacks +stacks counted by")
+check(re.search(r"^ +stacks +stacks counted by `count bt`: .*\n +.*\n +profile, or cleared\s*$", scr, re.M),
+      "the help shows the whole stacks line, wrapped")
+long = [l for l in scr.split("\n")[:-2] if len(l.rstrip()) > 80]  # the status bar below
+check(not long, "the help fits 80 columns (%r)" % long)
+sh.keys("End")
+sh.wait_text("the help's keys below, F5 among them", r"^ +F5 diagnosis view")
 sh.keys("Escape")
 sh.wait_text("Esc closes the help", r"^ output ")
-
-sh.keys("BTab")
-sh.keys("BTab")  # output -> source -> command line
-sh.wait_for("Shift-Tab moves the focus back to the command line", lambda s: sh.cursor_visible())
+sh.wait_for("the command line has the focus again", lambda s: sh.cursor_visible())
 sh.command("trace leaf")
 sh.wait_text("`trace leaf` again edits probe 1", r"editing probe 1 \(leaf\): Ctrl-S replaces it")
 sh.wait_text("with its script", r"^\s+2\s+print \"hit \{\}\", \$pid;$")
@@ -321,6 +343,10 @@ outer_id = m.group(1) if m else "0"
 sh.keys("F3")
 scr = sh.wait_text("F3 pauses the output; its title counts the events that wait",
                    r"^ output .*\d+ lines; paused, [1-9]\d* events waiting \(F3\)")
+bar = scr.rstrip("\n").split("\n")[-1]
+# the message keeps a blank column between it and the text cut before it
+check(re.search(r"^ pid \d+ chain-O2fp \| .*\S {2,}output paused; F3 resumes\s*$", bar),
+      "at 100 columns the status bar's message does not run into its text (%r)" % bar)
 frozen, before = output_rows(scr), sh.events()
 scr = sh.wait_for("events keep arriving while paused",
                   lambda s: sh.events() >= before + 20 and

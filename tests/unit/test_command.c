@@ -280,26 +280,30 @@ static void test_help_all(void **state)
 {
 	static const char want[] =
 		"commands:\n"
-		"  trace     add a probe at a function, FILE:LINE, 0xADDR or MODULE:0xADDR; without a "
-		"body, open the script editor\n"
-		"  info      what the target has (functions, lines, addresses, modules, unwind rows) and "
-		"the probes\n"
+		"  trace     add a probe at a function, FILE:LINE, 0xADDR or MODULE:0xADDR;\n"
+		"            without a body, open the script editor\n"
+		"  info      what the target has (functions, lines, addresses, modules, unwind\n"
+		"            rows) and the probes (a topic may be a prefix; gdb's breakpoints\n"
+		"            and sharedlibrary name probes and modules)\n"
 		"  enable    attach a disabled probe again\n"
 		"  disable   detach a probe, keeping it for `enable`\n"
 		"  delete    remove a probe\n"
-		"  set       frames per bt (1..1024), or whether probes wait for libraries, for probes added later\n"
+		"  set       frames per bt (1..1024), or whether probes wait for libraries, for\n"
+		"            probes added later\n"
 		"  save      write the probes as a script for --script-file and `source`\n"
 		"  source    add the probes of a script file\n"
-		"  stacks    stacks counted by `count bt`: the N most counted (10), a live view of them "
-		"in the shell (also F4), written as folded stacks or a pprof profile, or cleared\n"
-		"  diag      why backtraces stopped: statuses, error codes, the places and what would fix "
-		"them\n"
+		"  stacks    stacks counted by `count bt`: the N most counted (10), a live view\n"
+		"            of them in the shell (also F4), written as folded stacks or a pprof\n"
+		"            profile, or cleared\n"
+		"  diag      why backtraces stopped: statuses, error codes, the places and what\n"
+		"            would fix them\n"
 		"  wait      (--batch) let events arrive\n"
 		"  clear     clear the output panel\n"
 		"  help      this list, or one command's usage\n"
 		"  quit      detach everything and exit\n"
 		"  exit      the same as quit\n"
-		"`help COMMAND` shows its usage.\n";
+		"`help COMMAND` shows its usage; a command may be shortened to a prefix of\n"
+		"its name alone, as in gdb (`inf probes`, `i b`).\n";
 	struct strbuf sb = STRBUF_INIT;
 
 	expect("help", CMD_OK, want);
@@ -516,6 +520,35 @@ static void test_front_end_statuses(void **state)
 	run_free(&r);
 }
 
+/* gdb's way of shortening: a prefix of one command name, an info topic's
+ * prefix, info breakpoints for info probes; an ambiguous prefix names the
+ * commands it begins. */
+static void test_abbreviations(void **state)
+{
+	struct run r = run("trace leaf { print \"x\"; }");
+	unsigned id = 0;
+	char *on, *del;
+
+	assert_int_equal(sscanf(r.out, "probe %u:", &id), 1);
+	run_free(&r);
+	on = probes_line(id, "enabled");
+	del = xasprintf("probe %u deleted\n", id);
+	expect("inf probes", CMD_OK, on);
+	expect("i b", CMD_OK, on);
+	expect("info breakpoints", CMD_OK, on);
+	expect("info pro", CMD_OK, on);
+	expect("sta clear", CMD_OK, "counted stacks cleared\n");
+	expect_failure("d all", -WR_ECOMMAND, "ambiguous command 'd': disable, delete, diag\n");
+	expect_failure("s", -WR_ECOMMAND, "ambiguous command 's': set, save, source, stacks\n");
+	expect_failure("info xyz", -WR_EUSAGE, "usage: info functions [REGEX] | line FILE:LINE | "
+		       "address [MODULE:]0xADDR | modules | probes | cfi [MODULE:]0xADDR|FUNCTION\n");
+	r = run("del all");
+	assert_string_equal(r.out, del);
+	run_free(&r);
+	free(del);
+	free(on);
+}
+
 /* ---- trace blocks over several lines ---- */
 
 static void test_incomplete(void **state)
@@ -651,6 +684,7 @@ int main(void)
 		cmocka_unit_test_setup(test_help_all, no_probes),
 		cmocka_unit_test_setup(test_help_one, no_probes),
 		cmocka_unit_test_setup(test_probe_lifecycle, no_probes),
+		cmocka_unit_test_setup(test_abbreviations, no_probes),
 		cmocka_unit_test_setup(test_trace_block_on_lines, no_probes),
 		cmocka_unit_test_setup(test_trace_opens_editor, no_probes),
 		cmocka_unit_test_setup(test_trace_errors, no_probes),
