@@ -15,7 +15,8 @@ Second session (NO_COLOR, a fixture without unwind tables): no colour on
 the screen, the history of the first session, the diagnosis view with a
 stop place, its sample event, unwind row and fix, and `quit`.  Third:
 a first trace that does not compile (no uprobe of it is left in the
-process), a frame whose parameter list is cut to the panel's width, truncated
+process), a frame whose parameter list is cut to the panel's width, a
+frame's values that wrap instead, truncated
 backtraces and the view's hint to raise the depth, then SIGTERM.  After each, no BPF program or uprobe of wraith may be left; the
 history file must be mode 0600.
 """
@@ -466,6 +467,17 @@ sh.wait_text("its backtraces stop at depth 2", r"^  stopped: truncated$")
 scr = sh.wait_text("a parameter list too wide for the panel ends in '...)', not on the next row",
                    r"^\s+#0 probe_here\(long n, short small, .*\.\.\.\) at vars\.c:\d+:\d+ "
                    r"\[vars-O0\+0x[0-9a-f]+\]$")
+# bt args: the values are what was read; they wrap rather than lose their end
+sh.command("disable all")
+sh.command('trace probe_here { bt args; }')
+scr = sh.wait_text("bt args shows probe_here's values", r"^\s+#0 probe_here\(n=")
+m = re.search(r"^(\s+#0 probe_here\(n=.*)\n(.*)\n", scr, re.M)
+whole = m.group(1) + m.group(2) if m else ""  # the row and the one it wraps onto
+check(m and len(m.group(1)) == 100 and not m.group(1).endswith("...)") and
+      re.search(r"ratio=[^ ]+\) at vars\.c:\d+", whole),
+      "a values list too wide for the panel wraps onto the next row, whole (%r)" % whole)
+sh.command("delete 2")
+sh.command("enable all")
 sh.command("diag")
 sh.wait_text("the diagnosis view says how to see the outer frames",
              r"hint: \d+ backtraces? reached the depth limit; for the outer frames, raise it:")
