@@ -74,7 +74,7 @@ static void draw_left(const struct statusbar *b, struct session *s, WINDOW *w, i
 	int x;
 
 	session_for_each_probe(p, s)
-		on += probe_enabled(p);
+		on += session_probe_on(s, p);
 	strbuf_addch(&sb, ' ');
 	session_target_text(s, &sb);
 	strbuf_addf(&sb, " | probes %zu/%zu on | %.0f ev/s | %llu events | ", on,

@@ -898,6 +898,14 @@ static bool script_has_bt(const struct ast_script *sc)
 	return false;
 }
 
+/* Start the probes of every script up to @script, at this instant. */
+static void arm_scripts(struct session *s, uint32_t script)
+{
+	runtime_gate_arm(s->rt, script);
+	if (script > s->armed)
+		s->armed = script;
+}
+
 static int add_script(struct session *s, const char *text, const char *file,
 		      struct strbuf *errors, unsigned *ids, size_t max_ids, size_t *n_ids)
 {
@@ -938,7 +946,7 @@ static int add_script(struct session *s, const char *text, const char *file,
 		err = attach_probe(s, s->probes[i], errors);
 	/* Every probe of the script starts here, at one instant (wr_gate). */
 	if (!err && s->rt)
-		runtime_gate_arm(s->rt, script);
+		arm_scripts(s, script);
 	/* A uprobe registered early that no attach took (the script failed)
 	 * would keep trapping in the target for nothing. */
 	taken = uprobe_prearm_release(&queued);
@@ -978,7 +986,7 @@ int session_add_script(struct session *s, const char *text, const char *file,
 		 * loaded nothing: the kernel side was not up to arm it, and
 		 * the sites it gains later would never start. */
 		if (!err && s->rt)
-			runtime_gate_arm(s->rt, s->scripts);
+			arm_scripts(s, s->scripts);
 	}
 	return err;
 }
@@ -999,6 +1007,11 @@ struct probe *session_next_probe(const struct session *s, const struct probe *pr
 		while (i < s->n_probes && s->probes[i++] != prev)
 			;
 	return i < s->n_probes ? s->probes[i] : NULL;
+}
+
+bool session_probe_on(const struct session *s, const struct probe *p)
+{
+	return p->enabled && p->gate <= s->armed;
 }
 
 size_t session_probe_count(const struct session *s)

@@ -104,6 +104,9 @@ struct probe *session_next_probe(const struct session *s, const struct probe *pr
 #define session_for_each_probe(p, s) \
 	for ((p) = session_next_probe((s), NULL); (p); (p) = session_next_probe((s), (p)))
 size_t session_probe_count(const struct session *s);
+/* Whether @p takes hits: enabled, and its script started (a probe being
+ * added, while its script compiles and attaches, is not on yet). */
+bool session_probe_on(const struct session *s, const struct probe *p);
 
 /* Attach (@on) or detach every site of @p.  Returns 0 or a negative error. */
 int session_enable(struct session *s, struct probe *p, bool on);

@@ -72,6 +72,7 @@ struct session {
 	size_t n_probes, cap_probes;
 	unsigned next_probe_id;
 	uint32_t scripts;           /* scripts added so far, each its gate number */
+	uint32_t armed;             /* the scripts up to this one have started */
 	struct { struct probe *probe; size_t site; } wire[WR_MAX_PROBES];
 	uint32_t wire_next;         /* where the search for a free wire id starts */
 	struct renderer renderer;
