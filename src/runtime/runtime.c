@@ -981,8 +981,8 @@ int runtime_attach(struct runtime *rt, struct rt_probe *p, pid_t pid, const char
 
 void runtime_detach(struct runtime *rt, struct rt_probe *p)
 {
-	if (!p)
-		return;
+	if (!p || !p->n_links)
+		return; /* p->links may be NULL: no memcpy() from it */
 	rt->closing = xgrow(rt->closing, &rt->cap_closing, rt->n_closing + p->n_links,
 			    sizeof(*rt->closing));
 	memcpy(rt->closing + rt->n_closing, p->links, p->n_links * sizeof(*p->links));
