@@ -9,12 +9,15 @@ set -eu
 # configure links into wraith with the others (README).
 # libc6-dbg: libc's frames with their parameters and file:line, as gdb
 # shows them; the tests hold without it too (batch.py checks).
+# rustc, rust-gdb: Debian's Rust 1.63 builds the Rust fixtures and its
+# rust-gdb is their oracle (configure looks for both in /usr/bin, not
+# for a rustup toolchain first on PATH).
 PACKAGES="gcc g++ make autoconf automake pkg-config binutils
 llvm-19-dev clang-19 libclang-rt-19-dev libbpf-dev libdw-dev libelf-dev libdebuginfod-dev libiberty-dev
 libcmocka-dev
 libncurses-dev libreadline-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev
 libprotobuf-c-dev protobuf-c-compiler
-gdb python3 python3-jsonschema python3-protobuf protobuf-compiler tmux bpftool valgrind util-linux procps libc6-dbg"
+gdb rustc rust-gdb python3 python3-jsonschema python3-protobuf protobuf-compiler tmux bpftool valgrind util-linux procps libc6-dbg"
 if [ "${1:-}" = "--bench" ]; then
 	# python3.11-dbg: python3.11d, a big program with its own DWARF (start-up)
 	PACKAGES="$PACKAGES bpftrace linux-perf gnuplot-nox python3.11-dbg"
