@@ -123,10 +123,20 @@ static inline bool dw_range_live(uint64_t lo)
 {
 	return lo != 0;
 }
+/* Where execution enters @die (a function or an inlined call):
+ * DW_AT_entry_pc (an address, or in DWARF 5 an offset from the start),
+ * else DW_AT_low_pc, else the first range.  False when @die has no
+ * address. */
+bool dw_die_entry_pc(Dwarf_Die *die, Dwarf_Addr *pc);
 
 /* Whether unit @cudie is C++ (or Objective-C++): its names are scoped and
  * its functions may nest (lambdas). */
 bool dw_unit_is_cxx(Dwarf_Die *cudie);
+/* Whether unit @cudie is Rust: names scoped by module paths, functions in
+ * namespaces and types, values shown as rust-gdb shows them.  The second
+ * asks of any DIE (its unit's language). */
+bool dw_unit_is_rust(Dwarf_Die *cudie);
+bool dw_die_is_rust(Dwarf_Die *die);
 
 /* The module's DWARF (main or separate), or NULL.  Borrowed. */
 Dwarf *dw_module_dwarf(struct dw_module *m);

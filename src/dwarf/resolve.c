@@ -85,20 +85,6 @@ static enum match match_name(const char *cand, const char *query)
 	return m;
 }
 
-/* Name a DIE the way a user types it: the demangled linkage name without
- * parameters for C++, DW_AT_name otherwise.  Caller frees; NULL for an
- * anonymous DIE. */
-static char *die_qualified_name(Dwarf_Die *die)
-{
-	const char *raw = rs_raw_name(die);
-	char *d;
-
-	if (!raw)
-		return NULL;
-	d = dw_demangle(raw, false);
-	return d ? d : xstrdup(raw);
-}
-
 /* ---- addresses and lines ---- */
 
 /* End of the address range of @die that holds @pc. */
@@ -410,7 +396,7 @@ static Dwarf_Addr past_prologue(struct rs_state *st, uint32_t c, bool indexed, D
 	Dwarf_Die fn, cudie;
 	Dwarf_Addr entry, after;
 
-	if (!physical_function(st, c, indexed, near, pc, &fn) || !rs_die_entry_pc(&fn, &entry) ||
+	if (!physical_function(st, c, indexed, near, pc, &fn) || !dw_die_entry_pc(&fn, &entry) ||
 	    !dwarf_offdie(cu->dw, cu->die, &cudie))
 		return pc;
 	after = breakpoint_pc(st->m, cu, &fn, &cudie, entry);
@@ -446,7 +432,7 @@ static void function_site(struct dw_module *m, struct rs_state *st, uint32_t i, 
 	Dwarf_Addr pc, entry;
 	struct dw_site *site;
 
-	if (!rs_entry_die(st, i, &die, &cudie) || !rs_die_entry_pc(&die, &entry))
+	if (!rs_entry_die(st, i, &die, &cudie) || !dw_die_entry_pc(&die, &entry))
 		goto out_free;
 	if (inlined)
 		pc = past_prologue(st, c, true, st->ents[i].die, entry);
@@ -484,6 +470,21 @@ struct candidate {
 	char *name;
 };
 
+/* How function @die, named @name, matches @query: a Rust function by
+ * either of its names (gdb's, or its demangled linkage name). */
+static enum match match_die(Dwarf_Die *die, const char *name, const char *query)
+{
+	enum match mt = match_name(name, query), alt_mt;
+	char *alt = mt == MATCH_EXACT ? NULL : rs_function_alt_name(die);
+
+	if (alt) {
+		alt_mt = match_name(alt, query);
+		mt = alt_mt > mt ? alt_mt : mt;
+		free(alt);
+	}
+	return mt;
+}
+
 /* The sites of the best-matching DWARF functions under @query's key. */
 static void dwarf_function_sites(struct dw_module *m, struct rs_state *st, const char *query,
 				 struct dw_sites *out)
@@ -499,9 +500,9 @@ static void dwarf_function_sites(struct dw_module *m, struct rs_state *st, const
 		enum match mt;
 		char *name;
 
-		if (!rs_entry_die(st, i, &die, &cudie) || !(name = die_qualified_name(&die)))
+		if (!rs_entry_die(st, i, &die, &cudie) || !(name = rs_function_name(st, &die)))
 			continue;
-		mt = match_name(name, query);
+		mt = match_die(&die, name, query);
 		if (mt == MATCH_NONE || mt < best) {
 			free(name);
 			continue;
@@ -897,7 +898,7 @@ static void line_site(struct dw_module *m, struct rs_state *st, const struct lin
 
 	if (h->fn && dwarf_offdie(st->cus[h->cu].dw, h->fn, &fn)) {
 		inlined = dwarf_tag(&fn) == DW_TAG_inlined_subroutine;
-		name = die_qualified_name(&fn);
+		name = rs_function_name(st, &fn);
 	}
 	if (!name)
 		name = symbol_at(m, pc);
@@ -964,7 +965,7 @@ int dw_resolve_address(struct dw_module *m, uint64_t vaddr, struct dw_sites *out
 	unit = dw_unit_at(m, vaddr, &cudie);
 	if (unit && (off = innermost_function(&cudie, vaddr)) &&
 	    dwarf_offdie(dwarf_cu_getdwarf(cudie.cu), off, &fn)) {
-		site->function = die_qualified_name(&fn);
+		site->function = rs_function_name(rs_state_of(m), &fn);
 		site->inlined = dwarf_tag(&fn) == DW_TAG_inlined_subroutine;
 	}
 	if (unit && cu_lines(m, &cudie, &l))

@@ -15,6 +15,8 @@
  * stand in, loaded lazily as well.
  */
 #include "dwarf/resolve_priv.h"
+#include "dwarf/typename.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 #include <dwarf.h>
@@ -66,7 +68,7 @@ size_t rs_untemplated_len(const char *s)
 	return len;
 }
 
-/* The name a DIE is known by: its C++ linkage name, else DW_AT_name;
+/* The name a DIE is known by: its C++ or Rust linkage name, else DW_AT_name;
  * abstract origins and specifications are followed.  Equal strings name
  * the same function, so callers can deduplicate before demangling.
  * Borrowed from libdw; NULL for an anonymous DIE. */
@@ -77,7 +79,48 @@ const char *rs_raw_name(Dwarf_Die *die)
 
 	if (!s)
 		s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
-	return s && strncmp(s, "_Z", 2) == 0 ? s : dwarf_diename(die);
+	return s && (strncmp(s, "_Z", 2) == 0 || strncmp(s, "_R", 2) == 0) ? s : dwarf_diename(die);
+}
+
+/* The name of Rust function DIE @die as gdb writes it (its scopes in
+ * DWARF): from the prefixes the index walk noted, else found by a walk of
+ * its unit.  Caller frees; NULL without a name. */
+static char *rust_function_name(struct rs_state *st, Dwarf_Die *die)
+{
+	struct strbuf sb = STRBUF_INIT;
+	Dwarf_Die decl = *die;
+	const char *prefix;
+
+	for (int i = 0; i < 8; i++)
+		if (!die_ref(&decl, DW_AT_specification, &decl) && !die_ref(&decl, DW_AT_abstract_origin, &decl))
+			break;
+	prefix = offmap_get(&st->rust_prefixes, (uint64_t)(uintptr_t)decl.addr);
+	if (prefix && dwarf_diename(&decl))
+		strbuf_addf(&sb, "%s%s", prefix, dwarf_diename(&decl));
+	else if (!typename_scoped_name(&decl, &sb))
+		return NULL;
+	return strbuf_detach(&sb);
+}
+
+char *rs_function_name(struct rs_state *st, Dwarf_Die *die)
+{
+	const char *raw;
+	char *d;
+
+	if (dw_die_is_rust(die))
+		return rust_function_name(st, die);
+	raw = rs_raw_name(die);
+	if (!raw)
+		return NULL;
+	d = dw_demangle(raw, false);
+	return d ? d : xstrdup(raw);
+}
+
+char *rs_function_alt_name(Dwarf_Die *die)
+{
+	const char *raw = rs_raw_name(die);
+
+	return raw && dw_die_is_rust(die) ? dw_demangle(raw, false) : NULL;
 }
 
 /* ---- the index ---- */
@@ -102,6 +145,7 @@ static void destroy_state(void *data)
 	htab_release(&st->keys);
 	free(st->origins.slots);
 	free(st->syms);
+	offmap_release(&st->rust_prefixes);
 	free(st);
 }
 
@@ -212,33 +256,62 @@ struct rs_visitor {
 	void (*func)(void *ctx, Dwarf_Die *die, const char *name); /* named, with code */
 	void (*inst)(void *ctx, Dwarf_Die *die);                   /* inlined instance */
 	void *ctx;
+	/* A Rust unit's: functions sit in types too (a method in its
+	 * struct); with @st, the scopes of every named subprogram are noted
+	 * in st->rust_prefixes on the way. */
+	bool rust;
+	struct rs_state *st;
 };
 
+#define MAX_WALK_DEPTH 64
+
+static bool is_rust_scope(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_enumeration_type;
+}
+
+/* "@prefix@name::", kept by @st. */
+static const char *longer_prefix(struct rs_state *st, const char *prefix, const char *name)
+{
+	char *p = xasprintf("%s%s::", prefix, name);
+
+	st->owned = xgrow(st->owned, &st->cap_owned, st->n_owned + 1, sizeof(char *));
+	return st->owned[st->n_owned++] = p;
+}
+
 /* Visits the DIEs that can hold functions with code: types are skipped
- * (member functions are defined outside their class), and so are
- * subprograms without code (declarations, abstract instances). */
-static void walk(const struct rs_visitor *v, Dwarf_Die *parent)
+ * but in Rust (C++ defines member functions outside their class), and so
+ * are subprograms without code (declarations, abstract instances).
+ * @prefix: the scopes of @parent in a Rust unit ("rscopes::net::"). */
+static void walk(const struct rs_visitor *v, Dwarf_Die *parent, const char *prefix, int depth)
 {
 	Dwarf_Die die;
 	const char *name;
 
-	if (dwarf_child(parent, &die) != 0)
+	if (depth > MAX_WALK_DEPTH || dwarf_child(parent, &die) != 0)
 		return;
 	do {
 		int tag = dwarf_tag(&die);
 
+		name = dwarf_diename(&die);
 		if (tag == DW_TAG_inlined_subroutine) {
 			/* Concrete by construction: we only enter code. */
 			v->inst(v->ctx, &die);
-			walk(v, &die);
+			walk(v, &die, prefix, depth + 1);
 		} else if (tag == DW_TAG_subprogram) {
+			if (v->st && v->rust && name)
+				offmap_put(&v->st->rust_prefixes, (uint64_t)(uintptr_t)die.addr, (void *)prefix);
 			if (!has_code(&die))
 				continue;
-			if ((name = dwarf_diename(&die)))
+			if (name)
 				v->func(v->ctx, &die, name);
-			walk(v, &die);
-		} else if (tag == DW_TAG_lexical_block || tag == DW_TAG_namespace) {
-			walk(v, &die);
+			walk(v, &die, prefix, depth + 1);
+		} else if (tag == DW_TAG_lexical_block) {
+			walk(v, &die, prefix, depth + 1);
+		} else if (tag == DW_TAG_namespace || (v->rust && is_rust_scope(tag))) {
+			walk(v, &die, v->st && v->rust && name ? longer_prefix(v->st, prefix, name) : prefix,
+			     depth + 1);
 		}
 	} while (dwarf_siblingof(&die, &die) == 0);
 }
@@ -284,12 +357,14 @@ void rs_units_ensure(struct rs_state *st, Dwarf *dw)
 static void index_unit(struct rs_state *st, uint32_t c)
 {
 	struct index_walk w = { .st = st, .cu = c };
-	struct rs_visitor v = { .func = index_func, .inst = index_inst, .ctx = &w };
+	struct rs_visitor v = { .func = index_func, .inst = index_inst, .ctx = &w, .st = st };
 	Dwarf_Die unit;
 
 	st->cus[c].first = (uint32_t)st->n_ents;
-	if (dwarf_offdie(st->cus[c].dw, st->cus[c].die, &unit))
-		walk(&v, &unit);
+	if (dwarf_offdie(st->cus[c].dw, st->cus[c].die, &unit)) {
+		v.rust = dw_unit_is_rust(&unit);
+		walk(&v, &unit, "", 0);
+	}
 	st->cus[c].end = (uint32_t)st->n_ents;
 }
 
@@ -360,8 +435,10 @@ const struct rs_unit_funcs *rs_unit_funcs(struct rs_state *st, uint32_t c)
 	if (u->walked)
 		return u;
 	u->walked = true;
-	if (dwarf_offdie(st->cus[c].dw, st->cus[c].die, &unit))
-		walk(&v, &unit);
+	if (dwarf_offdie(st->cus[c].dw, st->cus[c].die, &unit)) {
+		v.rust = dw_unit_is_rust(&unit);
+		walk(&v, &unit, "", 0);
+	}
 	if (u->n_origins)
 		qsort(u->origins, u->n_origins, sizeof(*u->origins), cmp_die_addr);
 	for (size_t i = 0; i < u->n_origins; i++)
@@ -387,32 +464,6 @@ bool rs_entry_die(struct rs_state *st, uint32_t i, Dwarf_Die *die, Dwarf_Die *cu
 	const struct rs_cu *cu = &st->cus[rs_entry_unit(&st->ents[i])];
 
 	return dwarf_offdie(cu->dw, st->ents[i].die, die) && dwarf_offdie(cu->dw, cu->die, cudie);
-}
-
-/* Where execution enters @die: DW_AT_entry_pc (an address, or in DWARF 5
- * an offset from the start), else DW_AT_low_pc, else the first range. */
-bool rs_die_entry_pc(Dwarf_Die *die, Dwarf_Addr *pc)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Addr base, start, end;
-	Dwarf_Word off;
-
-	if (dwarf_attr(die, DW_AT_entry_pc, &attr)) {
-		if (dwarf_formaddr(&attr, pc) == 0)
-			return true;
-		if (dwarf_formudata(&attr, &off) == 0) {
-			if (dwarf_lowpc(die, &start) != 0 && dwarf_ranges(die, 0, &base, &start, &end) <= 0)
-				return false;
-			*pc = start + off;
-			return true;
-		}
-	}
-	if (dwarf_lowpc(die, pc) == 0)
-		return true;
-	if (dwarf_ranges(die, 0, &base, &start, &end) <= 0)
-		return false;
-	*pc = start;
-	return true;
 }
 
 /* ---- ELF symbols ---- */

@@ -43,7 +43,7 @@ static void entry_address(struct rs_state *st, uint32_t i, Dwarf_Addr *pc)
 	if (rs_entry_kind(&st->ents[i]) == KIND_ORIGIN)
 		i = rs_first_instance(st, i);
 	if (i != RS_NONE && rs_entry_die(st, i, &die, &cudie))
-		rs_die_entry_pc(&die, pc);
+		dw_die_entry_pc(&die, pc);
 }
 
 static void list_dwarf_names(struct rs_state *st, struct htab *seen)
@@ -66,7 +66,7 @@ static void list_dwarf_names(struct rs_state *st, struct htab *seen)
 			if (s->key)
 				continue;
 			s->key = r;
-			name = dw_demangle(r, false);
+			name = rs_function_name(st, &die);
 			entry_address(st, i, &pc);
 			add_name(st, seen, name ? name : xstrdup(r), pc);
 		}

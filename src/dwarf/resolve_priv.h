@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "dwarf/module_priv.h"
+#include "dwarf/offmap.h"
 #include "dwarf/resolve.h"
 #include "dwarf/symbolize.h"
 #include "util/htab.h"
@@ -104,6 +105,10 @@ struct rs_state {
 	bool listed;
 	struct rs_name *names; /* DWARF names sorted, then ELF-only names sorted */
 	size_t n_names, cap_names;
+	/* Rust units: the scopes of each named subprogram ("rscopes::net::"),
+	 * by the address of its DIE, noted by the index walk (strings in
+	 * owned) */
+	struct offmap rust_prefixes;
 };
 
 static inline enum rs_kind rs_entry_kind(const struct rs_entry *e)
@@ -135,6 +140,17 @@ size_t rs_untemplated_len(const char *s);
  * Borrowed from libdw; NULL for an anonymous DIE. */
 const char *rs_raw_name(Dwarf_Die *die);
 
+/* The name a user knows function DIE @die by, without parameters: in
+ * Rust gdb's (its DWARF scopes, "rscopes::net::{impl#1}::on_event"),
+ * in C++ its demangled linkage name, else DW_AT_name.  Caller frees; NULL
+ * for an anonymous DIE. */
+char *rs_function_name(struct rs_state *st, Dwarf_Die *die);
+
+/* The other name of a Rust function a user may type: its linkage name
+ * demangled ("<rscopes::net::Conn as rscopes::net::Handler>::on_event",
+ * "rscopes::scale::<u8>" with v0).  Caller frees; NULL when none. */
+char *rs_function_alt_name(Dwarf_Die *die);
+
 /* The user-facing name of ELF symbol @sym: demangled without parameters,
  * without a "@VERSION" suffix.  Caller frees. */
 char *rs_symbol_name(const char *sym);
@@ -162,9 +178,6 @@ uint32_t rs_first_instance(struct rs_state *st, uint32_t i);
  * read them. */
 bool rs_entry_die(struct rs_state *st, uint32_t i, Dwarf_Die *die, Dwarf_Die *cudie);
 
-/* Where execution enters @die: DW_AT_entry_pc, else DW_AT_low_pc, else
- * the first range.  False when @die has no address. */
-bool rs_die_entry_pc(Dwarf_Die *die, Dwarf_Addr *pc);
 
 /* ---- line table headers (resolve_files.c) ---- */
 

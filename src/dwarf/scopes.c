@@ -12,7 +12,9 @@
  * the unit's children finds it.  In C++ it may also sit in a namespace or
  * a class, and a lambda's operator() sits in its closure type inside the
  * function that defines it, outside that function's ranges: there the
- * walk descends further.
+ * walk descends further.  Rust puts every function in the namespaces of
+ * its module path (rscopes::net::wire), a method in its struct's DIE, a
+ * trait method in a namespace {impl#N}: the walk descends there too.
  */
 #include "dwarf/module_priv.h"
 
@@ -23,7 +25,7 @@
 struct scope_walk {
 	uint64_t pc;
 	Dwarf_Off anchor;   /* a DIE taken in although it does not hold pc; 0: none */
-	bool cxx;
+	bool nested;        /* C++ or Rust: functions sit in namespaces and types */
 	Dwarf_Die *out;
 	int max;
 };
@@ -100,9 +102,9 @@ static int walk(struct scope_walk *w, Dwarf_Die *parent, bool in_fn, int n, int 
 				w->out[n] = child;
 				return walk(w, &child, true, n + 1, depth + 1);
 			}
-			if (w->cxx) /* a lambda defined inside */
+			if (w->nested) /* a lambda defined inside */
 				m = walk(w, &child, false, n, depth + 1);
-		} else if (w->cxx && (is_container(tag) || is_block(tag))) {
+		} else if (w->nested && (is_container(tag) || is_block(tag))) {
 			m = walk(w, &child, false, n, depth + 1);
 		}
 		if (m > n)
@@ -125,6 +127,18 @@ bool dw_unit_is_cxx(Dwarf_Die *cudie)
 	}
 }
 
+bool dw_unit_is_rust(Dwarf_Die *cudie)
+{
+	return dwarf_srclang(cudie) == DW_LANG_Rust;
+}
+
+bool dw_die_is_rust(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+
+	return dwarf_diecu(die, &cu, NULL, NULL) && dw_unit_is_rust(&cu);
+}
+
 int dw_pc_scopes(Dwarf_Die *cudie, uint64_t pc, Dwarf_Die *out, int max)
 {
 	return dw_pc_scopes_anchored(cudie, pc, 0, out, max);
@@ -132,11 +146,38 @@ int dw_pc_scopes(Dwarf_Die *cudie, uint64_t pc, Dwarf_Die *out, int max)
 
 int dw_pc_scopes_anchored(Dwarf_Die *cudie, uint64_t pc, Dwarf_Off anchor, Dwarf_Die *out, int max)
 {
-	struct scope_walk w = { .pc = pc, .anchor = anchor, .cxx = dw_unit_is_cxx(cudie), .out = out,
+	struct scope_walk w = { .pc = pc, .anchor = anchor,
+				.nested = dw_unit_is_cxx(cudie) || dw_unit_is_rust(cudie), .out = out,
 				.max = max };
 	int n;
 
 	if (anchor && (n = to_anchor(&w, cudie, (Dwarf_Off)-1, false, 0, 0)) > 0)
 		return n;
 	return walk(&w, cudie, false, 0, 0);
+}
+
+/* Where execution enters @die: DW_AT_entry_pc (an address, or in DWARF 5
+ * an offset from the start), else DW_AT_low_pc, else the first range. */
+bool dw_die_entry_pc(Dwarf_Die *die, Dwarf_Addr *pc)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Addr base, start, end;
+	Dwarf_Word off;
+
+	if (dwarf_attr(die, DW_AT_entry_pc, &attr)) {
+		if (dwarf_formaddr(&attr, pc) == 0)
+			return true;
+		if (dwarf_formudata(&attr, &off) == 0) {
+			if (dwarf_lowpc(die, &start) != 0 && dwarf_ranges(die, 0, &base, &start, &end) <= 0)
+				return false;
+			*pc = start + off;
+			return true;
+		}
+	}
+	if (dwarf_lowpc(die, pc) == 0)
+		return true;
+	if (dwarf_ranges(die, 0, &base, &start, &end) <= 0)
+		return false;
+	*pc = start;
+	return true;
 }

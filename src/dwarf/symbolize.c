@@ -81,6 +81,7 @@ struct fn_range {
 struct cu_index {
 	struct spans ranges; /* struct fn_range */
 	bool cxx;
+	bool rust;
 };
 
 struct sym_entry {
@@ -267,7 +268,8 @@ static struct sym_cache *cache_of(struct dw_module *m)
 
 char *dw_demangle(const char *name, bool params)
 {
-	if (!name || strncmp(name, "_Z", 2) != 0)
+	/* _R: Rust's v0 mangling (legacy Rust names are _ZN...E) */
+	if (!name || (strncmp(name, "_Z", 2) != 0 && strncmp(name, "_R", 2) != 0))
 		return NULL;
 	return cplus_demangle(name, params ? DMGL_PARAMS | DMGL_ANSI : DMGL_ANSI);
 }
@@ -499,6 +501,7 @@ static struct cu_index *cu_index_of(struct sym_cache *c, struct dw_module *m, Dw
 		return ix;
 	ix = xcalloc(1, sizeof(*ix));
 	ix->cxx = dw_unit_is_cxx(cu);
+	ix->rust = dw_unit_is_rust(cu);
 	ix->ranges.elem = sizeof(struct fn_range);
 	index_children(ix, &cap, cu, 0);
 	spans_finish(&ix->ranges, cmp_range);
@@ -538,23 +541,6 @@ static void visit_scope(Dwarf_Die *die, uint64_t pc, struct scope_path *p, int d
 
 /* ---- names ---- */
 
-static bool is_scope_tag(int tag)
-{
-	return tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
-	       tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
-	       tag == DW_TAG_enumeration_type;
-}
-
-static void add_scope_name(struct strbuf *sb, Dwarf_Die *scope)
-{
-	const char *name = dwarf_diename(scope);
-
-	if (!name)
-		name = dwarf_tag(scope) == DW_TAG_namespace ? "(anonymous namespace)" : "{unnamed}";
-	strbuf_addstr(sb, name);
-	strbuf_addstr(sb, "::");
-}
-
 /* "ns::Klass<int>::name" for a C++ declaration: its DW_AT_name qualified by
  * the enclosing namespaces and classes (a local class stops at its
  * function, as gdb prints it).  Interned and cached; NULL without a name. */
@@ -563,23 +549,13 @@ static const char *qualified_name(struct sym_cache *c, struct dw_module *m, Dwar
 	uint64_t key = die_key(c, die);
 	const char *cached = offmap_get(&c->die_names, key);
 	struct strbuf sb = STRBUF_INIT;
-	Dwarf_Die *scopes = NULL;
-	const char *name = dwarf_diename(die);
-	int n, top = 1;
 
 	if (cached)
 		return *cached ? cached : NULL;
-	n = name ? dwarf_getscopes_die(die, &scopes) : 0;
-	while (top < n && is_scope_tag(dwarf_tag(&scopes[top])))
-		top++;
-	for (int i = top - 1; i >= 1; i--)
-		add_scope_name(&sb, &scopes[i]);
-	if (name)
-		strbuf_addstr(&sb, name);
+	typename_scoped_name(die, &sb);
 	cached = intern(c, sb.buf);
 	offmap_put(&c->die_names, key, (void *)cached);
 	strbuf_release(&sb);
-	free(scopes);
 	return *cached ? cached : NULL;
 }
 
@@ -595,19 +571,21 @@ static void find_declaration(Dwarf_Die *die, Dwarf_Die *out)
 
 /* The name gdb shows for the function of @fn (a subprogram or an inlined
  * instance), without parameters: the linkage name when there is one, in C
- * too (glibc's asm-label aliases: gdb shows "__GI_raise"), demangled.
- * Interned; NULL when DWARF has none. */
+ * too (glibc's asm-label aliases: gdb shows "__GI_raise"), demangled.  In
+ * Rust, whichever the mangling, gdb names a function by its scopes in
+ * DWARF: "rscopes::net::{impl#1}::on_event", "rscopes::scale<u8>",
+ * "rscopes::run::{closure#0}".  Interned; NULL when DWARF has none. */
 static const char *die_function_name(struct sym_cache *c, struct dw_module *m, Dwarf_Die *fn,
-				     bool cxx)
+				     const struct typename_ctx *ctx)
 {
-	const char *linkage = die_string(fn, DW_AT_linkage_name);
+	const char *linkage = ctx->rust ? NULL : die_string(fn, DW_AT_linkage_name);
 	Dwarf_Die decl;
 
-	if (!linkage)
+	if (!linkage && !ctx->rust)
 		linkage = die_string(fn, DW_AT_MIPS_linkage_name);
 	if (linkage)
 		return function_name(c, linkage);
-	if (!cxx)
+	if (!ctx->cxx && !ctx->rust)
 		return intern(c, die_string(fn, DW_AT_name));
 	find_declaration(fn, &decl);
 	return qualified_name(c, m, &decl);
@@ -859,11 +837,13 @@ static size_t dwarf_frames(struct sym_cache *c, struct dw_module *m, uint64_t pc
 	Dwarf_Die *fn = r ? &r->die : NULL;
 	struct scope_path *p;
 	uint64_t offset;
+	Dwarf_Addr entry;
 	size_t n = 0;
 
 	if (!fn)
 		return 0;
 	ctx.cxx = ix->cxx;
+	ctx.rust = ix->rust;
 	p = xmalloc(sizeof(*p));
 	p->dies[0] = *fn;
 	p->n = 1;
@@ -872,8 +852,10 @@ static size_t dwarf_frames(struct sym_cache *c, struct dw_module *m, uint64_t pc
 	for (int i = p->n - 1; i >= 0; i--, n++) {
 		struct dw_sym_frame *f = &out[n];
 
-		*f = (struct dw_sym_frame){ .inlined = i > 0, .sym_offset = offset };
-		f->function = die_function_name(c, m, &p->dies[i], ctx.cxx);
+		*f = (struct dw_sym_frame){ .inlined = i > 0, .sym_offset = offset,
+					    .scope = dwarf_dieoffset(&p->dies[i]) };
+		f->starts_here = i > 0 && dw_die_entry_pc(&p->dies[i], &entry) && entry == pc;
+		f->function = die_function_name(c, m, &p->dies[i], &ctx);
 		f->params = function_params(&ctx, &p->dies[i]);
 		if (i == p->n - 1)
 			line_at(c, m, cu, pc, f);

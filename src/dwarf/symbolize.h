@@ -26,6 +26,11 @@ struct dw_sym_frame {
 	unsigned col;         /* 0 if unknown */
 	bool inlined;         /* an inlined call (not the physical frame) */
 	uint64_t sym_offset;  /* pc - start of the function/symbol (0 if unknown) */
+	/* The DIE offset of the function instance (a DW_TAG_subprogram or
+	 * DW_TAG_inlined_subroutine, as dw_site.scope names one); 0 without
+	 * DWARF. */
+	uint64_t scope;
+	bool starts_here;     /* an inlined call entered at the very pc looked up */
 };
 
 struct dw_sym {

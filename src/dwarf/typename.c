@@ -12,6 +12,7 @@
 #include "dwarf/typename.h"
 
 #include <dwarf.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_TYPE_DEPTH 32 /* type DIEs followed when naming one type */
@@ -86,10 +87,23 @@ static void add_pointer(struct decl *d, const char *op)
 	d->pointer = true;
 }
 
+/* The number of elements of subrange DIE @sub: false when DWARF leaves
+ * it open. */
+static bool subrange_count(Dwarf_Die *sub, Dwarf_Word *count)
+{
+	Dwarf_Attribute attr;
+
+	if (dwarf_formudata(dwarf_attr(sub, DW_AT_count, &attr), count) == 0)
+		return true;
+	if (dwarf_formudata(dwarf_attr(sub, DW_AT_upper_bound, &attr), count) != 0)
+		return false;
+	++*count;
+	return true;
+}
+
 static void add_array_dims(struct decl *d, Dwarf_Die *array)
 {
 	Dwarf_Die sub;
-	Dwarf_Attribute attr;
 	Dwarf_Word count;
 
 	wrap_pointer(d);
@@ -98,10 +112,8 @@ static void add_array_dims(struct decl *d, Dwarf_Die *array)
 	do {
 		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
 			continue;
-		if (dwarf_formudata(dwarf_attr(&sub, DW_AT_count, &attr), &count) == 0)
+		if (subrange_count(&sub, &count))
 			strbuf_addf(&d->inner, "[%llu]", (unsigned long long)count);
-		else if (dwarf_formudata(dwarf_attr(&sub, DW_AT_upper_bound, &attr), &count) == 0)
-			strbuf_addf(&d->inner, "[%llu]", (unsigned long long)count + 1);
 		else
 			strbuf_addstr(&d->inner, "[]");
 	} while (dwarf_siblingof(&sub, &sub) == 0);
@@ -280,6 +292,103 @@ static void add_separator(struct strbuf *out, size_t *n)
 		strbuf_addstr(out, ", ");
 }
 
+/* ---- Rust ---- */
+
+static void add_rust_type(const struct typename_ctx *ctx, Dwarf_Die *type, int depth, struct strbuf *out);
+
+/* The number of elements of array DIE @array ("" when DWARF leaves it
+ * open). */
+static void add_rust_count(Dwarf_Die *array, struct strbuf *out)
+{
+	Dwarf_Word count;
+	Dwarf_Die sub;
+
+	if (dwarf_child(array, &sub) != 0)
+		return;
+	do {
+		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
+			continue;
+		if (subrange_count(&sub, &count))
+			strbuf_addf(out, "; %llu", (unsigned long long)count);
+		return;
+	} while (dwarf_siblingof(&sub, &sub) == 0);
+}
+
+/* "fn (u32, &str) -> u64", "fn ()" for the subroutine or subprogram @fn. */
+static void add_rust_fn(const struct typename_ctx *ctx, Dwarf_Die *fn, int depth, struct strbuf *out)
+{
+	Dwarf_Die child, type;
+	size_t n = 0;
+
+	strbuf_addstr(out, "fn (");
+	if (dwarf_child(fn, &child) == 0) {
+		do {
+			if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+				continue;
+			add_separator(out, &n);
+			add_rust_type(ctx, die_type(&child, &type) ? &type : NULL, depth + 1, out);
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	strbuf_addch(out, ')');
+	if (die_type(fn, &type)) {
+		strbuf_addstr(out, " -> ");
+		add_rust_type(ctx, &type, depth + 1, out);
+	}
+}
+
+/* Type DIE @type (NULL: the unit type) as gdb writes a Rust type: every
+ * pointer and reference "*mut T" (gdb reads no mutability from DWARF),
+ * arrays "[T; 3]", functions "fn (T) -> R", named types by their scopes
+ * ("alloc::vec::Vec<i32, alloc::alloc::Global>", "&str", "(u8, f64)"). */
+static void add_rust_type(const struct typename_ctx *ctx, Dwarf_Die *type, int depth, struct strbuf *out)
+{
+	Dwarf_Die next;
+	const char *name;
+	int tag;
+
+	if (!type) {
+		strbuf_addstr(out, "()");
+		return;
+	}
+	if (depth > MAX_TYPE_DEPTH) {
+		strbuf_addch(out, '?');
+		return;
+	}
+	tag = dwarf_tag(type);
+	switch (tag) {
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		strbuf_addstr(out, "*mut ");
+		add_rust_type(ctx, die_type(type, &next) ? &next : NULL, depth + 1, out);
+		return;
+	case DW_TAG_array_type:
+		strbuf_addch(out, '[');
+		add_rust_type(ctx, die_type(type, &next) ? &next : NULL, depth + 1, out);
+		add_rust_count(type, out);
+		strbuf_addch(out, ']');
+		return;
+	case DW_TAG_subroutine_type:
+	case DW_TAG_subprogram:
+		add_rust_fn(ctx, type, depth, out);
+		return;
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+		add_rust_type(ctx, die_type(type, &next) ? &next : NULL, depth + 1, out);
+		return;
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+	case DW_TAG_typedef:
+		name = scoped_name(ctx, type);
+		break;
+	default:
+		name = dwarf_diename(type);
+		break;
+	}
+	strbuf_addstr(out, name ? name : "?");
+}
+
 /* Append the parameters among the children of @parent; a template
  * parameter pack's members are parameters too (unnamed in DWARF). */
 static void add_params(const struct typename_ctx *ctx, Dwarf_Die *parent, bool names,
@@ -302,6 +411,11 @@ static void add_params(const struct typename_ctx *ctx, Dwarf_Die *parent, bool n
 			render_decl(ctx, die_type(&child, &type) ? &type : NULL, "", out);
 			if (ctx->cxx && die_type(&child, &type) && dwarf_tag(&type) == DW_TAG_pointer_type)
 				strbuf_addstr(out, " const");
+		} else if (tag == DW_TAG_formal_parameter && ctx->rust) {
+			add_separator(out, n);
+			if (name)
+				strbuf_addf(out, "%s: ", name);
+			add_rust_type(ctx, die_type(&child, &type) ? &type : NULL, 0, out);
 		} else if (tag == DW_TAG_formal_parameter && !die_flag(&child, DW_AT_artificial)) {
 			add_separator(out, n);
 			render_decl(ctx, die_type(&child, &type) ? &type : NULL, name ? name : "", out);
@@ -317,6 +431,14 @@ void typename_render_type(Dwarf_Die *type, const char *(*name)(void *ctx, Dwarf_
 	struct typename_ctx ctx = { .name_of = name, .name_ctx = name_ctx, .cxx = name != NULL };
 
 	render_decl(&ctx, type, "", out);
+}
+
+void typename_render_rust(Dwarf_Die *type, const char *(*name)(void *ctx, Dwarf_Die *die), void *name_ctx,
+			  struct strbuf *out)
+{
+	struct typename_ctx ctx = { .name_of = name, .name_ctx = name_ctx, .rust = true };
+
+	add_rust_type(&ctx, type, 0, out);
 }
 
 bool typename_is_cxx(Dwarf_Die *die)
@@ -346,6 +468,41 @@ void typename_render_params(const struct typename_ctx *ctx, Dwarf_Die *fn, bool 
 	add_params(ctx, fn, names, out, &n);
 	if (!n && !names && !ctx->cxx && die_flag(fn, DW_AT_prototyped))
 		strbuf_addstr(out, "void");
+}
+
+static bool is_scope_tag(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+	       tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_enumeration_type;
+}
+
+static void add_scope_name(struct strbuf *sb, Dwarf_Die *scope)
+{
+	const char *name = dwarf_diename(scope);
+
+	if (!name)
+		name = dwarf_tag(scope) == DW_TAG_namespace ? "(anonymous namespace)" : "{unnamed}";
+	strbuf_addstr(sb, name);
+	strbuf_addstr(sb, "::");
+}
+
+bool typename_scoped_name(Dwarf_Die *die, struct strbuf *out)
+{
+	Dwarf_Die *scopes = NULL;
+	const char *name = dwarf_diename(die);
+	int n, top = 1;
+
+	if (!name)
+		return false;
+	n = dwarf_getscopes_die(die, &scopes);
+	while (top < n && is_scope_tag(dwarf_tag(&scopes[top])))
+		top++;
+	for (int i = top - 1; i >= 1; i--)
+		add_scope_name(out, &scopes[i]);
+	strbuf_addstr(out, name);
+	free(scopes);
+	return true;
 }
 
 bool typename_has_params(Dwarf_Die *fn)

@@ -3,7 +3,8 @@
  * the parameter lists of symbolized frames.
  *
  * Layer rule: private to src/dwarf; included only by typename.c,
- * symbolize.c and vars.c (which names its types the same way).  Like the rest of dwarf/, it may name elfutils types.
+ * symbolize.c, vars.c (which names its types the same way) and the
+ * resolve files (scoped names of Rust functions).  Like the rest of dwarf/, it may name elfutils types.
  *
  * Shared here: the renderer's entry points, the context it runs in (the
  * symbolizer hands in how it names C++ scopes, so the renderer needs no
@@ -29,6 +30,7 @@ struct typename_ctx {
 	 * DIE, NULL without a name; the string must outlive the rendering. */
 	const char *(*qualified_name)(struct sym_cache *c, struct dw_module *m, Dwarf_Die *die);
 	bool cxx;  /* C++ spelling: qualified names, no "struct" keyword */
+	bool rust; /* Rust's spelling as gdb writes it: "*mut T", "[T; 3]", "name: type" */
 	/* Instead of qualified_name when set: the name of a class or typedef
 	 * DIE, qualified as the caller sees fit (typename_render_type). */
 	const char *(*name_of)(void *ctx, Dwarf_Die *die);
@@ -56,8 +58,21 @@ void typename_render_params(const struct typename_ctx *ctx, Dwarf_Die *fn, bool 
 void typename_render_type(Dwarf_Die *type, const char *(*name)(void *ctx, Dwarf_Die *die), void *name_ctx,
 			  struct strbuf *out);
 
+/* Append Rust's spelling of type DIE @type (NULL: the unit type "()") as
+ * gdb writes it: "*mut rscopes::Req", "[u8; 4]", "fn (u32) -> u64",
+ * "&str"; named types by @name(@name_ctx, DIE), their scoped names. */
+void typename_render_rust(Dwarf_Die *type, const char *(*name)(void *ctx, Dwarf_Die *die), void *name_ctx,
+			  struct strbuf *out);
+
 /* Whether @die belongs to a C++ compile unit. */
 bool typename_is_cxx(Dwarf_Die *die);
+
+/* Append @die's DW_AT_name qualified by the namespaces and types around
+ * it, "ns::Klass<int>::name" (a local class stops at its function, as gdb
+ * prints it; Rust's "rscopes::net::{impl#1}::on_event" likewise).  False,
+ * appending nothing, when @die has no name.  Costs a walk of its unit
+ * from the start (libdw has no parent links): callers cache. */
+bool typename_scoped_name(Dwarf_Die *die, struct strbuf *out);
 
 /* True when @fn has children that are parameters (formal, "...", or a
  * template parameter pack). */

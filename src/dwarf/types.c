@@ -177,6 +177,42 @@ static void add_member(struct vars_cache *c, struct dw_member *mb, Dwarf_Die *ch
 	mb->type = type_attr(c, child);
 }
 
+static const struct dw_type *element(struct vars_cache *c, Dwarf_Die *die);
+
+/* The variants of a Rust enum from its DW_TAG_variant_part @part: the
+ * discriminant member it names, then each DW_TAG_variant's value (none:
+ * the default) and its one member, the variant's fields. */
+static void add_variants(struct vars_cache *c, struct dw_type *t, Dwarf_Die *part)
+{
+	struct dw_variant *v = NULL;
+	size_t n = 0, cap = 0;
+	Dwarf_Die discr, child, member;
+	Dwarf_Attribute a;
+	Dwarf_Word value;
+
+	if (!dwarf_formref_die(dwarf_attr(part, DW_AT_discr, &a), &discr) || dwarf_child(part, &child) != 0)
+		return;
+	t->discr_offset = udata_attr(&discr, DW_AT_data_member_location, 0);
+	t->discr_size = (unsigned)element(c, &discr)->size;
+	do {
+		if (dwarf_tag(&child) != DW_TAG_variant || dwarf_child(&child, &member) != 0 ||
+		    dwarf_tag(&member) != DW_TAG_member)
+			continue;
+		v = xgrow(v, &cap, n + 1, sizeof(*v));
+		v[n] = (struct dw_variant){
+			.name = dwarf_diename(&member),
+			.type = type_attr(c, &member),
+			.offset = udata_attr(&member, DW_AT_data_member_location, 0),
+			.is_default = !dwarf_attr(&child, DW_AT_discr_value, &a) || dwarf_formudata(&a, &value),
+		};
+		if (!v[n].is_default)
+			v[n].value = value;
+		n++;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	t->variants = own(c, v);
+	t->n_variants = n;
+}
+
 static void add_members(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
 {
 	struct dw_member *v = NULL;
@@ -188,6 +224,10 @@ static void add_members(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
 	do {
 		int tag = dwarf_tag(&child);
 
+		if (tag == DW_TAG_variant_part) {
+			add_variants(c, t, &child);
+			continue;
+		}
 		/* a static data member (DWARF 4's declaration) is no part of
 		 * the object's bytes */
 		if ((tag != DW_TAG_member && tag != DW_TAG_inheritance) ||
@@ -251,7 +291,11 @@ static struct dw_type *array_of(struct vars_cache *c, const struct dw_type *elem
 	t->count = count;
 	t->size = elem->size * count;
 	t->is_char = elem->is_char;
-	t->name = own(c, xasprintf("%s[%llu]", elem->name, (unsigned long long)count));
+	t->rust = elem->rust;
+	if (elem->rust)
+		t->name = own(c, xasprintf("[%s; %llu]", elem->name, (unsigned long long)count));
+	else
+		t->name = own(c, xasprintf("%s[%llu]", elem->name, (unsigned long long)count));
 	return t;
 }
 
@@ -311,8 +355,9 @@ static void note_prefixes(struct vars_cache *c, Dwarf_Die *parent, const char *p
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-/* The namespaces and classes a C++ type DIE is declared in, as gdb
- * qualifies its name ("geo::"); "" at file scope and in C.  Known for a
+/* The namespaces and classes a C++ or Rust type DIE is declared in, as
+ * gdb qualifies its name ("geo::", "alloc::vec::"); "" at file scope and
+ * in C.  Known for a
  * whole unit on its first question: libdw has no parent links. */
 static const char *scope_prefix(struct vars_cache *c, Dwarf_Die *die)
 {
@@ -320,7 +365,7 @@ static const char *scope_prefix(struct vars_cache *c, Dwarf_Die *die)
 	uint64_t key;
 	const char *p;
 
-	if (!typename_is_cxx(die) || !dwarf_diecu(die, &cu, NULL, NULL))
+	if (!dwarf_diecu(die, &cu, NULL, NULL) || (!dw_unit_is_cxx(&cu) && !dw_unit_is_rust(&cu)))
 		return "";
 	key = die_key(c, &cu);
 	if (!offmap_get(&c->prefixed_units, key)) {
@@ -337,7 +382,7 @@ static const char *scope_prefix(struct vars_cache *c, Dwarf_Die *die)
 static const char *aggregate_name(struct vars_cache *c, Dwarf_Die *die, int tag, const char *name,
 				  const char *prefix)
 {
-	bool cxx = typename_is_cxx(die);
+	bool cxx = typename_is_cxx(die) || dw_die_is_rust(die);
 	const char *kw = cxx ? ""
 		       : tag == DW_TAG_structure_type ? "struct " : tag == DW_TAG_union_type ? "union "
 		       : tag == DW_TAG_enumeration_type ? "enum " : "";
@@ -405,7 +450,10 @@ static const char *declarator_name(struct vars_cache *c, Dwarf_Die *die)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	typename_render_type(die, typename_is_cxx(die) ? cxx_name : NULL, c, &sb);
+	if (dw_die_is_rust(die))
+		typename_render_rust(die, cxx_name, c, &sb);
+	else
+		typename_render_type(die, typename_is_cxx(die) ? cxx_name : NULL, c, &sb);
 	return own(c, strbuf_detach(&sb));
 }
 
@@ -432,6 +480,49 @@ static void set_cxx_pointer(struct vars_cache *c, struct dw_type *t, Dwarf_Die *
 		t->size = 16; /* the function, then the adjustment of this */
 }
 
+static void fill_c(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die, int tag, const char *name);
+
+/* A Rust type, named as gdb writes it: pointers and references "*mut T"
+ * (a reference is a pointer in Rust's DWARF, and gdb reads no
+ * mutability), arrays "[T; 4]", functions "fn (u32) -> u64"; aggregates by
+ * their scopes, a C-like enum's values as rstd::Level::High. */
+static void fill_rust(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die, int tag)
+{
+	const char *name = dwarf_diename(die);
+
+	t->rust = true;
+	switch (tag) {
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		t->kind = DW_TYPE_POINTER;
+		t->size = 8;
+		t->target = element(c, die);
+		t->name = own(c, xasprintf("*mut %s", t->target->name));
+		break;
+	case DW_TAG_base_type:
+		t->name = name ? name : "?";
+		set_base(t, die);
+		/* char is a Unicode scalar value (DW_ATE_UTF), u8 a number */
+		t->is_char = udata_attr(die, DW_AT_encoding, 0) == DW_ATE_UTF;
+		break;
+	case DW_TAG_enumeration_type:
+		set_aggregate(c, t, die, tag);
+		t->scoped = true;
+		break;
+	case DW_TAG_subroutine_type:
+	case DW_TAG_subprogram:
+		t->kind = DW_TYPE_FUNCTION;
+		t->name = declarator_name(c, die);
+		break;
+	default:
+		/* structs (with their variants), unions, arrays, typedefs */
+		fill_c(c, t, die, tag, name);
+		t->rust = true;
+		break;
+	}
+}
+
 /* Convert the DIE of node @t (once). */
 static void fill(struct vars_cache *c, struct dw_type *t)
 {
@@ -445,6 +536,15 @@ static void fill(struct vars_cache *c, struct dw_type *t)
 	n->filled = true;
 	tag = dwarf_tag(die);
 	name = dwarf_diename(die);
+	if (dw_die_is_rust(die))
+		fill_rust(c, t, die, tag);
+	else
+		fill_c(c, t, die, tag, name);
+}
+
+/* A C or C++ type (and what Rust's DWARF says the same way). */
+static void fill_c(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die, int tag, const char *name)
+{
 	switch (tag) {
 	case DW_TAG_base_type:
 		t->name = name ? typename_base(name) : "?";
@@ -861,4 +961,32 @@ bool dw_type_is_scalar(const struct dw_type *t)
 {
 	return t->kind == DW_TYPE_INT || t->kind == DW_TYPE_BOOL || t->kind == DW_TYPE_ENUM ||
 	       t->kind == DW_TYPE_POINTER;
+}
+
+const struct dw_variant *dw_type_variant(const struct dw_type *t, const uint8_t *data, size_t len)
+{
+	const struct dw_variant *dflt = NULL;
+	uint64_t d = 0;
+
+	if (!t->n_variants || t->discr_size > 8 || t->discr_offset + t->discr_size > len)
+		return NULL;
+	memcpy(&d, data + t->discr_offset, t->discr_size);
+	for (size_t i = 0; i < t->n_variants; i++) {
+		if (t->variants[i].is_default)
+			dflt = &t->variants[i];
+		else if (t->variants[i].value == d)
+			return &t->variants[i];
+	}
+	return dflt;
+}
+
+bool dw_type_is_tuple(const struct dw_type *t)
+{
+	if (!t->rust || t->kind != DW_TYPE_STRUCT || t->n_variants || !t->n_members)
+		return false;
+	for (size_t i = 0; i < t->n_members; i++)
+		if (!t->members[i].name || strncmp(t->members[i].name, "__", 2) ||
+		    !strchr("0123456789", t->members[i].name[2]) || !t->members[i].name[2])
+			return false;
+	return true;
 }

@@ -51,6 +51,18 @@ struct dw_enumerator {
 	int64_t value;
 };
 
+/* One variant of a Rust enum with data (a DWARF variant part): its
+ * fields are the members of .type, a struct placed at .offset in the
+ * enum's bytes (their offsets count from the enum's start). */
+struct dw_variant {
+	const char *name;          /* "Some", "Rect" */
+	const struct dw_type *type;
+	uint64_t offset;
+	bool is_default;           /* taken when no other variant's value matches (the
+				      variant whose data holds the niche) */
+	uint64_t value;            /* the discriminant's value that selects it */
+};
+
 struct dw_type {
 	enum dw_type_kind kind;
 	const char *name;          /* C spelling as gdb prints it: "int", "long", "struct request",
@@ -76,6 +88,17 @@ struct dw_type {
 	 * adjustment of `this`). */
 	const struct dw_type *container;
 	bool scoped;               /* an enum class: gdb names its values Color::green */
+	/* From a Rust unit: named ("*mut T", "[u8; 4]") and shown
+	 * ("rscopes::Req {id: 1}") as rust-gdb does. */
+	bool rust;
+	/* A Rust enum with data (DW_TYPE_STRUCT): which variant the value
+	 * holds is told by the discriminant, an unsigned integer of
+	 * .discr_size bytes at .discr_offset (for a niche layout, bytes of
+	 * the data of the default variant). */
+	const struct dw_variant *variants;
+	size_t n_variants;
+	uint64_t discr_offset;
+	unsigned discr_size;
 };
 
 enum dw_loc_kind {
@@ -301,6 +324,13 @@ void dw_module_set_type_resolver(struct dw_module *m, dw_type_resolver fn, void 
  * (valid until dw_module_free()).  @target must be a type of @m or a
  * static one.  Named as C spells it: "int *", "int (*)[4]". */
 const struct dw_type *dw_type_pointer(struct dw_module *m, const struct dw_type *target);
+
+/* The variant Rust enum @t holds in its bytes @data (@len of them), or NULL
+ * when the discriminant is not within them or selects none. */
+const struct dw_variant *dw_type_variant(const struct dw_type *t, const uint8_t *data, size_t len);
+
+/* Whether @t is a Rust tuple or tuple struct: its members are __0, __1... */
+bool dw_type_is_tuple(const struct dw_type *t);
 
 /* The member @name of struct/union @t (looking into anonymous members), or
  * NULL.  *offset receives its offset from the start of @t. */

@@ -320,7 +320,7 @@ static void tail_spans(struct renderer *r, const struct ev_backtrace *bt, unsign
 
 /* The lines of physical frame @i: its inlined calls, itself, and the
  * functions that left between it and its caller by tail calls. */
-static void render_lines(struct renderer *r, uint32_t pid, const struct ev_backtrace *bt,
+static void render_lines(struct renderer *r, uint32_t pid, uint32_t wire_id, const struct ev_backtrace *bt,
 			 unsigned i, const char *indent, struct span_list *out)
 {
 	bool raw = bt->flags & WR_BT_F_RAW, with_inline = bt->flags & WR_BT_F_INLINE;
@@ -329,9 +329,12 @@ static void render_lines(struct renderer *r, uint32_t pid, const struct ev_backt
 	struct frame_line fl = { .index = i, .suffix = ".inline", .f = &bt->frames[i], .rf = &rf,
 				 .show = raw ? LINE_HIDDEN : LINE_SYMBOLS,
 				 .locals = bt->flags & WR_BT_F_FULL };
+	size_t hidden = 0;
 
 	r->hooks.frame(r->hooks.ctx, fl.f, &rf);
-	for (size_t k = 0; with_inline && k + 1 < rf.sym.n; k++) {
+	if (i == 0 && r->hooks.hidden_inlines)
+		hidden = r->hooks.hidden_inlines(r->hooks.ctx, wire_id, fl.f, &rf);
+	for (size_t k = hidden; with_inline && k + 1 < rf.sym.n; k++) {
 		fl.sym = &rf.sym.frames[k];
 		fl.vars = frame_vars(r, pid, bt, i, k, v, &fl.n_vars);
 		frame_spans(out, indent, &fl);
@@ -340,8 +343,9 @@ static void render_lines(struct renderer *r, uint32_t pid, const struct ev_backt
 	fl.sym = rf.sym.n ? &rf.sym.frames[rf.sym.n - 1] : NULL;
 	fl.vars = rf.sym.n && !rf.signal_trampoline ?
 			  frame_vars(r, pid, bt, i, rf.sym.n - 1, v, &fl.n_vars) : NULL;
-	/* Without inline frames, the line is where the pc is. */
-	fl.where = rf.sym.n && !with_inline ? &rf.sym.frames[0] : NULL;
+	/* Without inline frames, the line is where the pc is (as the
+	 * innermost frame shown has it). */
+	fl.where = rf.sym.n && !with_inline ? &rf.sym.frames[hidden < rf.sym.n ? hidden : 0] : NULL;
 	fl.show = raw ? LINE_RAW : LINE_SYMBOLS;
 	frame_spans(out, indent, &fl);
 	tail_spans(r, bt, i, indent, out);
@@ -365,6 +369,7 @@ static void render_lines(struct renderer *r, uint32_t pid, const struct ev_backt
 struct line_key {
 	struct wr_bt_frame frame, caller; /* caller zeroed for the last frame */
 	uint32_t index;
+	uint32_t site;    /* frame 0: the probe site's wire id (its inline frames hidden) */
 	uint8_t bt_flags;
 	char indent[15];
 };
@@ -399,14 +404,14 @@ static uint64_t line_hash(const struct line_key *k)
 }
 
 /* The lines of physical frame @i, from the cache when they can be. */
-static void frame_lines(struct renderer *r, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
-			const char *indent, struct span_list *out)
+static void frame_lines(struct renderer *r, uint32_t pid, uint32_t wire_id, const struct ev_backtrace *bt,
+			unsigned i, const char *indent, struct span_list *out)
 {
 	struct line_key key;
 	struct line_entry *e;
 
 	if ((bt->flags & (WR_BT_F_ARGS | WR_BT_F_FULL)) || strlen(indent) >= sizeof(key.indent)) {
-		render_lines(r, pid, bt, i, indent, out);
+		render_lines(r, pid, wire_id, bt, i, indent, out);
 		return;
 	}
 	memset(&key, 0, sizeof(key));
@@ -414,6 +419,7 @@ static void frame_lines(struct renderer *r, uint32_t pid, const struct ev_backtr
 	if (r->hooks.tailcalls && i + 1 < bt->frame_count)
 		key.caller = bt->frames[i + 1];
 	key.index = i;
+	key.site = i == 0 ? wire_id : 0;
 	key.bt_flags = bt->flags;
 	strcpy(key.indent, indent);
 	if (!r->lines)
@@ -425,7 +431,7 @@ static void frame_lines(struct renderer *r, uint32_t pid, const struct ev_backtr
 		span_list_reset(&e->spans);
 		e->used = true;
 		memcpy(&e->key, &key, sizeof(key));
-		render_lines(r, pid, bt, i, indent, &e->spans);
+		render_lines(r, pid, wire_id, bt, i, indent, &e->spans);
 		if (r->format == RENDER_JSON)
 			span_seal_json(&e->spans);
 	}
@@ -470,7 +476,7 @@ static void stop_spans(const struct ev_backtrace *bt, const char *indent, struct
 	span_eol(out);
 }
 
-void render_backtrace(struct renderer *r, uint32_t pid, const struct ev_backtrace *bt,
+void render_backtrace(struct renderer *r, uint32_t pid, uint32_t wire_id, const struct ev_backtrace *bt,
 		      const char *indent, struct span_list *out)
 {
 	char sub[16];
@@ -480,7 +486,7 @@ void render_backtrace(struct renderer *r, uint32_t pid, const struct ev_backtrac
 	header_spans(bt, indent, out);
 	span_open(out, SPAN_FRAMES);
 	for (unsigned i = 0; i < bt->frame_count; i++)
-		frame_lines(r, pid, bt, i, sub, out);
+		frame_lines(r, pid, wire_id, bt, i, sub, out);
 	span_close(out);
 	if (bt->status != WR_BT_COMPLETE)
 		stop_spans(bt, indent, out);

@@ -140,16 +140,16 @@ static void header_spans(struct renderer *r, const struct render_probe *probe,
 
 /* ---- the event ---- */
 
-static void item_spans(struct renderer *r, const struct render_probe *probe, uint32_t pid,
-		       const struct ev_item *it, struct span_list *out)
+static void item_spans(struct renderer *r, const struct render_probe *probe,
+		       const struct wr_event_header *hdr, const struct ev_item *it, struct span_list *out)
 {
 	const char *indent = r->format == RENDER_PLAIN ? "" : "  ";
 
 	span_open(out, SPAN_ITEM);
 	if (it->type == WR_ITEM_PRINT) {
-		render_print(r, probe, pid, &it->print, indent, out);
+		render_print(r, probe, hdr->pid, &it->print, indent, out);
 	} else if (it->type == WR_ITEM_BACKTRACE) {
-		render_backtrace(r, pid, &it->bt, indent, out);
+		render_backtrace(r, hdr->pid, hdr->probe_id, &it->bt, indent, out);
 	} else if (it->type == WR_ITEM_EXPR_ERROR) {
 		render_expr_error(r, probe, &it->xerr, indent, out);
 	} else {
@@ -169,7 +169,7 @@ void render_event(struct renderer *r, const struct event *ev, struct span_list *
 	header_spans(r, probe, ev, out);
 	span_open(out, SPAN_ITEMS);
 	for (size_t i = 0; i < ev->n_items; i++)
-		item_spans(r, probe, ev->hdr.pid, &ev->items[i], out);
+		item_spans(r, probe, &ev->hdr, &ev->items[i], out);
 	span_close(out);
 	span_close(out);
 }

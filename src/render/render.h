@@ -97,6 +97,13 @@ struct render_hooks {
 	 * be NULL. */
 	long (*values)(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
 		       unsigned level, bool locals, struct render_var *out, size_t max);
+	/* Of frame 0 @f (symbolized as @rf) of an event of probe site
+	 * @wire_id: how many of its innermost inline frames a debugger
+	 * stopped there would not show - inlined calls that begin at the
+	 * probe's pc, inside the function instance the site stands in (gdb
+	 * stops in the function it was asked to stop in).  May be NULL. */
+	size_t (*hidden_inlines)(void *ctx, uint32_t wire_id, const struct wr_bt_frame *f,
+				 const struct render_frame *rf);
 };
 
 struct renderer {

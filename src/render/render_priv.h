@@ -16,11 +16,12 @@
 void render_print(struct renderer *r, const struct render_probe *probe, uint32_t pid,
 		  const struct ev_print *p, const char *indent, struct span_list *out);
 
-/* The spans of backtrace @bt, its header indented by @indent. */
 /* An expression-error item (exprerr.c). */
 void render_expr_error(struct renderer *r, const struct render_probe *probe,
 		       const struct ev_expr_error *x, const char *indent, struct span_list *out);
-void render_backtrace(struct renderer *r, uint32_t pid, const struct ev_backtrace *bt,
+/* The spans of backtrace @bt of an event of probe site @wire_id, its
+ * header indented by @indent. */
+void render_backtrace(struct renderer *r, uint32_t pid, uint32_t wire_id, const struct ev_backtrace *bt,
 		      const char *indent, struct span_list *out);
 
 /* Print argument @a as data: its "type" (@t's name, else what the probe

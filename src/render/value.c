@@ -471,6 +471,84 @@ static void elements(const struct dw_type *t, const uint8_t *data, size_t len, s
 	strbuf_addch(out, ']');
 }
 
+/* ---- Rust, as rust-gdb shows it ---- */
+
+/* The fields of @t (a struct at @data): "(1, 2)" for a tuple's, else
+ * "{w: 3, h: 4}". */
+static void rust_fields(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
+			struct walk *w, struct strbuf *out)
+{
+	bool tuple = dw_type_is_tuple(t);
+
+	strbuf_addch(out, tuple ? '(' : '{');
+	for (size_t i = 0; i < t->n_members; i++) {
+		const struct dw_member *mb = &t->members[i];
+
+		if (i)
+			strbuf_addstr(out, ", ");
+		if (!tuple && mb->name)
+			strbuf_addf(out, "%s: ", mb->name);
+		if (mb->offset >= len || mb->offset + mb->type->size > len)
+			strbuf_addstr(out, "<unavailable>");
+		else
+			typed(mb->type, data + mb->offset, len - mb->offset, at + mb->offset, w, out);
+	}
+	strbuf_addch(out, tuple ? ')' : '}');
+}
+
+/* An enum with data: "core::option::Option<u32>::Some(3)",
+ * "rstd::Shape::Rect{w: 3, h: 4}", "rstd::Shape::Empty". */
+static void rust_enum(const struct dw_type *t, const uint8_t *data, size_t len, size_t at, struct walk *w,
+		      struct strbuf *out)
+{
+	const struct dw_variant *v = dw_type_variant(t, data, len);
+	const uint8_t *m = w->vc ? w->vc->unavail : NULL;
+
+	/* a discriminant with a byte not kept would name a guessed variant */
+	if (m && t->discr_offset + t->discr_size <= len &&
+	    render_bits_gone(m, (at + t->discr_offset) * 8, t->discr_size * 8, false)) {
+		strbuf_addstr(out, "<optimized out>");
+		return;
+	}
+	if (!v) {
+		strbuf_addf(out, "%s::<%s>", t->name,
+			    t->discr_offset + t->discr_size > len ? "unavailable" : "no variant");
+		return;
+	}
+	strbuf_addf(out, "%s::%s", t->name, v->name ? v->name : "?");
+	if (v->type->n_members && v->offset < len)
+		rust_fields(v->type, data + v->offset, len - v->offset, at + v->offset, w, out);
+}
+
+/* A Rust struct, tuple or enum with data: "rstd::Item {id: 1, name: ...}",
+ * "rstd::Point (-1, 2)", "(1, 3.5)", "alloc::alloc::Global". */
+static void rust_aggregate(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
+			   struct walk *w, struct strbuf *out)
+{
+	if (t->n_variants) {
+		rust_enum(t, data, len, at, w, out);
+		return;
+	}
+	if (t->name[0] != '(')
+		strbuf_addstr(out, t->name);
+	if (!t->n_members)
+		return;
+	if (t->name[0] != '(')
+		strbuf_addch(out, ' ');
+	rust_fields(t, data, len, at, w, out);
+}
+
+/* A char, a Unicode scalar value: "113 'q'", "10 '\n'", "233 '\u{e9}'". */
+static void rust_char(uint32_t c, struct strbuf *out)
+{
+	strbuf_addf(out, "%u '", c);
+	if (c < 0x80)
+		escaped((unsigned char)c, '\'', out);
+	else
+		strbuf_addf(out, "\\u{%x}", c);
+	strbuf_addch(out, '\'');
+}
+
 /* A function (its bytes on the wire are its address), as gdb shows one:
  * `{void (int)} 0x401136 <f>`. */
 static void function_text(const struct dw_type *t, uint64_t addr, const struct render_value_ctx *vc,
@@ -491,14 +569,20 @@ static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size
 	w->depth++;
 	if (not_kept(w, t, len, at))
 		strbuf_addstr(out, "<optimized out>");
+	else if (t->rust && (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION))
+		rust_aggregate(t, data, len, at, w, out);
 	else if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION)
 		members(t, data, len, at, w, out);
 	else if (t->kind == DW_TYPE_ARRAY)
 		elements(t, data, len, at, w, out);
 	else if (t->kind == DW_TYPE_FUNCTION && len >= 8)
 		function_text(t, read_uint(data, 8), w->vc, out);
+	else if (t->rust && !t->size && t->kind != DW_TYPE_ARRAY)
+		strbuf_addstr(out, "()");
 	else if (!t->size || t->size > len)
 		strbuf_addf(out, "<%s>", t->name);
+	else if (t->rust && t->is_char && t->size == 4)
+		rust_char((uint32_t)read_uint(data, 4), out);
 	else if (t->kind == DW_TYPE_FLOAT)
 		float_text(t, data, out);
 	else if (t->kind == DW_TYPE_POINTER && t->is_reference)

@@ -20,6 +20,11 @@
  *                               it, as C names them
  *   char pointer member         its string when the probe read it, else
  *                               "0x..."
+ *   Rust tuple, tuple struct    array of the fields
+ *   Rust enum with data         the variant's name when it has no fields,
+ *                               else {"Variant": its field, or an array
+ *                               of its fields, or an object of its named
+ *                               fields} (serde's shape)
  *   other arrays                array of the elements that were read
  *   what was not read           null
  *
@@ -179,6 +184,23 @@ static void bitfield(const struct dw_member *mb, const uint8_t *data, struct spa
 	integer(v, mb->type->is_signed, mb->bit_size, out);
 }
 
+/* The value of member @mb of the struct at @data (null when it is not
+ * within @len bytes or its bits were not kept). */
+static void member_value(const struct dw_member *mb, const uint8_t *data, const struct place *p, size_t len,
+			 int depth, struct span_list *out)
+{
+	struct place q = inside(p, mb->offset);
+
+	if (mb->offset >= len || mb->type->size > len - mb->offset)
+		span_null(out, SPAN_LITERAL);
+	else if (mb->bit_size && render_bits_gone(p->gone, mb->offset * 8 + mb->bit_offset, mb->bit_size, false))
+		span_null(out, SPAN_LITERAL);
+	else if (mb->bit_size)
+		bitfield(mb, data, out);
+	else
+		typed(mb->type, data + mb->offset, &q, len - mb->offset, depth + 1, out);
+}
+
 static const char *tag_less(const char *name)
 {
 	if (!strncmp(name, "struct ", 7))
@@ -219,15 +241,7 @@ static void member_keys(const struct dw_type *t, const uint8_t *data, const stru
 		} else {
 			span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, mb->name ? mb->name : "<anonymous>");
 		}
-		if (!fits)
-			span_null(out, SPAN_LITERAL);
-		else if (mb->bit_size && render_bits_gone(p->gone, mb->offset * 8 + mb->bit_offset,
-							  mb->bit_size, false))
-			span_null(out, SPAN_LITERAL);
-		else if (mb->bit_size)
-			bitfield(mb, data, out);
-		else
-			typed(mb->type, data + mb->offset, &q, len - mb->offset, depth + 1, out);
+		member_value(mb, data, p, len, depth, out);
 	}
 }
 
@@ -258,6 +272,50 @@ static void elements(const struct dw_type *t, const uint8_t *data, const struct 
 	span_close(out);
 }
 
+/* Rust: a tuple's or tuple struct's fields as an array; an enum with
+ * data as serde writes one: a unit variant as its name, else an object
+ * with one key, the variant's name, for its field (one), fields (an
+ * array) or named fields (an object). */
+static void rust_tuple(const struct dw_type *t, const uint8_t *data, const struct place *p, size_t len,
+		       int depth, struct span_list *out)
+{
+	span_open(out, SPAN_ARRAY);
+	for (size_t i = 0; i < t->n_members; i++)
+		member_value(&t->members[i], data, p, len, depth, out);
+	span_close(out);
+}
+
+static void rust_enum(const struct dw_type *t, const uint8_t *data, const struct place *p, size_t len,
+		      int depth, struct span_list *out)
+{
+	const struct dw_variant *v = dw_type_variant(t, data, len);
+	const struct dw_type *f = v ? v->type : NULL;
+	struct place q;
+
+	/* a discriminant with a byte not kept would name a guessed variant */
+	if (!v || v->offset >= len ||
+	    (p->gone && render_bits_gone(p->gone, t->discr_offset * 8, t->discr_size * 8, false))) {
+		span_null(out, SPAN_LITERAL);
+		return;
+	}
+	if (!f->n_members) {
+		span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, v->name ? v->name : "?");
+		return;
+	}
+	span_open(out, SPAN_OBJECT);
+	span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, v->name ? v->name : "?");
+	q = inside(p, v->offset);
+	data += v->offset;
+	len -= v->offset;
+	if (f->n_members == 1 && dw_type_is_tuple(f))
+		member_value(&f->members[0], data, &q, len, depth, out);
+	else if (dw_type_is_tuple(f))
+		rust_tuple(f, data, &q, len, depth + 1, out);
+	else
+		members(f, data, &q, len, depth + 1, out);
+	span_close(out);
+}
+
 /* As the text does (value.c): null for a scalar with a bit not kept, or
  * for the whole value (@depth 0) when none of its bits were. */
 static bool not_kept(const struct dw_type *t, const uint8_t *gone, size_t len, int depth)
@@ -277,6 +335,10 @@ static void typed(const struct dw_type *t, const uint8_t *data, const struct pla
 {
 	if (depth > MAX_DEPTH || not_kept(t, p->gone, len, depth))
 		span_null(out, SPAN_LITERAL);
+	else if (t->n_variants)
+		rust_enum(t, data, p, len, depth, out);
+	else if (dw_type_is_tuple(t))
+		rust_tuple(t, data, p, len, depth, out);
 	else if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION)
 		members(t, data, p, len, depth, out);
 	else if (t->kind == DW_TYPE_ARRAY && t->target)

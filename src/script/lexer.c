@@ -396,14 +396,52 @@ static int lex_special(struct lexer *lx, struct token *tok, struct diag *diag)
 	return 0;
 }
 
+/* The end of a Rust path segment in braces that starts at @at, just after
+ * "::" ("{closure#0}", "{impl#1}"): past its '}', or @at when it is not
+ * one (then '{' opens the probe's body). */
+static size_t braced_segment(const char *text, size_t at)
+{
+	size_t end = at + 1;
+
+	if (at < 2 || text[at] != '{' || text[at - 1] != ':' || text[at - 2] != ':')
+		return at;
+	while (text[end] && text[end] != '}' && !isspace((unsigned char)text[end]) &&
+	       !strchr("{;", text[end]))
+		end++;
+	return text[end] == '}' ? end + 1 : at;
+}
+
+/* The end of the angle brackets that open at @at, spaces and all
+ * ("<rscopes::Conn as rscopes::Handler>", "<int, std::allocator<int> >"):
+ * past the '>' that closes them, or @at when none does on this line
+ * before the probe's body. */
+static size_t angled(const char *text, size_t at)
+{
+	int depth = 0;
+
+	for (size_t i = at; text[i] && !strchr("{};\n", text[i]); i++) {
+		if (text[i] == '<')
+			depth++;
+		else if (text[i] == '>' && --depth == 0)
+			return i + 1;
+	}
+	return at;
+}
+
 static void lex_pattern(struct lexer *lx, struct token *tok)
 {
-	size_t end = lx->pos;
+	size_t end = lx->pos, seg;
 
 	begin(lx, tok, TOK_PATTERN);
-	while (lx->text[end] && !isspace((unsigned char)lx->text[end]) &&
-	       !strchr("{};", lx->text[end]))
-		end++;
+	while (lx->text[end] && !isspace((unsigned char)lx->text[end])) {
+		if (strchr("};", lx->text[end]))
+			break;
+		seg = lx->text[end] == '{' ? braced_segment(lx->text, end)
+		    : lx->text[end] == '<' ? angled(lx->text, end) : end + 1;
+		if (seg == end && lx->text[end] == '{')
+			break;
+		end = seg == end ? end + 1 : seg;
+	}
 	finish(lx, tok, end);
 }
 

@@ -144,6 +144,25 @@ static int open_target(struct session *s, const struct session_options *opt)
 	return err;
 }
 
+static size_t hook_hidden_inlines(void *ctx, uint32_t wire_id, const struct wr_bt_frame *f,
+				  const struct render_frame *rf)
+{
+	struct session *s = ctx;
+	const struct probe_site *site;
+	size_t n = 0;
+
+	if (wire_id >= WR_MAX_PROBES || !s->wire[wire_id].probe)
+		return 0;
+	site = &s->wire[wire_id].probe->sites[s->wire[wire_id].site];
+	/* an address probe names no function: gdb shows every frame there */
+	if (!site->where.scope || !(f->flags & WR_FRAME_F_EXACT_IP) || f->pc != site->where.vaddr)
+		return 0;
+	while (n + 1 < rf->sym.n && rf->sym.frames[n].starts_here &&
+	       rf->sym.frames[n].scope != site->where.scope)
+		n++;
+	return n;
+}
+
 static void hook_symbol(void *ctx, uint32_t pid, uint64_t addr, struct strbuf *out)
 {
 	struct session *s = ctx;
@@ -179,7 +198,7 @@ int session_new(const struct session_options *opt, struct session **out)
 	struct session *s = xcalloc(1, sizeof(*s));
 	struct render_hooks hooks = { .probe = hook_probe, .frame = hook_frame,
 				      .tailcalls = hook_tailcalls, .ctx = s, .symbol = hook_symbol,
-				      .values = hook_values };
+				      .values = hook_values, .hidden_inlines = hook_hidden_inlines };
 	double t0 = now_seconds();
 	int err;
 
