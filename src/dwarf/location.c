@@ -651,8 +651,10 @@ static void evaluate_pieces(struct eval *ev, Dwarf_Op *ops, size_t n, struct dw_
 		ev->why = "the location's pieces are malformed";
 		goto refuse;
 	}
-	if (np == 1 && v[0].loc.kind != DW_LOC_OPTIMIZED_OUT) {
-		/* one piece is the whole value (x87's long double: 10 of its 16 bytes) */
+	if (np == 1 && v[0].loc.kind != DW_LOC_OPTIMIZED_OUT && v[0].bit_size == 80) {
+		/* one piece is the whole value (x87's long double: 10 of its 16
+		 * bytes); any other single piece leaves the rest of the value
+		 * unknown (a Rust (i32, char) whose char is gone: 4 of 8 bytes) */
 		*out = v[0].loc;
 		free(v);
 		return;
