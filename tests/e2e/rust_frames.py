@@ -4,8 +4,8 @@ at the same pc of the same live process: a method in an impl block
 rscopes::net::{impl#1}::on_event), a function two modules deep, both
 instantiations of a generic (rscopes::scale<u8>, rscopes::scale<u32>), a
 closure (rscopes::run::{closure#0}) and lines inside nested blocks, in
-rscopes.rs built at opt-level 0, 1 and 2 with the legacy and the v0
-symbol mangling.
+rscopes.rs built at opt-level 0, 1 and 2 with the legacy symbol mangling
+and at 2 with v0.
 
 At each probe wraith runs first (one hit), then rust-gdb attaches to the
 same process and stops at the same place; the fixture's values are the
@@ -30,7 +30,7 @@ from wraithtest import *
 require_root()
 
 RUST_GDB = os.environ.get("WRAITH_RUST_GDB") or "/usr/bin/rust-gdb"
-VARIANTS = ("O0", "O1", "O2", "v0-O0", "v0-O1", "v0-O2")
+VARIANTS = ("O0", "O1", "O2", "v0-O2")
 
 # (probe as both tools spell it, what to print there, locals too).  At
 # opt-level 1 and 2 the marked lines' code is the end of the function,
