@@ -135,7 +135,7 @@ def wraith_bts(pid, script="trace leaf { bt; }", events=1, timeout=20, depth=Non
             "--script-output", "json"]
     if depth is not None:
         argv += ["--backtrace-depth", depth]
-    res = run(argv + list(extra), timeout=timeout + 40)
+    res = run(argv + list(extra), timeout=timeout + HANG_GUARD)
     out = []
     try:
         for ev in json_events(res.stdout):

@@ -237,7 +237,17 @@ WITHOUT_DEBUG_FILES = ["unshare", "--mount", "--propagation", "private", "--", "
                        'mount -t tmpfs none /usr/lib/debug && exec "$@"', "sh"]
 
 
-def run(args, timeout=60, input=None, env=None, prefix=()):
+# How long a wraith run may take before a test calls it hung: far above
+# what a run needs, since how long its end takes is the kernel's.  With
+# perf event links (a kernel without multi-uprobe links, or
+# WRAITH_UPROBE_LINKS=perf) each detach waits for RCU grace periods under
+# event_mutex, which every uprobe perf event on the machine takes: beside
+# other builds' tests detaching 1,000 probes, a one-probe run of bt_cxx.py
+# waited there past its 60 s guard on a loaded 2-CPU machine.
+HANG_GUARD = 300
+
+
+def run(args, timeout=HANG_GUARD, input=None, env=None, prefix=()):
     """Run wraith with `args` (after the command `prefix`, if any);
     returns CompletedProcess (text)."""
     e = dict(os.environ)
