@@ -183,7 +183,11 @@ for v, res, bts, text, gframes in parallel(one, ("O0", "O2", "O2fp", "clang-O0",
         continue
     bt = bts[0][1]
     check(bt["status"] == "complete", "%s: complete" % label)
-    check(all("locals" in f for f in bt["frames"] if f["function"]), "%s: bt full has locals" % label)
+    if not check(all("locals" in f for f in bt["frames"] if f["function"]),
+                 "%s: bt full has locals" % label):
+        # seen once, every frame without values, under a load of 30 on 2
+        # CPUs (ASan): what the event held, for the next time
+        print("the bt item: %s\nwraith's stderr: %s" % (json.dumps(bt)[:3000], res.stderr[-2000:]))
     compare(label, bt, gframes, "O2" in v)
     lines = text.stdout.splitlines()
     if v.endswith("O0"):
