@@ -7,13 +7,15 @@ set -eu
 
 # liblzma-dev, libbz2-dev: the archives of libdw's compression libraries, which
 # configure links into wraith with the others (README).
+# libc++-19-dev, libc++abi-19-dev: LLVM's C++ library, for the fixture built
+# with clang-19 -stdlib=libc++ (its containers' layouts differ from libstdc++'s).
 # libc6-dbg: libc's frames with their parameters and file:line, as gdb
 # shows them; the tests hold without it too (batch.py checks).
 # rustc, rust-gdb: Debian's Rust 1.63 builds the Rust fixtures and its
 # rust-gdb is their oracle (configure looks for both in /usr/bin, not
 # for a rustup toolchain first on PATH).
 PACKAGES="gcc g++ make autoconf automake pkg-config binutils
-llvm-19-dev clang-19 libclang-rt-19-dev libbpf-dev libdw-dev libelf-dev libdebuginfod-dev libiberty-dev
+llvm-19-dev clang-19 libclang-rt-19-dev libc++-19-dev libc++abi-19-dev libbpf-dev libdw-dev libelf-dev libdebuginfod-dev libiberty-dev
 libcmocka-dev
 libncurses-dev libreadline-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev
 libprotobuf-c-dev protobuf-c-compiler
