@@ -164,6 +164,14 @@ struct {
 	__type(value, struct wr_event_buf);
 } wr_event SEC(".maps");
 
+/* A value's walk in progress (walk.bpf.h): its program and frames. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wr_walk_state);
+} wr_walk_states SEC(".maps");
+
 WR_INLINE __u8 *event_buf(void)
 {
 	__u32 cpu = bpf_get_smp_processor_id();

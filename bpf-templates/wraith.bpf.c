@@ -25,6 +25,7 @@
  *   maps.bpf.h      configuration, maps, the kernel structures read
  *   reads.bpf.h     reads of user memory and of the kernel's values
  *   events.bpf.h    event assembly: begin, items, arguments, errors
+ *   walk.bpf.h      copies of the memory a value's printer reads (containers)
  *   unwind.bpf.h    the unwinder: slots, searches, rule step, frame loop
  *   handover.bpf.h  the copy of the stack userspace finishes walks from
  *   counts.bpf.h    `count bt`
@@ -70,6 +71,7 @@ char _license[] SEC("license") = "GPL";
 #include "maps.bpf.h"
 #include "reads.bpf.h"
 #include "events.bpf.h"
+#include "walk.bpf.h"
 #include "unwind.bpf.h"
 #include "handover.bpf.h"
 #include "counts.bpf.h"

@@ -75,6 +75,8 @@ const struct cg_entry cg_entry_points[] = {
 	{ "wr_arg_dump", 4 },
 	{ "wr_bt", 5 },
 	{ "wr_count_bt", 6 },
+	{ "wr_walk_op", 6 },
+	{ "wr_walk", 3 },
 	{ NULL, 0 },
 };
 

@@ -195,6 +195,13 @@ int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v
  * it in the error).  Returns 0 or -WR_ESEMANTIC. */
 int values_need_lvalue(struct cg *cg, const struct ast_expr *e, const struct cg_value *v,
 		       const char *what);
+/* walks.c: the memory a value's printer needs beyond its own bytes
+ * (containers: wire.h's walks).  True when values of @t have any. */
+bool walks_needed(const struct dw_type *t);
+/* Copy the value of type @t at @addr whole and walk it (@raw: only the
+ * value, whole, for {:r}), as arguments attached to the one just
+ * emitted. */
+void walks_emit(struct cg *cg, LLVMValueRef addr, const struct dw_type *t, bool raw);
 /* strings.c: compare a string of the program (char *, char[N]) with
  * literal @lit. */
 int values_string_eq(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *lit,

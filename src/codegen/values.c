@@ -947,7 +947,8 @@ static unsigned scalar_kind(const struct dw_type *t)
 
 /* A value printed from memory as it lies there: aggregates, arrays,
  * floating values (the renderer formats them from their bytes). */
-static int print_memory(struct cg *cg, const struct ast_expr *e, struct cg_value *v, bool as_number)
+static int print_memory(struct cg *cg, const struct ast_expr *e, struct cg_value *v, bool as_number,
+			bool raw)
 {
 	const struct dw_type *t = v->dt;
 
@@ -959,6 +960,10 @@ static int print_memory(struct cg *cg, const struct ast_expr *e, struct cg_value
 		struct attach_walk w = { cg, v->v, t->size > 256 ? 256 : t->size, 0, e, NULL };
 
 		attach_strings(&w, t, 0, 0);
+		/* a container's elements, a string's characters; under {:r}
+		 * the value whole when its argument cannot hold it */
+		if (raw ? t->size > WR_DUMP_MAX : walks_needed(t))
+			walks_emit(cg, v->v, t, raw);
 	}
 	return 0;
 }
@@ -1144,7 +1149,7 @@ static int print_value(struct cg *cg, const struct ast_expr *e, struct cg_value 
 				       "%s is only declared here, its contents are unknown", t->name);
 		if (v->composed)
 			return print_composed(cg, e, v, as_number);
-		return print_memory(cg, e, v, as_number);
+		return print_memory(cg, e, v, as_number, spec == AST_FMT_RAW);
 	}
 	x = values_scalar(cg, e, v);
 	if (!x)

@@ -401,6 +401,39 @@ static const char *cxx_name(void *ctx, Dwarf_Die *die)
 
 static const struct dw_type *complete_type(struct vars_cache *c, const char *spelling);
 
+/* The template type arguments of @die's children, the members of a
+ * parameter pack (DW_TAG_GNU_template_parameter_pack) in their place. */
+static void template_args(struct vars_cache *c, Dwarf_Die *die, const struct dw_type ***v, size_t *n,
+			  size_t *cap)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(die, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_GNU_template_parameter_pack) {
+			template_args(c, &child, v, n, cap);
+		} else if (tag == DW_TAG_template_type_parameter) {
+			*v = xgrow(*v, cap, *n + 1, sizeof(**v));
+			(*v)[(*n)++] = type_attr(c, &child);
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static void add_template_args(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
+{
+	const struct dw_type **v = NULL;
+	size_t n = 0, cap = 0;
+
+	template_args(c, die, &v, &n, &cap);
+	t->targs = n ? own(c, v) : NULL;
+	t->n_targs = n;
+	if (!n)
+		free(v);
+}
+
 /* A struct, union, class or enum: complete from its DIE, or, for a mere
  * declaration, a copy of the definition found by name. */
 static void set_aggregate(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die, int tag)
@@ -430,7 +463,9 @@ static void set_aggregate(struct vars_cache *c, struct dw_type *t, Dwarf_Die *di
 	}
 	t->kind = tag == DW_TAG_union_type ? DW_TYPE_UNION : DW_TYPE_STRUCT;
 	t->size = udata_attr(die, DW_AT_byte_size, 0);
+	t->tag_name = t->name;
 	add_members(c, t, die);
+	add_template_args(c, t, die);
 }
 
 /* @under's name with qualifier @q, as gdb spells it: "const char",

@@ -99,6 +99,13 @@ struct dw_type {
 	size_t n_variants;
 	uint64_t discr_offset;
 	unsigned discr_size;
+	/* C++ struct, class or union: its own name, kept through the
+	 * typedefs and qualifiers that rename it ("std::string" and "const
+	 * std::string" are both "std::__cxx11::basic_string<char, ...>"),
+	 * and its template type arguments, packs flattened (NULL, 0: none). */
+	const char *tag_name;
+	const struct dw_type *const *targs;
+	size_t n_targs;
 };
 
 enum dw_loc_kind {

@@ -49,7 +49,7 @@ static int split_mask(struct ev_arg *a)
 	return 0;
 }
 
-/* An attached string belongs to the argument before it. */
+/* An attached string or memory copy belongs to the argument before it. */
 static int attach(struct event_decoder *d, struct ev_arg *owner, const struct ev_arg *a)
 {
 	if (!owner)
@@ -85,13 +85,14 @@ static int decode_args(struct event_decoder *d, const uint8_t *p, size_t len, si
 		a.aux = ah.aux;
 		a.data = p + off;
 		a.len = ah.len;
-		if (ah.kind == WR_ARG_CSTR || ah.kind == WR_ARG_ATTACH || ah.kind == WR_ARG_DUMP)
+		if (ah.kind == WR_ARG_CSTR || ah.kind == WR_ARG_ATTACH || ah.kind == WR_ARG_DUMP ||
+		    ah.kind == WR_ARG_MEM)
 			err = split_pointer(&a);
 		else if (ah.kind != WR_ARG_STR && ah.len >= 8)
 			memcpy(&a.value, p + off, sizeof(a.value));
 		if (ah.kind == WR_ARG_PIECES)
 			err = split_mask(&a);
-		if (!err && ah.kind == WR_ARG_ATTACH) {
+		if (!err && (ah.kind == WR_ARG_ATTACH || ah.kind == WR_ARG_MEM)) {
 			err = attach(d, *n_args > first ? &d->args[*n_args - 1] : NULL, &a);
 		} else if (!err) {
 			d->args = xgrow(d->args, &d->cap_args, *n_args + 1, sizeof(*d->args));

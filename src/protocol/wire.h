@@ -144,7 +144,15 @@ enum wr_arg_kind {
 			     * bytes of value and n bytes of mask, where a set bit says
 			     * that bit of the value was not kept (<optimized out>);
 			     * len = 2 * n */
+	WR_ARG_MEM = 14,    /* memory a value's walk copied (a container's elements,
+			     * a string's characters, see wr_walk_op): as
+			     * WR_ARG_ATTACH, part of the argument before it; 8
+			     * bytes of address, then the bytes read (none when
+			     * status says the read failed); aux = WR_MEM_F_* */
 };
+
+#define WR_MEM_F_ROOT 0x1u /* the printed value itself, whole (its argument holds
+			    * at most 256 bytes of it) */
 
 #define WR_ARG_STR_MAX 256u    /* bytes of a string argument */
 #define WR_DUMP_MAX 256u       /* bytes of one memory dump (GhostScope's mem_dump_cap) */
@@ -233,6 +241,105 @@ static inline __u8 wr_word_status_of(__u32 index_status)
 {
 	return (__u8)(index_status >> 8);
 }
+
+/* ---- walks: what a value's printer needs copied, read in the probe ----
+ * A value whose type holds containers (a std::string's characters, a
+ * vector's elements, a map's nodes) is printed with the bytes of the
+ * value and, attached to it as WR_ARG_MEM arguments, copies of the memory
+ * its printer reads.  The generator compiles the value's type into a walk
+ * program, a tree of wr_walk_op; wr_walk() runs it in the probe with a
+ * bounded loop and copies each block of memory it reaches.  The renderer
+ * finds what it needs among the copies by address, so the copies' order
+ * does not matter, and what was not copied shows as `...` (cut by a limit
+ * or the event's size) or `<unreadable>` (a copy whose read failed).
+ *
+ * Every op runs at a base address: the root op at the value's, a child
+ * at an address its parent computes (an element, a node's value) plus
+ * the child's `at`.  Offsets a..d are the op's own, as listed. */
+enum wr_walk_code {
+	WR_WALK_NONE = 0,
+	WR_WALK_FIELDS = 1, /* run each child (first .child, then each .next) at base */
+	WR_WALK_STRING = 2, /* pointer at a, length (8 bytes) at b: copy min(length,
+			     * limit) bytes at the pointer.  F_LIBCXX: libc++'s
+			     * string, long when byte 0's bit 0 is set (else its
+			     * characters are inside the value) */
+	WR_WALK_ARRAY = 3,  /* elements of .size bytes from the pointer at a to the
+			     * pointer at b (F_COUNT: b holds their count, 8 bytes;
+			     * F_INLINE: they start at base + a, d of them; F_BITS:
+			     * bits, count at b as for F_COUNT or, without it, the
+			     * end pointer at b and bit offset at b + 8): copy at
+			     * most limit of them, then run .child at each */
+	WR_WALK_LIST = 4,   /* nodes from the pointer at a, each .size bytes copied,
+			     * the next at node + b, the element at node + c; ends
+			     * at NULL, or F_CIRCULAR at base + d; limit nodes */
+	WR_WALK_TREE = 5,   /* a binary search tree in order from the root pointer at
+			     * a: nodes of .size bytes, left child at node + b,
+			     * right at node + c, the element at node + d */
+	WR_WALK_DEQUE = 6,  /* blocks of d bytes of elements: F_LIBCXX: block map at
+			     * a, first index at b, count at c (libc++); else
+			     * libstdc++'s iterators start (cur, first, last, node)
+			     * at a and finish at b */
+	WR_WALK_DEREF = 7,  /* pointer at a: copy .size bytes at pointer + b, then run
+			     * .child at the pointer */
+	WR_WALK_SWITCH = 8, /* read .vsize bytes at a; run the child whose .match
+			     * equals them (at base + its .at) */
+	WR_WALK_CSTR = 9,   /* char pointer at a: copy its string, at most limit bytes */
+};
+
+#define WR_WALK_F_LIBCXX   0x01u
+#define WR_WALK_F_COUNT    0x02u
+#define WR_WALK_F_INLINE   0x04u
+#define WR_WALK_F_BITS     0x08u
+#define WR_WALK_F_CIRCULAR 0x10u
+
+#define WR_WALK_MAX_OPS 64u     /* ops of one walk program */
+#define WR_WALK_DEPTH 8u        /* containers nested in one another, at most */
+#define WR_WALK_TREE_STACK 48u  /* a tree's pending nodes (its height, about) */
+#define WR_WALK_STEPS 8192u     /* steps of one walk: a step copies a node, a run */
+#define WR_WALK_COPY_MAX 8192u  /* bytes of one copy */
+#define WR_WALK_OP_WORDS 5u
+
+struct wr_walk_op {
+	__u8 code;      /* enum wr_walk_code */
+	__u8 flags;     /* WR_WALK_F_* */
+	__u16 child;    /* op index of the first child, 0 = none (op 0 is the root) */
+	__u16 next;     /* op index of the next sibling, 0 = none */
+	__u16 vsize;    /* SWITCH: bytes of the value compared */
+	__u32 size;     /* bytes of an element, node or copy */
+	__u32 limit;    /* elements (or bytes of a string) copied at most */
+	__s32 at;       /* the op's base from its parent's (FIELDS, SWITCH children) */
+	__u32 match;    /* SWITCH child: the value it is chosen by */
+	__s32 a, b, c, d;
+};
+WR_STATIC_ASSERT(sizeof(struct wr_walk_op) == 8 * WR_WALK_OP_WORDS, "walk op size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_walk_op, size) == 8, "walk op size offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_walk_op, at) == 16, "walk op at offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_walk_op, a) == 24, "walk op a offset");
+
+/* One container being walked. */
+struct wr_walk_frame {
+	__u64 base;   /* its op's base address */
+	__u64 cur;    /* the element or node it is at */
+	__u64 end;    /* ARRAY: the end; LIST: the node it ends at; DEQUE: elements left */
+	__u64 aux;    /* DEQUE: the end of cur's block */
+	__u64 node;   /* DEQUE: cur's entry in the block map */
+	__u32 op;
+	__u32 i;      /* elements done */
+	__u32 state;  /* 0 before its first step */
+	__u32 sp;     /* TREE: nodes on its stack */
+};
+WR_STATIC_ASSERT(sizeof(struct wr_walk_frame) == 56, "walk frame size");
+
+/* A walk in progress (per CPU): the program the probe wrote, the frames,
+ * each tree's stack of (node, right child) pairs. */
+struct wr_walk_state {
+	__u64 ops[WR_WALK_MAX_OPS * WR_WALK_OP_WORDS];
+	struct wr_walk_frame f[WR_WALK_DEPTH];
+	__u64 stack[WR_WALK_DEPTH][WR_WALK_TREE_STACK * 2];
+	__u64 word[8]; /* what a step reads of the value */
+	__u32 depth;   /* frames in use */
+	__u32 n_ops;
+};
 
 /* ---- expression error item ---- */
 /* An expression (a condition, a builtin) whose reads failed: it is false,

@@ -30,6 +30,32 @@ void render_backtrace(struct renderer *r, uint32_t pid, uint32_t wire_id, const 
 void render_arg_data(const struct ev_arg *a, const struct dw_type *t, struct span_list *out);
 
 /* The unsigned integer in the first @size bytes at @data (at most 8). */
+/* ---- container.c: the standard library's values from the memory the
+ * probe copied (WR_ARG_MEM attachments) ---- */
+struct dw_std;
+struct render_value_ctx;
+struct render_snap;
+/* The copies attached to @a, by address; NULL when it has none.  Borrows
+ * from @a; free with render_snap_free(). */
+struct render_snap *render_snap_new(const struct ev_arg *a);
+void render_snap_free(struct render_snap *s);
+/* The value's own copy, whole (WR_MEM_F_ROOT), or NULL. */
+const struct ev_arg *render_snap_root(const struct render_snap *s);
+/* The bytes [@addr, @addr + @n) as copied, or NULL; *@failed when the
+ * copy at @addr was tried and failed. */
+const uint8_t *render_snap_find(const struct render_snap *s, uint64_t addr, size_t n, bool *failed);
+/* The string copied at @addr (a char * inside a container), or NULL. */
+const struct ev_arg *render_snap_string(const struct render_snap *s, uint64_t addr);
+/* Container @s (its bytes @data, @len at @addr) as gdb's printer shows it. */
+void render_container(const struct render_snap *snap, const struct dw_std *s, const uint8_t *data,
+		      size_t len, uint64_t addr, const struct render_value_ctx *vc, int depth,
+		      struct strbuf *out);
+/* value.c: the value of type @t at @addr as the snapshot holds it, at
+ * nesting @depth (`...` when it was not copied, `<unreadable>` when its
+ * copy failed). */
+void render_value_at(const struct render_snap *snap, const struct dw_type *t, uint64_t addr,
+		     const struct render_value_ctx *vc, int depth, struct strbuf *out);
+
 static inline uint64_t render_read_uint(const uint8_t *data, size_t size)
 {
 	uint64_t v = 0;

@@ -23,8 +23,10 @@
  * - structs and unions member by member, signed bitfields sign-extended,
  *   anonymous members without a name.
  */
+#include "dwarf/stdlib.h"
 #include "dwarf/vars.h"
 #include "render/render.h"
+#include "render/render_priv.h"
 #include "util/strbuf.h"
 
 #include <inttypes.h>
@@ -40,6 +42,13 @@ struct walk {
 	const struct render_value_ctx *vc;
 	int depth;
 	bool top; /* the value stands on its own (not inside another) */
+	/* The memory the probe copied with the value (containers), or NULL;
+	 * then the address of data[0], and whether it is a container's
+	 * element (its char pointers' strings are copies, not attachments). */
+	const struct render_snap *snap;
+	uint64_t base;
+	bool in_elem;
+	bool raw; /* {:r}: no printers, the members as they are */
 };
 
 static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
@@ -262,7 +271,7 @@ static bool shows_type(const struct dw_type *t)
 static const struct ev_arg *attachment(const struct render_value_ctx *vc, size_t at)
 {
 	for (size_t i = 0; vc && i < vc->n_attach; i++)
-		if (vc->attach[i].aux == at)
+		if (vc->attach[i].kind == WR_ARG_ATTACH && vc->attach[i].aux == at)
 			return &vc->attach[i];
 	return NULL;
 }
@@ -559,16 +568,30 @@ static void function_text(const struct dw_type *t, uint64_t addr, const struct r
 		vc->symbol(vc->ctx, addr, out);
 }
 
+/* One of the standard library's, shown as its printer shows it. */
+static bool library_value(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
+			  struct walk *w, struct strbuf *out)
+{
+	struct dw_std s;
+
+	if (w->raw || !w->snap || t->kind != DW_TYPE_STRUCT || !dw_std_recognize(t, &s) || t->size > len)
+		return false;
+	render_container(w->snap, &s, data, len, w->base + at, w->vc, w->depth, out);
+	return true;
+}
+
 static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
 		  struct walk *w, struct strbuf *out)
 {
-	if (w->depth > MAX_DEPTH) {
+	if (w->depth > (int)dw_std_print_depth || w->depth > MAX_DEPTH) {
 		strbuf_addstr(out, "{...}");
 		return;
 	}
 	w->depth++;
 	if (not_kept(w, t, len, at))
 		strbuf_addstr(out, "<optimized out>");
+	else if (library_value(t, data, len, at, w, out))
+		;
 	else if (t->rust && (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION))
 		rust_aggregate(t, data, len, at, w, out);
 	else if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION)
@@ -590,8 +613,9 @@ static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size
 	else if (t->kind == DW_TYPE_POINTER && t->container)
 		member_pointer_text(t, data, w->vc, out);
 	else if (t->kind == DW_TYPE_POINTER)
-		render_pointer(t, read_uint(data, 8), attachment(w->vc, at), w->top && w->depth == 1,
-			       w->vc, out);
+		render_pointer(t, read_uint(data, 8),
+			       w->in_elem ? render_snap_string(w->snap, read_uint(data, 8)) : attachment(w->vc, at),
+			       w->top && w->depth == 1, w->vc, out);
 	else
 		integer_text(t, read_uint(data, t->size), t->size >= 8 ? 64 : (unsigned)t->size * 8, out);
 	w->depth--;
@@ -603,6 +627,43 @@ void render_value(const struct dw_type *t, const uint8_t *data, size_t len, bool
 	struct walk w = { .vc = vc, .top = top };
 
 	typed(t, data, len, 0, &w, out);
+}
+
+void render_value_at(const struct render_snap *snap, const struct dw_type *t, uint64_t addr,
+		     const struct render_value_ctx *vc, int depth, struct strbuf *out)
+{
+	struct render_value_ctx elem = { 0 };
+	struct walk w = { .vc = &elem, .depth = depth, .snap = snap, .base = addr, .in_elem = true };
+	bool failed;
+	const uint8_t *data = render_snap_find(snap, addr, t->size, &failed);
+
+	if (vc) {
+		elem.symbol = vc->symbol;
+		elem.ctx = vc->ctx;
+	}
+	if (!data)
+		strbuf_addstr(out, failed ? "<unreadable>" : "...");
+	else
+		typed(t, data, t->size, 0, &w, out);
+}
+
+/* A value that came with copies of the memory its printers read: shown
+ * from its own whole copy, its containers through the others. */
+static void walked_value(const struct ev_arg *a, const struct dw_type *t, bool top, bool raw,
+			 const struct render_value_ctx *vc, struct strbuf *out)
+{
+	struct render_snap *snap = render_snap_new(a);
+	const struct ev_arg *root = render_snap_root(snap);
+	struct walk w = { .vc = vc, .top = top, .snap = snap, .raw = raw };
+
+	if (root) {
+		w.base = root->value;
+		typed(t, root->data, root->len, 0, &w, out);
+	} else {
+		w.snap = NULL;
+		typed(t, a->data, a->len, 0, &w, out);
+	}
+	render_snap_free(snap);
 }
 
 /* ---- print arguments ---- */
@@ -740,7 +801,9 @@ static bool arg_text(const struct ev_arg *a, enum ast_fmt_spec spec, const struc
 		memcpy(raw, &a->value, sizeof(raw));
 		if (a->kind == WR_ARG_PIECES && (a->aux & WR_PIECES_F_UNINIT))
 			strbuf_addstr(out, "[uninitialized] "); /* as gdb marks it */
-		if (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES)
+		if (a->kind == WR_ARG_BYTES && a->n_attach)
+			walked_value(a, t, top, spec == AST_FMT_RAW, &with, out);
+		else if (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES)
 			render_value(t, a->data, a->len, top, &with, out);
 		else
 			render_value(t, raw, sizeof(raw), top, &with, out);

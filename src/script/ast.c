@@ -152,7 +152,7 @@ const char *ast_fmt_spec_name(enum ast_fmt_spec spec)
 {
 	static const char *const names[] = {
 		[AST_FMT_DEFAULT] = "", [AST_FMT_HEX] = "x", [AST_FMT_HEX_UPPER] = "X",
-		[AST_FMT_PTR] = "p",    [AST_FMT_STR] = "s",
+		[AST_FMT_PTR] = "p",    [AST_FMT_STR] = "s", [AST_FMT_RAW] = "r",
 	};
 
 	return (unsigned)spec < sizeof(names) / sizeof(names[0]) ? names[spec] : "?";

@@ -109,6 +109,7 @@ enum ast_fmt_spec {
 	AST_FMT_HEX_UPPER,/* {:X} */
 	AST_FMT_PTR,      /* {:p} */
 	AST_FMT_STR,      /* {:s} */
+	AST_FMT_RAW,      /* {:r}: a value's raw layout, as gdb's print/r (no printers) */
 };
 
 /* Memory-dump length of {:x.N} / {:s.N} / {:x.*} / {:x.name$}. */

@@ -56,7 +56,7 @@ struct parser {
 
 static const char *const builtins[] = { "strncmp", "starts_with", "memcmp", "hex", "cast" };
 
-static const char FMT_HINT[] = "placeholders are {}, {:x}, {:X}, {:p}, {:s}, {:x.N}, {:s.N}, "
+static const char FMT_HINT[] = "placeholders are {}, {:x}, {:X}, {:p}, {:s}, {:r}, {:x.N}, {:s.N}, "
 			       "{:x.*} and {:x.name$}; write '{{' and '}}' for literal braces";
 
 static void next(struct parser *p)
@@ -633,9 +633,9 @@ static void parse_dump_spec(struct parser *p, const char *s, size_t n, struct as
 /* Fill @pc from the text between the braces of a placeholder. */
 static void parse_spec(struct parser *p, const char *s, size_t n, struct ast_fmt_piece *pc)
 {
-	static const char letters[] = "xXps";
+	static const char letters[] = "xXpsr";
 	static const enum ast_fmt_spec specs[] = { AST_FMT_HEX, AST_FMT_HEX_UPPER, AST_FMT_PTR,
-						   AST_FMT_STR };
+						   AST_FMT_STR, AST_FMT_RAW };
 	const char *l;
 
 	pc->spec = AST_FMT_DEFAULT;
@@ -649,8 +649,8 @@ static void parse_spec(struct parser *p, const char *s, size_t n, struct ast_fmt
 	pc->spec = specs[l - letters];
 	if (n == 2)
 		return;
-	if (pc->spec == AST_FMT_PTR) {
-		fail(p, pc->loc, NULL, "'{:p}' does not take a length");
+	if (pc->spec == AST_FMT_PTR || pc->spec == AST_FMT_RAW) {
+		fail(p, pc->loc, NULL, "'{:%c}' does not take a length", s[1]);
 		return;
 	}
 	parse_dump_spec(p, s + 3, n - 3, pc);

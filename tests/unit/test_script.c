@@ -923,7 +923,7 @@ static const struct diag_case syntax_cases[] = {
 	  "t.ws:2:12: error: unknown format specifier '{:q}'\n"
 	  "      print \"a {:q} b\", x;\n"
 	  "               ^~~~\n"
-	  "hint: placeholders are {}, {:x}, {:X}, {:p}, {:s}, {:x.N}, {:s.N}, {:x.*} and "
+	  "hint: placeholders are {}, {:x}, {:X}, {:p}, {:s}, {:r}, {:x.N}, {:s.N}, {:x.*} and "
 	  "{:x.name$}; write '{{' and '}}' for literal braces\n" },
 	{ "trace main {\n  print \"a\\tb {:x\", x;\n}\n",
 	  "t.ws:2:15: error: unclosed '{' in format string\n"

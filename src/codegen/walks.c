@@ -1,0 +1,235 @@
+/* walks.c - walk programs: what the probe copies of a printed value
+ * beyond its own bytes (wire.h: walks).  A value's type is compiled into
+ * a tree of wr_walk_op, down through the standard library's containers
+ * (dwarf/stdlib.h) and the structs, arrays, optionals and variants that
+ * hold them; the probe writes the program with wr_walk_op() and runs it
+ * with wr_walk() (bpf-templates/walk.bpf.h).  Element counts are capped
+ * as gdb's `print elements` caps them (a map's key and value count as
+ * two), nesting at WR_WALK_DEPTH containers.
+ */
+#include "codegen/lower.h"
+#include "dwarf/stdlib.h"
+#include "protocol/wire.h"
+
+#include <string.h>
+
+struct walk_prog {
+	struct wr_walk_op ops[WR_WALK_MAX_OPS];
+	unsigned n;
+};
+
+static unsigned compile(struct walk_prog *p, const struct dw_type *t, bool in_elem, int depth);
+
+/* Ops are named here by handles, their index + 1 (0: none); the root,
+ * the first op, has index 0, which no op names as a child. */
+
+/* A new op of @code; 0 when the program is full (that part is not
+ * walked, and shows as missing). */
+static unsigned add(struct walk_prog *p, unsigned code)
+{
+	if (p->n >= WR_WALK_MAX_OPS)
+		return 0;
+	memset(&p->ops[p->n], 0, sizeof(p->ops[0]));
+	p->ops[p->n].code = (uint8_t)code;
+	return ++p->n;
+}
+
+/* Chain child @c (at @at, chosen by @match) under op @parent. */
+static void link(struct walk_prog *p, unsigned parent, unsigned c, int64_t at, uint32_t match)
+{
+	struct wr_walk_op *op = &p->ops[parent - 1];
+
+	if (!c)
+		return;
+	p->ops[c - 1].at = (int32_t)at;
+	p->ops[c - 1].match = match;
+	if (!op->child) {
+		op->child = (uint16_t)(c - 1);
+		return;
+	}
+	for (unsigned k = op->child; k; k = p->ops[k].next)
+		if (!p->ops[k].next) {
+			p->ops[k].next = (uint16_t)(c - 1);
+			break;
+		}
+}
+
+static uint32_t limit(bool pairs)
+{
+	unsigned n = dw_std_print_elements;
+
+	return pairs ? (n + 1) / 2 : n;
+}
+
+static void offsets(struct wr_walk_op *op, int64_t a, int64_t b, int64_t c, int64_t d)
+{
+	op->a = (int32_t)a;
+	op->b = (int32_t)b;
+	op->c = (int32_t)c;
+	op->d = (int32_t)d;
+}
+
+/* One of the standard library's: its op, or 0 when nothing of it lies
+ * outside the value (a unique_ptr shows its pointer only). */
+static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const struct dw_std *s, int depth)
+{
+	unsigned i = 0, flags = s->libcxx ? WR_WALK_F_LIBCXX : 0;
+
+	switch (s->kind) {
+	case DW_STD_STRING:
+		if (!(i = add(p, WR_WALK_STRING)))
+			return 0;
+		offsets(&p->ops[i - 1], s->a, s->b, 0, 0);
+		p->ops[i - 1].flags = (uint8_t)flags;
+		p->ops[i - 1].size = (uint32_t)t->size;
+		p->ops[i - 1].limit = dw_std_print_elements;
+		break;
+	case DW_STD_VECTOR:
+	case DW_STD_BITS:
+		if (!(i = add(p, WR_WALK_ARRAY)))
+			return 0;
+		offsets(&p->ops[i - 1], s->a, s->b, 0, 0);
+		p->ops[i - 1].flags = (s->has_count ? WR_WALK_F_COUNT : 0) | (s->kind == DW_STD_BITS ? WR_WALK_F_BITS : 0);
+		p->ops[i - 1].size = s->kind == DW_STD_BITS ? 1 : (uint32_t)s->elem->size;
+		p->ops[i - 1].limit = limit(false);
+		if (s->kind == DW_STD_VECTOR)
+			link(p, i, compile(p, s->elem, true, depth + 1), 0, 0);
+		break;
+	case DW_STD_DEQUE:
+		if (!(i = add(p, WR_WALK_DEQUE)))
+			return 0;
+		offsets(&p->ops[i - 1], s->a, s->b, s->c, s->d);
+		p->ops[i - 1].flags = (uint8_t)flags;
+		p->ops[i - 1].size = (uint32_t)s->elem->size;
+		p->ops[i - 1].limit = limit(false);
+		link(p, i, compile(p, s->elem, true, depth + 1), 0, 0);
+		break;
+	case DW_STD_LIST:
+	case DW_STD_TREE:
+		if (!(i = add(p, s->kind == DW_STD_LIST ? WR_WALK_LIST : WR_WALK_TREE)))
+			return 0;
+		offsets(&p->ops[i - 1], s->a, s->b, s->c, s->d);
+		p->ops[i - 1].flags = s->circular ? WR_WALK_F_CIRCULAR : 0;
+		p->ops[i - 1].size = (uint32_t)s->node_size;
+		p->ops[i - 1].limit = limit(s->pairs);
+		link(p, i, compile(p, s->elem, true, depth + 1), 0, 0);
+		break;
+	case DW_STD_SHARED_PTR:
+		if ((i = add(p, WR_WALK_DEREF)))
+			offsets(&p->ops[i - 1], s->b, s->c, 0, 0), p->ops[i - 1].size = s->libcxx ? 16 : 8;
+		break;
+	case DW_STD_OPTIONAL:
+		if ((i = add(p, WR_WALK_SWITCH))) {
+			offsets(&p->ops[i - 1], s->b, 0, 0, 0);
+			p->ops[i - 1].vsize = 1;
+			link(p, i, compile(p, s->elem, true, depth + 1), s->a, 1);
+		}
+		break;
+	case DW_STD_VARIANT:
+		if ((i = add(p, WR_WALK_SWITCH))) {
+			offsets(&p->ops[i - 1], s->b, 0, 0, 0);
+			p->ops[i - 1].vsize = (uint16_t)s->index_size;
+			for (unsigned k = 0; k < s->n_alts; k++)
+				link(p, i, compile(p, s->alt[k], true, depth + 1), s->a, k);
+		}
+		break;
+	case DW_STD_TUPLE:
+		if ((i = add(p, WR_WALK_FIELDS)))
+			for (unsigned k = 0; k < s->n_alts; k++)
+				link(p, i, compile(p, s->alt[k], true, depth + 1), (int64_t)s->alt_off[k], 0);
+		break;
+	default:
+		return 0;
+	}
+	return i;
+}
+
+/* A struct, union or array holding walkable values: FIELDS (or an
+ * inline ARRAY) over them. */
+static unsigned compile_aggregate(struct walk_prog *p, const struct dw_type *t, bool in_elem, int depth)
+{
+	unsigned i;
+
+	if (t->kind == DW_TYPE_ARRAY) {
+		if (!t->count || !t->target->size || !(i = add(p, WR_WALK_ARRAY)))
+			return 0;
+		p->ops[i - 1].flags = WR_WALK_F_INLINE;
+		p->ops[i - 1].size = (uint32_t)t->target->size;
+		p->ops[i - 1].d = (int32_t)(t->count < dw_std_print_elements ? t->count : dw_std_print_elements);
+		p->ops[i - 1].limit = limit(false);
+		link(p, i, compile(p, t->target, in_elem, depth + 1), 0, 0);
+		return i;
+	}
+	if (t->kind != DW_TYPE_STRUCT || !(i = add(p, WR_WALK_FIELDS)))
+		return 0;
+	for (size_t k = 0; k < t->n_members; k++) {
+		const struct dw_member *mb = &t->members[k];
+
+		if (!mb->bit_size)
+			link(p, i, compile(p, mb->type, in_elem, depth + 1), (int64_t)mb->offset, 0);
+	}
+	return i;
+}
+
+static unsigned compile(struct walk_prog *p, const struct dw_type *t, bool in_elem, int depth)
+{
+	struct dw_std s;
+	unsigned i;
+
+	if (!t || depth > 16)
+		return 0;
+	if (in_elem && ctype_is_text_pointer(t)) {
+		/* a char * inside a container: its string (the value's own
+		 * come attached, values.c) */
+		if ((i = add(p, WR_WALK_CSTR)))
+			p->ops[i - 1].limit = dw_std_print_elements;
+		return i;
+	}
+	if (!dw_std_walkable(t, 0) && !(in_elem && (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_ARRAY)))
+		return 0;
+	if (dw_std_recognize(t, &s))
+		return compile_std(p, t, &s, depth);
+	return compile_aggregate(p, t, in_elem, depth);
+}
+
+/* A walk program's FIELDS or ARRAY ops that ended up with no child do
+ * nothing: made NONE they cost one step. */
+static void prune(struct walk_prog *p)
+{
+	for (unsigned k = 0; k < p->n; k++) {
+		struct wr_walk_op *op = &p->ops[k];
+
+		if ((op->code == WR_WALK_FIELDS || (op->code == WR_WALK_ARRAY && (op->flags & WR_WALK_F_INLINE))) &&
+		    !op->child)
+			op->code = WR_WALK_NONE;
+	}
+}
+
+bool walks_needed(const struct dw_type *t)
+{
+	return dw_std_walkable(t, 0);
+}
+
+void walks_emit(struct cg *cg, LLVMValueRef addr, const struct dw_type *t, bool raw)
+{
+	struct walk_prog p = { .n = 0 };
+	LLVMValueRef args[6];
+	uint64_t w[WR_WALK_OP_WORDS];
+
+	if (raw)
+		add(&p, WR_WALK_NONE);
+	else if (!compile(&p, t, false, 0))
+		return;
+	prune(&p);
+	for (unsigned k = 0; k < p.n; k++) {
+		memcpy(w, &p.ops[k], sizeof(w));
+		args[0] = cg_i32(cg, k);
+		for (unsigned j = 0; j < WR_WALK_OP_WORDS; j++)
+			args[1 + j] = cg_i64(cg, w[j]);
+		cg_call(cg, "wr_walk_op", args, 6);
+	}
+	args[0] = cg->buf;
+	args[1] = addr;
+	args[2] = cg_i32(cg, t->size < WR_WALK_COPY_MAX ? t->size : WR_WALK_COPY_MAX);
+	cg_call(cg, "wr_walk", args, 3);
+}

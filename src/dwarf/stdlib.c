@@ -1,0 +1,584 @@
+/* stdlib.c - the C++ standard library's types recognised by their DWARF
+ * (stdlib.h).  A type is one of them when its own name (dw_type.tag_name)
+ * starts with the library's name for it and the members the layout needs
+ * are where the library puts them; a member missing (another version of
+ * the library) makes it not recognised, and it prints member by member
+ * as any struct does.  Facts of the layouts come from the libraries'
+ * headers as installed (libstdc++ 12, libc++ 19).
+ */
+#include "dwarf/stdlib.h"
+#include "util/xalloc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+unsigned dw_std_print_elements = 200;
+unsigned dw_std_print_depth = 20;
+
+static bool starts(const char *s, const char *prefix)
+{
+	return s && !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The member at dotted @path of @t: its offset, its type. */
+static const struct dw_type *path(const struct dw_type *t, const char *p, int64_t *off)
+{
+	char name[64];
+	uint64_t at = 0, o;
+
+	*off = 0;
+	while (t && *p) {
+		size_t n = strcspn(p, ".");
+		const struct dw_member *mb;
+
+		if (n >= sizeof(name))
+			return NULL;
+		memcpy(name, p, n);
+		name[n] = 0;
+		mb = dw_type_member(t, name, &o);
+		if (!mb)
+			return NULL;
+		at += o;
+		t = mb->type;
+		p += n + (p[n] == '.');
+	}
+	*off = (int64_t)at;
+	return t;
+}
+
+/* Several paths at once: false when one is missing. */
+static bool paths(const struct dw_type *t, const char *pa, int64_t *a, const char *pb, int64_t *b)
+{
+	return path(t, pa, a) && (!pb || path(t, pb, b));
+}
+
+/* The first member of @t, depth first through bases and members, whose
+ * name is @name; its offset in *@off. */
+static const struct dw_type *deep(const struct dw_type *t, const char *name, int64_t *off, int depth)
+{
+	if (depth > 12 || (t->kind != DW_TYPE_STRUCT && t->kind != DW_TYPE_UNION))
+		return NULL;
+	for (size_t i = 0; i < t->n_members; i++) {
+		const struct dw_member *mb = &t->members[i];
+		const struct dw_type *found;
+		int64_t inner;
+
+		if (mb->name && !strcmp(mb->name, name)) {
+			*off = (int64_t)mb->offset;
+			return mb->type;
+		}
+		found = deep(mb->type, name, &inner, depth + 1);
+		if (found) {
+			*off = (int64_t)mb->offset + inner;
+			return found;
+		}
+	}
+	return NULL;
+}
+
+static const struct dw_type *targ(const struct dw_type *t, size_t i)
+{
+	return t && i < t->n_targs ? t->targs[i] : NULL;
+}
+
+const char *dw_std_type_name(const struct dw_type *t)
+{
+	const char *n = t->tag_name ? t->tag_name : t->name;
+
+	if (starts(n, "std::__cxx11::basic_string<char,") || starts(n, "std::__1::basic_string<char,"))
+		return "std::string";
+	return t->name;
+}
+
+/* "std::unique_ptr<Item>": the printer's name with its first argument. */
+static const char *with_arg(const char *what, const struct dw_type *arg)
+{
+	static char buf[8][256];
+	static unsigned next;
+	char *b = buf[next++ % 8];
+
+	snprintf(b, sizeof(buf[0]), "%s<%s>", what, arg ? dw_std_type_name(arg) : "?");
+	return b;
+}
+
+/* "std::variant<int, std::string>" */
+static const char *with_args(const char *what, const struct dw_type *t)
+{
+	static char buf[4][512];
+	static unsigned next;
+	char *b = buf[next++ % 4];
+	size_t n = (size_t)snprintf(b, sizeof(buf[0]), "%s<", what);
+
+	for (size_t i = 0; i < t->n_targs && n < sizeof(buf[0]); i++)
+		n += (size_t)snprintf(b + n, sizeof(buf[0]) - n, "%s%s", i ? ", " : "", dw_std_type_name(t->targs[i]));
+	if (n < sizeof(buf[0]) - 1)
+		strcat(b, ">");
+	return b;
+}
+
+static bool elem_ok(struct dw_std *s)
+{
+	return s->elem && s->elem->size;
+}
+
+/* ---- libstdc++ ---- */
+
+static bool gnu_sequence(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	if (starts(n, "std::__cxx11::basic_string<char,")) {
+		s->kind = DW_STD_STRING;
+		return paths(t, "_M_dataplus._M_p", &s->a, "_M_string_length", &s->b);
+	}
+	if (starts(n, "std::basic_string_view<char,")) {
+		s->kind = DW_STD_STRING;
+		return paths(t, "_M_str", &s->a, "_M_len", &s->b);
+	}
+	if (starts(n, "std::vector<bool,")) {
+		s->kind = DW_STD_BITS;
+		return paths(t, "_M_impl._M_start._M_p", &s->a, "_M_impl._M_finish._M_p", &s->b) &&
+		       path(t, "_M_impl._M_end_of_storage", &s->c);
+	}
+	if (starts(n, "std::vector<")) {
+		s->kind = DW_STD_VECTOR;
+		s->shape = DW_SHAPE_VECTOR;
+		s->label = "std::vector";
+		s->elem = targ(t, 0);
+		return elem_ok(s) && paths(t, "_M_impl._M_start", &s->a, "_M_impl._M_finish", &s->b) &&
+		       path(t, "_M_impl._M_end_of_storage", &s->c);
+	}
+	if (starts(n, "std::span<")) {
+		s->kind = DW_STD_VECTOR;
+		s->shape = DW_SHAPE_SPAN;
+		s->label = "std::span";
+		s->elem = targ(t, 0);
+		s->has_count = true;
+		s->c = -1;
+		return elem_ok(s) && paths(t, "_M_ptr", &s->a, "_M_extent._M_extent_value", &s->b);
+	}
+	if (starts(n, "std::deque<")) {
+		s->kind = DW_STD_DEQUE;
+		s->shape = DW_SHAPE_COUNTED;
+		s->label = "std::deque";
+		s->elem = targ(t, 0);
+		if (!elem_ok(s))
+			return false;
+		s->d = (int64_t)(s->elem->size < 512 ? 512 / s->elem->size * s->elem->size : s->elem->size);
+		return paths(t, "_M_impl._M_start", &s->a, "_M_impl._M_finish", &s->b);
+	}
+	return false;
+}
+
+static bool gnu_list(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	int64_t h;
+
+	s->kind = DW_STD_LIST;
+	s->shape = DW_SHAPE_INDEXED;
+	s->elem = targ(t, 0);
+	if (starts(n, "std::__cxx11::list<")) {
+		s->label = "std::__cxx11::list";
+		s->circular = true;
+		if (!elem_ok(s) || !paths(t, "_M_impl._M_node", &h, "_M_impl._M_node._M_size", &s->e))
+			return false;
+		s->a = s->d = h;
+		s->b = 0;
+		s->c = 16;
+	} else if (starts(n, "std::forward_list<")) {
+		s->label = "std::forward_list";
+		s->e = -1;
+		if (!elem_ok(s) || !path(t, "_M_impl._M_head", &s->a))
+			return false;
+		s->b = 0;
+		s->c = 8;
+	} else {
+		return false;
+	}
+	s->node_size = (uint64_t)s->c + s->elem->size;
+	return true;
+}
+
+static bool gnu_tree(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	static const char *const names[] = { "std::map<", "std::multimap<", "std::set<", "std::multiset<" };
+	const struct dw_type *tree;
+	int64_t h, root;
+
+	for (size_t i = 0; i < 4; i++) {
+		if (!starts(n, names[i]))
+			continue;
+		tree = path(t, "_M_t", &h);
+		if (!tree || !paths(t, "_M_t._M_impl._M_header._M_parent", &root, "_M_t._M_impl._M_node_count", &s->e))
+			return false;
+		s->kind = DW_STD_TREE;
+		s->shape = DW_SHAPE_COUNTED;
+		s->label = i == 0 ? "std::map" : i == 1 ? "std::multimap" : i == 2 ? "std::set" : "std::multiset";
+		s->pairs = i < 2;
+		s->elem = targ(tree, 1);
+		s->a = root;
+		s->b = 16;
+		s->c = 24;
+		s->d = 32;
+		if (!elem_ok(s))
+			return false;
+		s->node_size = 32 + s->elem->size;
+		return true;
+	}
+	return false;
+}
+
+static bool gnu_hash(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	static const char *const names[] = { "std::unordered_map<", "std::unordered_multimap<",
+					     "std::unordered_set<", "std::unordered_multiset<" };
+	const struct dw_type *h;
+	int64_t off;
+
+	for (size_t i = 0; i < 4; i++) {
+		if (!starts(n, names[i]))
+			continue;
+		h = path(t, "_M_h", &off);
+		if (!h || !paths(t, "_M_h._M_before_begin._M_nxt", &s->a, "_M_h._M_element_count", &s->e))
+			return false;
+		s->kind = DW_STD_LIST;
+		s->shape = DW_SHAPE_COUNTED;
+		s->unordered = true;
+		s->label = i == 0 ? "std::unordered_map" : i == 1 ? "std::unordered_multimap"
+			 : i == 2 ? "std::unordered_set" : "std::unordered_multiset";
+		s->pairs = i < 2;
+		s->elem = targ(h, 1);
+		s->b = 0;
+		s->c = 8;
+		if (!elem_ok(s))
+			return false;
+		s->node_size = 8 + s->elem->size;
+		return true;
+	}
+	return false;
+}
+
+/* std::tuple's elements: each _Tuple_impl<i, ...> holds element i in its
+ * _Head_base<i, ...> base and the rest in its _Tuple_impl<i + 1, ...>. */
+static void gnu_tuple(const struct dw_type *t, uint64_t at, struct dw_std *s, int depth)
+{
+	const struct dw_member *rest = NULL;
+
+	for (size_t i = 0; depth < DW_STD_MAX_ALTS && i < t->n_members; i++) {
+		const struct dw_member *mb = &t->members[i];
+		const char *n = mb->type->tag_name;
+		int64_t off;
+		const struct dw_type *v;
+
+		if (starts(n, "std::_Tuple_impl<"))
+			rest = mb;
+		else if (starts(n, "std::_Head_base<") && s->n_alts < DW_STD_MAX_ALTS &&
+			 (v = path(mb->type, "_M_head_impl", &off))) {
+			s->alt[s->n_alts] = v;
+			s->alt_off[s->n_alts++] = at + mb->offset + (uint64_t)off;
+		}
+	}
+	if (rest)
+		gnu_tuple(rest->type, at + rest->offset, s, depth + 1);
+}
+
+static bool gnu_wrapper(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	s->elem = targ(t, 0);
+	if (starts(n, "std::unique_ptr<")) {
+		s->kind = DW_STD_UNIQUE_PTR;
+		s->label = with_arg("std::unique_ptr", s->elem);
+		return deep(t, "_M_head_impl", &s->a, 0) != NULL;
+	}
+	if (starts(n, "std::shared_ptr<") || starts(n, "std::weak_ptr<")) {
+		s->kind = DW_STD_SHARED_PTR;
+		s->weak = starts(n, "std::weak_ptr<") ? "weak" : NULL;
+		s->label = with_arg(s->weak ? "std::weak_ptr" : "std::shared_ptr", s->elem);
+		s->c = 8;
+		s->d = 12;
+		return paths(t, "_M_ptr", &s->a, "_M_refcount._M_pi", &s->b);
+	}
+	if (starts(n, "std::optional<")) {
+		s->kind = DW_STD_OPTIONAL;
+		s->label = with_arg("std::optional", s->elem);
+		return elem_ok(s) && paths(t, "_M_payload._M_payload", &s->a, "_M_payload._M_engaged", &s->b);
+	}
+	if (starts(n, "std::variant<")) {
+		const struct dw_type *idx = path(t, "_M_index", &s->b);
+
+		s->kind = DW_STD_VARIANT;
+		s->label = with_args("std::variant", t);
+		s->n_alts = t->n_targs < DW_STD_MAX_ALTS ? (unsigned)t->n_targs : DW_STD_MAX_ALTS;
+		for (unsigned i = 0; i < s->n_alts; i++)
+			s->alt[i] = t->targs[i];
+		s->index_size = idx ? (unsigned)idx->size : 0;
+		return idx && s->index_size <= 8 && path(t, "_M_u", &s->a);
+	}
+	if (starts(n, "std::tuple<")) {
+		s->kind = DW_STD_TUPLE;
+		s->label = "std::tuple";
+		gnu_tuple(t, 0, s, 0);
+		return true;
+	}
+	if (starts(n, "std::atomic<")) {
+		s->kind = DW_STD_ATOMIC;
+		s->label = with_arg("std::atomic", s->elem);
+		return elem_ok(s) && (deep(t, "_M_i", &s->a, 0) || deep(t, "_M_p", &s->a, 0));
+	}
+	return false;
+}
+
+/* ---- libc++ ---- */
+
+static bool llvm_sequence(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	int64_t r;
+
+	s->libcxx = true;
+	if (starts(n, "std::__1::basic_string<char,")) {
+		s->kind = DW_STD_STRING;
+		if (!path(t, "__r_", &r))
+			return false;
+		s->a = r + 16;
+		s->b = r + 8;
+		return true;
+	}
+	if (starts(n, "std::__1::basic_string_view<char,")) {
+		s->kind = DW_STD_STRING;
+		s->libcxx = false; /* one form */
+		return paths(t, "__data_", &s->a, "__size_", &s->b);
+	}
+	if (starts(n, "std::__1::vector<bool,")) {
+		s->kind = DW_STD_BITS;
+		s->has_count = true;
+		return paths(t, "__begin_", &s->a, "__size_", &s->b) && path(t, "__cap_alloc_", &s->c);
+	}
+	if (starts(n, "std::__1::vector<")) {
+		s->kind = DW_STD_VECTOR;
+		s->shape = DW_SHAPE_VECTOR;
+		s->label = "std::vector";
+		s->elem = targ(t, 0);
+		return elem_ok(s) && paths(t, "__begin_", &s->a, "__end_", &s->b) && path(t, "__end_cap_", &s->c);
+	}
+	if (starts(n, "std::__1::span<")) {
+		s->kind = DW_STD_VECTOR;
+		s->shape = DW_SHAPE_SPAN;
+		s->label = "std::span";
+		s->elem = targ(t, 0);
+		s->has_count = true;
+		s->c = -1;
+		return elem_ok(s) && paths(t, "__data_", &s->a, "__size_", &s->b);
+	}
+	if (starts(n, "std::__1::deque<")) {
+		s->kind = DW_STD_DEQUE;
+		s->shape = DW_SHAPE_COUNTED;
+		s->label = "std::deque";
+		s->elem = targ(t, 0);
+		if (!elem_ok(s))
+			return false;
+		s->d = (int64_t)((s->elem->size < 256 ? 4096 / s->elem->size : 16) * s->elem->size);
+		return paths(t, "__map_.__begin_", &s->a, "__start_", &s->b) && path(t, "__size_", &s->c);
+	}
+	return false;
+}
+
+/* How @t is aligned, as the compilers lay it out on x86-64. */
+static uint64_t align_of(const struct dw_type *t, int depth)
+{
+	uint64_t a = 1;
+
+	if (depth > 12)
+		return 8;
+	if (t->kind == DW_TYPE_ARRAY && t->target)
+		return align_of(t->target, depth + 1);
+	if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION) {
+		for (size_t i = 0; i < t->n_members; i++) {
+			uint64_t m = align_of(t->members[i].type, depth + 1);
+
+			a = m > a ? m : a;
+		}
+		return a;
+	}
+	while (a < t->size && a < 16)
+		a *= 2;
+	return a;
+}
+
+/* The value type of a libc++ map node (__value_type<K, V>'s pair __cc_)
+ * or set node (K). */
+static const struct dw_type *llvm_node_value(const struct dw_type *holder)
+{
+	const struct dw_type *v = targ(holder, 0), *cc;
+	int64_t off;
+
+	if (v && (starts(v->tag_name, "std::__1::__value_type<") || starts(v->tag_name, "std::__1::__hash_value_type<"))) {
+		cc = path(v, "__cc_", &off);
+		return cc && off == 0 ? cc : NULL;
+	}
+	return v;
+}
+
+static bool llvm_containers(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	static const char *const trees[] = { "std::__1::map<", "std::__1::multimap<", "std::__1::set<",
+					     "std::__1::multiset<" };
+	static const char *const hashes[] = { "std::__1::unordered_map<", "std::__1::unordered_multimap<",
+					      "std::__1::unordered_set<", "std::__1::unordered_multiset<" };
+	static const char *const labels[] = { "std::map", "std::multimap", "std::set", "std::multiset" };
+	static const char *const hlabels[] = { "std::unordered_map", "std::unordered_multimap",
+					       "std::unordered_set", "std::unordered_multiset" };
+	const struct dw_type *holder;
+	int64_t off;
+
+	s->libcxx = true;
+	for (size_t i = 0; i < 4; i++) {
+		if (starts(n, trees[i]) && (holder = path(t, "__tree_", &off))) {
+			s->kind = DW_STD_TREE;
+			s->label = labels[i];
+			s->b = 0, s->c = 8, s->d = 25; /* after the color, a bool */
+			if (!paths(t, "__tree_.__pair1_", &s->a, "__tree_.__pair3_", &s->e))
+				return false;
+		} else if (starts(n, hashes[i]) && (holder = path(t, "__table_", &off))) {
+			s->kind = DW_STD_LIST;
+			s->unordered = true;
+			s->label = hlabels[i];
+			s->b = 0, s->c = 16;
+			if (!paths(t, "__table_.__p1_", &s->a, "__table_.__p2_", &s->e))
+				return false;
+		} else {
+			continue;
+		}
+		s->shape = DW_SHAPE_COUNTED;
+		s->pairs = i < 2;
+		s->elem = llvm_node_value(holder);
+		if (!elem_ok(s))
+			return false;
+		if (s->kind == DW_STD_TREE)
+			s->d = (s->d + (int64_t)align_of(s->elem, 0) - 1) & -(int64_t)align_of(s->elem, 0);
+		s->node_size = (uint64_t)(s->kind == DW_STD_TREE ? s->d : s->c) + s->elem->size;
+		return true;
+	}
+	if (starts(n, "std::__1::list<")) {
+		int64_t h;
+
+		s->kind = DW_STD_LIST;
+		s->shape = DW_SHAPE_INDEXED;
+		s->label = "std::list";
+		s->circular = true;
+		s->elem = targ(t, 0);
+		if (!elem_ok(s) || !paths(t, "__end_", &h, "__size_alloc_", &s->e))
+			return false;
+		s->a = h + 8, s->b = 8, s->c = 16, s->d = h;
+		s->node_size = 16 + s->elem->size;
+		return true;
+	}
+	if (starts(n, "std::__1::forward_list<")) {
+		s->kind = DW_STD_LIST;
+		s->shape = DW_SHAPE_INDEXED;
+		s->label = "std::forward_list";
+		s->elem = targ(t, 0);
+		s->e = -1;
+		if (!elem_ok(s) || !path(t, "__before_begin_", &s->a))
+			return false;
+		s->b = 0, s->c = 8;
+		s->node_size = 8 + s->elem->size;
+		return true;
+	}
+	return false;
+}
+
+static bool llvm_wrapper(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	s->libcxx = true;
+	s->elem = targ(t, 0);
+	if (starts(n, "std::__1::unique_ptr<")) {
+		s->kind = DW_STD_UNIQUE_PTR;
+		s->label = with_arg("std::unique_ptr", s->elem);
+		return path(t, "__ptr_", &s->a) != NULL;
+	}
+	if (starts(n, "std::__1::shared_ptr<") || starts(n, "std::__1::weak_ptr<")) {
+		s->kind = DW_STD_SHARED_PTR;
+		s->weak = starts(n, "std::__1::weak_ptr<") ? "weak" : NULL;
+		s->label = with_arg(s->weak ? "std::weak_ptr" : "std::shared_ptr", s->elem);
+		s->c = 8;
+		s->d = 16;
+		return paths(t, "__ptr_", &s->a, "__cntrl_", &s->b);
+	}
+	if (starts(n, "std::__1::optional<")) {
+		s->kind = DW_STD_OPTIONAL;
+		s->label = with_arg("std::optional", s->elem);
+		return elem_ok(s) && deep(t, "__val_", &s->a, 0) && deep(t, "__engaged_", &s->b, 0);
+	}
+	if (starts(n, "std::__1::variant<")) {
+		const struct dw_type *idx = deep(t, "__index", &s->b, 0);
+
+		s->kind = DW_STD_VARIANT;
+		s->label = with_args("std::variant", t);
+		s->n_alts = t->n_targs < DW_STD_MAX_ALTS ? (unsigned)t->n_targs : DW_STD_MAX_ALTS;
+		for (unsigned i = 0; i < s->n_alts; i++)
+			s->alt[i] = t->targs[i];
+		s->index_size = idx ? (unsigned)idx->size : 0;
+		return idx && s->index_size <= 8 && deep(t, "__data", &s->a, 0);
+	}
+	if (starts(n, "std::__1::atomic<")) {
+		s->kind = DW_STD_ATOMIC;
+		s->label = with_arg("std::atomic", s->elem);
+		return elem_ok(s) && deep(t, "__a_value", &s->a, 0);
+	}
+	return false;
+}
+
+bool dw_std_recognize(const struct dw_type *t, struct dw_std *out)
+{
+	const char *n = t ? t->tag_name : NULL;
+	struct dw_std s;
+	bool ok;
+
+	if (!n || strncmp(n, "std::", 5) || t->kind != DW_TYPE_STRUCT || t->incomplete)
+		return false;
+	memset(&s, 0, sizeof(s));
+	s.e = -1;
+	if (!strncmp(n, "std::__1::", 10))
+		ok = llvm_sequence(t, n, &s) || (memset(&s, 0, sizeof(s)), s.e = -1, llvm_containers(t, n, &s)) ||
+		     (memset(&s, 0, sizeof(s)), s.e = -1, llvm_wrapper(t, n, &s));
+	else
+		ok = gnu_sequence(t, n, &s) || (memset(&s, 0, sizeof(s)), s.e = -1, gnu_list(t, n, &s)) ||
+		     (memset(&s, 0, sizeof(s)), s.e = -1, gnu_tree(t, n, &s)) ||
+		     (memset(&s, 0, sizeof(s)), s.e = -1, gnu_hash(t, n, &s)) ||
+		     (memset(&s, 0, sizeof(s)), s.e = -1, gnu_wrapper(t, n, &s));
+	if (!ok || s.kind == DW_STD_NONE)
+		return false;
+	*out = s;
+	return true;
+}
+
+bool dw_std_walkable(const struct dw_type *t, int depth)
+{
+	struct dw_std s;
+
+	if (!t || depth > 8)
+		return false;
+	if (dw_std_recognize(t, &s)) {
+		switch (s.kind) {
+		case DW_STD_UNIQUE_PTR:
+		case DW_STD_ATOMIC:
+			return false;
+		case DW_STD_OPTIONAL:
+			return dw_std_walkable(s.elem, depth + 1);
+		case DW_STD_VARIANT:
+		case DW_STD_TUPLE:
+			for (unsigned i = 0; i < s.n_alts; i++)
+				if (dw_std_walkable(s.alt[i], depth + 1))
+					return true;
+			return false;
+		default:
+			return true;
+		}
+	}
+	if (t->kind == DW_TYPE_ARRAY)
+		return t->count && dw_std_walkable(t->target, depth + 1);
+	if (t->kind != DW_TYPE_STRUCT && t->kind != DW_TYPE_UNION)
+		return false;
+	for (size_t i = 0; t->kind == DW_TYPE_STRUCT && i < t->n_members; i++)
+		if (!t->members[i].bit_size && dw_std_walkable(t->members[i].type, depth + 1))
+			return true;
+	return false;
+}

@@ -1,0 +1,112 @@
+/* stdlib.h - the C++ standard library's strings, containers and wrappers
+ * recognised by their DWARF types (name and members), for libstdc++ (g++
+ * 12, clang-19) and libc++ (clang-19 -stdlib=libc++): where their
+ * elements are, so the probe can copy them (codegen) and the renderer can
+ * show them as gdb's pretty-printers do.
+ *
+ * Layer rule: dwarf/ depends on util/ only.  Everything here works on
+ * struct dw_type (vars.h); nothing reads libdw.
+ */
+#ifndef WRAITH_DWARF_STDLIB_H
+#define WRAITH_DWARF_STDLIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dwarf/vars.h"
+
+enum dw_std_kind {
+	DW_STD_NONE,
+	DW_STD_STRING,       /* std::string, std::string_view */
+	DW_STD_VECTOR,       /* also span: contiguous elements */
+	DW_STD_BITS,         /* std::vector<bool> */
+	DW_STD_DEQUE,
+	DW_STD_LIST,         /* list, forward_list, the unordered containers' node list */
+	DW_STD_TREE,         /* map, multimap, set, multiset */
+	DW_STD_UNIQUE_PTR,
+	DW_STD_SHARED_PTR,   /* shared_ptr, weak_ptr */
+	DW_STD_OPTIONAL,
+	DW_STD_VARIANT,
+	DW_STD_TUPLE,
+	DW_STD_ATOMIC,
+};
+
+/* Which gdb printer's text: DW_STD_LIST and DW_STD_VECTOR cover several. */
+enum dw_std_shape {
+	DW_SHAPE_PLAIN,      /* string, unique_ptr, ... one shape each */
+	DW_SHAPE_VECTOR,     /* "std::vector of length 3, capacity 3" */
+	DW_SHAPE_SPAN,       /* "std::span of length 3" */
+	DW_SHAPE_INDEXED,    /* "std::__cxx11::list = {[0] = 5, ...}" */
+	DW_SHAPE_COUNTED,    /* "std::map with 2 elements = {...}" */
+};
+
+#define DW_STD_MAX_ALTS 16 /* variant alternatives, tuple elements */
+
+struct dw_std {
+	enum dw_std_kind kind;
+	enum dw_std_shape shape;
+	bool libcxx;
+	/* The printer's name of it: "std::map", "std::__cxx11::list",
+	 * "std::unique_ptr<Item>" (owned by the module's type cache, or
+	 * static). */
+	const char *label;
+	bool pairs;          /* elements are pairs, shown as [first] = second */
+	bool unordered;      /* a hash table's node list */
+	bool circular;       /* LIST: ends at the value's own head (at d) */
+	bool has_count;      /* VECTOR/BITS: b holds a count, not an end pointer */
+	bool fixed;          /* VECTOR: a span of static extent: d elements */
+	/* The element: of a sequence, the node value of a list or tree, the
+	 * pointee of a smart pointer, an optional's or atomic's value. */
+	const struct dw_type *elem;
+	/* Offsets, by kind (all in bytes):
+	 *   STRING      a: data pointer, b: length (libc++: long form's)
+	 *   VECTOR      a: begin, b: end (or count), c: end of storage (-1: none)
+	 *   BITS        a: begin word pointer, b: end word pointer (bit offset at
+	 *               b + 8) or count, c: end of storage or capacity words
+	 *   DEQUE       libstdc++ a: start iterator, b: finish iterator;
+	 *               libc++ a: block map begin, b: first index, c: count;
+	 *               d: bytes of a block
+	 *   LIST        a: first node pointer, b: next in node, c: element in
+	 *               node, d: the head (circular); count at e (-1: none)
+	 *   TREE        a: root pointer, b: left in node, c: right in node,
+	 *               d: element in node; count at e
+	 *   UNIQUE_PTR  a: the pointer
+	 *   SHARED_PTR  a: the pointer, b: the control block pointer; in the
+	 *               block, c: use count, d: weak count (4 bytes each for
+	 *               libstdc++, 8 for libc++, which counts from 0)
+	 *   OPTIONAL    a: the value, b: the engaged flag (1 byte)
+	 *   VARIANT     a: the alternatives, b: the index (.index_size bytes)
+	 *   ATOMIC      a: the value */
+	int64_t a, b, c, d, e;
+	uint64_t node_size;  /* LIST, TREE: bytes of a node up to its element's end */
+	unsigned index_size;
+	const char *weak;    /* SHARED_PTR: "weak" for a weak_ptr, else NULL */
+	/* VARIANT: the alternatives; TUPLE: the elements and their offsets */
+	const struct dw_type *alt[DW_STD_MAX_ALTS];
+	uint64_t alt_off[DW_STD_MAX_ALTS];
+	unsigned n_alts;
+};
+
+/* Recognise @t (a struct type, through typedefs and qualifiers) as one
+ * of the standard library's: true with *@out filled, false when it is
+ * not one (or not one whose layout this version knows). */
+bool dw_std_recognize(const struct dw_type *t, struct dw_std *out);
+
+/* gdb's short name of a type in a printer's label: "std::string" for
+ * std::__cxx11::basic_string<char, ...>, else the type's name. */
+const char *dw_std_type_name(const struct dw_type *t);
+
+/* Whether a value of @t needs memory outside itself to be printed (a
+ * string's characters, a container's elements), anywhere inside it,
+ * down to @depth levels of members. */
+bool dw_std_walkable(const struct dw_type *t, int depth);
+
+/* gdb's `print elements` and `print max-depth`: how many elements of a
+ * container (children of a printer: a map's key and value are two) and
+ * characters of a string are read and shown, and how deeply values
+ * nest.  Set once by the front end (--print-elements, --print-depth, the
+ * config file), before any probe is compiled. */
+extern unsigned dw_std_print_elements; /* default 200 */
+extern unsigned dw_std_print_depth;    /* default 20 */
+
+#endif

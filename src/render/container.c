@@ -1,0 +1,463 @@
+/* container.c - the C++ standard library's values as gdb's pretty-printers
+ * show them (libstdc++'s printers.py: the same heads, element order and
+ * limits), from the memory the probe copied at the hit (wire.h: walks).
+ *
+ * A printed value that held containers came with WR_ARG_MEM copies: the
+ * value whole (WR_MEM_F_ROOT) and each block the walk reached.  They make
+ * a snapshot of the process's memory, looked up by address: a container
+ * is shown by following its pointers through the snapshot as its printer
+ * would through the process.  What the snapshot lacks was cut (the
+ * element limit, the event's size: `...`); a copy whose read failed shows
+ * `<unreadable>`.  A pointer that leads in circles ends at the limit.
+ */
+#include "dwarf/stdlib.h"
+#include "render/render_priv.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct render_snap {
+	const struct ev_arg **m; /* by address */
+	size_t n;
+	const struct ev_arg *root;
+};
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct ev_arg *x = *(const struct ev_arg *const *)a, *y = *(const struct ev_arg *const *)b;
+
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+struct render_snap *render_snap_new(const struct ev_arg *a)
+{
+	struct render_snap *s;
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_attach; i++)
+		n += a->attach[i].kind == WR_ARG_MEM;
+	if (!n)
+		return NULL;
+	s = xcalloc(1, sizeof(*s));
+	s->m = xcalloc(n, sizeof(*s->m));
+	for (size_t i = 0; i < a->n_attach; i++) {
+		const struct ev_arg *c = &a->attach[i];
+
+		if (c->kind != WR_ARG_MEM)
+			continue;
+		s->m[s->n++] = c;
+		if ((c->aux & WR_MEM_F_ROOT) && c->status == WR_ARG_OK && !s->root)
+			s->root = c;
+	}
+	qsort(s->m, s->n, sizeof(*s->m), by_addr);
+	return s;
+}
+
+void render_snap_free(struct render_snap *s)
+{
+	if (!s)
+		return;
+	free(s->m);
+	free(s);
+}
+
+const struct ev_arg *render_snap_root(const struct render_snap *s)
+{
+	return s ? s->root : NULL;
+}
+
+const uint8_t *render_snap_find(const struct render_snap *s, uint64_t addr, size_t n, bool *failed)
+{
+	size_t lo = 0, hi = s ? s->n : 0;
+
+	*failed = false;
+	while (lo < hi) { /* the first copy starting after addr */
+		size_t mid = (lo + hi) / 2;
+
+		if (s->m[mid]->value <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo; k-- > 0 && lo - k <= 64;) {
+		const struct ev_arg *c = s->m[k];
+
+		if (c->status != WR_ARG_OK) {
+			if (c->value == addr)
+				*failed = true;
+			continue;
+		}
+		if (addr - c->value <= c->len && n <= c->len - (addr - c->value))
+			return c->data + (addr - c->value);
+	}
+	return NULL;
+}
+
+const struct ev_arg *render_snap_string(const struct render_snap *s, uint64_t addr)
+{
+	for (size_t i = 0; s && i < s->n; i++)
+		if (s->m[i]->value == addr && !(s->m[i]->aux & WR_MEM_F_ROOT))
+			return s->m[i];
+	return NULL;
+}
+
+/* ---- what a container shows ---- */
+
+struct cview {
+	const struct render_snap *snap;
+	const struct render_value_ctx *vc;
+	int depth;
+	const uint8_t *data; /* the container's own bytes */
+	size_t len;
+	uint64_t addr;       /* and where they are */
+	const struct dw_std *s;
+	struct strbuf *out;
+	size_t shown;        /* elements so far */
+	unsigned limit;      /* elements shown at most */
+};
+
+static uint64_t word(const struct cview *c, int64_t off, size_t size)
+{
+	if (off < 0 || (uint64_t)off + size > c->len)
+		return 0;
+	return render_read_uint(c->data + off, size);
+}
+
+static void counted(const char *what, uint64_t n, struct strbuf *out)
+{
+	strbuf_addf(out, "%s with %" PRIu64 " element%s", what, n, n == 1 ? "" : "s");
+}
+
+/* The next element (@key: a map's key, shown [key] = ...) at @addr; false
+ * when the limit or a missing copy ends the list. */
+static bool element(struct cview *c, const struct dw_type *t, uint64_t addr)
+{
+	strbuf_addstr(c->out, c->shown ? ", " : " = {");
+	if (c->shown >= c->limit) {
+		strbuf_setlen(c->out, c->out->len - (c->shown ? 2 : 4));
+		strbuf_addstr(c->out, c->shown ? "..." : " = {...");
+		return false;
+	}
+	if (c->s->pairs) {
+		uint64_t ko = 0, vo = 0;
+		const struct dw_member *k = dw_type_member(t, "first", &ko), *v = dw_type_member(t, "second", &vo);
+
+		strbuf_addch(c->out, '[');
+		if (k)
+			render_value_at(c->snap, k->type, addr + ko, c->vc, c->depth, c->out);
+		strbuf_addstr(c->out, "] = ");
+		if (v)
+			render_value_at(c->snap, v->type, addr + vo, c->vc, c->depth, c->out);
+	} else {
+		if (c->s->shape == DW_SHAPE_INDEXED || c->s->kind == DW_STD_TREE || c->s->unordered)
+			strbuf_addf(c->out, "[%zu] = ", c->shown);
+		render_value_at(c->snap, t, addr, c->vc, c->depth, c->out);
+	}
+	c->shown++;
+	return true;
+}
+
+/* After the elements: `...` when a copy was missing, `}`. */
+static void close_list(struct cview *c, bool cut)
+{
+	if (!c->shown && !cut)
+		return;
+	if (!c->shown)
+		strbuf_addstr(c->out, " = {");
+	if (cut && c->shown && c->shown < c->limit)
+		strbuf_addstr(c->out, "...");
+	strbuf_addch(c->out, '}');
+}
+
+/* The node at @node, copied whole; NULL when it is not in the snapshot,
+ * which then says so in place: `<unreadable>` when its copy failed, else
+ * `...` (cut). */
+static const uint8_t *node_at(struct cview *c, uint64_t node, size_t size)
+{
+	bool failed;
+	const uint8_t *p = render_snap_find(c->snap, node, size, &failed);
+
+	if (!p && c->shown < c->limit) {
+		strbuf_addstr(c->out, c->shown ? ", " : " = {");
+		strbuf_addstr(c->out, failed ? "<unreadable>" : "...");
+		c->shown++;
+	}
+	return p;
+}
+
+static void string_text(struct cview *c)
+{
+	uint64_t p, n;
+	const uint8_t *bytes;
+	bool failed;
+
+	if (c->s->libcxx && !(word(c, 0, 1) & 1)) {
+		n = word(c, 0, 1) >> 1;
+		render_text(c->data + 1, n < c->len - 1 ? n : c->len - 1, false, c->out);
+		return;
+	}
+	p = word(c, c->s->a, 8);
+	n = word(c, c->s->b, 8);
+	if (!n) {
+		strbuf_addstr(c->out, "\"\"");
+		return;
+	}
+	bytes = render_snap_find(c->snap, p, n < c->limit ? n : c->limit, &failed);
+	if (!bytes)
+		strbuf_addstr(c->out, failed ? "<unreadable>" : "...");
+	else
+		render_text(bytes, n < c->limit ? n : c->limit, n > c->limit, c->out);
+}
+
+static void sequence(struct cview *c)
+{
+	const struct dw_std *s = c->s;
+	uint64_t begin = word(c, s->a, 8), end = word(c, s->b, 8), size = s->elem->size;
+	uint64_t n = s->has_count ? end : end >= begin ? (end - begin) / size : 0;
+	bool failed, cut = false;
+
+	if (s->shape == DW_SHAPE_SPAN)
+		strbuf_addf(c->out, "std::span of length %" PRIu64, n);
+	else
+		strbuf_addf(c->out, "std::vector of length %" PRIu64 ", capacity %" PRIu64, n,
+			    (word(c, s->c, 8) - begin) / size);
+	for (uint64_t i = 0; i < n && !cut; i++) {
+		if (!render_snap_find(c->snap, begin + i * size, size, &failed) && c->shown < c->limit) {
+			strbuf_addstr(c->out, c->shown ? ", " : " = {");
+			strbuf_addstr(c->out, failed ? "<unreadable>" : "...");
+			c->shown++;
+			cut = true;
+			break;
+		}
+		cut = !element(c, s->elem, begin + i * size);
+	}
+	close_list(c, false);
+}
+
+static void bits(struct cview *c)
+{
+	const struct dw_std *s = c->s;
+	uint64_t begin = word(c, s->a, 8), n, cap;
+	const uint8_t *w;
+	bool failed;
+
+	if (s->has_count) {
+		n = word(c, s->b, 8);
+		cap = word(c, s->c, 8) * 64;
+	} else {
+		n = (word(c, s->b, 8) - begin) * 8 + word(c, s->b + 8, 4);
+		cap = (word(c, s->c, 8) - begin) * 8;
+	}
+	strbuf_addf(c->out, "std::vector<bool> of length %" PRIu64 ", capacity %" PRIu64, n, cap);
+	w = render_snap_find(c->snap, begin, ((n < c->limit ? n : c->limit) + 63) / 64 * 8, &failed);
+	for (uint64_t i = 0; i < n; i++) {
+		strbuf_addstr(c->out, i ? ", " : " = {");
+		if (i >= c->limit || !w) {
+			strbuf_setlen(c->out, c->out->len - (i ? 2 : 0));
+			strbuf_addstr(c->out, !w && failed ? "<unreadable>" : "...");
+			break;
+		}
+		strbuf_addstr(c->out, (w[i / 8] >> (i % 8)) & 1 ? "true" : "false");
+	}
+	if (n)
+		strbuf_addch(c->out, '}');
+}
+
+/* A list of nodes: list, forward_list, an unordered container's. */
+static void nodes(struct cview *c)
+{
+	const struct dw_std *s = c->s;
+	uint64_t node = word(c, s->a, 8), end = s->circular ? c->addr + (uint64_t)s->d : 0;
+	const uint8_t *p;
+
+	if (s->shape == DW_SHAPE_COUNTED)
+		counted(s->label, word(c, s->e, 8), c->out);
+	else
+		strbuf_addf(c->out, "%s%s", node == end ? "empty " : "", s->label);
+	for (size_t guard = 0; node && node != end && guard <= c->limit; guard++) {
+		if (!(p = node_at(c, node, s->node_size)))
+			break;
+		if (!element(c, s->elem, node + (uint64_t)s->c))
+			break;
+		node = render_read_uint(p + s->b, 8);
+	}
+	close_list(c, false);
+}
+
+/* A tree in order, as the probe walked it (a stack of right children). */
+static void tree(struct cview *c)
+{
+	const struct dw_std *s = c->s;
+	uint64_t stack[64], cur = word(c, s->a, 8);
+	size_t sp = 0;
+	const uint8_t *p;
+
+	counted(s->label, word(c, s->e, 8), c->out);
+	while ((cur || sp) && c->shown <= c->limit) {
+		if (cur) {
+			if (sp == 64 || !(p = node_at(c, cur, s->node_size)))
+				break;
+			stack[sp++] = cur;
+			cur = render_read_uint(p + s->b, 8);
+			continue;
+		}
+		cur = stack[--sp];
+		p = render_snap_find(c->snap, cur, s->node_size, &(bool){ false });
+		if (!element(c, s->elem, cur + (uint64_t)s->d))
+			break;
+		cur = p ? render_read_uint(p + s->c, 8) : 0;
+	}
+	close_list(c, false);
+}
+
+static void deque(struct cview *c)
+{
+	const struct dw_std *s = c->s;
+	uint64_t size = s->elem->size, per = (uint64_t)s->d / size, n, cur, blk_end, node;
+	const uint8_t *p;
+	bool failed;
+
+	if (s->libcxx) {
+		uint64_t first = word(c, s->b, 8);
+
+		n = word(c, s->c, 8);
+		node = word(c, s->a, 8) + first / per * 8;
+		p = render_snap_find(c->snap, node, 8, &failed);
+		cur = p ? render_read_uint(p, 8) : 0;
+		blk_end = cur + per * size;
+		cur += first % per * size;
+	} else {
+		uint64_t scur = word(c, s->a, 8), slast = word(c, s->a + 16, 8), snode = word(c, s->a + 24, 8);
+		uint64_t fcur = word(c, s->b, 8), ffirst = word(c, s->b + 8, 8), fnode = word(c, s->b + 24, 8);
+
+		n = fnode == snode ? (fcur - scur) / size
+				   : ((fnode - snode) / 8 - 1) * per + (fcur - ffirst) / size + (slast - scur) / size;
+		cur = scur;
+		node = snode;
+		blk_end = slast;
+	}
+	counted(s->label, n, c->out);
+	for (uint64_t i = 0; i < n; i++) {
+		if (c->shown >= c->limit) {
+			element(c, s->elem, cur); /* `...` */
+			break;
+		}
+		if (cur >= blk_end) {
+			node += 8;
+			p = render_snap_find(c->snap, node, 8, &failed);
+			cur = p ? render_read_uint(p, 8) : 0;
+			blk_end = cur + per * size;
+		}
+		if (!cur || !render_snap_find(c->snap, cur, size, &failed)) {
+			if (c->shown < c->limit) {
+				strbuf_addstr(c->out, c->shown ? ", ..." : " = {...");
+				c->shown = c->limit;
+			}
+			break;
+		}
+		if (!element(c, s->elem, cur))
+			break;
+		cur += size;
+	}
+	close_list(c, false);
+}
+
+static void shared(struct cview *c)
+{
+	const struct dw_std *s = c->s;
+	uint64_t ptr = word(c, s->a, 8), ctrl = word(c, s->b, 8);
+	const uint8_t *p;
+	bool failed;
+
+	strbuf_addstr(c->out, s->label);
+	if (!ctrl) {
+		strbuf_addstr(c->out, " (empty)");
+	} else if (!(p = render_snap_find(c->snap, ctrl + (uint64_t)s->c, s->libcxx ? 16 : 8, &failed))) {
+		strbuf_addstr(c->out, failed ? " (<unreadable>)" : "");
+	} else {
+		int64_t use = s->libcxx ? (int64_t)render_read_uint(p, 8) + 1 : (int32_t)render_read_uint(p, 4);
+		int64_t weak = s->libcxx ? (int64_t)render_read_uint(p + 8, 8) : (int32_t)render_read_uint(p + 4, 4);
+
+		if (use == 0)
+			strbuf_addf(c->out, " (expired, weak count %" PRId64 ")", weak);
+		else
+			strbuf_addf(c->out, " (use count %" PRId64 ", weak count %" PRId64 ")", use,
+				    s->libcxx ? weak : weak - 1);
+	}
+	strbuf_addf(c->out, " = {get() = 0x%" PRIx64 "}", ptr);
+}
+
+static void wrapper(struct cview *c)
+{
+	const struct dw_std *s = c->s;
+
+	switch (s->kind) {
+	case DW_STD_UNIQUE_PTR:
+		strbuf_addf(c->out, "%s = {get() = 0x%" PRIx64 "}", s->label, word(c, s->a, 8));
+		break;
+	case DW_STD_OPTIONAL:
+		strbuf_addstr(c->out, s->label);
+		if (!word(c, s->b, 1)) {
+			strbuf_addstr(c->out, " [no contained value]");
+			break;
+		}
+		strbuf_addstr(c->out, " = {[contained value] = ");
+		render_value_at(c->snap, s->elem, c->addr + (uint64_t)s->a, c->vc, c->depth, c->out);
+		strbuf_addch(c->out, '}');
+		break;
+	case DW_STD_VARIANT: {
+		uint64_t i = word(c, s->b, s->index_size);
+
+		strbuf_addstr(c->out, s->label);
+		if (i >= s->n_alts) {
+			strbuf_addstr(c->out, " [no contained value]");
+			break;
+		}
+		strbuf_addf(c->out, " [index %" PRIu64 "] = {", i);
+		render_value_at(c->snap, s->alt[i], c->addr + (uint64_t)s->a, c->vc, c->depth, c->out);
+		strbuf_addch(c->out, '}');
+		break;
+	}
+	case DW_STD_TUPLE:
+		strbuf_addstr(c->out, s->n_alts ? "std::tuple containing = {" : "empty std::tuple");
+		for (unsigned i = 0; i < s->n_alts; i++) {
+			strbuf_addf(c->out, "%s[%u] = ", i ? ", " : "", i + 1);
+			render_value_at(c->snap, s->alt[i], c->addr + s->alt_off[i], c->vc, c->depth, c->out);
+		}
+		if (s->n_alts)
+			strbuf_addch(c->out, '}');
+		break;
+	case DW_STD_ATOMIC:
+		strbuf_addf(c->out, "%s = { ", s->label);
+		render_value_at(c->snap, s->elem, c->addr + (uint64_t)s->a, c->vc, c->depth, c->out);
+		strbuf_addstr(c->out, " }");
+		break;
+	case DW_STD_SHARED_PTR:
+		shared(c);
+		break;
+	default:
+		break;
+	}
+}
+
+void render_container(const struct render_snap *snap, const struct dw_std *s, const uint8_t *data,
+		      size_t len, uint64_t addr, const struct render_value_ctx *vc, int depth,
+		      struct strbuf *out)
+{
+	struct cview c = { snap, vc, depth, data, len, addr, s, out, 0, dw_std_print_elements };
+
+	if (s->pairs)
+		c.limit = (c.limit + 1) / 2;
+	switch (s->kind) {
+	case DW_STD_STRING: string_text(&c); break;
+	case DW_STD_VECTOR: sequence(&c); break;
+	case DW_STD_BITS: bits(&c); break;
+	case DW_STD_DEQUE: deque(&c); break;
+	case DW_STD_LIST: nodes(&c); break;
+	case DW_STD_TREE: tree(&c); break;
+	default: wrapper(&c); break;
+	}
+}
