@@ -135,6 +135,7 @@ static bool gnu_sequence(const struct dw_type *t, const char *n, struct dw_std *
 	}
 	if (starts(n, "std::vector<bool,")) {
 		s->kind = DW_STD_BITS;
+		s->label = "std::vector<bool>";
 		return paths(t, "_M_impl._M_start._M_p", &s->a, "_M_impl._M_finish._M_p", &s->b) &&
 		       path(t, "_M_impl._M_end_of_storage", &s->c);
 	}
@@ -348,6 +349,7 @@ static bool llvm_sequence(const struct dw_type *t, const char *n, struct dw_std 
 	}
 	if (starts(n, "std::__1::vector<bool,")) {
 		s->kind = DW_STD_BITS;
+		s->label = "std::vector<bool>";
 		s->has_count = true;
 		return paths(t, "__begin_", &s->a, "__size_", &s->b) && path(t, "__cap_alloc_", &s->c);
 	}

@@ -5,6 +5,7 @@
  */
 #include "frontend/cli.h"
 #include "codegen/codegen.h"
+#include "dwarf/stdlib.h"
 #include "render/span.h"
 #include "tracer/session.h"
 #include "util/clock.h"
@@ -144,6 +145,10 @@ int cli_open_session(const struct cli_options *o, const char *script, struct ses
 	};
 	struct session_sink sink = { write_event, &writer };
 	int err;
+
+	/* read by codegen (what the probe copies) and the renderer alike */
+	dw_std_print_elements = o->print_elements;
+	dw_std_print_depth = o->print_depth;
 
 	/* Nothing can answer a prompt in a script or a batch, and the shell
 	 * is not up yet when debug files are looked for. */

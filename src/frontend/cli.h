@@ -53,6 +53,8 @@ struct cli_options {
 	uint64_t max_events;       /* 0 = unlimited */
 	double timeout;            /* seconds, 0 = none */
 	unsigned bt_depth;         /* 0 = default */
+	unsigned print_elements;   /* --print-elements: gdb's print elements */
+	unsigned print_depth;      /* --print-depth: gdb's print max-depth */
 	bool pending;              /* --pending */
 	enum wr_transport transport;
 	bool fault_in;             /* --fault-in: sleepable probes, reads fault pages in */

@@ -201,6 +201,32 @@ SETTER(set_depth)
 	return 0;
 }
 
+/* As gdb's `set print elements`: 0 is unlimited, which the probe's
+ * walk bounds at WR_WALK_STEPS. */
+SETTER(set_print_elements)
+{
+	unsigned long long v;
+
+	if (!parse_uint(arg, WR_WALK_STEPS, &v)) {
+		strbuf_addf(why, "expected 0..%u (0: as many as the probe can read)", WR_WALK_STEPS);
+		return -1;
+	}
+	o->print_elements = v ? (unsigned)v : WR_WALK_STEPS;
+	return 0;
+}
+
+SETTER(set_print_depth)
+{
+	unsigned long long v;
+
+	if (!parse_uint(arg, 1000, &v)) {
+		strbuf_addstr(why, "expected 0..1000");
+		return -1;
+	}
+	o->print_depth = (unsigned)v;
+	return 0;
+}
+
 SETTER(set_transport)
 {
 	if (!strcmp(arg, "ringbuf"))
@@ -427,6 +453,8 @@ static const struct setting settings[] = {
 	{ "max-events", 0, true, NULL, 0, NULL, set_max_events },
 	{ "timeout", 0, true, NULL, 0, NULL, set_timeout },
 	{ "backtrace-depth", 0, true, "ebpf.backtrace_depth", TOML_INT, NULL, set_depth },
+	{ "print-elements", 0, true, "script.print_elements", TOML_INT, NULL, set_print_elements },
+	{ "print-depth", 0, true, "script.print_depth", TOML_INT, NULL, set_print_depth },
 	{ "pending", 0, false, "script.pending", TOML_BOOL, NULL, set_pending },
 	{ "transport", 0, true, "ebpf.transport", TOML_STRING, NULL, set_transport },
 	{ "force-perf-event-array", 0, false, "ebpf.force_perf_event_array", TOML_BOOL, NULL,
@@ -675,6 +703,8 @@ static void set_defaults(struct cli_options *o)
 	o->events_per_sec = -1;
 	o->debuginfod_timeout = 5;
 	o->probe_cache = true;
+	o->print_elements = 200;
+	o->print_depth = 20;
 }
 
 /* The probe cache's place when no setting gave one: under

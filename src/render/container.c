@@ -114,10 +114,50 @@ struct cview {
 	size_t len;
 	uint64_t addr;       /* and where they are */
 	const struct dw_std *s;
-	struct strbuf *out;
+	struct strbuf *out;  /* the text; in JSON mode a scratch buffer */
 	size_t shown;        /* elements so far */
 	unsigned limit;      /* elements shown at most */
+	/* JSON mode (render_container_data()): the object the container
+	 * is, its "elements" array open, whether a part was cut. */
+	struct span_list *json;
+	bool in_elements;
+	bool cut;
 };
+
+/* ---- JSON: {"kind": ..., fields, "elements": [...], "truncated": ...} */
+
+static void jfield(struct cview *c, const char *key, uint64_t v)
+{
+	if (!c->json)
+		return;
+	span_add(c->json, SPAN_KEY, SPAN_TONE_NONE, NULL, key);
+	span_dataf(c->json, SPAN_NUMBER, "%" PRIu64, v);
+}
+
+/* Before an element: the "elements" array, opened once. */
+static void jelements(struct cview *c)
+{
+	if (!c->json || c->in_elements)
+		return;
+	span_add(c->json, SPAN_KEY, SPAN_TONE_NONE, NULL, "elements");
+	span_open(c->json, SPAN_ARRAY);
+	c->in_elements = true;
+}
+
+/* A part not shown: `...` in the text, "truncated" in JSON; an element
+ * whose read failed (@failed) is null in JSON. */
+static void jmissing(struct cview *c, bool failed)
+{
+	if (!c->json)
+		return;
+	if (failed) {
+		jelements(c);
+		span_null(c->json, SPAN_LITERAL);
+	} else {
+		c->cut = true;
+	}
+}
+
 
 static uint64_t word(const struct cview *c, int64_t off, size_t size)
 {
@@ -125,6 +165,8 @@ static uint64_t word(const struct cview *c, int64_t off, size_t size)
 		return 0;
 	return render_read_uint(c->data + off, size);
 }
+
+static void element_data(struct cview *c, const struct dw_type *t, uint64_t addr);
 
 static void counted(const char *what, uint64_t n, struct strbuf *out)
 {
@@ -139,9 +181,13 @@ static bool element(struct cview *c, const struct dw_type *t, uint64_t addr)
 	if (c->shown >= c->limit) {
 		strbuf_setlen(c->out, c->out->len - (c->shown ? 2 : 4));
 		strbuf_addstr(c->out, c->shown ? "..." : " = {...");
+		jmissing(c, false);
+		c->cut = true;
 		return false;
 	}
-	if (c->s->pairs) {
+	if (c->json) {
+		element_data(c, t, addr);
+	} else if (c->s->pairs) {
 		uint64_t ko = 0, vo = 0;
 		const struct dw_member *k = dw_type_member(t, "first", &ko), *v = dw_type_member(t, "second", &vo);
 
@@ -149,6 +195,12 @@ static bool element(struct cview *c, const struct dw_type *t, uint64_t addr)
 		if (k)
 			render_value_at(c->snap, k->type, addr + ko, c->vc, c->depth, c->out);
 		strbuf_addstr(c->out, "] = ");
+		if (c->shown + 1 == c->limit && dw_std_print_elements % 2) {
+			/* an odd limit ends between a key and its value */
+			strbuf_addstr(c->out, "...");
+			c->shown = c->limit;
+			return false;
+		}
 		if (v)
 			render_value_at(c->snap, v->type, addr + vo, c->vc, c->depth, c->out);
 	} else {
@@ -160,16 +212,30 @@ static bool element(struct cview *c, const struct dw_type *t, uint64_t addr)
 	return true;
 }
 
-/* After the elements: `...` when a copy was missing, `}`. */
-static void close_list(struct cview *c, bool cut)
+/* In JSON, an element: a map's as [key, value]. */
+static void element_data(struct cview *c, const struct dw_type *t, uint64_t addr)
 {
-	if (!c->shown && !cut)
-		return;
-	if (!c->shown)
-		strbuf_addstr(c->out, " = {");
-	if (cut && c->shown && c->shown < c->limit)
-		strbuf_addstr(c->out, "...");
-	strbuf_addch(c->out, '}');
+	jelements(c);
+	if (c->s->pairs) {
+		uint64_t ko = 0, vo = 0;
+		const struct dw_member *k = dw_type_member(t, "first", &ko), *v = dw_type_member(t, "second", &vo);
+
+		span_open(c->json, SPAN_ARRAY);
+		if (k)
+			render_value_data_at(c->snap, k->type, addr + ko, c->depth, c->json);
+		if (v)
+			render_value_data_at(c->snap, v->type, addr + vo, c->depth, c->json);
+		span_close(c->json);
+	} else {
+		render_value_data_at(c->snap, t, addr, c->depth, c->json);
+	}
+}
+
+/* After the elements, if there were any: `}`. */
+static void close_list(struct cview *c)
+{
+	if (c->shown || c->cut)
+		strbuf_addch(c->out, '}');
 }
 
 /* The node at @node, copied whole; NULL when it is not in the snapshot,
@@ -183,6 +249,7 @@ static const uint8_t *node_at(struct cview *c, uint64_t node, size_t size)
 	if (!p && c->shown < c->limit) {
 		strbuf_addstr(c->out, c->shown ? ", " : " = {");
 		strbuf_addstr(c->out, failed ? "<unreadable>" : "...");
+		jmissing(c, failed);
 		c->shown++;
 	}
 	return p;
@@ -192,21 +259,22 @@ static void string_text(struct cview *c)
 {
 	uint64_t p, n;
 	const uint8_t *bytes;
-	bool failed;
+	bool failed = false;
 
 	if (c->s->libcxx && !(word(c, 0, 1) & 1)) {
 		n = word(c, 0, 1) >> 1;
-		render_text(c->data + 1, n < c->len - 1 ? n : c->len - 1, false, c->out);
-		return;
+		n = n < c->len - 1 ? n : c->len - 1;
+		bytes = c->data + 1;
+	} else {
+		p = word(c, c->s->a, 8);
+		n = word(c, c->s->b, 8);
+		bytes = n ? render_snap_find(c->snap, p, n < c->limit ? n : c->limit, &failed) : (const uint8_t *)"";
 	}
-	p = word(c, c->s->a, 8);
-	n = word(c, c->s->b, 8);
-	if (!n) {
-		strbuf_addstr(c->out, "\"\"");
-		return;
-	}
-	bytes = render_snap_find(c->snap, p, n < c->limit ? n : c->limit, &failed);
-	if (!bytes)
+	if (c->json && bytes)
+		span_datan(c->json, SPAN_STRING, (const char *)bytes, n < c->limit ? n : c->limit);
+	else if (c->json)
+		span_null(c->json, SPAN_LITERAL);
+	else if (!bytes)
 		strbuf_addstr(c->out, failed ? "<unreadable>" : "...");
 	else
 		render_text(bytes, n < c->limit ? n : c->limit, n > c->limit, c->out);
@@ -219,22 +287,26 @@ static void sequence(struct cview *c)
 	uint64_t n = s->has_count ? end : end >= begin ? (end - begin) / size : 0;
 	bool failed, cut = false;
 
-	if (s->shape == DW_SHAPE_SPAN)
+	jfield(c, "length", n);
+	if (s->shape == DW_SHAPE_SPAN) {
 		strbuf_addf(c->out, "std::span of length %" PRIu64, n);
-	else
+	} else {
 		strbuf_addf(c->out, "std::vector of length %" PRIu64 ", capacity %" PRIu64, n,
 			    (word(c, s->c, 8) - begin) / size);
+		jfield(c, "capacity", (word(c, s->c, 8) - begin) / size);
+	}
 	for (uint64_t i = 0; i < n && !cut; i++) {
 		if (!render_snap_find(c->snap, begin + i * size, size, &failed) && c->shown < c->limit) {
 			strbuf_addstr(c->out, c->shown ? ", " : " = {");
 			strbuf_addstr(c->out, failed ? "<unreadable>" : "...");
+			jmissing(c, failed);
 			c->shown++;
 			cut = true;
 			break;
 		}
 		cut = !element(c, s->elem, begin + i * size);
 	}
-	close_list(c, false);
+	close_list(c);
 }
 
 static void bits(struct cview *c)
@@ -252,15 +324,22 @@ static void bits(struct cview *c)
 		cap = (word(c, s->c, 8) - begin) * 8;
 	}
 	strbuf_addf(c->out, "std::vector<bool> of length %" PRIu64 ", capacity %" PRIu64, n, cap);
+	jfield(c, "length", n);
+	jfield(c, "capacity", cap);
 	w = render_snap_find(c->snap, begin, ((n < c->limit ? n : c->limit) + 63) / 64 * 8, &failed);
 	for (uint64_t i = 0; i < n; i++) {
 		strbuf_addstr(c->out, i ? ", " : " = {");
 		if (i >= c->limit || !w) {
 			strbuf_setlen(c->out, c->out->len - (i ? 2 : 0));
 			strbuf_addstr(c->out, !w && failed ? "<unreadable>" : "...");
+			jmissing(c, !w && failed);
 			break;
 		}
 		strbuf_addstr(c->out, (w[i / 8] >> (i % 8)) & 1 ? "true" : "false");
+		if (c->json) {
+			jelements(c);
+			span_add(c->json, SPAN_LITERAL, SPAN_TONE_NONE, NULL, (w[i / 8] >> (i % 8)) & 1 ? "true" : "false");
+		}
 	}
 	if (n)
 		strbuf_addch(c->out, '}');
@@ -274,7 +353,7 @@ static void nodes(struct cview *c)
 	const uint8_t *p;
 
 	if (s->shape == DW_SHAPE_COUNTED)
-		counted(s->label, word(c, s->e, 8), c->out);
+		counted(s->label, word(c, s->e, 8), c->out), jfield(c, "count", word(c, s->e, 8));
 	else
 		strbuf_addf(c->out, "%s%s", node == end ? "empty " : "", s->label);
 	for (size_t guard = 0; node && node != end && guard <= c->limit; guard++) {
@@ -284,7 +363,7 @@ static void nodes(struct cview *c)
 			break;
 		node = render_read_uint(p + s->b, 8);
 	}
-	close_list(c, false);
+	close_list(c);
 }
 
 /* A tree in order, as the probe walked it (a stack of right children). */
@@ -296,6 +375,7 @@ static void tree(struct cview *c)
 	const uint8_t *p;
 
 	counted(s->label, word(c, s->e, 8), c->out);
+	jfield(c, "count", word(c, s->e, 8));
 	while ((cur || sp) && c->shown <= c->limit) {
 		if (cur) {
 			if (sp == 64 || !(p = node_at(c, cur, s->node_size)))
@@ -310,7 +390,7 @@ static void tree(struct cview *c)
 			break;
 		cur = p ? render_read_uint(p + s->c, 8) : 0;
 	}
-	close_list(c, false);
+	close_list(c);
 }
 
 static void deque(struct cview *c)
@@ -340,6 +420,7 @@ static void deque(struct cview *c)
 		blk_end = slast;
 	}
 	counted(s->label, n, c->out);
+	jfield(c, "count", n);
 	for (uint64_t i = 0; i < n; i++) {
 		if (c->shown >= c->limit) {
 			element(c, s->elem, cur); /* `...` */
@@ -354,6 +435,7 @@ static void deque(struct cview *c)
 		if (!cur || !render_snap_find(c->snap, cur, size, &failed)) {
 			if (c->shown < c->limit) {
 				strbuf_addstr(c->out, c->shown ? ", ..." : " = {...");
+				jmissing(c, false);
 				c->shown = c->limit;
 			}
 			break;
@@ -362,7 +444,7 @@ static void deque(struct cview *c)
 			break;
 		cur += size;
 	}
-	close_list(c, false);
+	close_list(c);
 }
 
 static void shared(struct cview *c)
@@ -443,21 +525,161 @@ static void wrapper(struct cview *c)
 	}
 }
 
-void render_container(const struct render_snap *snap, const struct dw_std *s, const uint8_t *data,
-		      size_t len, uint64_t addr, const struct render_value_ctx *vc, int depth,
-		      struct strbuf *out)
+/* A wrapper's text; elided (print max-depth), its children are {...}
+ * as gdb writes them: `std::unique_ptr<Item> = {...}` (an atomic's
+ * printer has none). */
+static void wrapper_text(struct cview *c)
 {
-	struct cview c = { snap, vc, depth, data, len, addr, s, out, 0, dw_std_print_elements };
+	size_t start = c->out->len;
+	const char *eq;
+
+	wrapper(c);
+	if (c->limit || c->s->kind == DW_STD_ATOMIC)
+		return;
+	eq = strstr(c->out->buf + start + (c->s->label ? strlen(c->s->label) : 0), " = {");
+	if (eq) {
+		strbuf_setlen(c->out, (size_t)(eq - c->out->buf));
+		strbuf_addstr(c->out, " = {...}");
+	}
+}
+
+/* A pointer as JSON has it: "0x...", null for NULL. */
+static void jpointer(struct cview *c, const char *key, uint64_t p)
+{
+	span_add(c->json, SPAN_KEY, SPAN_TONE_NONE, NULL, key);
+	if (p)
+		span_dataf(c->json, SPAN_STRING, "0x%" PRIx64, p);
+	else
+		span_null(c->json, SPAN_LITERAL);
+}
+
+static void jvalue(struct cview *c, const char *key, const struct dw_type *t, uint64_t addr)
+{
+	span_add(c->json, SPAN_KEY, SPAN_TONE_NONE, NULL, key);
+	render_value_data_at(c->snap, t, addr, c->depth, c->json);
+}
+
+/* shared_ptr, weak_ptr: "get", and "use_count", "weak_count" when the
+ * control block was copied (gdb's counts: the weak count without the
+ * one the users hold together). */
+static void shared_data(struct cview *c)
+{
+	const struct dw_std *s = c->s;
+	uint64_t ctrl = word(c, s->b, 8);
+	const uint8_t *p = ctrl ? render_snap_find(c->snap, ctrl + (uint64_t)s->c, s->libcxx ? 16 : 8,
+						   &(bool){ false })
+				: NULL;
+
+	jpointer(c, "get", word(c, s->a, 8));
+	if (!p)
+		return;
+	if (s->libcxx) {
+		jfield(c, "use_count", render_read_uint(p, 8) + 1);
+		jfield(c, "weak_count", render_read_uint(p + 8, 8));
+	} else {
+		int64_t use = (int32_t)render_read_uint(p, 4), weak = (int32_t)render_read_uint(p + 4, 4);
+
+		jfield(c, "use_count", (uint64_t)use);
+		jfield(c, "weak_count", (uint64_t)(use ? weak - 1 : weak));
+	}
+}
+
+/* The wrappers in JSON: a unique_ptr's "get", an optional's "has_value"
+ * and "value", a variant's "index" and "value", a tuple's "elements", an
+ * atomic's "value". */
+static void wrapper_data(struct cview *c)
+{
+	const struct dw_std *s = c->s;
+	uint64_t i;
+
+	switch (s->kind) {
+	case DW_STD_UNIQUE_PTR:
+		jpointer(c, "get", word(c, s->a, 8));
+		break;
+	case DW_STD_SHARED_PTR:
+		shared_data(c);
+		break;
+	case DW_STD_OPTIONAL:
+		span_add(c->json, SPAN_KEY, SPAN_TONE_NONE, NULL, "has_value");
+		span_add(c->json, SPAN_LITERAL, SPAN_TONE_NONE, NULL, word(c, s->b, 1) ? "true" : "false");
+		if (word(c, s->b, 1))
+			jvalue(c, "value", s->elem, c->addr + (uint64_t)s->a);
+		break;
+	case DW_STD_VARIANT:
+		i = word(c, s->b, s->index_size);
+		if (i >= s->n_alts)
+			break;
+		jfield(c, "index", i);
+		jvalue(c, "value", s->alt[i], c->addr + (uint64_t)s->a);
+		break;
+	case DW_STD_TUPLE:
+		jelements(c);
+		for (unsigned k = 0; k < s->n_alts; k++)
+			render_value_data_at(c->snap, s->alt[k], c->addr + s->alt_off[k], c->depth, c->json);
+		break;
+	case DW_STD_ATOMIC:
+		jvalue(c, "value", s->elem, c->addr + (uint64_t)s->a);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The containers' elements: sequences, lists, trees (text or JSON). */
+static bool elements_of(struct cview *c)
+{
+	switch (c->s->kind) {
+	case DW_STD_STRING: string_text(c); return true;
+	case DW_STD_VECTOR: sequence(c); return true;
+	case DW_STD_BITS: bits(c); return true;
+	case DW_STD_DEQUE: deque(c); return true;
+	case DW_STD_LIST: nodes(c); return true;
+	case DW_STD_TREE: tree(c); return true;
+	default: return false;
+	}
+}
+
+void render_container_data(const struct render_snap *snap, const struct dw_std *s, const uint8_t *data,
+			   size_t len, uint64_t addr, int depth, struct span_list *out)
+{
+	struct strbuf scratch = STRBUF_INIT;
+	struct cview c = { snap, NULL, depth, data, len, addr, s, &scratch, 0, dw_std_print_elements, out,
+			   false, false };
 
 	if (s->pairs)
 		c.limit = (c.limit + 1) / 2;
-	switch (s->kind) {
-	case DW_STD_STRING: string_text(&c); break;
-	case DW_STD_VECTOR: sequence(&c); break;
-	case DW_STD_BITS: bits(&c); break;
-	case DW_STD_DEQUE: deque(&c); break;
-	case DW_STD_LIST: nodes(&c); break;
-	case DW_STD_TREE: tree(&c); break;
-	default: wrapper(&c); break;
+	if (s->kind == DW_STD_STRING) {
+		string_text(&c);
+		strbuf_release(&scratch);
+		return;
 	}
+	span_open(out, SPAN_OBJECT);
+	span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "kind");
+	span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, s->label);
+	if (elements_of(&c)) {
+		jelements(&c); /* [] when empty */
+		span_close(out);
+		span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "truncated");
+		span_add(out, SPAN_LITERAL, SPAN_TONE_NONE, NULL, c.cut ? "true" : "false");
+	} else {
+		wrapper_data(&c);
+		if (c.in_elements)
+			span_close(out);
+	}
+	span_close(out);
+	strbuf_release(&scratch);
+}
+
+void render_container(const struct render_snap *snap, const struct dw_std *s, const uint8_t *data,
+		      size_t len, uint64_t addr, const struct render_value_ctx *vc, int depth, bool elide,
+		      struct strbuf *out)
+{
+	struct cview c = { snap, vc, depth, data, len, addr, s, out, 0, dw_std_print_elements, NULL, false, false };
+
+	if (elide && s->kind != DW_STD_STRING)
+		c.limit = 0; /* `= {...}` when it has elements */
+	else if (s->pairs)
+		c.limit = (c.limit + 1) / 2;
+	if (!elements_of(&c))
+		wrapper_text(&c);
 }

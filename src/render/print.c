@@ -133,7 +133,7 @@ static void pieces(struct renderer *r, const struct render_value_ctx *vc,
 /* One argument: {"expr", "type", "value", "error"}.  @e is NULL when the
  * probe's script is unknown, @a when no value came for it. */
 static void arg_data(struct renderer *r, const struct ast_expr *e, const struct ev_arg *a,
-		     const struct dw_type *t, struct span_list *out)
+		     const struct dw_type *t, bool raw, struct span_list *out)
 {
 	span_open(out, SPAN_ARG);
 	if (e) {
@@ -149,7 +149,7 @@ static void arg_data(struct renderer *r, const struct ast_expr *e, const struct 
 		span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, e->str);
 		span_null(out, SPAN_VALUE_ERROR);
 	} else if (a) {
-		render_arg_data(a, t, out);
+		render_arg_data(a, t, raw, out);
 	} else {
 		span_null(out, SPAN_VALUE_TYPE);
 		span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "value");
@@ -171,11 +171,14 @@ static void args_data(struct renderer *r, const struct render_probe *probe,
 		const struct ast_expr *e = s->args[i];
 		const struct ev_arg *a = NULL;
 		const struct dw_type *t = NULL;
+		bool raw = false;
 
 		/* The length of a {:x.*} dump is part of the dump, as in the
 		 * text: it has no wire value and no entry of its own. */
 		while (s->fmt && piece < s->n_pieces && !s->pieces[piece].has_placeholder)
 			piece++;
+		if (s->fmt && piece < s->n_pieces)
+			raw = s->pieces[piece].spec == AST_FMT_RAW;
 		if (s->fmt && piece < s->n_pieces && s->pieces[piece++].len_kind == AST_FMT_LEN_STAR) {
 			if (++i >= s->n_args)
 				break;
@@ -185,10 +188,10 @@ static void args_data(struct renderer *r, const struct render_probe *probe,
 			t = arg_type(probe, p->index, (unsigned)next_wire);
 			a = &p->args[next_wire++];
 		}
-		arg_data(r, e, a, t, out);
+		arg_data(r, e, a, t, raw, out);
 	}
 	for (size_t i = 0; !s && i < p->n_args; i++)
-		arg_data(r, NULL, &p->args[i], NULL, out);
+		arg_data(r, NULL, &p->args[i], NULL, false, out);
 	span_close(out);
 }
 

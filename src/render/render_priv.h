@@ -26,10 +26,10 @@ void render_backtrace(struct renderer *r, uint32_t pid, uint32_t wire_id, const 
 
 /* Print argument @a as data: its "type" (@t's name, else what the probe
  * sent), its "value" in JSON's shape, and the "error" that kept it from
- * being read (null when none).  See value_data.c. */
-void render_arg_data(const struct ev_arg *a, const struct dw_type *t, struct span_list *out);
+ * being read (null when none); @raw ({:r}): the standard library's
+ * values member by member.  See value_data.c. */
+void render_arg_data(const struct ev_arg *a, const struct dw_type *t, bool raw, struct span_list *out);
 
-/* The unsigned integer in the first @size bytes at @data (at most 8). */
 /* ---- container.c: the standard library's values from the memory the
  * probe copied (WR_ARG_MEM attachments) ---- */
 struct dw_std;
@@ -46,16 +46,25 @@ const struct ev_arg *render_snap_root(const struct render_snap *s);
 const uint8_t *render_snap_find(const struct render_snap *s, uint64_t addr, size_t n, bool *failed);
 /* The string copied at @addr (a char * inside a container), or NULL. */
 const struct ev_arg *render_snap_string(const struct render_snap *s, uint64_t addr);
-/* Container @s (its bytes @data, @len at @addr) as gdb's printer shows it. */
+/* Container @s (its bytes @data, @len at @addr) as gdb's printer shows it;
+ * @elide: its head only, its elements {...} (gdb's print max-depth). */
 void render_container(const struct render_snap *snap, const struct dw_std *s, const uint8_t *data,
-		      size_t len, uint64_t addr, const struct render_value_ctx *vc, int depth,
+		      size_t len, uint64_t addr, const struct render_value_ctx *vc, int depth, bool elide,
 		      struct strbuf *out);
+/* Container @s in its JSON shape (doc/event.schema.json: "container"). */
+void render_container_data(const struct render_snap *snap, const struct dw_std *s, const uint8_t *data,
+			   size_t len, uint64_t addr, int depth, struct span_list *out);
+/* value_data.c: the value of type @t at @addr in JSON's shape as the
+ * snapshot holds it (null when it was not copied or its copy failed). */
+void render_value_data_at(const struct render_snap *snap, const struct dw_type *t, uint64_t addr, int depth,
+			  struct span_list *out);
 /* value.c: the value of type @t at @addr as the snapshot holds it, at
  * nesting @depth (`...` when it was not copied, `<unreadable>` when its
  * copy failed). */
 void render_value_at(const struct render_snap *snap, const struct dw_type *t, uint64_t addr,
 		     const struct render_value_ctx *vc, int depth, struct strbuf *out);
 
+/* The unsigned integer in the first @size bytes at @data (at most 8). */
 static inline uint64_t render_read_uint(const uint8_t *data, size_t size)
 {
 	uint64_t v = 0;

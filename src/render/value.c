@@ -576,14 +576,27 @@ static bool library_value(const struct dw_type *t, const uint8_t *data, size_t l
 
 	if (w->raw || !w->snap || t->kind != DW_TYPE_STRUCT || !dw_std_recognize(t, &s) || t->size > len)
 		return false;
-	render_container(w->snap, &s, data, len, w->base + at, w->vc, w->depth, out);
+	render_container(w->snap, &s, data, len, w->base + at, w->vc, w->depth, w->depth > (int)dw_std_print_depth,
+			 out);
 	return true;
+}
+
+/* As gdb's `print max-depth`: a struct, union or array nested as deep as
+ * the limit is {...} (a container: its head, then {...}). */
+static bool too_deep(const struct dw_type *t, const struct walk *w)
+{
+	if (w->depth >= MAX_DEPTH)
+		return true;
+	if (w->depth < (int)dw_std_print_depth || (w->snap && !w->raw && dw_std_recognize(t, &(struct dw_std){ 0 })))
+		return false;
+	return t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION ||
+	       (t->kind == DW_TYPE_ARRAY && !(t->target && t->target->is_char));
 }
 
 static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
 		  struct walk *w, struct strbuf *out)
 {
-	if (w->depth > (int)dw_std_print_depth || w->depth > MAX_DEPTH) {
+	if (too_deep(t, w)) {
 		strbuf_addstr(out, "{...}");
 		return;
 	}

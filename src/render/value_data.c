@@ -32,6 +32,7 @@
  * every element on the wire is there.  Nesting is bounded all the same,
  * since DWARF from the target is not trusted to be acyclic.
  */
+#include "dwarf/stdlib.h"
 #include "dwarf/vars.h"
 #include "render/render_priv.h"
 #include "util/strbuf.h"
@@ -52,6 +53,10 @@ struct place {
 	const uint8_t *gone;
 	const struct ev_arg *attach;
 	size_t n_attach;
+	/* The memory the probe copied with the value (containers,
+	 * render_snap_new()) and the address of its byte 0; NULL: none. */
+	const struct render_snap *snap;
+	uint64_t base;
 };
 
 static struct place inside(const struct place *p, size_t off)
@@ -136,7 +141,7 @@ static bool pointed_string(const struct dw_type *t, const struct place *p, struc
 	for (size_t i = 0; p && is_char_pointer(t) && i < p->n_attach; i++) {
 		const struct ev_arg *s = &p->attach[i];
 
-		if (s->aux != p->at)
+		if (s->kind != WR_ARG_ATTACH || s->aux != p->at)
 			continue;
 		if (s->status != WR_ARG_OK && s->status != WR_ARG_TRUNCATED)
 			return false;
@@ -330,11 +335,25 @@ static bool not_kept(const struct dw_type *t, const uint8_t *gone, size_t len, i
 	return !aggregate && render_bits_gone(gone, 0, size * 8, false);
 }
 
+/* One of the C++ library's, in its JSON shape (container.c). */
+static bool library_value(const struct dw_type *t, const uint8_t *data, const struct place *p, size_t len,
+			  int depth, struct span_list *out)
+{
+	struct dw_std s;
+
+	if (!p->snap || t->kind != DW_TYPE_STRUCT || t->size > len || !dw_std_recognize(t, &s))
+		return false;
+	render_container_data(p->snap, &s, data, len, p->base + p->at, depth, out);
+	return true;
+}
+
 static void typed(const struct dw_type *t, const uint8_t *data, const struct place *p, size_t len,
 		  int depth, struct span_list *out)
 {
 	if (depth > MAX_DEPTH || not_kept(t, p->gone, len, depth))
 		span_null(out, SPAN_LITERAL);
+	else if (library_value(t, data, p, len, depth, out))
+		;
 	else if (t->n_variants)
 		rust_enum(t, data, p, len, depth, out);
 	else if (dw_type_is_tuple(t))
@@ -355,6 +374,19 @@ void render_value_data(const struct dw_type *t, const uint8_t *data, size_t len,
 	struct place p = { 0 };
 
 	typed(t, data, &p, len, 0, out);
+}
+
+void render_value_data_at(const struct render_snap *snap, const struct dw_type *t, uint64_t addr, int depth,
+			  struct span_list *out)
+{
+	struct place p = { .snap = snap, .base = addr };
+	bool failed;
+	const uint8_t *data = render_snap_find(snap, addr, t->size, &failed);
+
+	if (!data)
+		span_null(out, SPAN_LITERAL);
+	else
+		typed(t, data, &p, t->size, depth + 1, out);
 }
 
 /* ---- print arguments ---- */
@@ -420,9 +452,22 @@ static void untyped(const struct ev_arg *a, struct span_list *out)
 	}
 }
 
-static void arg_value(const struct ev_arg *a, const struct dw_type *t, struct span_list *out)
+/* A value that came with copies of the memory its containers hold: from
+ * its own whole copy, its containers through the others. */
+static void walked_value(const struct ev_arg *a, const struct dw_type *t, struct span_list *out)
 {
-	uint8_t raw[8];
+	struct render_snap *snap = render_snap_new(a);
+	const struct ev_arg *root = render_snap_root(snap);
+	struct place p = { .attach = a->attach, .n_attach = a->n_attach, .snap = root ? snap : NULL,
+			   .base = root ? root->value : 0 };
+
+	typed(t, root ? root->data : a->data, &p, root ? root->len : a->len, 0, out);
+	render_snap_free(snap);
+}
+
+static void arg_value(const struct ev_arg *a, const struct dw_type *t, bool raw, struct span_list *out)
+{
+	uint8_t word[8];
 
 	if (a->status != WR_ARG_OK) {
 		span_null(out, SPAN_LITERAL);
@@ -438,6 +483,8 @@ static void arg_value(const struct ev_arg *a, const struct dw_type *t, struct sp
 		for (size_t i = 0; i < a->len; i++)
 			span_dataf(out, SPAN_NUMBER, "%u", a->data[i]);
 		span_close(out);
+	} else if (a->kind == WR_ARG_BYTES && t && a->n_attach && !raw) {
+		walked_value(a, t, out);
 	} else if (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES) {
 		struct place p = { .gone = a->unavail, .attach = a->attach, .n_attach = a->n_attach };
 
@@ -450,19 +497,19 @@ static void arg_value(const struct ev_arg *a, const struct dw_type *t, struct sp
 			span_close(out);
 		}
 	} else if (t && (a->kind == WR_ARG_ENUM || a->kind == WR_ARG_PTR || a->kind == WR_ARG_CHAR) &&
-		   t->size <= sizeof(raw)) {
+		   t->size <= sizeof(word)) {
 		/* As the text does: the type names a scalar's enumerator or
 		 * pointer; a computed integer stays the 64-bit value it is. */
 		struct place p = { 0 };
 
-		memcpy(raw, &a->value, sizeof(raw));
-		typed(t, raw, &p, sizeof(raw), 0, out);
+		memcpy(word, &a->value, sizeof(word));
+		typed(t, word, &p, sizeof(word), 0, out);
 	} else {
 		untyped(a, out);
 	}
 }
 
-void render_arg_data(const struct ev_arg *a, const struct dw_type *t, struct span_list *out)
+void render_arg_data(const struct ev_arg *a, const struct dw_type *t, bool raw, struct span_list *out)
 {
 	const char *why = arg_error(a);
 
@@ -472,7 +519,7 @@ void render_arg_data(const struct ev_arg *a, const struct dw_type *t, struct spa
 	span_add(out, SPAN_VALUE_TYPE, SPAN_TONE_NONE, NULL, t && t->name ? t->name : kind_type(a->kind));
 	span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "value");
 	/* a C++ reference's value is its referent's; "type" says it is one */
-	arg_value(a, t && t->is_reference && t->target ? t->target : t, out);
+	arg_value(a, t && t->is_reference && t->target ? t->target : t, raw, out);
 	if (why)
 		span_add(out, SPAN_VALUE_ERROR, SPAN_TONE_NONE, NULL, why);
 	else

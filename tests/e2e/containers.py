@@ -12,6 +12,8 @@ unmapped page is `<unreadable>` where gdb says `<error: Cannot access
 memory at address 0x...>`.  Not compared: `pr` (wraith shows std::pair's
 empty base class, gdb does not), `arr` and `raw` (C arrays, shape only)."""
 from bt_support import *
+import json
+import tempfile
 
 require_root()
 
@@ -49,19 +51,19 @@ def norm(v):
     return re.sub(r"(\{|, )([A-Za-z_]\w*) = ", r"\1\2: ", v)
 
 
-def gdb_values(binary):
-    cmds = ["break inspect", "run 1000", "print cfg", "print all", "kill"]
+def gdb_values(binary, settings=()):
+    cmds = list(settings) + ["break inspect", "run 1000", "print cfg", "print all", "kill"]
     argv = ["gdb", "-batch"] + [a for c in cmds for a in ("-ex", c)] + [binary]
     res = subprocess.run(argv, capture_output=True, text=True, timeout=180)
     vals = [m.group(1) for m in re.finditer(r"^\$\d+ = (.*)$", res.stdout, re.M)]
     return [split_members(norm(v)) for v in vals] if len(vals) == 2 else None
 
 
-def wraith_values(name):
+def wraith_values(name, options=()):
     fx = Fixture(name, [1000])
     try:
         res = run(["-p", fx.pid, "-s", 'trace inspect { print "C {}", cfg; print "A {}", all; }',
-                   "--max-events", 1, "--timeout", 30])
+                   "--max-events", 1, "--timeout", 30] + list(options))
     finally:
         fx.stop()
     got = {}
@@ -72,15 +74,25 @@ def wraith_values(name):
     return res, got
 
 
-def libstdcxx(v):
+def libstdcxx(v, settings=(), options=()):
     name = "containers-%s" % v
     with ThreadPoolExecutor(max_workers=1) as ex:
-        g = ex.submit(gdb_values, fixture(name))
-        return v, wraith_values(name), g.result()
+        g = ex.submit(gdb_values, fixture(name), settings)
+        return v, wraith_values(name, options), g.result()
 
 
-for v, (res, got), want in parallel(libstdcxx, ("O0", "O2", "clang-O0", "clang-O2"), workers=2):
-    label = "containers-%s" % v
+# gdb's `print elements` and `print max-depth` against --print-elements and
+# --print-depth, and the same from the configuration file
+LIMITS = ("set print elements 5", "set print max-depth 1")
+cfg_file = os.path.join(tempfile.mkdtemp(prefix="wraith-containers-"), "c.toml")
+with open(cfg_file, "w") as f:
+    f.write("[script]\nprint_elements = 5\nprint_depth = 1\n")
+runs = [(v, (), (), "") for v in ("O0", "O2", "clang-O0", "clang-O2")] + [
+    ("O0", LIMITS, ("--print-elements", 5, "--print-depth", 1), " (elements 5, max-depth 1)"),
+    ("clang-O2", LIMITS, ("--config", cfg_file), " (config: elements 5, max-depth 1)")]
+for (v, (res, got), want), (_, _, _, note) in zip(
+        parallel(lambda r: libstdcxx(r[0], r[1], r[2]), runs, workers=2), runs):
+    label = "containers-%s%s" % (v, note)
     if not check(res.returncode == 0 and want and "C" in got and "A" in got,
                  "%s: both tools printed cfg and all (rc %s, %r)" % (label, res.returncode, res.stderr[-300:])):
         continue
@@ -88,6 +100,73 @@ for v, (res, got), want in parallel(libstdcxx, ("O0", "O2", "clang-O0", "clang-O
         for member, g in gdb_side.items():
             if member not in NOT_COMPARED:
                 eq(got[which].get(member, "<missing>"), g, "%s: %s as gdb's printer shows it" % (label, member))
+
+import jsonschema
+
+with open(os.path.join(SRCDIR, "doc", "event.schema.json")) as f:
+    SCHEMA = json.load(f)
+
+
+# typed NDJSON: every build's values in JSON's shape against what the
+# program says it holds (a sequence an array, a map [key, value] pairs)
+def ints(text):
+    return [int(x) for x in re.findall(r"-?\d+", text)]
+
+
+def json_values(v):
+    fx = Fixture("containers-%s" % v, [1000])
+    try:
+        res = run(["-p", fx.pid, "-s", 'trace inspect { print "{}", all; }', "--max-events", 1,
+                   "--timeout", 30, "--script-output", "json"])
+    finally:
+        fx.stop()
+    dump = subprocess.run([fixture("containers-%s" % v), "dump"], capture_output=True, text=True).stdout
+    own = dict(line.split(": ", 1) for line in dump.splitlines())
+    events = [json.loads(l) for l in res.stdout.splitlines() if l.startswith("{")]
+    return v, res, own, events
+
+
+for v, res, own, events in parallel(json_values, ("O0", "O2", "clang-O0", "clang-O2", "libcxx-O0", "libcxx-O2"),
+                                    workers=2):
+    label = "containers-%s json" % v
+    if not check(res.returncode == 0 and len(events) == 1, "%s: one event (rc %s, %r)" % (
+            label, res.returncode, res.stderr[-300:])):
+        continue
+    errors = sorted(jsonschema.Draft202012Validator(SCHEMA).iter_errors(events[0]), key=str)
+    check(not errors, "%s: the event is valid against doc/event.schema.json (%s)" % (label, errors[:1]))
+    a = events[0]["items"][0]["args"][0]["value"]
+    for s in ("s_short", "s_15", "s_16", "s_heap", "s_empty", "s_moved"):
+        eq(a[s], own[s][1:-1], "%s: %s is a string" % (label, s))
+    for seq in ("vec", "vec_250", "lst", "flist", "st", "ms", "spn"):
+        n = ints(own[seq].split(" {")[0])
+        body = ints(own[seq][own[seq].index("{"):])
+        got = a[seq]
+        want_n = n[0] if n else len(body)
+        check(got["elements"] == body[:200] and got["truncated"] == (len(body) > 200) and
+              got.get("length", got.get("count", want_n)) == want_n,
+              "%s: %s is %s elements %s (the program: %d)" % (label, seq, got.get("kind"), str(got)[:120], want_n))
+    check(a["vec"]["capacity"] == 3 and a["vec_empty"] == {"kind": "std::vector", "length": 0, "capacity": 0,
+                                                           "elements": [], "truncated": False}
+          and a["vec_moved"]["elements"] == [] and a["vec_moved"]["length"] == 0,
+          "%s: lengths and capacities as fields, empty and moved-from are empty" % label)
+    eq(a["bits"]["elements"], [bool(x) for x in ints(own["bits"].split(" {")[1])], "%s: vector<bool>" % label)
+    pairs = re.findall(r'\["(\w+)"\] = (-?\d+)', own["m"])
+    eq(a["m"]["elements"], [[k, int(x)] for k, x in pairs], "%s: a map is [key, value] pairs, in order" % label)
+    big = a["big"]
+    check(big["count"] == 1000 and big["truncated"] and big["elements"] == [[i, i * i] for i in range(100)],
+          "%s: a map of 1,000 capped at 100 pairs, marked truncated (%s)" % (label, str(big)[:100]))
+    dq = ints(own["dq"].split(" {")[1])
+    check(a["dq"]["count"] == 201 and a["dq"]["elements"] == dq[:200] and a["dq"]["truncated"],
+          "%s: a deque across blocks, capped" % label)
+    eq(a["dangling"]["elements"], ["before", None, "after"], "%s: a dangling string is null" % label)
+    eq((a["opt"]["has_value"], a["opt"]["value"], a["opt_none"]["has_value"], "value" in a["opt_none"]),
+       (True, int(own["opt"]), False, False), "%s: optional presence and value" % label)
+    eq((a["var_str"]["index"], a["var_str"]["value"]), (1, "alt"), "%s: variant" % label)
+    eq((a["sp"]["use_count"], a["sp"]["weak_count"], a["up_null"]["get"]), (int(ints(own["sp"])[0]), 1, None),
+       "%s: shared_ptr counts, a null unique_ptr" % label)
+    nested = a["nested"]["elements"]
+    eq(nested[0]["elements"][0][0], "a", "%s: nested containers" % label)
+    eq(nested[0]["elements"][0][1]["elements"], [1, 2], "%s: nested containers" % label)
 
 # libc++: the fixture's own account of what it holds
 for v in ("libcxx-O0", "libcxx-O2"):

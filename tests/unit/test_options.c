@@ -48,7 +48,7 @@ static void test_config_keys(void **state)
 	const char *text =
 		"[general]\nlog_level = \"debug\"\n"
 		"[script]\noutput = \"json\"\ncolor = \"never\"\nstatus = true\n"
-		"output_events_per_sec = 500\n"
+		"output_events_per_sec = 500\nprint_elements = 0\nprint_depth = 3\n"
 		"[ebpf]\nbacktrace_depth = 4\nforce_perf_event_array = true\nringbuf_size = 1048576\n"
 		"perf_page_count = 64\n"
 		"[dwarf]\nsearch_paths = [\"/a\", \"~/b\"]\nallow_loose_debug_match = true\n"
@@ -68,6 +68,8 @@ static void test_config_keys(void **state)
 	assert_string_equal(o.color_mode, "never");
 	assert_true(o.status);
 	assert_int_equal(o.events_per_sec, 500);
+	assert_int_equal(o.print_elements, 8192); /* 0: as many as the probe can read */
+	assert_int_equal(o.print_depth, 3);
 	assert_int_equal(o.bt_depth, 4);
 	assert_int_equal(o.buffer_bytes, 1048576); /* GhostScope's ringbuf_size is --buffer-size */
 	assert_int_equal(o.transport, WR_TRANSPORT_PERF);
@@ -172,8 +174,10 @@ static void test_precedence(void **state)
 
 	assert_int_equal(parse(&o, (const char *[]){ "wraith", "--config", cfg, "-p", "1",
 		"--backtrace-depth", "6", "--debuginfod-url", "http://a/", "--debuginfod-url",
-		"http://b/", "--debuginfod-timeout-secs", "1", NULL }), 0);
+		"http://b/", "--debuginfod-timeout-secs", "1", "--print-elements", "5", NULL }), 0);
 	assert_int_equal(o.bt_depth, 6);             /* command line over all */
+	assert_int_equal(o.print_elements, 5);
+	assert_int_equal(o.print_depth, 20);         /* the default */
 	assert_int_equal(o.debuginfod_urls.n, 2);
 	assert_string_equal(o.debuginfod_urls.v[0], "http://a/");
 	assert_string_equal(o.debuginfod_urls.v[1], "http://b/");
