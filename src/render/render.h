@@ -174,6 +174,17 @@ void render_text(const uint8_t *s, size_t n, bool more, struct strbuf *out);
  * says why: `<optimized out>`, `<read error>`). */
 bool render_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_type *t,
 		const struct render_value_ctx *vc, struct strbuf *out);
+/* A frame's variable of type @t (its bytes @data, @len, at @addr) as gdb's
+ * bt shows it under `print frame-arguments scalars`, when it is or holds
+ * the C++ standard library's values: a string whole (`"apple"`), a
+ * container's head with its elements elided (`std::vector of length 3,
+ * capacity 3 = {...}`), a struct holding them `...`.  What lies outside
+ * the value is looked up in @mem (@n_mem WR_ARG_MEM copies: the stack
+ * copy, what the probe copied).  False, with nothing written, for any
+ * other value. */
+bool render_frame_value(const struct dw_type *t, const uint8_t *data, size_t len, uint64_t addr,
+			const struct ev_arg *mem, size_t n_mem, const struct render_value_ctx *vc,
+			struct strbuf *out);
 /* render_value() of a value inside another, without context. */
 void render_typed_value(const struct dw_type *t, const uint8_t *data, size_t len, struct strbuf *out);
 

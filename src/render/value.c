@@ -679,6 +679,26 @@ static void walked_value(const struct ev_arg *a, const struct dw_type *t, bool t
 	render_snap_free(snap);
 }
 
+bool render_frame_value(const struct dw_type *t, const uint8_t *data, size_t len, uint64_t addr,
+			const struct ev_arg *mem, size_t n_mem, const struct render_value_ctx *vc,
+			struct strbuf *out)
+{
+	struct ev_arg owner = { .attach = mem, .n_attach = n_mem };
+	struct render_snap *snap;
+	struct dw_std s;
+
+	if (!t || t->size > len || !dw_std_walkable(t, 0))
+		return false;
+	if (!dw_std_recognize(t, &s)) {
+		strbuf_addstr(out, "...");
+		return true;
+	}
+	snap = render_snap_new(&owner);
+	render_container(snap, &s, data, len, addr, vc, 1, true, out);
+	render_snap_free(snap);
+	return true;
+}
+
 /* ---- print arguments ---- */
 
 static bool arg_failed(const struct ev_arg *a, struct strbuf *out)

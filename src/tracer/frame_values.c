@@ -5,6 +5,7 @@
  */
 #include "tracer/frame_values.h"
 #include "dwarf/frame.h"
+#include "dwarf/stdlib.h"
 #include "dwarf/vars.h"
 #include "render/render.h"
 #include "tracer/target.h"
@@ -256,7 +257,19 @@ static size_t pointed_string(const struct where *c, uint64_t p, uint8_t *buf, si
 }
 
 static void bytes_text(const struct where *c, const struct dw_type *t, const uint8_t *data,
-		       size_t len, struct strbuf *out);
+		       size_t len, uint64_t addr, struct strbuf *out);
+
+/* The C++ library's values as gdb's bt shows them (render_frame_value()),
+ * what they hold looked up in the stack copy. */
+static bool library_text(const struct where *c, const struct dw_type *t, const uint8_t *data, size_t len,
+			 uint64_t addr, struct strbuf *out)
+{
+	const struct ev_backtrace *bt = c->w->bt;
+	struct ev_arg stack = { .kind = WR_ARG_MEM, .status = WR_ARG_OK, .value = bt->stack->base,
+				.data = bt->stack_data, .len = bt->stack->len };
+
+	return render_frame_value(t, data, len, addr, &stack, 1, c->vc, out);
+}
 
 /* A C++ reference as gdb's bt shows it, `@0x7ffe...: 5`: the referent
  * from the stack copy, or a module's read-only data; elsewhere it is
@@ -264,7 +277,7 @@ static void bytes_text(const struct where *c, const struct dw_type *t, const uin
 static void reference_text(const struct where *c, const struct dw_type *t, uint64_t addr,
 			   struct strbuf *out)
 {
-	size_t size = (size_t)t->target->size;
+	size_t size = (size_t)t->target->size, at = out->len;
 	uint8_t *buf;
 
 	strbuf_addf(out, "@0x%" PRIx64 ": ", addr);
@@ -272,12 +285,24 @@ static void reference_text(const struct where *c, const struct dw_type *t, uint6
 		strbuf_addf(out, "<%s>", t->target->name);
 		return;
 	}
+	if (dw_std_walkable(t->target, 0) && !dw_std_recognize(t->target, &(struct dw_std){ 0 })) {
+		strbuf_setlen(out, at);
+		strbuf_addstr(out, "..."); /* a struct holding them, unread */
+		return;
+	}
 	buf = xmalloc(size);
 	if (copy_read((void *)c->w->bt, addr, buf, size) == 0 ||
-	    (c->t && target_read_const(c->t, (pid_t)c->pid, addr, buf, size) == (long)size))
-		bytes_text(c, t->target, buf, size, out);
-	else
+	    (c->t && target_read_const(c->t, (pid_t)c->pid, addr, buf, size) == (long)size)) {
+		/* gdb shows a library value a reference refers to without
+		 * the address: name="apple" */
+		strbuf_setlen(out, at);
+		if (!library_text(c, t->target, buf, size, addr, out)) {
+			strbuf_addf(out, "@0x%" PRIx64 ": ", addr);
+			bytes_text(c, t->target, buf, size, addr, out);
+		}
+	} else {
 		strbuf_addstr(out, "<unavailable>");
+	}
 	free(buf);
 }
 
@@ -338,7 +363,7 @@ static void find_strings(const struct where *c, const struct dw_type *t, const u
  * char pointer its string where it can be read (pointed_string), inside
  * a struct or an array too. */
 static void bytes_text(const struct where *c, const struct dw_type *t, const uint8_t *data,
-		       size_t len, struct strbuf *out)
+		       size_t len, uint64_t addr, struct strbuf *out)
 {
 	struct render_value_ctx with = c->vc ? *c->vc : (struct render_value_ctx){ 0 };
 	struct strings *s;
@@ -349,6 +374,8 @@ static void bytes_text(const struct where *c, const struct dw_type *t, const uin
 		reference_text(c, t, p, out);
 		return;
 	}
+	if (library_text(c, t, data, len, addr, out))
+		return;
 	s = xmalloc(sizeof(*s));
 	s->n = 0;
 	find_strings(c, t, data, len, 0, 0, s);
@@ -443,7 +470,7 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		 * beyond what the probe copied */
 		if (copy_read((void *)c->w->bt, addr, buf, size) == 0 ||
 		    (c->t && target_read_const(c->t, (pid_t)c->pid, addr, buf, size) == (long)size))
-			bytes_text(c, t, buf, size, out);
+			bytes_text(c, t, buf, size, addr, out);
 		else
 			strbuf_addstr(out, "<unavailable>");
 		free(buf);
@@ -453,7 +480,7 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		 * adjustment after it is not shown) */
 		uint64_t words[2] = { scalar >> v->loc.bit_shift, 0 };
 
-		bytes_text(c, t, (const uint8_t *)words, size <= 8 ? size : sizeof(words), out);
+		bytes_text(c, t, (const uint8_t *)words, size <= 8 ? size : sizeof(words), 0, out);
 	} else {
 		strbuf_addstr(out, "<optimized out>");
 	}

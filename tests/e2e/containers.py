@@ -20,13 +20,10 @@ require_root()
 NOT_COMPARED = {"pr", "arr", "raw"}
 
 
-def split_members(s):
-    """'{a: 1, b: {x: 2}}' -> {'a': '1', 'b': '{x: 2}'}"""
-    s = s.strip()
-    if s.startswith("(") and ": {" in s:
-        s = s[s.index(": {") + 2:]
-    s = s[1:-1]
-    out, depth, cur, quoted = {}, 0, "", False
+def split_top(s, key_re):
+    """s cut at each ', ' outside brackets and quotes that comes before a
+    match of key_re (a member's or argument's name)."""
+    out, depth, cur, quoted = [], 0, "", False
     for i, ch in enumerate(s):
         if ch == '"' and (i == 0 or s[i - 1] != "\\"):
             quoted = not quoted
@@ -34,15 +31,21 @@ def split_members(s):
             depth += 1
         elif not quoted and ch in ")}]>":
             depth -= 1
-        if not quoted and depth == 0 and s[i:i + 2] == ", " and re.match(r"[A-Za-z_]\w*: ", s[i + 2:]):
-            name, _, value = cur.partition(": ")
-            out[name.strip()] = value
+        if not quoted and depth == 0 and s[i:i + 2] == ", " and re.match(key_re, s[i + 2:]):
+            out.append(cur)
             cur = ""
             continue
         cur += ch
-    name, _, value = cur.partition(": ")
-    out[name.strip()] = value
-    return out
+    return out + [cur]
+
+
+def split_members(s):
+    """'{a: 1, b: {x: 2}}' -> {'a': '1', 'b': '{x: 2}'}"""
+    s = s.strip()
+    if s.startswith("(") and ": {" in s:
+        s = s[s.index(": {") + 2:]
+    parts = [p.partition(": ") for p in split_top(s[1:-1], r"[A-Za-z_]\w*: ")]
+    return {name.strip(): value for name, _, value in parts}
 
 
 def norm(v):
@@ -195,6 +198,48 @@ for v in ("libcxx-O0", "libcxx-O2"):
     eq(a.get("opt"), "std::optional<int> = {[contained value] = 3}", "%s: optional" % label)
     eq(a.get("var_str"), 'std::variant<int, std::string> [index 1] = {"alt"}', "%s: variant" % label)
     check("(use count 2, weak count 1)" in a.get("sp", ""), "%s: shared_ptr counts (%r)" % (label, a.get("sp")))
+
+# bt args: frame values through the same readers, shortened on one line
+# as gdb's bt shows them (print frame-arguments scalars)
+def split_args(s):
+    return dict(a.lstrip(" ").split("=", 1) for a in split_top(s, r"[A-Za-z_]\w*=") if "=" in a)
+
+
+def frame0_args(text, fn):
+    m = re.search(r"#0 +(?:0x[0-9a-f]+ in )?%s ?\((.*)\) at " % re.escape(fn), text)
+    return split_args(m.group(1)) if m else None
+
+
+def bt_args(v):
+    name = "containers-%s" % v
+    cmds = ["break handle", "break Store::lookup", "run 1000", "bt 1", "continue", "bt 1", "kill"]
+    with ThreadPoolExecutor(max_workers=1) as ex:
+        g = ex.submit(subprocess.run, ["gdb", "-batch"] + [x for c in cmds for x in ("-ex", c)] + [fixture(name)],
+                      capture_output=True, text=True, timeout=180)
+        fx = Fixture(name, [1000])
+        try:
+            res = run(["-p", fx.pid, "-s", "trace handle { bt args; } trace Store::lookup { bt args; }",
+                       "--max-events", 2, "--timeout", 30])
+        finally:
+            fx.stop()
+        return v, res, g.result().stdout
+
+
+for v, res, gdb_out in parallel(bt_args, ("O0", "O2", "clang-O0", "clang-O2"), workers=2):
+    label = "containers-%s bt args" % v
+    for fn in ("handle", "Store::lookup"):
+        want, got = frame0_args(gdb_out, fn), frame0_args(res.stdout, fn)
+        if not check(want and got, "%s: %s's frame in both (%r)" % (label, fn, res.stdout[-300:])):
+            continue
+        for arg, g in want.items():
+            w = got.get(arg, "<missing>")
+            if arg in ("name", "key", "limits") and re.fullmatch(r"@0x[0-9a-f]+: <unavailable>", w):
+                # the referent lies outside the stack the probe copied
+                # (the heap, writable data): not shown, and said so
+                check(True, "%s: %s's %s is marked unavailable (gdb: %s)" % (label, fn, arg, g))
+                continue
+            eq(re.sub(r"0x[0-9a-f]+", "0x?", w), re.sub(r"0x[0-9a-f]+", "0x?", re.sub(r"^\w+@entry=", "", g)),
+               "%s: %s's %s as gdb's bt shows it" % (label, fn, arg))
 
 # a container another thread keeps changing: every event is one line, no crash
 fx = Fixture("containers-O2", [200])
