@@ -483,6 +483,30 @@ static int through_reference(struct cg *cg, const struct ast_expr *e, struct cg_
 	return 0;
 }
 
+/* Inside a method, a member named alone is this->member, as gdb finds
+ * it; -ENOENT (nothing reported) when there is no `this` with it. */
+static int implicit_this(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
+{
+	struct ast_expr self = { .kind = AST_EXPR_IDENT, .loc = e->loc, .str = (char *)"this",
+				 .off = e->off, .end = e->end, .height = 1 };
+	struct ast_expr member = *e;
+	struct dw_var var;
+	struct cg_value base;
+	uint64_t off;
+	int err;
+
+	if (cg->plan->vars.find(cg->plan->vars.ctx, "this", &var) || !var.type ||
+	    var.type->kind != DW_TYPE_POINTER || !var.type->target ||
+	    var.type->target->kind != DW_TYPE_STRUCT || !dw_type_member(var.type->target, e->str, &off))
+		return -ENOENT;
+	member.kind = AST_EXPR_MEMBER;
+	member.arrow = true;
+	member.lhs = &self;
+	member.height = 2;
+	err = value_at(cg, &self, var.type, &var.loc, &base);
+	return err ? err : values_member(cg, &member, &base, out);
+}
+
 int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 {
 	struct dw_var var;
@@ -491,8 +515,10 @@ int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 	if (!cg->plan->vars.find)
 		return cg_fail(cg, e->loc, "build the program with -g, or install its debug info",
 			       "'%s' cannot be read: %s has no debug information", e->str, cg->plan->name);
-	if (cg->plan->vars.find(cg->plan->vars.ctx, e->str, &var))
-		return function_value(cg, e, out);
+	if (cg->plan->vars.find(cg->plan->vars.ctx, e->str, &var)) {
+		err = implicit_this(cg, e, out);
+		return err != -ENOENT ? err : function_value(cg, e, out);
+	}
 	err = value_at(cg, e, var.type, &var.loc, out);
 	return err ? err : through_reference(cg, e, out);
 }

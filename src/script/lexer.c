@@ -428,17 +428,60 @@ static size_t angled(const char *text, size_t at)
 	return at;
 }
 
+/* The end of a parameter list that opens at @at, spaces and all
+ * ("(std::string const&, int)"): past its ')', or @at when none closes
+ * it before the probe's body. */
+static size_t parenthesized(const char *text, size_t at)
+{
+	int depth = 0;
+
+	for (size_t i = at; text[i] && !strchr("{};\n", text[i]); i++) {
+		if (text[i] == '(')
+			depth++;
+		else if (text[i] == ')' && --depth == 0)
+			return i + 1;
+	}
+	return at;
+}
+
+/* Past C++'s `operator` at @at and its symbol (`operator<<`,
+ * `operator()`, `operator[]`), which brackets nothing; @at when there is
+ * none. */
+static size_t skip_operator(const char *text, size_t start, size_t at)
+{
+	size_t end = at + 8;
+
+	if (strncmp(text + at, "operator", 8) || (at > start && is_ident_char(text[at - 1])) ||
+	    is_ident_char(text[end]))
+		return at;
+	if (!strncmp(text + end, "()", 2) || !strncmp(text + end, "[]", 2))
+		return end + 2;
+	while (text[end] && strchr("<>=!+-*/%&|^~,", text[end]))
+		end++;
+	return end;
+}
+
+/* A trace pattern ends at a space, '{', '}' or ';' outside the brackets
+ * of C++ and Rust names: `std::vector<int, std::allocator<int> >::push_back`,
+ * `Store::lookup(std::string const&)`, `operator==`, `~Store`,
+ * `main::{closure#0}`. */
 static void lex_pattern(struct lexer *lx, struct token *tok)
 {
+	const char *text = lx->text;
 	size_t end = lx->pos, seg;
 
 	begin(lx, tok, TOK_PATTERN);
-	while (lx->text[end] && !isspace((unsigned char)lx->text[end])) {
-		if (strchr("};", lx->text[end]))
+	while (text[end] && !isspace((unsigned char)text[end])) {
+		if (strchr("};", text[end]))
 			break;
-		seg = lx->text[end] == '{' ? braced_segment(lx->text, end)
-		    : lx->text[end] == '<' ? angled(lx->text, end) : end + 1;
-		if (seg == end && lx->text[end] == '{')
+		if ((seg = skip_operator(text, lx->pos, end)) != end) {
+			end = seg;
+			continue;
+		}
+		seg = text[end] == '{' ? braced_segment(text, end)
+		    : text[end] == '<' ? angled(text, end)
+		    : text[end] == '(' ? parenthesized(text, end) : end + 1;
+		if (seg == end && text[end] == '{')
 			break;
 		end = seg == end ? end + 1 : seg;
 	}

@@ -6,6 +6,8 @@
  */
 #include "tracer/locate.h"
 #include "dwarf/module.h"
+#include "dwarf/symtab.h"
+#include "tracer/signature.h"
 #include "tracer/target.h"
 #include "util/diag.h"
 #include "util/error.h"
@@ -96,8 +98,54 @@ static const char *where_text(struct target *tg, struct strbuf *sb)
 	return sb->buf;
 }
 
+static int locate_name(struct target *tg, const struct ast_target *t, const char *function,
+		       struct located_set *out, struct diag *d);
+
+/* Of @out's sites, keep those of overload @params (`(int, char*)`) of
+ * @name: their symbol's demangled signature says which they are. */
+static void keep_overload(struct located_set *out, const char *name, const char *params)
+{
+	struct strbuf sym = STRBUF_INIT;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < out->n; i++) {
+		struct located *l = &out->v[i];
+
+		strbuf_reset(&sym);
+		if (dw_module_symbol_at(l->mod->dw, l->site.vaddr, &sym) &&
+		    signature_matches(sym.buf, name, params)) {
+			out->v[kept++] = *l;
+		} else {
+			free(l->site.function);
+			free(l->site.file);
+		}
+	}
+	out->n = kept;
+	strbuf_release(&sym);
+}
+
 static int locate_function(struct target *tg, const struct ast_target *t, struct located_set *out,
 			   struct diag *d)
+{
+	long params = signature_params_at(t->function);
+	char *name = params > 0 ? xstrndup(t->function, (size_t)params) : NULL;
+	int err = locate_name(tg, t, name ? name : t->function, out, d);
+
+	if (!err && name) {
+		keep_overload(out, name, t->function + params);
+		if (!out->n) {
+			located_set_release(out);
+			diag_set(d, t->loc, "`info functions REGEX` lists the functions with their parameters",
+				 "no overload '%s' of '%s' in this process", t->function + params, name);
+			err = -WR_ENOTARGET;
+		}
+	}
+	free(name);
+	return err;
+}
+
+static int locate_name(struct target *tg, const struct ast_target *t, const char *function,
+		       struct located_set *out, struct diag *d)
 {
 	struct tmodule **order = xcalloc(tg->n_mods + 1, sizeof(*order));
 	size_t n = search_order(tg, order);
@@ -110,20 +158,20 @@ static int locate_function(struct target *tg, const struct ast_target *t, struct
 	for (int pass = 0; pass < 2 && !out->n; pass++) {
 		for (size_t i = 0; i < n; i++) {
 			struct dw_sites sites = { 0 };
-			bool likely = i == 0 || dw_module_may_define(order[i]->dw, t->function);
+			bool likely = i == 0 || dw_module_may_define(order[i]->dw, function);
 
 			if (likely != (pass == 0))
 				continue;
-			dw_resolve_function(order[i]->dw, t->function, &sites);
+			dw_resolve_function(order[i]->dw, function, &sites);
 			take_sites(out, order[i], &sites);
 		}
 	}
 	free(order);
 	if (out->n)
 		return 0;
-	suggest(tg, t->function, &hint);
+	suggest(tg, function, &hint);
 	diag_set(d, t->loc, hint.len ? hint.buf : "`info functions REGEX` lists the functions",
-		 "no function '%s' in %s%s", t->function, where_text(tg, &where),
+		 "no function '%s' in %s%s", function, where_text(tg, &where),
 		 tg->scope ? "" : " or its libraries");
 	strbuf_release(&hint);
 	strbuf_release(&where);

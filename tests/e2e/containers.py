@@ -212,14 +212,15 @@ def frame0_args(text, fn):
 
 def bt_args(v):
     name = "containers-%s" % v
-    cmds = ["break handle", "break Store::lookup", "run 1000", "bt 1", "continue", "bt 1", "kill"]
+    cmds = ["break handle", "break Store::lookup", "run 1000", "bt 1", "continue", "bt 1", "print history",
+            "kill"]
     with ThreadPoolExecutor(max_workers=1) as ex:
         g = ex.submit(subprocess.run, ["gdb", "-batch"] + [x for c in cmds for x in ("-ex", c)] + [fixture(name)],
                       capture_output=True, text=True, timeout=180)
         fx = Fixture(name, [1000])
         try:
-            res = run(["-p", fx.pid, "-s", "trace handle { bt args; } trace Store::lookup { bt args; }",
-                       "--max-events", 2, "--timeout", 30])
+            res = run(["-p", fx.pid, "-s", "trace handle { bt args; } trace Store::lookup { bt args; "
+                       'print "M {} {} {}", history, hits, this->hits; }', "--max-events", 2, "--timeout", 30])
         finally:
             fx.stop()
         return v, res, g.result().stdout
@@ -227,6 +228,12 @@ def bt_args(v):
 
 for v, res, gdb_out in parallel(bt_args, ("O0", "O2", "clang-O0", "clang-O2"), workers=2):
     label = "containers-%s bt args" % v
+    # inside a method, members without this->, as gdb finds them
+    m = re.search(r"^  M (.*\}) (\d+) (\d+)$", res.stdout, re.M)
+    want = re.search(r"^\$1 = (.*)$", gdb_out, re.M)
+    check(m and want and m.group(1) == want.group(1) and m.group(2) == m.group(3),
+          "%s: Store::lookup's history and hits without this-> (%r, gdb %r)" % (
+              label, m and m.group(0), want and want.group(1)))
     for fn in ("handle", "Store::lookup"):
         want, got = frame0_args(gdb_out, fn), frame0_args(res.stdout, fn)
         if not check(want and got, "%s: %s's frame in both (%r)" % (label, fn, res.stdout[-300:])):
@@ -240,6 +247,28 @@ for v, res, gdb_out in parallel(bt_args, ("O0", "O2", "clang-O0", "clang-O2"), w
                 continue
             eq(re.sub(r"0x[0-9a-f]+", "0x?", w), re.sub(r"0x[0-9a-f]+", "0x?", re.sub(r"^\w+@entry=", "", g)),
                "%s: %s's %s as gdb's bt shows it" % (label, fn, arg))
+
+# C++ trace targets as a user types them: template arguments (with their
+# spaces), operators, overload signatures
+TARGETS = {
+    "O0": ["std::vector<int, std::allocator<int> >::push_back(int&&)",
+           "std::map<int, int, std::less<int>, std::allocator<std::pair<int const, int> > >::operator[]",
+           "Store::lookup(const std::string &)", "inspect(Cfg const&, All&)"],
+    "libcxx-O0": ["Store::lookup(std::string const&)", "inspect(const Cfg &, All &)"],
+}
+for v, patterns in TARGETS.items():
+    fx = Fixture("containers-%s" % v, [1000])
+    try:
+        for i, pat in enumerate(patterns):
+            res = run(["-p", fx.pid, "-s", 'trace %s { print "hit %d"; }' % (pat, i), "--max-events", 1,
+                       "--timeout", 30])
+            check(res.returncode == 0 and ("  hit %d" % i) in res.stdout,
+                  "containers-%s: trace %s hits (rc %s, %r)" % (v, pat, res.returncode, res.stderr[-300:]))
+        res = run(["-p", fx.pid, "-s", 'trace Store::lookup(int) { print "x"; }', "--max-events", 1, "--timeout", 10])
+        check(res.returncode != 0 and "no overload '(int)' of 'Store::lookup'" in res.stderr,
+              "containers-%s: an overload that does not exist is refused (%r)" % (v, res.stderr[-300:]))
+    finally:
+        fx.stop()
 
 # a container another thread keeps changing: every event is one line, no crash
 fx = Fixture("containers-O2", [200])

@@ -18,6 +18,7 @@
 #include "dwarf/module.h"
 #include "dwarf/resolve.h"
 #include "tracer/command.h"
+#include "tracer/signature.h"
 #include "tracer/session_priv.h" /* next_probe_id: the ids a command will give */
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -674,9 +675,37 @@ static void test_complete_mid_line(void **state)
 	free(v);
 }
 
+/* Overload signatures in trace patterns (tracer/signature.c). */
+static void test_signatures(void **state)
+{
+	static const char *const gxx =
+		"Store::lookup(std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > const&)+8";
+	static const char *const lcxx =
+		"Store::lookup(std::__1::basic_string<char, std::__1::char_traits<char>, std::__1::allocator<char> > const&)";
+
+	(void)state;
+	assert_int_equal(signature_params_at("f(int)"), 1);
+	assert_int_equal(signature_params_at("f"), -1);
+	assert_int_equal(signature_params_at("S::operator()"), -1);
+	assert_int_equal(signature_params_at("S::operator()(int)"), 13);
+	assert_int_equal(signature_params_at("f(g(int))"), 1);
+	assert_true(signature_matches(gxx, "Store::lookup", "(std::string const&)"));
+	assert_true(signature_matches(gxx, "Store::lookup", "(const std::string &)"));
+	assert_true(signature_matches(lcxx, "Store::lookup", "(const std::string&)"));
+	assert_false(signature_matches(gxx, "Store::lookup", "(std::string&)"));
+	assert_false(signature_matches(gxx, "Store::lookup", "(std::string_view const&)"));
+	assert_false(signature_matches(gxx, "Store::look", "(std::string const&)"));
+	assert_true(signature_matches("inspect(Cfg const&, All&)", "inspect", "(const Cfg&, All &)"));
+	assert_true(signature_matches("f(char const*, int)", "f", "(const char *, int)"));
+	assert_false(signature_matches("f(char const*, int)", "f", "(const char *)"));
+	assert_true(signature_matches("f()", "f", "( )"));
+	assert_false(signature_matches("f", "f", "()"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_signatures),
 		cmocka_unit_test_setup(test_empty_and_comments, no_probes),
 		cmocka_unit_test_setup(test_unknown_command, no_probes),
 		cmocka_unit_test_setup(test_usage_lines, no_probes),

@@ -330,6 +330,36 @@ static void test_targets(void **state)
 	}
 }
 
+/* C++ names as a user types them: a pattern goes on through the spaces
+ * inside its brackets, and an operator's symbol brackets nothing. */
+static void test_cxx_patterns(void **state)
+{
+	static const char *const names[] = {
+		"std::vector<int, std::allocator<int> >::push_back",
+		"Store::lookup(std::string const&)",
+		"inspect(const Cfg &, All &)",
+		"std::map<int, int, std::less<int>, std::allocator<std::pair<int const, int> > >::operator[]",
+		"Foo::operator<<",
+		"Foo::operator>",
+		"Foo::operator()(int, char)",
+		"Foo::operator()",
+		"Foo::~Foo",
+		"operator<=<char>",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *text = xasprintf("trace %s { print \"x\"; }\ntrace main { print \"y\"; }\n", names[i]);
+		struct ast_script *s = parse_ok(text);
+
+		assert_int_equal(s->n_probes, 2);
+		assert_string_equal(s->probes[0]->target.function, names[i]);
+		assert_string_equal(s->probes[1]->target.function, "main");
+		ast_script_free(s);
+		free(text);
+	}
+}
+
 /* The shell calls script_parse_target() on its own with a location that
  * is relative to its command line. */
 static void test_target_errors(void **state)
@@ -1305,6 +1335,7 @@ int main(void)
 		cmocka_unit_test(test_lexer_integers),
 		cmocka_unit_test(test_lexer_decode_string),
 		cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_cxx_patterns),
 		cmocka_unit_test(test_target_errors),
 		cmocka_unit_test(test_parse_empty),
 		cmocka_unit_test(test_parse_statements),
