@@ -116,6 +116,8 @@ static int lower_side(struct cg *cg, const struct ast_expr *e, struct side *out)
 		return err;
 	if (v.kind == CG_STRING)
 		return held_string(cg, e, v.str, out);
+	if (cg_library_text(cg, e, &v, &err) && err)
+		return err;
 	err = cg_bytes_address(cg, e, &v, &out->addr);
 	out->status = v.status;
 	out->fail_addr = v.fail_addr;

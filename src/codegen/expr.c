@@ -162,8 +162,11 @@ static int not_a_condition(struct cg *cg, const struct ast_expr *e, const struct
 int cg_truth(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *what,
 	     LLVMValueRef *out)
 {
-	int err = cg_operand(cg, e, v);
+	int err = 0;
 
+	if (cg_library_truth(cg, e, v, &err) && err)
+		return err;
+	err = cg_operand(cg, e, v);
 	if (err)
 		return err;
 	if (v->kind != CG_VALUE || !ctype_is_scalar(v->dt) || v->dt->size > 8)
@@ -436,10 +439,15 @@ static int lower_binary(struct cg *cg, const struct ast_expr *e, struct cg_value
 
 static int lower_member(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 {
-	struct cg_value base;
+	struct cg_value base, obj;
 	int err = lower_expr(cg, e->lhs, &base);
 
-	return err ? err : values_member(cg, e, &base, out);
+	if (err || !e->call)
+		return err ? err : values_member(cg, e, &base, out);
+	if (!e->arrow)
+		return cg_library_method(cg, e, &base, out);
+	err = values_deref(cg, e, &base, &obj); /* p->size() */
+	return err ? err : cg_library_method(cg, e, &obj, out);
 }
 
 static int lower_index(struct cg *cg, const struct ast_expr *e, struct cg_value *out)

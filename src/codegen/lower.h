@@ -202,6 +202,21 @@ bool walks_needed(const struct dw_type *t);
  * value, whole, for {:r}), as arguments attached to the one just
  * emitted. */
 void walks_emit(struct cg *cg, LLVMValueRef addr, const struct dw_type *t, bool raw);
+/* library.c: the C++ standard library's values in expressions.  Each
+ * cg_library_*() returning bool says whether @v was one it takes (then
+ * *@err is 0 or -WR_ESEMANTIC, and @v is replaced). */
+/* A unique_ptr or shared_ptr as its pointer. */
+bool cg_library_pointer(struct cg *cg, const struct ast_expr *e, struct cg_value *v, int *err);
+/* A std::string as a char pointer to its characters. */
+bool cg_library_text(struct cg *cg, const struct ast_expr *e, struct cg_value *v, int *err);
+/* An optional as whether it holds a value, a smart pointer as its pointer. */
+bool cg_library_truth(struct cg *cg, const struct ast_expr *e, struct cg_value *v, int *err);
+/* @base[@index] of a vector, span or string (*@done; else nothing is
+ * done): the element, index-out-of-range past its size. */
+int cg_library_index(struct cg *cg, const struct ast_expr *e, struct cg_value *base, struct cg_value *index,
+		     struct cg_value *out, bool *done);
+/* Method call @e (`v.size()`) on @obj.  Returns 0 or -WR_ESEMANTIC. */
+int cg_library_method(struct cg *cg, const struct ast_expr *e, struct cg_value *obj, struct cg_value *out);
 /* strings.c: compare a string of the program (char *, char[N]) with
  * literal @lit. */
 int values_string_eq(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *lit,

@@ -41,9 +41,13 @@ static int compare_text(struct cg *cg, const struct ast_expr *e, struct cg_value
 	size_t n = strlen(lit);
 	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx), arr;
 	LLVMValueRef addr, buf, args[3], got, eq;
-	const struct dw_type *t = v->dt;
+	const struct dw_type *t;
 	char what[160];
+	int err;
 
+	if (cg_library_text(cg, e, v, &err) && err)
+		return err;
+	t = v->dt;
 	if (v->kind != CG_VALUE || (!ctype_is_text_pointer(t) && !(t->kind == DW_TYPE_ARRAY && t->is_char)))
 		return cg_fail(cg, e->loc, NULL, "a string literal compares only with char * or char[N], not %s",
 			       cg_describe(v, what, sizeof(what)));

@@ -584,7 +584,10 @@ static int pointee(struct cg *cg, const struct ast_expr *e, struct cg_value *v, 
 {
 	const struct dw_type *t;
 	char what[160];
+	int err;
 
+	if (cg_library_pointer(cg, e, v, &err) && err)
+		return err;
 	if (v->kind == CG_VALUE && v->dt->kind == DW_TYPE_ARRAY) {
 		int err = values_need_lvalue(cg, e, v, "the array");
 
@@ -664,6 +667,8 @@ int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base
 	char what[160];
 	int err;
 
+	if (e->arrow && cg_library_pointer(cg, e->lhs, base, &err) && err)
+		return err;
 	if (base->kind != CG_VALUE ||
 	    (base->dt->kind != DW_TYPE_POINTER && base->dt->kind != DW_TYPE_STRUCT &&
 	     base->dt->kind != DW_TYPE_UNION))
@@ -751,8 +756,11 @@ int values_index(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 	struct cg_value elem;
 	char what[160];
 	LLVMValueRef scaled;
-	int err;
+	bool done;
+	int err = cg_library_index(cg, e, base, index, out, &done);
 
+	if (done)
+		return err;
 	if (base->kind != CG_VALUE ||
 	    (base->dt->kind != DW_TYPE_ARRAY && base->dt->kind != DW_TYPE_POINTER))
 		return cg_fail(cg, e->lhs->loc, NULL, "only arrays and pointers can be indexed, not %s",

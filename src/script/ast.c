@@ -260,7 +260,7 @@ static void expr_text(const struct ast_expr *e, int outer, bool all_parens, stru
 		break;
 	case AST_EXPR_MEMBER:
 		expr_text(e->lhs, AST_PREC_POSTFIX, all_parens, out);
-		strbuf_addf(out, "%s%s", e->arrow ? "->" : ".", e->str);
+		strbuf_addf(out, "%s%s%s", e->arrow ? "->" : ".", e->str, e->call ? "()" : "");
 		return;
 	case AST_EXPR_INDEX:
 		expr_text(e->lhs, AST_PREC_POSTFIX, all_parens, out);

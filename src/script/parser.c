@@ -411,6 +411,19 @@ static struct ast_expr *parse_postfix(struct parser *p)
 		}
 		extend(e, p->tok.off + p->tok.len);
 		next(p);
+		if (dot && p->tok.kind == TOK_LPAREN) {
+			next(p);
+			if (p->tok.kind != TOK_RPAREN) {
+				fail(p, here(p), "size(), length(), empty(), has_value(), get() take none",
+				     "expected ')': the library's methods take no arguments, found %s",
+				     describe(p));
+				ast_expr_free(e);
+				return NULL;
+			}
+			e->call = true;
+			extend(e, p->tok.off + p->tok.len);
+			next(p);
+		}
 	}
 	return e;
 }

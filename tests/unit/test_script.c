@@ -360,6 +360,27 @@ static void test_cxx_patterns(void **state)
 	}
 }
 
+/* Methods of the C++ library's values: `v.size()`, no arguments. */
+static void test_methods(void **state)
+{
+	struct ast_script *s = parse_ok("trace main { print \"{}\", p->v.size(); if o.has_value() { print \"y\"; } }");
+	struct strbuf sb = STRBUF_INIT;
+	struct ast_script *bad = NULL;
+	struct diag d = { 0 };
+
+	(void)state;
+	ast_expr_text(s->probes[0]->body.stmts[0]->args[0], &sb);
+	assert_string_equal(sb.buf, "p->v.size()");
+	assert_true(s->probes[0]->body.stmts[0]->args[0]->call);
+	assert_true(s->probes[0]->body.stmts[1]->cond->call);
+	assert_int_not_equal(script_parse("trace main { print \"{}\", v.size(1); }", &bad, &d), 0);
+	assert_non_null(strstr(d.msg, "the library's methods take no arguments"));
+	diag_release(&d);
+	ast_script_free(bad);
+	strbuf_release(&sb);
+	ast_script_free(s);
+}
+
 /* The shell calls script_parse_target() on its own with a location that
  * is relative to its command line. */
 static void test_target_errors(void **state)
@@ -1336,6 +1357,7 @@ int main(void)
 		cmocka_unit_test(test_lexer_decode_string),
 		cmocka_unit_test(test_targets),
 		cmocka_unit_test(test_cxx_patterns),
+		cmocka_unit_test(test_methods),
 		cmocka_unit_test(test_target_errors),
 		cmocka_unit_test(test_parse_empty),
 		cmocka_unit_test(test_parse_statements),

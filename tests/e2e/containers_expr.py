@@ -1,0 +1,149 @@
+"""containers_expr.py - expressions on the C++ standard library's values,
+read in the probe: `v[i]`, `.size()`, `.length()`, `.empty()`,
+`.has_value()`, `.get()`, `*p` and `p->m` through unique_ptr and
+shared_ptr, a std::string compared with a literal (`==`, starts_with),
+an optional or a smart pointer as a condition, and a count keyed by one.
+
+Oracles: gdb's print at the same function of the same binary where gdb
+can evaluate the expression (libstdc++'s xmethods: vector's [] and
+size(), empty(), the maps' size(), unique_ptr's * and ->, shared_ptr's
+->); what the fixture says it holds (`containers dump`) for the rest and
+for libc++ (gdb cannot call the inlined string methods, and has no
+libc++ printers or xmethods here)."""
+from bt_support import *
+
+require_root()
+
+# each is also printed by gdb; wraith's text of a struct differs in shape
+GDB_EXPRS = ["cfg.ports[1]", "cfg.ports.size()", "all.vec_empty.empty()", "all.vec.empty()", "all.m.size()",
+             "all.up->name", "all.sp->id", "all.lst.size()", "*all.up", "all.vec_250[249]", "all.st.size()",
+             "all.big.size()", "all.um.size()", "cfg.items[1]"]
+
+
+def norm(v):
+    return re.sub(r"(\{|, )([A-Za-z_]\w*) = ", r"\1\2: ", v)
+
+
+def gdb_prints(binary, exprs):
+    cmds = ["break inspect", "run 1000"] + ["print %s" % x for x in exprs] + ["kill"]
+    res = subprocess.run(["gdb", "-batch"] + [a for c in cmds for a in ("-ex", c)] + [binary],
+                         capture_output=True, text=True, timeout=180)
+    return [norm(m.group(1)) for m in re.finditer(r"^\$\d+ = (.*)$", res.stdout, re.M)]
+
+
+def wraith_prints(name, exprs, extra=""):
+    """Four expressions a probe (a probe's BPF stack holds a few)."""
+    probes = ["trace inspect { %s }\n" % " ".join('print "E%d {}", %s;' % (i + k, x)
+                                                 for k, x in enumerate(exprs[i:i + 4]))
+              for i in range(0, len(exprs), 4)]
+    fx = Fixture(name, [1000])
+    try:
+        res = run(["-p", fx.pid, "-s", "".join(probes) + extra, "--max-events", len(probes) + (2 if extra else 0),
+                   "--timeout", 60], timeout=240)
+    finally:
+        fx.stop()
+    got = {}
+    for m in re.finditer(r"^  E(\d+) (.*)$", res.stdout, re.M):
+        got.setdefault(int(m.group(1)), m.group(2))
+    return res, got
+
+
+def own_dump(name):
+    out = subprocess.run([fixture(name), "dump"], capture_output=True, text=True).stdout
+    return dict(line.split(": ", 1) for line in out.splitlines())
+
+
+def against_gdb(v):
+    name = "containers-%s" % v
+    with ThreadPoolExecutor(max_workers=1) as ex:
+        g = ex.submit(gdb_prints, fixture(name), GDB_EXPRS)
+        res, got = wraith_prints(name, GDB_EXPRS)
+        return v, res, got, g.result()
+
+
+for v, res, got, want in parallel(against_gdb, ("O0", "O2", "clang-O0", "clang-O2"), workers=2):
+    if not check(res.returncode == 0 and len(want) == len(GDB_EXPRS),
+                 "containers-%s: both tools printed (rc %s, gdb %d values, %r)" % (
+                     v, res.returncode, len(want), res.stderr[-300:])):
+        continue
+    for i, x in enumerate(GDB_EXPRS):
+        eq(got.get(i, "<missing>"), want[i], "containers-%s: %s as gdb evaluates it" % (v, x))
+
+# strings, optionals, conditions and counts: against the program's own
+# account, on every build (libc++'s short and long strings included)
+OWN_EXPRS = [
+    ("all.s_heap.length()", lambda own: str(len(own["s_heap"]) - 2)),
+    ("all.s_15.size()", lambda own: "15"),
+    ("all.s_16.size()", lambda own: "16"),
+    ("all.s_short[1]", lambda own: "112 'p'"),
+    ("all.s_heap[2]", lambda own: "%d '%s'" % (ord(own["s_heap"][3]), own["s_heap"][3])),
+    ('all.s_15 == "fifteen-chars!!"', lambda own: "true"),      # 15: the last short string
+    ('all.s_16 == "sixteen-chars!!!"', lambda own: "true"),     # 16: the first on the heap
+    ('all.s_16 == "sixteen-chars!!"', lambda own: "false"),
+    ('all.s_short != "apple"', lambda own: "false"),
+    ('starts_with(all.s_heap, "a string long")', lambda own: "true"),
+    ('strncmp(all.s_16, "sixteen-chars!!!", 16)', lambda own: "true"),
+    ('all.s_empty == ""', lambda own: "true"),
+    ("all.s_moved.empty()", lambda own: "true"),
+    ("all.vec_moved.empty()", lambda own: "true"),
+    ("all.vec.size()", lambda own: own["vec"].split()[1]),
+    ("all.vec[2]", lambda own: own["vec"].split("{")[1].split(", ")[2].rstrip("}")),
+    ("all.vec[3]", lambda own: "<index out of range>"),
+    ("all.spn[1]", lambda own: own["spn"].split("{")[1].split(", ")[1]),
+    ("all.dq.size()", lambda own: None),                          # not read: an error
+    ("all.opt.has_value()", lambda own: "true"),
+    ("all.opt_none.has_value()", lambda own: "false"),
+    ("all.up->id", lambda own: own["up"].split()[0]),
+    ("all.up.get() == 0", lambda own: "false"),
+    ("all.up_null.get() == 0", lambda own: "true"),
+    ("all.sp->name", lambda own: '"shared"'),
+    ("(*all.sp).id", lambda own: "2"),
+    ("all.m.size()", lambda own: own["m"].split()[1]),
+    ("all.ms.size()", lambda own: own["ms"].split()[1]),
+    ("all.big.size()", lambda own: own["big"].split()[1]),
+]
+CONDITIONS = '''trace inspect {
+    if all.opt { print "C opt"; }
+    if all.opt_none { print "C opt_none"; }
+    if all.up_null { print "C up_null"; } else { print "C no up_null"; }
+    if all.s_short == "apple" && all.vec.size() == 3 && !all.vec_empty.size() { print "C and"; }
+}
+trace inspect { count bt, all.m.size(); }
+trace inspect { if all.vec[0] == 1 && all.up->id == 1 && all.s_16.length() > 15 { print "C index"; } }
+'''
+
+
+def against_own(v):
+    name = "containers-%s" % v
+    exprs = [x for x, f in OWN_EXPRS if f(own_dump(name)) is not None]
+    return v, own_dump(name), exprs, wraith_prints(name, exprs, CONDITIONS)
+
+
+for v, own, exprs, (res, got) in parallel(against_own, ("O0", "O2", "clang-O0", "clang-O2", "libcxx-O0",
+                                                        "libcxx-O2"), workers=2):
+    label = "containers-%s" % v
+    if not check(res.returncode == 0, "%s: the script ran (rc %s, %r)" % (label, res.returncode, res.stderr[-400:])):
+        continue
+    for i, x in enumerate(exprs):
+        eq(got.get(i, "<missing>"), dict(OWN_EXPRS)[x](own), "%s: %s holds what the program says" % (label, x))
+    conds = re.findall(r"^  C (.*)$", res.stdout, re.M)
+    eq(sorted(set(conds)), ["and", "index", "no up_null", "opt"],
+       "%s: optionals, smart pointers, sizes and strings in if conditions" % label)
+
+# a method the probe does not read is an error that says which, before
+# anything is attached
+fx = Fixture("containers-O0", [1000])
+try:
+    res = run(["-p", fx.pid, "-s", 'trace inspect { print "{}", all.dq.size(); }', "--max-events", 1,
+               "--timeout", 10])
+    check(res.returncode == 2 and "size() of std::deque" in res.stderr,
+          "size() of a deque is refused with its name (%r)" % res.stderr[-300:])
+    res = run(["-p", fx.pid, "-s", 'trace inspect { print "{}", all.vec.front(); }', "--max-events", 1,
+               "--timeout", 10])
+    check(res.returncode == 2 and "front() of std::vector" in res.stderr,
+          "an unknown method is refused with its name (%r)" % res.stderr[-300:])
+finally:
+    fx.stop()
+
+check_no_leftovers("after the container expressions")
+finish()
