@@ -118,6 +118,13 @@ static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const 
 		if ((i = add(p, WR_WALK_DEREF)))
 			offsets(&p->ops[i - 1], s->b, s->c, 0, 0), p->ops[i - 1].size = s->libcxx ? 16 : 8;
 		break;
+	case DW_STD_RC:
+		if ((i = add(p, WR_WALK_DEREF))) {
+			offsets(&p->ops[i - 1], s->a, 0, 0, 0);
+			p->ops[i - 1].size = (uint32_t)(s->node_size < WR_WALK_COPY_MAX ? s->node_size : WR_WALK_COPY_MAX);
+			link(p, i, compile(p, s->elem, true, depth + 1), s->b, 0);
+		}
+		break;
 	case DW_STD_OPTIONAL:
 		if ((i = add(p, WR_WALK_SWITCH))) {
 			offsets(&p->ops[i - 1], s->b, 0, 0, 0);
@@ -140,6 +147,39 @@ static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const 
 		break;
 	default:
 		return 0;
+	}
+	return i;
+}
+
+/* A Rust enum with data: a SWITCH on its discriminant over the variants
+ * it names by value, and the default variant (the one whose data holds a
+ * niche) walked whatever the discriminant, under one FIELDS: a walk of
+ * bytes that are not that variant's only copies what the renderer then
+ * does not show. */
+static unsigned compile_enum(struct walk_prog *p, const struct dw_type *t, int depth)
+{
+	unsigned i = add(p, WR_WALK_FIELDS), sw = 0, v_op;
+
+	if (!i)
+		return 0;
+	for (size_t k = 0; k < t->n_variants; k++) {
+		const struct dw_variant *v = &t->variants[k];
+
+		if (!dw_std_walkable(v->type, 0) || (!v->is_default && (t->discr_size > 4 || v->value > UINT32_MAX)))
+			continue;
+		if (!(v_op = compile(p, v->type, false, depth + 1)))
+			continue;
+		if (v->is_default) {
+			link(p, i, v_op, (int64_t)v->offset, 0);
+			continue;
+		}
+		if (!sw && (sw = add(p, WR_WALK_SWITCH))) {
+			offsets(&p->ops[sw - 1], (int64_t)t->discr_offset, 0, 0, 0);
+			p->ops[sw - 1].vsize = (uint16_t)t->discr_size;
+			link(p, i, sw, 0, 0);
+		}
+		if (sw)
+			link(p, sw, v_op, (int64_t)v->offset, (uint32_t)v->value);
 	}
 	return i;
 }
@@ -189,6 +229,8 @@ static unsigned compile(struct walk_prog *p, const struct dw_type *t, bool in_el
 		return 0;
 	if (dw_std_recognize(t, &s))
 		return compile_std(p, t, &s, depth);
+	if (t->n_variants)
+		return compile_enum(p, t, depth);
 	return compile_aggregate(p, t, in_elem, depth);
 }
 

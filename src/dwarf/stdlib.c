@@ -528,15 +528,102 @@ static bool llvm_wrapper(const struct dw_type *t, const char *n, struct dw_std *
 	return false;
 }
 
+/* ---- Rust's std (rustc 1.63) ---- */
+
+static const struct dw_type *pointee(const struct dw_type *t)
+{
+	return t && t->kind == DW_TYPE_POINTER ? t->target : NULL;
+}
+
+/* The buffer pointer of a RawVec<T> at @buf of @t. */
+static bool raw_vec(const struct dw_type *t, const char *buf, struct dw_std *s)
+{
+	char p[64];
+
+	snprintf(p, sizeof(p), "%s.ptr.pointer.pointer", buf);
+	if (!path(t, p, &s->a))
+		return false;
+	snprintf(p, sizeof(p), "%s.cap", buf);
+	return path(t, p, &s->c) != NULL;
+}
+
+/* String, &str; Vec<T>; &[T] and Box<[T]> (a data pointer and a length). */
+static bool rust_sequence(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	if (!strcmp(n, "alloc::string::String")) {
+		s->kind = DW_STD_STRING;
+		return raw_vec(t, "vec.buf", s) && path(t, "vec.len", &s->b);
+	}
+	if (!strcmp(n, "&str") || !strcmp(n, "&mut str")) {
+		s->kind = DW_STD_STRING;
+		return paths(t, "data_ptr", &s->a, "length", &s->b);
+	}
+	s->kind = DW_STD_VECTOR;
+	s->shape = DW_SHAPE_RUST;
+	s->has_count = true;
+	if (starts(n, "alloc::vec::Vec<")) {
+		s->label = "Vec";
+		s->cap_count = true;
+		s->elem = targ(t, 0);
+		return elem_ok(s) && raw_vec(t, "buf", s) && path(t, "len", &s->b);
+	}
+	if (starts(n, "&[") || starts(n, "&mut [") || starts(n, "alloc::boxed::Box<[")) {
+		s->label = t->name;
+		s->c = -1;
+		s->elem = pointee(path(t, "data_ptr", &s->a));
+		return elem_ok(s) && path(t, "length", &s->b);
+	}
+	return false;
+}
+
+/* Rc<T>, Arc<T>: a pointer to RcBox {strong, weak, value} or ArcInner
+ * {strong, weak, data}. */
+static bool rust_rc(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	bool arc = starts(n, "alloc::sync::Arc<");
+	const struct dw_type *box;
+
+	if (!arc && !starts(n, "alloc::rc::Rc<"))
+		return false;
+	s->kind = DW_STD_RC;
+	s->label = arc ? "Arc" : "Rc";
+	box = pointee(path(t, "ptr.pointer", &s->a));
+	if (!box || !paths(box, "strong", &s->c, "weak", &s->d))
+		return false;
+	s->elem = path(box, arc ? "data" : "value", &s->b);
+	if (!s->elem)
+		return false;
+	s->node_size = box->size;
+	return true;
+}
+
+static bool rust_recognize(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	s->e = -1;
+	if (rust_sequence(t, n, s))
+		return true;
+	memset(s, 0, sizeof(*s));
+	s->e = -1;
+	return rust_rc(t, n, s);
+}
+
 bool dw_std_recognize(const struct dw_type *t, struct dw_std *out)
 {
 	const char *n = t ? t->tag_name : NULL;
 	struct dw_std s;
 	bool ok;
 
-	if (!n || strncmp(n, "std::", 5) || t->kind != DW_TYPE_STRUCT || t->incomplete)
+	if (!n || t->kind != DW_TYPE_STRUCT || t->incomplete)
 		return false;
 	memset(&s, 0, sizeof(s));
+	if (t->rust) {
+		if (!rust_recognize(t, n, &s))
+			return false;
+		*out = s;
+		return true;
+	}
+	if (strncmp(n, "std::", 5))
+		return false;
 	s.e = -1;
 	if (!strncmp(n, "std::__1::", 10))
 		ok = llvm_sequence(t, n, &s) || (memset(&s, 0, sizeof(s)), s.e = -1, llvm_containers(t, n, &s)) ||
@@ -577,6 +664,9 @@ bool dw_std_walkable(const struct dw_type *t, int depth)
 	}
 	if (t->kind == DW_TYPE_ARRAY)
 		return t->count && dw_std_walkable(t->target, depth + 1);
+	for (size_t i = 0; i < t->n_variants; i++) /* a Rust enum's */
+		if (dw_std_walkable(t->variants[i].type, depth + 1))
+			return true;
 	if (t->kind != DW_TYPE_STRUCT && t->kind != DW_TYPE_UNION)
 		return false;
 	for (size_t i = 0; t->kind == DW_TYPE_STRUCT && i < t->n_members; i++)

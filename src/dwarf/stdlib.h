@@ -29,6 +29,7 @@ enum dw_std_kind {
 	DW_STD_VARIANT,
 	DW_STD_TUPLE,
 	DW_STD_ATOMIC,
+	DW_STD_RC,           /* Rust's Rc and Arc: a pointer to the counts and the value */
 };
 
 /* Which gdb printer's text: DW_STD_LIST and DW_STD_VECTOR cover several. */
@@ -38,6 +39,7 @@ enum dw_std_shape {
 	DW_SHAPE_SPAN,       /* "std::span of length 3" */
 	DW_SHAPE_INDEXED,    /* "std::__cxx11::list = {[0] = 5, ...}" */
 	DW_SHAPE_COUNTED,    /* "std::map with 2 elements = {...}" */
+	DW_SHAPE_RUST,       /* rust-gdb's: "Vec(size=3) = {...}", "&[i64](size=3) = {...}" */
 };
 
 #define DW_STD_MAX_ALTS 16 /* variant alternatives, tuple elements */
@@ -54,6 +56,7 @@ struct dw_std {
 	bool unordered;      /* a hash table's node list */
 	bool circular;       /* LIST: ends at the value's own head (at d) */
 	bool has_count;      /* VECTOR/BITS: b holds a count, not an end pointer */
+	bool cap_count;      /* VECTOR: c holds the capacity, not an end pointer (Rust) */
 	bool fixed;          /* VECTOR: a span of static extent: d elements */
 	/* The element: of a sequence, the node value of a list or tree, the
 	 * pointee of a smart pointer, an optional's or atomic's value. */
@@ -76,7 +79,11 @@ struct dw_std {
 	 *               libstdc++, 8 for libc++, which counts from 0)
 	 *   OPTIONAL    a: the value, b: the engaged flag (1 byte)
 	 *   VARIANT     a: the alternatives, b: the index (.index_size bytes)
-	 *   ATOMIC      a: the value */
+	 *   ATOMIC      a: the value
+	 *   RC          a: the pointer to the block (node_size bytes); in
+	 *               the block, b: the value, c: strong count, d: weak
+	 *               count (8 bytes each; the weak count holds one more
+	 *               while a strong reference lives) */
 	int64_t a, b, c, d, e;
 	uint64_t node_size;  /* LIST, TREE: bytes of a node up to its element's end */
 	unsigned index_size;
@@ -88,7 +95,8 @@ struct dw_std {
 };
 
 /* Recognise @t (a struct type, through typedefs and qualifiers) as one
- * of the standard library's: true with *@out filled, false when it is
+ * of the standard library's (C++'s, or Rust's as rustc 1.63 lays it out:
+ * String, &str, Vec, slices, Box<[T]>, Rc, Arc): true with *@out filled, false when it is
  * not one (or not one whose layout this version knows). */
 bool dw_std_recognize(const struct dw_type *t, struct dw_std *out);
 

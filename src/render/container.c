@@ -288,7 +288,11 @@ static void sequence(struct cview *c)
 	bool failed, cut = false;
 
 	jfield(c, "length", n);
-	if (s->shape == DW_SHAPE_SPAN) {
+	if (s->shape == DW_SHAPE_RUST) {
+		strbuf_addf(c->out, "%s(size=%" PRIu64 ")", s->label, n);
+		if (s->cap_count)
+			jfield(c, "capacity", word(c, s->c, 8));
+	} else if (s->shape == DW_SHAPE_SPAN) {
 		strbuf_addf(c->out, "std::span of length %" PRIu64, n);
 	} else {
 		strbuf_addf(c->out, "std::vector of length %" PRIu64 ", capacity %" PRIu64, n,
@@ -472,6 +476,40 @@ static void shared(struct cview *c)
 	strbuf_addf(c->out, " = {get() = 0x%" PRIx64 "}", ptr);
 }
 
+/* Rust's Rc and Arc as rust-gdb shows them: `Rc(strong=2, weak=1) =
+ * {value = ..., strong = 2, weak = 1}` (the weak count without the one
+ * the strong references hold together).  Returns the block, NULL when it
+ * was not copied (shown in place). */
+static const uint8_t *rc_block(struct cview *c, uint64_t *strong, uint64_t *weak)
+{
+	const struct dw_std *s = c->s;
+	bool failed;
+	const uint8_t *p = render_snap_find(c->snap, word(c, s->a, 8), s->node_size, &failed);
+
+	if (!p) {
+		if (!c->json)
+			strbuf_addf(c->out, "%s(%s)", s->label, failed ? "<unreadable>" : "...");
+		return NULL;
+	}
+	*strong = render_read_uint(p + s->c, 8);
+	*weak = render_read_uint(p + s->d, 8);
+	if (*strong && *weak)
+		--*weak;
+	return p;
+}
+
+static void rc_text(struct cview *c)
+{
+	const struct dw_std *s = c->s;
+	uint64_t strong, weak;
+
+	if (!rc_block(c, &strong, &weak))
+		return;
+	strbuf_addf(c->out, "%s(strong=%" PRIu64 ", weak=%" PRIu64 ") = {value = ", s->label, strong, weak);
+	render_value_at(c->snap, s->elem, word(c, s->a, 8) + (uint64_t)s->b, c->vc, c->depth, c->out);
+	strbuf_addf(c->out, ", strong = %" PRIu64 ", weak = %" PRIu64 "}", strong, weak);
+}
+
 static void wrapper(struct cview *c)
 {
 	const struct dw_std *s = c->s;
@@ -519,6 +557,9 @@ static void wrapper(struct cview *c)
 		break;
 	case DW_STD_SHARED_PTR:
 		shared(c);
+		break;
+	case DW_STD_RC:
+		rc_text(c);
 		break;
 	default:
 		break;
@@ -599,6 +640,17 @@ static void wrapper_data(struct cview *c)
 	case DW_STD_SHARED_PTR:
 		shared_data(c);
 		break;
+	case DW_STD_RC: {
+		uint64_t strong, weak;
+
+		jpointer(c, "get", word(c, s->a, 8));
+		if (!rc_block(c, &strong, &weak))
+			break;
+		jfield(c, "strong_count", strong);
+		jfield(c, "weak_count", weak);
+		jvalue(c, "value", s->elem, word(c, s->a, 8) + (uint64_t)s->b);
+		break;
+	}
 	case DW_STD_OPTIONAL:
 		span_add(c->json, SPAN_KEY, SPAN_TONE_NONE, NULL, "has_value");
 		span_add(c->json, SPAN_LITERAL, SPAN_TONE_NONE, NULL, word(c, s->b, 1) ? "true" : "false");
