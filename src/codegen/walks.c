@@ -125,6 +125,10 @@ static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const 
 			link(p, i, compile(p, s->elem, true, depth + 1), s->b, 0);
 		}
 		break;
+	case DW_STD_CELL:
+		if ((i = add(p, WR_WALK_FIELDS)))
+			link(p, i, compile(p, s->elem, true, depth + 1), s->a, 0);
+		break;
 	case DW_STD_OPTIONAL:
 		if ((i = add(p, WR_WALK_SWITCH))) {
 			offsets(&p->ops[i - 1], s->b, 0, 0, 0);

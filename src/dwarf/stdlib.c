@@ -597,6 +597,21 @@ static bool rust_rc(const struct dw_type *t, const char *n, struct dw_std *s)
 	return true;
 }
 
+/* Cell<T> {value: UnsafeCell<T> {value}}, RefCell<T> {borrow:
+ * Cell<isize>, value: UnsafeCell<T>}. */
+static bool rust_cell(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	bool ref = starts(n, "core::cell::RefCell<");
+
+	if (!ref && !starts(n, "core::cell::Cell<"))
+		return false;
+	s->kind = DW_STD_CELL;
+	s->label = ref ? "RefCell" : "Cell";
+	s->b = -1;
+	s->elem = path(t, "value.value", &s->a);
+	return elem_ok(s) && (!ref || path(t, "borrow.value.value", &s->b));
+}
+
 static bool rust_recognize(const struct dw_type *t, const char *n, struct dw_std *s)
 {
 	s->e = -1;
@@ -604,7 +619,11 @@ static bool rust_recognize(const struct dw_type *t, const char *n, struct dw_std
 		return true;
 	memset(s, 0, sizeof(*s));
 	s->e = -1;
-	return rust_rc(t, n, s);
+	if (rust_rc(t, n, s))
+		return true;
+	memset(s, 0, sizeof(*s));
+	s->e = -1;
+	return rust_cell(t, n, s);
 }
 
 bool dw_std_recognize(const struct dw_type *t, struct dw_std *out)

@@ -561,6 +561,17 @@ static void wrapper(struct cview *c)
 	case DW_STD_RC:
 		rc_text(c);
 		break;
+	case DW_STD_CELL:
+		/* rust-gdb's: `Cell = {value = -4}`, `RefCell(borrow=0) = {value = ..., borrow = 0}` */
+		if (s->b >= 0)
+			strbuf_addf(c->out, "%s(borrow=%" PRId64 ") = {value = ", s->label, (int64_t)word(c, s->b, 8));
+		else
+			strbuf_addf(c->out, "%s = {value = ", s->label);
+		render_value_at(c->snap, s->elem, c->addr + (uint64_t)s->a, c->vc, c->depth, c->out);
+		if (s->b >= 0)
+			strbuf_addf(c->out, ", borrow = %" PRId64, (int64_t)word(c, s->b, 8));
+		strbuf_addch(c->out, '}');
+		break;
 	default:
 		break;
 	}
@@ -651,6 +662,13 @@ static void wrapper_data(struct cview *c)
 		jvalue(c, "value", s->elem, word(c, s->a, 8) + (uint64_t)s->b);
 		break;
 	}
+	case DW_STD_CELL:
+		if (s->b >= 0) {
+			span_add(c->json, SPAN_KEY, SPAN_TONE_NONE, NULL, "borrow");
+			span_dataf(c->json, SPAN_NUMBER, "%" PRId64, (int64_t)word(c, s->b, 8));
+		}
+		jvalue(c, "value", s->elem, c->addr + (uint64_t)s->a);
+		break;
 	case DW_STD_OPTIONAL:
 		span_add(c->json, SPAN_KEY, SPAN_TONE_NONE, NULL, "has_value");
 		span_add(c->json, SPAN_LITERAL, SPAN_TONE_NONE, NULL, word(c, s->b, 1) ? "true" : "false");
