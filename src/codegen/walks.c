@@ -125,6 +125,17 @@ static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const 
 			link(p, i, compile(p, s->elem, true, depth + 1), s->b, 0);
 		}
 		break;
+	case DW_STD_RING:
+		/* the whole buffer, up to the limit: the renderer picks the
+		 * elements from tail to head */
+		if (!(i = add(p, WR_WALK_ARRAY)))
+			return 0;
+		offsets(&p->ops[i - 1], s->a, s->d, 0, 0);
+		p->ops[i - 1].flags = WR_WALK_F_COUNT;
+		p->ops[i - 1].size = (uint32_t)s->elem->size;
+		p->ops[i - 1].limit = limit(false);
+		link(p, i, compile(p, s->elem, true, depth + 1), 0, 0);
+		break;
 	case DW_STD_CELL:
 		if ((i = add(p, WR_WALK_FIELDS)))
 			link(p, i, compile(p, s->elem, true, depth + 1), s->a, 0);

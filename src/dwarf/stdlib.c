@@ -567,6 +567,15 @@ static bool rust_sequence(const struct dw_type *t, const char *n, struct dw_std 
 		s->elem = targ(t, 0);
 		return elem_ok(s) && raw_vec(t, "buf", s) && path(t, "len", &s->b);
 	}
+	if (starts(n, "alloc::collections::vec_deque::VecDeque<")) {
+		s->kind = DW_STD_RING;
+		s->label = "VecDeque";
+		s->elem = targ(t, 0);
+		if (!elem_ok(s) || !raw_vec(t, "buf", s))
+			return false;
+		s->d = s->c;
+		return paths(t, "tail", &s->b, "head", &s->c);
+	}
 	if (starts(n, "&[") || starts(n, "&mut [") || starts(n, "alloc::boxed::Box<[")) {
 		s->label = t->name;
 		s->c = -1;

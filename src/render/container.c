@@ -280,12 +280,27 @@ static void string_text(struct cview *c)
 		render_text(bytes, n < c->limit ? n : c->limit, n > c->limit, c->out);
 }
 
+/* Whether the element at @at (@size bytes) was copied, or is past the
+ * limit (element() then says so); else it is shown missing in place. */
+static bool copied_element(struct cview *c, uint64_t at, uint64_t size)
+{
+	bool failed;
+
+	if (render_snap_find(c->snap, at, size, &failed) || c->shown >= c->limit)
+		return true;
+	strbuf_addstr(c->out, c->shown ? ", " : " = {");
+	strbuf_addstr(c->out, failed ? "<unreadable>" : "...");
+	jmissing(c, failed);
+	c->shown++;
+	return false;
+}
+
 static void sequence(struct cview *c)
 {
 	const struct dw_std *s = c->s;
 	uint64_t begin = word(c, s->a, 8), end = word(c, s->b, 8), size = s->elem->size;
 	uint64_t n = s->has_count ? end : end >= begin ? (end - begin) / size : 0;
-	bool failed, cut = false;
+	bool cut = false;
 
 	jfield(c, "length", n);
 	if (s->shape == DW_SHAPE_RUST) {
@@ -300,15 +315,29 @@ static void sequence(struct cview *c)
 		jfield(c, "capacity", (word(c, s->c, 8) - begin) / size);
 	}
 	for (uint64_t i = 0; i < n && !cut; i++) {
-		if (!render_snap_find(c->snap, begin + i * size, size, &failed) && c->shown < c->limit) {
-			strbuf_addstr(c->out, c->shown ? ", " : " = {");
-			strbuf_addstr(c->out, failed ? "<unreadable>" : "...");
-			jmissing(c, failed);
-			c->shown++;
-			cut = true;
+		if (!copied_element(c, begin + i * size, size))
 			break;
-		}
 		cut = !element(c, s->elem, begin + i * size);
+	}
+	close_list(c);
+}
+
+/* Rust's VecDeque: `VecDeque(size=3) = {1, 2, 3}`, from tail to head
+ * around the ring (the probe copied the buffer from its start). */
+static void ring(struct cview *c)
+{
+	const struct dw_std *s = c->s;
+	uint64_t buf = word(c, s->a, 8), tail = word(c, s->b, 8), head = word(c, s->c, 8);
+	uint64_t cap = word(c, s->d, 8), size = s->elem->size, n, at;
+
+	n = cap && !(cap & (cap - 1)) ? (head - tail) & (cap - 1) : 0;
+	strbuf_addf(c->out, "%s(size=%" PRIu64 ")", s->label, n);
+	jfield(c, "length", n);
+	jfield(c, "capacity", cap);
+	for (uint64_t i = 0; i < n; i++) {
+		at = buf + ((tail + i) & (cap - 1)) * size;
+		if (!copied_element(c, at, size) || !element(c, s->elem, at))
+			break;
 	}
 	close_list(c);
 }
@@ -701,6 +730,7 @@ static bool elements_of(struct cview *c)
 	switch (c->s->kind) {
 	case DW_STD_STRING: string_text(c); return true;
 	case DW_STD_VECTOR: sequence(c); return true;
+	case DW_STD_RING: ring(c); return true;
 	case DW_STD_BITS: bits(c); return true;
 	case DW_STD_DEQUE: deque(c); return true;
 	case DW_STD_LIST: nodes(c); return true;

@@ -15,8 +15,8 @@ SSE registers.
 
 Also: 200 Strings in a Vec shown whole (gdb's print elements), and a
 Vec another thread keeps changing printed 20 times without a garbled
-line.  Not covered here: HashMap, HashSet, BTreeMap, BTreeSet, VecDeque
-(shown member by member, doc/script-reference.md).
+line.  Not covered here: HashMap, HashSet, BTreeMap, BTreeSet (shown
+member by member, doc/script-reference.md).
 """
 import os
 import re
@@ -34,7 +34,7 @@ PROBES = [
                     "*v", "nums", "*shape"]),
     ("rstd::inspect", ["bag.empty_vec", "bag.moved", "bag.empty_str", "bag.none", "bag.arc", "bag.tuple",
                        "bag.boxed_slice", "bag.nonzero", "bag.ok", "bag.err", "bag.shapes", "bag.point",
-                       "bag.refcell", "bag.cell"]),
+                       "bag.refcell", "bag.cell", "bag.deque"]),
     ("rstd::by_value", ["name", "ids", "pair"]),
 ]
 
@@ -96,6 +96,7 @@ def expected_from_fixture(lines):
         "bag.empty_vec": vec("[]"),
         "bag.moved": vec("[]"),
         "bag.empty_str": '""',
+        "bag.deque": vec(d["bag.deque"], label="VecDeque"),
         "bag.refcell": "RefCell(borrow=0) = {value = %s, borrow = 0}" % vec(d["bag.refcell"]),
         "bag.boxed_slice": vec(d["bag.boxed_slice"], label="alloc::boxed::Box<[u8], alloc::alloc::Global>"),
         "name": '"by value"',
