@@ -242,6 +242,48 @@ WR_INLINE long step_array(struct wr_walk_state *st, __u8 *buf, struct wr_walk_op
 	return WALK_GO;
 }
 
+/* HASH: copy the control bytes (state 0), then at each step scan up to
+ * 8 buckets for the next full one and copy its element. */
+WR_INLINE long step_hash(struct wr_walk_state *st, __u8 *buf, struct wr_walk_op *op,
+			 struct wr_walk_frame *f)
+{
+	__u64 ctrl, byte, at;
+	long off;
+
+	if (f->state == 0) {
+		f->node = walk_word(st, f->base + op->a);
+		f->end = walk_word(st, f->base + op->b) + 1;
+		if (!f->node || !op->size)
+			return frame_pop(st);
+		f->end = f->end > WR_WALK_COPY_MAX ? WR_WALK_COPY_MAX : f->end;
+		off = walk_copy(buf, f->node, (__u32)f->end, 0);
+		if (off < 0)
+			return off == WALK_NO_ROOM ? WALK_STOP : frame_pop(st);
+		f->aux = (__u64)off;
+		f->cur = 0;
+		f->state = 1;
+		return WALK_GO;
+	}
+	ctrl = f->node;
+	for (int k = 0; k < 8; k++) {
+		if (f->cur >= f->end || f->i >= op->limit)
+			return frame_pop(st);
+		byte = copied_word(buf, (long)(f->aux + (f->cur & ~7ull))) >> ((f->cur & 7) * 8);
+		f->cur++;
+		if (byte & 0x80)
+			continue;
+		at = ctrl - f->cur * op->size;
+		off = walk_copy(buf, at, op->size, 0);
+		if (off == WALK_NO_ROOM)
+			return WALK_STOP;
+		f->i++;
+		if (off >= 0)
+			frame_push(st, op->child, at);
+		return WALK_GO;
+	}
+	return WALK_GO;
+}
+
 WR_INLINE long step_list(struct wr_walk_state *st, __u8 *buf, struct wr_walk_op *op,
 			 struct wr_walk_frame *f)
 {
@@ -453,6 +495,7 @@ static long walk_step(__u64 index, void *data)
 	case WR_WALK_DEREF: return step_deref(st, buf, op, f);
 	case WR_WALK_SWITCH: return step_switch(st, op, f);
 	case WR_WALK_CSTR: return step_cstr(st, buf, op, f);
+	case WR_WALK_HASH: return step_hash(st, buf, op, f);
 	default: return frame_pop(st);
 	}
 }

@@ -136,6 +136,14 @@ static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const 
 		p->ops[i - 1].limit = limit(false);
 		link(p, i, compile(p, s->elem, true, depth + 1), 0, 0);
 		break;
+	case DW_STD_HASH:
+		if (!(i = add(p, WR_WALK_HASH)))
+			return 0;
+		offsets(&p->ops[i - 1], s->a, s->b, 0, 0);
+		p->ops[i - 1].size = (uint32_t)s->elem->size;
+		p->ops[i - 1].limit = limit(s->pairs);
+		link(p, i, compile(p, s->elem, true, depth + 1), 0, 0);
+		break;
 	case DW_STD_CELL:
 		if ((i = add(p, WR_WALK_FIELDS)))
 			link(p, i, compile(p, s->elem, true, depth + 1), s->a, 0);

@@ -621,6 +621,40 @@ static bool rust_cell(const struct dw_type *t, const char *n, struct dw_std *s)
 	return elem_ok(s) && (!ref || path(t, "borrow.value.value", &s->b));
 }
 
+/* HashMap<K, V> {base: hashbrown's HashMap {table: RawTable<(K, V)>
+ * {table: RawTableInner {bucket_mask, ctrl, growth_left, items}}}};
+ * HashSet<K> {base: hashbrown's HashSet {map: HashMap<K, ()>}}. */
+static bool rust_hash(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	bool set = starts(n, "std::collections::hash::set::HashSet<");
+	const char *raw = set ? "base.map.table" : "base.table";
+	const struct dw_type *table, *v;
+	char p[64];
+	int64_t off;
+
+	if (!set && !starts(n, "std::collections::hash::map::HashMap<"))
+		return false;
+	s->kind = DW_STD_HASH;
+	s->shape = DW_SHAPE_RUST;
+	s->label = set ? "HashSet" : "HashMap";
+	s->pairs = !set;
+	table = path(t, raw, &off);
+	s->elem = targ(table, 0);
+	if (!table || !elem_ok(s) || !path(s->elem, "__0", &s->c))
+		return false;
+	v = path(s->elem, "__1", &s->d);
+	if (set || !v)
+		s->d = -1;
+	snprintf(p, sizeof(p), "%s.table.ctrl.pointer", raw);
+	if (!path(t, p, &s->a))
+		return false;
+	snprintf(p, sizeof(p), "%s.table.bucket_mask", raw);
+	if (!path(t, p, &s->b))
+		return false;
+	snprintf(p, sizeof(p), "%s.table.items", raw);
+	return path(t, p, &s->e) != NULL;
+}
+
 static bool rust_recognize(const struct dw_type *t, const char *n, struct dw_std *s)
 {
 	s->e = -1;
@@ -632,7 +666,11 @@ static bool rust_recognize(const struct dw_type *t, const char *n, struct dw_std
 		return true;
 	memset(s, 0, sizeof(*s));
 	s->e = -1;
-	return rust_cell(t, n, s);
+	if (rust_cell(t, n, s))
+		return true;
+	memset(s, 0, sizeof(*s));
+	s->e = -1;
+	return rust_hash(t, n, s);
 }
 
 bool dw_std_recognize(const struct dw_type *t, struct dw_std *out)

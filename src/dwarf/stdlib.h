@@ -32,6 +32,7 @@ enum dw_std_kind {
 	DW_STD_RC,           /* Rust's Rc and Arc: a pointer to the counts and the value */
 	DW_STD_CELL,         /* Rust's Cell and RefCell: the value inside */
 	DW_STD_RING,         /* Rust's VecDeque: a ring buffer */
+	DW_STD_HASH,         /* Rust's HashMap, HashSet: hashbrown's table */
 };
 
 /* Which gdb printer's text: DW_STD_LIST and DW_STD_VECTOR cover several. */
@@ -90,7 +91,12 @@ struct dw_std {
 	 *               signed; -1 for a Cell)
 	 *   RING        a: the buffer, b: the first element's index (tail),
 	 *               c: one past the last's (head), d: the capacity, a
-	 *               power of two */
+	 *               power of two
+	 *   HASH        a: the control bytes pointer, b: the bucket mask,
+	 *               count at e; elements ((K, V), or (K, ()) of a set)
+	 *               before the control bytes, bucket i's at ctrl - (i +
+	 *               1) * size; c: the key in the element, d: the value
+	 *               (-1 in a set) */
 	int64_t a, b, c, d, e;
 	uint64_t node_size;  /* LIST, TREE: bytes of a node up to its element's end */
 	unsigned index_size;
@@ -104,7 +110,7 @@ struct dw_std {
 /* Recognise @t (a struct type, through typedefs and qualifiers) as one
  * of the standard library's (C++'s, or Rust's as rustc 1.63 lays it out:
  * String, &str, Vec, slices, Box<[T]>, Rc, Arc, Cell, RefCell,
- * VecDeque): true with *@out filled, false when it is
+ * VecDeque, HashMap, HashSet): true with *@out filled, false when it is
  * not one (or not one whose layout this version knows). */
 bool dw_std_recognize(const struct dw_type *t, struct dw_std *out);
 

@@ -284,6 +284,13 @@ enum wr_walk_code {
 	WR_WALK_SWITCH = 8, /* read .vsize bytes at a; run the child whose .match
 			     * equals them (at base + its .at) */
 	WR_WALK_CSTR = 9,   /* char pointer at a: copy its string, at most limit bytes */
+	WR_WALK_HASH = 10,  /* hashbrown's table (Rust's HashMap): control bytes at
+			     * the pointer at a, bucket mask (8 bytes) at b: copy
+			     * the control bytes of the mask + 1 buckets (at most
+			     * WR_WALK_COPY_MAX), then the element of each full
+			     * bucket i (control byte's top bit clear), .size bytes
+			     * at ctrl - (i + 1) * size, limit of them, running
+			     * .child at each */
 };
 
 #define WR_WALK_F_LIBCXX   0x01u

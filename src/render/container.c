@@ -168,6 +168,19 @@ static uint64_t word(const struct cview *c, int64_t off, size_t size)
 
 static void element_data(struct cview *c, const struct dw_type *t, uint64_t addr);
 
+/* A map's element: C++'s std::pair (first, second) or Rust's tuple
+ * (__0, __1). */
+static void pair_members(const struct dw_type *t, const struct dw_member **k, uint64_t *ko,
+			 const struct dw_member **v, uint64_t *vo)
+{
+	*k = dw_type_member(t, "first", ko);
+	*v = dw_type_member(t, "second", vo);
+	if (!*k && !*v) {
+		*k = dw_type_member(t, "__0", ko);
+		*v = dw_type_member(t, "__1", vo);
+	}
+}
+
 static void counted(const char *what, uint64_t n, struct strbuf *out)
 {
 	strbuf_addf(out, "%s with %" PRIu64 " element%s", what, n, n == 1 ? "" : "s");
@@ -189,8 +202,9 @@ static bool element(struct cview *c, const struct dw_type *t, uint64_t addr)
 		element_data(c, t, addr);
 	} else if (c->s->pairs) {
 		uint64_t ko = 0, vo = 0;
-		const struct dw_member *k = dw_type_member(t, "first", &ko), *v = dw_type_member(t, "second", &vo);
+		const struct dw_member *k, *v;
 
+		pair_members(t, &k, &ko, &v, &vo);
 		strbuf_addch(c->out, '[');
 		if (k)
 			render_value_at(c->snap, k->type, addr + ko, c->vc, c->depth, c->out);
@@ -218,8 +232,9 @@ static void element_data(struct cview *c, const struct dw_type *t, uint64_t addr
 	jelements(c);
 	if (c->s->pairs) {
 		uint64_t ko = 0, vo = 0;
-		const struct dw_member *k = dw_type_member(t, "first", &ko), *v = dw_type_member(t, "second", &vo);
+		const struct dw_member *k, *v;
 
+		pair_members(t, &k, &ko, &v, &vo);
 		span_open(c->json, SPAN_ARRAY);
 		if (k)
 			render_value_data_at(c->snap, k->type, addr + ko, c->depth, c->json);
@@ -337,6 +352,34 @@ static void ring(struct cview *c)
 	for (uint64_t i = 0; i < n; i++) {
 		at = buf + ((tail + i) & (cap - 1)) * size;
 		if (!copied_element(c, at, size) || !element(c, s->elem, at))
+			break;
+	}
+	close_list(c);
+}
+
+/* Rust's HashMap and HashSet as rust-gdb shows them, in the table's
+ * order: `HashMap(size=1) = {[1] = "one"}`, `HashSet(size=1) = {5}`. */
+static void hash(struct cview *c)
+{
+	const struct dw_std *s = c->s;
+	uint64_t ctrl = word(c, s->a, 8), n = word(c, s->b, 8) + 1, items = word(c, s->e, 8);
+	uint64_t size = s->elem->size, at, ko = (uint64_t)s->c;
+	const uint8_t *bytes = NULL;
+	bool failed = false;
+
+	strbuf_addf(c->out, "%s(size=%" PRIu64 ")", s->label, items);
+	jfield(c, "count", items);
+	n = n > WR_WALK_COPY_MAX ? WR_WALK_COPY_MAX : n;
+	if (items && !(bytes = render_snap_find(c->snap, ctrl, n, &failed)) && c->limit) {
+		strbuf_addstr(c->out, failed ? " = {<unreadable>}" : " = {...}");
+		jmissing(c, failed);
+	}
+	for (uint64_t i = 0; bytes && i < n; i++) {
+		if (bytes[i] & 0x80)
+			continue;
+		at = ctrl - (i + 1) * size;
+		if (!copied_element(c, at, size) ||
+		    !(s->pairs ? element(c, s->elem, at) : element(c, dw_type_member(s->elem, "__0", &ko)->type, at + ko)))
 			break;
 	}
 	close_list(c);
@@ -731,6 +774,7 @@ static bool elements_of(struct cview *c)
 	case DW_STD_STRING: string_text(c); return true;
 	case DW_STD_VECTOR: sequence(c); return true;
 	case DW_STD_RING: ring(c); return true;
+	case DW_STD_HASH: hash(c); return true;
 	case DW_STD_BITS: bits(c); return true;
 	case DW_STD_DEQUE: deque(c); return true;
 	case DW_STD_LIST: nodes(c); return true;
