@@ -4,11 +4,46 @@ reaches leaf from the main thread (main -> main_work), thread A
 workers started by libc (start_thread, clone3).  The set of distinct
 stacks wraith sees equals the set gdb sees, and each thread always shows
 the same one.  `-p TID` of a worker thread traces that thread only."""
+import json
+import signal
+import subprocess
+import threading
+
 from bt_support import *
 
 require_root()
 EVENTS = 45
 ITERATIONS = 3  # per thread under gdb: 3 threads x 3 stops
+
+
+def bts_of_every_thread(pid, threads=3):
+    """wraith's backtraces at leaf, EVENTS of them at least, and until
+    `threads` threads have sent some; then Ctrl-C.  (With --max-events
+    45, at load average 30 one thread was not scheduled while the
+    others made their 45 calls: when each thread runs is the
+    scheduler's, so the test waits for them.)  Returns (exit status,
+    stderr, [(event, bt item)])."""
+    p = subprocess.Popen([WRAITH, "-p", str(pid), "-s", "trace leaf { bt; }", "--script-output",
+                          "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    hang = threading.Timer(HANG_GUARD, p.kill)
+    hang.start()
+    out, tids = [], set()
+    try:
+        for line in p.stdout:
+            if not line.strip():
+                continue
+            ev = json.loads(line)
+            for item in ev.get("items", []):
+                if item["type"] == "backtrace":
+                    out.append((ev, item))
+                    tids.add(ev["tid"])
+            if len(out) >= EVENTS and len(tids) >= threads:
+                break
+    finally:
+        p.send_signal(signal.SIGINT)
+        err = p.communicate()[1]
+        hang.cancel()
+    return p.returncode, err, out
 
 
 def one(v):
@@ -18,10 +53,10 @@ def one(v):
         g = ex.submit(gdb_stacks, binary, [0, ITERATIONS], 3 * ITERATIONS)
         fx = Fixture(name, [1000, -1])
         try:
-            res, bts = wraith_bts(fx.pid, events=EVENTS)
+            res = bts_of_every_thread(fx.pid)
         finally:
             fx.stop()
-        return v, binary, res, bts, g.result()
+        return v, binary, res, g.result()
 
 
 def distinct(stacks, same):
@@ -33,11 +68,11 @@ def distinct(stacks, same):
     return reps
 
 
-for v, binary, res, bts, stacks in parallel(one, VARIANTS):
+for v, binary, (rc, err, bts), stacks in parallel(one, VARIANTS):
     label = "threads-%s" % v
     own = own_modules(binary)
-    if not check(res.returncode == 0 and len(bts) == EVENTS, "%s: wraith exits 0 with %d backtraces (rc %d, %d)"
-                 % (label, EVENTS, res.returncode, len(bts))):
+    if not check(rc == 0 and len(bts) >= EVENTS, "%s: wraith exits 0 with %d backtraces at least "
+                 "(rc %d, %d, %r)" % (label, EVENTS, rc, len(bts), err[-300:])):
         continue
     eq(len(stacks), 3 * ITERATIONS, "%s: gdb stopped at leaf %d times" % (label, 3 * ITERATIONS))
     bad = [b["status"] for _, b in bts if b["status"] != "complete" or b["error_code"] != 0]
