@@ -16,9 +16,9 @@
  * rows (instruction boundaries inside functions), spread evenly over the
  * module.  A warm pass repeats the cold pcs WARM_PASSES times.
  */
-#include "dwarf/cfi.h"
 #include "dwarf/module.h"
 #include "dwarf/symbolize.h"
+#include "unwind/cfi.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/xalloc.h"

@@ -249,7 +249,7 @@ struct wr_frame_cache_ent {
 	__u64 key;        /* ip, bit 63 set when the ip was exact */
 	__u32 tgid;
 	__u32 generation;
-	__u64 word;       /* frame_word() of the frame */
+	__u64 word;       /* uw_frame_word() of the frame */
 	__u64 hash_in;    /* and what it adds to a stack's identity */
 	struct wr_cfi_rule rule;
 };

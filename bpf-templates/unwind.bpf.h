@@ -6,9 +6,6 @@
  * A section of wraith.bpf.c, included by it alone, after events.bpf.h.
  */
 
-/* Internal: an unwind step moved to the caller (not a wire status). */
-#define WR_MOVED 0xffu
-
 /* Both binary searches run under bpf_loop(): the verifier checks the
  * callback once instead of walking every iteration of every search of every
  * frame, which no bounded loop of this shape survives. */
@@ -150,14 +147,15 @@ WR_INLINE __u64 stack_word(struct wr_bt_state *st, __u64 off)
 	return w[(off / sizeof(*w)) & (WR_BT_STACK_MAX / sizeof(*w) - 1)];
 }
 
-/* Read 8 bytes of user memory at @addr, from the copy of the stack in @st
- * when it holds them.  Otherwise copy the stack from just below @addr (the
- * caller frames lie above): WR_BT_STACK_CHUNK bytes the first time in an
- * event, then four times the last copy each time a walk has used one up
- * (it is deep: fewer, larger copies), up to WR_BT_STACK_MAX, or, where
- * that fails (the end of a mapping), WR_BT_STACK_CHUNK bytes, or only the
- * 8.  Stack words are aligned; a word that is not is read on its own. */
-WR_INLINE int read_u64(struct wr_bt_state *st, __u64 *dst, __u64 addr)
+/* The rule step's read (unwind/step.h): 8 bytes of user memory at @addr,
+ * from the copy of the stack in @st when it holds them.  Otherwise copy
+ * the stack from just below @addr (the caller frames lie above):
+ * WR_BT_STACK_CHUNK bytes the first time in an event, then four times the
+ * last copy each time a walk has used one up (it is deep: fewer, larger
+ * copies), up to WR_BT_STACK_MAX, or, where that fails (the end of a
+ * mapping), WR_BT_STACK_CHUNK bytes, or only the 8.  Stack words are
+ * aligned; a word that is not is read on its own. */
+WR_INLINE int uw_read(struct wr_bt_state *st, __u64 *dst, __u64 addr)
 {
 	__u64 off = addr - st->stack_base;
 
@@ -183,48 +181,6 @@ WR_INLINE int read_u64(struct wr_bt_state *st, __u64 *dst, __u64 addr)
 	}
 	*dst = stack_word(st, off);
 	return 0;
-}
-
-/* The second word of the frame record at @ip (pc, cookie and flags, as
- * struct wr_bt_frame lays them out) in the module of @cookie loaded at
- * @bias (@cookie 0: unknown module; so is a pc beyond the frame's 32 bits),
- * and in *@hash_in what the frame adds to a stack's identity for `count
- * bt`: module and pc where the module is known (the same in every
- * process), the raw ip where it is not. */
-WR_INLINE __u64 frame_word(__u64 ip, __u32 exact, __u64 cookie, __u64 bias, __u64 *hash_in)
-{
-	__u64 pc = ip - bias;
-
-	if (pc > 0xffffffffull)
-		cookie = 0;
-	*hash_in = cookie ? cookie << 32 | pc : ip;
-	return (cookie ? pc : 0) | (cookie & 0xffff) << 32 |
-	       (__u64)(exact ? WR_FRAME_F_EXACT_IP : 0) << 48;
-}
-
-/* Record the frame at s->ip as frame s->count: its record is s->ip and
- * @word (frame_word()), two stores. */
-WR_INLINE void put_frame(__u8 *buf, struct wr_bt_slot *s, __u64 word, __u64 hash_in)
-{
-	__u32 off = (s->item_off & (WR_EVENT_MAX - 1)) + sizeof(struct wr_bt_header) +
-		    (s->count & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame);
-	__u64 *f = (__u64 *)(buf + sizeof(struct wr_event_header) + off);
-
-	if (s->flags & WR_SLOT_F_COUNT) {
-		s->hash = (s->hash ^ hash_in) * 0x9e3779b97f4a7c15ull;
-		s->hash ^= s->hash >> 29;
-	}
-	f[0] = s->ip;
-	f[1] = word;
-	s->count++;
-}
-
-/* Record the frame at s->ip, in the module of @cookie loaded at @bias. */
-WR_INLINE void emit_frame(__u8 *buf, struct wr_bt_slot *s, __u64 cookie, __u64 bias)
-{
-	__u64 hash_in, word = frame_word(s->ip, s->flags & WR_SLOT_F_EXACT, cookie, bias, &hash_in);
-
-	put_frame(buf, s, word, hash_in);
 }
 
 /* Another tool's uretprobe replaces a return address on the stack with the
@@ -281,118 +237,45 @@ WR_INLINE __u64 uretprobe_trampoline(void)
 	return area ? area->vaddr : 0;
 }
 
-/* Apply a signal-trampoline row: the interrupted context is the ucontext
- * the kernel pushed at the trampoline's rsp.  Returns WR_MOVED or a stop
- * status with *error set. */
-WR_INLINE __u32 unwind_signal(struct wr_bt_state *st, struct wr_bt_slot *s, __u32 *error)
+/* The rule step, src/unwind/step.h (the one definition, shared with
+ * userspace): a slot's frame, read through the event's copy of the stack,
+ * with a return address that is another tool's uretprobe trampoline
+ * replaced by the real one. */
+#define UW_STEP_REGS struct wr_bt_slot
+#define UW_STEP_MEM struct wr_bt_state
+
+WR_INLINE __u64 uw_return_address(struct wr_bt_state *st, __u64 at, __u64 ra)
 {
-	__u64 ip, sp, bp;
-
-	if (read_u64(st, &ip, s->sp + WR_UCTX_RIP) || read_u64(st, &sp, s->sp + WR_UCTX_RSP)) {
-		*error = WR_BTE_RETURN_ADDRESS_READ;
-		return WR_BT_READ_ERROR;
-	}
-	if (ip < 0x1000) {
-		*error = WR_BTE_NEXT_IP_BELOW_USER;
-		return WR_BT_INVALID_FRAME;
-	}
-	if (read_u64(st, &bp, s->sp + WR_UCTX_RBP))
-		s->flags &= ~WR_SLOT_F_BP_VALID;
-	else
-		s->flags |= WR_SLOT_F_BP_VALID;
-	s->ip = ip;
-	s->sp = sp;
-	s->bp = bp;
-	s->flags |= WR_SLOT_F_EXACT;
-	return WR_MOVED;
-}
-
-/* Recover the caller's rbp under @r; clears BP_VALID when unknown. */
-WR_INLINE void recover_bp(struct wr_bt_state *st, struct wr_bt_slot *s, struct wr_cfi_rule *r,
-			    __u64 cfa)
-{
-	__u64 bp = s->bp;
-
-	if (r->rbp_rule == WR_RULE_AT_CFA || r->rbp_rule == WR_RULE_AT_RBP) {
-		__u64 at = r->rbp_rule == WR_RULE_AT_CFA ? cfa : s->bp;
-
-		if (r->rbp_rule == WR_RULE_AT_RBP && !(s->flags & WR_SLOT_F_BP_VALID)) {
-			s->flags &= ~WR_SLOT_F_BP_READ_FAILED;
-		} else if (read_u64(st, &bp, at + r->rbp_off)) {
-			s->flags &= ~WR_SLOT_F_BP_VALID;
-			s->flags |= WR_SLOT_F_BP_READ_FAILED;
-		} else {
-			s->flags |= WR_SLOT_F_BP_VALID;
-			s->flags &= ~WR_SLOT_F_BP_READ_FAILED;
-		}
-	} else if (r->rbp_rule == WR_RULE_VAL_CFA) {
-		bp = cfa + r->rbp_off;
-		s->flags |= WR_SLOT_F_BP_VALID;
-	} else if (r->rbp_rule == WR_RULE_REGISTER && r->rbp_off == WR_DWARF_RSP) {
-		bp = s->sp; /* the caller's rbp is this frame's rsp */
-		s->flags |= WR_SLOT_F_BP_VALID;
-	} else if (r->rbp_rule != WR_RULE_SAME_VALUE) {
-		s->flags &= ~(WR_SLOT_F_BP_VALID | WR_SLOT_F_BP_READ_FAILED);
-	}
-	s->bp = bp;
-}
-
-/* Move slot @s from its frame to the caller under rule @r.  Returns
- * WR_MOVED, WR_BT_COMPLETE when the stack ends here, or a stop status with
- * *error set. */
-WR_INLINE __u32 unwind_normal(struct wr_bt_state *st, struct wr_bt_slot *s,
-			       struct wr_cfi_rule *r, __u32 *error)
-{
-	__u64 cfa, ra;
-
-	/* The CFA needs rbp, which is unknown: because reading it failed, or
-	 * because an earlier frame's rule for it had no compact form. */
-	if (r->cfa_reg == WR_DWARF_RBP && !(s->flags & WR_SLOT_F_BP_VALID)) {
-		if (!(s->flags & WR_SLOT_F_BP_READ_FAILED)) {
-			*error = 0;
-			return WR_BT_UNSUPPORTED_CFI;
-		}
-		*error = WR_BTE_FRAME_POINTER_READ;
-		return WR_BT_READ_ERROR;
-	}
-	cfa = (r->cfa_reg == WR_DWARF_RBP ? s->bp : s->sp) + (__s64)r->cfa_off;
-	if (r->cfa_kind == WR_CFA_DEREF && read_u64(st, &cfa, cfa)) {
-		*error = WR_BTE_FRAME_POINTER_READ;
-		return WR_BT_READ_ERROR;
-	}
-	if (r->ra_rule == WR_RULE_UNDEFINED)
-		return WR_BT_COMPLETE; /* the outermost frame: _start, clone */
-	if (r->ra_rule != WR_RULE_AT_CFA)
-		return WR_BT_UNSUPPORTED_CFI;
-	if (read_u64(st, &ra, cfa + r->ra_off)) {
-		*error = WR_BTE_RETURN_ADDRESS_READ;
-		return WR_BT_READ_ERROR;
-	}
 	if (ra == st->uretprobe_tramp && ra)
-		ra = uretprobe_return(cfa + r->ra_off, ra);
-	if (ra == 0)
-		return WR_BT_COMPLETE;
-	if (ra < 0x1000) {
-		*error = WR_BTE_NEXT_IP_BELOW_USER;
-		return WR_BT_INVALID_FRAME;
+		ra = uretprobe_return(at, ra);
+	return ra;
+}
+
+#include "unwind/step.h"
+
+/* Record the frame at s->ip as frame s->count: its record is s->ip and
+ * @word (uw_frame_word()), two stores. */
+WR_INLINE void put_frame(__u8 *buf, struct wr_bt_slot *s, __u64 word, __u64 hash_in)
+{
+	__u32 off = (s->item_off & (WR_EVENT_MAX - 1)) + sizeof(struct wr_bt_header) +
+		    (s->count & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame);
+	__u64 *f = (__u64 *)(buf + sizeof(struct wr_event_header) + off);
+
+	if (s->flags & WR_SLOT_F_COUNT) {
+		s->hash = (s->hash ^ hash_in) * 0x9e3779b97f4a7c15ull;
+		s->hash ^= s->hash >> 29;
 	}
-	if (ra >> 56) {
-		*error = WR_BTE_NEXT_IP_KERNEL_LIKE;
-		return WR_BT_INVALID_FRAME;
-	}
-	if (cfa == 0) {
-		*error = WR_BTE_NEXT_CFA_ZERO;
-		return WR_BT_INVALID_FRAME;
-	}
-	if (cfa <= s->sp) {
-		*error = WR_BTE_NEXT_CFA_NOT_ADVANCING;
-		return WR_BT_INVALID_FRAME;
-	}
-	recover_bp(st, s, r, cfa);
-	s->ip = ra;
-	s->sp = cfa;
-	s->flags &= ~WR_SLOT_F_EXACT;
-	return WR_MOVED;
+	f[0] = s->ip;
+	f[1] = word;
+	s->count++;
+}
+
+/* Record the frame at s->ip, in the module of @cookie loaded at @bias. */
+WR_INLINE void emit_frame(__u8 *buf, struct wr_bt_slot *s, __u64 cookie, __u64 bias)
+{
+	__u64 hash_in, word = uw_frame_word(s->ip, s->flags & WR_SLOT_F_EXACT, cookie, bias, &hash_in);
+
+	put_frame(buf, s, word, hash_in);
 }
 
 /* The rule for the current frame of @s in mapping @m; @rule0 is the
@@ -413,7 +296,7 @@ WR_INLINE struct wr_cfi_rule *frame_rule(struct wr_bt_slot *s, struct wr_mapping
 	if (s->count == 1 && rule0 != WR_RULE_LOOKUP)
 		idx = rule0;
 	else
-		idx = find_rule(m->slot, m->row_count, (s->flags & WR_SLOT_F_EXACT) ? pc : pc - 1);
+		idx = find_rule(m->slot, m->row_count, uw_row_pc(pc, s->flags & WR_SLOT_F_EXACT));
 	if (idx == WR_CFI_RULE_NONE) {
 		*status = WR_BT_NO_ROWS_FOR_PC;
 		return 0;
@@ -423,17 +306,6 @@ WR_INLINE struct wr_cfi_rule *frame_rule(struct wr_bt_slot *s, struct wr_mapping
 	if (!r)
 		*status = WR_BT_INTERNAL_ERROR;
 	return r;
-}
-
-/* Move @s to its caller under @r; returns WR_MOVED or a stop status. */
-WR_INLINE __u32 apply_rule(struct wr_bt_state *st, struct wr_bt_slot *s, struct wr_cfi_rule *r,
-			    __u32 *error)
-{
-	if (r->kind == WR_ROW_SIGNAL)
-		return unwind_signal(st, s, error);
-	if (r->kind == WR_ROW_NORMAL)
-		return unwind_normal(st, s, r, error);
-	return WR_BT_UNSUPPORTED_CFI;
 }
 
 WR_INLINE struct wr_frame_cache_ent *cache_slot(__u64 key, __u32 tgid)
@@ -494,7 +366,7 @@ WR_INLINE struct wr_cfi_rule *lookup_frame(__u8 *buf, struct wr_bt_state *st,
 		return &st->memo_rule;
 	}
 	m = find_mapping(pm, s->ip);
-	word = frame_word(s->ip, key >> 63, m ? m->cookie : 0, m ? m->bias : 0, &hash_in);
+	word = uw_frame_word(s->ip, key >> 63, m ? m->cookie : 0, m ? m->bias : 0, &hash_in);
 	put_frame(buf, s, word, hash_in);
 	if (!m) {
 		slot_finish(buf, s, WR_BT_OFFSETS_UNAVAILABLE, 0); /* handed over */
@@ -646,8 +518,8 @@ WR_INLINE void unwind_one(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *
 		if (!r)
 			return;
 	}
-	status = apply_rule(st, s, r, &error);
-	if (status != WR_MOVED)
+	status = uw_step(st, s, r, &error);
+	if (status != UW_MOVED)
 		slot_finish(buf, s, status, error);
 	else if (s->count >= s->depth)
 		slot_finish(buf, s, WR_BT_TRUNCATED, 0);

@@ -14,6 +14,7 @@
 #include <libelf.h>
 
 #include "dwarf/module.h"
+#include "dwarf/module_cfi.h"
 
 struct dw_load_segment {
 	uint64_t vaddr;
@@ -63,15 +64,6 @@ struct dw_module {
 	char *build_id_hex;         /* owned, "" when none */
 	struct dw_ext ext[DW_EXT_COUNT_];
 };
-
-/* dwarf_frame_register() with the x86-64 psABI's defaults put right:
- * libdw's built-in rules for registers no CFI mentions call DWARF
- * register 0 (rax) callee-saved and leave 3 (rbx) undefined, so a
- * caller's rbx would be lost and its rax taken for the callee's.  An
- * unspecified rbx is the same value, an unspecified rax undefined (the
- * two cannot be told from an explicit rule, which no compiler writes for
- * them in a function's body).  frame.c. */
-int dw_cfi_register(Dwarf_Frame *frame, int reg, Dwarf_Op mem[3], Dwarf_Op **ops, size_t *n);
 
 /* The path of the module's separate debug file (debugfile.c: explicit,
  * build-id directory, .gnu_debuglink, debuginfod; checked to belong to the
@@ -140,11 +132,5 @@ bool dw_die_is_rust(Dwarf_Die *die);
 
 /* The module's DWARF (main or separate), or NULL.  Borrowed. */
 Dwarf *dw_module_dwarf(struct dw_module *m);
-
-/* The ELF that holds the symbol tables: the main file.  Borrowed. */
-static inline Elf *dw_module_elf(struct dw_module *m)
-{
-	return m->elf;
-}
 
 #endif

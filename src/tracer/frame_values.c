@@ -4,11 +4,11 @@
  * type.
  */
 #include "tracer/frame_values.h"
-#include "dwarf/frame.h"
 #include "dwarf/stdlib.h"
 #include "dwarf/vars.h"
 #include "render/render.h"
 #include "tracer/target.h"
+#include "unwind/frame.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -26,10 +26,10 @@ struct fv_walk {
 	const struct wr_stack_header *sh;
 	unsigned i;                    /* the frame regs are of */
 	bool valid;                    /* regs hold frame i's registers */
-	struct dw_frame_regs regs;
+	struct uw_frame_regs regs;
 	bool have_cfa;                 /* frame i stepped: cfa and caller are known */
 	uint64_t cfa;
-	struct dw_frame_regs caller;
+	struct uw_frame_regs caller;
 	struct strbuf text;            /* names and values of the last call */
 	size_t off[MAX_VARS][2];
 };
@@ -75,21 +75,21 @@ static void step(struct fv_walk *w, struct target *t)
 	struct tmodule *m = target_module_by_cookie(t, f->cookie);
 	bool caller_exact;
 
-	w->have_cfa = m && dw_frame_step(m->dw, f->pc, f->flags & WR_FRAME_F_EXACT_IP, &w->regs,
+	w->have_cfa = m && uw_frame_step(m->dw, f->pc, f->flags & WR_FRAME_F_EXACT_IP, &w->regs,
 					 copy_read, (void *)w->bt, &w->cfa, &w->caller,
 					 &caller_exact) == 0;
 }
 
 /* The kernel's saved registers in DWARF numbering. */
-static void regs_of(const struct wr_stack_regs *r, struct dw_frame_regs *out)
+static void regs_of(const struct wr_stack_regs *r, struct uw_frame_regs *out)
 {
-	const uint64_t v[DW_FRAME_NREGS] = {
+	const uint64_t v[UW_FRAME_NREGS] = {
 		r->ax, r->dx, r->cx, r->bx, r->si, r->di, r->bp, r->sp,
 		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15, r->ip,
 	};
 
 	memcpy(out->v, v, sizeof(v));
-	out->known = (1u << DW_FRAME_NREGS) - 1;
+	out->known = (1u << UW_FRAME_NREGS) - 1;
 }
 
 static void start(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt)
@@ -110,8 +110,8 @@ static void advance(struct fv_walk *w, struct target *t)
 	const struct wr_bt_frame *next = &w->bt->frames[w->i + 1];
 
 	w->i++;
-	w->valid = w->valid && w->have_cfa && (w->caller.known & (1u << DW_FRAME_RIP)) &&
-		   w->caller.v[DW_FRAME_RIP] == next->ip;
+	w->valid = w->valid && w->have_cfa && (w->caller.known & (1u << WR_DWARF_RIP)) &&
+		   w->caller.v[WR_DWARF_RIP] == next->ip;
 	if (!w->valid)
 		return;
 	w->regs = w->caller;
@@ -130,7 +130,7 @@ struct where {
 
 static bool reg_of(const struct where *c, int reg, uint64_t *out)
 {
-	if (reg < 0 || reg >= DW_FRAME_NREGS || !(c->w->regs.known & (1u << reg)))
+	if (reg < 0 || reg >= UW_FRAME_NREGS || !(c->w->regs.known & (1u << reg)))
 		return false;
 	*out = c->w->regs.v[reg];
 	return true;

@@ -20,9 +20,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "dwarf/cfi.h"
 #include "protocol/decode.h"
 #include "protocol/wire.h"
+#include "unwind/cfi.h"
 
 struct dw_module;
 struct runtime;
@@ -231,7 +231,7 @@ void target_describe_site(struct target *t, struct tmodule *m, uint64_t vaddr, s
  * over (bt->stack is set): learn the process's mappings now (and install
  * them, so the events that follow need no help), check that the frame
  * where the kernel stopped lies in the very mapping the kernel saw, and
- * walk on from there through the copy of the stack (tracer/unwind.h).
+ * walk on from there through the copy of the stack (unwind/walk.h).
  * The frames go to @frames (room for WR_BT_MAX_DEPTH), starting with bt's
  * own; bt then points at them, with its new count, status and error.
  * Returns 0, or -ENOENT when the mapping is not known or not the same

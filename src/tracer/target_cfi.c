@@ -16,7 +16,7 @@
  * CFI or more) that hold no probe site and are not one every stack passes
  * through (the executable, the dynamic linker, libc): while the loader
  * still reads one, it is deferred, left out of the kernel with its
- * mappings, so a walk that reaches it is handed over (tracer/unwind.h) and
+ * mappings, so a walk that reaches it is handed over (unwind/walk.h) and
  * finished in userspace, which waits for its rows; target_install_deferred()
  * puts it in once read.  The loader reads the others first.  Every table
  * is still in the kernel before a mapping points at it: no backtrace can

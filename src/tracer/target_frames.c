@@ -2,14 +2,15 @@
  * (function, file:line, inline chain; tail calls recovered from call-site
  * information), and the walks the kernel hands over when it meets a frame
  * in a mapping it has not been told about, finished here with the same
- * rows (tracer/unwind.h) once the mapping is known.
+ * rows (unwind/walk.h) once the mapping is known.
  */
 #include "dwarf/module.h"
 #include "dwarf/symbolize.h"
 #include "dwarf/tailcall.h"
 #include "render/render.h"
 #include "tracer/target_priv.h"
-#include "tracer/unwind.h"
+#include "unwind/step.h"
+#include "unwind/walk.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -74,7 +75,7 @@ static int finish_lookup(void *ctx, uint64_t ip, bool exact, struct uw_where *w)
 		return 0;
 	}
 	pc = ip - m->bias;
-	row = cfi_table_lookup(&m->mod->cfi, exact ? pc : pc - 1);
+	row = cfi_table_lookup(&m->mod->cfi, uw_row_pc(pc, exact));
 	if (row < 0 || m->mod->cfi.rows[row].rule >= m->mod->rules.n) {
 		w->status = WR_BT_NO_ROWS_FOR_PC;
 		return 0;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarf/cfi_priv.h"
+#include "unwind/cfi_priv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* test_cfi.c - dwarf/cfi.c against binutils as the oracle.
+/* test_cfi.c - unwind/cfi.c against binutils as the oracle.
  *
  * For every FDE that `readelf --debug-dump=frames-interp` prints, the rule
  * cfi_table_lookup() finds at each readelf row's first pc and at a pc
@@ -34,8 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dwarf/cfi.h"
 #include "dwarf/module.h"
+#include "unwind/cfi.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 

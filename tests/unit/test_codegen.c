@@ -24,7 +24,6 @@
 
 #include "codegen/codegen.h"
 #include "codegen/lower.h"
-#include "dwarf/cfi.h"
 #include "dwarf/module.h"
 #include "dwarf/resolve.h"
 #include "dwarf/vars.h"
@@ -32,6 +31,7 @@
 #include "script/parser.h"
 #include "script/typespec.h"
 #include "tracer/casttype.h"
+#include "unwind/cfi.h"
 #include "util/diag.h"
 #include "util/error.h"
 #include "util/file.h"

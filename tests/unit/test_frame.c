@@ -1,4 +1,4 @@
-/* test_frame.c - dwarf/frame.c: a frame's caller's registers by the CFI
+/* test_frame.c - unwind/frame.c: a frame's caller's registers by the CFI
  * rules of a real module, tests/unit/data/frame/frame.s, linked here into a
  * shared object.  Each row's rules are evaluated against chosen registers
  * and a canned memory, and the caller's registers compared with what the
@@ -23,8 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dwarf/frame.h"
 #include "dwarf/module.h"
+#include "unwind/frame.h"
 #include "util/xalloc.h"
 
 #define RAX 0
@@ -91,27 +91,27 @@ static int mem_read(void *ctx, uint64_t addr, void *buf, size_t len)
 struct step {
 	int err;
 	uint64_t cfa;
-	struct dw_frame_regs caller;
+	struct uw_frame_regs caller;
 	bool exact;
 };
 
-static struct dw_frame_regs regs(uint64_t rsp, uint64_t rbp, uint32_t known)
+static struct uw_frame_regs regs(uint64_t rsp, uint64_t rbp, uint32_t known)
 {
-	struct dw_frame_regs r;
+	struct uw_frame_regs r;
 
 	memset(&r, 0, sizeof(r));
-	r.v[DW_FRAME_RSP] = rsp;
-	r.v[DW_FRAME_RBP] = rbp;
-	r.known = known | BIT(DW_FRAME_RSP);
+	r.v[WR_DWARF_RSP] = rsp;
+	r.v[WR_DWARF_RBP] = rbp;
+	r.known = known | BIT(WR_DWARF_RSP);
 	return r;
 }
 
-static struct step step(uint64_t pc, bool exact, const struct dw_frame_regs *r, struct mem *m)
+static struct step step(uint64_t pc, bool exact, const struct uw_frame_regs *r, struct mem *m)
 {
 	struct step s;
 
 	memset(&s, 0xaa, sizeof(s));
-	s.err = dw_frame_step(mod, pc, exact, r, mem_read, m, &s.cfa, &s.caller, &s.exact);
+	s.err = uw_frame_step(mod, pc, exact, r, mem_read, m, &s.cfa, &s.caller, &s.exact);
 	return s;
 }
 
@@ -139,7 +139,7 @@ static void assert_unknown(const struct step *s, unsigned reg)
  * was not known stays unknown. */
 static void test_entry_row(void **state)
 {
-	struct dw_frame_regs r = regs(0x7000, 0x9990, BIT(DW_FRAME_RBP));
+	struct uw_frame_regs r = regs(0x7000, 0x9990, BIT(WR_DWARF_RBP));
 	struct mem m = { 0 };
 	struct step s;
 
@@ -149,9 +149,9 @@ static void test_entry_row(void **state)
 	assert_int_equal(s.err, 0);
 	assert_int_equal(s.cfa, 0x7008);
 	assert_false(s.exact);
-	assert_reg(&s, DW_FRAME_RIP, 0x5555);
-	assert_reg(&s, DW_FRAME_RSP, 0x7008);
-	assert_reg(&s, DW_FRAME_RBP, 0x9990);
+	assert_reg(&s, WR_DWARF_RIP, 0x5555);
+	assert_reg(&s, WR_DWARF_RSP, 0x7008);
+	assert_reg(&s, WR_DWARF_RBP, 0x9990);
 	assert_unknown(&s, R12);
 }
 
@@ -160,7 +160,7 @@ static void test_entry_row(void **state)
  * row, as a caller frame must. */
 static void test_row_of_pc_minus_one(void **state)
 {
-	struct dw_frame_regs r = regs(0x7000, 0x9990, BIT(DW_FRAME_RBP));
+	struct uw_frame_regs r = regs(0x7000, 0x9990, BIT(WR_DWARF_RBP));
 	struct mem m = { 0 };
 	struct step s;
 
@@ -170,22 +170,22 @@ static void test_row_of_pc_minus_one(void **state)
 	s = step(sym("fr_basic_pushed"), true, &r, &m);
 	assert_int_equal(s.err, 0);
 	assert_int_equal(s.cfa, 0x7010);
-	assert_reg(&s, DW_FRAME_RIP, 0x6666);
-	assert_reg(&s, DW_FRAME_RSP, 0x7010);
-	assert_reg(&s, DW_FRAME_RBP, 0x8880);
+	assert_reg(&s, WR_DWARF_RIP, 0x6666);
+	assert_reg(&s, WR_DWARF_RSP, 0x7010);
+	assert_reg(&s, WR_DWARF_RBP, 0x8880);
 
 	s = step(sym("fr_basic_pushed"), false, &r, &m);
 	assert_int_equal(s.err, 0);
 	assert_int_equal(s.cfa, 0x7008);
-	assert_reg(&s, DW_FRAME_RIP, 0x8880);
-	assert_reg(&s, DW_FRAME_RBP, 0x9990);
+	assert_reg(&s, WR_DWARF_RIP, 0x8880);
+	assert_reg(&s, WR_DWARF_RBP, 0x9990);
 }
 
 /* CFA rbp+16 with rbp and rbx saved below it; without a known rbp the CFA
  * and so nothing of the caller is known. */
 static void test_rbp_based(void **state)
 {
-	struct dw_frame_regs r = regs(0x7ff0, 0x8000, BIT(DW_FRAME_RBP));
+	struct uw_frame_regs r = regs(0x7ff0, 0x8000, BIT(WR_DWARF_RBP));
 	struct mem m = { 0 };
 	struct step s;
 
@@ -196,12 +196,12 @@ static void test_rbp_based(void **state)
 	s = step(sym("fr_basic_saved"), true, &r, &m);
 	assert_int_equal(s.err, 0);
 	assert_int_equal(s.cfa, 0x8010);
-	assert_reg(&s, DW_FRAME_RIP, 0x4444);
-	assert_reg(&s, DW_FRAME_RSP, 0x8010);
-	assert_reg(&s, DW_FRAME_RBP, 0x8880);
+	assert_reg(&s, WR_DWARF_RIP, 0x4444);
+	assert_reg(&s, WR_DWARF_RSP, 0x8010);
+	assert_reg(&s, WR_DWARF_RBP, 0x8880);
 	assert_reg(&s, RBX, 0x77);
 
-	r.known &= ~BIT(DW_FRAME_RBP);
+	r.known &= ~BIT(WR_DWARF_RBP);
 	s = step(sym("fr_basic_framed"), true, &r, &m);
 	assert_int_equal(s.err, -ENOTSUP);
 	assert_int_equal(s.caller.known, 0);
@@ -211,7 +211,7 @@ static void test_rbp_based(void **state)
  * is unknown, while what needs no memory still is known. */
 static void test_unreadable_memory(void **state)
 {
-	struct dw_frame_regs r = regs(0x7000, 0x9990, BIT(DW_FRAME_RBP));
+	struct uw_frame_regs r = regs(0x7000, 0x9990, BIT(WR_DWARF_RBP));
 	struct mem m = { 0 };
 	struct step s;
 
@@ -220,16 +220,16 @@ static void test_unreadable_memory(void **state)
 	assert_int_equal(s.err, 0);
 	assert_true(m.reads > 0);
 	assert_int_equal(s.cfa, 0x7008);
-	assert_unknown(&s, DW_FRAME_RIP);
-	assert_reg(&s, DW_FRAME_RSP, 0x7008);
-	assert_reg(&s, DW_FRAME_RBP, 0x9990);
+	assert_unknown(&s, WR_DWARF_RIP);
+	assert_reg(&s, WR_DWARF_RSP, 0x7008);
+	assert_reg(&s, WR_DWARF_RBP, 0x9990);
 }
 
 /* Stack realignment: CFA = *(rbp - 8), rbp saved at the address rbp (an
  * expression rule); the CFA's word missing makes the step unsupported. */
 static void test_cfa_expression(void **state)
 {
-	struct dw_frame_regs r = regs(0x7000, 0x8000, BIT(DW_FRAME_RBP));
+	struct uw_frame_regs r = regs(0x7000, 0x8000, BIT(WR_DWARF_RBP));
 	uint64_t pc = sym("fr_realign") + 1;
 	struct mem m = { 0 };
 	struct step s;
@@ -241,9 +241,9 @@ static void test_cfa_expression(void **state)
 	s = step(pc, true, &r, &m);
 	assert_int_equal(s.err, 0);
 	assert_int_equal(s.cfa, 0x9000);
-	assert_reg(&s, DW_FRAME_RIP, 0x7777);
-	assert_reg(&s, DW_FRAME_RSP, 0x9000);
-	assert_reg(&s, DW_FRAME_RBP, 0x8880);
+	assert_reg(&s, WR_DWARF_RIP, 0x7777);
+	assert_reg(&s, WR_DWARF_RSP, 0x9000);
+	assert_reg(&s, WR_DWARF_RBP, 0x8880);
 
 	m.n = 0;
 	s = step(pc, true, &r, &m);
@@ -256,7 +256,7 @@ static void test_cfa_expression(void **state)
  * registers unknown instead of guessed. */
 static void test_value_rules(void **state)
 {
-	struct dw_frame_regs r = regs(0x7040, 0, BIT(RBX));
+	struct uw_frame_regs r = regs(0x7040, 0, BIT(RBX));
 	struct mem m = { 0 };
 	struct step s;
 
@@ -266,9 +266,9 @@ static void test_value_rules(void **state)
 	s = step(sym("fr_values") + 1, true, &r, &m);
 	assert_int_equal(s.err, 0);
 	assert_int_equal(s.cfa, 0x7048);
-	assert_unknown(&s, DW_FRAME_RIP);          /* .cfi_undefined %rip */
-	assert_reg(&s, DW_FRAME_RSP, 0x7048);
-	assert_reg(&s, DW_FRAME_RBP, 0x1234);      /* .cfi_register %rbp, %rbx */
+	assert_unknown(&s, WR_DWARF_RIP);          /* .cfi_undefined %rip */
+	assert_reg(&s, WR_DWARF_RSP, 0x7048);
+	assert_reg(&s, WR_DWARF_RBP, 0x1234);      /* .cfi_register %rbp, %rbx */
 	assert_reg(&s, RBX, ((0x7040 + 16 - 3) & 0xf0) + 4);
 	assert_reg(&s, R12, 0x7048 + 8);           /* call_frame_cfa, lit8, plus */
 	assert_reg(&s, R13, 0x1235);               /* bregx rbx 1 */
@@ -281,7 +281,7 @@ static void test_value_rules(void **state)
 	r.known &= ~BIT(RBX);
 	s = step(sym("fr_values") + 1, true, &r, &m);
 	assert_int_equal(s.err, 0);
-	assert_unknown(&s, DW_FRAME_RBP);
+	assert_unknown(&s, WR_DWARF_RBP);
 	assert_unknown(&s, R13);
 	assert_reg(&s, RBX, ((0x7040 + 16 - 3) & 0xf0) + 4);
 }
@@ -289,7 +289,7 @@ static void test_value_rules(void **state)
 /* The frame below a signal trampoline was interrupted: its pc is exact. */
 static void test_signal_frame(void **state)
 {
-	struct dw_frame_regs r = regs(0x7000, 0, 0);
+	struct uw_frame_regs r = regs(0x7000, 0, 0);
 	struct mem m = { 0 };
 	struct step s;
 
@@ -298,7 +298,7 @@ static void test_signal_frame(void **state)
 	s = step(sym("fr_signal"), true, &r, &m);
 	assert_int_equal(s.err, 0);
 	assert_true(s.exact);
-	assert_reg(&s, DW_FRAME_RIP, 0x5000);
+	assert_reg(&s, WR_DWARF_RIP, 0x5000);
 	s = step(sym("fr_basic"), true, &r, &m);
 	assert_int_equal(s.err, 0);
 	assert_false(s.exact);
@@ -307,7 +307,7 @@ static void test_signal_frame(void **state)
 /* No row: code without CFI, and an address beyond the module. */
 static void test_no_row(void **state)
 {
-	struct dw_frame_regs r = regs(0x7000, 0, 0);
+	struct uw_frame_regs r = regs(0x7000, 0, 0);
 	struct mem m = { 0 };
 	struct step s;
 

@@ -1,4 +1,4 @@
-/* test_unwind.c - the unwinder's step in userspace (tracer/unwind.c), on
+/* test_unwind.c - the unwinder's step in userspace (unwind/walk.c), on
  * canned rules and a canned copy of a stack: a chain of frames to the end
  * of the stack, a signal frame, rbp-based frames, the depth limit, a frame
  * in no module, and every check that keeps a bad caller out. */
@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "tracer/unwind.h"
+#include "unwind/walk.h"
 
 #define BASE 0x7ffd0000ull /* where the stack copy was */
 #define BIAS 0x555555554000ull

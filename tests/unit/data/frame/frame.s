@@ -1,4 +1,4 @@
-# frame.s - hand-written CFI for test_frame: the rules dwarf/frame.c
+# frame.s - hand-written CFI for test_frame: the rules unwind/frame.c
 # evaluates (offsets from the CFA, registers, expressions, value
 # expressions and their operations), the ones it must leave unknown, a
 # signal frame and code without CFI.  Each fr_* label marks the first

@@ -12,35 +12,30 @@
  * first row replaces when the two touch.
  *
  * How a CFA program becomes a struct wr_cfi_rule is told at the top of
- * cfi_program.c.  This file keeps the rest: the shared rule table, finding
- * the sections, ordering the FDEs, the rows themselves (merging, gaps,
- * the overlay of .eh_frame and .debug_frame), lookup and dumps.
+ * cfi_program.c.  This file keeps the rest: the shared rule table, ordering
+ * the FDEs, the rows themselves (merging, gaps, the overlay of .eh_frame
+ * and .debug_frame), lookup and dumps.
  *
  * Where the rows come from: the main file's .eh_frame; .debug_frame of the
- * main file, or failing that of the separate debug file (see
- * open_debug_frame()), fills the pcs .eh_frame leaves uncovered.  Both are
+ * main file, or failing that of the separate debug file, fills the pcs
+ * .eh_frame leaves uncovered (dwarf/module_cfi.h opens them).  Both are
  * read from the ELF sections, so a file without section headers has no
  * rows.  FDEs that do not start in an executable PT_LOAD segment
  * (.debug_frame keeps FDEs of discarded sections at address 0) or that end
  * beyond the 32-bit row pc are skipped.
  */
-#include "dwarf/cfi.h"
-#include "dwarf/cfi_priv.h"
+#include "unwind/cfi.h"
+#include "unwind/cfi_priv.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-#include <dwarf.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
-#include <unistd.h>
-
-#include <elfutils/libdwelf.h>
 
 /* ======================================================================
  * The rule table
@@ -240,95 +235,6 @@ static int extract_section(struct cfi_extract *x, struct cfi_table *t)
 	return err;
 }
 
-/* ======================================================================
- * Finding the sections
- * ====================================================================== */
-
-static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS)
-			continue;
-		n = elf_strptr(elf, shstrndx, sh->sh_name);
-		if (n && strcmp(n, name) == 0)
-			return scn;
-	}
-	return NULL;
-}
-
-/* Open section @name of @elf for reading; false when absent or empty. */
-static bool open_section(Elf *elf, const char *name, struct cfi_section *s)
-{
-	GElf_Shdr sh;
-	Elf_Scn *scn = find_section(elf, name, &sh);
-
-	if (!scn)
-		return false;
-	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-		return false;
-	s->data = elf_getdata(scn, NULL);
-	if (!s->data || !s->data->d_buf || s->data->d_size == 0)
-		return false;
-	s->name = name;
-	s->buf = s->data->d_buf;
-	s->vaddr = sh.sh_addr;
-	s->eh = strcmp(name, ".eh_frame") == 0;
-	s->ident = (const unsigned char *)elf_getident(elf, NULL);
-	return s->ident != NULL;
-}
-
-/* The separate debug file, opened only for its section headers. */
-struct debug_file {
-	int fd;
-	Elf *elf;
-};
-
-/* .debug_frame of the main file, else of the separate debug file, opened
- * here for its section headers only: loading its DWARF costs tens of
- * milliseconds on libc (every debug section is decompressed) and is not
- * needed for CFI.  The file is found by dw_module_find_debug_file(), which
- * leaves libdwfl's state alone (libdwfl's own search would adopt the
- * handle into the module, and closing it here would then break the
- * module's DWARF).  @df holds what must stay open while @s is read. */
-static bool open_debug_frame(struct dw_module *m, struct cfi_section *s, struct debug_file *df)
-{
-	char *path;
-
-	df->fd = -1;
-	df->elf = NULL;
-	if (open_section(m->elf, ".debug_frame", s))
-		return true;
-	if (m->dwarf_state == 1) {
-		Elf *elf = dwarf_getelf(m->dwarf);
-
-		return elf && elf != m->elf && open_section(elf, ".debug_frame", s);
-	}
-	path = dw_module_find_debug_file(m);
-	if (!path)
-		return false;
-	df->fd = open(path, O_RDONLY | O_CLOEXEC);
-	free(path);
-	if (df->fd < 0)
-		return false;
-	df->elf = elf_begin(df->fd, ELF_C_READ_MMAP, NULL);
-	return df->elf && open_section(df->elf, ".debug_frame", s);
-}
-
-static void close_debug_file(struct debug_file *df)
-{
-	if (df->elf)
-		elf_end(df->elf);
-	if (df->fd >= 0)
-		close(df->fd);
-}
-
 static int extract_from(struct dw_module *m, struct cfi_rules *rules,
 			const struct cfi_section *s, struct cfi_table *t)
 {
@@ -411,18 +317,31 @@ static int extract_both(struct dw_module *m, struct cfi_rules *rules,
 /* The sections one module's rows come from, found by cfi_sources_open(). */
 struct cfi_sources {
 	struct dw_module *m;
-	struct cfi_section eh, dbg;
+	struct dw_section eh_sec, dbg_sec; /* what dwarf/ opened */
+	struct cfi_section eh, dbg;        /* the same, as the interpreter reads them */
 	bool have_eh, have_dbg;
-	struct debug_file df;
 };
+
+/* @ds as the interpreter reads it. */
+static void take(const struct dw_section *ds, bool eh, struct cfi_section *s)
+{
+	s->name = ds->name;
+	s->data = ds->data;
+	s->buf = ds->buf;
+	s->vaddr = ds->vaddr;
+	s->eh = eh;
+	s->ident = ds->ident;
+}
 
 struct cfi_sources *cfi_sources_open(struct dw_module *m)
 {
 	struct cfi_sources *src = xcalloc(1, sizeof(*src));
 
 	src->m = m;
-	src->have_eh = open_section(m->elf, ".eh_frame", &src->eh);
-	src->have_dbg = open_debug_frame(m, &src->dbg, &src->df);
+	src->have_eh = dw_module_section(m, ".eh_frame", &src->eh_sec);
+	src->have_dbg = dw_module_debug_frame(m, &src->dbg_sec);
+	take(&src->eh_sec, true, &src->eh);
+	take(&src->dbg_sec, false, &src->dbg);
 	return src;
 }
 
@@ -435,7 +354,8 @@ void cfi_sources_close(struct cfi_sources *src)
 {
 	if (!src)
 		return;
-	close_debug_file(&src->df);
+	dw_section_close(&src->eh_sec);
+	dw_section_close(&src->dbg_sec);
 	free(src);
 }
 

@@ -1,24 +1,24 @@
-/* cfi_priv.h - what cfi.c and cfi_program.c share: cfi.c finds the CFI
- * sections and builds the tables, cfi_program.c decodes a section's CIEs
- * and FDEs and runs their DW_CFA_* programs into a table.
+/* cfi_priv.h - what cfi.c and cfi_program.c share: cfi.c builds the
+ * tables from the sections dwarf/ opens, cfi_program.c decodes a section's
+ * CIEs and FDEs and runs their DW_CFA_* programs into a table.
  *
- * Layer rule: private to src/dwarf; included only by cfi.c and
- * cfi_program.c.  Like the rest of dwarf/, it may name elfutils types.
+ * Layer rule: private to unwind/cfi*.c (and the CFI fuzzer); it names the
+ * elfutils types of dwarf/module_cfi.h.
  *
  * Shared here: one opened section (struct cfi_section, filled by cfi.c),
  * the state of one section's extraction (struct cfi_extract, with the FDEs
  * the scan queued), the two steps of the interpreter, and the one way rows
  * enter a table (cfi_table_push_row, in cfi.c).
  */
-#ifndef WRAITH_DWARF_CFI_PRIV_H
-#define WRAITH_DWARF_CFI_PRIV_H
+#ifndef WRAITH_UNWIND_CFI_PRIV_H
+#define WRAITH_UNWIND_CFI_PRIV_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dwarf/cfi.h"
-#include "dwarf/module_priv.h"
+#include "dwarf/module_cfi.h"
+#include "unwind/cfi.h"
 
 /* One CFI section's bytes and where they sit in the address space. */
 struct cfi_section {

@@ -28,8 +28,8 @@
  *   __restore_rt) is WR_ROW_SIGNAL; its expressions are not looked at.
  * - A malformed program turns the rest of its FDE into unsupported rows.
  */
-#include "dwarf/cfi_priv.h"
 #include "dwarf/cursor.h"
+#include "unwind/cfi_priv.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/xalloc.h"

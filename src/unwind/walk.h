@@ -1,21 +1,21 @@
-/* unwind.h - the unwinder's step, in userspace: finishing a backtrace the
- * kernel handed over.
+/* walk.h - finishing in userspace a backtrace the kernel handed over.
  *
- * Layer rule: depends on protocol/wire.h only (rows, rules, frames); the
- * caller supplies the lookup of an instruction pointer (module, bias and
- * rule), so this file knows nothing of processes or modules and is tested
- * with canned rows and memory.
+ * Layer rule: unwind/ (see unwind/step.h for the step it shares with the
+ * kernel); this file depends on protocol/wire.h only (rows, rules,
+ * frames): the caller supplies the lookup of an instruction pointer
+ * (module, bias and rule), so it knows nothing of processes or modules
+ * and is tested with canned rows and memory.
  *
  * When the in-kernel walk reaches a frame whose address is in no mapping
  * the kernel knows (a library mapped since the last refresh, a process not
  * seen yet), it stops there and hands over the frame's registers and a
  * copy of the stack above it (struct wr_stack_header).  Userspace learns
- * the mapping and continues here, with the same rows and the same rules of
- * validation as bpf-templates/wraith.bpf.c, reading only the copy: the
- * frames it adds are the frames the stack held when the probe fired.
+ * the mapping and continues here, with the same rows and the kernel's own
+ * step (unwind/step.h), reading only the copy: the frames it adds are the
+ * frames the stack held when the probe fired.
  */
-#ifndef WRAITH_TRACER_UNWIND_H
-#define WRAITH_TRACER_UNWIND_H
+#ifndef WRAITH_UNWIND_WALK_H
+#define WRAITH_UNWIND_WALK_H
 
 #include <stdbool.h>
 #include <stddef.h>

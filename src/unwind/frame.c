@@ -1,4 +1,5 @@
-/* frame.c - a frame's caller's registers by the module's CFI (see frame.h).
+/* frame.c - a frame's caller's registers by the module's full CFI (see
+ * frame.h).
  *
  * libdw computes the row at a pc (dwarf_cfi_addrframe) and hands each
  * rule over as a small DWARF expression; this file evaluates those
@@ -8,8 +9,9 @@
  * stack realignment); anything else makes the register unknown rather than
  * guessed.
  */
-#include "dwarf/frame.h"
-#include "dwarf/module_priv.h"
+#include "unwind/frame.h"
+#include "dwarf/module_cfi.h"
+#include "unwind/step.h"
 
 #include <dwarf.h>
 #include <errno.h>
@@ -19,10 +21,10 @@
 #define STACK_MAX 8
 
 struct eval {
-	const struct dw_frame_regs *regs;
+	const struct uw_frame_regs *regs;
 	uint64_t cfa;
 	bool cfa_known;
-	dw_mem_fn mem;
+	uw_mem_fn mem;
 	void *ctx;
 	uint64_t stack[STACK_MAX];
 	int n;
@@ -40,7 +42,7 @@ static bool push(struct eval *e, uint64_t v)
 
 static bool reg_value(const struct eval *e, unsigned reg, uint64_t *out)
 {
-	if (reg >= DW_FRAME_NREGS || !(e->regs->known & (1u << reg)))
+	if (reg >= UW_FRAME_NREGS || !(e->regs->known & (1u << reg)))
 		return false;
 	*out = e->regs->v[reg];
 	return true;
@@ -127,22 +129,6 @@ static bool eval(struct eval *e, const Dwarf_Op *ops, size_t n)
 	return e->in_reg >= 0 || e->n >= 1;
 }
 
-#define DW_FRAME_RAX 0
-#define DW_FRAME_RBX 3
-
-int dw_cfi_register(Dwarf_Frame *frame, int reg, Dwarf_Op mem[3], Dwarf_Op **ops, size_t *n)
-{
-	int err = dwarf_frame_register(frame, reg, mem, ops, n);
-
-	if (err != 0 || *n != 0)
-		return err;
-	if (reg == DW_FRAME_RBX && *ops) /* undefined: the same value */
-		*ops = NULL;
-	else if (reg == DW_FRAME_RAX && !*ops) /* the same value: undefined */
-		*ops = mem;
-	return 0;
-}
-
 /* The caller's value of register @reg under @frame's rule for it. */
 static bool caller_reg(Dwarf_Frame *frame, struct eval *e, unsigned reg, uint64_t *out)
 {
@@ -153,9 +139,9 @@ static bool caller_reg(Dwarf_Frame *frame, struct eval *e, unsigned reg, uint64_
 	if (dw_cfi_register(frame, (int)reg, mem, &ops, &n) != 0)
 		return false;
 	if (n == 0 && ops == NULL) /* same value */
-		return reg == DW_FRAME_RSP ? (*out = e->cfa, true) : reg_value(e, reg, out);
+		return reg == WR_DWARF_RSP ? (*out = e->cfa, true) : reg_value(e, reg, out);
 	if (n == 0) /* undefined: the stack pointer is the CFA by definition */
-		return reg == DW_FRAME_RSP && (*out = e->cfa, true);
+		return reg == WR_DWARF_RSP && (*out = e->cfa, true);
 	if (!eval(e, ops, n))
 		return false;
 	if (e->in_reg >= 0)
@@ -168,20 +154,12 @@ static bool caller_reg(Dwarf_Frame *frame, struct eval *e, unsigned reg, uint64_
 	return e->mem(e->ctx, v, out, 8) == 0;
 }
 
-static Dwarf_CFI *cfi_of(struct dw_module *m)
-{
-	Dwarf_Addr bias;
-	Dwarf_CFI *cfi = dwfl_module_eh_cfi(m->mod, &bias);
-
-	return cfi ? cfi : dwfl_module_dwarf_cfi(m->mod, &bias);
-}
-
-int dw_frame_step(struct dw_module *m, uint64_t pc, bool exact, const struct dw_frame_regs *regs,
-		  dw_mem_fn mem, void *ctx, uint64_t *cfa, struct dw_frame_regs *caller,
+int uw_frame_step(struct dw_module *m, uint64_t pc, bool exact, const struct uw_frame_regs *regs,
+		  uw_mem_fn mem, void *ctx, uint64_t *cfa, struct uw_frame_regs *caller,
 		  bool *caller_exact)
 {
 	struct eval e = { .regs = regs, .mem = mem, .ctx = ctx };
-	Dwarf_CFI *cfi = cfi_of(m);
+	Dwarf_CFI *cfi = dw_module_cfi(m);
 	Dwarf_Frame *frame = NULL;
 	Dwarf_Op *ops;
 	Dwarf_Addr start, end;
@@ -190,14 +168,14 @@ int dw_frame_step(struct dw_module *m, uint64_t pc, bool exact, const struct dw_
 
 	memset(caller, 0, sizeof(*caller));
 	*caller_exact = false;
-	if (!cfi || dwarf_cfi_addrframe(cfi, exact || pc == 0 ? pc : pc - 1, &frame) != 0)
+	if (!cfi || dwarf_cfi_addrframe(cfi, uw_row_pc(pc, exact), &frame) != 0)
 		return -ENOENT;
 	if (dwarf_frame_cfa(frame, &ops, &n) != 0 || n == 0 || !eval(&e, ops, n) || e.in_reg >= 0)
 		goto out_free;
 	e.cfa = *cfa = e.stack[e.n - 1];
 	e.cfa_known = true;
 	dwarf_frame_info(frame, &start, &end, caller_exact);
-	for (unsigned r = 0; r < DW_FRAME_NREGS; r++)
+	for (unsigned r = 0; r < UW_FRAME_NREGS; r++)
 		if (caller_reg(frame, &e, r, &caller->v[r]))
 			caller->known |= 1u << r;
 	err = 0;

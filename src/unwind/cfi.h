@@ -1,8 +1,13 @@
 /* cfi.h - compact unwind rows extracted from .eh_frame / .debug_frame.
  *
- * Layer rule: dwarf/ depends on util/ and the wire layouts in
- * protocol/wire.h (struct wr_cfi_row, struct wr_cfi_rule); elfutils stays
- * inside dwarf/.
+ * Layer rule: unwind/ holds the unwinder: these rows, the step the BPF
+ * templates share (step.h), the walks finished in userspace (walk.h) and
+ * every register of a frame for frame values (frame.h).  It depends on
+ * util/, the wire layouts in protocol/wire.h (struct wr_cfi_row, struct
+ * wr_cfi_rule) and dwarf/ (modules, and their CFI through
+ * dwarf/module_cfi.h); with dwarf/ it is the only folder that includes
+ * elfutils headers, and only for CFI.  It never includes libbpf: runtime/
+ * puts the rows in the kernel.
  *
  * Every FDE's CFA program is executed once, start to end, emitting a row at
  * each location change; rows are sorted by pc, adjacent rows with the same
@@ -16,8 +21,8 @@
  * When both sections exist, .eh_frame wins and .debug_frame fills only pcs
  * .eh_frame does not cover.
  */
-#ifndef WRAITH_DWARF_CFI_H
-#define WRAITH_DWARF_CFI_H
+#ifndef WRAITH_UNWIND_CFI_H
+#define WRAITH_UNWIND_CFI_H
 
 #include <stddef.h>
 #include <stdint.h>
