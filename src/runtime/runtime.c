@@ -1,11 +1,12 @@
 /* runtime.c - libbpf: the base object with the shared maps and the
  * unwinder step program, probe objects that reuse those maps, uprobe links,
- * the per-module CFI maps, and the event reader (ring buffer or perf
- * buffer).  Every kernel resource is owned by struct runtime or one of its
+ * and the event reader (ring buffer or perf buffer); the unwinder's own
+ * maps are unwind_maps.c's.  Every kernel resource is owned by struct runtime or one of its
  * struct rt_probe, so runtime_free() releases everything on every exit
  * path.
  */
 #include "runtime/runtime.h"
+#include "runtime/runtime_priv.h"
 #include "runtime/btf_cache.h"
 #include "runtime/core_btf.h"
 #include "runtime/kbtf.h"
@@ -53,41 +54,6 @@ struct rt_probe {
 	size_t n_links;
 	size_t cap_links;
 	struct rt_probe *next;
-};
-
-struct rt_cfi_slot {
-	size_t bytes;
-};
-
-struct runtime {
-	struct rt_options opt;
-	struct bpf_object *base;
-	struct ring_buffer *ringbuf;
-	struct perf_buffer *perfbuf;
-	int epoll_fd;            /* the reader's descriptor and the tick timer */
-	int timer_fd;
-	uint64_t perf_lost;
-	rt_event_fn fn;          /* valid during runtime_poll */
-	void *fn_ctx;
-	unsigned polled;         /* events handed over in this runtime_poll */
-	size_t warm_left;        /* ring bytes still to warm (warm_slice) */
-	int warm_fd;             /* the program that warms it (the base object owns it) */
-	bool idle;               /* the last runtime_poll read no events */
-	struct rt_probe *probes; /* every loaded probe */
-	struct rt_object *objects; /* what they share */
-	struct wr_probe_stats *stats; /* wr_stats, mapped: each CPU's counters in a row */
-	size_t stats_len;
-	uint64_t *gate;          /* wr_gate, mapped: when each probe id starts */
-	int ncpu;                /* possible CPUs, as many rows in wr_stats */
-	int proc_maps_fd;
-	int proc_slot_fd;
-	uint32_t proc_slot_tgid[WR_MAX_PROCS]; /* the process in each slot, 0 = free */
-	int rows_outer_fd;
-	int rules_outer_fd;
-	int counts_fd;
-	int stacks_fd;
-	struct ulink *closing;   /* links detached, to close (runtime_settle) */
-	size_t n_closing, cap_closing;
 };
 
 /* libbpf talks through our log sink; its warnings are details of failures
@@ -198,13 +164,6 @@ uint32_t runtime_count_capacity(const struct runtime *rt)
 	return rt->opt.stack_entries ? rt->opt.stack_entries : WR_COUNT_DEFAULT_STACKS;
 }
 
-static uint32_t proc_capacity(const struct runtime *rt)
-{
-	uint32_t n = rt->opt.max_procs;
-
-	return n && n < WR_MAX_PROCS ? n : WR_MAX_PROCS;
-}
-
 /* The cut kept by an earlier run in @opt's cache, in a memory file, or -1. */
 static int cached_btf_file(const struct rt_options *opt, const struct bpf_blob *base)
 {
@@ -300,8 +259,8 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 	set_entries(rt->base, "wr_frame_cache", (__u32)ncpu * WR_FRAME_CACHE);
 	set_entries(rt->base, "wr_stack_counts", runtime_count_capacity(rt));
 	set_entries(rt->base, "wr_stacks", runtime_count_capacity(rt));
-	set_entries(rt->base, "wr_proc_maps", proc_capacity(rt));
-	set_entries(rt->base, "wr_proc_slot", proc_capacity(rt));
+	set_entries(rt->base, "wr_proc_maps", runtime_proc_capacity(rt));
+	set_entries(rt->base, "wr_proc_slot", runtime_proc_capacity(rt));
 	log[0] = '\0';
 	bpf_object__for_each_program(prog, rt->base) {
 		bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
@@ -655,146 +614,6 @@ void runtime_free(struct runtime *rt)
 		munmap(rt->gate, WR_MAX_PROBES * sizeof(*rt->gate));
 	bpf_object__close(rt->base);
 	free(rt);
-}
-
-/* ---- CFI maps ---- */
-
-/* One array map of exactly @n values, filled through a shared mapping of
- * its memory (far faster than an update per element). */
-static int make_filled_array(const char *name, const void *values, size_t size, size_t n)
-{
-	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_INNER_MAP | BPF_F_MMAPABLE);
-	size_t bytes = size * n, map_len = (bytes + 4095) & ~(size_t)4095;
-	void *mem;
-	int fd;
-
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(__u32), (__u32)size, (__u32)n, &mo);
-	if (fd < 0)
-		return -errno;
-	mem = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (mem == MAP_FAILED) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	memcpy(mem, values, bytes);
-	munmap(mem, map_len);
-	return fd;
-}
-
-/* Point @slot of @outer at the map @fd, or empty it (@fd < 0). */
-static int put_inner_fd(int outer, uint32_t slot, int fd)
-{
-	if (fd < 0) {
-		bpf_map_delete_elem(outer, &slot);
-		return 0;
-	}
-	return bpf_map_update_elem(outer, &slot, &fd, BPF_ANY) ? -errno : 0;
-}
-
-void runtime_cfi_maps_close(int fds[2])
-{
-	for (int i = 0; i < 2; i++) {
-		if (fds[i] >= 0)
-			close(fds[i]);
-		fds[i] = -1;
-	}
-}
-
-int runtime_cfi_maps_new(const struct wr_cfi_row *rows, size_t n_rows,
-			 const struct wr_cfi_rule *rules, size_t n_rules, int fds[2])
-{
-	fds[0] = fds[1] = -1;
-	if (n_rules) {
-		fds[0] = make_filled_array("wr_rules", rules, sizeof(*rules), n_rules);
-		if (fds[0] < 0)
-			return fds[0];
-	}
-	if (n_rows) {
-		fds[1] = make_filled_array("wr_rows", rows, sizeof(*rows), n_rows);
-		if (fds[1] < 0) {
-			int err = fds[1];
-
-			fds[1] = -1;
-			runtime_cfi_maps_close(fds);
-			return err;
-		}
-	}
-	return 0;
-}
-
-int runtime_put_module_cfi_maps(struct runtime *rt, uint32_t slot, const int fds[2])
-{
-	int err;
-
-	if (slot >= WR_MAX_MODULES)
-		return -WR_ELIMIT;
-	err = put_inner_fd(rt->rules_outer_fd, slot, fds[0]);
-	if (!err)
-		err = put_inner_fd(rt->rows_outer_fd, slot, fds[1]);
-	if (err)
-		wr_error("storing unwind rows in the kernel: %s", wr_strerror(err));
-	return err;
-}
-
-int runtime_put_module_cfi(struct runtime *rt, uint32_t slot, const struct wr_cfi_row *rows,
-			   size_t n_rows, const struct wr_cfi_rule *rules, size_t n_rules)
-{
-	int fds[2], err;
-
-	if (slot >= WR_MAX_MODULES)
-		return -WR_ELIMIT;
-	err = runtime_cfi_maps_new(rows, n_rows, rules, n_rules, fds);
-	if (err) {
-		wr_error("storing unwind rows in the kernel: %s", wr_strerror(err));
-		return err;
-	}
-	err = runtime_put_module_cfi_maps(rt, slot, fds);
-	runtime_cfi_maps_close(fds); /* the outer maps hold their own references */
-	return err;
-}
-
-/* The slot of @tgid, a free one when it has none (@add), or -1. */
-static int proc_slot(struct runtime *rt, uint32_t tgid, bool add)
-{
-	int free_slot = -1;
-
-	for (int i = 0; i < (int)proc_capacity(rt); i++) {
-		if (rt->proc_slot_tgid[i] == tgid)
-			return i;
-		if (!rt->proc_slot_tgid[i] && free_slot < 0)
-			free_slot = i;
-	}
-	return add ? free_slot : -1;
-}
-
-int runtime_put_proc_maps(struct runtime *rt, uint32_t tgid, const struct wr_proc_maps *pm)
-{
-	int slot = proc_slot(rt, tgid, true);
-	uint32_t key;
-
-	if (slot < 0)
-		return -WR_ELIMIT;
-	key = (uint32_t)slot;
-	/* The slot is filled before the process is pointed at it. */
-	if (bpf_map_update_elem(rt->proc_maps_fd, &key, pm, BPF_ANY) ||
-	    bpf_map_update_elem(rt->proc_slot_fd, &tgid, &key, BPF_ANY))
-		return -errno;
-	rt->proc_slot_tgid[slot] = tgid;
-	return 0;
-}
-
-int runtime_del_proc_maps(struct runtime *rt, uint32_t tgid)
-{
-	int slot = proc_slot(rt, tgid, false);
-
-	if (slot < 0)
-		return 0;
-	if (bpf_map_delete_elem(rt->proc_slot_fd, &tgid) && errno != ENOENT)
-		return -errno;
-	rt->proc_slot_tgid[slot] = 0;
-	return 0;
 }
 
 /* ---- probes ---- */

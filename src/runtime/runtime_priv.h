@@ -1,0 +1,58 @@
+/* runtime_priv.h - the inside of struct runtime, for the files of
+ * src/runtime only: runtime.c (the base object, probes, readers, counts)
+ * and unwind_maps.c (the unwinder's rows and mappings in the kernel).
+ *
+ * Layer rule: included only by files in src/runtime/.
+ */
+#ifndef WRAITH_RUNTIME_RUNTIME_PRIV_H
+#define WRAITH_RUNTIME_RUNTIME_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/wire.h"
+#include "runtime/runtime.h"
+
+struct bpf_object;
+struct ring_buffer;
+struct perf_buffer;
+struct rt_object;
+struct ulink;
+
+struct runtime {
+	struct rt_options opt;
+	struct bpf_object *base;
+	struct ring_buffer *ringbuf;
+	struct perf_buffer *perfbuf;
+	int epoll_fd;            /* the reader's descriptor and the tick timer */
+	int timer_fd;
+	uint64_t perf_lost;
+	rt_event_fn fn;          /* valid during runtime_poll */
+	void *fn_ctx;
+	unsigned polled;         /* events handed over in this runtime_poll */
+	size_t warm_left;        /* ring bytes still to warm (warm_slice) */
+	int warm_fd;             /* the program that warms it (the base object owns it) */
+	bool idle;               /* the last runtime_poll read no events */
+	struct rt_probe *probes; /* every loaded probe */
+	struct rt_object *objects; /* what they share */
+	struct wr_probe_stats *stats; /* wr_stats, mapped: each CPU's counters in a row */
+	size_t stats_len;
+	uint64_t *gate;          /* wr_gate, mapped: when each probe id starts */
+	int ncpu;                /* possible CPUs, as many rows in wr_stats */
+	int proc_maps_fd;
+	int proc_slot_fd;
+	uint32_t proc_slot_tgid[WR_MAX_PROCS]; /* the process in each slot, 0 = free */
+	int rows_outer_fd;
+	int rules_outer_fd;
+	int counts_fd;
+	int stacks_fd;
+	struct ulink *closing;   /* links detached, to close (runtime_settle) */
+	size_t n_closing, cap_closing;
+};
+
+/* Processes whose mappings can be installed (rt_options.max_procs, at
+ * most WR_MAX_PROCS): the size of the process maps. */
+uint32_t runtime_proc_capacity(const struct runtime *rt);
+
+#endif
