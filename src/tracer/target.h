@@ -23,6 +23,7 @@
 #include "protocol/decode.h"
 #include "protocol/wire.h"
 #include "unwind/cfi.h"
+#include "unwind/loader.h"
 
 struct dw_module;
 struct runtime;
@@ -43,15 +44,13 @@ struct tmodule {
 	bool cfi_loaded;        /* rows extracted */
 	bool cfi_installed;     /* rows in the kernel */
 	bool cfi_queued;        /* in the loader thread's queue (target_cfi.c) */
-	bool cfi_big;           /* deferrable: big, and not one of the modules every
-				 * stack passes through (target_cfi.c) */
 	bool cfi_pinned;        /* holds probe sites: never deferred */
 	bool cfi_deferred;      /* left out of the kernel (rows and mappings) until
 				 * the loader has read it: a walk reaching it is
 				 * handed over and finished in userspace */
-	int cfi_state;          /* the loader's progress on it, under its lock */
-	int cfi_err;            /* of the extraction, until adopted */
-	struct cfi_sources *cfi_src; /* owned while queued */
+	struct uw_load cfi_load; /* reading its rows (unwind/loader.h): its sections
+				 * (owned while queued), and .last when deferrable: big,
+				 * and not one of the modules every stack passes through */
 	int cfi_fds[2];         /* owned: its rules' and rows' maps, made early by the
 				 * loader thread (runtime_cfi_maps_new), or -1 */
 	struct cfi_rules rules; /* this module's rule table */

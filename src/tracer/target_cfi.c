@@ -1,14 +1,11 @@
-/* target_cfi.c - reading the modules' unwind tables (see target.h), on a
- * thread of their own while the probes compile.
+/* target_cfi.c - which modules' unwind tables are read when (see
+ * target.h): the policy around the loader thread of unwind/loader.h.
  *
- * A process with a big library mapped spends most of its start-up here
- * (libLLVM: 1.7 M rows, over 100 ms), and nothing before the kernel side
- * is filled needs the rows but a probe's own module (its CFA rule at the
- * site).  So target_load_cfi_start() finds every module's CFI sections on
- * the calling thread (libelf and libdwfl are not thread-safe) and hands
- * the rest, which only reads section bytes, to one loader thread.  The
- * main thread takes a module the loader has not reached yet itself when it
- * needs it, or waits for that one module.  Unless --dry-run, the loader
+ * target_load_cfi_start() finds every module's CFI sections on the calling
+ * thread and queues them all to the loader, the biggest first, while the
+ * probes compile; the main thread takes a module the loader has not
+ * reached yet itself when it needs it (a probe's module: its CFA rule at
+ * the site), or waits for that one module.  Unless --dry-run, the loader
  * also makes each module's kernel maps (filled, not yet installed), since
  * first touching their pages costs as much again.
  *
@@ -23,29 +20,23 @@
  * tell the difference, but for a walk handed over that is deeper than the
  * copy of the stack (read-error, as after a dlopen).
  *
- * cfi_state is read and written under the loader's lock only; the other
- * fields (cfi_loaded, cfi_queued, the stats) belong to the main thread,
- * and a module's rows to whoever took it until it is CFI_DONE: the main
- * thread adopts a finished module when it first looks.
+ * The fields cfi_loaded, cfi_queued and the stats belong to the main
+ * thread; a module's rows to whoever took its job until the loader says
+ * it is done: the main thread adopts a finished module when it first
+ * looks.
  */
 #include "tracer/target_priv.h"
 #include "dwarf/module.h"
 #include "runtime/runtime.h"
+#include "unwind/loader.h"
 #include "util/clock.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/strbuf.h"
-#include "util/thread.h"
 #include "util/xalloc.h"
 
-#include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-enum { CFI_NONE, CFI_QUEUED, CFI_TAKEN, CFI_DONE };
 
 /* Bytes of CFI from which a module may be deferred: libLLVM (6.2 MB of
  * .eh_frame, 1.17 M rows) and libz3 (2.2 MB) are, libstdc++ (200 KB) is
@@ -55,33 +46,24 @@ enum { CFI_NONE, CFI_QUEUED, CFI_TAKEN, CFI_DONE };
  * deferred and on the stack while the first events come. */
 #define CFI_DEFER_BYTES (1024 * 1024)
 
+/* The loader (unwind/loader.h) and the modules queued to it. */
 struct cfi_loader {
-	pthread_t thread;
-	bool threaded;
-	pthread_mutex_t lock;
-	pthread_cond_t changed;
+	struct uw_loader *l;
 	struct tmodule **mods;      /* queued, largest first; the target may grow meanwhile */
 	size_t n, cap;
-	bool stop;                  /* target_free(): leave the rest */
-	bool maps;                  /* make the kernel's maps too (t->cfi_maps_early) */
-	bool finished;
-	double hold;                /* seconds to wait before the deferrable ones (tests) */
+	bool stopped;               /* target_free(): leave the rest */
 	double t0;
-	struct wr_log_deferred log; /* the loader's messages, replayed on joining */
 };
 
-/* Extract @m's rows from the sources opened for it (any thread). */
-static void extract(struct tmodule *m)
+/* The kernel's copy of @m's rows, made on the loader thread so that
+ * filling a big library's (first touching megabytes of kernel memory)
+ * overlaps the probe's compilation too.  On failure target_install()
+ * tries again the usual way and says what is wrong. */
+static void make_maps(struct uw_load *job, void *ctx)
 {
-	m->cfi_err = cfi_sources_extract(m->cfi_src, &m->rules, &m->cfi);
-}
+	struct tmodule *m = job->owner;
 
-/* The kernel's copy of @m's rows, made here so that filling a big
- * library's (first touching megabytes of kernel memory) overlaps the
- * probe's compilation too.  On failure target_install() tries again the
- * usual way and says what is wrong. */
-static void make_maps(struct tmodule *m)
-{
+	(void)ctx;
 	if (m->cfi.n)
 		runtime_cfi_maps_new(m->cfi.rows, m->cfi.n, m->rules.v, m->rules.n, m->cfi_fds);
 }
@@ -89,11 +71,11 @@ static void make_maps(struct tmodule *m)
 /* Main thread: count @m's rows as loaded and say what went wrong. */
 static void adopt(struct target *t, struct tmodule *m)
 {
-	if (m->cfi_err)
+	if (m->cfi_load.err)
 		wr_warn("reading the unwind tables of %s: %s (frames in it may stop early)", m->path,
-			wr_strerror(m->cfi_err));
-	cfi_sources_close(m->cfi_src);
-	m->cfi_src = NULL;
+			wr_strerror(m->cfi_load.err));
+	cfi_sources_close(m->cfi_load.src);
+	m->cfi_load.src = NULL;
 	m->cfi_loaded = true;
 	t->stats.cfi_rows += m->cfi.n;
 	t->stats.cfi_rules += m->rules.n;
@@ -101,75 +83,13 @@ static void adopt(struct target *t, struct tmodule *m)
 	t->stats.cfi_seconds += m->cfi.stats.seconds;
 }
 
-/* The testing aid's wait (see CFI_DEFER_BYTES), cut short by a stop. */
-static void hold(struct cfi_loader *l)
+/* @m's job, its sections found (main thread: libelf, libdwfl). */
+static void prepare(struct tmodule *m)
 {
-	struct timespec until;
-	double at = l->t0 + l->hold;
-
-	until.tv_sec = (time_t)at;
-	until.tv_nsec = (long)((at - (double)until.tv_sec) * 1e9);
-	pthread_mutex_lock(&l->lock);
-	while (!l->stop && pthread_cond_timedwait(&l->changed, &l->lock, &until) != ETIMEDOUT)
-		;
-	l->hold = 0;
-	pthread_mutex_unlock(&l->lock);
-}
-
-static void *loader_main(void *arg)
-{
-	struct cfi_loader *l = arg;
-
-	wr_log_defer(&l->log);
-	for (size_t i = 0; i < l->n; i++) {
-		struct tmodule *m = l->mods[i];
-		bool mine, maps;
-
-		if (m->cfi_big && l->hold > 0)
-			hold(l);
-		pthread_mutex_lock(&l->lock);
-		mine = !l->stop && m->cfi_state == CFI_QUEUED;
-		if (mine)
-			m->cfi_state = CFI_TAKEN;
-		pthread_mutex_unlock(&l->lock);
-		if (!mine)
-			continue;
-		extract(m);
-		pthread_mutex_lock(&l->lock);
-		maps = l->maps && !l->stop; /* stopped: put in the usual way, if ever */
-		pthread_mutex_unlock(&l->lock);
-		if (maps)
-			make_maps(m);
-		pthread_mutex_lock(&l->lock);
-		m->cfi_state = CFI_DONE;
-		pthread_cond_broadcast(&l->changed);
-		pthread_mutex_unlock(&l->lock);
-	}
-	pthread_mutex_lock(&l->lock);
-	l->finished = true;
-	pthread_cond_broadcast(&l->changed);
-	pthread_mutex_unlock(&l->lock);
-	wr_log_defer(NULL);
-	return NULL;
-}
-
-/* Main thread: make @m's rows ready, taking it from the loader's queue
- * or waiting while the loader reads it. */
-static void claim(struct target *t, struct tmodule *m)
-{
-	struct cfi_loader *l = t->cfi_loader;
-	bool mine;
-
-	pthread_mutex_lock(&l->lock);
-	mine = m->cfi_state == CFI_QUEUED;
-	if (mine)
-		m->cfi_state = CFI_TAKEN;
-	while (!mine && m->cfi_state != CFI_DONE)
-		pthread_cond_wait(&l->changed, &l->lock);
-	pthread_mutex_unlock(&l->lock);
-	if (mine)
-		extract(m);
-	adopt(t, m);
+	m->cfi_load.src = cfi_sources_open(m->dw);
+	m->cfi_load.rules = &m->rules;
+	m->cfi_load.table = &m->cfi;
+	m->cfi_load.owner = m;
 }
 
 static int load_module_cfi(struct target *t, struct tmodule *m)
@@ -177,11 +97,11 @@ static int load_module_cfi(struct target *t, struct tmodule *m)
 	if (m->cfi_loaded)
 		return 0;
 	if (m->cfi_queued) {
-		claim(t, m);
-		return 0;
+		uw_loader_claim(t->cfi_loader->l, &m->cfi_load);
+	} else {
+		prepare(m);
+		uw_load_run(&m->cfi_load);
 	}
-	m->cfi_src = cfi_sources_open(m->dw);
-	extract(m);
 	adopt(t, m);
 	return 0;
 }
@@ -191,20 +111,16 @@ int target_load_module_cfi(struct target *t, struct tmodule *m)
 	return load_module_cfi(t, m);
 }
 
-static size_t eh_size_order(const struct tmodule *m)
+static size_t cfi_size(const struct tmodule *m)
 {
-	return m->cfi_src ? cfi_sources_size(m->cfi_src) : 0;
+	return m->cfi_load.src ? cfi_sources_size(m->cfi_load.src) : 0;
 }
 
-/* The modules that may be deferred last; in each group the biggest
- * first. */
+/* The biggest first (the loader reads the deferrable ones last). */
 static int by_size_desc(const void *a, const void *b)
 {
-	const struct tmodule *ma = *(struct tmodule *const *)a, *mb = *(struct tmodule *const *)b;
-	size_t x = eh_size_order(ma), y = eh_size_order(mb);
+	size_t x = cfi_size(*(struct tmodule *const *)a), y = cfi_size(*(struct tmodule *const *)b);
 
-	if (ma->cfi_big != mb->cfi_big)
-		return ma->cfi_big ? 1 : -1;
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
@@ -241,99 +157,90 @@ static bool on_every_stack(const struct tmodule *m)
 static bool deferrable(struct target *t, const struct tmodule *m, struct tmodule *main_mod,
 		       size_t threshold)
 {
-	return m->cfi_src && cfi_sources_size(m->cfi_src) >= threshold && m != main_mod &&
-	       !m->special && !m->unmapped && !m->cfi_pinned && !on_every_stack(m) &&
-	       !t->cfi_defer_off;
+	return m->cfi_load.src && cfi_sources_size(m->cfi_load.src) >= threshold &&
+	       m != main_mod && !m->special && !m->unmapped && !m->cfi_pinned &&
+	       !on_every_stack(m) && !t->cfi_defer_off;
 }
 
 void target_load_cfi_start(struct target *t)
 {
 	struct tmodule *main_mod;
-	struct cfi_loader *l;
-	pthread_condattr_t ca;
+	struct cfi_loader *c;
 	size_t threshold;
+	double hold;
 
 	t->want_cfi = true;
 	if (t->cfi_loader)
 		return;
-	l = xcalloc(1, sizeof(*l));
-	l->t0 = now_seconds();
-	l->maps = t->cfi_maps_early;
+	c = xcalloc(1, sizeof(*c));
+	c->t0 = now_seconds();
 	main_mod = target_main_module(t);
-	threshold = defer_bytes(&l->hold);
+	threshold = defer_bytes(&hold);
 	for (size_t i = 0; i < t->n_mods; i++) {
 		struct tmodule *m = t->mods[i];
 
 		if (m->cfi_loaded)
 			continue;
-		m->cfi_src = cfi_sources_open(m->dw);
-		m->cfi_big = deferrable(t, m, main_mod, threshold);
-		m->cfi_state = CFI_QUEUED; /* no other thread yet */
+		prepare(m);
+		m->cfi_load.last = deferrable(t, m, main_mod, threshold);
 		m->cfi_queued = true;
-		l->mods = xgrow(l->mods, &l->cap, l->n + 1, sizeof(*l->mods));
-		l->mods[l->n++] = m;
+		c->mods = xgrow(c->mods, &c->cap, c->n + 1, sizeof(*c->mods));
+		c->mods[c->n++] = m;
 	}
-	if (!l->n) {
-		free(l);
+	if (!c->n) {
+		free(c);
 		return;
 	}
 	/* The biggest first, but those that may be deferred last: the main
 	 * thread then takes the small ones it needs (the probe's module)
 	 * itself instead of waiting, and target_install() finds the others
 	 * read. */
-	qsort(l->mods, l->n, sizeof(*l->mods), by_size_desc);
-	pthread_mutex_init(&l->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* now_seconds()'s, for hold() */
-	pthread_cond_init(&l->changed, &ca);
-	pthread_condattr_destroy(&ca);
-	t->cfi_loader = l;
-	l->threaded = thread_start_unsignalled(&l->thread, loader_main, l);
-	if (!l->threaded)
-		loader_main(l);
+	qsort(c->mods, c->n, sizeof(*c->mods), by_size_desc);
+	t->cfi_loader = c;
+	{
+		struct uw_load **jobs = xmalloc(c->n * sizeof(*jobs));
+
+		for (size_t i = 0; i < c->n; i++)
+			jobs[i] = &c->mods[i]->cfi_load;
+		c->l = uw_loader_start(jobs, c->n, hold > 0 ? c->t0 + hold : 0,
+				       t->cfi_maps_early ? make_maps : NULL, NULL);
+		free(jobs);
+	}
 }
 
 /* Join the loader and adopt what it read.  @late: after target_install()
  * deferred modules (no progress shown, nobody waits). */
 static void join(struct target *t, bool late)
 {
-	struct cfi_loader *l = t->cfi_loader;
-	bool shown = t->progress && !l->stop && !late;
+	struct cfi_loader *c = t->cfi_loader;
+	bool shown = t->progress && !c->stopped && !late;
 	double t0 = now_seconds();
 
-	if (late) { /* nothing is left to read: cut short a testing aid's hold() */
-		pthread_mutex_lock(&l->lock);
-		l->stop = true;
-		pthread_cond_broadcast(&l->changed);
-		pthread_mutex_unlock(&l->lock);
-	}
+	if (late) /* nothing is left to read: cut short a testing aid's hold */
+		uw_loader_stop(c->l);
 	if (shown)
 		t->progress(t->progress_ctx, "reading unwind tables");
-	if (l->threaded)
-		pthread_join(l->thread, NULL);
-	wr_log_replay(&l->log);
-	for (size_t i = 0; i < l->n; i++) {
-		struct tmodule *m = l->mods[i];
+	uw_loader_join(c->l);
+	for (size_t i = 0; i < c->n; i++) {
+		struct tmodule *m = c->mods[i];
 
-		/* The loader is gone: the states are the main thread's now. */
-		if (m->cfi_state == CFI_DONE && !m->cfi_loaded)
+		/* The loader is gone: the modules are the main thread's now. */
+		if (uw_loader_done(c->l, &m->cfi_load) && !m->cfi_loaded)
 			adopt(t, m);
-		cfi_sources_close(m->cfi_src); /* left when stopped */
-		m->cfi_src = NULL;
-		m->cfi_state = CFI_NONE;
+		cfi_sources_close(m->cfi_load.src); /* left when stopped */
+		m->cfi_load.src = NULL;
 		m->cfi_queued = false;
 	}
 	if (shown)
 		t->progress(t->progress_ctx, NULL);
-	if (!l->stop || late)
+	if (!c->stopped || late)
 		wr_debug("unwind tables: %zu rows of %zu modules ready in %.1f ms (%.1f ms of "
 			 "extraction, mostly on the loader thread; the main thread waited %.1f ms)",
-			 t->stats.cfi_rows, t->stats.cfi_modules, (now_seconds() - l->t0) * 1e3,
+			 t->stats.cfi_rows, t->stats.cfi_modules, (now_seconds() - c->t0) * 1e3,
 			 t->stats.cfi_seconds * 1e3, late ? 0.0 : (now_seconds() - t0) * 1e3);
-	pthread_mutex_destroy(&l->lock);
-	pthread_cond_destroy(&l->changed);
-	free(l->mods);
-	free(l);
+	uw_loader_free(c->l);
+	free(c->mods);
+	free(c);
 	t->cfi_loader = NULL;
 }
 
@@ -351,24 +258,22 @@ void target_cfi_join_late(struct target *t)
 
 size_t target_cfi_defer(struct target *t)
 {
-	struct cfi_loader *l = t->cfi_loader;
+	struct cfi_loader *c = t->cfi_loader;
 	struct strbuf names = STRBUF_INIT;
 	size_t n = 0;
 
-	if (!l || t->cfi_defer_off)
+	if (!c || t->cfi_defer_off)
 		return 0;
-	pthread_mutex_lock(&l->lock);
-	for (size_t i = 0; i < l->n; i++) {
-		struct tmodule *m = l->mods[i];
+	for (size_t i = 0; i < c->n; i++) {
+		struct tmodule *m = c->mods[i];
 
-		if (!m->cfi_big || m->cfi_pinned || m->cfi_state == CFI_DONE)
+		if (!m->cfi_load.last || m->cfi_pinned || uw_loader_done(c->l, &m->cfi_load))
 			continue;
 		m->cfi_deferred = true;
 		strbuf_addf(&names, "%s%s (%.1f MB of CFI)", n ? ", " : "", dw_module_name(m->dw),
-			    cfi_sources_size(m->cfi_src) / 1e6);
+			    cfi_sources_size(m->cfi_load.src) / 1e6);
 		n++;
 	}
-	pthread_mutex_unlock(&l->lock);
 	t->cfi_n_deferred = n;
 	if (n)
 		wr_debug("unwind tables: %zu module%s deferred until the loader has read %s (walks "
@@ -380,27 +285,21 @@ size_t target_cfi_defer(struct target *t)
 
 bool target_cfi_ready(struct target *t, const struct tmodule *m)
 {
-	struct cfi_loader *l = t->cfi_loader;
-	bool done;
+	struct cfi_loader *c = t->cfi_loader;
 
-	if (m->cfi_loaded || !l || !m->cfi_queued)
+	if (m->cfi_loaded || !c || !m->cfi_queued)
 		return m->cfi_loaded;
-	pthread_mutex_lock(&l->lock);
-	done = m->cfi_state == CFI_DONE;
-	pthread_mutex_unlock(&l->lock);
-	return done;
+	return uw_loader_done(c->l, &m->cfi_load);
 }
 
 void target_load_cfi_stop(struct target *t)
 {
-	struct cfi_loader *l = t->cfi_loader;
+	struct cfi_loader *c = t->cfi_loader;
 
-	if (!l)
+	if (!c)
 		return;
-	pthread_mutex_lock(&l->lock);
-	l->stop = true;
-	pthread_cond_broadcast(&l->changed);
-	pthread_mutex_unlock(&l->lock);
+	c->stopped = true;
+	uw_loader_stop(c->l);
 	target_load_cfi_wait(t);
 }
 

@@ -1290,7 +1290,7 @@ static void test_rules_intern(void **state)
 
 /* cfi_sources_extract() on another thread, while this one goes on using
  * the module (here: extracting it again the one-step way), gives the
- * same rows and rules (the loader thread of tracer/target_cfi.c). */
+ * same rows and rules (the loader thread of unwind/loader.c). */
 struct threaded {
 	struct cfi_sources *src;
 	struct cfi_rules rules;
