@@ -316,14 +316,8 @@ WR_INLINE struct wr_frame_cache_ent *cache_slot(__u64 key, __u32 tgid)
 	return bpf_map_lookup_elem(&wr_frame_cache, &i);
 }
 
-/* memo_plain: the remembered rule has the short form plain_run() takes
- * (the CFA from rsp or rbp plus an offset, the return address at the CFA,
- * rbp kept or saved at the CFA); with these bits for its variants. */
-#define WR_MEMO_PLAIN    0x1u
-#define WR_MEMO_CFA_RBP  0x2u /* the CFA is rbp-based */
-#define WR_MEMO_BP_SAVED 0x4u /* the caller's rbp is saved at the CFA */
-#define WR_MEMO_SKIP     0x8u /* the next frame takes the general path */
-
+/* The short form of @r plain_run() takes, as WR_MEMO_* bits (wire.h), or
+ * 0 when it has none. */
 WR_INLINE __u32 plain_form(struct wr_cfi_rule *r)
 {
 	if (r->kind != WR_ROW_NORMAL || r->cfa_kind != WR_CFA_REG_OFF || r->ra_rule != WR_RULE_AT_CFA)

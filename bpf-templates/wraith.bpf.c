@@ -35,6 +35,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 
+#include "protocol/contract.h"
 #include "protocol/wire.h"
 
 #define WR_INLINE static __attribute__((always_inline)) inline
@@ -293,3 +294,16 @@ int wr_bt_step(void *ctx)
 	return 0;
 }
 #endif
+
+/* Everything protocol/contract.h lists is defined above: a name the list
+ * and the templates spell differently does not build.  (The entry points'
+ * parameter counts are checked where the generator parses a template,
+ * codegen.c.) */
+#define WR_DEFINED_(id, name, ...) _Static_assert(sizeof(&name) != 0, #name " is defined");
+WR_ENTRY_POINTS(WR_DEFINED_)
+WR_MAPS(WR_DEFINED_)
+WR_CONFIG(WR_DEFINED_)
+#ifdef WR_BASE_TRANSPORT
+WR_PROGRAMS(WR_DEFINED_)
+#endif
+#undef WR_DEFINED_

@@ -192,7 +192,7 @@ void cg_expr_error(struct cg *cg, const struct ast_expr *e, LLVMValueRef code, L
 			      LLVMBuildShl(cg->builder, LLVMBuildTrunc(cg->builder, code, i32, ""),
 					   cg_i32(cg, 16), ""), "");
 	args[2] = addr;
-	cg_call(cg, "wr_expr_error", args, 3);
+	cg_call(cg, WR_FN_EXPR_ERROR, args, 3);
 }
 
 /* Store @v (an i64, cut to @type) at byte @at of the comparison buffer. */
@@ -260,7 +260,7 @@ static void compare(struct cg *cg, const struct ast_expr *e, struct side *a, str
 	args[1] = cmp_buffer(cg);
 	args[2] = a->addr ? a->addr : cg_i64(cg, 0);
 	args[3] = b->addr ? b->addr : cg_i64(cg, 0);
-	r = cg_call(cg, "wr_mem_equal", args, 4);
+	r = cg_call(cg, WR_FN_MEM_EQUAL, args, 4);
 	cg_set_value(out, &ctype_bool,
 		     cg_bool(cg, LLVMBuildICmp(cg->builder, LLVMIntEQ, r, cg_i64(cg, 1), "")));
 	out->maker = e;
@@ -443,6 +443,6 @@ int cg_print_dump(struct cg *cg, const struct ast_fmt_piece *pc, const struct as
 	args[1] = addr;
 	args[2] = n;
 	args[3] = v->status ? v->status : cg_i32(cg, 0);
-	cg_call(cg, "wr_arg_dump", args, 4);
+	cg_call(cg, WR_FN_ARG_DUMP, args, 4);
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include "codegen/lower.h"
 #include "codegen/passes.h"
 #include "codegen/probe_cache.h"
+#include "protocol/contract.h"
 #include "protocol/wire.h"
 #include "util/buildid.h"
 #include "util/clock.h"
@@ -50,35 +51,6 @@ extern const unsigned char wr_base_perf_start[];
 extern const unsigned char wr_base_perf_end[];
 
 static LLVMTargetMachineRef target_machine;
-
-
-const struct cg_entry cg_entry_points[] = {
-	{ "wr_event_begin", 2 },
-	{ "wr_event_end", 2 },
-	{ "wr_event_drop_empty", 1 },
-	{ "wr_item_open", 3 },
-	{ "wr_item_close", 2 },
-	{ "wr_arg_scalar", 4 },
-	{ "wr_arg_cstr", 4 },
-	{ "wr_arg_user_bytes", 4 },
-	{ "wr_arg_pieces", 2 },
-	{ "wr_arg_word", 5 },
-	{ "wr_read_user", 3 },
-	{ "wr_read_user_str", 3 },
-	{ "wr_probe_cookie", 1 },
-	{ "wr_pid_tgid", 0 },
-	{ "wr_ktime", 0 },
-	{ "wr_ns_pid_tgid", 2 },
-	{ "wr_thread_pointer", 1 },
-	{ "wr_mem_equal", 4 },
-	{ "wr_expr_error", 3 },
-	{ "wr_arg_dump", 4 },
-	{ "wr_bt", 5 },
-	{ "wr_count_bt", 6 },
-	{ "wr_walk_op", 6 },
-	{ "wr_walk", 3 },
-	{ NULL, 0 },
-};
 
 static int init_target(void)
 {
@@ -283,7 +255,8 @@ static void prepare_template(struct cg *cg)
 	while (fn) {
 		const char *name = LLVMGetValueName(fn);
 
-		if (!LLVMIsDeclaration(fn) && strncmp(name, "wr_", 3) == 0 && !is_subprogram(fn))
+		if (!LLVMIsDeclaration(fn) && strncmp(name, WR_NAME_PREFIX, strlen(WR_NAME_PREFIX)) == 0 &&
+		    !is_subprogram(fn))
 			LLVMSetLinkage(fn, LLVMInternalLinkage);
 		fn = LLVMGetNextFunction(fn);
 	}
@@ -315,10 +288,10 @@ static void drop_unreached(struct cg *cg)
 	}
 }
 
-/* How many calls of @name the lowered probe makes. */
-static unsigned calls_to(struct cg *cg, const char *name)
+/* How many calls of entry point @e the lowered probe makes. */
+static unsigned calls_to(struct cg *cg, enum wr_entry_point e)
 {
-	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
+	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, wr_entry_points[e].name);
 	unsigned n = 0;
 
 	for (LLVMUseRef u = fn ? LLVMGetFirstUse(fn) : NULL; u; u = LLVMGetNextUse(u))
@@ -326,10 +299,10 @@ static unsigned calls_to(struct cg *cg, const char *name)
 	return n;
 }
 
-/* @value as the constant @name of the template, if it has it. */
-static void fix_config(struct cg *cg, const char *name, unsigned value)
+/* @value as the template's constant @c, if it has it. */
+static void fix_config(struct cg *cg, enum wr_config_id c, unsigned value)
 {
-	LLVMValueRef g = LLVMGetNamedGlobal(cg->mod, name);
+	LLVMValueRef g = LLVMGetNamedGlobal(cg->mod, wr_config_names[c]);
 
 	if (!g)
 		return;
@@ -343,17 +316,17 @@ static void fix_config(struct cg *cg, const char *name, unsigned value)
  * template).  A script has no loops: each call runs at most once. */
 static void fix_bt_config(struct cg *cg)
 {
-	unsigned slots = calls_to(cg, "wr_bt") + calls_to(cg, "wr_count_bt");
+	unsigned slots = calls_to(cg, WR_FN_BT) + calls_to(cg, WR_FN_COUNT_BT);
 
-	fix_config(cg, "wr_cfg_has_bt", calls_to(cg, "wr_bt") > 0);
-	fix_config(cg, "wr_cfg_bt_slots", slots < WR_BT_MAX_SLOTS ? slots : WR_BT_MAX_SLOTS);
+	fix_config(cg, WR_CFG_HAS_BT, calls_to(cg, WR_FN_BT) > 0);
+	fix_config(cg, WR_CFG_BT_SLOTS, slots < WR_BT_MAX_SLOTS ? slots : WR_BT_MAX_SLOTS);
 }
 
 /* Every entry point the generator calls is defined in the template, with
  * the parameters it passes.  Returns 0 or -WR_ECODEGEN (logged). */
 static int check_entry_points(struct cg *cg)
 {
-	for (const struct cg_entry *e = cg_entry_points; e->name; e++) {
+	for (const struct wr_entry *e = wr_entry_points; e < wr_entry_points + WR_FN_COUNT_; e++) {
 		LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, e->name);
 
 		if (fn && !LLVMIsDeclaration(fn) && LLVMCountParams(fn) == e->n_params)
@@ -712,14 +685,14 @@ static int shape_of(const struct codegen_options *opt, const struct probe_plan *
 	cg->plan = plan;
 	cg->diag = diag;
 	cg->llvm_errors = 0;
-	cg->fn = add_probe_function(cg, "wr_shape");
+	cg->fn = add_probe_function(cg, wr_own_names[WR_OWN_SHAPE_FN]);
 	err = lower_probe(cg);
 	if (!err && cg->llvm_errors)
 		err = -WR_ECODEGEN;
 	if (!err) {
 		char *text = LLVMPrintValueToString(cg->fn);
 
-		*key = shape_key(text, "wr_shape", opt);
+		*key = shape_key(text, wr_own_names[WR_OWN_SHAPE_FN], opt);
 		LLVMDisposeMessage(text);
 	}
 	LLVMDeleteFunction(cg->fn);
@@ -743,7 +716,7 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 
 	t[0] = thread_cpu_seconds();
 	memset(out, 0, sizeof(*out));
-	snprintf(name, sizeof(name), "wr%d_%u", (int)getpid(), plan->probe_id);
+	snprintf(name, sizeof(name), WR_PROBE_NAME_FMT, (int)getpid(), plan->probe_id);
 	if (!ir) {
 		const struct shape *known;
 
@@ -828,8 +801,8 @@ int codegen_eval(const struct probe_plan *plan, const struct ast_expr *const *e,
 		goto out;
 	cg.plan = plan;
 	cg.diag = diag;
-	cg.fn = add_probe_function(&cg, "wr_eval");
-	add_debug_info(&cg, cg.fn, "wr_eval");
+	cg.fn = add_probe_function(&cg, wr_own_names[WR_OWN_EVAL_FN]);
+	add_debug_info(&cg, cg.fn, wr_own_names[WR_OWN_EVAL_FN]);
 	lower_eval_begin(&cg);
 	for (size_t i = 0; i < n && !err; i++) {
 		struct cg_value v;

@@ -223,10 +223,10 @@ static LLVMValueRef pid_tgid(struct cg *cg, bool host)
 	LLVMValueRef args[2];
 
 	if (host || !cg->plan->pidns_ino)
-		return cg_call(cg, "wr_pid_tgid", NULL, 0);
+		return cg_call(cg, WR_FN_PID_TGID, NULL, 0);
 	args[0] = cg_i64(cg, cg->plan->pidns_dev);
 	args[1] = cg_i64(cg, cg->plan->pidns_ino);
-	return cg_call(cg, "wr_ns_pid_tgid", args, 2);
+	return cg_call(cg, WR_FN_NS_PID_TGID, args, 2);
 }
 
 static int lower_special(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
@@ -253,7 +253,7 @@ static int lower_special(struct cg *cg, const struct ast_expr *e, struct cg_valu
 		cg_set_value(out, &ctype_int, cg_i64(cg, cg->plan->tgid));
 		return 0;
 	case AST_SPECIAL_TIMESTAMP:
-		cg_set_value(out, &ctype_ulong, cg_call(cg, "wr_ktime", NULL, 0));
+		cg_set_value(out, &ctype_ulong, cg_call(cg, WR_FN_KTIME, NULL, 0));
 		return 0;
 	case AST_SPECIAL_PC:
 		cg_set_value(out, &ctype_code_ptr, values_reg(cg, 16));

@@ -52,21 +52,14 @@ static void set_loc(struct cg *cg, struct src_loc loc)
 	LLVMSetCurrentDebugLocation2(cg->builder, dl);
 }
 
-/* Call template entry point @name. */
-static bool is_entry_point(const char *name, unsigned n)
+LLVMValueRef cg_call(struct cg *cg, enum wr_entry_point e, LLVMValueRef *args, unsigned n)
 {
-	for (const struct cg_entry *e = cg_entry_points; e->name; e++)
-		if (strcmp(e->name, name) == 0)
-			return e->n_params == n;
-	return false;
-}
-
-LLVMValueRef cg_call(struct cg *cg, const char *name, LLVMValueRef *args, unsigned n)
-{
-	LLVMValueRef fn = is_entry_point(name, n) ? LLVMGetNamedFunction(cg->mod, name) : NULL;
+	const struct wr_entry *ep = &wr_entry_points[e];
+	LLVMValueRef fn = ep->n_params == n ? LLVMGetNamedFunction(cg->mod, ep->name) : NULL;
 
 	if (!fn) {
-		wr_error("internal error: %s with %u arguments is not a template entry point", name, n);
+		wr_error("internal error: %s with %u arguments is not a template entry point",
+			 ep->name, n);
 		cg->llvm_errors++;
 		return LLVMGetPoison(LLVMInt64TypeInContext(cg->ctx));
 	}
@@ -173,12 +166,12 @@ static int lower_print(struct cg *cg, const struct ast_stmt *s)
 	args[0] = cg->buf;
 	args[1] = c32(cg, WR_ITEM_PRINT);
 	args[2] = c32(cg, (unsigned long long)index);
-	item = call(cg, "wr_item_open", args, 3);
+	item = call(cg, WR_FN_ITEM_OPEN, args, 3);
 	for (size_t i = 0; i < s->n_args && !err; i++)
 		err = print_arg(cg, s, i, vals, (unsigned)index, &wire);
 	args[0] = cg->buf;
 	args[1] = item;
-	call(cg, "wr_item_close", args, 2);
+	call(cg, WR_FN_ITEM_CLOSE, args, 2);
 out:
 	free(vals);
 	return err;
@@ -195,7 +188,7 @@ static void lower_bt(struct cg *cg, const struct ast_stmt *s)
 	args[2] = c32(cg, depth);
 	args[3] = c32(cg, wr_bt_flags_index(s->bt_flags, (__u32)index));
 	args[4] = c32(cg, cg->plan->rule0);
-	call(cg, "wr_bt", args, 5);
+	call(cg, WR_FN_BT, args, 5);
 }
 
 /* The key of `count bt, KEY`: an integer, a pointer or a boolean, as
@@ -242,7 +235,7 @@ static int lower_count(struct cg *cg, const struct ast_stmt *s)
 	args[2] = c32(cg, depth < WR_COUNT_MAX_DEPTH ? depth : WR_COUNT_MAX_DEPTH);
 	args[3] = c32(cg, wr_bt_flags_index(s->bt_flags, (__u32)index));
 	args[4] = c32(cg, cg->plan->rule0);
-	call(cg, "wr_count_bt", args, 6);
+	call(cg, WR_FN_COUNT_BT, args, 6);
 	return 0;
 }
 
@@ -386,8 +379,8 @@ int lower_probe(struct cg *cg)
 	set_loc(cg, cg->plan->ast->loc);
 	args[0] = cg->ctx_arg;
 	/* The process or thread filter is in the cookie too, not the program. */
-	args[1] = call(cg, "wr_probe_cookie", args, 1);
-	cg->buf = call(cg, "wr_event_begin", args, 2);
+	args[1] = call(cg, WR_FN_PROBE_COOKIE, args, 1);
+	cg->buf = call(cg, WR_FN_EVENT_BEGIN, args, 2);
 	isnull = LLVMBuildIsNull(cg->builder, cg->buf, "");
 	LLVMBuildCondBr(cg->builder, isnull, skip, body);
 	LLVMPositionBuilderAtEnd(cg->builder, skip);
@@ -396,7 +389,7 @@ int lower_probe(struct cg *cg)
 	if (ast_probe_count(cg->plan->ast, AST_STMT_PRINT) + ast_probe_count(cg->plan->ast, AST_STMT_BT) +
 	    ast_probe_count(cg->plan->ast, AST_STMT_COUNT)) {
 		args[0] = cg->buf;
-		call(cg, "wr_event_drop_empty", args, 1);
+		call(cg, WR_FN_EVENT_DROP_EMPTY, args, 1);
 	}
 	inject_fault(cg);
 	err = lower_block(cg, &cg->plan->ast->body);
@@ -405,7 +398,7 @@ int lower_probe(struct cg *cg)
 	set_loc(cg, cg->plan->ast->loc);
 	args[0] = cg->ctx_arg;
 	args[1] = cg->buf;
-	ret = call(cg, "wr_event_end", args, 2);
+	ret = call(cg, WR_FN_EVENT_END, args, 2);
 	LLVMBuildRet(cg->builder, ret);
 	return 0;
 }

@@ -14,6 +14,7 @@
 
 #include "codegen/ctype.h"
 #include "codegen/plan.h"
+#include "protocol/contract.h"
 #include "dwarf/vars.h"
 
 struct diag;
@@ -86,22 +87,14 @@ void lower_release(struct cg *cg);
 void lower_eval_begin(struct cg *cg);
 void lower_eval_end(struct cg *cg);
 
-/* The templates' wr_* entry points the generator calls, with their
- * parameter counts (NULL-terminated).  Every parsed template is checked
- * against this list before anything is generated, and cg_call() calls
- * nothing else, so a renamed or changed entry point is a clean error, not
- * a crash in the middle of a probe. */
-struct cg_entry {
-	const char *name;
-	unsigned n_params;
-};
-extern const struct cg_entry cg_entry_points[];
-
 /* Shared by lower.c and values.c. */
-/* Call entry point @name (one of cg_entry_points) with @n arguments.  A
- * name or count not in the list is an internal error: logged, counted in
- * llvm_errors, and a poison value is returned so lowering can finish. */
-LLVMValueRef cg_call(struct cg *cg, const char *name, LLVMValueRef *args, unsigned n);
+/* Call the template's entry point @e (protocol/contract.h: every parsed
+ * template is checked against that list before anything is generated, so
+ * a renamed or changed entry point is a clean error, not a crash in the
+ * middle of a probe) with @n arguments.  A count not in the list is an
+ * internal error: logged, counted in llvm_errors, and a poison value is
+ * returned so lowering can finish. */
+LLVMValueRef cg_call(struct cg *cg, enum wr_entry_point e, LLVMValueRef *args, unsigned n);
 LLVMValueRef cg_alloca(struct cg *cg, LLVMTypeRef type, const char *name);
 LLVMValueRef cg_i32(struct cg *cg, unsigned long long v);
 LLVMValueRef cg_i64(struct cg *cg, unsigned long long v);

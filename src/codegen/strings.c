@@ -71,7 +71,7 @@ static int compare_text(struct cg *cg, const struct ast_expr *e, struct cg_value
 	args[0] = buf;
 	args[1] = cg_i32(cg, (unsigned)n + (exact ? 2 : 1));
 	args[2] = addr;
-	got = cg_call(cg, "wr_read_user_str", args, 3);
+	got = cg_call(cg, WR_FN_READ_USER_STR, args, 3);
 	/* Reading up to n + 1 characters (exact) stops at a NUL after exactly n
 	 * when the strings are equal; a prefix needs n characters at least.
 	 * Either way bpf_probe_read_user_str returned n + 1. */

@@ -88,7 +88,7 @@ static LLVMValueRef read_u64(struct cg *cg, LLVMValueRef addr, unsigned size, st
 	args[0] = cg->scratch;
 	args[1] = cg_i32(cg, size);
 	args[2] = addr;
-	st = LLVMBuildTrunc(cg->builder, cg_call(cg, "wr_read_user", args, 3),
+	st = LLVMBuildTrunc(cg->builder, cg_call(cg, WR_FN_READ_USER, args, 3),
 			    LLVMInt32TypeInContext(cg->ctx), "");
 	merge_status(cg, v, st, addr);
 	return LLVMBuildLoad2(cg->builder, i64t(cg), cg->scratch, "");
@@ -236,7 +236,7 @@ static LLVMValueRef tls_block(struct cg *cg, const struct ast_expr *e, struct cg
 		return NULL;
 	}
 	args[0] = cg_i64(cg, fsbase);
-	tp = cg_call(cg, "wr_thread_pointer", args, 1);
+	tp = cg_call(cg, WR_FN_THREAD_POINTER, args, 1);
 	if (!is_static)
 		return dtv_block(cg, tp, value, v);
 	return LLVMBuildSub(cg->builder, tp, cg_i64(cg, value), "tls");
@@ -876,7 +876,7 @@ static void emit_scalar(struct cg *cg, unsigned kind, LLVMValueRef value, LLVMVa
 	args[1] = ks;
 	args[2] = cg_i32(cg, size);
 	args[3] = value;
-	cg_call(cg, "wr_arg_scalar", args, 4);
+	cg_call(cg, WR_FN_ARG_SCALAR, args, 4);
 }
 
 /* @size bytes at @addr; @status (may be NULL) is the result of finding
@@ -892,7 +892,7 @@ static void emit_bytes(struct cg *cg, LLVMValueRef addr, uint64_t size, unsigned
 	args[1] = addr;
 	args[2] = cg_i32(cg, size > 256 ? 256 : size);
 	args[3] = ks;
-	cg_call(cg, "wr_arg_user_bytes", args, 4);
+	cg_call(cg, WR_FN_ARG_USER_BYTES, args, 4);
 }
 
 /* A char pointer @ptr and its string, at most @max bytes; @status (may be
@@ -911,7 +911,7 @@ static void emit_cstr(struct cg *cg, LLVMValueRef ptr, unsigned max, LLVMValueRe
 	args[1] = ptr;
 	args[2] = ms;
 	args[3] = cg_i32(cg, kind_aux);
-	cg_call(cg, "wr_arg_cstr", args, 4);
+	cg_call(cg, WR_FN_ARG_CSTR, args, 4);
 }
 
 struct attach_walk {
@@ -1034,7 +1034,7 @@ static int print_composed(struct cg *cg, const struct ast_expr *e, struct cg_val
 	args[0] = cg->buf;
 	/* gdb marks a variable DW_OP_GNU_uninit marks, not a part of it */
 	args[1] = cg_i32(cg, size | (v->loc.uninit && e->kind == AST_EXPR_IDENT ? WR_PIECES_F_UNINIT : 0));
-	off = cg_call(cg, "wr_arg_pieces", args, 2);
+	off = cg_call(cg, WR_FN_ARG_PIECES, args, 2);
 	for (uint64_t w = 0; w * 8 < size; w++) {
 		unsigned n = size - w * 8 >= 8 ? 64 : (unsigned)(size - w * 8) * 8;
 		LLVMValueRef index = cg_i32(cg, wr_word_index_status((unsigned)w, WR_ARG_OK));
@@ -1048,7 +1048,7 @@ static int print_composed(struct cg *cg, const struct ast_expr *e, struct cg_val
 		args[2] = index;
 		args[3] = x;
 		args[4] = cg_i64(cg, dw_loc_unavailable(&v->loc, w * 64, n));
-		cg_call(cg, "wr_arg_word", args, 5);
+		cg_call(cg, WR_FN_ARG_WORD, args, 5);
 	}
 	if (!as_number) {
 		struct attach_walk aw = { cg, NULL, size, 0, e, &v->loc };

@@ -291,10 +291,10 @@ void walks_emit(struct cg *cg, LLVMValueRef addr, const struct dw_type *t, bool 
 		args[0] = cg_i32(cg, k);
 		for (unsigned j = 0; j < WR_WALK_OP_WORDS; j++)
 			args[1 + j] = cg_i64(cg, w[j]);
-		cg_call(cg, "wr_walk_op", args, 6);
+		cg_call(cg, WR_FN_WALK_OP, args, 6);
 	}
 	args[0] = cg->buf;
 	args[1] = addr;
 	args[2] = cg_i32(cg, t->size < WR_WALK_COPY_MAX ? t->size : WR_WALK_COPY_MAX);
-	cg_call(cg, "wr_walk", args, 3);
+	cg_call(cg, WR_FN_WALK, args, 3);
 }

@@ -684,10 +684,20 @@ struct wr_bt_state {
 	__u64 memo_word;   /* the frame record's second word (pc, cookie, flags) */
 	__u64 memo_hash;   /* what the frame adds to a `count bt` stack's identity */
 	struct wr_cfi_rule memo_rule;
-	__u32 memo_plain;  /* WR_MEMO_* when memo_rule has the short form, else 0 */
+	__u32 memo_plain;  /* WR_MEMO_* (below) when memo_rule has the short form, else 0 */
 	__u32 memo_pad;
 };
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_state, slot) == 24, "bt state slot offset");
+
+/* wr_bt_state.memo_plain: the remembered rule has the short form the
+ * unwinder's runs of recursion take (the CFA from rsp or rbp plus an
+ * offset, the return address at the CFA, rbp kept or saved at the CFA;
+ * bpf-templates/unwind.bpf.h, plain_run()); with these bits for its
+ * variants. */
+#define WR_MEMO_PLAIN    0x1u
+#define WR_MEMO_CFA_RBP  0x2u /* the CFA is rbp-based */
+#define WR_MEMO_BP_SAVED 0x4u /* the caller's rbp is saved at the CFA */
+#define WR_MEMO_SKIP     0x8u /* the next frame takes the general path */
 
 /* Per-probe counters (per-CPU array indexed by probe id). */
 struct wr_probe_stats {

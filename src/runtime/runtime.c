@@ -6,6 +6,7 @@
  * path.
  */
 #include "runtime/runtime.h"
+#include "protocol/contract.h"
 #include "runtime/runtime_priv.h"
 #include "runtime/btf_cache.h"
 #include "runtime/core_btf.h"
@@ -110,11 +111,22 @@ static int kernel_error(int err, const char *what)
 	return -WR_ELOAD;
 }
 
-static int map_fd(struct bpf_object *obj, const char *name)
+/* The base object's map @id (protocol/contract.h), or NULL. */
+static struct bpf_map *base_map(struct runtime *rt, enum wr_map_id id)
 {
-	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+	return bpf_object__find_map_by_name(rt->base, wr_map_names[id]);
+}
+
+static int map_fd(struct runtime *rt, enum wr_map_id id)
+{
+	struct bpf_map *m = base_map(rt, id);
 
 	return m ? bpf_map__fd(m) : -1;
+}
+
+static struct bpf_program *base_program(struct runtime *rt, enum wr_program_id id)
+{
+	return bpf_object__find_program_by_name(rt->base, wr_program_names[id]);
 }
 
 /* The verifier's reason, from the end of its log: the last line that is
@@ -151,9 +163,9 @@ static char *verifier_reason(const char *log)
 	return xstrndup(reason, reason_len);
 }
 
-static void set_entries(struct bpf_object *obj, const char *name, __u32 n)
+static void set_entries(struct runtime *rt, enum wr_map_id id, __u32 n)
 {
-	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+	struct bpf_map *m = base_map(rt, id);
 
 	if (m)
 		bpf_map__set_max_entries(m, n);
@@ -246,21 +258,21 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 		return kernel_error(err, "opening the BPF object");
 	}
 	log = xmalloc(VERIFIER_LOG_SIZE);
-	rb = bpf_object__find_map_by_name(rt->base, "wr_ringbuf");
+	rb = base_map(rt, WR_MAP_RINGBUF);
 	if (rb)
 		bpf_map__set_max_entries(rb, rt->opt.transport == WR_TRANSPORT_RINGBUF
 					 ? (__u32)runtime_buffer_bytes(&rt->opt) : 4096);
 	/* One event buffer per CPU (the template indexes it by CPU). */
-	ev = bpf_object__find_map_by_name(rt->base, "wr_event");
+	ev = base_map(rt, WR_MAP_EVENT);
 	if (ev)
 		bpf_map__set_max_entries(ev, (__u32)ncpu);
 	/* Per CPU, in rows (see wr_stats in the template). */
-	set_entries(rt->base, "wr_stats", (__u32)ncpu * WR_MAX_PROBES);
-	set_entries(rt->base, "wr_frame_cache", (__u32)ncpu * WR_FRAME_CACHE);
-	set_entries(rt->base, "wr_stack_counts", runtime_count_capacity(rt));
-	set_entries(rt->base, "wr_stacks", runtime_count_capacity(rt));
-	set_entries(rt->base, "wr_proc_maps", runtime_proc_capacity(rt));
-	set_entries(rt->base, "wr_proc_slot", runtime_proc_capacity(rt));
+	set_entries(rt, WR_MAP_STATS, (__u32)ncpu * WR_MAX_PROBES);
+	set_entries(rt, WR_MAP_FRAME_CACHE, (__u32)ncpu * WR_FRAME_CACHE);
+	set_entries(rt, WR_MAP_STACK_COUNTS, runtime_count_capacity(rt));
+	set_entries(rt, WR_MAP_STACKS, runtime_count_capacity(rt));
+	set_entries(rt, WR_MAP_PROC_MAPS, runtime_proc_capacity(rt));
+	set_entries(rt, WR_MAP_PROC_SLOT, runtime_proc_capacity(rt));
 	log[0] = '\0';
 	bpf_object__for_each_program(prog, rt->base) {
 		bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
@@ -291,8 +303,8 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 
 static int install_step_program(struct runtime *rt)
 {
-	struct bpf_program *step = bpf_object__find_program_by_name(rt->base, "wr_bt_step");
-	int progs = map_fd(rt->base, "wr_progs");
+	struct bpf_program *step = base_program(rt, WR_PROG_BT_STEP);
+	int progs = map_fd(rt, WR_MAP_PROGS);
 	__u32 zero = 0;
 	int fd;
 
@@ -309,7 +321,7 @@ static int install_step_program(struct runtime *rt)
 static int map_stats(struct runtime *rt)
 {
 	size_t len = (size_t)rt->ncpu * WR_MAX_PROBES * sizeof(struct wr_probe_stats);
-	void *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd(rt->base, "wr_stats"),
+	void *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd(rt, WR_MAP_STATS),
 			 0);
 
 	if (mem == MAP_FAILED)
@@ -324,7 +336,7 @@ static int map_stats(struct runtime *rt)
 static int map_gate(struct runtime *rt)
 {
 	void *mem = mmap(NULL, WR_MAX_PROBES * sizeof(*rt->gate), PROT_READ | PROT_WRITE, MAP_SHARED,
-			 map_fd(rt->base, "wr_gate"), 0);
+			 map_fd(rt, WR_MAP_GATE), 0);
 
 	if (mem == MAP_FAILED)
 		return kernel_error(-errno, "mapping the probes' start gate");
@@ -431,7 +443,7 @@ static int open_perf_reader(struct runtime *rt)
 		.watermark = 1, .wakeup_watermark = (__u32)(pages * 4096 / WR_RING_WAKE_DIVISOR),
 	};
 
-	rt->perfbuf = perf_buffer__new_raw(map_fd(rt->base, "wr_perfbuf"), pages, &attr,
+	rt->perfbuf = perf_buffer__new_raw(map_fd(rt, WR_MAP_PERFBUF), pages, &attr,
 					   on_perf_record, rt, NULL);
 	if (!rt->perfbuf)
 		return kernel_error(-errno, "opening the perf buffer");
@@ -474,8 +486,8 @@ static int open_wakeups(struct runtime *rt)
 
 static void warm_plan(struct runtime *rt)
 {
-	struct bpf_map *map = bpf_object__find_map_by_name(rt->base, "wr_ringbuf");
-	struct bpf_program *prog = bpf_object__find_program_by_name(rt->base, "wr_ring_warm");
+	struct bpf_map *map = base_map(rt, WR_MAP_RINGBUF);
+	struct bpf_program *prog = base_program(rt, WR_PROG_RING_WARM);
 	size_t size;
 
 	if (!map || !rt->ringbuf || !prog || bpf_program__fd(prog) < 0)
@@ -503,7 +515,7 @@ static int open_reader(struct runtime *rt)
 	int err;
 
 	if (rt->opt.transport == WR_TRANSPORT_RINGBUF) {
-		rt->ringbuf = ring_buffer__new(map_fd(rt->base, "wr_ringbuf"), on_ringbuf, rt, NULL);
+		rt->ringbuf = ring_buffer__new(map_fd(rt, WR_MAP_RINGBUF), on_ringbuf, rt, NULL);
 		err = rt->ringbuf ? 0 : kernel_error(-errno, "opening the ring buffer");
 	} else {
 		err = open_perf_reader(rt);
@@ -530,8 +542,8 @@ static int check_sleepable(void)
 	char log[512] = "";
 	LIBBPF_OPTS(bpf_prog_load_opts, po, .prog_flags = BPF_F_SLEEPABLE, .log_buf = log,
 		    .log_size = sizeof(log), .log_level = 1);
-	int fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "wr_fault_in", "GPL", insns,
-			       sizeof(insns) / sizeof(insns[0]), &po);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, wr_own_names[WR_OWN_FAULT_IN_CHECK], "GPL",
+			       insns, sizeof(insns) / sizeof(insns[0]), &po);
 
 	if (fd >= 0) {
 		close(fd);
@@ -584,12 +596,12 @@ int runtime_new(const struct rt_options *opt, const struct bpf_blob *base, struc
 		runtime_free(rt);
 		return err;
 	}
-	rt->proc_maps_fd = map_fd(rt->base, "wr_proc_maps");
-	rt->proc_slot_fd = map_fd(rt->base, "wr_proc_slot");
-	rt->rows_outer_fd = map_fd(rt->base, "wr_cfi_rows");
-	rt->rules_outer_fd = map_fd(rt->base, "wr_cfi_rules");
-	rt->counts_fd = map_fd(rt->base, "wr_stack_counts");
-	rt->stacks_fd = map_fd(rt->base, "wr_stacks");
+	rt->proc_maps_fd = map_fd(rt, WR_MAP_PROC_MAPS);
+	rt->proc_slot_fd = map_fd(rt, WR_MAP_PROC_SLOT);
+	rt->rows_outer_fd = map_fd(rt, WR_MAP_CFI_ROWS);
+	rt->rules_outer_fd = map_fd(rt, WR_MAP_CFI_RULES);
+	rt->counts_fd = map_fd(rt, WR_MAP_STACK_COUNTS);
+	rt->stacks_fd = map_fd(rt, WR_MAP_STACKS);
 	*out = rt;
 	return 0;
 }
@@ -623,7 +635,8 @@ static int reuse_maps(struct runtime *rt, struct bpf_object *obj)
 	struct bpf_map *map;
 
 	bpf_object__for_each_map(map, obj) {
-		int fd = map_fd(rt->base, bpf_map__name(map));
+		struct bpf_map *base = bpf_object__find_map_by_name(rt->base, bpf_map__name(map));
+		int fd = base ? bpf_map__fd(base) : -1;
 
 		if (fd < 0)
 			continue; /* an internal map of the probe itself */
@@ -850,7 +863,7 @@ void runtime_gate_arm(struct runtime *rt, uint32_t script)
 
 int runtime_gate_get(struct runtime *rt, uint32_t id, uint64_t *out)
 {
-	return bpf_map_lookup_elem(map_fd(rt->base, "wr_gate"), &id, out) ? -errno : 0;
+	return bpf_map_lookup_elem(map_fd(rt, WR_MAP_GATE), &id, out) ? -errno : 0;
 }
 
 /* ---- counters and events ---- */

@@ -6,6 +6,7 @@
  * them is bpf-templates/unwind.bpf.h's.
  */
 #include "runtime/runtime.h"
+#include "protocol/contract.h"
 #include "runtime/runtime_priv.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -26,16 +27,17 @@ uint32_t runtime_proc_capacity(const struct runtime *rt)
 
 /* ---- each module's rows and rules ---- */
 
-/* One array map of exactly @n values, filled through a shared mapping of
- * its memory (far faster than an update per element). */
-static int make_filled_array(const char *name, const void *values, size_t size, size_t n)
+/* One array map named @name of exactly @n values, filled through a
+ * shared mapping of its memory (far faster than an update per element). */
+static int make_filled_array(enum wr_own_name name, const void *values, size_t size, size_t n)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_INNER_MAP | BPF_F_MMAPABLE);
 	size_t bytes = size * n, map_len = (bytes + 4095) & ~(size_t)4095;
 	void *mem;
 	int fd;
 
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(__u32), (__u32)size, (__u32)n, &mo);
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, wr_own_names[name], sizeof(__u32), (__u32)size,
+			    (__u32)n, &mo);
 	if (fd < 0)
 		return -errno;
 	mem = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -74,12 +76,12 @@ int runtime_cfi_maps_new(const struct wr_cfi_row *rows, size_t n_rows,
 {
 	fds[0] = fds[1] = -1;
 	if (n_rules) {
-		fds[0] = make_filled_array("wr_rules", rules, sizeof(*rules), n_rules);
+		fds[0] = make_filled_array(WR_OWN_RULES_MAP, rules, sizeof(*rules), n_rules);
 		if (fds[0] < 0)
 			return fds[0];
 	}
 	if (n_rows) {
-		fds[1] = make_filled_array("wr_rows", rows, sizeof(*rows), n_rows);
+		fds[1] = make_filled_array(WR_OWN_ROWS_MAP, rows, sizeof(*rows), n_rows);
 		if (fds[1] < 0) {
 			int err = fds[1];
 

@@ -9,8 +9,8 @@
  * emits; without privilege that part is skipped and says so.
  *
  * The agreement with the templates is checked too: every entry point the
- * generator's sources call is in cg_entry_points[] with the argument count
- * of the call, and every listed one is called.
+ * generator's sources call is in protocol/contract.h's list with the
+ * argument count of the call, and every listed one is called.
  *
  * Scripts that read variables compile against the vars-O0 and vars-O2
  * fixtures' DWARF at probe_here(), the way the session answers the
@@ -27,6 +27,7 @@
 #include "dwarf/module.h"
 #include "dwarf/resolve.h"
 #include "dwarf/vars.h"
+#include "protocol/contract.h"
 #include "runtime/runtime.h"
 #include "script/parser.h"
 #include "script/typespec.h"
@@ -197,7 +198,7 @@ static void compile(const char *text, struct probe_plan *plan, struct objects *o
 	assert_null(memmem(blob.data, blob.size, ".debug_info", 11));
 	/* Every entry point was inlined into the probe, but those the template
 	 * keeps as BPF global functions (WR_SUBPROG: external definitions). */
-	for (const struct cg_entry *e = cg_entry_points; e->name; e++) {
+	for (const struct wr_entry *e = wr_entry_points; e < wr_entry_points + WR_FN_COUNT_; e++) {
 		char call[64];
 
 		snprintf(call, sizeof(call), "@%s(", e->name);
@@ -423,7 +424,15 @@ static void test_shared_shapes(void **state)
 	bpf_blob_release(&c);
 }
 
-/* Every `call(cg, "wr_x", args, N)` in the generator's sources names an
+/* The entry points' identifiers as the generator's sources spell them
+ * (WR_FN_<ID>), in the order of wr_entry_points[]. */
+static const char *const entry_ids[] = {
+#define ENTRY_ID(id, name, n) #id,
+	WR_ENTRY_POINTS(ENTRY_ID)
+#undef ENTRY_ID
+};
+
+/* Every `call(cg, WR_FN_X, args, N)` in the generator's sources names an
  * entry point listed with N parameters, and every listed one is called. */
 static void test_entry_points_listed(void **state)
 {
@@ -431,15 +440,12 @@ static void test_entry_points_listed(void **state)
 					     "src/codegen/values.c", "src/codegen/strings.c",
 					     "src/codegen/builtins.c", "src/codegen/walks.c" };
 	const char *srcdir = getenv("WRAITH_SRCDIR");
-	size_t n_listed = 0, called[64] = { 0 };
+	size_t called[WR_FN_COUNT_] = { 0 };
 	regex_t re;
 
 	(void)state;
 	assert_non_null(srcdir);
-	for (const struct cg_entry *e = cg_entry_points; e->name; e++)
-		n_listed++;
-	assert_true(n_listed < 64);
-	assert_int_equal(regcomp(&re, "call\\(cg, \"(wr_[a-z_]+)\", [A-Za-z_]+, ([0-9]+)\\)", REG_EXTENDED), 0);
+	assert_int_equal(regcomp(&re, "call\\(cg, WR_FN_([A-Z_]+), [A-Za-z_]+, ([0-9]+)\\)", REG_EXTENDED), 0);
 	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
 		char path[4096], *text, *at;
 		regmatch_t m[3];
@@ -447,24 +453,22 @@ static void test_entry_points_listed(void **state)
 		snprintf(path, sizeof(path), "%s/%s", srcdir, files[f]);
 		assert_int_equal(file_read(path, &text, NULL), 0);
 		for (at = text; regexec(&re, at, 3, m, 0) == 0; at += m[0].rm_eo) {
-			size_t k = 0;
+			size_t k = 0, len = (size_t)(m[1].rm_eo - m[1].rm_so);
 
-			while (cg_entry_points[k].name &&
-			       (strncmp(cg_entry_points[k].name, at + m[1].rm_so,
-					(size_t)(m[1].rm_eo - m[1].rm_so)) != 0 ||
-				cg_entry_points[k].name[m[1].rm_eo - m[1].rm_so] != '\0'))
+			while (k < WR_FN_COUNT_ && (strncmp(entry_ids[k], at + m[1].rm_so, len) != 0 ||
+						    entry_ids[k][len] != '\0'))
 				k++;
-			if (!cg_entry_points[k].name)
-				fail_msg("%s calls %.*s, which cg_entry_points[] does not list", files[f],
-					 (int)(m[1].rm_eo - m[1].rm_so), at + m[1].rm_so);
-			assert_int_equal(cg_entry_points[k].n_params, strtoul(at + m[2].rm_so, NULL, 10));
+			if (k == WR_FN_COUNT_)
+				fail_msg("%s calls WR_FN_%.*s, which protocol/contract.h does not list",
+					 files[f], (int)len, at + m[1].rm_so);
+			assert_int_equal(wr_entry_points[k].n_params, strtoul(at + m[2].rm_so, NULL, 10));
 			called[k]++;
 		}
 		free(text);
 	}
-	for (size_t k = 0; k < n_listed; k++)
+	for (size_t k = 0; k < WR_FN_COUNT_; k++)
 		if (!called[k])
-			fail_msg("cg_entry_points[] lists %s, which nothing calls", cg_entry_points[k].name);
+			fail_msg("protocol/contract.h lists %s, which nothing calls", wr_entry_points[k].name);
 	regfree(&re);
 }
 
