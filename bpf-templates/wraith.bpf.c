@@ -1,5 +1,10 @@
 /* wraith.bpf.c - the fixed BPF machinery every generated probe links with.
  *
+ * Layer rule: bpf-templates/ is restricted C for clang -target bpf; of
+ * wraith's own headers it includes only those written for both sides:
+ * protocol/wire.h (layouts), protocol/contract.h (names) and
+ * unwind/step.h (the unwinder's step).
+ *
  * This file is restricted C compiled by clang-19 to LLVM bitcode at build
  * time and embedded in wraith, once per transport and --fault-in setting
  * (WR_PROBE_TRANSPORT, WR_PROBE_FAULT_IN: clang folds them).  The IR

@@ -1,7 +1,8 @@
 /* module.h - one ELF file (executable or shared library) and its debug info.
  *
  * Layer rule: dwarf/ depends on util/ only and is the one directory that
- * includes elfutils headers (libelf, libdw, libdwfl) and libiberty.
+ * includes elfutils headers (libelf, libdw, libdwfl) and libiberty, but
+ * for unwind/, which reads a module's CFI through dwarf/module_cfi.h.
  *
  * A dw_module is opened by path once per file and shared by every process
  * that maps it.  It holds one libdwfl session with that single module placed

@@ -1,6 +1,7 @@
 /* wire.h - everything the two sides of the BPF boundary agree on: the
  * event wire format, the layout of every BPF map value, and how the code
- * generator passes arguments to the templates' wr_* entry points.
+ * generator passes arguments to the templates' wr_* entry points (whose
+ * names, with the maps', are contract.h's).
  *
  * Layer rule: this header is included by the BPF templates (clang -target
  * bpf) and by userspace; it depends only on <linux/types.h>.  It is the one
