@@ -10,6 +10,7 @@
 #include "render/profile.pb-c.h"
 #include "render/stacks.h"
 #include "render/stacks_priv.h"
+#include "util/htab.h"
 #include "util/idmap.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -34,7 +35,7 @@ struct pprof_builder {
 	const struct render_hooks *hooks;
 	char **strings;            /* the string table; owned */
 	size_t n_strings, cap_strings;
-	struct idmap string_ids;   /* FNV hash of a string -> index + 1 (chained by probing) */
+	struct htab string_ids;    /* a string (the table's bytes) -> its index */
 	pb_mapping **mappings;
 	size_t n_mappings, cap_mappings;
 	struct idmap mapping_ids;  /* string index of the path -> id */
@@ -48,30 +49,20 @@ struct pprof_builder {
 	size_t n_samples, cap_samples;
 };
 
-static uint64_t fnv(const char *s, uint64_t salt)
-{
-	uint64_t h = 0xcbf29ce484222325ull ^ salt;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h ? h : 1;
-}
-
 /* The index of @s in the string table, added when new. */
 static int64_t intern(struct pprof_builder *b, const char *s)
 {
-	for (uint64_t salt = 0;; salt++) {
-		uint64_t key = fnv(s ? s : "", salt), idx = idmap_get(&b->string_ids, key);
+	const char *str = s ? s : "";
+	size_t len = strlen(str);
+	struct htab_slot *slot = htab_get(&b->string_ids, str, len, true);
 
-		if (idx && !strcmp(b->strings[idx - 1], s ? s : ""))
-			return (int64_t)idx - 1;
-		if (idx)
-			continue; /* another string hashed here: probe the next salt */
-		b->strings = xgrow(b->strings, &b->cap_strings, b->n_strings + 1, sizeof(*b->strings));
-		b->strings[b->n_strings++] = xstrdup(s ? s : "");
-		idmap_put(&b->string_ids, key, b->n_strings);
-		return (int64_t)b->n_strings - 1;
-	}
+	if (slot->key)
+		return slot->val;
+	b->strings = xgrow(b->strings, &b->cap_strings, b->n_strings + 1, sizeof(*b->strings));
+	b->strings[b->n_strings] = xstrdup(str);
+	slot->key = b->strings[b->n_strings];
+	slot->val = (uint32_t)b->n_strings;
+	return (int64_t)b->n_strings++;
 }
 
 #define APPEND(arr, n, cap, item)                                   \
@@ -298,7 +289,7 @@ static void builder_release(struct pprof_builder *b)
 	free(b->functions);
 	free(b->mappings);
 	free(b->strings);
-	idmap_release(&b->string_ids);
+	htab_release(&b->string_ids);
 	idmap_release(&b->mapping_ids);
 	idmap_release(&b->location_ids);
 	idmap_release(&b->function_ids);

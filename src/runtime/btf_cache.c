@@ -3,6 +3,7 @@
 #include "runtime/blob.h"
 #include "util/buildid.h"
 #include "util/diskcache.h"
+#include "util/hash.h"
 #include "util/strbuf.h"
 
 #include <errno.h>
@@ -20,18 +21,6 @@ static void add_id(struct strbuf *key, const unsigned char *id, size_t len)
 	strbuf_add(key, id, len);
 }
 
-/* FNV-1a, 64 bits: the base object is one of this build's, so the hash
- * only tells them apart. */
-static uint64_t hash_of(const void *p, size_t len)
-{
-	const unsigned char *b = p;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
-}
-
 int btf_cache_key(const struct bpf_blob *base, struct strbuf *key)
 {
 	const unsigned char *self, *kernel;
@@ -47,7 +36,7 @@ int btf_cache_key(const struct bpf_blob *base, struct strbuf *key)
 	add_id(key, self, self_len);
 	words[0] = (uint64_t)st.st_size;
 	words[1] = base->size;
-	words[2] = hash_of(base->data, base->size);
+	words[2] = fnv1a(FNV1A_BASIS, base->data, base->size);
 	strbuf_add(key, words, sizeof(words));
 	return 0;
 }

@@ -6,6 +6,7 @@
  */
 #include "util/diskcache.h"
 #include "util/error.h"
+#include "util/hash.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -106,21 +107,9 @@ int disk_cache_open(const char *dir, struct disk_cache **out, struct strbuf *why
 	return 0;
 }
 
-#define FNV_BASIS 0xcbf29ce484222325ull
-
-/* FNV-1a, 64 bits, over @len bytes of @p, from @h (FNV_BASIS to start). */
-static uint64_t fnv1a(uint64_t h, const void *p, size_t len)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
-}
-
 void disk_cache_file_name(const void *key, size_t key_len, char *buf)
 {
-	snprintf(buf, 32, "%016" PRIx64 ENTRY_SUFFIX, fnv1a(FNV_BASIS, key, key_len));
+	snprintf(buf, 32, "%016" PRIx64 ENTRY_SUFFIX, fnv1a(FNV1A_BASIS, key, key_len));
 }
 
 /* ---- reading ---- */
@@ -160,7 +149,7 @@ static bool entry_matches(const unsigned char *data, size_t size, const void *ke
 	return !memcmp(h.magic, ENTRY_MAGIC, sizeof(h.magic)) && h.version == ENTRY_VERSION &&
 	       h.key_len == key_len && sizeof(h) + (uint64_t)h.key_len + h.value_len == size &&
 	       !memcmp(data + sizeof(h), key, key_len) &&
-	       fnv1a(FNV_BASIS, data + sizeof(h), size - sizeof(h)) == h.check;
+	       fnv1a(FNV1A_BASIS, data + sizeof(h), size - sizeof(h)) == h.check;
 }
 
 int disk_cache_get(struct disk_cache *c, const void *key, size_t key_len, void **value,
@@ -229,7 +218,7 @@ int disk_cache_put(struct disk_cache *c, const void *key, size_t key_len, const 
 	memcpy(h.magic, ENTRY_MAGIC, sizeof(h.magic));
 	all[0] = (struct iovec){ &h, sizeof(h) };
 	all[1] = (struct iovec){ (void *)key, key_len };
-	h.check = fnv1a(FNV_BASIS, key, key_len);
+	h.check = fnv1a(FNV1A_BASIS, key, key_len);
 	for (int i = 0; i < n; i++) {
 		all[2 + i] = iov[i];
 		h.value_len += iov[i].iov_len;
