@@ -17,7 +17,7 @@
  */
 #include "dwarf/cursor.h"
 #include "dwarf/module_priv.h"
-#include "dwarf/offmap.h"
+#include "util/idmap.h"
 #include "util/xalloc.h"
 
 #include <dwarf.h>
@@ -36,7 +36,7 @@ struct dropped_rows {
 };
 
 struct dropped_cache {
-	struct offmap by_unit; /* stmt_list offset + 1 -> struct dropped_rows */
+	struct idmap by_unit;  /* stmt_list offset + 1 -> struct dropped_rows */
 };
 
 /* The header fields the state machine needs. */
@@ -231,14 +231,14 @@ static void cache_destroy(void *data)
 	struct dropped_cache *c = data;
 
 	for (size_t i = 0; i < c->by_unit.cap; i++) {
-		struct dropped_rows *d = c->by_unit.slots[i].val;
+		struct dropped_rows *d = (struct dropped_rows *)(uintptr_t)c->by_unit.slots[i].val;
 
 		if (d) {
 			free(d->v);
 			free(d);
 		}
 	}
-	offmap_release(&c->by_unit);
+	idmap_release(&c->by_unit);
 	free(c);
 }
 
@@ -259,11 +259,11 @@ static struct dropped_rows *unit_rows(struct dw_module *m, Dwarf_Die *cu)
 		ext->data = c;
 		ext->destroy = cache_destroy;
 	}
-	d = offmap_get(&c->by_unit, off + 1);
+	d = idmap_get_ptr(&c->by_unit, off + 1);
 	if (!d) {
 		dwarf_cu_die(cu->cu, &die, NULL, NULL, &addr_size, NULL, NULL, NULL);
 		d = read_unit(dwarf_cu_getdwarf(cu->cu), off, addr_size);
-		offmap_put(&c->by_unit, off + 1, d);
+		idmap_put_ptr(&c->by_unit, off + 1, d);
 	}
 	return d;
 }

@@ -94,7 +94,7 @@ static char *rust_function_name(struct rs_state *st, Dwarf_Die *die)
 	for (int i = 0; i < 8; i++)
 		if (!die_ref(&decl, DW_AT_specification, &decl) && !die_ref(&decl, DW_AT_abstract_origin, &decl))
 			break;
-	prefix = offmap_get(&st->rust_prefixes, (uint64_t)(uintptr_t)decl.addr);
+	prefix = idmap_get_ptr(&st->rust_prefixes, (uint64_t)(uintptr_t)decl.addr);
 	if (prefix && dwarf_diename(&decl))
 		strbuf_addf(&sb, "%s%s", prefix, dwarf_diename(&decl));
 	else if (!typename_scoped_name(&decl, &sb))
@@ -145,7 +145,7 @@ static void destroy_state(void *data)
 	htab_release(&st->keys);
 	free(st->origins.slots);
 	free(st->syms);
-	offmap_release(&st->rust_prefixes);
+	idmap_release(&st->rust_prefixes);
 	free(st);
 }
 
@@ -301,7 +301,7 @@ static void walk(const struct rs_visitor *v, Dwarf_Die *parent, const char *pref
 			walk(v, &die, prefix, depth + 1);
 		} else if (tag == DW_TAG_subprogram) {
 			if (v->st && v->rust && name)
-				offmap_put(&v->st->rust_prefixes, (uint64_t)(uintptr_t)die.addr, (void *)prefix);
+				idmap_put_ptr(&v->st->rust_prefixes, (uint64_t)(uintptr_t)die.addr, prefix);
 			if (!has_code(&die))
 				continue;
 			if (name)

@@ -21,10 +21,10 @@
 #include <stdint.h>
 
 #include "dwarf/module_priv.h"
-#include "dwarf/offmap.h"
 #include "dwarf/resolve.h"
 #include "dwarf/symbolize.h"
 #include "util/htab.h"
+#include "util/idmap.h"
 
 #define RS_NONE UINT32_MAX
 #define RS_KIND_SHIFT 30
@@ -108,7 +108,7 @@ struct rs_state {
 	/* Rust units: the scopes of each named subprogram ("rscopes::net::"),
 	 * by the address of its DIE, noted by the index walk (strings in
 	 * owned) */
-	struct offmap rust_prefixes;
+	struct idmap rust_prefixes;
 };
 
 static inline enum rs_kind rs_entry_kind(const struct rs_entry *e)

@@ -30,9 +30,9 @@
  */
 #include "dwarf/symbolize.h"
 #include "dwarf/module_priv.h"
-#include "dwarf/offmap.h"
 #include "dwarf/typename.h"
 #include "util/htab.h"
+#include "util/idmap.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -99,10 +99,10 @@ struct chunk {
 };
 
 struct sym_cache {
-	struct offmap by_pc;      /* pc -> struct sym_entry * (in chunks) */
+	struct idmap by_pc;       /* pc -> struct sym_entry * (in chunks) */
 	struct chunk *chunks;     /* newest first */
-	struct offmap die_names;  /* DIE key -> interned qualified name */
-	struct offmap cu_indexes; /* CU DIE key -> struct cu_index * */
+	struct idmap die_names;   /* DIE key -> interned qualified name */
+	struct idmap cu_indexes;  /* CU DIE key -> struct cu_index * */
 	struct htab strs;         /* interned strings (owned keys) */
 	struct symtab syms;
 	Dwarf **dwarfs;           /* the files die_key() numbers */
@@ -211,17 +211,17 @@ static void cache_destroy(void *data)
 		free(c->chunks);
 		c->chunks = next;
 	}
-	offmap_release(&c->by_pc);
-	offmap_release(&c->die_names);
+	idmap_release(&c->by_pc);
+	idmap_release(&c->die_names);
 	for (size_t i = 0; i < c->cu_indexes.cap; i++) {
-		struct cu_index *ix = c->cu_indexes.slots[i].val;
+		struct cu_index *ix = (struct cu_index *)(uintptr_t)c->cu_indexes.slots[i].val;
 
 		if (ix) {
 			spans_release(&ix->ranges);
 			free(ix);
 		}
 	}
-	offmap_release(&c->cu_indexes);
+	idmap_release(&c->cu_indexes);
 	for (size_t i = 0; i < c->strs.cap; i++)
 		free((void *)c->strs.slots[i].key);
 	htab_release(&c->strs);
@@ -494,7 +494,7 @@ static int cmp_range(const void *a, const void *b)
 static struct cu_index *cu_index_of(struct sym_cache *c, struct dw_module *m, Dwarf_Die *cu)
 {
 	uint64_t key = die_key(c, cu);
-	struct cu_index *ix = offmap_get(&c->cu_indexes, key);
+	struct cu_index *ix = idmap_get_ptr(&c->cu_indexes, key);
 	size_t cap = 0;
 
 	if (ix)
@@ -505,7 +505,7 @@ static struct cu_index *cu_index_of(struct sym_cache *c, struct dw_module *m, Dw
 	ix->ranges.elem = sizeof(struct fn_range);
 	index_children(ix, &cap, cu, 0);
 	spans_finish(&ix->ranges, cmp_range);
-	offmap_put(&c->cu_indexes, key, ix);
+	idmap_put_ptr(&c->cu_indexes, key, ix);
 	return ix;
 }
 
@@ -547,14 +547,14 @@ static void visit_scope(Dwarf_Die *die, uint64_t pc, struct scope_path *p, int d
 static const char *qualified_name(struct sym_cache *c, struct dw_module *m, Dwarf_Die *die)
 {
 	uint64_t key = die_key(c, die);
-	const char *cached = offmap_get(&c->die_names, key);
+	const char *cached = idmap_get_ptr(&c->die_names, key);
 	struct strbuf sb = STRBUF_INIT;
 
 	if (cached)
 		return *cached ? cached : NULL;
 	typename_scoped_name(die, &sb);
 	cached = intern(c, sb.buf);
-	offmap_put(&c->die_names, key, (void *)cached);
+	idmap_put_ptr(&c->die_names, key, cached);
 	strbuf_release(&sb);
 	return *cached ? cached : NULL;
 }
@@ -907,11 +907,11 @@ static struct sym_entry *compute(struct sym_cache *c, struct dw_module *m, uint6
 int dw_symbolize(struct dw_module *m, uint64_t pc, struct dw_sym *out)
 {
 	struct sym_cache *c = cache_of(m);
-	struct sym_entry *e = offmap_get(&c->by_pc, pc);
+	struct sym_entry *e = idmap_get_ptr(&c->by_pc, pc);
 
 	if (!e) {
 		e = compute(c, m, pc);
-		offmap_put(&c->by_pc, pc, e);
+		idmap_put_ptr(&c->by_pc, pc, e);
 	}
 	out->frames = e->frames;
 	out->n = e->n;

@@ -97,13 +97,13 @@ static struct dw_type *type_attr(struct vars_cache *c, Dwarf_Die *die)
 static struct type_node *slot(struct vars_cache *c, Dwarf_Die *die)
 {
 	uint64_t key = die_key(c, die);
-	struct type_node *n = offmap_get(&c->types, key);
+	struct type_node *n = idmap_get_ptr(&c->types, key);
 
 	if (n)
 		return n;
 	n = own(c, xcalloc(1, sizeof(*n)));
 	n->die = *die;
-	offmap_put(&c->types, key, n);
+	idmap_put_ptr(&c->types, key, n);
 	c->queue = xgrow(c->queue, &c->cap_queue, c->n_queue + 1, sizeof(*c->queue));
 	c->queue[c->n_queue++] = n;
 	return n;
@@ -347,7 +347,7 @@ static void note_prefixes(struct vars_cache *c, Dwarf_Die *parent, const char *p
 		const char *name = dwarf_diename(&child);
 
 		if (*prefix && (is_scope(tag) || tag == DW_TAG_enumeration_type || tag == DW_TAG_typedef))
-			offmap_put(&c->prefixes, die_key(c, &child), (void *)prefix);
+			idmap_put_ptr(&c->prefixes, die_key(c, &child), prefix);
 		if (!is_scope(tag) || (!name && tag != DW_TAG_namespace))
 			continue;
 		note_prefixes(c, &child, own(c, xasprintf("%s%s::", prefix, name ? name : "(anonymous namespace)")),
@@ -368,11 +368,11 @@ static const char *scope_prefix(struct vars_cache *c, Dwarf_Die *die)
 	if (!dwarf_diecu(die, &cu, NULL, NULL) || (!dw_unit_is_cxx(&cu) && !dw_unit_is_rust(&cu)))
 		return "";
 	key = die_key(c, &cu);
-	if (!offmap_get(&c->prefixed_units, key)) {
+	if (!idmap_get_ptr(&c->prefixed_units, key)) {
 		note_prefixes(c, &cu, "", 0);
-		offmap_put(&c->prefixed_units, key, c);
+		idmap_put_ptr(&c->prefixed_units, key, c);
 	}
-	p = offmap_get(&c->prefixes, die_key(c, die));
+	p = idmap_get_ptr(&c->prefixes, die_key(c, die));
 	return p ? p : "";
 }
 
@@ -953,7 +953,7 @@ static char *pointer_name(const struct dw_type *t)
 const struct dw_type *dw_type_pointer(struct dw_module *m, const struct dw_type *target)
 {
 	struct vars_cache *c = vars_cache_of(m);
-	struct dw_type *p = offmap_get(&c->pointers, (uint64_t)(uintptr_t)target);
+	struct dw_type *p = idmap_get_ptr(&c->pointers, (uint64_t)(uintptr_t)target);
 
 	if (p)
 		return p;
@@ -962,7 +962,7 @@ const struct dw_type *dw_type_pointer(struct dw_module *m, const struct dw_type 
 	p->size = 8;
 	p->target = target;
 	p->name = own(c, pointer_name(target));
-	offmap_put(&c->pointers, (uint64_t)(uintptr_t)target, p);
+	idmap_put_ptr(&c->pointers, (uint64_t)(uintptr_t)target, p);
 	return p;
 }
 

@@ -32,14 +32,14 @@ static void cache_destroy(void *data)
 	for (size_t i = 0; i < c->n_owned; i++)
 		free(c->owned[i]);
 	free(c->owned);
-	offmap_release(&c->types);
+	idmap_release(&c->types);
 	free(c->queue);
 	free(c->dwarfs);
 	free(c->complete);
 	free(c->plain);
-	offmap_release(&c->pointers);
-	offmap_release(&c->prefixes);
-	offmap_release(&c->prefixed_units);
+	idmap_release(&c->pointers);
+	idmap_release(&c->prefixes);
+	idmap_release(&c->prefixed_units);
 	free(c->globals);
 	free(c);
 }

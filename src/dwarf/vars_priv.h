@@ -12,8 +12,8 @@
 #include <stddef.h>
 
 #include "dwarf/module_priv.h"
-#include "dwarf/offmap.h"
 #include "dwarf/vars.h"
+#include "util/idmap.h"
 
 struct global_slot {
 	const char *name;
@@ -27,7 +27,7 @@ struct complete_entry;
 
 struct vars_cache {
 	struct dw_module *m;
-	struct offmap types;       /* DIE key -> struct type_node * (types.c) */
+	struct idmap types;        /* DIE key -> struct type_node * (types.c) */
 	struct type_node **queue;  /* nodes taken but not filled yet */
 	size_t n_queue, cap_queue;
 	Dwarf **dwarfs;            /* the files DIE keys distinguish */
@@ -39,9 +39,9 @@ struct vars_cache {
 	bool complete_built;             /* both indexes */
 	dw_type_resolver resolver;
 	void *resolver_ctx;
-	struct offmap pointers;    /* target type address -> pointer type (dw_type_pointer) */
-	struct offmap prefixes;    /* C++ type DIE key -> "geo::" of its scopes (types.c) */
-	struct offmap prefixed_units; /* CU DIE key -> non-NULL once its prefixes are known */
+	struct idmap pointers;     /* target type address -> pointer type (dw_type_pointer) */
+	struct idmap prefixes;     /* C++ type DIE key -> "geo::" of its scopes (types.c) */
+	struct idmap prefixed_units; /* CU DIE key -> non-NULL once its prefixes are known */
 	void **owned;              /* everything allocated for types and locations */
 	size_t n_owned, cap_owned;
 	struct global_slot *globals;

@@ -46,7 +46,7 @@ static const struct wr_count_stack *stack_frames(struct session *s, uint64_t id)
 {
 	struct stack_cache *c = s->stack_cache;
 	struct wr_count_stack *st;
-	uint64_t at = idmap_get(&c->ids, id ? id : 1);
+	uint64_t at = idmap_get(&c->ids, id);
 
 	if (at)
 		return c->v[at - 1];
@@ -59,7 +59,7 @@ static const struct wr_count_stack *stack_frames(struct session *s, uint64_t id)
 		st->h.frame_count = WR_COUNT_MAX_DEPTH;
 	c->v = xgrow(c->v, &c->cap, c->n + 1, sizeof(*c->v));
 	c->v[c->n++] = st;
-	idmap_put(&c->ids, id ? id : 1, c->n);
+	idmap_put(&c->ids, id, c->n);
 	return st;
 }
 

@@ -5,7 +5,7 @@
  * One table serves every index keyed by bytes: function names in the
  * resolver, interned strings in the symbolizer, unwind rules by their
  * bytes in the CFI extractor.  (Caches keyed by a DIE offset or a pc use
- * dwarf/offmap.h, whose integer keys need no bytes kept anywhere.)
+ * util/idmap.h, whose integer keys need no bytes kept anywhere.)
  *
  * Rules: keys are borrowed, so their bytes must stay where they are,
  * unchanged, while they are in the table.  Open addressing with linear

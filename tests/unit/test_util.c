@@ -605,7 +605,8 @@ static void test_safefile_other_user(void **state)
 	free(dir), free(sub), free(in_sub), free(file);
 }
 
-/* idmap: values stay put while the table grows; absent keys read 0. */
+/* idmap: values stay put while the table grows; absent keys read 0;
+ * key 0 is a key. */
 static void test_idmap(void **state)
 {
 	struct idmap m = { 0 };
@@ -618,8 +619,11 @@ static void test_idmap(void **state)
 	for (uint64_t k = 1; k <= 1000; k++)
 		assert_int_equal(idmap_get(&m, k * 0x10001), k + 7);
 	assert_int_equal(idmap_get(&m, 3), 0);
-	assert_int_equal(m.n, 1000);
-	assert_true(m.cap >= 2000);
+	assert_int_equal(idmap_get(&m, 0), 0);
+	assert_int_equal(idmap_put(&m, 0, 42), 42); /* 0 is a key like any other */
+	assert_int_equal(idmap_get(&m, 0), 42);
+	assert_int_equal(m.n, 1001);
+	assert_true(m.cap >= 2002);
 	idmap_release(&m);
 	assert_int_equal(idmap_get(&m, 0x10001), 0);
 }
