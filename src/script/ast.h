@@ -183,7 +183,12 @@ struct ast_probe {
 	struct ast_target target;
 	struct ast_block body;
 	char *body_text;         /* owned: source text between the braces, for `save` */
+	bool disabled;           /* the line before `trace` is AST_DISABLED_MARK */
 };
+
+/* The line `save` writes before a disabled probe: a probe it stands
+ * before (alone on its line, blanks before it allowed) is added disabled. */
+#define AST_DISABLED_MARK "// disabled:"
 
 struct ast_script {
 	struct ast_probe **probes; /* owned */

@@ -1063,12 +1063,30 @@ static void parse_pattern(struct parser *p, struct ast_probe *pr)
 	next(p);
 }
 
+/* Whether the line before the one @off is on is AST_DISABLED_MARK, blanks
+ * before it allowed. */
+static bool marked_disabled(const char *text, size_t off)
+{
+	size_t len = strlen(AST_DISABLED_MARK), line = off, prev;
+
+	while (line > 0 && text[line - 1] != '\n')
+		line--;
+	if (line == 0)
+		return false;
+	prev = line - 1;
+	while (prev > 0 && text[prev - 1] != '\n')
+		prev--;
+	prev += strspn(text + prev, " \t");
+	return line - 1 - prev == len && strncmp(text + prev, AST_DISABLED_MARK, len) == 0;
+}
+
 static struct ast_probe *parse_probe(struct parser *p)
 {
 	struct ast_probe *pr = xcalloc(1, sizeof(*pr));
 	size_t off = 0, end = 0;
 
 	pr->loc = p->tok.loc;
+	pr->disabled = marked_disabled(p->text, p->tok.off);
 	p->stmts = 0;
 	next(p);
 	parse_pattern(p, pr);

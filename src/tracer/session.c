@@ -38,10 +38,6 @@
 #include <string.h>
 #include <time.h>
 
-/* The line `save` writes before a disabled probe; such a probe is added
- * disabled again. */
-#define DISABLED_MARK "// disabled:"
-
 static int kernel_wait(struct session *s);
 static void kernel_abandon(struct session *s);
 
@@ -178,19 +174,22 @@ static bool script_has_count(const struct ast_script *sc)
 	return false;
 }
 
-/* Whether the probes of @script count stacks (`count bt`); true when it
- * does not parse (session_add_script() says why). */
-static bool script_counts(const char *script)
+/* Script mode: parse the one script now, for session_add_script() to
+ * take; the counting maps' buckets cost start-up time even unused, so a
+ * script without `count bt` gets none. */
+static void parse_only_script(struct session *s, const char *text)
 {
-	struct ast_script *sc = NULL;
-	struct diag d = { 0 };
-	bool counts = true;
+	s->only.text = xstrdup(text);
+	s->only.err = script_parse(s->only.text, &s->only.ast, &s->only.diag);
+	if (!s->only.err && !script_has_count(s->only.ast))
+		s->opt.stack_entries = 1;
+}
 
-	if (!script_parse(script, &sc, &d))
-		counts = script_has_count(sc);
-	ast_script_free(sc);
-	diag_release(&d);
-	return counts;
+static void only_script_release(struct session *s)
+{
+	free(s->only.text);
+	ast_script_free(s->only.ast);
+	diag_release(&s->only.diag);
 }
 
 int session_new(const struct session_options *opt, struct session **out)
@@ -207,9 +206,8 @@ int session_new(const struct session_options *opt, struct session **out)
 	s->opt.only_script = NULL;
 	if (!s->opt.bt_depth)
 		s->opt.bt_depth = WR_BT_DEFAULT_DEPTH;
-	/* The counting maps' buckets cost start-up time even unused. */
-	if (opt->only_script && !script_counts(opt->only_script))
-		s->opt.stack_entries = 1;
+	if (opt->only_script)
+		parse_only_script(s, opt->only_script);
 	if (opt->start_kernel)
 		session_start(s);
 	configure_debug(s);
@@ -218,6 +216,7 @@ int session_new(const struct session_options *opt, struct session **out)
 		kernel_abandon(s);
 		target_free(s->target);
 		dw_debug_config_release();
+		only_script_release(s);
 		free(s);
 		return err;
 	}
@@ -300,6 +299,7 @@ void session_free(struct session *s)
 	if (s->backlog)
 		strbuf_release(s->backlog);
 	free(s->backlog);
+	only_script_release(s);
 	free(s);
 }
 
@@ -871,12 +871,24 @@ static void remove_probe(struct session *s, struct probe *p)
 }
 
 /* Parse and check @text; on error render it into @errors. */
-static int parse_script(const char *text, const char *file, struct ast_script **out,
-			struct strbuf *errors)
+/* @text parsed and checked into *@out (caller frees), or an error with
+ * its message in @errors.  Script mode's one script was parsed already. */
+static int parse_script(struct session *s, const char *text, const char *file,
+			struct ast_script **out, struct strbuf *errors)
 {
 	struct diag d = { 0 };
-	int err = script_parse(text, out, &d);
+	int err;
 
+	if (s->only.text && !s->only.taken && strcmp(text, s->only.text) == 0) {
+		err = s->only.err;
+		*out = s->only.ast;
+		d = s->only.diag;
+		s->only.ast = NULL;
+		s->only.diag = (struct diag){ 0 };
+		s->only.taken = true;
+	} else {
+		err = script_parse(text, out, &d);
+	}
 	if (!err) {
 		err = script_check(*out, &d);
 		if (err) {
@@ -888,25 +900,6 @@ static int parse_script(const char *text, const char *file, struct ast_script **
 		render_diag(&d, file, text, errors);
 	diag_release(&d);
 	return err;
-}
-
-/* True when the line before line @line of @text is the mark `save` writes
- * before a disabled probe. */
-static bool marked_disabled(const char *text, unsigned line)
-{
-	const char *prev = NULL, *at = text;
-
-	for (unsigned n = 1; n < line && at; n++) {
-		prev = at;
-		at = strchr(at, '\n');
-		at = at ? at + 1 : NULL;
-	}
-	if (!prev || !at)
-		return false;
-	while (*prev == ' ' || *prev == '\t')
-		prev++;
-	return strncmp(prev, DISABLED_MARK, strlen(DISABLED_MARK)) == 0 &&
-	       prev + strlen(DISABLED_MARK) == at - 1;
 }
 
 static bool script_has_bt(const struct ast_script *sc)
@@ -933,7 +926,7 @@ static int add_script(struct session *s, const char *text, const char *file,
 	unsigned first_id = s->next_probe_id;
 	uint32_t script = ++s->scripts;
 	size_t taken, queued;
-	int err = parse_script(text, file, &sc, errors);
+	int err = parse_script(s, text, file, &sc, errors);
 
 	if (n_ids)
 		*n_ids = 0;
@@ -952,7 +945,7 @@ static int add_script(struct session *s, const char *text, const char *file,
 		struct probe *p = probe_new(s->next_probe_id++, sc->probes[i]);
 		struct diag d = { 0 };
 
-		p->enabled = !marked_disabled(text, p->ast->loc.line);
+		p->enabled = !p->ast->disabled;
 		p->gate = script;
 		sc->probes[i] = NULL;
 		add_probe(s, p);
@@ -1173,7 +1166,7 @@ void session_save(struct session *s, struct strbuf *out)
 		const struct probe *p = s->probes[i];
 
 		if (!p->enabled)
-			strbuf_addstr(out, DISABLED_MARK "\n");
+			strbuf_addstr(out, AST_DISABLED_MARK "\n");
 		strbuf_addf(out, "%s\n", p->source);
 	}
 }

@@ -57,9 +57,11 @@ struct session_options {
 	bool dry_run;               /* resolve and compile, attach nothing */
 	bool start_kernel;          /* session_start() before the target opens (probes follow) */
 	/* Script mode: the text of the one script the session runs, no probe
-	 * being added after it (NULL: probes may come at any time).  Read by
-	 * session_new() only, to size the maps for its probes: without a
-	 * `count bt` there is no room for counted stacks. */
+	 * being added after it (NULL: probes may come at any time).  Parsed
+	 * once, by session_new() (copied: it need not outlive the call), to
+	 * size the maps for its probes (without a `count bt` there is no room
+	 * for counted stacks); session_add_script() given the same text uses
+	 * that parse. */
 	const char *only_script;
 	bool verbose;
 	bool relative_time;

@@ -13,6 +13,7 @@
 #include "script/ast.h"
 #include "tracer/recover.h"
 #include "tracer/session.h"
+#include "util/diag.h"
 
 struct fv_walk;
 struct kernel_start;
@@ -100,6 +101,15 @@ struct session {
 	uint64_t stacks_since_ns;   /* wall clock when counting began (or was cleared) */
 	uint64_t stacks_dropped_base; /* stacks not counted before the last clear */
 	double counted_read_at;     /* when session_read_counted() last read (0: never) */
+	/* Script mode: session_options.only_script, parsed once by
+	 * session_new() (to size the maps) for session_add_script(). */
+	struct {
+		char *text;              /* owned copy */
+		struct ast_script *ast;  /* owned until taken */
+		struct diag diag;        /* why it does not parse, with err */
+		int err;
+		bool taken;
+	} only;
 };
 
 /* ---- probe.c: a probe's own bookkeeping ---- */

@@ -651,6 +651,26 @@ static void test_parse_patterns_and_bodies(void **state)
 	ast_script_free(s);
 }
 
+/* The mark `save` writes before a disabled probe: alone on the line right
+ * before `trace`, blanks before it allowed; anything else is a comment. */
+static void test_parse_disabled_mark(void **state)
+{
+	static const char text[] = "// disabled:\ntrace a {}\n"
+				   "trace b {}\n"
+				   "  \t// disabled:\ntrace c {}\n"
+				   "// disabled:\n\ntrace d {}\n"
+				   "// disabled: x\ntrace e {}\n"
+				   "// disabled:\n  trace f {} trace g {}\n";
+	struct ast_script *s = parse_ok(text);
+	static const bool want[] = { true, false, true, false, false, true, true };
+
+	(void)state;
+	assert_int_equal(s->n_probes, 7);
+	for (size_t i = 0; i < 7; i++)
+		assert_int_equal(s->probes[i]->disabled, want[i]);
+	ast_script_free(s);
+}
+
 static void test_parse_bt_flags(void **state)
 {
 	static const struct {
@@ -1366,6 +1386,7 @@ int main(void)
 		cmocka_unit_test(test_expr_text),
 		cmocka_unit_test(test_parse_builtins),
 		cmocka_unit_test(test_parse_patterns_and_bodies),
+		cmocka_unit_test(test_parse_disabled_mark),
 		cmocka_unit_test(test_parse_bt_flags),
 		cmocka_unit_test(test_parse_count),
 		cmocka_unit_test(test_parse_format_pieces),
