@@ -272,11 +272,6 @@ bool output_paused(const struct output *o)
 	return o->paused;
 }
 
-uint64_t output_held_events(const struct output *o)
-{
-	return o->held_events;
-}
-
 /* ---- scrolling ---- */
 
 void output_scroll(struct output *o, long lines)

@@ -41,7 +41,6 @@ void output_clear(struct output *o);
  * scrollback's size of waiting lines is kept, the oldest dropped first. */
 void output_pause(struct output *o, bool on);
 bool output_paused(const struct output *o);
-uint64_t output_held_events(const struct output *o);
 
 /* Scroll by @lines (positive: towards older lines). */
 void output_scroll(struct output *o, long lines);
