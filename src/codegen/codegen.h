@@ -3,7 +3,7 @@
  *
  * Layer rule: codegen/ is the only directory that includes llvm-c/.  It
  * reads plans (codegen/plan.h) and the AST, and writes objects in the form
- * runtime/ loads (runtime/blob.h); LLVM errors are turned into
+ * runtime/ loads (protocol/blob.h); LLVM errors are turned into
  * -WR_ECODEGEN with a message, never passed upward as LLVM strings, and
  * LLVM is never allowed to exit the process.
  *
@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "codegen/plan.h"
-#include "runtime/blob.h"
+#include "protocol/blob.h"
 
 struct diag;
 struct strbuf;

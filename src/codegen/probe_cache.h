@@ -24,7 +24,7 @@
 
 #include <stddef.h>
 
-#include "runtime/blob.h"
+#include "protocol/blob.h"
 
 struct strbuf;
 

@@ -1,6 +1,6 @@
 /* btf_cache.c - the kernel BTF cut kept between runs (see btf_cache.h). */
 #include "runtime/btf_cache.h"
-#include "runtime/blob.h"
+#include "protocol/blob.h"
 #include "util/buildid.h"
 #include "util/diskcache.h"
 #include "util/hash.h"

@@ -3,7 +3,7 @@
  *
  * Layer rule: runtime/ is the only directory that includes libbpf headers,
  * and it depends on util/ and protocol/wire.h alone.  It takes BPF objects
- * as ELF bytes (struct bpf_blob, runtime/blob.h) and wire-format map values
+ * as ELF bytes (struct bpf_blob, protocol/blob.h) and wire-format map values
  * (protocol/wire.h); libbpf and kernel failures come back as -errno or
  * -WR_E* codes with one clear message logged, and libbpf's own output goes
  * to wraith's log sink at debug level.
@@ -22,7 +22,7 @@
 #include <sys/types.h>
 
 #include "protocol/wire.h"
-#include "runtime/blob.h"
+#include "protocol/blob.h"
 
 struct runtime;
 struct rt_probe;

@@ -23,7 +23,7 @@
 #include <bpf/btf.h>
 
 #include "codegen/codegen.h"
-#include "runtime/blob.h"
+#include "protocol/blob.h"
 #include "runtime/btf_cache.h"
 #include "runtime/core_btf.h"
 #include "runtime/kbtf.h"

@@ -1,12 +1,13 @@
 /* blob.h - a BPF ELF object in memory: what the code generator produces
  * and the runtime loads.
  *
- * Layer rule: runtime/ defines what it loads, the way codegen/plan.h
- * defines what codegen/ builds; codegen/ fills blobs, runtime/ reads them,
- * and neither includes the other's headers otherwise.
+ * Layer rule: protocol/, beside the wire format and the contract: what
+ * crosses to the kernel, shared by the stage that makes it (codegen/
+ * fills blobs) and the one that loads it (runtime/ reads them), neither
+ * of which includes the other.  Depends on nothing.
  */
-#ifndef WRAITH_RUNTIME_BLOB_H
-#define WRAITH_RUNTIME_BLOB_H
+#ifndef WRAITH_PROTOCOL_BLOB_H
+#define WRAITH_PROTOCOL_BLOB_H
 
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 /* blob.c - a BPF object in memory (see blob.h). */
-#include "runtime/blob.h"
+#include "protocol/blob.h"
 
 #include <stdlib.h>
 
