@@ -1,6 +1,8 @@
 /* runtime_priv.h - the inside of struct runtime, for the files of
- * src/runtime only: runtime.c (the base object, probes, readers, counts)
- * and unwind_maps.c (the unwinder's rows and mappings in the kernel).
+ * src/runtime only: runtime.c (the base object), probes.c (probe objects,
+ * links, the start gate), reader.c (the event reader), counts.c (counters,
+ * counted stacks) and unwind_maps.c (the unwinder's rows and mappings in
+ * the kernel).
  *
  * Layer rule: included only by files in src/runtime/.
  */
@@ -11,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol/contract.h"
 #include "protocol/wire.h"
 #include "runtime/runtime.h"
 
@@ -54,5 +57,36 @@ struct runtime {
 /* Processes whose mappings can be installed (rt_options.max_procs, at
  * most WR_MAX_PROCS): the size of the process maps. */
 uint32_t runtime_proc_capacity(const struct runtime *rt);
+
+/* ---- runtime.c: the base object ---- */
+
+/* The verifier's log buffer, for the base object and each probe object. */
+#define VERIFIER_LOG_SIZE (4u << 20)
+
+struct bpf_map;
+struct bpf_program;
+
+/* Log libbpf's failure @err (-errno) at @what; returns -WR_EPERM for a
+ * permission error, else -WR_ELOAD. */
+int rt_kernel_error(int err, const char *what);
+/* The base object's map or program @id (protocol/contract.h), or NULL;
+ * borrowed from the base object. */
+struct bpf_map *rt_base_map(struct runtime *rt, enum wr_map_id id);
+struct bpf_program *rt_base_program(struct runtime *rt, enum wr_program_id id);
+/* The descriptor of the base object's map @id, or -1. */
+int rt_map_fd(struct runtime *rt, enum wr_map_id id);
+/* The verifier's reason for refusing a program, from the end of its
+ * @log.  Caller frees. */
+char *rt_verifier_reason(const char *log);
+
+/* ---- reader.c: the event reader ---- */
+
+/* Open the reader of rt->opt.transport and its descriptor for front ends.
+ * Returns 0 or a -WR_* error (message logged); rt_reader_close() undoes
+ * what was made either way. */
+int rt_reader_open(struct runtime *rt);
+/* Plan the ring's warm-up, which runtime_poll() does while it is idle. */
+void rt_reader_plan_warmup(struct runtime *rt);
+void rt_reader_close(struct runtime *rt);
 
 #endif

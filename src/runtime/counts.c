@@ -1,0 +1,154 @@
+/* counts.c - what the kernel counts: each probe's counters (hits, lost,
+ * filtered, ...), summed over the CPUs from the mapped wr_stats, and the
+ * stacks `count bt` counts in maps instead of sending them.
+ */
+#include "runtime/runtime.h"
+#include "runtime/runtime_priv.h"
+#include "util/xalloc.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the probes' counters ---- */
+
+void runtime_reset_probe_stats(struct runtime *rt, uint32_t id)
+{
+	if (id >= WR_MAX_PROBES)
+		return;
+	for (int c = 0; c < rt->ncpu; c++)
+		memset(&rt->stats[(size_t)c * WR_MAX_PROBES + id], 0, sizeof(*rt->stats));
+}
+
+int runtime_probe_stats(struct runtime *rt, uint32_t id, struct wr_probe_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (id >= WR_MAX_PROBES)
+		return -EINVAL;
+	for (int c = 0; c < rt->ncpu; c++) {
+		const struct wr_probe_stats *one = &rt->stats[(size_t)c * WR_MAX_PROBES + id];
+
+		out->hits += one->hits;
+		out->lost += one->lost;
+		out->truncated += one->truncated;
+		out->bt_errors += one->bt_errors;
+		out->filtered += one->filtered;
+		out->counted += one->counted;
+		out->count_dropped += one->count_dropped;
+	}
+	return 0;
+}
+
+/* ---- counted stacks ---- */
+
+#define COUNT_BATCH 1024
+
+/* Read the counts in batches of COUNT_BATCH (one system call each);
+ * kernels without batch lookups fall back to walking the keys. */
+static int counts_batch(struct runtime *rt, rt_count_fn fn, void *ctx)
+{
+	struct wr_count_key *keys = xcalloc(COUNT_BATCH, sizeof(*keys));
+	uint64_t *vals = xcalloc(COUNT_BATCH, sizeof(*vals)), in = 0, out = 0;
+	bool first = true, done = false;
+	int err = 0;
+
+	while (!done && !err) {
+		__u32 n = COUNT_BATCH;
+
+		err = bpf_map_lookup_batch(rt->counts_fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
+		if (err && errno == ENOENT) {
+			done = true; /* the last batch: n holds what it returned */
+			err = 0;
+		} else if (err) {
+			err = -errno;
+			break;
+		}
+		for (__u32 i = 0; i < n && !err; i++)
+			if (fn(&keys[i], vals[i], ctx))
+				done = true;
+		in = out;
+		first = false;
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
+static int counts_walk(struct runtime *rt, rt_count_fn fn, void *ctx)
+{
+	struct wr_count_key key, next;
+	const void *prev = NULL;
+	uint64_t val;
+
+	while (bpf_map_get_next_key(rt->counts_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(rt->counts_fd, &key, &val))
+			continue; /* deleted meanwhile */
+		if (fn(&key, val, ctx))
+			break;
+	}
+	return 0;
+}
+
+int runtime_counts_foreach(struct runtime *rt, rt_count_fn fn, void *ctx)
+{
+	int err = counts_batch(rt, fn, ctx);
+
+	return err == -EINVAL || err == -EOPNOTSUPP ? counts_walk(rt, fn, ctx) : err;
+}
+
+int runtime_count_stack(struct runtime *rt, uint64_t stack_id, struct wr_count_stack *out)
+{
+	return bpf_map_lookup_elem(rt->stacks_fd, &stack_id, out) ? -ENOENT : 0;
+}
+
+static void clear_map(int fd, size_t key_size)
+{
+	char key[32];
+
+	while (key_size <= sizeof(key) && bpf_map_get_next_key(fd, NULL, key) == 0)
+		if (bpf_map_delete_elem(fd, key))
+			break;
+}
+
+struct delete_ctx {
+	bool (*match)(const struct wr_count_key *k, void *ctx);
+	void *ctx;
+	struct wr_count_key *keys;
+	size_t n, cap;
+};
+
+static int collect_match(const struct wr_count_key *k, uint64_t count, void *arg)
+{
+	struct delete_ctx *dc = arg;
+
+	(void)count;
+	if (dc->match(k, dc->ctx)) {
+		dc->keys = xgrow(dc->keys, &dc->cap, dc->n + 1, sizeof(*dc->keys));
+		dc->keys[dc->n++] = *k;
+	}
+	return 0;
+}
+
+size_t runtime_counts_delete(struct runtime *rt, bool (*match)(const struct wr_count_key *k, void *ctx),
+			     void *ctx)
+{
+	struct delete_ctx dc = { match, ctx, NULL, 0, 0 };
+	size_t n = 0;
+
+	if (!match) {
+		clear_map(rt->counts_fd, sizeof(struct wr_count_key));
+		clear_map(rt->stacks_fd, sizeof(uint64_t));
+		return 0;
+	}
+	/* Keys first, deletions after: deleting under a key walk restarts it. */
+	runtime_counts_foreach(rt, collect_match, &dc);
+	for (size_t i = 0; i < dc.n; i++)
+		n += bpf_map_delete_elem(rt->counts_fd, &dc.keys[i]) == 0;
+	free(dc.keys);
+	return n;
+}
+
