@@ -7,7 +7,6 @@
  */
 #include "config.h"
 
-#include "codegen/codegen.h"
 #include "frontend/batch.h"
 #include "frontend/cli.h"
 #include "frontend/complete.h"
@@ -287,7 +286,7 @@ static int start(struct cli_options *o)
 	o->stop_signal = &stop_signal;
 	rc = run(o);
 	wr_log_close_file();
-	codegen_shutdown();
+	session_shutdown();
 	return rc;
 }
 

@@ -4,7 +4,6 @@
  * the final report of lost events, and exit statuses.
  */
 #include "frontend/cli.h"
-#include "codegen/codegen.h"
 #include "dwarf/stdlib.h"
 #include "render/span.h"
 #include "tracer/session.h"
@@ -155,9 +154,8 @@ int cli_open_session(const struct cli_options *o, const char *script, struct ses
 	if (o->debuginfod == CLI_DEBUGINFOD_ASK)
 		wr_warn("debuginfod: 'ask' works as 'on': wraith does not prompt, it fetches "
 			"missing debug files without asking");
-	/* LLVM starts while the target opens (codegen.c: why). */
-	codegen_prepare(&(struct codegen_options){ .transport = so.transport,
-						    .fault_in = so.fault_in });
+	/* Compiling gets ready while the target opens. */
+	session_prepare(&so);
 	err = session_new(&so, out);
 
 	if (err)

@@ -192,6 +192,17 @@ static void only_script_release(struct session *s)
 	diag_release(&s->only.diag);
 }
 
+void session_prepare(const struct session_options *opt)
+{
+	codegen_prepare(&(struct codegen_options){ .transport = opt->transport,
+						    .fault_in = opt->fault_in });
+}
+
+void session_shutdown(void)
+{
+	codegen_shutdown();
+}
+
 int session_new(const struct session_options *opt, struct session **out)
 {
 	struct session *s = xcalloc(1, sizeof(*s));

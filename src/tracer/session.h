@@ -22,7 +22,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "codegen/plan.h"
 #include "protocol/wire.h"
 #include "render/render.h"
 #include "render/stacks.h"
@@ -71,6 +70,15 @@ struct session_options {
 	uint32_t stack_entries;     /* --stack-entries; 0: WR_COUNT_DEFAULT_STACKS */
 	const char *probe_cache_dir; /* compiled probes kept here between runs; NULL: not kept */
 };
+
+/* Start what compiling probes for @opt needs (LLVM, the template of its
+ * transport and --fault-in setting) on a thread of its own, so that it
+ * overlaps opening the target (codegen.c says why).  Optional: without it
+ * the first compile does the same work. */
+void session_prepare(const struct session_options *opt);
+/* At exit: release the process-wide state compiling leaves (LLVM's), for
+ * leak checkers.  No session may be used after it. */
+void session_shutdown(void);
 
 /* Open the target of @opt (a PID or a path); with @opt->start_kernel the
  * kernel side starts loading first (session_start()), so it overlaps
