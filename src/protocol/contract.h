@@ -78,12 +78,14 @@
 
 /* What wraith names itself: each module's rules and rows maps (made by
  * runtime/, reached through wr_cfi_rules and wr_cfi_rows), the program
- * that tells whether the kernel loads sleepable uprobes, and the probe
+ * that tells whether the kernel loads sleepable uprobes, the one that
+ * tells whether it makes multi-uprobe links (runtime/ulink.c), and the probe
  * functions the generator lowers only for a shape or for constants. */
 #define WR_OWN_NAMES(X)                     \
 	X(RULES_MAP, wr_rules)              \
 	X(ROWS_MAP, wr_rows)                \
 	X(FAULT_IN_CHECK, wr_fault_in)      \
+	X(ULINK_CHECK, wr_ulink_probe)      \
 	X(SHAPE_FN, wr_shape)               \
 	X(EVAL_FN, wr_eval)
 

@@ -1,5 +1,6 @@
 /* ulink.c - see ulink.h. */
 #include "runtime/ulink.h"
+#include "protocol/contract.h"
 #include "util/log.h"
 #include "util/thread.h"
 
@@ -64,7 +65,8 @@ static bool kernel_has_multi(void)
 	LIBBPF_OPTS(bpf_prog_load_opts, lo,
 		    .expected_attach_type = (enum bpf_attach_type)ULINK_TRACE_UPROBE_MULTI);
 	uint64_t offset = 0, cookie = 0;
-	int prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "wr_ulink_probe", "GPL", ret0, 2, &lo);
+	int prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, wr_own_names[WR_OWN_ULINK_CHECK], "GPL", ret0,
+				 2, &lo);
 	int fd;
 
 	if (prog < 0)
