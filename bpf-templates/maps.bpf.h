@@ -117,8 +117,8 @@ struct {
 #ifdef WR_BASE_TRANSPORT
 /* Writes one word in every page of the next WR_WARM_CHUNKS chunks of the
  * ring and discards them; user space runs it (BPF_PROG_TEST_RUN) until the
- * whole ring has been written once, before the probes attach (runtime.c,
- * warm_ring: why).  Only the base objects carry it. */
+ * whole ring has been written once (runtime/reader.c,
+ * rt_reader_plan_warmup(): why and when).  Only the base objects carry it. */
 SEC("raw_tp")
 int wr_ring_warm(void *ctx)
 {

@@ -88,8 +88,8 @@ char _license[] SEC("license") = "GPL";
  * policy wakes it for every event it has not yet caught up with, and when
  * it keeps up that is every event: the wakeup then runs on the traced
  * thread, which pays for it on every hit.  Below the mark the consumer
- * finds the events on its next timer tick instead (runtime.c).  Only the
- * event that crosses the mark wakes it: a consumer behind the mark is
+ * finds the events on its next timer tick instead (runtime/reader.c).
+ * Only the event that crosses the mark wakes it: a consumer behind the mark is
  * awake and reading already (its epoll descriptor stays ready while data
  * is left), and waking it again for every event above the mark made the
  * traced thread pay exactly when the consumer fell behind.  A crossing two

@@ -49,7 +49,7 @@
  * a timer of WR_POLL_TICK_MS, which the ring must outlast at full speed. */
 #define WR_RING_WAKE_DIVISOR 4u
 
-/* The ring warm-up (runtime.c, warm_ring) writes the ring in records of
+/* The ring warm-up (runtime/reader.c) writes the ring in records of
  * WR_WARM_CHUNK bytes, WR_WARM_CHUNKS of them a run. */
 #define WR_WARM_CHUNK (64u * 1024)
 #define WR_WARM_CHUNKS 16
