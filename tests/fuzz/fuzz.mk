@@ -30,7 +30,7 @@ LIBS := $(shell pkg-config --libs libdw libelf zlib libdebuginfod 2>/dev/null ||
 # The layers that parse bytes a user or the kernel hands over; none of
 # them needs LLVM or libbpf.
 LIB_SOURCES := $(wildcard $(SRC)/src/util/*.c $(SRC)/src/script/*.c $(SRC)/src/protocol/*.c \
-	$(SRC)/src/dwarf/*.c)
+	$(SRC)/src/dwarf/*.c) $(SRC)/src/unwind/cfi.c $(SRC)/src/unwind/cfi_program.c
 LIB_OBJECTS := $(patsubst $(SRC)/src/%.c,$(OBJ)/%.o,$(LIB_SOURCES))
 NAMES := script cfi loc wire
 FUZZERS := $(addprefix $(OUT)/fuzz_,$(NAMES))
