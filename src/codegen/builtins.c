@@ -88,7 +88,8 @@ int cg_bytes_address(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 	if (v->kind != CG_VALUE)
 		return cg_fail(cg, e->loc, NULL, "%s has no address", cg_describe(v, what, sizeof(what)));
 	if (v->optimized_out)
-		return cg_fail(cg, e->loc, NULL, "this value is optimized out at this pc");
+		return cg_fail(cg, e->loc, NULL, "this value is optimized out at this pc of %s",
+			       cg->plan->name);
 	if (v->dt->kind == DW_TYPE_POINTER) {
 		*addr = values_scalar(cg, e, v);
 		return *addr ? 0 : -WR_ESEMANTIC;

@@ -173,7 +173,7 @@ int cg_truth(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const 
 		return not_a_condition(cg, e, v, what);
 	if (v->optimized_out)
 		return cg_fail(cg, e->loc, "print it to see <optimized out>; conditions need a value",
-			       "this value is optimized out at this pc");
+			       "this value is optimized out at this pc of %s", cg->plan->name);
 	if (v->dt->kind == DW_TYPE_FLOAT)
 		*out = cg_float_truth(cg, v);
 	else

@@ -127,16 +127,41 @@ static const struct ast_fmt_piece *arg_piece(const struct ast_stmt *s, size_t ar
 	return NULL;
 }
 
-/* Emit argument @i of print @s (its value lowered in @vals). */
-static int print_arg(struct cg *cg, const struct ast_stmt *s, size_t i, struct cg_value *vals,
-		     unsigned index, unsigned *wire)
+/* Under plan.lenient, the error just made for print argument @e becomes
+ * a marker this site prints instead (@v), told to vars.site_error. */
+static int site_marker(struct cg *cg, const struct ast_expr *e, struct cg_value *v, int err)
 {
+	const struct plan_vars *pv = &cg->plan->vars;
+
+	if (!err || !cg->plan->lenient || !cg->diag->msg)
+		return err;
+	if (pv->site_error)
+		pv->site_error(pv->ctx, e->loc.line, e->loc.col, cg->diag->msg);
+	memset(v, 0, sizeof(*v));
+	v->kind = CG_VALUE;
+	v->marker = pv->find ? WR_ARG_UNREADABLE : WR_ARG_NO_DEBUG_INFO;
+	diag_release(cg->diag);
+	memset(cg->diag, 0, sizeof(*cg->diag));
+	return 0;
+}
+
+/* Emit argument @i of print @s (its value lowered in @vals, read from
+ * frame @frame when not the probe's own). */
+static int print_arg(struct cg *cg, const struct ast_stmt *s, size_t i, struct cg_value *vals,
+		     const char *frame, unsigned index, unsigned *wire)
+{
+	const struct plan_vars *pv = &cg->plan->vars;
+
 	bool is_len;
 	const struct ast_fmt_piece *pc = arg_piece(s, i, &is_len);
 
 	if (is_len)
 		return 0; /* the dump after it reads it */
 	set_loc(cg, s->args[i]->loc);
+	if (pc && pc->len_kind == AST_FMT_LEN_STAR && vals[i - 1].marker)
+		vals[i].marker = vals[i - 1].marker; /* no length: no dump either */
+	if (vals[i].marker)
+		return values_print_arg(cg, s->args[i], &vals[i], AST_FMT_DEFAULT, index, (*wire)++);
 	if (pc && pc->len_kind != AST_FMT_LEN_NONE)
 		return cg_print_dump(cg, pc, s->args[i], &vals[i],
 				     pc->len_kind == AST_FMT_LEN_STAR ? s->args[i - 1] : NULL,
@@ -144,8 +169,14 @@ static int print_arg(struct cg *cg, const struct ast_stmt *s, size_t i, struct c
 				     (*wire)++);
 	if (vals[i].kind == CG_STRING)
 		return 0; /* literals are rendered from the script */
-	return values_print_arg(cg, s->args[i], &vals[i], pc ? pc->spec : AST_FMT_DEFAULT, index,
-				(*wire)++);
+	if (frame && pv->note_frame)
+		pv->note_frame(pv->ctx, index, *wire, frame);
+	if (values_print_arg(cg, s->args[i], &vals[i], pc ? pc->spec : AST_FMT_DEFAULT, index, *wire) &&
+	    (site_marker(cg, s->args[i], &vals[i], -WR_ESEMANTIC) ||
+	     values_print_arg(cg, s->args[i], &vals[i], AST_FMT_DEFAULT, index, *wire)))
+		return -WR_ESEMANTIC;
+	(*wire)++;
+	return 0;
 }
 
 static int lower_print(struct cg *cg, const struct ast_stmt *s)
@@ -153,14 +184,19 @@ static int lower_print(struct cg *cg, const struct ast_stmt *s)
 	LLVMValueRef args[3], item;
 	long index = ast_probe_index_of(cg->plan->ast, s);
 	struct cg_value *vals;
+	const char **frames;
 	unsigned wire = 0;
 	int err = 0;
 
 	/* Arguments are computed before the item opens: a builtin that fails
 	 * appends an error item of its own, which must not land inside it. */
 	vals = xcalloc(s->n_args ? s->n_args : 1, sizeof(*vals));
-	for (size_t i = 0; i < s->n_args && !err; i++)
-		err = cg_lower_expr(cg, s->args[i], &vals[i]);
+	frames = xcalloc(s->n_args ? s->n_args : 1, sizeof(*frames));
+	for (size_t i = 0; i < s->n_args && !err; i++) {
+		cg->arg_frame = NULL;
+		err = site_marker(cg, s->args[i], &vals[i], cg_lower_expr(cg, s->args[i], &vals[i]));
+		frames[i] = vals[i].marker ? NULL : cg->arg_frame;
+	}
 	if (err)
 		goto out;
 	args[0] = cg->buf;
@@ -168,12 +204,13 @@ static int lower_print(struct cg *cg, const struct ast_stmt *s)
 	args[2] = c32(cg, (unsigned long long)index);
 	item = call(cg, WR_FN_ITEM_OPEN, args, 3);
 	for (size_t i = 0; i < s->n_args && !err; i++)
-		err = print_arg(cg, s, i, vals, (unsigned)index, &wire);
+		err = print_arg(cg, s, i, vals, frames[i], (unsigned)index, &wire);
 	args[0] = cg->buf;
 	args[1] = item;
 	call(cg, WR_FN_ITEM_CLOSE, args, 2);
 out:
 	free(vals);
+	free(frames);
 	return err;
 }
 
@@ -210,7 +247,7 @@ static int count_key(struct cg *cg, const struct ast_expr *e, LLVMValueRef *out)
 			       cg_describe(&key, desc, sizeof(desc)));
 	if (key.optimized_out)
 		return cg_fail(cg, e->loc, "count by a value the probe can read here",
-			       "this value is optimized out at this pc");
+			       "this value is optimized out at this pc of %s", cg->plan->name);
 	*out = key.v;
 	return 0;
 }

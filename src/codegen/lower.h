@@ -43,6 +43,13 @@ struct cg_value {
 	struct dw_loc loc;         /* composed: where its pieces are */
 	LLVMValueRef fail_addr;    /* i64 address that read failed at (with status) */
 	const struct ast_expr *maker; /* a boolean made by a builtin call (for hints), or NULL */
+	/* A value this site of the probe cannot give (plan.lenient): the
+	 * wire status printed instead (WR_ARG_UNREADABLE, WR_ARG_NO_DEBUG_INFO);
+	 * 0 otherwise. */
+	unsigned marker;
+	/* A pointer the compiler optimized away (DW_LOC_IMPLICIT_PTR in .loc):
+	 * no value of its own, what it points to is at .loc.target. */
+	bool synthetic;
 	/* The C++ reference this referent was reached through (dt is its
 	 * target), for print to show it as gdb does; NULL otherwise. */
 	const struct dw_type *ref;
@@ -74,6 +81,8 @@ struct cg {
 	LLVMValueRef scratch;        /* i64 stack slot every scalar read shares */
 	LLVMValueRef text_buf;       /* 64-byte stack slot every string comparison shares */
 	LLVMValueRef cmp_buf;        /* struct wr_cmp_buf every builtin comparison shares */
+	const char *arg_frame;       /* the frame a variable of the print argument being
+					lowered came from (dw_var.frame), or NULL */
 	struct cg_binding *vars;     /* owned array: `let` bindings in scope */
 	size_t n_vars, cap_vars;
 	unsigned depth;

@@ -56,6 +56,12 @@ struct plan_vars {
 	/* Remember that wire argument @arg of print @print has type @t, so the
 	 * renderer can show it. */
 	void (*note_arg)(void *ctx, unsigned print, unsigned arg, const struct dw_type *t);
+	/* A print argument this site cannot give (plan.lenient): @msg says
+	 * why, at @line:@col of the script.  May be NULL. */
+	void (*site_error)(void *ctx, unsigned line, unsigned col, const char *msg);
+	/* Print argument @arg of print @print reads a variable of function
+	 * @frame, not the probe's own (dw_var.frame).  May be NULL. */
+	void (*note_frame)(void *ctx, unsigned print, unsigned arg, const char *frame);
 	void *ctx;
 };
 
@@ -86,6 +92,11 @@ struct probe_plan {
 	 * cfa_reg is a DWARF register number, or -1 when unknown. */
 	int cfa_reg;
 	int32_t cfa_off;
+	/* One site of several: a print argument this site cannot give (an
+	 * error that another site does not have) prints a marker instead
+	 * (<unreadable at this site>, <no debug info>), told to
+	 * vars.site_error, and the probe compiles. */
+	bool lenient;
 };
 
 /* Options shared by every object of a session. */

@@ -424,8 +424,14 @@ static int value_at(struct cg *cg, const struct ast_expr *e, const struct dw_typ
 		set_dw(out, t, cg_i64(cg, 0), false);
 		out->optimized_out = true;
 		return 0;
+	case DW_LOC_IMPLICIT_PTR:
+		set_dw(out, t, cg_i64(cg, 0), false);
+		out->synthetic = true;
+		out->loc = *loc;
+		return 0;
 	default:
-		return cg_fail(cg, e->loc, NULL, "'%s' cannot be read at this pc: %s", e->str,
+		return cg_fail(cg, e->loc, NULL, "'%s' cannot be read at this pc of %s: %s", e->str,
+			       cg->plan->name,
 			       loc->why ? loc->why : "unsupported location");
 	}
 	set_dw(out, t, LLVMBuildAdd(cg->builder, base, cg_i64(cg, (uint64_t)loc->offset), ""), true);
@@ -519,6 +525,8 @@ int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 		err = implicit_this(cg, e, out);
 		return err != -ENOENT ? err : function_value(cg, e, out);
 	}
+	if (var.frame)
+		cg->arg_frame = var.frame;
 	err = value_at(cg, e, var.type, &var.loc, out);
 	return err ? err : through_reference(cg, e, out);
 }
@@ -550,11 +558,27 @@ int values_need_lvalue(struct cg *cg, const struct ast_expr *e, const struct cg_
 		       const char *what)
 {
 	if (v->optimized_out)
-		return cg_fail(cg, e->loc, NULL, "%s is optimized out at this pc", what);
+		return cg_fail(cg, e->loc, NULL, "%s is optimized out at this pc of %s", what,
+			       cg->plan->name);
 	if (v->kind != CG_VALUE || !v->lvalue)
 		return cg_fail(cg, e->loc, "it lives in a register (or is computed), not in memory",
 			       "%s has no address", what);
 	return 0;
+}
+
+/* The value @byte_off bytes into what synthetic pointer @v points to, of
+ * type @t (gdb reads through a <synthetic pointer> the same way). */
+static int synthetic_target(struct cg *cg, const struct ast_expr *e, const struct cg_value *v,
+			    const struct dw_type *t, int64_t byte_off, struct cg_value *out)
+{
+	struct dw_loc sub;
+	uint64_t at = (uint64_t)v->loc.offset + (uint64_t)byte_off;
+
+	if (!t || t->kind == DW_TYPE_VOID)
+		return cg_fail(cg, e->loc, NULL, "%s points to void, which has no value to read",
+			       v->dt->name);
+	dw_loc_select(v->loc.target, at * 8, (t->size ? t->size : 1) * 8, &sub);
+	return value_at(cg, e, t, &sub, out);
 }
 
 /* Follow pointer @v: the pointee as an lvalue.  A NULL pointer makes
@@ -563,9 +587,12 @@ static int follow(struct cg *cg, const struct ast_expr *e, struct cg_value *v, s
 {
 	LLVMValueRef p, is_null, st;
 
+	if (v->synthetic)
+		return synthetic_target(cg, e, v, v->dt->target, 0, out);
 	if (v->optimized_out) /* as gdb: "value has been optimized out" */
 		return cg_fail(cg, e->loc, "print the pointer itself to see <optimized out>",
-			       "this pointer is optimized out at this pc: what it points to cannot be read");
+			       "this pointer is optimized out at this pc of %s: what it points to "
+			       "cannot be read", cg->plan->name);
 	p = values_scalar(cg, e, v);
 	if (!p)
 		return -WR_ESEMANTIC;
@@ -776,6 +803,15 @@ int values_index(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 	if (LLVMIsAConstantInt(index->v) && base->dt->target &&
 	    index_range(cg, e, base, index, base->dt->target->size ? base->dt->target->size : 1, out))
 		return -WR_ESEMANTIC;
+	if (base->synthetic) {
+		if (!LLVMIsAConstantInt(index->v))
+			return cg_fail(cg, e->rhs->loc, NULL, "the pointer was optimized away "
+				       "(<synthetic pointer>): index it with a constant");
+		return synthetic_target(cg, e, base, base->dt->target,
+					LLVMConstIntGetSExtValue(index->v) *
+					(int64_t)(base->dt->target && base->dt->target->size ? base->dt->target->size : 1),
+					out);
+	}
 	if (base->composed) {
 		if (!LLVMIsAConstantInt(index->v))
 			return cg_fail(cg, e->rhs->loc, NULL, "the array is split across registers here "
@@ -839,6 +875,11 @@ LLVMValueRef values_scalar(struct cg *cg, const struct ast_expr *e, struct cg_va
 	if (v->kind != CG_VALUE || !ctype_is_scalar(t) || t->size > 8) {
 		cg_fail(cg, e->loc, NULL, "%s has no single value here: use a member, an index, or print it",
 			cg_describe(v, what, sizeof(what)));
+		return NULL;
+	}
+	if (v->synthetic) {
+		cg_fail(cg, e->loc, "read what it points to: *p, p->member, p[i]",
+			"the pointer was optimized away (<synthetic pointer>): it has no value of its own");
 		return NULL;
 	}
 	if (v->optimized_out)
@@ -1151,6 +1192,10 @@ int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 	bool ref = v->kind == CG_VALUE && v->ref && v->ref->target == v->dt;
 	int err;
 
+	if (v->marker) {
+		emit_scalar(cg, WR_ARG_I64, cg_i64(cg, 0), cg_i32(cg, v->marker), 0);
+		return 0;
+	}
 	if (spec == AST_FMT_STR && (v->dt->kind == DW_TYPE_STRUCT || v->dt->kind == DW_TYPE_UNION))
 		return check_text(cg, e, v->dt);
 
@@ -1168,8 +1213,9 @@ static int print_value(struct cg *cg, const struct ast_expr *e, struct cg_value 
 	bool as_number = spec == AST_FMT_HEX || spec == AST_FMT_HEX_UPPER || spec == AST_FMT_PTR;
 	LLVMValueRef x, pre = v->status;
 
-	if (v->optimized_out) {
-		emit_scalar(cg, WR_ARG_I64, cg_i64(cg, 0), cg_i32(cg, WR_ARG_OPTIMIZED_OUT), 0);
+	if (v->optimized_out || v->synthetic) {
+		emit_scalar(cg, WR_ARG_I64, cg_i64(cg, 0),
+			    cg_i32(cg, v->synthetic ? WR_ARG_SYNTHETIC_POINTER : WR_ARG_OPTIMIZED_OUT), 0);
 		return 0;
 	}
 	if (t->kind == DW_TYPE_FUNCTION) {

@@ -36,6 +36,7 @@
 #include "util/xalloc.h"
 
 #include <dwarf.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,9 +50,17 @@ struct call_entry {
 	Dwarf_Off off;      /* the call site DIE */
 };
 
+struct ret_entry {
+	uint64_t return_pc;
+	Dwarf *dw;
+	Dwarf_Off off;      /* the call site DIE */
+};
+
 struct callers {
 	struct call_entry *v;
 	size_t n, cap;
+	struct ret_entry *by_ret; /* every call site, by return address */
+	size_t n_ret, cap_ret;
 	bool built;
 	Dwarf_CFI *cfi;     /* from .eh_frame; owned */
 	bool cfi_tried;
@@ -64,6 +73,7 @@ static void callers_destroy(void *data)
 	if (cs->cfi)
 		dwarf_cfi_end(cs->cfi);
 	free(cs->v);
+	free(cs->by_ret);
 	free(cs);
 }
 
@@ -90,12 +100,21 @@ static const char *function_key(Dwarf_Die *fn)
 
 /* ---- the index ---- */
 
+static uint64_t return_pc(Dwarf_Die *site);
+
 static void add_site(struct callers *cs, Dwarf_Die *site)
 {
 	Dwarf_Attribute a;
 	Dwarf_Die origin;
 	const char *key;
+	uint64_t ret = return_pc(site);
 
+	if (ret) { /* direct or not: a frame's return address names it */
+		cs->by_ret = xgrow(cs->by_ret, &cs->cap_ret, cs->n_ret + 1, sizeof(*cs->by_ret));
+		cs->by_ret[cs->n_ret++] = (struct ret_entry){
+			.return_pc = ret, .dw = dwarf_cu_getdwarf(site->cu), .off = dwarf_dieoffset(site),
+		};
+	}
 	if ((!dwarf_attr(site, DW_AT_call_origin, &a) && !dwarf_attr(site, DW_AT_abstract_origin, &a)) ||
 	    !dwarf_formref_die(&a, &origin) || !(key = function_key(&origin)))
 		return;
@@ -128,6 +147,13 @@ static int cmp_entry(const void *a, const void *b)
 	return strcmp(((const struct call_entry *)a)->callee, ((const struct call_entry *)b)->callee);
 }
 
+static int cmp_ret(const void *a, const void *b)
+{
+	uint64_t x = ((const struct ret_entry *)a)->return_pc, y = ((const struct ret_entry *)b)->return_pc;
+
+	return x < y ? -1 : x > y;
+}
+
 static void build_index(struct callers *cs, Dwarf *dw)
 {
 	Dwarf_CU *cu = NULL;
@@ -138,6 +164,8 @@ static void build_index(struct callers *cs, Dwarf *dw)
 		walk_sites(cs, &unit, 0);
 	if (cs->n)
 		qsort(cs->v, cs->n, sizeof(*cs->v), cmp_entry);
+	if (cs->n_ret)
+		qsort(cs->by_ret, cs->n_ret, sizeof(*cs->by_ret), cmp_ret);
 }
 
 /* ---- call sites ---- */
@@ -326,4 +354,79 @@ const struct dw_expr *vars_caller_value(struct vars_cache *c, const struct vars_
 	default:
 		return vars_loc_address(c, &loc);
 	}
+}
+
+/* ---- a call site by the return address a frame holds ---- */
+
+/* DWARF expression @value (a call value or target) in the frame @f of
+ * the caller, as the value it computes. */
+static void caller_expr(struct vars_cache *c, Dwarf_Attribute *value, const struct vars_frame *f,
+			struct dw_loc *out)
+{
+	Dwarf_Op *ops;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = DW_LOC_OPTIMIZED_OUT;
+	if (dwarf_getlocation(value, &ops, &n) != 0 || n == 0)
+		return;
+	vars_evaluate(c, value, ops, n, f, out);
+	switch (out->kind) { /* what it computes is the value */
+	case DW_LOC_MEM_REG:
+	case DW_LOC_MEM_CFA:
+	case DW_LOC_MEM_ADDR:
+	case DW_LOC_MEM_EXPR:
+		out->expr = vars_loc_address(c, out);
+		out->kind = DW_LOC_VALUE_EXPR;
+		out->offset = 0;
+		break;
+	default:
+		break;
+	}
+}
+
+int dw_call_site_value(struct dw_module *m, uint64_t return_pc, int reg, struct dw_call_site *out)
+{
+	struct vars_cache *c;
+	struct callers *cs;
+	struct ret_entry key = { .return_pc = return_pc }, *e;
+	struct vars_frame f = { .pc = return_pc - 1 };
+	Dwarf_Attribute value, a;
+	Dwarf_Die site, cudie, fn, origin;
+	const char *why;
+
+	memset(out, 0, sizeof(*out));
+	out->target.kind = out->value.kind = DW_LOC_OPTIMIZED_OUT;
+	if (!dw_module_dwarf(m) || reg < 0 || reg > 31)
+		return -ENOENT;
+	c = vars_cache_of(m);
+	cs = callers_of(m);
+	if (!cs->built)
+		build_index(cs, dw_module_dwarf(m));
+	e = cs->n_ret ? bsearch(&key, cs->by_ret, cs->n_ret, sizeof(*e), cmp_ret) : NULL;
+	if (!e || !dwarf_offdie(e->dw, e->off, &site) || !passed_value(&site, reg, &value))
+		return -ENOENT;
+	f.cfa = vars_expr_cfa(c);
+	if (dwarf_diecu(&site, &cudie, NULL, NULL) && dw_pc_scopes(&cudie, f.pc, &fn, 1) == 1)
+		f.fb = vars_frame_base(c, &fn, f.pc, &f, &why);
+	if ((dwarf_attr(&site, DW_AT_call_origin, &a) || dwarf_attr(&site, DW_AT_abstract_origin, &a)) &&
+	    dwarf_formref_die(&a, &origin))
+		out->callee = function_key(&origin);
+	else if (dwarf_attr(&site, DW_AT_call_target, &a) || dwarf_attr(&site, DW_AT_GNU_call_site_target, &a))
+		caller_expr(c, &a, &f, &out->target);
+	caller_expr(c, &value, &f, &out->value);
+	return out->value.kind == DW_LOC_UNSUPPORTED || out->value.kind == DW_LOC_OPTIMIZED_OUT ? -ENOENT : 0;
+}
+
+bool dw_function_at(struct dw_module *m, uint64_t pc, const char **key, uint64_t *entry)
+{
+	Dwarf_Die cudie, fn;
+	Dwarf_Addr lo;
+
+	if (!dw_module_dwarf(m) || !dw_unit_at(m, pc, &cudie) || dw_pc_scopes(&cudie, pc, &fn, 1) != 1 ||
+	    dwarf_entrypc(&fn, &lo) != 0)
+		return false;
+	*key = function_key(&fn);
+	*entry = lo;
+	return *key != NULL;
 }

@@ -27,6 +27,7 @@
 
 struct eval {
 	struct vars_cache *c;
+	const struct dw_loc *implicit_ptr; /* DW_OP_implicit_pointer: the target; offset in imm */
 	Dwarf_Attribute *attr;      /* NULL for CFI expressions */
 	const struct vars_frame *f; /* what registers, the CFA and the frame base mean */
 	const struct dw_expr *stack[MAX_STACK];
@@ -37,6 +38,9 @@ struct eval {
 	int64_t imm;
 	const char *why;    /* set when the expression cannot be evaluated */
 	bool gone;          /* the value is known to be lost: optimized out */
+	const struct dw_loc *implicit_whole; /* DW_OP_implicit_value of more than 8 bytes */
+	unsigned entry_reg; /* the first operation is DW_OP_entry_value(DW_OP_regN): N + 1 */
+	unsigned nesting;   /* implicit pointers followed to get here */
 };
 
 /* ---- trees ---- */
@@ -253,15 +257,78 @@ static bool implicit_value(struct eval *ev, Dwarf_Op *op)
 	Dwarf_Block b;
 	uint64_t v = 0;
 
-	if (dwarf_getlocation_implicit_value(ev->attr, op, &b) != 0 || b.length > 8) {
-		ev->why = "the value is a constant of more than 8 bytes";
+	if (dwarf_getlocation_implicit_value(ev->attr, op, &b) != 0) {
+		ev->why = "the constant value of the location cannot be read";
 		return false;
+	}
+	if (b.length > 8) { /* a whole value of its own: pieces */
+		struct dw_loc *t = vars_own(ev->c, xcalloc(1, sizeof(*t)));
+
+		vars_const_bytes(ev->c, b.data, b.length, t);
+		ev->implicit_whole = t;
+		ev->implicit = true;
+		return true;
 	}
 	for (size_t i = b.length; i-- > 0;)
 		v = v << 8 | b.data[i];
 	ev->implicit = true;
 	ev->imm = (int64_t)v;
 	return true;
+}
+
+/* Implicit pointers followed while locating their targets (a target may
+ * be an implicit pointer in turn). */
+static __thread unsigned implicit_depth;
+
+/* DW_OP_implicit_pointer: a pointer optimized away, to the value of the
+ * DIE it names (its location or constant value, at the same pc), at the
+ * operation's byte offset into it. */
+static bool implicit_pointer(struct eval *ev, Dwarf_Op *op)
+{
+	struct dw_loc *t;
+	Dwarf_Die die;
+
+	if (!ev->attr || implicit_depth >= 4 || dwarf_getlocation_die(ev->attr, op, &die) != 0) {
+		ev->why = "it points to a value that has no address (DW_OP_implicit_pointer), "
+			  "whose target cannot be found";
+		return false;
+	}
+	t = vars_own(ev->c, xcalloc(1, sizeof(*t)));
+	implicit_depth++;
+	vars_locate_die(ev->c, &die, ev->f->pc, ev->f, t);
+	implicit_depth--;
+	ev->implicit_ptr = t;
+	ev->imm = (int64_t)op->number2;
+	ev->implicit = true;
+	return true;
+}
+
+void vars_const_bytes(struct vars_cache *c, const uint8_t *data, size_t len, struct dw_loc *out)
+{
+	struct dw_piece *p;
+	size_t n = (len + 7) / 8;
+
+	memset(out, 0, sizeof(*out));
+	if (len <= 8) {
+		uint64_t v = 0;
+
+		for (size_t i = len; i-- > 0;)
+			v = v << 8 | data[i];
+		out->kind = DW_LOC_CONST;
+		out->offset = (int64_t)v;
+		return;
+	}
+	p = vars_own(c, xcalloc(n, sizeof(*p)));
+	for (size_t k = 0; k < n; k++) {
+		size_t at = k * 8, m = len - at < 8 ? len - at : 8;
+
+		vars_const_bytes(c, data + at, m, &p[k].loc);
+		p[k].bit_offset = at * 8;
+		p[k].bit_size = m * 8;
+	}
+	out->kind = DW_LOC_PIECES;
+	out->pieces = p;
+	out->n_pieces = n;
 }
 
 /* ---- typed values (DWARF 5 DW_OP_convert and its kin) ---- */
@@ -438,13 +505,8 @@ static int binary_op(uint8_t atom)
 /* Why an operation this evaluator does not run is refused. */
 static const char *refusal(uint8_t atom)
 {
-	switch (atom) {
-	case DW_OP_implicit_pointer:
-	case DW_OP_GNU_implicit_pointer:
-		return "it points to a value that has no address (DW_OP_implicit_pointer)";
-	default:
-		return "a DWARF location expression this version cannot evaluate";
-	}
+	(void)atom;
+	return "a DWARF location expression this version cannot evaluate";
 }
 
 /* DW_OP_entry_value(DW_OP_regN): what the function's callers passed in
@@ -464,6 +526,8 @@ static bool entry_value(struct eval *ev, Dwarf_Op *op)
 		ev->gone = true;
 		return false;
 	}
+	if (ev->sp == 0)
+		ev->entry_reg = (unsigned)(ops[0].atom - DW_OP_reg0) + 1;
 	/* a caller's entry values fan out once more per call site: fewer */
 	ns = vars_call_sites(ev->c, ev->f->fn, ops[0].atom - DW_OP_reg0, sites,
 			     ev->f->depth ? MAX_NESTED_CALLERS : MAX_CALLERS);
@@ -554,6 +618,8 @@ static bool step(struct eval *ev, Dwarf_Op *op)
 		return false;
 	case DW_OP_stack_value: ev->value = true; return true;
 	case DW_OP_implicit_value: return implicit_value(ev, op);
+	case DW_OP_implicit_pointer:
+	case DW_OP_GNU_implicit_pointer: return implicit_pointer(ev, op);
 	case DW_OP_nop:
 	case DW_OP_GNU_uninit: return true;
 	default:
@@ -574,6 +640,16 @@ static void finish(struct eval *ev, struct dw_loc *out)
 	const struct dw_expr *top, *base;
 	int64_t off;
 
+	if (ev->implicit_whole) {
+		*out = *ev->implicit_whole;
+		return;
+	}
+	if (ev->implicit_ptr) {
+		out->kind = DW_LOC_IMPLICIT_PTR;
+		out->target = ev->implicit_ptr;
+		out->offset = ev->imm;
+		return;
+	}
 	if (ev->reg >= 0 || ev->implicit) {
 		out->kind = ev->reg >= 0 ? DW_LOC_REG : DW_LOC_CONST;
 		out->reg = ev->reg;
@@ -627,6 +703,7 @@ static bool end_piece(struct eval *ev, const Dwarf_Op *op, uint64_t *pos, struct
 	ev->sp = 0;
 	ev->reg = -1;
 	ev->value = ev->implicit = false;
+	ev->implicit_whole = ev->implicit_ptr = NULL;
 	return bits > 0;
 }
 
@@ -686,6 +763,8 @@ void vars_evaluate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Op *ops, s
 			unsupported(out, ev.why);
 			if (ev.gone)
 				out->kind = DW_LOC_OPTIMIZED_OUT;
+			if (ev.entry_reg && n == 2 && ops[1].atom == DW_OP_stack_value)
+				out->entry_reg = ev.entry_reg;
 			return;
 		}
 		/* a register or implicit value ends a location */
@@ -695,6 +774,36 @@ void vars_evaluate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Op *ops, s
 		}
 	}
 	finish(&ev, out);
+	/* only the entry value: [DW_OP_entry_value(DW_OP_regN), DW_OP_stack_value] */
+	if (ev.entry_reg && n == 2 && ops[1].atom == DW_OP_stack_value)
+		out->entry_reg = ev.entry_reg;
+}
+
+void vars_locate_die(struct vars_cache *c, Dwarf_Die *var, uint64_t pc, const struct vars_frame *f,
+		     struct dw_loc *out)
+{
+	Dwarf_Attribute a, views;
+	Dwarf_Block b;
+	Dwarf_Sword v = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (dwarf_attr_integrate(var, DW_AT_const_value, &a)) {
+		if (dwarf_formsdata(&a, &v) == 0) {
+			out->kind = DW_LOC_CONST;
+			out->offset = v;
+		} else if (dwarf_formblock(&a, &b) == 0) {
+			vars_const_bytes(c, b.data, b.length, out); /* a string, a struct */
+		} else {
+			out->kind = DW_LOC_UNSUPPORTED;
+			out->why = "a constant this version cannot read";
+		}
+		return;
+	}
+	if (!dwarf_attr_integrate(var, DW_AT_location, &a)) {
+		out->kind = DW_LOC_OPTIMIZED_OUT;
+		return;
+	}
+	vars_locate(c, &a, dwarf_attr_integrate(var, DW_AT_GNU_locviews, &views), pc, f, out);
 }
 
 /* The @index-th entry of location list @attr, as libdw decodes it. */

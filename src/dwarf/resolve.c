@@ -714,6 +714,7 @@ struct line_hit {
 	Dwarf_Addr addr;
 	uint32_t cu;
 	Dwarf_Off fn; /* innermost function instance, or 0 */
+	Dwarf_Off scope; /* the innermost one the line is in (its names), or 0 */
 	Dwarf_Line *row;
 };
 
@@ -839,6 +840,29 @@ static Dwarf_Off innermost_function(Dwarf_Die *cudie, Dwarf_Addr pc)
 	return 0;
 }
 
+/* The function instance a line of @file at @pc belongs to, for the names
+ * a probe there sees: the innermost one declared in @file - a row of the
+ * line may lie inside a call inlined from another file (a header's
+ * accessor), whose names are not the line's - else the innermost. */
+static Dwarf_Off line_function(Dwarf_Die *cudie, Dwarf_Addr pc, const char *file)
+{
+	Dwarf_Die scopes[MAX_SCOPES];
+	int n = dw_pc_scopes(cudie, pc, scopes, MAX_SCOPES), innermost = -1;
+	const char *decl;
+
+	for (int i = n; i-- > 0;) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+			continue;
+		if (innermost < 0)
+			innermost = i;
+		if ((decl = dwarf_decl_file(&scopes[i])) && file_matches(cudie, decl, file))
+			return dwarf_dieoffset(&scopes[i]);
+	}
+	return innermost < 0 ? 0 : dwarf_dieoffset(&scopes[innermost]);
+}
+
 static void collect_hits(struct rs_state *st, struct line_query *q)
 {
 	for (uint32_t c = 0; c < st->n_cus; c++) {
@@ -856,7 +880,8 @@ static void collect_hits(struct rs_state *st, struct line_query *q)
 				continue;
 			q->hits = xgrow(q->hits, &q->cap_hits, q->n_hits + 1, sizeof(*q->hits));
 			q->hits[q->n_hits++] = (struct line_hit){
-				.addr = addr, .cu = c, .fn = innermost_function(&cudie, addr), .row = row,
+				.addr = addr, .cu = c, .fn = innermost_function(&cudie, addr),
+				.scope = line_function(&cudie, addr, q->file), .row = row,
 			};
 		}
 	}
@@ -912,8 +937,8 @@ static void line_site(struct dw_module *m, struct rs_state *st, const struct lin
 		set_position(push_site(out, pc, name, inlined), row, &cudie);
 	else
 		free(name);
-	if (h->fn && dw_module_vaddr_is_code(m, pc))
-		out->v[out->n - 1].scope = h->fn;
+	if (h->scope && dw_module_vaddr_is_code(m, pc))
+		out->v[out->n - 1].scope = h->scope;
 }
 
 int dw_resolve_line(struct dw_module *m, const char *file, unsigned line, struct dw_sites *out)

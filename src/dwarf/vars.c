@@ -70,22 +70,7 @@ void *vars_own(struct vars_cache *c, void *p)
 static void locate(struct vars_cache *c, Dwarf_Die *var, uint64_t pc, const struct vars_frame *f,
 		   struct dw_loc *out)
 {
-	Dwarf_Attribute a, views;
-
-	memset(out, 0, sizeof(*out));
-	if (dwarf_attr_integrate(var, DW_AT_const_value, &a)) {
-		Dwarf_Sword v = 0;
-
-		out->kind = dwarf_formsdata(&a, &v) == 0 ? DW_LOC_CONST : DW_LOC_UNSUPPORTED;
-		out->offset = v;
-		out->why = "a constant this version cannot read";
-		return;
-	}
-	if (!dwarf_attr_integrate(var, DW_AT_location, &a)) {
-		out->kind = DW_LOC_OPTIMIZED_OUT;
-		return;
-	}
-	vars_locate(c, &a, dwarf_attr_integrate(var, DW_AT_GNU_locviews, &views), pc, f, out);
+	vars_locate_die(c, var, pc, f, out);
 }
 
 /* Whether @var has a location (or a constant value) at @pc: of two
@@ -180,6 +165,7 @@ static void fill_var_at(struct vars_cache *c, Dwarf_Die *die, const struct dw_at
 	out->external = dwarf_attr_integrate(die, DW_AT_external, &ext) && dwarf_formflag(&ext, &flag) == 0 &&
 			flag;
 	out->frame = NULL;
+	out->entry_reg = 0;
 	locate(c, die, pc, &f, &out->loc);
 }
 
@@ -528,6 +514,23 @@ int dw_function_find(struct dw_module *m, uint64_t pc, const char *name, const s
 }
 /* ---- a frame's variables (bt args, bt full) ---- */
 
+/* The register parameter @param of function @fn is in at @fn's entry,
+ * +1; 0 when its location there is not one register. */
+static unsigned entry_register(Dwarf_Die *param, Dwarf_Die *fn)
+{
+	Dwarf_Attribute a;
+	Dwarf_Addr entry;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (dwarf_entrypc(fn, &entry) != 0 || !dwarf_attr_integrate(param, DW_AT_location, &a) ||
+	    dwarf_getlocation_addr(&a, entry, &ops, &n, 1) != 1 || n != 1)
+		return 0;
+	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
+		return (unsigned)(ops[0].atom - DW_OP_reg0) + 1;
+	return ops[0].atom == DW_OP_regx ? (unsigned)ops[0].number + 1 : 0;
+}
+
 /* The variables of @scope, @params or @locals of them, in the order of its
  * abstract instance when it has one (an inlined copy may carry no DIE for
  * what the compiler dropped: the abstract one names it, optimized out). */
@@ -555,6 +558,8 @@ static int scope_vars(struct vars_cache *c, Dwarf_Die *scope, uint64_t pc, Dwarf
 			die = child;
 		fill_var(c, &die, pc, fn, tag == DW_TAG_formal_parameter ? DW_VAR_PARAMETER : DW_VAR_LOCAL,
 			 &v);
+		if (tag == DW_TAG_formal_parameter && dwarf_tag(scope) == DW_TAG_subprogram)
+			v.entry_reg = entry_register(&die, scope);
 		if (cb(&v, ctx))
 			return 1;
 	} while (dwarf_siblingof(&child, &child) == 0);

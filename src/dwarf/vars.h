@@ -121,6 +121,10 @@ enum dw_loc_kind {
 	DW_LOC_VALUE_EXPR,   /* the value is what .expr computes */
 	DW_LOC_PIECES,       /* assembled from .pieces (DW_OP_piece): a struct split
 				into registers, a value partly optimized out */
+	DW_LOC_IMPLICIT_PTR, /* a pointer the compiler optimized away whose target is
+				known (DW_OP_implicit_pointer): it has no value (gdb's
+				<synthetic pointer>); what it points to is .offset bytes
+				into the value at .target */
 };
 
 /* A computed address or value (DW_LOC_MEM_EXPR, DW_LOC_VALUE_EXPR): a tree
@@ -175,6 +179,14 @@ struct dw_loc {
 	 * (DW_OP_GNU_uninit): gdb prints a variable's whole value so with
 	 * `[uninitialized] ` before it. */
 	bool uninit;
+	/* DW_LOC_IMPLICIT_PTR: where the pointed-to value is; borrowed */
+	const struct dw_loc *target;
+	/* The whole value is what the function's caller passed in DWARF
+	 * register entry_reg - 1 (DW_OP_entry_value(DW_OP_regN)); 0
+	 * otherwise.  The location says it as the callers this module names
+	 * (DW_LOC_OPTIMIZED_OUT when none); a frame's return address finds
+	 * the one call that did (dw_call_site_value()). */
+	unsigned entry_reg;
 };
 
 struct dw_piece {
@@ -214,6 +226,11 @@ struct dw_var {
 	 * probe's is inlined into (dw_var_find_outer); NULL otherwise.
 	 * Borrowed from libdw. */
 	const char *frame;
+	/* dw_frame_vars(), a parameter of a function (not of an inlined
+	 * call): the DWARF register it is in at the function's entry, by its
+	 * location there, +1; 0 when none (a caller's call site may say what
+	 * was passed in it: dw_call_site_value()). */
+	unsigned entry_reg;
 };
 
 /* Where a probe stands, for the names it sees. */
@@ -314,6 +331,28 @@ const struct dw_type *dw_type_renamed(struct dw_module *m, const struct dw_type 
  * element by element?  What pointers point to compares by name.  Two
  * modules' definitions of one type name compare so. */
 bool dw_type_same(const struct dw_type *a, const struct dw_type *b);
+
+/* The call that returns to @return_pc (an address of @m: a frame's
+ * return address less the module's bias), by its call site
+ * (DW_TAG_call_site): what it calls and what it passed in one register.
+ * Locations are in the caller's frame (its registers and CFA). */
+struct dw_call_site {
+	/* A direct call: the called function's linkage name, else its name
+	 * (borrowed); NULL for a call through a pointer. */
+	const char *callee;
+	/* A call through a pointer: the address it called, as a value;
+	 * DW_LOC_OPTIMIZED_OUT when the call site does not say. */
+	struct dw_loc target;
+	struct dw_loc value;   /* what it passed in the register */
+};
+/* The call site returning to @return_pc and what it passed in DWARF
+ * register @reg.  Returns 0, or -ENOENT when no call site there says. */
+int dw_call_site_value(struct dw_module *m, uint64_t return_pc, int reg, struct dw_call_site *out);
+
+/* The function (not an inlined call) whose code holds @pc: its linkage
+ * name, else its name (borrowed), and its entry address.  False when
+ * none does. */
+bool dw_function_at(struct dw_module *m, uint64_t pc, const char **key, uint64_t *entry);
 
 /* The complete definition of aggregate @spelling ("struct lua_State",
  * "union u", "enum e") in @m itself, or NULL. */

@@ -87,6 +87,12 @@ struct vars_frame {
 void vars_locate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Attribute *views, uint64_t pc,
 		 const struct vars_frame *f, struct dw_loc *out);
 
+/* The location of variable (or DW_TAG_dwarf_procedure) @var at @pc:
+ * its DW_AT_const_value, else its DW_AT_location; optimized out without
+ * either. */
+void vars_locate_die(struct vars_cache *c, Dwarf_Die *var, uint64_t pc, const struct vars_frame *f,
+		     struct dw_loc *out);
+
 /* The same for an expression already decoded (@attr may be NULL for one
  * that names no other DIE or table: CFI rules). */
 void vars_evaluate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n,
@@ -120,6 +126,11 @@ int vars_raw_location(Dwarf_Attribute *attr, uint64_t pc, Dwarf_Op *ops, size_t 
  * read (libdw then reads it). */
 int vars_view_entry(Dwarf_Attribute *attr, Dwarf_Attribute *views, uint64_t pc, int view,
 		    size_t *index, Dwarf_Op *ops, size_t max, int *n_ops, bool *uninit);
+
+/* A constant of @len bytes at @data as a location: DW_LOC_CONST up to 8
+ * bytes, else pieces of constants (a string or struct the compiler kept
+ * only as its value: DW_AT_const_value, DW_OP_implicit_value). */
+void vars_const_bytes(struct vars_cache *c, const uint8_t *data, size_t len, struct dw_loc *out);
 
 /* The address tree of memory location @loc (a DW_LOC_MEM_* kind). */
 const struct dw_expr *vars_loc_address(struct vars_cache *c, const struct dw_loc *loc);

@@ -177,6 +177,12 @@ enum wr_arg_status {
 				   * in 64 bits: nothing was read */
 	WR_ARG_TLS_UNALLOCATED = 10, /* a thread-local variable of a dlopen'ed module
 				      * the thread never used: it has no block */
+	WR_ARG_SYNTHETIC_POINTER = 11, /* a pointer the compiler optimized away whose
+					* target is known (DW_OP_implicit_pointer):
+					* it has no value, what it points to has */
+	WR_ARG_UNREADABLE = 12,  /* this site of a probe cannot give the value (its
+				  * other sites can): the reason was said at start */
+	WR_ARG_NO_DEBUG_INFO = 13, /* this site of a probe has no debug info */
 };
 
 struct wr_arg_header {

@@ -138,7 +138,15 @@ static void var_spans(struct span_list *out, const struct render_var *v, const c
 	show(out, SPAN_TEXT, SPAN_TONE_NONE, sep);
 	span_add(out, SPAN_VAR_NAME, SPAN_TONE_NONE, v->name, v->name);
 	show(out, SPAN_TEXT, SPAN_TONE_NONE, eq);
+	if (v->entry) { /* gdb's x=x@entry=5 */
+		show(out, SPAN_TEXT, SPAN_TONE_NONE, v->name);
+		show(out, SPAN_TEXT, SPAN_TONE_NONE, "@entry=");
+	}
 	span_add(out, SPAN_VAR_VALUE, SPAN_TONE_NONE, v->value, v->value);
+	if (v->entry) {
+		span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "entry");
+		span_add(out, SPAN_LITERAL, SPAN_TONE_NONE, NULL, "true");
+	}
 	span_close(out);
 }
 

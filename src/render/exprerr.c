@@ -21,6 +21,9 @@ static const char *reason(unsigned code)
 	case WR_ARG_OPTIMIZED_OUT: return "optimized out";
 	case WR_ARG_INDEX_RANGE: return "index out of range";
 	case WR_ARG_TLS_UNALLOCATED: return "not allocated in this thread";
+	case WR_ARG_SYNTHETIC_POINTER: return "synthetic pointer";
+	case WR_ARG_UNREADABLE: return "unreadable at this site";
+	case WR_ARG_NO_DEBUG_INFO: return "no debug info";
 	default: return "error";
 	}
 }

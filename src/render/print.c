@@ -40,15 +40,28 @@ static const struct dw_type *arg_type(const struct render_probe *probe, unsigned
 	return NULL;
 }
 
+/* The frame print argument @arg of print @print read another frame's
+ * variable from, or NULL. */
+static const char *arg_frame(const struct render_probe *probe, unsigned print, unsigned arg)
+{
+	for (size_t i = 0; probe && i < probe->n_arg_frames; i++)
+		if (probe->arg_frames[i].print == print && probe->arg_frames[i].arg == arg)
+			return probe->arg_frames[i].frame;
+	return NULL;
+}
+
 /* One placeholder's value: a VALUE span, or a VALUE_ERROR span saying why
- * there is none. */
+ * there is none; a variable of another frame says which after it. */
 static void value_span(struct renderer *r, const struct render_value_ctx *vc, const struct ev_arg *a,
-		       enum ast_fmt_spec spec, const struct dw_type *t, struct span_list *out)
+		       enum ast_fmt_spec spec, const struct dw_type *t, const char *frame,
+		       struct span_list *out)
 {
 	bool ok;
 
 	strbuf_reset(&r->scratch);
 	ok = render_arg(a, spec, t, vc, &r->scratch);
+	if (frame)
+		strbuf_addf(&r->scratch, " (in %s)", frame);
 	span_add(out, ok ? SPAN_VALUE : SPAN_VALUE_ERROR, SPAN_TONE_NONE, r->scratch.buf, NULL);
 }
 
@@ -80,7 +93,8 @@ static void expr_pieces(struct renderer *r, const struct render_value_ctx *vc,
 	if (s->args[0]->kind == AST_EXPR_STRING)
 		literal_span(s->args[0]->str, out);
 	else if (p->n_args)
-		value_span(r, vc, &p->args[0], AST_FMT_DEFAULT, arg_type(probe, p->index, 0), out);
+		value_span(r, vc, &p->args[0], AST_FMT_DEFAULT, arg_type(probe, p->index, 0),
+			   arg_frame(probe, p->index, 0), out);
 }
 
 /* The print statement item @p comes from, or NULL when unknown. */
@@ -120,7 +134,8 @@ static void pieces(struct renderer *r, const struct render_value_ctx *vc,
 			literal_span(e->str, out);
 		} else if (next_wire < p->n_args) {
 			value_span(r, vc, &p->args[next_wire], piece->spec,
-				   arg_type(probe, p->index, (unsigned)next_wire), out);
+				   arg_type(probe, p->index, (unsigned)next_wire),
+				   arg_frame(probe, p->index, (unsigned)next_wire), out);
 			next_wire++;
 		} else {
 			span_add(out, SPAN_VALUE_ERROR, SPAN_TONE_NONE, "<missing>", NULL);
@@ -133,7 +148,8 @@ static void pieces(struct renderer *r, const struct render_value_ctx *vc,
 /* One argument: {"expr", "type", "value", "error"}.  @e is NULL when the
  * probe's script is unknown, @a when no value came for it. */
 static void arg_data(struct renderer *r, const struct ast_expr *e, const struct ev_arg *a,
-		     const struct dw_type *t, bool raw, struct span_list *out)
+		     const struct dw_type *t, enum ast_fmt_spec spec, const char *frame,
+		     struct span_list *out)
 {
 	span_open(out, SPAN_ARG);
 	if (e) {
@@ -149,7 +165,11 @@ static void arg_data(struct renderer *r, const struct ast_expr *e, const struct 
 		span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, e->str);
 		span_null(out, SPAN_VALUE_ERROR);
 	} else if (a) {
-		render_arg_data(a, t, raw, out);
+		render_arg_data(a, t, spec, out);
+		if (frame) {
+			span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "frame");
+			span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, frame);
+		}
 	} else {
 		span_null(out, SPAN_VALUE_TYPE);
 		span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "value");
@@ -171,14 +191,15 @@ static void args_data(struct renderer *r, const struct render_probe *probe,
 		const struct ast_expr *e = s->args[i];
 		const struct ev_arg *a = NULL;
 		const struct dw_type *t = NULL;
-		bool raw = false;
+		const char *frame = NULL;
+		enum ast_fmt_spec spec = AST_FMT_DEFAULT;
 
 		/* The length of a {:x.*} dump is part of the dump, as in the
 		 * text: it has no wire value and no entry of its own. */
 		while (s->fmt && piece < s->n_pieces && !s->pieces[piece].has_placeholder)
 			piece++;
 		if (s->fmt && piece < s->n_pieces)
-			raw = s->pieces[piece].spec == AST_FMT_RAW;
+			spec = s->pieces[piece].spec;
 		if (s->fmt && piece < s->n_pieces && s->pieces[piece++].len_kind == AST_FMT_LEN_STAR) {
 			if (++i >= s->n_args)
 				break;
@@ -186,12 +207,13 @@ static void args_data(struct renderer *r, const struct render_probe *probe,
 		}
 		if (e->kind != AST_EXPR_STRING && next_wire < p->n_args) {
 			t = arg_type(probe, p->index, (unsigned)next_wire);
+			frame = arg_frame(probe, p->index, (unsigned)next_wire);
 			a = &p->args[next_wire++];
 		}
-		arg_data(r, e, a, t, raw, out);
+		arg_data(r, e, a, t, spec, frame, out);
 	}
 	for (size_t i = 0; !s && i < p->n_args; i++)
-		arg_data(r, NULL, &p->args[i], NULL, false, out);
+		arg_data(r, NULL, &p->args[i], NULL, AST_FMT_DEFAULT, NULL, out);
 	span_close(out);
 }
 

@@ -49,6 +49,10 @@ struct render_arg_type {
 	uint16_t print;              /* print statement index */
 	uint16_t arg;                /* wire argument index within it */
 	const struct dw_type *type;  /* borrowed from the module's type cache */
+	/* arg_frames: the function whose variable the argument reads when it
+	 * is not the probe's own (a caller its function is inlined into, or
+	 * a call inlined at the probe); borrowed */
+	const char *frame;
 };
 
 /* What the renderer needs of a probe. */
@@ -58,6 +62,10 @@ struct render_probe {
 	const struct ast_probe *ast; /* formats and print arguments */
 	const struct render_arg_type *arg_types;
 	size_t n_arg_types;
+	/* Of the site the event came from: arguments that read another
+	 * frame's variable (.frame set), shown with it. */
+	const struct render_arg_type *arg_frames;
+	size_t n_arg_frames;
 };
 
 /* A frame after symbolization. */
@@ -74,6 +82,7 @@ struct render_var {
 	const char *name;
 	const char *value;  /* as text: "3", "0x7ffd1234", "<optimized out>" */
 	bool param;
+	bool entry;         /* also what the caller passed: `x=x@entry=5` */
 };
 
 struct render_hooks {

@@ -26,9 +26,11 @@ void render_backtrace(struct renderer *r, uint32_t pid, uint32_t wire_id, const 
 
 /* Print argument @a as data: its "type" (@t's name, else what the probe
  * sent), its "value" in JSON's shape, and the "error" that kept it from
- * being read (null when none); @raw ({:r}): the standard library's
- * values member by member.  See value_data.c. */
-void render_arg_data(const struct ev_arg *a, const struct dw_type *t, bool raw, struct span_list *out);
+ * being read (null when none); @spec its format: {:r} shows the
+ * standard library's values member by member, {:s.N} a dump as a string.
+ * See value_data.c. */
+void render_arg_data(const struct ev_arg *a, const struct dw_type *t, enum ast_fmt_spec spec,
+		     struct span_list *out);
 
 /* ---- container.c: the standard library's values from the memory the
  * probe copied (WR_ARG_MEM attachments) ---- */

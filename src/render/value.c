@@ -721,6 +721,15 @@ static bool arg_failed(const struct ev_arg *a, struct strbuf *out)
 	case WR_ARG_TLS_UNALLOCATED:
 		strbuf_addstr(out, "<not allocated in this thread>");
 		break;
+	case WR_ARG_SYNTHETIC_POINTER:
+		strbuf_addstr(out, "<synthetic pointer>");
+		break;
+	case WR_ARG_UNREADABLE:
+		strbuf_addstr(out, "<unreadable at this site>");
+		break;
+	case WR_ARG_NO_DEBUG_INFO:
+		strbuf_addstr(out, "<no debug info>");
+		break;
 	default:
 		strbuf_addf(out, "<error status=%u>", a->status);
 	}

@@ -12,7 +12,8 @@
  *                               inside an aggregate, "0x..." as a pointer
  *   char array, string,         string, to the first NUL
  *   char pointer (its string)
- *   memory dump ({:x.N} ...)    array of the byte values read
+ *   memory dump ({:x.N} ...)    array of the byte values read; {:s.N} a
+ *                               string of the bytes, to the first NUL
  *   struct, union               object keyed by member name; a C++ base
  *                               class by its name in angle brackets,
  *                               "<Base>"; the members of an anonymous
@@ -424,6 +425,9 @@ static const char *arg_error(const struct ev_arg *a)
 	case WR_ARG_OPTIMIZED_OUT: return "optimized-out";
 	case WR_ARG_INDEX_RANGE: return "index-out-of-range";
 	case WR_ARG_TLS_UNALLOCATED: return "tls-unallocated";
+	case WR_ARG_SYNTHETIC_POINTER: return "synthetic-pointer";
+	case WR_ARG_UNREADABLE: return "unreadable-at-site";
+	case WR_ARG_NO_DEBUG_INFO: return "no-debug-info";
 	default: return "unknown";
 	}
 }
@@ -465,7 +469,8 @@ static void walked_value(const struct ev_arg *a, const struct dw_type *t, struct
 	render_snap_free(snap);
 }
 
-static void arg_value(const struct ev_arg *a, const struct dw_type *t, bool raw, struct span_list *out)
+static void arg_value(const struct ev_arg *a, const struct dw_type *t, enum ast_fmt_spec spec,
+		      struct span_list *out)
 {
 	uint8_t word[8];
 
@@ -478,12 +483,18 @@ static void arg_value(const struct ev_arg *a, const struct dw_type *t, bool raw,
 			span_null(out, SPAN_LITERAL);
 		else
 			span_datan(out, SPAN_STRING, (const char *)a->data, a->len);
+	} else if (a->kind == WR_ARG_DUMP && spec == AST_FMT_STR) {
+		/* {:s.N}: text, as the text output shows it */
+		const void *nul = memchr(a->data, '\0', a->len);
+
+		span_datan(out, SPAN_STRING, (const char *)a->data,
+			   nul ? (size_t)((const uint8_t *)nul - a->data) : a->len);
 	} else if (a->kind == WR_ARG_DUMP) {
 		span_open(out, SPAN_ARRAY);
 		for (size_t i = 0; i < a->len; i++)
 			span_dataf(out, SPAN_NUMBER, "%u", a->data[i]);
 		span_close(out);
-	} else if (a->kind == WR_ARG_BYTES && t && a->n_attach && !raw) {
+	} else if (a->kind == WR_ARG_BYTES && t && a->n_attach && spec != AST_FMT_RAW) {
 		walked_value(a, t, out);
 	} else if (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES) {
 		struct place p = { .gone = a->unavail, .attach = a->attach, .n_attach = a->n_attach };
@@ -509,17 +520,23 @@ static void arg_value(const struct ev_arg *a, const struct dw_type *t, bool raw,
 	}
 }
 
-void render_arg_data(const struct ev_arg *a, const struct dw_type *t, bool raw, struct span_list *out)
+void render_arg_data(const struct ev_arg *a, const struct dw_type *t, enum ast_fmt_spec spec,
+		     struct span_list *out)
 {
 	const char *why = arg_error(a);
 
 	/* A dump is bytes, whatever the type of the expression it starts at. */
 	if (a->kind == WR_ARG_DUMP)
 		t = NULL;
-	span_add(out, SPAN_VALUE_TYPE, SPAN_TONE_NONE, NULL, t && t->name ? t->name : kind_type(a->kind));
+	/* a site that could not give the value has no type for it */
+	if (!t && (a->status == WR_ARG_UNREADABLE || a->status == WR_ARG_NO_DEBUG_INFO))
+		span_null(out, SPAN_VALUE_TYPE);
+	else
+		span_add(out, SPAN_VALUE_TYPE, SPAN_TONE_NONE, NULL,
+			 t && t->name ? t->name : kind_type(a->kind));
 	span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "value");
 	/* a C++ reference's value is its referent's; "type" says it is one */
-	arg_value(a, t && t->is_reference && t->target ? t->target : t, raw, out);
+	arg_value(a, t && t->is_reference && t->target ? t->target : t, spec, out);
 	if (why)
 		span_add(out, SPAN_VALUE_ERROR, SPAN_TONE_NONE, NULL, why);
 	else

@@ -20,6 +20,8 @@
 #define MAX_EXPR_DEPTH  32
 #define MAX_VARS        64
 #define MAX_STRING      200 /* gdb's print elements: more is shown as "..." */
+#define VAR_PARAM       ((size_t)1 << 62) /* in fv_walk.off[][0]: a parameter */
+#define VAR_ENTRY       ((size_t)1 << 61) /* and its value is the one its caller passed */
 
 struct fv_walk {
 	const struct ev_backtrace *bt; /* the backtrace the state is of */
@@ -452,6 +454,10 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		strbuf_addstr(out, "<optimized out>");
 		return;
 	}
+	if (v->loc.kind == DW_LOC_IMPLICIT_PTR) {
+		strbuf_addstr(out, "<synthetic pointer>"); /* optimized away, its target known */
+		return;
+	}
 	if (v->loc.kind == DW_LOC_PIECES) {
 		/* members not kept are <optimized out>, all of them: the whole */
 		struct render_value_ctx with = c->vc ? *c->vc : (struct render_value_ctx){ 0 };
@@ -490,20 +496,150 @@ struct collect {
 	struct where where;
 	struct fv_walk *w;
 	size_t n;
+	struct fv_walk *up;      /* the caller's frame, walked to on first need; owned */
+	bool up_tried;
 };
+
+/* ---- what the caller passed (its call site, by the return address) ---- */
+
+/* Whether the frame @c stands at is at its function's first instruction. */
+static bool at_entry(struct collect *c)
+{
+	const struct wr_bt_frame *f = &c->w->bt->frames[c->w->i];
+	struct tmodule *m = target_module_by_cookie(c->where.t, f->cookie);
+	const char *key;
+	uint64_t entry;
+
+	return m && dw_function_at(m->dw, f->pc, &key, &entry) && entry == f->pc;
+}
+
+/* The frame that called the one @c stands at, walked to (registers and
+ * CFA); NULL when it is not known or the call is not a call (a signal
+ * interrupted it). */
+static struct fv_walk *caller_of(struct collect *c)
+{
+	const struct fv_walk *w = c->w;
+
+	if (!c->up_tried) {
+		c->up_tried = true;
+		if (w->valid && w->i + 1 < w->bt->frame_count &&
+		    !(w->bt->frames[w->i + 1].flags & WR_FRAME_F_EXACT_IP)) {
+			c->up = xmalloc(sizeof(*c->up));
+			*c->up = *w;
+			strbuf_init(&c->up->text);
+			advance(c->up, c->where.t);
+			if (!c->up->valid) {
+				fv_free(c->up);
+				c->up = NULL;
+			} else if (w->i == 0 && at_entry(c)) {
+				/* nothing ran since the call: the registers the
+				 * callee may clobber still hold the caller's */
+				for (int r = 0; r < WR_DWARF_RIP; r++)
+					if (r != WR_DWARF_RSP && !(c->up->regs.known & (1u << r)) &&
+					    (w->regs.known & (1u << r))) {
+						c->up->regs.v[r] = w->regs.v[r];
+						c->up->regs.known |= 1u << r;
+					}
+			}
+		}
+	}
+	return c->up;
+}
+
+/* What the caller of @c's frame passed in DWARF register @reg - 1, as a
+ * variable of @v's type in @out (the caller's frame reads it); false
+ * when its call site does not say, or calls another function than this
+ * frame's (a tail call in between). */
+static bool passed_value(struct collect *c, const struct dw_var *v, unsigned reg, struct dw_var *out,
+			 struct where *at)
+{
+	struct fv_walk *up = caller_of(c);
+	const struct wr_bt_frame *f = &c->w->bt->frames[c->w->i], *cf;
+	struct tmodule *m = target_module_by_cookie(c->where.t, f->cookie), *cm;
+	struct dw_call_site cs;
+	const char *key;
+	uint64_t entry, called;
+
+	if (!up || !m || !reg)
+		return false;
+	cf = &up->bt->frames[up->i];
+	cm = target_module_by_cookie(c->where.t, cf->cookie);
+	if (!cm || dw_call_site_value(cm->dw, cf->pc, (int)reg - 1, &cs) != 0 ||
+	    !dw_function_at(m->dw, frame_lookup_pc(f), &key, &entry))
+		return false;
+	*at = c->where;
+	at->w = up;
+	at->bias = cf->ip - cf->pc;
+	if (cs.callee ? strcmp(cs.callee, key) != 0
+		      : !value_of(at, &cs.target, &called) || called != entry + c->where.bias)
+		return false;
+	*out = *v;
+	out->loc = cs.value;
+	return true;
+}
+
+/* @v's text in @out as the frame at @c sees it; *@entry says the value is
+ * also the one the caller passed (gdb's `x=x@entry=5`); else a value the
+ * caller passed that differs is added after it as `x@entry`. */
+static void param_text(struct collect *c, const struct dw_var *v, bool *entry, struct strbuf *out,
+		       struct strbuf *entry_out)
+{
+	struct dw_var passed;
+	struct where at;
+	struct strbuf pt = STRBUF_INIT;
+	size_t from = out->len;
+	unsigned reg = v->entry_reg ? v->entry_reg : v->loc.entry_reg;
+
+	*entry = false;
+	var_text(&c->where, v, out);
+	if (!reg || !passed_value(c, v, reg, &passed, &at))
+		return;
+	var_text(&at, &passed, &pt);
+	if (pt.buf[0] == '<') { /* the caller did not keep it either: gdb says nothing */
+		strbuf_release(&pt);
+		return;
+	}
+	if (strcmp(out->buf + from, "<optimized out>") == 0 && v->loc.entry_reg) {
+		/* the value is the entry value, which only the call says */
+		strbuf_setlen(out, from);
+		strbuf_addstr(out, pt.buf);
+	}
+	if (strcmp(out->buf + from, pt.buf) == 0)
+		*entry = true;
+	else if (v->entry_reg)
+		strbuf_addstr(entry_out, pt.buf);
+	strbuf_release(&pt);
+}
 
 static int collect_var(const struct dw_var *v, void *ctx)
 {
 	struct collect *c = ctx;
 	struct fv_walk *w = c->w;
 
+	struct strbuf entry = STRBUF_INIT;
+	bool is_entry = false;
+
 	w->off[c->n][0] = w->text.len;
 	strbuf_addstr(&w->text, v->name);
 	strbuf_addch(&w->text, '\0');
 	w->off[c->n][1] = w->text.len;
-	var_text(&c->where, v, &w->text);
+	if (v->scope == DW_VAR_PARAMETER)
+		param_text(c, v, &is_entry, &w->text, &entry);
+	else
+		var_text(&c->where, v, &w->text);
 	strbuf_addch(&w->text, '\0');
-	w->off[c->n][0] |= v->scope == DW_VAR_PARAMETER ? (size_t)1 << 62 : 0;
+	w->off[c->n][0] |= (v->scope == DW_VAR_PARAMETER ? VAR_PARAM : 0) | (is_entry ? VAR_ENTRY : 0);
+	if (entry.len && c->n + 1 < MAX_VARS) {
+		/* what the caller passed differs: gdb's `x=3, x@entry=5` */
+		c->n++;
+		w->off[c->n][0] = w->text.len | VAR_PARAM;
+		strbuf_addf(&w->text, "%s@entry", v->name);
+		strbuf_addch(&w->text, '\0');
+		w->off[c->n][1] = w->text.len;
+		strbuf_addstr(&w->text, entry.buf);
+		strbuf_addch(&w->text, '\0');
+	}
+	strbuf_release(&entry);
 	return ++c->n >= MAX_VARS;
 }
 
@@ -534,12 +670,14 @@ long fv_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev
 	c.where.pid = pid;
 	strbuf_reset(&w->text);
 	dw_frame_vars(m->dw, frame_lookup_pc(f), level, true, locals, collect_var, &c);
+	fv_free(c.up);
 	for (size_t k = 0; k < c.n && k < max; k++) {
-		size_t name = w->off[k][0] & ~((size_t)1 << 62);
+		size_t name = w->off[k][0] & ~(VAR_PARAM | VAR_ENTRY);
 
 		out[k].name = w->text.buf + name;
 		out[k].value = w->text.buf + w->off[k][1];
-		out[k].param = w->off[k][0] >> 62;
+		out[k].param = (w->off[k][0] & VAR_PARAM) != 0;
+		out[k].entry = (w->off[k][0] & VAR_ENTRY) != 0;
 	}
 	return (long)(c.n < max ? c.n : max);
 }

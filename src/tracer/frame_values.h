@@ -31,6 +31,8 @@ struct fv_var {
 	const char *name;   /* borrowed until the next fv_frame() */
 	const char *value;  /* text: "3", "0x7ffd1234", "<optimized out>" */
 	bool param;
+	bool entry;         /* the value is also the one the caller passed
+			       (gdb's `x=x@entry=5`) */
 };
 
 struct fv_walk *fv_new(void);

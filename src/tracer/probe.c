@@ -77,7 +77,11 @@ void probe_site_release(struct probe_site *site)
 	free(site->where.function);
 	free(site->where.file);
 	free(site->place_note);
-	site->where.function = site->where.file = site->place_note = NULL;
+	free(site->notes);
+	free(site->args);
+	site->where.function = site->where.file = site->place_note = site->notes = NULL;
+	site->args = NULL;
+	site->n_args = site->cap_args = 0;
 }
 
 void probe_note_skipped(struct probe *p, char *text)

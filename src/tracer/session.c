@@ -47,9 +47,19 @@ static const struct render_probe *hook_probe(void *ctx, uint32_t wire_id)
 {
 	struct session *s = ctx;
 
-	if (wire_id >= WR_MAX_PROBES || !s->wire[wire_id].probe)
+	struct probe *p;
+	struct probe_site *site;
+
+	if (wire_id >= WR_MAX_PROBES || !(p = s->wire[wire_id].probe))
 		return NULL;
-	return &s->wire[wire_id].probe->render;
+	if (s->wire[wire_id].site >= p->n_sites)
+		return &p->render;
+	/* the probe's, with what this site reads from other frames */
+	site = &p->sites[s->wire[wire_id].site];
+	site->render = p->render;
+	site->render.arg_types = site->render.arg_frames = site->args;
+	site->render.n_arg_types = site->render.n_arg_frames = site->n_args;
+	return &site->render;
 }
 
 static void hook_frame(void *ctx, const struct wr_bt_frame *f, struct render_frame *out)
@@ -97,6 +107,7 @@ static long hook_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, 
 		out[k].name = v[k].name;
 		out[k].value = v[k].value;
 		out[k].param = v[k].param;
+		out[k].entry = v[k].entry;
 	}
 	return n;
 }
@@ -570,10 +581,12 @@ struct site_ctx {
 	struct target *target;
 };
 
-/* Variable @name at the site; else, when another site of the probe has
- * it (a copy inlined elsewhere kept it, another library's function of the
- * same name calls it so), it is <optimized out> here, as gdb prints such
- * a copy.  -ENOENT only when no site has it. */
+/* Variable @name at the site (its function's, counting what the abstract
+ * instance names for a copy that dropped it; else a function's it is
+ * inlined into, marked with that frame); else, when another site of the
+ * probe has it (another library's function of the same name), it is
+ * <optimized out> here, as gdb prints such a site.  -ENOENT only when no
+ * site has it. */
 static int var_find(void *ctx, const char *name, struct dw_var *out)
 {
 	struct site_ctx *sc = ctx;
@@ -581,6 +594,8 @@ static int var_find(void *ctx, const char *name, struct dw_var *out)
 	struct dw_at at;
 	int err = target_find_var(sc->target, sc->site->mod, probe_site_at(sc->site, &at), name, out);
 
+	if (err == -ENOENT && sc->site->mod->dw)
+		err = dw_var_find_outer(sc->site->mod->dw, probe_site_at(sc->site, &at), name, out);
 	if (err != -ENOENT)
 		return err;
 	for (size_t i = 0; i < p->n_sites; i++) {
@@ -660,9 +675,44 @@ static int tls_block(void *ctx, const struct dw_module *owner, bool *is_static, 
 	return 0;
 }
 
+/* The entry of print argument @arg of print @print at site @site. */
+static struct render_arg_type *site_arg(struct probe_site *site, unsigned print, unsigned arg)
+{
+	for (size_t i = 0; i < site->n_args; i++)
+		if (site->args[i].print == print && site->args[i].arg == arg)
+			return &site->args[i];
+	site->args = xgrow(site->args, &site->cap_args, site->n_args + 1, sizeof(*site->args));
+	site->args[site->n_args] = (struct render_arg_type){ (uint16_t)print, (uint16_t)arg, NULL, NULL };
+	return &site->args[site->n_args++];
+}
+
 static void note_arg(void *ctx, unsigned print, unsigned arg, const struct dw_type *t)
 {
-	probe_note_arg_type(((struct site_ctx *)ctx)->probe, print, arg, t);
+	struct site_ctx *sc = ctx;
+
+	probe_note_arg_type(sc->probe, print, arg, t);
+	site_arg(sc->site, print, arg)->type = t;
+}
+
+static void note_frame(void *ctx, unsigned print, unsigned arg, const char *frame)
+{
+	site_arg(((struct site_ctx *)ctx)->site, print, arg)->frame = frame;
+}
+
+static void site_error(void *ctx, unsigned line, unsigned col, const char *msg)
+{
+	struct probe_site *site = ((struct site_ctx *)ctx)->site;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (site->notes)
+		strbuf_addstr(&sb, site->notes);
+	strbuf_addf(&sb, "%u:%u: %s\n", line, col, msg);
+	/* a probe is lowered twice (its shape key, then its code) */
+	if (!site->notes || !strstr(site->notes, sb.buf + (site->notes ? strlen(site->notes) : 0))) {
+		free(site->notes);
+		site->notes = strbuf_detach(&sb);
+	}
+	strbuf_release(&sb);
 }
 
 /* The CFA rule at the site, for frame variables. */
@@ -695,7 +745,7 @@ static uint64_t site_cookie(const struct session *s, const struct probe_site *si
 	return site->wire_id | only << 32;
 }
 
-static int compile_site(struct session *s, struct probe *p, struct probe_site *site,
+static int compile_site(struct session *s, struct probe *p, struct probe_site *site, bool lenient,
 			struct diag *d, struct strbuf *errors)
 {
 	struct codegen_options co = { .transport = s->opt.transport, .fault_in = s->opt.fault_in,
@@ -703,7 +753,7 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	struct probe_plan plan = {
 		.probe_id = site->wire_id, .ast = p->ast, .pc = site->where.vaddr,
 		.rule0 = site->rule0, .bt_depth = s->opt.bt_depth, .name = p->target_text,
-		.tgid = s->target->pid > 0 ? (uint32_t)s->target->pid : 0,
+		.tgid = s->target->pid > 0 ? (uint32_t)s->target->pid : 0, .lenient = lenient,
 	};
 	struct site_ctx sc = { p, site, s->target };
 	struct bpf_blob blob = { 0 };
@@ -728,7 +778,10 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 						.find_enumerator = enumerator_find,
 						.find_function = function_find,
 						.tls_block = tls_block,
-						.note_arg = note_arg, .ctx = &sc };
+						.note_arg = note_arg, .site_error = site_error,
+						.note_frame = note_frame, .ctx = &sc };
+	else
+		plan.vars = (struct plan_vars){ .site_error = site_error, .ctx = &sc };
 	site_cfa(s, site, &plan);
 	if (plan.tgid)
 		proc_pidns((pid_t)plan.tgid, &plan.pidns_dev, &plan.pidns_ino);
@@ -773,26 +826,83 @@ static int attach_site(struct session *s, struct probe_site *site)
 {
 	pid_t pid = s->target->pid > 0 ? s->target->pid : -1;
 
+	if (site->dead)
+		return 0;
 	return runtime_attach(s->rt, site->rt, pid, site->mod->open_path, site->file_offset);
+}
+
+/* Sites the first pass could not compile, compiled again printing a
+ * marker for what each cannot give (plan.lenient), or given up (dead);
+ * each is said, naming the site. */
+static void load_lenient(struct session *s, struct probe *p, const bool *failed, size_t first,
+			 struct strbuf *errors)
+{
+	for (size_t i = first; i < p->n_sites; i++) {
+		struct probe_site *site = &p->sites[i];
+		struct strbuf where = STRBUF_INIT;
+		struct diag d = { 0 };
+
+		if (!failed[i - first])
+			continue;
+		free(site->notes);
+		site->notes = NULL;
+		target_describe_site(s->target, site->mod, site->where.vaddr, &where);
+		site->dead = compile_site(s, p, site, true, &d, errors) != 0;
+		if (site->dead)
+			wr_warn("probe %u (%s), site %zu of %zu (%s): not traced: %s", p->id, p->target_text,
+				i + 1, p->n_sites, where.buf, d.msg ? d.msg : "it does not compile here");
+		else
+			wr_warn("probe %u (%s), site %zu of %zu (%s) prints a marker for what it cannot "
+				"give:\n%s", p->id, p->target_text, i + 1, p->n_sites, where.buf, site->notes);
+		strbuf_release(&where);
+		diag_release(&d);
+	}
 }
 
 int session_load_sites(struct session *s, struct probe *p, size_t first, struct diag *d,
 		       struct strbuf *errors)
 {
+	bool *failed = xcalloc(p->n_sites - first + 1, sizeof(bool));
+	size_t ok = 0, n_failed = 0;
 	int err = 0;
 
+	for (size_t i = 0; i < first; i++)
+		ok += !p->sites[i].dead;
 	for (size_t i = first; i < p->n_sites && !err; i++) {
 		struct probe_site *site = &p->sites[i];
+		struct diag sd = { 0 };
 
 		site->wire_id = alloc_wire_id(s);
 		if (!site->wire_id) {
 			strbuf_addf(errors, "wraith: too many probe sites (at most %u)\n", WR_MAX_PROBES - 1);
-			return -WR_ELIMIT;
+			err = -WR_ELIMIT;
+			break;
 		}
 		s->wire[site->wire_id].probe = p;
 		s->wire[site->wire_id].site = i;
-		err = compile_site(s, p, site, d, errors);
+		/* An error of one site of several is that site's own unless
+		 * no site compiles (then it is the script's). */
+		err = compile_site(s, p, site, false, n_failed ? &sd : d, errors);
+		if (err == -WR_ESEMANTIC && p->n_sites > 1) {
+			failed[i - first] = true;
+			n_failed++;
+			err = 0;
+		} else {
+			ok += !err;
+		}
+		diag_release(&sd);
 	}
+	if (err && n_failed) {
+		diag_release(d); /* the error is another */
+		memset(d, 0, sizeof(*d));
+	} else if (!err && n_failed && !ok)
+		err = -WR_ESEMANTIC; /* @d holds the first site's error */
+	else if (!err && n_failed) {
+		diag_release(d);
+		memset(d, 0, sizeof(*d));
+		load_lenient(s, p, failed, first, errors);
+	}
+	free(failed);
 	return err;
 }
 
@@ -843,7 +953,7 @@ int session_attach_sites(struct session *s, struct probe *p, size_t first, struc
 			refused_site(p, &p->sites[i], err);
 			refused++;
 			err = 0;
-		} else if (!err) {
+		} else if (!err && !p->sites[i].dead) {
 			attached++;
 		}
 	}
@@ -1055,7 +1165,7 @@ int session_enable(struct session *s, struct probe *p, bool on)
 			continue; /* the kernel refused its uprobe: it stays off */
 		if (on)
 			err = err ? err : attach_site(s, &p->sites[i]);
-		else
+		else if (p->sites[i].rt)
 			runtime_detach(s->rt, p->sites[i].rt);
 	}
 	runtime_settle(s->rt);
@@ -1162,9 +1272,23 @@ void session_describe_probe(struct session *s, const struct probe *p, struct str
 			strbuf_addf(out, " at %s:%u", site->where.file, site->where.line);
 		if (site->rule0 == WR_CFI_RULE_NONE)
 			strbuf_addstr(out, " [no unwind row]");
+		if (site->dead)
+			strbuf_addstr(out, " [not traced: the probe does not compile here]");
 		if (site->place_note)
 			strbuf_addf(out, "\n     %s", site->place_note);
 		strbuf_addch(out, '\n');
+		for (const char *n = site->notes; n && *n;) {
+			const char *nl = strchr(n, '\n');
+			int len = nl ? (int)(nl - n) : (int)strlen(n);
+
+			strbuf_addf(out, "      cannot give <script>:%.*s\n", len, n);
+			n += len + (nl != NULL);
+		}
+		for (size_t k = 0; k < site->n_args; k++)
+			if (site->args[k].frame)
+				strbuf_addf(out, "      print %u, value %u: a variable of %s (a frame out of the "
+					    "probe's own)\n", site->args[k].print + 1, site->args[k].arg + 1,
+					    site->args[k].frame);
 	}
 	for (size_t i = 0; i < p->n_skipped; i++)
 		strbuf_addf(out, "  skipped: %s\n", p->skipped[i]);

@@ -35,6 +35,20 @@ struct probe_site {
 	uint32_t wire_id;
 	struct rt_probe *rt;        /* NULL when not loaded (dry run) */
 	size_t bpf_insns;           /* instructions of the loaded program (0 if unknown) */
+	/* What this site cannot give that others of the probe can, one
+	 * "LINE:COL: why" line each (it prints a marker there); owned, NULL
+	 * when it gives everything. */
+	char *notes;
+	/* The site compiles in no form (a statement other than a print
+	 * argument cannot be had here): not attached, said at start. */
+	bool dead;
+	/* The types of the print arguments at this site, and the frame of
+	 * those that read another frame's variable (owned); the probe's
+	 * render info with them, as the renderer gets it for this site's
+	 * events (sites of one probe may differ in both). */
+	struct render_arg_type *args;
+	size_t n_args, cap_args;
+	struct render_probe render;
 };
 
 /* Where @site stands, for dw_var_find_at(): into @out, which is returned. */

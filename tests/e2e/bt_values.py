@@ -13,9 +13,11 @@ padding piece between them (DW_OP_piece): shown whole, as gdb does.  At -O2 hop'
 dead once it has called leaf: at its return address their locations are
 DW_OP_entry_value (gdb's `info address` says so), recovered from mid's
 call site, and for gcc's depth from top's call site in turn (mid passed on
-its own entry value); gdb shows them as depth=depth@entry=12, wraith as
-depth=12.  The text output has gdb's form `#2 mid(depth=12, tag=42,
-ratio=2.5) at ...`, and a plain `bt` carries no values."""
+its own entry value); both show them as depth=depth@entry=12 (in wraith's
+JSON "entry": true).  gdb looks past main (`set backtrace past-main on`),
+where libc's call site says main's argc and argv.  The text output has
+gdb's form `#2 mid(depth=12, tag=42, ratio=2.5) at ...`, and a plain `bt`
+carries no values."""
 import json
 import os
 import re
@@ -69,7 +71,9 @@ def _vars(frame):
         b = b.superblock
     return {"args": args, "locals": locs, "entry": entry}
 
-for c in ["set pagination off", "set confirm off", "set print entry-values no"]:
+# past main: gdb resolves main's entry values through libc's call site
+for c in ["set pagination off", "set confirm off", "set print entry-values no",
+          "set backtrace past-main on"]:
     gdb.execute(c)
 gdb.execute("break leaf")
 gdb.execute("run 1000", to_string=True)

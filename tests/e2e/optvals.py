@@ -14,6 +14,21 @@ with -flto.  The cases (see optvals.c): a function inlined into itself
 its caller's (set_key in module_set), a function whose first instruction
 belongs to an inlined accessor (handle_cfg), and a caller's local seen
 from an inlined call (round_no at use_local, marked with its frame).
+
+A pointer the compiler optimized away (handle_cfg's key at -O3 and under
+gcc's LTO: DW_OP_implicit_pointer) prints <synthetic pointer> and reads
+through, as gdb's.  A probe on a line of an inlined function whose two
+callers each have a `key` of their own (note_kind in key_void and key_obj)
+reads each caller's, marked with its frame; `*key` cannot be read where
+key is a `void *`: that site prints <unreadable at this site>, the other
+the struct, and the warning and --dry-run name the site.  A {:s.*} dump is
+a string in JSON.
+
+`bt args` shows what a frame's caller passed as gdb does (with `set
+backtrace past-main on`, which lets gdb see main's caller):
+`main(argc=argc@entry=2, ...)`, found through the call site at the return
+address in libc (a call through a pointer, in another module), and
+`sink(v=v@entry=11)` at sink's entry.
 """
 import json
 import os
@@ -28,14 +43,19 @@ require_root()
 BUILDS = ["optvals-O2", "optvals-clang-O2", "optvals_O3", "optvals_lto", "optvals_clang-lto"]
 # Values that change from one call to the next: compared with bt args
 # in the same event only, not with gdb's at a later call.
-VARYING = {("set_key", "v"), ("handle_cfg", "v"), ("use_local", "k")}
+# (clang keeps add_reply out of line: its entry sees each depth in turn.)
+VARYING = {("set_key", "v"), ("handle_cfg", "v"), ("use_local", "k"), ("use_local", "round_no"),
+           ("add_reply", "c"), ("add_reply", "depth")}
 PROBES = {
     "add_reply": ["c", "obj", "depth"],
     "set_key": ["c", "key", "v"],
     "incr_ref": ["o"],
     "handle_cfg": ["cfg", "key", "v"],
-    "use_local": ["o", "k"],
+    "handle_cfg ": ["*key", "key[1]"],  # apart: refused where no site has key
+    "use_local": ["o", "k", "round_no"],
 }
+# Variables of a frame out of the probe's: the frame they come from.
+OUTER = {("use_local", "round_no"): "run_round"}
 
 _GDB = r'''
 import gdb, json, os
@@ -61,10 +81,16 @@ while len(out) < len(want):
     if f is not None:
         vals = {}
         for v in t["vars"]:
-            try:
-                vals[v] = str(f.read_var(v))
-            except Exception as e:
-                vals[v] = "<error %s>" % e
+            # a caller's variable: as `up` shows it in the frame that has it
+            g = f
+            while g is not None:
+                try:
+                    g.select()
+                    vals[v] = str(gdb.parse_and_eval(v))
+                    break
+                except Exception as e:
+                    vals[v] = "<error %s>" % e
+                    g = g.older()
     out[pc] = vals
 gdb.write("WRVALUES " + json.dumps(out) + "\n")
 gdb.execute("detach", to_string=True)
@@ -76,6 +102,11 @@ def core(v):
     as a number, else its text; None for a value that is gone."""
     if v is None or "<optimized out>" in v:
         return None
+    if "<synthetic pointer>" in v:
+        return "<synthetic pointer>"
+    m = re.search(r"^(-?\d+) '", v)  # gdb's char: 104 'h'
+    if m:
+        return m.group(1)
     m = re.search(r'"[^"]*"', v)
     if m:
         return m.group(0)
@@ -105,27 +136,37 @@ def gdb_values(pid, todo):
     return {}
 
 
+MARKERS = {"optimized-out": "<optimized out>", "synthetic-pointer": "<synthetic pointer>"}
+
+
 def shown(arg):
     """A print argument of wraith's JSON as text: a string with its
-    quotes, <optimized out>, else the value."""
+    quotes, a marker, else the value."""
     if arg["error"] is not None:
-        return "<optimized out>" if arg["error"] == "optimized-out" else "<%s>" % arg["error"]
-    if arg["type"].startswith("const char") or arg["type"].startswith("char"):
+        return MARKERS.get(arg["error"], "<%s>" % arg["error"])
+    if re.match(r"^(const )?char (\*|\[)", arg["type"]):
         return '"%s"' % arg["value"]
     return str(arg["value"])
 
 
 def wraith_sites(pid, fn, names):
     """{pc: (printed values, bt args of fn's frame or None)} over a few rounds."""
+    probe, fn = fn, fn.strip()
     script = 'trace %s { print "%s", $pc, %s; bt args; }' % (
         fn, "|".join(["{}"] * (len(names) + 1)), ", ".join(names))
     res = run(["-p", pid, "-s", script, "--max-events", 30, "--timeout", 20, "--script-output", "json",
                "-q"])
+    if probe != fn and res.returncode == 2 and "pointer is optimized out at this pc of %s" % fn in res.stderr:
+        return {}  # no site has the pointer (clang's LTO): nothing to read through, as gdb says
     check(res.returncode == 0, "%s: wraith traces it (%s)" % (fn, res.stderr.strip()[-300:]))
     sites = {}
     for ev in json_events(res.stdout):
         pr = [it for it in ev["items"] if it["type"] == "print"][0]
         vals = [shown(a) for a in pr["args"]]
+        for name, a in zip(names, pr["args"][1:]):
+            want = OUTER.get((fn, name))
+            eq(a.get("frame"), want, "%s %s: %s is marked with the frame it comes from" % (
+                fn, vals[0], name))
         bt = [it for it in ev["items"] if it["type"] == "backtrace"][0]
         frame = next((f for f in bt["frames"] if f["function"] == fn), None)
         bargs = dict((a["name"], str(a["value"])) for a in frame.get("args", [])) if frame else None
@@ -147,13 +188,7 @@ def known(fn, var, vals, addrs):
 
 
 def probes(build):
-    """The probes of @build: at -O3 and under gcc's LTO handle_cfg's key
-    is an implicit pointer to "hello" (DW_OP_implicit_pointer), which this
-    version does not print yet: left out there."""
-    p = dict(PROBES)
-    if build in ("optvals_O3", "optvals_lto"):
-        p["handle_cfg"] = ["cfg", "v"]
-    return p
+    return dict(PROBES)
 
 
 def one(build):
@@ -161,30 +196,111 @@ def one(build):
     addrs = dict((k, int(v, 16)) for k, v in re.findall(r"(\w+)=(0x[0-9a-f]+)", fx.first_line))
     wanted = probes(build)
     per_fn = dict((fn, wraith_sites(fx.pid, fn, names)) for fn, names in wanted.items())
-    todo = [{"pc": pc, "fn": fn, "vars": wanted[fn]} for fn, s in per_fn.items() for pc in s]
+    todo = [{"pc": pc, "fn": fn.strip(), "vars": wanted[fn]} for fn, s in per_fn.items() for pc in s]
     gv = gdb_values(fx.pid, todo)
     fx.stop()
-    for fn, sites in per_fn.items():
-        check(sites, "%s %s: events from its sites" % (build, fn))
+    for probe, sites in per_fn.items():
+        fn = probe.strip()
+        check(sites or probe != fn, "%s %s: events from its sites" % (build, fn))
         for pc, (vals, bargs, text) in sorted(sites.items()):
             g = gv.get("%x" % pc)
-            for var in wanted[fn]:
+            for var in wanted[probe]:
                 w, what = vals[var], "%s %s at 0x%x: %s=%s" % (build, fn, pc, var, vals[var])
                 gval = g.get(var) if g else None
-                if (fn, var) in VARYING:
-                    pass
-                elif core(gval) is not None:
+                if core(gval) is not None and (fn, var) not in VARYING:
                     eq(core(w), core(gval), what + " is gdb's (%s)" % gval)
                 else:
                     k = known(fn, var, vals, addrs)
                     check(core(w) is None or k is None or core(w) == k,
                           what + " is <optimized out> or what the program holds (%s; gdb: %s)" %
                           (hex(k) if k else k, gval))
+                if fn == "use_local" and var == "round_no" and core(vals["k"]) is not None:
+                    eq(core(w), core(vals["k"]), what + " is k, which use_local got it as")
                 if bargs is not None and var in bargs:
                     eq(core(bargs[var]), core(w), what + ": bt args in the same event says the same")
     return build
 
 
+def line_sites(build):
+    """note_kind's line: each caller's key, *key unreadable where it is a
+    void *."""
+    fx = Fixture(build, [2000])
+    line = marker_line("optvals.c", "/* LINE:note-kind */")
+    script = 'trace optvals.c:%d { print "{}|{}|{}", kind, *key, key; }' % line
+    dry = run(["-p", fx.pid, "-s", script, "--dry-run"])
+    res = run(["-p", fx.pid, "-s", script, "--max-events", 20, "--timeout", 20, "--script-output", "json",
+               "-q"])
+    fx.stop()
+    if build == "optvals_clang-lto":
+        # clang's LTO keeps key at neither site: no site can give *key, and
+        # the probe is refused with the first site's reason
+        check(dry.returncode == 2 and "points to void" in dry.stderr, "%s: refused, as no site can "
+              "give *key (%s)" % (build, dry.stderr[-300:]))
+        return
+    check(dry.returncode == 0 and res.returncode == 0, "%s: the line's probe runs although `*key` cannot "
+          "be read at every site (%s)" % (build, res.stderr[-300:]))
+    site = r"site \d+ of \d+ \(%s\+0x[0-9a-f]+ in \w+(, inlined into key_void)?\)" % re.escape(build)
+    check(re.search(r"warning: probe 1 \(optvals.c:%d\), %s prints a marker for what it cannot give:\n"
+                    r"1:\d+: void \* points to void" % (line, site), res.stderr),
+          "%s: the warning names the site that cannot give *key (%r)" % (build, res.stderr[-400:]))
+    check("cannot give <script>:1:" in dry.stdout, "%s: --dry-run lists what each site cannot give\n%s" %
+          (build, dry.stdout))
+    seen = set()
+    for ev in json_events(res.stdout):
+        kind, deref, key = ev["items"][0]["args"]
+        seen.add(kind["value"])
+        if kind["value"] == 1:
+            # (a caller's: marked; where GCC kept no inlined call, key_void's own)
+            check(deref["error"] == "unreadable-at-site" and key["type"] == "void *" and
+                  key.get("frame") in (None, "key_void"), "%s: in key_void *key is unreadable, key its void * %r" % (
+                      build, ev["items"][0]["args"]))
+        else:
+            check(deref["error"] is None and deref["value"]["val"] >= 10 and key["type"] == "struct obj *"
+                  and key.get("frame") in (None, "key_obj") and deref.get("frame") == key.get("frame"),
+                  "%s: in key_obj *key and key are key_obj's %r" % (build, ev["items"][0]["args"]))
+    eq(seen, {1, 2}, "%s: both sites fired" % build)
+
+
+def dump_string(build):
+    """{:s.*} in JSON: a string."""
+    fx = Fixture(build, [2000])
+    res = run(["-p", fx.pid, "-s", 'trace handle_cfg { print "{:s.*}", 5, key; }', "--max-events", 1,
+               "--script-output", "json", "-q"])
+    fx.stop()
+    ev = json_events(res.stdout)
+    eq([a["value"] for e in ev for a in e["items"][0]["args"]], ["hello"],
+       "%s: a {:s.*} dump is the string in JSON" % build)
+
+
+def entry_values(build):
+    """main's argc, which libc passed through a pointer, at sink's probe."""
+    fx = Fixture(build, [2000])
+    res = run(["-p", fx.pid, "-s", "trace sink { bt args; }", "--max-events", 1, "--script-output", "json",
+               "-q"])
+    text = run(["-p", fx.pid, "-s", "trace sink { bt args; }", "--max-events", 1, "-q"])
+    fx.stop()
+    frames = [f for e in json_events(res.stdout) for it in e["items"] if it["type"] == "backtrace"
+              for f in it["frames"]]
+    args = dict((f["function"], dict((a["name"], a) for a in f.get("args", []))) for f in frames)
+    argc = args.get("main", {}).get("argc")
+    check(argc is not None and argc["value"] in ("2", "<optimized out>"),
+          "%s: main's argc is 2 or unknown (%r)" % (build, argc))
+    if "clang" not in build:
+        check(argc and argc["value"] == "2" and argc.get("entry"),
+              "%s: main's argc is what libc's call site passed (%r)" % (build, argc))
+        check(re.search(r"main\(argc=argc@entry=2, argv=argv@entry=0x[0-9a-f]+\)", text.stdout),
+              "%s: bt args shows main(argc=argc@entry=2, argv=argv@entry=0x...) as gdb\n%s" % (
+                  build, text.stdout))
+    lib = args.get("__libc_start_call_main", {}).get("argc")
+    check(lib is None or (lib["value"] == "2" and lib.get("entry")),
+          "%s: __libc_start_call_main's argc=argc@entry=2 (%r)" % (build, lib))
+
+
+for b in BUILDS:
+    entry_values(b)
+for b in BUILDS:
+    line_sites(b)
+dump_string("optvals-O2")
 for b in BUILDS:
     one(b)
 check_no_leftovers("after the optimized-values test")
