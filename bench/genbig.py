@@ -9,7 +9,9 @@ carries DWARF of a large server's size.  Deterministic (fixed seed).
 Writes OUTDIR/u*.c, OUTDIR/big.h and OUTDIR/main.c.  main() calls every
 unit's table of functions in a loop (so -flto keeps them) and then sleeps
 in a loop calling big_probe_me(), whose body in u0.c carries the comment
-PROBE-LINE on the line the benchmark puts its file:line probe on.
+PROBE-LINE on the line the benchmark puts its file:line probe on.  A small
+function of u0.c, big_inlined(), is called by --inlined of the others
+(400), which -flto inlines into each: a probe of that many sites.
 """
 import argparse
 import os
@@ -25,7 +27,7 @@ def struct_def(r, u, s):
     return "struct s%d_%d {\n%s\n};\n" % (u, s, "\n".join(fields))
 
 
-def func_def(r, u, f, nstructs, units, funcs):
+def func_def(r, u, f, nstructs, units, funcs, inline_every):
     s = r.randrange(nstructs)
     callee_u, callee_f = r.randrange(units), r.randrange(funcs)
     lines = [
@@ -40,6 +42,8 @@ def func_def(r, u, f, nstructs, units, funcs):
     ]
     if (callee_u, callee_f) < (u, f):
         lines.append("\tacc += u%d_f%d(NULL, acc & 7);" % (callee_u, callee_f))
+    if (u * funcs + f) % inline_every == inline_every - 1:
+        lines.append("\tacc += big_inlined(acc, %d);" % (u * funcs + f))
     lines += ["\tbig_sink += acc;", "\treturn acc;", "}", ""]
     return "\n".join(lines)
 
@@ -50,11 +54,14 @@ def main():
     ap.add_argument("--units", type=int, default=160)
     ap.add_argument("--funcs", type=int, default=90)
     ap.add_argument("--structs", type=int, default=40)
+    ap.add_argument("--inlined", type=int, default=400)
     a = ap.parse_args()
+    every = max(1, a.units * a.funcs // max(1, a.inlined))
     os.makedirs(a.outdir, exist_ok=True)
     r = random.Random(12)
     with open(os.path.join(a.outdir, "big.h"), "w") as h:
-        h.write("#include <stddef.h>\nextern volatile long big_sink;\n")
+        h.write("#include <stddef.h>\nextern volatile long big_sink;\n"
+                "long big_inlined(long v, int site);\n")
         for u in range(a.units):
             for s in range(a.structs):
                 h.write("struct s%d_%d;\n" % (u, s))
@@ -66,11 +73,13 @@ def main():
             c.write('#include "big.h"\n\n')
             c.write("".join(struct_def(r, u, s) for s in range(a.structs)))
             for f in range(a.funcs):
-                c.write(func_def(r, u, f, a.structs, a.units, a.funcs))
+                c.write(func_def(r, u, f, a.structs, a.units, a.funcs, every))
             c.write("long (*const u%d_tab[%d])(void *, long) = {\n" % (u, a.funcs))
             c.write("".join("\t(long (*)(void *, long))u%d_f%d,\n" % (u, f) for f in range(a.funcs)))
             c.write("};\n")
             if u == 0:
+                c.write("\nlong big_inlined(long v, int site)\n{\n"
+                        "\tlong w = v * 7 + site;\n\n\tbig_sink += w;\n\treturn w & 3;\n}\n")
                 c.write("\n__attribute__((noinline)) long big_probe_me(long n)\n{\n"
                         "\tlong x = n * 3 + big_sink;\n"
                         "\tbig_sink += x * n; /* PROBE-LINE */\n\treturn x;\n}\n")
