@@ -196,7 +196,12 @@ def one(build):
     addrs = dict((k, int(v, 16)) for k, v in re.findall(r"(\w+)=(0x[0-9a-f]+)", fx.first_line))
     wanted = probes(build)
     per_fn = dict((fn, wraith_sites(fx.pid, fn, names)) for fn, names in wanted.items())
-    todo = [{"pc": pc, "fn": fn.strip(), "vars": wanted[fn]} for fn, s in per_fn.items() for pc in s]
+    by_pc = {}  # two probes of one function share its pcs: gdb reads both's
+    for probe, sites in per_fn.items():
+        for pc in sites:
+            t = by_pc.setdefault(pc, {"pc": pc, "fn": probe.strip(), "vars": []})
+            t["vars"] += wanted[probe]
+    todo = list(by_pc.values())
     gv = gdb_values(fx.pid, todo)
     fx.stop()
     for probe, sites in per_fn.items():
