@@ -74,7 +74,9 @@ with tempfile.TemporaryDirectory() as tmp:
         r = run(["-p", f.pid, "-s", "trace show { bt args; }", "--max-events", 1, "--timeout", 20,
                  "--script-output", "plain", "-q"] + how)
         f.stop()
-        check(r.returncode == 0 and re.search(r"#0 show\(text=0x[0-9a-f]+ .*n=\d+\)", r.stdout)
+        # (gdb's form: text=text@entry=0x... where the caller's call site says so)
+        check(r.returncode == 0 and re.search(r"#0 show\(text=(text@entry=)?0x[0-9a-f]+ .*"
+                                              r"n=(n@entry=)?\d+\)", r.stdout)
               and "malformed" not in r.stderr,
               "%s: bt args in a sleepable probe shows frame 0's parameters (%r, %r)"
               % (name, r.stdout[:300], r.stderr[-300:]))
