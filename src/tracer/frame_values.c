@@ -560,7 +560,10 @@ static bool passed_value(struct collect *c, const struct dw_var *v, unsigned reg
 	const char *key;
 	uint64_t entry, called;
 
-	if (!up || !m || !reg)
+	/* A reference's value at entry is its referent's, which only a call
+	 * site's DW_AT_call_data_value gives: gdb shows no @entry without it,
+	 * and neither does this. */
+	if (!up || !m || !reg || (v->type && v->type->is_reference))
 		return false;
 	cf = &up->bt->frames[up->i];
 	cm = target_module_by_cookie(c->where.t, cf->cookie);

@@ -245,7 +245,10 @@ for v, res, gdb_out in parallel(bt_args, ("O0", "O2", "clang-O0", "clang-O2"), w
                 # (the heap, writable data): not shown, and said so
                 check(True, "%s: %s's %s is marked unavailable (gdb: %s)" % (label, fn, arg, g))
                 continue
-            eq(re.sub(r"0x[0-9a-f]+", "0x?", w), re.sub(r"0x[0-9a-f]+", "0x?", re.sub(r"^\w+@entry=", "", g)),
+            # x=x@entry=V as well: gdb says @entry where the caller's call
+            # site gives the value, never for a reference (which needs the
+            # call site's DW_AT_call_data_value)
+            eq(re.sub(r"0x[0-9a-f]+", "0x?", w), re.sub(r"0x[0-9a-f]+", "0x?", g),
                "%s: %s's %s as gdb's bt shows it" % (label, fn, arg))
 
 # C++ trace targets as a user types them: template arguments (with their
