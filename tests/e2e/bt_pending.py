@@ -52,10 +52,17 @@ def check_events(label, evs, first_x):
         eq(evs[0]["items"][0]["text"], "x=%d" % first_x,
            "%s: the first event is the first call, in the iteration that loaded the library" % label)
     bts = [ev["items"][1] for ev in evs]
-    check(all(bt["status"] == "complete" for bt in bts),
+    # The first call can come before wraith has read the process's new
+    # mapping (the uprobe is on the file, armed before dlopen maps it):
+    # that one backtrace may then say offsets-unavailable, never a wrong
+    # frame; every later one is complete.
+    first_ok = bts[0]["status"] in ("complete", "offsets-unavailable")
+    if bts[0]["status"] != "complete":
+        bts = bts[1:]
+    check(first_ok and all(bt["status"] == "complete" for bt in bts),
           "%s: complete backtraces (%s)" % (label, sorted(set(bt["status"] for bt in bts))))
     check(all(flat(wraith_groups(bt))[:3] == ["dl_run", "through_lib", "main"] for bt in bts),
-          "%s: dl_run <- through_lib <- main (%s)" % (label, flat(wraith_groups(bts[0]))))
+          "%s: dl_run <- through_lib <- main (%s)" % (label, bts and flat(wraith_groups(bts[0]))))
 
 
 # 1. the library next to the program: placed on its file before the dlopen
