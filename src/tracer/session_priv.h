@@ -148,10 +148,37 @@ bool probe_count_event(struct probe *p, const struct event *ev, const struct spa
  * early at a place with no sample yet). */
 bool probe_needs_text(const struct probe *p, const struct event *ev);
 
-/* ---- sites of a probe (session.c) ---- */
+/* ---- the kernel side (session_kernel.c) ---- */
+
+/* Wait for the kernel side started by session_start() (starting it when
+ * it was not) and install the target's mappings and unwind tables in it.
+ * Returns 0 or a negative error (message logged); after an error the next
+ * session_start() tries again. */
+int session_kernel_wait(struct session *s);
+/* The target did not open: wait for the kernel side started with it and
+ * unload it unused. */
+void session_kernel_abandon(struct session *s);
+
+/* ---- the renderer's hooks (session_hooks.c) ---- */
+
+struct render_hooks;
+/* The hooks through which @s's renderer asks about probes, frames and
+ * values (ctx is @s). */
+void session_render_hooks(struct session *s, struct render_hooks *out);
+
+/* ---- sites of a probe (session_sites.c, session_compile.c) ---- */
 
 struct diag;
 struct located_set;
+
+/* Resolve, compile and load all sites of @p (attaching comes later, for
+ * all probes of a script at once, so they start firing together).
+ * Returns 0 or a negative error (a located one in @d, others in
+ * @errors). */
+int session_load_probe(struct session *s, struct probe *p, struct diag *d, struct strbuf *errors);
+/* Attach @site (a dead one is left alone).  Returns 0 or a negative
+ * error. */
+int session_attach_site(struct session *s, struct probe_site *site);
 
 /* Append the sites of @found to @p, taking their strings; @found is left
  * empty.  Returns how many were added. */

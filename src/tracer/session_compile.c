@@ -1,0 +1,375 @@
+/* session_compile.c - a probe's sites compiled and loaded: the plan of
+ * each site (codegen/plan.h) with the answers codegen asks for about the
+ * program there (variables, types, enumerators, functions, thread-local
+ * blocks, the CFA rule for frame variables), a wire id each, codegen run,
+ * and the object loaded into the kernel.  A site that cannot give what the
+ * probe asks is compiled again printing a marker (lenient), or given up.
+ */
+#include "tracer/session_priv.h"
+#include "codegen/codegen.h"
+#include "dwarf/module.h"
+#include "dwarf/vars.h"
+#include "proc/pidns.h"
+#include "runtime/runtime.h"
+#include "tracer/casttype.h"
+#include "tracer/target.h"
+#include "util/clock.h"
+#include "util/diag.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A free wire id, after the last one given out: an id freed by a deleted
+ * probe comes back only once all others were used, so its events still in
+ * flight are dropped rather than shown as the new probe's, and its
+ * counters start from zero. */
+static uint32_t alloc_wire_id(struct session *s)
+{
+	for (uint32_t n = 1; n < WR_MAX_PROBES; n++) {
+		uint32_t i = (s->wire_next + n - 1) % (WR_MAX_PROBES - 1) + 1;
+
+		if (s->wire[i].probe)
+			continue;
+		s->wire_next = i;
+		if (s->rt)
+			runtime_reset_probe_stats(s->rt, i);
+		return i;
+	}
+	return 0;
+}
+
+/* ---- what codegen asks about the program's variables ---- */
+
+const struct dw_at *probe_site_at(const struct probe_site *site, struct dw_at *out)
+{
+	*out = (struct dw_at){ .pc = site->where.vaddr, .scope = site->where.scope,
+			       .has_view = site->where.has_view, .view = site->where.view };
+	return out;
+}
+
+struct site_ctx {
+	struct probe *probe;
+	struct probe_site *site;
+	struct target *target;
+};
+
+/* Variable @name at the site (its function's, counting what the abstract
+ * instance names for a copy that dropped it; else a function's it is
+ * inlined into, marked with that frame); else, when another site of the
+ * probe has it (another library's function of the same name), it is
+ * <optimized out> here, as gdb prints such a site.  -ENOENT only when no
+ * site has it. */
+static int var_find(void *ctx, const char *name, struct dw_var *out)
+{
+	struct site_ctx *sc = ctx;
+	struct probe *p = sc->probe;
+	struct dw_at at;
+	int err = target_find_var(sc->target, sc->site->mod, probe_site_at(sc->site, &at), name, out);
+
+	if (err == -ENOENT && sc->site->mod->dw)
+		err = dw_var_find_outer(sc->site->mod->dw, probe_site_at(sc->site, &at), name, out);
+	if (err != -ENOENT)
+		return err;
+	for (size_t i = 0; i < p->n_sites; i++) {
+		struct probe_site *o = &p->sites[i];
+
+		if (o == sc->site ||
+		    target_find_var(sc->target, o->mod, probe_site_at(o, &at), name, out) != 0)
+			continue;
+		memset(&out->loc, 0, sizeof(out->loc));
+		out->loc.kind = DW_LOC_OPTIMIZED_OUT;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int hint_name(const struct dw_var *v, void *ctx)
+{
+	struct strbuf *out = ctx;
+
+	if (out->len > 200)
+		return 1;
+	strbuf_addf(out, "%s%s", out->len ? ", " : "visible here: ", v->name);
+	return 0;
+}
+
+static void var_hint(void *ctx, struct strbuf *out)
+{
+	struct site_ctx *sc = ctx;
+
+	struct dw_at at;
+
+	dw_var_foreach_at(sc->site->mod->dw, probe_site_at(sc->site, &at), hint_name, out);
+}
+
+static int type_find(void *ctx, const struct typespec *ts, const struct dw_type **out, struct diag *d)
+{
+	struct site_ctx *sc = ctx;
+
+	return casttype_resolve(sc->target, sc->site->mod, ts, out, d);
+}
+
+static int enumerator_find(void *ctx, const char *name, const struct dw_type **type, int64_t *value)
+{
+	struct site_ctx *sc = ctx;
+
+	return dw_enumerator_find(sc->site->mod->dw, sc->site->where.vaddr, name, type, value);
+}
+
+static int function_find(void *ctx, const char *name, const struct dw_type **type, uint64_t *vaddr)
+{
+	struct site_ctx *sc = ctx;
+
+	return dw_function_find(sc->site->mod->dw, sc->site->where.vaddr, name, type, vaddr);
+}
+
+static const struct dw_type *type_pointer(void *ctx, const struct dw_type *target)
+{
+	struct site_ctx *sc = ctx;
+
+	return dw_type_pointer(sc->site->mod->dw, target);
+}
+
+static int tls_block(void *ctx, const struct dw_module *owner, bool *is_static, uint64_t *value,
+		     const char **why, const char **hint)
+{
+	struct site_ctx *sc = ctx;
+	struct target_tls tls;
+	int err = target_tls_block(sc->target, owner, sc->site->mod, &tls, why);
+
+	if (err) {
+		*hint = err == -ESRCH ? "trace one process with -p PID to read a shared library's "
+					"thread-local variables" : NULL;
+		return err;
+	}
+	*is_static = tls.is_static;
+	*value = tls.value;
+	return 0;
+}
+
+/* The entry of print argument @arg of print @print at site @site. */
+static struct render_arg_type *site_arg(struct probe_site *site, unsigned print, unsigned arg)
+{
+	for (size_t i = 0; i < site->n_args; i++)
+		if (site->args[i].print == print && site->args[i].arg == arg)
+			return &site->args[i];
+	site->args = xgrow(site->args, &site->cap_args, site->n_args + 1, sizeof(*site->args));
+	site->args[site->n_args] = (struct render_arg_type){ (uint16_t)print, (uint16_t)arg, NULL, NULL };
+	return &site->args[site->n_args++];
+}
+
+static void note_arg(void *ctx, unsigned print, unsigned arg, const struct dw_type *t)
+{
+	struct site_ctx *sc = ctx;
+
+	probe_note_arg_type(sc->probe, print, arg, t);
+	site_arg(sc->site, print, arg)->type = t;
+}
+
+static void note_frame(void *ctx, unsigned print, unsigned arg, const char *frame)
+{
+	site_arg(((struct site_ctx *)ctx)->site, print, arg)->frame = frame;
+}
+
+static void site_error(void *ctx, unsigned line, unsigned col, const char *msg)
+{
+	struct probe_site *site = ((struct site_ctx *)ctx)->site;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (site->notes)
+		strbuf_addstr(&sb, site->notes);
+	strbuf_addf(&sb, "%u:%u: %s\n", line, col, msg);
+	/* a probe is lowered twice (its shape key, then its code) */
+	if (!site->notes || !strstr(site->notes, sb.buf + (site->notes ? strlen(site->notes) : 0))) {
+		free(site->notes);
+		site->notes = strbuf_detach(&sb);
+	}
+	strbuf_release(&sb);
+}
+
+/* The CFA rule at the site, for frame variables. */
+static void site_cfa(struct session *s, struct probe_site *site, struct probe_plan *plan)
+{
+	struct tmodule *m = site->mod;
+	uint32_t rule = site->rule0;
+
+	plan->cfa_reg = -1;
+	/* The rows may have been read since the site was resolved (by an
+	 * earlier site's kernel start-up): look the rule up again then too. */
+	if (!m->cfi_loaded || rule == WR_RULE_LOOKUP) {
+		target_load_module_cfi(s->target, m);
+		rule = site->rule0 = target_rule_at(m, site->where.vaddr);
+	}
+	if (rule < m->rules.n && m->rules.v[rule].kind == WR_ROW_NORMAL &&
+	    m->rules.v[rule].cfa_kind == WR_CFA_REG_OFF) {
+		plan->cfa_reg = m->rules.v[rule].cfa_reg;
+		plan->cfa_off = m->rules.v[rule].cfa_off;
+	}
+}
+
+/* The attach cookie of @site's uprobes: its wire id, and the process or
+ * thread it traces (WR_COOKIE_THREAD). */
+static uint64_t site_cookie(const struct session *s, const struct probe_site *site)
+{
+	uint64_t only = s->target->tid > 0 ? (uint32_t)s->target->tid | WR_COOKIE_THREAD
+			: s->target->pid > 0 ? (uint32_t)s->target->pid : 0;
+
+	return site->wire_id | only << 32;
+}
+
+static int compile_site(struct session *s, struct probe *p, struct probe_site *site, bool lenient,
+			struct diag *d, struct strbuf *errors)
+{
+	struct codegen_options co = { .transport = s->opt.transport, .fault_in = s->opt.fault_in,
+				      .cache_dir = s->opt.probe_cache_dir };
+	struct probe_plan plan = {
+		.probe_id = site->wire_id, .ast = p->ast, .pc = site->where.vaddr,
+		.rule0 = site->rule0, .bt_depth = s->opt.bt_depth, .name = p->target_text,
+		.tgid = s->target->pid > 0 ? (uint32_t)s->target->pid : 0, .lenient = lenient,
+	};
+	struct site_ctx sc = { p, site, s->target };
+	struct bpf_blob blob = { 0 };
+	struct strbuf where = STRBUF_INIT;
+	char *why = NULL;
+	int err;
+
+	/* errors at one of several sites say which */
+	if (p->n_sites > 1) {
+		strbuf_addf(&where, "%s (site %zu of %zu: ", p->target_text, (size_t)(site - p->sites) + 1,
+			    p->n_sites);
+		target_describe_site(s->target, site->mod, site->where.vaddr, &where);
+		strbuf_addch(&where, ')');
+		plan.name = where.buf;
+	}
+
+	double t0 = now_seconds(), t1;
+
+	if (dw_module_has_dwarf(site->mod->dw))
+		plan.vars = (struct plan_vars){ .find = var_find, .hint = var_hint,
+						.find_type = type_find, .pointer_to = type_pointer,
+						.find_enumerator = enumerator_find,
+						.find_function = function_find,
+						.tls_block = tls_block,
+						.note_arg = note_arg, .site_error = site_error,
+						.note_frame = note_frame, .ctx = &sc };
+	else
+		plan.vars = (struct plan_vars){ .site_error = site_error, .ctx = &sc };
+	site_cfa(s, site, &plan);
+	if (plan.tgid)
+		proc_pidns((pid_t)plan.tgid, &plan.pidns_dev, &plan.pidns_ino);
+	plan.fsbase_offset = runtime_fsbase_offset;
+	err = codegen_probe(&co, &plan, &blob, d, NULL);
+	t1 = now_seconds();
+	wr_debug("probe %u site %u: %s in %.1f ms (%zu bytes of BPF object)", p->id, site->wire_id,
+		 blob.origin == BPF_BLOB_DISK_CACHE ? "from the probe cache"
+		 : blob.origin == BPF_BLOB_SHAPE ? "reused an earlier probe's object" : "compiled",
+		 (t1 - t0) * 1e3, blob.size);
+
+	strbuf_release(&where);
+	if (err || s->opt.dry_run) {
+		site->bpf_insns = blob.size;
+		bpf_blob_release(&blob);
+		return err;
+	}
+	err = session_kernel_wait(s);
+	t1 = now_seconds();
+	if (!err)
+		err = runtime_load_probe(s->rt, &blob, site_cookie(s, site), &site->rt, &why);
+	if (!err)
+		runtime_gate_set(s->rt, site->wire_id, p->gate);
+	bpf_blob_release(&blob);
+	wr_debug("probe %u site %u: loaded (verifier) in %.1f ms", p->id, site->wire_id,
+		 (now_seconds() - t1) * 1e3);
+	if (err == -WR_EVERIFIER)
+		strbuf_addf(errors, "wraith: the kernel's BPF verifier rejected probe %u (%s at %s+0x%llx): "
+			    "%s\nhint: %s\n",
+			    p->id, p->target_text, dw_module_name(site->mod->dw),
+			    (unsigned long long)site->where.vaddr, why ? why : "no reason given",
+			    s->opt.fault_in && why && strstr(why, "combined stack size")
+			    ? "under --fault-in a probe with `bt` unwinds in its own program, whose "
+			      "512 bytes of stack the unwinder then shares; move the bt to a probe of "
+			      "its own, or trace without --fault-in"
+			    : "run with -v, or --log-file FILE, to see the whole verifier log");
+	free(why);
+	return err;
+}
+
+/* Sites the first pass could not compile, compiled again printing a
+ * marker for what each cannot give (plan.lenient), or given up (dead);
+ * each is said, naming the site. */
+static void load_lenient(struct session *s, struct probe *p, const bool *failed, size_t first,
+			 struct strbuf *errors)
+{
+	for (size_t i = first; i < p->n_sites; i++) {
+		struct probe_site *site = &p->sites[i];
+		struct strbuf where = STRBUF_INIT;
+		struct diag d = { 0 };
+
+		if (!failed[i - first])
+			continue;
+		free(site->notes);
+		site->notes = NULL;
+		target_describe_site(s->target, site->mod, site->where.vaddr, &where);
+		site->dead = compile_site(s, p, site, true, &d, errors) != 0;
+		if (site->dead)
+			wr_warn("probe %u (%s), site %zu of %zu (%s): not traced: %s", p->id, p->target_text,
+				i + 1, p->n_sites, where.buf, d.msg ? d.msg : "it does not compile here");
+		else
+			wr_warn("probe %u (%s), site %zu of %zu (%s) prints a marker for what it cannot "
+				"give:\n%s", p->id, p->target_text, i + 1, p->n_sites, where.buf, site->notes);
+		strbuf_release(&where);
+		diag_release(&d);
+	}
+}
+
+int session_load_sites(struct session *s, struct probe *p, size_t first, struct diag *d,
+		       struct strbuf *errors)
+{
+	bool *failed = xcalloc(p->n_sites - first + 1, sizeof(bool));
+	size_t ok = 0, n_failed = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < first; i++)
+		ok += !p->sites[i].dead;
+	for (size_t i = first; i < p->n_sites && !err; i++) {
+		struct probe_site *site = &p->sites[i];
+		struct diag sd = { 0 };
+
+		site->wire_id = alloc_wire_id(s);
+		if (!site->wire_id) {
+			strbuf_addf(errors, "wraith: too many probe sites (at most %u)\n", WR_MAX_PROBES - 1);
+			err = -WR_ELIMIT;
+			break;
+		}
+		s->wire[site->wire_id].probe = p;
+		s->wire[site->wire_id].site = i;
+		/* An error of one site of several is that site's own unless
+		 * no site compiles (then it is the script's). */
+		err = compile_site(s, p, site, false, n_failed ? &sd : d, errors);
+		if (err == -WR_ESEMANTIC && p->n_sites > 1) {
+			failed[i - first] = true;
+			n_failed++;
+			err = 0;
+		} else {
+			ok += !err;
+		}
+		diag_release(&sd);
+	}
+	if (err && n_failed) {
+		diag_release(d); /* the error is another */
+		memset(d, 0, sizeof(*d));
+	} else if (!err && n_failed && !ok)
+		err = -WR_ESEMANTIC; /* @d holds the first site's error */
+	else if (!err && n_failed) {
+		diag_release(d);
+		memset(d, 0, sizeof(*d));
+		load_lenient(s, p, failed, first, errors);
+	}
+	free(failed);
+	return err;
+}

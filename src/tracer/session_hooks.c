@@ -1,0 +1,112 @@
+/* session_hooks.c - what the renderer asks the session (render.h's
+ * hooks): a probe's render info for a wire id (a site's own argument
+ * types), frames named, tail calls recovered, data symbols, frame values,
+ * and which inline frames an exact hit hides.  Each answers from the
+ * target; the renderer looks nothing up itself.
+ */
+#include "tracer/session_priv.h"
+#include "tracer/frame_values.h"
+#include "tracer/target.h"
+#include "util/strbuf.h"
+
+static const struct render_probe *hook_probe(void *ctx, uint32_t wire_id)
+{
+	struct session *s = ctx;
+
+	struct probe *p;
+	struct probe_site *site;
+
+	if (wire_id >= WR_MAX_PROBES || !(p = s->wire[wire_id].probe))
+		return NULL;
+	if (s->wire[wire_id].site >= p->n_sites)
+		return &p->render;
+	/* the probe's, with what this site reads from other frames */
+	site = &p->sites[s->wire[wire_id].site];
+	site->render = p->render;
+	site->render.arg_types = site->render.arg_frames = site->args;
+	site->render.n_arg_types = site->render.n_arg_frames = site->n_args;
+	return &site->render;
+}
+
+static void hook_frame(void *ctx, const struct wr_bt_frame *f, struct render_frame *out)
+{
+	struct session *s = ctx;
+
+	target_symbolize(s->target, f, out);
+}
+
+static size_t hook_tailcalls(void *ctx, const struct wr_bt_frame *callee,
+			     const struct wr_bt_frame *caller, struct render_frame *out, size_t max)
+{
+	struct session *s = ctx;
+
+	return target_tailcalls(s->target, callee, caller, out, max);
+}
+
+/* The symbols of one event's process, for frame values. */
+struct values_symbol {
+	struct session *s;
+	pid_t pid;
+};
+
+static void values_symbol(void *ctx, uint64_t addr, struct strbuf *out)
+{
+	struct values_symbol *vs = ctx;
+
+	target_data_symbol(vs->s->target, vs->pid, addr, out);
+}
+
+static long hook_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
+			unsigned level, bool locals, struct render_var *out, size_t max)
+{
+	struct session *s = ctx;
+	struct values_symbol vs = { s, (pid_t)pid };
+	struct render_value_ctx vc = { .symbol = values_symbol, .ctx = &vs };
+	struct fv_var v[64];
+	long n;
+
+	if (!s->frame_values)
+		s->frame_values = fv_new();
+	n = fv_frame(s->frame_values, s->target, pid, bt, i, level, locals, &vc, v,
+		     max < 64 ? max : 64);
+	for (long k = 0; k < n; k++) {
+		out[k].name = v[k].name;
+		out[k].value = v[k].value;
+		out[k].param = v[k].param;
+		out[k].entry = v[k].entry;
+	}
+	return n;
+}
+
+static size_t hook_hidden_inlines(void *ctx, uint32_t wire_id, const struct wr_bt_frame *f,
+				  const struct render_frame *rf)
+{
+	struct session *s = ctx;
+	const struct probe_site *site;
+	size_t n = 0;
+
+	if (wire_id >= WR_MAX_PROBES || !s->wire[wire_id].probe)
+		return 0;
+	site = &s->wire[wire_id].probe->sites[s->wire[wire_id].site];
+	/* an address probe names no function: gdb shows every frame there */
+	if (!site->where.scope || !(f->flags & WR_FRAME_F_EXACT_IP) || f->pc != site->where.vaddr)
+		return 0;
+	while (n + 1 < rf->sym.n && rf->sym.frames[n].starts_here &&
+	       rf->sym.frames[n].scope != site->where.scope)
+		n++;
+	return n;
+}
+
+static void hook_symbol(void *ctx, uint32_t pid, uint64_t addr, struct strbuf *out)
+{
+	struct session *s = ctx;
+
+	target_data_symbol(s->target, (pid_t)pid, addr, out);
+}
+
+void session_render_hooks(struct session *s, struct render_hooks *out)
+{
+	*out = (struct render_hooks){ .probe = hook_probe, .frame = hook_frame,
+				      .tailcalls = hook_tailcalls, .ctx = s, .symbol = hook_symbol,
+				      .values = hook_values, .hidden_inlines = hook_hidden_inlines };
+}

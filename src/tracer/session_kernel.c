@@ -1,0 +1,115 @@
+/* session_kernel.c - the kernel side of a session (the base object, its
+ * maps and the unwinder's programs: runtime/runtime.h), generated and
+ * loaded on a thread of its own while the target opens and the first
+ * probes compile, and waited for when the first probe is to be loaded.
+ */
+#include "tracer/session_priv.h"
+#include "codegen/codegen.h"
+#include "runtime/runtime.h"
+#include "tracer/target.h"
+#include "util/clock.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/thread.h"
+#include "util/xalloc.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+struct kernel_start {
+	pthread_t thread;
+	bool threaded;
+	struct rt_options ro;
+	struct runtime *rt;
+	int err;
+	double seconds, cpu_seconds;
+	struct wr_log_deferred log;
+};
+
+static void *kernel_start_main(void *arg)
+{
+	struct kernel_start *ks = arg;
+	struct codegen_options co = { .transport = ks->ro.transport, .fault_in = ks->ro.fault_in };
+	struct bpf_blob base = { 0 };
+	double t0 = now_seconds(), c0 = thread_cpu_seconds();
+
+	wr_log_defer(&ks->log);
+	ks->err = codegen_base(&co, &base);
+	if (!ks->err)
+		ks->err = runtime_new(&ks->ro, &base, &ks->rt);
+	bpf_blob_release(&base);
+	ks->seconds = now_seconds() - t0;
+	ks->cpu_seconds = thread_cpu_seconds() - c0;
+	wr_log_defer(NULL);
+	return NULL;
+}
+
+int session_start(struct session *s)
+{
+	struct kernel_start *ks;
+
+	if (s->rt || s->kstart || s->opt.dry_run)
+		return 0;
+	ks = xcalloc(1, sizeof(*ks));
+	ks->ro.transport = s->opt.transport;
+	ks->ro.fault_in = s->opt.fault_in;
+	ks->ro.buffer_bytes = s->opt.buffer_bytes;
+	ks->ro.stack_entries = s->opt.stack_entries;
+	ks->ro.cache_dir = s->opt.probe_cache_dir;
+	/* With -p the one process is all there is (target.c adds no other). */
+	ks->ro.max_procs = s->opt.pid > 0 ? 1 : 0;
+	s->kstart = ks;
+	ks->threaded = thread_start_unsignalled(&ks->thread, kernel_start_main, ks);
+	if (!ks->threaded)
+		kernel_start_main(ks);
+	return 0;
+}
+
+void session_kernel_abandon(struct session *s)
+{
+	struct kernel_start *ks = s->kstart;
+
+	if (!ks)
+		return;
+	if (ks->threaded)
+		pthread_join(ks->thread, NULL);
+	wr_log_replay(&ks->log);
+	runtime_free(ks->rt);
+	free(ks);
+	s->kstart = NULL;
+}
+
+int session_kernel_wait(struct session *s)
+{
+	struct kernel_start *ks = s->kstart;
+	int err = 0;
+
+	if (!ks && s->rt) {
+		/* The kernel side is up; a script with `bt` after scripts
+		 * without one (the shell, --batch) has its unwind tables put
+		 * in now. */
+		if (!s->target->want_cfi || s->target->cfi_put)
+			return 0;
+	} else if (!ks && s->opt.dry_run) {
+		return 0;
+	} else {
+		if (!ks) {
+			session_start(s);
+			ks = s->kstart;
+		}
+		if (ks->threaded)
+			pthread_join(ks->thread, NULL);
+		wr_log_replay(&ks->log);
+		wr_debug("kernel side (maps, unwinder) ready in %.1f ms (%.1f ms of CPU)",
+			 ks->seconds * 1e3, ks->cpu_seconds * 1e3);
+		s->rt = ks->rt;
+		err = ks->err;
+		free(ks);
+		s->kstart = NULL;
+	}
+	if (!err)
+		err = target_install(s->target, s->rt);
+	if (err && err != -WR_EPERM)
+		wr_error("could not prepare the kernel side of the trace: %s", wr_strerror(err));
+	return err;
+}
