@@ -315,3 +315,13 @@ int target_load_cfi(struct target *t)
 		t->progress(t->progress_ctx, NULL);
 	return t->rt ? target_install(t, t->rt) : 0;
 }
+
+uint32_t target_rule_at(struct tmodule *m, uint64_t pc)
+{
+	long idx;
+
+	if (!m->cfi_loaded)
+		return WR_RULE_LOOKUP;
+	idx = cfi_table_lookup(&m->cfi, pc);
+	return idx < 0 ? WR_CFI_RULE_NONE : m->cfi.rows[idx].rule;
+}

@@ -1,19 +1,45 @@
 /* target_priv.h - what the files of the target share (tracer/target*.c);
  * nothing outside them includes it.
  *
- * target.c keeps processes, modules and mappings and the kernel's copy of
- * them; target_frames.c turns backtrace frames into names (symbols, tail
- * calls) and finishes the walks the kernel hands over; target_libs.c finds
- * libraries a process has not loaded yet.
+ * target.c opens and frees a target and keeps its modules; target_procs.c
+ * its processes and their mappings; target_install.c the kernel's copy of
+ * both; target_cfi.c which modules' unwind rows are read when;
+ * target_data.c the program's data across modules; target_frames.c turns
+ * backtrace frames into names (symbols, tail calls) and finishes the walks
+ * the kernel hands over; target_names.c finds the module a name means;
+ * target_libs.c finds libraries a process has not loaded yet.
  */
 #ifndef WRAITH_TRACER_TARGET_PRIV_H
 #define WRAITH_TRACER_TARGET_PRIV_H
 
 #include "tracer/target.h"
 
+/* ---- processes (target_procs.c) ---- */
+
+/* Free @p and what it owns.  NULL is a no-op. */
+void tprocess_free(struct tprocess *p);
+/* The text of /proc/@pid/maps into *@out (caller frees).  Returns 0 or
+ * -errno. */
+int target_read_maps(pid_t pid, char **out);
+/* Add process @pid with its maps text @maps_text (taken over), opening the
+ * modules it maps.  Returns 0 or a negative error. */
+int target_add_process(struct target *t, pid_t pid, char *maps_text);
+/* -t: add the processes that map the target file and are not known yet.
+ * Returns how many. */
+int target_scan_processes(struct target *t);
+/* The process @pid of @t, or NULL. */
+struct tprocess *target_process(struct target *t, pid_t pid);
 /* Bring the mappings of @pid up to date now (adding the process when -t
  * sees it for the first time) and install them.  Returns it, or NULL. */
 struct tprocess *target_refresh_process(struct target *t, pid_t pid);
+
+/* ---- the kernel's copy (target_install.c) ---- */
+
+/* Put @p's mappings in the kernel (and the rows of the modules they
+ * map, first).  Returns 0 or a negative error. */
+int target_install_process(struct target *t, struct tprocess *p);
+
+/* ---- modules (target.c, target_data.c) ---- */
 
 /* The module of file (@dev, @ino), or NULL. */
 struct tmodule *target_module_by_identity(struct target *t, uint64_t dev, uint64_t ino);
@@ -23,6 +49,14 @@ struct tmodule *target_module_by_identity(struct target *t, uint64_t dev, uint64
  * Returns 0 or a negative error. */
 int target_add_module(struct target *t, const char *path, char *open_path, uint64_t dev,
 		      uint64_t ino, struct tmodule **out);
+
+/* The type resolver of every module of @ctx (a struct target): a type
+ * module @asking only declares, spelled @spelling, from another module
+ * that defines it, or NULL (dwarf/module.h). */
+struct dw_type;
+const struct dw_type *target_resolve_type(void *ctx, struct dw_module *asking, const char *spelling);
+
+/* ---- unwind rows (target_cfi.c) ---- */
 
 /* Stop the loader thread of target_load_cfi_start() after the module it
  * is reading, and wait for it (target_free()). */

@@ -1,0 +1,175 @@
+/* target_install.c - the kernel's copy of a target: each module's unwind
+ * rows and each process's mappings (runtime/runtime.h), put in once the
+ * kernel side is up and kept current as processes map and unmap code.
+ *
+ * The order of installation matters for correctness: a module's CFI goes
+ * into the kernel before any mapping that points at it, so the unwinder
+ * never sees a mapping whose rows are missing.  Until a new library's
+ * mapping is installed, a walk that reaches a frame in it is handed to
+ * userspace (target_finish_backtrace), never guessed.  A big module whose
+ * rows are still being read when the probes attach is left out the same
+ * way (deferred, see target_cfi.c) until they are.
+ */
+#include "tracer/target_priv.h"
+#include "dwarf/module.h"
+#include "runtime/runtime.h"
+#include "util/clock.h"
+#include "util/error.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+#include <stdlib.h>
+
+static int install_module(struct target *t, struct tmodule *m)
+{
+	int err;
+
+	if (!t->want_cfi || m->cfi_installed || m->cfi_deferred)
+		return 0;
+	target_load_module_cfi(t, m);
+	if (m->cfi_fds[0] >= 0 || m->cfi_fds[1] >= 0) {
+		err = runtime_put_module_cfi_maps(t->rt, m->slot, m->cfi_fds);
+		runtime_cfi_maps_close(m->cfi_fds);
+	} else {
+		err = runtime_put_module_cfi(t->rt, m->slot, m->cfi.rows, m->cfi.n, m->rules.v,
+					     m->rules.n);
+	}
+	if (!err)
+		m->cfi_installed = true;
+	return err;
+}
+
+/* A deferred module's mappings are left out: the kernel hands a walk
+ * that reaches one over instead of unwinding it. */
+int target_install_process(struct target *t, struct tprocess *p)
+{
+	struct wr_proc_maps *pm = xcalloc(1, sizeof(*pm));
+	int err = 0;
+
+	for (size_t i = 0; i < p->n_maps && pm->count < WR_MAX_MAPPINGS; i++) {
+		const struct tmapping *tm = &p->maps[i];
+
+		if (tm->mod->cfi_deferred)
+			continue;
+		err = install_module(t, tm->mod);
+		if (err)
+			break;
+		pm->m[pm->count++] = (struct wr_mapping){
+			.start = tm->start, .end = tm->end, .bias = tm->bias, .cookie = tm->mod->cookie,
+			.slot = tm->mod->slot, .row_count = tm->mod->cfi_installed ? (__u32)tm->mod->cfi.n : 0,
+		};
+	}
+	/* A new generation tells the unwinder's frame cache that what it
+	 * learnt about this process's addresses may be stale. */
+	pm->generation = ++t->generation;
+	if (!err)
+		err = runtime_put_proc_maps(t->rt, (uint32_t)p->pid, pm);
+	if (!err)
+		p->installed = true;
+	free(pm);
+	return err;
+}
+
+int target_install(struct target *t, struct runtime *rt)
+{
+	double t0;
+	int err = 0;
+
+	t->rt = rt;
+	t->cfi_put = t->want_cfi;
+	if (!t->want_cfi || !target_cfi_defer(t))
+		target_load_cfi_wait(t);
+	t0 = now_seconds();
+	for (size_t i = 0; i < t->n_mods && !err; i++)
+		err = install_module(t, t->mods[i]);
+	if (t->want_cfi)
+		wr_debug("unwind tables: in the kernel in %.1f ms", (now_seconds() - t0) * 1e3);
+	for (size_t i = 0; i < t->n_procs && !err; i++)
+		err = target_install_process(t, t->procs[i]);
+	t->cfi_installed_at = now_seconds();
+	return err;
+}
+
+/* Put deferred module @m in (waiting for its rows if need be); its
+ * processes' mappings are the caller's to install. */
+static void put_deferred(struct target *t, struct tmodule *m, const char *why)
+{
+	int err;
+
+	m->cfi_deferred = false;
+	t->cfi_n_deferred--;
+	err = install_module(t, m);
+	if (err) {
+		/* Left out for good: its walks go on being finished in userspace. */
+		m->cfi_deferred = true;
+		wr_warn("unwind tables of %s: could not put them in the kernel (%s); walks through it "
+			"are finished by wraith instead", m->path, wr_strerror(err));
+		return;
+	}
+	wr_debug("unwind tables: %s (%zu rows) in the kernel %.1f ms after the others%s; walks "
+		 "through deferred modules finished in userspace so far: %zu", dw_module_name(m->dw),
+		 m->cfi.n, (now_seconds() - t->cfi_installed_at) * 1e3, why, t->stats.deferred_walks);
+}
+
+/* Install again the mappings of every process that maps a module just
+ * put in (@put, by slot). */
+static void reinstall_processes(struct target *t, bool *put)
+{
+	for (size_t i = 0; i < t->n_procs; i++) {
+		struct tprocess *p = t->procs[i];
+		bool mine = false;
+
+		for (size_t j = 0; j < p->n_maps && !mine; j++)
+			mine = put[p->maps[j].mod->slot];
+		if (mine)
+			target_install_process(t, p);
+	}
+}
+
+/* Put in the deferred modules (@only, or all; @ready_only: those whose
+ * rows are read, else waiting for them) and their processes' mappings;
+ * the loader is joined once none is left.  Returns how many. */
+static size_t put_deferred_modules(struct target *t, bool ready_only, struct tmodule *only,
+				   const char *why)
+{
+	bool *put;
+	size_t n = 0;
+
+	if (!t->cfi_n_deferred || !t->rt)
+		return 0;
+	put = xcalloc(t->n_mods, sizeof(*put));
+	for (size_t i = 0; i < t->n_mods; i++) {
+		struct tmodule *m = t->mods[i];
+
+		if (!m->cfi_deferred || m->cfi_installed || (only && m != only) ||
+		    (ready_only && !target_cfi_ready(t, m)))
+			continue;
+		put_deferred(t, m, why);
+		put[m->slot] = true;
+		n++;
+	}
+	if (n)
+		reinstall_processes(t, put);
+	free(put);
+	if (!t->cfi_n_deferred)
+		target_cfi_join_late(t);
+	return n;
+}
+
+size_t target_install_deferred(struct target *t)
+{
+	return put_deferred_modules(t, true, NULL, "");
+}
+
+void target_pin_module(struct target *t, struct tmodule *m)
+{
+	m->cfi_pinned = true;
+	if (m->cfi_deferred)
+		put_deferred_modules(t, false, m, " (a probe was placed in it)");
+}
+
+void target_defer_off(struct target *t)
+{
+	t->cfi_defer_off = true;
+	put_deferred_modules(t, false, NULL, " (a `count bt` needs every module in the kernel)");
+}
