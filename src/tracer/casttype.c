@@ -61,8 +61,8 @@ static void find_defs(struct target *t, struct tmodule *at, const char *name, st
 	for (size_t i = 0; i < 2; i++)
 		if (order[i] && (d = dw_type_named(order[i]->dw, name)))
 			add_def(f, order[i], d);
-	for (size_t i = 0; i < t->n_mods; i++) {
-		struct tmodule *m = t->mods[i];
+	for (size_t i = 0; i < target_module_count(t); i++) {
+		struct tmodule *m = target_module(t, i);
 
 		if (m == at || m == main_mod || m->special || !dw_module_has_dwarf(m->dw))
 			continue;

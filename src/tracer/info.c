@@ -34,9 +34,9 @@ static size_t modules_in_order(struct target *t, struct tmodule **order)
 
 	if (main_mod)
 		order[n++] = main_mod;
-	for (size_t i = 0; i < t->n_mods; i++)
-		if (t->mods[i] != main_mod)
-			order[n++] = t->mods[i];
+	for (size_t i = 0; i < target_module_count(t); i++)
+		if (target_module(t, i) != main_mod)
+			order[n++] = target_module(t, i);
 	return n;
 }
 
@@ -69,7 +69,7 @@ static int cmp_fn(const void *a, const void *b)
 static int info_functions(struct session *s, const char *regex, struct strbuf *out)
 {
 	struct target *t = s->target;
-	struct tmodule **order = xcalloc(t->n_mods + 1, sizeof(*order));
+	struct tmodule **order = xcalloc(target_module_count(t) + 1, sizeof(*order));
 	size_t n = modules_in_order(t, order), listed = 0, total = 0;
 	regex_t re;
 
@@ -143,13 +143,13 @@ static int info_line(struct session *s, const char *arg, struct strbuf *out)
 		ast_target_release(&at);
 		return -WR_EUSAGE;
 	}
-	for (size_t i = 0; i < t->n_mods; i++) {
+	for (size_t i = 0; i < target_module_count(t); i++) {
 		struct dw_sites sites = { 0 };
 
-		if (!dw_module_has_dwarf(t->mods[i]->dw))
+		if (!dw_module_has_dwarf(target_module(t, i)->dw))
 			continue;
-		dw_resolve_line(t->mods[i]->dw, at.file, at.line, &sites);
-		site_lines(t->mods[i], &sites, out);
+		dw_resolve_line(target_module(t, i)->dw, at.file, at.line, &sites);
+		site_lines(target_module(t, i), &sites, out);
 		found += sites.n;
 		dw_sites_release(&sites);
 	}
@@ -215,18 +215,20 @@ static int info_address(struct session *s, const char *arg, struct strbuf *out)
 
 static void cfi_row_line(struct tmodule *m, uint64_t pc, struct strbuf *out)
 {
-	if (!m->cfi.n) {
+	const struct cfi_table *rows = target_module_rows(m);
+
+	if (!rows->n) {
 		strbuf_addf(out, "  %s+0x%llx: %s has no call frame information\n", dw_module_name(m->dw),
 			    (unsigned long long)pc, m->path);
 		return;
 	}
-	if (cfi_table_lookup(&m->cfi, pc) < 0) {
+	if (cfi_table_lookup(rows, pc) < 0) {
 		strbuf_addf(out, "  %s+0x%llx: no unwind row covers this pc\n", dw_module_name(m->dw),
 			    (unsigned long long)pc);
 		return;
 	}
-	strbuf_addf(out, "  %s (%s): ", dw_module_name(m->dw), m->cfi.source);
-	cfi_table_dump(&m->cfi, &m->rules, pc, out);
+	strbuf_addf(out, "  %s (%s): ", dw_module_name(m->dw), rows->source);
+	cfi_table_dump(rows, target_module_rules(m), pc, out);
 }
 
 static int info_cfi(struct session *s, const char *arg, struct strbuf *out)
@@ -244,8 +246,8 @@ static int info_cfi(struct session *s, const char *arg, struct strbuf *out)
 		cfi_row_line(m, addr, out);
 		return 0;
 	}
-	for (size_t i = 0; i < s->target->n_mods; i++) {
-		struct tmodule *mod = s->target->mods[i];
+	for (size_t i = 0; i < target_module_count(s->target); i++) {
+		struct tmodule *mod = target_module(s->target, i);
 		struct dw_sites sites = { 0 };
 
 		dw_resolve_function(mod->dw, arg, &sites);
@@ -388,25 +390,27 @@ void session_stop_row_text(struct session *s, const struct stop_place *sp, struc
 	struct tmodule *m = target_module_by_cookie(s->target, sp->cookie);
 	/* the row the unwinder looked up: a return address's call, minus one */
 	uint64_t pc = sp->exact || !sp->pc ? sp->pc : sp->pc - 1;
+	const struct cfi_table *rows;
 	size_t len;
 
 	if (!m) {
 		strbuf_addstr(out, "none: the address is in no module wraith knows of this process");
 		return;
 	}
-	if (!m->cfi.n) {
+	rows = target_module_rows(m);
+	if (!rows->n) {
 		strbuf_addf(out, "none: %s has no call frame information", dw_module_name(m->dw));
 		return;
 	}
-	if (cfi_table_lookup(&m->cfi, pc) < 0) {
-		strbuf_addf(out, "none: no row of %s covers %s+0x%llx", m->cfi.source,
+	if (cfi_table_lookup(rows, pc) < 0) {
+		strbuf_addf(out, "none: no row of %s covers %s+0x%llx", rows->source,
 			    dw_module_name(m->dw), (unsigned long long)pc);
 		return;
 	}
 	strbuf_addf(out, "%s+0x%llx, from %s: ", dw_module_name(m->dw), (unsigned long long)pc,
-		    m->cfi.source);
+		    rows->source);
 	len = out->len;
-	cfi_table_dump(&m->cfi, &m->rules, pc, out);
+	cfi_table_dump(rows, target_module_rules(m), pc, out);
 	while (out->len > len && out->buf[out->len - 1] == '\n')
 		strbuf_setlen(out, out->len - 1);
 }
@@ -490,7 +494,7 @@ void info_foreach_name(struct session *s, int (*fn)(const char *name, uint64_t v
 		       void *ctx)
 {
 	struct target *t = s->target;
-	struct tmodule **order = xcalloc(t->n_mods + 1, sizeof(*order));
+	struct tmodule **order = xcalloc(target_module_count(t) + 1, sizeof(*order));
 	size_t n = modules_in_order(t, order);
 	struct source_offer so = { fn, ctx };
 

@@ -47,7 +47,7 @@ static void say_unloaded(struct session *s, struct probe *p, const struct locate
 		strbuf_addf(&names, " and %zu more", n - 4);
 	wr_warn("probe %u: %s is in %s, which process %d has not loaded yet; the probe fires from "
 		"the first call once it does", p->id, p->ast->target.function, names.buf,
-		(int)s->target->pid);
+		(int)target_pid(s->target));
 	strbuf_release(&names);
 }
 
@@ -57,7 +57,7 @@ int session_locate_unloaded(struct session *s, struct probe *p, struct located_s
 	const struct ast_target *t = &p->ast->target;
 	struct diag again = { 0 };
 
-	if (err != -WR_ENOTARGET || t->kind != AST_TARGET_FUNCTION || s->target->pid <= 0)
+	if (err != -WR_ENOTARGET || t->kind != AST_TARGET_FUNCTION || target_pid(s->target) <= 0)
 		return err;
 	if (target_find_unloaded(s->target, t->function) &&
 	    locate_target(s->target, t, found, &again) == 0) {
@@ -79,7 +79,7 @@ int session_locate_unloaded(struct session *s, struct probe *p, struct located_s
 	diag_release(d);
 	wr_warn("probe %u: no function '%s' in process %d or its libraries yet; it is pending and "
 		"attaches when a library that defines it is loaded", p->id, t->function,
-		(int)s->target->pid);
+		(int)target_pid(s->target));
 	return 1;
 }
 
@@ -102,9 +102,12 @@ static size_t follow(struct session *s, struct probe *p, size_t first_mod)
 	size_t first = p->n_sites, added;
 	int err;
 
-	for (size_t i = first_mod; i < t->n_mods; i++)
-		if (!t->mods[i]->unmapped && !has_site_in(p, t->mods[i]))
-			locate_function_in(t->mods[i], p->ast->target.function, &found);
+	for (size_t i = first_mod; i < target_module_count(t); i++) {
+		struct tmodule *m = target_module(t, i);
+
+		if (!m->unmapped && !has_site_in(p, m))
+			locate_function_in(m, p->ast->target.function, &found);
+	}
 	added = session_add_sites(s, p, &found);
 	if (!added)
 		return 0;
@@ -127,7 +130,7 @@ static size_t follow(struct session *s, struct probe *p, size_t first_mod)
 
 void session_follow_libraries(struct session *s, size_t first_mod)
 {
-	if (s->target->pid <= 0 || s->opt.dry_run)
+	if (target_pid(s->target) <= 0 || s->opt.dry_run)
 		return;
 	for (size_t i = 0; i < s->n_probes; i++) {
 		struct probe *p = s->probes[i];

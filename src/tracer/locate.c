@@ -60,9 +60,9 @@ static size_t search_order(struct target *tg, struct tmodule **order)
 
 	if (main_mod)
 		order[n++] = main_mod;
-	for (size_t i = 0; i < tg->n_mods && !tg->scope; i++)
-		if (tg->mods[i] != main_mod && !tg->mods[i]->special)
-			order[n++] = tg->mods[i];
+	for (size_t i = 0; i < target_module_count(tg) && !target_scope(tg); i++)
+		if (target_module(tg, i) != main_mod && !target_module(tg, i)->special)
+			order[n++] = target_module(tg, i);
 	return n;
 }
 
@@ -89,12 +89,12 @@ static const char *where_text(struct target *tg, struct strbuf *sb)
 {
 	struct tmodule *m = target_main_module(tg);
 
-	if (tg->scope)
-		strbuf_addf(sb, "%s in process %d", dw_module_name(m->dw), (int)tg->pid);
-	else if (tg->pid)
-		strbuf_addf(sb, "process %d (%s)", (int)tg->pid, m ? dw_module_name(m->dw) : "?");
+	if (target_scope(tg))
+		strbuf_addf(sb, "%s in process %d", dw_module_name(m->dw), (int)target_pid(tg));
+	else if (target_pid(tg))
+		strbuf_addf(sb, "process %d (%s)", (int)target_pid(tg), m ? dw_module_name(m->dw) : "?");
 	else
-		strbuf_addf(sb, "%s", tg->path);
+		strbuf_addf(sb, "%s", target_path(tg));
 	return sb->buf;
 }
 
@@ -147,7 +147,7 @@ static int locate_function(struct target *tg, const struct ast_target *t, struct
 static int locate_name(struct target *tg, const struct ast_target *t, const char *function,
 		       struct located_set *out, struct diag *d)
 {
-	struct tmodule **order = xcalloc(tg->n_mods + 1, sizeof(*order));
+	struct tmodule **order = xcalloc(target_module_count(tg) + 1, sizeof(*order));
 	size_t n = search_order(tg, order);
 	struct strbuf hint = STRBUF_INIT, where = STRBUF_INIT;
 
@@ -172,7 +172,7 @@ static int locate_name(struct target *tg, const struct ast_target *t, const char
 	suggest(tg, function, &hint);
 	diag_set(d, t->loc, hint.len ? hint.buf : "`info functions REGEX` lists the functions",
 		 "no function '%s' in %s%s", function, where_text(tg, &where),
-		 tg->scope ? "" : " or its libraries");
+		 target_scope(tg) ? "" : " or its libraries");
 	strbuf_release(&hint);
 	strbuf_release(&where);
 	return -WR_ENOTARGET;
@@ -193,7 +193,7 @@ static void say_line_used(const struct ast_target *t, const struct located_set *
 static int locate_line(struct target *tg, const struct ast_target *t, struct located_set *out,
 		       struct diag *d)
 {
-	struct tmodule **order = xcalloc(tg->n_mods + 1, sizeof(*order));
+	struct tmodule **order = xcalloc(target_module_count(tg) + 1, sizeof(*order));
 	size_t n = search_order(tg, order);
 	struct strbuf where = STRBUF_INIT;
 
@@ -234,9 +234,9 @@ static int locate_address(struct target *tg, const struct ast_target *t, struct 
 			 t->module ? t->module : "(main)");
 		return -WR_ENOTARGET;
 	}
-	if (tg->scope && m != tg->scope) {
+	if (target_scope(tg) && m != target_scope(tg)) {
 		diag_set(d, t->loc, "drop -t to probe any module of the process",
-			 "with -t and -p, probes go in %s only, not in %s", tg->scope->path, m->path);
+			 "with -t and -p, probes go in %s only, not in %s", target_scope(tg)->path, m->path);
 		return -WR_ENOTARGET;
 	}
 	if (dw_resolve_address(m->dw, t->address, &sites) || !sites.n) {

@@ -39,8 +39,8 @@ static void debug_progress(void *ctx, const char *text)
 {
 	struct session *s = ctx;
 
-	if (s->target && s->target->progress)
-		s->target->progress(s->target->progress_ctx, text);
+	if (s->target)
+		target_progress(s->target, text);
 }
 
 static void configure_debug(struct session *s)
@@ -137,7 +137,7 @@ int session_new(const struct session_options *opt, struct session **out)
 		return err;
 	}
 	s->next_probe_id = 1;
-	s->mods_seen = s->target->n_mods;
+	s->mods_seen = target_module_count(s->target);
 	s->budget = UINT64_MAX;
 	span_list_init(&s->spans);
 	s->backlog = xcalloc(1, sizeof(*s->backlog));
@@ -146,7 +146,7 @@ int session_new(const struct session_options *opt, struct session **out)
 	renderer_init(&s->renderer, opt->format, &hooks);
 	s->renderer.relative_time = opt->relative_time;
 	event_decoder_init(&s->decoder);
-	wr_debug("target opened: %zu modules in %.1f ms", s->target->n_mods, (now_seconds() - t0) * 1e3);
+	wr_debug("target opened: %zu modules in %.1f ms", target_module_count(s->target), (now_seconds() - t0) * 1e3);
 	*out = s;
 	return 0;
 }
@@ -306,8 +306,7 @@ static int add_script(struct session *s, const char *text, const char *file,
 	if (script_has_count(sc))
 		target_defer_off(s->target);
 	if (script_has_bt(sc)) {
-		s->target->cfi_maps_early = !s->opt.dry_run;
-		target_load_cfi_start(s->target);
+		target_load_cfi_start(s->target, !s->opt.dry_run);
 	}
 	for (size_t i = 0; i < sc->n_probes && !err; i++) {
 		struct probe *p = probe_new(s->next_probe_id++, sc->probes[i]);
@@ -570,12 +569,14 @@ void session_target_text(struct session *s, struct strbuf *out)
 	struct target *t = s->target;
 	struct tmodule *m = target_main_module(t);
 
-	if (t->tid > 0)
-		strbuf_addf(out, "thread %d of pid %d", (int)t->tid, (int)t->pid);
-	else if (t->pid > 0)
-		strbuf_addf(out, "pid %d", (int)t->pid);
+	size_t n = target_process_count(t);
+
+	if (target_tid(t) > 0)
+		strbuf_addf(out, "thread %d of pid %d", (int)target_tid(t), (int)target_pid(t));
+	else if (target_pid(t) > 0)
+		strbuf_addf(out, "pid %d", (int)target_pid(t));
 	else
-		strbuf_addf(out, "%zu process%s", t->n_procs, t->n_procs == 1 ? "" : "es");
+		strbuf_addf(out, "%zu process%s", n, n == 1 ? "" : "es");
 	if (m)
 		strbuf_addf(out, " %s", dw_module_name(m->dw));
 }
@@ -609,7 +610,7 @@ void session_status_report(struct session *s, struct strbuf *out)
 
 	strbuf_addf(out, "modules of ");
 	session_target_text(s, out);
-	strbuf_addf(out, " (%zu):\n", s->target->n_mods);
+	strbuf_addf(out, " (%zu):\n", target_module_count(s->target));
 	target_dump_modules(s->target, out, true);
 	if (d->debuginfod)
 		strbuf_addf(out, "debuginfod: on, %s\n", env && *env ? env : "no server set");
@@ -622,6 +623,5 @@ void session_status_report(struct session *s, struct strbuf *out)
 
 void session_set_progress(struct session *s, void (*fn)(void *ctx, const char *text), void *ctx)
 {
-	s->target->progress = fn;
-	s->target->progress_ctx = fn ? ctx : NULL;
+	target_set_progress(s->target, fn, ctx);
 }

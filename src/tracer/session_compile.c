@@ -195,29 +195,17 @@ static void site_error(void *ctx, unsigned line, unsigned col, const char *msg)
 /* The CFA rule at the site, for frame variables. */
 static void site_cfa(struct session *s, struct probe_site *site, struct probe_plan *plan)
 {
-	struct tmodule *m = site->mod;
-	uint32_t rule = site->rule0;
-
 	plan->cfa_reg = -1;
-	/* The rows may have been read since the site was resolved (by an
-	 * earlier site's kernel start-up): look the rule up again then too. */
-	if (!m->cfi_loaded || rule == WR_RULE_LOOKUP) {
-		target_load_module_cfi(s->target, m);
-		rule = site->rule0 = target_rule_at(m, site->where.vaddr);
-	}
-	if (rule < m->rules.n && m->rules.v[rule].kind == WR_ROW_NORMAL &&
-	    m->rules.v[rule].cfa_kind == WR_CFA_REG_OFF) {
-		plan->cfa_reg = m->rules.v[rule].cfa_reg;
-		plan->cfa_off = m->rules.v[rule].cfa_off;
-	}
+	target_cfa_at(s->target, site->mod, site->where.vaddr, &site->rule0, &plan->cfa_reg,
+		      &plan->cfa_off);
 }
 
 /* The attach cookie of @site's uprobes: its wire id, and the process or
  * thread it traces (WR_COOKIE_THREAD). */
 static uint64_t site_cookie(const struct session *s, const struct probe_site *site)
 {
-	uint64_t only = s->target->tid > 0 ? (uint32_t)s->target->tid | WR_COOKIE_THREAD
-			: s->target->pid > 0 ? (uint32_t)s->target->pid : 0;
+	pid_t pid = target_pid(s->target), tid = target_tid(s->target);
+	uint64_t only = tid > 0 ? (uint32_t)tid | WR_COOKIE_THREAD : pid > 0 ? (uint32_t)pid : 0;
 
 	return site->wire_id | only << 32;
 }
@@ -230,7 +218,7 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	struct probe_plan plan = {
 		.probe_id = site->wire_id, .ast = p->ast, .pc = site->where.vaddr,
 		.rule0 = site->rule0, .bt_depth = s->opt.bt_depth, .name = p->target_text,
-		.tgid = s->target->pid > 0 ? (uint32_t)s->target->pid : 0, .lenient = lenient,
+		.tgid = target_pid(s->target) > 0 ? (uint32_t)target_pid(s->target) : 0, .lenient = lenient,
 	};
 	struct site_ctx sc = { p, site, s->target };
 	struct bpf_blob blob = { 0 };

@@ -151,7 +151,7 @@ static void follow_new_modules(struct session *s)
 {
 	size_t seen = s->mods_seen;
 
-	s->mods_seen = s->target->n_mods;
+	s->mods_seen = target_module_count(s->target);
 	if (seen < s->mods_seen)
 		session_follow_libraries(s, seen);
 }
@@ -208,7 +208,7 @@ int session_event_fd(struct session *s)
 
 bool session_target_exited(const struct session *s)
 {
-	return s->target->pid > 0 && s->target->n_procs == 0;
+	return target_pid(s->target) > 0 && target_process_count(s->target) == 0;
 }
 
 uint64_t session_events(const struct session *s)
@@ -220,12 +220,12 @@ void session_end_text(const struct session *s, struct strbuf *out)
 {
 	const struct target *t = s->target;
 
-	if (t->ended)
-		strbuf_addstr(out, t->ended);
-	else if (t->tid > 0)
-		strbuf_addf(out, "thread %d of process %d exited", (int)t->tid, (int)t->pid);
+	if (target_ended(t))
+		strbuf_addstr(out, target_ended(t));
+	else if (target_tid(t) > 0)
+		strbuf_addf(out, "thread %d of process %d exited", (int)target_tid(t), (int)target_pid(t));
 	else
-		strbuf_addf(out, "process %d exited", (int)t->pid);
+		strbuf_addf(out, "process %d exited", (int)target_pid(t));
 }
 
 bool session_done(const struct session *s)

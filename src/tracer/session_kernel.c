@@ -88,7 +88,7 @@ int session_kernel_wait(struct session *s)
 		/* The kernel side is up; a script with `bt` after scripts
 		 * without one (the shell, --batch) has its unwind tables put
 		 * in now. */
-		if (!s->target->want_cfi || s->target->cfi_put)
+		if (!target_cfi_wanted(s->target))
 			return 0;
 	} else if (!ks && s->opt.dry_run) {
 		return 0;

@@ -144,7 +144,7 @@ static int resolve_probe(struct session *s, struct probe *p, struct diag *d)
 
 int session_attach_site(struct session *s, struct probe_site *site)
 {
-	pid_t pid = s->target->pid > 0 ? s->target->pid : -1;
+	pid_t pid = target_pid(s->target) > 0 ? target_pid(s->target) : -1;
 
 	if (site->dead)
 		return 0;
@@ -157,7 +157,7 @@ int session_load_probe(struct session *s, struct probe *p, struct diag *d, struc
 
 	/* The sites' uprobes register while the probes compile (prearm.h). */
 	for (size_t i = 0; !err && i < p->n_sites && p->enabled && !s->opt.dry_run; i++)
-		uprobe_prearm(s->target->pid > 0 ? s->target->pid : -1, p->sites[i].mod->open_path,
+		uprobe_prearm(target_pid(s->target) > 0 ? target_pid(s->target) : -1, p->sites[i].mod->open_path,
 			      p->sites[i].file_offset);
 	return err ? err : session_load_sites(s, p, 0, d, errors);
 }

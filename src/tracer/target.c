@@ -281,6 +281,60 @@ void target_free(struct target *t)
 	free(t);
 }
 
+/* ---- what a target is ---- */
+
+pid_t target_pid(const struct target *t)
+{
+	return t->pid;
+}
+
+pid_t target_tid(const struct target *t)
+{
+	return t->tid;
+}
+
+const char *target_path(const struct target *t)
+{
+	return t->path;
+}
+
+struct tmodule *target_scope(const struct target *t)
+{
+	return t->scope;
+}
+
+size_t target_module_count(const struct target *t)
+{
+	return t->n_mods;
+}
+
+struct tmodule *target_module(const struct target *t, size_t i)
+{
+	return t->mods[i];
+}
+
+size_t target_process_count(const struct target *t)
+{
+	return t->n_procs;
+}
+
+const char *target_ended(const struct target *t)
+{
+	return t->ended;
+}
+
+void target_set_progress(struct target *t, void (*fn)(void *ctx, const char *text), void *ctx)
+{
+	t->progress = fn;
+	t->progress_ctx = fn ? ctx : NULL;
+}
+
+void target_progress(struct target *t, const char *text)
+{
+	if (t->progress)
+		t->progress(t->progress_ctx, text);
+}
+
 /* ---- finding modules ---- */
 
 struct tmodule *target_main_module(struct target *t)

@@ -2,6 +2,11 @@
  * that maps one file (-t PATH), the modules (executables and libraries)
  * they map, and the CFI of those modules.
  *
+ * struct target is opaque: its fields are the target*.c files' own
+ * (target_priv.h), and the rest of tracer/ asks through the functions
+ * here.  A module's cfi_*, rules and cfi fields are theirs too (read
+ * through target_rule_at(), target_cfa_at(), target_module_rows()).
+ *
  * Layer rule: tracer/ sits on top of proc/, dwarf/, script/, codegen/,
  * runtime/ and render/, and is the only place that joins them.  The shell,
  * --batch and script mode all drive a target through tracer/session.h.
@@ -76,46 +81,7 @@ struct tprocess {
 	bool installed;         /* mappings sent to the kernel */
 };
 
-struct tail_entry;
-struct cfi_loader;
-
-struct target_stats {
-	size_t cfi_rows;
-	size_t cfi_rules;
-	double cfi_seconds;
-	size_t cfi_modules;
-	size_t deferred_walks;  /* walks handed over at a deferred module, finished here */
-};
-
-struct target {
-	pid_t pid;              /* -p: the process (its thread group), else 0 */
-	pid_t tid;              /* -p given a thread that is not the leader: only it */
-	char *ended;            /* owned: why the process can no longer be traced, when
-				 * not because it exited (exec of another program) */
-	char *path;             /* -t, else NULL (owned) */
-	char *given;            /* -t as the user spelled it (a symlink's name, say), else
-				 * NULL (owned) */
-	struct tmodule *scope;  /* -t with -p: the module probes go in (borrowed) */
-	struct tmodule **mods;  /* owned */
-	size_t n_mods, cap_mods;
-	struct tprocess **procs; /* owned */
-	size_t n_procs, cap_procs;
-	bool want_cfi;          /* load CFI of every module (a probe uses bt) */
-	struct cfi_loader *cfi_loader; /* owned: the thread reading CFI, or NULL */
-	bool cfi_maps_early;    /* the loader also makes the kernel's maps (not --dry-run) */
-	bool cfi_defer_off;     /* no module may be deferred (a `count bt` never hands over) */
-	size_t cfi_n_deferred;  /* modules deferred and not yet installed */
-	double cfi_installed_at; /* when target_install() put the others in */
-	bool cfi_put;           /* target_install() ran wanting unwind tables */
-	double last_scan;       /* -t: when /proc was last searched for new processes */
-	uint32_t generation;    /* of installed mappings (see wr_proc_maps.generation) */
-	struct runtime *rt;     /* borrowed, NULL until installed */
-	struct target_stats stats;
-	struct tail_entry *tails;   /* owned: tail-call frames by frame pair, direct-mapped */
-	/* Progress of slow start-up work (CFI extraction); may be NULL. */
-	void (*progress)(void *ctx, const char *text);
-	void *progress_ctx;
-};
+struct target;
 
 /* Open the process @pid: read its mappings and open every module it maps.
  * A @pid that is a thread other than its process's main thread traces
@@ -133,6 +99,32 @@ int target_open_path(const char *path, struct target **out);
 int target_set_scope(struct target *t, const char *path);
 /* NULL is a no-op. */
 void target_free(struct target *t);
+
+/* ---- what a target is (struct target is private to target*.c) ---- */
+
+/* -p: the process traced (its thread group), else 0. */
+pid_t target_pid(const struct target *t);
+/* -p given a thread that is not its process's main thread: that thread
+ * only is traced; else 0. */
+pid_t target_tid(const struct target *t);
+/* -t: the file, as an absolute path (borrowed), else NULL. */
+const char *target_path(const struct target *t);
+/* -t with -p: the module probes go in, else NULL. */
+struct tmodule *target_scope(const struct target *t);
+/* The modules opened so far: how many, and module @i (< count; its CFI
+ * slot).  New modules are appended, so an index stays valid. */
+size_t target_module_count(const struct target *t);
+struct tmodule *target_module(const struct target *t, size_t i);
+/* How many processes are traced now. */
+size_t target_process_count(const struct target *t);
+/* Why the process can no longer be traced when not because it exited (it
+ * ran exec() of another program), else NULL.  Borrowed. */
+const char *target_ended(const struct target *t);
+/* Progress of slow start-up work (reading unwind tables, downloads) goes
+ * to @fn(@ctx, text), text NULL when done; @fn NULL: nowhere. */
+void target_set_progress(struct target *t, void (*fn)(void *ctx, const char *text), void *ctx);
+/* Say @text (NULL: done) where target_set_progress() said. */
+void target_progress(struct target *t, const char *text);
 
 /* The module a probe pattern means: @name NULL = the main module (the
  * executable with -p, the file with -t); else a path, a basename, a
@@ -159,9 +151,14 @@ int target_load_cfi(struct target *t);
  * be waited for by target_load_cfi_wait(), which target_install() and
  * target_load_cfi() call first (and target_load_module_cfi() waits for
  * the one module it needs).  Until then the rows of a module not yet
- * read are not the main thread's to touch. */
-void target_load_cfi_start(struct target *t);
+ * read are not the main thread's to touch.  With @kernel_maps the loader
+ * also makes each module's maps for the kernel (not for --dry-run). */
+void target_load_cfi_start(struct target *t, bool kernel_maps);
 void target_load_cfi_wait(struct target *t);
+
+/* Does the target want unwind tables in the kernel that target_install()
+ * has not put there yet (a script with `bt` after scripts without one)? */
+bool target_cfi_wanted(const struct target *t);
 
 /* Load (if not yet) the CFI of module @m only: a probe reading frame
  * variables needs the CFA rule at its pc.  Returns 0. */
@@ -199,6 +196,17 @@ int target_refresh(struct target *t);
  * WR_CFI_RULE_NONE when no row covers it, or WR_RULE_LOOKUP while @m's
  * CFI is not loaded (the unwinder then searches at run time). */
 uint32_t target_rule_at(struct tmodule *m, uint64_t pc);
+/* The CFA at @pc of @m (a probe's frame 0, for frame variables) when its
+ * rule is a register plus an offset: true, with *@reg (a DWARF register
+ * number) and *@off.  *@rule is the rule index target_rule_at() gave
+ * earlier; while it was not known (WR_RULE_LOOKUP, or @m's rows not read
+ * then) @m's rows are read now and *@rule updated. */
+bool target_cfa_at(struct target *t, struct tmodule *m, uint64_t pc, uint32_t *rule, int *reg,
+		   int32_t *off);
+/* @m's unwind rows and their rules as read so far (empty before), for
+ * `info cfi` and `info frame`.  Borrowed from @m. */
+const struct cfi_table *target_module_rows(const struct tmodule *m);
+const struct cfi_rules *target_module_rules(const struct tmodule *m);
 
 struct dw_var;
 struct dw_at;

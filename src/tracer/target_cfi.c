@@ -162,7 +162,7 @@ static bool deferrable(struct target *t, const struct tmodule *m, struct tmodule
 	       !on_every_stack(m) && !t->cfi_defer_off;
 }
 
-void target_load_cfi_start(struct target *t)
+void target_load_cfi_start(struct target *t, bool kernel_maps)
 {
 	struct tmodule *main_mod;
 	struct cfi_loader *c;
@@ -170,6 +170,7 @@ void target_load_cfi_start(struct target *t)
 	double hold;
 
 	t->want_cfi = true;
+	t->cfi_maps_early = kernel_maps;
 	if (t->cfi_loader)
 		return;
 	c = xcalloc(1, sizeof(*c));
@@ -305,14 +306,13 @@ void target_load_cfi_stop(struct target *t)
 
 int target_load_cfi(struct target *t)
 {
-	if (t->progress && !t->cfi_loader)
-		t->progress(t->progress_ctx, "reading unwind tables");
-	target_load_cfi_start(t);
+	if (!t->cfi_loader)
+		target_progress(t, "reading unwind tables");
+	target_load_cfi_start(t, t->cfi_maps_early);
 	target_load_cfi_wait(t);
 	for (size_t i = 0; i < t->n_mods; i++)
 		load_module_cfi(t, t->mods[i]);
-	if (t->progress)
-		t->progress(t->progress_ctx, NULL);
+	target_progress(t, NULL);
 	return t->rt ? target_install(t, t->rt) : 0;
 }
 
@@ -324,4 +324,40 @@ uint32_t target_rule_at(struct tmodule *m, uint64_t pc)
 		return WR_RULE_LOOKUP;
 	idx = cfi_table_lookup(&m->cfi, pc);
 	return idx < 0 ? WR_CFI_RULE_NONE : m->cfi.rows[idx].rule;
+}
+
+bool target_cfa_at(struct target *t, struct tmodule *m, uint64_t pc, uint32_t *rule, int *reg,
+		   int32_t *off)
+{
+	const struct wr_cfi_rule *r;
+
+	/* The rows may have been read since the rule was looked up (by an
+	 * earlier site's kernel start-up): look it up again then too. */
+	if (!m->cfi_loaded || *rule == WR_RULE_LOOKUP) {
+		target_load_module_cfi(t, m);
+		*rule = target_rule_at(m, pc);
+	}
+	if (*rule >= m->rules.n)
+		return false;
+	r = &m->rules.v[*rule];
+	if (r->kind != WR_ROW_NORMAL || r->cfa_kind != WR_CFA_REG_OFF)
+		return false;
+	*reg = r->cfa_reg;
+	*off = r->cfa_off;
+	return true;
+}
+
+bool target_cfi_wanted(const struct target *t)
+{
+	return t->want_cfi && !t->cfi_put;
+}
+
+const struct cfi_table *target_module_rows(const struct tmodule *m)
+{
+	return &m->cfi;
+}
+
+const struct cfi_rules *target_module_rules(const struct tmodule *m)
+{
+	return &m->rules;
 }

@@ -14,6 +14,47 @@
 
 #include "tracer/target.h"
 
+struct tail_entry;
+struct cfi_loader;
+
+struct target_stats {
+	size_t cfi_rows;
+	size_t cfi_rules;
+	double cfi_seconds;
+	size_t cfi_modules;
+	size_t deferred_walks;  /* walks handed over at a deferred module, finished here */
+};
+
+struct target {
+	pid_t pid;              /* -p: the process (its thread group), else 0 */
+	pid_t tid;              /* -p given a thread that is not the leader: only it */
+	char *ended;            /* owned: why the process can no longer be traced, when
+				 * not because it exited (exec of another program) */
+	char *path;             /* -t, else NULL (owned) */
+	char *given;            /* -t as the user spelled it (a symlink's name, say), else
+				 * NULL (owned) */
+	struct tmodule *scope;  /* -t with -p: the module probes go in (borrowed) */
+	struct tmodule **mods;  /* owned */
+	size_t n_mods, cap_mods;
+	struct tprocess **procs; /* owned */
+	size_t n_procs, cap_procs;
+	bool want_cfi;          /* load CFI of every module (a probe uses bt) */
+	struct cfi_loader *cfi_loader; /* owned: the thread reading CFI, or NULL */
+	bool cfi_maps_early;    /* the loader also makes the kernel's maps (not --dry-run) */
+	bool cfi_defer_off;     /* no module may be deferred (a `count bt` never hands over) */
+	size_t cfi_n_deferred;  /* modules deferred and not yet installed */
+	double cfi_installed_at; /* when target_install() put the others in */
+	bool cfi_put;           /* target_install() ran wanting unwind tables */
+	double last_scan;       /* -t: when /proc was last searched for new processes */
+	uint32_t generation;    /* of installed mappings (see wr_proc_maps.generation) */
+	struct runtime *rt;     /* borrowed, NULL until installed */
+	struct target_stats stats;
+	struct tail_entry *tails;   /* owned: tail-call frames by frame pair, direct-mapped */
+	/* Progress of slow start-up work (CFI extraction); may be NULL. */
+	void (*progress)(void *ctx, const char *text);
+	void *progress_ctx;
+};
+
 /* ---- processes (target_procs.c) ---- */
 
 /* Free @p and what it owns.  NULL is a no-op. */
