@@ -188,7 +188,10 @@ def startup(ctx, R, add):
         "service with the demo script (`scripts/demo/demo.ws`); and with a `file:line` probe "
         "(`trace FILE:LINE { bt; }`) on two big programs: `python3.11d` (Debian's "
         "python3.11-dbg, its own DWARF) and a program bench/genbig.py generates and "
-        "bench.mk builds `-O3 -flto` (160 units, 14,400 functions).  *exec alone* is "
+        "bench.mk builds `-O3 -flto` (160 units, 14,400 functions); and on that program "
+        "a probe of many sites, `trace big_inlined { print \"{} {}\", v, site; }`, a "
+        "function -flto inlines at 400 places, each site reading its own values.  "
+        "*exec alone* is "
         "`wraith --version` (process start and dynamic linking); *dry run* adds resolving "
         "and compiling (`--dry-run`); the rest is loading, verifying, building and installing "
         "the CFI maps, and attaching.  wraith runs unpinned here, as a user runs it: it loads "
@@ -200,7 +203,7 @@ def startup(ctx, R, add):
     add("|---|---|---|---|---|---|---|")
     names = (("small", "fixture, libc only"), ("big", "fixture + " + os.path.basename(ctx.biglib)),
              ("demo", "demo: scripts/demo/kvservice with demo.ws"))
-    names += tuple((k, st[k]["name"]) for k in ("line_py", "line_big") if k in st)
+    names += tuple((k, st[k]["name"]) for k in ("line_py", "line_big", "sites_big") if k in st)
     for key, name in [n for n in names if n[0] in st]:
         t = st[key]
         add("| %s | %d | %s | %s | %s | %s | %s |" % (

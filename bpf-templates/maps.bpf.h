@@ -297,6 +297,17 @@ struct {
 	__type(value, __u64);
 } wr_gate SEC(".maps");
 
+/* Each site's data (wire.h: struct wr_site_params), by wire id: a probe of
+ * several sites runs one program, which reads its site's constants and
+ * registers here (wr_site_params_of()).  Userspace writes an entry before
+ * attaching its site. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, WR_MAX_PROBES);
+	__type(key, __u32);
+	__type(value, struct wr_site_params);
+} wr_site_params SEC(".maps");
+
 /* `count bt`: hits by (probe, stack, key), and each stack's frames once
  * (see wire.h).  Userspace sizes both before loading (--stack-entries);
  * entries are allocated as stacks first appear, so a large map costs

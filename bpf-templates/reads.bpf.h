@@ -94,6 +94,31 @@ WR_API __u64 wr_probe_cookie(void *ctx)
 	return bpf_get_attach_cookie(ctx);
 }
 
+/* The data of the site this hit is at (wire.h: struct wr_site_params):
+ * its v[], or NULL when no site wrote the entry of the cookie's wire id. */
+WR_API __u64 *wr_site_params_of(void *ctx)
+{
+	__u32 id = (__u32)bpf_get_attach_cookie(ctx);
+	struct wr_site_params *p = bpf_map_lookup_elem(&wr_site_params, &id);
+
+	if (!p || p->id != (id | WR_SITE_VALID))
+		return NULL;
+	return p->v;
+}
+
+/* The register at byte offset @off of the probe's pt_regs, an offset
+ * from the site's data: the verifier takes only constant offsets into the
+ * context, so it is copied out (0 for an offset past the registers). */
+WR_API __u64 wr_site_reg(void *ctx, __u64 off)
+{
+	__u64 v = 0;
+
+	if (off > 160)
+		return 0;
+	bpf_probe_read_kernel(&v, sizeof(v), (const char *)ctx + off);
+	return v;
+}
+
 WR_API __u64 wr_pid_tgid(void)
 {
 	return bpf_get_current_pid_tgid();

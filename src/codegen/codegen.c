@@ -506,8 +506,10 @@ static const struct shape *shape_find(const char *key)
 	return slot ? &shapes[slot->val] : NULL;
 }
 
+/* The object of @src into @dst (its site's data is not copied). */
 static void blob_copy(struct bpf_blob *dst, const struct bpf_blob *src)
 {
+	memset(dst, 0, sizeof(*dst));
 	dst->size = src->size;
 	dst->data = xmalloc(src->size);
 	memcpy(dst->data, src->data, src->size);
@@ -704,6 +706,19 @@ static int shape_of(const struct codegen_options *opt, const struct probe_plan *
 	return err;
 }
 
+/* The site's data the lowering of @cg asked for, into @out. */
+static void give_site_params(const struct cg *cg, const struct probe_plan *plan,
+			     struct bpf_blob *out)
+{
+	out->site_table = plan->site_table;
+	out->n_site_params = cg->n_params;
+	out->site_params = NULL;
+	if (cg->n_params) {
+		out->site_params = xmalloc(cg->n_params * sizeof(*out->site_params));
+		memcpy(out->site_params, cg->params, cg->n_params * sizeof(*out->site_params));
+	}
+}
+
 int codegen_probe(const struct codegen_options *opt, const struct probe_plan *plan,
 		  struct bpf_blob *out, struct diag *diag, struct strbuf *ir)
 {
@@ -727,6 +742,7 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 		if (known) {
 			blob_copy(out, &known->blob);
 			out->origin = BPF_BLOB_SHAPE;
+			give_site_params(&key_cg, plan, out);
 			free(key);
 			return 0;
 		}
@@ -736,6 +752,7 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 				 (thread_cpu_seconds() - t[0]) * 1e3);
 			out->origin = BPF_BLOB_DISK_CACHE;
 			shape_add(key, out);
+			give_site_params(&key_cg, plan, out);
 			return 0;
 		}
 	}
@@ -781,6 +798,7 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 		if (key)
 			shape_add(key, out);
 		key = NULL;
+		give_site_params(&cg, plan, out);
 	}
 out:
 	free(key);

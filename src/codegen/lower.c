@@ -414,6 +414,17 @@ int lower_probe(struct cg *cg)
 	skip = new_block(cg, "skip");
 	LLVMPositionBuilderAtEnd(cg->builder, entry);
 	set_loc(cg, cg->plan->ast->loc);
+	cg->n_params = 0;
+	if (cg->plan->site_table) {
+		/* a hit at a site whose entry is not there is dropped */
+		LLVMBasicBlockRef begin = new_block(cg, "begin");
+
+		args[0] = cg->ctx_arg;
+		cg->site_params = call(cg, WR_FN_SITE_PARAMS, args, 1);
+		isnull = LLVMBuildIsNull(cg->builder, cg->site_params, "");
+		LLVMBuildCondBr(cg->builder, isnull, skip, begin);
+		LLVMPositionBuilderAtEnd(cg->builder, begin);
+	}
 	args[0] = cg->ctx_arg;
 	/* The process or thread filter is in the cookie too, not the program. */
 	args[1] = call(cg, WR_FN_PROBE_COOKIE, args, 1);
@@ -471,4 +482,5 @@ void lower_release(struct cg *cg)
 	memset(cg->regs, 0, sizeof(cg->regs));
 	cg->entry = NULL;
 	cg->ctx_arg = cg->buf = cg->scratch = cg->text_buf = cg->cmp_buf = NULL;
+	cg->site_params = NULL;
 }

@@ -15,6 +15,7 @@
 #include "codegen/ctype.h"
 #include "codegen/plan.h"
 #include "protocol/contract.h"
+#include "protocol/wire.h"
 #include "dwarf/vars.h"
 
 struct diag;
@@ -77,6 +78,11 @@ struct cg {
 	LLVMBasicBlockRef entry;     /* allocas and register reads go here */
 	LLVMValueRef regs[17];       /* registers read so far, by DWARF number */
 	LLVMValueRef ctx_arg;
+	/* plan.site_table: the site's data in its table entry (i64 *), and
+	 * the values this site put there so far, in the order asked. */
+	LLVMValueRef site_params;
+	uint64_t params[WR_SITE_PARAMS];
+	unsigned n_params;
 	LLVMValueRef buf;            /* the event buffer */
 	LLVMValueRef scratch;        /* i64 stack slot every scalar read shares */
 	LLVMValueRef text_buf;       /* 64-byte stack slot every string comparison shares */
@@ -95,6 +101,13 @@ void lower_release(struct cg *cg);
 /* Open and close cg->fn around expressions lowered alone (codegen_eval()). */
 void lower_eval_begin(struct cg *cg);
 void lower_eval_end(struct cg *cg);
+
+/* values.c: a constant of this site's locations (an offset, a constant
+ * value, its pc), and the value of DWARF register @reg there: built into
+ * the program, or under plan.site_table read from the site's table entry
+ * (cg->params), so that they make no difference to the program. */
+LLVMValueRef cg_site_const(struct cg *cg, uint64_t value);
+LLVMValueRef cg_site_reg(struct cg *cg, int reg);
 
 /* Shared by lower.c and values.c. */
 /* Call the template's entry point @e (protocol/contract.h: every parsed

@@ -97,6 +97,12 @@ struct probe_plan {
 	 * (<unreadable at this site>, <no debug info>), told to
 	 * vars.site_error, and the probe compiles. */
 	bool lenient;
+	/* One site of several: the site's data (the constants of its
+	 * locations, its pc, the registers they are in) is read from its
+	 * entry of a table (wire.h: struct wr_site_params) rather than built
+	 * into the program, so sites whose programs differ only in it share
+	 * one program; codegen_probe() returns the values in out->site_params. */
+	bool site_table;
 };
 
 /* Options shared by every object of a session. */

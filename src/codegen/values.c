@@ -56,7 +56,40 @@ LLVMValueRef values_reg(struct cg *cg, int reg)
 	return cg->regs[reg];
 }
 
-#define reg_value values_reg
+/* The next entry of the site's data, holding @value: NULL when the probe
+ * has no table or the entry is full (the value is then built in, and
+ * only sites with the same value share the program). */
+static LLVMValueRef site_param(struct cg *cg, uint64_t value)
+{
+	LLVMValueRef idx, p, v;
+
+	if (!cg->site_params || cg->n_params >= WR_SITE_PARAMS)
+		return NULL;
+	idx = cg_i64(cg, cg->n_params);
+	cg->params[cg->n_params++] = value;
+	p = LLVMBuildGEP2(cg->builder, i64t(cg), cg->site_params, &idx, 1, "");
+	v = LLVMBuildLoad2(cg->builder, i64t(cg), p, "site");
+	return v;
+}
+
+LLVMValueRef cg_site_const(struct cg *cg, uint64_t value)
+{
+	LLVMValueRef v = site_param(cg, value);
+
+	return v ? v : cg_i64(cg, value);
+}
+
+LLVMValueRef cg_site_reg(struct cg *cg, int reg)
+{
+	LLVMValueRef args[2];
+
+	if (reg < 0 || reg > 16 || !(args[1] = site_param(cg, (uint64_t)pt_regs_offset[reg])))
+		return values_reg(cg, reg);
+	args[0] = cg->ctx_arg;
+	return cg_call(cg, WR_FN_SITE_REG, args, 2);
+}
+
+#define reg_value cg_site_reg
 
 /* The first failed read wins: its status, and the address it failed at
  * (for expression errors). */
@@ -125,7 +158,7 @@ static LLVMValueRef frame_cfa(struct cg *cg, const struct ast_expr *e)
 		return NULL;
 	}
 	return LLVMBuildAdd(cg->builder, reg_value(cg, cg->plan->cfa_reg),
-			    cg_i64(cg, (uint64_t)(int64_t)cg->plan->cfa_off), "cfa");
+			    cg_site_const(cg, (uint64_t)(int64_t)cg->plan->cfa_off), "cfa");
 }
 
 /* Signed division on a BPF target without sdiv: divide the magnitudes. */
@@ -262,10 +295,10 @@ static LLVMValueRef expr_value(struct cg *cg, const struct ast_expr *e, const st
 	if (x->b && !(b = expr_value(cg, e, x->b, v)))
 		return NULL;
 	switch (x->op) {
-	case DW_EXPR_CONST: return cg_i64(cg, (uint64_t)x->value);
+	case DW_EXPR_CONST: return cg_site_const(cg, (uint64_t)x->value);
 	case DW_EXPR_REG: return reg_value(cg, x->reg);
 	case DW_EXPR_CFA: return frame_cfa(cg, e);
-	case DW_EXPR_BIAS: return LLVMBuildSub(B, reg_value(cg, 16), cg_i64(cg, cg->plan->pc), "bias");
+	case DW_EXPR_BIAS: return LLVMBuildSub(B, values_reg(cg, 16), cg_site_const(cg, cg->plan->pc), "bias");
 	case DW_EXPR_DEREF: return read_u64(cg, a, x->size, v);
 	case DW_EXPR_NEG: return LLVMBuildNeg(B, a, "");
 	case DW_EXPR_NOT: return LLVMBuildNot(B, a, "");
@@ -376,11 +409,11 @@ static int value_at(struct cg *cg, const struct ast_expr *e, const struct dw_typ
 		return 0;
 	case DW_LOC_VALUE_REG:
 		base = reg_value(cg, loc->reg);
-		base = LLVMBuildAdd(cg->builder, base, cg_i64(cg, (uint64_t)loc->offset), "");
+		base = LLVMBuildAdd(cg->builder, base, cg_site_const(cg, (uint64_t)loc->offset), "");
 		set_dw(out, t, shifted(cg, base, loc->bit_shift), false);
 		return 0;
 	case DW_LOC_CONST:
-		set_dw(out, t, shifted(cg, cg_i64(cg, (uint64_t)loc->offset), loc->bit_shift), false);
+		set_dw(out, t, shifted(cg, cg_site_const(cg, (uint64_t)loc->offset), loc->bit_shift), false);
 		return 0;
 	case DW_LOC_MEM_REG:
 		base = reg_value(cg, loc->reg);
@@ -398,7 +431,7 @@ static int value_at(struct cg *cg, const struct ast_expr *e, const struct dw_typ
 		if (!base)
 			return -WR_ESEMANTIC;
 		if (loc->kind == DW_LOC_MEM_EXPR)
-			base = LLVMBuildAdd(cg->builder, base, cg_i64(cg, (uint64_t)loc->offset), "");
+			base = LLVMBuildAdd(cg->builder, base, cg_site_const(cg, (uint64_t)loc->offset), "");
 		else
 			base = shifted(cg, base, loc->bit_shift);
 		{
@@ -411,7 +444,7 @@ static int value_at(struct cg *cg, const struct ast_expr *e, const struct dw_typ
 		return 0;
 	case DW_LOC_MEM_ADDR:
 		/* The load bias: where the probe's pc really is, minus its ELF address. */
-		base = LLVMBuildSub(cg->builder, reg_value(cg, 16), cg_i64(cg, cg->plan->pc), "bias");
+		base = LLVMBuildSub(cg->builder, values_reg(cg, 16), cg_site_const(cg, cg->plan->pc), "bias");
 		break;
 	case DW_LOC_PIECES:
 		if (!aggregate)
@@ -434,7 +467,7 @@ static int value_at(struct cg *cg, const struct ast_expr *e, const struct dw_typ
 			       cg->plan->name,
 			       loc->why ? loc->why : "unsupported location");
 	}
-	set_dw(out, t, LLVMBuildAdd(cg->builder, base, cg_i64(cg, (uint64_t)loc->offset), ""), true);
+	set_dw(out, t, LLVMBuildAdd(cg->builder, base, cg_site_const(cg, (uint64_t)loc->offset), ""), true);
 	return 0;
 }
 
@@ -462,7 +495,7 @@ static int function_value(struct cg *cg, const struct ast_expr *e, struct cg_val
 	if (!cg->plan->vars.find_function ||
 	    cg->plan->vars.find_function(cg->plan->vars.ctx, e->str, &t, &vaddr))
 		return enum_constant(cg, e, out);
-	bias = LLVMBuildSub(cg->builder, reg_value(cg, 16), cg_i64(cg, cg->plan->pc), "bias");
+	bias = LLVMBuildSub(cg->builder, values_reg(cg, 16), cg_site_const(cg, cg->plan->pc), "bias");
 	set_dw(out, t, LLVMBuildAdd(cg->builder, bias, cg_i64(cg, vaddr), ""), true);
 	return 0;
 }

@@ -9,7 +9,9 @@
 #ifndef WRAITH_PROTOCOL_BLOB_H
 #define WRAITH_PROTOCOL_BLOB_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Where codegen/ got a probe's object (for -v): runtime/ does not care. */
 enum bpf_blob_origin {
@@ -23,6 +25,12 @@ struct bpf_blob {
 	size_t size;
 	char *prog_name; /* owned: name of the probe program in the object (NULL for base) */
 	enum bpf_blob_origin origin;
+	/* A program that reads its site's data (a site table, codegen/plan.h):
+	 * this site's values, written into the entry of the site's wire id
+	 * (wire.h: struct wr_site_params) before it is attached.  Owned. */
+	uint64_t *site_params;
+	unsigned n_site_params;
+	bool site_table; /* the program reads its site's entry (even an empty one) */
 };
 
 /* Free what @b owns and empty it; an empty blob is a no-op. */

@@ -34,6 +34,8 @@
 	X(READ_USER, wr_read_user, 3)           \
 	X(READ_USER_STR, wr_read_user_str, 3)   \
 	X(PROBE_COOKIE, wr_probe_cookie, 1)     \
+	X(SITE_PARAMS, wr_site_params_of, 1)    \
+	X(SITE_REG, wr_site_reg, 2)             \
 	X(PID_TGID, wr_pid_tgid, 0)             \
 	X(KTIME, wr_ktime, 0)                   \
 	X(NS_PID_TGID, wr_ns_pid_tgid, 2)       \
@@ -61,7 +63,8 @@
 	X(STATS, wr_stats)                  \
 	X(GATE, wr_gate)                    \
 	X(STACK_COUNTS, wr_stack_counts)    \
-	X(STACKS, wr_stacks)
+	X(STACKS, wr_stacks)                \
+	X(SITE_PARAMS, wr_site_params)
 
 /* The globals that configure a template: fixed at build time per probe
  * template, or by the generator after lowering. */

@@ -707,6 +707,20 @@ WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_state, slot) == 24, "bt state slot off
 #define WR_MEMO_SKIP     0x8u /* the next frame takes the general path */
 
 /* Per-probe counters (per-CPU array indexed by probe id). */
+/* One site's data, for a probe of several sites whose programs differ only
+ * in it (codegen/plan.h: site_table): the constants of its locations
+ * (offsets, constant values, its pc) and the pt_regs offsets of the
+ * registers they are in, in the order the code generator asked for them.
+ * Entry WIRE_ID of wr_site_params; .id is that wire id | WR_SITE_VALID,
+ * so an entry no site wrote reads as none (the probe drops the hit). */
+#define WR_SITE_PARAMS 31u
+#define WR_SITE_VALID  0x100000000ull
+struct wr_site_params {
+	__u64 id;
+	__u64 v[WR_SITE_PARAMS];
+};
+WR_STATIC_ASSERT(sizeof(struct wr_site_params) == 256, "site params size");
+
 struct wr_probe_stats {
 	__u64 hits;
 	__u64 lost;       /* output helper failed: buffer full */

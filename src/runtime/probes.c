@@ -37,6 +37,7 @@ struct rt_object {
 struct rt_probe {
 	struct rt_object *o;
 	uint64_t cookie;         /* the probe's wire id, as its programs read it */
+	bool site_entry;         /* wrote the entry of its wire id in wr_site_params */
 	struct ulink *links;     /* owned */
 	size_t n_links;
 	size_t cap_links;
@@ -152,6 +153,22 @@ static int get_object(struct runtime *rt, const struct bpf_blob *obj, struct rt_
 	return 0;
 }
 
+/* The entry of @cookie's wire id in wr_site_params: @n values of @v with
+ * the id that marks it written, or (@v NULL) cleared. */
+static int put_site_params(struct runtime *rt, uint64_t cookie, const uint64_t *v, unsigned n)
+{
+	struct wr_site_params e = { 0 };
+	__u32 id = (__u32)cookie;
+
+	if (v) {
+		e.id = id | WR_SITE_VALID;
+		memcpy(e.v, v, (n < WR_SITE_PARAMS ? n : WR_SITE_PARAMS) * sizeof(*v));
+	}
+	if (bpf_map_update_elem(rt_map_fd(rt, WR_MAP_SITE_PARAMS), &id, &e, BPF_ANY))
+		return rt_kernel_error(-errno, "writing a probe site's data");
+	return 0;
+}
+
 int runtime_load_probe(struct runtime *rt, const struct bpf_blob *obj, uint64_t cookie,
 		       struct rt_probe **out, char **why)
 {
@@ -162,6 +179,15 @@ int runtime_load_probe(struct runtime *rt, const struct bpf_blob *obj, uint64_t 
 	if (why)
 		*why = NULL;
 	err = get_object(rt, obj, &p->o, why);
+	if (!err && obj->site_table) {
+		static const uint64_t none;
+
+		err = put_site_params(rt, cookie, obj->site_params ? obj->site_params : &none,
+				      obj->n_site_params);
+		if (err)
+			put_object(rt, p->o);
+		p->site_entry = !err;
+	}
 	if (err) {
 		free(p);
 		return err;
@@ -257,6 +283,8 @@ void runtime_unload(struct runtime *rt, struct rt_probe *p)
 		}
 	}
 	free(p->links);
+	if (p->site_entry)
+		put_site_params(rt, p->cookie, NULL, 0);
 	put_object(rt, p->o);
 	free(p);
 }

@@ -85,7 +85,9 @@ int runtime_del_proc_maps(struct runtime *rt, uint32_t tgid);
  * same bytes share one loaded program, loaded and verified once.  On
  * rejection returns -WR_EVERIFIER; the verifier log is logged at debug
  * level and its last lines are appended to *@why (caller frees; may be
- * NULL). */
+ * NULL).  A program that reads a site table (obj->site_table) gets its
+ * site's data written into the entry of the cookie's wire id here, and
+ * runtime_unload() clears it. */
 int runtime_load_probe(struct runtime *rt, const struct bpf_blob *obj, uint64_t cookie,
 		       struct rt_probe **out, char **why);
 struct strbuf;

@@ -219,6 +219,8 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 		.probe_id = site->wire_id, .ast = p->ast, .pc = site->where.vaddr,
 		.rule0 = site->rule0, .bt_depth = s->opt.bt_depth, .name = p->target_text,
 		.tgid = target_pid(s->target) > 0 ? (uint32_t)target_pid(s->target) : 0, .lenient = lenient,
+		/* the sites of a probe share the programs they can */
+		.site_table = p->n_sites > 1,
 	};
 	struct site_ctx sc = { p, site, s->target };
 	struct bpf_blob blob = { 0 };
