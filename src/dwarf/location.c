@@ -746,10 +746,94 @@ refuse:
 	unsupported(out, ev->why ? ev->why : "a DWARF location expression this version cannot evaluate");
 }
 
+/* ---- branches ----
+ * DW_OP_skip and DW_OP_bra jump forward by a signed 16-bit count of
+ * bytes past their own 3 bytes (GCC writes `x ? a : b` in a call site's
+ * value so: DW_OP_bra over a DW_OP_swap).  A conditional branch runs the
+ * rest of the expression both ways, and each slot of the stacks they end
+ * with becomes DW_EXPR_IF(condition, taken, not taken); both must end
+ * alike (as values or as addresses, with as many slots).  Backward jumps
+ * (loops) are refused. */
+#define MAX_BRANCHES 8
+
+static bool run_ops(struct eval *ev, Dwarf_Op *ops, size_t n, size_t i, unsigned *branches);
+
+/* The index of the operation @op jumps to, or 0 (never a forward target)
+ * when there is none: past the end, backward, or into an operation. */
+static size_t jump_target(Dwarf_Op *ops, size_t n, size_t i)
+{
+	Dwarf_Word to = ops[i].offset + 3 + (Dwarf_Word)(int64_t)(int16_t)ops[i].number;
+
+	for (size_t j = i + 1; j < n; j++)
+		if (ops[j].offset == to)
+			return j;
+	return 0;
+}
+
+/* DW_OP_bra at @i, to @to: both ways, then the stacks joined. */
+static bool branch(struct eval *ev, Dwarf_Op *ops, size_t n, size_t i, size_t to,
+		   unsigned *branches)
+{
+	const struct dw_expr *cond = pop(ev);
+	struct eval taken;
+
+	if (!cond)
+		return false;
+	taken = *ev;
+	if (!run_ops(&taken, ops, n, to, branches)) {
+		ev->why = taken.why;
+		ev->gone = taken.gone;
+		return false;
+	}
+	if (!run_ops(ev, ops, n, i + 1, branches))
+		return false;
+	if (ev->sp != taken.sp || ev->value != taken.value || ev->reg >= 0 || taken.reg >= 0 ||
+	    ev->implicit || taken.implicit || ev->implicit_ptr || taken.implicit_ptr ||
+	    ev->implicit_whole || taken.implicit_whole) {
+		ev->why = "the two ways of a DWARF expression's branch (DW_OP_bra) end differently";
+		return false;
+	}
+	for (int k = 0; k < ev->sp; k++)
+		if (ev->stack[k] != taken.stack[k])
+			ev->stack[k] = vars_expr_if(ev->c, cond, taken.stack[k], ev->stack[k]);
+	return true;
+}
+
+/* Operations @i.. of @ops, following branches. */
+static bool run_ops(struct eval *ev, Dwarf_Op *ops, size_t n, size_t i, unsigned *branches)
+{
+	for (; i < n; i++) {
+		uint8_t a = ops[i].atom;
+
+		if (a == DW_OP_skip || a == DW_OP_bra) {
+			size_t to = jump_target(ops, n, i);
+
+			if (!to || ++*branches > MAX_BRANCHES) {
+				ev->why = "a DWARF expression's branch this version cannot follow "
+					  "(backward, past the end, or too many)";
+				return false;
+			}
+			if (a == DW_OP_bra)
+				return branch(ev, ops, n, i, to, branches);
+			i = to - 1;
+			continue;
+		}
+		if (!step(ev, &ops[i]))
+			return false;
+		/* a register or implicit value ends a location */
+		if ((ev->reg >= 0 || ev->implicit) && i + 1 < n) {
+			ev->why = refusal(ops[i + 1].atom);
+			return false;
+		}
+	}
+	return true;
+}
+
 void vars_evaluate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n,
 		   const struct vars_frame *f, struct dw_loc *out)
 {
 	struct eval ev = { .c = c, .attr = attr, .f = f, .reg = -1 };
+	unsigned branches = 0;
 
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < n; i++) {
@@ -758,20 +842,13 @@ void vars_evaluate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Op *ops, s
 			return;
 		}
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (!step(&ev, &ops[i])) {
-			unsupported(out, ev.why);
-			if (ev.gone)
-				out->kind = DW_LOC_OPTIMIZED_OUT;
-			if (ev.entry_reg && n == 2 && ops[1].atom == DW_OP_stack_value)
-				out->entry_reg = ev.entry_reg;
-			return;
-		}
-		/* a register or implicit value ends a location */
-		if ((ev.reg >= 0 || ev.implicit) && i + 1 < n) {
-			unsupported(out, refusal(ops[i + 1].atom));
-			return;
-		}
+	if (!run_ops(&ev, ops, n, 0, &branches)) {
+		unsupported(out, ev.why);
+		if (ev.gone)
+			out->kind = DW_LOC_OPTIMIZED_OUT;
+		if (ev.entry_reg && n == 2 && ops[1].atom == DW_OP_stack_value)
+			out->entry_reg = ev.entry_reg;
+		return;
 	}
 	finish(&ev, out);
 	/* only the entry value: [DW_OP_entry_value(DW_OP_regN), DW_OP_stack_value] */

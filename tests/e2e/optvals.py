@@ -28,7 +28,9 @@ a string in JSON.
 backtrace past-main on`, which lets gdb see main's caller):
 `main(argc=argc@entry=2, ...)`, found through the call site at the return
 address in libc (a call through a pointer, in another module), and
-`sink(v=v@entry=11)` at sink's entry.
+`sink(v=v@entry=11)` at sink's entry.  A value its call site says with a
+branch (DW_OP_bra: GCC's `q == 0 ? 3 : 7`) is read both ways, as gdb
+reads it: take_flags' flags, in print and bt args.
 """
 import json
 import os
@@ -301,6 +303,41 @@ def entry_values(build):
           "%s: __libc_start_call_main's argc=argc@entry=2 (%r)" % (build, lib))
 
 
+def branch_values(build):
+    """take_flags' flags, which only pass_flags' call site says, with a
+    branch (DW_OP_bra, gcc): 7 (the fixture runs with an argument), in
+    print and bt args alike, and gdb's at the same pc."""
+    fx = Fixture(build, [2000])
+    line = marker_line("optvals.c", "/* LINE:take-flags */")
+    res = run(["-p", fx.pid, "-s", 'trace optvals.c:%d { print "{}|{}", $pc, flags; bt args; }' % line,
+               "--max-events", 10, "--timeout", 20, "--script-output", "json", "-q"])
+    check(res.returncode == 0, "%s: take_flags' line is traced (%s)" % (build, res.stderr[-300:]))
+    sites = {}
+    for ev in json_events(res.stdout):
+        pr = [it for it in ev["items"] if it["type"] == "print"][0]
+        pc, flags = int(pr["args"][0]["value"], 16), shown(pr["args"][1])
+        bt = [it for it in ev["items"] if it["type"] == "backtrace"][0]
+        frame = next((f for f in bt["frames"] if f["function"] == "take_flags"), None)
+        bargs = dict((a["name"], str(a["value"])) for a in frame.get("args", [])) if frame else {}
+        if "flags" in bargs:
+            eq(core(bargs["flags"]), core(flags), "%s at 0x%x: bt args' flags is print's" % (build, pc))
+        sites[pc] = flags
+    gv = gdb_values(fx.pid, [{"pc": pc, "fn": "take_flags", "vars": ["flags"]} for pc in sites])
+    fx.stop()
+    check(sites, "%s: take_flags' line fired" % build)
+    for pc, flags in sorted(sites.items()):
+        g = (gv.get("%x" % pc) or {}).get("flags")
+        what = "%s at 0x%x: flags=%s" % (build, pc, flags)
+        if core(g) is not None:
+            eq(core(flags), core(g), what + " is gdb's (%s)" % g)
+        else:
+            check(core(flags) in (None, "7"), what + " is <optimized out> or 7 (gdb: %s)" % g)
+        if "clang" not in build:
+            eq(core(flags), "7", what + ": the call site's value, through its DW_OP_bra")
+
+
+for b in BUILDS:
+    branch_values(b)
 for b in BUILDS:
     entry_values(b)
 for b in BUILDS:
