@@ -249,15 +249,26 @@ static void cmd_enable(struct session *s, const struct words *w, const char *lin
 	for_probes(s, w, find_command("enable"), out, res, do_enable);
 }
 
+/* `disable all` and `delete all` close every link in one batch first:
+ * each close waits for the kernel, and closed together they share the
+ * wait (one probe at a time, 1,000 probes took about a minute). */
+static void detach_if_all(struct session *s, const struct words *w)
+{
+	if (w->n == 2 && strcmp(w->v[1], "all") == 0)
+		session_detach_all(s);
+}
+
 static void cmd_disable(struct session *s, const struct words *w, const char *line, const char *file,
 			struct strbuf *out, struct cmd_result *res)
 {
+	detach_if_all(s, w);
 	for_probes(s, w, find_command("disable"), out, res, do_disable);
 }
 
 static void cmd_delete(struct session *s, const struct words *w, const char *line, const char *file,
 		       struct strbuf *out, struct cmd_result *res)
 {
+	detach_if_all(s, w);
 	for_probes(s, w, find_command("delete"), out, res, do_delete);
 }
 

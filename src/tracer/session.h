@@ -128,7 +128,8 @@ void session_delete(struct session *s, struct probe *p);
 bool session_sends_events(const struct session *s, struct strbuf *why);
 /* Detach every probe's uprobes, the programs and their maps staying: at
  * the end of a run, so that the counters and the counted stacks read
- * afterwards are final and agree. */
+ * afterwards are final and agree, and before `disable all` or `delete
+ * all`, so that all links close in one batch. */
 void session_detach_all(struct session *s);
 /* Whether probes added from now on on a function that no library of the
  * process defines yet wait for one (gdb's pending breakpoints) or are
