@@ -50,6 +50,7 @@ struct frame_line {
 	enum line_show show;
 	const struct render_var *vars;     /* frame values (bt args, full), or NULL */
 	long n_vars;
+	const char *unavailable;           /* why the frame values are not known, or NULL */
 	bool locals;                       /* bt full: its locals under it */
 };
 
@@ -150,6 +151,19 @@ static void var_spans(struct span_list *out, const struct render_var *v, const c
 	span_close(out);
 }
 
+/* `<unavailable: why>` shown after @pad when the frame values are not
+ * known: never an empty list that reads as a function without
+ * parameters.  The reason is data under the frame's values_unavailable. */
+static void unavailable_spans(struct span_list *out, const struct frame_line *fl, const char *pad)
+{
+	if (!fl->unavailable)
+		return;
+	show(out, SPAN_TEXT, SPAN_TONE_NONE, pad);
+	show(out, SPAN_TEXT, SPAN_TONE_NONE, "<unavailable: ");
+	show(out, SPAN_TEXT, SPAN_TONE_NONE, fl->unavailable);
+	show(out, SPAN_TEXT, SPAN_TONE_NONE, ">");
+}
+
 /* `(a=1, b=0x7ffd...)`: the parameters with their values, as gdb's bt. */
 static void args_spans(struct span_list *out, const struct frame_line *fl)
 {
@@ -163,6 +177,7 @@ static void args_spans(struct span_list *out, const struct frame_line *fl)
 		var_spans(out, &fl->vars[k], first ? "" : ", ", "=");
 		first = false;
 	}
+	unavailable_spans(out, fl, "");
 	show(out, SPAN_TEXT, SPAN_TONE_NONE, ")");
 	span_close(out);
 }
@@ -182,7 +197,10 @@ static void locals_spans(struct span_list *out, const char *indent, const struct
 		span_eol(out);
 		any = true;
 	}
-	if (!any) {
+	if (!any && fl->unavailable) {
+		unavailable_spans(out, fl, pad);
+		span_eol(out);
+	} else if (!any) {
 		show(out, SPAN_TEXT, SPAN_TONE_NONE, pad);
 		/* gdb's words: no debug info names the function's variables */
 		show(out, SPAN_TEXT, SPAN_TONE_NONE, fl->sym && fl->sym->params ? "No locals."
@@ -276,6 +294,10 @@ static void frame_spans(struct span_list *out, const char *indent, const struct 
 	 * info: _start) has no parentheses */
 	if (fl->vars && fl->sym && fl->sym->params)
 		args_spans(out, fl);
+	if (fl->unavailable) {
+		span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "values_unavailable");
+		span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, fl->unavailable);
+	}
 	location_spans(out, fl);
 	if (fl->show == LINE_RAW)
 		raw_where_spans(out, fl);
@@ -290,18 +312,29 @@ static void frame_spans(struct span_list *out, const char *indent, const struct 
 	span_close(out);
 }
 
-/* The frame values of function level @level of frame @i into @v, when
- * the bt asks for them and they are known; else NULL. */
-static const struct render_var *frame_vars(struct renderer *r, uint32_t pid,
-					   const struct ev_backtrace *bt, unsigned i, size_t level,
-					   struct render_var *v, long *n)
+/* The frame values of function level @level of frame @i into @v and
+ * @fl (whose sym is set), when the bt asks for them: fl->vars stays NULL
+ * when it does not, and fl->unavailable says why when they are not known. */
+static void frame_vars(struct renderer *r, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
+		       size_t level, struct render_var *v, struct frame_line *fl)
 {
+	fl->vars = NULL;
+	fl->n_vars = 0;
+	fl->unavailable = NULL;
 	if (!(bt->flags & (WR_BT_F_ARGS | WR_BT_F_FULL)) || (bt->flags & WR_BT_F_RAW) ||
 	    !r->hooks.values)
-		return NULL;
-	*n = r->hooks.values(r->hooks.ctx, pid, bt, i, (unsigned)level, bt->flags & WR_BT_F_FULL, v,
-			     MAX_FRAME_VARS);
-	return *n < 0 ? NULL : v;
+		return;
+	v[0].value = NULL;
+	fl->n_vars = r->hooks.values(r->hooks.ctx, pid, bt, i, (unsigned)level,
+				     bt->flags & WR_BT_F_FULL, v, MAX_FRAME_VARS);
+	fl->vars = v;
+	if (fl->n_vars >= 0)
+		return;
+	fl->n_vars = 0;
+	if (fl->sym && fl->sym->params)
+		fl->unavailable = v[0].value ? v[0].value : "not known";
+	else
+		fl->vars = NULL; /* no debug info: no values to miss, a plain line */
 }
 
 /* Tail-called functions between frame @i and its caller (none recorded
@@ -344,13 +377,15 @@ static void render_lines(struct renderer *r, uint32_t pid, uint32_t wire_id, con
 		hidden = r->hooks.hidden_inlines(r->hooks.ctx, wire_id, fl.f, &rf);
 	for (size_t k = hidden; with_inline && k + 1 < rf.sym.n; k++) {
 		fl.sym = &rf.sym.frames[k];
-		fl.vars = frame_vars(r, pid, bt, i, k, v, &fl.n_vars);
+		frame_vars(r, pid, bt, i, k, v, &fl);
 		frame_spans(out, indent, &fl);
 	}
 	fl.suffix = "";
 	fl.sym = rf.sym.n ? &rf.sym.frames[rf.sym.n - 1] : NULL;
-	fl.vars = rf.sym.n && !rf.signal_trampoline ?
-			  frame_vars(r, pid, bt, i, rf.sym.n - 1, v, &fl.n_vars) : NULL;
+	fl.vars = NULL;
+	fl.unavailable = NULL;
+	if (rf.sym.n && !rf.signal_trampoline)
+		frame_vars(r, pid, bt, i, rf.sym.n - 1, v, &fl);
 	/* Without inline frames, the line is where the pc is (as the
 	 * innermost frame shown has it). */
 	fl.where = rf.sym.n && !with_inline ? &rf.sym.frames[hidden < rf.sym.n ? hidden : 0] : NULL;

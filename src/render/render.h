@@ -102,8 +102,8 @@ struct render_hooks {
 	 * @level of frame @i of @bt in an event of process @pid (levels as in
 	 * render_frame's sym.frames, 0 = innermost), parameters first, then
 	 * with @locals its locals; at most @max into @out, strings borrowed
-	 * until the next call.  Returns how many, or -1 when not known.  May
-	 * be NULL. */
+	 * until the next call.  Returns how many, or -1 when not known, with
+	 * @out[0].value saying why (static text) or NULL.  May be NULL. */
 	long (*values)(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
 		       unsigned level, bool locals, struct render_var *out, size_t max);
 	/* Of frame 0 @f (symbolized as @rf) of an event of probe site

@@ -648,14 +648,16 @@ static int collect_var(const struct dw_var *v, void *ctx)
 
 long fv_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev_backtrace *bt,
 	      unsigned i, unsigned level, bool locals, const struct render_value_ctx *vc,
-	      struct fv_var *out, size_t max)
+	      struct fv_var *out, size_t max, const char **why)
 {
 	const struct wr_bt_frame *f;
 	struct tmodule *m;
 	struct collect c = { .w = w };
 
-	if (!bt->regs || !bt->stack || i >= bt->frame_count)
+	if (!bt->regs || !bt->stack || i >= bt->frame_count) {
+		*why = "the event carries no copy of the registers and stack";
 		return -1;
+	}
 	/* Each backtrace is rendered from frame 0: start again there (a new
 	 * event may reuse the same memory). */
 	if (i == 0 || w->bt != bt || w->sh != bt->stack || w->i > i)
@@ -664,8 +666,12 @@ long fv_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev
 		advance(w, t);
 	f = &bt->frames[i];
 	m = target_module_by_cookie(t, f->cookie);
-	if (!w->valid || !m)
+	if (!w->valid || !m) {
+		*why = !w->valid ? (i == 0 ? "the registers are not frame 0's"
+					   : "this frame's registers could not be recovered")
+				 : "no module is known at this address";
 		return -1;
+	}
 	c.where.w = w;
 	c.where.bias = f->ip - f->pc;
 	c.where.vc = vc;

@@ -44,12 +44,12 @@ void fv_free(struct fv_walk *w); /* NULL is a no-op */
  * a value (@vc: symbols of addresses, may be NULL; a char pointer's
  * string when it is in the stack copy or in a read-only segment of one of
  * process @pid's modules, a string literal); at most @max into
- * @out.  Returns how many,
- * or -1 when @bt carries no frame values or frame @i cannot be reached.
+ * @out.  Returns how many, or -1 with *@why saying why (static text)
+ * when @bt carries no frame values or frame @i cannot be reached.
  * Walks frames in order and keeps the last one, so rendering a backtrace
  * frame by frame costs one CFI step per frame. */
 long fv_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev_backtrace *bt,
 	      unsigned i, unsigned level, bool locals, const struct render_value_ctx *vc,
-	      struct fv_var *out, size_t max);
+	      struct fv_var *out, size_t max, const char **why);
 
 #endif

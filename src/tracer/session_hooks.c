@@ -63,12 +63,15 @@ static long hook_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, 
 	struct values_symbol vs = { s, (pid_t)pid };
 	struct render_value_ctx vc = { .symbol = values_symbol, .ctx = &vs };
 	struct fv_var v[64];
+	const char *why = NULL;
 	long n;
 
 	if (!s->frame_values)
 		s->frame_values = fv_new();
 	n = fv_frame(s->frame_values, s->target, pid, bt, i, level, locals, &vc, v,
-		     max < 64 ? max : 64);
+		     max < 64 ? max : 64, &why);
+	if (n < 0 && max)
+		out[0].value = why;
 	for (long k = 0; k < n; k++) {
 		out[k].name = v[k].name;
 		out[k].value = v[k].value;

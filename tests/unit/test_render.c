@@ -367,9 +367,12 @@ static void test_line_cache(void **state)
 	strbuf_release(&want);
 }
 
+/* Why main's values are not known, when a test says they are not. */
+static const char *main_unavailable;
+
 /* Frame values, canned: helper (frame 0, level 0) v unknown; leaf (level
- * 1) x=3 and with locals y=4; main (frame 1) argc=2, argv, no locals;
- * libc's frame: none known. */
+ * 1) x=3 and with locals y=4; main (frame 1) argc=2, argv, no locals, or
+ * main_unavailable; libc's frame: none known. */
 static long hook_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
 			unsigned level, bool locals, struct render_var *out, size_t max)
 {
@@ -385,6 +388,10 @@ static long hook_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, 
 		out[0] = (struct render_var){ "x", "3", true };
 		out[1] = (struct render_var){ "y", "4", false };
 		return locals ? 2 : 1;
+	}
+	if (i == 1 && main_unavailable) {
+		out[0].value = main_unavailable;
+		return -1;
 	}
 	if (i == 1) {
 		out[0] = (struct render_var){ "argc", "2", true };
@@ -459,6 +466,30 @@ static void test_frame_values(void **state)
 	assert_non_null(strstr(out.buf,
 		"\"tailcall\":false,\"locals\":[{\"name\":\"y\",\"value\":\"4\"}]}"));
 	assert_non_null(strstr(out.buf, "\"tailcall\":false,\"locals\":[]}"));
+	strbuf_release(&out);
+}
+
+/* A frame whose values cannot be known says why, in its parameters'
+ * place and its locals', and in JSON; never an empty list that reads as
+ * a function without parameters.  A frame without debug info (libc's)
+ * stays as a plain bt shows it. */
+static void test_frame_values_unavailable(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	main_unavailable = "this frame's registers could not be recovered";
+	render_values(*state, RENDER_PLAIN, WR_BT_F_INLINE | WR_BT_F_FULL, &out);
+	assert_non_null(strstr(out.buf,
+		"  #1 main(<unavailable: this frame's registers could not be recovered>) at app.c:30:9 [app+0x1200]\n"
+		"        <unavailable: this frame's registers could not be recovered>\n"
+		"  #2 __libc_start_main [libc.so.6+0x27305]\n"));
+	strbuf_reset(&out);
+	render_values(*state, RENDER_JSON, WR_BT_F_ARGS, &out);
+	assert_non_null(strstr(out.buf,
+		"\"params\":\"int argc, char **argv\",\"args\":[],"
+		"\"values_unavailable\":\"this frame's registers could not be recovered\",\"file\""));
+	assert_null(strstr(strstr(out.buf, "__libc_start_main"), "values_unavailable"));
+	main_unavailable = NULL;
 	strbuf_release(&out);
 }
 
@@ -1296,6 +1327,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_line_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_frame_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_frame_values_unavailable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_parts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ansi, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_span_roles, setup, teardown),
