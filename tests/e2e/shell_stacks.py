@@ -23,7 +23,7 @@ if not shutil.which("tmux"):
     fail("tmux is needed for this test and is not installed")
     finish()
 
-SOCKET = "wraith-stacks-%d" % os.getpid()
+SOCKET = tmux_socket("stacks")
 STATE = tempfile.mkdtemp(prefix="wraith-stacks-")
 VARIANTS = [v for v in ("O2", "clang-O2")
             if os.path.exists(os.path.join(FIXTURES, "paths-" + v))]
@@ -210,6 +210,5 @@ def one_variant(v):
 for v in VARIANTS:
     one_variant(v)
 check(len(VARIANTS) == 2, "the fixture is built with gcc and clang (%s)" % VARIANTS)
-subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)
 shutil.rmtree(STATE, ignore_errors=True)
 finish()

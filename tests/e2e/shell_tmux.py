@@ -36,7 +36,7 @@ if not shutil.which("tmux"):
     fail("tmux is needed for this test and is not installed")
     finish()
 
-SOCKET = "wraith-e2e-%d" % os.getpid()
+SOCKET = tmux_socket("e2e")
 STATE = tempfile.mkdtemp(prefix="wraith-shell-")
 HISTORY = os.path.join(STATE, "wraith", "history")
 COLOR_SGR = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-7]|4[0-7]|9[0-7]|10[0-7]|38;5;\d+|48;5;\d+)m")
@@ -500,6 +500,5 @@ sh.close()
 check_no_leftovers("after SIGTERM")
 fx.stop()
 
-subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True)
 shutil.rmtree(STATE, ignore_errors=True)
 finish()

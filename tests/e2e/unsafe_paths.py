@@ -128,7 +128,7 @@ def shell_quits(state):
     exited."""
     if not shutil.which("tmux"):
         return False
-    sock = "wraith-paths-%d-%s" % (os.getpid(), os.path.basename(state))
+    sock = tmux_socket("paths-" + os.path.basename(state))
     status = os.path.join(top, "shell.status")
     if os.path.exists(status):
         os.unlink(status)

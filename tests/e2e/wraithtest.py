@@ -479,14 +479,36 @@ def wraith_stack(bt_item, stop_at_main=True):
     return names
 
 
+_tmux_sockets = []
+
+
+def tmux_socket(tag):
+    """A tmux server socket (tmux -L) of this test's own.  Its server, and
+    the wraith shells inside it with their probes, end with the test
+    however it ends: at exit, or on SIGTERM, SIGHUP or SIGINT (a
+    harness's timeout, a user's ^C)."""
+    sock = "wraith-%s-%d" % (tag, os.getpid())
+    _tmux_sockets.append(sock)
+    return sock
+
+
 def _cleanup():
     for p in _children:
         if p.poll() is None:
             p.kill()
             p.wait()
+    while _tmux_sockets:
+        subprocess.run(["tmux", "-L", _tmux_sockets.pop(), "kill-server"], capture_output=True,
+                       timeout=30)
+
+
+def _on_signal(signum, frame):
+    sys.exit(128 + signum)  # SystemExit runs the atexit cleanup
 
 
 atexit.register(_cleanup)
+for _sig in (signal.SIGTERM, signal.SIGHUP):
+    signal.signal(_sig, _on_signal)
 
 
 def finish():
