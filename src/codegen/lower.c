@@ -214,11 +214,60 @@ out:
 	return err;
 }
 
+struct bt_refs {
+	struct cg *cg;
+	const struct ast_stmt *s;
+	const char *seen[32]; /* names copied: an outer scope's same name is hidden */
+	size_t n;
+};
+
+static int bt_ref(const struct dw_var *v, void *ctx)
+{
+	struct bt_refs *r = ctx;
+	struct ast_expr e = { .kind = AST_EXPR_IDENT, .loc = r->s->loc, .str = (char *)v->name,
+			      .height = 1 };
+
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->seen[i], v->name) == 0)
+			return 0;
+	if (values_frame_referent(r->cg, &e, v) == 0)
+		r->seen[r->n++] = v->name;
+	if (r->cg->diag->msg) { /* not copied: the bt says <unavailable> */
+		diag_release(r->cg->diag);
+		memset(r->cg->diag, 0, sizeof(*r->cg->diag));
+	}
+	return r->n == sizeof(r->seen) / sizeof(r->seen[0]);
+}
+
+/* A bt with frame values: what frame 0's references refer to, copied
+ * now (the stack copy holds only what lies on the stack), as an item
+ * before the backtrace's (WR_ITEM_REFS). */
+static void lower_bt_refs(struct cg *cg, const struct ast_stmt *s)
+{
+	const struct plan_vars *pv = &cg->plan->vars;
+	struct bt_refs r = { .cg = cg, .s = s };
+	LLVMValueRef args[3], item;
+
+	if (!(s->bt_flags & (WR_BT_F_ARGS | WR_BT_F_FULL)) || (s->bt_flags & WR_BT_F_RAW) ||
+	    !pv->frame_vars)
+		return;
+	args[0] = cg->buf;
+	args[1] = c32(cg, WR_ITEM_REFS);
+	args[2] = c32(cg, 0);
+	item = call(cg, WR_FN_ITEM_OPEN, args, 3);
+	pv->frame_vars(pv->ctx, s->bt_flags & WR_BT_F_FULL, bt_ref, &r);
+	args[0] = cg->buf;
+	args[1] = item;
+	call(cg, WR_FN_ITEM_CLOSE, args, 2);
+}
+
 static void lower_bt(struct cg *cg, const struct ast_stmt *s)
 {
 	unsigned long long index = (unsigned long long)ast_probe_index_of(cg->plan->ast, s);
 	unsigned depth = cg->plan->bt_depth ? cg->plan->bt_depth : WR_BT_DEFAULT_DEPTH;
 	LLVMValueRef args[5];
+
+	lower_bt_refs(cg, s);
 
 	args[0] = cg->ctx_arg;
 	args[1] = cg->buf;

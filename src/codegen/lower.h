@@ -204,6 +204,11 @@ int values_address_of(struct cg *cg, const struct ast_expr *e, struct cg_value *
  * scalar. */
 LLVMValueRef values_scalar(struct cg *cg, const struct ast_expr *e, struct cg_value *v);
 /* Emit @v as print argument @wire_index of print @print_index. */
+/* For a bt with frame values: the referent of frame 0's variable @var
+ * (@e names it) when it is a reference whose referent a bt shows, emitted
+ * as a print argument with its address attached
+ * (WR_ARG_ATTACH_REFERENCE); -ENOENT, nothing emitted, otherwise. */
+int values_frame_referent(struct cg *cg, const struct ast_expr *e, const struct dw_var *var);
 int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
 		     enum ast_fmt_spec spec, unsigned print_index, unsigned wire_index);
 /* @v has an address: not optimized out, not in a register (@what names

@@ -62,6 +62,12 @@ struct plan_vars {
 	/* Print argument @arg of print @print reads a variable of function
 	 * @frame, not the probe's own (dw_var.frame).  May be NULL. */
 	void (*note_frame)(void *ctx, unsigned print, unsigned arg, const char *frame);
+	/* The variables a bt's frame 0 shows at the probe (bt args: the
+	 * parameters of each function of its inline chain; with @locals,
+	 * bt full, their locals too), innermost first: calls @fn with each,
+	 * stops when it returns non-zero.  May be NULL. */
+	void (*frame_vars)(void *ctx, bool locals, int (*fn)(const struct dw_var *v, void *arg),
+			   void *arg);
 	void *ctx;
 };
 

@@ -10,6 +10,7 @@
  * shows `<read error>` or `NULL` at that argument.
  */
 #include "codegen/lower.h"
+#include "dwarf/stdlib.h"
 #include "dwarf/vars.h"
 #include "protocol/wire.h"
 #include "util/diag.h"
@@ -1214,6 +1215,52 @@ static int check_text(struct cg *cg, const struct ast_expr *e, const struct dw_t
 	strbuf_release(&hint);
 	strbuf_release(&expr);
 	return err;
+}
+
+/* Whether a bt shows what a reference to @t refers to, and so frame 0's
+ * referent is copied at the hit: a scalar (`@0x7ffe...: 5`) or one of
+ * the library's values (`name="apple"`); not a struct holding them
+ * (`...`). */
+static bool bt_shows_referent(const struct dw_type *t, struct dw_std *s)
+{
+	if (!t || !t->size || t->incomplete)
+		return false;
+	if (ctype_is_scalar(t))
+		return t->size <= 8;
+	return dw_std_recognize(t, s);
+}
+
+int values_frame_referent(struct cg *cg, const struct ast_expr *e, const struct dw_var *var)
+{
+	const struct dw_type *t = var->type;
+	struct cg_value v = { 0 };
+	struct dw_std s = { 0 };
+	LLVMValueRef x;
+
+	if (!t || t->kind != DW_TYPE_POINTER || !t->is_reference || !bt_shows_referent(t->target, &s) ||
+	    value_at(cg, e, t, &var->loc, &v) || through_reference(cg, e, &v) || v.optimized_out ||
+	    v.kind != CG_VALUE || !v.lvalue)
+		return -ENOENT;
+	if (ctype_is_scalar(v.dt)) {
+		x = values_scalar(cg, e, &v);
+		if (!x)
+			return -ENOENT;
+		emit_scalar(cg, scalar_kind(v.dt), value_or_failed_at(cg, &v, v.status, x), v.status,
+			    (unsigned)v.dt->size);
+	} else {
+		emit_bytes(cg, v.v, v.dt->size, WR_ARG_BYTES, v.status);
+		/* a bt shows a container's head, its elements elided: only
+		 * what strings and wrappers point to is copied */
+		switch (s.kind) {
+		case DW_STD_VECTOR: case DW_STD_BITS: case DW_STD_DEQUE: case DW_STD_LIST:
+		case DW_STD_TREE: case DW_STD_RING: case DW_STD_HASH:
+			break;
+		default:
+			walks_emit(cg, v.v, v.dt, false);
+		}
+	}
+	emit_scalar(cg, WR_ARG_ATTACH, v.v, NULL, WR_ARG_ATTACH_REFERENCE);
+	return 0;
 }
 
 /* A value reached through a C++ reference is printed as its referent's

@@ -581,12 +581,12 @@ void dw_frame_vars(struct dw_module *m, uint64_t pc, unsigned level, bool params
 	/* From the innermost scope out, scopes (i, last] belong to function
 	 * level @at: blocks, then the inlined call or function holding them.
 	 * Parameters first, then locals innermost block first (as gdb). */
-	for (int i = n - 1, top = n - 1; i >= 0 && at <= level; i--) {
+	for (int i = n - 1, top = n - 1; i >= 0 && (level == DW_FRAME_ALL || at <= level); i--) {
 		if (!is_function_scope(dwarf_tag(&chain[i])))
 			continue;
 		last = top;
 		top = i - 1;
-		if (at++ < level)
+		if (at++ < level && level != DW_FRAME_ALL)
 			continue;
 		if (scope_vars(c, &chain[i], pc, &chain[0], params, false, fn, ctx))
 			return;

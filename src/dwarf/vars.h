@@ -294,9 +294,11 @@ int dw_function_find(struct dw_module *m, uint64_t pc, const char *name, const s
 /* The variables of one frame's function at @pc, for a backtrace with
  * frame values: @level counts function scopes from the innermost, as
  * dw_symbolize orders a frame's inline chain (0 = the innermost inlined
- * call, the last = the function itself).  Calls @fn with its parameters
+ * call, the last = the function itself); DW_FRAME_ALL: every one of
+ * them, innermost first.  Calls @fn with its parameters
  * (when @params) in declaration order, then its locals (when @locals),
  * innermost block first; stops early when @fn returns non-zero. */
+#define DW_FRAME_ALL (~0u)
 void dw_frame_vars(struct dw_module *m, uint64_t pc, unsigned level, bool params, bool locals,
 		   int (*fn)(const struct dw_var *v, void *ctx), void *ctx);
 

@@ -8,6 +8,7 @@
 #include "util/error.h"
 #include "util/xalloc.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,7 +192,8 @@ static int attach_stack(struct ev_item *items, size_t n, const struct wr_stack_h
 static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, struct event *out)
 {
 	const struct wr_stack_header *stack = NULL;
-	size_t off = 0, n_args = 0;
+	size_t off = 0, n_args = 0, refs = 0, n_refs = 0;
+	bool have_refs = false;
 	int err = 0;
 
 	out->n_items = 0;
@@ -216,6 +218,15 @@ static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, s
 			off += ih.length;
 			continue;
 		}
+		if (ih.type == WR_ITEM_REFS) {
+			/* the referents of the backtrace that follows */
+			refs = n_args;
+			have_refs = true;
+			err = decode_args(d, p + off, ih.length, n_args, &n_args);
+			n_refs = n_args - refs;
+			off += ih.length;
+			continue;
+		}
 		d->items = xgrow(d->items, &d->cap_items, out->n_items + 1, sizeof(*d->items));
 		it = &d->items[out->n_items++];
 		memset(it, 0, sizeof(*it));
@@ -228,6 +239,9 @@ static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, s
 		} else if (ih.type == WR_ITEM_BACKTRACE) {
 			it->bt.index = ih.index;
 			err = decode_bt(p + off, ih.length, &it->bt);
+			it->bt.first_ref = refs;
+			it->bt.n_refs = have_refs ? n_refs : 0;
+			have_refs = false;
 		} else if (ih.type == WR_ITEM_EXPR_ERROR) {
 			err = decode_expr_error(p + off, ih, &it->xerr);
 		}
@@ -239,6 +253,8 @@ static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, s
 		/* no argument in any print yet: d->args is still NULL */
 		if (it->type == WR_ITEM_PRINT && d->args)
 			it->print.args = d->args + it->print.first_arg;
+		if (it->type == WR_ITEM_BACKTRACE && it->bt.n_refs)
+			it->bt.refs = d->args + it->bt.first_ref;
 	}
 	for (size_t i = 0; i < n_args && !err; i++)
 		d->args[i].attach = d->args[i].n_attach ? d->attach + d->args[i].first_attach : NULL;

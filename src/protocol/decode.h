@@ -53,6 +53,12 @@ struct ev_backtrace {
 	/* A bt with frame values (args, full): frame 0's registers; the copy
 	 * then starts at frame 0's stack pointer.  Else NULL. */
 	const struct wr_stack_regs *regs;
+	/* The referents of frame 0's references, copied at the hit
+	 * (WR_ITEM_REFS before it): print arguments, each with its
+	 * WR_ARG_ATTACH_REFERENCE address.  n_refs of them, borrowed. */
+	const struct ev_arg *refs;
+	size_t n_refs;
+	size_t first_ref;    /* decoder-internal: index of refs[0] */
 };
 
 /* A frame's address as the renderers show it: module-relative when its
@@ -103,7 +109,8 @@ void event_decoder_release(struct event_decoder *d);
  * event (bad magic, lengths that overrun, unknown item types are skipped
  * but counted as malformed only when their length is wrong).  A stack copy
  * (WR_ITEM_STACK) is not an item of its own: it is attached to the
- * backtrace it continues. */
+ * backtrace it continues, and so are the referents before it
+ * (WR_ITEM_REFS). */
 int event_decode(struct event_decoder *d, const void *data, size_t size, struct event *out);
 
 #endif

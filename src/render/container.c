@@ -433,6 +433,10 @@ static void nodes(struct cview *c)
 	else
 		strbuf_addf(c->out, "%s%s", node == end ? "empty " : "", s->label);
 	for (size_t guard = 0; node && node != end && guard <= c->limit; guard++) {
+		if (c->shown >= c->limit) { /* more than shown: `...` (a bt's `{...}`) */
+			element(c, s->elem, 0);
+			break;
+		}
 		if (!(p = node_at(c, node, s->node_size)))
 			break;
 		if (!element(c, s->elem, node + (uint64_t)s->c))
@@ -453,6 +457,10 @@ static void tree(struct cview *c)
 	counted(s->label, word(c, s->e, 8), c->out);
 	jfield(c, "count", word(c, s->e, 8));
 	while ((cur || sp) && c->shown <= c->limit) {
+		if (c->shown >= c->limit) { /* more than shown: `...` (a bt's `{...}`) */
+			element(c, s->elem, 0);
+			break;
+		}
 		if (cur) {
 			if (sp == 64 || !(p = node_at(c, cur, s->node_size)))
 				break;

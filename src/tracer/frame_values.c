@@ -273,12 +273,52 @@ static bool library_text(const struct where *c, const struct dw_type *t, const u
 	return render_frame_value(t, data, len, addr, &stack, 1, c->vc, out);
 }
 
+/* What frame 0's reference to @addr refers to, as the probe copied it
+ * at the hit (WR_ITEM_REFS); NULL in other frames or when it was not
+ * copied. */
+static const struct ev_arg *copied_referent(const struct where *c, uint64_t addr)
+{
+	const struct ev_backtrace *bt = c->w->bt;
+
+	for (size_t i = 0; c->w->i == 0 && i < bt->n_refs; i++)
+		for (size_t k = 0; k < bt->refs[i].n_attach; k++)
+			if (bt->refs[i].attach[k].kind == WR_ARG_ATTACH &&
+			    bt->refs[i].attach[k].aux == WR_ARG_ATTACH_REFERENCE &&
+			    bt->refs[i].attach[k].value == addr)
+				return &bt->refs[i];
+	return NULL;
+}
+
+/* The referent @a of @size bytes the probe copied, shown as gdb's bt
+ * shows it: a library value alone, else `@0x7ffe...: 5`; false when it
+ * is not of that size. */
+static bool copied_text(const struct where *c, const struct ev_arg *a, const struct dw_type *t,
+			size_t size, uint64_t addr, struct strbuf *out)
+{
+	uint8_t raw[8];
+
+	if (a->status != WR_ARG_OK) {
+		strbuf_addf(out, "@0x%" PRIx64 ": <unreadable>", addr);
+		return true;
+	}
+	if (a->kind == WR_ARG_BYTES && a->len == size)
+		return render_frame_value(t, a->data, a->len, addr, a->attach, a->n_attach, c->vc, out);
+	if (a->kind == WR_ARG_BYTES || size > sizeof(raw))
+		return false;
+	memcpy(raw, &a->value, sizeof(raw));
+	strbuf_addf(out, "@0x%" PRIx64 ": ", addr);
+	bytes_text(c, t, raw, size, addr, out);
+	return true;
+}
+
 /* A C++ reference as gdb's bt shows it, `@0x7ffe...: 5`: the referent
- * from the stack copy, or a module's read-only data; elsewhere it is
- * beyond what the probe copied: <unavailable>. */
+ * from the stack copy, or a module's read-only data, or (frame 0) what
+ * the probe copied of it; elsewhere it is beyond what the probe copied:
+ * <unavailable>. */
 static void reference_text(const struct where *c, const struct dw_type *t, uint64_t addr,
 			   struct strbuf *out)
 {
+	const struct ev_arg *copied;
 	size_t size = (size_t)t->target->size, at = out->len;
 	uint8_t *buf;
 
@@ -302,8 +342,12 @@ static void reference_text(const struct where *c, const struct dw_type *t, uint6
 			strbuf_addf(out, "@0x%" PRIx64 ": ", addr);
 			bytes_text(c, t->target, buf, size, addr, out);
 		}
+	} else if ((copied = copied_referent(c, addr)) &&
+		   (strbuf_setlen(out, at), copied_text(c, copied, t->target, size, addr, out))) {
+		/* shown */
 	} else {
-		strbuf_addstr(out, "<unavailable>");
+		strbuf_setlen(out, at);
+		strbuf_addf(out, "@0x%" PRIx64 ": <unavailable>", addr);
 	}
 	free(buf);
 }

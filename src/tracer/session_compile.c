@@ -176,6 +176,14 @@ static void note_frame(void *ctx, unsigned print, unsigned arg, const char *fram
 	site_arg(((struct site_ctx *)ctx)->site, print, arg)->frame = frame;
 }
 
+static void frame_vars(void *ctx, bool locals, int (*fn)(const struct dw_var *v, void *arg),
+		       void *arg)
+{
+	struct probe_site *site = ((struct site_ctx *)ctx)->site;
+
+	dw_frame_vars(site->mod->dw, site->where.vaddr, DW_FRAME_ALL, true, locals, fn, arg);
+}
+
 static void site_error(void *ctx, unsigned line, unsigned col, const char *msg)
 {
 	struct probe_site *site = ((struct site_ctx *)ctx)->site;
@@ -246,7 +254,8 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 						.find_function = function_find,
 						.tls_block = tls_block,
 						.note_arg = note_arg, .site_error = site_error,
-						.note_frame = note_frame, .ctx = &sc };
+						.note_frame = note_frame, .frame_vars = frame_vars,
+						.ctx = &sc };
 	else
 		plan.vars = (struct plan_vars){ .site_error = site_error, .ctx = &sc };
 	site_cfa(s, site, &plan);

@@ -320,6 +320,43 @@ static void test_decode_stack_regs(void **state)
 	event_decoder_release(&d);
 }
 
+/* Frame 0's referents (WR_ITEM_REFS) are not an item of their own:
+ * they belong to the backtrace after them, with their attachments. */
+static void test_decode_refs(void **state)
+{
+	struct wr_bt_frame fr[1] = { { .cookie = 1, .pc = 0x10, .ip = 0x1010 } };
+	struct wr_arg_header ref = { .kind = WR_ARG_ATTACH, .len = 8, .aux = WR_ARG_ATTACH_REFERENCE };
+	uint64_t at = 0x5000;
+	struct event_decoder d;
+	struct eventbuf b;
+	struct event ev;
+
+	(void)state;
+	eb_begin(&b, 1, 1, 1, 1);
+	eb_item(&b, WR_ITEM_PRINT, 0);
+	eb_arg(&b, WR_ARG_I64, 9);
+	eb_close_item(&b);
+	eb_item(&b, WR_ITEM_REFS, 0);
+	eb_arg(&b, WR_ARG_I64, 5);
+	eb_put(&b, &ref, sizeof(ref));
+	eb_put(&b, &at, sizeof(at));
+	eb_close_item(&b);
+	eb_item(&b, WR_ITEM_BACKTRACE, 0);
+	eb_bt(&b, 1, WR_BT_F_ARGS, WR_BT_COMPLETE, 0, fr, 1);
+	eb_close_item(&b);
+	event_decoder_init(&d);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
+	assert_int_equal(ev.n_items, 2);
+	assert_int_equal(ev.items[0].print.n_args, 1);
+	assert_int_equal(ev.items[0].print.args[0].value, 9);
+	assert_int_equal(ev.items[1].type, WR_ITEM_BACKTRACE);
+	assert_int_equal(ev.items[1].bt.n_refs, 1);
+	assert_int_equal(ev.items[1].bt.refs[0].value, 5);
+	assert_int_equal(ev.items[1].bt.refs[0].n_attach, 1);
+	assert_int_equal(ev.items[1].bt.refs[0].attach[0].value, 0x5000);
+	event_decoder_release(&d);
+}
+
 /* A `count bt` item left in the middle of an event (the kernel cuts off
  * only trailing ones) is skipped: it was counted, not sent to be shown. */
 static void test_decode_skips_count(void **state)
@@ -399,6 +436,7 @@ int main(void)
 		cmocka_unit_test(test_decode_stack),
 		cmocka_unit_test(test_decode_stack_regs),
 		cmocka_unit_test(test_decode_skips_count),
+		cmocka_unit_test(test_decode_refs),
 		cmocka_unit_test(test_layouts),
 		cmocka_unit_test(test_packed_arguments),
 	};
