@@ -95,8 +95,12 @@
 /* Every template function whose name starts so is an entry point or a
  * template global, made internal to each probe (codegen.c). */
 #define WR_NAME_PREFIX "wr_"
-/* A probe program's name: wr<pid>_<probe id> (printf format). */
-#define WR_PROBE_NAME_FMT "wr%d_%u"
+/* A probe program's name: wr<pid>_<probe id> (printf format), zero-padded
+ * to one width (15 characters, the kernel's limit, for any pid up to
+ * 2^22 and probe id up to 99999): an object from the probe cache carries
+ * the name of the run that compiled it, which is replaced in place, and a
+ * name can take a name's place only if it is no longer. */
+#define WR_PROBE_NAME_FMT "wr%07d_%05u"
 
 enum wr_entry_point {
 #define WR_X_(id, name, n) WR_FN_##id,

@@ -71,7 +71,7 @@ for binary in ("chain-O2fp", "chain-clang-O2fp"):
     # loaded under this run's name
     names, pid, err = loaded_names(["-v", "-p", fx.pid, "-s", SCRIPT, "--timeout", 15, "-q"], env)
     check("from the probe cache" in err, "%s: the live run took the probe from the cache" % binary)
-    eq(names, ["wr%d_1" % pid], "%s: bpftool lists the cached program under this run's name"
+    eq(names, ["wr%07d_00001" % pid], "%s: bpftool lists the cached program under this run's name"
        % binary)
 
     # another process of the same program hits too (which process a probe

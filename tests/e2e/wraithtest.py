@@ -327,7 +327,7 @@ def _alive(pid):
 
 def our_programs(pid=None):
     """Names of loaded BPF programs of wraith: every program is named
-    wr<PID>_<N> after the wraith process that loaded it.  With `pid`, only
+    wr<PID>_<N> (zero-padded) after the wraith process that loaded it.  With `pid`, only
     that process's; without, those of the wraith processes this test
     started that are no longer alive (leaked)."""
     out = subprocess.run(["bpftool", "prog", "list"], capture_output=True, text=True).stdout

@@ -392,15 +392,22 @@ static void test_disk_cache(void **state)
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	b = compile_in(text, 4, dir);
 	assert_int_equal(b.origin, BPF_BLOB_DISK_CACHE);
-	snprintf(name, sizeof(name), "wr%d_4", (int)getpid());
+	snprintf(name, sizeof(name), WR_PROBE_NAME_FMT, (int)getpid(), 4u);
 	assert_string_equal(b.prog_name, name);
 	assert_non_null(memmem(b.data, b.size, name, strlen(name) + 1));
-	snprintf(name, sizeof(name), "wr%d_99", (int)child);
+	snprintf(name, sizeof(name), WR_PROBE_NAME_FMT, (int)child, 99u);
 	assert_null(memmem(b.data, b.size, name, strlen(name)));
 	objs.v = xgrow(objs.v, &objs.cap, 1, sizeof(*objs.v));
 	objs.v[objs.n++] = b;
 	load_all(&objs);
 	objects_release(&objs);
+	/* Every name has one width, within the kernel's 15 characters: pids
+	 * wrap at pid_max, and the child that stored the object may have
+	 * had fewer digits than this process (which made this test fail). */
+	snprintf(name, sizeof(name), WR_PROBE_NAME_FMT, 7, 1u);
+	assert_int_equal(strlen(name), 15);
+	snprintf(name, sizeof(name), WR_PROBE_NAME_FMT, 4194304, 99999u);
+	assert_int_equal(strlen(name), 15);
 	rm = xasprintf("rm -rf '%s'", dir);
 	assert_int_equal(system(rm), 0);
 	free(rm);
