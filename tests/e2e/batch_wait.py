@@ -11,7 +11,7 @@ batch = os.path.join(tmp, "cmds")
 with open(batch, "w") as f:
     f.write('trace leaf { print "x"; }\ndisable 1\ntrace outer { count bt; }\nwait events 2\n'
             'enable 1\nwait events 2\n')
-res = run(["-p", fx.pid, "--batch", batch, "--keep-going", "--script-output", "plain"], timeout=30)
+res = run(["-p", fx.pid, "--batch", batch, "--keep-going", "--script-output", "plain"])
 fx.stop()
 eq(res.returncode, 2, "a failed wait fails the batch")
 eq(res.stderr, "%s:4: error: wait events 2: no probe can send events: probe 1 (leaf) is disabled, "

@@ -93,7 +93,7 @@ for v, binary, (rc, stdout, err), stacks in parallel(one, VARIANTS):
 # `count bt` is never handed over: nothing may be deferred for it.
 fx = Fixture("twolibs-O2", [1000, -1])
 try:
-    res = run(["-v", "-p", fx.pid, "-s", "trace leaf { count bt; }", "--timeout", 1], timeout=60,
+    res = run(["-v", "-p", fx.pid, "-s", "trace leaf { count bt; }", "--timeout", 1],
               env={"WRAITH_DEFER_CFI": ENV["WRAITH_DEFER_CFI"]})
 finally:
     fx.stop()

@@ -39,7 +39,7 @@ def wraith_prints(name, exprs, extra=""):
     fx = Fixture(name, [1000])
     try:
         res = run(["-p", fx.pid, "-s", "".join(probes) + extra, "--max-events", len(probes) + (2 if extra else 0),
-                   "--timeout", 60], timeout=240)
+                   "--timeout", 60])
     finally:
         fx.stop()
     got = {}

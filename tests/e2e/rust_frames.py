@@ -69,7 +69,7 @@ def wraith_side(pid, probes):
         prints = "".join('print "P%d %s={}", %s;' % (i, e, e) for e in exprs)
         script += "trace %s { %s bt %s; }\n" % (where, prints, "full" if full else "args")
     res = run(["-p", pid, "-s", script, "--max-events", 80, "--timeout", 30, "--script-output", "json",
-               "-q"], timeout=90)
+               "-q"])
     got = {}
     for ev in json_events(res.stdout):
         prints, bt = {}, None
@@ -192,7 +192,7 @@ def spellings(variant):
     try:
         for typed, shown in alt:
             res = run(["-p", fx.pid, "-s", "trace %s { bt; }" % typed, "--max-events", 1,
-                       "--timeout", 15, "--script-output", "json", "-q"], timeout=60)
+                       "--timeout", 15, "--script-output", "json", "-q"])
             evs = json_events(res.stdout) if res.returncode == 0 else []
             fns = [f["function"] for it in (evs[0]["items"] if evs else []) for f in it.get("frames", [])
                    if not f["inline"]]
@@ -200,7 +200,7 @@ def spellings(variant):
                   "%s: trace %s stops in %s (rc %d, %s, %s)" % (name, typed, shown, res.returncode, fns[:1],
                                                                  res.stderr.strip()[-200:]))
         res = run(["-p", fx.pid, "-s", "trace rscopes::net::Conn::handle { bt; }", "--max-events", 1,
-                   "--timeout", 15, "-q"], timeout=60)
+                   "--timeout", 15, "-q"])
         check(re.search(r"#0 rscopes::net::Conn::handle\(self: \*mut rscopes::net::Conn, "
                         r"req: \*mut rscopes::net::Req, n: u32\)", res.stdout) is not None,
               "%s: a Rust frame's parameters read as Rust (%r)" % (name, res.stdout[:300]))

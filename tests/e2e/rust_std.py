@@ -142,7 +142,7 @@ def wraith_values(name):
         script = "".join('trace %s { %s }\n' % (w, "".join('print "V%d.%d {}", %s;' % (i, k, e)
                                                           for k, e in enumerate(exprs)))
                          for i, (w, exprs) in enumerate(PROBES))
-        res = run(["-p", fx.pid, "-s", script, "--max-events", 12, "--timeout", 30, "-q"], timeout=90)
+        res = run(["-p", fx.pid, "-s", script, "--max-events", 12, "--timeout", 30, "-q"])
     finally:
         fx.stop()
     got = {}
@@ -197,9 +197,9 @@ def many(variant):
     fx = Fixture(name, [2000])
     try:
         res = run(["-p", fx.pid, "-s", 'trace rstd::many { print "{}", *names; }', "--max-events", 1,
-                   "--timeout", 30, "-q"], timeout=60)
+                   "--timeout", 30, "-q"])
         js = run(["-p", fx.pid, "-s", 'trace rstd::many { print "{}", *names; }', "--max-events", 1,
-                  "--timeout", 30, "-q", "--script-output", "json"], timeout=60)
+                  "--timeout", 30, "-q", "--script-output", "json"])
     finally:
         fx.stop()
     want = "Vec(size=200) = {%s}" % ", ".join('"name-%d"' % i for i in range(200))
@@ -217,7 +217,7 @@ def racing(variant):
     fx = Fixture(name, [200])
     try:
         res = run(["-p", fx.pid, "-s", 'trace rstd::racing { print "{}", *shared; }', "--max-events", 20,
-                   "--timeout", 60, "-q"], timeout=120)
+                   "--timeout", 60, "-q"])
     finally:
         fx.stop()
     vals = [l.strip() for l in res.stdout.splitlines() if "Mutex" in l]

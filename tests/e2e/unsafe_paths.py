@@ -166,7 +166,7 @@ if os.path.exists(hist):
 
 # ---- careless script files ----
 def script_run(path):
-    return run(["-p", fx.pid, "--script-file", path], timeout=20, env=ENV)
+    return run(["-p", fx.pid, "--script-file", path], env=ENV)
 
 
 fifo = os.path.join(top, "fifo")
