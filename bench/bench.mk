@@ -21,7 +21,8 @@ BENCH_ARGS ?=
 FIXTURE_CFLAGS := -g -O2 -fomit-frame-pointer -Wall -Wextra
 TOOL_CFLAGS := -std=gnu11 -g -O2 -Wall -Wextra
 
-PROGS := $(OUT)/hotloop $(OUT)/microbench $(OUT)/genbig/big
+CHAIN_LIBS := $(OUT)/libwrchain1.so $(OUT)/libwrchain2.so $(OUT)/libwrchain3.so
+PROGS := $(OUT)/hotloop $(OUT)/microbench $(OUT)/genbig/big $(CHAIN_LIBS)
 
 all: $(PROGS)
 
@@ -30,6 +31,19 @@ $(OUT):
 
 $(OUT)/hotloop: $(SRC)/bench/hotloop.c | $(OUT)
 	$(CC) $(FIXTURE_CFLAGS) -o $@ $< -ldl
+
+# The call chain through three libraries (chainlib.c): each library
+# links the next, so its calls go through the PLT as between real ones.
+$(OUT)/libwrchain3.so: $(SRC)/bench/chainlib.c | $(OUT)
+	$(CC) $(FIXTURE_CFLAGS) -fPIC -shared -DWR_CHAIN_LIB=3 -o $@ $<
+
+$(OUT)/libwrchain2.so: $(SRC)/bench/chainlib.c $(OUT)/libwrchain3.so
+	$(CC) $(FIXTURE_CFLAGS) -fPIC -shared -DWR_CHAIN_LIB=2 -DWR_CHAIN_NEXT=3 -o $@ $< \
+		-L$(OUT) -lwrchain3 -Wl,-rpath,$(OUT)
+
+$(OUT)/libwrchain1.so: $(SRC)/bench/chainlib.c $(OUT)/libwrchain2.so
+	$(CC) $(FIXTURE_CFLAGS) -fPIC -shared -DWR_CHAIN_LIB=1 -DWR_CHAIN_NEXT=2 -o $@ $< \
+		-L$(OUT) -lwrchain2 -Wl,-rpath,$(OUT)
 
 $(OUT)/microbench: $(SRC)/bench/microbench.c $(BUILD)/src/libwraith.a | $(OUT)
 	$(CC) $(TOOL_CFLAGS) $(WR_CPPFLAGS) -o $@ $< $(WR_LIBS)

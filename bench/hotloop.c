@@ -14,6 +14,9 @@
  *   pace N RATE  call it N times at RATE calls per second (busy-waiting
  *                between calls, so the offered rate is steady);
  *   sys N        make N getppid() system calls (what a kernel entry costs);
+ *   chain N      call wr_chain1_0() N times: a call chain through three
+ *                shared libraries (bench/chainlib.c), which must be among
+ *                the libraries given;
  *   quit         exit.
  * One process serves every round, so untraced and traced rounds run
  * against the same address space and the same stack.
@@ -62,13 +65,20 @@ static long now_ns(void)
 /* CPU time of the last loop(), in nanoseconds. */
 static long loop_cpu_ns;
 
+/* "chain N": the first function of the chain through three libraries. */
+static long (*chain_fn)(long);
+
 /* The loop of one command, at the bottom of the stack.  @rate 0 means
- * as fast as possible; @rate < 0 means system calls instead. */
+ * as fast as possible; @rate -1 means system calls instead, -2 the
+ * chain's first function. */
 __attribute__((noinline)) static long loop(long n, long rate)
 {
 	long c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), t0 = now_ns(), next = t0, t1;
 
-	if (rate < 0) {
+	if (rate == -2) {
+		for (long i = 0; i < n; i++)
+			chain_fn(i);
+	} else if (rate < 0) {
 		for (long i = 0; i < n; i++)
 			syscall(SYS_getppid);
 	} else if (rate == 0) {
@@ -112,6 +122,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	chain_fn = (long (*)(long))dlsym(RTLD_DEFAULT, "wr_chain1_0");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("ready %d\n", (int)getpid());
 	while (fgets(line, sizeof(line), stdin)) {
@@ -121,6 +132,8 @@ int main(int argc, char **argv)
 			;
 		else if (sscanf(line, "sys %ld", &n) == 1 && n > 0)
 			rate = -1;
+		else if (sscanf(line, "chain %ld", &n) == 1 && n > 0 && chain_fn)
+			rate = -2;
 		else if (strncmp(line, "quit", 4) == 0)
 			break;
 		else {

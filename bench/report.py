@@ -7,6 +7,8 @@ it rests on, so a later run that disproves one shows it.
 """
 import os
 
+import hits  # bench/hits.py (run.py put bench/ on the path)
+
 
 def f0(v):
     return "n/a" if v is None else "{:,.0f}".format(v)
@@ -61,6 +63,8 @@ def render(ctx, R, table, depths, K):
     add("")
     if "perhit" in R:
         perhit(ctx, R, depths, K, add)
+    if R.get("hits"):
+        hits.render(R, spread, add)
     if "startup" in R:
         startup(ctx, R, add)
     if R.get("probes"):

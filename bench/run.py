@@ -21,6 +21,12 @@ Sections:
   faultin  ns per hit of an empty probe and of one printing a string, with
            and without --fault-in (sleepable programs), beside a bare
            bpftrace uprobe.
+  hits     per-hit figures that travel between hosts: ns a call gains on
+           the traced thread and BPF ns per run, beside the bare uprobe's,
+           at the hot loop's own depth, at depth 32 and through three
+           shared libraries; with a wraith built --enable-stage-timing
+           (--wraith PATH), where a hit's time goes inside BPF
+           (bench/hits.py).
   deep     BPF time per frame of deep backtraces (depths 128, 512, 1024 on a
            stack deeper than 1024 frames); needs only wraith and bpftool, so
            `bench/run.py --only deep` (or `make bench BENCH_ARGS='--only deep'`)
@@ -57,6 +63,7 @@ import types
 sys.dont_write_bytecode = True  # report.py is imported from the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import streaming  # noqa: E402  (bench/streaming.py: the consumer and pipe sections)
+import hits  # noqa: E402  (bench/hits.py: per-hit figures, stages)
 
 PROBE_CPU = "0"
 TOOL_CPU = "1"
@@ -1144,6 +1151,19 @@ def fmt_s(s, unit="", digits=0, scale=1.0):
     return "%s [%s-%s]%s" % (fmt(m, "", digits), fmt(lo, "", digits), fmt(hi, "", digits), unit)
 
 
+def beside_ratio(rows, key):
+    """What a ratio to the bare uprobe stands for on this host: the ns per
+    hit the configuration adds to the traced thread over the empty probe,
+    its BPF ns per run, and the bare uprobe's own cost (a trap costs
+    ~0.8 us on some hosts and 5.6 us on others)."""
+    r, bare = rows[key], rows["wr_empty"]
+    bpft = rows.get("bpft_empty")
+    return " (+%s ns per hit over the empty probe, BPF %s ns/run; bare uprobe %s ns per hit%s)" % (
+        fmt(r["quiet"][0] - bare["quiet"][0]), fmt(r["bpf"][0]) if r["bpf"] else "-",
+        fmt((bpft or bare)["quiet"][0]),
+        ", BPF %s ns/run" % fmt(bpft["bpf"][0]) if bpft and bpft["bpf"] else "")
+
+
 def verdict(measured, target, higher_is_better=False):
     """'met' or 'missed by X%' (relative to the target)."""
     if measured is None:
@@ -1169,8 +1189,10 @@ def build_targets(ctx, R):
         bare = rows["wr_empty"]["quiet"][0]
         r16 = rows["wr_bt16"]["quiet"][0] / bare
         r128 = rows["wr_bt128"]["quiet"][0] / bare
-        t.append(("bt depth 16 <= 1.25x a bare uprobe hit", "%.2fx" % r16, verdict(r16, 1.25)))
-        t.append(("bt depth 128 <= 2x a bare uprobe hit", "%.2fx" % r128, verdict(r128, 2.0)))
+        t.append(("bt depth 16 <= 1.25x a bare uprobe hit", "%.2fx%s" % (
+            r16, beside_ratio(rows, "wr_bt16")), verdict(r16, 1.25)))
+        t.append(("bt depth 128 <= 2x a bare uprobe hit", "%.2fx%s" % (
+            r128, beside_ratio(rows, "wr_bt128")), verdict(r128, 2.0)))
         perf = rows["perf_dwarf"]["quiet"][0]
         worst = max(rows["wr_bt%d" % d]["quiet"][0] for d in DEPTHS)
         t.append(("every bt depth cheaper than perf --call-graph dwarf",
@@ -1190,12 +1212,14 @@ def build_targets(ctx, R):
         if "wr_count16" in rows:
             c = rows["wr_count16"]
             r = c["quiet"][0] / bare
-            t.append(("count bt depth 16 <= 1.3x a bare uprobe hit", "%.2fx" % r, verdict(r, 1.3)))
+            t.append(("count bt depth 16 <= 1.3x a bare uprobe hit", "%.2fx%s" % (
+                r, beside_ratio(rows, "wr_count16")), verdict(r, 1.3)))
             lost = c["live_lost_frac"][2] if c["live_lost_frac"] else None
             t.append(("count bt: no hit lost at the hot-loop rate",
                       "%s of %d live hits not counted (worst repetition)"
                       % ("n/a" if lost is None else "%.2f %%" % (100 * lost), LIVE_N),
                       "not measured" if lost is None else "met" if lost == 0 else "missed"))
+    t.extend(hits.targets(R))
     t.extend(deep_targets(R))
     if st:
         big = st["cfi"].get(ctx.biglib)
@@ -1256,8 +1280,8 @@ def summary_table(ctx, R):
         for key, row in rows.items():
             add("%-58s %-34s %s" % (
                 "per hit, quiet: " + row["label"], fmt_s(row["quiet"], " ns"),
-                "%.2fx bare; live %s ns; bpf %s ns/run" % (
-                    row["quiet"][0] / bare, fmt(row["live"][0]),
+                "%.2fx bare (%+.0f ns); live %s ns; bpf %s ns/run" % (
+                    row["quiet"][0] / bare, row["quiet"][0] - bare, fmt(row["live"][0]),
                     fmt(row["bpf"][0]) if row["bpf"] else "-")))
         f = R["fits"]
         add("%-58s %-34s %s" % ("ns per extra frame, wall (fit over depths)",
@@ -1271,6 +1295,7 @@ def summary_table(ctx, R):
                                                 fmt(stats_of(it["busy"])[0])),
                                 "wall %s / %s ns" % (fmt(stats_of(it["idle_wall"])[0]),
                                                      fmt(stats_of(it["busy_wall"])[0]))))
+    lines.extend(hits.table_lines(R, fmt_s))
     st = R.get("startup")
     if st:
         for key in [k for k in STARTUP_KEYS if k in st]:
@@ -1396,7 +1421,8 @@ def bench_env(ctx):
     """What the sections in other files use of this one."""
     return types.SimpleNamespace(
         ctx=ctx, spawn=spawn, cpu_of=cpu_of, Fixture=Fixture, stats_of=stats_of, log=log,
-        TOOL_CPU=TOOL_CPU, wraith_stack_sample=wraith_stack_sample)
+        TOOL_CPU=TOOL_CPU, wraith_stack_sample=wraith_stack_sample, start_tracer=start_tracer,
+        prog_ids_of=prog_ids_of, sysctl=sysctl, bpf_progs=bpf_progs, bpf_delta=bpf_delta)
 
 
 def find_biglib(wraith):
@@ -1440,7 +1466,8 @@ def machine_info():
 
 
 # The sections doc/performance.md is written from (the default of --only).
-DOC_SECTIONS = ("perhit", "startup", "probes", "sym", "delivery", "consumer", "pipe", "faultin", "deep")
+DOC_SECTIONS = ("perhit", "hits", "startup", "probes", "sym", "delivery", "consumer", "pipe",
+                "faultin", "deep")
 
 
 def main():
@@ -1451,6 +1478,9 @@ def main():
     ap.add_argument("--only", default=",".join(DOC_SECTIONS),
                     help="comma-separated sections to run")
     ap.add_argument("--no-doc", action="store_true", help="print the table, write no files")
+    ap.add_argument("--wraith", metavar="PATH",
+                    help="the wraith to measure (default: the build's; e.g. one built "
+                         "--enable-stage-timing for the hits section's split by stage)")
     ap.add_argument("--allow-few-reps", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--from-json", metavar="FILE",
                     help="measure nothing: render the doc again from a results.json")
@@ -1462,7 +1492,7 @@ def main():
     ctx = Ctx()
     ctx.reps = args.reps
     ctx.src, ctx.build = os.path.abspath(args.src), os.path.abspath(args.build)
-    ctx.wraith = os.path.join(ctx.build, "wraith")
+    ctx.wraith = os.path.abspath(args.wraith) if args.wraith else os.path.join(ctx.build, "wraith")
     ctx.hotloop = os.path.join(ctx.build, "bench", "hotloop")
     ctx.microbench = os.path.join(ctx.build, "bench", "microbench")
     ctx.demo = os.path.join(ctx.build, "scripts", "demo", "kvservice")
@@ -1485,6 +1515,8 @@ def main():
         if "perhit" in only:
             R["perhit"] = section_perhit(ctx)
             R["fits"] = perhit_fits(R["perhit"])
+        if "hits" in only:
+            R["hits"] = hits.section_hits(bench_env(ctx))
         if "startup" in only:
             R["startup"] = section_startup(ctx)
         if "probes" in only:

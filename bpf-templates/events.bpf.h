@@ -59,11 +59,14 @@ WR_API __u8 *wr_event_begin(void *ctx, __u64 cookie)
 	__u32 zero = 0;
 	__u8 *buf;
 
+	STAGE_START();
+	STAGE(timer);
 	if (only & WR_COOKIE_THREAD ? (__u32)pid_tgid != (only & ~WR_COOKIE_THREAD)
 	    : only && (__u32)(pid_tgid >> 32) != only)
 		return 0;
 	if (!probe_armed(probe_id))
 		return 0;
+	STAGE(prologue);
 	buf = event_buf();
 	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
 	if (!buf || !st)
@@ -90,6 +93,7 @@ WR_API __u8 *wr_event_begin(void *ctx, __u64 cookie)
 	h->payload_len = 0;
 	h->flags = 0;
 	h->n_items = 0;
+	STAGE(header);
 	return buf;
 }
 

@@ -167,6 +167,7 @@ WR_INLINE int uw_read(struct wr_bt_state *st, __u64 *dst, __u64 addr)
 
 		if (len < WR_BT_STACK_CHUNK || len > WR_BT_STACK_MAX)
 			len = len ? WR_BT_STACK_MAX : WR_BT_STACK_CHUNK;
+		STAGE(rule_step);
 		if (bpf_probe_read_user(st->stack, len, (const void *)base)) {
 			if (len == WR_BT_STACK_CHUNK ||
 			    bpf_probe_read_user(st->stack, WR_BT_STACK_CHUNK, (const void *)base)) {
@@ -178,6 +179,7 @@ WR_INLINE int uw_read(struct wr_bt_state *st, __u64 *dst, __u64 addr)
 		st->stack_base = base;
 		st->stack_len = len;
 		off = 16;
+		STAGE(stack_copy);
 	}
 	*dst = stack_word(st, off);
 	return 0;
@@ -293,10 +295,12 @@ WR_INLINE struct wr_cfi_rule *frame_rule(struct wr_bt_slot *s, struct wr_mapping
 		*status = WR_BT_DWARF_UNAVAILABLE;
 		return 0;
 	}
-	if (s->count == 1 && rule0 != WR_RULE_LOOKUP)
+	if (s->count == 1 && rule0 != WR_RULE_LOOKUP) {
 		idx = rule0;
-	else
+	} else {
 		idx = find_rule(m->slot, m->row_count, uw_row_pc(pc, s->flags & WR_SLOT_F_EXACT));
+		STAGE(row_search);
+	}
 	if (idx == WR_CFI_RULE_NONE) {
 		*status = WR_BT_NO_ROWS_FOR_PC;
 		return 0;
@@ -357,9 +361,11 @@ WR_INLINE struct wr_cfi_rule *lookup_frame(__u8 *buf, struct wr_bt_state *st,
 	if (c && c->key == key && c->tgid == tgid && c->generation == pm->generation) {
 		memo_set(st, key, c->word, c->hash_in, &c->rule);
 		put_frame(buf, s, st->memo_word, st->memo_hash);
+		STAGE(frame_cache);
 		return &st->memo_rule;
 	}
 	m = find_mapping(pm, s->ip);
+	STAGE(module_search);
 	word = uw_frame_word(s->ip, key >> 63, m ? m->cookie : 0, m ? m->bias : 0, &hash_in);
 	put_frame(buf, s, word, hash_in);
 	if (!m) {
@@ -380,6 +386,7 @@ WR_INLINE struct wr_cfi_rule *lookup_frame(__u8 *buf, struct wr_bt_state *st,
 		c->hash_in = hash_in;
 		c->rule = *r;
 	}
+	STAGE(miss_fill);
 	return &st->memo_rule;
 }
 
@@ -507,12 +514,14 @@ WR_INLINE void unwind_one(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *
 	if (key == st->memo_key) {
 		put_frame(buf, s, st->memo_word, st->memo_hash);
 		r = &st->memo_rule;
+		STAGE(frame_memo);
 	} else {
 		r = lookup_frame(buf, st, s, pm, key, rule0);
 		if (!r)
 			return;
 	}
 	status = uw_step(st, s, r, &error);
+	STAGE(rule_step);
 	if (status != UW_MOVED)
 		slot_finish(buf, s, status, error);
 	else if (s->count >= s->depth)
@@ -680,6 +689,7 @@ WR_INLINE long step_one(__u8 *buf, struct wr_bt_state *st, struct wr_proc_maps *
 	    (st->memo_plain & (WR_MEMO_PLAIN | WR_MEMO_SKIP)) == WR_MEMO_PLAIN) {
 		if (!plain_run(buf, st, s))
 			st->memo_plain |= WR_MEMO_SKIP;
+		STAGE(plain_run);
 		return 0;
 	}
 	st->memo_plain &= ~WR_MEMO_SKIP;

@@ -28,6 +28,7 @@
  * walks finished, the stack copy attached, stacks counted, the event
  * sent):
  *   maps.bpf.h      configuration, maps, the kernel structures read
+ *   stages.bpf.h    where a hit's time goes (--enable-stage-timing only)
  *   reads.bpf.h     reads of user memory and of the kernel's values
  *   events.bpf.h    event assembly: begin, items, arguments, errors
  *   walk.bpf.h      copies of the memory a value's printer reads (containers)
@@ -75,6 +76,7 @@ char _license[] SEC("license") = "GPL";
 
 /* The sections, in the order they build on each other. */
 #include "maps.bpf.h"
+#include "stages.bpf.h"
 #include "reads.bpf.h"
 #include "events.bpf.h"
 #include "walk.bpf.h"
@@ -146,6 +148,7 @@ WR_INLINE void output(void *ctx, __u8 *buf)
 	}
 	if (wr_cfg_fault_in && st)
 		st->holder = 0;
+	STAGE(output);
 }
 
 /* ---- after the walks ---- */
@@ -179,8 +182,10 @@ WR_INLINE long finish_one(__u32 i, __u8 *buf, struct wr_bt_state *st)
 	}
 	if (s->flags & WR_SLOT_F_COUNT) {
 		ps = probe_stats(((struct wr_event_header *)buf)->probe_id);
+		STAGE(finish);
 		if (ps)
 			count_stack(buf, s, ps);
+		STAGE(count_stack);
 	} else if (st->cur >= WR_BT_MAX_SLOTS) {
 		if (!ran_out && (handed_over(s) || has_values(buf, s)))
 			st->cur = i;
@@ -222,9 +227,11 @@ WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 	st->uretprobe_tramp = uretprobe_trampoline();
 	st->memo_key = 0; /* nothing remembered from another event's walk */
 	st->memo_plain = 0;
+	STAGE(step_setup);
 	pm = proc_maps_of(buf, st);
 	if (!pm)
 		st->proc_slot = WR_PROC_NONE; /* what finish_one() goes by */
+	STAGE(proc_lookup);
 	/* Not on the stack of a probe that unwinds itself (--fault-in folds it) */
 	c.buf = buf;
 	c.st = st;
@@ -244,10 +251,12 @@ WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 		bpf_loop(WR_BT_MAX_SLOTS, finish_slot_self, 0, 0);
 	else
 		bpf_loop(WR_BT_MAX_SLOTS, finish_slot, &c, 0);
+	STAGE(finish);
 	/* Read back from memory, which the slot number went through: one
 	 * state for the verifier here, however the slots ended. */
 	if (st->cur < WR_BT_MAX_SLOTS)
 		attach_stack(ctx, buf, st, &st->slot[st->cur]);
+	STAGE(stack_attach);
 	output(ctx, buf);
 }
 
@@ -260,13 +269,17 @@ WR_API int wr_event_end(void *ctx, __u8 *buf)
 	struct wr_bt_state *st;
 	struct wr_probe_stats *ps;
 	__u32 zero = 0;
+	int pending;
 
+	STAGE(statements);
 	if (wr_cfg_fault_in && !wr_cfg_has_bt) {
 		output(ctx, buf); /* no slot can be pending */
 		return 0;
 	}
 	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
-	if (st && any_pending(st)) {
+	pending = st && any_pending(st);
+	STAGE(end);
+	if (pending) {
 		if (wr_cfg_fault_in) {
 			step_all(ctx, buf, st);
 			return 0;
@@ -295,6 +308,7 @@ int wr_bt_step(void *ctx)
 
 	if (!own_state(&buf, &st))
 		return 0;
+	STAGE(tail_call);
 	step_all(ctx, buf, st);
 	return 0;
 }

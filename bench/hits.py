@@ -1,0 +1,301 @@
+"""hits.py - per-hit figures that travel between hosts, and where a hit's
+time goes inside BPF (bench/run.py imports this; issue 25).
+
+Section:
+  hits  the hot loop at its own depth (about ten frames, the walk ends at
+        _start), each configuration traced live for ROUNDS rounds of
+        ROUND_N calls: for each, the nanoseconds a call gains on the traced
+        thread (its CPU time, traced minus untraced) and the BPF
+        nanoseconds per program run (kernel.bpf_stats_enabled), beside the
+        bare uprobe's own (bpftrace's `@h = count()`) and bpftrace's
+        frame-pointer `ustack`.  Also `bt` at depth 32 on a deeper stack,
+        and a chain of 16 frames through three shared libraries
+        (bench/chainlib.c).  A uprobe trap costs ~0.8 us on some hosts and
+        5.6 us on others: the ratios of bench's other sections hide
+        wraith's own cost on the second kind, these figures do not.
+
+        When the wraith measured was built --enable-stage-timing, every
+        wraith configuration also reads the map wr_stage_ns and reports
+        its stages (bpf-templates/stages.bpf.h): ns per hit in each, after
+        taking off each mark's own cost (the `timer` stage).  Such a build
+        is slower by that cost times the marks of a hit, so its BPF times
+        are not the figures to quote: run the section twice, once with a
+        plain build (the figures) and once with --wraith pointing to the
+        instrumented one (the split).
+"""
+import json
+import os
+import statistics
+import subprocess
+import time
+
+ROUNDS = 4
+ROUND_N = 20000
+SHALLOW = 2        # recursion below the loop: 9 frames from wr_bench_hot to _start
+DEEP = 40          # for depth 32: a walk of 32 frames, truncated
+CHAIN_LIBS = ("libwrchain1.so", "libwrchain2.so", "libwrchain3.so")
+
+
+def configs(hotloop):
+    """(key, label, tool, script, depth, fixture, command)."""
+    hot = "wr_bench_hot"
+    bare = "uprobe:%s:%s { @h = count(); }" % (hotloop, hot)
+    ustack = "uprobe:%s:%s { @[ustack] = count(); }" % (hotloop, hot)
+    return [
+        ("bare", "bpftrace `@h = count()` (the bare uprobe)", "bpftrace", bare, 0, "shallow", "run"),
+        ("ustack", "bpftrace `@[ustack] = count()` (frame pointers)", "bpftrace", ustack, 0,
+         "shallow", "run"),
+        ("empty", "wraith `trace %s { }`" % hot, "wraith", "trace %s { }" % hot, 128, "shallow",
+         "run"),
+        ("print", 'wraith `print "x"`', "wraith", 'trace %s { print "x"; }' % hot, 128, "shallow",
+         "run"),
+        ("bt", "wraith `bt` (the whole stack)", "wraith", "trace %s { bt; }" % hot, 128, "shallow",
+         "run"),
+        ("count", "wraith `count bt` (the whole stack)", "wraith-count",
+         "trace %s { count bt; }" % hot, 128, "shallow", "run"),
+        ("bt32", "wraith `bt` at depth 32", "wraith", "trace %s { bt; }" % hot, 32, "deep", "run"),
+        ("chain", "wraith `bt`, 16 frames in 3 libraries", "wraith", "trace wr_chain_hot { bt; }",
+         128, "shallow", "chain"),
+    ]
+
+
+def stage_dump(pid):
+    """The summed counters of wr_stage_ns held by process @pid, by stage:
+    {name: [ns, marks]}; None when its wraith is not instrumented."""
+    d = "/proc/%d/fdinfo" % pid
+    for fd in os.listdir(d):
+        try:
+            with open(os.path.join(d, fd)) as f:
+                ids = [int(l.split()[1]) for l in f if l.startswith("map_id:")]
+        except OSError:
+            continue
+        for i in ids:
+            out = subprocess.run(["bpftool", "map", "dump", "id", str(i), "-j"],
+                                 capture_output=True, text=True)
+            if out.returncode or '"timer"' not in out.stdout:
+                continue
+            tot = {}
+            for ent in json.loads(out.stdout):
+                for v in ent.get("formatted", ent)["values"]:
+                    for name, st in v["value"].items():
+                        if name != "last":
+                            a = tot.setdefault(name, [0, 0])
+                            a[0] += st["ns"]
+                            a[1] += st["n"]
+            return tot
+    return None
+
+
+def stage_split(d0, d1):
+    """Per hit, each stage's ns net of its marks' own cost, and marks per
+    hit, between two dumps: [(stage, ns, marks)], in the template's order."""
+    hits = d1["header"][1] - d0["header"][1]
+    dt = d1["timer"][1] - d0["timer"][1]
+    if hits <= 0 or dt <= 0:
+        return None
+    mark = (d1["timer"][0] - d0["timer"][0]) / dt
+    out = [("one mark (taken off each)", mark, 1.0)]
+    for name in d1:
+        n = d1[name][1] - d0[name][1]
+        if name == "timer" or n <= 0:
+            continue
+        out.append((name, (d1[name][0] - d0[name][0] - n * mark) / hits, n / hits))
+    return out
+
+
+def one_config(b, cfg, fx, workdir):
+    """Rounds of one configuration: [(thread ns per call, BPF ns per run)]
+    and the stage split of all rounds (or None)."""
+    key, _, kind, script, depth, _, command = cfg
+    tr = b.start_tracer(b.ctx, ("h-" + key, "", kind, script, depth), fx.pid, workdir)
+    rounds, split = [], None
+    try:
+        ids = b.prog_ids_of(tr.p.pid)
+        time.sleep(0.3)  # the tracer writes its new ring once, early on
+        fx.cmd("%s %d" % (command, ROUND_N // 10))
+        d0 = stage_dump(tr.p.pid) if kind.startswith("wraith") else None
+        for _ in range(ROUNDS):
+            b.sysctl("kernel.bpf_stats_enabled", 1)
+            s0 = b.bpf_progs()
+            cpu = fx.cmd("%s %d" % (command, ROUND_N))[1] / ROUND_N
+            s1 = b.bpf_progs()
+            cnt, ns, _ = b.bpf_delta(s0, s1, ids)
+            rounds.append((cpu, ns / cnt if cnt else None))
+            tr.drain(0, settle=0.05)
+        d1 = stage_dump(tr.p.pid) if d0 else None
+        split = stage_split(d0, d1) if d1 else None
+    finally:
+        tr.finish()
+    return rounds, split
+
+
+def section_hits(b):
+    """Every configuration ctx.reps times, rotated; per configuration the
+    rounds of all repetitions."""
+    ctx = b.ctx
+    libs = [os.path.join(os.path.dirname(ctx.hotloop), n) for n in CHAIN_LIBS]
+    cfgs = configs(ctx.hotloop)
+    b.log("per-hit figures: %d configurations x %d repetitions" % (len(cfgs), ctx.reps))
+    fxs = {"shallow": b.Fixture(ctx.hotloop, SHALLOW, libs), "deep": b.Fixture(ctx.hotloop, DEEP)}
+    old = b.sysctl("kernel.bpf_stats_enabled")
+    per = {c[0]: [] for c in cfgs}
+    splits, untraced = {}, {}
+    try:
+        for rep in range(ctx.reps):
+            for name, fx in fxs.items():
+                for command in ("run", "chain") if name == "shallow" else ("run",):
+                    u = [fx.cmd("%s %d" % (command, ROUND_N))[1] / ROUND_N for _ in range(3)]
+                    untraced.setdefault((name, command), []).append(min(u))
+            order = cfgs[rep % len(cfgs):] + cfgs[:rep % len(cfgs)]
+            for cfg in order:
+                fx = fxs[cfg[5]]
+                rounds, split = one_config(b, cfg, fx, ctx.workdir)
+                base = statistics.median(untraced[(cfg[5], cfg[6])])
+                per[cfg[0]].extend((cpu - base, bpf) for cpu, bpf in rounds)
+                if split:
+                    splits[cfg[0]] = split
+                b.log("  rep %d %-7s thread +%6.0f ns/call  bpf %s ns/run" % (
+                    rep + 1, cfg[0], statistics.median(r[0] for r in rounds) - base,
+                    "/".join("%.0f" % r[1] for r in rounds if r[1] is not None)))
+    finally:
+        b.sysctl("kernel.bpf_stats_enabled", old)
+        for fx in fxs.values():
+            fx.close()
+    rows = {}
+    for key, label, *_ in cfgs:
+        added = [r[0] for r in per[key]]
+        bpf = [r[1] for r in per[key] if r[1] is not None]
+        rows[key] = {"label": label, "added": b.stats_of(added), "bpf": b.stats_of(bpf),
+                     "bpf_rounds": bpf}
+    return {"rows": rows, "splits": splits, "untraced": {
+        "%s/%s" % k: b.stats_of(v) for k, v in untraced.items()}}
+
+
+def _round_spread(bpf):
+    """How far a configuration's rounds lie apart: max / min - 1."""
+    return max(bpf) / min(bpf) - 1 if bpf and min(bpf) > 0 else None
+
+
+def targets(R):
+    """Issue 25's targets, each with the figures beside it."""
+    h = R.get("hits")
+    if not h:
+        return []
+    rows, t = h["rows"], []
+
+    def bpf(key):
+        return rows[key]["bpf"][0] if rows[key]["bpf"] else None
+
+    def verdict(v, limit):
+        return "not measured" if v is None else "met" if v <= limit else "missed"
+
+    bare = rows["bare"]
+    regime = "; bare uprobe %.0f ns/call on the thread, BPF %.0f ns/run" % (
+        bare["added"][0], bpf("bare") or 0)
+    for key, limit, what in (("bt", 500, "bt, the hot loop's whole stack,"),
+                             ("bt32", 1000, "bt at depth 32"),
+                             ("chain", 800, "bt of 16 frames in 3 libraries"),
+                             ("empty", 120, "the empty probe"),
+                             ("print", 120, 'print "x"')):
+        v = bpf(key)
+        t.append(("%s <= %d ns per run inside BPF" % (what, limit),
+                  "%.0f ns (+%.0f ns per call on the thread%s)" % (v or 0, rows[key]["added"][0],
+                                                                    regime), verdict(v, limit)))
+    a, u = rows["bt"]["added"][0], rows["ustack"]["added"][0]
+    t.append(("bt costs the traced thread less than bpftrace's frame-pointer ustack",
+              "+%.0f vs +%.0f ns per call (BPF %.0f vs %.0f ns/run%s)" % (
+                  a, u, bpf("bt") or 0, bpf("ustack") or 0, regime), verdict(a, u)))
+    c, w = bpf("count"), bpf("bt")
+    r = c / w if c and w else None
+    t.append(("count bt <= 70% of bt's BPF time",
+              "%.0f%% (%.0f vs %.0f ns/run%s)" % (100 * (r or 0), c or 0, w or 0, regime),
+              verdict(r, 0.70)))
+    s = _round_spread(rows["count"]["bpf_rounds"])
+    t.append(("count bt: rounds within 15% of each other (BPF ns/run)",
+              "%.0f%% apart (%s ns/run)" % (100 * (s or 0), "–".join(
+                  "%.0f" % x for x in (min(rows["count"]["bpf_rounds"]),
+                                       max(rows["count"]["bpf_rounds"])))),
+              verdict(s, 0.15)))
+    return t
+
+
+def table_lines(R, fmt_s):
+    """The section's lines of the table run.py prints."""
+    h = R.get("hits")
+    if not h:
+        return []
+    out = []
+    for key, row in h["rows"].items():
+        out.append("%-58s %-34s %s" % ("per call, live: " + row["label"],
+                                       fmt_s(row["added"], " ns"),
+                                       "bpf %s ns/run" % (fmt_s(row["bpf"], "")
+                                                          if row["bpf"] else "-")))
+    keys = [k for k in STAGE_KEYS if k in h["splits"]]
+    for name in stage_names(h["splits"], keys):
+        out.append("%-58s %s" % ("stage %s, ns per hit (%s)" % (name, "/".join(keys)), " / ".join(
+            "%.0f" % v[0][0] if v else "-" for v in
+            ([(ns, n) for s, ns, n in h["splits"][k] if s == name] for k in keys))))
+    return out
+
+
+def render(R, spread, add):
+    """The section of doc/performance.md."""
+    h = R.get("hits")
+    if not h:
+        return
+    rows = h["rows"]
+    add("## Per-hit figures that travel between hosts\n")
+    add("The hot loop at its own depth: `bench/hotloop.c` recursing %d levels, so a walk from "
+        "`wr_bench_hot` reaches `_start` in 9 frames (depth 32: %d levels, the walk "
+        "truncated), and `chain`: the same program calling through three shared libraries "
+        "(`bench/chainlib.c`, 16 frames there, 22 in all).  Each configuration is traced "
+        "live for %d rounds of %s calls in each repetition; *added* is the traced thread's CPU "
+        "time per call minus an untraced call's (so it holds the uprobe trap), *BPF* the "
+        "program's run time per run (`kernel.bpf_stats_enabled`, tail calls included), both "
+        "the median of every round with the min–max spread.  The first row is the bare "
+        "uprobe: what the trap and an almost empty program cost on this host; a host whose "
+        "trap costs 5 µs hides everything wraith adds in a ratio, these absolute figures do "
+        "not.\n" % (SHALLOW, DEEP, ROUNDS, "{:,}".format(ROUND_N)))
+    add("| configuration | added, ns per call (thread) | BPF ns per run | rounds apart |")
+    add("|---|---|---|---|")
+    for key, r in rows.items():
+        s = _round_spread(r["bpf_rounds"])
+        add("| %s | %s | %s | %s |" % (r["label"], spread(r["added"]),
+                                       spread(r["bpf"]) if r["bpf"] else "–",
+                                       "%.0f %%" % (100 * s) if s is not None else "–"))
+    add("")
+    if not h["splits"]:
+        add("The wraith measured was not built `--enable-stage-timing`: no split by stage in "
+            "this run (see *Where a hit's time goes*).\n")
+        return
+    stage_table(h["splits"], add)
+
+
+STAGE_KEYS = ("empty", "print", "bt", "count", "bt32", "chain")
+
+
+def stage_names(splits, keys):
+    """The stages any of @keys' splits has, in the template's order."""
+    names = []
+    for k in keys:
+        for name, _, _ in splits[k]:
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def stage_table(splits, add):
+    """Per-stage ns per hit of each instrumented configuration, side by side."""
+    keys = [k for k in STAGE_KEYS if k in splits]
+    names = stage_names(splits, keys)
+    add("| stage | " + " | ".join(keys) + " |")
+    add("|---|" + "---|" * len(keys))
+    for name in names:
+        cells = []
+        for k in keys:
+            v = [(ns, n) for s, ns, n in splits[k] if s == name]
+            cells.append("%.0f (%.1f×)" % v[0] if v else "")
+        add("| %s | %s |" % (name, " | ".join(cells)))
+    add("| **sum of the stages** | %s |" % " | ".join(
+        "%.0f" % sum(ns for s, ns, _ in splits[k][1:]) for k in keys))
+    add("")
