@@ -46,6 +46,7 @@ struct uprobes_state___wr {
 
 struct mm_struct___wr {
 	struct uprobes_state___wr uprobes_state;
+	unsigned long start_stack;
 } __attribute__((preserve_access_index));
 
 struct return_instance___wr {

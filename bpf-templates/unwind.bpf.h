@@ -147,14 +147,41 @@ WR_INLINE __u64 stack_word(struct wr_bt_state *st, __u64 off)
 	return w[(off / sizeof(*w)) & (WR_BT_STACK_MAX / sizeof(*w) - 1)];
 }
 
+/* Nothing is mapped this close below the main thread's stack unless it
+ * is that stack: the kernel keeps other mappings a guard gap (1 MiB by
+ * default) below it, and mmap()s them far lower still. */
+#define WR_MAIN_STACK_NEAR (1ull << 20)
+
+/* How many bytes to copy from @base, just below the word at @addr: the
+ * rest of @addr's page, never the next: it may be past the end of the
+ * stack, and a copy that runs into a page that is not there costs a fault
+ * (about a microsecond) before it fails, where a page's copy costs tens of
+ * nanoseconds.  With @top (the top of the main thread's stack) and @addr
+ * on that stack, everything up to @top instead, which the thread has
+ * used, so every page there is present; but that is the process's
+ * arguments and environment too, so only for a walk that used up a copy
+ * already (it is deep).  At most WR_BT_STACK_MAX bytes, in a form the
+ * verifier bounds. */
+WR_INLINE __u32 copy_len(__u64 base, __u64 addr, __u64 top)
+{
+	__u64 len = (addr | (WR_BT_STACK_PAGE - 1)) + 1 - base;
+
+	if (addr < top && top - addr < WR_MAIN_STACK_NEAR && top - base > len)
+		len = top - base;
+	if (len > WR_BT_STACK_MAX)
+		len = WR_BT_STACK_MAX;
+	WR_BARRIER_VAR(len);
+	return (__u32)(len & (2 * WR_BT_STACK_MAX - 1));
+}
+
 /* The rule step's read (unwind/step.h): 8 bytes of user memory at @addr,
  * from the copy of the stack in @st when it holds them.  Otherwise copy
- * the stack from just below @addr (the caller frames lie above):
- * WR_BT_STACK_CHUNK bytes the first time in an event, then four times the
- * last copy each time a walk has used one up (it is deep: fewer, larger
- * copies), up to WR_BT_STACK_MAX, or, where that fails (the end of a
- * mapping), WR_BT_STACK_CHUNK bytes, or only the 8.  Stack words are
- * aligned; a word that is not is read on its own. */
+ * the stack from just below @addr (the caller frames lie above), as far
+ * as copy_len() says: a walk of the main thread takes at most two copies
+ * until it is WR_BT_STACK_MAX bytes deep, another thread's one per page
+ * it crosses.  Where that copy fails, the rest of the page; where that
+ * fails too, only the 8 bytes.  Stack words are aligned; a word that
+ * is not is read on its own. */
 WR_INLINE int uw_read(struct wr_bt_state *st, __u64 *dst, __u64 addr)
 {
 	__u64 off = addr - st->stack_base;
@@ -163,18 +190,17 @@ WR_INLINE int uw_read(struct wr_bt_state *st, __u64 *dst, __u64 addr)
 		return user_read(dst, sizeof(*dst), (const void *)addr);
 	if (st->stack_len == 0 || off > st->stack_len - sizeof(*dst)) {
 		__u64 base = addr - 16;
-		__u32 len = st->stack_len * 4;
+		__u32 len = copy_len(base, addr, st->stack_len ? st->stack_top : 0);
 
-		if (len < WR_BT_STACK_CHUNK || len > WR_BT_STACK_MAX)
-			len = len ? WR_BT_STACK_MAX : WR_BT_STACK_CHUNK;
 		STAGE(rule_step);
-		if (bpf_probe_read_user(st->stack, len, (const void *)base)) {
-			if (len == WR_BT_STACK_CHUNK ||
-			    bpf_probe_read_user(st->stack, WR_BT_STACK_CHUNK, (const void *)base)) {
+		if (len < 24 || len > WR_BT_STACK_MAX ||
+		    bpf_probe_read_user(st->stack, len, (const void *)base)) {
+			len = copy_len(base, addr, 0);
+			if (len < 24 || len > WR_BT_STACK_MAX ||
+			    bpf_probe_read_user(st->stack, len, (const void *)base)) {
 				st->stack_len = 0;
 				return user_read(dst, sizeof(*dst), (const void *)addr);
 			}
-			len = WR_BT_STACK_CHUNK;
 		}
 		st->stack_base = base;
 		st->stack_len = len;
@@ -229,14 +255,17 @@ WR_INLINE __u64 uretprobe_return(__u64 slot, __u64 ra)
 	return us.ra;
 }
 
-/* The address of the current process's uretprobe return trampoline (the
- * start of its [uprobes] area), or 0 when it has none yet. */
-WR_INLINE __u64 uretprobe_trampoline(void)
+/* What a walk needs of the current process's memory map: the address
+ * of its uretprobe return trampoline (the start of its [uprobes] area;
+ * 0 when it has none yet) and the top of its main thread's stack. */
+WR_INLINE void walk_mm(struct wr_bt_state *st)
 {
 	struct task_struct___wr *task = (void *)bpf_get_current_task_btf();
-	struct xol_area___wr *area = task->mm->uprobes_state.xol_area;
+	struct mm_struct___wr *mm = task->mm;
+	struct xol_area___wr *area = mm->uprobes_state.xol_area;
 
-	return area ? area->vaddr : 0;
+	st->uretprobe_tramp = area ? area->vaddr : 0;
+	st->stack_top = mm->start_stack;
 }
 
 /* The rule step, src/unwind/step.h (the one definition, shared with

@@ -224,7 +224,7 @@ WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 
 	/* First, before any branch: the verifier checks its loads through
 	 * the task (see uretprobe_step()) once for every path to them. */
-	st->uretprobe_tramp = uretprobe_trampoline();
+	walk_mm(st);
 	st->memo_key = 0; /* nothing remembered from another event's walk */
 	st->memo_plain = 0;
 	STAGE(step_setup);

@@ -666,12 +666,13 @@ struct wr_bt_slot {
 };
 WR_STATIC_ASSERT(sizeof(struct wr_bt_slot) == 56, "bt slot size");
 
-/* Bytes of user stack the unwinder copies at once: one copy serves the
- * return addresses and saved registers of several frames.  A walk's first
- * copy is WR_BT_STACK_CHUNK bytes (most walks need no more); a walk that
- * uses it up is deep, and each later copy takes four times the last, up
- * to WR_BT_STACK_MAX (a copy costs a helper call, whatever its size). */
-#define WR_BT_STACK_CHUNK 512u
+/* The user stack the unwinder copies at once: one copy serves the
+ * return addresses and saved registers of several frames.  A copy runs
+ * from just below the word a walk needs up to the top of the main
+ * thread's stack, at most WR_BT_STACK_MAX bytes, or elsewhere to the end
+ * of the word's page (WR_BT_STACK_PAGE), never into the next
+ * (bpf-templates/unwind.bpf.h: why). */
+#define WR_BT_STACK_PAGE  4096u
 #define WR_BT_STACK_MAX   8192u
 
 struct wr_bt_state {
@@ -686,6 +687,7 @@ struct wr_bt_state {
 	__u32 n_count;     /* of the slots, `count bt` ones */
 	__u64 stack_base; /* user address of stack[0] */
 	__u64 uretprobe_tramp; /* the process's uretprobe return trampoline, 0 = none */
+	__u64 stack_top;  /* the top of the process's main stack (mm->start_stack) */
 	__u8 stack[WR_BT_STACK_MAX];
 	/* The walk's last frame rule: recursion returns to one address frame
 	 * after frame, and the next frame there needs only a compare.  Valid
