@@ -284,6 +284,14 @@ WR_INLINE __u64 uw_return_address(struct wr_bt_state *st, __u64 at, __u64 ra)
 
 #include "unwind/step.h"
 
+/* A `count bt` stack's identity @hash once a frame adding @hash_in
+ * (uw_frame_word()) is recorded. */
+WR_INLINE __u64 stack_hash_add(__u64 hash, __u64 hash_in)
+{
+	hash = (hash ^ hash_in) * 0x9e3779b97f4a7c15ull;
+	return hash ^ hash >> 29;
+}
+
 /* Record the frame at s->ip as frame s->count: its record is s->ip and
  * @word (uw_frame_word()), two stores. */
 WR_INLINE void put_frame(__u8 *buf, struct wr_bt_slot *s, __u64 word, __u64 hash_in)
@@ -292,10 +300,8 @@ WR_INLINE void put_frame(__u8 *buf, struct wr_bt_slot *s, __u64 word, __u64 hash
 		    (s->count & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame);
 	__u64 *f = (__u64 *)(buf + sizeof(struct wr_event_header) + off);
 
-	if (s->flags & WR_SLOT_F_COUNT) {
-		s->hash = (s->hash ^ hash_in) * 0x9e3779b97f4a7c15ull;
-		s->hash ^= s->hash >> 29;
-	}
+	if (s->flags & WR_SLOT_F_COUNT)
+		s->hash = stack_hash_add(s->hash, hash_in);
 	f[0] = s->ip;
 	f[1] = word;
 	s->count++;
@@ -435,6 +441,7 @@ WR_INLINE __u32 plain_run_sp(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slo
 	__s64 bp_below = ra_off - st->memo_rule.rbp_off;
 	__u64 ip = s->ip, word = st->memo_word, len = st->stack_len, room;
 	__u64 off = s->sp + size + ra_off - st->stack_base, bp_at = off - bp_below;
+	__u64 hash = s->hash, hash_in = st->memo_hash;
 	__u32 n, count = s->count;
 	__u8 *frames = buf + sizeof(struct wr_event_header) + sizeof(struct wr_bt_header) +
 		       (s->item_off & (WR_EVENT_MAX - 1));
@@ -454,10 +461,13 @@ WR_INLINE __u32 plain_run_sp(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slo
 		f = (__u64 *)(frames + ((count + n) & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame));
 		f[0] = ip;
 		f[1] = word;
+		hash = stack_hash_add(hash, hash_in);
 		off += size;
 	}
 	if (!n)
 		return 0;
+	if (s->flags & WR_SLOT_F_COUNT)
+		s->hash = hash;
 	if (plain & WR_MEMO_BP_SAVED) {
 		s->bp = stack_word(st, off - size - bp_below);
 		s->flags = (s->flags | WR_SLOT_F_BP_VALID) & ~WR_SLOT_F_BP_READ_FAILED;
@@ -473,7 +483,7 @@ WR_INLINE __u32 plain_run_bp(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slo
 {
 	__u32 n, count = s->count, depth = s->depth, len = st->stack_len;
 	__u64 ip = s->ip, sp = s->sp, bp = s->bp, cfa, off, bp_off, word = st->memo_word;
-	__u64 base = st->stack_base;
+	__u64 base = st->stack_base, hash = s->hash, hash_in = st->memo_hash;
 	__s64 cfa_off = st->memo_rule.cfa_off, ra_off = st->memo_rule.ra_off;
 	__s64 rbp_off = st->memo_rule.rbp_off;
 	__u8 *frames = buf + sizeof(struct wr_event_header) + sizeof(struct wr_bt_header) +
@@ -496,11 +506,14 @@ WR_INLINE __u32 plain_run_bp(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slo
 		off = (count & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame);
 		((__u64 *)(frames + off))[0] = ip;
 		((__u64 *)(frames + off))[1] = word;
+		hash = stack_hash_add(hash, hash_in);
 		sp = cfa;
 		count++;
 	}
 	if (!n)
 		return 0;
+	if (s->flags & WR_SLOT_F_COUNT)
+		s->hash = hash;
 	s->sp = sp;
 	s->bp = bp;
 	s->flags = (s->flags | WR_SLOT_F_BP_VALID) & ~WR_SLOT_F_BP_READ_FAILED;
@@ -516,10 +529,10 @@ WR_INLINE __u32 plain_run_bp(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slo
  * own is a valid one).  Returns the frames unwound; 0 (nothing changed)
  * leaves the frame to unwind_one()'s general path, which knows every
  * other case and every error, as do the frame a run stops at and the
- * walk's last frame (so a run never ends a walk).  Not for `count bt`,
- * whose stack identity is hashed frame by frame: a hash after the loop
- * would be walked by the verifier once per frame count the loop can end
- * with. */
+ * walk's last frame (so a run never ends a walk).  A `count bt` stack's
+ * identity takes each frame of the run in the loop, as put_frame() does:
+ * a hash after the loop would be walked by the verifier once per frame
+ * count the loop can end with. */
 WR_INLINE __u32 plain_run(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s)
 {
 	__u32 plain = st->memo_plain;
@@ -714,7 +727,7 @@ WR_INLINE long step_one(__u8 *buf, struct wr_bt_state *st, struct wr_proc_maps *
 	/* A run of recursion, or (when the last run could not start) the
 	 * frame it left to the general path: each call does one or the other,
 	 * so the verifier walks the general path from one state only. */
-	if (s->ip == st->memo_key && !(s->flags & (WR_SLOT_F_EXACT | WR_SLOT_F_COUNT)) &&
+	if (s->ip == st->memo_key && !(s->flags & WR_SLOT_F_EXACT) &&
 	    (st->memo_plain & (WR_MEMO_PLAIN | WR_MEMO_SKIP)) == WR_MEMO_PLAIN) {
 		if (!plain_run(buf, st, s))
 			st->memo_plain |= WR_MEMO_SKIP;
