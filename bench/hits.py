@@ -14,20 +14,21 @@ Section:
         5.6 us on others: the ratios of bench's other sections hide
         wraith's own cost on the second kind, these figures do not.
 
-        When the wraith measured was built --enable-stage-timing, every
-        wraith configuration also reads the map wr_stage_ns and reports
-        its stages (bpf-templates/stages.bpf.h): ns per hit in each, after
+        Where a hit's time goes: given --stages-wraith PATH, a wraith
+        built --enable-stage-timing, each wraith configuration runs once
+        more with it, which reads the map wr_stage_ns and reports its
+        stages (bpf-templates/stages.bpf.h): ns per hit in each, after
         taking off each mark's own cost (the `timer` stage).  Such a build
-        is slower by that cost times the marks of a hit, so its BPF times
-        are not the figures to quote: run the section twice, once with a
-        plain build (the figures) and once with --wraith pointing to the
-        instrumented one (the split).
+        is slower by that cost times the marks of a hit, so only the split
+        comes from it, never a figure above.  (--wraith pointing to an
+        instrumented build gives the split too, with its slower figures.)
 """
 import json
 import os
 import statistics
 import subprocess
 import time
+import types
 
 ROUNDS = 4
 ROUND_N = 20000
@@ -103,11 +104,14 @@ def stage_split(d0, d1):
     return out
 
 
-def one_config(b, cfg, fx, workdir):
-    """Rounds of one configuration: [(thread ns per call, BPF ns per run)]
-    and the stage split of all rounds (or None)."""
+def one_config(b, wraith, cfg, fx, workdir):
+    """Rounds of one configuration traced by @wraith (for a wraith
+    configuration): [(thread ns per call, BPF ns per run)] and the stage
+    split of all rounds (or None)."""
     key, _, kind, script, depth, _, command = cfg
-    tr = b.start_tracer(b.ctx, ("h-" + key, "", kind, script, depth), fx.pid, workdir)
+    ctx = types.SimpleNamespace(**vars(b.ctx))
+    ctx.wraith = wraith
+    tr = b.start_tracer(ctx, ("h-" + key, "", kind, script, depth), fx.pid, workdir)
     rounds, split = [], None
     try:
         ids = b.prog_ids_of(tr.p.pid)
@@ -149,7 +153,7 @@ def section_hits(b):
             order = cfgs[rep % len(cfgs):] + cfgs[:rep % len(cfgs)]
             for cfg in order:
                 fx = fxs[cfg[5]]
-                rounds, split = one_config(b, cfg, fx, ctx.workdir)
+                rounds, split = one_config(b, b.ctx.wraith, cfg, fx, ctx.workdir)
                 base = statistics.median(untraced[(cfg[5], cfg[6])])
                 per[cfg[0]].extend((cpu - base, bpf) for cpu, bpf in rounds)
                 if split:
@@ -157,6 +161,11 @@ def section_hits(b):
                 b.log("  rep %d %-7s thread +%6.0f ns/call  bpf %s ns/run" % (
                     rep + 1, cfg[0], statistics.median(r[0] for r in rounds) - base,
                     "/".join("%.0f" % r[1] for r in rounds if r[1] is not None)))
+        for cfg in cfgs if getattr(ctx, "stages_wraith", None) else ():
+            if cfg[2].startswith("wraith"):
+                _, split = one_config(b, ctx.stages_wraith, cfg, fxs[cfg[5]], ctx.workdir)
+                if split:
+                    splits[cfg[0]] = split
     finally:
         b.sysctl("kernel.bpf_stats_enabled", old)
         for fx in fxs.values():
@@ -264,11 +273,43 @@ def render(R, spread, add):
                                        spread(r["bpf"]) if r["bpf"] else "–",
                                        "%.0f %%" % (100 * s) if s is not None else "–"))
     add("")
+    add("### Where a hit's time goes inside BPF\n")
     if not h["splits"]:
-        add("The wraith measured was not built `--enable-stage-timing`: no split by stage in "
-            "this run (see *Where a hit's time goes*).\n")
+        add("No split by stage in this run: it needs a wraith built `--enable-stage-timing` "
+            "(`make bench BENCH_ARGS='--stages-wraith PATH'`).\n")
         return
+    add("From a second build configured `--enable-stage-timing` (`--stages-wraith`), the "
+        "same configurations once more: each stage of a hit charges the time since the last "
+        "mark to its own per-CPU counter (`bpf-templates/stages.bpf.h`), and each mark's own "
+        "cost (a clock read and a map lookup, the first row) is taken off every stage.  ns per "
+        "hit, with the marks per hit in parentheses (a stage met once per frame shows the "
+        "frames); a stage of a few ns is within the noise of the mark's cost.  The "
+        "instrumented build's run times are longer by about one mark per row per hit, so "
+        "the figures above come from the plain build.  *statements* holds the probe's own "
+        "code (print items; for a `bt`, reserving its item and taking the registers); "
+        "*rule_step* the step of unwind/step.h with its reads from the stack copy; "
+        "*frame_cache* a frame found in the frame cache, *module_search*, *row_search* and "
+        "*miss_fill* a frame that was not.\n")
     stage_table(h["splits"], add)
+    count_floor(h["splits"], add)
+
+
+def count_floor(splits, add):
+    """What count bt can save against bt, from the split: only the output."""
+    if "bt" not in splits or "count" not in splits:
+        return
+    bt = {s: ns for s, ns, _ in splits["bt"][1:]}
+    co = {s: ns for s, ns, _ in splits["count"][1:]}
+    out, cs = bt.get("output", 0), co.get("count_stack", 0)
+    shared = sum(bt.values()) - out
+    if shared + out <= 0:
+        return
+    add("`count bt` walks the same frames as `bt`, through the same stages; what it does "
+        "not do is send the event (*output*, %.0f ns of `bt`'s %.0f), and what it does "
+        "instead is find and bump the stack's counter (*count_stack*, %.0f ns).  Every other "
+        "stage, %.0f ns here, is the walk both pay, so `count bt` cannot fall below about "
+        "%.0f%% of `bt` by what it leaves out; a cut to the walk lowers both and raises that "
+        "ratio.\n" % (out, shared + out, cs, shared, 100 * (shared + cs) / (shared + out)))
 
 
 STAGE_KEYS = ("empty", "print", "bt", "count", "bt32", "chain")

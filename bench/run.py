@@ -1478,6 +1478,9 @@ def main():
     ap.add_argument("--only", default=",".join(DOC_SECTIONS),
                     help="comma-separated sections to run")
     ap.add_argument("--no-doc", action="store_true", help="print the table, write no files")
+    ap.add_argument("--stages-wraith", metavar="PATH",
+                    help="a wraith built --enable-stage-timing: the hits section splits "
+                         "each wraith configuration's BPF time by stage with it")
     ap.add_argument("--wraith", metavar="PATH",
                     help="the wraith to measure (default: the build's; e.g. one built "
                          "--enable-stage-timing for the hits section's split by stage)")
@@ -1494,6 +1497,7 @@ def main():
     ctx.src, ctx.build = os.path.abspath(args.src), os.path.abspath(args.build)
     ctx.wraith = os.path.abspath(args.wraith) if args.wraith else os.path.join(ctx.build, "wraith")
     ctx.hotloop = os.path.join(ctx.build, "bench", "hotloop")
+    ctx.stages_wraith = os.path.abspath(args.stages_wraith) if args.stages_wraith else None
     ctx.microbench = os.path.join(ctx.build, "bench", "microbench")
     ctx.demo = os.path.join(ctx.build, "scripts", "demo", "kvservice")
     ctx.biglib = find_biglib(ctx.wraith)
