@@ -12,7 +12,6 @@
 #include "frontend/complete.h"
 #include "frontend/options.h"
 #include "frontend/script.h"
-#include "render/render.h"
 #include "tracer/session.h"
 #include "ui/shell.h"
 #include "util/error.h"

@@ -9,7 +9,6 @@
  * already holds.
  */
 #include "diagview.h"
-#include "render/render.h"
 #include "render/status.h"
 #include "tracer/session.h"
 #include "draw.h"
@@ -147,46 +146,47 @@ static void count_row(struct rows *r, const char *label, unsigned number, uint64
 	add_wrapped(r, head, explain, role);
 }
 
-static void status_rows(const struct probe_counts *c, struct rows *r)
+static void status_rows(const struct probe *p, struct rows *r)
 {
+	struct probe_bt_end ends[PROBE_BT_ENDS_MAX];
+	size_t n = probe_bt_statuses(p, ends);
+
 	add_fmt(r, ROLE_HEADING, "%-*s %8s  %s", LABEL_WIDTH + 2, "status (number)", "count",
 		"explanation");
-	for (unsigned i = 0; i < WR_BT_STATUS_COUNT_; i++)
-		if (c->by_status[i] || i == WR_BT_COMPLETE)
-			count_row(r, bt_status_label(i), i, c->by_status[i], bt_status_explain(i),
-				  c->by_status[i] ? status_role(i) : ROLE_DIM);
+	for (size_t i = 0; i < n; i++)
+		count_row(r, ends[i].label, ends[i].number, ends[i].count, ends[i].explain,
+			  ends[i].count ? status_role(ends[i].number) : ROLE_DIM);
 }
 
 /* Truncated backtraces are not stop places (nothing went wrong), so the
  * view says here what would show their outer frames. */
-static void depth_hint(struct session *s, const struct probe_counts *c, struct rows *r)
+static void depth_hint(struct session *s, const struct probe *p, struct rows *r)
 {
+	uint64_t truncated = probe_bt_truncated(p);
 	char text[256];
 
-	if (!c->by_status[WR_BT_TRUNCATED])
+	if (!truncated)
 		return;
 	snprintf(text, sizeof(text), "%llu backtrace%s reached the depth limit; for the outer "
 		 "frames, raise it: `set backtrace-depth N` (now %u, at most %u) and add the probe "
 		 "again, or start with --backtrace-depth N",
-		 (unsigned long long)c->by_status[WR_BT_TRUNCATED],
-		 c->by_status[WR_BT_TRUNCATED] == 1 ? "" : "s", session_bt_depth(s), WR_BT_MAX_DEPTH);
+		 (unsigned long long)truncated, truncated == 1 ? "" : "s", session_bt_depth(s),
+		 session_max_bt_depth());
 	add_wrapped(r, "  hint: ", text, ROLE_WARN);
 }
 
-static void error_rows(const struct probe_counts *c, struct rows *r)
+static void error_rows(const struct probe *p, struct rows *r)
 {
-	bool any = false;
+	struct probe_bt_end ends[PROBE_BT_ENDS_MAX];
+	size_t n = probe_bt_errors(p, ends);
 
-	for (unsigned i = 1; i < WR_BTE_COUNT_; i++)
-		any |= c->by_error[i] != 0;
-	if (!any)
+	if (!n)
 		return;
 	add_str(r, "", ROLE_NORMAL);
 	add_fmt(r, ROLE_HEADING, "%-*s %8s  %s", LABEL_WIDTH + 2, "error code (number)", "count",
 		"explanation");
-	for (unsigned i = 1; i < WR_BTE_COUNT_; i++)
-		if (c->by_error[i])
-			count_row(r, bt_error_label(i), i, c->by_error[i], bt_error_explain(i), ROLE_NORMAL);
+	for (size_t i = 0; i < n; i++)
+		count_row(r, ends[i].label, ends[i].number, ends[i].count, ends[i].explain, ROLE_NORMAL);
 }
 
 /* ---- stop places ---- */
@@ -285,7 +285,7 @@ static struct probe *probe_at(struct session *s, size_t k)
 	struct probe *p;
 
 	session_for_each_probe(p, s)
-		if ((probe_counts(p)->backtraces || probe_counts(p)->counted) && k-- == 0)
+		if ((probe_backtraces(p) || probe_counted(p)) && k-- == 0)
 			return p;
 	return NULL;
 }
@@ -296,7 +296,7 @@ static size_t probe_index(struct diagview *d, struct session *s, size_t *total)
 	struct probe *p;
 
 	session_for_each_probe(p, s) {
-		if (!probe_counts(p)->backtraces && !probe_counts(p)->counted)
+		if (!probe_backtraces(p) && !probe_counted(p))
 			continue;
 		if (probe_id(p) == d->probe)
 			at = n;
@@ -366,24 +366,18 @@ bool diagview_key(struct diagview *d, struct session *s, int key)
 
 static void build(struct diagview *d, struct session *s, struct probe *p, struct rows *r)
 {
-	struct probe_counts c = *probe_counts(p);
+	unsigned long long events = probe_events(p), backtraces = probe_backtraces(p);
 
-	/* the stacks `count bt` counted went the same ways */
-	for (unsigned i = 0; i < WR_BT_STATUS_COUNT_; i++)
-		c.by_status[i] += c.counted_by_status[i];
-	for (unsigned i = 0; i < WR_BTE_COUNT_; i++)
-		c.by_error[i] += c.counted_by_error[i];
-	if (c.counted)
+	/* the stacks `count bt` counted went the same ways (probe_bt_statuses) */
+	if (probe_counted(p))
 		add_fmt(r, ROLE_NORMAL, "%llu events, %llu backtraces, %llu stacks counted (count bt)",
-			(unsigned long long)c.events, (unsigned long long)c.backtraces,
-			(unsigned long long)c.counted);
+			events, backtraces, (unsigned long long)probe_counted(p));
 	else
-		add_fmt(r, ROLE_NORMAL, "%llu events, %llu backtraces", (unsigned long long)c.events,
-			(unsigned long long)c.backtraces);
+		add_fmt(r, ROLE_NORMAL, "%llu events, %llu backtraces", events, backtraces);
 	add_str(r, "", ROLE_NORMAL);
-	status_rows(&c, r);
-	depth_hint(s, &c, r);
-	error_rows(&c, r);
+	status_rows(p, r);
+	depth_hint(s, p, r);
+	error_rows(p, r);
 	place_rows(d, s, p, r);
 }
 

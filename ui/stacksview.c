@@ -69,7 +69,7 @@ bool stacksview_refresh(struct stacksview *v, struct session *s, double now, boo
 		return true;
 	}
 	v->distinct = set.n;
-	session_stack_rows(s, &set, v->order, v->collapse, &v->rows);
+	session_stack_rows(s, &set, v->order == STACKS_BY_NAME, v->collapse, &v->rows);
 	stack_set_release(&set);
 	return true;
 }

@@ -23,7 +23,7 @@ static void lost_by_probe(struct statusbar *b, struct session *s)
 
 	b->lost_by[0] = '\0';
 	session_for_each_probe(p, s) {
-		struct wr_probe_stats st;
+		struct session_probe_stats st;
 		int n;
 
 		session_probe_stats(s, p, &st);
@@ -84,7 +84,7 @@ static void draw_left(const struct statusbar *b, struct session *s, WINDOW *w, i
 	x = draw_text(w, 0, 0, sb.buf, sb.len, limit, ROLE_STATUS);
 	x += draw_text(w, 0, x, lost, strlen(lost), limit - x, b->lost ? ROLE_ALERT : ROLE_STATUS);
 	strbuf_reset(&sb);
-	strbuf_addf(&sb, " | %s", session_transport(s) == WR_TRANSPORT_PERF ? "perf" : "ringbuf");
+	strbuf_addf(&sb, " | %s", session_transport(s) == SESSION_TRANSPORT_PERF ? "perf" : "ringbuf");
 	draw_text(w, 0, x, sb.buf, sb.len, limit - x, ROLE_STATUS);
 	strbuf_release(&sb);
 }

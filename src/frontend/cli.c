@@ -217,7 +217,7 @@ void cli_report_losses(struct session *s)
 			(unsigned long long)l.lost);
 	if (l.truncated)
 		wr_warn("%llu events were cut short because they exceeded %u bytes",
-			(unsigned long long)l.truncated, WR_EVENT_MAX);
+			(unsigned long long)l.truncated, session_max_event_bytes());
 	if (l.dropped)
 		wr_warn("%llu events were dropped while no `wait` was reading them",
 			(unsigned long long)l.dropped);

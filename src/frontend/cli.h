@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "codegen/plan.h"
-#include "render/render.h"
+#include "render/span.h"
+#include "tracer/session_types.h"
 
 struct session;
 
@@ -56,7 +56,7 @@ struct cli_options {
 	unsigned print_elements;   /* --print-elements: gdb's print elements */
 	unsigned print_depth;      /* --print-depth: gdb's print max-depth */
 	bool pending;              /* --pending */
-	enum wr_transport transport;
+	enum session_transport transport;
 	bool fault_in;             /* --fault-in: sleepable probes, reads fault pages in */
 	uint64_t buffer_bytes;     /* --buffer-size, 0 = scaled to the CPUs */
 	uint32_t stack_entries;    /* --stack-entries, 0 = the default */

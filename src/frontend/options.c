@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "frontend/options.h"
+#include "tracer/session.h"
 #include "util/diag.h"
 #include "util/editdist.h"
 #include "util/file.h"
@@ -193,8 +194,8 @@ SETTER(set_depth)
 {
 	unsigned long long v;
 
-	if (!parse_uint(arg, WR_BT_MAX_DEPTH, &v) || v < 1) {
-		strbuf_addf(why, "expected 1..%u", WR_BT_MAX_DEPTH);
+	if (!parse_uint(arg, session_max_bt_depth(), &v) || v < 1) {
+		strbuf_addf(why, "expected 1..%u", session_max_bt_depth());
 		return -1;
 	}
 	o->bt_depth = (unsigned)v;
@@ -202,16 +203,17 @@ SETTER(set_depth)
 }
 
 /* As gdb's `set print elements`: 0 is unlimited, which the probe's
- * walk bounds at WR_WALK_STEPS. */
+ * walk bounds at session_max_print_elements(). */
 SETTER(set_print_elements)
 {
 	unsigned long long v;
 
-	if (!parse_uint(arg, WR_WALK_STEPS, &v)) {
-		strbuf_addf(why, "expected 0..%u (0: as many as the probe can read)", WR_WALK_STEPS);
+	if (!parse_uint(arg, session_max_print_elements(), &v)) {
+		strbuf_addf(why, "expected 0..%u (0: as many as the probe can read)",
+			    session_max_print_elements());
 		return -1;
 	}
-	o->print_elements = v ? (unsigned)v : WR_WALK_STEPS;
+	o->print_elements = v ? (unsigned)v : session_max_print_elements();
 	return 0;
 }
 
@@ -230,9 +232,9 @@ SETTER(set_print_depth)
 SETTER(set_transport)
 {
 	if (!strcmp(arg, "ringbuf"))
-		o->transport = WR_TRANSPORT_RINGBUF;
+		o->transport = SESSION_TRANSPORT_RINGBUF;
 	else if (!strcmp(arg, "perf"))
-		o->transport = WR_TRANSPORT_PERF;
+		o->transport = SESSION_TRANSPORT_PERF;
 	else {
 		strbuf_addstr(why, "expected ringbuf or perf");
 		return -1;
@@ -298,7 +300,7 @@ SETTER(set_force_perf)
 
 	if (parse_bool(arg, &on, why))
 		return -1;
-	o->transport = on ? WR_TRANSPORT_PERF : WR_TRANSPORT_RINGBUF;
+	o->transport = on ? SESSION_TRANSPORT_PERF : SESSION_TRANSPORT_RINGBUF;
 	return 0;
 }
 
@@ -698,7 +700,7 @@ int cli_usage_error(const char *fmt, ...)
 static void set_defaults(struct cli_options *o)
 {
 	o->format = RENDER_PRETTY;
-	o->transport = WR_TRANSPORT_RINGBUF;
+	o->transport = SESSION_TRANSPORT_RINGBUF;
 	o->log_level = -1;
 	o->events_per_sec = -1;
 	o->debuginfod_timeout = 5;
@@ -879,7 +881,7 @@ int cli_options_parse(int argc, char **argv, struct cli_options *o)
 	if (!rc)
 		rc = load_args(argc, argv, o);
 	/* The verifier refuses a perf event array in a sleepable program. */
-	if (!rc && o->fault_in && o->transport == WR_TRANSPORT_PERF)
+	if (!rc && o->fault_in && o->transport == SESSION_TRANSPORT_PERF)
 		rc = cli_usage_error("--fault-in (ebpf.fault_in) needs the ring buffer transport: the "
 				     "kernel lets no sleepable program write to a perf event array; drop "
 				     "--transport perf or --force-perf-event-array");

@@ -3,6 +3,7 @@
  * `count bt` counted, as files or on stdout.
  */
 #include "frontend/cli.h"
+#include "render/stacks.h"
 #include "tracer/session.h"
 #include "util/strbuf.h"
 
@@ -17,22 +18,22 @@
 
 static void summary_line(struct session *s, struct probe *p, struct strbuf *out)
 {
-	const struct probe_counts *c = probe_counts(p);
-	struct wr_probe_stats st;
+	uint64_t events = probe_events(p);
+	struct session_probe_stats st;
 
 	session_probe_stats(s, p, &st);
 	strbuf_addf(out, "wraith: #%u %s: %" PRIu64 " hit%s, %" PRIu64 " delivered, %" PRIu64
 		    " filtered, %" PRIu64 " lost", probe_id(p), probe_target(p), (uint64_t)st.hits,
-		    st.hits == 1 ? "" : "s", c->events, (uint64_t)st.filtered, (uint64_t)st.lost);
+		    st.hits == 1 ? "" : "s", events, (uint64_t)st.filtered, (uint64_t)st.lost);
 	if (st.truncated)
 		strbuf_addf(out, ", %" PRIu64 " cut short", (uint64_t)st.truncated);
 	/* Hits whose events were still in the buffer when the run ended
 	 * (--max-events, a signal); a probe that counts stacks sends no
 	 * event for its counted hits, so it is not said there. */
 	if (!st.counted && !st.count_dropped &&
-	    st.hits > c->events + st.filtered + st.lost)
+	    st.hits > events + st.filtered + st.lost)
 		strbuf_addf(out, ", %" PRIu64 " not read (the run ended first)",
-			    (uint64_t)(st.hits - c->events - st.filtered - st.lost));
+			    (uint64_t)(st.hits - events - st.filtered - st.lost));
 	if (st.counted || st.count_dropped)
 		strbuf_addf(out, "; %" PRIu64 " stacks counted, %" PRIu64 " not (maps full)",
 			    (uint64_t)st.counted, (uint64_t)st.count_dropped);
@@ -46,7 +47,7 @@ void cli_report_summary(const struct cli_options *o, struct session *s)
 	struct probe *p;
 
 	session_for_each_probe(p, s) {
-		struct wr_probe_stats st;
+		struct session_probe_stats st;
 
 		session_probe_stats(s, p, &st);
 		lost |= st.lost || st.count_dropped;

@@ -37,17 +37,6 @@ void renderer_release(struct renderer *r)
 	r->lines = NULL;
 }
 
-int render_format_parse(const char *s)
-{
-	if (strcmp(s, "pretty") == 0)
-		return RENDER_PRETTY;
-	if (strcmp(s, "plain") == 0)
-		return RENDER_PLAIN;
-	if (strcmp(s, "json") == 0)
-		return RENDER_JSON;
-	return -1;
-}
-
 const char *render_base_name(const char *path)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;

@@ -34,12 +34,6 @@
  * or goes away (doc/event.schema.json describes this one). */
 #define RENDER_JSON_VERSION 1
 
-enum render_format {
-	RENDER_PRETTY,
-	RENDER_PLAIN,
-	RENDER_JSON,
-};
-
 struct dw_type;
 struct render_lines;
 
@@ -203,7 +197,5 @@ void render_typed_value(const struct dw_type *t, const uint8_t *data, size_t len
 void render_value_data(const struct dw_type *t, const uint8_t *data, size_t len,
 		       struct span_list *out);
 
-/* Parse "pretty" / "plain" / "json"; returns -1 for anything else. */
-int render_format_parse(const char *s);
 
 #endif

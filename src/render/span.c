@@ -28,6 +28,17 @@ static const struct {
 #undef SPAN_ROLE_INFO
 };
 
+int render_format_parse(const char *s)
+{
+	if (strcmp(s, "pretty") == 0)
+		return RENDER_PRETTY;
+	if (strcmp(s, "plain") == 0)
+		return RENDER_PLAIN;
+	if (strcmp(s, "json") == 0)
+		return RENDER_JSON;
+	return -1;
+}
+
 void span_list_init(struct span_list *l)
 {
 	memset(l, 0, sizeof(*l));

@@ -226,6 +226,17 @@ void span_seal_json(struct span_list *l);
 
 /* ---- writers ---- */
 
+/* The forms events are written in (--format): text with the pretty or
+ * the plain shown text, or NDJSON (whose shown text is the pretty one). */
+enum render_format {
+	RENDER_PRETTY,
+	RENDER_PLAIN,
+	RENDER_JSON,
+};
+
+/* Parse "pretty" / "plain" / "json"; returns -1 for anything else. */
+int render_format_parse(const char *s);
+
 enum span_color {
 	SPAN_COLOR_NONE = 0,
 	SPAN_COLOR_ANSI = 1,

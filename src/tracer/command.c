@@ -6,6 +6,7 @@
  * `info` topics live in info.c, `diag` in diag.c.
  */
 #include "tracer/command.h"
+#include "render/stacks.h"
 #include "tracer/info.h"
 #include "tracer/session.h"
 #include "util/error.h"
@@ -293,8 +294,8 @@ static void cmd_set(struct session *s, const struct words *w, const char *line, 
 	}
 	v = strtoul(w->v[2], &end, 10);
 	if (*end || session_set_bt_depth(s, (unsigned)v)) {
-		fail(res, out, -WR_EUSAGE, "backtrace-depth must be 1..%u (got '%s')", WR_BT_MAX_DEPTH,
-		     w->v[2]);
+		fail(res, out, -WR_EUSAGE, "backtrace-depth must be 1..%u (got '%s')",
+		     session_max_bt_depth(), w->v[2]);
 		return;
 	}
 	strbuf_addf(out, "backtrace-depth is %lu for probes added from now on\n", v);

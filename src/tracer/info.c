@@ -271,7 +271,7 @@ static int info_probes(struct session *s, struct strbuf *out)
 	}
 	for (size_t i = 0; i < s->n_probes; i++) {
 		struct probe *p = s->probes[i];
-		struct wr_probe_stats st;
+		struct session_probe_stats st;
 
 		session_probe_stats(s, p, &st);
 		strbuf_addf(out, "#%u %s  %s  sites %zu  hits %llu  events %llu  filtered %llu  lost %llu",
@@ -344,21 +344,17 @@ int info_run(struct session *s, const char *topic, const char *arg, struct strbu
 /* Backtraces of events and stacks `count bt` counted, together. */
 static void diag_counts(const struct probe *p, struct strbuf *out)
 {
-	const struct probe_counts *c = &p->counts;
+	struct probe_bt_end ends[PROBE_BT_ENDS_MAX];
+	size_t n = probe_bt_statuses(p, ends);
 
 	strbuf_addstr(out, "  by status:\n");
-	for (unsigned i = 0; i < WR_BT_STATUS_COUNT_; i++)
-		if (c->by_status[i] || c->counted_by_status[i] || i == WR_BT_COMPLETE)
-			strbuf_addf(out, "    %-24s %8llu  %s\n", bt_status_label(i),
-				    (unsigned long long)(c->by_status[i] + c->counted_by_status[i]),
-				    bt_status_explain(i));
-	for (unsigned i = 1; i < WR_BTE_COUNT_; i++) {
-		uint64_t n = c->by_error[i] + c->counted_by_error[i];
-
-		if (n)
-			strbuf_addf(out, "  error %-18s %8llu  (code=%u) %s\n", bt_error_label(i),
-				    (unsigned long long)n, i, bt_error_explain(i));
-	}
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(out, "    %-24s %8llu  %s\n", ends[i].label,
+			    (unsigned long long)ends[i].count, ends[i].explain);
+	n = probe_bt_errors(p, ends);
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(out, "  error %-18s %8llu  (code=%u) %s\n", ends[i].label,
+			    (unsigned long long)ends[i].count, ends[i].number, ends[i].explain);
 }
 
 static int cmp_stop(const void *a, const void *b)

@@ -4,6 +4,7 @@
  * attaching its sites is the session's business (session.c).
  */
 #include "tracer/session_priv.h"
+#include "render/status.h"
 #include "script/walk.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -222,9 +223,55 @@ const char *probe_site_file(const struct probe *p, size_t i, unsigned *line)
 	return w->file;
 }
 
-const struct probe_counts *probe_counts(const struct probe *p)
+uint64_t probe_events(const struct probe *p)
 {
-	return &p->counts;
+	return p->counts.events;
+}
+
+uint64_t probe_backtraces(const struct probe *p)
+{
+	return p->counts.backtraces;
+}
+
+uint64_t probe_counted(const struct probe *p)
+{
+	return p->counts.counted;
+}
+
+_Static_assert(WR_BT_STATUS_COUNT_ <= PROBE_BT_ENDS_MAX && WR_BTE_COUNT_ <= PROBE_BT_ENDS_MAX,
+	       "every status and error code has room");
+
+size_t probe_bt_statuses(const struct probe *p, struct probe_bt_end *out)
+{
+	const struct probe_counts *c = &p->counts;
+	size_t n = 0;
+
+	for (unsigned i = 0; i < WR_BT_STATUS_COUNT_; i++) {
+		uint64_t k = c->by_status[i] + c->counted_by_status[i];
+
+		if (k || i == WR_BT_COMPLETE)
+			out[n++] = (struct probe_bt_end){ i, bt_status_label(i), bt_status_explain(i), k };
+	}
+	return n;
+}
+
+size_t probe_bt_errors(const struct probe *p, struct probe_bt_end *out)
+{
+	const struct probe_counts *c = &p->counts;
+	size_t n = 0;
+
+	for (unsigned i = 1; i < WR_BTE_COUNT_; i++) {
+		uint64_t k = c->by_error[i] + c->counted_by_error[i];
+
+		if (k)
+			out[n++] = (struct probe_bt_end){ i, bt_error_label(i), bt_error_explain(i), k };
+	}
+	return n;
+}
+
+uint64_t probe_bt_truncated(const struct probe *p)
+{
+	return p->counts.by_status[WR_BT_TRUNCATED] + p->counts.counted_by_status[WR_BT_TRUNCATED];
 }
 
 const struct stop_place *probe_stop_places(const struct probe *p, size_t *n)

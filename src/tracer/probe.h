@@ -18,22 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "protocol/wire.h"
-
 struct probe;
-
-/* Counters behind `diag` and `info probes`: of the backtraces that came
- * in events, and of the stacks `count bt` counted in the kernel (as of
- * the last session_read_counted()). */
-struct probe_counts {
-	uint64_t events;
-	uint64_t backtraces;
-	uint64_t by_status[WR_BT_STATUS_COUNT_];
-	uint64_t by_error[WR_BTE_COUNT_];
-	uint64_t counted;
-	uint64_t counted_by_status[WR_BT_STATUS_COUNT_];
-	uint64_t counted_by_error[WR_BTE_COUNT_];
-};
 
 /* Where a backtrace stopped early, with how often and one sample. */
 struct stop_place {
@@ -58,7 +43,32 @@ size_t probe_site_count(const struct probe *p);
 /* The source file of site @i (< probe_site_count), its line in *@line;
  * NULL when the site has no line information. */
 const char *probe_site_file(const struct probe *p, size_t i, unsigned *line);
-const struct probe_counts *probe_counts(const struct probe *p);
+/* What @p's events said (`diag`, `info probes`): how many were rendered,
+ * how many backtraces they held, and how many stacks its `count bt`
+ * counted in the kernel (as of the last session_read_counted()). */
+uint64_t probe_events(const struct probe *p);
+uint64_t probe_backtraces(const struct probe *p);
+uint64_t probe_counted(const struct probe *p);
+
+/* One way @p's walks ended: a status (complete, truncated, ...) or an
+ * error code that ended one early, by its number and label as
+ * doc/status-codes.md gives them (render/status.h), and how many of the
+ * backtraces of @p's events and of the stacks it counted ended so. */
+struct probe_bt_end {
+	unsigned number;
+	const char *label;          /* static */
+	const char *explain;        /* static */
+	uint64_t count;
+};
+#define PROBE_BT_ENDS_MAX 16
+/* The statuses @p's walks ended with, in their order, and complete even
+ * when none did; into @out (room for PROBE_BT_ENDS_MAX).  Returns how
+ * many. */
+size_t probe_bt_statuses(const struct probe *p, struct probe_bt_end *out);
+/* The error codes that ended @p's walks early, likewise (none: 0). */
+size_t probe_bt_errors(const struct probe *p, struct probe_bt_end *out);
+/* How many of @p's walks reached the depth limit (status truncated). */
+uint64_t probe_bt_truncated(const struct probe *p);
 /* The places where its backtraces stopped early, in the order first seen;
  * the count in *@n. */
 const struct stop_place *probe_stop_places(const struct probe *p, size_t *n);

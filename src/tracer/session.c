@@ -101,7 +101,7 @@ static void only_script_release(struct session *s)
 
 void session_prepare(const struct session_options *opt)
 {
-	codegen_prepare(&(struct codegen_options){ .transport = opt->transport,
+	codegen_prepare(&(struct codegen_options){ .transport = session_wire_transport(opt->transport),
 						    .fault_in = opt->fault_in });
 }
 
@@ -481,7 +481,7 @@ unsigned session_bt_depth(const struct session *s)
 	return s->opt.bt_depth;
 }
 
-void session_probe_stats(struct session *s, const struct probe *p, struct wr_probe_stats *out)
+void session_probe_stats(struct session *s, const struct probe *p, struct session_probe_stats *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; s->rt && i < p->n_sites; i++) {
@@ -559,9 +559,29 @@ pid_t session_pid(const struct session *s)
 	return s->opt.pid;
 }
 
-enum wr_transport session_transport(const struct session *s)
+enum session_transport session_transport(const struct session *s)
 {
 	return s->opt.transport;
+}
+
+enum wr_transport session_wire_transport(enum session_transport t)
+{
+	return t == SESSION_TRANSPORT_PERF ? WR_TRANSPORT_PERF : WR_TRANSPORT_RINGBUF;
+}
+
+unsigned session_max_bt_depth(void)
+{
+	return WR_BT_MAX_DEPTH;
+}
+
+unsigned session_max_print_elements(void)
+{
+	return WR_WALK_STEPS;
+}
+
+unsigned session_max_event_bytes(void)
+{
+	return WR_EVENT_MAX;
 }
 
 void session_target_text(struct session *s, struct strbuf *out)

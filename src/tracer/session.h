@@ -5,7 +5,10 @@
  * render/; front ends (src/frontend/ for script mode and --batch, ui/ for
  * the shell) drive a session through this header and tracer/command.h
  * only.  struct session is opaque, the way libbpf keeps struct bpf_object:
- * its fields live in session_priv.h, for tracer/ alone.
+ * its fields live in session_priv.h, for tracer/ alone.  This header names
+ * the other stages' structs by declaration only and includes nothing but
+ * the plain types of session_types.h, probe.h and the spans events arrive
+ * as (render/span.h): a front end does not see the wire format.
  *
  * Probes: see probe.h.  Each site is its own BPF program with its own
  * wire id, so a probe can be enabled, disabled and deleted while the
@@ -22,13 +25,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "protocol/wire.h"
-#include "render/render.h"
-#include "render/stacks.h"
+#include "render/span.h"
 #include "tracer/probe.h"
+#include "tracer/session_types.h"
 
 struct session;
-struct span_list;
+struct stack_rows;
+struct stack_set;
 struct strbuf;
 
 /* Where modules' debug info is looked for (see dwarf/debugfile.h). */
@@ -49,9 +52,9 @@ struct session_options {
 	pid_t pid;                  /* -p */
 	const char *path;           /* -t (with -p: the module probes go in) */
 	struct session_debug_options debug;
-	enum wr_transport transport;
+	enum session_transport transport;
 	bool fault_in;              /* sleepable probes whose failed reads fault pages in */
-	unsigned bt_depth;          /* 1..WR_BT_MAX_DEPTH; 0: WR_BT_DEFAULT_DEPTH */
+	unsigned bt_depth;          /* 1..session_max_bt_depth(); 0: the default (128) */
 	enum render_format format;  /* the shown text of events: pretty or plain */
 	bool dry_run;               /* resolve and compile, attach nothing */
 	bool start_kernel;          /* session_start() before the target opens (probes follow) */
@@ -67,7 +70,7 @@ struct session_options {
 	uint64_t max_events;        /* 0 = unlimited */
 	bool pending;               /* a function no library defines yet: wait for one */
 	uint64_t buffer_bytes;      /* --buffer-size; 0: scaled to the CPUs */
-	uint32_t stack_entries;     /* --stack-entries; 0: WR_COUNT_DEFAULT_STACKS */
+	uint32_t stack_entries;     /* --stack-entries; 0: the runtime's default */
 	const char *probe_cache_dir; /* compiled probes kept here between runs; NULL: not kept */
 };
 
@@ -135,13 +138,13 @@ void session_detach_all(struct session *s);
  * process defines yet wait for one (gdb's pending breakpoints) or are
  * refused. */
 void session_set_pending(struct session *s, bool on);
-/* Change the backtrace depth of future probes (1..WR_BT_MAX_DEPTH).
+/* Change the backtrace depth of future probes (1..session_max_bt_depth()).
  * Returns 0 or -WR_EUSAGE. */
 int session_set_bt_depth(struct session *s, unsigned depth);
 unsigned session_bt_depth(const struct session *s);
 
 /* Kernel-side counters of @p summed over its sites. */
-void session_probe_stats(struct session *s, const struct probe *p, struct wr_probe_stats *out);
+void session_probe_stats(struct session *s, const struct probe *p, struct session_probe_stats *out);
 /* The plan of every site of @p, for --dry-run and `trace`. */
 void session_describe_probe(struct session *s, const struct probe *p, struct strbuf *out);
 /* Write all probes as a script `--script-file` and `source` accept. */
@@ -193,7 +196,7 @@ void session_end_text(const struct session *s, struct strbuf *out);
 /* Events that never reached the sink, by cause. */
 struct session_losses {
 	uint64_t lost;       /* the kernel's buffers were full (every probe and the perf buffer) */
-	uint64_t truncated;  /* cut short: larger than WR_EVENT_MAX */
+	uint64_t truncated;  /* cut short: larger than session_max_event_bytes() */
 	uint64_t dropped;    /* the backlog was full while no poll rendered */
 	uint64_t malformed;  /* failed to decode */
 	uint64_t suppressed; /* over the rate limit (session_set_rate_limit) */
@@ -204,7 +207,13 @@ void session_losses(struct session *s, struct session_losses *out);
 
 /* The process of -p (0 with -t). */
 pid_t session_pid(const struct session *s);
-enum wr_transport session_transport(const struct session *s);
+enum session_transport session_transport(const struct session *s);
+
+/* The limits options are checked against: the frames of one backtrace,
+ * the elements of a container one print shows, the bytes of one event. */
+unsigned session_max_bt_depth(void);
+unsigned session_max_print_elements(void);
+unsigned session_max_event_bytes(void);
 /* What is traced, for a status line: "pid 1234 chain" or "3 processes chain". */
 void session_target_text(struct session *s, struct strbuf *out);
 /* A place where backtraces stopped early: "mod+0xpc in fn: status (error,
@@ -242,8 +251,8 @@ void session_read_counted(struct session *s);
 /* Forget every count: counting starts again from zero. */
 void session_stacks_clear(struct session *s);
 /* @set as rows of a live view (stack_rows_build() with the session's
- * symbolizer). */
-void session_stack_rows(struct session *s, const struct stack_set *set, enum stacks_order order,
+ * symbolizer), by function names (@by_name) or most counted first. */
+void session_stack_rows(struct session *s, const struct stack_set *set, bool by_name,
 			bool collapse, struct stack_rows *out);
 
 /* The start-up report (--status): per module, where its debug info and

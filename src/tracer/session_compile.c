@@ -221,7 +221,7 @@ static uint64_t site_cookie(const struct session *s, const struct probe_site *si
 static int compile_site(struct session *s, struct probe *p, struct probe_site *site, bool lenient,
 			struct diag *d, struct strbuf *errors)
 {
-	struct codegen_options co = { .transport = s->opt.transport, .fault_in = s->opt.fault_in,
+	struct codegen_options co = { .transport = session_wire_transport(s->opt.transport), .fault_in = s->opt.fault_in,
 				      .cache_dir = s->opt.probe_cache_dir };
 	struct probe_plan plan = {
 		.probe_id = site->wire_id, .ast = p->ast, .pc = site->where.vaddr,

@@ -240,7 +240,7 @@ void session_losses(struct session *s, struct session_losses *out)
 		.dropped = s->backlog_dropped, .malformed = s->malformed, .suppressed = s->suppressed,
 	};
 	for (size_t i = 0; i < s->n_probes; i++) {
-		struct wr_probe_stats st;
+		struct session_probe_stats st;
 
 		session_probe_stats(s, s->probes[i], &st);
 		out->lost += st.lost;

@@ -51,7 +51,7 @@ int session_start(struct session *s)
 	if (s->rt || s->kstart || s->opt.dry_run)
 		return 0;
 	ks = xcalloc(1, sizeof(*ks));
-	ks->ro.transport = s->opt.transport;
+	ks->ro.transport = session_wire_transport(s->opt.transport);
 	ks->ro.fault_in = s->opt.fault_in;
 	ks->ro.buffer_bytes = s->opt.buffer_bytes;
 	ks->ro.stack_entries = s->opt.stack_entries;

@@ -15,6 +15,19 @@
 #include "tracer/session.h"
 #include "util/diag.h"
 
+/* Counters behind `diag` and `info probes`: of the backtraces that came
+ * in events, and of the stacks `count bt` counted in the kernel (as of
+ * the last session_read_counted()). */
+struct probe_counts {
+	uint64_t events;
+	uint64_t backtraces;
+	uint64_t by_status[WR_BT_STATUS_COUNT_];
+	uint64_t by_error[WR_BTE_COUNT_];
+	uint64_t counted;
+	uint64_t counted_by_status[WR_BT_STATUS_COUNT_];
+	uint64_t counted_by_error[WR_BTE_COUNT_];
+};
+
 struct fv_walk;
 struct kernel_start;
 struct rt_probe;
@@ -147,6 +160,9 @@ bool probe_count_event(struct probe *p, const struct event *ev, const struct spa
 /* True when counting @ev in @p needs it rendered (a backtrace that stopped
  * early at a place with no sample yet). */
 bool probe_needs_text(const struct probe *p, const struct event *ev);
+
+/* The wire's transport for a session's (session_types.h). */
+enum wr_transport session_wire_transport(enum session_transport t);
 
 /* ---- the kernel side (session_kernel.c) ---- */
 

@@ -112,7 +112,7 @@ bool session_counts_stacks(const struct session *s)
 int session_stacks(struct session *s, struct stack_set *out)
 {
 	struct collect c = { s, out, 0 };
-	struct wr_probe_stats st;
+	struct session_probe_stats st;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -190,10 +190,11 @@ int session_stacks_write(struct session *s, const struct stack_set *set, enum st
 	return -WR_EUSAGE;
 }
 
-void session_stack_rows(struct session *s, const struct stack_set *set, enum stacks_order order,
+void session_stack_rows(struct session *s, const struct stack_set *set, bool by_name,
 			bool collapse, struct stack_rows *out)
 {
-	stack_rows_build(set, &s->renderer.hooks, order, collapse, out);
+	stack_rows_build(set, &s->renderer.hooks, by_name ? STACKS_BY_NAME : STACKS_BY_COUNT,
+			 collapse, out);
 }
 
 void session_stacks_clear(struct session *s)

@@ -72,7 +72,7 @@ static void test_config_keys(void **state)
 	assert_int_equal(o.print_depth, 3);
 	assert_int_equal(o.bt_depth, 4);
 	assert_int_equal(o.buffer_bytes, 1048576); /* GhostScope's ringbuf_size is --buffer-size */
-	assert_int_equal(o.transport, WR_TRANSPORT_PERF);
+	assert_int_equal(o.transport, SESSION_TRANSPORT_PERF);
 	assert_int_equal(o.debug_dirs.n, 2);
 	assert_string_equal(o.debug_dirs.v[0], "/a");
 	assert_string_equal(o.debug_dirs.v[1], home_b);
