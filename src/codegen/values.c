@@ -276,7 +276,7 @@ static LLVMValueRef tls_block(struct cg *cg, const struct ast_expr *e, struct cg
 	return LLVMBuildSub(cg->builder, tp, cg_i64(cg, value), "tls");
 }
 
-/* The value of location tree @x (see vars.h), reading memory as it says;
+/* The value of location tree @x (see dwarf/location.h), reading memory as it says;
  * a failed read is recorded in @v's status, and so is a branch with no
  * value (<optimized out>).  NULL after a reported error. */
 static LLVMValueRef expr_value(struct cg *cg, const struct ast_expr *e, const struct dw_expr *x,
@@ -388,7 +388,7 @@ static int composed_scalar(struct cg *cg, const struct ast_expr *e, const struct
 	return 0;
 }
 
-/* The value of type @t at @loc (see vars.h) into @out. */
+/* The value of type @t at @loc (see dwarf/location.h) into @out. */
 static int value_at(struct cg *cg, const struct ast_expr *e, const struct dw_type *t,
 		    const struct dw_loc *loc, struct cg_value *out)
 {

@@ -1,5 +1,5 @@
 /* location.c - where a variable is at a pc: DWARF location expressions
- * turned into the shapes a probe can read (see vars_priv.h).
+ * turned into the shapes a probe can read (see location.h).
  *
  * A location expression is run symbolically: the DWARF stack holds trees
  * (struct dw_expr) over the probe's registers, the frame's CFA, the
@@ -16,6 +16,7 @@
  * uprobe's pt_regs has only the general-purpose ones), thread-local
  * storage, and the operations this version does not evaluate yet.
  */
+#include "dwarf/location.h"
 #include "dwarf/vars_priv.h"
 #include "util/xalloc.h"
 

@@ -5,7 +5,7 @@
  * show them as gdb's pretty-printers do.
  *
  * Layer rule: dwarf/ depends on util/ only.  Everything here works on
- * struct dw_type (vars.h); nothing reads libdw.
+ * struct dw_type (types.h); nothing reads libdw.
  */
 #ifndef WRAITH_DWARF_STDLIB_H
 #define WRAITH_DWARF_STDLIB_H

@@ -1,4 +1,4 @@
-/* types.c - C types from DWARF (see vars.h): struct dw_type, built once per
+/* types.c - C types from DWARF (see types.h): struct dw_type, built once per
  * DIE and cached in the module's DW_EXT_VARS slot.
  *
  * A type is reached from a DIE in two steps.  slot() hands out the node
@@ -20,6 +20,7 @@
  * stays marked incomplete.
  */
 #include "dwarf/typename.h"
+#include "dwarf/types.h"
 #include "dwarf/vars_priv.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"

@@ -24,7 +24,7 @@
  *   anonymous members without a name.
  */
 #include "dwarf/stdlib.h"
-#include "dwarf/vars.h"
+#include "dwarf/types.h"
 #include "render/render.h"
 #include "render/render_priv.h"
 #include "util/strbuf.h"

@@ -34,7 +34,7 @@
  * since DWARF from the target is not trusted to be acyclic.
  */
 #include "dwarf/stdlib.h"
-#include "dwarf/vars.h"
+#include "dwarf/types.h"
 #include "render/render_priv.h"
 #include "util/strbuf.h"
 

@@ -1,0 +1,173 @@
+/* types.h - the traced program's types, as DWARF describes them: struct
+ * dw_type (kinds, members, enumerators, Rust variants, C++ template
+ * arguments), built by types.c, and types found or made by name for
+ * cast().
+ *
+ * Layer rule: dwarf/ depends on util/ only; elfutils stays inside dwarf/.
+ * This header uses plain types so the IR generator and the renderer can
+ * read types without seeing libdw.
+ *
+ * Types are built once per DIE and cached in the module: every struct
+ * dw_type pointer is borrowed and valid until dw_module_free() (or, for a
+ * type completed from another module, until that module is freed).
+ */
+#ifndef WRAITH_DWARF_TYPES_H
+#define WRAITH_DWARF_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct dw_module;
+
+enum dw_type_kind {
+	DW_TYPE_VOID,
+	DW_TYPE_INT,      /* integers, char, enum underlying */
+	DW_TYPE_BOOL,
+	DW_TYPE_FLOAT,
+	DW_TYPE_POINTER,  /* also references and pointers to members (see dw_type) */
+	DW_TYPE_STRUCT,   /* struct and class */
+	DW_TYPE_UNION,
+	DW_TYPE_ARRAY,
+	DW_TYPE_ENUM,
+	DW_TYPE_FUNCTION,
+	DW_TYPE_UNKNOWN,
+};
+
+struct dw_type;
+
+struct dw_member {
+	const char *name;          /* NULL for an anonymous member */
+	uint64_t offset;           /* bytes from the start of the aggregate */
+	const struct dw_type *type;
+	unsigned bit_size;         /* 0 unless a bitfield */
+	unsigned bit_offset;       /* from the least significant bit of the storage unit */
+};
+
+struct dw_enumerator {
+	const char *name;
+	int64_t value;
+};
+
+/* One variant of a Rust enum with data (a DWARF variant part): its
+ * fields are the members of .type, a struct placed at .offset in the
+ * enum's bytes (their offsets count from the enum's start). */
+struct dw_variant {
+	const char *name;          /* "Some", "Rect" */
+	const struct dw_type *type;
+	uint64_t offset;
+	bool is_default;           /* taken when no other variant's value matches (the
+				      variant whose data holds the niche) */
+	uint64_t value;            /* the discriminant's value that selects it */
+};
+
+struct dw_type {
+	enum dw_type_kind kind;
+	const char *name;          /* C spelling as gdb prints it: "int", "long", "struct request",
+				    * "const char *", "int (*)[4]" */
+	uint64_t size;             /* bytes (0 when unknown or void) */
+	bool is_signed;
+	bool is_char;              /* char, signed char, unsigned char (and arrays of them read as text) */
+	const struct dw_type *target; /* pointee or array element */
+	uint64_t count;            /* array elements (0: unknown) */
+	const struct dw_member *members; /* struct/union */
+	size_t n_members;
+	const struct dw_enumerator *enumerators;
+	size_t n_enumerators;
+	bool incomplete;           /* a struct/union/enum only declared, defined by no module
+				      known (no members, size 0) */
+	/* C++ (DW_TYPE_POINTER): a reference, & or && ("int &"): its value is
+	 * the referent's address, and in expressions it stands for the
+	 * referent, as in C++. */
+	bool is_reference;
+	/* C++ (DW_TYPE_POINTER): a pointer to a member of class .container
+	 * ("int Point::*": its value is the member's offset; a pointer to a
+	 * member function, 16 bytes: the function's address, then the
+	 * adjustment of `this`). */
+	const struct dw_type *container;
+	bool scoped;               /* an enum class: gdb names its values Color::green */
+	/* From a Rust unit: named ("*mut T", "[u8; 4]") and shown
+	 * ("rscopes::Req {id: 1}") as rust-gdb does. */
+	bool rust;
+	/* A Rust enum with data (DW_TYPE_STRUCT): which variant the value
+	 * holds is told by the discriminant, an unsigned integer of
+	 * .discr_size bytes at .discr_offset (for a niche layout, bytes of
+	 * the data of the default variant). */
+	const struct dw_variant *variants;
+	size_t n_variants;
+	uint64_t discr_offset;
+	unsigned discr_size;
+	/* C++ struct, class or union: its own name, kept through the
+	 * typedefs and qualifiers that rename it ("std::string" and "const
+	 * std::string" are both "std::__cxx11::basic_string<char, ...>"),
+	 * and its template type arguments, packs flattened (NULL, 0: none). */
+	const char *tag_name;
+	const struct dw_type *const *targs;
+	size_t n_targs;
+};
+
+/* C's arithmetic types and void as x86-64 lays them out, by the names
+ * gdb gives them ("unsigned long", "long double", "_Bool", "bool") or
+ * the short ones of kernel code (u8 ... u64, i8 ... i64): static, so
+ * that a cast to one needs no debug info.  NULL for any other name. */
+const struct dw_type *dw_type_builtin(const char *name);
+
+/* The type module @m itself defines as @name: a struct, union, enum or
+ * class spelled with its keyword ("struct node"; C++ names it without),
+ * or a typedef, base type or C++ class by its name ("uint32_t").  Only
+ * a definition counts (a type @m merely declares is NULL); NULL too
+ * without debug info. */
+const struct dw_type *dw_type_named(struct dw_module *m, const char *name);
+
+/* A type made for a cast and kept in @m's cache: a pointer to @target
+ * (@kind DW_TYPE_POINTER), an array of @count @target
+ * (DW_TYPE_ARRAY), or a function returning @target
+ * (DW_TYPE_FUNCTION, its parameters in its name only); named @name
+ * (copied). */
+const struct dw_type *dw_type_derived(struct dw_module *m, enum dw_type_kind kind,
+				      const struct dw_type *target, uint64_t count, const char *name);
+/* @t under the name @name (copied), kept in @m's cache: a qualified
+ * type, "const volatile struct node". */
+const struct dw_type *dw_type_renamed(struct dw_module *m, const struct dw_type *t, const char *name);
+
+/* Are @a and @b the same type: kind, size, signedness, name, and member
+ * by member (names, offsets, bitfields, types), enumerator by enumerator,
+ * element by element?  What pointers point to compares by name.  Two
+ * modules' definitions of one type name compare so. */
+bool dw_type_same(const struct dw_type *a, const struct dw_type *b);
+
+/* The complete definition of aggregate @spelling ("struct lua_State",
+ * "union u", "enum e") in @m itself, or NULL. */
+const struct dw_type *dw_type_find_complete(struct dw_module *m, const char *spelling);
+
+/* How a module completes a type it only declares when it has no
+ * definition of its own: @fn looks in other modules (of the same process)
+ * and returns a complete type, or NULL.  It must not call back into
+ * @asking.  Set once, before any type is built. */
+typedef const struct dw_type *(*dw_type_resolver)(void *ctx, struct dw_module *asking,
+						  const char *spelling);
+void dw_module_set_type_resolver(struct dw_module *m, dw_type_resolver fn, void *ctx);
+
+/* The type "pointer to @target", made once per target and cached in @m
+ * (valid until dw_module_free()).  @target must be a type of @m or a
+ * static one.  Named as C spells it: "int *", "int (*)[4]". */
+const struct dw_type *dw_type_pointer(struct dw_module *m, const struct dw_type *target);
+
+/* The variant Rust enum @t holds in its bytes @data (@len of them), or NULL
+ * when the discriminant is not within them or selects none. */
+const struct dw_variant *dw_type_variant(const struct dw_type *t, const uint8_t *data, size_t len);
+
+/* Whether @t is a Rust tuple or tuple struct: its members are __0, __1... */
+bool dw_type_is_tuple(const struct dw_type *t);
+
+/* The member @name of struct/union @t (looking into anonymous members), or
+ * NULL.  *offset receives its offset from the start of @t. */
+const struct dw_member *dw_type_member(const struct dw_type *t, const char *name, uint64_t *offset);
+
+/* Typedefs and const/volatile types are stored as copies of the type
+ * underneath that only differ in name ("uint32_t", "const char"), so
+ * nothing needs stripping.  True for types whose value is an integer in
+ * the script (int, bool, enum, char, pointer). */
+bool dw_type_is_scalar(const struct dw_type *t);
+
+#endif
