@@ -199,6 +199,8 @@ void ast_expr_free(struct ast_expr *e);
 void ast_stmt_free(struct ast_stmt *s);
 void ast_block_release(struct ast_block *b);
 void ast_probe_free(struct ast_probe *p);
+/* Free what @t owns (not @t). */
+void ast_target_release(struct ast_target *t);
 /* Frees the script and everything in it; NULL is a no-op. */
 void ast_script_free(struct ast_script *s);
 

@@ -11,7 +11,7 @@
  * Expressions use precedence climbing over the binary operator table;
  * print format strings are split into pieces here so a bad placeholder is
  * reported at its column inside the literal.  Trace patterns are classified
- * by script_parse_target() (in ast.c), which the shell also calls.
+ * by script_parse_target() (pattern.c), which the shell also calls.
  */
 #include "script/parser.h"
 

@@ -9,6 +9,7 @@
 #define WRAITH_SCRIPT_PARSER_H
 
 #include "script/ast.h"
+#include "script/pattern.h"
 
 struct diag;
 
@@ -37,14 +38,5 @@ int script_parse(const char *text, struct ast_script **out, struct diag *diag);
  * -WR_ESEMANTIC with @diag filled (same rules as script_parse()). */
 int script_check(const struct ast_script *s, struct diag *diag);
 
-/* Classify a trace pattern (the text after `trace`) into @t.  Used by the
- * parser and by the shell's `trace TARGET` command.  Returns 0 or
- * -WR_ESYNTAX with @diag (may be NULL) filled; the error location is @loc
- * (where @text starts) moved right to the offending character.  On success
- * @t owns copies of everything (release with ast_target_release()); on
- * failure @t is left empty. */
-int script_parse_target(const char *text, struct src_loc loc, struct ast_target *t,
-			struct diag *diag);
-void ast_target_release(struct ast_target *t);
 
 #endif
