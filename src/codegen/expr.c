@@ -410,9 +410,9 @@ static int string_binary(struct cg *cg, const struct ast_expr *e, struct cg_valu
 			       "strings compare with == and != (or starts_with, strncmp)",
 			       "'%s' cannot take a string literal", ast_op_name(e->op));
 	if (a->kind == CG_VALUE)
-		return values_string_eq(cg, e->lhs, a, b->str, e->op == AST_OP_NE, out);
+		return strings_equal(cg, e->lhs, a, b->str, e->op == AST_OP_NE, out);
 	if (b->kind == CG_VALUE)
-		return values_string_eq(cg, e->rhs, b, a->str, e->op == AST_OP_NE, out);
+		return strings_equal(cg, e->rhs, b, a->str, e->op == AST_OP_NE, out);
 	if (!a->str || !b->str)
 		return cg_fail(cg, e->loc, NULL, "cannot compare %s", cg_describe(a, what, sizeof(what)));
 	eq = strcmp(a->str, b->str) == 0;

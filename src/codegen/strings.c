@@ -83,14 +83,14 @@ static int compare_text(struct cg *cg, const struct ast_expr *e, struct cg_value
 	return 0;
 }
 
-int values_string_eq(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *lit,
-		     bool negate, struct cg_value *out)
+int strings_equal(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *lit,
+		  bool negate, struct cg_value *out)
 {
 	return compare_text(cg, e, v, lit, true, negate, out);
 }
 
-int values_string_prefix(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
-			 const char *prefix, struct cg_value *out)
+int strings_prefix(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
+		   const char *prefix, struct cg_value *out)
 {
 	return compare_text(cg, e, v, prefix, false, false, out);
 }
