@@ -25,6 +25,25 @@ static bool library_of(const struct cg_value *v, struct dw_std *s)
 	return v->kind == CG_VALUE && v->dt->kind == DW_TYPE_STRUCT && dw_std_recognize(v->dt, s);
 }
 
+/* A Rust reference (a pointer in DWARF: `&Vec<i32>`) to one of the
+ * library's values stands for it, as Rust's auto-deref makes it for a
+ * method call or an index: @v becomes the referent (@e: the expression
+ * whose lhs is @v's).  Returns 0 when @v is not one. */
+static int rust_referent(struct cg *cg, const struct ast_expr *e, struct cg_value *v)
+{
+	struct cg_value r;
+	struct dw_std s;
+	int err;
+
+	if (v->kind != CG_VALUE || !v->dt->rust || v->dt->kind != DW_TYPE_POINTER || !v->dt->target ||
+	    v->dt->target->kind != DW_TYPE_STRUCT || !dw_std_recognize(v->dt->target, &s))
+		return 0;
+	err = values_deref(cg, e, v, &r);
+	if (!err)
+		*v = r;
+	return err;
+}
+
 /* The field at byte @off of library value @obj, of type @t, read. */
 static int field(struct cg *cg, const struct ast_expr *e, struct cg_value *obj, const struct dw_type *t,
 		 int64_t off, LLVMValueRef *out)
@@ -106,8 +125,13 @@ static int sequence(struct cg *cg, const struct ast_expr *e, struct cg_value *ob
 	return 0;
 }
 
-/* size(), length(): the number of elements or characters; 1 when none
- * (with an error). */
+static int deque_count(struct cg *cg, const struct ast_expr *e, struct cg_value *obj, const struct dw_std *s,
+		       LLVMValueRef *n);
+static int ring_count(struct cg *cg, const struct ast_expr *e, struct cg_value *obj, const struct dw_std *s,
+		      LLVMValueRef *n);
+
+/* size(), length(), len(): the number of elements or characters; an
+ * error for a container whose count the probe does not read. */
 static int count(struct cg *cg, const struct ast_expr *e, struct cg_value *obj, const struct dw_std *s,
 		 LLVMValueRef *n)
 {
@@ -120,17 +144,73 @@ static int count(struct cg *cg, const struct ast_expr *e, struct cg_value *obj, 
 		return sequence(cg, e, obj, s, &data, n);
 	case DW_STD_TREE:
 	case DW_STD_LIST:
+	case DW_STD_HASH:
 		if (s->e >= 0)
 			return field(cg, e, obj, &ctype_ulong, s->e, n);
 		break;
+	case DW_STD_DEQUE:
+		return deque_count(cg, e, obj, s, n);
+	case DW_STD_RING:
+		return ring_count(cg, e, obj, s, n);
 	default:
 		break;
 	}
 	return cg_fail(cg, e->loc, "print it: its printer shows how many it holds",
-		       "size() of %s is not read by the probe", obj->dt->name);
+		       "%s of %s is not read by the probe", obj->dt->rust ? "len()" : "size()", obj->dt->name);
 }
 
-/* A smart pointer's pointer, as a pointer to its element. */
+/* A std::deque's length.  libc++ keeps it; libstdc++'s is its iterators'
+ * distance, as its operator- computes it: whole blocks between their
+ * nodes, and the parts of the first and last. */
+static int deque_count(struct cg *cg, const struct ast_expr *e, struct cg_value *obj, const struct dw_std *s,
+		       LLVMValueRef *n)
+{
+	LLVMBuilderRef B = cg->builder;
+	uint64_t size = s->elem->size ? s->elem->size : 1;
+	LLVMValueRef scur, slast, snode, fcur, ffirst, fnode, blocks, head, tail;
+	int err;
+
+	if (s->libcxx)
+		return field(cg, e, obj, &ctype_ulong, s->c, n);
+	err = field(cg, e, obj, &ctype_ulong, s->a, &scur);
+	err = err ? err : field(cg, e, obj, &ctype_ulong, s->a + 16, &slast);
+	err = err ? err : field(cg, e, obj, &ctype_ulong, s->a + 24, &snode);
+	err = err ? err : field(cg, e, obj, &ctype_ulong, s->b, &fcur);
+	err = err ? err : field(cg, e, obj, &ctype_ulong, s->b + 8, &ffirst);
+	err = err ? err : field(cg, e, obj, &ctype_ulong, s->b + 24, &fnode);
+	if (err)
+		return err;
+	/* (fnode - snode) / 8 - (fnode != 0) whole blocks of d / size (-1
+	 * when both ends are in one block: the sum wraps back) */
+	blocks = LLVMBuildSub(B, LLVMBuildUDiv(B, LLVMBuildSub(B, fnode, snode, ""), cg_i64(cg, 8), ""),
+			      LLVMBuildZExt(B, LLVMBuildICmp(B, LLVMIntNE, fnode, cg_i64(cg, 0), ""),
+					    LLVMInt64TypeInContext(cg->ctx), ""), "");
+	head = LLVMBuildUDiv(B, LLVMBuildSub(B, fcur, ffirst, ""), cg_i64(cg, size), "");
+	tail = LLVMBuildUDiv(B, LLVMBuildSub(B, slast, scur, ""), cg_i64(cg, size), "");
+	*n = LLVMBuildAdd(B, LLVMBuildMul(B, blocks, cg_i64(cg, (uint64_t)s->d / size), ""),
+			  LLVMBuildAdd(B, head, tail, ""), "");
+	return 0;
+}
+
+/* Rust's VecDeque: (head - tail) & (capacity - 1), its capacity a power
+ * of two. */
+static int ring_count(struct cg *cg, const struct ast_expr *e, struct cg_value *obj, const struct dw_std *s,
+		      LLVMValueRef *n)
+{
+	LLVMBuilderRef B = cg->builder;
+	LLVMValueRef tail, head, cap;
+	int err = field(cg, e, obj, &ctype_ulong, s->b, &tail);
+
+	err = err ? err : field(cg, e, obj, &ctype_ulong, s->c, &head);
+	err = err ? err : field(cg, e, obj, &ctype_ulong, s->d, &cap);
+	if (err)
+		return err;
+	*n = LLVMBuildAnd(B, LLVMBuildSub(B, head, tail, ""), LLVMBuildSub(B, cap, cg_i64(cg, 1), ""), "");
+	return 0;
+}
+
+/* A smart pointer's pointer, as a pointer to its element; Rust's Rc and
+ * Arc point to a block, the value at b in it. */
 static int smart_pointer(struct cg *cg, const struct ast_expr *e, struct cg_value *obj, const struct dw_std *s,
 			 struct cg_value *out)
 {
@@ -141,6 +221,8 @@ static int smart_pointer(struct cg *cg, const struct ast_expr *e, struct cg_valu
 	if (!p)
 		return cg_fail(cg, e->loc, NULL, "no pointer type for %s", obj->dt->name);
 	err = field(cg, e, obj, &ctype_ulong, s->a, &x);
+	if (!err && s->kind == DW_STD_RC)
+		x = LLVMBuildAdd(cg->builder, x, cg_i64(cg, (uint64_t)s->b), "");
 	if (!err)
 		result(cg, obj, p, x, out);
 	return err;
@@ -151,7 +233,8 @@ bool cg_library_pointer(struct cg *cg, const struct ast_expr *e, struct cg_value
 	struct dw_std s;
 	struct cg_value p;
 
-	if (!library_of(v, &s) || (s.kind != DW_STD_UNIQUE_PTR && s.kind != DW_STD_SHARED_PTR))
+	if (!library_of(v, &s) ||
+	    (s.kind != DW_STD_UNIQUE_PTR && s.kind != DW_STD_SHARED_PTR && s.kind != DW_STD_RC))
 		return false;
 	*err = smart_pointer(cg, e, v, &s, &p);
 	if (!*err)
@@ -175,11 +258,68 @@ bool cg_library_text(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 	return true;
 }
 
+/* The unsigned type of a Rust enum's discriminant of @size bytes. */
+static const struct dw_type *discr_type(unsigned size)
+{
+	static const struct dw_type u[4] = {
+		{ .kind = DW_TYPE_INT, .name = "u8", .size = 1 },
+		{ .kind = DW_TYPE_INT, .name = "u16", .size = 2 },
+		{ .kind = DW_TYPE_INT, .name = "u32", .size = 4 },
+		{ .kind = DW_TYPE_INT, .name = "u64", .size = 8 },
+	};
+
+	return size == 1 ? &u[0] : size == 2 ? &u[1] : size == 4 ? &u[2] : size == 8 ? &u[3] : NULL;
+}
+
+/* Rust's Option as a condition: whether it holds Some, by its
+ * discriminant (a niche too: Some is then the variant no other value
+ * selects).  False when @v is no Option. */
+static bool rust_option(struct cg *cg, const struct ast_expr *e, struct cg_value *v, int *err)
+{
+	const struct dw_type *t = v->dt, *dt;
+	LLVMBuilderRef B = cg->builder;
+	LLVMValueRef d, some = NULL;
+
+	if (v->kind != CG_VALUE || !t->rust || !t->n_variants || !t->tag_name ||
+	    strncmp(t->tag_name, "core::option::Option<", 21))
+		return false;
+	dt = discr_type(t->discr_size);
+	if (!dt) {
+		*err = cg_fail(cg, e->loc, NULL, "the discriminant of %s is not read by the probe", t->name);
+		return true;
+	}
+	*err = field(cg, e, v, dt, (int64_t)t->discr_offset, &d);
+	if (*err)
+		return true;
+	for (size_t i = 0; i < t->n_variants; i++) {
+		const struct dw_variant *w = &t->variants[i];
+		bool is_some = w->name && !strcmp(w->name, "Some");
+		LLVMValueRef hit;
+
+		if (w->is_default)
+			continue;
+		hit = LLVMBuildICmp(B, LLVMIntEQ, d, cg_i64(cg, w->value), "");
+		if (is_some)
+			some = some ? LLVMBuildOr(B, some, hit, "") : hit;
+		else
+			some = some ? LLVMBuildAnd(B, some, LLVMBuildNot(B, hit, ""), "")
+				    : LLVMBuildNot(B, hit, "");
+	}
+	if (!some) {
+		*err = cg_fail(cg, e->loc, NULL, "%s has no discriminant to test", t->name);
+		return true;
+	}
+	result(cg, v, &ctype_bool, cg_bool(cg, some), v);
+	return true;
+}
+
 bool cg_library_truth(struct cg *cg, const struct ast_expr *e, struct cg_value *v, int *err)
 {
 	struct dw_std s;
 	LLVMValueRef x;
 
+	if (rust_option(cg, e, v, err))
+		return true;
 	if (!library_of(v, &s))
 		return false;
 	if (s.kind == DW_STD_OPTIONAL) {
@@ -199,6 +339,9 @@ int cg_library_index(struct cg *cg, const struct ast_expr *e, struct cg_value *b
 	LLVMValueRef begin, n, oor;
 	int err;
 
+	err = rust_referent(cg, e, base);
+	if (err)
+		return *done = true, err;
 	*done = library_of(base, &s) && (s.kind == DW_STD_VECTOR || s.kind == DW_STD_STRING);
 	if (!*done)
 		return 0;
@@ -225,15 +368,34 @@ int cg_library_method(struct cg *cg, const struct ast_expr *e, struct cg_value *
 {
 	struct dw_std s;
 	LLVMValueRef x;
-	int err;
+	int err = rust_referent(cg, e, obj);
 
+	if (err)
+		return err;
+	if ((!strcmp(e->str, "is_some") || !strcmp(e->str, "is_none")) && rust_option(cg, e, obj, &err)) {
+		if (!err && !strcmp(e->str, "is_none"))
+			obj->v = LLVMBuildXor(cg->builder, obj->v, cg_i64(cg, 1), "");
+		*out = *obj;
+		return err;
+	}
 	if (!library_of(obj, &s))
 		return cg_fail(cg, e->loc, "methods are read for the C++ library's strings, containers, "
 			       "optionals and smart pointers", "%s has no method %s() the probe can read",
 			       obj->kind == CG_VALUE ? obj->dt->name : "this value", e->str);
-	if (!strcmp(e->str, "size") || !strcmp(e->str, "length") || !strcmp(e->str, "empty")) {
+	if (!strcmp(e->str, "empty") && s.kind == DW_STD_LIST && s.e < 0 && !s.circular) {
+		/* forward_list: no count, its first node or none */
+		err = field(cg, e, obj, &ctype_ulong, s.a, &x);
+		if (!err)
+			result(cg, obj, &ctype_bool, cg_bool(cg, LLVMBuildICmp(cg->builder, LLVMIntEQ, x, cg_i64(cg, 0), "")),
+			       out);
+		return err;
+	}
+	if (!strcmp(e->str, "size") || !strcmp(e->str, "length") || !strcmp(e->str, "empty") ||
+	    (obj->dt->rust && (!strcmp(e->str, "len") || !strcmp(e->str, "is_empty")))) {
+		bool empty = !strcmp(e->str, "empty") || !strcmp(e->str, "is_empty");
+
 		err = count(cg, e, obj, &s, &x);
-		if (!err && !strcmp(e->str, "empty"))
+		if (!err && empty)
 			result(cg, obj, &ctype_bool, cg_bool(cg, LLVMBuildICmp(cg->builder, LLVMIntEQ, x, cg_i64(cg, 0), "")),
 			       out);
 		else if (!err)

@@ -217,7 +217,8 @@ out:
 struct bt_refs {
 	struct cg *cg;
 	const struct ast_stmt *s;
-	const char *seen[32]; /* names copied: an outer scope's same name is hidden */
+	const char *seen[8]; /* names copied (at most 8: the BPF stack is small); an
+			      * outer scope's same name is hidden */
 	size_t n;
 };
 
@@ -239,9 +240,9 @@ static int bt_ref(const struct dw_var *v, void *ctx)
 	return r->n == sizeof(r->seen) / sizeof(r->seen[0]);
 }
 
-/* A bt with frame values: what frame 0's references refer to, copied
- * now (the stack copy holds only what lies on the stack), as an item
- * before the backtrace's (WR_ITEM_REFS). */
+/* A bt with frame values: what frame 0's references refer to, and what
+ * its strings point to, copied now (the stack copy holds only what lies
+ * on the stack), as an item before the backtrace's (WR_ITEM_REFS). */
 static void lower_bt_refs(struct cg *cg, const struct ast_stmt *s)
 {
 	const struct plan_vars *pv = &cg->plan->vars;

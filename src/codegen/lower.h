@@ -204,10 +204,12 @@ int values_address_of(struct cg *cg, const struct ast_expr *e, struct cg_value *
  * scalar. */
 LLVMValueRef values_scalar(struct cg *cg, const struct ast_expr *e, struct cg_value *v);
 /* Emit @v as print argument @wire_index of print @print_index. */
-/* For a bt with frame values: the referent of frame 0's variable @var
- * (@e names it) when it is a reference whose referent a bt shows, emitted
- * as a print argument with its address attached
- * (WR_ARG_ATTACH_REFERENCE); -ENOENT, nothing emitted, otherwise. */
+/* For a bt with frame values: what a bt shows of frame 0's variable @var
+ * (@e names it) that the stack copy may not hold, copied at the hit: the
+ * referent of a reference to a scalar or to one of the library's values,
+ * or a string or wrapper of the library held in memory with what it
+ * points to; emitted as a print argument with its address attached
+ * (WR_ARG_ATTACH_REFERENCE).  -ENOENT, nothing emitted, otherwise. */
 int values_frame_referent(struct cg *cg, const struct ast_expr *e, const struct dw_var *var);
 int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
 		     enum ast_fmt_spec spec, unsigned print_index, unsigned wire_index);

@@ -1230,15 +1230,33 @@ static bool bt_shows_referent(const struct dw_type *t, struct dw_std *s)
 	return dw_std_recognize(t, s);
 }
 
+/* Whether a bt shows a value of @t, held in memory, with memory outside
+ * it: a string's characters (Rust's &str and String too), what a smart
+ * pointer or an optional holds; not a container's elements, which a bt
+ * elides. */
+static bool bt_shows_pointed(const struct dw_type *t, struct dw_std *s)
+{
+	if (!t || t->kind != DW_TYPE_STRUCT || !dw_std_recognize(t, s))
+		return false;
+	switch (s->kind) {
+	case DW_STD_VECTOR: case DW_STD_BITS: case DW_STD_DEQUE: case DW_STD_LIST:
+	case DW_STD_TREE: case DW_STD_RING: case DW_STD_HASH:
+		return false;
+	default:
+		return walks_needed(t);
+	}
+}
+
 int values_frame_referent(struct cg *cg, const struct ast_expr *e, const struct dw_var *var)
 {
 	const struct dw_type *t = var->type;
+	bool ref = t && t->kind == DW_TYPE_POINTER && t->is_reference;
 	struct cg_value v = { 0 };
 	struct dw_std s = { 0 };
 	LLVMValueRef x;
 
-	if (!t || t->kind != DW_TYPE_POINTER || !t->is_reference || !bt_shows_referent(t->target, &s) ||
-	    value_at(cg, e, t, &var->loc, &v) || through_reference(cg, e, &v) || v.optimized_out ||
+	if (!t || !(ref ? bt_shows_referent(t->target, &s) : bt_shows_pointed(t, &s)) ||
+	    value_at(cg, e, t, &var->loc, &v) || (ref && through_reference(cg, e, &v)) || v.optimized_out ||
 	    v.kind != CG_VALUE || !v.lvalue)
 		return -ENOENT;
 	if (ctype_is_scalar(v.dt)) {

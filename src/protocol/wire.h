@@ -93,9 +93,9 @@ WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_event_header, n_items) == 30, "n_items of
 enum wr_item_type {
 	WR_ITEM_PRINT     = 0x05, /* formatted print: index = format string, payload = args */
 	WR_ITEM_REFS      = 0x06, /* payload = args, as a print's: the referents of frame
-				   * 0's references, each with its address attached
-				   * (WR_ARG_ATTACH_REFERENCE), for the backtrace that
-				   * follows it (bt args, bt full) */
+				   * 0's references and its strings, each with its address
+				   * attached (WR_ARG_ATTACH_REFERENCE), for the backtrace
+				   * that follows it (bt args, bt full) */
 	WR_ITEM_BACKTRACE = 0x10, /* payload = wr_bt_header + requested_depth frames, or
 				   * frame_count frames when it is the event's last item */
 	WR_ITEM_STACK     = 0x11, /* payload = wr_stack_header + a copy of the user stack:

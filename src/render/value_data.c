@@ -135,10 +135,19 @@ static bool is_char_pointer(const struct dw_type *t)
 	return e && e->is_char && e->size == 1 && !t->is_reference;
 }
 
-/* A char pointer's string, as the text shows it (the probe read it);
- * false when it did not. */
-static bool pointed_string(const struct dw_type *t, const struct place *p, struct span_list *out)
+/* A char pointer's string, as the text shows it (the probe read it:
+ * attached at the pointer's offset, or, inside a container, copied
+ * among its memory at the address @v); false when it did not. */
+static bool pointed_string(const struct dw_type *t, uint64_t v, const struct place *p,
+			   struct span_list *out)
 {
+	const struct ev_arg *copy = p && is_char_pointer(t) ? render_snap_string(p->snap, v) : NULL;
+
+	if (copy && copy->status == WR_ARG_OK) {
+		span_datan(out, SPAN_STRING, (const char *)copy->data,
+			   strnlen((const char *)copy->data, copy->len));
+		return true;
+	}
 	for (size_t i = 0; p && is_char_pointer(t) && i < p->n_attach; i++) {
 		const struct ev_arg *s = &p->attach[i];
 
@@ -168,7 +177,7 @@ static void scalar(const struct dw_type *t, const uint8_t *data, const struct pl
 	case DW_TYPE_POINTER:
 		if (!v)
 			span_null(out, SPAN_LITERAL);
-		else if (!pointed_string(t, p, out))
+		else if (!pointed_string(t, v, p, out))
 			span_dataf(out, SPAN_STRING, "0x%" PRIx64, v);
 		break;
 	case DW_TYPE_FLOAT:

@@ -261,21 +261,28 @@ static size_t pointed_string(const struct where *c, uint64_t p, uint8_t *buf, si
 static void bytes_text(const struct where *c, const struct dw_type *t, const uint8_t *data,
 		       size_t len, uint64_t addr, struct strbuf *out);
 
-/* The C++ library's values as gdb's bt shows them (render_frame_value()),
- * what they hold looked up in the stack copy. */
+static const struct ev_arg *copied_referent(const struct where *c, uint64_t addr);
+
+/* The library's values as gdb's bt shows them (render_frame_value()),
+ * what they hold looked up in the stack copy; in frame 0, in what the
+ * probe copied of the value at @addr with it, when it did. */
 static bool library_text(const struct where *c, const struct dw_type *t, const uint8_t *data, size_t len,
 			 uint64_t addr, struct strbuf *out)
 {
 	const struct ev_backtrace *bt = c->w->bt;
 	struct ev_arg stack = { .kind = WR_ARG_MEM, .status = WR_ARG_OK, .value = bt->stack->base,
 				.data = bt->stack_data, .len = bt->stack->len };
+	const struct ev_arg *copy = addr ? copied_referent(c, addr) : NULL;
 
+	if (copy && copy->status == WR_ARG_OK && copy->kind == WR_ARG_BYTES && copy->len == len)
+		return render_frame_value(t, copy->data, copy->len, addr, copy->attach, copy->n_attach, c->vc,
+					  out);
 	return render_frame_value(t, data, len, addr, &stack, 1, c->vc, out);
 }
 
-/* What frame 0's reference to @addr refers to, as the probe copied it
- * at the hit (WR_ITEM_REFS); NULL in other frames or when it was not
- * copied. */
+/* What frame 0's reference to @addr refers to, or its value at @addr,
+ * as the probe copied it at the hit (WR_ITEM_REFS); NULL in other frames
+ * or when it was not copied. */
 static const struct ev_arg *copied_referent(const struct where *c, uint64_t addr)
 {
 	const struct ev_backtrace *bt = c->w->bt;

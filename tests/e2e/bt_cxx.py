@@ -43,33 +43,6 @@ def norm_value(v):
     return v.replace(" = ", ": ")  # gdb's {x = 1}, wraith's {x: 1}
 
 
-def split_args(s):
-    """'a=1, b={x: 1, y: 2}' -> {'a': '1', 'b': '{x: 1, y: 2}'}; gdb's bt
-    form 'a=a@entry=1' (the value is also what the caller passed) is '1',
-    as `info args` shows it"""
-    out, depth, cur, quoted = {}, 0, "", False
-    for i, ch in enumerate(s):
-        if ch == '"' and (i == 0 or s[i - 1] != "\\"):
-            quoted = not quoted
-        elif not quoted and ch in "({[<":
-            depth += 1
-        elif not quoted and ch in ")}]>":
-            depth -= 1
-        if not quoted and depth == 0 and s[i:i + 2] == ", ":
-            name, _, value = cur.partition("=")
-            out[name.strip()] = strip_entry(name.strip(), value)
-            cur = ""
-            continue
-        cur += ch
-    name, _, value = cur.partition("=")
-    out[name.strip()] = strip_entry(name.strip(), value)
-    return out
-
-
-def strip_entry(name, value):
-    return value[len(name) + 7:] if value.startswith(name + "@entry=") else value
-
-
 # (probe, what to print): refs() and Counter::bump() at file scope,
 # geo::describe() for names qualified by their namespace
 PROBES = [("refs", REFS), ("Counter::bump", ["this", "*this"]),

@@ -20,25 +20,6 @@ require_root()
 NOT_COMPARED = {"pr", "arr", "raw"}
 
 
-def split_top(s, key_re):
-    """s cut at each ', ' outside brackets and quotes that comes before a
-    match of key_re (a member's or argument's name)."""
-    out, depth, cur, quoted = [], 0, "", False
-    for i, ch in enumerate(s):
-        if ch == '"' and (i == 0 or s[i - 1] != "\\"):
-            quoted = not quoted
-        elif not quoted and ch in "({[<":
-            depth += 1
-        elif not quoted and ch in ")}]>":
-            depth -= 1
-        if not quoted and depth == 0 and s[i:i + 2] == ", " and re.match(key_re, s[i + 2:]):
-            out.append(cur)
-            cur = ""
-            continue
-        cur += ch
-    return out + [cur]
-
-
 def split_members(s):
     """'{a: 1, b: {x: 2}}' -> {'a': '1', 'b': '{x: 2}'}"""
     s = s.strip()
@@ -162,6 +143,7 @@ for v, res, own, events in parallel(json_values, ("O0", "O2", "clang-O0", "clang
     check(a["dq"]["count"] == 201 and a["dq"]["elements"] == dq[:200] and a["dq"]["truncated"],
           "%s: a deque across blocks, capped" % label)
     eq(a["dangling"]["elements"], ["before", None, "after"], "%s: a dangling string is null" % label)
+    eq(a["cstrs"]["elements"], ["one", "two"], "%s: a char * inside a container is its string" % label)
     eq((a["opt"]["has_value"], a["opt"]["value"], a["opt_none"]["has_value"], "value" in a["opt_none"]),
        (True, int(own["opt"]), False, False), "%s: optional presence and value" % label)
     eq((a["var_str"]["index"], a["var_str"]["value"]), (1, "alt"), "%s: variant" % label)
@@ -201,13 +183,9 @@ for v in ("libcxx-O0", "libcxx-O2"):
 
 # bt args: frame values through the same readers, shortened on one line
 # as gdb's bt shows them (print frame-arguments scalars)
-def split_args(s):
-    return dict(a.lstrip(" ").split("=", 1) for a in split_top(s, r"[A-Za-z_]\w*=") if "=" in a)
-
-
 def frame0_args(text, fn):
     m = re.search(r"#0 +(?:0x[0-9a-f]+ in )?%s ?\((.*)\) at " % re.escape(fn), text)
-    return split_args(m.group(1)) if m else None
+    return split_args(m.group(1), keep_entry=True) if m else None
 
 
 def bt_args(v):

@@ -16,7 +16,8 @@ rust-gdb's shapes (`Vec(size=3) = {80, 443, 8080}`, `"text"`,
 where rust-gdb reads one is a failure, except that a uprobe cannot see
 SSE registers.
 
-Also: 200 Strings in a Vec shown whole (gdb's print elements), and a
+Also: bt args of &str, slices, String and Vec; expressions on them (.len(), .is_empty(), v[i], -> through Rc and
+Arc, Option as a condition), 200 Strings in a Vec shown whole (gdb's print elements), and a
 Vec another thread keeps changing printed 20 times without a garbled
 line.  Not covered here: BTreeMap, BTreeSet (shown member by member,
 doc/script-reference.md).
@@ -40,27 +41,6 @@ PROBES = [
                        "bag.refcell", "bag.cell", "bag.deque", "bag.map", "bag.set", "bag.hmap"]),
     ("rstd::by_value", ["name", "ids", "pair"]),
 ]
-
-
-def split_top(s):
-    """'a, (b, c), "d, e"' -> ['a', '(b, c)', '"d, e"']"""
-    out, depth, cur, quoted = [], 0, "", False
-    for i, ch in enumerate(s):
-        if ch == '"' and (i == 0 or s[i - 1] != "\\"):
-            quoted = not quoted
-        elif not quoted and ch in "([{":
-            depth += 1
-        elif not quoted and ch in ")]}":
-            depth -= 1
-        if not quoted and depth == 0 and s[i:i + 2] == ", ":
-            out.append(cur)
-            cur = ""
-            continue
-        if not (cur == "" and ch == " " and not quoted and depth == 0 and out):
-            cur += ch
-    if cur:
-        out.append(cur)
-    return out
 
 
 def vec(debug, conv=lambda e: e, label="Vec"):
@@ -228,8 +208,81 @@ def racing(variant):
     eq(bad[:1], [], "%s: every print of the changing Vec is whole" % name)
 
 
+def expressions(variant):
+    """.len(), .is_empty(), v[i] on a Vec and a slice, -> through Rc, an
+    Option (niches too) as a condition: against the fixture's own
+    account of its values ({:?}, and the literals main() passes)."""
+    name = "rstd-" + variant
+    fx = Fixture(name, [2000])
+    lines = []
+    # a fat reference (&str, &[T]) and an Option<&T> held in registers have
+    # no address: they are read at opt-level 0 only
+    fat = variant == "O0"
+    try:
+        while len(lines) < 16:
+            lines.append(fx.proc.stdout.readline().rstrip("\n"))
+        script = ('trace rstd::show { print "X {} {} {} {}", cfg.ports.len(), v.len(), v[1], cfg.shared->id; %s}\n'
+                  'trace rstd::inspect { print "Y {} {} {} {} {}", bag.deque.len(), bag.hmap.len(), bag.set.len(), '
+                  'bag.empty_vec.is_empty(), (*bag.arc).len(); %s'
+                  'if bag.nonzero && !bag.none && bag.nonzero.is_some() && bag.none.is_none() { print "Z niches"; } }\n'
+                  % ('print "W {} {} {}", key.len(), nums[2], nums.len(); ' if fat else "",
+                     'if opt { print "Z some"; } else { print "Z none"; } ' if fat else ""))
+        res = run(["-p", fx.pid, "-s", script, "--max-events", 6, "--timeout", 30, "-q"], timeout=90)
+    finally:
+        fx.stop()
+    d = dict(l.split(" = ", 1) for l in lines if " = " in l)
+    out = res.stdout
+    first = lambda tag: (re.findall(r"(?m)^\s*%s (.*)$" % tag, out) or [None])[0]
+    shared_id = re.match(r"Item \{ id: (\d+)", d["cfg.shared"]).group(1)
+    eq(first("X"), "%d 3 -2 %s" % (len(split_top(d["cfg.ports"][1:-1])), shared_id),
+       "%s: a Vec's len() and v[i] through a &Vec, -> through an Rc" % name)
+    if fat:
+        eq(first("W"), "5 40 3", "%s: a &str's len(), a slice's [i] and len()" % name)
+    eq(first("Y"), "%d 20 1 true %d" % (len(split_top(d["bag.deque"][1:-1])), len(d["bag.arc"]) - 2),
+       "%s: VecDeque, HashMap and HashSet len(), is_empty(), a String's len() through an Arc" % name)
+    eq(sorted(set(re.findall(r"(?m)^\s*Z (.*)$", out))), ["niches", "none", "some"] if fat else ["niches"],
+       "%s: Option as a condition, niches too" % name)
+
+
+def frame0(text, fn):
+    m = re.search(r"#0 +(?:0x[0-9a-f]+ in )?%s ?\((.*)\) at " % re.escape(fn), text)
+    return split_args(m.group(1)) if m else None
+
+
+def bt_strings(variant):
+    """bt args of frame 0: a &str and a slice as rust-gdb's bt shows them
+    (key="short": the probe copies the characters at the hit), a String
+    and a Vec passed by value (rust-gdb's printers fail on them here: the
+    literals main() passes, "by value" on the heap)."""
+    name = "rstd-" + variant
+    fx = Fixture(name, [2000])
+    try:
+        res = run(["-p", fx.pid, "-s", "trace rstd::show { bt args; } trace rstd::by_value { bt args; }",
+                   "--max-events", 2, "--timeout", 30, "-q"], timeout=90)
+    finally:
+        fx.stop()
+    gdb = subprocess.run([RUST_GDB, "-batch", "-ex", "break rstd::show", "-ex", "run 100000", "-ex", "bt 1",
+                          "-ex", "kill", fixture(name)], capture_output=True, text=True, timeout=240,
+                         env=dict(os.environ, LANG="C.UTF-8")).stdout
+    got, want = frame0(res.stdout, "rstd::show"), frame0(gdb, "rstd::show")
+    # at opt-level 1 and 2 the compiler keeps a &str's and a slice's length
+    # but not their data pointer: members shown (doc/script-reference.md)
+    fat = ("key", "nums") if variant == "O0" else ()
+    if check(got and want, "%s: rstd::show's frame 0 from both tools (%r)" % (name, res.stdout[-300:])):
+        for arg in fat + ("level",):
+            eq(norm(got.get(arg, "<missing>")), norm(want.get(arg, "<missing gdb>")),
+               "%s: bt args' %s as rust-gdb's bt shows it" % (name, arg))
+    got = frame0(res.stdout, "rstd::by_value") or {}
+    eq((got.get("name"), got.get("ids")), ('"by value"', "Vec(size=2) = {...}"),
+       "%s: a String and a Vec by value in bt args" % name)
+
+
 for v in ("O0", "O1", "O2", "v0-O2"):
     compare(v)
+for v in ("O0", "O1", "O2"):
+    bt_strings(v)
+for v in ("O0", "O1", "O2"):
+    expressions(v)
 many("O2")
 racing("O1")
 check_no_leftovers("after the Rust std values")

@@ -296,6 +296,44 @@ def json_events(stdout):
     return events
 
 
+def split_top(s, key_re=None):
+    """s cut at each ', ' outside quotes and brackets ((), [], {}, <>; not
+    the > of ->) and, with key_re, only where a match of it follows (a
+    member's or an argument's name): 'a, (b, c), "d, e"' -> ['a', '(b, c)',
+    '"d, e"']; '' -> []."""
+    out, depth, cur, quoted, i = [], 0, "", False, 0
+    while i < len(s):
+        ch = s[i]
+        if ch == '"' and (i == 0 or s[i - 1] != "\\"):
+            quoted = not quoted
+        elif not quoted and ch in "([{<":
+            depth += 1
+        elif not quoted and ch in ")]}>" and not (ch == ">" and i and s[i - 1] == "-"):
+            depth -= 1
+        if (not quoted and depth == 0 and s.startswith(", ", i)
+                and (key_re is None or re.match(key_re, s[i + 2:]))):
+            out.append(cur)
+            cur, i = "", i + 2
+            continue
+        cur += ch
+        i += 1
+    return out + [cur] if cur or out else []
+
+
+def split_args(s, keep_entry=False):
+    """A bt's argument list, 'a=1, b={x: 1, y: 2}' -> {'a': '1', 'b': '{x:
+    1, y: 2}'}.  gdb's 'a=a@entry=1' (the value is also what the caller
+    passed) is '1', as `info args` shows it, unless keep_entry."""
+    out = {}
+    for a in split_top(s, r"[A-Za-z_][\w@]*="):
+        name, eqs, value = a.partition("=")
+        name = name.strip()
+        if eqs:
+            out[name] = value if keep_entry or not value.startswith(name + "@entry=") \
+                else value[len(name) + 7:]
+    return out
+
+
 def check(cond, what):
     if cond:
         print("ok   " + what)
