@@ -6,10 +6,9 @@
  * section reads these.  Nothing here runs but the ring's warm-up program.
  */
 
-/* x86-64 struct pt_regs, as the uprobe context. */
+/* x86-64 struct pt_regs, as the uprobe context (arch/x86_64.h). */
 struct wr_regs {
-	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
-	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+	X86_PT_REGS_MEMBERS
 };
 
 /* The few kernel structures the step program reads, as CO-RE shadows:

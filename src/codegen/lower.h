@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/x86_64.h"
 #include "codegen/ctype.h"
 #include "codegen/plan.h"
 #include "protocol/contract.h"
@@ -76,7 +77,7 @@ struct cg {
 	struct diag *diag;
 	LLVMValueRef fn;             /* the probe function */
 	LLVMBasicBlockRef entry;     /* allocas and register reads go here */
-	LLVMValueRef regs[17];       /* registers read so far, by DWARF number */
+	LLVMValueRef regs[X86_DWARF_NREGS]; /* registers read so far, by DWARF number */
 	LLVMValueRef ctx_arg;
 	/* plan.site_table: the site's data in its table entry (i64 *), and
 	 * the values this site put there so far, in the order asked. */

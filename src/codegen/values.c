@@ -23,13 +23,6 @@
 #include <ctype.h>
 #include <string.h>
 
-/* x86-64 struct pt_regs byte offsets by DWARF register number. */
-static const int pt_regs_offset[17] = {
-	80, 96, 88, 40, 104, 112, 32, 152, /* rax rdx rcx rbx rsi rdi rbp rsp */
-	72, 64, 56, 48, 24, 16, 8, 0,      /* r8 .. r15 */
-	128,                               /* rip */
-};
-
 static LLVMTypeRef i64t(struct cg *cg)
 {
 	return LLVMInt64TypeInContext(cg->ctx);
@@ -49,7 +42,7 @@ LLVMValueRef values_reg(struct cg *cg, int reg)
 		return cg->regs[reg];
 	b = LLVMCreateBuilderInContext(cg->ctx);
 	LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(cg->entry));
-	off = LLVMConstInt(i64t(cg), (unsigned long long)pt_regs_offset[reg], 0);
+	off = LLVMConstInt(i64t(cg), x86_pt_regs_offset((unsigned)reg), 0);
 	p = LLVMBuildGEP2(b, i8, cg->ctx_arg, &off, 1, "");
 	cg->regs[reg] = LLVMBuildLoad2(b, i64t(cg), p, "reg");
 	LLVMSetVolatile(cg->regs[reg], 1);
@@ -84,7 +77,8 @@ LLVMValueRef cg_site_reg(struct cg *cg, int reg)
 {
 	LLVMValueRef args[2];
 
-	if (reg < 0 || reg > 16 || !(args[1] = site_param(cg, (uint64_t)pt_regs_offset[reg])))
+	if (reg < 0 || reg >= X86_DWARF_NREGS ||
+	    !(args[1] = site_param(cg, x86_pt_regs_offset((unsigned)reg))))
 		return values_reg(cg, reg);
 	args[0] = cg->ctx_arg;
 	return cg_call(cg, WR_FN_SITE_REG, args, 2);
@@ -299,7 +293,9 @@ static LLVMValueRef expr_value(struct cg *cg, const struct ast_expr *e, const st
 	case DW_EXPR_CONST: return cg_site_const(cg, (uint64_t)x->value);
 	case DW_EXPR_REG: return reg_value(cg, x->reg);
 	case DW_EXPR_CFA: return frame_cfa(cg, e);
-	case DW_EXPR_BIAS: return LLVMBuildSub(B, values_reg(cg, 16), cg_site_const(cg, cg->plan->pc), "bias");
+	case DW_EXPR_BIAS:
+		return LLVMBuildSub(B, values_reg(cg, X86_DWARF_rip), cg_site_const(cg, cg->plan->pc),
+				    "bias");
 	case DW_EXPR_DEREF: return read_u64(cg, a, x->size, v);
 	case DW_EXPR_NEG: return LLVMBuildNeg(B, a, "");
 	case DW_EXPR_NOT: return LLVMBuildNot(B, a, "");
@@ -445,7 +441,8 @@ static int value_at(struct cg *cg, const struct ast_expr *e, const struct dw_typ
 		return 0;
 	case DW_LOC_MEM_ADDR:
 		/* The load bias: where the probe's pc really is, minus its ELF address. */
-		base = LLVMBuildSub(cg->builder, values_reg(cg, 16), cg_site_const(cg, cg->plan->pc), "bias");
+		base = LLVMBuildSub(cg->builder, values_reg(cg, X86_DWARF_rip),
+				    cg_site_const(cg, cg->plan->pc), "bias");
 		break;
 	case DW_LOC_PIECES:
 		if (!aggregate)
@@ -496,7 +493,8 @@ static int function_value(struct cg *cg, const struct ast_expr *e, struct cg_val
 	if (!cg->plan->vars.find_function ||
 	    cg->plan->vars.find_function(cg->plan->vars.ctx, e->str, &t, &vaddr))
 		return enum_constant(cg, e, out);
-	bias = LLVMBuildSub(cg->builder, values_reg(cg, 16), cg_site_const(cg, cg->plan->pc), "bias");
+	bias = LLVMBuildSub(cg->builder, values_reg(cg, X86_DWARF_rip), cg_site_const(cg, cg->plan->pc),
+			    "bias");
 	set_dw(out, t, LLVMBuildAdd(cg->builder, bias, cg_i64(cg, vaddr), ""), true);
 	return 0;
 }

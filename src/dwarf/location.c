@@ -16,6 +16,7 @@
  * uprobe's pt_regs has only the general-purpose ones), thread-local
  * storage, and the operations this version does not evaluate yet.
  */
+#include "arch/x86_64.h"
 #include "dwarf/location.h"
 #include "dwarf/vars_priv.h"
 #include "util/xalloc.h"
@@ -161,19 +162,20 @@ const struct dw_expr *vars_expr_if(struct vars_cache *c, const struct dw_expr *c
 /* What a probe cannot read, by DWARF register number (x86-64 psABI). */
 static const char *unreadable_register(int reg)
 {
-	if ((reg >= 17 && reg <= 32) || (reg >= 67 && reg <= 82))
+	if ((reg >= X86_DWARF_XMM0 && reg <= X86_DWARF_XMM15) ||
+	    (reg >= X86_DWARF_XMM16 && reg <= X86_DWARF_XMM31))
 		return "the value is in a vector register (xmm/ymm), which a uprobe cannot read: "
 		       "a probe sees only the general-purpose registers";
-	if (reg >= 33 && reg <= 40)
+	if (reg >= X86_DWARF_ST0 && reg <= X86_DWARF_ST7)
 		return "the value is in an x87 floating-point register, which a uprobe cannot read";
-	if (reg >= 41 && reg <= 48)
+	if (reg >= X86_DWARF_MM0 && reg <= X86_DWARF_MM7)
 		return "the value is in an MMX register, which a uprobe cannot read";
 	return "the value is in a register a uprobe cannot read";
 }
 
 static bool readable(struct eval *ev, int reg)
 {
-	if (reg >= 0 && reg <= 16)
+	if (reg >= 0 && reg < X86_DWARF_NREGS)
 		return true;
 	ev->why = unreadable_register(reg);
 	return false;

@@ -4,7 +4,8 @@
  * names, with the maps', are contract.h's).
  *
  * Layer rule: this header is included by the BPF templates (clang -target
- * bpf) and by userspace; it depends only on <linux/types.h>.  It is the one
+ * bpf) and by userspace; it depends only on <linux/types.h> and
+ * arch/x86_64.h.  It is the one
  * definition of these layouts: fixed-width fields, explicit padding, no
  * pointers, longs, bools or bitfields, and a _Static_assert on every size
  * and offset so both compilers check the same numbers.  Values that travel
@@ -19,6 +20,8 @@
 #define WRAITH_PROTOCOL_WIRE_H
 
 #include <linux/types.h>
+
+#include "arch/x86_64.h"
 
 #define WR_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
 #define WR_OFFSETOF(t, m) __builtin_offsetof(t, m)
@@ -537,8 +540,7 @@ WR_STATIC_ASSERT((WR_STACK_CHUNK & (WR_STACK_CHUNK - 1)) == 0, "stack chunk is a
  * struct pt_regs): what a frame's variables are read from, and, unwound
  * by the CFI in userspace, its callers'. */
 struct wr_stack_regs {
-	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
-	__u64 ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+	X86_PT_REGS_MEMBERS
 };
 WR_STATIC_ASSERT(sizeof(struct wr_stack_regs) == 168, "stack regs size");
 
@@ -590,10 +592,10 @@ enum wr_row_kind {
 	WR_ROW_UNSUPPORTED = 2, /* a rule that has no compact form (expression, other register) */
 };
 
-/* DWARF register numbers used by rules (x86-64). */
-#define WR_DWARF_RBP 6
-#define WR_DWARF_RSP 7
-#define WR_DWARF_RIP 16
+/* DWARF register numbers used by rules (arch/x86_64.h). */
+#define WR_DWARF_RBP X86_DWARF_rbp
+#define WR_DWARF_RSP X86_DWARF_rsp
+#define WR_DWARF_RIP X86_DWARF_rip
 
 /* Offsets that do not fit these widths make the row unsupported. */
 struct wr_cfi_rule {
@@ -613,12 +615,11 @@ WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cfi_rule, rbp_off) == 6, "rbp_off offset"
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cfi_rule, cfa_reg) == 8, "cfa_reg offset");
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cfi_rule, kind) == 12, "rule kind offset");
 
-/* Offsets into the ucontext_t the kernel pushes for a signal handler, as
- * seen from rsp at the trampoline (uc_mcontext at 40; gregs in the
- * REG_R8.. order). */
-#define WR_UCTX_RBP 120
-#define WR_UCTX_RSP 160
-#define WR_UCTX_RIP 168
+/* Where a signal frame keeps the registers a signal row recovers
+ * (arch/x86_64.h). */
+#define WR_UCTX_RBP X86_UCTX_RBP
+#define WR_UCTX_RSP X86_UCTX_RSP
+#define WR_UCTX_RIP X86_UCTX_RIP
 
 /* One executable mapping of a traced process. */
 struct wr_mapping {

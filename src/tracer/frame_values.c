@@ -86,8 +86,9 @@ static void step(struct fv_walk *w, struct target *t)
 static void regs_of(const struct wr_stack_regs *r, struct uw_frame_regs *out)
 {
 	const uint64_t v[UW_FRAME_NREGS] = {
-		r->ax, r->dx, r->cx, r->bx, r->si, r->di, r->bp, r->sp,
-		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15, r->ip,
+#define REG_VALUE(n, name, field) [n] = r->field,
+		X86_DWARF_REGS(REG_VALUE)
+#undef REG_VALUE
 	};
 
 	memcpy(out->v, v, sizeof(v));

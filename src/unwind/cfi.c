@@ -422,7 +422,7 @@ long cfi_table_lookup(const struct cfi_table *t, uint64_t pc)
 
 static const char *reg_name(unsigned reg)
 {
-	return reg == WR_DWARF_RBP ? "rbp" : reg == WR_DWARF_RSP ? "rsp" : "r?";
+	return reg == WR_DWARF_RBP || reg == WR_DWARF_RSP ? x86_dwarf_reg_name(reg) : "r?";
 }
 
 /* readelf's column notation: c-8 at CFA-8, v+8 the value CFA+8, u

@@ -298,7 +298,7 @@ static void exec_cfa_expression(struct interp *ip, struct dw_cursor *c)
 	c->p += len;
 	ip->st.cfa_how = CFA_EXPR;
 	ip->dirty = true;
-	if (len >= 3 && e.p[0] == DW_OP_breg6 && e.end[-1] == DW_OP_deref) {
+	if (len >= 3 && e.p[0] == DW_OP_breg0 + WR_DWARF_RBP && e.end[-1] == DW_OP_deref) {
 		int64_t off;
 
 		e.p++;
@@ -326,7 +326,7 @@ static void exec_reg_expression(struct interp *ip, struct dw_cursor *c, uint64_t
 	}
 	e.end = c->p + len;
 	c->p += len;
-	if (len >= 2 && e.p[0] == DW_OP_breg6) {
+	if (len >= 2 && e.p[0] == DW_OP_breg0 + WR_DWARF_RBP) {
 		e.p++;
 		off = dw_read_sleb(&e);
 		if (!e.bad && e.p == e.end) {

@@ -21,10 +21,9 @@
 
 struct dw_module;
 
-/* Registers by their DWARF numbers on x86-64: rax 0, rdx 1, rcx 2, rbx 3,
- * rsi 4, rdi 5, rbp 6, rsp 7, r8-r15 8-15, rip 16 (WR_DWARF_RBP, _RSP and
- * _RIP in protocol/wire.h). */
-#define UW_FRAME_NREGS 17
+/* Registers by their DWARF numbers on x86-64 (arch/x86_64.h): rax 0 ...
+ * rip 16. */
+#define UW_FRAME_NREGS X86_DWARF_NREGS
 
 struct uw_frame_regs {
 	uint64_t v[UW_FRAME_NREGS]; /* runtime values */
