@@ -14,6 +14,7 @@
 #include "script/parser.h"
 #include "tracer/session_priv.h"
 #include "tracer/target.h"
+#include "unwind/cfi.h"
 #include "util/diag.h"
 #include "util/error.h"
 #include "util/strbuf.h"

@@ -37,9 +37,10 @@ static void tmodule_free(struct tmodule *m)
 	if (!m)
 		return;
 	dw_module_free(m->dw);
-	runtime_cfi_maps_close(m->cfi_fds);
-	cfi_table_release(&m->cfi);
-	cfi_rules_release(&m->rules);
+	runtime_cfi_maps_close(m->cfi->fds);
+	cfi_table_release(&m->cfi->rows);
+	cfi_rules_release(&m->cfi->rules);
+	free(m->cfi);
 	free(m->path);
 	free(m->open_path);
 	free(m);
@@ -71,9 +72,10 @@ int target_add_module(struct target *t, const char *path, char *open_path, uint6
 	m->ino = ino;
 	m->slot = (uint32_t)t->n_mods;
 	m->cookie = (uint64_t)m->slot + 1;
-	m->cfi_fds[0] = m->cfi_fds[1] = -1;
-	cfi_rules_init(&m->rules);
-	cfi_table_init(&m->cfi);
+	m->cfi = xcalloc(1, sizeof(*m->cfi));
+	m->cfi->fds[0] = m->cfi->fds[1] = -1;
+	cfi_rules_init(&m->cfi->rules);
+	cfi_table_init(&m->cfi->rows);
 	err = dw_module_open_as(m->open_path, m->path, &m->dw);
 	if (err) {
 		wr_debug("cannot open module %s: %s", path, wr_strerror(err));
@@ -370,14 +372,14 @@ static void module_meaning(struct tmodule *m, struct strbuf *out)
 		    dwarf ? "functions, FILE:LINE and variables" :
 		    "functions by symbol only (no FILE:LINE, no variables)",
 		    dwarf ? "names, parameters and FILE:LINE" : "symbol names only");
-	if (m->cfi_deferred)
+	if (m->cfi->deferred)
 		strbuf_addstr(out, "      start-up: deferred (big): its unwind rows go into the kernel "
 			      "once read; walks reaching it are finished by wraith meanwhile\n");
-	if (!m->cfi_loaded)
+	if (!m->cfi->loaded)
 		return;
-	if (m->cfi.n)
+	if (m->cfi->rows.n)
 		strbuf_addf(out, "      backtraces: unwound through it (%zu unwind rows from %s)\n",
-			    m->cfi.n, m->cfi.source);
+			    m->cfi->rows.n, m->cfi->rows.source);
 	else
 		strbuf_addstr(out, "      backtraces: stop in it (no unwind rows: no .eh_frame or "
 			      ".debug_frame)\n");

@@ -4,8 +4,9 @@
  *
  * struct target is opaque: its fields are the target*.c files' own
  * (target_priv.h), and the rest of tracer/ asks through the functions
- * here.  A module's cfi_*, rules and cfi fields are theirs too (read
- * through target_rule_at(), target_cfa_at(), target_module_rows()).
+ * here.  So are a module's unwind rows and their state (struct
+ * tmodule_cfi), read through target_rule_at(), target_cfa_at() and
+ * target_module_rows().
  *
  * Layer rule: tracer/ sits on top of proc/, dwarf/, script/, codegen/,
  * runtime/ and render/, and is the only place that joins them.  The shell,
@@ -27,11 +28,12 @@
 
 #include "protocol/decode.h"
 #include "protocol/wire.h"
-#include "unwind/cfi.h"
-#include "unwind/loader.h"
 
+struct cfi_rules;
+struct cfi_table;
 struct dw_module;
 struct runtime;
+struct tmodule_cfi;
 struct render_frame;
 struct strbuf;
 
@@ -46,20 +48,8 @@ struct tmodule {
 	bool deleted;           /* deleted or replaced on disk: open_path is the mapping */
 	bool special;           /* the vdso: unwound and named, never probed */
 	bool unmapped;          /* found on disk for a probe; no process maps it yet */
-	bool cfi_loaded;        /* rows extracted */
-	bool cfi_installed;     /* rows in the kernel */
-	bool cfi_queued;        /* in the loader thread's queue (target_cfi.c) */
-	bool cfi_pinned;        /* holds probe sites: never deferred */
-	bool cfi_deferred;      /* left out of the kernel (rows and mappings) until
-				 * the loader has read it: a walk reaching it is
-				 * handed over and finished in userspace */
-	struct uw_load cfi_load; /* reading its rows (unwind/loader.h): its sections
-				 * (owned while queued), and .last when deferrable: big,
-				 * and not one of the modules every stack passes through */
-	int cfi_fds[2];         /* owned: its rules' and rows' maps, made early by the
-				 * loader thread (runtime_cfi_maps_new), or -1 */
-	struct cfi_rules rules; /* this module's rule table */
-	struct cfi_table cfi;
+	struct tmodule_cfi *cfi; /* owned: its unwind rows and what became of them
+				 * (target_priv.h: the target files' own) */
 };
 
 struct tmapping {

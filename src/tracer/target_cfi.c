@@ -64,43 +64,43 @@ static void make_maps(struct uw_load *job, void *ctx)
 	struct tmodule *m = job->owner;
 
 	(void)ctx;
-	if (m->cfi.n)
-		runtime_cfi_maps_new(m->cfi.rows, m->cfi.n, m->rules.v, m->rules.n, m->cfi_fds);
+	if (m->cfi->rows.n)
+		runtime_cfi_maps_new(m->cfi->rows.rows, m->cfi->rows.n, m->cfi->rules.v, m->cfi->rules.n, m->cfi->fds);
 }
 
 /* Main thread: count @m's rows as loaded and say what went wrong. */
 static void adopt(struct target *t, struct tmodule *m)
 {
-	if (m->cfi_load.err)
+	if (m->cfi->load.err)
 		wr_warn("reading the unwind tables of %s: %s (frames in it may stop early)", m->path,
-			wr_strerror(m->cfi_load.err));
-	cfi_sources_close(m->cfi_load.src);
-	m->cfi_load.src = NULL;
-	m->cfi_loaded = true;
-	t->stats.cfi_rows += m->cfi.n;
-	t->stats.cfi_rules += m->rules.n;
+			wr_strerror(m->cfi->load.err));
+	cfi_sources_close(m->cfi->load.src);
+	m->cfi->load.src = NULL;
+	m->cfi->loaded = true;
+	t->stats.cfi_rows += m->cfi->rows.n;
+	t->stats.cfi_rules += m->cfi->rules.n;
 	t->stats.cfi_modules++;
-	t->stats.cfi_seconds += m->cfi.stats.seconds;
+	t->stats.cfi_seconds += m->cfi->rows.stats.seconds;
 }
 
 /* @m's job, its sections found (main thread: libelf, libdwfl). */
 static void prepare(struct tmodule *m)
 {
-	m->cfi_load.src = cfi_sources_open(m->dw);
-	m->cfi_load.rules = &m->rules;
-	m->cfi_load.table = &m->cfi;
-	m->cfi_load.owner = m;
+	m->cfi->load.src = cfi_sources_open(m->dw);
+	m->cfi->load.rules = &m->cfi->rules;
+	m->cfi->load.table = &m->cfi->rows;
+	m->cfi->load.owner = m;
 }
 
 static int load_module_cfi(struct target *t, struct tmodule *m)
 {
-	if (m->cfi_loaded)
+	if (m->cfi->loaded)
 		return 0;
-	if (m->cfi_queued) {
-		uw_loader_claim(t->cfi_loader->l, &m->cfi_load);
+	if (m->cfi->queued) {
+		uw_loader_claim(t->cfi_loader->l, &m->cfi->load);
 	} else {
 		prepare(m);
-		uw_load_run(&m->cfi_load);
+		uw_load_run(&m->cfi->load);
 	}
 	adopt(t, m);
 	return 0;
@@ -113,7 +113,7 @@ int target_load_module_cfi(struct target *t, struct tmodule *m)
 
 static size_t cfi_size(const struct tmodule *m)
 {
-	return m->cfi_load.src ? cfi_sources_size(m->cfi_load.src) : 0;
+	return m->cfi->load.src ? cfi_sources_size(m->cfi->load.src) : 0;
 }
 
 /* The biggest first (the loader reads the deferrable ones last). */
@@ -157,8 +157,8 @@ static bool on_every_stack(const struct tmodule *m)
 static bool deferrable(struct target *t, const struct tmodule *m, struct tmodule *main_mod,
 		       size_t threshold)
 {
-	return m->cfi_load.src && cfi_sources_size(m->cfi_load.src) >= threshold &&
-	       m != main_mod && !m->special && !m->unmapped && !m->cfi_pinned &&
+	return m->cfi->load.src && cfi_sources_size(m->cfi->load.src) >= threshold &&
+	       m != main_mod && !m->special && !m->unmapped && !m->cfi->pinned &&
 	       !on_every_stack(m) && !t->cfi_defer_off;
 }
 
@@ -180,11 +180,11 @@ void target_load_cfi_start(struct target *t, bool kernel_maps)
 	for (size_t i = 0; i < t->n_mods; i++) {
 		struct tmodule *m = t->mods[i];
 
-		if (m->cfi_loaded)
+		if (m->cfi->loaded)
 			continue;
 		prepare(m);
-		m->cfi_load.last = deferrable(t, m, main_mod, threshold);
-		m->cfi_queued = true;
+		m->cfi->load.last = deferrable(t, m, main_mod, threshold);
+		m->cfi->queued = true;
 		c->mods = xgrow(c->mods, &c->cap, c->n + 1, sizeof(*c->mods));
 		c->mods[c->n++] = m;
 	}
@@ -202,7 +202,7 @@ void target_load_cfi_start(struct target *t, bool kernel_maps)
 		struct uw_load **jobs = xmalloc(c->n * sizeof(*jobs));
 
 		for (size_t i = 0; i < c->n; i++)
-			jobs[i] = &c->mods[i]->cfi_load;
+			jobs[i] = &c->mods[i]->cfi->load;
 		c->l = uw_loader_start(jobs, c->n, hold > 0 ? c->t0 + hold : 0,
 				       t->cfi_maps_early ? make_maps : NULL, NULL);
 		free(jobs);
@@ -226,11 +226,11 @@ static void join(struct target *t, bool late)
 		struct tmodule *m = c->mods[i];
 
 		/* The loader is gone: the modules are the main thread's now. */
-		if (uw_loader_done(c->l, &m->cfi_load) && !m->cfi_loaded)
+		if (uw_loader_done(c->l, &m->cfi->load) && !m->cfi->loaded)
 			adopt(t, m);
-		cfi_sources_close(m->cfi_load.src); /* left when stopped */
-		m->cfi_load.src = NULL;
-		m->cfi_queued = false;
+		cfi_sources_close(m->cfi->load.src); /* left when stopped */
+		m->cfi->load.src = NULL;
+		m->cfi->queued = false;
 	}
 	if (shown)
 		t->progress(t->progress_ctx, NULL);
@@ -268,11 +268,11 @@ size_t target_cfi_defer(struct target *t)
 	for (size_t i = 0; i < c->n; i++) {
 		struct tmodule *m = c->mods[i];
 
-		if (!m->cfi_load.last || m->cfi_pinned || uw_loader_done(c->l, &m->cfi_load))
+		if (!m->cfi->load.last || m->cfi->pinned || uw_loader_done(c->l, &m->cfi->load))
 			continue;
-		m->cfi_deferred = true;
+		m->cfi->deferred = true;
 		strbuf_addf(&names, "%s%s (%.1f MB of CFI)", n ? ", " : "", dw_module_name(m->dw),
-			    cfi_sources_size(m->cfi_load.src) / 1e6);
+			    cfi_sources_size(m->cfi->load.src) / 1e6);
 		n++;
 	}
 	t->cfi_n_deferred = n;
@@ -288,9 +288,9 @@ bool target_cfi_ready(struct target *t, const struct tmodule *m)
 {
 	struct cfi_loader *c = t->cfi_loader;
 
-	if (m->cfi_loaded || !c || !m->cfi_queued)
-		return m->cfi_loaded;
-	return uw_loader_done(c->l, &m->cfi_load);
+	if (m->cfi->loaded || !c || !m->cfi->queued)
+		return m->cfi->loaded;
+	return uw_loader_done(c->l, &m->cfi->load);
 }
 
 void target_load_cfi_stop(struct target *t)
@@ -320,10 +320,10 @@ uint32_t target_rule_at(struct tmodule *m, uint64_t pc)
 {
 	long idx;
 
-	if (!m->cfi_loaded)
+	if (!m->cfi->loaded)
 		return WR_RULE_LOOKUP;
-	idx = cfi_table_lookup(&m->cfi, pc);
-	return idx < 0 ? WR_CFI_RULE_NONE : m->cfi.rows[idx].rule;
+	idx = cfi_table_lookup(&m->cfi->rows, pc);
+	return idx < 0 ? WR_CFI_RULE_NONE : m->cfi->rows.rows[idx].rule;
 }
 
 bool target_cfa_at(struct target *t, struct tmodule *m, uint64_t pc, uint32_t *rule, int *reg,
@@ -333,13 +333,13 @@ bool target_cfa_at(struct target *t, struct tmodule *m, uint64_t pc, uint32_t *r
 
 	/* The rows may have been read since the rule was looked up (by an
 	 * earlier site's kernel start-up): look it up again then too. */
-	if (!m->cfi_loaded || *rule == WR_RULE_LOOKUP) {
+	if (!m->cfi->loaded || *rule == WR_RULE_LOOKUP) {
 		target_load_module_cfi(t, m);
 		*rule = target_rule_at(m, pc);
 	}
-	if (*rule >= m->rules.n)
+	if (*rule >= m->cfi->rules.n)
 		return false;
-	r = &m->rules.v[*rule];
+	r = &m->cfi->rules.v[*rule];
 	if (r->kind != WR_ROW_NORMAL || r->cfa_kind != WR_CFA_REG_OFF)
 		return false;
 	*reg = r->cfa_reg;
@@ -354,10 +354,10 @@ bool target_cfi_wanted(const struct target *t)
 
 const struct cfi_table *target_module_rows(const struct tmodule *m)
 {
-	return &m->cfi;
+	return &m->cfi->rows;
 }
 
 const struct cfi_rules *target_module_rules(const struct tmodule *m)
 {
-	return &m->rules;
+	return &m->cfi->rules;
 }

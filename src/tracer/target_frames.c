@@ -67,20 +67,20 @@ static int finish_lookup(void *ctx, uint64_t ip, bool exact, struct uw_where *w)
 	}
 	w->cookie = m->mod->cookie;
 	w->bias = m->bias;
-	c->deferred |= m->mod->cfi_deferred;
+	c->deferred |= m->mod->cfi->deferred;
 	/* A deferred module's rows: waited for, or read here. */
 	target_load_module_cfi(c->t, m->mod);
-	if (m->mod->cfi.n == 0) {
+	if (m->mod->cfi->rows.n == 0) {
 		w->status = WR_BT_DWARF_UNAVAILABLE;
 		return 0;
 	}
 	pc = ip - m->bias;
-	row = cfi_table_lookup(&m->mod->cfi, uw_row_pc(pc, exact));
-	if (row < 0 || m->mod->cfi.rows[row].rule >= m->mod->rules.n) {
+	row = cfi_table_lookup(&m->mod->cfi->rows, uw_row_pc(pc, exact));
+	if (row < 0 || m->mod->cfi->rows.rows[row].rule >= m->mod->cfi->rules.n) {
 		w->status = WR_BT_NO_ROWS_FOR_PC;
 		return 0;
 	}
-	w->rule = &m->mod->rules.v[m->mod->cfi.rows[row].rule];
+	w->rule = &m->mod->cfi->rules.v[m->mod->cfi->rows.rows[row].rule];
 	return 0;
 }
 
@@ -111,13 +111,13 @@ int target_finish_backtrace(struct target *t, uint32_t pid, struct ev_backtrace 
 
 static bool is_signal_trampoline(struct tmodule *m, uint64_t pc)
 {
-	long idx = m->cfi_loaded ? cfi_table_lookup(&m->cfi, pc) : -1;
+	long idx = m->cfi->loaded ? cfi_table_lookup(&m->cfi->rows, pc) : -1;
 	uint32_t rule;
 
 	if (idx < 0)
 		return false;
-	rule = m->cfi.rows[idx].rule;
-	return rule < m->rules.n && m->rules.v[rule].kind == WR_ROW_SIGNAL;
+	rule = m->cfi->rows.rows[idx].rule;
+	return rule < m->cfi->rules.n && m->cfi->rules.v[rule].kind == WR_ROW_SIGNAL;
 }
 
 void target_symbolize(struct target *t, const struct wr_bt_frame *f, struct render_frame *out)

@@ -24,18 +24,18 @@ static int install_module(struct target *t, struct tmodule *m)
 {
 	int err;
 
-	if (!t->want_cfi || m->cfi_installed || m->cfi_deferred)
+	if (!t->want_cfi || m->cfi->installed || m->cfi->deferred)
 		return 0;
 	target_load_module_cfi(t, m);
-	if (m->cfi_fds[0] >= 0 || m->cfi_fds[1] >= 0) {
-		err = runtime_put_module_cfi_maps(t->rt, m->slot, m->cfi_fds);
-		runtime_cfi_maps_close(m->cfi_fds);
+	if (m->cfi->fds[0] >= 0 || m->cfi->fds[1] >= 0) {
+		err = runtime_put_module_cfi_maps(t->rt, m->slot, m->cfi->fds);
+		runtime_cfi_maps_close(m->cfi->fds);
 	} else {
-		err = runtime_put_module_cfi(t->rt, m->slot, m->cfi.rows, m->cfi.n, m->rules.v,
-					     m->rules.n);
+		err = runtime_put_module_cfi(t->rt, m->slot, m->cfi->rows.rows, m->cfi->rows.n, m->cfi->rules.v,
+					     m->cfi->rules.n);
 	}
 	if (!err)
-		m->cfi_installed = true;
+		m->cfi->installed = true;
 	return err;
 }
 
@@ -49,14 +49,14 @@ int target_install_process(struct target *t, struct tprocess *p)
 	for (size_t i = 0; i < p->n_maps && pm->count < WR_MAX_MAPPINGS; i++) {
 		const struct tmapping *tm = &p->maps[i];
 
-		if (tm->mod->cfi_deferred)
+		if (tm->mod->cfi->deferred)
 			continue;
 		err = install_module(t, tm->mod);
 		if (err)
 			break;
 		pm->m[pm->count++] = (struct wr_mapping){
 			.start = tm->start, .end = tm->end, .bias = tm->bias, .cookie = tm->mod->cookie,
-			.slot = tm->mod->slot, .row_count = tm->mod->cfi_installed ? (__u32)tm->mod->cfi.n : 0,
+			.slot = tm->mod->slot, .row_count = tm->mod->cfi->installed ? (__u32)tm->mod->cfi->rows.n : 0,
 		};
 	}
 	/* A new generation tells the unwinder's frame cache that what it
@@ -96,19 +96,19 @@ static void put_deferred(struct target *t, struct tmodule *m, const char *why)
 {
 	int err;
 
-	m->cfi_deferred = false;
+	m->cfi->deferred = false;
 	t->cfi_n_deferred--;
 	err = install_module(t, m);
 	if (err) {
 		/* Left out for good: its walks go on being finished in userspace. */
-		m->cfi_deferred = true;
+		m->cfi->deferred = true;
 		wr_warn("unwind tables of %s: could not put them in the kernel (%s); walks through it "
 			"are finished by wraith instead", m->path, wr_strerror(err));
 		return;
 	}
 	wr_debug("unwind tables: %s (%zu rows) in the kernel %.1f ms after the others%s; walks "
 		 "through deferred modules finished in userspace so far: %zu", dw_module_name(m->dw),
-		 m->cfi.n, (now_seconds() - t->cfi_installed_at) * 1e3, why, t->stats.deferred_walks);
+		 m->cfi->rows.n, (now_seconds() - t->cfi_installed_at) * 1e3, why, t->stats.deferred_walks);
 }
 
 /* Install again the mappings of every process that maps a module just
@@ -141,7 +141,7 @@ static size_t put_deferred_modules(struct target *t, bool ready_only, struct tmo
 	for (size_t i = 0; i < t->n_mods; i++) {
 		struct tmodule *m = t->mods[i];
 
-		if (!m->cfi_deferred || m->cfi_installed || (only && m != only) ||
+		if (!m->cfi->deferred || m->cfi->installed || (only && m != only) ||
 		    (ready_only && !target_cfi_ready(t, m)))
 			continue;
 		put_deferred(t, m, why);
@@ -163,8 +163,8 @@ size_t target_install_deferred(struct target *t)
 
 void target_pin_module(struct target *t, struct tmodule *m)
 {
-	m->cfi_pinned = true;
-	if (m->cfi_deferred)
+	m->cfi->pinned = true;
+	if (m->cfi->deferred)
 		put_deferred_modules(t, false, m, " (a probe was placed in it)");
 }
 

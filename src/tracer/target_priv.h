@@ -13,6 +13,27 @@
 #define WRAITH_TRACER_TARGET_PRIV_H
 
 #include "tracer/target.h"
+#include "unwind/cfi.h"
+#include "unwind/loader.h"
+
+/* A module's unwind rows and what became of them (target_cfi.c reads
+ * them, target_install.c puts them in the kernel). */
+struct tmodule_cfi {
+	bool loaded;            /* rows extracted */
+	bool installed;         /* rows in the kernel */
+	bool queued;            /* in the loader thread's queue (target_cfi.c) */
+	bool pinned;            /* holds probe sites: never deferred */
+	bool deferred;          /* left out of the kernel (rows and mappings) until
+				 * the loader has read it: a walk reaching it is
+				 * handed over and finished in userspace */
+	struct uw_load load;    /* reading its rows (unwind/loader.h): its sections
+				 * (owned while queued), and .last when deferrable: big,
+				 * and not one of the modules every stack passes through */
+	int fds[2];             /* owned: its rules' and rows' maps, made early by the
+				 * loader thread (runtime_cfi_maps_new), or -1 */
+	struct cfi_rules rules; /* this module's rule table */
+	struct cfi_table rows;  /* its rows, by pc */
+};
 
 struct tail_entry;
 struct cfi_loader;
