@@ -18,7 +18,6 @@ import json
 import os
 import re
 import subprocess
-import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -113,20 +112,8 @@ def gdb_stacks(binary, args=(), count=1, function="leaf", extra=()):
 
 
 def _run_gdb(binary, args, count, function, extra):
-    script = "EXTRA = %r\nFUNCTION = %r\nARGS = %r\nCOUNT = %d\n" % (
-        list(extra), function, " ".join(str(a) for a in args), count) + _GDB_SCRIPT
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
-        f.write(script)
-        path = f.name
-    try:
-        res = subprocess.run(["gdb", "-batch", "-nx", "-x", path, binary], capture_output=True,
-                             text=True, timeout=120)
-    finally:
-        os.unlink(path)
-    stacks = [json.loads(l[8:]) for l in res.stdout.splitlines() if l.startswith("WRSTACK ")]
-    if not stacks:
-        print("gdb gave no stack for %s %s:\n%s%s" % (binary, args, res.stdout[-2000:], res.stderr[-2000:]))
-    return stacks
+    return gdb_python(_GDB_SCRIPT, binary, tag="WRSTACK", EXTRA=list(extra), FUNCTION=function,
+                      ARGS=" ".join(str(a) for a in args), COUNT=count)
 
 
 def wraith_bts(pid, script="trace leaf { bt; }", events=1, timeout=20, depth=None, extra=()):

@@ -19,10 +19,7 @@ where libc's call site says main's argc and argv.  The text output has
 gdb's form `#2 mid(depth=12, tag=42, ratio=2.5) at ...`, and a plain `bt`
 carries no values."""
 import json
-import os
 import re
-import subprocess
-import tempfile
 
 from bt_support import *
 
@@ -101,19 +98,8 @@ def gdb_missing(g):
 
 
 def gdb_values(binary):
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
-        f.write(_GDB)
-        path = f.name
-    try:
-        res = subprocess.run(["gdb", "-batch", "-nx", "-x", path, binary], capture_output=True,
-                             text=True, timeout=120)
-    finally:
-        os.unlink(path)
-    for l in res.stdout.splitlines():
-        if l.startswith("WRVALUES "):
-            return json.loads(l[9:])
-    print("gdb gave no frames: %s%s" % (res.stdout[-1000:], res.stderr[-1000:]))
-    return None
+    got = gdb_python(_GDB, binary)
+    return got[0] if got else None
 
 
 def symbol(v):

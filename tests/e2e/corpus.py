@@ -39,7 +39,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -149,7 +148,6 @@ def wraith_values(pid, points, plans):
 
 GDB_SCRIPT = r'''
 import gdb, json
-POINTS = json.loads(open(POINTS_FILE).read())
 for c in ["set pagination off", "set confirm off", "set width 0", "set print pretty off"]:
     gdb.execute(c)
 gdb.execute("attach %d" % PID, to_string=True)
@@ -216,23 +214,8 @@ def gdb_values(pid, points, plans):
             continue
         todo.append({"point": p["point"], "addr": bias + sites[0][1],
                      "exprs": [c["gdb"] for c in p["cases"]]})
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(todo, f)
-        pfile = f.name
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
-        f.write("POINTS_FILE = %r\nPID = %d\n" % (pfile, pid) + GDB_SCRIPT)
-        sfile = f.name
-    try:
-        res = subprocess.run(["gdb", "-batch", "-nx", "-x", sfile], capture_output=True, text=True,
-                             timeout=300)
-    finally:
-        os.unlink(pfile)
-        os.unlink(sfile)
-    for line in res.stdout.splitlines():
-        if line.startswith("WRVALUES "):
-            return json.loads(line[9:])
-    print("gdb gave no values: %s %s" % (res.stdout[-1000:], res.stderr[-1000:]))
-    return {}
+    got = gdb_python(GDB_SCRIPT, pid, timeout=300, POINTS=todo)
+    return got[0] if got else {}
 
 
 # ---- comparing ----

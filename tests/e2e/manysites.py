@@ -12,10 +12,7 @@ sample of the sites.  The test says which links the uprobes attached as
 and how long the run took (start-up is measured by bench/).
 """
 import json
-import os
 import re
-import subprocess
-import tempfile
 import time
 
 from wraithtest import *
@@ -29,10 +26,10 @@ _GDB = r'''
 import gdb, json
 gdb.execute("set pagination off")
 gdb.execute("attach %d" % PID, to_string=True)
-for pc in PCS:
+for pc in pcs:
     gdb.execute("break *0x%x" % pc, to_string=True)
 out = {}
-while len(out) < len(PCS):
+while len(out) < len(pcs):
     try:
         gdb.execute("continue", to_string=True)
     except gdb.error:
@@ -49,19 +46,8 @@ gdb.execute("detach", to_string=True)
 
 
 def gdb_at(pid, pcs):
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
-        f.write("PID = %d\nPCS = %r\n" % (pid, pcs) + _GDB)
-        sfile = f.name
-    try:
-        res = subprocess.run(["gdb", "-batch", "-nx", "-x", sfile], capture_output=True, text=True,
-                             timeout=180)
-    finally:
-        os.unlink(sfile)
-    for line in res.stdout.splitlines():
-        if line.startswith("WRVALUES "):
-            return json.loads(line[9:])
-    print("gdb gave no values: %s %s" % (res.stdout[-600:], res.stderr[-600:]))
-    return {}
+    got = gdb_python(_GDB, pid, timeout=180, pcs=pcs)
+    return got[0] if got else {}
 
 
 def one(build):

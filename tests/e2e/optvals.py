@@ -33,10 +33,7 @@ branch (DW_OP_bra: GCC's `q == 0 ? 3 : 7`) is read both ways, as gdb
 reads it: take_flags' flags, in print and bt args.
 """
 import json
-import os
 import re
-import subprocess
-import tempfile
 
 from wraithtest import *
 
@@ -64,7 +61,6 @@ import gdb, json, os
 gdb.execute("set pagination off")
 gdb.execute("set width 0")
 gdb.execute("attach %d" % PID, to_string=True)
-todo = json.loads(open(TODO).read())
 for t in todo:
     gdb.execute("break *0x%x" % t["pc"], to_string=True)
 out, want = {}, dict(("%x" % t["pc"], t) for t in todo)
@@ -119,23 +115,8 @@ def core(v):
 
 
 def gdb_values(pid, todo):
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(todo, f)
-        tfile = f.name
-    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
-        f.write("PID = %d\nTODO = %r\n" % (pid, tfile) + _GDB)
-        sfile = f.name
-    try:
-        res = subprocess.run(["gdb", "-batch", "-nx", "-x", sfile], capture_output=True, text=True,
-                             timeout=120)
-    finally:
-        os.unlink(tfile)
-        os.unlink(sfile)
-    for line in res.stdout.splitlines():
-        if line.startswith("WRVALUES "):
-            return json.loads(line[9:])
-    print("gdb gave no values: %s %s" % (res.stdout[-800:], res.stderr[-800:]))
-    return {}
+    got = gdb_python(_GDB, pid, todo=todo)
+    return got[0] if got else {}
 
 
 MARKERS = {"optimized-out": "<optimized out>", "synthetic-pointer": "<synthetic pointer>"}

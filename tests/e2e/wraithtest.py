@@ -506,6 +506,33 @@ def gdb_backtraces(binary, function, args=(), count=1, past_main=False, extra=()
     return stacks
 
 
+def gdb_python(script, target, timeout=120, tag="WRVALUES", **defs):
+    """Run the gdb Python @script in batch mode on @target: a PID (bound
+    to PID for the script to attach to) or a binary (for the script to
+    run).  Each keyword argument is bound to its name before the script
+    runs.  Returns the JSON of every line the script wrote starting with
+    @tag and a space; with none, shows the end of gdb's output and
+    returns []."""
+    head = "".join("%s = %r\n" % kv for kv in sorted(defs.items()))
+    argv = ["gdb", "-batch", "-nx", "-x"]
+    if isinstance(target, int):
+        head = "PID = %d\n" % target + head
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(head + script)
+        path = f.name
+    argv.append(path)
+    if not isinstance(target, int):
+        argv.append(target)
+    try:
+        res = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    finally:
+        os.unlink(path)
+    got = [json.loads(l[len(tag) + 1:]) for l in res.stdout.splitlines() if l.startswith(tag + " ")]
+    if not got:
+        print("gdb wrote no %s line for %s:\n%s%s" % (tag, target, res.stdout[-1500:], res.stderr[-1500:]))
+    return got
+
+
 def wraith_stack(bt_item, stop_at_main=True):
     """Function names of a JSON backtrace item, innermost first (inline frames
     included), cut after main the way gdb cuts by default."""
