@@ -56,6 +56,12 @@ struct codegen_const {
 int codegen_eval(const struct probe_plan *plan, const struct ast_expr *const *e, size_t n,
 		 struct diag *diag, struct codegen_const *out);
 
+/* The methods a probe reads on a value of type @t (a C++ library string,
+ * container, optional or smart pointer; Rust's containers, a reference
+ * to one, and Option): calls @fn with each name, as "size()".  For the
+ * shell's completion and `info scope`; cg_library_method() takes each. */
+void codegen_methods(const struct dw_type *t, void (*fn)(const char *name, void *ctx), void *ctx);
+
 /* Start LLVM (options, BPF target, the template for @opt parsed) on a
  * thread of its own, so it overlaps what comes before the first compile;
  * the codegen_* calls wait for it.  Optional: without it they do the same

@@ -6,6 +6,7 @@
  * condition.  Each reads the fields dwarf/stdlib.h locates, in the
  * probe, at the hit; nothing here calls the program's code.
  */
+#include "codegen/codegen.h"
 #include "codegen/ctype.h"
 #include "codegen/lower.h"
 #include "dwarf/stdlib.h"
@@ -410,4 +411,55 @@ int cg_library_method(struct cg *cg, const struct ast_expr *e, struct cg_value *
 		return smart_pointer(cg, e, obj, &s, out);
 	return cg_fail(cg, e->loc, "size(), length(), empty(), has_value() and get() are read",
 		       "%s() of %s is not read by the probe", e->str, obj->dt->name);
+}
+
+void codegen_methods(const struct dw_type *t, void (*fn)(const char *name, void *ctx), void *ctx)
+{
+	struct dw_std s;
+
+	/* a reference stands for its referent (C++; Rust's: rust_referent) */
+	if (t->kind == DW_TYPE_POINTER && t->target && (t->is_reference || (t->rust && t->target->kind == DW_TYPE_STRUCT &&
+								      dw_std_recognize(t->target, &s))))
+		t = t->target;
+	if (t->rust && t->n_variants && t->tag_name && !strncmp(t->tag_name, "core::option::Option<", 21)) {
+		fn("is_some()", ctx);
+		fn("is_none()", ctx);
+		return;
+	}
+	if (t->kind != DW_TYPE_STRUCT || !dw_std_recognize(t, &s))
+		return;
+	switch (s.kind) {
+	case DW_STD_STRING:
+	case DW_STD_VECTOR:
+	case DW_STD_DEQUE:
+	case DW_STD_RING:
+		break;
+	case DW_STD_TREE:
+	case DW_STD_LIST:
+	case DW_STD_HASH:
+		if (s.e < 0) { /* forward_list: no count (count()) */
+			if (s.kind == DW_STD_LIST && !s.circular)
+				fn("empty()", ctx);
+			return;
+		}
+		break;
+	case DW_STD_OPTIONAL:
+		fn("has_value()", ctx);
+		return;
+	case DW_STD_UNIQUE_PTR:
+	case DW_STD_SHARED_PTR:
+		fn("get()", ctx);
+		return;
+	default:
+		return;
+	}
+	if (t->rust) {
+		fn("len()", ctx);
+		fn("is_empty()", ctx);
+		return;
+	}
+	fn("size()", ctx);
+	if (s.kind == DW_STD_STRING)
+		fn("length()", ctx);
+	fn("empty()", ctx);
 }

@@ -42,6 +42,7 @@ enum ast_special {
 	AST_SPECIAL_HOST_TID,
 	AST_SPECIAL_INPUT_PID, /* the PID given to -p */
 };
+#define AST_SPECIAL_COUNT (AST_SPECIAL_INPUT_PID + 1)
 
 enum ast_op {
 	/* unary */

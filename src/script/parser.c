@@ -277,17 +277,13 @@ out_free:
 
 static struct ast_expr *parse_special(struct parser *p)
 {
-	static const char *const names[] = {
-		[AST_SPECIAL_PID] = "$pid", [AST_SPECIAL_TID] = "$tid",
-		[AST_SPECIAL_TIMESTAMP] = "$timestamp", [AST_SPECIAL_PC] = "$pc",
-		[AST_SPECIAL_SP] = "$sp", [AST_SPECIAL_HOST_PID] = "$host_pid",
-		[AST_SPECIAL_HOST_TID] = "$host_tid", [AST_SPECIAL_INPUT_PID] = "$input_pid",
-	};
 	const struct token *t = &p->tok;
 	struct ast_expr *e;
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (strlen(names[i]) == t->len && !memcmp(names[i], p->text + t->off, t->len)) {
+	for (size_t i = 0; i < AST_SPECIAL_COUNT; i++) {
+		const char *name = ast_special_name((enum ast_special)i);
+
+		if (t->len > 1 && strlen(name) == t->len - 1 && !memcmp(name, p->text + t->off + 1, t->len - 1)) {
 			e = new_expr(AST_EXPR_SPECIAL, t);
 			e->special = (enum ast_special)i;
 			next(p);
@@ -1147,4 +1143,20 @@ int script_parse(const char *text, struct ast_script **out, struct diag *diag)
 	}
 	*out = s;
 	return 0;
+}
+
+void script_foreach_word(void (*fn)(const char *word, void *ctx), void *ctx)
+{
+	static const char *const statements[] = { "print", "bt", "backtrace", "count", "if", "else",
+						  "let", "true", "false" };
+	char name[32];
+
+	for (size_t i = 0; i < sizeof(statements) / sizeof(statements[0]); i++)
+		fn(statements[i], ctx);
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		fn(builtins[i], ctx);
+	for (size_t i = 0; i < AST_SPECIAL_COUNT; i++) {
+		snprintf(name, sizeof(name), "$%s", ast_special_name((enum ast_special)i));
+		fn(name, ctx);
+	}
 }

@@ -39,4 +39,9 @@ int script_parse(const char *text, struct ast_script **out, struct diag *diag);
 int script_check(const struct ast_script *s, struct diag *diag);
 
 
+/* The words a probe body may start a name with, for completion: the
+ * statement words, the built-in functions and the special variables
+ * ("$pid").  Calls @fn with each. */
+void script_foreach_word(void (*fn)(const char *word, void *ctx), void *ctx);
+
 #endif

@@ -8,6 +8,7 @@
 #include "tracer/command.h"
 #include "render/stacks.h"
 #include "tracer/info.h"
+#include "tracer/scope.h"
 #include "tracer/session.h"
 #include "util/error.h"
 #include "util/safefile.h"
@@ -44,6 +45,21 @@ void cmd_result_release(struct cmd_result *r)
 {
 	free(r->edit_target);
 	r->edit_target = NULL;
+}
+
+/* A copy of the @n bytes at @text without the blanks around them. */
+static char *trimmed_n(const char *text, size_t n)
+{
+	while (n && isspace((unsigned char)*text))
+		text++, n--;
+	while (n && isspace((unsigned char)text[n - 1]))
+		n--;
+	return xstrndup(text, n);
+}
+
+static char *trimmed(const char *text)
+{
+	return trimmed_n(text, strlen(text));
 }
 
 static void split_words(const char *line, struct words *w)
@@ -416,13 +432,17 @@ static void cmd_stacks(struct session *s, const struct words *w, const char *lin
 static void cmd_info(struct session *s, const struct words *w, const char *line, const char *file,
 		     struct strbuf *out, struct cmd_result *res)
 {
+	char *rest = NULL;
 	int err;
 
 	if (w->n < 2) {
 		usage(find_command("info"), res, out);
 		return;
 	}
-	err = info_run(s, w->v[1], w->n > 2 ? w->v[2] : NULL, out);
+	if (w->n > 2) /* the rest of the line: a pattern may hold spaces (`f(int, char)`) */
+		rest = trimmed(line + (w->v[2] - w->buf));
+	err = info_run(s, w->v[1], rest, out);
+	free(rest);
 	if (err == -WR_EUSAGE)
 		usage(find_command("info"), res, out);
 	else if (err) {
@@ -502,8 +522,9 @@ static const struct command commands[] = {
 	  "add a probe at a function, FILE:LINE, 0xADDR or MODULE:0xADDR; without a body, open the "
 	  "script editor", cmd_trace },
 	{ "info", "i", "info functions [REGEX] | line FILE:LINE | address [MODULE:]0xADDR | "
-	  "modules | probes | cfi [MODULE:]0xADDR|FUNCTION",
-	  "what the target has (functions, lines, addresses, modules, unwind rows) and the probes "
+	  "modules | probes | cfi [MODULE:]0xADDR|FUNCTION | scope TARGET",
+	  "what the target has (functions, lines, addresses, modules, unwind rows, the variables a "
+	  "probe at TARGET sees) and the probes "
 	  "(a topic may be a prefix; gdb's breakpoints and sharedlibrary name probes and modules)",
 	  cmd_info },
 	{ "enable", "en", "enable ID|all", "attach a disabled probe again", cmd_enable },
@@ -675,7 +696,7 @@ static int offer_function(const char *name, uint64_t vaddr, void *ctx)
 static void offer_topics(struct candidates *c)
 {
 	static const char *const topics[] = { "functions", "line", "address", "modules", "probes",
-					      "cfi", NULL };
+					      "cfi", "scope", NULL };
 
 	for (size_t i = 0; topics[i]; i++)
 		offer(c, topics[i]);
@@ -693,13 +714,62 @@ static void offer_probe_ids(struct session *s, struct candidates *c)
 	}
 }
 
+static void offer_word(const char *word, void *ctx)
+{
+	offer(ctx, word);
+}
+
+/* @p in @text starts the word @word followed by a blank. */
+static bool starts_probe(const char *text, const char *p, const char *word)
+{
+	size_t n = strlen(word);
+
+	return !strncmp(p, word, n) && (p == text || isspace((unsigned char)p[-1])) &&
+	       isspace((unsigned char)p[n]);
+}
+
+/* The pattern of the probe whose body @text (up to the cursor) ends
+ * inside (the probe begun by `trace` or @keyword, the command as typed),
+ * or NULL (owned by the caller).  *in_string: the cursor is in a string
+ * literal there. */
+static char *open_body_pattern(const char *text, const char *keyword, bool *in_string)
+{
+	const char *pattern = NULL, *pattern_end = NULL;
+	unsigned depth = 0;
+
+	*in_string = false;
+	for (const char *p = text; *p; p++) {
+		if (*p == '"') {
+			while (*++p && *p != '"')
+				if (*p == '\\' && p[1])
+					p++;
+			if (!*p) {
+				*in_string = true;
+				break;
+			}
+		} else if (*p == '{') {
+			if (!depth++)
+				pattern_end = p;
+		} else if (*p == '}' && depth) {
+			if (!--depth)
+				pattern = NULL;
+		} else if (!depth && (starts_probe(text, p, "trace") || starts_probe(text, p, keyword))) {
+			pattern = p + (starts_probe(text, p, "trace") ? 5 : strlen(keyword));
+		}
+	}
+	if (!depth || !pattern || pattern_end < pattern)
+		return NULL;
+	return trimmed_n(pattern, (size_t)(pattern_end - pattern));
+}
+
 char **command_complete(struct session *s, const char *line, size_t point, size_t *n)
 {
 	struct candidates c = { 0 };
 	struct words w;
-	char *head = xstrndup(line, point);
+	char *head = xstrndup(line, point), *head_all = xstrndup(line, point), *pattern;
 	size_t start = point;
 	const struct command *cmd;
+	bool in_string;
 
 	while (start > 0 && !isspace((unsigned char)head[start - 1]))
 		start--;
@@ -708,7 +778,14 @@ char **command_complete(struct session *s, const char *line, size_t point, size_
 	head[start] = '\0'; /* the words before the one being completed */
 	split_words(head, &w);
 	cmd = w.n ? find_command(w.v[0]) : NULL;
-	if (w.n == 0) {
+	if (cmd && cmd->run == cmd_trace && (pattern = open_body_pattern(head_all, w.v[0], &in_string))) {
+		char *word = xstrndup(c.prefix, c.prefix_len);
+
+		if (!in_string)
+			scope_complete(s, pattern, word, offer_word, &c);
+		free(word);
+		free(pattern);
+	} else if (w.n == 0) {
 		for (const struct command *k = commands; k->name; k++)
 			offer(&c, k->name);
 	} else if (cmd && strcmp(cmd->name, "info") == 0 && w.n == 1) {
@@ -718,12 +795,14 @@ char **command_complete(struct session *s, const char *line, size_t point, size_
 	} else if (cmd && strcmp(cmd->name, "help") == 0) {
 		for (const struct command *k = commands; k->name; k++)
 			offer(&c, k->name);
-	} else if (cmd && (cmd->run == cmd_trace || (w.n == 2 && strcmp(w.v[1], "functions") == 0) ||
-			   (w.n == 2 && strcmp(w.v[1], "cfi") == 0))) {
+	} else if (cmd && (cmd->run == cmd_trace || (w.n == 2 && (strcmp(w.v[1], "functions") == 0 ||
+									  strcmp(w.v[1], "cfi") == 0 ||
+									  strcmp(w.v[1], "scope") == 0)))) {
 		info_foreach_name(s, offer_function, &c);
 	}
 	free(w.buf);
 	free(head);
+	free(head_all);
 	*n = c.n;
 	return c.v;
 }

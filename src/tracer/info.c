@@ -1,4 +1,4 @@
-/* info.c - `info functions|line|address|modules|probes|cfi` and `diag`.
+/* info.c - `info functions|line|address|modules|probes|cfi|scope` and `diag`.
  *
  * Everything here reads what the session already holds (modules, CFI
  * tables, counters); nothing is attached or changed.  Long listings are
@@ -6,6 +6,7 @@
  * matches all of libc does not flood the shell.
  */
 #include "tracer/info.h"
+#include "tracer/scope.h"
 #include "dwarf/module.h"
 #include "dwarf/resolve.h"
 #include "dwarf/symbolize.h"
@@ -292,14 +293,14 @@ static int info_probes(struct session *s, struct strbuf *out)
 	return 0;
 }
 
-enum info_topic { INFO_FUNCTIONS, INFO_LINE, INFO_ADDRESS, INFO_MODULES, INFO_PROBES, INFO_CFI };
+enum info_topic { INFO_FUNCTIONS, INFO_LINE, INFO_ADDRESS, INFO_MODULES, INFO_PROBES, INFO_CFI, INFO_SCOPE };
 
 /* Topics and the names gdb users type for them (`info breakpoints`,
  * `info sharedlibrary`); any prefix of one name only will do, as in gdb. */
 static const struct { const char *name; enum info_topic topic; } info_topics[] = {
 	{ "functions", INFO_FUNCTIONS }, { "line", INFO_LINE }, { "address", INFO_ADDRESS },
 	{ "modules", INFO_MODULES }, { "sharedlibrary", INFO_MODULES }, { "probes", INFO_PROBES },
-	{ "breakpoints", INFO_PROBES }, { "cfi", INFO_CFI },
+	{ "breakpoints", INFO_PROBES }, { "cfi", INFO_CFI }, { "scope", INFO_SCOPE },
 };
 
 static int topic_of(const char *word)
@@ -335,6 +336,8 @@ int info_run(struct session *s, const char *topic, const char *arg, struct strbu
 		return info_probes(s, out);
 	case INFO_CFI:
 		return info_cfi(s, arg, out);
+	case INFO_SCOPE:
+		return arg ? scope_info(s, arg, out) : -WR_EUSAGE;
 	default:
 		return -WR_EUSAGE;
 	}

@@ -10,7 +10,9 @@ can evaluate the expression (libstdc++'s xmethods: vector's [] and
 size(), empty(), the maps' size(), unique_ptr's * and ->, shared_ptr's
 ->); what the fixture says it holds (`containers dump`) for the rest and
 for libc++ (gdb cannot call the inlined string methods, and has no
-libc++ printers or xmethods here).  libstdc++'s xmethod for a deque's
+libc++ printers or xmethods here).  Completion in a probe's body and `info
+scope` are held to gdb's `complete` and `whatis` at the same function,
+and every method they offer must compile.  libstdc++'s xmethod for a deque's
 size() says 328 of the fixture's deque of 201 (the program and gdb's
 printer say 201): its size() is compared with the program's only."""
 from bt_support import *
@@ -146,6 +148,80 @@ try:
                "--timeout", 10])
     check(res.returncode == 2 and "front() of std::vector" in res.stderr,
           "an unknown method is refused with its name (%r)" % res.stderr[-300:])
+finally:
+    fx.stop()
+
+# completion and `info scope` inside a probe's body: the names gdb
+# completes at the same function, the methods the probe reads, and only
+# those (each offered method compiles)
+def complete(pid, text):
+    res = run(["-p", pid, "--complete", text])
+    return [w for w in res.stdout.splitlines() if w]
+
+
+def gdb_scope(binary):
+    cmds = ["break inspect", "run 1000", "complete print cfg.", "whatis cfg", "whatis all", "kill"]
+    out = subprocess.run(["gdb", "-batch", "-nx"] + [a for c in cmds for a in ("-ex", c)] + [binary],
+                         capture_output=True, text=True, timeout=120).stdout
+    members = [l[len("print "):] for l in out.splitlines() if l.startswith("print cfg.") and "~" not in l]
+    return members, re.findall(r"^type = (.*)$", out, re.M)
+
+
+HEAD = 'trace inspect { print "{}", '
+for v in ("O0", "clang-O2"):
+    label = "containers-%s" % v
+    fx = Fixture(label, [1000])
+    try:
+        members, types = gdb_scope(fixture(label))
+        got = complete(fx.pid, HEAD + "cfg.")
+        check(members and sorted(got) == sorted(members),
+              "%s: members of cfg completed as gdb completes them (%r; gdb %r)" % (label, got, members))
+        offered = {}
+        for path in ("cfg.ports", "all.s_short", "all.m", "all.opt", "all.up", "all.flist", "all.dq"):
+            offered[path] = [w[len(path) + 1:] for w in complete(fx.pid, HEAD + path + ".")
+                             if w.endswith("()")]
+        eq(offered["cfg.ports"], ["size()", "empty()"], "%s: a vector's methods" % label)
+        eq(offered["all.s_short"], ["size()", "length()", "empty()"], "%s: a string's methods" % label)
+        eq(offered["all.opt"], ["has_value()"], "%s: an optional's method" % label)
+        eq(offered["all.up"], ["get()"], "%s: a unique_ptr's method" % label)
+        eq(offered["all.flist"], ["empty()"], "%s: a forward_list has no size()" % label)
+        calls = [p + "." + m for p in offered for m in offered[p]]
+        res = run(["-p", fx.pid, "--dry-run", "-s",
+                   "".join("trace inspect { print \"{}\", %s; }\n" % c for c in calls)])
+        check(res.returncode == 0, "%s: every method offered compiles (%s; %r)" % (label, calls, res.stderr[-400:]))
+        got = complete(fx.pid, HEAD + "cfg.owner->")
+        check("cfg.owner->name" in got and "cfg.owner->id" in got,
+              "%s: `->` through a unique_ptr completes its target's members (%r)" % (label, got))
+        got = complete(fx.pid, HEAD + "a")
+        check("all" in got, "%s: a parameter by its first letter (%r)" % (label, got))
+        eq(complete(fx.pid, HEAD + "$p"), ["$pid", "$pc"], "%s: special variables" % label)
+        check({"strncmp", "starts_with"} <= set(complete(fx.pid, HEAD + "st")),
+              "%s: built-ins" % label)
+        eq(complete(fx.pid, 'trace inspect { print "cfg.'), [], "%s: nothing inside a string" % label)
+        cmds = os.path.join(TESTDIR, "scope-%s.cmd" % v)
+        with open(cmds, "w") as f:
+            f.write("info scope inspect\ninfo scope handle\n")
+        res = run(["-p", fx.pid, "--batch", cmds])
+        shown = dict(re.findall(r"^    (\w+): (.*?), (?:parameter|local)", res.stdout, re.M))
+        eq([shown.get("cfg"), shown.get("all")], types, "%s: info scope names cfg's and all's types as gdb's "
+           "whatis (%r)" % (label, res.stdout[-600:]))
+        check(re.search(r"^    limits: .*; reads size\(\), empty\(\)$", res.stdout, re.M),
+              "%s: info scope says which methods a probe reads on a map" % label)
+    finally:
+        fx.stop()
+
+# Rust: the idiomatic names, through a reference (`v: &Vec<i32>`)
+fx = Fixture("rstd-O0", [1000])
+try:
+    head = 'trace rstd::show { print "{}", '
+    eq(complete(fx.pid, head + "v."), ["v.buf", "v.len", "v.len()", "v.is_empty()"],
+       "rstd-O0: a &Vec's members and the methods the probe reads on it")
+    check("cfg.ports" in complete(fx.pid, head + "cfg.p"), "rstd-O0: a struct's members through &")
+    eq(complete(fx.pid, 'trace rstd::inspect { print "{}", opt.'), ["opt.is_some()", "opt.is_none()"],
+       "rstd-O0: an Option's methods")
+    res = run(["-p", fx.pid, "--dry-run", "-s", 'trace rstd::show { print "{} {}", v.len(), v.is_empty(); } '
+               'trace rstd::inspect { print "{}", opt.is_some(); }'])
+    check(res.returncode == 0, "rstd-O0: each Rust method offered compiles (%r)" % res.stderr[-400:])
 finally:
     fx.stop()
 

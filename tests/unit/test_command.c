@@ -224,9 +224,9 @@ static void test_usage_lines(void **state)
 	static const struct { const char *line, *usage; } cases[] = {
 		{ "trace", "trace TARGET [{ STATEMENTS }]" },
 		{ "info", "info functions [REGEX] | line FILE:LINE | address [MODULE:]0xADDR | modules | "
-			  "probes | cfi [MODULE:]0xADDR|FUNCTION" },
+			  "probes | cfi [MODULE:]0xADDR|FUNCTION | scope TARGET" },
 		{ "info bogus", "info functions [REGEX] | line FILE:LINE | address [MODULE:]0xADDR | "
-				"modules | probes | cfi [MODULE:]0xADDR|FUNCTION" },
+				"modules | probes | cfi [MODULE:]0xADDR|FUNCTION | scope TARGET" },
 		{ "enable", "enable ID|all" },
 		{ "en x", "enable ID|all" },
 		{ "enable 0", "enable ID|all" },
@@ -284,8 +284,9 @@ static void test_help_all(void **state)
 		"  trace     add a probe at a function, FILE:LINE, 0xADDR or MODULE:0xADDR;\n"
 		"            without a body, open the script editor\n"
 		"  info      what the target has (functions, lines, addresses, modules, unwind\n"
-		"            rows) and the probes (a topic may be a prefix; gdb's breakpoints\n"
-		"            and sharedlibrary name probes and modules)\n"
+		"            rows, the variables a probe at TARGET sees) and the probes (a topic\n"
+		"            may be a prefix; gdb's breakpoints and sharedlibrary name probes\n"
+		"            and modules)\n"
 		"  enable    attach a disabled probe again\n"
 		"  disable   detach a probe, keeping it for `enable`\n"
 		"  delete    remove a probe\n"
@@ -468,6 +469,7 @@ static void test_save_and_source(void **state)
 
 static void test_info(void **state)
 {
+	struct run r;
 	char *fns = xasprintf("%s: 1 function\n  0x%-10llx leaf\n", fx.path,
 			      (unsigned long long)fx.leaf_entry);
 	char *line = xasprintf("info line chain.c:%u", fx.leaf_line);
@@ -482,6 +484,16 @@ static void test_info(void **state)
 	expect("info line chain.c:99999", CMD_FAILED,
 	       "no code at chain.c:99999 (no line table of the target has it)\n");
 	expect("info cfi nothing_like_this", CMD_FAILED, "no function 'nothing_like_this'\n");
+	r = run("info scope leaf");
+	if (!strstr(r.out, "\n    x: int, parameter, in the frame at CFA-"))
+		print_error("info scope leaf: %s\n", r.out);
+	assert_non_null(strstr(r.out, " leaf at "));
+	assert_non_null(strstr(r.out, "\n    x: int, parameter, in the frame at CFA-"));
+	run_free(&r);
+	r = run("info scope nothing_like_this");
+	assert_int_equal(r.status, CMD_FAILED);
+	assert_non_null(strstr(r.out, "'nothing_like_this': no function 'nothing_like_this'"));
+	run_free(&r);
 	free(fns);
 	free(line);
 	free(site);
@@ -542,7 +554,8 @@ static void test_abbreviations(void **state)
 	expect_failure("d all", -WR_ECOMMAND, "ambiguous command 'd': disable, delete, diag\n");
 	expect_failure("s", -WR_ECOMMAND, "ambiguous command 's': set, save, source, stacks\n");
 	expect_failure("info xyz", -WR_EUSAGE, "usage: info functions [REGEX] | line FILE:LINE | "
-		       "address [MODULE:]0xADDR | modules | probes | cfi [MODULE:]0xADDR|FUNCTION\n");
+		       "address [MODULE:]0xADDR | modules | probes | cfi [MODULE:]0xADDR|FUNCTION | "
+		       "scope TARGET\n");
 	r = run("del all");
 	assert_string_equal(r.out, del);
 	run_free(&r);
@@ -646,7 +659,7 @@ static void test_complete_arguments(void **state)
 	char *added = leaf_report(fx.s->next_probe_id, true);
 	char *ids;
 
-	expect_completions("info ", "address cfi functions line modules probes");
+	expect_completions("info ", "address cfi functions line modules probes scope");
 	expect_completions("info p", "probes");
 	expect_completions("  info  c", "cfi");
 	expect("trace leaf { print \"c\"; }", CMD_OK, added);
@@ -658,9 +671,24 @@ static void test_complete_arguments(void **state)
 	expect_candidate("trace cha", "chain.c:");
 	expect_candidate("info functions ma", "main");
 	expect_candidate("info cfi lea", "leaf");
+	expect_candidate("info scope mi", "middle");
 	expect_completions("quit ", "");
 	free(ids);
 	free(added);
+}
+
+/* Inside a probe's body: the names its site sees, not functions. */
+static void test_complete_in_body(void **state)
+{
+	expect_completions("trace middle { print \"{}\", r", "r");
+	expect_candidate("trace middle { print \"{}\", ", "x");
+	expect_candidate("trace middle { print \"{}\", ", "strncmp");
+	expect_completions("trace leaf { if $p", "$pc $pid");
+	expect_completions("t leaf {print x", "x");
+	expect_completions("trace leaf { print x; } trace middle { print \"{}\", r", "r");
+	expect_completions("trace leaf { print \"x", "");
+	expect_completions("trace leaf { print x.", ""); /* an int has no members */
+	expect_completions("trace leaf { } trace mi", "middle");
 }
 
 /* Completion looks only at the word before the point. */
@@ -723,6 +751,7 @@ int main(void)
 		cmocka_unit_test_setup(test_front_end_statuses, no_probes),
 		cmocka_unit_test_setup(test_incomplete, no_probes),
 		cmocka_unit_test_setup(test_complete_commands, no_probes),
+		cmocka_unit_test_setup(test_complete_in_body, no_probes),
 		cmocka_unit_test_setup(test_complete_arguments, no_probes),
 		cmocka_unit_test_setup(test_complete_mid_line, no_probes),
 	};
