@@ -32,6 +32,7 @@
  * they call (its linkage name, or its name); a wrong candidate that shares
  * the name is harmless, since its return address never matches.
  */
+#include "arch/x86_64.h"
 #include "dwarf/vars_priv.h"
 #include "util/xalloc.h"
 
@@ -270,9 +271,10 @@ static const struct dw_expr *caller_reg(struct vars_cache *c, const struct vars_
 	size_t n = 0;
 	const struct dw_expr *r = NULL;
 
-	if (reg == 7) /* the caller's stack pointer after the return */
+	if (reg == X86_DWARF_rsp) /* the caller's stack pointer after the return */
 		return callee->cfa;
-	if (!cfi || reg < 0 || reg > 16 || dwarf_cfi_addrframe(cfi, callee->pc, &frame) != 0)
+	/* only the registers a probe reads can be followed */
+	if (!cfi || reg < 0 || reg >= X86_DWARF_NREGS || dwarf_cfi_addrframe(cfi, callee->pc, &frame) != 0)
 		return NULL;
 	if (dw_cfi_register(frame, reg, mem, &ops, &n) == 0) {
 		if (n == 0 && !ops)
@@ -310,7 +312,9 @@ static const struct dw_expr *caller_cfa(struct vars_cache *c, const struct vars_
 		int reg = ops[0].atom == DW_OP_bregx ? (int)ops[0].number : ops[0].atom - DW_OP_breg0;
 		int64_t off = (int64_t)(ops[0].atom == DW_OP_bregx ? ops[0].number2 : ops[0].number);
 
-		base = reg == 7 ? callee->cfa : reg == 6 ? caller_reg(c, callee, 6) : NULL;
+		base = reg == X86_DWARF_rsp   ? callee->cfa
+		       : reg == X86_DWARF_rbp ? caller_reg(c, callee, X86_DWARF_rbp)
+					      : NULL;
 		if (base)
 			r = vars_expr_add(c, base, off);
 	}

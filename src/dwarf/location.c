@@ -18,6 +18,7 @@
  */
 #include "arch/x86_64.h"
 #include "dwarf/location.h"
+#include "dwarf/tailcall.h"
 #include "dwarf/vars_priv.h"
 #include "util/xalloc.h"
 
@@ -512,6 +513,16 @@ static const char *refusal(uint8_t atom)
 	return "a DWARF location expression this version cannot evaluate";
 }
 
+/* Whether a caller may say what the function of ev's frame had on entry:
+ * not when its tail calls could lead back to it, as gdb rules
+ * (dw_tailcall_entry_values()). */
+static bool tail_calls_allow(struct eval *ev)
+{
+	Dwarf_Addr entry;
+
+	return dwarf_entrypc(ev->f->fn, &entry) == 0 && dw_tailcall_entry_values(ev->c->m, entry);
+}
+
 /* DW_OP_entry_value(DW_OP_regN): what the function's callers passed in
  * register N (entryval.c).  When no caller says, the value is gone. */
 static bool entry_value(struct eval *ev, Dwarf_Op *op)
@@ -531,6 +542,12 @@ static bool entry_value(struct eval *ev, Dwarf_Op *op)
 	}
 	if (ev->sp == 0)
 		ev->entry_reg = (unsigned)(ops[0].atom - DW_OP_reg0) + 1;
+	if (!tail_calls_allow(ev)) {
+		ev->why = "only the value it had on entry to the function is known, and its tail calls "
+			  "could lead back to it, so no caller can say it";
+		ev->gone = true;
+		return false;
+	}
 	/* a caller's entry values fan out once more per call site: fewer */
 	ns = vars_call_sites(ev->c, ev->f->fn, ops[0].atom - DW_OP_reg0, sites,
 			     ev->f->depth ? MAX_NESTED_CALLERS : MAX_CALLERS);

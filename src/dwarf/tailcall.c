@@ -31,9 +31,26 @@ struct node {
 	size_t n_edges;
 };
 
+/* A function as gdb 13 sees its tail calls, for entry values. */
+struct gdb_node {
+	uint64_t entry;
+	uint64_t *to;       /* entries its tail calls reach in this module; owned */
+	size_t n_to, cap_to;
+	bool opaque;        /* a tail call gdb cannot follow, or no function here */
+};
+
+struct verdict {
+	uint64_t entry;
+	bool known;         /* dw_tailcall_entry_values() */
+};
+
 struct tail_cache {
 	struct node *nodes; /* owned */
 	size_t n, cap;
+	struct gdb_node *gdb; /* owned */
+	size_t n_gdb, cap_gdb;
+	struct verdict *verdicts; /* owned */
+	size_t n_verdicts, cap_verdicts;
 };
 
 static void cache_destroy(void *data)
@@ -42,7 +59,11 @@ static void cache_destroy(void *data)
 
 	for (size_t i = 0; i < c->n; i++)
 		free(c->nodes[i].edges);
+	for (size_t i = 0; i < c->n_gdb; i++)
+		free(c->gdb[i].to);
 	free(c->nodes);
+	free(c->gdb);
+	free(c->verdicts);
 	free(c);
 }
 
@@ -359,4 +380,159 @@ size_t dw_tailcall_chain(struct dw_module *m, uint64_t from, uint64_t to, struct
 	}
 	free(s);
 	return n;
+}
+
+/* ---- gdb's rule for entry values ----
+ *
+ * gdb 13 resolves DW_OP_entry_value (and shows `x=x@entry=5`) only for a
+ * function that cannot reach itself through tail calls, since a tail call
+ * to itself would leave no frame to tell one entry from the next.  It
+ * checks that on the tail calls it knows of, following them from the
+ * function through every function they reach, and refuses as soon as one
+ * of them is a tail call it cannot follow: through a pointer (its target
+ * needs a frame, which a jumped-over function does not have), to a DIE
+ * without an address (GCC names the abstract instance of a function that
+ * is also inlined elsewhere), or to an address where no function with
+ * debug information starts.  It knows of a function's tail calls only
+ * when the function says its call sites are complete
+ * (DW_AT_call_all_calls and the like), and only of call sites that carry
+ * a return address (clang's tail calls give DW_AT_call_pc only, and gdb
+ * 13 drops them).  A call to a function of another module (declared
+ * here, defined there) is followed no further: gdb would continue in
+ * that module, whose tail calls do not lead back here. */
+
+static bool complete_sites(Dwarf_Die *fn)
+{
+	return dwarf_hasattr(fn, DW_AT_call_all_calls) || dwarf_hasattr(fn, DW_AT_call_all_tail_calls) ||
+	       dwarf_hasattr(fn, DW_AT_GNU_all_call_sites) || dwarf_hasattr(fn, DW_AT_GNU_all_tail_call_sites);
+}
+
+/* gdb's entry address of function DIE @fn: its low pc, else the start
+ * of its first range; 0 when it has no code. */
+static uint64_t die_entry(Dwarf_Die *fn)
+{
+	Dwarf_Addr low, base, end;
+
+	if (dwarf_lowpc(fn, &low) == 0)
+		return low;
+	return dwarf_ranges(fn, 0, &base, &low, &end) > 0 ? low : 0;
+}
+
+static void reach(struct gdb_node *g, uint64_t to)
+{
+	g->to = xgrow(g->to, &g->cap_to, g->n_to + 1, sizeof(*g->to));
+	g->to[g->n_to++] = to;
+}
+
+struct gdb_collect {
+	struct dw_module *m;
+	struct gdb_node *g;
+};
+
+/* The functions tail call @cs reaches, as gdb names them; stops the walk
+ * (true) at one gdb cannot follow. */
+static bool gdb_edge(Dwarf_Die *cs, void *ctx)
+{
+	struct gdb_collect *c = ctx;
+	Dwarf_Die origin;
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	const char *name;
+	uint64_t to;
+
+	if (!is_tail_call(cs) || !return_pc(cs))
+		return false;
+	if (dwarf_hasattr(cs, DW_AT_call_target) || dwarf_hasattr(cs, DW_AT_GNU_call_site_target) ||
+	    !call_origin(cs, &origin))
+		return c->g->opaque = true;
+	if (dwarf_hasattr(&origin, DW_AT_declaration) && !dwarf_hasattr(&origin, DW_AT_specification)) {
+		name = function_name(&origin); /* by name, as the linker resolved it */
+		if (!name)
+			return c->g->opaque = true;
+		if ((to = dw_function_entry(c->m, name)))
+			reach(c->g, to);
+		return false;
+	}
+	if (dwarf_hasattr(&origin, DW_AT_ranges)) {
+		while ((off = dwarf_ranges(&origin, off, &base, &lo, &hi)) > 0)
+			reach(c->g, lo);
+		return false;
+	}
+	if (!(to = die_entry(&origin)))
+		return c->g->opaque = true;
+	reach(c->g, to);
+	return false;
+}
+
+static const struct gdb_node *gdb_node_of(struct dw_module *m, uint64_t entry)
+{
+	struct tail_cache *c = cache_of(m);
+	struct gdb_collect col = { .m = m };
+	Dwarf_Die fn;
+
+	for (size_t i = 0; i < c->n_gdb; i++)
+		if (c->gdb[i].entry == entry)
+			return &c->gdb[i];
+	c->gdb = xgrow(c->gdb, &c->cap_gdb, c->n_gdb + 1, sizeof(*c->gdb));
+	col.g = &c->gdb[c->n_gdb++];
+	memset(col.g, 0, sizeof(*col.g));
+	col.g->entry = entry;
+	if (!function_die(m, entry, &fn) || die_entry(&fn) != entry)
+		col.g->opaque = true;
+	else if (complete_sites(&fn))
+		walk_call_sites(&fn, gdb_edge, &col);
+	return col.g;
+}
+
+/* Whether the tail calls from @entry, followed as gdb follows them, are
+ * all known and never lead back to @entry. */
+static bool verify_no_self_tailcall(struct dw_module *m, uint64_t entry)
+{
+	uint64_t *todo = NULL, *seen = NULL;
+	size_t n_todo = 0, cap_todo = 0, n_seen = 0, cap_seen = 0;
+	bool ok = true;
+
+	todo = xgrow(todo, &cap_todo, 1, sizeof(*todo));
+	todo[n_todo++] = entry;
+	while (ok && n_todo) {
+		uint64_t at = todo[--n_todo];
+		size_t n_to = gdb_node_of(m, at)->n_to;
+
+		ok = !gdb_node_of(m, at)->opaque;
+		for (size_t i = 0; ok && i < n_to; i++) {
+			/* (looked up again: the cache may grow meanwhile) */
+			uint64_t to = gdb_node_of(m, at)->to[i];
+			size_t k = 0;
+
+			ok = to != entry;
+			while (k < n_seen && seen[k] != to)
+				k++;
+			if (!ok || k < n_seen)
+				continue;
+			seen = xgrow(seen, &cap_seen, n_seen + 1, sizeof(*seen));
+			seen[n_seen++] = to;
+			todo = xgrow(todo, &cap_todo, n_todo + 1, sizeof(*todo));
+			todo[n_todo++] = to;
+		}
+	}
+	free(todo);
+	free(seen);
+	return ok;
+}
+
+bool dw_tailcall_entry_values(struct dw_module *m, uint64_t entry)
+{
+	struct tail_cache *c;
+	bool known;
+
+	if (!entry || !dw_module_dwarf(m))
+		return false;
+	c = cache_of(m);
+	for (size_t i = 0; i < c->n_verdicts; i++)
+		if (c->verdicts[i].entry == entry)
+			return c->verdicts[i].known;
+	known = verify_no_self_tailcall(m, entry);
+	c->verdicts = xgrow(c->verdicts, &c->cap_verdicts, c->n_verdicts + 1, sizeof(*c->verdicts));
+	c->verdicts[c->n_verdicts++] = (struct verdict){ entry, known };
+	return known;
 }

@@ -16,6 +16,7 @@
 #ifndef WRAITH_DWARF_TAILCALL_H
 #define WRAITH_DWARF_TAILCALL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,5 +45,11 @@ uint64_t dw_function_entry(struct dw_module *m, const char *name);
  * no certain chain. */
 size_t dw_tailcall_chain(struct dw_module *m, uint64_t from, uint64_t to, struct dw_tailcall *out,
 			 size_t max);
+
+/* Whether gdb 13 would resolve the entry values (DW_OP_entry_value, a
+ * caller's DW_AT_call_value) of the function entered at @entry of @m:
+ * only when the tail calls it can reach are all ones gdb can follow and
+ * none leads back to it (see tailcall.c).  The answer is cached. */
+bool dw_tailcall_entry_values(struct dw_module *m, uint64_t entry);
 
 #endif

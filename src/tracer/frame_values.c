@@ -5,6 +5,7 @@
  */
 #include "tracer/frame_values.h"
 #include "dwarf/stdlib.h"
+#include "dwarf/tailcall.h"
 #include "dwarf/vars.h"
 #include "render/render.h"
 #include "tracer/target.h"
@@ -627,6 +628,10 @@ static bool passed_value(struct collect *c, const struct dw_var *v, unsigned reg
 	at->bias = cf->ip - cf->pc;
 	if (cs.callee ? strcmp(cs.callee, key) != 0
 		      : !value_of(at, &cs.target, &called) || called != entry + c->where.bias)
+		return false;
+	/* gdb trusts no call site of a function whose tail calls could lead
+	 * back to it */
+	if (!dw_tailcall_entry_values(m->dw, entry))
 		return false;
 	*out = *v;
 	out->loc = cs.value;

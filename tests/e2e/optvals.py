@@ -31,6 +31,11 @@ address in libc (a call through a pointer, in another module), and
 `sink(v=v@entry=11)` at sink's entry.  A value its call site says with a
 branch (DW_OP_bra: GCC's `q == 0 ? 3 : 7`) is read both ways, as gdb
 reads it: take_flags' flags, in print and bt args.
+
+gdb shows no entry value for a function whose tail calls it cannot
+follow (get_key tail-calls get_val through GCC's abstract instance of
+it): `bt args` at get_key's entry shows the same forms as gdb's `bt`
+there, `key=5` or `key=key@entry=5` for each parameter as gdb does.
 """
 import json
 import re
@@ -317,6 +322,43 @@ def branch_values(build):
             eq(core(flags), "7", what + ": the call site's value, through its DW_OP_bra")
 
 
+def arg_forms(text):
+    """gdb's frame arguments `o=0x1 <o>, key=key@entry=5` as {name: form}:
+    "entry" for x=x@entry=v, "value" for x=v, and x@entry: "value" for a
+    separate entry value."""
+    forms = {}
+    for arg in re.split(r", (?=[\w@]+=)", text):
+        m = re.match(r"([\w@]+)=(?:([\w]+)@entry=)?", arg)
+        if m:
+            forms[m.group(1)] = "entry" if m.group(2) == m.group(1) else "value"
+    return forms
+
+
+def entry_forms(build, fn):
+    """@fn's parameters in bt args at its entry, in gdb's forms."""
+    fx = Fixture(build, [2000])
+    res = run(["-p", fx.pid, "-s", 'trace %s { print "{}", $pc; bt args; }' % fn, "--max-events", 1,
+               "--script-output", "json", "-q"])
+    ev = json_events(res.stdout)
+    check(res.returncode == 0 and ev, "%s: %s is traced (%s)" % (build, fn, res.stderr[-300:]))
+    if not ev:
+        fx.stop()
+        return
+    pc = int(ev[0]["items"][0]["args"][0]["value"], 16)
+    frame = [it for it in ev[0]["items"] if it["type"] == "backtrace"][0]["frames"][0]
+    mine = dict((a["name"], "entry" if a.get("entry") else "value") for a in frame.get("args", []))
+    gdb = subprocess.run(["gdb", "-batch", "-nx", "-p", str(fx.pid), "-ex", "break *0x%x" % pc, "-ex", "continue",
+                          "-ex", "bt 1", "-ex", "detach"], capture_output=True, text=True, timeout=120)
+    fx.stop()
+    m = re.search(r"^#0 +(?:0x[0-9a-f]+ in )?%s \((.*)\) at " % fn, gdb.stdout, re.M)
+    check(m, "%s: gdb's bt at %s (%s)" % (build, fn, gdb.stdout[-400:]))
+    if m:
+        eq(mine, arg_forms(m.group(1)), "%s: %s's parameters at 0x%x in gdb's forms (gdb: %s)" % (
+            build, fn, pc, m.group(1)))
+
+
+for b in BUILDS:
+    entry_forms(b, "get_key")
 for b in BUILDS:
     branch_values(b)
 for b in BUILDS:
