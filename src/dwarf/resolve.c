@@ -167,21 +167,70 @@ static bool live_stmt(const struct rs_lines *l, size_t i)
 	       !row_dropped(l, i);
 }
 
-/* The breakpoint address of a function entered at @lo whose code runs to
- * @hi: the first row marked prologue_end, else the function's second
- * statement row - the first that starts a new line or a new address (gdb
- * lands there too: GCC's -O0 prologue is the opening line's row, and at -O2
- * GCC puts the first statement's row on the entry address) - else @lo. */
-static Dwarf_Addr skip_prologue(const struct rs_lines *l, Dwarf_Addr lo, Dwarf_Addr hi)
+static Dwarf_Line *row_at(const struct rs_lines *l, Dwarf_Addr addr);
+
+/* The source file of row @i (borrowed from libdw; NULL when unknown). */
+static const char *row_file(const struct rs_lines *l, size_t i)
 {
-	size_t first = rows_from(l, lo);
+	return dwarf_linesrc(dwarf_onesrcline(l->lines, i), NULL, NULL);
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	return a && b && (a == b || strcmp(a, b) == 0);
+}
+
+/* Whether @pc is in code inlined into @scope (a function, or a block of
+ * it). */
+static bool in_inlined(Dwarf_Die *scope, Dwarf_Addr pc, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 64 || dwarf_child(scope, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_inlined_subroutine && dwarf_haspc(&child, pc) == 1)
+			return true;
+		if (tag == DW_TAG_lexical_block && in_inlined(&child, pc, depth + 1))
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* The first row marked prologue_end in [@lo, @hi) among the rows of the
+ * source file of the entry's own row, or 0.  gdb searches that file's
+ * line table only: the prologue_end row of a header's inlined code (clang
+ * marks so the first instruction after the prologue when it is an
+ * inlined std::map lookup) is not taken. */
+static Dwarf_Addr prologue_end(const struct rs_lines *l, Dwarf_Addr lo, Dwarf_Addr hi)
+{
+	Dwarf_Line *entry_row = row_at(l, lo);
+	const char *entry_file = entry_row ? dwarf_linesrc(entry_row, NULL, NULL) : NULL;
+
+	for (size_t i = rows_from(l, lo); i < l->n && row_addr(l, i) < hi; i++)
+		if (row_flag(l, i, dwarf_lineprologueend) && live_stmt(l, i) &&
+		    same_file(row_file(l, i), entry_file))
+			return row_addr(l, i);
+	return 0;
+}
+
+/* The breakpoint address of function @fn, entered at @lo, whose code runs
+ * to @hi, in a unit without prologue_end rows for it and without location
+ * lists: the function's second statement row - the first that starts a
+ * new line or a new address (gdb lands there too: GCC's -O0 prologue is
+ * the opening line's row) - unless the unit is LLVM's (@llvm) and that is
+ * code inlined into the function, where gdb's search by lines stops (it
+ * would then land past the function; @lo is where it means to be); else
+ * @lo. */
+static Dwarf_Addr skip_prologue(const struct rs_lines *l, Dwarf_Die *fn, bool llvm, Dwarf_Addr lo,
+				Dwarf_Addr hi)
+{
 	Dwarf_Addr entry_addr = 0;
 	int entry_line = 0;
 
-	for (size_t i = first; i < l->n && row_addr(l, i) < hi; i++)
-		if (row_flag(l, i, dwarf_lineprologueend) && live_stmt(l, i))
-			return row_addr(l, i);
-	for (size_t i = first; i < l->n && row_addr(l, i) < hi; i++) {
+	for (size_t i = rows_from(l, lo); i < l->n && row_addr(l, i) < hi; i++) {
 		int line = row_line(l, i);
 
 		if (!live_stmt(l, i) || line == 0)
@@ -190,7 +239,7 @@ static Dwarf_Addr skip_prologue(const struct rs_lines *l, Dwarf_Addr lo, Dwarf_A
 			entry_line = line;
 			entry_addr = row_addr(l, i);
 		} else if (line != entry_line || row_addr(l, i) != entry_addr) {
-			return row_addr(l, i);
+			return llvm && in_inlined(fn, row_addr(l, i), 0) ? lo : row_addr(l, i);
 		}
 	}
 	return lo;
@@ -309,8 +358,9 @@ static bool has_loclist(Dwarf_Die *parent)
 }
 
 /* gdb trusts variable locations at a function's very entry in units that
- * GCC optimized - it proves them by their location lists - and breaks at
- * the entry there instead of skipping a prologue.  We do the same. */
+ * GCC or clang optimized - it proves them by their location lists - and
+ * breaks at the entry there instead of skipping a prologue, unless the
+ * line table marks the prologue's end.  We do the same. */
 static bool unit_optimized(struct rs_cu *cu, Dwarf_Die *cudie)
 {
 	const char *producer;
@@ -318,23 +368,41 @@ static bool unit_optimized(struct rs_cu *cu, Dwarf_Die *cudie)
 
 	if (!cu->optimized) {
 		producer = dwarf_formstring(dwarf_attr(cudie, DW_AT_producer, &attr));
-		cu->optimized = producer && strncmp(producer, "GNU ", 4) == 0 &&
-					!strstr(producer, "clang") && has_loclist(cudie)
+		cu->optimized = producer &&
+					((strncmp(producer, "GNU ", 4) == 0 && !strstr(producer, "clang")) ||
+					 strstr(producer, "clang version ")) &&
+					has_loclist(cudie)
 				? 1
 				: -1;
 	}
 	return cu->optimized > 0;
 }
 
-/* Where a breakpoint on the function entered at @entry goes. */
+/* Whether LLVM compiled the unit (clang, rustc), by its producer. */
+static bool unit_llvm(Dwarf_Die *cudie)
+{
+	Dwarf_Attribute attr;
+	const char *producer = dwarf_formstring(dwarf_attr(cudie, DW_AT_producer, &attr));
+
+	return producer && (strncmp(producer, "clang ", 6) == 0 || strstr(producer, "clang version "));
+}
+
+/* Where a breakpoint on the function entered at @entry goes, as gdb 13's
+ * `break FN`: the prologue_end row of the entry's file, else the entry in
+ * an optimized unit, else past the opening line. */
 static Dwarf_Addr breakpoint_pc(struct dw_module *m, struct rs_cu *cu, Dwarf_Die *die,
 				Dwarf_Die *cudie, Dwarf_Addr entry)
 {
 	struct rs_lines l;
+	Dwarf_Addr hi = range_end(die, entry), pe;
 
-	if (!cu_lines(m, cudie, &l) || unit_optimized(cu, cudie))
+	if (!cu_lines(m, cudie, &l))
 		return entry;
-	return skip_prologue(&l, entry, range_end(die, entry));
+	if ((pe = prologue_end(&l, entry, hi)))
+		return pe;
+	if (unit_optimized(cu, cudie))
+		return entry;
+	return skip_prologue(&l, die, unit_llvm(cudie), entry, hi);
 }
 
 /* The same over the functions of unit @c that file:line lookups list. */

@@ -45,10 +45,12 @@ void dw_sites_release(struct dw_sites *s);
 /* Every probe site of function @name, sorted by address, one per address.
  *
  * Sites: for each out-of-line copy (compiler clones included) the address
- * a gdb breakpoint on the function gets - the entry itself in units GCC
- * optimized (their location lists hold at the entry), else the first
- * line-table row marked prologue_end, else the function's second statement
- * row (the first at a new line or a new address), else the entry; and the
+ * gdb 13's `break FN` gets - the first line-table row marked prologue_end
+ * among those of the entry row's own source file, else the entry itself
+ * in units GCC or clang optimized (their location lists hold at the
+ * entry), else the function's second statement row (the first at a new
+ * line or a new address; in clang's units not one of inlined code), else
+ * the entry; and the
  * entry of every inlined instance (DW_AT_entry_pc, else low_pc, else the
  * first range), moved past its function's prologue if it lies inside it.
  * file/line/col come from the line table at the site.

@@ -35,7 +35,7 @@ struct rs_cu {
 	Dwarf_Off die;    /* offset of the unit DIE */
 	uint32_t first;   /* entries [first, end) belong to this unit */
 	uint32_t end;
-	int8_t optimized; /* GCC unit with location lists: 0 unknown, 1, -1 */
+	int8_t optimized; /* GCC or clang unit with location lists: 0 unknown, 1, -1 */
 };
 
 /* An index entry is one of:

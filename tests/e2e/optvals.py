@@ -36,6 +36,12 @@ gdb shows no entry value for a function whose tail calls it cannot
 follow (get_key tail-calls get_val through GCC's abstract instance of
 it): `bt args` at get_key's entry shows the same forms as gdb's `bt`
 there, `key=5` or `key=key@entry=5` for each parameter as gdb does.
+
+`trace FN` stops where gdb's `break FN` stops: each out-of-line site
+`--dry-run` lists for the fixture's functions is a location of gdb's
+breakpoint on the same file, also in the -O0 builds (put_val, whose
+first instruction after the prologue is a header's inlined code that
+clang marks prologue_end: gdb stops at its entry).
 """
 import json
 import re
@@ -357,6 +363,40 @@ def entry_forms(build, fn):
             build, fn, pc, m.group(1)))
 
 
+BREAK_FNS = ["put_val", "get_key", "module_set", "handle_cfg", "take_flags", "pass_flags", "key_obj",
+             "run_round", "incr_ref", "sink", "main"]
+
+
+def break_sites(build):
+    """The out-of-line sites of `trace FN` are gdb's `break FN` locations."""
+    path = fixture(build)
+    script = " ".join("trace %s { }" % fn for fn in BREAK_FNS)
+    dry = run(["-t", path, "-s", script, "--dry-run"])
+    check(dry.returncode == 0, "%s: --dry-run of %d functions (%s)" % (build, len(BREAK_FNS), dry.stderr[-300:]))
+    mine, fn = {}, None
+    for line in dry.stdout.splitlines():
+        m = re.match(r"probe \d+: (\w+)", line)
+        if m:
+            fn = m.group(1)
+        m = re.match(r"\s+#\d+ \S+\+(0x[0-9a-f]+) \(file offset 0x[0-9a-f]+\) (inline )?", line)
+        if m and fn and not m.group(2):
+            mine.setdefault(fn, set()).add(int(m.group(1), 16))
+    args = ["gdb", "-batch", "-nx", path]
+    for fn in BREAK_FNS:
+        args += ["-ex", "break %s" % fn]
+    out = subprocess.run(args + ["-ex", "info breakpoints"], capture_output=True, text=True, timeout=120).stdout
+    gdb = {}
+    for addr, name in re.findall(r"(0x[0-9a-f]+) in (\w+) at ", out):
+        gdb.setdefault(name, set()).add(int(addr, 16))
+    for fn in BREAK_FNS:
+        check(mine.get(fn), "%s: %s has an out-of-line site" % (build, fn))
+        for a in sorted(mine.get(fn, ())):
+            check(a in gdb.get(fn, ()), "%s: trace %s stops at 0x%x, where break %s stops (gdb: %s)" % (
+                build, fn, a, fn, [hex(x) for x in sorted(gdb.get(fn, ()))]))
+
+
+for b in ["optvals-O0", "optvals-clang-O0"] + BUILDS:
+    break_sites(b)
 for b in BUILDS:
     entry_forms(b, "get_key")
 for b in BUILDS:
