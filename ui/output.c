@@ -197,7 +197,7 @@ static enum ui_role span_ui_role(const struct span *s, const struct event_place 
 }
 
 /* Follow groups, and the frame count of each backtrace. */
-static void track(const struct span_list *l, const struct span *s, struct event_place *at)
+static void track(const struct span *s, struct event_place *at)
 {
 	bool open = s->flags & SPAN_F_OPEN;
 
@@ -207,9 +207,7 @@ static void track(const struct span_list *l, const struct span *s, struct event_
 		else if (s->role == SPAN_FRAME)
 			at->in_frame = open;
 	} else if (s->role == SPAN_FRAME_COUNT && (s->flags & SPAN_F_DATA)) {
-		unsigned long n = strtoul(span_data(l, s), NULL, 10);
-
-		at->digits = snprintf(NULL, 0, "%lu", n ? n - 1 : 0);
+		at->digits = snprintf(NULL, 0, "%llu", (unsigned long long)(s->value ? s->value - 1 : 0));
 	}
 }
 
@@ -233,7 +231,7 @@ void output_add_event(struct output *o, const struct span_list *event)
 		enum ui_role role = span_ui_role(s, &at);
 		size_t n = strlen(text);
 
-		track(event, s, &at);
+		track(s, &at);
 		if (!(s->flags & SPAN_F_SHOW))
 			continue;
 		if (s->role == SPAN_EOL) {

@@ -4,7 +4,6 @@
  * the final report of lost events, and exit statuses.
  */
 #include "frontend/cli.h"
-#include "dwarf/stdlib.h"
 #include "render/span.h"
 #include "tracer/session.h"
 #include "util/clock.h"
@@ -124,6 +123,7 @@ static void progress(void *ctx, const char *text)
 
 int cli_open_session(const struct cli_options *o, const char *script, struct session **out)
 {
+	struct session_print print = { o->print_elements, o->print_depth };
 	struct session_options so = {
 		.pid = o->pid, .path = o->path, .transport = o->transport, .fault_in = o->fault_in,
 		.debug = {
@@ -141,13 +141,10 @@ int cli_open_session(const struct cli_options *o, const char *script, struct ses
 		.start_kernel = script != NULL, .only_script = script,
 		.max_events = o->max_events, .pending = o->pending, .buffer_bytes = o->buffer_bytes,
 		.stack_entries = o->stack_entries, .probe_cache_dir = o->probe_cache_dir,
+		.print = &print,
 	};
 	struct session_sink sink = { write_event, &writer };
 	int err;
-
-	/* read by codegen (what the probe copies) and the renderer alike */
-	dw_std_print_elements = o->print_elements;
-	dw_std_print_depth = o->print_depth;
 
 	/* Nothing can answer a prompt in a script or a batch, and the shell
 	 * is not up yet when debug files are looked for. */

@@ -184,6 +184,7 @@ void span_data_u64(struct span_list *l, enum span_role role, uint64_t v)
 	char d[STRBUF_U64_MAX];
 
 	span_addn(l, role, SPAN_TONE_NONE, NULL, 0, d, fmt_u64(d, v));
+	l->v[l->n - 1].value = v;
 }
 
 void span_data_hex(struct span_list *l, enum span_role role, uint64_t v)
@@ -191,6 +192,7 @@ void span_data_hex(struct span_list *l, enum span_role role, uint64_t v)
 	char d[STRBUF_U64_MAX + 2] = "0x";
 
 	span_addn(l, role, SPAN_TONE_NONE, NULL, 0, d, 2 + fmt_hex(d + 2, v));
+	l->v[l->n - 1].value = v;
 }
 
 void span_show_u64(struct span_list *l, enum span_role role, enum span_tone tone, uint64_t v)
@@ -198,6 +200,7 @@ void span_show_u64(struct span_list *l, enum span_role role, enum span_tone tone
 	char d[STRBUF_U64_MAX];
 
 	span_addn(l, role, tone, d, fmt_u64(d, v), NULL, 0);
+	l->v[l->n - 1].value = v;
 }
 
 void span_dataf(struct span_list *l, enum span_role role, const char *fmt, ...)

@@ -157,6 +157,8 @@ struct span {
 	uint32_t data;  /* offset of the data text */
 	uint32_t show_len; /* their lengths, so writers copy without measuring */
 	uint32_t data_len;
+	uint64_t value;    /* a number's leaf (span_*_u64, span_data_hex): the
+			    * number, for a reader that wants it as one; else 0 */
 };
 
 struct span_list {

@@ -15,6 +15,7 @@
 #include "codegen/codegen.h"
 #include "dwarf/debugfile.h"
 #include "dwarf/module.h"
+#include "dwarf/stdlib.h"
 #include "render/status.h"
 #include "runtime/prearm.h"
 #include "runtime/runtime.h"
@@ -120,6 +121,11 @@ int session_new(const struct session_options *opt, struct session **out)
 	*out = NULL;
 	s->opt = *opt;
 	s->opt.only_script = NULL;
+	s->opt.print = NULL;
+	if (opt->print) { /* read by codegen (what a probe copies) and the renderer alike */
+		dw_std_print_elements = opt->print->elements;
+		dw_std_print_depth = opt->print->depth;
+	}
 	if (!s->opt.bt_depth)
 		s->opt.bt_depth = WR_BT_DEFAULT_DEPTH;
 	if (opt->only_script)

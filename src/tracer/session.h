@@ -72,6 +72,16 @@ struct session_options {
 	uint64_t buffer_bytes;      /* --buffer-size; 0: scaled to the CPUs */
 	uint32_t stack_entries;     /* --stack-entries; 0: the runtime's default */
 	const char *probe_cache_dir; /* compiled probes kept here between runs; NULL: not kept */
+	/* How much of a container a value shows (gdb's `print elements`) and
+	 * how deep values nest before `...`, for what probes copy and what
+	 * is rendered alike; NULL: gdb's defaults, 200 and 20.  Process-wide:
+	 * the last session_new() given one sets them. */
+	const struct session_print *print;
+};
+
+struct session_print {
+	unsigned elements;          /* 1..session_max_print_elements() */
+	unsigned depth;             /* 0..1000 */
 };
 
 /* Start what compiling probes for @opt needs (LLVM, the template of its

@@ -713,6 +713,10 @@ static void test_span_numbers_and_depth(void **state)
 	strbuf_reset(&out);
 	span_write_text(&l, SPAN_COLOR_NONE, &out);
 	assert_string_equal(out.buf, "0#12 [m+0x40");
+	/* a number's leaf keeps the number for readers of the spans */
+	assert_true(l.v[1].role == SPAN_SEQ && l.v[1].value == UINT64_MAX);
+	assert_true(l.v[2].role == SPAN_IP && l.v[2].value == 0x7ffd1234abcdull);
+	assert_true(l.v[4].role == SPAN_PROBE && l.v[4].value == 0);
 	strbuf_release(&out);
 	strbuf_release(&want);
 	span_list_release(&l);
