@@ -531,39 +531,197 @@ static unsigned entry_register(Dwarf_Die *param, Dwarf_Die *fn)
 	return ops[0].atom == DW_OP_regx ? (unsigned)ops[0].number + 1 : 0;
 }
 
-/* The variables of @scope, @params or @locals of them, in the order of its
- * abstract instance when it has one (an inlined copy may carry no DIE for
- * what the compiler dropped: the abstract one names it, optimized out). */
+/* One scope's variables, listed as gdb reads a scope's symbols
+ * (read_func_scope, then inherit_abstract_dies): the scope's own
+ * children in their order, then those of its abstract instance that none
+ * of them stands for (what an inlined copy dropped: optimized out).  A
+ * block without addresses (all of an abstract instance's) is read as
+ * part of the scope around it. */
+struct scope_walk {
+	struct vars_cache *c;
+	Dwarf_Die *scope;  /* the concrete scope */
+	uint64_t pc;
+	Dwarf_Die *fn;     /* the function whose code holds pc */
+	bool params, locals;
+	int (*cb)(const struct dw_var *v, void *ctx);
+	void *ctx;
+};
+
+static bool is_flat_block(Dwarf_Die *die)
+{
+	return dwarf_tag(die) == DW_TAG_lexical_block && !dwarf_hasattr(die, DW_AT_high_pc) &&
+	       !dwarf_hasattr(die, DW_AT_ranges);
+}
+
+/* Whether @die is the first variable of its name among @parent's
+ * children. */
+static bool is_first_named(Dwarf_Die *parent, Dwarf_Die *die, const char *name)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(parent, &child) != 0)
+		return false;
+	do {
+		const char *n = dwarf_diename(&child);
+
+		if (is_var_tag(dwarf_tag(&child)) && !dwarf_hasattr(&child, DW_AT_declaration) && n &&
+		    strcmp(n, name) == 0)
+			return dwarf_dieoffset(&child) == dwarf_dieoffset(die);
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* Whether @die of @parent is listed: a variable or parameter (of two
+ * entries of one name in a concrete scope, the first, once: find_child
+ * picks the one to read), or a label whose code is gone (no address: gdb
+ * lists it as optimized out, and a label with an address not at all). */
+static bool is_listed(Dwarf_Die *parent, Dwarf_Die *die, const char *name, bool concrete)
+{
+	int tag = dwarf_tag(die);
+
+	if (tag == DW_TAG_label)
+		return !dwarf_hasattr(die, DW_AT_low_pc);
+	if (!is_var_tag(tag) || dwarf_hasattr(die, DW_AT_declaration))
+		return false;
+	return !concrete || is_first_named(parent, die, name);
+}
+
+static int emit(struct scope_walk *w, Dwarf_Die *parent, Dwarf_Die *die, bool concrete)
+{
+	const char *name = dwarf_diename(die);
+	bool param = dwarf_tag(die) == DW_TAG_formal_parameter;
+	Dwarf_Die use = *die;
+	struct dw_var v;
+
+	if (!name || (param ? !w->params : !w->locals) || !is_listed(parent, die, name, concrete))
+		return 0;
+	if (concrete && is_var_tag(dwarf_tag(die)))
+		find_child(parent, name, w->pc, &use);
+	fill_var(w->c, &use, w->pc, w->fn, param ? DW_VAR_PARAMETER : DW_VAR_LOCAL, &v);
+	if (param && dwarf_tag(w->scope) == DW_TAG_subprogram)
+		v.entry_reg = entry_register(&use, w->scope);
+	return w->cb(&v, w->ctx);
+}
+
+static int walk_children(struct scope_walk *w, Dwarf_Die *parent, bool concrete)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(parent, &child) != 0)
+		return 0;
+	do {
+		if (is_flat_block(&child) ? walk_children(w, &child, concrete) : emit(w, parent, &child, concrete))
+			return 1;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+static bool abstract_origin(Dwarf_Die *die, Dwarf_Die *out)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr(die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, out);
+}
+
+static int cmp_off(const void *a, const void *b)
+{
+	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whether the children of @a and @b have the same tags in the same
+ * order (gdb then takes a block without DW_AT_abstract_origin, as clang
+ * writes them, for the abstract block in its place). */
+static bool is_isomorphic(Dwarf_Die *a, Dwarf_Die *b)
+{
+	Dwarf_Die x, y;
+	int hx = dwarf_child(a, &x), hy = dwarf_child(b, &y);
+
+	while (hx == 0 && hy == 0 && dwarf_tag(&x) == dwarf_tag(&y)) {
+		hx = dwarf_siblingof(&x, &x);
+		hy = dwarf_siblingof(&y, &y);
+	}
+	return hx != 0 && hy != 0;
+}
+
+static bool is_call_site(int tag)
+{
+	return tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site;
+}
+
+/* The DIE of an abstract instance that @child, a child of a concrete
+ * scope, stands for; false when none.  @peer: the abstract scope's child
+ * in @child's place when the two scopes are isomorphic, else NULL. */
+static bool stands_for(Dwarf_Die *child, Dwarf_Die *peer, Dwarf_Die *out)
+{
+	int hops = 0;
+
+	for (*out = *child; hops < 8 && abstract_origin(out, out); hops++)
+		;
+	if (!hops && peer && dwarf_tag(child) == DW_TAG_lexical_block) {
+		*out = *peer;
+		return true;
+	}
+	return hops > 0;
+}
+
+/* The DIEs of abstract instance @origin that the children of its
+ * concrete @scope stand for, sorted, @n of them (call sites name
+ * callees, not stand-ins).  Caller frees. */
+static Dwarf_Off *stood_for(Dwarf_Die *scope, Dwarf_Die *origin, size_t *n)
+{
+	bool iso = is_isomorphic(scope, origin);
+	Dwarf_Off *offs = NULL;
+	Dwarf_Die child, peer, o;
+	size_t cap = 0;
+
+	*n = 0;
+	if (dwarf_child(scope, &child) != 0 || (iso && dwarf_child(origin, &peer) != 0))
+		return NULL;
+	do {
+		if (!is_call_site(dwarf_tag(&child)) && stands_for(&child, iso ? &peer : NULL, &o)) {
+			offs = xgrow(offs, &cap, *n + 1, sizeof(*offs));
+			offs[(*n)++] = dwarf_dieoffset(&o);
+		}
+	} while (dwarf_siblingof(&child, &child) == 0 && (!iso || dwarf_siblingof(&peer, &peer) == 0));
+	if (offs)
+		qsort(offs, *n, sizeof(*offs), cmp_off);
+	return offs;
+}
+
+/* The children of @origin, the abstract instance of w->scope, that no
+ * child of w->scope stands for. */
+static int walk_inherited(struct scope_walk *w, Dwarf_Die *origin)
+{
+	size_t n;
+	Dwarf_Off *offs = stood_for(w->scope, origin, &n), off;
+	Dwarf_Die child;
+	int stop = 0;
+
+	if (dwarf_child(origin, &child) == 0)
+		do {
+			off = dwarf_dieoffset(&child);
+			if (n && bsearch(&off, offs, n, sizeof(*offs), cmp_off))
+				continue;
+			stop = is_flat_block(&child) ? walk_children(w, &child, false)
+						     : emit(w, origin, &child, false);
+		} while (!stop && dwarf_siblingof(&child, &child) == 0);
+	free(offs);
+	return stop;
+}
+
 static int scope_vars(struct vars_cache *c, Dwarf_Die *scope, uint64_t pc, Dwarf_Die *fn,
 		      bool params, bool locals, int (*cb)(const struct dw_var *v, void *ctx),
 		      void *ctx)
 {
-	Dwarf_Die list, child, die;
-	Dwarf_Attribute a;
-	bool origin = dwarf_attr(scope, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &list);
+	struct scope_walk w = { .c = c, .scope = scope, .pc = pc, .fn = fn, .params = params,
+				.locals = locals, .cb = cb, .ctx = ctx };
+	Dwarf_Die origin;
 
-	if (!origin)
-		list = *scope;
-	if (dwarf_child(&list, &child) != 0)
-		return 0;
-	do {
-		int tag = dwarf_tag(&child);
-		const char *name = dwarf_diename(&child);
-		struct dw_var v;
-
-		if (!is_var_tag(tag) || !name || dwarf_hasattr(&child, DW_AT_declaration) ||
-		    (tag == DW_TAG_formal_parameter ? !params : !locals))
-			continue;
-		if (!origin || !find_child(scope, name, pc, &die))
-			die = child;
-		fill_var(c, &die, pc, fn, tag == DW_TAG_formal_parameter ? DW_VAR_PARAMETER : DW_VAR_LOCAL,
-			 &v);
-		if (tag == DW_TAG_formal_parameter && dwarf_tag(scope) == DW_TAG_subprogram)
-			v.entry_reg = entry_register(&die, scope);
-		if (cb(&v, ctx))
-			return 1;
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return 0;
+	if (walk_children(&w, scope, true))
+		return 1;
+	return abstract_origin(scope, &origin) ? walk_inherited(&w, &origin) : 0;
 }
 
 void dw_frame_vars(struct dw_module *m, uint64_t pc, unsigned level, bool params, bool locals,

@@ -1,47 +1,80 @@
-"""bt_locals.py - `bt full` at leaf of locals.c lists mid's locals as
-gdb's bt full does, the same names in the same order, and a struct
-local's char * member with its string, as gdb shows it ("alpha", read
-from the program's read-only data); gcc and clang, -O0 and -O2.  _start,
-which has no debug info, is `_start` in bt args as in bt (no parameter
-list), and bt full says of it what gdb's says."""
+"""bt_locals.py - `bt full` at leaf of locals.c lists each frame's
+parameters and locals as gdb's bt full does, the same names in the same
+order: mid's locals, and a struct local's char * member with its string,
+as gdb shows it ("alpha", read from the program's read-only data); in
+other() and the call of blk() inlined into it, the order of the inlined
+copy's parameters, the variables of its abstract instance that no DIE of
+the copy stands for (<optimized out>, also where the copy has them in a
+block of its own), and a label whose code is gone; gcc and clang, -O0
+and -O2.  _start, which has no debug info, is `_start` in bt args as in
+bt (no parameter list), and bt full says of it what gdb's says."""
 import subprocess
 
 from wraithtest import *
 
 require_root()
 
+PARAM = re.compile(r"(?:\(|, )(\w+)=")
+LOCAL = re.compile(r"^        (\w+) = (.*)$")
 
-def gdb_mid_locals(binary):
-    """[(name, value)] of mid's locals in gdb's bt full at leaf."""
+
+def frames(text, frame_re):
+    """[(function, [parameter names], [(local, value)])] of one backtrace's
+    text, from frame 0 to main."""
+    out = []
+    for line in text.splitlines():
+        if re.match(r"\s*#\d", line) and out and out[-1][0] == "main":
+            break
+        m = frame_re.match(line)
+        if m:
+            out.append((m.group(1), PARAM.findall(m.group(2)), []))
+        elif out and LOCAL.match(line):
+            out[-1][2].append(LOCAL.match(line).groups())
+    return out if out and out[-1][0] == "main" else None
+
+
+def gdb_backtraces(binary):
+    """gdb's bt full at the first two stops at leaf (mid's call, then
+    other's)."""
     out = subprocess.run(["gdb", "-batch", "-nx", "-ex", "break leaf", "-ex", "run", "-ex", "bt full",
-                          "-ex", "kill", binary], capture_output=True, text=True, timeout=120).stdout
-    m = re.search(r"^#1 .* mid .*\n((?:        .*\n)*)", out, re.M)
-    return re.findall(r"^        (\w+) = (.*)$", m.group(1), re.M) if m else None
+                          "-ex", "continue", "-ex", "bt full", "-ex", "kill", binary],
+                         capture_output=True, text=True, timeout=120).stdout
+    return [frames(t, re.compile(r"^#\d+\s+(?:0x[0-9a-f]+ in )?(\w+) \((.*)\) at "))
+            for t in re.split(r"^(?=#0 )", out, flags=re.M)[1:]]
 
 
 for v in ("O0", "O2", "clang-O0", "clang-O2"):
     name = "locals-" + v
     fx = Fixture(name)
-    res = run(["-p", fx.pid, "-s", "trace leaf { bt full; }", "--max-events", 1, "--script-output", "plain", "-q"])
+    res = run(["-p", fx.pid, "-s", "trace leaf { bt full; }", "--max-events", 2, "--script-output", "plain",
+               "-q"])
     fx.stop()
-    m = re.search(r"^  #1 mid\(.*\n((?:        .*\n)*)", res.stdout, re.M)
-    ours = re.findall(r"^        (\w+) = (.*)$", m.group(1), re.M) if m else None
-    gdb = gdb_mid_locals(fixture(name))
-    check(ours is not None and gdb is not None, "%s: both list mid's locals (%r)" % (name, res.stdout[:500]))
-    if ours is None or gdb is None:
-        continue
-    eq([n for n, _ in ours], [n for n, _ in gdb], "%s: mid's locals are gdb's, in its order" % name)
+    ours = [frames(t, re.compile(r"^  #\S+ (\w+)\((.*)\)(?: at .*)?(?: \[.*\])?$"))
+            for t in re.split(r"^(?=backtrace: )", res.stdout, flags=re.M)[1:]]
+    ours = {tuple(f[0] for f in bt): bt for bt in ours if bt}
+    gdb = gdb_backtraces(fixture(name))
+    check(len(ours) == 2 and len(gdb) == 2 and None not in gdb,
+          "%s: both give the backtraces of mid's and other's calls (%r)" % (name, res.stdout[:1500]))
+    for theirs in (bt for bt in gdb if bt):
+        key = tuple(f[0] for f in theirs)
+        mine = ours.get(key)
+        check(mine is not None, "%s: wraith has gdb's frames %r (has %r)" % (name, key, list(ours)))
+        if mine is None:
+            continue
+        for (fn, p1, l1), (_, p2, l2) in zip(mine, theirs):
+            eq(p1, p2, "%s: %s's parameters are gdb's, in its order" % (name, fn))
+            eq([n for n, _ in l1], [n for n, _ in l2], "%s: %s's locals are gdb's, in its order" % (name, fn))
+            for (n, val), (_, gval) in zip(l1, l2):
+                if gval == "<optimized out>":
+                    eq(val, "<optimized out>", "%s: %s's %s is <optimized out> as in gdb" % (name, fn, n))
+            if fn == "mid":
+                theirs_r = dict(l2).get("r", "")
+                if '"alpha"' in theirs_r:
+                    check(re.match(r'\{name: 0x[0-9a-f]+ "alpha", id: 3\}$', dict(l1).get("r", "")),
+                          "%s: r's char * member shows its string as gdb's does (%r)" % (name, dict(l1).get("r")))
     m = re.search(r"^  #\d+ _start(.*)\n(.*)\n", res.stdout, re.M)
     check(m and m.group(1).startswith(" [") and m.group(2) == "        No symbol table info available.",
           "%s: _start without a parameter list, and gdb's words for its locals (%r)"
           % (name, m.group(0) if m else res.stdout[-300:]))
-    theirs = dict(gdb)
-    mine = dict(ours)
-    if '"alpha"' in theirs.get("r", ""):
-        check(re.match(r'\{name: 0x[0-9a-f]+ "alpha", id: 3\}$', mine.get("r", "")),
-              "%s: r's char * member shows its string as gdb's does (%r)" % (name, mine.get("r")))
-    for n, val in gdb:
-        if val == "<optimized out>":
-            eq(mine.get(n), "<optimized out>", "%s: %s is <optimized out> as in gdb" % (name, n))
 check_no_leftovers("after the locals")
 finish()
