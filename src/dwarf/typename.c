@@ -498,6 +498,14 @@ bool typename_scoped_name(Dwarf_Die *die, struct strbuf *out)
 	n = dwarf_getscopes_die(die, &scopes);
 	while (top < n && is_scope_tag(dwarf_tag(&scopes[top])))
 		top++;
+	/* gdb gives nothing inside an unnamed class a prefix (a lambda's
+	 * closure type: its inlined operator() is "operator()"), so the
+	 * name starts after the innermost unnamed class. */
+	for (int i = 1; i < top; i++)
+		if (!dwarf_diename(&scopes[i]) && dwarf_tag(&scopes[i]) != DW_TAG_namespace) {
+			top = i;
+			break;
+		}
 	for (int i = top - 1; i >= 1; i--)
 		add_scope_name(out, &scopes[i]);
 	strbuf_addstr(out, name);
