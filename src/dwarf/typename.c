@@ -10,6 +10,7 @@
  * cache through the context.
  */
 #include "dwarf/typename.h"
+#include "util/xalloc.h"
 
 #include <dwarf.h>
 #include <stdlib.h>
@@ -487,6 +488,38 @@ static void add_scope_name(struct strbuf *sb, Dwarf_Die *scope)
 	strbuf_addstr(sb, "::");
 }
 
+#define MAX_SCOPE_PATH 32
+
+/* The DIEs holding @die, itself first and its unit last, as
+ * dwarf_getscopes_die() gives them; that one does not look inside a
+ * union (std::_Any_data's member functions), so where it finds nothing
+ * they are found by their offsets, which grow down the tree, from the
+ * unit down.  Returns how many (0: not found); caller frees *@out. */
+static int scopes_of(Dwarf_Die *die, Dwarf_Die **out)
+{
+	Dwarf_Off target = dwarf_dieoffset(die);
+	Dwarf_Die path[MAX_SCOPE_PATH], child, last;
+	int n = dwarf_getscopes_die(die, out), depth = 0;
+
+	if (n > 0 || !dwarf_diecu(die, &path[0], NULL, NULL))
+		return n;
+	while (++depth < MAX_SCOPE_PATH && dwarf_child(&path[depth - 1], &child) == 0) {
+		last = child;
+		while (dwarf_siblingof(&child, &child) == 0 && dwarf_dieoffset(&child) <= target)
+			last = child;
+		if (dwarf_dieoffset(&last) > target)
+			break;
+		path[depth] = last;
+		if (dwarf_dieoffset(&last) != target)
+			continue;
+		*out = xcalloc((size_t)depth + 1, sizeof(**out));
+		for (int i = 0; i <= depth; i++)
+			(*out)[i] = path[depth - i];
+		return depth + 1;
+	}
+	return 0;
+}
+
 bool typename_scoped_name(Dwarf_Die *die, struct strbuf *out)
 {
 	Dwarf_Die *scopes = NULL;
@@ -495,7 +528,7 @@ bool typename_scoped_name(Dwarf_Die *die, struct strbuf *out)
 
 	if (!name)
 		return false;
-	n = dwarf_getscopes_die(die, &scopes);
+	n = scopes_of(die, &scopes);
 	while (top < n && is_scope_tag(dwarf_tag(&scopes[top])))
 		top++;
 	/* gdb gives nothing inside an unnamed class a prefix (a lambda's

@@ -1,6 +1,8 @@
 """bt_cxx.py - `bt` at leaf equals gdb's backtrace for C++ in every build:
 cxx.cc (namespace, class template, constructor, operator, virtual method,
-lambda, std::function with libstdc++ frames inlined at -O2), templates.cc
+lambda, std::function with libstdc++ frames inlined at -O2, and a lambda
+of main that _M_invoke inlines, whose operator() GCC gives no linkage
+name: gdb names its frame "operator()"), templates.cc
 (a deep exception-free template chain, nested and anonymous namespaces,
 a functor, a variadic template, an overload) and cxx without debug info
 (names demangled from .symtab, GCC clone suffixes kept).  Names are
