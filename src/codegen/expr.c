@@ -27,18 +27,6 @@ static int lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *
 
 /* ---- helpers shared with ops.c, floats.c and values.c ---- */
 
-LLVMValueRef cg_fit(struct cg *cg, LLVMValueRef x, unsigned bits, bool is_signed)
-{
-	LLVMTypeRef t;
-
-	if (bits == 0 || bits >= 64)
-		return x;
-	t = LLVMIntTypeInContext(cg->ctx, bits);
-	x = LLVMBuildTrunc(cg->builder, x, t, "");
-	return is_signed ? LLVMBuildSExt(cg->builder, x, LLVMInt64TypeInContext(cg->ctx), "")
-			 : LLVMBuildZExt(cg->builder, x, LLVMInt64TypeInContext(cg->ctx), "");
-}
-
 void cg_set_value(struct cg_value *out, const struct dw_type *t, LLVMValueRef v)
 {
 	memset(out, 0, sizeof(*out));
@@ -72,19 +60,6 @@ const char *cg_describe(const struct cg_value *v, char *buf, size_t size)
 		return buf;
 	}
 	return ctype_describe(v->dt, buf, size);
-}
-
-bool cg_constant(LLVMValueRef v, uint64_t *out)
-{
-	if (!v || !LLVMIsAConstantInt(v))
-		return false;
-	*out = LLVMConstIntGetZExtValue(v);
-	return true;
-}
-
-LLVMValueRef cg_bool(struct cg *cg, LLVMValueRef i1)
-{
-	return LLVMBuildZExt(cg->builder, i1, LLVMInt64TypeInContext(cg->ctx), "");
 }
 
 const struct dw_type *cg_pointer_to(struct cg *cg, const struct dw_type *target)
@@ -256,10 +231,10 @@ static int lower_special(struct cg *cg, const struct ast_expr *e, struct cg_valu
 		cg_set_value(out, &ctype_ulong, cg_call(cg, WR_FN_KTIME, NULL, 0));
 		return 0;
 	case AST_SPECIAL_PC:
-		cg_set_value(out, &ctype_code_ptr, values_reg(cg, X86_DWARF_rip));
+		cg_set_value(out, &ctype_code_ptr, cg_reg(cg, X86_DWARF_rip));
 		return 0;
 	case AST_SPECIAL_SP:
-		cg_set_value(out, &ctype_void_ptr, values_reg(cg, 7));
+		cg_set_value(out, &ctype_void_ptr, cg_reg(cg, 7));
 		return 0;
 	}
 	return cg_fail(cg, e->loc, NULL, "unknown special variable");

@@ -26,81 +26,10 @@
 static LLVMTypeRef i32(struct cg *cg) { return LLVMInt32TypeInContext(cg->ctx); }
 static LLVMTypeRef i64(struct cg *cg) { return LLVMInt64TypeInContext(cg->ctx); }
 
-LLVMValueRef cg_i32(struct cg *cg, unsigned long long v)
-{
-	return LLVMConstInt(i32(cg), v, 0);
-}
-
-LLVMValueRef cg_i64(struct cg *cg, unsigned long long v)
-{
-	return LLVMConstInt(i64(cg), v, 0);
-}
-
 #define c32 cg_i32
 #define c64 cg_i64
 
-/* No subprogram (a probe lowered only for its shape, codegen.c): no
- * locations either. */
-static void set_loc(struct cg *cg, struct src_loc loc)
-{
-	LLVMMetadataRef dl;
-
-	if (!cg->di_sp)
-		return;
-	dl = LLVMDIBuilderCreateDebugLocation(cg->ctx, loc.line ? loc.line : 1, loc.col, cg->di_sp,
-					      NULL);
-	LLVMSetCurrentDebugLocation2(cg->builder, dl);
-}
-
-LLVMValueRef cg_call(struct cg *cg, enum wr_entry_point e, LLVMValueRef *args, unsigned n)
-{
-	const struct wr_entry *ep = &wr_entry_points[e];
-	LLVMValueRef fn = ep->n_params == n ? LLVMGetNamedFunction(cg->mod, ep->name) : NULL;
-
-	if (!fn) {
-		wr_error("internal error: %s with %u arguments is not a template entry point",
-			 ep->name, n);
-		cg->llvm_errors++;
-		return LLVMGetPoison(LLVMInt64TypeInContext(cg->ctx));
-	}
-	return LLVMBuildCall2(cg->builder, LLVMGlobalGetValueType(fn), fn, args, n, "");
-}
-
 #define call cg_call
-
-/* Stack slots live in the entry block: elsewhere they are dynamic
- * allocations, which the BPF backend refuses. */
-LLVMValueRef cg_alloca(struct cg *cg, LLVMTypeRef type, const char *name)
-{
-	LLVMBuilderRef b = LLVMCreateBuilderInContext(cg->ctx);
-	LLVMValueRef first = LLVMGetFirstInstruction(cg->entry), slot;
-
-	if (first)
-		LLVMPositionBuilderBefore(b, first);
-	else
-		LLVMPositionBuilderAtEnd(b, cg->entry);
-	slot = LLVMBuildAlloca(b, type, name);
-	LLVMDisposeBuilder(b);
-	return slot;
-}
-
-int cg_fail(struct cg *cg, struct src_loc loc, const char *hint, const char *fmt, ...)
-{
-	struct strbuf msg = STRBUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	strbuf_vaddf(&msg, fmt, ap);
-	va_end(ap);
-	diag_set(cg->diag, loc, hint, "%s", msg.buf);
-	strbuf_release(&msg);
-	return -WR_ESEMANTIC;
-}
-
-static LLVMBasicBlockRef new_block(struct cg *cg, const char *name)
-{
-	return LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, name);
-}
 
 /* ---- statements ---- */
 
@@ -157,7 +86,7 @@ static int print_arg(struct cg *cg, const struct ast_stmt *s, size_t i, struct c
 
 	if (is_len)
 		return 0; /* the dump after it reads it */
-	set_loc(cg, s->args[i]->loc);
+	cg_set_loc(cg, s->args[i]->loc);
 	if (pc && pc->len_kind == AST_FMT_LEN_STAR && vals[i - 1].marker)
 		vals[i].marker = vals[i - 1].marker; /* no length: no dump either */
 	if (vals[i].marker)
@@ -315,7 +244,7 @@ static int lower_count(struct cg *cg, const struct ast_stmt *s)
 		err = count_key(cg, s->value, &args[5]);
 		if (err)
 			return err;
-		set_loc(cg, s->loc);
+		cg_set_loc(cg, s->loc);
 	}
 	args[0] = cg->ctx_arg;
 	args[1] = cg->buf;
@@ -332,7 +261,7 @@ static int lower_count(struct cg *cg, const struct ast_stmt *s)
 static void skip_failed(struct cg *cg, const struct ast_stmt *s, const struct cg_value *c,
 			LLVMBasicBlockRef next_bb)
 {
-	LLVMBasicBlockRef fail_bb = new_block(cg, "if.failed"), ok_bb = new_block(cg, "if.ok");
+	LLVMBasicBlockRef fail_bb = cg_block(cg, "if.failed"), ok_bb = cg_block(cg, "if.ok");
 	LLVMValueRef code = LLVMBuildZExt(cg->builder, c->status, LLVMInt64TypeInContext(cg->ctx), "");
 
 	LLVMBuildCondBr(cg->builder, LLVMBuildICmp(cg->builder, LLVMIntNE, code, c64(cg, 0), ""),
@@ -347,7 +276,7 @@ static void skip_failed(struct cg *cg, const struct ast_stmt *s, const struct cg
  * then on to @end_bb; the builder is left where the next arm goes. */
 static int lower_arm(struct cg *cg, const struct ast_stmt *arm, LLVMBasicBlockRef end_bb, bool last)
 {
-	LLVMBasicBlockRef then_bb = new_block(cg, "if.then"), else_bb = new_block(cg, "if.else");
+	LLVMBasicBlockRef then_bb = cg_block(cg, "if.then"), else_bb = cg_block(cg, "if.else");
 	struct cg_value c;
 	LLVMValueRef truth = NULL;
 	int err = cg_lower_expr(cg, arm->cond, &c);
@@ -371,11 +300,11 @@ static int lower_arm(struct cg *cg, const struct ast_stmt *arm, LLVMBasicBlockRe
 /* An else-if chain is a flat list of arms (ast.h): a loop, not recursion. */
 static int lower_if(struct cg *cg, const struct ast_stmt *s)
 {
-	LLVMBasicBlockRef end_bb = new_block(cg, "if.end");
+	LLVMBasicBlockRef end_bb = cg_block(cg, "if.end");
 	int err = lower_arm(cg, s, end_bb, s->n_elifs == 0);
 
 	for (size_t i = 0; i < s->n_elifs && !err; i++) {
-		set_loc(cg, s->elifs[i]->loc);
+		cg_set_loc(cg, s->elifs[i]->loc);
 		err = lower_arm(cg, s->elifs[i], end_bb, i + 1 == s->n_elifs);
 	}
 	if (!err)
@@ -404,7 +333,7 @@ static int lower_stmt(struct cg *cg, const struct ast_stmt *s)
 {
 	struct cg_value ignored;
 
-	set_loc(cg, s->loc);
+	cg_set_loc(cg, s->loc);
 	switch (s->kind) {
 	case AST_STMT_PRINT:
 		return lower_print(cg, s);
@@ -458,16 +387,16 @@ int lower_probe(struct cg *cg)
 
 	cg->builder = LLVMCreateBuilderInContext(cg->ctx);
 	cg->ctx_arg = LLVMGetParam(cg->fn, 0);
-	entry = new_block(cg, "entry");
+	entry = cg_block(cg, "entry");
 	cg->entry = entry;
-	body = new_block(cg, "body");
-	skip = new_block(cg, "skip");
+	body = cg_block(cg, "body");
+	skip = cg_block(cg, "skip");
 	LLVMPositionBuilderAtEnd(cg->builder, entry);
-	set_loc(cg, cg->plan->ast->loc);
+	cg_set_loc(cg, cg->plan->ast->loc);
 	cg->n_params = 0;
 	if (cg->plan->site_table) {
 		/* a hit at a site whose entry is not there is dropped */
-		LLVMBasicBlockRef begin = new_block(cg, "begin");
+		LLVMBasicBlockRef begin = cg_block(cg, "begin");
 
 		args[0] = cg->ctx_arg;
 		cg->site_params = call(cg, WR_FN_SITE_PARAMS, args, 1);
@@ -493,7 +422,7 @@ int lower_probe(struct cg *cg)
 	err = lower_block(cg, &cg->plan->ast->body);
 	if (err)
 		return err;
-	set_loc(cg, cg->plan->ast->loc);
+	cg_set_loc(cg, cg->plan->ast->loc);
 	args[0] = cg->ctx_arg;
 	args[1] = cg->buf;
 	ret = call(cg, WR_FN_EVENT_END, args, 2);
@@ -507,12 +436,12 @@ void lower_eval_begin(struct cg *cg)
 
 	cg->builder = LLVMCreateBuilderInContext(cg->ctx);
 	cg->ctx_arg = LLVMGetParam(cg->fn, 0);
-	cg->entry = new_block(cg, "entry");
-	body = new_block(cg, "body");
+	cg->entry = cg_block(cg, "entry");
+	body = cg_block(cg, "body");
 	LLVMPositionBuilderAtEnd(cg->builder, cg->entry);
 	LLVMBuildBr(cg->builder, body);
 	LLVMPositionBuilderAtEnd(cg->builder, body);
-	set_loc(cg, cg->plan->ast ? cg->plan->ast->loc : (struct src_loc){ .line = 1, .col = 1 });
+	cg_set_loc(cg, cg->plan->ast ? cg->plan->ast->loc : (struct src_loc){ .line = 1, .col = 1 });
 }
 
 void lower_eval_end(struct cg *cg)

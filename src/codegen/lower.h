@@ -1,6 +1,7 @@
-/* lower.h - the code generator's state, shared by codegen.c (LLVM set-up
- * and emission), lower.c (statements), expr.c, ops.c and floats.c
- * (expressions) and values.c (the traced program's values).
+/* lower.h - the script's values (struct cg_value) and the functions that
+ * lower them, shared by codegen.c (LLVM set-up and emission), lower.c
+ * (statements), expr.c, ops.c and floats.c (expressions) and values.c
+ * (the traced program's values); all of them build on ir.h.
  *
  * Layer rule: private to src/codegen.
  */
@@ -12,8 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/x86_64.h"
 #include "codegen/ctype.h"
+#include "codegen/ir.h"
 #include "codegen/plan.h"
 #include "protocol/contract.h"
 #include "protocol/wire.h"
@@ -63,38 +64,6 @@ struct cg_binding {
 	unsigned depth;     /* scope depth it was bound at */
 };
 
-struct cg {
-	const char *what;            /* for messages */
-	LLVMContextRef ctx;
-	LLVMModuleRef mod;
-	LLVMBuilderRef builder;
-	LLVMDIBuilderRef dib;
-	LLVMMetadataRef di_file;
-	LLVMMetadataRef di_sp;
-	int llvm_errors;
-	const struct probe_plan *plan;
-	const struct dw_module *tls_module; /* of the location being read (dw_loc) */
-	struct diag *diag;
-	LLVMValueRef fn;             /* the probe function */
-	LLVMBasicBlockRef entry;     /* allocas and register reads go here */
-	LLVMValueRef regs[X86_DWARF_NREGS]; /* registers read so far, by DWARF number */
-	LLVMValueRef ctx_arg;
-	/* plan.site_table: the site's data in its table entry (i64 *), and
-	 * the values this site put there so far, in the order asked. */
-	LLVMValueRef site_params;
-	uint64_t params[WR_SITE_PARAMS];
-	unsigned n_params;
-	LLVMValueRef buf;            /* the event buffer */
-	LLVMValueRef scratch;        /* i64 stack slot every scalar read shares */
-	LLVMValueRef text_buf;       /* 64-byte stack slot every string comparison shares */
-	LLVMValueRef cmp_buf;        /* struct wr_cmp_buf every builtin comparison shares */
-	const char *arg_frame;       /* the frame a variable of the print argument being
-					lowered came from (dw_var.frame), or NULL */
-	struct cg_binding *vars;     /* owned array: `let` bindings in scope */
-	size_t n_vars, cap_vars;
-	unsigned depth;
-};
-
 /* Build the body of cg->fn from cg->plan.  Returns 0, or -WR_ESEMANTIC with
  * cg->diag set. */
 int lower_probe(struct cg *cg);
@@ -102,27 +71,6 @@ void lower_release(struct cg *cg);
 /* Open and close cg->fn around expressions lowered alone (codegen_eval()). */
 void lower_eval_begin(struct cg *cg);
 void lower_eval_end(struct cg *cg);
-
-/* values.c: a constant of this site's locations (an offset, a constant
- * value, its pc), and the value of DWARF register @reg there: built into
- * the program, or under plan.site_table read from the site's table entry
- * (cg->params), so that they make no difference to the program. */
-LLVMValueRef cg_site_const(struct cg *cg, uint64_t value);
-LLVMValueRef cg_site_reg(struct cg *cg, int reg);
-
-/* Shared by lower.c and values.c. */
-/* Call the template's entry point @e (protocol/contract.h: every parsed
- * template is checked against that list before anything is generated, so
- * a renamed or changed entry point is a clean error, not a crash in the
- * middle of a probe) with @n arguments.  A count not in the list is an
- * internal error: logged, counted in llvm_errors, and a poison value is
- * returned so lowering can finish. */
-LLVMValueRef cg_call(struct cg *cg, enum wr_entry_point e, LLVMValueRef *args, unsigned n);
-LLVMValueRef cg_alloca(struct cg *cg, LLVMTypeRef type, const char *name);
-LLVMValueRef cg_i32(struct cg *cg, unsigned long long v);
-LLVMValueRef cg_i64(struct cg *cg, unsigned long long v);
-int cg_fail(struct cg *cg, struct src_loc loc, const char *hint, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 
 /* expr.c: expressions. */
 int cg_lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out);
@@ -134,8 +82,6 @@ int cg_operand(struct cg *cg, const struct ast_expr *e, struct cg_value *v);
  * scalar; @what names the user for messages ("an if condition"). */
 int cg_truth(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *what,
 	     LLVMValueRef *out);
-/* @x (an i64) cut to @bits and widened again, signed or not. */
-LLVMValueRef cg_fit(struct cg *cg, LLVMValueRef x, unsigned bits, bool is_signed);
 /* A pointer type to @target (from the module's type cache), or NULL
  * without debug info. */
 const struct dw_type *cg_pointer_to(struct cg *cg, const struct dw_type *target);
@@ -147,10 +93,6 @@ void cg_merge(struct cg *cg, struct cg_value *out, const struct cg_value *a,
 	      const struct cg_value *b);
 /* How @v reads in a message ("a pointer (char *)"), in @buf. */
 const char *cg_describe(const struct cg_value *v, char *buf, size_t size);
-/* True when @v is an integer constant; *@out gets its 64 bits. */
-bool cg_constant(LLVMValueRef v, uint64_t *out);
-/* An i1 as a script boolean (i64 0 or 1). */
-LLVMValueRef cg_bool(struct cg *cg, LLVMValueRef i1);
 
 /* builtins.c: strncmp, starts_with, memcmp (hex() inside it). */
 int cg_lower_builtin(struct cg *cg, const struct ast_expr *e, struct cg_value *out);
@@ -188,7 +130,6 @@ LLVMValueRef cg_float_truth(struct cg *cg, const struct cg_value *v);
 LLVMValueRef cg_float_negate(struct cg *cg, const struct cg_value *v);
 
 /* values.c: the traced program's values. */
-LLVMValueRef values_reg(struct cg *cg, int dwarf_reg);
 int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out);
 int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 		  struct cg_value *out);

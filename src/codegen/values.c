@@ -28,62 +28,6 @@ static LLVMTypeRef i64t(struct cg *cg)
 	return LLVMInt64TypeInContext(cg->ctx);
 }
 
-/* The value of DWARF register @reg at the probe.  Each register is read
- * once, in the entry block: a pointer into the context that LLVM would
- * otherwise share between two reads is "a modified ctx pointer" to the
- * verifier, which only accepts ctx + constant at each load. */
-LLVMValueRef values_reg(struct cg *cg, int reg)
-{
-	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx);
-	LLVMValueRef off, p;
-	LLVMBuilderRef b;
-
-	if (cg->regs[reg])
-		return cg->regs[reg];
-	b = LLVMCreateBuilderInContext(cg->ctx);
-	LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(cg->entry));
-	off = LLVMConstInt(i64t(cg), x86_pt_regs_offset((unsigned)reg), 0);
-	p = LLVMBuildGEP2(b, i8, cg->ctx_arg, &off, 1, "");
-	cg->regs[reg] = LLVMBuildLoad2(b, i64t(cg), p, "reg");
-	LLVMSetVolatile(cg->regs[reg], 1);
-	LLVMDisposeBuilder(b);
-	return cg->regs[reg];
-}
-
-/* The next entry of the site's data, holding @value: NULL when the probe
- * has no table or the entry is full (the value is then built in, and
- * only sites with the same value share the program). */
-static LLVMValueRef site_param(struct cg *cg, uint64_t value)
-{
-	LLVMValueRef idx, p, v;
-
-	if (!cg->site_params || cg->n_params >= WR_SITE_PARAMS)
-		return NULL;
-	idx = cg_i64(cg, cg->n_params);
-	cg->params[cg->n_params++] = value;
-	p = LLVMBuildGEP2(cg->builder, i64t(cg), cg->site_params, &idx, 1, "");
-	v = LLVMBuildLoad2(cg->builder, i64t(cg), p, "site");
-	return v;
-}
-
-LLVMValueRef cg_site_const(struct cg *cg, uint64_t value)
-{
-	LLVMValueRef v = site_param(cg, value);
-
-	return v ? v : cg_i64(cg, value);
-}
-
-LLVMValueRef cg_site_reg(struct cg *cg, int reg)
-{
-	LLVMValueRef args[2];
-
-	if (reg < 0 || reg >= X86_DWARF_NREGS ||
-	    !(args[1] = site_param(cg, x86_pt_regs_offset((unsigned)reg))))
-		return values_reg(cg, reg);
-	args[0] = cg->ctx_arg;
-	return cg_call(cg, WR_FN_SITE_REG, args, 2);
-}
-
 #define reg_value cg_site_reg
 
 /* The first failed read wins: its status, and the address it failed at
@@ -294,7 +238,7 @@ static LLVMValueRef expr_value(struct cg *cg, const struct ast_expr *e, const st
 	case DW_EXPR_REG: return reg_value(cg, x->reg);
 	case DW_EXPR_CFA: return frame_cfa(cg, e);
 	case DW_EXPR_BIAS:
-		return LLVMBuildSub(B, values_reg(cg, X86_DWARF_rip), cg_site_const(cg, cg->plan->pc),
+		return LLVMBuildSub(B, cg_reg(cg, X86_DWARF_rip), cg_site_const(cg, cg->plan->pc),
 				    "bias");
 	case DW_EXPR_DEREF: return read_u64(cg, a, x->size, v);
 	case DW_EXPR_NEG: return LLVMBuildNeg(B, a, "");
@@ -441,7 +385,7 @@ static int value_at(struct cg *cg, const struct ast_expr *e, const struct dw_typ
 		return 0;
 	case DW_LOC_MEM_ADDR:
 		/* The load bias: where the probe's pc really is, minus its ELF address. */
-		base = LLVMBuildSub(cg->builder, values_reg(cg, X86_DWARF_rip),
+		base = LLVMBuildSub(cg->builder, cg_reg(cg, X86_DWARF_rip),
 				    cg_site_const(cg, cg->plan->pc), "bias");
 		break;
 	case DW_LOC_PIECES:
@@ -493,7 +437,7 @@ static int function_value(struct cg *cg, const struct ast_expr *e, struct cg_val
 	if (!cg->plan->vars.find_function ||
 	    cg->plan->vars.find_function(cg->plan->vars.ctx, e->str, &t, &vaddr))
 		return enum_constant(cg, e, out);
-	bias = LLVMBuildSub(cg->builder, values_reg(cg, X86_DWARF_rip), cg_site_const(cg, cg->plan->pc),
+	bias = LLVMBuildSub(cg->builder, cg_reg(cg, X86_DWARF_rip), cg_site_const(cg, cg->plan->pc),
 			    "bias");
 	set_dw(out, t, LLVMBuildAdd(cg->builder, bias, cg_i64(cg, vaddr), ""), true);
 	return 0;
