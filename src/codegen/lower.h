@@ -182,11 +182,8 @@ int cg_library_index(struct cg *cg, const struct ast_expr *e, struct cg_value *b
 /* Method call @e (`v.size()`) on @obj.  Returns 0 or -WR_ESEMANTIC. */
 int cg_library_method(struct cg *cg, const struct ast_expr *e, struct cg_value *obj, struct cg_value *out);
 /* strings.c: compare a string of the program (char *, char[N]) with
- * literal @lit. */
+ * literal @lit (== or, @negate, !=). */
 int strings_equal(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *lit,
 		  bool negate, struct cg_value *out);
-/* True when the string at @v starts with @prefix. */
-int strings_prefix(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
-		   const char *prefix, struct cg_value *out);
 
 #endif

@@ -1,6 +1,7 @@
 /* strings.c - comparing a string of the traced program (char *, char[N])
- * with a literal in a probe: `s == "text"` and starts_with(), read into
- * one shared stack slot and compared a word at a time.
+ * with a literal in a probe, `s == "text"`: read into one shared stack
+ * slot and compared a word at a time.  (starts_with() and strncmp() are
+ * builtins.c's, through the template's comparison.)
  */
 #include "codegen/lower.h"
 #include "util/error.h"
@@ -33,10 +34,8 @@ static LLVMValueRef words_equal(struct cg *cg, LLVMValueRef buf, const char *lit
 	return LLVMBuildICmp(cg->builder, LLVMIntEQ, diff, cg_i64(cg, 0), "");
 }
 
-/* Compare the string at @v with @lit: all of it (@exact) or its first
- * strlen(@lit) bytes; @negate for !=. */
-static int compare_text(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *lit,
-			bool exact, bool negate, struct cg_value *out)
+int strings_equal(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *lit,
+		  bool negate, struct cg_value *out)
 {
 	size_t n = strlen(lit);
 	LLVMTypeRef i8 = LLVMInt8TypeInContext(cg->ctx), arr;
@@ -69,28 +68,15 @@ static int compare_text(struct cg *cg, const struct ast_expr *e, struct cg_value
 	}
 	buf = cg->text_buf;
 	args[0] = buf;
-	args[1] = cg_i32(cg, (unsigned)n + (exact ? 2 : 1));
+	args[1] = cg_i32(cg, (unsigned)n + 2);
 	args[2] = addr;
 	got = cg_call(cg, WR_FN_READ_USER_STR, args, 3);
-	/* Reading up to n + 1 characters (exact) stops at a NUL after exactly n
-	 * when the strings are equal; a prefix needs n characters at least.
-	 * Either way bpf_probe_read_user_str returned n + 1. */
+	/* Reading up to n + 1 characters stops at a NUL after exactly n when
+	 * the strings are equal: bpf_probe_read_user_str returned n + 1. */
 	eq = LLVMBuildICmp(cg->builder, LLVMIntEQ, got, cg_i64(cg, n + 1), "");
 	eq = LLVMBuildAnd(cg->builder, eq, words_equal(cg, buf, lit, n), "");
 	if (negate)
 		eq = LLVMBuildNot(cg->builder, eq, "");
 	cg_set_value(out, &ctype_bool, cg_bool(cg, eq));
 	return 0;
-}
-
-int strings_equal(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *lit,
-		  bool negate, struct cg_value *out)
-{
-	return compare_text(cg, e, v, lit, true, negate, out);
-}
-
-int strings_prefix(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
-		   const char *prefix, struct cg_value *out)
-{
-	return compare_text(cg, e, v, prefix, false, false, out);
 }
