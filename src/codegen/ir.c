@@ -153,6 +153,12 @@ LLVMValueRef cg_site_reg(struct cg *cg, int reg)
 	return cg_call(cg, WR_FN_SITE_REG, args, 2);
 }
 
+LLVMValueRef cg_load_bias(struct cg *cg)
+{
+	return LLVMBuildSub(cg->builder, cg_reg(cg, X86_DWARF_rip), cg_site_const(cg, cg->plan->pc),
+			    "bias");
+}
+
 int cg_fail(struct cg *cg, struct src_loc loc, const char *hint, const char *fmt, ...)
 {
 	struct strbuf msg = STRBUF_INIT;

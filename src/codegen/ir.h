@@ -91,6 +91,9 @@ LLVMValueRef cg_reg(struct cg *cg, int reg);
  * (cg->params), so that they make no difference to the program. */
 LLVMValueRef cg_site_const(struct cg *cg, uint64_t value);
 LLVMValueRef cg_site_reg(struct cg *cg, int reg);
+/* The load bias: where the probe's pc really is, minus its ELF address
+ * (an i64). */
+LLVMValueRef cg_load_bias(struct cg *cg);
 
 /* Set cg->diag at @loc with @hint (may be NULL) and the message; returns
  * -WR_ESEMANTIC. */

@@ -238,8 +238,7 @@ static LLVMValueRef expr_value(struct cg *cg, const struct ast_expr *e, const st
 	case DW_EXPR_REG: return reg_value(cg, x->reg);
 	case DW_EXPR_CFA: return frame_cfa(cg, e);
 	case DW_EXPR_BIAS:
-		return LLVMBuildSub(B, cg_reg(cg, X86_DWARF_rip), cg_site_const(cg, cg->plan->pc),
-				    "bias");
+		return cg_load_bias(cg);
 	case DW_EXPR_DEREF: return read_u64(cg, a, x->size, v);
 	case DW_EXPR_NEG: return LLVMBuildNeg(B, a, "");
 	case DW_EXPR_NOT: return LLVMBuildNot(B, a, "");
@@ -384,9 +383,7 @@ static int value_at(struct cg *cg, const struct ast_expr *e, const struct dw_typ
 		}
 		return 0;
 	case DW_LOC_MEM_ADDR:
-		/* The load bias: where the probe's pc really is, minus its ELF address. */
-		base = LLVMBuildSub(cg->builder, cg_reg(cg, X86_DWARF_rip),
-				    cg_site_const(cg, cg->plan->pc), "bias");
+		base = cg_load_bias(cg);
 		break;
 	case DW_LOC_PIECES:
 		if (!aggregate)
@@ -437,8 +434,7 @@ static int function_value(struct cg *cg, const struct ast_expr *e, struct cg_val
 	if (!cg->plan->vars.find_function ||
 	    cg->plan->vars.find_function(cg->plan->vars.ctx, e->str, &t, &vaddr))
 		return enum_constant(cg, e, out);
-	bias = LLVMBuildSub(cg->builder, cg_reg(cg, X86_DWARF_rip), cg_site_const(cg, cg->plan->pc),
-			    "bias");
+	bias = cg_load_bias(cg);
 	set_dw(out, t, LLVMBuildAdd(cg->builder, bias, cg_i64(cg, vaddr), ""), true);
 	return 0;
 }
