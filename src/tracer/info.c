@@ -28,20 +28,6 @@
 #define MAX_LISTED 200
 #define MAX_DIAG_PLACES 5
 
-/* Modules in the order users expect: the main module first. */
-static size_t modules_in_order(struct target *t, struct tmodule **order)
-{
-	struct tmodule *main_mod = target_main_module(t);
-	size_t n = 0;
-
-	if (main_mod)
-		order[n++] = main_mod;
-	for (size_t i = 0; i < target_module_count(t); i++)
-		if (target_module(t, i) != main_mod)
-			order[n++] = target_module(t, i);
-	return n;
-}
-
 /* ---- info functions ---- */
 
 struct fn_list {
@@ -72,7 +58,7 @@ static int info_functions(struct session *s, const char *regex, struct strbuf *o
 {
 	struct target *t = s->target;
 	struct tmodule **order = xcalloc(target_module_count(t) + 1, sizeof(*order));
-	size_t n = modules_in_order(t, order), listed = 0, total = 0;
+	size_t n = target_modules_in_order(t, false, order), listed = 0, total = 0;
 	regex_t re;
 
 	if (regex && regcomp(&re, regex, REG_EXTENDED | REG_NOSUB) != 0) {
@@ -495,7 +481,7 @@ void info_foreach_name(struct session *s, int (*fn)(const char *name, uint64_t v
 {
 	struct target *t = s->target;
 	struct tmodule **order = xcalloc(target_module_count(t) + 1, sizeof(*order));
-	size_t n = modules_in_order(t, order);
+	size_t n = target_modules_in_order(t, false, order);
 	struct source_offer so = { fn, ctx };
 
 	for (size_t i = 0; i < n; i++) {

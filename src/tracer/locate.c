@@ -50,22 +50,6 @@ size_t locate_function_in(struct tmodule *m, const char *function, struct locate
 	return out->n - before;
 }
 
-/* Modules in search order: the main module, then the others (with -t and
- * -p together, the -t module only; never the vdso: no uprobe can be placed
- * in it). */
-static size_t search_order(struct target *tg, struct tmodule **order)
-{
-	struct tmodule *main_mod = target_main_module(tg);
-	size_t n = 0;
-
-	if (main_mod)
-		order[n++] = main_mod;
-	for (size_t i = 0; i < target_module_count(tg) && !target_scope(tg); i++)
-		if (target_module(tg, i) != main_mod && !target_module(tg, i)->special)
-			order[n++] = target_module(tg, i);
-	return n;
-}
-
 static void suggest(struct target *tg, const char *name, struct strbuf *hint)
 {
 	struct tmodule *main_mod = target_main_module(tg);
@@ -148,7 +132,7 @@ static int locate_name(struct target *tg, const struct ast_target *t, const char
 		       struct located_set *out, struct diag *d)
 {
 	struct tmodule **order = xcalloc(target_module_count(tg) + 1, sizeof(*order));
-	size_t n = search_order(tg, order);
+	size_t n = target_modules_in_order(tg, true, order);
 	struct strbuf hint = STRBUF_INIT, where = STRBUF_INIT;
 
 	/* First the main module and the libraries whose symbol tables name
@@ -194,7 +178,7 @@ static int locate_line(struct target *tg, const struct ast_target *t, struct loc
 		       struct diag *d)
 {
 	struct tmodule **order = xcalloc(target_module_count(tg) + 1, sizeof(*order));
-	size_t n = search_order(tg, order);
+	size_t n = target_modules_in_order(tg, true, order);
 	struct strbuf where = STRBUF_INIT;
 
 	for (size_t i = 0; i < n; i++) {

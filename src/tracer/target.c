@@ -356,6 +356,19 @@ struct tmodule *target_main_module(struct target *t)
 	return m ? m : (t->n_mods ? t->mods[0] : NULL);
 }
 
+size_t target_modules_in_order(struct target *t, bool probed, struct tmodule **order)
+{
+	struct tmodule *main_mod = target_main_module(t);
+	size_t n = 0;
+
+	if (main_mod)
+		order[n++] = main_mod;
+	for (size_t i = 0; i < t->n_mods && !(probed && t->scope); i++)
+		if (t->mods[i] != main_mod && !(probed && t->mods[i]->special))
+			order[n++] = t->mods[i];
+	return n;
+}
+
 struct tmodule *target_module_by_cookie(struct target *t, uint64_t cookie)
 {
 	if (cookie == 0 || cookie > t->n_mods)

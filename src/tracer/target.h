@@ -125,6 +125,12 @@ void target_progress(struct target *t, const char *text);
  * the module or NULL; on ambiguity sets *ambiguous. */
 struct tmodule *target_find_module(struct target *t, const char *name, bool *ambiguous);
 struct tmodule *target_main_module(struct target *t);
+/* The modules in the order users expect, into @order (room for
+ * target_module_count() + 1): the main module first, then the others as
+ * they were opened.  With @probed, only those a probe may go in: with -t
+ * and -p together the -t module only, and never a special one (the vdso:
+ * no uprobe can be placed in it).  Returns how many. */
+size_t target_modules_in_order(struct target *t, bool probed, struct tmodule **order);
 struct tmodule *target_module_by_cookie(struct target *t, uint64_t cookie);
 
 /* Look for libraries that define @function where process t->pid loads
