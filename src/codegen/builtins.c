@@ -438,8 +438,7 @@ int cg_print_dump(struct cg *cg, const struct ast_fmt_piece *pc, const struct as
 		err = dump_length(cg, pc, len_e, len, &n);
 	if (err)
 		return err;
-	if (cg->plan->vars.note_arg)
-		cg->plan->vars.note_arg(cg->plan->vars.ctx, print, wire, v->dt);
+	cg_note_arg(cg, print, wire, v->dt);
 	args[0] = cg->buf;
 	args[1] = addr;
 	args[2] = n;

@@ -668,10 +668,27 @@ static int key_module(const struct codegen_options *opt)
 	return 0;
 }
 
+void codegen_args_release(struct codegen_args *args)
+{
+	free(args->v);
+	memset(args, 0, sizeof(*args));
+}
+
+/* What @cg's lowering noted of the print arguments, into @args (NULL:
+ * not wanted). */
+static void take_args(struct cg *cg, struct codegen_args *args)
+{
+	if (!args)
+		return;
+	*args = cg->args;
+	memset(&cg->args, 0, sizeof(cg->args));
+}
+
 /* Lower @plan without debug info into the key module; its key in *@key
- * (caller frees).  Script errors come back as from codegen_probe. */
+ * (caller frees), its print arguments in @args.  Script errors come back
+ * as from codegen_probe. */
 static int shape_of(const struct codegen_options *opt, const struct probe_plan *plan,
-		    struct diag *diag, char **key)
+		    struct diag *diag, char **key, struct codegen_args *args)
 {
 	struct cg *cg = &key_cg;
 	int err;
@@ -689,6 +706,7 @@ static int shape_of(const struct codegen_options *opt, const struct probe_plan *
 	cg->llvm_errors = 0;
 	cg->fn = add_probe_function(cg, wr_own_names[WR_OWN_SHAPE_FN]);
 	err = lower_probe(cg);
+	take_args(cg, args);
 	if (!err && cg->llvm_errors)
 		err = -WR_ECODEGEN;
 	if (!err) {
@@ -720,7 +738,8 @@ static void give_site_params(const struct cg *cg, const struct probe_plan *plan,
 }
 
 int codegen_probe(const struct codegen_options *opt, const struct probe_plan *plan,
-		  struct bpf_blob *out, struct diag *diag, struct strbuf *ir)
+		  struct bpf_blob *out, struct codegen_args *args, struct diag *diag,
+		  struct strbuf *ir)
 {
 	struct probe_cache *cache = NULL;
 	struct cg cg = { 0 };
@@ -731,11 +750,13 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 
 	t[0] = thread_cpu_seconds();
 	memset(out, 0, sizeof(*out));
+	if (args)
+		memset(args, 0, sizeof(*args));
 	snprintf(name, sizeof(name), WR_PROBE_NAME_FMT, (int)getpid(), plan->probe_id);
 	if (!ir) {
 		const struct shape *known;
 
-		err = shape_of(opt, plan, diag, &key);
+		err = shape_of(opt, plan, diag, &key, args);
 		if (err)
 			return err;
 		known = shape_find(key);
@@ -766,6 +787,8 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 	cg.fn = add_probe_function(&cg, name);
 	add_debug_info(&cg, cg.fn, name);
 	err = lower_probe(&cg);
+	if (ir)
+		take_args(&cg, args);
 	if (!err && cg.llvm_errors)
 		err = -WR_ECODEGEN;
 	if (err)

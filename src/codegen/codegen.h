@@ -28,6 +28,24 @@ struct strbuf;
  * build time (a copy in @out, caller releases).  Returns 0. */
 int codegen_base(const struct codegen_options *opt, struct bpf_blob *out);
 
+/* A print argument of a probe as the renderer needs to show it. */
+struct codegen_arg {
+	unsigned print;             /* the print statement's index in the probe */
+	unsigned arg;               /* the wire argument's index in that print */
+	const struct dw_type *type; /* its type, borrowed like the plan's; or NULL */
+	const char *frame;          /* the function whose variable it reads when not
+				     * the probe's own (dw_var.frame), borrowed; or NULL */
+};
+
+/* The print arguments of a probe, one entry per wire argument, in the
+ * order the lowering met them.  Release with codegen_args_release(). */
+struct codegen_args {
+	struct codegen_arg *v; /* owned */
+	size_t n, cap;
+};
+
+void codegen_args_release(struct codegen_args *args);
+
 /* Build the object of one probe.  Script errors found while lowering (an
  * unknown variable, a type mismatch) return -WR_ESEMANTIC with @diag set at
  * the offending expression; LLVM failures return -WR_ECODEGEN.  When @ir is
@@ -35,9 +53,12 @@ int codegen_base(const struct codegen_options *opt, struct bpf_blob *out);
  * A probe shaped like an earlier one of this process, or (without @ir)
  * found in the probe cache in @opt->cache_dir, is not compiled again;
  * out->origin says where the object came from, and a compiled one is
- * stored in that cache.  A cache that cannot be used is only a -v line. */
+ * stored in that cache.  A cache that cannot be used is only a -v line.
+ * When @args is not NULL it gets the probe's print arguments (caller
+ * releases), also when lowering stopped at an error: those it reached. */
 int codegen_probe(const struct codegen_options *opt, const struct probe_plan *plan,
-		  struct bpf_blob *out, struct diag *diag, struct strbuf *ir);
+		  struct bpf_blob *out, struct codegen_args *args, struct diag *diag,
+		  struct strbuf *ir);
 
 /* A constant expression's C type and value (codegen_eval()). */
 struct codegen_const {

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "arch/x86_64.h"
+#include "codegen/codegen.h"
 #include "codegen/plan.h"
 #include "protocol/contract.h"
 #include "protocol/wire.h"
@@ -53,6 +54,7 @@ struct cg {
 	const char *arg_frame;       /* the frame a variable of the print argument being
 					lowered came from (dw_var.frame), or NULL */
 	struct cg_binding *vars;     /* owned array: `let` bindings in scope */
+	struct codegen_args args;    /* the print arguments lowered so far */
 	size_t n_vars, cap_vars;
 	unsigned depth;
 };

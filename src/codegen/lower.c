@@ -74,13 +74,30 @@ static int site_marker(struct cg *cg, const struct ast_expr *e, struct cg_value 
 	return 0;
 }
 
+/* The entry of wire argument @arg of print @print in cg->args, made if
+ * it is not there yet. */
+static struct codegen_arg *arg_entry(struct cg *cg, unsigned print, unsigned arg)
+{
+	struct codegen_args *a = &cg->args;
+
+	for (size_t i = 0; i < a->n; i++)
+		if (a->v[i].print == print && a->v[i].arg == arg)
+			return &a->v[i];
+	a->v = xgrow(a->v, &a->cap, a->n + 1, sizeof(*a->v));
+	a->v[a->n] = (struct codegen_arg){ .print = print, .arg = arg };
+	return &a->v[a->n++];
+}
+
+void cg_note_arg(struct cg *cg, unsigned print, unsigned arg, const struct dw_type *t)
+{
+	arg_entry(cg, print, arg)->type = t;
+}
+
 /* Emit argument @i of print @s (its value lowered in @vals, read from
  * frame @frame when not the probe's own). */
 static int print_arg(struct cg *cg, const struct ast_stmt *s, size_t i, struct cg_value *vals,
 		     const char *frame, unsigned index, unsigned *wire)
 {
-	const struct plan_vars *pv = &cg->plan->vars;
-
 	bool is_len;
 	const struct ast_fmt_piece *pc = arg_piece(s, i, &is_len);
 
@@ -98,8 +115,8 @@ static int print_arg(struct cg *cg, const struct ast_stmt *s, size_t i, struct c
 				     (*wire)++);
 	if (vals[i].kind == CG_STRING)
 		return 0; /* literals are rendered from the script */
-	if (frame && pv->note_frame)
-		pv->note_frame(pv->ctx, index, *wire, frame);
+	if (frame)
+		arg_entry(cg, index, *wire)->frame = frame;
 	if (values_print_arg(cg, s->args[i], &vals[i], pc ? pc->spec : AST_FMT_DEFAULT, index, *wire) &&
 	    (site_marker(cg, s->args[i], &vals[i], -WR_ESEMANTIC) ||
 	     values_print_arg(cg, s->args[i], &vals[i], AST_FMT_DEFAULT, index, *wire)))
@@ -456,6 +473,7 @@ void lower_release(struct cg *cg)
 {
 	free(cg->vars);
 	cg->vars = NULL;
+	codegen_args_release(&cg->args);
 	cg->n_vars = cg->cap_vars = 0;
 	cg->depth = 0;
 	memset(cg->regs, 0, sizeof(cg->regs));

@@ -107,6 +107,9 @@ int cg_bytes_address(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 int cg_print_dump(struct cg *cg, const struct ast_fmt_piece *pc, const struct ast_expr *e,
 		  struct cg_value *v, const struct ast_expr *len_e, struct cg_value *len,
 		  unsigned print, unsigned wire);
+/* lower.c: print argument @arg of print @print has type @t (for the
+ * renderer: codegen_probe()'s @args). */
+void cg_note_arg(struct cg *cg, unsigned print, unsigned arg, const struct dw_type *t);
 /* The `let` binding @name in scope, or NULL. */
 const struct cg_value *cg_binding(struct cg *cg, const char *name);
 /* Append an expression-error item for @e: @code (wire status) and @addr

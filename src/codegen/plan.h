@@ -53,15 +53,9 @@ struct plan_vars {
 	 * thread-local variables then). */
 	int (*tls_block)(void *ctx, const struct dw_module *owner, bool *is_static, uint64_t *value,
 			 const char **why, const char **hint);
-	/* Remember that wire argument @arg of print @print has type @t, so the
-	 * renderer can show it. */
-	void (*note_arg)(void *ctx, unsigned print, unsigned arg, const struct dw_type *t);
 	/* A print argument this site cannot give (plan.lenient): @msg says
 	 * why, at @line:@col of the script.  May be NULL. */
 	void (*site_error)(void *ctx, unsigned line, unsigned col, const char *msg);
-	/* Print argument @arg of print @print reads a variable of function
-	 * @frame, not the probe's own (dw_var.frame).  May be NULL. */
-	void (*note_frame)(void *ctx, unsigned print, unsigned arg, const char *frame);
 	/* The variables a bt's frame 0 shows at the probe (bt args: the
 	 * parameters of each function of its inline chain; with @locals,
 	 * bt full, their locals too), innermost first: calls @fn with each,

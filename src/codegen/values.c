@@ -870,12 +870,6 @@ LLVMValueRef values_scalar(struct cg *cg, const struct ast_expr *e, struct cg_va
 
 /* ---- printing ---- */
 
-static void note(struct cg *cg, unsigned print, unsigned arg, const struct dw_type *t)
-{
-	if (cg->plan->vars.note_arg)
-		cg->plan->vars.note_arg(cg->plan->vars.ctx, print, arg, t);
-}
-
 static void emit_scalar(struct cg *cg, unsigned kind, LLVMValueRef value, LLVMValueRef status,
 			unsigned size)
 {
@@ -1235,7 +1229,7 @@ int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 	if (spec == AST_FMT_STR && (v->dt->kind == DW_TYPE_STRUCT || v->dt->kind == DW_TYPE_UNION))
 		return check_text(cg, e, v->dt);
 
-	note(cg, print_index, wire_index, ref ? v->ref : v->dt);
+	cg_note_arg(cg, print_index, wire_index, ref ? v->ref : v->dt);
 	err = print_value(cg, e, v, spec);
 	if (!err && ref && v->lvalue && !v->optimized_out)
 		emit_scalar(cg, WR_ARG_ATTACH, v->v, NULL, WR_ARG_ATTACH_REFERENCE);

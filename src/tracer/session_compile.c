@@ -163,17 +163,25 @@ static struct render_arg_type *site_arg(struct probe_site *site, unsigned print,
 	return &site->args[site->n_args++];
 }
 
-static void note_arg(void *ctx, unsigned print, unsigned arg, const struct dw_type *t)
+/* What the probe's code says of its print arguments at @site, kept for
+ * the renderer: their types (the probe's from the first site that has
+ * one), and the frames whose variables they read.  A module without
+ * DWARF has none kept: its values are shown by their wire kinds. */
+static void keep_args(struct probe *p, struct probe_site *site, const struct codegen_args *args)
 {
-	struct site_ctx *sc = ctx;
+	if (!dw_module_has_dwarf(site->mod->dw))
+		return;
+	for (size_t i = 0; i < args->n; i++) {
+		const struct codegen_arg *a = &args->v[i];
+		struct render_arg_type *kept = site_arg(site, a->print, a->arg);
 
-	probe_note_arg_type(sc->probe, print, arg, t);
-	site_arg(sc->site, print, arg)->type = t;
-}
-
-static void note_frame(void *ctx, unsigned print, unsigned arg, const char *frame)
-{
-	site_arg(((struct site_ctx *)ctx)->site, print, arg)->frame = frame;
+		if (a->type) {
+			probe_note_arg_type(p, a->print, a->arg, a->type);
+			kept->type = a->type;
+		}
+		if (a->frame)
+			kept->frame = a->frame;
+	}
 }
 
 static void frame_vars(void *ctx, bool locals, int (*fn)(const struct dw_var *v, void *arg),
@@ -232,6 +240,7 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	};
 	struct site_ctx sc = { p, site, s->target };
 	struct bpf_blob blob = { 0 };
+	struct codegen_args args;
 	struct strbuf where = STRBUF_INIT;
 	char *why = NULL;
 	int err;
@@ -253,8 +262,7 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 						.find_enumerator = enumerator_find,
 						.find_function = function_find,
 						.tls_block = tls_block,
-						.note_arg = note_arg, .site_error = site_error,
-						.note_frame = note_frame, .frame_vars = frame_vars,
+						.site_error = site_error, .frame_vars = frame_vars,
 						.ctx = &sc };
 	else
 		plan.vars = (struct plan_vars){ .site_error = site_error, .ctx = &sc };
@@ -262,7 +270,9 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	if (plan.tgid)
 		proc_pidns((pid_t)plan.tgid, &plan.pidns_dev, &plan.pidns_ino);
 	plan.fsbase_offset = runtime_fsbase_offset;
-	err = codegen_probe(&co, &plan, &blob, d, NULL);
+	err = codegen_probe(&co, &plan, &blob, &args, d, NULL);
+	keep_args(p, site, &args);
+	codegen_args_release(&args);
 	t1 = now_seconds();
 	wr_debug("probe %u site %u: %s in %.1f ms (%zu bytes of BPF object)", p->id, site->wire_id,
 		 blob.origin == BPF_BLOB_DISK_CACHE ? "from the probe cache"

@@ -89,7 +89,6 @@ static const char *const var_scripts[] = {
 struct vars_ctx {
 	struct dw_module *m;
 	uint64_t pc;
-	size_t noted;
 };
 
 static int var_find(void *ctx, const char *name, struct dw_var *out)
@@ -126,20 +125,11 @@ static const struct dw_type *type_pointer(void *ctx, const struct dw_type *targe
 	return dw_type_pointer(v->m, target);
 }
 
-static void note_arg(void *ctx, unsigned print, unsigned arg, const struct dw_type *t)
-{
-	struct vars_ctx *v = ctx;
-
-	(void)print;
-	(void)arg;
-	assert_non_null(t);
-	v->noted++;
-}
-
 /* Compiled objects, kept for loading. */
 struct objects {
 	struct bpf_blob *v;
 	size_t n, cap;
+	size_t typed; /* print arguments whose type codegen_probe() returned */
 };
 
 static struct ast_script *parse(const char *text)
@@ -180,14 +170,20 @@ static void compile(const char *text, struct probe_plan *plan, struct objects *o
 	struct ast_script *sc = parse(text);
 	struct strbuf ir = STRBUF_INIT;
 	struct diag d = { 0 };
+	struct codegen_args args;
 	struct bpf_blob blob;
 	int err;
 
 	plan->ast = sc->probes[0];
 	plan->probe_id = (uint32_t)objs->n + 1;
-	err = codegen_probe(&co, plan, &blob, &d, &ir);
+	err = codegen_probe(&co, plan, &blob, &args, &d, &ir);
 	if (err)
 		fail_msg("%s: %s\n  %s", wr_strerror(err), d.msg ? d.msg : "(no diagnostic)", text);
+	for (size_t i = 0; i < args.n; i++) {
+		assert_non_null(args.v[i].type); /* every print argument has its type */
+		objs->typed++;
+	}
+	codegen_args_release(&args);
 	assert_true(blob.size > 64);
 	assert_memory_equal(blob.data, "\177ELF", 4);
 	assert_non_null(blob.prog_name);
@@ -303,13 +299,13 @@ static void var_catalogue(const char *fixture, const char *extra)
 	dw_sites_release(&sites);
 	plan.pc = vc.pc;
 	plan.vars = (struct plan_vars){ .find = var_find, .hint = var_hint, .find_type = type_find,
-					.pointer_to = type_pointer, .note_arg = note_arg, .ctx = &vc };
+					.pointer_to = type_pointer, .ctx = &vc };
 	frame_cfa(vc.m, vc.pc, &plan);
 	for (size_t i = 0; i < sizeof(var_scripts) / sizeof(var_scripts[0]); i++)
 		compile(var_scripts[i], &plan, &objs);
 	if (extra)
 		compile(extra, &plan, &objs);
-	assert_true(vc.noted > 0); /* the renderer learnt the types it shows */
+	assert_true(objs.typed > 0); /* the renderer learns the types it shows */
 	load_all(&objs);
 	objects_release(&objs);
 	dw_module_free(vc.m);
@@ -338,7 +334,7 @@ static void test_unknown_variable(void **state)
 
 	(void)state;
 	plan.ast = sc->probes[0];
-	assert_int_equal(codegen_probe(&co, &plan, &blob, &d, NULL), -WR_ESEMANTIC);
+	assert_int_equal(codegen_probe(&co, &plan, &blob, NULL, &d, NULL), -WR_ESEMANTIC);
 	assert_non_null(d.msg);
 	assert_int_equal(d.loc.line, 1);
 	assert_int_equal(d.loc.col, 23);
@@ -357,7 +353,7 @@ static struct bpf_blob compile_in(const char *text, uint32_t probe_id, const cha
 	struct bpf_blob blob;
 
 	plan.ast = sc->probes[0];
-	assert_int_equal(codegen_probe(&co, &plan, &blob, &d, NULL), 0);
+	assert_int_equal(codegen_probe(&co, &plan, &blob, NULL, &d, NULL), 0);
 	diag_release(&d);
 	ast_script_free(sc);
 	return blob;

@@ -669,7 +669,7 @@ static void assert_body(struct env *env, const char *body, const char *want)
 	if (script_parse(text.buf, &script, &d) || script_check(script, &d))
 		fail_msg("%s: %s", body, d.msg);
 	plan = make_plan(env, script->probes[0]);
-	err = codegen_probe(&opt, &plan, &blob, &d, NULL);
+	err = codegen_probe(&opt, &plan, &blob, NULL, &d, NULL);
 	if (want) {
 		if (err != -WR_ESEMANTIC)
 			fail_msg("%s: compiled, wanted an error", body);
@@ -883,7 +883,7 @@ static void test_big_probe(void **state)
 	add_runtime_vars(&env);
 	assert_int_equal(script_parse(text, &script, &d), 0);
 	plan = make_plan(&env, script->probes[0]);
-	err = codegen_probe(&opt, &plan, &blob, &d, NULL);
+	err = codegen_probe(&opt, &plan, &blob, NULL, &d, NULL);
 	if (err)
 		fail_msg("compile: %d %s", err, d.msg ? d.msg : "");
 	if (geteuid() != 0) {
