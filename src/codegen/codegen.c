@@ -50,17 +50,38 @@ extern const unsigned char wr_base_ringbuf_end[];
 extern const unsigned char wr_base_perf_start[];
 extern const unsigned char wr_base_perf_end[];
 
-static LLVMTargetMachineRef target_machine;
+/* ---- LLVM, once a process ----
+ * The one state of codegen/ that is not its caller's, and why: LLVM's
+ * options and its BPF target are the process's (set once; LLVMShutdown()
+ * ends them for everyone), and LLVM is started before any session exists
+ * (codegen_prepare(), on a thread of its own, overlapping the opening of
+ * the target), which builds the shape key module (the template with its
+ * bodies unread, every probe lowered into it for its key) and a spare
+ * template for the first compile.  What belongs to a session, the
+ * objects compiled by shape, is its struct codegen_cache.  Released at
+ * exit by codegen_shutdown(). */
+static struct {
+	LLVMTargetMachineRef machine; /* the BPF target (init_target()) */
+	bool options_set;             /* LLVM's options, parsed once */
+	bool exit_hook;               /* early_join() registered with atexit() */
+	struct cg key;                /* the shape key module (key_module()) */
+	struct {
+		pthread_t thread;
+		bool running;
+		struct codegen_options opt;
+		struct cg spare; /* the parsed template, until a compile takes it */
+		struct wr_log_deferred log;
+	} early;                      /* LLVM started at launch (codegen_prepare()) */
+} llvm;
 
 static int init_target(void)
 {
-	static bool options_set; /* LLVM's options are parsed once a process */
 	LLVMTargetRef target;
 	char *msg = NULL;
 
-	if (target_machine)
+	if (llvm.machine)
 		return 0;
-	if (!options_set) {
+	if (!llvm.options_set) {
 		/* Reading the template's bitcode would run the IR verifier over all
 		 * of it (the debug info check of the bitcode reader): a fifth of a
 		 * parse, for a template this build's own clang wrote.  The module
@@ -68,7 +89,7 @@ static int init_target(void)
 		static const char *const argv[] = { "wraith", "-disable-auto-upgrade-debug-info" };
 
 		LLVMParseCommandLineOptions(2, argv, NULL);
-		options_set = true;
+		llvm.options_set = true;
 	}
 	LLVMInitializeBPFTargetInfo();
 	LLVMInitializeBPFTarget();
@@ -80,14 +101,11 @@ static int init_target(void)
 		return -WR_ECODEGEN;
 	}
 	/* CPU v3: 32-bit subregisters and jumps, kernel 5.1 and later. */
-	target_machine = LLVMCreateTargetMachine(target, "bpfel", "v3", "", LLVMCodeGenLevelDefault,
+	llvm.machine = LLVMCreateTargetMachine(target, "bpfel", "v3", "", LLVMCodeGenLevelDefault,
 						 LLVMRelocDefault, LLVMCodeModelDefault);
-	return target_machine ? 0 : -WR_ECODEGEN;
+	return llvm.machine ? 0 : -WR_ECODEGEN;
 }
 
-static void shapes_release(void);
-static void disk_release(void);
-static struct cg key_cg;
 static int key_module(const struct codegen_options *opt);
 static int cg_parse(struct cg *cg, const struct codegen_options *opt);
 static void cg_end(struct cg *cg);
@@ -100,25 +118,18 @@ static void on_llvm_diag(LLVMDiagnosticInfoRef info, void *opaque);
  * overlaps opening the target, reading its CFI and resolving the sites.
  * Every codegen entry point joins it first, so LLVM is never used by two
  * threads at once; its log lines are replayed by the joining thread. */
-static struct {
-	pthread_t thread;
-	bool running;
-	struct codegen_options opt;
-	struct cg spare; /* the parsed template, until a compile takes it */
-	struct wr_log_deferred log;
-} early;
-
 static void *early_main(void *arg)
 {
 	(void)arg;
-	wr_log_defer(&early.log);
-	if (init_target() || key_module(&early.opt) || cg_parse(&early.spare, &early.opt)) {
+	wr_log_defer(&llvm.early.log);
+	if (init_target() || key_module(&llvm.early.opt) ||
+	    cg_parse(&llvm.early.spare, &llvm.early.opt)) {
 		/* The compile tries again and says why. */
-		cg_end(&early.spare);
-		if (!key_cg.mod && key_cg.ctx)
-			LLVMContextDispose(key_cg.ctx);
-		if (!key_cg.mod)
-			key_cg.ctx = NULL;
+		cg_end(&llvm.early.spare);
+		if (!llvm.key.mod && llvm.key.ctx)
+			LLVMContextDispose(llvm.key.ctx);
+		if (!llvm.key.mod)
+			llvm.key.ctx = NULL;
 	}
 	wr_log_defer(NULL);
 	return NULL;
@@ -126,56 +137,52 @@ static void *early_main(void *arg)
 
 static void early_join(void)
 {
-	if (!early.running)
+	if (!llvm.early.running)
 		return;
-	pthread_join(early.thread, NULL);
-	early.running = false;
-	wr_log_replay(&early.log);
+	pthread_join(llvm.early.thread, NULL);
+	llvm.early.running = false;
+	wr_log_replay(&llvm.early.log);
 }
 
 void codegen_prepare(const struct codegen_options *opt)
 {
-	static bool registered;
-
-	if (early.running || target_machine)
+	if (llvm.early.running || llvm.machine)
 		return;
 	/* exit() must not run LLVM's destructors under the thread. */
-	if (!registered && atexit(early_join) == 0)
-		registered = true;
-	if (!registered)
+	if (!llvm.exit_hook && atexit(early_join) == 0)
+		llvm.exit_hook = true;
+	if (!llvm.exit_hook)
 		return;
-	early.opt = *opt;
-	early.running = thread_start_unsignalled(&early.thread, early_main, NULL);
+	llvm.early.opt = *opt;
+	llvm.early.running = thread_start_unsignalled(&llvm.early.thread, early_main, NULL);
 }
 
 /* Hand @cg the template parsed at launch if it was parsed for @opt. */
 static bool early_take(struct cg *cg, const struct codegen_options *opt)
 {
 	early_join();
-	if (!early.spare.mod || early.opt.transport != opt->transport ||
-	    early.opt.fault_in != opt->fault_in)
+	if (!llvm.early.spare.mod || llvm.early.opt.transport != opt->transport ||
+	    llvm.early.opt.fault_in != opt->fault_in)
 		return false;
-	cg->ctx = early.spare.ctx;
-	cg->mod = early.spare.mod;
+	cg->ctx = llvm.early.spare.ctx;
+	cg->mod = llvm.early.spare.mod;
 	LLVMContextSetDiagnosticHandler(cg->ctx, on_llvm_diag, cg);
-	memset(&early.spare, 0, sizeof(early.spare));
+	memset(&llvm.early.spare, 0, sizeof(llvm.early.spare));
 	return true;
 }
 
 void codegen_shutdown(void)
 {
 	early_join();
-	cg_end(&early.spare);
-	shapes_release();
-	disk_release();
-	if (key_cg.mod)
-		LLVMDisposeModule(key_cg.mod);
-	if (key_cg.ctx)
-		LLVMContextDispose(key_cg.ctx);
-	memset(&key_cg, 0, sizeof(key_cg));
-	if (target_machine)
-		LLVMDisposeTargetMachine(target_machine);
-	target_machine = NULL;
+	cg_end(&llvm.early.spare);
+	if (llvm.key.mod)
+		LLVMDisposeModule(llvm.key.mod);
+	if (llvm.key.ctx)
+		LLVMContextDispose(llvm.key.ctx);
+	memset(&llvm.key, 0, sizeof(llvm.key));
+	if (llvm.machine)
+		LLVMDisposeTargetMachine(llvm.machine);
+	llvm.machine = NULL;
 	LLVMShutdown();
 }
 
@@ -354,7 +361,7 @@ static int cg_parse(struct cg *cg, const struct codegen_options *opt)
 		return err;
 	prepare_template(cg);
 	LLVMSetTarget(cg->mod, "bpfel");
-	dl = LLVMCreateTargetDataLayout(target_machine);
+	dl = LLVMCreateTargetDataLayout(llvm.machine);
 	LLVMSetModuleDataLayout(cg->mod, dl);
 	LLVMDisposeTargetData(dl);
 	return 0;
@@ -427,7 +434,7 @@ static int verify_and_optimise(struct cg *cg)
 	 * its loop, IPO and second-round passes over the whole inlined
 	 * template again for nothing (trace f { bt; }: 711 BPF instructions
 	 * after O1, 710 after this, in half the time). */
-	passes_run(cg->mod, target_machine);
+	passes_run(cg->mod, llvm.machine);
 	drop_unused_maps(cg);
 	return 0;
 }
@@ -438,7 +445,7 @@ static int emit(struct cg *cg, struct bpf_blob *out)
 	char *msg = NULL;
 	size_t size;
 
-	if (LLVMTargetMachineEmitToMemoryBuffer(target_machine, cg->mod, LLVMObjectFile, &msg, &mb)) {
+	if (LLVMTargetMachineEmitToMemoryBuffer(llvm.machine, cg->mod, LLVMObjectFile, &msg, &mb)) {
 		wr_error("emitting BPF code for %s failed: %s", cg->what, msg ? msg : "?");
 		LLVMDisposeMessage(msg);
 		return -WR_ECODEGEN;
@@ -472,9 +479,40 @@ struct shape {
 	struct bpf_blob blob;
 };
 
-static struct shape *shapes;
-static size_t n_shapes, cap_shapes, shapes_bytes;
-static struct htab shape_index; /* key -> index in shapes */
+struct codegen_cache {
+	struct shape *shapes;
+	size_t n_shapes, cap_shapes, shapes_bytes;
+	struct htab shape_index; /* key -> index in shapes */
+	/* The probe cache on disk: opened for the first probe that looks in
+	 * it.  A directory that cannot be used is said under -v and not
+	 * tried again; the trace goes on without it. */
+	char *dir;               /* NULL: none */
+	bool disk_tried;
+	struct probe_cache *disk;
+};
+
+struct codegen_cache *codegen_cache_new(const char *dir)
+{
+	struct codegen_cache *c = xcalloc(1, sizeof(*c));
+
+	c->dir = dir ? xstrdup(dir) : NULL;
+	return c;
+}
+
+void codegen_cache_free(struct codegen_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_shapes; i++) {
+		free(c->shapes[i].key);
+		bpf_blob_release(&c->shapes[i].blob);
+	}
+	free(c->shapes);
+	htab_release(&c->shape_index);
+	probe_cache_free(c->disk);
+	free(c->dir);
+	free(c);
+}
 
 /* @text without "!dbg !N"-style metadata references and with the
  * function's @name blanked (caller frees). */
@@ -499,11 +537,11 @@ static char *shape_key(const char *text, const char *name, const struct codegen_
 	return strbuf_detach(&sb);
 }
 
-static const struct shape *shape_find(const char *key)
+static const struct shape *shape_find(struct codegen_cache *c, const char *key)
 {
-	struct htab_slot *slot = htab_get(&shape_index, key, strlen(key), false);
+	struct htab_slot *slot = htab_get(&c->shape_index, key, strlen(key), false);
 
-	return slot ? &shapes[slot->val] : NULL;
+	return slot ? &c->shapes[slot->val] : NULL;
 }
 
 /* The object of @src into @dst (its site's data is not copied). */
@@ -517,72 +555,42 @@ static void blob_copy(struct bpf_blob *dst, const struct bpf_blob *src)
 }
 
 /* Keep a copy of @blob under @key (taken) while the bound allows. */
-static void shape_add(char *key, const struct bpf_blob *blob)
+static void shape_add(struct codegen_cache *c, char *key, const struct bpf_blob *blob)
 {
 	size_t len = strlen(key), bytes = len + blob->size;
 	struct htab_slot *slot;
 
-	if (shapes_bytes + bytes > SHAPES_MAX_BYTES || shape_find(key)) {
+	if (c->shapes_bytes + bytes > SHAPES_MAX_BYTES || shape_find(c, key)) {
 		free(key);
 		return;
 	}
-	slot = htab_get(&shape_index, key, len, true);
+	slot = htab_get(&c->shape_index, key, len, true);
 	slot->key = key;
-	slot->val = (uint32_t)n_shapes;
-	shapes = xgrow(shapes, &cap_shapes, n_shapes + 1, sizeof(*shapes));
-	shapes[n_shapes].key = key;
-	blob_copy(&shapes[n_shapes].blob, blob);
-	n_shapes++;
-	shapes_bytes += bytes;
+	slot->val = (uint32_t)c->n_shapes;
+	c->shapes = xgrow(c->shapes, &c->cap_shapes, c->n_shapes + 1, sizeof(*c->shapes));
+	c->shapes[c->n_shapes].key = key;
+	blob_copy(&c->shapes[c->n_shapes].blob, blob);
+	c->n_shapes++;
+	c->shapes_bytes += bytes;
 }
 
-static void shapes_release(void)
-{
-	for (size_t i = 0; i < n_shapes; i++) {
-		free(shapes[i].key);
-		bpf_blob_release(&shapes[i].blob);
-	}
-	free(shapes);
-	htab_release(&shape_index);
-	shapes = NULL;
-	n_shapes = cap_shapes = shapes_bytes = 0;
-}
+/* ---- the probe cache on disk ---- */
 
-/* ---- the probe cache on disk ----
- * Opened for the first probe that names a directory, and kept: every
- * probe of a session names the same one.  A directory that cannot be used
- * is said under -v and not tried again; the trace goes on without it. */
-static struct {
-	struct probe_cache *cache;
-	char *dir; /* what cache was opened (or tried) for */
-} disk;
-
-static struct probe_cache *disk_cache(const struct codegen_options *opt)
+static struct probe_cache *disk_cache(struct codegen_cache *c)
 {
 	struct strbuf why = STRBUF_INIT;
 	const unsigned char *id;
 	size_t id_len;
 
-	if (!opt->cache_dir)
-		return NULL;
-	if (disk.dir && strcmp(disk.dir, opt->cache_dir) == 0)
-		return disk.cache;
-	disk_release();
-	disk.dir = xstrdup(opt->cache_dir);
+	if (!c->dir || c->disk_tried)
+		return c->disk;
+	c->disk_tried = true;
 	if (build_id_self(&id, &id_len))
-		wr_debug("probe cache %s: not used: this wraith has no build-id to key it by", disk.dir);
-	else if (probe_cache_open(disk.dir, id, id_len, &disk.cache, &why))
-		wr_debug("probe cache %s: not used: %s", disk.dir, why.buf);
+		wr_debug("probe cache %s: not used: this wraith has no build-id to key it by", c->dir);
+	else if (probe_cache_open(c->dir, id, id_len, &c->disk, &why))
+		wr_debug("probe cache %s: not used: %s", c->dir, why.buf);
 	strbuf_release(&why);
-	return disk.cache;
-}
-
-static void disk_release(void)
-{
-	probe_cache_free(disk.cache);
-	free(disk.dir);
-	disk.cache = NULL;
-	disk.dir = NULL;
+	return c->disk;
 }
 
 int codegen_base(const struct codegen_options *opt, struct bpf_blob *out)
@@ -653,17 +661,17 @@ static int key_module(const struct codegen_options *opt)
 	LLVMTargetDataRef dl;
 	int err;
 
-	if (key_cg.mod)
+	if (llvm.key.mod)
 		return 0;
-	key_cg.ctx = LLVMContextCreate();
-	err = parse_template(&key_cg, opt, true);
+	llvm.key.ctx = LLVMContextCreate();
+	err = parse_template(&llvm.key, opt, true);
 	if (!err)
-		err = check_entry_points(&key_cg);
+		err = check_entry_points(&llvm.key);
 	if (err)
 		return err;
-	LLVMSetTarget(key_cg.mod, "bpfel");
-	dl = LLVMCreateTargetDataLayout(target_machine);
-	LLVMSetModuleDataLayout(key_cg.mod, dl);
+	LLVMSetTarget(llvm.key.mod, "bpfel");
+	dl = LLVMCreateTargetDataLayout(llvm.machine);
+	LLVMSetModuleDataLayout(llvm.key.mod, dl);
 	LLVMDisposeTargetData(dl);
 	return 0;
 }
@@ -690,7 +698,7 @@ static void take_args(struct cg *cg, struct codegen_args *args)
 static int shape_of(const struct codegen_options *opt, const struct probe_plan *plan,
 		    struct diag *diag, char **key, struct codegen_args *args)
 {
-	struct cg *cg = &key_cg;
+	struct cg *cg = &llvm.key;
 	int err;
 
 	early_join();
@@ -753,27 +761,27 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 	if (args)
 		memset(args, 0, sizeof(*args));
 	snprintf(name, sizeof(name), WR_PROBE_NAME_FMT, (int)getpid(), plan->probe_id);
-	if (!ir) {
+	if (!ir && opt->cache) {
 		const struct shape *known;
 
 		err = shape_of(opt, plan, diag, &key, args);
 		if (err)
 			return err;
-		known = shape_find(key);
+		known = shape_find(opt->cache, key);
 		if (known) {
 			blob_copy(out, &known->blob);
 			out->origin = BPF_BLOB_SHAPE;
-			give_site_params(&key_cg, plan, out);
+			give_site_params(&llvm.key, plan, out);
 			free(key);
 			return 0;
 		}
-		cache = disk_cache(opt);
+		cache = disk_cache(opt->cache);
 		if (cache && probe_cache_get(cache, key, name, out) == 0) {
 			wr_debug("codegen %s: from the probe cache, CPU time %.1f ms", name,
 				 (thread_cpu_seconds() - t[0]) * 1e3);
 			out->origin = BPF_BLOB_DISK_CACHE;
-			shape_add(key, out);
-			give_site_params(&key_cg, plan, out);
+			shape_add(opt->cache, key, out);
+			give_site_params(&llvm.key, plan, out);
 			return 0;
 		}
 	}
@@ -787,7 +795,7 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 	cg.fn = add_probe_function(&cg, name);
 	add_debug_info(&cg, cg.fn, name);
 	err = lower_probe(&cg);
-	if (ir)
+	if (!key)
 		take_args(&cg, args);
 	if (!err && cg.llvm_errors)
 		err = -WR_ECODEGEN;
@@ -816,10 +824,11 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 			 (t[3] - t[2]) * 1e3, (t[4] - t[3]) * 1e3, (t[5] - t[4]) * 1e3);
 		out->prog_name = xstrdup(name);
 		if (cache && (err = probe_cache_put(cache, key, out)) != 0)
-			wr_debug("probe cache %s: cannot store %s: %s", disk.dir, name, strerror(-err));
+			wr_debug("probe cache %s: cannot store %s: %s", opt->cache->dir, name,
+				 strerror(-err));
 		err = 0;
 		if (key)
-			shape_add(key, out);
+			shape_add(opt->cache, key, out);
 		key = NULL;
 		give_site_params(&cg, plan, out);
 	}

@@ -28,6 +28,15 @@ struct strbuf;
  * build time (a copy in @out, caller releases).  Returns 0. */
 int codegen_base(const struct codegen_options *opt, struct bpf_blob *out);
 
+/* The objects a session's probes were compiled to, found again by their
+ * shape (probes whose code differs only in what stays on the host: print
+ * text, target, id), in memory and in the probe cache on disk in @dir
+ * (codegen/probe_cache.h; NULL: none), which keeps them across runs.
+ * Owned by the caller, who passes it in codegen_options.cache and frees
+ * it with codegen_cache_free() (NULL is a no-op). */
+struct codegen_cache *codegen_cache_new(const char *dir);
+void codegen_cache_free(struct codegen_cache *cache);
+
 /* A print argument of a probe as the renderer needs to show it. */
 struct codegen_arg {
 	unsigned print;             /* the print statement's index in the probe */
@@ -50,10 +59,10 @@ void codegen_args_release(struct codegen_args *args);
  * unknown variable, a type mismatch) return -WR_ESEMANTIC with @diag set at
  * the offending expression; LLVM failures return -WR_ECODEGEN.  When @ir is
  * not NULL the optimised IR text is appended to it (for --dry-run -v).
- * A probe shaped like an earlier one of this process, or (without @ir)
- * found in the probe cache in @opt->cache_dir, is not compiled again;
- * out->origin says where the object came from, and a compiled one is
- * stored in that cache.  A cache that cannot be used is only a -v line.
+ * Without @ir, a probe shaped like one in @opt->cache, or found in its
+ * probe cache on disk, is not compiled again; out->origin says where the
+ * object came from, and a compiled one is stored in that cache.  A cache
+ * directory that cannot be used is only a -v line.
  * When @args is not NULL it gets the probe's print arguments (caller
  * releases), also when lowering stopped at an error: those it reached. */
 int codegen_probe(const struct codegen_options *opt, const struct probe_plan *plan,
@@ -86,7 +95,8 @@ void codegen_methods(const struct dw_type *t, void (*fn)(const char *name, void 
 /* Start LLVM (options, BPF target, the template for @opt parsed) on a
  * thread of its own, so it overlaps what comes before the first compile;
  * the codegen_* calls wait for it.  Optional: without it they do the same
- * work themselves. */
+ * work themselves.  LLVM is the process's, not a session's (codegen.c
+ * says why): the one state of codegen/ its callers do not own. */
 void codegen_prepare(const struct codegen_options *opt);
 /* Release LLVM's global state at exit (for leak checkers). */
 void codegen_shutdown(void);

@@ -105,11 +105,15 @@ struct probe_plan {
 	bool site_table;
 };
 
+struct codegen_cache;
+
 /* Options shared by every object of a session. */
 struct codegen_options {
 	enum wr_transport transport;
 	bool fault_in; /* sleepable probes whose failed reads fault pages in */
-	const char *cache_dir; /* the probe cache on disk (codegen/probe_cache.h); NULL: none */
+	/* The objects compiled so far (codegen_cache_new(), borrowed); NULL:
+	 * every probe is compiled. */
+	struct codegen_cache *cache;
 };
 
 #endif

@@ -142,6 +142,7 @@ int session_new(const struct session_options *opt, struct session **out)
 		free(s);
 		return err;
 	}
+	s->objects = codegen_cache_new(s->opt.probe_cache_dir);
 	s->next_probe_id = 1;
 	s->mods_seen = target_module_count(s->target);
 	s->budget = UINT64_MAX;
@@ -192,6 +193,7 @@ void session_free(struct session *s)
 		session_kernel_wait(s);
 	stack_cache_free(s->stack_cache);
 	runtime_free(s->rt);
+	codegen_cache_free(s->objects);
 	target_free(s->target);
 	dw_debug_config_release();
 	event_decoder_release(&s->decoder);

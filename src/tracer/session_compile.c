@@ -230,7 +230,7 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 			struct diag *d, struct strbuf *errors)
 {
 	struct codegen_options co = { .transport = session_wire_transport(s->opt.transport), .fault_in = s->opt.fault_in,
-				      .cache_dir = s->opt.probe_cache_dir };
+				      .cache = s->objects };
 	struct probe_plan plan = {
 		.probe_id = site->wire_id, .ast = p->ast, .pc = site->where.vaddr,
 		.rule0 = site->rule0, .bt_depth = s->opt.bt_depth, .name = p->target_text,

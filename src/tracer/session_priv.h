@@ -95,6 +95,7 @@ struct session {
 	struct session_options opt;
 	struct target *target;
 	struct runtime *rt;
+	struct codegen_cache *objects; /* owned: the probes' objects by shape */
 	struct kernel_start *kstart; /* owned: the kernel side while it loads */
 	struct probe **probes;      /* owned */
 	size_t n_probes, cap_probes;

@@ -343,9 +343,10 @@ static void test_unknown_variable(void **state)
 	ast_script_free(sc);
 }
 
-static struct bpf_blob compile_in(const char *text, uint32_t probe_id, const char *cache_dir)
+static struct bpf_blob compile_in(const char *text, uint32_t probe_id,
+				  struct codegen_cache *cache)
 {
-	struct codegen_options co = { .transport = WR_TRANSPORT_RINGBUF, .cache_dir = cache_dir };
+	struct codegen_options co = { .transport = WR_TRANSPORT_RINGBUF, .cache = cache };
 	struct probe_plan plan = { .probe_id = probe_id, .pc = 0x1000, .rule0 = WR_RULE_LOOKUP,
 				   .cfa_reg = -1 };
 	struct ast_script *sc = parse(text);
@@ -359,19 +360,15 @@ static struct bpf_blob compile_in(const char *text, uint32_t probe_id, const cha
 	return blob;
 }
 
-static struct bpf_blob compile_shape(const char *text, uint32_t probe_id)
-{
-	return compile_in(text, probe_id, NULL);
-}
-
 /* A probe another run compiled comes from the probe cache on disk,
  * renamed for this process and probe, and the kernel loads it.  The other
- * run is a child process: this one's shape cache would answer first. */
+ * run is a child process, with a cache of its own. */
 static void test_disk_cache(void **state)
 {
 	static const char text[] = "trace f { print \"{}\", $tid * 3; bt; }";
 	char dir[] = "/tmp/wraith-test-cg-cache.XXXXXX", name[32], *rm;
 	struct objects objs = { 0 };
+	struct codegen_cache *cache;
 	struct bpf_blob b;
 	int status;
 	pid_t child;
@@ -381,12 +378,14 @@ static void test_disk_cache(void **state)
 	child = fork();
 	assert_true(child >= 0);
 	if (child == 0) {
-		b = compile_in(text, 99, dir);
+		b = compile_in(text, 99, codegen_cache_new(dir));
 		_exit(b.origin == BPF_BLOB_COMPILED ? 0 : 1);
 	}
 	assert_int_equal(waitpid(child, &status, 0), child);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	b = compile_in(text, 4, dir);
+	cache = codegen_cache_new(dir);
+	b = compile_in(text, 4, cache);
+	codegen_cache_free(cache);
 	assert_int_equal(b.origin, BPF_BLOB_DISK_CACHE);
 	snprintf(name, sizeof(name), WR_PROBE_NAME_FMT, (int)getpid(), 4u);
 	assert_string_equal(b.prog_name, name);
@@ -414,11 +413,14 @@ static void test_disk_cache(void **state)
  * reading something else does not. */
 static void test_shared_shapes(void **state)
 {
-	struct bpf_blob a = compile_shape("trace f { print \"a {}\", $pid; }", 7);
-	struct bpf_blob b = compile_shape("trace g { print \"b: {}!\", $pid; }", 8);
-	struct bpf_blob c = compile_shape("trace f { print \"a {}\", $tid; }", 9);
+	struct codegen_cache *cache = codegen_cache_new(NULL);
+	struct bpf_blob a = compile_in("trace f { print \"a {}\", $pid; }", 7, cache);
+	struct bpf_blob b = compile_in("trace g { print \"b: {}!\", $pid; }", 8, cache);
+	struct bpf_blob c = compile_in("trace f { print \"a {}\", $tid; }", 9, cache);
 
 	(void)state;
+	assert_int_equal(b.origin, BPF_BLOB_SHAPE);
+	codegen_cache_free(cache);
 	assert_int_equal(a.size, b.size);
 	assert_memory_equal(a.data, b.data, a.size);
 	assert_true(a.size != c.size || memcmp(a.data, c.data, a.size) != 0);
