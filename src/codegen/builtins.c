@@ -16,7 +16,6 @@
  * and the reason; the rest of the event goes on.
  */
 #include "codegen/lower.h"
-#include "dwarf/vars.h"
 #include "protocol/wire.h"
 #include "script/walk.h"
 #include "util/error.h"

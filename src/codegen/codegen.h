@@ -5,7 +5,9 @@
  * reads plans (codegen/plan.h) and the AST, and writes objects in the form
  * runtime/ loads (protocol/blob.h); LLVM errors are turned into
  * -WR_ECODEGEN with a message, never passed upward as LLVM strings, and
- * LLVM is never allowed to exit the process.
+ * LLVM is never allowed to exit the process.  It reaches the traced
+ * program's DWARF one way, through plan.h (the plan's questions, and the
+ * plain data of their answers); no other file of it includes dwarf/.
  *
  * Objects: one "base" object holds the maps and the tail-called unwinder
  * step program; each probe object holds one probe program and reuses the

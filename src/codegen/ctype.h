@@ -3,7 +3,7 @@
  * integer promotions and the usual arithmetic conversions).
  *
  * Layer rule: private to src/codegen; pure (no LLVM).  Types are the
- * plain struct dw_type of dwarf/types.h, so a script's own values and the
+ * plain struct dw_type of dwarf/types.h (through plan.h), so a script's own values and the
  * program's values are one kind of thing.  The builtin types below are
  * static: the renderer may borrow them for as long as it likes, as it
  * borrows the module's types.
@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "dwarf/types.h"
+#include "codegen/plan.h"
 
 extern const struct dw_type ctype_bool;      /* a boolean of the script */
 extern const struct dw_type ctype_int;       /* int, unsigned int, long, unsigned long */

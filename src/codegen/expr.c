@@ -14,7 +14,6 @@
  * are known then.
  */
 #include "codegen/lower.h"
-#include "dwarf/vars.h"
 #include "util/diag.h"
 #include "util/error.h"
 #include "util/xalloc.h"

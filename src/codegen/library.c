@@ -9,7 +9,6 @@
 #include "codegen/codegen.h"
 #include "codegen/ctype.h"
 #include "codegen/lower.h"
-#include "dwarf/stdlib.h"
 #include "protocol/wire.h"
 #include "util/error.h"
 

@@ -9,7 +9,6 @@
  */
 #include "codegen/lower.h"
 #include "protocol/wire.h"
-#include "dwarf/vars.h"
 #include "script/walk.h"
 #include "util/diag.h"
 #include "util/error.h"

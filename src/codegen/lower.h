@@ -18,7 +18,6 @@
 #include "codegen/plan.h"
 #include "protocol/contract.h"
 #include "protocol/wire.h"
-#include "dwarf/vars.h"
 
 struct diag;
 

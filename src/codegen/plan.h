@@ -4,6 +4,18 @@
  * Layer rule: codegen/ reads the script AST (script/) and the wire layouts
  * (protocol/wire.h); tracer/ builds plans after resolving targets with
  * dwarf/ and proc/.  A plan borrows the AST; it must not outlive it.
+ *
+ * One way to the traced program's DWARF: codegen/ reaches dwarf/ only
+ * through this header.  Every question about the program at the probe
+ * (a name, a type, an enumerator, a function, a thread-local block,
+ * frame 0's variables) is a plan_vars callback the tracer answers from
+ * dwarf/.  What codegen/ gets from dwarf/ directly is the plain data
+ * those answers are made of (types.h, location.h, struct dw_var), and
+ * the functions over that data that look nothing up (dw_type_member(),
+ * dw_loc_select(), dw_std_recognize()...): it holds no struct dw_module
+ * to look anything up in, and no file of codegen/ but this one includes
+ * dwarf/ (test_codegen checks), so it is tested with canned answers and
+ * never sees libdw.
  */
 #ifndef WRAITH_CODEGEN_PLAN_H
 #define WRAITH_CODEGEN_PLAN_H
@@ -12,18 +24,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dwarf/stdlib.h"
+#include "dwarf/vars.h"
 #include "protocol/wire.h"
 #include "script/ast.h"
 
 struct diag;
-struct dw_type;
-struct dw_var;
 struct strbuf;
 struct typespec;
 
 /* How the probe's code finds the traced program's variables: the tracer
  * answers from DWARF at the probe's pc (codegen never sees libdw). */
-struct dw_module;
 
 struct plan_vars {
 	/* Variable @name visible at the probe: 0, or -ENOENT. */

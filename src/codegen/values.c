@@ -10,8 +10,6 @@
  * shows `<read error>` or `NULL` at that argument.
  */
 #include "codegen/lower.h"
-#include "dwarf/stdlib.h"
-#include "dwarf/vars.h"
 #include "protocol/wire.h"
 #include "util/diag.h"
 #include "util/editdist.h"

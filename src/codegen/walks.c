@@ -8,7 +8,6 @@
  * two), nesting at WR_WALK_DEPTH containers.
  */
 #include "codegen/lower.h"
-#include "dwarf/stdlib.h"
 #include "protocol/wire.h"
 
 #include <string.h>

@@ -40,6 +40,7 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
+#include <dirent.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -478,10 +479,46 @@ static void test_entry_points_listed(void **state)
 	regfree(&re);
 }
 
+/* codegen/ reaches dwarf/ one way, through plan.h (its opening comment):
+ * no other file of codegen/ includes a dwarf/ header. */
+static void test_dwarf_through_plan(void **state)
+{
+	const char *srcdir = getenv("WRAITH_SRCDIR");
+	char path[4096];
+	struct dirent *d;
+	size_t files = 0;
+	DIR *dir;
+
+	(void)state;
+	assert_non_null(srcdir);
+	snprintf(path, sizeof(path), "%s/src/codegen", srcdir);
+	dir = opendir(path);
+	assert_non_null(dir);
+	while ((d = readdir(dir))) {
+		size_t len = strlen(d->d_name);
+		char *text;
+
+		if (len < 4 || strcmp(d->d_name, "plan.h") == 0 ||
+		    (strcmp(d->d_name + len - 2, ".c") && strcmp(d->d_name + len - 2, ".h") &&
+		     strcmp(d->d_name + len - 4, ".cpp")))
+			continue;
+		snprintf(path, sizeof(path), "%s/src/codegen/%s", srcdir, d->d_name);
+		assert_int_equal(file_read(path, &text, NULL), 0);
+		if (strstr(text, "#include \"dwarf/"))
+			fail_msg("src/codegen/%s includes dwarf/: codegen reaches it through plan.h",
+				 d->d_name);
+		free(text);
+		files++;
+	}
+	closedir(dir);
+	assert_true(files > 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_entry_points_listed),
+		cmocka_unit_test(test_dwarf_through_plan),
 		cmocka_unit_test(test_plain_catalogue),
 		cmocka_unit_test(test_unknown_variable),
 		cmocka_unit_test(test_shared_shapes),
