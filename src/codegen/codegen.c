@@ -3,7 +3,8 @@
  * --fault-in setting), check its entry points, prepare it (internalise the
  * wr_* entry points), give every generated
  * function debug info, verify, optimise and emit a BPF object to memory.
- * Statement and expression lowering lives in lower.c.
+ * Statement and expression lowering lives in lower.c and the files under
+ * it (codegen.h says their order).
  *
  * Debug info on the probe function is not optional: once inlined template
  * code carries debug locations, LLVM writes .BTF.ext line info, and libbpf

@@ -8,6 +8,9 @@
  * LLVM is never allowed to exit the process.  It reaches the traced
  * program's DWARF one way, through plan.h (the plan's questions, and the
  * plain data of their answers); no other file of it includes dwarf/.
+ * Inside, calls go down only (doc/architecture.md, "Inside codegen/"):
+ * codegen.c -> lower.c -> expressions -> the program's values ->
+ * cgvalue.c -> ir.c, the IR primitives at the bottom.
  *
  * Objects: one "base" object holds the maps and the tail-called unwinder
  * step program; each probe object holds one probe program and reuses the

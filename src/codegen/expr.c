@@ -24,52 +24,6 @@
 
 static int lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out);
 
-/* ---- helpers shared with ops.c, floats.c and values.c ---- */
-
-void cg_set_value(struct cg_value *out, const struct dw_type *t, LLVMValueRef v)
-{
-	memset(out, 0, sizeof(*out));
-	out->kind = CG_VALUE;
-	out->dt = t;
-	out->v = v;
-}
-
-/* A failed read of either operand is the result's; so is having no value. */
-void cg_merge(struct cg *cg, struct cg_value *out, const struct cg_value *a, const struct cg_value *b)
-{
-	LLVMValueRef sa = a->status, sb = b ? b->status : NULL, failed;
-
-	if (sa && sb) {
-		failed = LLVMBuildICmp(cg->builder, LLVMIntNE, sa, cg_i32(cg, 0), "");
-		out->status = LLVMBuildSelect(cg->builder, failed, sa, sb, "");
-		out->fail_addr = LLVMBuildSelect(cg->builder, failed,
-						 a->fail_addr ? a->fail_addr : cg_i64(cg, 0),
-						 b->fail_addr ? b->fail_addr : cg_i64(cg, 0), "");
-	} else {
-		out->status = sa ? sa : sb;
-		out->fail_addr = sa ? a->fail_addr : sb ? b->fail_addr : NULL;
-	}
-	out->optimized_out = a->optimized_out || (b && b->optimized_out);
-}
-
-const char *cg_describe(const struct cg_value *v, char *buf, size_t size)
-{
-	if (v->kind == CG_STRING) {
-		snprintf(buf, size, "a string literal");
-		return buf;
-	}
-	return ctype_describe(v->dt, buf, size);
-}
-
-const struct dw_type *cg_pointer_to(struct cg *cg, const struct dw_type *target)
-{
-	if (target == &ctype_void)
-		return &ctype_void_ptr;
-	if (!cg->plan->vars.pointer_to)
-		return NULL;
-	return cg->plan->vars.pointer_to(cg->plan->vars.ctx, target);
-}
-
 /* An array in memory becomes a pointer to its first element. */
 static int decay(struct cg *cg, const struct ast_expr *e, struct cg_value *v)
 {

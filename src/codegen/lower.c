@@ -73,25 +73,6 @@ static int site_marker(struct cg *cg, const struct ast_expr *e, struct cg_value 
 	return 0;
 }
 
-/* The entry of wire argument @arg of print @print in cg->args, made if
- * it is not there yet. */
-static struct codegen_arg *arg_entry(struct cg *cg, unsigned print, unsigned arg)
-{
-	struct codegen_args *a = &cg->args;
-
-	for (size_t i = 0; i < a->n; i++)
-		if (a->v[i].print == print && a->v[i].arg == arg)
-			return &a->v[i];
-	a->v = xgrow(a->v, &a->cap, a->n + 1, sizeof(*a->v));
-	a->v[a->n] = (struct codegen_arg){ .print = print, .arg = arg };
-	return &a->v[a->n++];
-}
-
-void cg_note_arg(struct cg *cg, unsigned print, unsigned arg, const struct dw_type *t)
-{
-	arg_entry(cg, print, arg)->type = t;
-}
-
 /* Emit argument @i of print @s (its value lowered in @vals, read from
  * frame @frame when not the probe's own). */
 static int print_arg(struct cg *cg, const struct ast_stmt *s, size_t i, struct cg_value *vals,
@@ -115,7 +96,7 @@ static int print_arg(struct cg *cg, const struct ast_stmt *s, size_t i, struct c
 	if (vals[i].kind == CG_STRING)
 		return 0; /* literals are rendered from the script */
 	if (frame)
-		arg_entry(cg, index, *wire)->frame = frame;
+		cg_note_frame(cg, index, *wire, frame);
 	if (values_print_arg(cg, s->args[i], &vals[i], pc ? pc->spec : AST_FMT_DEFAULT, index, *wire) &&
 	    (site_marker(cg, s->args[i], &vals[i], -WR_ESEMANTIC) ||
 	     values_print_arg(cg, s->args[i], &vals[i], AST_FMT_DEFAULT, index, *wire)))

@@ -71,16 +71,7 @@ void lower_release(struct cg *cg);
 void lower_eval_begin(struct cg *cg);
 void lower_eval_end(struct cg *cg);
 
-/* expr.c: expressions. */
-int cg_lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out);
-/* Make @v an operand of C's operators: an array decays to a pointer to its
- * first element and a scalar lvalue is read (@e locates errors).  Other
- * values are left as they are.  Returns 0 or -WR_ESEMANTIC. */
-int cg_operand(struct cg *cg, const struct ast_expr *e, struct cg_value *v);
-/* The truth of @v as an i1, for `if`, `!`, `&&`, `||`: @v must be a
- * scalar; @what names the user for messages ("an if condition"). */
-int cg_truth(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *what,
-	     LLVMValueRef *out);
+/* cgvalue.c: script values. */
 /* A pointer type to @target (from the module's type cache), or NULL
  * without debug info. */
 const struct dw_type *cg_pointer_to(struct cg *cg, const struct dw_type *target);
@@ -92,6 +83,22 @@ void cg_merge(struct cg *cg, struct cg_value *out, const struct cg_value *a,
 	      const struct cg_value *b);
 /* How @v reads in a message ("a pointer (char *)"), in @buf. */
 const char *cg_describe(const struct cg_value *v, char *buf, size_t size);
+/* Print argument @arg of print @print has type @t; it reads a variable
+ * of function @frame, not the probe's own (for the renderer:
+ * codegen_probe()'s @args). */
+void cg_note_arg(struct cg *cg, unsigned print, unsigned arg, const struct dw_type *t);
+void cg_note_frame(struct cg *cg, unsigned print, unsigned arg, const char *frame);
+
+/* expr.c: expressions. */
+int cg_lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out);
+/* Make @v an operand of C's operators: an array decays to a pointer to its
+ * first element and a scalar lvalue is read (@e locates errors).  Other
+ * values are left as they are.  Returns 0 or -WR_ESEMANTIC. */
+int cg_operand(struct cg *cg, const struct ast_expr *e, struct cg_value *v);
+/* The truth of @v as an i1, for `if`, `!`, `&&`, `||`: @v must be a
+ * scalar; @what names the user for messages ("an if condition"). */
+int cg_truth(struct cg *cg, const struct ast_expr *e, struct cg_value *v, const char *what,
+	     LLVMValueRef *out);
 
 /* builtins.c: strncmp, starts_with, memcmp (hex() inside it). */
 int cg_lower_builtin(struct cg *cg, const struct ast_expr *e, struct cg_value *out);
@@ -106,9 +113,6 @@ int cg_bytes_address(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 int cg_print_dump(struct cg *cg, const struct ast_fmt_piece *pc, const struct ast_expr *e,
 		  struct cg_value *v, const struct ast_expr *len_e, struct cg_value *len,
 		  unsigned print, unsigned wire);
-/* lower.c: print argument @arg of print @print has type @t (for the
- * renderer: codegen_probe()'s @args). */
-void cg_note_arg(struct cg *cg, unsigned print, unsigned arg, const struct dw_type *t);
 /* The `let` binding @name in scope, or NULL. */
 const struct cg_value *cg_binding(struct cg *cg, const char *name);
 /* Append an expression-error item for @e: @code (wire status) and @addr
