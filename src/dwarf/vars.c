@@ -14,10 +14,12 @@
  * physical one.  Locations come from location.c, types from types.c.
  */
 #include "dwarf/vars.h"
+#include "dwarf/typename.h"
 #include "dwarf/vars_priv.h"
 #include "util/error.h"
 #include "util/xalloc.h"
 
+#include <ctype.h>
 #include <dwarf.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -545,6 +547,21 @@ struct scope_walk {
 	bool params, locals;
 	int (*cb)(const struct dw_var *v, void *ctx);
 	void *ctx;
+	/* A block's variables, held to be listed in gdb's order
+	 * (list_held) once all are known; a function's are listed as
+	 * found. */
+	struct held *held;
+	size_t n_held, cap_held;
+	unsigned n_symbols;  /* the symbols gdb makes of the block's DIEs */
+	bool hashed;
+};
+
+/* A variable listed in a block, in the walk's order. */
+struct held {
+	Dwarf_Die parent, die;
+	bool concrete;
+	unsigned bucket;
+	size_t seq;
 };
 
 static bool is_flat_block(Dwarf_Die *die)
@@ -586,21 +603,59 @@ static bool is_listed(Dwarf_Die *parent, Dwarf_Die *die, const char *name, bool 
 	return !concrete || is_first_named(parent, die, name);
 }
 
-static int emit(struct scope_walk *w, Dwarf_Die *parent, Dwarf_Die *die, bool concrete)
+static int list(struct scope_walk *w, Dwarf_Die *parent, Dwarf_Die *die, bool concrete)
 {
 	const char *name = dwarf_diename(die);
 	bool param = dwarf_tag(die) == DW_TAG_formal_parameter;
 	Dwarf_Die use = *die;
 	struct dw_var v;
 
-	if (!name || (param ? !w->params : !w->locals) || !is_listed(parent, die, name, concrete))
-		return 0;
 	if (concrete && is_var_tag(dwarf_tag(die)))
 		find_child(parent, name, w->pc, &use);
 	fill_var(w->c, &use, w->pc, w->fn, param ? DW_VAR_PARAMETER : DW_VAR_LOCAL, &v);
 	if (param && dwarf_tag(w->scope) == DW_TAG_subprogram)
 		v.entry_reg = entry_register(&use, w->scope);
 	return w->cb(&v, w->ctx);
+}
+
+/* How many symbols gdb's reader makes of @die, a child of a block (what
+ * sizes the block's hash table): a named variable (a declaration only
+ * when external), label, type or typedef, and an enumeration's
+ * enumerators. */
+static unsigned gdb_symbols(Dwarf_Die *die)
+{
+	int tag = dwarf_tag(die);
+	unsigned n = 0;
+	Dwarf_Die e;
+
+	if (tag == DW_TAG_enumeration_type && dwarf_child(die, &e) == 0)
+		do
+			n += dwarf_tag(&e) == DW_TAG_enumerator;
+		while (dwarf_siblingof(&e, &e) == 0);
+	if (!dwarf_diename(die))
+		return n;
+	if (is_var_tag(tag))
+		return !dwarf_hasattr(die, DW_AT_declaration) || dwarf_hasattr_integrate(die, DW_AT_external);
+	return n + (tag == DW_TAG_label || tag == DW_TAG_typedef || tag == DW_TAG_structure_type ||
+		    tag == DW_TAG_class_type || tag == DW_TAG_union_type || tag == DW_TAG_enumeration_type);
+}
+
+static int emit(struct scope_walk *w, Dwarf_Die *parent, Dwarf_Die *die, bool concrete)
+{
+	const char *name = dwarf_diename(die);
+	bool param = dwarf_tag(die) == DW_TAG_formal_parameter;
+
+	if (w->hashed)
+		w->n_symbols += gdb_symbols(die);
+	if (!name || (param ? !w->params : !w->locals) || !is_listed(parent, die, name, concrete))
+		return 0;
+	if (!w->hashed)
+		return list(w, parent, die, concrete);
+	w->held = xgrow(w->held, &w->cap_held, w->n_held + 1, sizeof(*w->held));
+	w->held[w->n_held] = (struct held){ .parent = *parent, .die = *die, .concrete = concrete,
+					    .seq = w->n_held };
+	w->n_held++;
+	return 0;
 }
 
 static int walk_children(struct scope_walk *w, Dwarf_Die *parent, bool concrete)
@@ -711,17 +766,121 @@ static int walk_inherited(struct scope_walk *w, Dwarf_Die *origin)
 	return stop;
 }
 
+/* ---- gdb's order of a block's symbols ---- */
+
+static unsigned hash_step(unsigned h, char ch)
+{
+	return h * 67 + (unsigned)tolower((unsigned char)ch) - 113;
+}
+
+/* gdb's msymbol_hash_iw: the name up to a '(', blanks left out. */
+static unsigned plain_hash(const char *s)
+{
+	unsigned h = 0;
+
+	for (; *s && *s != '('; s++)
+		if (!isspace((unsigned char)*s))
+			h = hash_step(h, *s);
+	return h;
+}
+
+/* gdb's default search-name hash (made for Ada's encoded names), which C
+ * and the other languages but C++ use: it stops at an 'X', '$' or '.'
+ * past the first character, and starts again after a "__" followed by
+ * a lower-case letter or 'O'. */
+static unsigned default_hash(const char *s0)
+{
+	const char *s = s0;
+	unsigned h = 0;
+
+	if (*s == '_' && strncmp(s, "_ada_", 5) != 0)
+		return plain_hash(s0);
+	s += *s == '_' ? 5 : 0;
+	for (; *s; s++) {
+		if (*s == '$' || *s == '.' || *s == 'X')
+			return s == s0 ? plain_hash(s0) : h;
+		if (*s == ' ' || *s == '(')
+			return plain_hash(s0);
+		if (*s == '_' && s[1] == '_' && s != s0) {
+			if ((s[2] < 'a' || s[2] > 'z') && s[2] != 'O')
+				return h;
+			h = 0;
+			s++;
+			continue;
+		}
+		if (strcmp(s, "TKB") == 0)
+			return h;
+		h = hash_step(h, *s);
+	}
+	return h;
+}
+
+/* gdb's C++ search-name hash: the last component (past the last "::"
+ * outside template arguments), up to a '(' or an ABI tag, blanks left
+ * out. */
+static unsigned cxx_hash(const char *s)
+{
+	const char *last = s;
+	unsigned h = 0;
+	int depth = 0;
+
+	for (const char *p = s; *p; p++) {
+		depth += (*p == '<' || *p == '(') - (*p == '>' || *p == ')');
+		if (!depth && p[0] == ':' && p[1] == ':')
+			last = p + 2;
+	}
+	for (s = last; *s && *s != '(' && strncmp(s, "[abi:", 5) != 0; s++)
+		if (!isspace((unsigned char)*s))
+			h = hash_step(h, *s);
+	return h;
+}
+
+static int cmp_held(const void *a, const void *b)
+{
+	const struct held *x = a, *y = b;
+
+	if (x->bucket != y->bucket)
+		return x->bucket < y->bucket ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Lists the held variables of a block in gdb's order: gdb keeps a
+ * block's symbols in a hash table of (symbols / 5 + 1) buckets, each
+ * bucket in the order read, and lists them bucket by bucket (a
+ * function's own in the order read). */
+static int list_held(struct scope_walk *w)
+{
+	unsigned buckets = w->n_symbols / 5 + 1;
+	bool cxx = typename_is_cxx(w->scope);
+	int stop = 0;
+
+	for (size_t i = 0; i < w->n_held; i++) {
+		const char *name = dwarf_diename(&w->held[i].die);
+
+		w->held[i].bucket = (cxx ? cxx_hash(name) : default_hash(name)) % buckets;
+	}
+	qsort(w->held, w->n_held, sizeof(*w->held), cmp_held);
+	for (size_t i = 0; i < w->n_held && !stop; i++)
+		stop = list(w, &w->held[i].parent, &w->held[i].die, w->held[i].concrete);
+	return stop;
+}
+
 static int scope_vars(struct vars_cache *c, Dwarf_Die *scope, uint64_t pc, Dwarf_Die *fn,
 		      bool params, bool locals, int (*cb)(const struct dw_var *v, void *ctx),
 		      void *ctx)
 {
 	struct scope_walk w = { .c = c, .scope = scope, .pc = pc, .fn = fn, .params = params,
-				.locals = locals, .cb = cb, .ctx = ctx };
+				.locals = locals, .cb = cb, .ctx = ctx,
+				.hashed = !is_function_scope(dwarf_tag(scope)) };
 	Dwarf_Die origin;
+	int stop = walk_children(&w, scope, true);
 
-	if (walk_children(&w, scope, true))
-		return 1;
-	return abstract_origin(scope, &origin) ? walk_inherited(&w, &origin) : 0;
+	if (!stop && abstract_origin(scope, &origin))
+		stop = walk_inherited(&w, &origin);
+	if (!stop && w.hashed)
+		stop = list_held(&w);
+	free(w.held);
+	return stop;
 }
 
 void dw_frame_vars(struct dw_module *m, uint64_t pc, unsigned level, bool params, bool locals,

@@ -5,8 +5,9 @@ as gdb shows it ("alpha", read from the program's read-only data); in
 other() and the call of blk() inlined into it, the order of the inlined
 copy's parameters, the variables of its abstract instance that no DIE of
 the copy stands for (<optimized out>, also where the copy has them in a
-block of its own), and a label whose code is gone; gcc and clang, -O0
-and -O2.  _start, which has no debug info, is `_start` in bt args as in
+block of its own), a label whose code is gone, and a block's six locals
+(gdb lists them in the order of its hash table); gcc and clang, -O0 and
+-O2.  _start, which has no debug info, is `_start` in bt args as in
 bt (no parameter list), and bt full says of it what gdb's says."""
 import subprocess
 
