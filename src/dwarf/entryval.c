@@ -411,8 +411,12 @@ int dw_call_site_value(struct dw_module *m, uint64_t return_pc, int reg, struct 
 	if (!e || !dwarf_offdie(e->dw, e->off, &site) || !passed_value(&site, reg, &value))
 		return -ENOENT;
 	f.cfa = vars_expr_cfa(c);
-	if (dwarf_diecu(&site, &cudie, NULL, NULL) && dw_pc_scopes(&cudie, f.pc, &fn, 1) == 1)
+	if (dwarf_diecu(&site, &cudie, NULL, NULL) && dw_pc_scopes(&cudie, f.pc, &fn, 1) == 1) {
 		f.fb = vars_frame_base(c, &fn, f.pc, &f, &why);
+		/* what the caller passed on from its own entry: its callers
+		 * say, by its return address (gdb follows such chains too) */
+		f.fn = &fn;
+	}
 	if ((dwarf_attr(&site, DW_AT_call_origin, &a) || dwarf_attr(&site, DW_AT_abstract_origin, &a)) &&
 	    dwarf_formref_die(&a, &origin))
 		out->callee = function_key(&origin);

@@ -122,7 +122,9 @@ void dw_frame_vars(struct dw_module *m, uint64_t pc, unsigned level, bool params
 /* The call that returns to @return_pc (an address of @m: a frame's
  * return address less the module's bias), by its call site
  * (DW_TAG_call_site): what it calls and what it passed in one register.
- * Locations are in the caller's frame (its registers and CFA). */
+ * Locations are in the caller's frame (its registers and CFA); a value
+ * the caller passed on from its own entry is what its callers passed, by
+ * the return address at that CFA - 8. */
 struct dw_call_site {
 	/* A direct call: the called function's linkage name, else its name
 	 * (borrowed); NULL for a call through a pointer. */

@@ -312,21 +312,11 @@ static void frame_spans(struct span_list *out, const char *indent, const struct 
 	span_close(out);
 }
 
-/* The frame values of function level @level of frame @i into @v and
- * @fl (whose sym is set), when the bt asks for them: fl->vars stays NULL
- * when it does not, and fl->unavailable says why when they are not known. */
-static void frame_vars(struct renderer *r, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
-		       size_t level, struct render_var *v, struct frame_line *fl)
+/* What a values hook gave (@n, or -1 with @v[0].value saying why) into
+ * @fl (whose sym is set). */
+static void take_vars(long n, struct render_var *v, struct frame_line *fl)
 {
-	fl->vars = NULL;
-	fl->n_vars = 0;
-	fl->unavailable = NULL;
-	if (!(bt->flags & (WR_BT_F_ARGS | WR_BT_F_FULL)) || (bt->flags & WR_BT_F_RAW) ||
-	    !r->hooks.values)
-		return;
-	v[0].value = NULL;
-	fl->n_vars = r->hooks.values(r->hooks.ctx, pid, bt, i, (unsigned)level,
-				     bt->flags & WR_BT_F_FULL, v, MAX_FRAME_VARS);
+	fl->n_vars = n;
 	fl->vars = v;
 	if (fl->n_vars >= 0)
 		return;
@@ -337,12 +327,37 @@ static void frame_vars(struct renderer *r, uint32_t pid, const struct ev_backtra
 		fl->vars = NULL; /* no debug info: no values to miss, a plain line */
 }
 
+/* Whether the bt shows frame values (and the hook @hook to get them is set). */
+static bool wants_vars(const struct ev_backtrace *bt, const void *hook)
+{
+	return (bt->flags & (WR_BT_F_ARGS | WR_BT_F_FULL)) && !(bt->flags & WR_BT_F_RAW) && hook;
+}
+
+/* The frame values of function level @level of frame @i into @v and
+ * @fl (whose sym is set), when the bt asks for them: fl->vars stays NULL
+ * when it does not, and fl->unavailable says why when they are not known. */
+static void frame_vars(struct renderer *r, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
+		       size_t level, struct render_var *v, struct frame_line *fl)
+{
+	fl->vars = NULL;
+	fl->n_vars = 0;
+	fl->unavailable = NULL;
+	if (!wants_vars(bt, r->hooks.values))
+		return;
+	v[0].value = NULL;
+	take_vars(r->hooks.values(r->hooks.ctx, pid, bt, i, (unsigned)level, bt->flags & WR_BT_F_FULL, v,
+				  MAX_FRAME_VARS),
+		  v, fl);
+}
+
 /* Tail-called functions between frame @i and its caller (none recorded
- * on the stack; recovered from call-site debug info). */
-static void tail_spans(struct renderer *r, const struct ev_backtrace *bt, unsigned i,
+ * on the stack; recovered from call-site debug info), with their values
+ * when the bt shows values (the outermost is the one the caller called). */
+static void tail_spans(struct renderer *r, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
 		       const char *indent, struct span_list *out)
 {
 	struct render_frame tf[MAX_TAILS];
+	struct render_var v[MAX_FRAME_VARS];
 	size_t n;
 
 	if (!r->hooks.tailcalls || i + 1 >= bt->frame_count)
@@ -353,8 +368,15 @@ static void tail_spans(struct renderer *r, const struct ev_backtrace *bt, unsign
 			.index = i, .suffix = ".tail", .f = &bt->frames[i], .rf = &tf[k],
 			.sym = tf[k].sym.n ? &tf[k].sym.frames[0] : NULL,
 			.show = bt->flags & WR_BT_F_RAW ? LINE_HIDDEN : LINE_SYMBOLS,
+			.locals = bt->flags & WR_BT_F_FULL,
 		};
 
+		if (fl.sym && wants_vars(bt, r->hooks.tail_values)) {
+			v[0].value = NULL;
+			take_vars(r->hooks.tail_values(r->hooks.ctx, pid, bt, i, &tf[k], k + 1 == n,
+						       bt->flags & WR_BT_F_FULL, v, MAX_FRAME_VARS),
+				  v, &fl);
+		}
 		frame_spans(out, indent, &fl);
 	}
 }
@@ -391,7 +413,7 @@ static void render_lines(struct renderer *r, uint32_t pid, uint32_t wire_id, con
 	fl.where = rf.sym.n && !with_inline ? &rf.sym.frames[hidden < rf.sym.n ? hidden : 0] : NULL;
 	fl.show = raw ? LINE_RAW : LINE_SYMBOLS;
 	frame_spans(out, indent, &fl);
-	tail_spans(r, bt, i, indent, out);
+	tail_spans(r, pid, bt, i, indent, out);
 }
 
 /* ---- frame lines rendered before ----

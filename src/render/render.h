@@ -100,6 +100,12 @@ struct render_hooks {
 	 * @out[0].value saying why (static text) or NULL.  May be NULL. */
 	long (*values)(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
 		       unsigned level, bool locals, struct render_var *out, size_t max);
+	/* The same for a function that left by a tail call between frame @i
+	 * and its caller (@tail, from tailcalls()); @called: it is the one
+	 * frame @i + 1 called.  May be NULL. */
+	long (*tail_values)(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
+			    const struct render_frame *tail, bool called, bool locals,
+			    struct render_var *out, size_t max);
 	/* Of frame 0 @f (symbolized as @rf) of an event of probe site
 	 * @wire_id: how many of its innermost inline frames a debugger
 	 * stopped there would not show - inlined calls that begin at the

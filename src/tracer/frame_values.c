@@ -551,6 +551,12 @@ struct collect {
 	size_t n;
 	struct fv_walk *up;      /* the caller's frame, walked to on first need; owned */
 	bool up_tried;
+	/* A function that left by a tail call (fv_tail_frame): the pc its
+	 * function is looked up at (else the frame's), and whether the
+	 * caller's call site calls it (only the outermost of a chain). */
+	uint64_t tail_pc;
+	bool tail_called;
+	struct fv_walk *jumper;  /* the frame's tail-caller, for its call site; owned */
 };
 
 /* ---- what the caller passed (its call site, by the return address) ---- */
@@ -584,7 +590,7 @@ static struct fv_walk *caller_of(struct collect *c)
 			if (!c->up->valid) {
 				fv_free(c->up);
 				c->up = NULL;
-			} else if (w->i == 0 && at_entry(c)) {
+			} else if (w->i == 0 && !c->tail_pc && at_entry(c)) {
 				/* nothing ran since the call: the registers the
 				 * callee may clobber still hold the caller's */
 				for (int r = 0; r < WR_DWARF_RIP; r++)
@@ -599,16 +605,70 @@ static struct fv_walk *caller_of(struct collect *c)
 	return c->up;
 }
 
-/* What the caller of @c's frame passed in DWARF register @reg - 1, as a
- * variable of @v's type in @out (the caller's frame reads it); false
- * when its call site does not say, or calls another function than this
- * frame's (a tail call in between). */
-static bool passed_value(struct collect *c, const struct dw_var *v, unsigned reg, struct dw_var *out,
+/* The registers of a function that tail-called the function of frame
+ * @w (stepped): at its jump, those the frame had at its entry - all of
+ * them when the frame is frame 0 at its entry, else the ones its caller
+ * gets back; its CFA is the frame's.  Caller frees. */
+static struct fv_walk *jumper_of(const struct fv_walk *w, bool at_entry)
+{
+	struct fv_walk *g = xmalloc(sizeof(*g));
+
+	*g = *w;
+	strbuf_init(&g->text);
+	if (!(w->i == 0 && at_entry)) {
+		g->regs = w->caller;
+		/* at the jump its stack held the return address, as at entry */
+		g->regs.v[WR_DWARF_RSP] = w->cfa - 8;
+		g->regs.known |= 1u << WR_DWARF_RSP;
+	}
+	return g;
+}
+
+/* The call site that called the function of @c's frame: in the caller's
+ * frame at its return address, or, when that calls another function
+ * which reached this one by tail calls, the last of those jumps (as gdb
+ * resolves it through its tailcall frame; only a jump with a return
+ * address, as gdb 13 reads them: GCC's).  @at is the frame it is read
+ * in.  False when neither names this frame's function @key. */
+static bool calling_site(struct collect *c, unsigned reg, const char *key, struct dw_call_site *cs,
 			 struct where *at)
 {
 	struct fv_walk *up = caller_of(c);
-	const struct wr_bt_frame *f = &c->w->bt->frames[c->w->i], *cf;
-	struct tmodule *m = target_module_by_cookie(c->where.t, f->cookie), *cm;
+	const struct wr_bt_frame *f = &c->w->bt->frames[c->w->i], *cf = &up->bt->frames[up->i];
+	struct tmodule *m = target_module_by_cookie(c->where.t, f->cookie);
+	struct tmodule *cm = target_module_by_cookie(c->where.t, cf->cookie);
+	struct render_frame tails[DW_TAILCALL_MAX];
+	size_t n;
+
+	*at = c->where;
+	at->w = up;
+	at->bias = cf->ip - cf->pc;
+	if (cm && dw_call_site_value(cm->dw, cf->pc, (int)reg - 1, cs) == 0 &&
+	    (!cs->callee || strcmp(cs->callee, key) == 0))
+		return true;
+	/* (a call of another function, or one that passed nothing here: a
+	 * clone GCC gave the constants) */
+	if (c->tail_pc || !c->w->have_cfa)
+		return false;
+	n = target_tailcalls(c->where.t, f, cf, tails, DW_TAILCALL_MAX);
+	if (n == 0 || dw_call_site_value(m->dw, tails[0].tail_pc + 1, (int)reg - 1, cs) != 0)
+		return false;
+	if (!c->jumper)
+		c->jumper = jumper_of(c->w, c->w->i == 0 && at_entry(c));
+	at->w = c->jumper;
+	at->bias = c->where.bias;
+	return true;
+}
+
+/* What the caller of @c's frame passed in DWARF register @reg - 1, as a
+ * variable of @v's type in @out (the caller's frame reads it); false
+ * when its call site does not say, or calls another function than this
+ * frame's. */
+static bool passed_value(struct collect *c, const struct dw_var *v, unsigned reg, struct dw_var *out,
+			 struct where *at)
+{
+	const struct wr_bt_frame *f = &c->w->bt->frames[c->w->i];
+	struct tmodule *m = target_module_by_cookie(c->where.t, f->cookie);
 	struct dw_call_site cs;
 	const char *key;
 	uint64_t entry, called;
@@ -616,16 +676,11 @@ static bool passed_value(struct collect *c, const struct dw_var *v, unsigned reg
 	/* A reference's value at entry is its referent's, which only a call
 	 * site's DW_AT_call_data_value gives: gdb shows no @entry without it,
 	 * and neither does this. */
-	if (!up || !m || !reg || (v->type && v->type->is_reference))
+	if (!caller_of(c) || !m || !reg || (v->type && v->type->is_reference) ||
+	    (c->tail_pc && !c->tail_called) ||
+	    !dw_function_at(m->dw, c->tail_pc ? c->tail_pc : frame_lookup_pc(f), &key, &entry) ||
+	    !calling_site(c, reg, key, &cs, at))
 		return false;
-	cf = &up->bt->frames[up->i];
-	cm = target_module_by_cookie(c->where.t, cf->cookie);
-	if (!cm || dw_call_site_value(cm->dw, cf->pc, (int)reg - 1, &cs) != 0 ||
-	    !dw_function_at(m->dw, frame_lookup_pc(f), &key, &entry))
-		return false;
-	*at = c->where;
-	at->w = up;
-	at->bias = cf->ip - cf->pc;
 	if (cs.callee ? strcmp(cs.callee, key) != 0
 		      : !value_of(at, &cs.target, &called) || called != entry + c->where.bias)
 		return false;
@@ -703,17 +758,15 @@ static int collect_var(const struct dw_var *v, void *ctx)
 	return ++c->n >= MAX_VARS;
 }
 
-long fv_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev_backtrace *bt,
-	      unsigned i, unsigned level, bool locals, const struct render_value_ctx *vc,
-	      struct fv_var *out, size_t max, const char **why)
+/* Walks @w to frame @i of @bt: the frame's module, or NULL with *@why. */
+static struct tmodule *reach(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt, unsigned i,
+			     const char **why)
 {
-	const struct wr_bt_frame *f;
 	struct tmodule *m;
-	struct collect c = { .w = w };
 
 	if (!bt->regs || !bt->stack || i >= bt->frame_count) {
 		*why = "the event carries no copy of the registers and stack";
-		return -1;
+		return NULL;
 	}
 	/* Each backtrace is rendered from frame 0: start again there (a new
 	 * event may reuse the same memory). */
@@ -721,23 +774,28 @@ long fv_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev
 		start(w, t, bt);
 	while (w->i < i && w->valid)
 		advance(w, t);
-	f = &bt->frames[i];
-	m = target_module_by_cookie(t, f->cookie);
+	m = target_module_by_cookie(t, bt->frames[i].cookie);
 	if (!w->valid || !m) {
 		*why = !w->valid ? (i == 0 ? "the registers are not frame 0's"
 					   : "this frame's registers could not be recovered")
 				 : "no module is known at this address";
-		return -1;
+		return NULL;
 	}
-	c.where.w = w;
-	c.where.bias = f->ip - f->pc;
-	c.where.vc = vc;
-	c.where.t = t;
-	c.where.pid = pid;
+	return m;
+}
+
+/* The variables of function level @level at @pc of @m, into @out, as
+ * @c's frame sees them; the texts are in c->w's text. */
+static long gather(struct collect *c, struct tmodule *m, uint64_t pc, unsigned level, bool locals,
+		   struct fv_var *out, size_t max)
+{
+	struct fv_walk *w = c->w;
+
 	strbuf_reset(&w->text);
-	dw_frame_vars(m->dw, frame_lookup_pc(f), level, true, locals, collect_var, &c);
-	fv_free(c.up);
-	for (size_t k = 0; k < c.n && k < max; k++) {
+	dw_frame_vars(m->dw, pc, level, true, locals, collect_var, c);
+	fv_free(c->up);
+	fv_free(c->jumper);
+	for (size_t k = 0; k < c->n && k < max; k++) {
 		size_t name = w->off[k][0] & ~(VAR_PARAM | VAR_ENTRY);
 
 		out[k].name = w->text.buf + name;
@@ -745,5 +803,58 @@ long fv_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev
 		out[k].param = (w->off[k][0] & VAR_PARAM) != 0;
 		out[k].entry = (w->off[k][0] & VAR_ENTRY) != 0;
 	}
-	return (long)(c.n < max ? c.n : max);
+	return (long)(c->n < max ? c->n : max);
+}
+
+static void where_init(struct where *at, struct fv_walk *w, struct target *t, uint32_t pid,
+		       const struct render_value_ctx *vc)
+{
+	const struct wr_bt_frame *f = &w->bt->frames[w->i];
+
+	at->w = w;
+	at->bias = f->ip - f->pc;
+	at->vc = vc;
+	at->t = t;
+	at->pid = pid;
+}
+
+long fv_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev_backtrace *bt,
+	      unsigned i, unsigned level, bool locals, const struct render_value_ctx *vc,
+	      struct fv_var *out, size_t max, const char **why)
+{
+	struct tmodule *m = reach(w, t, bt, i, why);
+	struct collect c = { .w = w };
+
+	if (!m)
+		return -1;
+	where_init(&c.where, w, t, pid, vc);
+	return gather(&c, m, frame_lookup_pc(&bt->frames[i]), level, locals, out, max);
+}
+
+long fv_tail_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev_backtrace *bt,
+		   unsigned i, uint64_t tail_pc, bool called, bool locals,
+		   const struct render_value_ctx *vc, struct fv_var *out, size_t max, const char **why)
+{
+	struct tmodule *m = reach(w, t, bt, i, why);
+	struct collect c = { .w = w, .tail_pc = tail_pc, .tail_called = called };
+	struct fv_walk *g;
+	long n;
+
+	if (!m)
+		return -1;
+	if (!w->have_cfa) {
+		*why = "this frame's registers could not be recovered";
+		return -1;
+	}
+	where_init(&c.where, w, t, pid, vc);
+	/* the function's frame is the one its jump left: that frame's
+	 * registers at its entry, read into w's text */
+	g = jumper_of(w, i == 0 && at_entry(&c));
+	strbuf_release(&g->text);
+	g->text = w->text;
+	c.w = c.where.w = g;
+	n = gather(&c, m, tail_pc, 0, locals, out, max);
+	w->text = g->text;
+	free(g);
+	return n;
 }

@@ -56,29 +56,63 @@ static void values_symbol(void *ctx, uint64_t addr, struct strbuf *out)
 	target_data_symbol(vs->s->target, vs->pid, addr, out);
 }
 
+/* One frame-values call: the process's symbols and fv's answer. */
+struct values_call {
+	struct values_symbol vs;
+	struct render_value_ctx vc;
+	struct fv_var v[64];
+	const char *why;
+	size_t max;  /* what fv may fill: the renderer's max, at most 64 */
+};
+
+/* Prepares @vc for process @pid; the session's walker, made on first need. */
+static struct fv_walk *values_begin(struct session *s, uint32_t pid, size_t max, struct values_call *vc)
+{
+	vc->vs = (struct values_symbol){ s, (pid_t)pid };
+	vc->vc = (struct render_value_ctx){ .symbol = values_symbol, .ctx = &vc->vs };
+	vc->why = NULL;
+	vc->max = max < 64 ? max : 64;
+	if (!s->frame_values)
+		s->frame_values = fv_new();
+	return s->frame_values;
+}
+
+/* fv's answer @n (or -1 with vc->why) as the renderer's @out. */
+static long values_end(long n, const struct values_call *vc, struct render_var *out, size_t max)
+{
+	if (n < 0 && max)
+		out[0].value = vc->why;
+	for (long k = 0; k < n; k++) {
+		out[k].name = vc->v[k].name;
+		out[k].value = vc->v[k].value;
+		out[k].param = vc->v[k].param;
+		out[k].entry = vc->v[k].entry;
+	}
+	return n;
+}
+
 static long hook_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
 			unsigned level, bool locals, struct render_var *out, size_t max)
 {
 	struct session *s = ctx;
-	struct values_symbol vs = { s, (pid_t)pid };
-	struct render_value_ctx vc = { .symbol = values_symbol, .ctx = &vs };
-	struct fv_var v[64];
-	const char *why = NULL;
-	long n;
+	struct values_call vc;
+	struct fv_walk *w = values_begin(s, pid, max, &vc);
 
-	if (!s->frame_values)
-		s->frame_values = fv_new();
-	n = fv_frame(s->frame_values, s->target, pid, bt, i, level, locals, &vc, v,
-		     max < 64 ? max : 64, &why);
-	if (n < 0 && max)
-		out[0].value = why;
-	for (long k = 0; k < n; k++) {
-		out[k].name = v[k].name;
-		out[k].value = v[k].value;
-		out[k].param = v[k].param;
-		out[k].entry = v[k].entry;
-	}
-	return n;
+	return values_end(fv_frame(w, s->target, pid, bt, i, level, locals, &vc.vc, vc.v, vc.max, &vc.why),
+			  &vc, out, max);
+}
+
+static long hook_tail_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
+			     const struct render_frame *tail, bool called, bool locals,
+			     struct render_var *out, size_t max)
+{
+	struct session *s = ctx;
+	struct values_call vc;
+	struct fv_walk *w = values_begin(s, pid, max, &vc);
+
+	return values_end(fv_tail_frame(w, s->target, pid, bt, i, tail->tail_pc, called, locals, &vc.vc,
+					vc.v, vc.max, &vc.why),
+			  &vc, out, max);
 }
 
 static size_t hook_hidden_inlines(void *ctx, uint32_t wire_id, const struct wr_bt_frame *f,
@@ -111,5 +145,6 @@ void session_render_hooks(struct session *s, struct render_hooks *out)
 {
 	*out = (struct render_hooks){ .probe = hook_probe, .frame = hook_frame,
 				      .tailcalls = hook_tailcalls, .ctx = s, .symbol = hook_symbol,
-				      .values = hook_values, .hidden_inlines = hook_hidden_inlines };
+				      .values = hook_values, .tail_values = hook_tail_values,
+				      .hidden_inlines = hook_hidden_inlines };
 }

@@ -42,6 +42,12 @@ there, `key=5` or `key=key@entry=5` for each parameter as gdb does.
 breakpoint on the same file, also in the -O0 builds (put_val, whose
 first instruction after the prologue is a header's inlined code that
 clang marks prologue_end: gdb stops at its entry).
+
+A function that left the stack by a tail call (tail_hop, which jumped to
+tail_land) shows in `bt args` with the values gdb shows in its tailcall
+frame: what main's call site passed it (o=o@entry=&o, k=k@entry=21), and
+tail_land's own entry values come from tail_hop's jump (k=k@entry=42),
+as gdb reads them.
 """
 import json
 import re
@@ -395,6 +401,43 @@ def break_sites(build):
                 build, fn, a, fn, [hex(x) for x in sorted(gdb.get(fn, ()))]))
 
 
+def frame_args(text):
+    """`o=o@entry=0x1 <o>, k=5` as {name: (form, value)}."""
+    args = {}
+    for arg in re.split(r", (?=[\w@]+=)", text):
+        m = re.match(r"([\w@]+)=(?:([\w]+)@entry=)?(.*)", arg)
+        if m:
+            args[m.group(1)] = ("entry" if m.group(2) == m.group(1) else "value", core(m.group(3)))
+    return args
+
+
+def tail_frames(build):
+    """bt args at tail_land's entry: tail_land's and tail_hop's
+    parameters as gdb's bt shows them."""
+    fx = Fixture(build, [2000])
+    res = run(["-p", fx.pid, "-s", "trace tail_land { bt args; }", "--max-events", 1, "--script-output", "json",
+               "-q"])
+    ev = json_events(res.stdout)
+    check(res.returncode == 0 and ev, "%s: tail_land is traced (%s)" % (build, res.stderr[-300:]))
+    mine = {}
+    for f in ([it for it in ev[0]["items"] if it["type"] == "backtrace"][0]["frames"] if ev else []):
+        if f["function"] in ("tail_land", "tail_hop") and f["function"] not in mine:
+            mine[f["function"]] = dict((a["name"], ("entry" if a.get("entry") else "value", core(str(a["value"]))))
+                                       for a in f.get("args", []))
+    gdb = subprocess.run(["gdb", "-batch", "-nx", "-p", str(fx.pid), "-ex", "break tail_land", "-ex", "continue",
+                          "-ex", "bt 3", "-ex", "detach"], capture_output=True, text=True, timeout=120)
+    fx.stop()
+    frames = re.findall(r"^#\d+ +(?:0x[0-9a-f]+ in )?(tail_land|tail_hop) \((.*)\) at ", gdb.stdout, re.M)
+    check(frames and frames[0][0] == "tail_land", "%s: gdb's bt at tail_land (%s)" % (build, gdb.stdout[-400:]))
+    for fn, text in frames:
+        eq(mine.get(fn), frame_args(text), "%s: %s's parameters in bt args at tail_land's entry (gdb: %s)" % (
+            build, fn, text))
+    if "clang" not in build:
+        check(len(frames) == 2, "%s: gdb shows tail_hop's frame (%s)" % (build, gdb.stdout[-400:]))
+
+
+for b in BUILDS:
+    tail_frames(b)
 for b in ["optvals-O0", "optvals-clang-O0"] + BUILDS:
     break_sites(b)
 for b in BUILDS:
