@@ -1,6 +1,7 @@
 /* cgvalue.c - a script value (struct cg_value, lower.h): made, merged
  * with another's read status, described in messages, pointed to; and the
- * print arguments noted for the renderer (codegen_probe()'s @args).
+ * print arguments noted for the renderer and the markers of a lenient
+ * site (codegen_probe()'s @args).
  * Used by every file that lowers expressions and the program's values.
  */
 #include "codegen/lower.h"
@@ -75,4 +76,12 @@ void cg_note_arg(struct cg *cg, unsigned print, unsigned arg, const struct dw_ty
 void cg_note_frame(struct cg *cg, unsigned print, unsigned arg, const char *frame)
 {
 	arg_entry(cg, print, arg)->frame = frame;
+}
+
+void cg_note_marker(struct cg *cg, struct src_loc loc, const char *why)
+{
+	struct codegen_args *a = &cg->args;
+
+	a->markers = xgrow(a->markers, &a->cap_markers, a->n_markers + 1, sizeof(*a->markers));
+	a->markers[a->n_markers++] = (struct codegen_marker){ loc.line, loc.col, xstrdup(why) };
 }

@@ -679,6 +679,9 @@ static int key_module(const struct codegen_options *opt)
 
 void codegen_args_release(struct codegen_args *args)
 {
+	for (size_t i = 0; i < args->n_markers; i++)
+		free(args->markers[i].why);
+	free(args->markers);
 	free(args->v);
 	memset(args, 0, sizeof(*args));
 }

@@ -51,11 +51,21 @@ struct codegen_arg {
 				     * the probe's own (dw_var.frame), borrowed; or NULL */
 };
 
+/* A print argument a lenient site cannot give (plan.lenient): it prints
+ * a marker instead (<unreadable at this site>, <no debug info>). */
+struct codegen_marker {
+	unsigned line, col; /* the argument in the script */
+	char *why;          /* the error the argument has here; owned */
+};
+
 /* The print arguments of a probe, one entry per wire argument, in the
- * order the lowering met them.  Release with codegen_args_release(). */
+ * order the lowering met them, and those a lenient site cannot give.
+ * Release with codegen_args_release(). */
 struct codegen_args {
 	struct codegen_arg *v; /* owned */
 	size_t n, cap;
+	struct codegen_marker *markers; /* owned */
+	size_t n_markers, cap_markers;
 };
 
 void codegen_args_release(struct codegen_args *args);

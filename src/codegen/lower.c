@@ -56,15 +56,14 @@ static const struct ast_fmt_piece *arg_piece(const struct ast_stmt *s, size_t ar
 }
 
 /* Under plan.lenient, the error just made for print argument @e becomes
- * a marker this site prints instead (@v), told to vars.site_error. */
+ * a marker this site prints instead (@v), noted for codegen_probe(). */
 static int site_marker(struct cg *cg, const struct ast_expr *e, struct cg_value *v, int err)
 {
 	const struct plan_vars *pv = &cg->plan->vars;
 
 	if (!err || !cg->plan->lenient || !cg->diag->msg)
 		return err;
-	if (pv->site_error)
-		pv->site_error(pv->ctx, e->loc.line, e->loc.col, cg->diag->msg);
+	cg_note_marker(cg, e->loc, cg->diag->msg);
 	memset(v, 0, sizeof(*v));
 	v->kind = CG_VALUE;
 	v->marker = pv->find ? WR_ARG_UNREADABLE : WR_ARG_NO_DEBUG_INFO;

@@ -88,6 +88,9 @@ const char *cg_describe(const struct cg_value *v, char *buf, size_t size);
  * codegen_probe()'s @args). */
 void cg_note_arg(struct cg *cg, unsigned print, unsigned arg, const struct dw_type *t);
 void cg_note_frame(struct cg *cg, unsigned print, unsigned arg, const char *frame);
+/* The print argument at @loc prints a marker at this lenient site: @why
+ * (copied) is its error here. */
+void cg_note_marker(struct cg *cg, struct src_loc loc, const char *why);
 
 /* expr.c: expressions. */
 int cg_lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out);

@@ -64,9 +64,6 @@ struct plan_vars {
 	 * thread-local variables then). */
 	int (*tls_block)(void *ctx, const struct dw_module *owner, bool *is_static, uint64_t *value,
 			 const char **why, const char **hint);
-	/* A print argument this site cannot give (plan.lenient): @msg says
-	 * why, at @line:@col of the script.  May be NULL. */
-	void (*site_error)(void *ctx, unsigned line, unsigned col, const char *msg);
 	/* The variables a bt's frame 0 shows at the probe (bt args: the
 	 * parameters of each function of its inline chain; with @locals,
 	 * bt full, their locals too), innermost first: calls @fn with each,
@@ -105,8 +102,8 @@ struct probe_plan {
 	int32_t cfa_off;
 	/* One site of several: a print argument this site cannot give (an
 	 * error that another site does not have) prints a marker instead
-	 * (<unreadable at this site>, <no debug info>), told to
-	 * vars.site_error, and the probe compiles. */
+	 * (<unreadable at this site>, <no debug info>), returned in
+	 * codegen_probe()'s @args (markers), and the probe compiles. */
 	bool lenient;
 	/* One site of several: the site's data (the constants of its
 	 * locations, its pc, the registers they are in) is read from its

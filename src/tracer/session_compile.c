@@ -163,12 +163,24 @@ static struct render_arg_type *site_arg(struct probe_site *site, unsigned print,
 	return &site->args[site->n_args++];
 }
 
-/* What the probe's code says of its print arguments at @site, kept for
- * the renderer: their types (the probe's from the first site that has
- * one), and the frames whose variables they read.  A module without
- * DWARF has none kept: its values are shown by their wire kinds. */
+/* What the probe's code says of its print arguments at @site: those a
+ * lenient site cannot give, in its notes ("line:col: why" a line); for
+ * the renderer, their types (the probe's from the first site that has
+ * one) and the frames whose variables they read.  A module without
+ * DWARF has no types kept: its values are shown by their wire kinds. */
 static void keep_args(struct probe *p, struct probe_site *site, const struct codegen_args *args)
 {
+	struct strbuf notes = STRBUF_INIT;
+
+	if (args->n_markers) {
+		if (site->notes)
+			strbuf_addstr(&notes, site->notes);
+		for (size_t i = 0; i < args->n_markers; i++)
+			strbuf_addf(&notes, "%u:%u: %s\n", args->markers[i].line, args->markers[i].col,
+				    args->markers[i].why);
+		free(site->notes);
+		site->notes = strbuf_detach(&notes);
+	}
 	if (!dw_module_has_dwarf(site->mod->dw))
 		return;
 	for (size_t i = 0; i < args->n; i++) {
@@ -190,22 +202,6 @@ static void frame_vars(void *ctx, bool locals, int (*fn)(const struct dw_var *v,
 	struct probe_site *site = ((struct site_ctx *)ctx)->site;
 
 	dw_frame_vars(site->mod->dw, site->where.vaddr, DW_FRAME_ALL, true, locals, fn, arg);
-}
-
-static void site_error(void *ctx, unsigned line, unsigned col, const char *msg)
-{
-	struct probe_site *site = ((struct site_ctx *)ctx)->site;
-	struct strbuf sb = STRBUF_INIT;
-
-	if (site->notes)
-		strbuf_addstr(&sb, site->notes);
-	strbuf_addf(&sb, "%u:%u: %s\n", line, col, msg);
-	/* a probe is lowered twice (its shape key, then its code) */
-	if (!site->notes || !strstr(site->notes, sb.buf + (site->notes ? strlen(site->notes) : 0))) {
-		free(site->notes);
-		site->notes = strbuf_detach(&sb);
-	}
-	strbuf_release(&sb);
 }
 
 /* The CFA rule at the site, for frame variables. */
@@ -262,10 +258,7 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 						.find_enumerator = enumerator_find,
 						.find_function = function_find,
 						.tls_block = tls_block,
-						.site_error = site_error, .frame_vars = frame_vars,
-						.ctx = &sc };
-	else
-		plan.vars = (struct plan_vars){ .site_error = site_error, .ctx = &sc };
+						.frame_vars = frame_vars, .ctx = &sc };
 	site_cfa(s, site, &plan);
 	if (plan.tgid)
 		proc_pidns((pid_t)plan.tgid, &plan.pidns_dev, &plan.pidns_ino);
