@@ -16,10 +16,7 @@
 #include "codegen/lower.h"
 #include "util/diag.h"
 #include "util/error.h"
-#include "util/xalloc.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static int lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out);

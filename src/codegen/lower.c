@@ -12,13 +12,8 @@
 #include "script/walk.h"
 #include "util/diag.h"
 #include "util/error.h"
-#include "util/log.h"
-#include "util/strbuf.h"
 #include "util/xalloc.h"
 
-#include <stdarg.h>
-
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
