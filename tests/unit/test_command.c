@@ -688,7 +688,7 @@ static void test_complete_in_body(void **state)
 	expect_completions("trace leaf { print x; } trace middle { print \"{}\", r", "r");
 	expect_completions("trace leaf { print \"x", "");
 	expect_completions("trace leaf { print x.", ""); /* an int has no members */
-	expect_completions("trace leaf { } trace mi", "middle");
+	expect_candidate("trace leaf { } trace mi", "middle"); /* libc's too, once read */
 }
 
 /* Completion looks only at the word before the point. */
