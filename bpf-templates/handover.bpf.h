@@ -90,13 +90,16 @@ WR_INLINE void attach_stack(void *ctx, __u8 *buf, struct wr_bt_state *st, struct
 	long item;
 
 	trim_bt(buf, s);
+	/* The bt says what became of its copy (wire.h): a missing copy is
+	 * then explained to the user, never only absent. */
 	item = wr_item_open((struct wr_event_buf *)buf, WR_ITEM_STACK, 0);
+	if (item >= 0 && reserve(buf, hsize) < 0) {
+		((struct wr_event_header *)buf)->payload_len = (__u32)item; /* given back */
+		item = -1;
+	}
+	bt_header(buf, s)->flags |= item < 0 ? WR_BT_F_NO_ROOM : WR_BT_F_STACK;
 	if (item < 0)
 		return;
-	if (reserve(buf, hsize) < 0) {
-		((struct wr_event_header *)buf)->payload_len = (__u32)item;
-		return;
-	}
 	if (handover)
 		bpf_find_vma(bpf_get_current_task_btf(), s->ip, vma_found, &vp, 0);
 	sh = (struct wr_stack_header *)payload_at(buf, (__u32)item + sizeof(struct wr_item_header));

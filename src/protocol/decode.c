@@ -187,6 +187,23 @@ static int attach_stack(struct ev_item *items, size_t n, const struct wr_stack_h
 	return -WR_EPROTO;
 }
 
+/* Why @bt has no stack copy (enum ev_no_stack); @copied: some bt of
+ * the event has it. */
+static uint8_t no_stack(const struct ev_backtrace *bt, bool copied)
+{
+	if (bt->stack || !(bt->flags & (WR_BT_F_ARGS | WR_BT_F_FULL)) || (bt->flags & WR_BT_F_RAW))
+		return EV_STACK_OK;
+	if (bt->flags & WR_BT_F_STACK)
+		return EV_STACK_LOST;
+	if (bt->flags & WR_BT_F_NO_ROOM)
+		return EV_STACK_NO_ROOM;
+	if (copied)
+		return EV_STACK_OTHER_BT;
+	if (bt->status == WR_BT_INTERNAL_ERROR)
+		return EV_STACK_UNFINISHED;
+	return EV_STACK_NOT_TRIED;
+}
+
 /* Items point at args by index while the args array may still move, so
  * they are fixed up once all are decoded. */
 static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, struct event *out)
@@ -260,6 +277,9 @@ static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, s
 		d->args[i].attach = d->args[i].n_attach ? d->attach + d->args[i].first_attach : NULL;
 	if (stack && !err)
 		err = attach_stack(d->items, out->n_items, stack);
+	for (size_t i = 0; i < out->n_items && !err; i++)
+		if (d->items[i].type == WR_ITEM_BACKTRACE)
+			d->items[i].bt.no_stack = no_stack(&d->items[i].bt, stack != NULL);
 	out->items = d->items;
 	return err;
 }

@@ -36,6 +36,18 @@ struct ev_print {
 	size_t first_arg;    /* decoder-internal: index of args[0] */
 };
 
+/* Why a bt with frame values (args, full) came without the stack copy
+ * its values are read from: what the kernel and the event say of it. */
+enum ev_no_stack {
+	EV_STACK_OK = 0,        /* it has the copy, or wants none */
+	EV_STACK_NO_ROOM,       /* the event was at its size limit (WR_BT_F_NO_ROOM; the
+				 * event is WR_EVENT_F_TRUNCATED) */
+	EV_STACK_OTHER_BT,      /* the event's one copy is another bt's */
+	EV_STACK_UNFINISHED,    /* the walk did not end in the kernel (internal error) */
+	EV_STACK_LOST,          /* the kernel attached it (WR_BT_F_STACK), the event lacks it */
+	EV_STACK_NOT_TRIED,     /* the kernel attached none and says nothing of why */
+};
+
 struct ev_backtrace {
 	uint16_t index;      /* bt statement index within the probe */
 	uint16_t requested_depth;
@@ -53,6 +65,7 @@ struct ev_backtrace {
 	/* A bt with frame values (args, full): frame 0's registers; the copy
 	 * then starts at frame 0's stack pointer.  Else NULL. */
 	const struct wr_stack_regs *regs;
+	uint8_t no_stack;    /* enum ev_no_stack: why a bt with frame values has no copy */
 	/* The referents of frame 0's references, copied at the hit
 	 * (WR_ITEM_REFS before it): print arguments, each with its
 	 * WR_ARG_ATTACH_REFERENCE address.  n_refs of them, borrowed. */

@@ -445,6 +445,12 @@ enum wr_bt_error {
 #define WR_BT_F_FULL     0x02u  /* frame values: parameters and locals (gdb's bt full) */
 #define WR_BT_F_INLINE   0x04u
 #define WR_BT_F_ARGS     0x08u  /* frame values: parameters */
+/* Set by the kernel, never by a statement: what became of the event's
+ * one copy of the stack for this bt (handover.bpf.h, attach_stack()).
+ * A bt that has neither and wants the copy tells userspace the kernel
+ * did not try to attach it. */
+#define WR_BT_F_STACK    0x40u  /* the WR_ITEM_STACK of the event is this bt's */
+#define WR_BT_F_NO_ROOM  0x80u  /* its copy did not fit: the event was at its size limit */
 
 struct wr_bt_header {
 	__u16 requested_depth;

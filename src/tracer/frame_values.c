@@ -758,6 +758,31 @@ static int collect_var(const struct dw_var *v, void *ctx)
 	return ++c->n >= MAX_VARS;
 }
 
+/* Why @bt, whose values are wanted, carries no copy of the registers
+ * and stack (decode.h, enum ev_no_stack). */
+static const char *no_copy_why(const struct ev_backtrace *bt)
+{
+	switch (bt->no_stack) {
+	case EV_STACK_NO_ROOM:
+		return "the event carries no copy of the registers and stack: no room was left for "
+		       "it (an event holds 32 KiB at most)";
+	case EV_STACK_OTHER_BT:
+		return "the event carries no copy of the registers and stack for this backtrace: "
+		       "its one copy is another backtrace's";
+	case EV_STACK_UNFINISHED:
+		return "the event carries no copy of the registers and stack: the walk did not end "
+		       "in the kernel";
+	case EV_STACK_LOST:
+		return "the event carries no copy of the registers and stack: the kernel attached "
+		       "one, which was lost on the way (a decoding error)";
+	case EV_STACK_NOT_TRIED:
+		return "the event carries no copy of the registers and stack: the kernel did not "
+		       "attach one, and says nothing of why";
+	default:
+		return "the event carries no copy of the registers and stack";
+	}
+}
+
 /* Walks @w to frame @i of @bt: the frame's module, or NULL with *@why. */
 static struct tmodule *reach(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt, unsigned i,
 			     const char **why)
@@ -765,7 +790,7 @@ static struct tmodule *reach(struct fv_walk *w, struct target *t, const struct e
 	struct tmodule *m;
 
 	if (!bt->regs || !bt->stack || i >= bt->frame_count) {
-		*why = "the event carries no copy of the registers and stack";
+		*why = no_copy_why(bt);
 		return NULL;
 	}
 	/* Each backtrace is rendered from frame 0: start again there (a new

@@ -7,9 +7,11 @@
  * events are consumed (batching, wakeups, a pause) stays in this file.
  */
 #include "tracer/session_priv.h"
+#include "render/status.h"
 #include "runtime/runtime.h"
 #include "tracer/target.h"
 #include "util/clock.h"
+#include "util/log.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -52,6 +54,28 @@ static void finish_backtraces(struct session *s, struct event *ev)
 	}
 }
 
+/* A bt with frame values whose event came without the stack copy, for
+ * a reason the kernel did not give or a decoding error: its marker says
+ * so, and -v says what the event held, for the next occurrence to tell. */
+static void log_missing_copy(const struct event *ev)
+{
+	for (size_t i = 0; i < ev->n_items; i++) {
+		const struct ev_backtrace *bt = &ev->items[i].bt;
+
+		if (ev->items[i].type != WR_ITEM_BACKTRACE ||
+		    (bt->no_stack != EV_STACK_LOST && bt->no_stack != EV_STACK_NOT_TRIED))
+			continue;
+		wr_debug("event of probe %u, thread %u: backtrace %u (%s, %u frames, flags 0x%x) "
+			 "came without its stack copy (%s); the event's flags 0x%x, payload %u "
+			 "bytes, %u items", (unsigned)ev->hdr.probe_id, (unsigned)ev->hdr.tid,
+			 (unsigned)bt->index, bt_status_label(bt->status), (unsigned)bt->frame_count,
+			 (unsigned)bt->flags,
+			 bt->no_stack == EV_STACK_LOST ? "the kernel attached it" : "the kernel did not",
+			 (unsigned)ev->hdr.flags, (unsigned)ev->hdr.payload_len,
+			 (unsigned)ev->hdr.n_items);
+	}
+}
+
 static void render_one(struct session *s, const void *data, size_t size)
 {
 	struct probe *p;
@@ -65,6 +89,7 @@ static void render_one(struct session *s, const void *data, size_t size)
 	if (!p)
 		return; /* a probe deleted while its events were in flight */
 	finish_backtraces(s, &ev);
+	log_missing_copy(&ev);
 	/* Rendering is the cost the limit saves: a suppressed event is only
 	 * counted (and rendered only when the diagnosis needs its text). */
 	if (over_rate(s) && !probe_needs_text(p, &ev)) {

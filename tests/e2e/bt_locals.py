@@ -77,5 +77,20 @@ for v in ("O0", "O2", "clang-O0", "clang-O2"):
     check(m and m.group(1).startswith(" [") and m.group(2) == "        No symbol table info available.",
           "%s: _start without a parameter list, and gdb's words for its locals (%r)"
           % (name, m.group(0) if m else res.stdout[-300:]))
+
+# A bt full whose event has no room left for the copy of the stack its
+# values are read from (a print of 120 dumps fills it: 32,504 of its
+# 32,736 bytes of payload before the copy's 256 bytes of headers) says
+# why they are missing, as every missing copy does.
+fx = Fixture("locals-O0")
+dumps = ('print "%s", %s; print "{:x.104}", &x;'
+         % (" ".join(["{:x.256}"] * 119), ", ".join(["&x"] * 119)))
+res = run(["-p", fx.pid, "-s", "trace leaf { %s bt full; }" % dumps, "--backtrace-depth", 6,
+           "--max-events", 1, "--script-output", "plain", "-q"])
+fx.stop()
+m = re.search(r"^  #0 leaf\((.*)\) at ", res.stdout, re.M)
+check(m and m.group(1) == "<unavailable: the event carries no copy of the registers and stack: "
+      "no room was left for it (an event holds 32 KiB at most)>",
+      "a copy the event had no room for says so (%r)" % (m.group(0) if m else res.stdout[-800:]))
 check_no_leftovers("after the locals")
 finish()

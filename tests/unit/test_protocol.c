@@ -3,6 +3,7 @@
  * corrupted events. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -295,6 +296,67 @@ static void build_values(struct eventbuf *b, struct wr_stack_header *sh, size_t 
 	eb_close_item(b);
 }
 
+/* One bt with frame values of status @status and bt flags @flags, no
+ * copy of the stack; with @other, a plain handed-over bt before it that
+ * has the event's copy. */
+static void build_no_copy(struct eventbuf *b, uint8_t flags, uint8_t status, bool other)
+{
+	struct wr_bt_frame fr[1] = { { .cookie = 1, .pc = 0x10, .ip = 0x1010 } };
+	struct wr_stack_header sh = { .ip = 0x1010, .sp = 0x7ffd1000, .base = 0x7ffd1000 };
+
+	eb_begin(b, 1, 1, 1, 1);
+	if (other) {
+		eb_item(b, WR_ITEM_BACKTRACE, 0);
+		eb_bt(b, 2, WR_BT_F_STACK, WR_BT_OFFSETS_UNAVAILABLE, 0, fr, 1);
+		eb_close_item(b);
+	}
+	eb_item(b, WR_ITEM_BACKTRACE, 1);
+	eb_bt(b, 2, WR_BT_F_FULL | flags, status, 0, fr, 1);
+	eb_close_item(b);
+	if (other) {
+		eb_item(b, WR_ITEM_STACK, 0);
+		eb_put(b, &sh, sizeof(sh));
+		eb_close_item(b);
+	}
+}
+
+/* Why a bt with frame values has no copy: what its flags, the other bts
+ * and its walk say, and that nothing says it (the case to look into). */
+static void test_decode_no_stack(void **state)
+{
+	static const struct {
+		uint8_t flags, status;
+		bool other;
+		uint8_t why;
+	} cases[] = {
+		{ WR_BT_F_NO_ROOM, WR_BT_COMPLETE, false, EV_STACK_NO_ROOM },
+		{ WR_BT_F_STACK, WR_BT_COMPLETE, false, EV_STACK_LOST },
+		{ 0, WR_BT_COMPLETE, true, EV_STACK_OTHER_BT },
+		{ 0, WR_BT_INTERNAL_ERROR, false, EV_STACK_UNFINISHED },
+		{ 0, WR_BT_COMPLETE, false, EV_STACK_NOT_TRIED },
+	};
+	struct event_decoder d;
+	struct eventbuf b;
+	struct event ev;
+
+	(void)state;
+	event_decoder_init(&d);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		build_no_copy(&b, cases[i].flags, cases[i].status, cases[i].other);
+		assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
+		assert_int_equal(ev.items[ev.n_items - 1].bt.no_stack, cases[i].why);
+		assert_int_equal(ev.items[0].bt.no_stack, cases[i].other ? EV_STACK_OK : cases[i].why);
+	}
+	/* wanting none, nothing is missing (with its copy: below) */
+	eb_begin(&b, 1, 1, 1, 1);
+	eb_item(&b, WR_ITEM_BACKTRACE, 0);
+	eb_bt(&b, 2, 0, WR_BT_COMPLETE, 0, NULL, 0);
+	eb_close_item(&b);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
+	assert_int_equal(ev.items[0].bt.no_stack, EV_STACK_OK);
+	event_decoder_release(&d);
+}
+
 static void test_decode_stack_regs(void **state)
 {
 	struct wr_stack_header sh = { .ip = 0x1010, .sp = 0x7ffd1080, .base = 0x7ffd1000, .len = 32,
@@ -308,6 +370,7 @@ static void test_decode_stack_regs(void **state)
 	build_values(&b, &sh, 32);
 	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
 	assert_non_null(ev.items[0].bt.regs);
+	assert_int_equal(ev.items[0].bt.no_stack, EV_STACK_OK);
 	assert_int_equal(ev.items[0].bt.regs->di, 3);
 	assert_int_equal(ev.items[0].bt.stack_data[0], 0xab);
 	/* the registers are not part of the copy: 16 bytes are too few */
@@ -435,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_decode_trimmed_bt),
 		cmocka_unit_test(test_decode_stack),
 		cmocka_unit_test(test_decode_stack_regs),
+		cmocka_unit_test(test_decode_no_stack),
 		cmocka_unit_test(test_decode_skips_count),
 		cmocka_unit_test(test_decode_refs),
 		cmocka_unit_test(test_layouts),
