@@ -111,14 +111,17 @@ WR_INLINE void attach_stack(void *ctx, __u8 *buf, struct wr_bt_state *st, struct
 		/* The registers as the kernel saved them, in one read: the
 		 * step program may not dereference its context at a computed
 		 * offset.  On failure they read as zero and userspace, seeing
-		 * no frame 0 there, shows no values. */
+		 * no frame 0 there, shows no values; the copy then starts at
+		 * the walk's sp, as a handover's does (from a zero sp its
+		 * start would lie above the sp, and the event be refused). */
 		r0 = (struct wr_stack_regs *)(sh + 1);
-		bpf_probe_read_kernel(r0, sizeof(*r0), ctx);
-		sh->base = (r0->sp - WR_STACK_RED_ZONE) & ~7ull;
-		if (!handover) { /* the copy never starts above sp */
-			sh->ip = r0->ip;
-			sh->sp = r0->sp;
-			sh->bp = r0->bp;
+		if (!bpf_probe_read_kernel(r0, sizeof(*r0), ctx)) {
+			sh->base = (r0->sp - WR_STACK_RED_ZONE) & ~7ull;
+			if (!handover) { /* the copy never starts above sp */
+				sh->ip = r0->ip;
+				sh->sp = r0->sp;
+				sh->bp = r0->bp;
+			}
 		}
 	}
 	sh->vma_start = vp.start;
