@@ -39,9 +39,16 @@ WR_API void wr_walk_op(__u32 index, __u64 w0, __u64 w1, __u64 w2, __u64 w3, __u6
 	w[4] = w4;
 }
 
-/* The word at user address @addr, 0 when it cannot be read. */
+/* The word at user address @addr, 0 when it cannot be read; at
+ * WR_WALK_LOCAL, of the value wr_walk_pieces() holds in @st. */
 WR_INLINE __u64 walk_word(struct wr_walk_state *st, __u64 addr)
 {
+	__u64 off = addr - WR_WALK_LOCAL, i = off / 8, sh = (off & 7) * 8, hi;
+
+	if (off < WR_PIECES_MAX) {
+		hi = sh && i + 1 < WR_PIECES_MAX / 8 ? st->local[(i + 1) & (WR_PIECES_MAX / 8 - 1)] << (64 - sh) : 0;
+		return st->local[i & (WR_PIECES_MAX / 8 - 1)] >> sh | hi;
+	}
 	st->word[0] = 0;
 	if (addr)
 		user_read(&st->word[0], 8, (const void *)addr);
@@ -500,6 +507,14 @@ static long walk_step(__u64 index, void *data)
 	}
 }
 
+/* Run the walk program the probe wrote (wr_walk_op()) at @base. */
+WR_INLINE void walk_run(struct wr_walk_state *st, __u64 base)
+{
+	st->depth = 1;
+	frame_set(&st->f[0], 0, base);
+	bpf_loop(WR_WALK_STEPS, walk_step, 0, 0);
+}
+
 /* Copy the @size bytes of the value at @addr (WR_MEM_F_ROOT), then run
  * the walk program the probe wrote (wr_walk_op()) at it. */
 WR_SUBPROG long wr_walk(struct wr_event_buf *ev, __u64 addr, __u32 size)
@@ -511,8 +526,22 @@ WR_SUBPROG long wr_walk(struct wr_event_buf *ev, __u64 addr, __u32 size)
 		return 0;
 	if (walk_copy(ev->data, addr, size, WR_MEM_F_ROOT) < 0)
 		return 0;
-	st->depth = 1;
-	frame_set(&st->f[0], 0, addr);
-	bpf_loop(WR_WALK_STEPS, walk_step, 0, 0);
+	walk_run(st, addr);
+	return 0;
+}
+
+/* Run the walk program at the value the WR_ARG_PIECES argument at
+ * payload offset @off holds (@size bytes, its words filled): its words
+ * go to the walk state, the program runs at WR_WALK_LOCAL. */
+WR_SUBPROG long wr_walk_pieces(struct wr_event_buf *ev, long off, __u32 size)
+{
+	__u32 zero = 0;
+	struct wr_walk_state *st = bpf_map_lookup_elem(&wr_walk_states, &zero);
+
+	if (!ev || !st || off < 0 || off >= WR_EVENT_MAX)
+		return 0;
+	for (__u32 i = 0; i < WR_PIECES_MAX / 8; i++)
+		st->local[i] = i * 8 < size ? *(__u64 *)payload_at(ev->data, (__u32)off + 8 + i * 8) : 0;
+	walk_run(st, WR_WALK_LOCAL);
 	return 0;
 }

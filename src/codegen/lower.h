@@ -175,6 +175,10 @@ bool walks_needed(const struct dw_type *t);
  * value, whole, for {:r}), as arguments attached to the one just
  * emitted. */
 void walks_emit(struct cg *cg, LLVMValueRef addr, const struct dw_type *t, bool raw);
+/* Walk the value of type @t the probe assembled from pieces, the
+ * WR_ARG_PIECES argument at payload offset @off just emitted (a &str in
+ * two registers: its characters), as arguments attached to it. */
+void walks_emit_pieces(struct cg *cg, LLVMValueRef off, const struct dw_type *t);
 /* library.c: the C++ standard library's values in expressions.  Each
  * cg_library_*() returning bool says whether @v was one it takes (then
  * *@err is 0 or -WR_ESEMANTIC, and @v is replaced). */

@@ -1059,6 +1059,8 @@ static int print_composed(struct cg *cg, const struct ast_expr *e, struct cg_val
 		struct attach_walk aw = { cg, NULL, size, 0, e, &v->loc };
 
 		attach_strings(&aw, v->dt, 0, 0);
+		if (walks_needed(v->dt))
+			walks_emit_pieces(cg, off, v->dt);
 	}
 	return 0;
 }
@@ -1166,6 +1168,8 @@ static bool bt_shows_referent(const struct dw_type *t, struct dw_std *s)
  * elides. */
 static bool bt_shows_pointed(const struct dw_type *t, struct dw_std *s)
 {
+	if (t && t->rust && t->kind == DW_TYPE_STRUCT && !dw_std_recognize(t, s))
+		return walks_needed(t); /* a struct or enum holding Strings */
 	if (!t || t->kind != DW_TYPE_STRUCT || !dw_std_recognize(t, s))
 		return false;
 	switch (s->kind) {
@@ -1187,7 +1191,13 @@ int values_frame_referent(struct cg *cg, const struct ast_expr *e, const struct 
 
 	if (!t || !(ref ? bt_shows_referent(t->target, &s) : bt_shows_pointed(t, &s)) ||
 	    value_at(cg, e, t, &var->loc, &v) || (ref && through_reference(cg, e, &v)) || v.optimized_out ||
-	    v.kind != CG_VALUE || !v.lvalue)
+	    v.kind != CG_VALUE)
+		return -ENOENT;
+	/* a &str in two registers: assembled, its characters copied (the
+	 * bt finds it by its bytes) */
+	if (v.composed && !ref)
+		return print_composed(cg, e, &v, false) ? -ENOENT : 0;
+	if (!v.lvalue)
 		return -ENOENT;
 	if (ctype_is_scalar(v.dt)) {
 		x = values_scalar(cg, e, &v);

@@ -274,7 +274,9 @@ bool walks_needed(const struct dw_type *t)
 	return dw_std_walkable(t, 0);
 }
 
-void walks_emit(struct cg *cg, LLVMValueRef addr, const struct dw_type *t, bool raw)
+/* Write @t's walk program into the probe (@raw: the root alone); false
+ * when nothing of @t needs walking. */
+static bool write_program(struct cg *cg, const struct dw_type *t, bool raw)
 {
 	struct walk_prog p = { .n = 0 };
 	LLVMValueRef args[6];
@@ -283,7 +285,7 @@ void walks_emit(struct cg *cg, LLVMValueRef addr, const struct dw_type *t, bool 
 	if (raw)
 		add(&p, WR_WALK_NONE);
 	else if (!compile(&p, t, false, 0))
-		return;
+		return false;
 	prune(&p);
 	for (unsigned k = 0; k < p.n; k++) {
 		memcpy(w, &p.ops[k], sizeof(w));
@@ -292,8 +294,29 @@ void walks_emit(struct cg *cg, LLVMValueRef addr, const struct dw_type *t, bool 
 			args[1 + j] = cg_i64(cg, w[j]);
 		cg_call(cg, WR_FN_WALK_OP, args, 6);
 	}
+	return true;
+}
+
+void walks_emit(struct cg *cg, LLVMValueRef addr, const struct dw_type *t, bool raw)
+{
+	LLVMValueRef args[3];
+
+	if (!write_program(cg, t, raw))
+		return;
 	args[0] = cg->buf;
 	args[1] = addr;
 	args[2] = cg_i32(cg, t->size < WR_WALK_COPY_MAX ? t->size : WR_WALK_COPY_MAX);
 	cg_call(cg, WR_FN_WALK, args, 3);
+}
+
+void walks_emit_pieces(struct cg *cg, LLVMValueRef off, const struct dw_type *t)
+{
+	LLVMValueRef args[3];
+
+	if (t->size > WR_PIECES_MAX || !write_program(cg, t, false))
+		return;
+	args[0] = cg->buf;
+	args[1] = off;
+	args[2] = cg_i32(cg, t->size);
+	cg_call(cg, WR_FN_WALK_PIECES, args, 3);
 }

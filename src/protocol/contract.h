@@ -46,7 +46,8 @@
 	X(BT, wr_bt, 5)                         \
 	X(COUNT_BT, wr_count_bt, 6)             \
 	X(WALK_OP, wr_walk_op, 6)               \
-	X(WALK, wr_walk, 3)
+	X(WALK, wr_walk, 3)                     \
+	X(WALK_PIECES, wr_walk_pieces, 3)
 
 /* The maps of the base object, which every probe object shares. */
 #define WR_MAPS(X)                          \

@@ -358,9 +358,17 @@ struct wr_walk_state {
 	struct wr_walk_frame f[WR_WALK_DEPTH];
 	__u64 stack[WR_WALK_DEPTH][WR_WALK_TREE_STACK * 2];
 	__u64 word[8]; /* what a step reads of the value */
+	__u64 local[WR_PIECES_MAX / 8]; /* wr_walk_pieces(): the value's words */
 	__u32 depth;   /* frames in use */
 	__u32 n_ops;
 };
+
+/* The base a walk runs at for a value the probe assembled from pieces
+ * (WR_ARG_PIECES: a &str in two registers): its words are not in the
+ * process's memory but in the walk state, read there for the addresses
+ * [WR_WALK_LOCAL, WR_WALK_LOCAL + WR_PIECES_MAX), which no user address
+ * reaches (the renderer looks the value up at the same base). */
+#define WR_WALK_LOCAL 0x8000000000000000ull
 
 /* ---- expression error item ---- */
 /* An expression (a condition, a builtin) whose reads failed: it is false,

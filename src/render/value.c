@@ -49,6 +49,7 @@ struct walk {
 	uint64_t base;
 	bool in_elem;
 	bool raw; /* {:r}: no printers, the members as they are */
+	bool elide; /* a bt's: containers' heads only, their elements {...} */
 };
 
 static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
@@ -576,8 +577,11 @@ static bool library_value(const struct dw_type *t, const uint8_t *data, size_t l
 
 	if (w->raw || !w->snap || t->kind != DW_TYPE_STRUCT || !dw_std_recognize(t, &s) || t->size > len)
 		return false;
-	render_container(w->snap, &s, data, len, w->base + at, w->vc, w->depth, w->depth > (int)dw_std_print_depth,
-			 out);
+	/* a part not kept (a &str's data pointer): its members show which */
+	if (w->vc && render_bits_gone(w->vc->unavail, at * 8, t->size * 8, false))
+		return false;
+	render_container(w->snap, &s, data, len, w->base + at, w->vc, w->depth,
+			 w->elide || w->depth > (int)dw_std_print_depth, out);
 	return true;
 }
 
@@ -672,6 +676,9 @@ static void walked_value(const struct ev_arg *a, const struct dw_type *t, bool t
 	if (root) {
 		w.base = root->value;
 		typed(t, root->data, root->len, 0, &w, out);
+	} else if (snap && a->kind == WR_ARG_PIECES) {
+		w.base = WR_WALK_LOCAL; /* assembled from pieces, walked there */
+		typed(t, a->data, a->len, 0, &w, out);
 	} else {
 		w.snap = NULL;
 		typed(t, a->data, a->len, 0, &w, out);
@@ -685,16 +692,24 @@ bool render_frame_value(const struct dw_type *t, const uint8_t *data, size_t len
 {
 	struct ev_arg owner = { .attach = mem, .n_attach = n_mem };
 	struct render_snap *snap;
-	struct dw_std s;
+	struct dw_std s = { 0 };
 
 	if (!t || t->size > len || !dw_std_walkable(t, 0))
 		return false;
-	if (!dw_std_recognize(t, &s)) {
+	if (!dw_std_recognize(t, &s) && !t->rust) {
 		strbuf_addstr(out, "...");
 		return true;
 	}
 	snap = render_snap_new(&owner);
-	render_container(snap, &s, data, len, addr, vc, 1, true, out);
+	if (s.kind != DW_STD_NONE) {
+		render_container(snap, &s, data, len, addr, vc, 1, true, out);
+	} else {
+		/* a Rust struct or enum: its fields, the strings in them as
+		 * far as they were copied (`...` where not) */
+		struct walk w = { .vc = vc, .snap = snap, .base = addr, .elide = true };
+
+		typed(t, data, len, 0, &w, out);
+	}
 	render_snap_free(snap);
 	return true;
 }
@@ -843,7 +858,7 @@ static bool arg_text(const struct ev_arg *a, enum ast_fmt_spec spec, const struc
 		memcpy(raw, &a->value, sizeof(raw));
 		if (a->kind == WR_ARG_PIECES && (a->aux & WR_PIECES_F_UNINIT))
 			strbuf_addstr(out, "[uninitialized] "); /* as gdb marks it */
-		if (a->kind == WR_ARG_BYTES && a->n_attach)
+		if ((a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES) && a->n_attach)
 			walked_value(a, t, top, spec == AST_FMT_RAW, &with, out);
 		else if (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES)
 			render_value(t, a->data, a->len, top, &with, out);

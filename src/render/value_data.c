@@ -351,7 +351,9 @@ static bool library_value(const struct dw_type *t, const uint8_t *data, const st
 {
 	struct dw_std s;
 
-	if (!p->snap || t->kind != DW_TYPE_STRUCT || t->size > len || !dw_std_recognize(t, &s))
+	/* a part not kept (a &str's data pointer): its members show which */
+	if (!p->snap || t->kind != DW_TYPE_STRUCT || t->size > len || render_bits_gone(p->gone, 0, t->size * 8, false) ||
+	    !dw_std_recognize(t, &s))
 		return false;
 	render_container_data(p->snap, &s, data, len, p->base + p->at, depth, out);
 	return true;
@@ -471,8 +473,11 @@ static void walked_value(const struct ev_arg *a, const struct dw_type *t, struct
 {
 	struct render_snap *snap = render_snap_new(a);
 	const struct ev_arg *root = render_snap_root(snap);
-	struct place p = { .attach = a->attach, .n_attach = a->n_attach, .snap = root ? snap : NULL,
-			   .base = root ? root->value : 0 };
+	/* a value assembled from pieces was walked at WR_WALK_LOCAL */
+	bool local = !root && snap && a->kind == WR_ARG_PIECES;
+	struct place p = { .attach = a->attach, .n_attach = a->n_attach, .snap = root || local ? snap : NULL,
+			   .base = root ? root->value : local ? WR_WALK_LOCAL : 0,
+			   .gone = a->kind == WR_ARG_PIECES ? a->unavail : NULL };
 
 	typed(t, root ? root->data : a->data, &p, root ? root->len : a->len, 0, out);
 	render_snap_free(snap);
@@ -503,7 +508,7 @@ static void arg_value(const struct ev_arg *a, const struct dw_type *t, enum ast_
 		for (size_t i = 0; i < a->len; i++)
 			span_dataf(out, SPAN_NUMBER, "%u", a->data[i]);
 		span_close(out);
-	} else if (a->kind == WR_ARG_BYTES && t && a->n_attach && spec != AST_FMT_RAW) {
+	} else if ((a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES) && t && a->n_attach && spec != AST_FMT_RAW) {
 		walked_value(a, t, out);
 	} else if (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES) {
 		struct place p = { .gone = a->unavail, .attach = a->attach, .n_attach = a->n_attach };

@@ -495,6 +495,26 @@ static void pieces_value(struct where *c, const struct dw_loc *l, uint8_t *buf, 
 		put_piece(c, &l->pieces[i], l->bit_shift, buf, gone, size);
 }
 
+/* Frame 0's value in pieces (a &str in two registers) as the probe
+ * assembled it at the hit, with what it points to copied
+ * (values_frame_referent()): the one of the same bytes, all kept. */
+static const struct ev_arg *copied_pieces(const struct where *c, const uint8_t *buf, const uint8_t *gone,
+					  size_t size)
+{
+	const struct ev_backtrace *bt = c->w->bt;
+
+	if (c->w->i != 0 || render_bits_gone(gone, 0, size * 8, false))
+		return NULL;
+	for (size_t i = 0; i < bt->n_refs; i++) {
+		const struct ev_arg *a = &bt->refs[i];
+
+		if (a->kind == WR_ARG_PIECES && a->status == WR_ARG_OK && a->len == size &&
+		    !render_bits_gone(a->unavail, 0, size * 8, false) && !memcmp(a->data, buf, size))
+			return a;
+	}
+	return NULL;
+}
+
 static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out)
 {
 	const struct dw_type *t = v->type;
@@ -516,10 +536,14 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		struct render_value_ctx with = c->vc ? *c->vc : (struct render_value_ctx){ 0 };
 		uint8_t *gone = xmalloc(size);
 
+		const struct ev_arg *copy;
+
 		buf = xmalloc(size);
 		pieces_value(c, &v->loc, buf, gone, size);
 		with.unavail = gone;
-		render_value(t, buf, size, false, &with, out);
+		copy = copied_pieces(c, buf, gone, size);
+		if (!copy || !render_frame_value(t, buf, size, 0, copy->attach, copy->n_attach, c->vc, out))
+			render_value(t, buf, size, false, &with, out);
 		free(gone);
 		free(buf);
 	} else if (address_of(c, &v->loc, &is_mem, &addr)) {
