@@ -476,6 +476,65 @@ WR_INLINE long step_fields(struct wr_walk_state *st, struct wr_walk_op *op, stru
 	return WALK_GO;
 }
 
+#define BTREE_EDGES 12 /* a node's child pointers: twice Rust's B */
+
+/* BTREE: in order, with a stack of (node, next key index | height << 32):
+ * a step either copies the next node down the leftmost path of a subtree
+ * or takes the next key off the node on top of the stack. */
+WR_INLINE long step_btree(struct wr_walk_state *st, __u8 *buf, struct wr_walk_op *op,
+			  struct wr_walk_frame *f, __u32 level)
+{
+	__u64 *stack = st->stack[level & (WR_WALK_DEPTH - 1)];
+	__u64 node, top, idx, h, edges = (__u32)op->d >> 16;
+	__u32 sp, c;
+	long off;
+
+	if (f->state == 0) {
+		f->cur = walk_word(st, f->base + op->a);
+		f->aux = walk_word(st, f->base + op->b);
+		f->state = 1;
+	}
+	sp = f->sp;
+	if (f->cur) {
+		if (sp >= WR_WALK_TREE_STACK || f->aux > 32)
+			return frame_pop(st); /* deeper than a B-tree of any size */
+		off = walk_copy(buf, f->cur, f->aux ? (__u32)(edges + 8 * BTREE_EDGES) : op->vsize, 0);
+		if (off < 0)
+			return off == WALK_NO_ROOM ? WALK_STOP : frame_pop(st);
+		stack[(2 * sp) & (2 * WR_WALK_TREE_STACK - 1)] = f->cur;
+		stack[(2 * sp + 1) & (2 * WR_WALK_TREE_STACK - 1)] = f->aux << 32;
+		f->sp = sp + 1;
+		f->cur = f->aux ? copied_word(buf, off + (long)edges) : 0;
+		f->aux = f->aux ? f->aux - 1 : 0;
+		return WALK_GO;
+	}
+	if (!sp || f->i >= op->limit)
+		return frame_pop(st);
+	node = stack[(2 * (sp - 1)) & (2 * WR_WALK_TREE_STACK - 1)];
+	top = stack[(2 * (sp - 1) + 1) & (2 * WR_WALK_TREE_STACK - 1)];
+	idx = top & 0xffffffff;
+	h = top >> 32;
+	if (idx >= (walk_word(st, node + ((__u32)op->d & 0xffff)) & 0xffff)) {
+		f->sp = sp - 1; /* this node is done */
+		return WALK_GO;
+	}
+	stack[(2 * (sp - 1) + 1) & (2 * WR_WALK_TREE_STACK - 1)] = top + 1;
+	f->i++;
+	if (h) {
+		f->cur = walk_word(st, node + edges + 8 * (idx + 1));
+		f->aux = h - 1;
+	}
+	c = op->child;
+	if (c) {
+		__u32 v = walk_op(st, c)->next;
+
+		/* the value runs after the key: pushed first */
+		frame_push(st, v, node + ((__u32)op->c >> 16) + idx * ((__u32)op->size >> 16));
+		frame_push(st, c, node + ((__u32)op->c & 0xffff) + idx * ((__u32)op->size & 0xffff));
+	}
+	return WALK_GO;
+}
+
 static long walk_step(__u64 index, void *data)
 {
 	__u32 zero = 0, d;
@@ -503,6 +562,7 @@ static long walk_step(__u64 index, void *data)
 	case WR_WALK_SWITCH: return step_switch(st, op, f);
 	case WR_WALK_CSTR: return step_cstr(st, buf, op, f);
 	case WR_WALK_HASH: return step_hash(st, buf, op, f);
+	case WR_WALK_BTREE: return step_btree(st, buf, op, f, d);
 	default: return frame_pop(st);
 	}
 }

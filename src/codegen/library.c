@@ -145,6 +145,7 @@ static int count(struct cg *cg, const struct ast_expr *e, struct cg_value *obj, 
 	case DW_STD_TREE:
 	case DW_STD_LIST:
 	case DW_STD_HASH:
+	case DW_STD_BTREE:
 		if (s->e >= 0)
 			return field(cg, e, obj, &ctype_ulong, s->e, n);
 		break;
@@ -436,6 +437,7 @@ void codegen_methods(const struct dw_type *t, void (*fn)(const char *name, void 
 	case DW_STD_TREE:
 	case DW_STD_LIST:
 	case DW_STD_HASH:
+	case DW_STD_BTREE:
 		if (s.e < 0) { /* forward_list: no count (count()) */
 			if (s.kind == DW_STD_LIST && !s.circular)
 				fn("empty()", ctx);

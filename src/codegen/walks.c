@@ -68,6 +68,31 @@ static void offsets(struct wr_walk_op *op, int64_t a, int64_t b, int64_t c, int6
 	op->d = (int32_t)d;
 }
 
+/* A BTreeMap's or BTreeSet's B-tree: BTREE, its key's walk the first
+ * child, its value's the second (NONE where it has none). */
+static unsigned compile_btree(struct walk_prog *p, const struct dw_std *s, int depth)
+{
+	unsigned i, k, v;
+	struct wr_walk_op *op;
+
+	/* the op packs them in 16 bits each */
+	if ((s->c | s->d | s->f | s->g) > 0xffff || s->node_size > 0xffff || s->alt[0]->size > 0xffff ||
+	    s->alt[1]->size > 0xffff || !(i = add(p, WR_WALK_BTREE)))
+		return 0;
+	op = &p->ops[i - 1];
+	offsets(op, s->a, s->b, s->c | s->d << 16, s->f | s->g << 16);
+	op->vsize = (uint16_t)s->node_size;
+	op->size = (uint32_t)(s->alt[0]->size | s->alt[1]->size << 16);
+	op->limit = limit(s->pairs);
+	k = compile(p, s->alt[0], true, depth + 1);
+	v = compile(p, s->alt[1], true, depth + 1);
+	if (v && !k)
+		k = add(p, WR_WALK_NONE);
+	link(p, i, k, 0, 0);
+	link(p, i, v, 0, 0);
+	return i;
+}
+
 /* One of the standard library's: its op, or 0 when nothing of it lies
  * outside the value (a unique_ptr shows its pointer only). */
 static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const struct dw_std *s, int depth)
@@ -143,6 +168,8 @@ static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const 
 		p->ops[i - 1].limit = limit(s->pairs);
 		link(p, i, compile(p, s->elem, true, depth + 1), 0, 0);
 		break;
+	case DW_STD_BTREE:
+		return compile_btree(p, s, depth);
 	case DW_STD_CELL:
 		if ((i = add(p, WR_WALK_FIELDS)))
 			link(p, i, compile(p, s->elem, true, depth + 1), s->a, 0);

@@ -578,6 +578,7 @@ static bool rust_sequence(const struct dw_type *t, const char *n, struct dw_std 
 	}
 	if (starts(n, "&[") || starts(n, "&mut [") || starts(n, "alloc::boxed::Box<[")) {
 		s->label = t->name;
+		s->bracketed = starts(n, "alloc::boxed::Box<["); /* rust-gdb has no printer of it */
 		s->c = -1;
 		s->elem = pointee(path(t, "data_ptr", &s->a));
 		return elem_ok(s) && path(t, "length", &s->b);
@@ -655,6 +656,57 @@ static bool rust_hash(const struct dw_type *t, const char *n, struct dw_std *s)
 	return path(t, p, &s->e) != NULL;
 }
 
+/* The Some variant of Option<T> @t at @off: its T's offset. */
+static const struct dw_type *some_of(const struct dw_type *t, int64_t *off)
+{
+	for (size_t i = 0; t && i < t->n_variants; i++)
+		if (t->variants[i].name && !strcmp(t->variants[i].name, "Some")) {
+			int64_t in;
+			const struct dw_type *v = path(t->variants[i].type, "__0", &in);
+
+			*off += (int64_t)t->variants[i].offset + in;
+			return v;
+		}
+	return NULL;
+}
+
+/* BTreeMap<K, V> {root: Option<NodeRef {height, node: NonNull<LeafNode
+ * {keys, vals, len, ...}>}>, length}; BTreeSet<K> {map: BTreeMap<K,
+ * SetValZST>}.  An internal node is its leaf part, then its child
+ * pointers (InternalNode is repr(C)). */
+static bool rust_btree(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	bool set = starts(n, "alloc::collections::btree::set::BTreeSet<");
+	const struct dw_type *map = t, *root, *leaf;
+	int64_t at = 0, node;
+
+	if (set && !(map = path(t, "map", &at)))
+		return false;
+	if (!set && !starts(n, "alloc::collections::btree::map::BTreeMap<"))
+		return false;
+	s->kind = DW_STD_BTREE;
+	s->shape = DW_SHAPE_RUST;
+	s->label = set ? "BTreeSet" : "BTreeMap";
+	s->pairs = !set;
+	if (!path(map, "length", &s->e) || !(root = path(map, "root", &s->a)))
+		return false;
+	s->e += at;
+	s->a += at;
+	root = some_of(root, &s->a);
+	s->b = s->a;
+	leaf = pointee(path(root, "node.pointer", &node));
+	if (!leaf || !path(root, "height", &at) || !paths(leaf, "keys", &s->c, "vals", &s->d) ||
+	    !path(leaf, "len", &s->f))
+		return false;
+	s->b += at;
+	s->a += node;
+	s->alt[0] = s->elem = targ(leaf, 0);
+	s->alt[1] = targ(leaf, 1);
+	s->node_size = leaf->size;
+	s->g = (int64_t)((leaf->size + 7) & ~7ull);
+	return elem_ok(s) && s->alt[1];
+}
+
 static bool rust_recognize(const struct dw_type *t, const char *n, struct dw_std *s)
 {
 	s->e = -1;
@@ -670,7 +722,11 @@ static bool rust_recognize(const struct dw_type *t, const char *n, struct dw_std
 		return true;
 	memset(s, 0, sizeof(*s));
 	s->e = -1;
-	return rust_hash(t, n, s);
+	if (rust_hash(t, n, s))
+		return true;
+	memset(s, 0, sizeof(*s));
+	s->e = -1;
+	return rust_btree(t, n, s);
 }
 
 bool dw_std_recognize(const struct dw_type *t, struct dw_std *out)

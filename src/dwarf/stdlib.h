@@ -33,6 +33,7 @@ enum dw_std_kind {
 	DW_STD_CELL,         /* Rust's Cell and RefCell: the value inside */
 	DW_STD_RING,         /* Rust's VecDeque: a ring buffer */
 	DW_STD_HASH,         /* Rust's HashMap, HashSet: hashbrown's table */
+	DW_STD_BTREE,        /* Rust's BTreeMap, BTreeSet: a B-tree of nodes */
 };
 
 /* Which gdb printer's text: DW_STD_LIST and DW_STD_VECTOR cover several. */
@@ -61,6 +62,7 @@ struct dw_std {
 	bool has_count;      /* VECTOR/BITS: b holds a count, not an end pointer */
 	bool cap_count;      /* VECTOR: c holds the capacity, not an end pointer (Rust) */
 	bool fixed;          /* VECTOR: a span of static extent: d elements */
+	bool bracketed;      /* VECTOR: gdb's own Rust slice, `Box<[u8], ...> [1, 2]` */
 	/* The element: of a sequence, the node value of a list or tree, the
 	 * pointee of a smart pointer, an optional's or atomic's value. */
 	const struct dw_type *elem;
@@ -96,8 +98,14 @@ struct dw_std {
 	 *               count at e; elements ((K, V), or (K, ()) of a set)
 	 *               before the control bytes, bucket i's at ctrl - (i +
 	 *               1) * size; c: the key in the element, d: the value
-	 *               (-1 in a set) */
-	int64_t a, b, c, d, e;
+	 *               (-1 in a set)
+	 *   BTREE       a: the root node pointer, b: its height (8 bytes),
+	 *               count at e; in a node of node_size bytes (a leaf's),
+	 *               c: its keys, d: its values, f: its count (2 bytes),
+	 *               g: an internal node's child pointers (after its leaf
+	 *               part); alt[0] the key, alt[1] the value (of a set:
+	 *               one without bytes) */
+	int64_t a, b, c, d, e, f, g;
 	uint64_t node_size;  /* LIST, TREE: bytes of a node up to its element's end */
 	unsigned index_size;
 	const char *weak;    /* SHARED_PTR: "weak" for a weak_ptr, else NULL */
@@ -110,7 +118,7 @@ struct dw_std {
 /* Recognise @t (a struct type, through typedefs and qualifiers) as one
  * of the standard library's (C++'s, or Rust's as rustc 1.63 lays it out:
  * String, &str, Vec, slices, Box<[T]>, Rc, Arc, Cell, RefCell,
- * VecDeque, HashMap, HashSet): true with *@out filled, false when it is
+ * VecDeque, HashMap, HashSet, BTreeMap, BTreeSet): true with *@out filled, false when it is
  * not one (or not one whose layout this version knows). */
 bool dw_std_recognize(const struct dw_type *t, struct dw_std *out);
 

@@ -305,6 +305,15 @@ enum wr_walk_code {
 			     * bucket i (control byte's top bit clear), .size bytes
 			     * at ctrl - (i + 1) * size, limit of them, running
 			     * .child at each */
+	WR_WALK_BTREE = 11, /* a B-tree in order (Rust's BTreeMap): the root node
+			     * pointer at a, its height (8 bytes) at b; in a node,
+			     * keys at c & 0xffff, values at c >> 16, the count (2
+			     * bytes) at d & 0xffff, an internal node's child
+			     * pointers at d >> 16; a leaf node is .vsize bytes,
+			     * an internal one d >> 16 + 12 pointers; each copied,
+			     * then key i (.size & 0xffff bytes each) runs .child
+			     * and value i (.size >> 16 bytes) .child's .next,
+			     * limit elements */
 };
 
 #define WR_WALK_F_LIBCXX   0x01u

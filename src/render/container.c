@@ -122,7 +122,14 @@ struct cview {
 	struct span_list *json;
 	bool in_elements;
 	bool cut;
+	bool bracketed;      /* gdb's own Rust slice: `[1, 2]`, not ` = {1, 2}` */
 };
+
+/* Before the first element: ` = {`, or ` [` for gdb's own slice. */
+static const char *opening(const struct cview *c)
+{
+	return c->bracketed ? " [" : " = {";
+}
 
 /* ---- JSON: {"kind": ..., fields, "elements": [...], "truncated": ...} */
 
@@ -166,8 +173,6 @@ static uint64_t word(const struct cview *c, int64_t off, size_t size)
 	return render_read_uint(c->data + off, size);
 }
 
-static void element_data(struct cview *c, const struct dw_type *t, uint64_t addr);
-
 /* A map's element: C++'s std::pair (first, second) or Rust's tuple
  * (__0, __1). */
 static void pair_members(const struct dw_type *t, const struct dw_member **k, uint64_t *ko,
@@ -186,37 +191,67 @@ static void counted(const char *what, uint64_t n, struct strbuf *out)
 	strbuf_addf(out, "%s with %" PRIu64 " element%s", what, n, n == 1 ? "" : "s");
 }
 
-/* The next element (@key: a map's key, shown [key] = ...) at @addr; false
- * when the limit or a missing copy ends the list. */
-static bool element(struct cview *c, const struct dw_type *t, uint64_t addr)
+/* Before the next element: `, ` or ` = {`; false when the limit ends
+ * the list there (`...`). */
+static bool element_head(struct cview *c)
 {
-	strbuf_addstr(c->out, c->shown ? ", " : " = {");
-	if (c->shown >= c->limit) {
-		strbuf_setlen(c->out, c->out->len - (c->shown ? 2 : 4));
-		strbuf_addstr(c->out, c->shown ? "..." : " = {...");
-		jmissing(c, false);
-		c->cut = true;
+	strbuf_addstr(c->out, c->shown ? ", " : opening(c));
+	if (c->shown < c->limit)
+		return true;
+	strbuf_setlen(c->out, c->out->len - (c->shown ? 2 : strlen(opening(c))));
+	strbuf_addstr(c->out, c->shown ? "..." : opening(c));
+	if (!c->shown)
+		strbuf_addstr(c->out, "...");
+	jmissing(c, false);
+	c->cut = true;
+	return false;
+}
+
+/* A map's entry, its key of type @kt at @ka and value of @vt at @va
+ * (NULL: none): `[key] = value`, in JSON [key, value]; false when an odd
+ * limit ends it between them, as gdb's does. */
+static bool entry(struct cview *c, const struct dw_type *kt, uint64_t ka, const struct dw_type *vt, uint64_t va)
+{
+	if (c->json) {
+		jelements(c);
+		span_open(c->json, SPAN_ARRAY);
+		if (kt)
+			render_value_data_at(c->snap, kt, ka, c->depth, c->json);
+		if (vt)
+			render_value_data_at(c->snap, vt, va, c->depth, c->json);
+		span_close(c->json);
+		return true;
+	}
+	strbuf_addch(c->out, '[');
+	if (kt)
+		render_value_at(c->snap, kt, ka, c->vc, c->depth, c->out);
+	strbuf_addstr(c->out, "] = ");
+	if (c->shown + 1 == c->limit && dw_std_print_elements % 2) {
+		strbuf_addstr(c->out, "...");
+		c->shown = c->limit;
 		return false;
 	}
-	if (c->json) {
-		element_data(c, t, addr);
-	} else if (c->s->pairs) {
+	if (vt)
+		render_value_at(c->snap, vt, va, c->vc, c->depth, c->out);
+	return true;
+}
+
+/* The next element (of a map: its pair, shown [key] = value) at @addr;
+ * false when the limit or a missing copy ends the list. */
+static bool element(struct cview *c, const struct dw_type *t, uint64_t addr)
+{
+	if (!element_head(c))
+		return false;
+	if (c->s->pairs) {
 		uint64_t ko = 0, vo = 0;
 		const struct dw_member *k, *v;
 
 		pair_members(t, &k, &ko, &v, &vo);
-		strbuf_addch(c->out, '[');
-		if (k)
-			render_value_at(c->snap, k->type, addr + ko, c->vc, c->depth, c->out);
-		strbuf_addstr(c->out, "] = ");
-		if (c->shown + 1 == c->limit && dw_std_print_elements % 2) {
-			/* an odd limit ends between a key and its value */
-			strbuf_addstr(c->out, "...");
-			c->shown = c->limit;
+		if (!entry(c, k ? k->type : NULL, addr + ko, v ? v->type : NULL, addr + vo))
 			return false;
-		}
-		if (v)
-			render_value_at(c->snap, v->type, addr + vo, c->vc, c->depth, c->out);
+	} else if (c->json) {
+		jelements(c);
+		render_value_data_at(c->snap, t, addr, c->depth, c->json);
 	} else {
 		if (c->s->shape == DW_SHAPE_INDEXED || c->s->kind == DW_STD_TREE || c->s->unordered)
 			strbuf_addf(c->out, "[%zu] = ", c->shown);
@@ -226,31 +261,13 @@ static bool element(struct cview *c, const struct dw_type *t, uint64_t addr)
 	return true;
 }
 
-/* In JSON, an element: a map's as [key, value]. */
-static void element_data(struct cview *c, const struct dw_type *t, uint64_t addr)
-{
-	jelements(c);
-	if (c->s->pairs) {
-		uint64_t ko = 0, vo = 0;
-		const struct dw_member *k, *v;
-
-		pair_members(t, &k, &ko, &v, &vo);
-		span_open(c->json, SPAN_ARRAY);
-		if (k)
-			render_value_data_at(c->snap, k->type, addr + ko, c->depth, c->json);
-		if (v)
-			render_value_data_at(c->snap, v->type, addr + vo, c->depth, c->json);
-		span_close(c->json);
-	} else {
-		render_value_data_at(c->snap, t, addr, c->depth, c->json);
-	}
-}
-
-/* After the elements, if there were any: `}`. */
+/* After the elements, if there were any: `}` (`]`). */
 static void close_list(struct cview *c)
 {
 	if (c->shown || c->cut)
-		strbuf_addch(c->out, '}');
+		strbuf_addch(c->out, c->bracketed ? ']' : '}');
+	else if (c->bracketed)
+		strbuf_addstr(c->out, " []");
 }
 
 /* The node at @node, copied whole; NULL when it is not in the snapshot,
@@ -262,7 +279,7 @@ static const uint8_t *node_at(struct cview *c, uint64_t node, size_t size)
 	const uint8_t *p = render_snap_find(c->snap, node, size, &failed);
 
 	if (!p && c->shown < c->limit) {
-		strbuf_addstr(c->out, c->shown ? ", " : " = {");
+		strbuf_addstr(c->out, c->shown ? ", " : opening(c));
 		strbuf_addstr(c->out, failed ? "<unreadable>" : "...");
 		jmissing(c, failed);
 		c->shown++;
@@ -303,7 +320,7 @@ static bool copied_element(struct cview *c, uint64_t at, uint64_t size)
 
 	if (render_snap_find(c->snap, at, size, &failed) || c->shown >= c->limit)
 		return true;
-	strbuf_addstr(c->out, c->shown ? ", " : " = {");
+	strbuf_addstr(c->out, c->shown ? ", " : opening(c));
 	strbuf_addstr(c->out, failed ? "<unreadable>" : "...");
 	jmissing(c, failed);
 	c->shown++;
@@ -318,7 +335,10 @@ static void sequence(struct cview *c)
 	bool cut = false;
 
 	jfield(c, "length", n);
-	if (s->shape == DW_SHAPE_RUST) {
+	if (s->shape == DW_SHAPE_RUST && s->bracketed) {
+		strbuf_addstr(c->out, s->label); /* gdb's own: Box<[u8], ...> [1, 2, 3] */
+		c->bracketed = true;
+	} else if (s->shape == DW_SHAPE_RUST) {
 		strbuf_addf(c->out, "%s(size=%" PRIu64 ")", s->label, n);
 		if (s->cap_count)
 			jfield(c, "capacity", word(c, s->c, 8));
@@ -474,6 +494,59 @@ static void tree(struct cview *c)
 			break;
 		cur = p ? render_read_uint(p + s->c, 8) : 0;
 	}
+	close_list(c);
+}
+
+#define BTREE_EDGES 12 /* a node's child pointers (wire.h: WR_WALK_BTREE) */
+
+/* The elements of B-tree node @node of @height and below it, in order;
+ * false when the limit or a missing copy ended the list. */
+static bool btree_node(struct cview *c, uint64_t node, uint64_t height, int depth)
+{
+	const struct dw_std *s = c->s;
+	uint64_t ks = s->alt[0]->size, vs = s->alt[1]->size, n, ka;
+	const uint8_t *p;
+
+	if (c->shown >= c->limit) {
+		element_head(c); /* more than shown: `...` */
+		return false;
+	}
+	if (depth > 32 || !(p = node_at(c, node, height ? (size_t)s->g + 8 * BTREE_EDGES : s->node_size)))
+		return false;
+	n = render_read_uint(p + s->f, 2);
+	for (uint64_t i = 0; i <= n && i < BTREE_EDGES; i++) {
+		if (height && !btree_node(c, render_read_uint(p + s->g + 8 * i, 8), height - 1, depth + 1))
+			return false;
+		if (i == n)
+			break;
+		ka = node + (uint64_t)s->c + i * ks;
+		if (!element_head(c))
+			return false;
+		if (s->pairs && !entry(c, s->alt[0], ka, s->alt[1], node + (uint64_t)s->d + i * vs))
+			return false;
+		if (!s->pairs && c->json) {
+			jelements(c);
+			render_value_data_at(c->snap, s->alt[0], ka, c->depth, c->json);
+		} else if (!s->pairs) {
+			render_value_at(c->snap, s->alt[0], ka, c->vc, c->depth, c->out);
+		}
+		c->shown++;
+	}
+	return true;
+}
+
+/* Rust's BTreeMap and BTreeSet as rust-gdb's printers show them, in
+ * order: `BTreeMap(size=2) = {["conn"] = 100, ["rps"] = 2000}`,
+ * `BTreeSet(size=3) = {-1, 2, 3}`. */
+static void btree(struct cview *c)
+{
+	const struct dw_std *s = c->s;
+	uint64_t n = word(c, s->e, 8), root = word(c, s->a, 8);
+
+	strbuf_addf(c->out, "%s(size=%" PRIu64 ")", s->label, n);
+	jfield(c, "count", n);
+	if (n && root)
+		btree_node(c, root, word(c, s->b, 8), 0);
 	close_list(c);
 }
 
@@ -783,6 +856,7 @@ static bool elements_of(struct cview *c)
 	case DW_STD_VECTOR: sequence(c); return true;
 	case DW_STD_RING: ring(c); return true;
 	case DW_STD_HASH: hash(c); return true;
+	case DW_STD_BTREE: btree(c); return true;
 	case DW_STD_BITS: bits(c); return true;
 	case DW_STD_DEQUE: deque(c); return true;
 	case DW_STD_LIST: nodes(c); return true;

@@ -530,11 +530,30 @@ static void rust_enum(const struct dw_type *t, const uint8_t *data, size_t len, 
 		rust_fields(v->type, data + v->offset, len - v->offset, at + v->offset, w, out);
 }
 
+/* A reference to an unsized struct (`&CStr`: a data pointer and a
+ * length), as gdb shows it: its type and address,
+ * `&core::ffi::c_str::CStr 0x5555556315d0`; false for another value, or
+ * when its data pointer was not kept. */
+static bool unsized_reference(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
+			      const struct walk *w, struct strbuf *out)
+{
+	uint64_t off, loff;
+
+	if (t->name[0] != '&' || t->n_members != 2 || !dw_type_member(t, "data_ptr", &off) ||
+	    !dw_type_member(t, "length", &loff) || off + 8 > len || dw_std_recognize(t, &(struct dw_std){ 0 }) ||
+	    (w->vc && render_bits_gone(w->vc->unavail, (at + off) * 8, 64, false)))
+		return false;
+	strbuf_addf(out, "%s 0x%" PRIx64, t->name, read_uint(data + off, 8));
+	return true;
+}
+
 /* A Rust struct, tuple or enum with data: "rstd::Item {id: 1, name: ...}",
  * "rstd::Point (-1, 2)", "(1, 3.5)", "alloc::alloc::Global". */
 static void rust_aggregate(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
 			   struct walk *w, struct strbuf *out)
 {
+	if (!w->raw && unsized_reference(t, data, len, at, w, out))
+		return;
 	if (t->n_variants) {
 		rust_enum(t, data, len, at, w, out);
 		return;
