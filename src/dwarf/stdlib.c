@@ -121,52 +121,148 @@ static bool elem_ok(struct dw_std *s)
 	return s->elem && s->elem->size;
 }
 
-/* ---- libstdc++ ---- */
+/* ---- the layouts of both libraries told by member paths alone ---- */
 
-static bool gnu_sequence(const struct dw_type *t, const char *n, struct dw_std *s)
+enum {
+	L_ELEM = 1,    /* the first template argument is the element: it has a size */
+	L_ARG = 2,     /* the label is the printer's, with the first argument */
+	L_COUNT = 4,   /* b holds a count, not an end pointer */
+	L_NO_C = 8,    /* c is none (-1): no capacity */
+	L_DEEP = 16,   /* a and b name members found at any depth (deep()) */
+	L_LIBCXX = 32,
+	L_WEAK = 64,   /* a weak_ptr */
+	L_OR = 128,    /* when its members are missing, the next row may match */
+};
+
+/* One type of a library: the prefix of its name, what it is, and the
+ * member paths (dotted, or names under L_DEEP) of offsets a, b and c
+ * (NULL: none); cc and dd, a shared_ptr's counts in its control block. */
+struct layout {
+	const char *prefix;
+	enum dw_std_kind kind;
+	enum dw_std_shape shape;
+	const char *label;
+	const char *a, *b, *c;
+	unsigned flags;
+	int cc, dd;
+};
+
+static const struct layout layouts[] = {
+	/* libstdc++ */
+	{ "std::__cxx11::basic_string<char,", DW_STD_STRING, 0, NULL, "_M_dataplus._M_p", "_M_string_length", NULL, 0, 0, 0 },
+	{ "std::basic_string_view<char,", DW_STD_STRING, 0, NULL, "_M_str", "_M_len", NULL, 0, 0, 0 },
+	{ "std::vector<bool,", DW_STD_BITS, 0, "std::vector<bool>", "_M_impl._M_start._M_p", "_M_impl._M_finish._M_p",
+	  "_M_impl._M_end_of_storage", 0, 0, 0 },
+	{ "std::vector<", DW_STD_VECTOR, DW_SHAPE_VECTOR, "std::vector", "_M_impl._M_start", "_M_impl._M_finish",
+	  "_M_impl._M_end_of_storage", L_ELEM, 0, 0 },
+	{ "std::span<", DW_STD_VECTOR, DW_SHAPE_SPAN, "std::span", "_M_ptr", "_M_extent._M_extent_value", NULL,
+	  L_ELEM | L_COUNT | L_NO_C, 0, 0 },
+	{ "std::unique_ptr<", DW_STD_UNIQUE_PTR, 0, "std::unique_ptr", "_M_head_impl", NULL, NULL, L_ARG | L_DEEP, 0, 0 },
+	{ "std::shared_ptr<", DW_STD_SHARED_PTR, 0, "std::shared_ptr", "_M_ptr", "_M_refcount._M_pi", NULL, L_ARG, 8, 12 },
+	{ "std::weak_ptr<", DW_STD_SHARED_PTR, 0, "std::weak_ptr", "_M_ptr", "_M_refcount._M_pi", NULL, L_ARG | L_WEAK,
+	  8, 12 },
+	{ "std::optional<", DW_STD_OPTIONAL, 0, "std::optional", "_M_payload._M_payload", "_M_payload._M_engaged", NULL,
+	  L_ARG | L_ELEM, 0, 0 },
+	{ "std::atomic<", DW_STD_ATOMIC, 0, "std::atomic", "_M_i", NULL, NULL, L_ARG | L_ELEM | L_DEEP | L_OR, 0, 0 },
+	{ "std::atomic<", DW_STD_ATOMIC, 0, "std::atomic", "_M_p", NULL, NULL, L_ARG | L_ELEM | L_DEEP, 0, 0 },
+	/* libc++ (its string: llvm_string()) */
+	{ "std::__1::basic_string_view<char,", DW_STD_STRING, 0, NULL, "__data_", "__size_", NULL, 0, 0, 0 },
+	{ "std::__1::vector<bool,", DW_STD_BITS, 0, "std::vector<bool>", "__begin_", "__size_", "__cap_alloc_",
+	  L_COUNT | L_LIBCXX, 0, 0 },
+	{ "std::__1::vector<", DW_STD_VECTOR, DW_SHAPE_VECTOR, "std::vector", "__begin_", "__end_", "__end_cap_",
+	  L_ELEM | L_LIBCXX, 0, 0 },
+	{ "std::__1::span<", DW_STD_VECTOR, DW_SHAPE_SPAN, "std::span", "__data_", "__size_", NULL,
+	  L_ELEM | L_COUNT | L_NO_C | L_LIBCXX, 0, 0 },
+	{ "std::__1::unique_ptr<", DW_STD_UNIQUE_PTR, 0, "std::unique_ptr", "__ptr_", NULL, NULL, L_ARG | L_LIBCXX, 0, 0 },
+	{ "std::__1::shared_ptr<", DW_STD_SHARED_PTR, 0, "std::shared_ptr", "__ptr_", "__cntrl_", NULL,
+	  L_ARG | L_LIBCXX, 8, 16 },
+	{ "std::__1::weak_ptr<", DW_STD_SHARED_PTR, 0, "std::weak_ptr", "__ptr_", "__cntrl_", NULL,
+	  L_ARG | L_WEAK | L_LIBCXX, 8, 16 },
+	{ "std::__1::optional<", DW_STD_OPTIONAL, 0, "std::optional", "__val_", "__engaged_", NULL,
+	  L_ARG | L_ELEM | L_DEEP | L_LIBCXX, 0, 0 },
+	{ "std::__1::atomic<", DW_STD_ATOMIC, 0, "std::atomic", "__a_value", NULL, NULL,
+	  L_ARG | L_ELEM | L_DEEP | L_LIBCXX, 0, 0 },
+};
+
+/* Offset @which of @row's at member @p of @t, into *@off: true when @p
+ * is none or found. */
+static bool member_at(const struct dw_type *t, const struct layout *row, const char *p, int64_t *off)
 {
-	if (starts(n, "std::__cxx11::basic_string<char,")) {
-		s->kind = DW_STD_STRING;
-		return paths(t, "_M_dataplus._M_p", &s->a, "_M_string_length", &s->b);
-	}
-	if (starts(n, "std::basic_string_view<char,")) {
-		s->kind = DW_STD_STRING;
-		return paths(t, "_M_str", &s->a, "_M_len", &s->b);
-	}
-	if (starts(n, "std::vector<bool,")) {
-		s->kind = DW_STD_BITS;
-		s->label = "std::vector<bool>";
-		return paths(t, "_M_impl._M_start._M_p", &s->a, "_M_impl._M_finish._M_p", &s->b) &&
-		       path(t, "_M_impl._M_end_of_storage", &s->c);
-	}
-	if (starts(n, "std::vector<")) {
-		s->kind = DW_STD_VECTOR;
-		s->shape = DW_SHAPE_VECTOR;
-		s->label = "std::vector";
+	if (!p)
+		return true;
+	return (row->flags & L_DEEP) ? deep(t, p, off, 0) != NULL : path(t, p, off) != NULL;
+}
+
+/* @t as @row lays it out: false when a member is missing. */
+static bool by_row(const struct dw_type *t, const struct layout *row, struct dw_std *s)
+{
+	s->kind = row->kind;
+	s->shape = row->shape;
+	s->libcxx = (row->flags & L_LIBCXX) != 0;
+	s->has_count = (row->flags & L_COUNT) != 0;
+	s->c = row->cc ? row->cc : (row->flags & L_NO_C) ? -1 : 0;
+	s->d = row->dd;
+	if (row->flags & (L_ELEM | L_ARG))
 		s->elem = targ(t, 0);
-		return elem_ok(s) && paths(t, "_M_impl._M_start", &s->a, "_M_impl._M_finish", &s->b) &&
-		       path(t, "_M_impl._M_end_of_storage", &s->c);
-	}
-	if (starts(n, "std::span<")) {
-		s->kind = DW_STD_VECTOR;
-		s->shape = DW_SHAPE_SPAN;
-		s->label = "std::span";
-		s->elem = targ(t, 0);
-		s->has_count = true;
-		s->c = -1;
-		return elem_ok(s) && paths(t, "_M_ptr", &s->a, "_M_extent._M_extent_value", &s->b);
-	}
-	if (starts(n, "std::deque<")) {
-		s->kind = DW_STD_DEQUE;
-		s->shape = DW_SHAPE_COUNTED;
-		s->label = "std::deque";
-		s->elem = targ(t, 0);
-		if (!elem_ok(s))
+	s->weak = (row->flags & L_WEAK) ? "weak" : NULL;
+	s->label = (row->flags & L_ARG) ? with_arg(row->label, s->elem) : row->label;
+	if ((row->flags & L_ELEM) && !elem_ok(s))
+		return false;
+	return member_at(t, row, row->a, &s->a) && member_at(t, row, row->b, &s->b) &&
+	       member_at(t, row, row->c, &s->c);
+}
+
+/* The row @t's name matches, as it lays @t out; false when none does or
+ * its members are missing. */
+static bool by_layout(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		if (!starts(n, layouts[i].prefix))
+			continue;
+		memset(s, 0, sizeof(*s));
+		s->e = -1;
+		if (by_row(t, &layouts[i], s))
+			return true;
+		if (!(layouts[i].flags & L_OR))
 			return false;
-		s->d = (int64_t)(s->elem->size < 512 ? 512 / s->elem->size * s->elem->size : s->elem->size);
-		return paths(t, "_M_impl._M_start", &s->a, "_M_impl._M_finish", &s->b);
 	}
 	return false;
+}
+
+/* std::variant's active alternative: its index at @index, the
+ * alternatives' storage at @data (@look: path() or deep()). */
+static bool variant(const struct dw_type *t, const char *index, const char *data, bool by_name, struct dw_std *s)
+{
+	const struct dw_type *idx = by_name ? deep(t, index, &s->b, 0) : path(t, index, &s->b);
+
+	s->kind = DW_STD_VARIANT;
+	s->label = with_args("std::variant", t);
+	s->n_alts = t->n_targs < DW_STD_MAX_ALTS ? (unsigned)t->n_targs : DW_STD_MAX_ALTS;
+	for (unsigned i = 0; i < s->n_alts; i++)
+		s->alt[i] = t->targs[i];
+	s->index_size = idx ? (unsigned)idx->size : 0;
+	return idx && s->index_size <= 8 && (by_name ? deep(t, data, &s->a, 0) : path(t, data, &s->a)) != NULL;
+}
+
+/* ---- libstdc++ ---- */
+
+/* Either library's std::deque: what it is and its element (false when
+ * that has no size); its layout is the library's. */
+static bool deque_of(const struct dw_type *t, struct dw_std *s)
+{
+	s->kind = DW_STD_DEQUE;
+	s->shape = DW_SHAPE_COUNTED;
+	s->label = "std::deque";
+	s->elem = targ(t, 0);
+	return elem_ok(s);
+}
+
+static bool gnu_deque(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	if (!starts(n, "std::deque<") || !deque_of(t, s))
+		return false;
+	s->d = (int64_t)(s->elem->size < 512 ? 512 / s->elem->size * s->elem->size : s->elem->size);
+	return paths(t, "_M_impl._M_start", &s->a, "_M_impl._M_finish", &s->b);
 }
 
 static bool gnu_list(const struct dw_type *t, const char *n, struct dw_std *s)
@@ -198,63 +294,75 @@ static bool gnu_list(const struct dw_type *t, const char *n, struct dw_std *s)
 	return true;
 }
 
+static const char *const tree_labels[] = { "std::map", "std::multimap", "std::set", "std::multiset" };
+static const char *const hash_labels[] = { "std::unordered_map", "std::unordered_multimap", "std::unordered_set",
+					   "std::unordered_multiset" };
+
+/* Which of the four @labels' templates @n names in namespace @ns
+ * ("std::", "std::__1::"): its index (the first two are maps), or -1. */
+static int named(const char *n, const char *ns, const char *const labels[4])
+{
+	size_t k = strlen(ns);
+
+	for (int i = 0; i < 4 && !strncmp(n, ns, k); i++) {
+		const char *base = labels[i] + strlen("std::");
+		size_t m = strlen(base);
+
+		if (!strncmp(n + k, base, m) && n[k + m] == '<')
+			return i;
+	}
+	return -1;
+}
+
 static bool gnu_tree(const struct dw_type *t, const char *n, struct dw_std *s)
 {
-	static const char *const names[] = { "std::map<", "std::multimap<", "std::set<", "std::multiset<" };
+	int i = named(n, "std::", tree_labels);
 	const struct dw_type *tree;
 	int64_t h, root;
 
-	for (size_t i = 0; i < 4; i++) {
-		if (!starts(n, names[i]))
-			continue;
-		tree = path(t, "_M_t", &h);
-		if (!tree || !paths(t, "_M_t._M_impl._M_header._M_parent", &root, "_M_t._M_impl._M_node_count", &s->e))
-			return false;
-		s->kind = DW_STD_TREE;
-		s->shape = DW_SHAPE_COUNTED;
-		s->label = i == 0 ? "std::map" : i == 1 ? "std::multimap" : i == 2 ? "std::set" : "std::multiset";
-		s->pairs = i < 2;
-		s->elem = targ(tree, 1);
-		s->a = root;
-		s->b = 16;
-		s->c = 24;
-		s->d = 32;
-		if (!elem_ok(s))
-			return false;
-		s->node_size = 32 + s->elem->size;
-		return true;
-	}
-	return false;
+	if (i < 0)
+		return false;
+	tree = path(t, "_M_t", &h);
+	if (!tree || !paths(t, "_M_t._M_impl._M_header._M_parent", &root, "_M_t._M_impl._M_node_count", &s->e))
+		return false;
+	s->kind = DW_STD_TREE;
+	s->shape = DW_SHAPE_COUNTED;
+	s->label = tree_labels[i];
+	s->pairs = i < 2;
+	s->elem = targ(tree, 1);
+	s->a = root;
+	s->b = 16;
+	s->c = 24;
+	s->d = 32;
+	if (!elem_ok(s))
+		return false;
+	s->node_size = 32 + s->elem->size;
+	return true;
 }
 
 static bool gnu_hash(const struct dw_type *t, const char *n, struct dw_std *s)
 {
-	static const char *const names[] = { "std::unordered_map<", "std::unordered_multimap<",
-					     "std::unordered_set<", "std::unordered_multiset<" };
+	int i = named(n, "std::", hash_labels);
 	const struct dw_type *h;
 	int64_t off;
 
-	for (size_t i = 0; i < 4; i++) {
-		if (!starts(n, names[i]))
-			continue;
-		h = path(t, "_M_h", &off);
-		if (!h || !paths(t, "_M_h._M_before_begin._M_nxt", &s->a, "_M_h._M_element_count", &s->e))
-			return false;
-		s->kind = DW_STD_LIST;
-		s->shape = DW_SHAPE_COUNTED;
-		s->unordered = true;
-		s->label = i == 0 ? "std::unordered_map" : i == 1 ? "std::unordered_multimap"
-			 : i == 2 ? "std::unordered_set" : "std::unordered_multiset";
-		s->pairs = i < 2;
-		s->elem = targ(h, 1);
-		s->b = 0;
-		s->c = 8;
-		if (!elem_ok(s))
-			return false;
-		s->node_size = 8 + s->elem->size;
-		return true;
-	}
-	return false;
+	if (i < 0)
+		return false;
+	h = path(t, "_M_h", &off);
+	if (!h || !paths(t, "_M_h._M_before_begin._M_nxt", &s->a, "_M_h._M_element_count", &s->e))
+		return false;
+	s->kind = DW_STD_LIST;
+	s->shape = DW_SHAPE_COUNTED;
+	s->unordered = true;
+	s->label = hash_labels[i];
+	s->pairs = i < 2;
+	s->elem = targ(h, 1);
+	s->b = 0;
+	s->c = 8;
+	if (!elem_ok(s))
+		return false;
+	s->node_size = 8 + s->elem->size;
+	return true;
 }
 
 /* std::tuple's elements: each _Tuple_impl<i, ...> holds element i in its
@@ -283,46 +391,13 @@ static void gnu_tuple(const struct dw_type *t, uint64_t at, struct dw_std *s, in
 
 static bool gnu_wrapper(const struct dw_type *t, const char *n, struct dw_std *s)
 {
-	s->elem = targ(t, 0);
-	if (starts(n, "std::unique_ptr<")) {
-		s->kind = DW_STD_UNIQUE_PTR;
-		s->label = with_arg("std::unique_ptr", s->elem);
-		return deep(t, "_M_head_impl", &s->a, 0) != NULL;
-	}
-	if (starts(n, "std::shared_ptr<") || starts(n, "std::weak_ptr<")) {
-		s->kind = DW_STD_SHARED_PTR;
-		s->weak = starts(n, "std::weak_ptr<") ? "weak" : NULL;
-		s->label = with_arg(s->weak ? "std::weak_ptr" : "std::shared_ptr", s->elem);
-		s->c = 8;
-		s->d = 12;
-		return paths(t, "_M_ptr", &s->a, "_M_refcount._M_pi", &s->b);
-	}
-	if (starts(n, "std::optional<")) {
-		s->kind = DW_STD_OPTIONAL;
-		s->label = with_arg("std::optional", s->elem);
-		return elem_ok(s) && paths(t, "_M_payload._M_payload", &s->a, "_M_payload._M_engaged", &s->b);
-	}
-	if (starts(n, "std::variant<")) {
-		const struct dw_type *idx = path(t, "_M_index", &s->b);
-
-		s->kind = DW_STD_VARIANT;
-		s->label = with_args("std::variant", t);
-		s->n_alts = t->n_targs < DW_STD_MAX_ALTS ? (unsigned)t->n_targs : DW_STD_MAX_ALTS;
-		for (unsigned i = 0; i < s->n_alts; i++)
-			s->alt[i] = t->targs[i];
-		s->index_size = idx ? (unsigned)idx->size : 0;
-		return idx && s->index_size <= 8 && path(t, "_M_u", &s->a);
-	}
+	if (starts(n, "std::variant<"))
+		return variant(t, "_M_index", "_M_u", false, s);
 	if (starts(n, "std::tuple<")) {
 		s->kind = DW_STD_TUPLE;
 		s->label = "std::tuple";
 		gnu_tuple(t, 0, s, 0);
 		return true;
-	}
-	if (starts(n, "std::atomic<")) {
-		s->kind = DW_STD_ATOMIC;
-		s->label = with_arg("std::atomic", s->elem);
-		return elem_ok(s) && (deep(t, "_M_i", &s->a, 0) || deep(t, "_M_p", &s->a, 0));
 	}
 	return false;
 }
@@ -342,39 +417,8 @@ static bool llvm_sequence(const struct dw_type *t, const char *n, struct dw_std 
 		s->b = r + 8;
 		return true;
 	}
-	if (starts(n, "std::__1::basic_string_view<char,")) {
-		s->kind = DW_STD_STRING;
-		s->libcxx = false; /* one form */
-		return paths(t, "__data_", &s->a, "__size_", &s->b);
-	}
-	if (starts(n, "std::__1::vector<bool,")) {
-		s->kind = DW_STD_BITS;
-		s->label = "std::vector<bool>";
-		s->has_count = true;
-		return paths(t, "__begin_", &s->a, "__size_", &s->b) && path(t, "__cap_alloc_", &s->c);
-	}
-	if (starts(n, "std::__1::vector<")) {
-		s->kind = DW_STD_VECTOR;
-		s->shape = DW_SHAPE_VECTOR;
-		s->label = "std::vector";
-		s->elem = targ(t, 0);
-		return elem_ok(s) && paths(t, "__begin_", &s->a, "__end_", &s->b) && path(t, "__end_cap_", &s->c);
-	}
-	if (starts(n, "std::__1::span<")) {
-		s->kind = DW_STD_VECTOR;
-		s->shape = DW_SHAPE_SPAN;
-		s->label = "std::span";
-		s->elem = targ(t, 0);
-		s->has_count = true;
-		s->c = -1;
-		return elem_ok(s) && paths(t, "__data_", &s->a, "__size_", &s->b);
-	}
 	if (starts(n, "std::__1::deque<")) {
-		s->kind = DW_STD_DEQUE;
-		s->shape = DW_SHAPE_COUNTED;
-		s->label = "std::deque";
-		s->elem = targ(t, 0);
-		if (!elem_ok(s))
+		if (!deque_of(t, s))
 			return false;
 		s->d = (int64_t)((s->elem->size < 256 ? 4096 / s->elem->size : 16) * s->elem->size);
 		return paths(t, "__map_.__begin_", &s->a, "__start_", &s->b) && path(t, "__size_", &s->c);
@@ -420,36 +464,28 @@ static const struct dw_type *llvm_node_value(const struct dw_type *holder)
 
 static bool llvm_containers(const struct dw_type *t, const char *n, struct dw_std *s)
 {
-	static const char *const trees[] = { "std::__1::map<", "std::__1::multimap<", "std::__1::set<",
-					     "std::__1::multiset<" };
-	static const char *const hashes[] = { "std::__1::unordered_map<", "std::__1::unordered_multimap<",
-					      "std::__1::unordered_set<", "std::__1::unordered_multiset<" };
-	static const char *const labels[] = { "std::map", "std::multimap", "std::set", "std::multiset" };
-	static const char *const hlabels[] = { "std::unordered_map", "std::unordered_multimap",
-					       "std::unordered_set", "std::unordered_multiset" };
+	int i = named(n, "std::__1::", tree_labels), j = named(n, "std::__1::", hash_labels);
 	const struct dw_type *holder;
 	int64_t off;
 
 	s->libcxx = true;
-	for (size_t i = 0; i < 4; i++) {
-		if (starts(n, trees[i]) && (holder = path(t, "__tree_", &off))) {
-			s->kind = DW_STD_TREE;
-			s->label = labels[i];
-			s->b = 0, s->c = 8, s->d = 25; /* after the color, a bool */
-			if (!paths(t, "__tree_.__pair1_", &s->a, "__tree_.__pair3_", &s->e))
-				return false;
-		} else if (starts(n, hashes[i]) && (holder = path(t, "__table_", &off))) {
-			s->kind = DW_STD_LIST;
-			s->unordered = true;
-			s->label = hlabels[i];
-			s->b = 0, s->c = 16;
-			if (!paths(t, "__table_.__p1_", &s->a, "__table_.__p2_", &s->e))
-				return false;
-		} else {
-			continue;
-		}
+	if (i >= 0 && (holder = path(t, "__tree_", &off))) {
+		s->kind = DW_STD_TREE;
+		s->label = tree_labels[i];
+		s->b = 0, s->c = 8, s->d = 25; /* after the color, a bool */
+		if (!paths(t, "__tree_.__pair1_", &s->a, "__tree_.__pair3_", &s->e))
+			return false;
+	} else if (j >= 0 && (holder = path(t, "__table_", &off))) {
+		s->kind = DW_STD_LIST;
+		s->unordered = true;
+		s->label = hash_labels[j];
+		s->b = 0, s->c = 16;
+		if (!paths(t, "__table_.__p1_", &s->a, "__table_.__p2_", &s->e))
+			return false;
+	}
+	if (s->kind != DW_STD_NONE) {
 		s->shape = DW_SHAPE_COUNTED;
-		s->pairs = i < 2;
+		s->pairs = (i >= 0 ? i : j) < 2;
 		s->elem = llvm_node_value(holder);
 		if (!elem_ok(s))
 			return false;
@@ -490,42 +526,7 @@ static bool llvm_containers(const struct dw_type *t, const char *n, struct dw_st
 static bool llvm_wrapper(const struct dw_type *t, const char *n, struct dw_std *s)
 {
 	s->libcxx = true;
-	s->elem = targ(t, 0);
-	if (starts(n, "std::__1::unique_ptr<")) {
-		s->kind = DW_STD_UNIQUE_PTR;
-		s->label = with_arg("std::unique_ptr", s->elem);
-		return path(t, "__ptr_", &s->a) != NULL;
-	}
-	if (starts(n, "std::__1::shared_ptr<") || starts(n, "std::__1::weak_ptr<")) {
-		s->kind = DW_STD_SHARED_PTR;
-		s->weak = starts(n, "std::__1::weak_ptr<") ? "weak" : NULL;
-		s->label = with_arg(s->weak ? "std::weak_ptr" : "std::shared_ptr", s->elem);
-		s->c = 8;
-		s->d = 16;
-		return paths(t, "__ptr_", &s->a, "__cntrl_", &s->b);
-	}
-	if (starts(n, "std::__1::optional<")) {
-		s->kind = DW_STD_OPTIONAL;
-		s->label = with_arg("std::optional", s->elem);
-		return elem_ok(s) && deep(t, "__val_", &s->a, 0) && deep(t, "__engaged_", &s->b, 0);
-	}
-	if (starts(n, "std::__1::variant<")) {
-		const struct dw_type *idx = deep(t, "__index", &s->b, 0);
-
-		s->kind = DW_STD_VARIANT;
-		s->label = with_args("std::variant", t);
-		s->n_alts = t->n_targs < DW_STD_MAX_ALTS ? (unsigned)t->n_targs : DW_STD_MAX_ALTS;
-		for (unsigned i = 0; i < s->n_alts; i++)
-			s->alt[i] = t->targs[i];
-		s->index_size = idx ? (unsigned)idx->size : 0;
-		return idx && s->index_size <= 8 && deep(t, "__data", &s->a, 0);
-	}
-	if (starts(n, "std::__1::atomic<")) {
-		s->kind = DW_STD_ATOMIC;
-		s->label = with_arg("std::atomic", s->elem);
-		return elem_ok(s) && deep(t, "__a_value", &s->a, 0);
-	}
-	return false;
+	return starts(n, "std::__1::variant<") && variant(t, "__index", "__data", true, s);
 }
 
 /* ---- Rust's std (rustc 1.63) ---- */
@@ -625,20 +626,35 @@ static bool rust_cell(const struct dw_type *t, const char *n, struct dw_std *s)
 /* HashMap<K, V> {base: hashbrown's HashMap {table: RawTable<(K, V)>
  * {table: RawTableInner {bucket_mask, ctrl, growth_left, items}}}};
  * HashSet<K> {base: hashbrown's HashSet {map: HashMap<K, ()>}}. */
+/* Whether @n is a Rust map or set of @kind, @names its map's name
+ * prefix and label, then its set's: 1 a map, 2 a set (kind, label and
+ * pairs set in @s), 0 neither. */
+static int keyed(const char *n, const char *const names[4], enum dw_std_kind kind, struct dw_std *s)
+{
+	int which = starts(n, names[0]) ? 1 : starts(n, names[2]) ? 2 : 0;
+
+	if (which) {
+		s->kind = kind;
+		s->shape = DW_SHAPE_RUST;
+		s->label = names[2 * which - 1];
+		s->pairs = which == 1;
+	}
+	return which;
+}
+
 static bool rust_hash(const struct dw_type *t, const char *n, struct dw_std *s)
 {
-	bool set = starts(n, "std::collections::hash::set::HashSet<");
+	static const char *const names[] = { "std::collections::hash::map::HashMap<", "HashMap",
+					     "std::collections::hash::set::HashSet<", "HashSet" };
+	int which = keyed(n, names, DW_STD_HASH, s);
+	bool set = which == 2;
 	const char *raw = set ? "base.map.table" : "base.table";
 	const struct dw_type *table, *v;
 	char p[64];
 	int64_t off;
 
-	if (!set && !starts(n, "std::collections::hash::map::HashMap<"))
+	if (!which)
 		return false;
-	s->kind = DW_STD_HASH;
-	s->shape = DW_SHAPE_RUST;
-	s->label = set ? "HashSet" : "HashMap";
-	s->pairs = !set;
 	table = path(t, raw, &off);
 	s->elem = targ(table, 0);
 	if (!table || !elem_ok(s) || !path(s->elem, "__0", &s->c))
@@ -676,18 +692,14 @@ static const struct dw_type *some_of(const struct dw_type *t, int64_t *off)
  * pointers (InternalNode is repr(C)). */
 static bool rust_btree(const struct dw_type *t, const char *n, struct dw_std *s)
 {
-	bool set = starts(n, "alloc::collections::btree::set::BTreeSet<");
+	static const char *const names[] = { "alloc::collections::btree::map::BTreeMap<", "BTreeMap",
+					     "alloc::collections::btree::set::BTreeSet<", "BTreeSet" };
+	int which = keyed(n, names, DW_STD_BTREE, s);
 	const struct dw_type *map = t, *root, *leaf;
 	int64_t at = 0, node;
 
-	if (set && !(map = path(t, "map", &at)))
+	if (!which || (which == 2 && !(map = path(t, "map", &at))))
 		return false;
-	if (!set && !starts(n, "alloc::collections::btree::map::BTreeMap<"))
-		return false;
-	s->kind = DW_STD_BTREE;
-	s->shape = DW_SHAPE_RUST;
-	s->label = set ? "BTreeSet" : "BTreeMap";
-	s->pairs = !set;
 	if (!path(map, "length", &s->e) || !(root = path(map, "root", &s->a)))
 		return false;
 	s->e += at;
@@ -707,58 +719,41 @@ static bool rust_btree(const struct dw_type *t, const char *n, struct dw_std *s)
 	return elem_ok(s) && s->alt[1];
 }
 
-static bool rust_recognize(const struct dw_type *t, const char *n, struct dw_std *s)
+typedef bool recognizer(const struct dw_type *t, const char *n, struct dw_std *s);
+
+/* The first of @fns that recognises @t (named @n), into *@s. */
+static bool first_of(recognizer *const *fns, size_t n_fns, const struct dw_type *t, const char *n,
+		     struct dw_std *s)
 {
-	s->e = -1;
-	if (rust_sequence(t, n, s))
-		return true;
-	memset(s, 0, sizeof(*s));
-	s->e = -1;
-	if (rust_rc(t, n, s))
-		return true;
-	memset(s, 0, sizeof(*s));
-	s->e = -1;
-	if (rust_cell(t, n, s))
-		return true;
-	memset(s, 0, sizeof(*s));
-	s->e = -1;
-	if (rust_hash(t, n, s))
-		return true;
-	memset(s, 0, sizeof(*s));
-	s->e = -1;
-	return rust_btree(t, n, s);
+	for (size_t i = 0; i < n_fns; i++) {
+		memset(s, 0, sizeof(*s));
+		s->e = -1;
+		if (fns[i](t, n, s))
+			return s->kind != DW_STD_NONE;
+	}
+	return false;
 }
 
 bool dw_std_recognize(const struct dw_type *t, struct dw_std *out)
 {
+	static recognizer *const rust[] = { rust_sequence, rust_rc, rust_cell, rust_hash, rust_btree };
+	static recognizer *const gnu[] = { by_layout, gnu_deque, gnu_list, gnu_tree, gnu_hash, gnu_wrapper };
+	static recognizer *const llvm[] = { by_layout, llvm_sequence, llvm_containers, llvm_wrapper };
 	const char *n = t ? t->tag_name : NULL;
 	struct dw_std s;
 	bool ok;
 
 	if (!n || t->kind != DW_TYPE_STRUCT || t->incomplete)
 		return false;
-	memset(&s, 0, sizeof(s));
-	if (t->rust) {
-		if (!rust_recognize(t, n, &s))
-			return false;
-		*out = s;
-		return true;
-	}
-	if (strncmp(n, "std::", 5))
-		return false;
-	s.e = -1;
-	if (!strncmp(n, "std::__1::", 10))
-		ok = llvm_sequence(t, n, &s) || (memset(&s, 0, sizeof(s)), s.e = -1, llvm_containers(t, n, &s)) ||
-		     (memset(&s, 0, sizeof(s)), s.e = -1, llvm_wrapper(t, n, &s));
+	if (t->rust)
+		ok = first_of(rust, sizeof(rust) / sizeof(rust[0]), t, n, &s);
+	else if (!strncmp(n, "std::__1::", 10))
+		ok = first_of(llvm, sizeof(llvm) / sizeof(llvm[0]), t, n, &s);
 	else
-		ok = gnu_sequence(t, n, &s) || (memset(&s, 0, sizeof(s)), s.e = -1, gnu_list(t, n, &s)) ||
-		     (memset(&s, 0, sizeof(s)), s.e = -1, gnu_tree(t, n, &s)) ||
-		     (memset(&s, 0, sizeof(s)), s.e = -1, gnu_hash(t, n, &s)) ||
-		     (memset(&s, 0, sizeof(s)), s.e = -1, gnu_wrapper(t, n, &s));
-	if (!ok || s.kind == DW_STD_NONE)
-		return false;
-	*out = s;
-	return true;
+		ok = !strncmp(n, "std::", 5) && first_of(gnu, sizeof(gnu) / sizeof(gnu[0]), t, n, &s);
+	if (ok)
+		*out = s;
+	return ok;
 }
 
 bool dw_std_walkable(const struct dw_type *t, int depth)
