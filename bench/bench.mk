@@ -3,7 +3,7 @@
 # directory with SRC (absolute source directory), BUILD (absolute build
 # directory), CC, WR_CPPFLAGS and WR_LIBS set (see the end of Makefile.am).
 #
-#   all   build $(BUILD)/bench/{hotloop,microbench} and the generated big
+#   all   build $(BUILD)/bench/{hotloop,microbench,values-cc,values-rs} and the generated big
 #         program $(BUILD)/bench/genbig/big (bench/genbig.py, -O3 -flto: takes
 #         minutes on two CPUs, once)
 #   run   build, then run bench/run.sh: one table on stdout, and
@@ -22,7 +22,9 @@ FIXTURE_CFLAGS := -g -O2 -fomit-frame-pointer -Wall -Wextra
 TOOL_CFLAGS := -std=gnu11 -g -O2 -Wall -Wextra
 
 CHAIN_LIBS := $(OUT)/libwrchain1.so $(OUT)/libwrchain2.so $(OUT)/libwrchain3.so
-PROGS := $(OUT)/hotloop $(OUT)/microbench $(OUT)/genbig/big $(CHAIN_LIBS)
+CXX ?= g++
+RUSTC ?= /usr/bin/rustc
+PROGS := $(OUT)/hotloop $(OUT)/microbench $(OUT)/genbig/big $(CHAIN_LIBS) $(OUT)/values-cc $(OUT)/values-rs
 
 all: $(PROGS)
 
@@ -44,6 +46,13 @@ $(OUT)/libwrchain2.so: $(SRC)/bench/chainlib.c $(OUT)/libwrchain3.so
 $(OUT)/libwrchain1.so: $(SRC)/bench/chainlib.c $(OUT)/libwrchain2.so
 	$(CC) $(FIXTURE_CFLAGS) -fPIC -shared -DWR_CHAIN_LIB=1 -DWR_CHAIN_NEXT=2 -o $@ $< \
 		-L$(OUT) -lwrchain2 -Wl,-rpath,$(OUT)
+
+# The containers bench/values.py prints (C++ and Rust, as users build them).
+$(OUT)/values-cc: $(SRC)/bench/values.cc | $(OUT)
+	$(CXX) -g -O2 -Wall -o $@ $<
+
+$(OUT)/values-rs: $(SRC)/bench/values.rs | $(OUT)
+	$(RUSTC) -g -C opt-level=2 -o $@ $<
 
 $(OUT)/microbench: $(SRC)/bench/microbench.c $(BUILD)/src/libwraith.a | $(OUT)
 	$(CC) $(TOOL_CFLAGS) $(WR_CPPFLAGS) -o $@ $< $(WR_LIBS)

@@ -27,6 +27,9 @@ Sections:
            shared libraries; with a wraith built --enable-stage-timing
            (--wraith PATH), where a hit's time goes inside BPF
            (bench/hits.py).
+  values   BPF ns per element of printing a 200-element vector<int>, a
+           200-entry map<string,int> and a Rust Vec<String> of 200
+           (bench/values.py); not among the default sections.
   deep     BPF time per frame of deep backtraces (depths 128, 512, 1024 on a
            stack deeper than 1024 frames); needs only wraith and bpftool, so
            `bench/run.py --only deep` (or `make bench BENCH_ARGS='--only deep'`)
@@ -64,6 +67,7 @@ sys.dont_write_bytecode = True  # report.py is imported from the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import streaming  # noqa: E402  (bench/streaming.py: the consumer and pipe sections)
 import hits  # noqa: E402  (bench/hits.py: per-hit figures, stages)
+import values  # noqa: E402  (bench/values.py: printing containers, per element)
 
 PROBE_CPU = "0"
 TOOL_CPU = "1"
@@ -1421,7 +1425,8 @@ def bench_env(ctx):
     """What the sections in other files use of this one."""
     return types.SimpleNamespace(
         ctx=ctx, spawn=spawn, cpu_of=cpu_of, Fixture=Fixture, stats_of=stats_of, log=log,
-        TOOL_CPU=TOOL_CPU, wraith_stack_sample=wraith_stack_sample, start_tracer=start_tracer,
+        TOOL_CPU=TOOL_CPU, PROBE_CPU=PROBE_CPU, wraith_stack_sample=wraith_stack_sample,
+        start_tracer=start_tracer,
         prog_ids_of=prog_ids_of, sysctl=sysctl, bpf_progs=bpf_progs, bpf_delta=bpf_delta)
 
 
@@ -1533,6 +1538,8 @@ def main():
             R["faultin"] = section_faultin(ctx)
         if "deep" in only:
             R["deep"] = section_deep(ctx)
+        if "values" in only:
+            R["values"] = values.section_values(bench_env(ctx))
         if "consumer" in only:
             R["consumer"] = streaming.section_consumer(bench_env(ctx))
         if "pipe" in only:
@@ -1543,7 +1550,7 @@ def main():
     R["elapsed_s"] = now() - t_start
     R["load"] = ("%.1f" % load0, "%.1f" % os.getloadavg()[0])
     R["targets"] = build_targets(ctx, R)
-    table = summary_table(ctx, R) if only - {"deep"} else ""
+    table = summary_table(ctx, R) if only - {"deep", "values"} else ""
     table += "\n".join(deep_table(R, with_targets=not table))
     print(table)
     if not args.no_doc and only == set(DOC_SECTIONS):
