@@ -39,6 +39,15 @@ WR_API void wr_walk_op(__u32 index, __u64 w0, __u64 w1, __u64 w2, __u64 w3, __u6
 	w[4] = w4;
 }
 
+/* The last copy of elements or of a node, at payload offset @off: the
+ * words of @len bytes at @addr are read from it (walk_word()). */
+WR_INLINE void remember(struct wr_walk_state *st, __u64 addr, __u64 len, long off)
+{
+	st->run_addr = addr;
+	st->run_end = addr + len;
+	st->run_off = (__u64)off;
+}
+
 /* The word at user address @addr, 0 when it cannot be read; at
  * WR_WALK_LOCAL, of the value wr_walk_pieces() holds in @st. */
 WR_INLINE __u64 walk_word(struct wr_walk_state *st, __u64 addr)
@@ -48,6 +57,12 @@ WR_INLINE __u64 walk_word(struct wr_walk_state *st, __u64 addr)
 	if (off < WR_PIECES_MAX) {
 		hi = sh && i + 1 < WR_PIECES_MAX / 8 ? st->local[(i + 1) & (WR_PIECES_MAX / 8 - 1)] << (64 - sh) : 0;
 		return st->local[i & (WR_PIECES_MAX / 8 - 1)] >> sh | hi;
+	}
+	if (addr >= st->run_addr && addr + 8 <= st->run_end) {
+		__u8 *buf = event_buf();
+
+		if (buf)
+			return *(__u64 *)payload_at(buf, (__u32)(st->run_off + (addr - st->run_addr)));
 	}
 	st->word[0] = 0;
 	if (addr)
@@ -224,6 +239,7 @@ WR_INLINE long step_array(struct wr_walk_state *st, __u8 *buf, struct wr_walk_op
 			  struct wr_walk_frame *f)
 {
 	__u64 run, size = op->size;
+	long off;
 
 	if (f->state == 0)
 		return array_start(st, buf, op, f);
@@ -231,8 +247,11 @@ WR_INLINE long step_array(struct wr_walk_state *st, __u8 *buf, struct wr_walk_op
 		run = f->end - f->cur;
 		if (run > WR_WALK_COPY_MAX)
 			run = WR_WALK_COPY_MAX / size * size;
-		if (run && walk_copy(buf, f->cur, (__u32)run, 0) == WALK_NO_ROOM)
+		off = run ? walk_copy(buf, f->cur, (__u32)run, 0) : WALK_FAILED;
+		if (off == WALK_NO_ROOM)
 			return WALK_STOP;
+		if (off >= 0)
+			remember(st, f->cur, run, off);
 		f->cur += run;
 		if (f->cur < f->end && run)
 			return WALK_GO;
@@ -284,8 +303,10 @@ WR_INLINE long step_hash(struct wr_walk_state *st, __u8 *buf, struct wr_walk_op 
 		if (off == WALK_NO_ROOM)
 			return WALK_STOP;
 		f->i++;
-		if (off >= 0)
+		if (off >= 0) {
+			remember(st, at, op->size, off);
 			frame_push(st, op->child, at);
+		}
 		return WALK_GO;
 	}
 	return WALK_GO;
@@ -310,6 +331,7 @@ WR_INLINE long step_list(struct wr_walk_state *st, __u8 *buf, struct wr_walk_op 
 		return off == WALK_NO_ROOM ? WALK_STOP : frame_pop(st);
 	f->cur = copied_word(buf, off + op->b);
 	f->i++;
+	remember(st, node, op->size, off);
 	frame_push(st, op->child, node + op->c);
 	return WALK_GO;
 }
@@ -570,6 +592,7 @@ static long walk_step(__u64 index, void *data)
 /* Run the walk program the probe wrote (wr_walk_op()) at @base. */
 WR_INLINE void walk_run(struct wr_walk_state *st, __u64 base)
 {
+	st->run_addr = st->run_end = 0;
 	st->depth = 1;
 	frame_set(&st->f[0], 0, base);
 	bpf_loop(WR_WALK_STEPS, walk_step, 0, 0);

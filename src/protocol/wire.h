@@ -368,6 +368,10 @@ struct wr_walk_state {
 	__u64 stack[WR_WALK_DEPTH][WR_WALK_TREE_STACK * 2];
 	__u64 word[8]; /* what a step reads of the value */
 	__u64 local[WR_PIECES_MAX / 8]; /* wr_walk_pieces(): the value's words */
+	/* The last run of elements copied: [run_addr, run_end) of the
+	 * process, at payload offset run_off of the event; a step reads the
+	 * words of an element there from the copy, not the process again. */
+	__u64 run_addr, run_end, run_off;
 	__u32 depth;   /* frames in use */
 	__u32 n_ops;
 };
