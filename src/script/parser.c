@@ -51,6 +51,8 @@ struct parser {
 	unsigned depth;     /* expression nesting */
 	unsigned blocks;    /* block nesting */
 	unsigned stmts;     /* statements in the current probe */
+	unsigned mark_line; /* the line of the last AST_DISABLED_MARK comment
+			       alone on its line; 0: none */
 	char found[96];     /* scratch for describe() */
 };
 
@@ -59,6 +61,17 @@ static const char *const builtins[] = { "strncmp", "starts_with", "memcmp", "hex
 static const char FMT_HINT[] = "placeholders are {}, {:x}, {:X}, {:p}, {:s}, {:r}, {:x.N}, {:s.N}, "
 			       "{:x.*} and {:x.name$}; write '{{' and '}}' for literal braces";
 
+/* The comment just read: the mark `save` writes before a disabled probe
+ * when it is alone on its line (no token before it there). */
+static void note_comment(struct parser *p)
+{
+	size_t len = strlen(AST_DISABLED_MARK);
+
+	if (p->tok.len == len && !memcmp(p->text + p->tok.off, AST_DISABLED_MARK, len) &&
+	    p->prev.loc.line < p->tok.loc.line)
+		p->mark_line = p->tok.loc.line;
+}
+
 static void next(struct parser *p)
 {
 	p->prev = p->tok;
@@ -66,7 +79,12 @@ static void next(struct parser *p)
 		p->tok.kind = TOK_ERROR;
 		return;
 	}
-	p->err = lexer_next(&p->lx, &p->tok, p->diag);
+	for (;;) {
+		p->err = lexer_next(&p->lx, &p->tok, p->diag);
+		if (p->err || p->tok.kind != TOK_COMMENT)
+			break;
+		note_comment(p);
+	}
 }
 
 static void vfail(struct parser *p, struct src_loc loc, const char *hint, const char *fmt,
@@ -1059,30 +1077,14 @@ static void parse_pattern(struct parser *p, struct ast_probe *pr)
 	next(p);
 }
 
-/* Whether the line before the one @off is on is AST_DISABLED_MARK, blanks
- * before it allowed. */
-static bool marked_disabled(const char *text, size_t off)
-{
-	size_t len = strlen(AST_DISABLED_MARK), line = off, prev;
-
-	while (line > 0 && text[line - 1] != '\n')
-		line--;
-	if (line == 0)
-		return false;
-	prev = line - 1;
-	while (prev > 0 && text[prev - 1] != '\n')
-		prev--;
-	prev += strspn(text + prev, " \t");
-	return line - 1 - prev == len && strncmp(text + prev, AST_DISABLED_MARK, len) == 0;
-}
-
 static struct ast_probe *parse_probe(struct parser *p)
 {
 	struct ast_probe *pr = xcalloc(1, sizeof(*pr));
 	size_t off = 0, end = 0;
 
 	pr->loc = p->tok.loc;
-	pr->disabled = marked_disabled(p->text, p->tok.off);
+	/* the mark on the line before `trace` (the comment reader noted it) */
+	pr->disabled = p->mark_line && p->mark_line + 1 == p->tok.loc.line;
 	p->stmts = 0;
 	next(p);
 	parse_pattern(p, pr);
@@ -1129,7 +1131,7 @@ int script_parse(const char *text, struct ast_script **out, struct diag *diag)
 	size_t cap = 0;
 
 	*out = NULL;
-	lexer_init(&p.lx, text, 0);
+	lexer_init(&p.lx, text, LEXER_KEEP_COMMENTS);
 	next(&p);
 	while (!p.err && p.tok.kind != TOK_EOF) {
 		if (p.tok.kind != TOK_TRACE)

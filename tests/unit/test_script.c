@@ -660,13 +660,14 @@ static void test_parse_disabled_mark(void **state)
 				   "  \t// disabled:\ntrace c {}\n"
 				   "// disabled:\n\ntrace d {}\n"
 				   "// disabled: x\ntrace e {}\n"
-				   "// disabled:\n  trace f {} trace g {}\n";
+				   "// disabled:\n  trace f {} trace g {}\n"
+				   "trace h {} // disabled:\ntrace i {}\n";
 	struct ast_script *s = parse_ok(text);
-	static const bool want[] = { true, false, true, false, false, true, true };
+	static const bool want[] = { true, false, true, false, false, true, true, false, false };
 
 	(void)state;
-	assert_int_equal(s->n_probes, 7);
-	for (size_t i = 0; i < 7; i++)
+	assert_int_equal(s->n_probes, 9);
+	for (size_t i = 0; i < 9; i++)
 		assert_int_equal(s->probes[i]->disabled, want[i]);
 	ast_script_free(s);
 }
