@@ -14,12 +14,12 @@
 #define WRAITH_RENDER_STACKS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "protocol/wire.h"
-#include "render/render.h"
-
+struct render_hooks;     /* render/render.h: names frames */
 struct strbuf;
+struct wr_count_stack;   /* protocol/wire.h: a stack the kernel counted */
 
 /* One counted (probe, stack, key). */
 struct stack_sample {

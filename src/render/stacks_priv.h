@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "protocol/wire.h"
+#include "render/render.h"
 #include "render/stacks.h"
 #include "util/strbuf.h"
 

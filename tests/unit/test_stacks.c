@@ -12,6 +12,8 @@
 #include <zlib.h>
 
 #include "render/profile.pb-c.h"
+#include "protocol/wire.h"
+#include "render/render.h"
 #include "render/stacks.h"
 #include "util/strbuf.h"
 
