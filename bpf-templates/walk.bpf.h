@@ -470,6 +470,7 @@ WR_INLINE long step_switch(struct wr_walk_state *st, struct wr_walk_op *op, stru
 
 	if (op->vsize < 8)
 		v &= (1ull << (op->vsize * 8 & 63)) - 1;
+	v -= (__u64)(__u32)op->c << 32 | (__u32)op->b;
 	for (int k = 0; k < 16 && c; k++) {
 		struct wr_walk_op *cop = walk_op(st, c);
 

@@ -193,14 +193,18 @@ static int deque_count(struct cg *cg, const struct ast_expr *e, struct cg_value 
 	return 0;
 }
 
-/* Rust's VecDeque: (head - tail) & (capacity - 1), its capacity a power
- * of two. */
+/* Rust's VecDeque: its count (rustc 1.67+), or (head - tail) &
+ * (capacity - 1), its capacity a power of two. */
 static int ring_count(struct cg *cg, const struct ast_expr *e, struct cg_value *obj, const struct dw_std *s,
 		      LLVMValueRef *n)
 {
 	LLVMBuilderRef B = cg->builder;
 	LLVMValueRef tail, head, cap;
-	int err = field(cg, e, obj, &ctype_ulong, s->b, &tail);
+	int err;
+
+	if (s->ring_len)
+		return field(cg, e, obj, &ctype_ulong, s->c, n);
+	err = field(cg, e, obj, &ctype_ulong, s->b, &tail);
 
 	err = err ? err : field(cg, e, obj, &ctype_ulong, s->c, &head);
 	err = err ? err : field(cg, e, obj, &ctype_ulong, s->d, &cap);

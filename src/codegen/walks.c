@@ -200,21 +200,37 @@ static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const 
 	return i;
 }
 
-/* A Rust enum with data: a SWITCH on its discriminant over the variants
- * it names by value, and the default variant (the one whose data holds a
- * niche) walked whatever the discriminant, under one FIELDS: a walk of
- * bytes that are not that variant's only copies what the renderer then
- * does not show. */
+/* The least discriminant of @t's variants but the default one: the
+ * SWITCH subtracts it, so that values of a niche far above 2^32 (rustc
+ * 1.80+ keeps a String's variants in its capacity's high values) still
+ * match in 32 bits. */
+static uint64_t enum_bias(const struct dw_type *t)
+{
+	uint64_t least = UINT64_MAX;
+
+	for (size_t k = 0; k < t->n_variants; k++)
+		if (!t->variants[k].is_default && t->variants[k].value < least)
+			least = t->variants[k].value;
+	return least == UINT64_MAX ? 0 : least;
+}
+
+/* A Rust enum with data: a SWITCH on its discriminant (less the least
+ * one, enum_bias()) over the variants it names by value, and the default
+ * variant (the one whose data holds a niche) walked whatever the
+ * discriminant, under one FIELDS: a walk of bytes that are not that
+ * variant's only copies what the renderer then does not show. */
 static unsigned compile_enum(struct walk_prog *p, const struct dw_type *t, int depth)
 {
 	unsigned i = add(p, WR_WALK_FIELDS), sw = 0, v_op;
+	uint64_t bias = enum_bias(t);
 
 	if (!i)
 		return 0;
 	for (size_t k = 0; k < t->n_variants; k++) {
 		const struct dw_variant *v = &t->variants[k];
 
-		if (!dw_std_walkable(v->type, 0) || (!v->is_default && (t->discr_size > 4 || v->value > UINT32_MAX)))
+		if (!dw_std_walkable(v->type, 0) ||
+		    (!v->is_default && (t->discr_size > 8 || v->value - bias > UINT32_MAX)))
 			continue;
 		if (!(v_op = compile(p, v->type, false, depth + 1)))
 			continue;
@@ -223,12 +239,13 @@ static unsigned compile_enum(struct walk_prog *p, const struct dw_type *t, int d
 			continue;
 		}
 		if (!sw && (sw = add(p, WR_WALK_SWITCH))) {
-			offsets(&p->ops[sw - 1], (int64_t)t->discr_offset, 0, 0, 0);
+			offsets(&p->ops[sw - 1], (int64_t)t->discr_offset, (int32_t)(uint32_t)bias,
+				(int32_t)(uint32_t)(bias >> 32), 0);
 			p->ops[sw - 1].vsize = (uint16_t)t->discr_size;
 			link(p, i, sw, 0, 0);
 		}
 		if (sw)
-			link(p, sw, v_op, (int64_t)v->offset, (uint32_t)v->value);
+			link(p, sw, v_op, (int64_t)v->offset, (uint32_t)(v->value - bias));
 	}
 	return i;
 }

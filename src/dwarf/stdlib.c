@@ -529,31 +529,56 @@ static bool llvm_wrapper(const struct dw_type *t, const char *n, struct dw_std *
 	return starts(n, "std::__1::variant<") && variant(t, "__index", "__data", true, s);
 }
 
-/* ---- Rust's std (rustc 1.63) ---- */
+/* ---- Rust's std (rustc 1.63 to 1.95) ---- */
 
 static const struct dw_type *pointee(const struct dw_type *t)
 {
 	return t && t->kind == DW_TYPE_POINTER ? t->target : NULL;
 }
 
-/* The buffer pointer of a RawVec<T> at @buf of @t. */
-static bool raw_vec(const struct dw_type *t, const char *buf, struct dw_std *s)
+/* A count at dotted @p of @t: a usize, or a newtype of one (rustc 1.76's
+ * Cap, 1.84's niche_types::UsizeNoHighBit: its field __0). */
+static bool rust_count(const struct dw_type *t, const char *p, int64_t *off)
 {
-	char p[64];
+	const struct dw_type *c = path(t, p, off);
+	int64_t in;
 
-	snprintf(p, sizeof(p), "%s.ptr.pointer.pointer", buf);
-	if (!path(t, p, &s->a))
-		return false;
-	snprintf(p, sizeof(p), "%s.cap", buf);
-	return path(t, p, &s->c) != NULL;
+	while (c && c->kind == DW_TYPE_STRUCT) {
+		c = path(c, "__0", &in);
+		*off += in;
+	}
+	return c && c->size == 8;
 }
 
-/* String, &str; Vec<T>; &[T] and Box<[T]> (a data pointer and a length). */
+/* The buffer pointer and capacity of a RawVec<T> at @buf of @t, into
+ * a and c: RawVec {ptr: Unique<T>, cap} up to rustc 1.79, RawVec {inner:
+ * RawVecInner {ptr: Unique<u8>, cap}} after. */
+static bool raw_vec(const struct dw_type *t, const char *buf, struct dw_std *s)
+{
+	static const char *const layouts[] = { "", ".inner" };
+	char p[64];
+
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		snprintf(p, sizeof(p), "%s%s.ptr.pointer.pointer", buf, layouts[i]);
+		if (!path(t, p, &s->a))
+			continue;
+		snprintf(p, sizeof(p), "%s%s.cap", buf, layouts[i]);
+		return rust_count(t, p, &s->c);
+	}
+	return false;
+}
+
+/* String, OsString, &str; Vec<T>; &[T] and Box<[T]> (a data pointer and a
+ * length). */
 static bool rust_sequence(const struct dw_type *t, const char *n, struct dw_std *s)
 {
 	if (!strcmp(n, "alloc::string::String")) {
 		s->kind = DW_STD_STRING;
 		return raw_vec(t, "vec.buf", s) && path(t, "vec.len", &s->b);
+	}
+	if (!strcmp(n, "std::ffi::os_str::OsString")) { /* PathBuf's too: its bytes, as rust-gdb */
+		s->kind = DW_STD_STRING;
+		return raw_vec(t, "inner.inner.buf", s) && path(t, "inner.inner.len", &s->b);
 	}
 	if (!strcmp(n, "&str") || !strcmp(n, "&mut str")) {
 		s->kind = DW_STD_STRING;
@@ -575,7 +600,9 @@ static bool rust_sequence(const struct dw_type *t, const char *n, struct dw_std 
 		if (!elem_ok(s) || !raw_vec(t, "buf", s))
 			return false;
 		s->d = s->c;
-		return paths(t, "tail", &s->b, "head", &s->c);
+		/* since rustc 1.67: the first element's index and a count */
+		s->ring_len = path(t, "len", &s->c) != NULL;
+		return s->ring_len ? path(t, "head", &s->b) != NULL : paths(t, "tail", &s->b, "head", &s->c);
 	}
 	if (starts(n, "&[") || starts(n, "&mut [") || starts(n, "alloc::boxed::Box<[")) {
 		s->label = t->name;
@@ -717,6 +744,21 @@ static bool rust_btree(const struct dw_type *t, const char *n, struct dw_std *s)
 	s->node_size = leaf->size;
 	s->g = (int64_t)((leaf->size + 7) & ~7ull);
 	return elem_ok(s) && s->alt[1];
+}
+
+const struct dw_type *dw_std_nonzero(const struct dw_type *t, uint64_t *off)
+{
+	const struct dw_type *in = t;
+	uint64_t o;
+
+	*off = 0;
+	if (!t || !t->rust || !starts(t->name, "core::num::nonzero::NonZero<"))
+		return NULL;
+	while (in->kind == DW_TYPE_STRUCT && in->n_members == 1 && dw_type_member(in, "__0", &o)) {
+		in = in->members[0].type;
+		*off += o;
+	}
+	return in->kind == DW_TYPE_INT ? in : NULL;
 }
 
 typedef bool recognizer(const struct dw_type *t, const char *n, struct dw_std *s);

@@ -63,6 +63,7 @@ struct dw_std {
 	bool cap_count;      /* VECTOR: c holds the capacity, not an end pointer (Rust) */
 	bool fixed;          /* VECTOR: a span of static extent: d elements */
 	bool bracketed;      /* VECTOR: gdb's own Rust slice, `Box<[u8], ...> [1, 2]` */
+	bool ring_len;       /* RING: c holds the count, d any capacity (rustc 1.67+) */
 	/* The element: of a sequence, the node value of a list or tree, the
 	 * pointee of a smart pointer, an optional's or atomic's value. */
 	const struct dw_type *elem;
@@ -93,7 +94,9 @@ struct dw_std {
 	 *               signed; -1 for a Cell)
 	 *   RING        a: the buffer, b: the first element's index (tail),
 	 *               c: one past the last's (head), d: the capacity, a
-	 *               power of two
+	 *               power of two; with ring_len, b: the first
+	 *               element's index (head), c: the count, d: the
+	 *               capacity, elements at (b + i) mod d
 	 *   HASH        a: the control bytes pointer, b: the bucket mask,
 	 *               count at e; elements ((K, V), or (K, ()) of a set)
 	 *               before the control bytes, bucket i's at ctrl - (i +
@@ -116,11 +119,16 @@ struct dw_std {
 };
 
 /* Recognise @t (a struct type, through typedefs and qualifiers) as one
- * of the standard library's (C++'s, or Rust's as rustc 1.63 lays it out:
+ * of the standard library's (C++'s, or Rust's as rustc 1.63 to 1.95 lay it out:
  * String, &str, Vec, slices, Box<[T]>, Rc, Arc, Cell, RefCell,
  * VecDeque, HashMap, HashSet, BTreeMap, BTreeSet): true with *@out filled, false when it is
  * not one (or not one whose layout this version knows). */
 bool dw_std_recognize(const struct dw_type *t, struct dw_std *out);
+
+/* Rust's core::num::nonzero::NonZero<T> (rustc 1.79+), which rust-gdb
+ * shows as its number: the integer inside its newtypes (its offset in
+ * *@off); NULL for another type. */
+const struct dw_type *dw_std_nonzero(const struct dw_type *t, uint64_t *off);
 
 /* gdb's short name of a type in a printer's label: "std::string" for
  * std::__cxx11::basic_string<char, ...>, else the type's name. */

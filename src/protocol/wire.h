@@ -295,8 +295,9 @@ enum wr_walk_code {
 			     * at a and finish at b */
 	WR_WALK_DEREF = 7,  /* pointer at a: copy .size bytes at pointer + b, then run
 			     * .child at the pointer */
-	WR_WALK_SWITCH = 8, /* read .vsize bytes at a; run the child whose .match
-			     * equals them (at base + its .at) */
+	WR_WALK_SWITCH = 8, /* read .vsize bytes at a, less the bias c:b (high:low
+			     * words); run the child whose .match equals that
+			     * (at base + its .at) */
 	WR_WALK_CSTR = 9,   /* char pointer at a: copy its string, at most limit bytes */
 	WR_WALK_HASH = 10,  /* hashbrown's table (Rust's HashMap): control bytes at
 			     * the pointer at a, bucket mask (8 bytes) at b: copy

@@ -357,20 +357,26 @@ static void sequence(struct cview *c)
 	close_list(c);
 }
 
-/* Rust's VecDeque: `VecDeque(size=3) = {1, 2, 3}`, from tail to head
- * around the ring (the probe copied the buffer from its start). */
+/* Rust's VecDeque: `VecDeque(size=3) = {1, 2, 3}`, from the first
+ * element around the ring (the probe copied the buffer from its start).
+ * Up to rustc 1.66 the ring is tail..head in a power-of-two capacity;
+ * since, a first index and a count in any capacity. */
 static void ring(struct cview *c)
 {
 	const struct dw_std *s = c->s;
-	uint64_t buf = word(c, s->a, 8), tail = word(c, s->b, 8), head = word(c, s->c, 8);
+	uint64_t buf = word(c, s->a, 8), first = word(c, s->b, 8), other = word(c, s->c, 8);
 	uint64_t cap = word(c, s->d, 8), size = s->elem->size, n, at;
+	bool pow2 = cap && !(cap & (cap - 1));
 
-	n = cap && !(cap & (cap - 1)) ? (head - tail) & (cap - 1) : 0;
+	if (s->ring_len)
+		n = other <= cap ? other : 0;
+	else
+		n = pow2 ? (other - first) & (cap - 1) : 0;
 	strbuf_addf(c->out, "%s(size=%" PRIu64 ")", s->label, n);
 	jfield(c, "length", n);
 	jfield(c, "capacity", cap);
 	for (uint64_t i = 0; i < n; i++) {
-		at = buf + ((tail + i) & (cap - 1)) * size;
+		at = buf + (s->ring_len ? (first + i) % cap : (first + i) & (cap - 1)) * size;
 		if (!copied_element(c, at, size) || !element(c, s->elem, at))
 			break;
 	}

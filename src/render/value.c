@@ -402,6 +402,14 @@ static void bitfield(const struct dw_member *mb, const uint8_t *data, size_t len
 	integer_text(mb->type, v, mb->bit_size, out);
 }
 
+/* Whether member @mb lies past the @len bytes held of its struct.  A
+ * member without bytes (Rust's PhantomData, alloc::alloc::Global) is
+ * never missing, even at the struct's very end. */
+static bool member_missing(const struct dw_member *mb, size_t len)
+{
+	return mb->type->size && (mb->offset >= len || mb->offset + mb->type->size > len);
+}
+
 static void members(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
 		    struct walk *w, struct strbuf *out)
 {
@@ -421,7 +429,7 @@ static void members(const struct dw_type *t, const uint8_t *data, size_t len, si
 			strbuf_addstr(out, "<optimized out>");
 		else if (mb->bit_size)
 			bitfield(mb, data, len, out);
-		else if (mb->offset >= len || mb->offset + mb->type->size > len)
+		else if (member_missing(mb, len))
 			strbuf_addstr(out, "<unavailable>");
 		else
 			typed(mb->type, data + mb->offset, len - mb->offset, at + mb->offset, w, out);
@@ -498,7 +506,7 @@ static void rust_fields(const struct dw_type *t, const uint8_t *data, size_t len
 			strbuf_addstr(out, ", ");
 		if (!tuple && mb->name)
 			strbuf_addf(out, "%s: ", mb->name);
-		if (mb->offset >= len || mb->offset + mb->type->size > len)
+		if (member_missing(mb, len))
 			strbuf_addstr(out, "<unavailable>");
 		else
 			typed(mb->type, data + mb->offset, len - mb->offset, at + mb->offset, w, out);
@@ -532,7 +540,8 @@ static void rust_enum(const struct dw_type *t, const uint8_t *data, size_t len, 
 
 /* A reference to an unsized struct (`&CStr`: a data pointer and a
  * length), as gdb shows it: its type and address,
- * `&core::ffi::c_str::CStr 0x5555556315d0`; false for another value, or
+ * `&core::ffi::c_str::CStr 0x5555556315d0` (`&std::path::Path []` when
+ * empty); false for another value, or
  * when its data pointer was not kept. */
 static bool unsized_reference(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
 			      const struct walk *w, struct strbuf *out)
@@ -543,7 +552,25 @@ static bool unsized_reference(const struct dw_type *t, const uint8_t *data, size
 	    !dw_type_member(t, "length", &loff) || off + 8 > len || dw_std_recognize(t, &(struct dw_std){ 0 }) ||
 	    (w->vc && render_bits_gone(w->vc->unavail, (at + off) * 8, 64, false)))
 		return false;
-	strbuf_addf(out, "%s 0x%" PRIx64, t->name, read_uint(data + off, 8));
+	if (loff + 8 <= len && !read_uint(data + loff, 8) && /* as gdb: an empty one */
+	    !(w->vc && render_bits_gone(w->vc->unavail, (at + loff) * 8, 64, false)))
+		strbuf_addf(out, "%s []", t->name);
+	else
+		strbuf_addf(out, "%s 0x%" PRIx64, t->name, read_uint(data + off, 8));
+	return true;
+}
+
+/* core::num::nonzero::NonZero<T> as rust-gdb's printer shows it: the
+ * number alone, `12`; false for another type. */
+static bool nonzero(const struct dw_type *t, const uint8_t *data, size_t len, size_t at, struct walk *w,
+		    struct strbuf *out)
+{
+	uint64_t off;
+	const struct dw_type *in = dw_std_nonzero(t, &off);
+
+	if (!in || off + in->size > len)
+		return false;
+	typed(in, data + off, len - off, at + off, w, out);
 	return true;
 }
 
@@ -552,7 +579,7 @@ static bool unsized_reference(const struct dw_type *t, const uint8_t *data, size
 static void rust_aggregate(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
 			   struct walk *w, struct strbuf *out)
 {
-	if (!w->raw && unsized_reference(t, data, len, at, w, out))
+	if (!w->raw && (unsized_reference(t, data, len, at, w, out) || nonzero(t, data, len, at, w, out)))
 		return;
 	if (t->n_variants) {
 		rust_enum(t, data, len, at, w, out);

@@ -359,12 +359,29 @@ static bool library_value(const struct dw_type *t, const uint8_t *data, const st
 	return true;
 }
 
+/* Rust's NonZero<T>: its number, as the text shows it. */
+static bool nonzero(const struct dw_type *t, const uint8_t *data, const struct place *p, size_t len, int depth,
+		    struct span_list *out)
+{
+	uint64_t off;
+	const struct dw_type *in = dw_std_nonzero(t, &off);
+	struct place q;
+
+	if (!in || off + in->size > len)
+		return false;
+	q = inside(p, off);
+	typed(in, data + off, &q, len - off, depth + 1, out);
+	return true;
+}
+
 static void typed(const struct dw_type *t, const uint8_t *data, const struct place *p, size_t len,
 		  int depth, struct span_list *out)
 {
 	if (depth > MAX_DEPTH || not_kept(t, p->gone, len, depth))
 		span_null(out, SPAN_LITERAL);
 	else if (library_value(t, data, p, len, depth, out))
+		;
+	else if (nonzero(t, data, p, len, depth, out))
 		;
 	else if (t->n_variants)
 		rust_enum(t, data, p, len, depth, out);
