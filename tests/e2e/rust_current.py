@@ -1,14 +1,18 @@
-"""rust_current.py - Rust std values as today's Rust lays them out:
-rstd.rs built by a current rustc of rustup's (configure's RUSTC_CURRENT,
-e.g. 1.95) at opt-level 0 and 2, every value compared with that
-toolchain's own rust-gdb, whose printers know these layouts (Vec and
-String in RawVecInner with a niche-typed capacity, VecDeque as a first
-index and a count, NonZero<T> shown as its number).  Skipped when
-configure found no such toolchain (it is not in Debian's archive).
+"""rust_current.py - Rust as today's rustc builds it: the Rust fixtures
+built by a current rustc of rustup's (configure's RUSTC_CURRENT, e.g.
+1.95) at opt-level 0, 1 and 2, compared with that toolchain's own
+rust-gdb as rust_std.py and rust_frames.py compare Debian's: std values,
+whose printers know these layouts (Vec and String in RawVecInner with a
+niche-typed capacity, VecDeque as a first index and a count, enum
+variants in a String's capacity, NonZero<T> shown as its number), and
+functions where Rust nests them (bt args, bt full, prints, frame names).
+Skipped when configure found no such toolchain (it is not in Debian's
+archive).
 """
 import os
 
 from wraithtest import *
+import rust_frames
 import rust_std
 
 GDB = os.environ.get("WRAITH_RUST_GDB_CURRENT")
@@ -20,6 +24,10 @@ for v in ("cur-O0", "cur-O2"):
     # order is its process's hash seed's: the fixture's own
     rust_std.compare(v, GDB, from_fixture={"bag.flags", "bag.hmap"})
 rust_std.expressions("cur-O0")
+# at opt-level 1 and 2 rustc 1.95 drops `self` at the entry of
+# Conn::handle, where 1.63 kept it: no prints through it there
+for v in ("cur-O0", "cur-O1", "cur-O2"):
+    rust_frames.compare(v, GDB, prints=v.endswith("O0"))
 rust_std.many("cur-O2")
 check_no_leftovers("after the current Rust's std values")
 finish()

@@ -58,7 +58,10 @@ IN_SSE = {"weight"}
 
 
 def probes(variant):
-    return [(w, e if not w.startswith("rscopes.rs:") or variant.endswith("O0") else [], f)
+    # rustc 1.95 has no line-table row for the handle-inner line even at
+    # opt-level 0 (its one call is inlined): both tools stop on the line
+    # after the block, where its locals are gone
+    return [(w, e if not w.startswith("rscopes.rs:") or variant == "O0" else [], f)
             for w, e, f in PROBES]
 
 
@@ -97,7 +100,7 @@ gdb.write("FRAMES " + json.dumps(out) + "\n")
 end'''
 
 
-def gdb_side(pid, probes):
+def gdb_side(pid, probes, gdb=RUST_GDB):
     """rust-gdb attached to @pid: per probe, its pc, info args/locals,
     prints and frame names."""
     cmds = ["set pagination off", "set width 0", "set backtrace past-main on", "python import json"]
@@ -111,7 +114,7 @@ def gdb_side(pid, probes):
     with open(path, "w") as f:
         f.write("\n".join(cmds) + "\n")
     try:
-        out = subprocess.run([RUST_GDB, "-batch", "-p", str(pid), "-x", path], capture_output=True,
+        out = subprocess.run([gdb, "-batch", "-p", str(pid), "-x", path], capture_output=True,
                              text=True, timeout=180, env=dict(os.environ, LANG="C.UTF-8")).stdout
     finally:
         os.unlink(path)
@@ -146,13 +149,16 @@ def frame_vars(frame, key):
     return {v["name"]: v["value"] for v in frame.get(key, []) if v["name"] not in NOT_COMPARED}
 
 
-def compare(variant):
+def compare(variant, gdb=RUST_GDB, prints=True):
+    """@prints False: bt args, bt full and frame names only (where a
+    compiler keeps less, a print of what a pointer it dropped points to
+    is a script error)."""
     name = "rscopes-" + variant
     fx = Fixture(name, [20000])  # 50 rounds a second: bt full events are big
-    here = probes(variant)
+    here = [(w, e if prints else [], f) for w, e, f in probes(variant)]
     try:
         res, w = wraith_side(fx.pid, here)
-        g = gdb_side(fx.pid, here)
+        g = gdb_side(fx.pid, here, gdb)
     finally:
         fx.stop()
     check(res.returncode == 0, "%s: wraith traces every probe (%s)" % (name, res.stderr.strip()[-300:]))
@@ -208,10 +214,10 @@ def spellings(variant):
         fx.stop()
 
 
-
-for v in VARIANTS:
-    compare(v)
-for v in ("O1", "v0-O2"):
-    spellings(v)
-check_no_leftovers("after the Rust frames")
-finish()
+if __name__ == "__main__":
+    for v in VARIANTS:
+        compare(v)
+    for v in ("O1", "v0-O2"):
+        spellings(v)
+    check_no_leftovers("after the Rust frames")
+    finish()
