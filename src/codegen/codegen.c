@@ -515,6 +515,12 @@ void codegen_cache_free(struct codegen_cache *c)
 	free(c);
 }
 
+/* codegen_options.print_elements, 0 being gdb's default. */
+static unsigned print_elements(const struct codegen_options *opt)
+{
+	return opt->print_elements ? opt->print_elements : 200;
+}
+
 /* @text without "!dbg !N"-style metadata references and with the
  * function's @name blanked (caller frees). */
 static char *shape_key(const char *text, const char *name, const struct codegen_options *opt)
@@ -522,7 +528,8 @@ static char *shape_key(const char *text, const char *name, const struct codegen_
 	struct strbuf sb = STRBUF_INIT;
 	size_t name_len = strlen(name);
 
-	strbuf_addf(&sb, "transport %d fault-in %d\n", (int)opt->transport, (int)opt->fault_in);
+	strbuf_addf(&sb, "transport %d fault-in %d print-elements %u\n", (int)opt->transport, (int)opt->fault_in,
+		    print_elements(opt));
 	for (const char *p = text; *p;) {
 		if (*p == '!' && (p[1] >= '0' && p[1] <= '9')) {
 			while (*++p >= '0' && *p <= '9')
@@ -696,6 +703,15 @@ static void take_args(struct cg *cg, struct codegen_args *args)
 	memset(&cg->args, 0, sizeof(cg->args));
 }
 
+/* What @cg lowers next: @plan, under @opt, its errors into @diag. */
+static void cg_aim(struct cg *cg, const struct codegen_options *opt, const struct probe_plan *plan,
+		   struct diag *diag)
+{
+	cg->plan = plan;
+	cg->diag = diag;
+	cg->print_elements = print_elements(opt);
+}
+
 /* Lower @plan without debug info into the key module; its key in *@key
  * (caller frees), its print arguments in @args.  Script errors come back
  * as from codegen_probe. */
@@ -713,8 +729,7 @@ static int shape_of(const struct codegen_options *opt, const struct probe_plan *
 	if (err)
 		return err;
 	cg->what = plan->name ? plan->name : "a probe";
-	cg->plan = plan;
-	cg->diag = diag;
+	cg_aim(cg, opt, plan, diag);
 	cg->llvm_errors = 0;
 	cg->fn = add_probe_function(cg, wr_own_names[WR_OWN_SHAPE_FN]);
 	err = lower_probe(cg);
@@ -794,8 +809,7 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 	if (err)
 		goto out;
 	t[2] = thread_cpu_seconds();
-	cg.plan = plan;
-	cg.diag = diag;
+	cg_aim(&cg, opt, plan, diag);
 	cg.fn = add_probe_function(&cg, name);
 	add_debug_info(&cg, cg.fn, name);
 	err = lower_probe(&cg);
@@ -853,8 +867,7 @@ int codegen_eval(const struct probe_plan *plan, const struct ast_expr *const *e,
 	err = cg_begin(&cg, &opt, "expression");
 	if (err)
 		goto out;
-	cg.plan = plan;
-	cg.diag = diag;
+	cg_aim(&cg, &opt, plan, diag);
 	cg.fn = add_probe_function(&cg, wr_own_names[WR_OWN_EVAL_FN]);
 	add_debug_info(&cg, cg.fn, wr_own_names[WR_OWN_EVAL_FN]);
 	lower_eval_begin(&cg);

@@ -57,6 +57,7 @@ struct cg {
 	struct codegen_args args;    /* the print arguments lowered so far */
 	size_t n_vars, cap_vars;
 	unsigned depth;
+	unsigned print_elements;     /* codegen_options.print_elements, 0 made 200 */
 };
 
 /* Integer constants. */

@@ -119,6 +119,11 @@ struct codegen_cache;
 struct codegen_options {
 	enum wr_transport transport;
 	bool fault_in; /* sleepable probes whose failed reads fault pages in */
+	/* gdb's `print elements`: how many of a container's elements (a
+	 * map's key and value are two) and a string's characters a probe
+	 * copies; the renderer shows as many (render_limits).  Part of the
+	 * shape key.  0: gdb's default, 200. */
+	unsigned print_elements;
 	/* The objects compiled so far (codegen_cache_new(), borrowed); NULL:
 	 * every probe is compiled. */
 	struct codegen_cache *cache;

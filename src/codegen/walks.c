@@ -15,6 +15,7 @@
 struct walk_prog {
 	struct wr_walk_op ops[WR_WALK_MAX_OPS];
 	unsigned n;
+	unsigned print_elements; /* cg->print_elements */
 };
 
 static unsigned compile(struct walk_prog *p, const struct dw_type *t, bool in_elem, int depth);
@@ -53,9 +54,9 @@ static void link(struct walk_prog *p, unsigned parent, unsigned c, int64_t at, u
 		}
 }
 
-static uint32_t limit(bool pairs)
+static uint32_t limit(const struct walk_prog *p, bool pairs)
 {
-	unsigned n = dw_std_print_elements;
+	unsigned n = p->print_elements;
 
 	return pairs ? (n + 1) / 2 : n;
 }
@@ -83,7 +84,7 @@ static unsigned compile_btree(struct walk_prog *p, const struct dw_std *s, int d
 	offsets(op, s->a, s->b, s->c | s->d << 16, s->f | s->g << 16);
 	op->vsize = (uint16_t)s->node_size;
 	op->size = (uint32_t)(s->alt[0]->size | s->alt[1]->size << 16);
-	op->limit = limit(s->pairs);
+	op->limit = limit(p, s->pairs);
 	k = compile(p, s->alt[0], true, depth + 1);
 	v = compile(p, s->alt[1], true, depth + 1);
 	if (v && !k)
@@ -106,7 +107,7 @@ static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const 
 		offsets(&p->ops[i - 1], s->a, s->b, 0, 0);
 		p->ops[i - 1].flags = (uint8_t)flags;
 		p->ops[i - 1].size = (uint32_t)t->size;
-		p->ops[i - 1].limit = dw_std_print_elements;
+		p->ops[i - 1].limit = p->print_elements;
 		break;
 	case DW_STD_VECTOR:
 	case DW_STD_BITS:
@@ -115,7 +116,7 @@ static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const 
 		offsets(&p->ops[i - 1], s->a, s->b, 0, 0);
 		p->ops[i - 1].flags = (s->has_count ? WR_WALK_F_COUNT : 0) | (s->kind == DW_STD_BITS ? WR_WALK_F_BITS : 0);
 		p->ops[i - 1].size = s->kind == DW_STD_BITS ? 1 : (uint32_t)s->elem->size;
-		p->ops[i - 1].limit = limit(false);
+		p->ops[i - 1].limit = limit(p, false);
 		if (s->kind == DW_STD_VECTOR)
 			link(p, i, compile(p, s->elem, true, depth + 1), 0, 0);
 		break;
@@ -125,7 +126,7 @@ static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const 
 		offsets(&p->ops[i - 1], s->a, s->b, s->c, s->d);
 		p->ops[i - 1].flags = (uint8_t)flags;
 		p->ops[i - 1].size = (uint32_t)s->elem->size;
-		p->ops[i - 1].limit = limit(false);
+		p->ops[i - 1].limit = limit(p, false);
 		link(p, i, compile(p, s->elem, true, depth + 1), 0, 0);
 		break;
 	case DW_STD_LIST:
@@ -135,7 +136,7 @@ static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const 
 		offsets(&p->ops[i - 1], s->a, s->b, s->c, s->d);
 		p->ops[i - 1].flags = s->circular ? WR_WALK_F_CIRCULAR : 0;
 		p->ops[i - 1].size = (uint32_t)s->node_size;
-		p->ops[i - 1].limit = limit(s->pairs);
+		p->ops[i - 1].limit = limit(p, s->pairs);
 		link(p, i, compile(p, s->elem, true, depth + 1), 0, 0);
 		break;
 	case DW_STD_SHARED_PTR:
@@ -157,7 +158,7 @@ static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const 
 		offsets(&p->ops[i - 1], s->a, s->d, 0, 0);
 		p->ops[i - 1].flags = WR_WALK_F_COUNT;
 		p->ops[i - 1].size = (uint32_t)s->elem->size;
-		p->ops[i - 1].limit = limit(false);
+		p->ops[i - 1].limit = limit(p, false);
 		link(p, i, compile(p, s->elem, true, depth + 1), 0, 0);
 		break;
 	case DW_STD_HASH:
@@ -165,7 +166,7 @@ static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const 
 			return 0;
 		offsets(&p->ops[i - 1], s->a, s->b, 0, 0);
 		p->ops[i - 1].size = (uint32_t)s->elem->size;
-		p->ops[i - 1].limit = limit(s->pairs);
+		p->ops[i - 1].limit = limit(p, s->pairs);
 		link(p, i, compile(p, s->elem, true, depth + 1), 0, 0);
 		break;
 	case DW_STD_BTREE:
@@ -261,8 +262,8 @@ static unsigned compile_aggregate(struct walk_prog *p, const struct dw_type *t, 
 			return 0;
 		p->ops[i - 1].flags = WR_WALK_F_INLINE;
 		p->ops[i - 1].size = (uint32_t)t->target->size;
-		p->ops[i - 1].d = (int32_t)(t->count < dw_std_print_elements ? t->count : dw_std_print_elements);
-		p->ops[i - 1].limit = limit(false);
+		p->ops[i - 1].d = (int32_t)(t->count < p->print_elements ? t->count : p->print_elements);
+		p->ops[i - 1].limit = limit(p, false);
 		link(p, i, compile(p, t->target, in_elem, depth + 1), 0, 0);
 		return i;
 	}
@@ -288,7 +289,7 @@ static unsigned compile(struct walk_prog *p, const struct dw_type *t, bool in_el
 		/* a char * inside a container: its string (the value's own
 		 * come attached, values.c) */
 		if ((i = add(p, WR_WALK_CSTR)))
-			p->ops[i - 1].limit = dw_std_print_elements;
+			p->ops[i - 1].limit = p->print_elements;
 		return i;
 	}
 	if (!dw_std_walkable(t, 0) && !(in_elem && (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_ARRAY)))
@@ -322,7 +323,7 @@ bool walks_needed(const struct dw_type *t)
  * when nothing of @t needs walking. */
 static bool write_program(struct cg *cg, const struct dw_type *t, bool raw)
 {
-	struct walk_prog p = { .n = 0 };
+	struct walk_prog p = { .n = 0, .print_elements = cg->print_elements };
 	LLVMValueRef args[6];
 	uint64_t w[WR_WALK_OP_WORDS];
 

@@ -12,9 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-unsigned dw_std_print_elements = 200;
-unsigned dw_std_print_depth = 20;
-
 static bool starts(const char *s, const char *prefix)
 {
 	return s && !strncmp(s, prefix, strlen(prefix));

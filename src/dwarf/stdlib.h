@@ -139,12 +139,4 @@ const char *dw_std_type_name(const struct dw_type *t);
  * down to @depth levels of members. */
 bool dw_std_walkable(const struct dw_type *t, int depth);
 
-/* gdb's `print elements` and `print max-depth`: how many elements of a
- * container (children of a printer: a map's key and value are two) and
- * characters of a string are read and shown, and how deeply values
- * nest.  Set once by the front end (--print-elements, --print-depth, the
- * config file), before any probe is compiled. */
-extern unsigned dw_std_print_elements; /* default 200 */
-extern unsigned dw_std_print_depth;    /* default 20 */
-
 #endif

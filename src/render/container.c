@@ -117,6 +117,7 @@ struct cview {
 	struct strbuf *out;  /* the text; in JSON mode a scratch buffer */
 	size_t shown;        /* elements so far */
 	unsigned limit;      /* elements shown at most */
+	struct render_limits lim; /* a map's key and value are two elements */
 	/* JSON mode (render_container_data()): the object the container
 	 * is, its "elements" array open, whether a part was cut. */
 	struct span_list *json;
@@ -216,9 +217,9 @@ static bool entry(struct cview *c, const struct dw_type *kt, uint64_t ka, const 
 		jelements(c);
 		span_open(c->json, SPAN_ARRAY);
 		if (kt)
-			render_value_data_at(c->snap, kt, ka, c->depth, c->json);
+			render_value_data_at(c->snap, kt, ka, &c->lim, c->depth, c->json);
 		if (vt)
-			render_value_data_at(c->snap, vt, va, c->depth, c->json);
+			render_value_data_at(c->snap, vt, va, &c->lim, c->depth, c->json);
 		span_close(c->json);
 		return true;
 	}
@@ -226,7 +227,7 @@ static bool entry(struct cview *c, const struct dw_type *kt, uint64_t ka, const 
 	if (kt)
 		render_value_at(c->snap, kt, ka, c->vc, c->depth, c->out);
 	strbuf_addstr(c->out, "] = ");
-	if (c->shown + 1 == c->limit && dw_std_print_elements % 2) {
+	if (c->shown + 1 == c->limit && c->lim.elements % 2) {
 		strbuf_addstr(c->out, "...");
 		c->shown = c->limit;
 		return false;
@@ -251,7 +252,7 @@ static bool element(struct cview *c, const struct dw_type *t, uint64_t addr)
 			return false;
 	} else if (c->json) {
 		jelements(c);
-		render_value_data_at(c->snap, t, addr, c->depth, c->json);
+		render_value_data_at(c->snap, t, addr, &c->lim, c->depth, c->json);
 	} else {
 		if (c->s->shape == DW_SHAPE_INDEXED || c->s->kind == DW_STD_TREE || c->s->unordered)
 			strbuf_addf(c->out, "[%zu] = ", c->shown);
@@ -532,7 +533,7 @@ static bool btree_node(struct cview *c, uint64_t node, uint64_t height, int dept
 			return false;
 		if (!s->pairs && c->json) {
 			jelements(c);
-			render_value_data_at(c->snap, s->alt[0], ka, c->depth, c->json);
+			render_value_data_at(c->snap, s->alt[0], ka, &c->lim, c->depth, c->json);
 		} else if (!s->pairs) {
 			render_value_at(c->snap, s->alt[0], ka, c->vc, c->depth, c->out);
 		}
@@ -767,7 +768,7 @@ static void jpointer(struct cview *c, const char *key, uint64_t p)
 static void jvalue(struct cview *c, const char *key, const struct dw_type *t, uint64_t addr)
 {
 	span_add(c->json, SPAN_KEY, SPAN_TONE_NONE, NULL, key);
-	render_value_data_at(c->snap, t, addr, c->depth, c->json);
+	render_value_data_at(c->snap, t, addr, &c->lim, c->depth, c->json);
 }
 
 /* shared_ptr, weak_ptr: "get", and "use_count", "weak_count" when the
@@ -844,7 +845,7 @@ static void wrapper_data(struct cview *c)
 	case DW_STD_TUPLE:
 		jelements(c);
 		for (unsigned k = 0; k < s->n_alts; k++)
-			render_value_data_at(c->snap, s->alt[k], c->addr + s->alt_off[k], c->depth, c->json);
+			render_value_data_at(c->snap, s->alt[k], c->addr + s->alt_off[k], &c->lim, c->depth, c->json);
 		break;
 	case DW_STD_ATOMIC:
 		jvalue(c, "value", s->elem, c->addr + (uint64_t)s->a);
@@ -872,11 +873,12 @@ static bool elements_of(struct cview *c)
 }
 
 void render_container_data(const struct render_snap *snap, const struct dw_std *s, const uint8_t *data,
-			   size_t len, uint64_t addr, int depth, struct span_list *out)
+			   size_t len, uint64_t addr, const struct render_limits *lim, int depth,
+			   struct span_list *out)
 {
 	struct strbuf scratch = STRBUF_INIT;
-	struct cview c = { snap, NULL, depth, data, len, addr, s, &scratch, 0, dw_std_print_elements, out,
-			   false, false };
+	struct cview c = { .snap = snap, .depth = depth, .data = data, .len = len, .addr = addr, .s = s,
+			   .out = &scratch, .limit = lim->elements, .lim = *lim, .json = out };
 
 	if (s->pairs)
 		c.limit = (c.limit + 1) / 2;
@@ -906,7 +908,9 @@ void render_container(const struct render_snap *snap, const struct dw_std *s, co
 		      size_t len, uint64_t addr, const struct render_value_ctx *vc, int depth, bool elide,
 		      struct strbuf *out)
 {
-	struct cview c = { snap, vc, depth, data, len, addr, s, out, 0, dw_std_print_elements, NULL, false, false };
+	struct render_limits lim = render_limits_of(vc);
+	struct cview c = { .snap = snap, .vc = vc, .depth = depth, .data = data, .len = len, .addr = addr,
+			   .s = s, .out = out, .limit = lim.elements, .lim = lim };
 
 	if (elide && s->kind != DW_STD_STRING)
 		c.limit = 0; /* `= {...}` when it has elements */

@@ -165,7 +165,7 @@ static void arg_data(struct renderer *r, const struct ast_expr *e, const struct 
 		span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, e->str);
 		span_null(out, SPAN_VALUE_ERROR);
 	} else if (a) {
-		render_arg_data(a, t, spec, out);
+		render_arg_data(a, t, spec, &r->limits, out);
 		if (frame) {
 			span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "frame");
 			span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, frame);
@@ -221,13 +221,14 @@ void render_print(struct renderer *r, const struct render_probe *probe, uint32_t
 		  const struct ev_print *p, const char *indent, struct span_list *out)
 {
 	struct symbol_ctx sc = { r, pid };
-	struct render_value_ctx vc = { .symbol = event_symbol, .ctx = &sc };
+	struct render_value_ctx vc = { .symbol = r->hooks.symbol ? event_symbol : NULL, .ctx = &sc,
+				       .limits = &r->limits };
 	size_t first;
 
 	span_add(out, SPAN_TYPE, SPAN_TONE_NONE, NULL, "print");
 	literal_span(indent, out);
 	first = out->n;
-	pieces(r, r->hooks.symbol ? &vc : NULL, probe, p, out);
+	pieces(r, &vc, probe, p, out);
 	strbuf_reset(&r->scratch);
 	for (size_t i = first; i < out->n; i++)
 		strbuf_addstr(&r->scratch, span_show(out, &out->v[i]));

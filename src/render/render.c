@@ -21,6 +21,7 @@ void renderer_init(struct renderer *r, enum render_format format, const struct r
 
 	memset(r, 0, sizeof(*r));
 	r->format = format;
+	r->limits = RENDER_LIMITS_GDB;
 	r->hooks = *hooks;
 	strbuf_init(&r->scratch);
 	clock_gettime(CLOCK_MONOTONIC, &mono);

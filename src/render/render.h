@@ -115,8 +115,22 @@ struct render_hooks {
 				 const struct render_frame *rf);
 };
 
+/* gdb's `print elements` and `print max-depth`: how many elements of a
+ * container (children of a printer: a map's key and value are two) and
+ * characters of a string are shown, and how deeply values nest before
+ * `{...}`.  What the probe copied was bounded by the same elements
+ * (codegen_options.print_elements), so the two must agree. */
+struct render_limits {
+	unsigned elements;  /* 1.. */
+	unsigned depth;
+};
+
+/* gdb's defaults: 200 elements, 20 levels. */
+#define RENDER_LIMITS_GDB ((struct render_limits){ .elements = 200, .depth = 20 })
+
 struct renderer {
 	enum render_format format;  /* pretty or plain shown text; json shows pretty */
+	struct render_limits limits; /* renderer_init(): gdb's; the owner may change them */
 	struct render_hooks hooks;
 	uint64_t seq;             /* events rendered so far */
 	int64_t mono_to_real_ns;  /* add to a bpf timestamp to get wall-clock ns */
@@ -155,6 +169,9 @@ struct render_value_ctx {
 	 * when bit i of its bytes was not kept (<optimized out>), as many
 	 * bytes as the value has; NULL when every bit was. */
 	const uint8_t *unavail;
+	/* How much of the value is shown; NULL: gdb's (RENDER_LIMITS_GDB).
+	 * Borrowed. */
+	const struct render_limits *limits;
 };
 
 /* Whether any bit (or, with @all, every bit) of [@bit, @bit + @n) is set

@@ -27,10 +27,13 @@ void render_backtrace(struct renderer *r, uint32_t pid, uint32_t wire_id, const 
 /* Print argument @a as data: its "type" (@t's name, else what the probe
  * sent), its "value" in JSON's shape, and the "error" that kept it from
  * being read (null when none); @spec its format: {:r} shows the
- * standard library's values member by member, {:s.N} a dump as a string.
- * See value_data.c. */
+ * standard library's values member by member, {:s.N} a dump as a string;
+ * its containers' elements at most @lim's.  See value_data.c. */
 void render_arg_data(const struct ev_arg *a, const struct dw_type *t, enum ast_fmt_spec spec,
-		     struct span_list *out);
+		     const struct render_limits *lim, struct span_list *out);
+
+/* @vc's limits, or gdb's when @vc or its limits are NULL (value.c). */
+struct render_limits render_limits_of(const struct render_value_ctx *vc);
 
 /* ---- container.c: the standard library's values from the memory the
  * probe copied (WR_ARG_MEM attachments) ---- */
@@ -53,13 +56,15 @@ const struct ev_arg *render_snap_string(const struct render_snap *s, uint64_t ad
 void render_container(const struct render_snap *snap, const struct dw_std *s, const uint8_t *data,
 		      size_t len, uint64_t addr, const struct render_value_ctx *vc, int depth, bool elide,
 		      struct strbuf *out);
-/* Container @s in its JSON shape (doc/event.schema.json: "container"). */
+/* Container @s in its JSON shape (doc/event.schema.json: "container"),
+ * at most @lim's elements. */
 void render_container_data(const struct render_snap *snap, const struct dw_std *s, const uint8_t *data,
-			   size_t len, uint64_t addr, int depth, struct span_list *out);
+			   size_t len, uint64_t addr, const struct render_limits *lim, int depth,
+			   struct span_list *out);
 /* value_data.c: the value of type @t at @addr in JSON's shape as the
  * snapshot holds it (null when it was not copied or its copy failed). */
-void render_value_data_at(const struct render_snap *snap, const struct dw_type *t, uint64_t addr, int depth,
-			  struct span_list *out);
+void render_value_data_at(const struct render_snap *snap, const struct dw_type *t, uint64_t addr,
+			  const struct render_limits *lim, int depth, struct span_list *out);
 /* value.c: the value of type @t at @addr as the snapshot holds it, at
  * nesting @depth (`...` when it was not copied, `<unreadable>` when its
  * copy failed). */

@@ -40,6 +40,7 @@
 
 struct walk {
 	const struct render_value_ctx *vc;
+	struct render_limits lim; /* render_limits_of(vc) */
 	int depth;
 	bool top; /* the value stands on its own (not inside another) */
 	/* The memory the probe copied with the value (containers), or NULL;
@@ -351,6 +352,11 @@ static void member_pointer_text(const struct dw_type *t, const uint8_t *data,
 
 /* ---- aggregates ---- */
 
+struct render_limits render_limits_of(const struct render_value_ctx *vc)
+{
+	return vc && vc->limits ? *vc->limits : RENDER_LIMITS_GDB;
+}
+
 bool render_bits_gone(const uint8_t *mask, size_t bit, size_t n, bool all)
 {
 	if (!mask || !n)
@@ -627,7 +633,7 @@ static bool library_value(const struct dw_type *t, const uint8_t *data, size_t l
 	if (w->vc && render_bits_gone(w->vc->unavail, at * 8, t->size * 8, false))
 		return false;
 	render_container(w->snap, &s, data, len, w->base + at, w->vc, w->depth,
-			 w->elide || w->depth > (int)dw_std_print_depth, out);
+			 w->elide || w->depth > (int)w->lim.depth, out);
 	return true;
 }
 
@@ -637,7 +643,7 @@ static bool too_deep(const struct dw_type *t, const struct walk *w)
 {
 	if (w->depth >= MAX_DEPTH)
 		return true;
-	if (w->depth < (int)dw_std_print_depth || (w->snap && !w->raw && dw_std_recognize(t, &(struct dw_std){ 0 })))
+	if (w->depth < (int)w->lim.depth || (w->snap && !w->raw && dw_std_recognize(t, &(struct dw_std){ 0 })))
 		return false;
 	return t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION ||
 	       (t->kind == DW_TYPE_ARRAY && !(t->target && t->target->is_char));
@@ -687,7 +693,7 @@ static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size
 void render_value(const struct dw_type *t, const uint8_t *data, size_t len, bool top,
 		  const struct render_value_ctx *vc, struct strbuf *out)
 {
-	struct walk w = { .vc = vc, .top = top };
+	struct walk w = { .vc = vc, .lim = render_limits_of(vc), .top = top };
 
 	typed(t, data, len, 0, &w, out);
 }
@@ -696,13 +702,15 @@ void render_value_at(const struct render_snap *snap, const struct dw_type *t, ui
 		     const struct render_value_ctx *vc, int depth, struct strbuf *out)
 {
 	struct render_value_ctx elem = { 0 };
-	struct walk w = { .vc = &elem, .depth = depth, .snap = snap, .base = addr, .in_elem = true };
+	struct walk w = { .vc = &elem, .lim = render_limits_of(vc), .depth = depth, .snap = snap,
+			  .base = addr, .in_elem = true };
 	bool failed;
 	const uint8_t *data = render_snap_find(snap, addr, t->size, &failed);
 
 	if (vc) {
 		elem.symbol = vc->symbol;
 		elem.ctx = vc->ctx;
+		elem.limits = vc->limits;
 	}
 	if (!data)
 		strbuf_addstr(out, failed ? "<unreadable>" : "...");
@@ -717,7 +725,7 @@ static void walked_value(const struct ev_arg *a, const struct dw_type *t, bool t
 {
 	struct render_snap *snap = render_snap_new(a);
 	const struct ev_arg *root = render_snap_root(snap);
-	struct walk w = { .vc = vc, .top = top, .snap = snap, .raw = raw };
+	struct walk w = { .vc = vc, .lim = render_limits_of(vc), .top = top, .snap = snap, .raw = raw };
 
 	if (root) {
 		w.base = root->value;
@@ -752,7 +760,8 @@ bool render_frame_value(const struct dw_type *t, const uint8_t *data, size_t len
 	} else {
 		/* a Rust struct or enum: its fields, the strings in them as
 		 * far as they were copied (`...` where not) */
-		struct walk w = { .vc = vc, .snap = snap, .base = addr, .elide = true };
+		struct walk w = { .vc = vc, .lim = render_limits_of(vc), .snap = snap, .base = addr,
+				  .elide = true };
 
 		typed(t, data, len, 0, &w, out);
 	}

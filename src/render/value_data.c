@@ -55,9 +55,11 @@ struct place {
 	const struct ev_arg *attach;
 	size_t n_attach;
 	/* The memory the probe copied with the value (containers,
-	 * render_snap_new()) and the address of its byte 0; NULL: none. */
+	 * render_snap_new()) and the address of its byte 0; NULL: none.
+	 * With it, how many of a container's elements are shown. */
 	const struct render_snap *snap;
 	uint64_t base;
+	const struct render_limits *lim;
 };
 
 static struct place inside(const struct place *p, size_t off)
@@ -355,7 +357,7 @@ static bool library_value(const struct dw_type *t, const uint8_t *data, const st
 	if (!p->snap || t->kind != DW_TYPE_STRUCT || t->size > len || render_bits_gone(p->gone, 0, t->size * 8, false) ||
 	    !dw_std_recognize(t, &s))
 		return false;
-	render_container_data(p->snap, &s, data, len, p->base + p->at, depth, out);
+	render_container_data(p->snap, &s, data, len, p->base + p->at, p->lim, depth, out);
 	return true;
 }
 
@@ -405,10 +407,10 @@ void render_value_data(const struct dw_type *t, const uint8_t *data, size_t len,
 	typed(t, data, &p, len, 0, out);
 }
 
-void render_value_data_at(const struct render_snap *snap, const struct dw_type *t, uint64_t addr, int depth,
-			  struct span_list *out)
+void render_value_data_at(const struct render_snap *snap, const struct dw_type *t, uint64_t addr,
+			  const struct render_limits *lim, int depth, struct span_list *out)
 {
-	struct place p = { .snap = snap, .base = addr };
+	struct place p = { .snap = snap, .base = addr, .lim = lim };
 	bool failed;
 	const uint8_t *data = render_snap_find(snap, addr, t->size, &failed);
 
@@ -486,7 +488,8 @@ static void untyped(const struct ev_arg *a, struct span_list *out)
 
 /* A value that came with copies of the memory its containers hold: from
  * its own whole copy, its containers through the others. */
-static void walked_value(const struct ev_arg *a, const struct dw_type *t, struct span_list *out)
+static void walked_value(const struct ev_arg *a, const struct dw_type *t, const struct render_limits *lim,
+			 struct span_list *out)
 {
 	struct render_snap *snap = render_snap_new(a);
 	const struct ev_arg *root = render_snap_root(snap);
@@ -494,14 +497,14 @@ static void walked_value(const struct ev_arg *a, const struct dw_type *t, struct
 	bool local = !root && snap && a->kind == WR_ARG_PIECES;
 	struct place p = { .attach = a->attach, .n_attach = a->n_attach, .snap = root || local ? snap : NULL,
 			   .base = root ? root->value : local ? WR_WALK_LOCAL : 0,
-			   .gone = a->kind == WR_ARG_PIECES ? a->unavail : NULL };
+			   .gone = a->kind == WR_ARG_PIECES ? a->unavail : NULL, .lim = lim };
 
 	typed(t, root ? root->data : a->data, &p, root ? root->len : a->len, 0, out);
 	render_snap_free(snap);
 }
 
 static void arg_value(const struct ev_arg *a, const struct dw_type *t, enum ast_fmt_spec spec,
-		      struct span_list *out)
+		      const struct render_limits *lim, struct span_list *out)
 {
 	uint8_t word[8];
 
@@ -526,7 +529,7 @@ static void arg_value(const struct ev_arg *a, const struct dw_type *t, enum ast_
 			span_dataf(out, SPAN_NUMBER, "%u", a->data[i]);
 		span_close(out);
 	} else if ((a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES) && t && a->n_attach && spec != AST_FMT_RAW) {
-		walked_value(a, t, out);
+		walked_value(a, t, lim, out);
 	} else if (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES) {
 		struct place p = { .gone = a->unavail, .attach = a->attach, .n_attach = a->n_attach };
 
@@ -552,7 +555,7 @@ static void arg_value(const struct ev_arg *a, const struct dw_type *t, enum ast_
 }
 
 void render_arg_data(const struct ev_arg *a, const struct dw_type *t, enum ast_fmt_spec spec,
-		     struct span_list *out)
+		     const struct render_limits *lim, struct span_list *out)
 {
 	const char *why = arg_error(a);
 
@@ -567,7 +570,7 @@ void render_arg_data(const struct ev_arg *a, const struct dw_type *t, enum ast_f
 			 t && t->name ? t->name : kind_type(a->kind));
 	span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "value");
 	/* a C++ reference's value is its referent's; "type" says it is one */
-	arg_value(a, t && t->is_reference && t->target ? t->target : t, spec, out);
+	arg_value(a, t && t->is_reference && t->target ? t->target : t, spec, lim, out);
 	if (why)
 		span_add(out, SPAN_VALUE_ERROR, SPAN_TONE_NONE, NULL, why);
 	else

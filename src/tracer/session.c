@@ -15,7 +15,6 @@
 #include "codegen/codegen.h"
 #include "dwarf/debugfile.h"
 #include "dwarf/module.h"
-#include "dwarf/stdlib.h"
 #include "render/status.h"
 #include "runtime/prearm.h"
 #include "runtime/runtime.h"
@@ -122,10 +121,6 @@ int session_new(const struct session_options *opt, struct session **out)
 	s->opt = *opt;
 	s->opt.only_script = NULL;
 	s->opt.print = NULL;
-	if (opt->print) { /* read by codegen (what a probe copies) and the renderer alike */
-		dw_std_print_elements = opt->print->elements;
-		dw_std_print_depth = opt->print->depth;
-	}
 	if (!s->opt.bt_depth)
 		s->opt.bt_depth = WR_BT_DEFAULT_DEPTH;
 	if (opt->only_script)
@@ -152,6 +147,9 @@ int session_new(const struct session_options *opt, struct session **out)
 	session_render_hooks(s, &hooks);
 	renderer_init(&s->renderer, opt->format, &hooks);
 	s->renderer.relative_time = opt->relative_time;
+	/* what probes copy (session_compile.c) and what is shown alike */
+	if (opt->print)
+		s->renderer.limits = (struct render_limits){ opt->print->elements, opt->print->depth };
 	event_decoder_init(&s->decoder);
 	wr_debug("target opened: %zu modules in %.1f ms", target_module_count(s->target), (now_seconds() - t0) * 1e3);
 	*out = s;

@@ -73,9 +73,9 @@ struct session_options {
 	uint32_t stack_entries;     /* --stack-entries; 0: the runtime's default */
 	const char *probe_cache_dir; /* compiled probes kept here between runs; NULL: not kept */
 	/* How much of a container a value shows (gdb's `print elements`) and
-	 * how deep values nest before `...`, for what probes copy and what
-	 * is rendered alike; NULL: gdb's defaults, 200 and 20.  Process-wide:
-	 * the last session_new() given one sets them. */
+	 * how deep values nest before `...`, for what the session's probes
+	 * copy and what it renders alike; NULL: gdb's defaults, 200 and 20.
+	 * Copied by session_new(). */
 	const struct session_print *print;
 };
 

@@ -226,7 +226,7 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 			struct diag *d, struct strbuf *errors)
 {
 	struct codegen_options co = { .transport = session_wire_transport(s->opt.transport), .fault_in = s->opt.fault_in,
-				      .cache = s->objects };
+				      .cache = s->objects, .print_elements = s->renderer.limits.elements };
 	struct probe_plan plan = {
 		.probe_id = site->wire_id, .ast = p->ast, .pc = site->where.vaddr,
 		.rule0 = site->rule0, .bt_depth = s->opt.bt_depth, .name = p->target_text,

@@ -69,7 +69,8 @@ struct values_call {
 static struct fv_walk *values_begin(struct session *s, uint32_t pid, size_t max, struct values_call *vc)
 {
 	vc->vs = (struct values_symbol){ s, (pid_t)pid };
-	vc->vc = (struct render_value_ctx){ .symbol = values_symbol, .ctx = &vc->vs };
+	vc->vc = (struct render_value_ctx){ .symbol = values_symbol, .ctx = &vc->vs,
+					    .limits = &s->renderer.limits };
 	vc->why = NULL;
 	vc->max = max < 64 ? max : 64;
 	if (!s->frame_values)

@@ -41,6 +41,7 @@
 #include "util/xalloc.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -430,6 +431,74 @@ static void test_shared_shapes(void **state)
 	bpf_blob_release(&c);
 }
 
+/* A std::string_view `sv` on the stack: its characters are copied by a
+ * walk program, as many as print elements allows. */
+static const struct dw_type sv_size = { .kind = DW_TYPE_INT, .name = "unsigned long", .size = 8 };
+static const struct dw_type sv_char = { .kind = DW_TYPE_INT, .name = "char", .size = 1, .is_char = true,
+					.is_signed = true };
+static const struct dw_type sv_cstr = { .kind = DW_TYPE_POINTER, .name = "const char *", .size = 8,
+					.target = &sv_char };
+static const struct dw_member sv_members[] = {
+	{ .name = "_M_len", .offset = 0, .type = &sv_size },
+	{ .name = "_M_str", .offset = 8, .type = &sv_cstr },
+};
+static const struct dw_type sv_type = {
+	.kind = DW_TYPE_STRUCT, .size = 16, .members = sv_members, .n_members = 2,
+	.name = "std::string_view",
+	.tag_name = "std::basic_string_view<char, std::char_traits<char> >",
+};
+
+static int sv_find(void *ctx, const char *name, struct dw_var *out)
+{
+	(void)ctx;
+	if (strcmp(name, "sv"))
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->name = "sv";
+	out->type = &sv_type;
+	out->loc = (struct dw_loc){ .kind = DW_LOC_MEM_CFA, .offset = -32 };
+	return 0;
+}
+
+/* The object of `print sv` with @elements, and how it was found. */
+static struct bpf_blob compile_sv(unsigned elements, uint32_t probe_id, struct codegen_cache *cache)
+{
+	struct codegen_options co = { .transport = WR_TRANSPORT_RINGBUF, .cache = cache,
+				      .print_elements = elements };
+	struct probe_plan plan = { .probe_id = probe_id, .pc = 0x1000, .rule0 = WR_RULE_LOOKUP,
+				   .cfa_reg = 7, .cfa_off = 8, .vars = { .find = sv_find, .hint = var_hint } };
+	struct ast_script *sc = parse("trace f { print \"{}\", sv; }");
+	struct diag d = { 0 };
+	struct bpf_blob blob;
+
+	plan.ast = sc->probes[0];
+	assert_int_equal(codegen_probe(&co, &plan, &blob, NULL, &d, NULL), 0);
+	diag_release(&d);
+	ast_script_free(sc);
+	return blob;
+}
+
+/* print elements bounds what a probe copies, so a probe compiled under
+ * one limit is never reused under another (which would copy more or
+ * fewer characters than the renderer then shows); under the same one
+ * it is. */
+static void test_print_elements_shape(void **state)
+{
+	struct codegen_cache *cache = codegen_cache_new(NULL);
+	struct bpf_blob a = compile_sv(5, 1, cache);
+	struct bpf_blob b = compile_sv(7, 2, cache);
+	struct bpf_blob c = compile_sv(5, 3, cache);
+
+	(void)state;
+	assert_int_equal(a.origin, BPF_BLOB_COMPILED);
+	assert_int_equal(b.origin, BPF_BLOB_COMPILED);
+	assert_int_equal(c.origin, BPF_BLOB_SHAPE);
+	codegen_cache_free(cache);
+	bpf_blob_release(&a);
+	bpf_blob_release(&b);
+	bpf_blob_release(&c);
+}
+
 /* The entry points' identifiers as the generator's sources spell them
  * (WR_FN_<ID>), in the order of wr_entry_points[]. */
 static const char *const entry_ids[] = {
@@ -522,6 +591,7 @@ int main(void)
 		cmocka_unit_test(test_plain_catalogue),
 		cmocka_unit_test(test_unknown_variable),
 		cmocka_unit_test(test_shared_shapes),
+		cmocka_unit_test(test_print_elements_shape),
 		cmocka_unit_test(test_disk_cache),
 		cmocka_unit_test(test_vars_O0),
 		cmocka_unit_test(test_vars_O2),

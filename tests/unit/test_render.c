@@ -1163,6 +1163,28 @@ static void test_pointers(void **state)
 	strbuf_release(&out);
 }
 
+/* gdb's print max-depth comes with the value's context (the session's
+ * --print-depth): nested as deep as the limit, a struct is {...}. */
+static void test_depth_limit(void **state)
+{
+	struct render_limits lim = { .elements = 200, .depth = 1 };
+	struct render_value_ctx vc = { .limits = &lim };
+	uint8_t outer[40] = { 1, 0, 0, 0, 2, 0, 0, 0, 3 };
+	struct strbuf out = STRBUF_INIT;
+
+	(void)state;
+	render_value(&v_outer, outer, sizeof(outer), true, &vc, &out);
+	assert_string_equal(out.buf, "{a: 1, {...}, p: 0x0, s: 0x0, n: 0x0}");
+	lim.depth = 0;
+	strbuf_reset(&out);
+	render_value(&v_outer, outer, sizeof(outer), true, &vc, &out);
+	assert_string_equal(out.buf, "{...}");
+	strbuf_reset(&out);
+	render_value(&v_outer, outer, sizeof(outer), true, NULL, &out); /* gdb's 20 */
+	assert_string_equal(out.buf, "{a: 1, {b: 2, c: 3}, p: 0x0, s: 0x0, n: 0x0}");
+	strbuf_release(&out);
+}
+
 /* struct D : A, B { int c; } */
 static const struct dw_member a_members[] = { { .name = "a", .offset = 0, .type = &v_int } };
 static const struct dw_type v_base_a = { .kind = DW_TYPE_STRUCT, .name = "A", .size = 4,
@@ -1343,6 +1365,7 @@ int main(void)
 		cmocka_unit_test(test_scalars),
 		cmocka_unit_test(test_strings_and_arrays),
 		cmocka_unit_test(test_pointers),
+		cmocka_unit_test(test_depth_limit),
 		cmocka_unit_test_setup_teardown(test_json_members, setup, teardown),
 		cmocka_unit_test(test_functions),
 		cmocka_unit_test(test_cxx),
