@@ -1,7 +1,8 @@
 /* cgvalue.c - a script value (struct cg_value, lower.h): made, merged
- * with another's read status, described in messages, pointed to; and the
- * print arguments noted for the renderer and the markers of a lenient
- * site (codegen_probe()'s @args).
+ * with another's read status, read from user memory with its failure
+ * kept in that status, described in messages, pointed to; and the print
+ * arguments noted for the renderer and the markers of a lenient site
+ * (codegen_probe()'s @args).
  * Used by every file that lowers expressions and the program's values.
  */
 #include "codegen/lower.h"
@@ -34,6 +35,45 @@ void cg_merge(struct cg *cg, struct cg_value *out, const struct cg_value *a, con
 		out->fail_addr = sa ? a->fail_addr : sb ? b->fail_addr : NULL;
 	}
 	out->optimized_out = a->optimized_out || (b && b->optimized_out);
+}
+
+void cg_set_lvalue(struct cg_value *out, const struct dw_type *t, LLVMValueRef addr)
+{
+	cg_set_value(out, t, addr);
+	out->lvalue = true;
+}
+
+void cg_merge_status(struct cg *cg, struct cg_value *v, LLVMValueRef st, LLVMValueRef addr)
+{
+	LLVMValueRef failed;
+
+	if (!v->status) {
+		v->status = st;
+		v->fail_addr = addr;
+		return;
+	}
+	failed = LLVMBuildICmp(cg->builder, LLVMIntNE, v->status, cg_i32(cg, 0), "");
+	v->status = LLVMBuildSelect(cg->builder, failed, v->status, st, "");
+	v->fail_addr = LLVMBuildSelect(cg->builder, failed, v->fail_addr ? v->fail_addr : cg_i64(cg, 0),
+				       addr, "");
+}
+
+/* Every read goes through one stack slot: the value is loaded from it at
+ * once, and a slot per read would exhaust BPF's 512-byte stack in a few
+ * dozen reads. */
+LLVMValueRef cg_read_u64(struct cg *cg, LLVMValueRef addr, unsigned size, struct cg_value *v)
+{
+	LLVMValueRef args[3], st;
+
+	if (!cg->scratch)
+		cg->scratch = cg_alloca(cg, LLVMInt64TypeInContext(cg->ctx), "scratch");
+	args[0] = cg->scratch;
+	args[1] = cg_i32(cg, size);
+	args[2] = addr;
+	st = LLVMBuildTrunc(cg->builder, cg_call(cg, WR_FN_READ_USER, args, 3),
+			    LLVMInt32TypeInContext(cg->ctx), "");
+	cg_merge_status(cg, v, st, addr);
+	return LLVMBuildLoad2(cg->builder, LLVMInt64TypeInContext(cg->ctx), cg->scratch, "");
 }
 
 const char *cg_describe(const struct cg_value *v, char *buf, size_t size)

@@ -5,8 +5,9 @@
  *
  * Layer rule: private to src/codegen, and its lowest part: ir.c calls
  * nothing else of codegen/, and lower.c (statements), expr.c, ops.c,
- * floats.c, builtins.c, values.c, strings.c, walks.c and library.c call
- * down into it, never the reverse.
+ * floats.c, builtins.c, locations.c, values.c, print_args.c, strings.c,
+ * walks.c, library.c and cgvalue.c call down into it, never the
+ * reverse.
  */
 #ifndef WRAITH_CODEGEN_IR_H
 #define WRAITH_CODEGEN_IR_H

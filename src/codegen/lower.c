@@ -81,7 +81,7 @@ static int print_arg(struct cg *cg, const struct ast_stmt *s, size_t i, struct c
 	if (pc && pc->len_kind == AST_FMT_LEN_STAR && vals[i - 1].marker)
 		vals[i].marker = vals[i - 1].marker; /* no length: no dump either */
 	if (vals[i].marker)
-		return values_print_arg(cg, s->args[i], &vals[i], AST_FMT_DEFAULT, index, (*wire)++);
+		return print_args_lower(cg, s->args[i], &vals[i], AST_FMT_DEFAULT, index, (*wire)++);
 	if (pc && pc->len_kind != AST_FMT_LEN_NONE)
 		return cg_print_dump(cg, pc, s->args[i], &vals[i],
 				     pc->len_kind == AST_FMT_LEN_STAR ? s->args[i - 1] : NULL,
@@ -91,9 +91,9 @@ static int print_arg(struct cg *cg, const struct ast_stmt *s, size_t i, struct c
 		return 0; /* literals are rendered from the script */
 	if (frame)
 		cg_note_frame(cg, index, *wire, frame);
-	if (values_print_arg(cg, s->args[i], &vals[i], pc ? pc->spec : AST_FMT_DEFAULT, index, *wire) &&
+	if (print_args_lower(cg, s->args[i], &vals[i], pc ? pc->spec : AST_FMT_DEFAULT, index, *wire) &&
 	    (site_marker(cg, s->args[i], &vals[i], -WR_ESEMANTIC) ||
-	     values_print_arg(cg, s->args[i], &vals[i], AST_FMT_DEFAULT, index, *wire)))
+	     print_args_lower(cg, s->args[i], &vals[i], AST_FMT_DEFAULT, index, *wire)))
 		return -WR_ESEMANTIC;
 	(*wire)++;
 	return 0;
@@ -151,7 +151,7 @@ static int bt_ref(const struct dw_var *v, void *ctx)
 	for (size_t i = 0; i < r->n; i++)
 		if (strcmp(r->seen[i], v->name) == 0)
 			return 0;
-	if (values_frame_referent(r->cg, &e, v) == 0)
+	if (print_args_frame_referent(r->cg, &e, v) == 0)
 		r->seen[r->n++] = v->name;
 	if (r->cg->diag->msg) { /* not copied: the bt says <unavailable> */
 		diag_release(r->cg->diag);

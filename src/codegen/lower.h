@@ -1,7 +1,8 @@
 /* lower.h - the script's values (struct cg_value) and the functions that
  * lower them, shared by codegen.c (LLVM set-up and emission), lower.c
- * (statements), expr.c, ops.c and floats.c (expressions) and values.c
- * (the traced program's values); all of them build on ir.h.
+ * (statements), expr.c, ops.c and floats.c (expressions) and
+ * locations.c, values.c and print_args.c (the traced program's values);
+ * all of them build on ir.h.
  *
  * Layer rule: private to src/codegen.
  */
@@ -77,10 +78,19 @@ void lower_eval_end(struct cg *cg);
 const struct dw_type *cg_pointer_to(struct cg *cg, const struct dw_type *target);
 /* @out becomes an rvalue of type @t with value @v (an i64). */
 void cg_set_value(struct cg_value *out, const struct dw_type *t, LLVMValueRef v);
+/* @out becomes an lvalue of type @t at address @addr (an i64). */
+void cg_set_lvalue(struct cg_value *out, const struct dw_type *t, LLVMValueRef addr);
 /* @out inherits the read status and optimized-out mark of @a and @b
  * (@b may be NULL). */
 void cg_merge(struct cg *cg, struct cg_value *out, const struct cg_value *a,
 	      const struct cg_value *b);
+/* A read of @v failed with status @st at @addr (an i32 and an i64, the
+ * status 0 when it did not): the first failed read wins, its status and
+ * the address it failed at (for expression errors). */
+void cg_merge_status(struct cg *cg, struct cg_value *v, LLVMValueRef st, LLVMValueRef addr);
+/* Read @size bytes (at most 8) of user memory at @addr, zero-extended to
+ * an i64; a failure goes into @v's status (cg_merge_status()). */
+LLVMValueRef cg_read_u64(struct cg *cg, LLVMValueRef addr, unsigned size, struct cg_value *v);
 /* How @v reads in a message ("a pointer (char *)"), in @buf. */
 const char *cg_describe(const struct cg_value *v, char *buf, size_t size);
 /* Print argument @arg of print @print has type @t; it reads a variable
@@ -138,7 +148,21 @@ int cg_compare_floats(struct cg *cg, const struct ast_expr *e, struct cg_value *
 LLVMValueRef cg_float_truth(struct cg *cg, const struct cg_value *v);
 LLVMValueRef cg_float_negate(struct cg *cg, const struct cg_value *v);
 
-/* values.c: the traced program's values. */
+/* locations.c: a value at its DWARF location. */
+/* The value of type @t at @loc (@e names it in errors) into @out: an
+ * lvalue when it is in memory, an rvalue when in a register or
+ * computed, marked composed (pieces, or an aggregate in a register),
+ * optimized out or synthetic.  Returns 0 or -WR_ESEMANTIC. */
+int locations_value(struct cg *cg, const struct ast_expr *e, const struct dw_type *t,
+		    const struct dw_loc *loc, struct cg_value *out);
+/* Bits [@lo, @lo + @n) (@n <= 64) of the value at @loc - pieces, or an
+ * aggregate in one register - into *@x, each piece's bits in place; the
+ * status of its reads into *@st (NULL: none).  Bits no piece kept
+ * (dw_loc_unavailable()) are 0.  Returns 0 or -WR_ESEMANTIC. */
+int locations_window(struct cg *cg, const struct ast_expr *e, const struct dw_loc *loc,
+		     uint64_t lo, unsigned n, LLVMValueRef *x, LLVMValueRef *st);
+
+/* values.c: the traced program's values in expressions. */
 int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out);
 int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 		  struct cg_value *out);
@@ -154,20 +178,29 @@ int values_address_of(struct cg *cg, const struct ast_expr *e, struct cg_value *
  * and stays marked.  Returns NULL with cg->diag set when @v is not
  * scalar. */
 LLVMValueRef values_scalar(struct cg *cg, const struct ast_expr *e, struct cg_value *v);
-/* Emit @v as print argument @wire_index of print @print_index. */
+/* @v has an address: not optimized out, not in a register (@what names
+ * it in the error).  Returns 0 or -WR_ESEMANTIC. */
+int values_need_lvalue(struct cg *cg, const struct ast_expr *e, const struct cg_value *v,
+		       const char *what);
+/* A C++ reference stands for its referent, as in C++: @v (of any other
+ * type left as it is) becomes the referent, an lvalue, with v->ref the
+ * reference's type, for print.  Returns 0 or -WR_ESEMANTIC. */
+int values_through_reference(struct cg *cg, const struct ast_expr *e, struct cg_value *v);
+
+/* print_args.c: program values on the wire. */
+/* Emit @v as print argument @wire_index of print @print_index, as @spec
+ * shows it (a value reached through a C++ reference: the referent's
+ * value with its address attached, for gdb's `(int &) @0x7ffe...: 5`).
+ * Returns 0 or -WR_ESEMANTIC. */
+int print_args_lower(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
+		     enum ast_fmt_spec spec, unsigned print_index, unsigned wire_index);
 /* For a bt with frame values: what a bt shows of frame 0's variable @var
  * (@e names it) that the stack copy may not hold, copied at the hit: the
  * referent of a reference to a scalar or to one of the library's values,
  * or a string or wrapper of the library held in memory with what it
  * points to; emitted as a print argument with its address attached
  * (WR_ARG_ATTACH_REFERENCE).  -ENOENT, nothing emitted, otherwise. */
-int values_frame_referent(struct cg *cg, const struct ast_expr *e, const struct dw_var *var);
-int values_print_arg(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
-		     enum ast_fmt_spec spec, unsigned print_index, unsigned wire_index);
-/* @v has an address: not optimized out, not in a register (@what names
- * it in the error).  Returns 0 or -WR_ESEMANTIC. */
-int values_need_lvalue(struct cg *cg, const struct ast_expr *e, const struct cg_value *v,
-		       const char *what);
+int print_args_frame_referent(struct cg *cg, const struct ast_expr *e, const struct dw_var *var);
 /* walks.c: the memory a value's printer needs beyond its own bytes
  * (containers: wire.h's walks).  True when values of @t have any. */
 bool walks_needed(const struct dw_type *t);

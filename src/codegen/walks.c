@@ -287,7 +287,7 @@ static unsigned compile(struct walk_prog *p, const struct dw_type *t, bool in_el
 		return 0;
 	if (in_elem && ctype_is_text_pointer(t)) {
 		/* a char * inside a container: its string (the value's own
-		 * come attached, values.c) */
+		 * come attached, print_args.c) */
 		if ((i = add(p, WR_WALK_CSTR)))
 			p->ops[i - 1].limit = p->print_elements;
 		return i;

@@ -497,7 +497,7 @@ static void pieces_value(struct where *c, const struct dw_loc *l, uint8_t *buf, 
 
 /* Frame 0's value in pieces (a &str in two registers) as the probe
  * assembled it at the hit, with what it points to copied
- * (values_frame_referent()): the one of the same bytes, all kept. */
+ * (print_args_frame_referent()): the one of the same bytes, all kept. */
 static const struct ev_arg *copied_pieces(const struct where *c, const uint8_t *buf, const uint8_t *gone,
 					  size_t size)
 {

@@ -1,0 +1,430 @@
+/* print_args.c - a program value put on the wire as a print argument:
+ * a scalar with its kind (and, when its own read failed, the address
+ * user space may read again), a char pointer with its string, a value in
+ * memory as its bytes with the strings its char pointers point to
+ * attached and the walks its containers need (walks.c), a value
+ * assembled from pieces word by word with the bits no piece kept marked;
+ * {:s} refused for a struct, with the text member it holds as the hint.
+ * And for a bt with frame values, what frame 0's variables refer or
+ * point to, copied at the hit.
+ */
+#include "codegen/lower.h"
+#include "protocol/wire.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+
+static void emit_scalar(struct cg *cg, unsigned kind, LLVMValueRef value, LLVMValueRef status,
+			unsigned size)
+{
+	LLVMValueRef args[4], ks;
+
+	ks = cg_i32(cg, wr_arg_kind_status(kind, WR_ARG_OK));
+	if (status)
+		ks = LLVMBuildOr(cg->builder, ks,
+				 LLVMBuildShl(cg->builder, status, cg_i32(cg, WR_ARG_STATUS_SHIFT), ""), "");
+	args[0] = cg->buf;
+	args[1] = ks;
+	args[2] = cg_i32(cg, size);
+	args[3] = value;
+	cg_call(cg, WR_FN_ARG_SCALAR, args, 4);
+}
+
+/* @size bytes at @addr; @status (may be NULL) is the result of finding
+ * the address: when it failed, the event says so instead of reading. */
+static void emit_bytes(struct cg *cg, LLVMValueRef addr, uint64_t size, unsigned kind,
+		       LLVMValueRef status)
+{
+	LLVMValueRef ks = cg_i32(cg, kind), args[4];
+
+	if (status)
+		ks = LLVMBuildOr(cg->builder, ks, LLVMBuildShl(cg->builder, status, cg_i32(cg, 8), ""), "");
+	args[0] = cg->buf;
+	args[1] = addr;
+	args[2] = cg_i32(cg, size > 256 ? 256 : size);
+	args[3] = ks;
+	cg_call(cg, WR_FN_ARG_USER_BYTES, args, 4);
+}
+
+/* A char pointer @ptr and its string, at most @max bytes; @status (may be
+ * NULL) is the result of reading the pointer: when it failed, the event
+ * says so instead of reading.  @kind_aux: WR_ARG_CSTR or WR_ARG_ATTACH
+ * with its offset. */
+static void emit_cstr(struct cg *cg, LLVMValueRef ptr, unsigned max, LLVMValueRef status,
+		      unsigned kind_aux)
+{
+	LLVMValueRef ms = cg_i32(cg, wr_str_max_status(max, WR_ARG_OK)), args[4];
+
+	if (status)
+		ms = LLVMBuildOr(cg->builder, ms,
+				 LLVMBuildShl(cg->builder, status, cg_i32(cg, WR_STR_STATUS_SHIFT), ""), "");
+	args[0] = cg->buf;
+	args[1] = ptr;
+	args[2] = ms;
+	args[3] = cg_i32(cg, kind_aux);
+	cg_call(cg, WR_FN_ARG_CSTR, args, 4);
+}
+
+struct attach_walk {
+	struct cg *cg;
+	LLVMValueRef addr;  /* of the printed value */
+	uint64_t limit;     /* bytes of it on the wire */
+	unsigned n;
+	const struct ast_expr *e;  /* a value assembled from pieces: its expression */
+	const struct dw_loc *loc;  /* and location (else NULL: it is in memory at addr) */
+};
+
+/* The char pointer at byte @at of the value @w prints, and the status of
+ * finding it (NULL: none); NULL when a value from pieces did not keep it. */
+static LLVMValueRef attached_pointer(struct attach_walk *w, uint64_t at, LLVMValueRef *st)
+{
+	struct cg_value held = { 0 };
+	LLVMValueRef p;
+
+	if (!w->loc) {
+		p = cg_read_u64(w->cg, LLVMBuildAdd(w->cg->builder, w->addr, cg_i64(w->cg, at), ""), 8, &held);
+		*st = held.status;
+		return p;
+	}
+	if (dw_loc_unavailable(w->loc, at * 8, 64) || locations_window(w->cg, w->e, w->loc, at * 8, 64, &p, st))
+		return NULL;
+	return p;
+}
+
+/* Strings of the char pointers inside a printed aggregate, so it shows
+ * `name: 0x... "text"` as gdb does: each follows the aggregate on the wire,
+ * tagged with the pointer's offset in it. */
+static void attach_strings(struct attach_walk *w, const struct dw_type *t, uint64_t at, int depth)
+{
+	if (depth > 8 || at >= w->limit || w->n >= WR_ARG_ATTACH_MAX)
+		return;
+	if (ctype_is_text_pointer(t) && at + 8 <= w->limit) {
+		LLVMValueRef st = NULL, p = attached_pointer(w, at, &st);
+
+		if (!p)
+			return;
+		emit_cstr(w->cg, p, WR_ARG_ATTACH_STR, st, WR_ARG_ATTACH | (unsigned)at << 8);
+		w->n++;
+	} else if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION) {
+		for (size_t i = 0; i < t->n_members; i++)
+			if (!t->members[i].bit_size)
+				attach_strings(w, t->members[i].type, at + t->members[i].offset, depth + 1);
+	} else if (t->kind == DW_TYPE_ARRAY && t->target && t->target->size) {
+		for (uint64_t i = 0; i < t->count && w->n < WR_ARG_ATTACH_MAX; i++)
+			attach_strings(w, t->target, at + i * t->target->size, depth + 1);
+	}
+}
+
+static unsigned scalar_kind(const struct dw_type *t)
+{
+	if (t->kind == DW_TYPE_BOOL)
+		return WR_ARG_BOOL;
+	if (t->kind == DW_TYPE_ENUM)
+		return WR_ARG_ENUM;
+	if (t->kind == DW_TYPE_POINTER)
+		return WR_ARG_PTR;
+	if (t->kind == DW_TYPE_FLOAT)
+		return WR_ARG_BYTES;
+	if (t->is_char && t->size == 1)
+		return WR_ARG_CHAR;
+	return t->is_signed ? WR_ARG_I64 : WR_ARG_U64;
+}
+
+/* A value printed from memory as it lies there: aggregates, arrays,
+ * floating values (the renderer formats them from their bytes). */
+static int print_memory(struct cg *cg, const struct ast_expr *e, struct cg_value *v, bool as_number,
+			bool raw)
+{
+	const struct dw_type *t = v->dt;
+
+	if (!v->lvalue)
+		return cg_fail(cg, e->loc, NULL, "%s is held in registers and cannot be printed whole",
+			       t->name);
+	emit_bytes(cg, v->v, t->size, WR_ARG_BYTES, v->status);
+	if (!as_number && t->kind != DW_TYPE_FLOAT) {
+		struct attach_walk w = { cg, v->v, t->size > 256 ? 256 : t->size, 0, e, NULL };
+
+		attach_strings(&w, t, 0, 0);
+		/* a container's elements, a string's characters; under {:r}
+		 * the value whole when its argument cannot hold it */
+		if (raw ? t->size > WR_DUMP_MAX : walks_needed(t))
+			walks_emit(cg, v->v, t, raw);
+	}
+	return 0;
+}
+
+/* Whether any bit of the @size bytes at @loc was kept. */
+static bool kept_any(const struct dw_loc *loc, uint64_t size)
+{
+	for (uint64_t w = 0; w * 8 < size; w++) {
+		unsigned n = size - w * 8 >= 8 ? 64 : (unsigned)(size - w * 8) * 8;
+
+		if (dw_loc_unavailable(loc, w * 64, n) != (n >= 64 ? ~0ull : (1ull << n) - 1))
+			return true;
+	}
+	return false;
+}
+
+/* An aggregate held in registers or split into pieces (DW_OP_piece),
+ * assembled 8 bytes at a time with the bits no piece kept marked, for
+ * the renderer to show as <optimized out> (WR_ARG_PIECES). */
+static int print_composed(struct cg *cg, const struct ast_expr *e, struct cg_value *v, bool as_number)
+{
+	uint64_t size = v->dt->size;
+	LLVMValueRef args[5], off, x, st;
+
+	if (size > WR_PIECES_MAX)
+		return cg_fail(cg, e->loc, "print its members",
+			       "%s is split into pieces at this pc and is larger than the %u bytes "
+			       "wraith assembles whole", v->dt->name, WR_PIECES_MAX);
+	if (!kept_any(&v->loc, size)) {
+		/* nothing of it was kept: <optimized out>, as gdb says of it */
+		emit_scalar(cg, WR_ARG_I64, cg_i64(cg, 0), cg_i32(cg, WR_ARG_OPTIMIZED_OUT), 0);
+		return 0;
+	}
+	args[0] = cg->buf;
+	/* gdb marks a variable DW_OP_GNU_uninit marks, not a part of it */
+	args[1] = cg_i32(cg, size | (v->loc.uninit && e->kind == AST_EXPR_IDENT ? WR_PIECES_F_UNINIT : 0));
+	off = cg_call(cg, WR_FN_ARG_PIECES, args, 2);
+	for (uint64_t w = 0; w * 8 < size; w++) {
+		unsigned n = size - w * 8 >= 8 ? 64 : (unsigned)(size - w * 8) * 8;
+		LLVMValueRef index = cg_i32(cg, wr_word_index_status((unsigned)w, WR_ARG_OK));
+
+		if (locations_window(cg, e, &v->loc, w * 64, n, &x, &st))
+			return -WR_ESEMANTIC;
+		if (st)
+			index = LLVMBuildOr(cg->builder, index,
+					    LLVMBuildShl(cg->builder, st, cg_i32(cg, 8), ""), "");
+		args[1] = off;
+		args[2] = index;
+		args[3] = x;
+		args[4] = cg_i64(cg, dw_loc_unavailable(&v->loc, w * 64, n));
+		cg_call(cg, WR_FN_ARG_WORD, args, 5);
+	}
+	if (!as_number) {
+		struct attach_walk aw = { cg, NULL, size, 0, e, &v->loc };
+
+		attach_strings(&aw, v->dt, 0, 0);
+		if (walks_needed(v->dt))
+			walks_emit_pieces(cg, off, v->dt);
+	}
+	return 0;
+}
+
+/* Scalar @x of @v, or, when a read failed, the address whose read failed
+ * if that was the value's own read with everything before it read
+ * (@pre: the status before it), else 0: user space may read it again
+ * there (wire.h). */
+static LLVMValueRef value_or_failed_at(struct cg *cg, const struct cg_value *v, LLVMValueRef pre,
+				       LLVMValueRef x)
+{
+	LLVMBuilderRef b = cg->builder;
+	LLVMValueRef at = cg_i64(cg, 0), failed;
+
+	if (!v->status)
+		return x;
+	if (v->lvalue && !v->bit_size && v->status != pre) {
+		at = v->v;
+		if (pre)
+			at = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntNE, pre, cg_i32(cg, 0), ""),
+					     cg_i64(cg, 0), at, "");
+	}
+	failed = LLVMBuildICmp(b, LLVMIntNE, v->status, cg_i32(cg, 0), "");
+	return LLVMBuildSelect(b, failed, at, x, "");
+}
+
+static int print_value(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
+		       enum ast_fmt_spec spec);
+
+static bool is_text(const struct dw_type *t)
+{
+	return ctype_is_text_pointer(t) ||
+	       (t->kind == DW_TYPE_ARRAY && t->target && t->target->is_char && t->target->size == 1);
+}
+
+/* The path of the first member of @t, at any depth, that {:s} shows:
+ * ".name", "._M_dataplus._M_p" (a std::string's).  Not inside a union:
+ * which of its members holds the text is not known (a std::string's
+ * _M_local_buf holds a short string only). */
+static bool text_member(const struct dw_type *t, struct strbuf *path, int depth)
+{
+	for (size_t i = 0; depth < 8 && t->kind == DW_TYPE_STRUCT && i < t->n_members; i++) {
+		const struct dw_member *mb = &t->members[i];
+		size_t len = path->len;
+
+		if (mb->bit_size || (mb->name && !strcmp(mb->name, "<base>")))
+			continue;
+		if (mb->name)
+			strbuf_addf(path, ".%s", mb->name);
+		if (is_text(mb->type) || text_member(mb->type, path, depth + 1))
+			return true;
+		strbuf_setlen(path, len);
+	}
+	return false;
+}
+
+/* Whether a member can follow @text as it stands: a name, member,
+ * element or call, no operator before or between. */
+static bool postfix_only(const char *text)
+{
+	for (const char *c = text; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("_.[]:$>", *c) &&
+		    !(*c == '-' && c[1] == '>'))
+			return false;
+	return true;
+}
+
+/* {:s} shows text: a struct or union is not, whatever bytes it holds. */
+static int check_text(struct cg *cg, const struct ast_expr *e, const struct dw_type *t)
+{
+	struct strbuf hint = STRBUF_INIT, expr = STRBUF_INIT, path = STRBUF_INIT;
+	int err;
+
+	ast_expr_text(e, &expr);
+	if (text_member(t, &path, 0))
+		strbuf_addf(&hint, "print the text member it holds: {:s} of %s%s%s%s",
+			    postfix_only(expr.buf) ? "" : "(", expr.buf, postfix_only(expr.buf) ? "" : ")",
+			    path.buf);
+	else
+		strbuf_addstr(&hint, "{} shows it member by member, {:x} its bytes");
+	strbuf_release(&path);
+	err = cg_fail(cg, e->loc, hint.buf, "{:s} shows a string or char array, and %s is %s",
+		      expr.buf, t->name);
+	strbuf_release(&hint);
+	strbuf_release(&expr);
+	return err;
+}
+
+/* Whether a bt shows what a reference to @t refers to, and so frame 0's
+ * referent is copied at the hit: a scalar (`@0x7ffe...: 5`) or one of
+ * the library's values (`name="apple"`); not a struct holding them
+ * (`...`). */
+static bool bt_shows_referent(const struct dw_type *t, struct dw_std *s)
+{
+	if (!t || !t->size || t->incomplete)
+		return false;
+	if (ctype_is_scalar(t))
+		return t->size <= 8;
+	return dw_std_recognize(t, s);
+}
+
+/* Whether a bt shows a value of @t, held in memory, with memory outside
+ * it: a string's characters (Rust's &str and String too), what a smart
+ * pointer or an optional holds; not a container's elements, which a bt
+ * elides. */
+static bool bt_shows_pointed(const struct dw_type *t, struct dw_std *s)
+{
+	if (t && t->rust && t->kind == DW_TYPE_STRUCT && !dw_std_recognize(t, s))
+		return walks_needed(t); /* a struct or enum holding Strings */
+	if (!t || t->kind != DW_TYPE_STRUCT || !dw_std_recognize(t, s))
+		return false;
+	switch (s->kind) {
+	case DW_STD_VECTOR: case DW_STD_BITS: case DW_STD_DEQUE: case DW_STD_LIST:
+	case DW_STD_TREE: case DW_STD_RING: case DW_STD_HASH:
+		return false;
+	default:
+		return walks_needed(t);
+	}
+}
+
+int print_args_frame_referent(struct cg *cg, const struct ast_expr *e, const struct dw_var *var)
+{
+	const struct dw_type *t = var->type;
+	bool ref = t && t->kind == DW_TYPE_POINTER && t->is_reference;
+	struct cg_value v = { 0 };
+	struct dw_std s = { 0 };
+	LLVMValueRef x;
+
+	if (!t || !(ref ? bt_shows_referent(t->target, &s) : bt_shows_pointed(t, &s)) ||
+	    locations_value(cg, e, t, &var->loc, &v) || (ref && values_through_reference(cg, e, &v)) || v.optimized_out ||
+	    v.kind != CG_VALUE)
+		return -ENOENT;
+	/* a &str in two registers: assembled, its characters copied (the
+	 * bt finds it by its bytes) */
+	if (v.composed && !ref)
+		return print_composed(cg, e, &v, false) ? -ENOENT : 0;
+	if (!v.lvalue)
+		return -ENOENT;
+	if (ctype_is_scalar(v.dt)) {
+		x = values_scalar(cg, e, &v);
+		if (!x)
+			return -ENOENT;
+		emit_scalar(cg, scalar_kind(v.dt), value_or_failed_at(cg, &v, v.status, x), v.status,
+			    (unsigned)v.dt->size);
+	} else {
+		emit_bytes(cg, v.v, v.dt->size, WR_ARG_BYTES, v.status);
+		/* a bt shows a container's head, its elements elided: only
+		 * what strings and wrappers point to is copied */
+		switch (s.kind) {
+		case DW_STD_VECTOR: case DW_STD_BITS: case DW_STD_DEQUE: case DW_STD_LIST:
+		case DW_STD_TREE: case DW_STD_RING: case DW_STD_HASH:
+			break;
+		default:
+			walks_emit(cg, v.v, v.dt, false);
+		}
+	}
+	emit_scalar(cg, WR_ARG_ATTACH, v.v, NULL, WR_ARG_ATTACH_REFERENCE);
+	return 0;
+}
+
+/* A value reached through a C++ reference is printed as its referent's
+ * value with the referent's address attached (WR_ARG_ATTACH_REFERENCE),
+ * for gdb's `(int &) @0x7ffe...: 5`. */
+int print_args_lower(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
+		     enum ast_fmt_spec spec, unsigned print_index, unsigned wire_index)
+{
+	bool ref = v->kind == CG_VALUE && v->ref && v->ref->target == v->dt;
+	int err;
+
+	if (v->marker) {
+		emit_scalar(cg, WR_ARG_I64, cg_i64(cg, 0), cg_i32(cg, v->marker), 0);
+		return 0;
+	}
+	if (spec == AST_FMT_STR && (v->dt->kind == DW_TYPE_STRUCT || v->dt->kind == DW_TYPE_UNION))
+		return check_text(cg, e, v->dt);
+
+	cg_note_arg(cg, print_index, wire_index, ref ? v->ref : v->dt);
+	err = print_value(cg, e, v, spec);
+	if (!err && ref && v->lvalue && !v->optimized_out)
+		emit_scalar(cg, WR_ARG_ATTACH, v->v, NULL, WR_ARG_ATTACH_REFERENCE);
+	return err;
+}
+
+static int print_value(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
+		       enum ast_fmt_spec spec)
+{
+	const struct dw_type *t = v->dt;
+	bool as_number = spec == AST_FMT_HEX || spec == AST_FMT_HEX_UPPER || spec == AST_FMT_PTR;
+	LLVMValueRef x, pre = v->status;
+
+	if (v->optimized_out || v->synthetic) {
+		emit_scalar(cg, WR_ARG_I64, cg_i64(cg, 0),
+			    cg_i32(cg, v->synthetic ? WR_ARG_SYNTHETIC_POINTER : WR_ARG_OPTIMIZED_OUT), 0);
+		return 0;
+	}
+	if (t->kind == DW_TYPE_FUNCTION) {
+		/* gdb's {void (int)} 0x401136 <f>: the address, shown with the type */
+		emit_scalar(cg, WR_ARG_PTR, value_or_failed_at(cg, v, pre, v->v), v->status, 8);
+		return 0;
+	}
+	if (!ctype_is_scalar(t) || t->size > 8 || (t->kind == DW_TYPE_FLOAT && v->lvalue)) {
+		if (t->incomplete)
+			return cg_fail(cg, e->loc, "no module of the process defines it (is its library loaded?)",
+				       "%s is only declared here, its contents are unknown", t->name);
+		if (v->composed)
+			return print_composed(cg, e, v, as_number);
+		return print_memory(cg, e, v, as_number, spec == AST_FMT_RAW);
+	}
+	x = values_scalar(cg, e, v);
+	if (!x)
+		return -WR_ESEMANTIC;
+	if (ctype_is_text_pointer(t) && !as_number) {
+		emit_cstr(cg, x, WR_ARG_STR_MAX, v->status, WR_ARG_CSTR);
+		return 0;
+	}
+	emit_scalar(cg, scalar_kind(t), value_or_failed_at(cg, v, pre, x), v->status, (unsigned)t->size);
+	return 0;
+}
