@@ -389,12 +389,13 @@ static void caller_expr(struct vars_cache *c, Dwarf_Attribute *value, const stru
 	}
 }
 
-int dw_call_site_value(struct dw_module *m, uint64_t return_pc, int reg, struct dw_call_site *out)
+int dw_call_site_value(struct dw_module *m, uint64_t return_pc, int reg, const struct dw_entry_values *entry,
+		       struct dw_call_site *out)
 {
 	struct vars_cache *c;
 	struct callers *cs;
 	struct ret_entry key = { .return_pc = return_pc }, *e;
-	struct vars_frame f = { .pc = return_pc - 1 };
+	struct vars_frame f = { .pc = return_pc - 1, .entry = entry };
 	Dwarf_Attribute value, a;
 	Dwarf_Die site, cudie, fn, origin;
 	const char *why;
@@ -413,8 +414,9 @@ int dw_call_site_value(struct dw_module *m, uint64_t return_pc, int reg, struct 
 	f.cfa = vars_expr_cfa(c);
 	if (dwarf_diecu(&site, &cudie, NULL, NULL) && dw_pc_scopes(&cudie, f.pc, &fn, 1) == 1) {
 		f.fb = vars_frame_base(c, &fn, f.pc, &f, &why);
-		/* what the caller passed on from its own entry: its callers
-		 * say, by its return address (gdb follows such chains too) */
+		/* what the caller passed on from its own entry: @entry or its
+		 * callers say, by its return address (gdb follows such chains
+		 * too) */
 		f.fn = &fn;
 	}
 	if ((dwarf_attr(&site, DW_AT_call_origin, &a) || dwarf_attr(&site, DW_AT_abstract_origin, &a)) &&

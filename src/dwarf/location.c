@@ -523,6 +523,20 @@ static bool tail_calls_allow(struct eval *ev)
 	return dwarf_entrypc(ev->f->fn, &entry) == 0 && dw_tailcall_entry_values(ev->c->m, entry);
 }
 
+/* DW_OP_entry_value(DW_OP_regN) of a frame whose entry values its
+ * caller gives (vars_frame.entry). */
+static bool entry_given(struct eval *ev, int reg)
+{
+	uint64_t v;
+
+	if (!ev->f->entry->value(ev->f->entry->ctx, reg, &v)) {
+		ev->why = "only the value it had on entry to the function is known, and no caller says it";
+		ev->gone = true;
+		return false;
+	}
+	return push(ev, konst(ev->c, (int64_t)v));
+}
+
 /* DW_OP_entry_value(DW_OP_regN): what the function's callers passed in
  * register N (entryval.c).  When no caller says, the value is gone. */
 static bool entry_value(struct eval *ev, Dwarf_Op *op)
@@ -542,6 +556,8 @@ static bool entry_value(struct eval *ev, Dwarf_Op *op)
 	}
 	if (ev->sp == 0)
 		ev->entry_reg = (unsigned)(ops[0].atom - DW_OP_reg0) + 1;
+	if (ev->f->entry) /* the frame's caller says (or nothing does) */
+		return entry_given(ev, ops[0].atom - DW_OP_reg0);
 	if (!tail_calls_allow(ev)) {
 		ev->why = "only the value it had on entry to the function is known, and its tail calls "
 			  "could lead back to it, so no caller can say it";

@@ -54,17 +54,17 @@ bool dw_module_symbol_at(struct dw_module *m, uint64_t vaddr, struct strbuf *out
 }
 
 /* A symbol other modules' references bind to: defined, global or weak,
- * of default visibility, a data object. */
-static bool binds_data(const GElf_Sym *sym)
+ * of default visibility; a data object (@code false) or a function. */
+static bool binds(const GElf_Sym *sym, bool code)
 {
 	int bind = GELF_ST_BIND(sym->st_info), type = GELF_ST_TYPE(sym->st_info);
 
 	return sym->st_shndx != SHN_UNDEF && GELF_ST_VISIBILITY(sym->st_other) == STV_DEFAULT &&
 	       (bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE) &&
-	       (type == STT_OBJECT || type == STT_COMMON);
+	       (code ? type == STT_FUNC : type == STT_OBJECT || type == STT_COMMON);
 }
 
-bool dw_module_dynamic_object(struct dw_module *m, const char *name, uint64_t *vaddr)
+static bool dynamic_symbol(struct dw_module *m, const char *name, bool code, uint64_t *vaddr)
 {
 	Elf_Scn *scn = NULL;
 
@@ -79,7 +79,7 @@ bool dw_module_dynamic_object(struct dw_module *m, const char *name, uint64_t *v
 			GElf_Sym sym;
 			const char *s;
 
-			if (!gelf_getsym(data, (int)i, &sym) || !binds_data(&sym) ||
+			if (!gelf_getsym(data, (int)i, &sym) || !binds(&sym, code) ||
 			    !(s = elf_strptr(m->elf, sh.sh_link, sym.st_name)) || strcmp(s, name) != 0)
 				continue;
 			*vaddr = sym.st_value;
@@ -87,4 +87,14 @@ bool dw_module_dynamic_object(struct dw_module *m, const char *name, uint64_t *v
 		}
 	}
 	return false;
+}
+
+bool dw_module_dynamic_object(struct dw_module *m, const char *name, uint64_t *vaddr)
+{
+	return dynamic_symbol(m, name, false, vaddr);
+}
+
+bool dw_module_dynamic_function(struct dw_module *m, const char *name, uint64_t *vaddr)
+{
+	return dynamic_symbol(m, name, true, vaddr);
 }

@@ -21,6 +21,11 @@ bool dw_module_symbol_at(struct dw_module *m, uint64_t vaddr, struct strbuf *out
  * visibility (one the dynamic linker may bind other modules' references
  * to), set *@vaddr to its address and return true. */
 bool dw_module_dynamic_object(struct dw_module *m, const char *name, uint64_t *vaddr);
+/* The same for a function (STT_FUNC; an IFUNC's resolver is not the
+ * function it picks, so it does not count): a call other modules make to
+ * @name through their PLT reaches *@vaddr of the first module, in the
+ * dynamic linker's lookup order, for which this is true. */
+bool dw_module_dynamic_function(struct dw_module *m, const char *name, uint64_t *vaddr);
 /* The address range [*start, *end) the module's segments occupy, in its
  * own addresses. */
 void dw_module_range(struct dw_module *m, uint64_t *start, uint64_t *end);

@@ -21,7 +21,8 @@
 #define MAX_CHAINS 32
 
 struct edge {
-	uint64_t to;       /* entry of the tail-called function */
+	uint64_t to;       /* entry of the tail-called function, or 0: */
+	const char *name;  /* one of another module (borrowed from libdw) */
 	uint64_t call_pc;  /* the jump */
 };
 
@@ -256,16 +257,21 @@ static bool collect_edge(Dwarf_Die *cs, void *ctx)
 	Dwarf_Die origin;
 	uint64_t to, call_pc;
 
-	if (!is_tail_call(cs) || !call_origin(cs, &origin))
+	const char *name = NULL;
+
+	/* gdb 13 reads no call site without a return address (clang's tail
+	 * calls give DW_AT_call_pc only) and shows no frame for it */
+	if (!is_tail_call(cs) || !return_pc(cs) || !call_origin(cs, &origin))
 		return false;
 	to = origin_entry(c->m, &origin);
-	if (!to)
+	/* declared here, defined elsewhere: the linker says where */
+	if (!to && (!dwarf_hasattr_integrate(&origin, DW_AT_declaration) || !(name = function_name(&origin))))
 		return false;
 	call_pc = addr_attr(cs, DW_AT_call_pc);
-	if (!call_pc && return_pc(cs))
+	if (!call_pc)
 		call_pc = return_pc(cs) - 1;
 	c->node->edges = xgrow(c->node->edges, &c->cap, c->node->n_edges + 1, sizeof(struct edge));
-	c->node->edges[c->node->n_edges++] = (struct edge){ to, call_pc };
+	c->node->edges[c->node->n_edges++] = (struct edge){ to, name, call_pc };
 	return false;
 }
 
@@ -288,7 +294,8 @@ static const struct node *node_of(struct dw_module *m, uint64_t entry)
 }
 
 struct search {
-	struct dw_module *m;
+	const struct dw_tailcall_linker *linker;
+	struct dw_module *to_m;
 	uint64_t to;
 	struct dw_tailcall path[DW_TAILCALL_MAX];
 	struct dw_tailcall chains[MAX_CHAINS][DW_TAILCALL_MAX];
@@ -296,41 +303,61 @@ struct search {
 	size_t n_chains;
 };
 
-static bool on_path(const struct search *s, size_t depth, uint64_t entry)
+static bool on_path(const struct search *s, size_t depth, struct dw_module *m, uint64_t entry)
 {
 	for (size_t i = 0; i < depth; i++)
-		if (s->path[i].entry == entry)
+		if (s->path[i].m == m && s->path[i].entry == entry)
 			return true;
 	return false;
 }
 
-/* Depth-first over tail calls from @entry; every path that reaches s->to
- * is kept.  (The node pointer is re-fetched after each recursion: the cache
- * may grow.) */
-static void search_from(struct search *s, uint64_t entry, size_t depth)
+/* Where edge @e of a function of @m leads: *@to_m, its return value. */
+static uint64_t edge_target(const struct search *s, struct dw_module *m, const struct edge *e,
+			    struct dw_module **to_m)
 {
-	size_t n_edges = node_of(s->m, entry)->n_edges;
+	uint64_t to = 0;
 
-	if (depth >= DW_TAILCALL_MAX || s->n_chains >= MAX_CHAINS || on_path(s, depth, entry))
+	*to_m = m;
+	if (e->to)
+		return e->to;
+	if (s->linker && s->linker->bind(s->linker->ctx, e->name, to_m, &to))
+		return to;
+	return 0;
+}
+
+/* Depth-first over tail calls from @entry of @m; every path that reaches
+ * s->to is kept.  (The node pointer is re-fetched after each recursion:
+ * the cache may grow.) */
+static void search_from(struct search *s, struct dw_module *m, uint64_t entry, size_t depth)
+{
+	size_t n_edges;
+
+	if (depth >= DW_TAILCALL_MAX || s->n_chains >= MAX_CHAINS || on_path(s, depth, m, entry) ||
+	    !dw_module_dwarf(m))
 		return;
+	n_edges = node_of(m, entry)->n_edges;
 	for (size_t i = 0; i < n_edges; i++) {
-		struct edge e = node_of(s->m, entry)->edges[i];
+		struct edge e = node_of(m, entry)->edges[i];
+		struct dw_module *to_m;
+		uint64_t to = edge_target(s, m, &e, &to_m);
 
-		s->path[depth] = (struct dw_tailcall){ entry, e.call_pc };
-		if (e.to == s->to) {
+		if (!to)
+			continue;
+		s->path[depth] = (struct dw_tailcall){ m, entry, e.call_pc };
+		if (to_m == s->to_m && to == s->to) {
 			if (s->n_chains < MAX_CHAINS) {
 				memcpy(s->chains[s->n_chains], s->path, (depth + 1) * sizeof(s->path[0]));
 				s->lens[s->n_chains++] = depth + 1;
 			}
 			continue;
 		}
-		search_from(s, e.to, depth + 1);
+		search_from(s, to_m, to, depth + 1);
 	}
 }
 
 static bool same_call(const struct dw_tailcall *a, const struct dw_tailcall *b)
 {
-	return a->entry == b->entry && a->call_pc == b->call_pc;
+	return a->m == b->m && a->entry == b->entry && a->call_pc == b->call_pc;
 }
 
 /* Several chains fit: keep what they all start and all end with. */
@@ -360,18 +387,19 @@ suffix_done:
 	return n;
 }
 
-size_t dw_tailcall_chain(struct dw_module *m, uint64_t from, uint64_t to, struct dw_tailcall *out,
-			 size_t max)
+size_t dw_tailcall_chain(struct dw_module *from_m, uint64_t from, struct dw_module *to_m, uint64_t to,
+			 const struct dw_tailcall_linker *linker, struct dw_tailcall *out, size_t max)
 {
 	struct search *s;
 	size_t n = 0;
 
-	if (!from || !to || from == to || !dw_module_dwarf(m))
+	if (!from || !to || (from_m == to_m && from == to))
 		return 0;
 	s = xcalloc(1, sizeof(*s));
-	s->m = m;
+	s->linker = linker;
+	s->to_m = to_m;
 	s->to = to;
-	search_from(s, from, 0);
+	search_from(s, from_m, from, 0);
 	if (s->n_chains == 1) {
 		n = s->lens[0] < max ? s->lens[0] : max;
 		memcpy(out, s->chains[0], n * sizeof(*out));
@@ -445,7 +473,7 @@ static bool gdb_edge(Dwarf_Die *cs, void *ctx)
 	if (dwarf_hasattr(cs, DW_AT_call_target) || dwarf_hasattr(cs, DW_AT_GNU_call_site_target) ||
 	    !call_origin(cs, &origin))
 		return c->g->opaque = true;
-	if (dwarf_hasattr(&origin, DW_AT_declaration) && !dwarf_hasattr(&origin, DW_AT_specification)) {
+	if (dwarf_hasattr_integrate(&origin, DW_AT_declaration) && !dwarf_hasattr(&origin, DW_AT_specification)) {
 		name = function_name(&origin); /* by name, as the linker resolved it */
 		if (!name)
 			return c->g->opaque = true;

@@ -11,7 +11,10 @@
  * site in the caller names a function other than the callee, search the
  * tail calls leading from that function to the callee.  Only a chain that
  * is certain is reported (where several chains fit, their common start and
- * end).
+ * end).  A chain may cross modules (`return lib_f(x);` in a program jumps
+ * to a library through the PLT): a tail call to a function declared but
+ * not defined in its module is followed where the caller of this header
+ * says the dynamic linker binds it (struct dw_tailcall_linker).
  */
 #ifndef WRAITH_DWARF_TAILCALL_H
 #define WRAITH_DWARF_TAILCALL_H
@@ -25,8 +28,17 @@ struct dw_module;
 #define DW_TAILCALL_MAX 8
 
 struct dw_tailcall {
+	struct dw_module *m; /* the module of the function (borrowed) */
 	uint64_t entry;    /* entry address of the function that tail-called */
 	uint64_t call_pc;  /* the jump that made the tail call (for file:line) */
+};
+
+/* Where a call of a function no module-local definition has goes: the
+ * module and entry address the dynamic linker binds @name (a linkage
+ * name) to; false when none is known.  *@m is borrowed. */
+struct dw_tailcall_linker {
+	bool (*bind)(void *ctx, const char *name, struct dw_module **m, uint64_t *entry);
+	void *ctx;
 };
 
 /* The function called by the call instruction that returns to @ret_pc in
@@ -39,12 +51,13 @@ int dw_call_target(struct dw_module *m, uint64_t ret_pc, const char **name, uint
  * defined in @m, or 0. */
 uint64_t dw_function_entry(struct dw_module *m, const char *name);
 
-/* The tail calls that lead from the function entered at @from to the one
- * entered at @to, in call order (starting with @from, @to not included).
- * Returns how many were stored in @out (at most @max); 0 when there is
- * no certain chain. */
-size_t dw_tailcall_chain(struct dw_module *m, uint64_t from, uint64_t to, struct dw_tailcall *out,
-			 size_t max);
+/* The tail calls that lead from the function entered at @from in @from_m
+ * to the one entered at @to in @to_m, in call order (starting with @from,
+ * @to not included), crossing modules through @linker (may be NULL: one
+ * module only).  Returns how many were stored in @out (at most @max); 0
+ * when there is no certain chain. */
+size_t dw_tailcall_chain(struct dw_module *from_m, uint64_t from, struct dw_module *to_m, uint64_t to,
+			 const struct dw_tailcall_linker *linker, struct dw_tailcall *out, size_t max);
 
 /* Whether gdb 13 would resolve the entry values (DW_OP_entry_value, a
  * caller's DW_AT_call_value) of the function entered at @entry of @m:

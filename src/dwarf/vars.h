@@ -124,7 +124,15 @@ void dw_frame_vars(struct dw_module *m, uint64_t pc, unsigned level, bool params
  * (DW_TAG_call_site): what it calls and what it passed in one register.
  * Locations are in the caller's frame (its registers and CFA); a value
  * the caller passed on from its own entry is what its callers passed, by
- * the return address at that CFA - 8. */
+ * the return address at that CFA - 8, or what @entry says (a caller that
+ * left by a tail call has no return address of its own: the jump into it
+ * says, which only the tracer knows). */
+struct dw_entry_values {
+	/* What the caller had on entry in DWARF register @reg, in *@value;
+	 * false when nothing says. */
+	bool (*value)(void *ctx, int reg, uint64_t *value);
+	void *ctx;
+};
 struct dw_call_site {
 	/* A direct call: the called function's linkage name, else its name
 	 * (borrowed); NULL for a call through a pointer. */
@@ -135,8 +143,10 @@ struct dw_call_site {
 	struct dw_loc value;   /* what it passed in the register */
 };
 /* The call site returning to @return_pc and what it passed in DWARF
- * register @reg.  Returns 0, or -ENOENT when no call site there says. */
-int dw_call_site_value(struct dw_module *m, uint64_t return_pc, int reg, struct dw_call_site *out);
+ * register @reg; @entry (may be NULL) gives the caller's entry values.
+ * Returns 0, or -ENOENT when no call site there says. */
+int dw_call_site_value(struct dw_module *m, uint64_t return_pc, int reg, const struct dw_entry_values *entry,
+		       struct dw_call_site *out);
 
 /* The function (not an inlined call) whose code holds @pc: its linkage
  * name, else its name (borrowed), and its entry address.  False when

@@ -74,6 +74,8 @@ struct vars_frame {
 	 * its pc restores this one's registers; NULL for the probe's */
 	const struct vars_frame *inner;
 	unsigned depth;             /* how many calls out from the probe's frame */
+	/* The frame's entry values, when its caller knows them (or NULL) */
+	const struct dw_entry_values *entry;
 	/* The location view at pc (GCC's -gvariable-location-views) the
 	 * probe stands at, when known: an inlined call's entry view. */
 	bool has_view;

@@ -352,7 +352,7 @@ static void frame_vars(struct renderer *r, uint32_t pid, const struct ev_backtra
 
 /* Tail-called functions between frame @i and its caller (none recorded
  * on the stack; recovered from call-site debug info), with their values
- * when the bt shows values (the outermost is the one the caller called). */
+ * when the bt shows values. */
 static void tail_spans(struct renderer *r, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
 		       const char *indent, struct span_list *out)
 {
@@ -373,8 +373,8 @@ static void tail_spans(struct renderer *r, uint32_t pid, const struct ev_backtra
 
 		if (fl.sym && wants_vars(bt, r->hooks.tail_values)) {
 			v[0].value = NULL;
-			take_vars(r->hooks.tail_values(r->hooks.ctx, pid, bt, i, &tf[k], k + 1 == n,
-						       bt->flags & WR_BT_F_FULL, v, MAX_FRAME_VARS),
+			take_vars(r->hooks.tail_values(r->hooks.ctx, pid, bt, i, &tf[k], bt->flags & WR_BT_F_FULL, v,
+						       MAX_FRAME_VARS),
 				  v, &fl);
 		}
 		frame_spans(out, indent, &fl);

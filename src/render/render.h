@@ -69,6 +69,7 @@ struct render_frame {
 	struct dw_sym sym;        /* sym.n == 0 when nothing is known */
 	bool signal_trampoline;   /* shown as gdb shows it: <signal handler called> */
 	uint64_t tail_pc;         /* a tail-called function: the jump it left by (else 0) */
+	uint64_t tail_module;     /* and the cookie of the module that jump is in */
 };
 
 /* One variable of a frame, for frame values. */
@@ -101,11 +102,9 @@ struct render_hooks {
 	long (*values)(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
 		       unsigned level, bool locals, struct render_var *out, size_t max);
 	/* The same for a function that left by a tail call between frame @i
-	 * and its caller (@tail, from tailcalls()); @called: it is the one
-	 * frame @i + 1 called.  May be NULL. */
+	 * and its caller (@tail, from tailcalls()).  May be NULL. */
 	long (*tail_values)(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
-			    const struct render_frame *tail, bool called, bool locals,
-			    struct render_var *out, size_t max);
+			    const struct render_frame *tail, bool locals, struct render_var *out, size_t max);
 	/* Of frame 0 @f (symbolized as @rf) of an event of probe site
 	 * @wire_id: how many of its innermost inline frames a debugger
 	 * stopped there would not show - inlined calls that begin at the

@@ -575,12 +575,16 @@ struct collect {
 	size_t n;
 	struct fv_walk *up;      /* the caller's frame, walked to on first need; owned */
 	bool up_tried;
-	/* A function that left by a tail call (fv_tail_frame): the pc its
-	 * function is looked up at (else the frame's), and whether the
-	 * caller's call site calls it (only the outermost of a chain). */
+	/* A function that left by a tail call (fv_tail_frame): the jump it
+	 * left by, in module tail_mod (else 0: the frame's own function) */
 	uint64_t tail_pc;
-	bool tail_called;
-	struct fv_walk *jumper;  /* the frame's tail-caller, for its call site; owned */
+	struct tmodule *tail_mod;
+	/* the tail calls between the frame and its caller, innermost first,
+	 * found on first need */
+	struct render_frame tails[DW_TAILCALL_MAX];
+	size_t n_tails;
+	bool tails_tried;
+	struct fv_walk *jumper;  /* the registers at those jumps; owned */
 };
 
 /* ---- what the caller passed (its call site, by the return address) ---- */
@@ -648,69 +652,148 @@ static struct fv_walk *jumper_of(const struct fv_walk *w, bool at_entry)
 	return g;
 }
 
-/* The call site that called the function of @c's frame: in the caller's
- * frame at its return address, or, when that calls another function
- * which reached this one by tail calls, the last of those jumps (as gdb
- * resolves it through its tailcall frame; only a jump with a return
- * address, as gdb 13 reads them: GCC's).  @at is the frame it is read
- * in.  False when neither names this frame's function @key. */
-static bool calling_site(struct collect *c, unsigned reg, const char *key, struct dw_call_site *cs,
-			 struct where *at)
+/* ---- the chain of tail calls between the frame and its caller ---- */
+
+static size_t chain_of(struct collect *c)
 {
 	struct fv_walk *up = caller_of(c);
-	const struct wr_bt_frame *f = &c->w->bt->frames[c->w->i], *cf = &up->bt->frames[up->i];
-	struct tmodule *m = target_module_by_cookie(c->where.t, f->cookie);
-	struct tmodule *cm = target_module_by_cookie(c->where.t, cf->cookie);
-	struct render_frame tails[DW_TAILCALL_MAX];
+
+	if (!c->tails_tried && up && c->w->have_cfa)
+		c->n_tails = target_tailcalls(c->where.t, &c->w->bt->frames[c->w->i], &up->bt->frames[up->i],
+					      c->tails, DW_TAILCALL_MAX);
+	c->tails_tried = true;
+	return c->n_tails;
+}
+
+/* Where the function @c shows is in the chain: -1 for the frame's own,
+ * else its index in c->tails; -2 when it is not there. */
+static int chain_pos(struct collect *c)
+{
 	size_t n;
 
+	if (!c->tail_pc)
+		return -1;
+	n = chain_of(c);
+	for (size_t k = 0; k < n; k++)
+		if (c->tails[k].tail_pc == c->tail_pc && c->tails[k].tail_module == c->tail_mod->cookie)
+			return (int)k;
+	return -2;
+}
+
+/* The function at chain position @p (chain_pos()): its module, key
+ * (dw_function_at()) and entry address. */
+static bool function_of(struct collect *c, int p, struct tmodule **m, const char **key, uint64_t *entry)
+{
+	const struct wr_bt_frame *f = &c->w->bt->frames[c->w->i];
+
+	*m = p < 0 ? target_module_by_cookie(c->where.t, f->cookie)
+		   : target_module_by_cookie(c->where.t, c->tails[p].tail_module);
+	return *m && dw_function_at((*m)->dw, p < 0 ? frame_lookup_pc(f) : c->tails[p].tail_pc, key, entry);
+}
+
+/* Module @m's load bias in @c's process: that of @c's frame or of its
+ * caller when it is theirs (as the kernel saw them), else from the
+ * process's mappings. */
+static bool bias_of(const struct collect *c, const struct tmodule *m, uint64_t *bias)
+{
+	const struct ev_backtrace *bt = c->w->bt;
+
+	for (unsigned k = c->w->i; k < bt->frame_count && k <= c->w->i + 1; k++)
+		if (m == target_module_by_cookie(c->where.t, bt->frames[k].cookie)) {
+			*bias = bt->frames[k].ip - bt->frames[k].pc;
+			return true;
+		}
+	return target_module_bias(c->where.t, (pid_t)c->where.pid, m, bias);
+}
+
+/* Whether call site @cs, read in @at, calls the function @key entered
+ * at @entry (in the process). */
+static bool calls(const struct where *at, const struct dw_call_site *cs, const char *key, uint64_t entry)
+{
+	uint64_t called;
+
+	if (cs->callee)
+		return strcmp(cs->callee, key) == 0;
+	return value_of(at, &cs->target, &called) && called == entry;
+}
+
+static bool entering_site(struct collect *c, int p, int reg, struct dw_call_site *cs, struct where *at);
+
+/* What a function of the chain had on entry (dw_entry_values): what the
+ * jump or call that entered it passed. */
+struct chain_entry {
+	struct collect *c;
+	int p;
+};
+
+static bool chain_entry_value(void *ctx, int reg, uint64_t *value)
+{
+	struct chain_entry *ce = ctx;
+	struct dw_call_site cs;
+	struct where at;
+
+	return entering_site(ce->c, ce->p, reg, &cs, &at) && value_of(&at, &cs.value, value);
+}
+
+/* The call that entered the function at chain position @p and what it
+ * passed in DWARF register @reg: the next jump out (as gdb resolves it
+ * through its tailcall frames; only jumps with a return address, as gdb
+ * 13 reads them: GCC's), read with the registers the jumps had, its own
+ * entry values the next one's; else the caller's call site at its return
+ * address, read in the caller's frame.  @at is the frame it is read in.
+ * False when none says, or it calls another function. */
+static bool entering_site(struct collect *c, int p, int reg, struct dw_call_site *cs, struct where *at)
+{
+	struct fv_walk *up = caller_of(c);
+	size_t n = chain_of(c);
+	struct chain_entry ce = { c, p + 1 };
+	const struct dw_entry_values ev = { chain_entry_value, &ce };
+	const struct wr_bt_frame *cf;
+	struct tmodule *m, *cm, *tm;
+	const char *key;
+	uint64_t entry, bias;
+
+	/* gdb trusts no call site of a function whose tail calls could
+	 * lead back to it */
+	if (!up || !function_of(c, p, &m, &key, &entry) || !bias_of(c, m, &bias) ||
+	    !dw_tailcall_entry_values(m->dw, entry))
+		return false;
+	cf = &up->bt->frames[up->i];
+	cm = target_module_by_cookie(c->where.t, cf->cookie);
 	*at = c->where;
 	at->w = up;
 	at->bias = cf->ip - cf->pc;
-	if (cm && dw_call_site_value(cm->dw, cf->pc, (int)reg - 1, cs) == 0 &&
-	    (!cs->callee || strcmp(cs->callee, key) == 0))
-		return true;
-	/* (a call of another function, or one that passed nothing here: a
-	 * clone GCC gave the constants) */
-	if (c->tail_pc || !c->w->have_cfa)
-		return false;
-	n = target_tailcalls(c->where.t, f, cf, tails, DW_TAILCALL_MAX);
-	if (n == 0 || dw_call_site_value(m->dw, tails[0].tail_pc + 1, (int)reg - 1, cs) != 0)
+	/* the frame's own function: the caller's call may call it (else a
+	 * clone GCC gave the constants passes nothing: the jumps say) */
+	if (p < 0 || (size_t)(p + 1) >= n) {
+		if (cm && dw_call_site_value(cm->dw, cf->pc, reg, NULL, cs) == 0 && calls(at, cs, key, entry + bias))
+			return true;
+		if ((size_t)(p + 1) >= n)
+			return false;
+	}
+	tm = target_module_by_cookie(c->where.t, c->tails[p + 1].tail_module);
+	if (!tm || !bias_of(c, tm, &at->bias) ||
+	    dw_call_site_value(tm->dw, c->tails[p + 1].tail_pc + 1, reg, &ev, cs) != 0)
 		return false;
 	if (!c->jumper)
 		c->jumper = jumper_of(c->w, c->w->i == 0 && at_entry(c));
 	at->w = c->jumper;
-	at->bias = c->where.bias;
-	return true;
+	return calls(at, cs, key, entry + bias);
 }
 
-/* What the caller of @c's frame passed in DWARF register @reg - 1, as a
- * variable of @v's type in @out (the caller's frame reads it); false
- * when its call site does not say, or calls another function than this
- * frame's. */
+/* What the caller of @c's function passed in DWARF register @reg - 1,
+ * as a variable of @v's type in @out (@at reads it); false when its call
+ * site does not say, or calls another function. */
 static bool passed_value(struct collect *c, const struct dw_var *v, unsigned reg, struct dw_var *out,
 			 struct where *at)
 {
-	const struct wr_bt_frame *f = &c->w->bt->frames[c->w->i];
-	struct tmodule *m = target_module_by_cookie(c->where.t, f->cookie);
 	struct dw_call_site cs;
-	const char *key;
-	uint64_t entry, called;
+	int p = chain_pos(c);
 
 	/* A reference's value at entry is its referent's, which only a call
 	 * site's DW_AT_call_data_value gives: gdb shows no @entry without it,
 	 * and neither does this. */
-	if (!caller_of(c) || !m || !reg || (v->type && v->type->is_reference) ||
-	    (c->tail_pc && !c->tail_called) ||
-	    !dw_function_at(m->dw, c->tail_pc ? c->tail_pc : frame_lookup_pc(f), &key, &entry) ||
-	    !calling_site(c, reg, key, &cs, at))
-		return false;
-	if (cs.callee ? strcmp(cs.callee, key) != 0
-		      : !value_of(at, &cs.target, &called) || called != entry + c->where.bias)
-		return false;
-	/* gdb trusts no call site of a function whose tail calls could lead
-	 * back to it */
-	if (!dw_tailcall_entry_values(m->dw, entry))
+	if (!reg || p < -1 || (v->type && v->type->is_reference) || !entering_site(c, p, (int)reg - 1, &cs, at))
 		return false;
 	*out = *v;
 	out->loc = cs.value;
@@ -881,11 +964,11 @@ long fv_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev
 }
 
 long fv_tail_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev_backtrace *bt,
-		   unsigned i, uint64_t tail_pc, bool called, bool locals,
+		   unsigned i, uint64_t tail_module, uint64_t tail_pc, bool locals,
 		   const struct render_value_ctx *vc, struct fv_var *out, size_t max, const char **why)
 {
 	struct tmodule *m = reach(w, t, bt, i, why);
-	struct collect c = { .w = w, .tail_pc = tail_pc, .tail_called = called };
+	struct collect c = { .w = w, .tail_pc = tail_pc, .tail_mod = target_module_by_cookie(t, tail_module) };
 	struct fv_walk *g;
 	long n;
 
@@ -896,13 +979,17 @@ long fv_tail_frame(struct fv_walk *w, struct target *t, uint32_t pid, const stru
 		return -1;
 	}
 	where_init(&c.where, w, t, pid, vc);
+	if (!c.tail_mod || !bias_of(&c, c.tail_mod, &c.where.bias)) {
+		*why = "the module of this function is not mapped in the process";
+		return -1;
+	}
 	/* the function's frame is the one its jump left: that frame's
 	 * registers at its entry, read into w's text */
 	g = jumper_of(w, i == 0 && at_entry(&c));
 	strbuf_release(&g->text);
 	g->text = w->text;
 	c.w = c.where.w = g;
-	n = gather(&c, m, tail_pc, 0, locals, out, max);
+	n = gather(&c, c.tail_mod, tail_pc, 0, locals, out, max);
 	w->text = g->text;
 	free(g);
 	return n;

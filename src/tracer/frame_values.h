@@ -54,13 +54,15 @@ long fv_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev
 
 /* The same for a function that left the stack by a tail call between
  * physical frame @i of @bt and its caller: the one whose jump is at
- * @tail_pc (an address of frame @i's module), innermost inline level
+ * @tail_pc of the module whose cookie is @tail_module (frame @i's, its
+ * caller's or another one the process maps), innermost inline level
  * there.  Its registers are those frame @i had at its entry (all of them
  * when frame @i is frame 0 at its entry, else the ones its caller gets
- * back), its entry values what frame @i + 1's call site passed when
- * @called (the function is the first of the chain; else none). */
+ * back), its entry values what the jump that entered it passed (the
+ * next one out in the chain), or for the first of the chain frame
+ * @i + 1's call site, as gdb reads them through its tailcall frames. */
 long fv_tail_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev_backtrace *bt,
-		   unsigned i, uint64_t tail_pc, bool called, bool locals,
+		   unsigned i, uint64_t tail_module, uint64_t tail_pc, bool locals,
 		   const struct render_value_ctx *vc, struct fv_var *out, size_t max, const char **why);
 
 #endif

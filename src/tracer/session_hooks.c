@@ -104,15 +104,15 @@ static long hook_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, 
 }
 
 static long hook_tail_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
-			     const struct render_frame *tail, bool called, bool locals,
+			     const struct render_frame *tail, bool locals,
 			     struct render_var *out, size_t max)
 {
 	struct session *s = ctx;
 	struct values_call vc;
 	struct fv_walk *w = values_begin(s, pid, max, &vc);
 
-	return values_end(fv_tail_frame(w, s->target, pid, bt, i, tail->tail_pc, called, locals, &vc.vc,
-					vc.v, vc.max, &vc.why),
+	return values_end(fv_tail_frame(w, s->target, pid, bt, i, tail->tail_module, tail->tail_pc, locals,
+					&vc.vc, vc.v, vc.max, &vc.why),
 			  &vc, out, max);
 }
 

@@ -376,6 +376,26 @@ struct tmodule *target_module_by_cookie(struct target *t, uint64_t cookie)
 	return t->mods[cookie - 1];
 }
 
+struct tmodule *target_module_of(struct target *t, const struct dw_module *dw)
+{
+	for (size_t i = 0; i < t->n_mods; i++)
+		if (t->mods[i]->dw == dw)
+			return t->mods[i];
+	return NULL;
+}
+
+bool target_module_bias(struct target *t, pid_t pid, const struct tmodule *m, uint64_t *bias)
+{
+	struct tprocess *p = target_process(t, pid);
+
+	for (size_t i = 0; p && i < p->n_maps; i++)
+		if (p->maps[i].mod == m) {
+			*bias = p->maps[i].bias;
+			return true;
+		}
+	return false;
+}
+
 /* What a module's debug info and unwind rows mean for probes and frames. */
 static void module_meaning(struct tmodule *m, struct strbuf *out)
 {

@@ -132,6 +132,11 @@ struct tmodule *target_main_module(struct target *t);
  * no uprobe can be placed in it).  Returns how many. */
 size_t target_modules_in_order(struct target *t, bool probed, struct tmodule **order);
 struct tmodule *target_module_by_cookie(struct target *t, uint64_t cookie);
+/* The module whose debug info is @dw, or NULL. */
+struct tmodule *target_module_of(struct target *t, const struct dw_module *dw);
+/* Module @m's load bias (runtime address - ELF address) in process @pid,
+ * from its mappings; false when the process is not known to map it. */
+bool target_module_bias(struct target *t, pid_t pid, const struct tmodule *m, uint64_t *bias);
 
 /* Look for libraries that define @function where process t->pid loads
  * its own libraries from (the directories of its executable and of its

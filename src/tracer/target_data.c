@@ -119,14 +119,6 @@ static struct tmodule *bind_global(struct target *t, struct tmodule *def, struct
 
 /* ---- thread-local variables ---- */
 
-static struct tmodule *module_of(struct target *t, const struct dw_module *dw)
-{
-	for (size_t i = 0; i < t->n_mods; i++)
-		if (t->mods[i]->dw == dw)
-			return t->mods[i];
-	return NULL;
-}
-
 /* The program's own block is where glibc always puts it (computed from its
  * PT_TLS alone, so -t without -p knows it too).  A library's depends on
  * the order the dynamic linker loaded modules in, which only the process
@@ -139,7 +131,7 @@ static struct tmodule *module_of(struct target *t, const struct dw_module *dw)
 int target_tls_block(struct target *t, const struct dw_module *dw, struct tmodule *probe_mod,
 		     struct target_tls *out, const char **why)
 {
-	struct tmodule *m = dw ? module_of(t, dw) : probe_mod, *main_mod = target_main_module(t);
+	struct tmodule *m = dw ? target_module_of(t, dw) : probe_mod, *main_mod = target_main_module(t);
 	struct proc_tls_query q = { 0 };
 	struct proc_tls_module lm;
 	struct dw_tls_segment seg;

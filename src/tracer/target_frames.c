@@ -6,6 +6,7 @@
  */
 #include "dwarf/module.h"
 #include "dwarf/symbolize.h"
+#include "dwarf/symtab.h"
 #include "dwarf/tailcall.h"
 #include "render/render.h"
 #include "tracer/target_priv.h"
@@ -165,40 +166,72 @@ static uint64_t frame_entry(struct target *t, const struct wr_bt_frame *f, struc
 	return pc - rf.sym.frames[rf.sym.n - 1].sym_offset;
 }
 
+/* dw_tailcall_linker: the first module in the dynamic linker's lookup
+ * order (the program, then the libraries) that exports function @name. */
+static bool bind_function(void *ctx, const char *name, struct dw_module **m, uint64_t *entry)
+{
+	struct target *t = ctx;
+	struct tmodule **order = xcalloc(t->n_mods + 1, sizeof(*order));
+	size_t n = target_modules_in_order(t, false, order);
+	bool found = false;
+
+	for (size_t i = 0; i < n && !found; i++)
+		if (!order[i]->special && dw_module_dynamic_function(order[i]->dw, name, entry)) {
+			*m = order[i]->dw;
+			found = true;
+		}
+	free(order);
+	return found;
+}
+
+/* The function the call site returning to @caller calls: its module and
+ * entry (0 when unknown). */
+static uint64_t called_function(struct target *t, const struct wr_bt_frame *caller, struct tmodule **mod)
+{
+	const char *name;
+	uint64_t entry;
+	struct dw_module *dw;
+
+	*mod = target_module_by_cookie(t, caller->cookie);
+	if (!*mod || (caller->flags & WR_FRAME_F_EXACT_IP) ||
+	    dw_call_target((*mod)->dw, caller->pc, &name, &entry))
+		return 0;
+	if (entry || !name)
+		return entry;
+	/* declared in the caller's module: called through the PLT */
+	if (!bind_function(t, name, &dw, &entry) || !(*mod = target_module_of(t, dw)))
+		return 0;
+	return entry;
+}
+
 static size_t find_tailcalls(struct target *t, const struct wr_bt_frame *callee,
 			     const struct wr_bt_frame *caller, struct render_frame *out, size_t max)
 {
-	struct tmodule *mc, *mr = target_module_by_cookie(t, caller->cookie);
+	struct dw_tailcall_linker linker = { bind_function, t };
+	struct tmodule *mc, *mt;
 	struct dw_tailcall chain[DW_TAILCALL_MAX];
-	uint64_t callee_entry, target_entry;
-	const char *name;
+	uint64_t callee_entry, target_entry = called_function(t, caller, &mt);
 	size_t n;
 
-	if (!mr || (caller->flags & WR_FRAME_F_EXACT_IP) ||
-	    dw_call_target(mr->dw, caller->pc, &name, &target_entry))
-		return 0;
 	callee_entry = frame_entry(t, callee, &mc);
-	if (!callee_entry || !mc)
+	if (!target_entry || !callee_entry || !mc || (mt == mc && target_entry == callee_entry))
 		return 0;
-	if (!target_entry && name && mc != mr)
-		target_entry = dw_function_entry(mc->dw, name); /* called through the PLT */
-	else if (mc != mr)
-		return 0;
-	if (!target_entry || target_entry == callee_entry)
-		return 0;
-	n = dw_tailcall_chain(mc->dw, target_entry, callee_entry, chain, DW_TAILCALL_MAX);
+	n = dw_tailcall_chain(mt->dw, target_entry, mc->dw, callee_entry, &linker, chain, DW_TAILCALL_MAX);
 	n = n < max ? n : max;
 	for (size_t i = 0; i < n; i++) {
+		/* innermost first: the last tail call is nearest the callee */
+		const struct dw_tailcall *tc = &chain[n - 1 - i];
+		struct tmodule *m = target_module_of(t, tc->m);
 		struct render_frame *rf = &out[i];
 		struct dw_sym sym;
 
-		/* innermost first: the last tail call is nearest the callee */
 		memset(rf, 0, sizeof(*rf));
-		rf->module_path = mc->path;
-		rf->module_name = dw_module_name(mc->dw);
-		rf->tail_pc = chain[n - 1 - i].call_pc;
+		rf->module_path = m ? m->path : NULL;
+		rf->module_name = dw_module_name(tc->m);
+		rf->tail_pc = tc->call_pc;
+		rf->tail_module = m ? m->cookie : 0;
 		/* Named, as gdb names it, by the innermost function at the jump. */
-		if (dw_symbolize(mc->dw, rf->tail_pc, &sym) == 0 && sym.n) {
+		if (dw_symbolize(tc->m, rf->tail_pc, &sym) == 0 && sym.n) {
 			rf->sym.frames = &sym.frames[0];
 			rf->sym.n = 1;
 		}

@@ -16,6 +16,7 @@
 #include "dwarf/module.h"
 #include "dwarf/resolve.h"
 #include "dwarf/symtab.h"
+#include "dwarf/tailcall.h"
 #include "dwarf/vars.h"
 #include "util/error.h"
 #include "util/xalloc.h"
@@ -236,6 +237,11 @@ static void test_dynamic_objects(void **state)
 		assert_int_equal((uint64_t)v.loc.offset, lib_addr);
 		assert_false(dw_module_dynamic_object(lib, "lib_static", &addr));
 		assert_false(dw_module_dynamic_object(lib, "lib_point", &addr)); /* a function */
+		/* which a call through the PLT reaches, where its symbol says */
+		assert_true(dw_module_dynamic_function(lib, "lib_point", &addr));
+		assert_int_equal(addr, dw_function_entry(lib, "lib_point"));
+		assert_false(dw_module_dynamic_function(lib, "lib_counter", &addr));
+		assert_false(dw_module_dynamic_function(m, "lib_point", &addr)); /* only called */
 		assert_int_equal(dw_var_find(lib, marker_pc(lib, "libcorpus.c", "lib_point"), "lib_static", &v), 0);
 		assert_false(v.external);
 		assert_int_equal(dw_module_dynamic_object(m, "lib_counter", &addr), i == 0);
