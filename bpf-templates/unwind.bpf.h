@@ -152,22 +152,23 @@ WR_INLINE __u64 stack_word(struct wr_bt_state *st, __u64 off)
  * default) below it, and mmap()s them far lower still. */
 #define WR_MAIN_STACK_NEAR (1ull << 20)
 
-/* How many bytes to copy from @base, just below the word at @addr: the
- * rest of @addr's page, never the next: it may be past the end of the
+/* How many bytes to copy from @base, just below the word at @addr:
+ * @want, but not into the next page: it may be past the end of the
  * stack, and a copy that runs into a page that is not there costs a fault
- * (about a microsecond) before it fails, where a page's copy costs tens of
- * nanoseconds.  With @top (the top of the main thread's stack) and @addr
- * on that stack, everything up to @top instead, which the thread has
- * used, so every page there is present; but that is the process's
- * arguments and environment too, so only for a walk that used up a copy
- * already (it is deep).  At most WR_BT_STACK_MAX bytes, in a form the
- * verifier bounds. */
-WR_INLINE __u32 copy_len(__u64 base, __u64 addr, __u64 top)
+ * (about a microsecond) before it fails.  With @top (the top of the main
+ * thread's stack) and @addr on that stack, up to @top instead: the thread
+ * has used every page there, so they are present (above it lie the
+ * process's arguments and environment, which no walk reads).  At most
+ * WR_BT_STACK_MAX bytes, in a form the verifier bounds. */
+WR_INLINE __u32 copy_len(__u64 base, __u64 addr, __u64 top, __u64 want)
 {
-	__u64 len = (addr | (WR_BT_STACK_PAGE - 1)) + 1 - base;
+	__u64 end = (addr | (WR_BT_STACK_PAGE - 1)) + 1, len;
 
-	if (addr < top && top - addr < WR_MAIN_STACK_NEAR && top - base > len)
-		len = top - base;
+	if (addr < top && top - addr < WR_MAIN_STACK_NEAR)
+		end = top;
+	len = end - base;
+	if (len > want)
+		len = want;
 	if (len > WR_BT_STACK_MAX)
 		len = WR_BT_STACK_MAX;
 	WR_BARRIER_VAR(len);
@@ -177,11 +178,14 @@ WR_INLINE __u32 copy_len(__u64 base, __u64 addr, __u64 top)
 /* The rule step's read (unwind/step.h): 8 bytes of user memory at @addr,
  * from the copy of the stack in @st when it holds them.  Otherwise copy
  * the stack from just below @addr (the caller frames lie above), as far
- * as copy_len() says: a walk of the main thread takes at most two copies
- * until it is WR_BT_STACK_MAX bytes deep, another thread's one per page
- * it crosses.  Where that copy fails, the rest of the page; where that
- * fails too, only the 8 bytes.  Stack words are aligned; a word that
- * is not is read on its own. */
+ * as copy_len() lets: WR_BT_STACK_FIRST bytes for a walk's first copy,
+ * twice the last one's after that.  A copy costs about as much per byte
+ * as it costs to start, and most walks read well under a page, so the
+ * first is small and its cost does not depend on where in its page the
+ * stack happens to lie; a deep walk's copies grow and stay few.  Where a
+ * copy fails, the rest of the page; where that fails too, only the 8
+ * bytes.  Stack words are aligned; a word that is not is read on its
+ * own. */
 WR_INLINE int uw_read(struct wr_bt_state *st, __u64 *dst, __u64 addr)
 {
 	__u64 off = addr - st->stack_base;
@@ -189,13 +193,13 @@ WR_INLINE int uw_read(struct wr_bt_state *st, __u64 *dst, __u64 addr)
 	if (addr & 7)
 		return user_read(dst, sizeof(*dst), (const void *)addr);
 	if (st->stack_len == 0 || off > st->stack_len - sizeof(*dst)) {
-		__u64 base = addr - 16;
-		__u32 len = copy_len(base, addr, st->stack_len ? st->stack_top : 0);
+		__u64 base = addr - 16, want = st->stack_len ? 2 * st->stack_len : WR_BT_STACK_FIRST;
+		__u32 len = copy_len(base, addr, st->stack_top, want);
 
 		STAGE(rule_step);
 		if (len < 24 || len > WR_BT_STACK_MAX ||
 		    bpf_probe_read_user(st->stack, len, (const void *)base)) {
-			len = copy_len(base, addr, 0);
+			len = copy_len(base, addr, 0, WR_BT_STACK_PAGE);
 			if (len < 24 || len > WR_BT_STACK_MAX ||
 			    bpf_probe_read_user(st->stack, len, (const void *)base)) {
 				st->stack_len = 0;

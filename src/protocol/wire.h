@@ -697,12 +697,15 @@ WR_STATIC_ASSERT(sizeof(struct wr_bt_slot) == 56, "bt slot size");
 
 /* The user stack the unwinder copies at once: one copy serves the
  * return addresses and saved registers of several frames.  A copy runs
- * from just below the word a walk needs up to the top of the main
- * thread's stack, at most WR_BT_STACK_MAX bytes, or elsewhere to the end
- * of the word's page (WR_BT_STACK_PAGE), never into the next
- * (bpf-templates/unwind.bpf.h: why). */
+ * from just below the word a walk needs, WR_BT_STACK_FIRST bytes for a
+ * walk's first copy and twice the last one's for each after it, at most
+ * WR_BT_STACK_MAX bytes, up to the top of the main thread's stack or
+ * elsewhere to the end of the word's page (WR_BT_STACK_PAGE), never into
+ * the next (bpf-templates/unwind.bpf.h: why). */
 #define WR_BT_STACK_PAGE  4096u
+#define WR_BT_STACK_FIRST 1024u
 #define WR_BT_STACK_MAX   8192u
+WR_STATIC_ASSERT(WR_BT_STACK_FIRST >= 24 && WR_BT_STACK_FIRST <= WR_BT_STACK_MAX, "first stack copy");
 
 struct wr_bt_state {
 	__u32 n_slots;   /* slots used by this event */
