@@ -89,7 +89,7 @@ WR_API __u8 *wr_event_begin(void *ctx, __u64 cookie)
 	h->probe_id = probe_id;
 	h->pid = (__u32)(pid_tgid >> 32);
 	h->tid = (__u32)pid_tgid;
-	h->timestamp_ns = bpf_ktime_get_ns();
+	h->timestamp_ns = wr_cfg_sends ? bpf_ktime_get_ns() : 0;
 	h->payload_len = 0;
 	h->flags = 0;
 	h->n_items = 0;

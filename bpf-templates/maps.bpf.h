@@ -94,6 +94,14 @@ static const __u32 wr_cfg_has_bt = 1;
 #else
 __u32 wr_cfg_has_bt = 1;
 #endif
+/* 0 when the probe's event is never sent (set after lowering): its only
+ * items are `count bt` stacks, which are counted and cut off, so the hit
+ * takes no timestamp (a clock read costs such a hit about 20 ns). */
+#ifdef WR_BASE_TRANSPORT
+static const __u32 wr_cfg_sends = 1;
+#else
+__u32 wr_cfg_sends = 1;
+#endif
 /* How many `bt` and `count bt` statements the probe has (set after
  * lowering; a script has no loops, so each runs at most once an event):
  * no event of the probe opens more slots, and the probe's own loops over

@@ -128,6 +128,8 @@ WR_INLINE void output(void *ctx, __u8 *buf)
 	}
 	if (st && st->n_slots)
 		trim_last_bt(buf, st);
+	if (!h->timestamp_ns) /* a probe that only counts (wr_cfg_sends): never */
+		h->timestamp_ns = bpf_ktime_get_ns();
 	size = sizeof(*h) + h->payload_len;
 
 	if (size > WR_EVENT_MAX)

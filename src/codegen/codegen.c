@@ -297,13 +297,19 @@ static void drop_unreached(struct cg *cg)
 }
 
 /* How many calls of entry point @e the lowered probe makes. */
+/* Calls of entry point @e in the probe function (the template's own calls
+ * between its functions are not the probe's). */
 static unsigned calls_to(struct cg *cg, enum wr_entry_point e)
 {
-	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, wr_entry_points[e].name);
+	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, wr_entry_points[e].name), user;
 	unsigned n = 0;
 
-	for (LLVMUseRef u = fn ? LLVMGetFirstUse(fn) : NULL; u; u = LLVMGetNextUse(u))
-		n++;
+	for (LLVMUseRef u = fn ? LLVMGetFirstUse(fn) : NULL; u; u = LLVMGetNextUse(u)) {
+		user = LLVMGetUser(u);
+		if (LLVMIsACallInst(user) &&
+		    LLVMGetBasicBlockParent(LLVMGetInstructionParent(user)) == cg->fn)
+			n++;
+	}
 	return n;
 }
 
@@ -319,15 +325,20 @@ static void fix_config(struct cg *cg, enum wr_config_id c, unsigned value)
 	LLVMSetLinkage(g, LLVMInternalLinkage);
 }
 
-/* After lowering: whether the probe calls wr_bt (wr_cfg_has_bt) and how
- * many bt and count bt statements it has (wr_cfg_bt_slots; see the
- * template).  A script has no loops: each call runs at most once. */
+/* After lowering: whether the probe calls wr_bt (wr_cfg_has_bt), how many
+ * bt and count bt statements it has (wr_cfg_bt_slots; see the template),
+ * and whether its event can be sent (wr_cfg_sends): not when `count bt`
+ * is all that adds to it, no print, bt or expression error.  A script has
+ * no loops: each call runs at most once. */
 static void fix_bt_config(struct cg *cg)
 {
-	unsigned slots = calls_to(cg, WR_FN_BT) + calls_to(cg, WR_FN_COUNT_BT);
+	unsigned bts = calls_to(cg, WR_FN_BT), counts = calls_to(cg, WR_FN_COUNT_BT);
+	unsigned items = bts + calls_to(cg, WR_FN_ITEM_OPEN) + calls_to(cg, WR_FN_EXPR_ERROR) +
+			 calls_to(cg, WR_FN_MEM_EQUAL);
 
-	fix_config(cg, WR_CFG_HAS_BT, calls_to(cg, WR_FN_BT) > 0);
-	fix_config(cg, WR_CFG_BT_SLOTS, slots < WR_BT_MAX_SLOTS ? slots : WR_BT_MAX_SLOTS);
+	fix_config(cg, WR_CFG_HAS_BT, bts > 0);
+	fix_config(cg, WR_CFG_BT_SLOTS, bts + counts < WR_BT_MAX_SLOTS ? bts + counts : WR_BT_MAX_SLOTS);
+	fix_config(cg, WR_CFG_SENDS, !counts || items);
 }
 
 /* Every entry point the generator calls is defined in the template, with

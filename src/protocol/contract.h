@@ -73,7 +73,8 @@
 	X(TRANSPORT, wr_cfg_transport)      \
 	X(FAULT_IN, wr_cfg_fault_in)        \
 	X(HAS_BT, wr_cfg_has_bt)            \
-	X(BT_SLOTS, wr_cfg_bt_slots)
+	X(BT_SLOTS, wr_cfg_bt_slots)        \
+	X(SENDS, wr_cfg_sends)
 
 /* The programs of the base object. */
 #define WR_PROGRAMS(X)                      \
