@@ -294,22 +294,64 @@ def render(R, spread, add):
     count_floor(h["splits"], add)
 
 
-def count_floor(splits, add):
-    """What count bt can save against bt, from the split: only the output."""
+def count_saving(splits):
+    """What count bt saves against bt, from the split, or None: a dict of
+    bt's output and header, count's header and count_stack, the stages
+    both pay (shared), the ns saved, the ratio, and the shared ns at which
+    the ratio would be 70%."""
     if "bt" not in splits or "count" not in splits:
-        return
+        return None
     bt = {s: ns for s, ns, _ in splits["bt"][1:]}
     co = {s: ns for s, ns, _ in splits["count"][1:]}
-    out, cs = bt.get("output", 0), co.get("count_stack", 0)
-    shared = sum(bt.values()) - out
-    if shared + out <= 0:
+    c = {"out": bt.get("output", 0), "hb": bt.get("header", 0), "hc": co.get("header", 0),
+         "cs": co.get("count_stack", 0)}
+    c["bt"] = sum(bt.values())
+    c["shared"] = c["bt"] - c["out"] - c["hb"]
+    c["saved"] = c["out"] + c["hb"] - c["hc"] - c["cs"]
+    if c["bt"] <= 0:
+        return None
+    c["ratio"] = 1 - c["saved"] / c["bt"]
+    c["need"] = c["saved"] / 0.3 - c["out"] - c["hb"]
+    return c
+
+
+def count_floor(splits, add):
+    """What count bt can save against bt, from the split: the output and
+    the event's timestamp (in the header)."""
+    c = count_saving(splits)
+    if not c:
         return
     add("`count bt` walks the same frames as `bt`, through the same stages; what it does "
-        "not do is send the event (*output*, %.0f ns of `bt`'s %.0f), and what it does "
+        "not do is send the event (*output*, %.0f ns of `bt`'s %.0f) or read the clock for "
+        "the event's timestamp (*header*, %.0f ns against `bt`'s %.0f), and what it does "
         "instead is find and bump the stack's counter (*count_stack*, %.0f ns).  Every other "
-        "stage, %.0f ns here, is the walk both pay, so `count bt` cannot fall below about "
-        "%.0f%% of `bt` by what it leaves out; a cut to the walk lowers both and raises that "
-        "ratio.\n" % (out, shared + out, cs, shared, 100 * (shared + cs) / (shared + out)))
+        "stage, %.0f ns here, is the walk and the set-up both pay, so `count bt` saves a fixed "
+        "%.0f ns, whatever the walk costs: about %.0f%% of `bt` here, and 70%% only once the "
+        "stages both pay come to %.0f ns or less.\n" % (
+            c["out"], c["bt"], c["hc"], c["hb"], c["cs"], c["shared"], c["saved"],
+            100 * c["ratio"], c["need"]))
+
+
+def count_limits(R, add):
+    """What limits count bt's targets (doc: What limits the misses)."""
+    h = R.get("hits")
+    if not h:
+        return
+    c, rows = count_saving(h["splits"]), h["rows"]
+    what = "**count bt against bt** (%.0f%% of `bt`'s BPF time, rounds %.0f%% apart)." % (
+        100 * rows["count"]["bpf"][0] / rows["bt"]["bpf"][0],
+        100 * (_round_spread(rows["count"]["bpf_rounds"]) or 0))
+    if not c:
+        add(what + "  The split by stage (`--stages-wraith`) says where the time goes.\n")
+        return
+    add(what + "  `count bt` leaves out all it can of what `bt` does: it sends nothing "
+        "(*output*) and, in a probe that only counts, reads no clock for a timestamp no event "
+        "will carry (*header*); it adds the counter (*count_stack*, a hash-map lookup and an "
+        "atomic add).  Its walk is `bt`'s, and the walk is most of either, so the ratio is "
+        "1 − (what it saves) / (`bt`'s cost): %.0f ns of %.0f in the split (section 2), %.0f%%.  "
+        "It falls only as the walk gets cheaper: 70%% asks for the stages both pay to come to "
+        "about %.0f ns, from %.0f.\n" % (c["saved"], c["bt"], 100 * c["ratio"], c["need"],
+                                        c["shared"]))
 
 
 STAGE_KEYS = ("empty", "print", "bt", "count", "bt32", "chain")

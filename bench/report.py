@@ -405,6 +405,8 @@ def limits(ctx, R, add):
     ph, st, fits = R.get("perhit"), R.get("startup"), R.get("fits")
     if ph and any(t.startswith(("bt depth", "every bt", "<= 60 ns")) for t in missed):
         per_hit_limits(ph, fits, add)
+    if any(t.startswith(("count bt <=", "count bt: rounds")) for t in missed):
+        hits.count_limits(R, add)
     if st and any(t.startswith("ready") for t in missed):
         startup_limits(ctx, R, st, add)
     if st and any(t.startswith("CFI extraction") for t in missed):
