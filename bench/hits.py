@@ -22,6 +22,9 @@ Section:
         is slower by that cost times the marks of a hit, so only the split
         comes from it, never a figure above.  (--wraith pointing to an
         instrumented build gives the split too, with its slower figures.)
+  sites one site against two: `print "{}", x` and `print "x"` on
+        wr_bench_twin(), inlined at two call sites hit in turn, against
+        wr_bench_solo(), a noinline copy of it; the same figures.
 """
 import json
 import os
@@ -133,21 +136,19 @@ def one_config(b, wraith, cfg, fx, workdir):
     return rounds, split
 
 
-def section_hits(b):
-    """Every configuration ctx.reps times, rotated; per configuration the
-    rounds of all repetitions."""
+def measure(b, cfgs, fxs, commands):
+    """Every configuration of @cfgs ctx.reps times, rotated, each on its
+    fixture of @fxs, against the untraced loops of @commands ({fixture:
+    commands}); per configuration the rounds of all repetitions: (rows,
+    splits, untraced)."""
     ctx = b.ctx
-    libs = [os.path.join(os.path.dirname(ctx.hotloop), n) for n in CHAIN_LIBS]
-    cfgs = configs(ctx.hotloop)
-    b.log("per-hit figures: %d configurations x %d repetitions" % (len(cfgs), ctx.reps))
-    fxs = {"shallow": b.Fixture(ctx.hotloop, SHALLOW, libs), "deep": b.Fixture(ctx.hotloop, DEEP)}
     old = b.sysctl("kernel.bpf_stats_enabled")
     per = {c[0]: [] for c in cfgs}
     splits, untraced = {}, {}
     try:
         for rep in range(ctx.reps):
             for name, fx in fxs.items():
-                for command in ("run", "chain") if name == "shallow" else ("run",):
+                for command in commands[name]:
                     u = [fx.cmd("%s %d" % (command, ROUND_N))[1] / ROUND_N for _ in range(3)]
                     untraced.setdefault((name, command), []).append(min(u))
             order = cfgs[rep % len(cfgs):] + cfgs[:rep % len(cfgs)]
@@ -158,7 +159,7 @@ def section_hits(b):
                 per[cfg[0]].extend((cpu - base, bpf) for cpu, bpf in rounds)
                 if split:
                     splits[cfg[0]] = split
-                b.log("  rep %d %-7s thread +%6.0f ns/call  bpf %s ns/run" % (
+                b.log("  rep %d %-8s thread +%6.0f ns/call  bpf %s ns/run" % (
                     rep + 1, cfg[0], statistics.median(r[0] for r in rounds) - base,
                     "/".join("%.0f" % r[1] for r in rounds if r[1] is not None)))
         for cfg in cfgs if getattr(ctx, "stages_wraith", None) else ():
@@ -176,8 +177,78 @@ def section_hits(b):
         bpf = [r[1] for r in per[key] if r[1] is not None]
         rows[key] = {"label": label, "added": b.stats_of(added), "bpf": b.stats_of(bpf),
                      "bpf_rounds": bpf}
-    return {"rows": rows, "splits": splits, "untraced": {
-        "%s/%s" % k: b.stats_of(v) for k, v in untraced.items()}}
+    return rows, splits, {"%s/%s" % k: b.stats_of(v) for k, v in untraced.items()}
+
+
+def section_hits(b):
+    """Every configuration ctx.reps times, rotated; per configuration the
+    rounds of all repetitions."""
+    ctx = b.ctx
+    libs = [os.path.join(os.path.dirname(ctx.hotloop), n) for n in CHAIN_LIBS]
+    cfgs = configs(ctx.hotloop)
+    b.log("per-hit figures: %d configurations x %d repetitions" % (len(cfgs), ctx.reps))
+    fxs = {"shallow": b.Fixture(ctx.hotloop, SHALLOW, libs), "deep": b.Fixture(ctx.hotloop, DEEP)}
+    rows, splits, untraced = measure(b, cfgs, fxs, {"shallow": ("run", "chain"), "deep": ("run",)})
+    return {"rows": rows, "splits": splits, "untraced": untraced}
+
+
+# The multi-site case: one probe of two sites (wr_bench_twin, inlined at
+# two call sites, hit alternately) against one of one site (wr_bench_solo,
+# a noinline copy of the same body), each in a tight loop.
+SITES_CFGS = [
+    ("solo_val", 'print "{}", x', "wraith", 'trace wr_bench_solo { print "{}", x; }', 128, "shallow",
+     "solo"),
+    ("twin_val", 'print "{}", x', "wraith", 'trace wr_bench_twin { print "{}", x; }', 128, "shallow",
+     "twin"),
+    ("solo_x", 'print "x"', "wraith", 'trace wr_bench_solo { print "x"; }', 128, "shallow", "solo"),
+    ("twin_x", 'print "x"', "wraith", 'trace wr_bench_twin { print "x"; }', 128, "shallow", "twin"),
+]
+
+
+def section_sites(b):
+    """The multi-site case: BPF ns per run and the thread's added ns per
+    call, at one site and at two."""
+    b.log("one site against two: %d configurations x %d repetitions" % (len(SITES_CFGS), b.ctx.reps))
+    fxs = {"shallow": b.Fixture(b.ctx.hotloop, SHALLOW)}
+    rows, _, untraced = measure(b, SITES_CFGS, fxs, {"shallow": ("solo", "twin")})
+    return {"rows": rows, "untraced": untraced}
+
+
+def sites_lines(R, fmt_s):
+    """The multi-site case's lines of the table run.py prints."""
+    rows = R.get("sites", {}).get("rows", {})
+    out = []
+    for key, row in rows.items():
+        where = "one site" if key.startswith("solo") else "two sites"
+        out.append("%-58s %-34s %s" % ("per call, live: %s, %s" % (row["label"], where),
+                                       fmt_s(row["added"], " ns"),
+                                       "bpf %s ns/run" % (fmt_s(row["bpf"], "") if row["bpf"] else "-")))
+    return out
+
+
+def render_sites(R, spread, add):
+    """The multi-site case's part of doc/performance.md."""
+    rows = R.get("sites", {}).get("rows")
+    if not rows:
+        return
+    add("### One site against two\n")
+    add("`bench/hotloop.c`'s `wr_bench_twin()` is inlined at two call sites that its loop hits "
+        "in turn (a probe of two sites), `wr_bench_solo()` is a noinline copy of the same body "
+        "(a probe of one); gcc -O2.  Each is traced live for %d rounds of %s calls in each "
+        "repetition, *added* and *BPF* as above.\n" % (ROUNDS, "{:,}".format(ROUND_N)))
+    add("| script | one site: added, ns per call | BPF ns per run | two sites: added | BPF ns per run "
+        "| two − one, BPF |")
+    add("|---|---|---|---|---|---|")
+    for what in ("val", "x"):
+        one, two = rows.get("solo_" + what), rows.get("twin_" + what)
+        if not one or not two:
+            continue
+        d = two["bpf"][0] - one["bpf"][0] if one["bpf"] and two["bpf"] else None
+        add("| `%s` | %s | %s | %s | %s | %s |" % (
+            one["label"], spread(one["added"]), spread(one["bpf"]) if one["bpf"] else "–",
+            spread(two["added"]), spread(two["bpf"]) if two["bpf"] else "–",
+            "%+.0f ns" % d if d is not None else "–"))
+    add("")
 
 
 def _round_spread(bpf):
@@ -232,8 +303,8 @@ def table_lines(R, fmt_s):
     """The section's lines of the table run.py prints."""
     h = R.get("hits")
     if not h:
-        return []
-    out = []
+        return sites_lines(R, fmt_s)
+    out = sites_lines(R, fmt_s)
     for key, row in h["rows"].items():
         out.append("%-58s %-34s %s" % ("per call, live: " + row["label"],
                                        fmt_s(row["added"], " ns"),
@@ -251,6 +322,7 @@ def render(R, spread, add):
     """The section of doc/performance.md."""
     h = R.get("hits")
     if not h:
+        render_sites(R, spread, add)
         return
     rows = h["rows"]
     add("## Per-hit figures that travel between hosts\n")
@@ -273,6 +345,7 @@ def render(R, spread, add):
                                        spread(r["bpf"]) if r["bpf"] else "–",
                                        "%.0f %%" % (100 * s) if s is not None else "–"))
     add("")
+    render_sites(R, spread, add)
     add("### Where a hit's time goes inside BPF\n")
     if not h["splits"]:
         add("No split by stage in this run: it needs a wraith built `--enable-stage-timing` "

@@ -17,6 +17,10 @@
  *   chain N      call wr_chain1_0() N times: a call chain through three
  *                shared libraries (bench/chainlib.c), which must be among
  *                the libraries given;
+ *   solo N       call wr_bench_solo() N times: one site of its own;
+ *   twin N       run wr_bench_twin() N times, alternately at the two places
+ *                it is inlined: a probe of two sites, each hit N / 2 times
+ *                (the same body as wr_bench_solo, so the two compare);
  *   quit         exit.
  * One process serves every round, so untraced and traced rounds run
  * against the same address space and the same stack.
@@ -49,6 +53,22 @@ __attribute__((noinline)) void wr_bench_hot(long x)
 	wr_bench_sink += r + x;
 }
 
+/* The multi-site case: the same body inlined at two call sites (a probe
+ * of two sites), against a noinline copy of it (a probe of one). */
+static inline __attribute__((always_inline)) void wr_bench_twin(long x)
+{
+	long r = wr_bench_leaf(x);
+
+	wr_bench_sink += r + x;
+}
+
+__attribute__((noinline)) void wr_bench_solo(long x)
+{
+	long r = wr_bench_leaf(x);
+
+	wr_bench_sink += r + x;
+}
+
 static long clock_ns(clockid_t clock)
 {
 	struct timespec ts;
@@ -70,7 +90,7 @@ static long (*chain_fn)(long);
 
 /* The loop of one command, at the bottom of the stack.  @rate 0 means
  * as fast as possible; @rate -1 means system calls instead, -2 the
- * chain's first function. */
+ * chain's first function, -3 wr_bench_solo(), -4 wr_bench_twin(). */
 __attribute__((noinline)) static long loop(long n, long rate)
 {
 	long c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), t0 = now_ns(), next = t0, t1;
@@ -78,6 +98,14 @@ __attribute__((noinline)) static long loop(long n, long rate)
 	if (rate == -2) {
 		for (long i = 0; i < n; i++)
 			chain_fn(i);
+	} else if (rate == -3) {
+		for (long i = 0; i < n; i++)
+			wr_bench_solo(i);
+	} else if (rate == -4) {
+		for (long i = 0; i + 1 < n; i += 2) {
+			wr_bench_twin(i);
+			wr_bench_twin(i + 1);
+		}
 	} else if (rate < 0) {
 		for (long i = 0; i < n; i++)
 			syscall(SYS_getppid);
@@ -134,6 +162,10 @@ int main(int argc, char **argv)
 			rate = -1;
 		else if (sscanf(line, "chain %ld", &n) == 1 && n > 0 && chain_fn)
 			rate = -2;
+		else if (sscanf(line, "solo %ld", &n) == 1 && n > 0)
+			rate = -3;
+		else if (sscanf(line, "twin %ld", &n) == 1 && n > 1)
+			rate = -4;
 		else if (strncmp(line, "quit", 4) == 0)
 			break;
 		else {

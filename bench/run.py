@@ -27,6 +27,10 @@ Sections:
            shared libraries; with a wraith built --enable-stage-timing
            (--wraith PATH), where a hit's time goes inside BPF
            (bench/hits.py).
+  sites    one site against two: BPF ns per run and the thread's added ns
+           per call of `print "{}", x` and `print "x"` on a function
+           inlined at two call sites against a noinline copy of it
+           (bench/hits.py); `bench/run.py --only sites` runs it alone.
   values   BPF ns per element of printing a 200-element vector<int>, a
            200-entry map<string,int> and a Rust Vec<String> of 200
            (bench/values.py); not among the default sections.
@@ -1471,7 +1475,7 @@ def machine_info():
 
 
 # The sections doc/performance.md is written from (the default of --only).
-DOC_SECTIONS = ("perhit", "hits", "startup", "probes", "sym", "delivery", "consumer", "pipe",
+DOC_SECTIONS = ("perhit", "hits", "sites", "startup", "probes", "sym", "delivery", "consumer", "pipe",
                 "faultin", "deep")
 
 
@@ -1526,6 +1530,8 @@ def main():
             R["fits"] = perhit_fits(R["perhit"])
         if "hits" in only:
             R["hits"] = hits.section_hits(bench_env(ctx))
+        if "sites" in only:
+            R["sites"] = hits.section_sites(bench_env(ctx))
         if "startup" in only:
             R["startup"] = section_startup(ctx)
         if "probes" in only:
