@@ -183,7 +183,7 @@ WR_INLINE long step_string(struct wr_walk_state *st, __u8 *buf, struct wr_walk_o
 
 	if ((op->flags & WR_WALK_F_LIBCXX) && !(walk_word(st, base) & 1))
 		return frame_pop(st); /* libc++'s short string: inside the value */
-	p = walk_word(st, base + op->a);
+	p = walk_word(st, base + op->a) + op->c;
 	n = walk_word(st, base + op->b);
 	n = n > op->limit ? op->limit : n;
 	/* libstdc++'s short string points into the value itself */

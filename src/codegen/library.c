@@ -223,6 +223,9 @@ static int smart_pointer(struct cg *cg, const struct ast_expr *e, struct cg_valu
 	LLVMValueRef x;
 	int err;
 
+	if (s->str_value)
+		return cg_fail(cg, e->loc, "print it whole: it shows its text", "%s holds a str, which has no address "
+			       "of its own to dereference", obj->dt->name);
 	if (!p)
 		return cg_fail(cg, e->loc, NULL, "no pointer type for %s", obj->dt->name);
 	err = field(cg, e, obj, &ctype_ulong, s->a, &x);

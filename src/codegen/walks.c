@@ -94,6 +94,26 @@ static unsigned compile_btree(struct walk_prog *p, const struct dw_std *s, int d
 	return i;
 }
 
+/* Rc<str>, Arc<str>: the block's counts (DEREF) and the text after
+ * them (STRING, its pointer plus the value's offset), under one FIELDS. */
+static unsigned compile_rc_str(struct walk_prog *p, const struct dw_std *s)
+{
+	unsigned i = add(p, WR_WALK_FIELDS), k;
+
+	if (i && (k = add(p, WR_WALK_DEREF))) {
+		offsets(&p->ops[k - 1], s->a, 0, 0, 0);
+		p->ops[k - 1].size = (uint32_t)s->node_size;
+		link(p, i, k, 0, 0);
+	}
+	if (i && (k = add(p, WR_WALK_STRING))) {
+		offsets(&p->ops[k - 1], s->a, s->f, s->b, 0);
+		p->ops[k - 1].size = 0;
+		p->ops[k - 1].limit = p->print_elements;
+		link(p, i, k, 0, 0);
+	}
+	return i;
+}
+
 /* One of the standard library's: its op, or 0 when nothing of it lies
  * outside the value (a unique_ptr shows its pointer only). */
 static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const struct dw_std *s, int depth)
@@ -144,6 +164,8 @@ static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const 
 			offsets(&p->ops[i - 1], s->b, s->c, 0, 0), p->ops[i - 1].size = s->libcxx ? 16 : 8;
 		break;
 	case DW_STD_RC:
+		if (s->str_value)
+			return compile_rc_str(p, s);
 		if ((i = add(p, WR_WALK_DEREF))) {
 			offsets(&p->ops[i - 1], s->a, 0, 0, 0);
 			p->ops[i - 1].size = (uint32_t)(s->node_size < WR_WALK_COPY_MAX ? s->node_size : WR_WALK_COPY_MAX);

@@ -611,23 +611,47 @@ static bool rust_sequence(const struct dw_type *t, const char *n, struct dw_std 
 	return false;
 }
 
+/* Whether @n names a Rust Rc<str> or Arc<str> ("alloc::rc::Rc<str>",
+ * "alloc::sync::Arc<str, alloc::alloc::Global>"). */
+static bool rc_of_str(const char *n)
+{
+	const char *lt = strchr(n, '<');
+
+	return lt && !strncmp(lt + 1, "str", 3) && (lt[4] == ',' || lt[4] == '>');
+}
+
 /* Rc<T>, Arc<T>: a pointer to RcBox {strong, weak, value} or ArcInner
- * {strong, weak, data}. */
+ * {strong, weak, data} (RcInner since rustc 1.84).  Rc<str> and
+ * Arc<str> point with a data pointer and a length: the text's length
+ * at f, its bytes at the block + b (DWARF gives the value a u8 there). */
 static bool rust_rc(const struct dw_type *t, const char *n, struct dw_std *s)
 {
 	bool arc = starts(n, "alloc::sync::Arc<");
-	const struct dw_type *box;
+	const struct dw_type *box, *ptr;
+	int64_t in;
 
 	if (!arc && !starts(n, "alloc::rc::Rc<"))
 		return false;
 	s->kind = DW_STD_RC;
 	s->label = arc ? "Arc" : "Rc";
-	box = pointee(path(t, "ptr.pointer", &s->a));
+	ptr = path(t, "ptr.pointer", &s->a);
+	if (ptr && ptr->kind == DW_TYPE_STRUCT) { /* a fat pointer: only str's is known */
+		s->str_value = rc_of_str(n);
+		if (!s->str_value || !path(ptr, "length", &s->f))
+			return false;
+		s->f += s->a;
+		box = pointee(path(ptr, "data_ptr", &in));
+		s->a += in;
+	} else {
+		box = pointee(ptr);
+	}
 	if (!box || !paths(box, "strong", &s->c, "weak", &s->d))
 		return false;
 	s->elem = path(box, arc ? "data" : "value", &s->b);
 	if (!s->elem)
 		return false;
+	if (s->str_value)
+		s->elem = NULL; /* a str: no value of its own to point to */
 	s->node_size = box->size;
 	return true;
 }

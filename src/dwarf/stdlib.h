@@ -64,6 +64,7 @@ struct dw_std {
 	bool fixed;          /* VECTOR: a span of static extent: d elements */
 	bool bracketed;      /* VECTOR: gdb's own Rust slice, `Box<[u8], ...> [1, 2]` */
 	bool ring_len;       /* RING: c holds the count, d any capacity (rustc 1.67+) */
+	bool str_value;      /* RC: Rc<str>, Arc<str>: a text of the length at f */
 	/* The element: of a sequence, the node value of a list or tree, the
 	 * pointee of a smart pointer, an optional's or atomic's value. */
 	const struct dw_type *elem;
@@ -89,7 +90,8 @@ struct dw_std {
 	 *   RC          a: the pointer to the block (node_size bytes); in
 	 *               the block, b: the value, c: strong count, d: weak
 	 *               count (8 bytes each; the weak count holds one more
-	 *               while a strong reference lives)
+	 *               while a strong reference lives); with str_value,
+	 *               the text's length at f (elem NULL)
 	 *   CELL        a: the value, b: RefCell's borrow count (8 bytes,
 	 *               signed; -1 for a Cell)
 	 *   RING        a: the buffer, b: the first element's index (tail),

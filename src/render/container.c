@@ -658,6 +658,26 @@ static const uint8_t *rc_block(struct cview *c, uint64_t *strong, uint64_t *weak
 	return p;
 }
 
+/* An Rc<str>'s or Arc<str>'s text, as a string: JSON's, or the text's
+ * ("rust = rc", `<unreadable>` when its copy failed). */
+static void rc_str(struct cview *c)
+{
+	const struct dw_std *s = c->s;
+	uint64_t n = word(c, s->f, 8), shown = n < c->limit ? n : c->limit;
+	bool failed = false;
+	const uint8_t *bytes = shown ? render_snap_find(c->snap, word(c, s->a, 8) + (uint64_t)s->b, shown, &failed)
+				     : (const uint8_t *)"";
+
+	if (c->json && bytes)
+		span_datan(c->json, SPAN_STRING, (const char *)bytes, shown);
+	else if (c->json)
+		span_null(c->json, SPAN_LITERAL);
+	else if (!bytes)
+		strbuf_addstr(c->out, failed ? "<unreadable>" : "...");
+	else
+		render_text(bytes, shown, n > shown, c->out);
+}
+
 static void rc_text(struct cview *c)
 {
 	const struct dw_std *s = c->s;
@@ -666,7 +686,10 @@ static void rc_text(struct cview *c)
 	if (!rc_block(c, &strong, &weak))
 		return;
 	strbuf_addf(c->out, "%s(strong=%" PRIu64 ", weak=%" PRIu64 ") = {value = ", s->label, strong, weak);
-	render_value_at(c->snap, s->elem, word(c, s->a, 8) + (uint64_t)s->b, c->vc, c->depth, c->out);
+	if (s->str_value)
+		rc_str(c);
+	else
+		render_value_at(c->snap, s->elem, word(c, s->a, 8) + (uint64_t)s->b, c->vc, c->depth, c->out);
 	strbuf_addf(c->out, ", strong = %" PRIu64 ", weak = %" PRIu64 "}", strong, weak);
 }
 
@@ -819,7 +842,12 @@ static void wrapper_data(struct cview *c)
 			break;
 		jfield(c, "strong_count", strong);
 		jfield(c, "weak_count", weak);
-		jvalue(c, "value", s->elem, word(c, s->a, 8) + (uint64_t)s->b);
+		if (s->str_value) {
+			span_add(c->json, SPAN_KEY, SPAN_TONE_NONE, NULL, "value");
+			rc_str(c);
+		} else {
+			jvalue(c, "value", s->elem, word(c, s->a, 8) + (uint64_t)s->b);
+		}
 		break;
 	}
 	case DW_STD_CELL:
