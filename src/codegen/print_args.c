@@ -277,6 +277,15 @@ static bool postfix_only(const char *text)
 	return true;
 }
 
+/* Whether @t is one of the library's strings (std::string, String,
+ * &str, OsString), which {:s} shows as its characters. */
+static bool library_string(const struct dw_type *t)
+{
+	struct dw_std s;
+
+	return t->kind == DW_TYPE_STRUCT && dw_std_recognize(t, &s) && s.kind == DW_STD_STRING;
+}
+
 /* {:s} shows text: a struct or union is not, whatever bytes it holds. */
 static int check_text(struct cg *cg, const struct ast_expr *e, const struct dw_type *t)
 {
@@ -383,7 +392,8 @@ int print_args_lower(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 		emit_scalar(cg, WR_ARG_I64, cg_i64(cg, 0), cg_i32(cg, v->marker), 0);
 		return 0;
 	}
-	if (spec == AST_FMT_STR && (v->dt->kind == DW_TYPE_STRUCT || v->dt->kind == DW_TYPE_UNION))
+	if (spec == AST_FMT_STR && (v->dt->kind == DW_TYPE_STRUCT || v->dt->kind == DW_TYPE_UNION) &&
+	    !library_string(v->dt))
 		return check_text(cg, e, v->dt);
 
 	cg_note_arg(cg, print_index, wire_index, ref ? v->ref : v->dt);

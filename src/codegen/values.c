@@ -20,6 +20,7 @@
 #include "util/strbuf.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 static int unknown_name(struct cg *cg, const struct ast_expr *e)
@@ -118,7 +119,11 @@ int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 	if (!cg->plan->vars.find)
 		return cg_fail(cg, e->loc, "build the program with -g, or install its debug info",
 			       "'%s' cannot be read: %s has no debug information", e->str, cg->plan->name);
-	if (cg->plan->vars.find(cg->plan->vars.ctx, e->str, &var)) {
+	err = cg->plan->vars.find(cg->plan->vars.ctx, e->str, &var);
+	if (err == -ENOTUNIQ)
+		return cg_fail(cg, e->loc, "write its path: MODULE::NAME (a Rust module's, a C++ namespace's)",
+			       "'%s' names globals of several namespaces", e->str);
+	if (err) {
 		err = implicit_this(cg, e, out);
 		return err != -ENOENT ? err : function_value(cg, e, out);
 	}
@@ -282,6 +287,19 @@ static int no_member(struct cg *cg, const struct ast_expr *e, const struct dw_ty
 	return err;
 }
 
+/* Member @name of @t; of a Rust tuple or tuple struct, `.0` is its field
+ * __0, as Rust spells it. */
+static const struct dw_member *rust_field(const struct dw_type *t, const char *name, uint64_t *off)
+{
+	const struct dw_member *mb = dw_type_member(t, name, off);
+	char field[32];
+
+	if (mb || !t->rust || !name[0] || strspn(name, "0123456789") != strlen(name) || strlen(name) > 8)
+		return mb;
+	snprintf(field, sizeof(field), "__%s", name);
+	return dw_type_member(t, field, off);
+}
+
 int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 		  struct cg_value *out)
 {
@@ -312,7 +330,7 @@ int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base
 	if (obj.dt->incomplete)
 		return cg_fail(cg, e->loc, "no module of the process defines it (is its library loaded?)",
 			       "%s is only declared here, its members are unknown", obj.dt->name);
-	mb = dw_type_member(obj.dt, e->str, &off);
+	mb = rust_field(obj.dt, e->str, &off);
 	if (!mb)
 		return no_member(cg, e, obj.dt);
 	if (obj.optimized_out) {

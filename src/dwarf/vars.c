@@ -118,8 +118,9 @@ static bool find_child(Dwarf_Die *scope, const char *name, uint64_t pc, Dwarf_Di
 	do {
 		const char *n;
 
-		if (!is_var_tag(dwarf_tag(&child)) || dwarf_hasattr(&child, DW_AT_declaration))
-			continue;
+		if (!is_var_tag(dwarf_tag(&child)) || dwarf_hasattr(&child, DW_AT_declaration) ||
+		    (dwarf_tag(scope) == DW_TAG_compile_unit && dwarf_hasattr(&child, DW_AT_specification)))
+			continue; /* a unit's definition of a namespace's or class's variable: a global */
 		n = dwarf_diename(&child);
 		if (!n || strcmp(n, name) != 0)
 			continue;
@@ -181,60 +182,173 @@ static void fill_var(struct vars_cache *c, Dwarf_Die *die, uint64_t pc, Dwarf_Di
 
 /* ---- globals ---- */
 
-static void add_globals(struct vars_cache *c, Dwarf_Die *unit)
+#define MAX_NAMESPACES 8 /* nesting followed below a unit */
+
+/* A unit's variables declared in namespaces, with their paths: GCC
+ * declares a C++ namespace's variable there and defines it at the
+ * unit's level (DW_AT_specification), where its path is known only
+ * from its declaration. */
+struct ns_decls {
+	struct ns_decl {
+		Dwarf_Off off;
+		const char *path; /* owned by the cache */
+	} *v;
+	size_t n, cap;
+};
+
+/* The path of the variable declared at @off, NULL when none was seen. */
+static const char *declared_path(const struct ns_decls *d, Dwarf_Off off)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].off == off)
+			return d->v[i].path;
+	return NULL;
+}
+
+/* The path of definition @die at a unit's level: its declaration's. */
+static const char *specified_path(const struct ns_decls *d, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die spec;
+
+	if (!dwarf_attr(die, DW_AT_specification, &a) || !dwarf_formref_die(&a, &spec))
+		return NULL;
+	return declared_path(d, dwarf_dieoffset(&spec));
+}
+
+static void note_declaration(struct vars_cache *c, struct ns_decls *d, Dwarf_Die *die, const char *path)
+{
+	d->v = xgrow(d->v, &d->cap, d->n + 1, sizeof(*d->v));
+	d->v[d->n++] = (struct ns_decl){ dwarf_dieoffset(die), vars_own(c, xstrdup(path)) };
+}
+
+static bool is_class_tag(int tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_class_type || tag == DW_TAG_union_type;
+}
+
+/* The definitions of variables among @parent's children, and in the
+ * namespaces among them (Rust's modules, C++'s namespaces: their path
+ * @prefix, "ns::inner::"), down to @depth more levels; the declarations
+ * in namespaces and classes, for the paths of their definitions. */
+static void add_globals(struct vars_cache *c, Dwarf_Die *parent, const char *prefix, int depth, struct ns_decls *d,
+			bool decls)
 {
 	Dwarf_Die child;
 
-	if (dwarf_child(unit, &child) != 0)
+	if (dwarf_child(parent, &child) != 0)
 		return;
 	do {
-		const char *name;
+		const char *name = dwarf_diename(&child), *path;
+		int tag = dwarf_tag(&child);
+		char *full;
 
-		if (dwarf_tag(&child) != DW_TAG_variable || dwarf_hasattr(&child, DW_AT_declaration) ||
-		    !(name = dwarf_diename(&child)))
+		if ((tag == DW_TAG_namespace || (is_class_tag(tag) && name)) && depth > 0) {
+			char *inner = xasprintf("%s%s::", prefix ? prefix : "", name ? name : "(anonymous namespace)");
+
+			add_globals(c, &child, vars_own(c, inner), depth - 1, d, decls);
 			continue;
+		}
+		/* a class's static member: declared in it (DW_TAG_member
+		 * before DWARF 5), defined at the unit's level */
+		if ((tag != DW_TAG_variable && !(tag == DW_TAG_member && dwarf_hasattr(&child, DW_AT_declaration))) ||
+		    !name || (is_class_tag(dwarf_tag(parent)) && !dwarf_hasattr(&child, DW_AT_declaration)))
+			continue;
+		if (dwarf_hasattr(&child, DW_AT_declaration) != decls)
+			continue;
+		full = prefix ? xasprintf("%s%s", prefix, name) : NULL;
+		if (decls) {
+			if (full)
+				note_declaration(c, d, &child, full);
+			free(full);
+			continue;
+		}
+		path = full ? vars_own(c, full) : specified_path(d, &child);
 		c->globals = xgrow(c->globals, &c->cap_globals, c->n_globals + 1, sizeof(*c->globals));
 		c->globals[c->n_globals++] = (struct global_slot){
 			.name = name, .dw = dwarf_cu_getdwarf(child.cu), .off = dwarf_dieoffset(&child),
+			.path = path,
 			.located = dwarf_hasattr(&child, DW_AT_location) ||
 				   dwarf_hasattr(&child, DW_AT_const_value),
 		};
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-/* Every definition of a variable at file scope, in unit order. */
+/* Every definition of a variable at file or namespace scope, in unit
+ * order; each unit's declarations first, for their definitions' paths. */
 static void build_globals(struct vars_cache *c, Dwarf *dw)
 {
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die unit;
+	struct ns_decls d = { 0 };
 
 	c->globals_built = true;
-	while (dw_next_unit(dw, &cu, &unit, false))
-		add_globals(c, &unit);
+	while (dw_next_unit(dw, &cu, &unit, false)) {
+		d.n = 0;
+		add_globals(c, &unit, NULL, MAX_NAMESPACES, &d, true);
+		add_globals(c, &unit, NULL, MAX_NAMESPACES, &d, false);
+	}
+	free(d.v);
+}
+
+/* Whether @g is what @name names: its path ("app::stats::HITS"), the
+ * path's end at a "::" ("stats::HITS"), or its name alone. */
+static bool global_named(const struct global_slot *g, const char *name)
+{
+	size_t n = strlen(name), len;
+
+	if (!strchr(name, ':'))
+		return !strcmp(g->name, name);
+	if (!g->path || (len = strlen(g->path)) < n || strcmp(g->path + len - n, name))
+		return false;
+	return len == n || (len > n + 1 && g->path[len - n - 1] == ':' && g->path[len - n - 2] == ':');
+}
+
+/* The slot of global @name among those @located (or not): one at file
+ * scope first (C's); else one in a namespace, when its name alone names
+ * no other (two statics of one name in two Rust modules are told apart
+ * by their paths, never guessed); NULL when none, or several (*@several
+ * set). */
+static const struct global_slot *global_slot(struct vars_cache *c, const char *name, bool located, bool *several)
+{
+	const struct global_slot *found = NULL;
+
+	for (size_t i = 0; i < c->n_globals; i++) {
+		const struct global_slot *g = &c->globals[i];
+
+		if (g->located != located || !global_named(g, name))
+			continue;
+		if (!g->path)
+			return g;
+		if (!found)
+			found = g;
+		else if (strcmp(found->path, g->path))
+			*several = true; /* none, unless one at file scope */
+	}
+	return *several ? NULL : found;
 }
 
 /* The definition of global @name: one with a location first; else, with
  * @any, one the compiler kept no location for (a static it folded away),
- * which is optimized out, as gdb says. */
+ * which is optimized out, as gdb says.  -ENOTUNIQ when the name alone
+ * names globals of several namespaces. */
 static int find_global(struct dw_module *m, struct vars_cache *c, const char *name, uint64_t pc,
 		       bool any, struct dw_var *out)
 {
+	const struct global_slot *g;
+	bool several = false;
 	Dwarf_Die die;
 
 	if (!c->globals_built)
 		build_globals(c, dw_module_dwarf(m));
-	for (int pass = 0; pass < (any ? 2 : 1); pass++) {
-		for (size_t i = 0; i < c->n_globals; i++) {
-			const struct global_slot *g = &c->globals[i];
-
-			if (g->located != (pass == 0) || strcmp(g->name, name) != 0 ||
-			    !dwarf_offdie(g->dw, g->off, &die))
-				continue;
+	for (int pass = 0; pass < (any ? 2 : 1) && !several; pass++) {
+		g = global_slot(c, name, pass == 0, &several);
+		if (g && dwarf_offdie(g->dw, g->off, &die)) {
 			fill_var(c, &die, pc, NULL, DW_VAR_GLOBAL, out);
 			return 0;
 		}
 	}
-	return -ENOENT;
+	return several ? -ENOTUNIQ : -ENOENT;
 }
 
 int dw_var_find_global(struct dw_module *m, const char *name, struct dw_var *out)

@@ -17,6 +17,7 @@
 
 struct global_slot {
 	const char *name;
+	const char *path;  /* "ns::name" when in a namespace (owned by the cache), else NULL */
 	Dwarf *dw;
 	Dwarf_Off off;
 	bool located;      /* has a location or constant value */

@@ -288,6 +288,23 @@ static const uint8_t *node_at(struct cview *c, uint64_t node, size_t size)
 	return p;
 }
 
+/* @n characters at @bytes (NULL: not copied, @failed: unreadable), @more
+ * of them cut: JSON's string, or gdb's quoted text, or with {:s} the
+ * characters alone. */
+static void text_out(struct cview *c, const uint8_t *bytes, uint64_t n, bool more, bool failed)
+{
+	if (c->json && bytes)
+		span_datan(c->json, SPAN_STRING, (const char *)bytes, n);
+	else if (c->json)
+		span_null(c->json, SPAN_LITERAL);
+	else if (!bytes)
+		strbuf_addstr(c->out, failed ? "<unreadable>" : "...");
+	else if (c->vc && c->vc->bare_text) /* to the first NUL, as {:s} of a char * */
+		strbuf_add(c->out, bytes, strnlen((const char *)bytes, n));
+	else
+		render_text(bytes, n, more, c->out);
+}
+
 static void string_text(struct cview *c)
 {
 	uint64_t p, n;
@@ -303,14 +320,7 @@ static void string_text(struct cview *c)
 		n = word(c, c->s->b, 8);
 		bytes = n ? render_snap_find(c->snap, p, n < c->limit ? n : c->limit, &failed) : (const uint8_t *)"";
 	}
-	if (c->json && bytes)
-		span_datan(c->json, SPAN_STRING, (const char *)bytes, n < c->limit ? n : c->limit);
-	else if (c->json)
-		span_null(c->json, SPAN_LITERAL);
-	else if (!bytes)
-		strbuf_addstr(c->out, failed ? "<unreadable>" : "...");
-	else
-		render_text(bytes, n < c->limit ? n : c->limit, n > c->limit, c->out);
+	text_out(c, bytes, n < c->limit ? n : c->limit, n > c->limit, failed);
 }
 
 /* Whether the element at @at (@size bytes) was copied, or is past the
@@ -668,14 +678,7 @@ static void rc_str(struct cview *c)
 	const uint8_t *bytes = shown ? render_snap_find(c->snap, word(c, s->a, 8) + (uint64_t)s->b, shown, &failed)
 				     : (const uint8_t *)"";
 
-	if (c->json && bytes)
-		span_datan(c->json, SPAN_STRING, (const char *)bytes, shown);
-	else if (c->json)
-		span_null(c->json, SPAN_LITERAL);
-	else if (!bytes)
-		strbuf_addstr(c->out, failed ? "<unreadable>" : "...");
-	else
-		render_text(bytes, shown, n > shown, c->out);
+	text_out(c, bytes, shown, n > shown, failed);
 }
 
 static void rc_text(struct cview *c)

@@ -171,6 +171,9 @@ struct render_value_ctx {
 	/* How much of the value is shown; NULL: gdb's (RENDER_LIMITS_GDB).
 	 * Borrowed. */
 	const struct render_limits *limits;
+	/* {:s} of a string of the library's (std::string, String, &str,
+	 * Rc<str>): its characters alone, without quotes or escapes. */
+	bool bare_text;
 };
 
 /* Whether any bit (or, with @all, every bit) of [@bit, @bit + @n) is set

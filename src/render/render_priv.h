@@ -80,6 +80,10 @@ static inline uint64_t render_read_uint(const uint8_t *data, size_t size)
 	return v;
 }
 
+/* A 16-byte integer (__int128, Rust's u128 and i128) at @data in
+ * decimal, as gdb prints it, into @buf (41 bytes hold any). */
+void render_int128(const uint8_t *data, bool is_signed, char buf[48]);
+
 /* The low @bits bits of @v as a signed number (0 bits: 0). */
 static inline int64_t render_sign_extend(uint64_t v, unsigned bits)
 {

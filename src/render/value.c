@@ -223,6 +223,28 @@ static void enum_text(const struct dw_type *t, uint64_t raw, struct strbuf *out)
 		strbuf_addf(out, "%" PRIu64, raw & mask);
 }
 
+void render_int128(const uint8_t *data, bool is_signed, char buf[48])
+{
+	unsigned __int128 v;
+	char digits[48];
+	size_t n = 0, k = 0;
+	bool neg;
+
+	memcpy(&v, data, sizeof(v));
+	neg = is_signed && (v >> 127);
+	if (neg)
+		v = -v; /* the magnitude, also of the least value */
+	do {
+		digits[n++] = (char)('0' + (unsigned)(v % 10));
+		v /= 10;
+	} while (v);
+	if (neg)
+		buf[k++] = '-';
+	while (n)
+		buf[k++] = digits[--n];
+	buf[k] = '\0';
+}
+
 /* An integer value @raw of @bits bits (a bitfield, or the type's size). */
 static void integer_text(const struct dw_type *t, uint64_t raw, unsigned bits, struct strbuf *out)
 {
@@ -247,6 +269,14 @@ static void integer_text(const struct dw_type *t, uint64_t raw, unsigned bits, s
 			char_literal((unsigned char)v, out);
 		}
 	}
+}
+
+static void int128_text(const struct dw_type *t, const uint8_t *data, struct strbuf *out)
+{
+	char buf[48];
+
+	render_int128(data, t->is_signed, buf);
+	strbuf_addstr(out, buf);
 }
 
 /* ---- pointers ---- */
@@ -685,6 +715,8 @@ static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size
 		render_pointer(t, read_uint(data, 8),
 			       w->in_elem ? render_snap_string(w->snap, read_uint(data, 8)) : attachment(w->vc, at),
 			       w->top && w->depth == 1, w->vc, out);
+	else if (t->kind == DW_TYPE_INT && t->size == 16)
+		int128_text(t, data, out);
 	else
 		integer_text(t, read_uint(data, t->size), t->size >= 8 ? 64 : (unsigned)t->size * 8, out);
 	w->depth--;
@@ -880,6 +912,15 @@ bool render_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_
 	return arg_text(a, spec, t, true, vc, out);
 }
 
+/* Whether @t is one of the library's strings (std::string, String,
+ * &str): {:s} shows its characters. */
+static bool library_string(const struct dw_type *t)
+{
+	struct dw_std s;
+
+	return t && t->kind == DW_TYPE_STRUCT && dw_std_recognize(t, &s) && s.kind == DW_STD_STRING;
+}
+
 static bool arg_text(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_type *t, bool top,
 		     const struct render_value_ctx *vc, struct strbuf *out)
 {
@@ -893,7 +934,12 @@ static bool arg_text(const struct ev_arg *a, enum ast_fmt_spec spec, const struc
 	}
 	if (arg_failed(a, out))
 		return false;
-	if (spec == AST_FMT_STR && (a->kind == WR_ARG_STR || a->kind == WR_ARG_CSTR || a->kind == WR_ARG_BYTES ||
+	if (spec == AST_FMT_STR && library_string(t) && (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES)) {
+		if (vc)
+			with = *vc;
+		with.bare_text = true;
+		walked_value(a, t, top, false, &with, out);
+	} else if (spec == AST_FMT_STR && (a->kind == WR_ARG_STR || a->kind == WR_ARG_CSTR || a->kind == WR_ARG_BYTES ||
 				    a->kind == WR_ARG_PIECES)) {
 		bare_text(a, out);
 	} else if (hex && (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_STR || a->kind == WR_ARG_PIECES)) {

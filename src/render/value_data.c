@@ -186,7 +186,14 @@ static void scalar(const struct dw_type *t, const uint8_t *data, const struct pl
 		float_value(t, data, out);
 		break;
 	case DW_TYPE_INT:
-		integer(v, t->is_signed, (unsigned)(8 * (t->size > 8 ? 8 : t->size)), out);
+		if (t->size == 16) {
+			char buf[48];
+
+			render_int128(data, t->is_signed, buf);
+			span_dataf(out, SPAN_NUMBER, "%s", buf);
+		} else {
+			integer(v, t->is_signed, (unsigned)(8 * (t->size > 8 ? 8 : t->size)), out);
+		}
 		break;
 	default:
 		span_null(out, SPAN_LITERAL);

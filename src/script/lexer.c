@@ -366,14 +366,24 @@ static int lex_string(struct lexer *lx, struct token *tok, struct diag *diag)
 	return 0;
 }
 
+/* A word, or a path of them joined by "::" (a Rust static, a C++
+ * namespace's global: `rust_global_program::G_COUNTER`), one identifier. */
 static void lex_word(struct lexer *lx, struct token *tok)
 {
+	const char *t = lx->text;
 	size_t end = lx->pos;
+	bool path = false;
 
 	begin(lx, tok, TOK_IDENT);
-	while (is_ident_char(lx->text[end]))
+	while (is_ident_char(t[end]))
 		end++;
-	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++) {
+	while (t[end] == ':' && t[end + 1] == ':' && is_ident_start(t[end + 2])) {
+		path = true;
+		end += 2;
+		while (is_ident_char(t[end]))
+			end++;
+	}
+	for (size_t i = 0; !path && i < sizeof(keywords) / sizeof(keywords[0]); i++) {
 		if (strlen(keywords[i].word) == end - lx->pos &&
 		    !memcmp(keywords[i].word, lx->text + lx->pos, end - lx->pos))
 			tok->kind = keywords[i].kind;

@@ -43,7 +43,9 @@ def wraith_prints(name, exprs, extra=""):
               for i in range(0, len(exprs), 4)]
     fx = Fixture(name, [1000])
     try:
-        res = run(["-p", fx.pid, "-s", "".join(probes) + extra, "--max-events", len(probes) + (2 if extra else 0),
+        # one event from each probe of @extra that prints
+        extra_events = len([p for p in re.split(r"(?m)^trace ", extra) if "print" in p])
+        res = run(["-p", fx.pid, "-s", "".join(probes) + extra, "--max-events", len(probes) + extra_events,
                    "--timeout", 60])
     finally:
         fx.stop()
@@ -116,6 +118,7 @@ CONDITIONS = '''trace inspect {
 }
 trace inspect { count bt, all.m.size(); }
 trace inspect { if all.vec[0] == 1 && all.up->id == 1 && all.s_16.length() > 15 { print "C index"; } }
+trace inspect { print "S {:s}|{:s}|{}", all.s_short, all.s_16, all.s_short; }
 '''
 
 
@@ -135,6 +138,8 @@ for v, own, exprs, (res, got) in parallel(against_own, ("O0", "O2", "clang-O0", 
     conds = re.findall(r"^  C (.*)$", res.stdout, re.M)
     eq(sorted(set(conds)), ["and", "index", "no up_null", "opt"],
        "%s: optionals, smart pointers, sizes and strings in if conditions" % label)
+    eq((re.findall(r"^  S (.*)$", res.stdout, re.M) or [None])[0], 'apple|sixteen-chars!!!|"apple"',
+       "%s: {:s} of a std::string, short and long: its characters alone" % label)
 
 # a method the probe does not read is an error that says which, before
 # anything is attached

@@ -280,15 +280,20 @@ def expressions(variant):
         while len(lines) < FIXTURE_LINES:
             lines.append(fx.proc.stdout.readline().rstrip("\n"))
         script = ('trace rstd::show { print "X {} {} {} {} {}", cfg.ports.len(), v.len(), v[1], cfg.shared->id, '
-                  'cfg.limits.len(); %s}\n'
+                  'cfg.limits.len(); print "S {:s}", cfg.host; '
+                  'print "G {} {} {} {} {}", BANNER, rstd::stats::HITS, rstd::other::HITS, stats::PEAK.0, '
+                  'PEAK.1; %s}\n'
                   'trace rstd::inspect { print "Y {} {} {} {} {}", bag.deque.len(), bag.hmap.len(), bag.set.len(), '
                   'bag.empty_vec.is_empty(), (*bag.arc).len(); %s'
                   'if bag.nonzero && !bag.none && bag.nonzero.is_some() && bag.none.is_none() { print "Z niches"; } }\n'
                   % ('print "W {} {} {}", key.len(), nums[2], nums.len(); ' if fat else "",
                      'if opt { print "Z some"; } else { print "Z none"; } ' if fat else ""))
         res = run(["-p", fx.pid, "-s", script, "--max-events", 6, "--timeout", 30, "-q"], timeout=90)
+        amb = run(["-p", fx.pid, "--dry-run", "-s", 'trace rstd::show { print "{}", HITS; }'])
     finally:
         fx.stop()
+    check(amb.returncode == 2 and "'HITS' names globals of several namespaces" in amb.stderr,
+          "%s: a static's name that two modules define is an error, not a guess (%r)" % (name, amb.stderr[-300:]))
     d = dict(l.split(" = ", 1) for l in lines if " = " in l)
     out = res.stdout
     first = lambda tag: (re.findall(r"(?m)^\s*%s (.*)$" % tag, out) or [None])[0]
@@ -296,6 +301,12 @@ def expressions(variant):
     eq(first("X"), "%d 3 -2 %s %d" % (len(split_top(d["cfg.ports"][1:-1])), shared_id,
                                         len(split_top(d["cfg.limits"][1:-1]))),
        "%s: a Vec's len() and v[i] through a &Vec, -> through an Rc, a BTreeMap's len()" % name)
+    eq(first("S"), d["cfg.host"].strip('"'), "%s: {:s} of a String: its characters alone" % name)
+    # optimized, rustc folds the immutable BANNER into its uses and keeps
+    # no location: <optimized out>, as rust-gdb prints it
+    eq(first("G"), '%s 41 7 9 true' % ('"rstd banner"' if fat else "<optimized out>"),
+       "%s: statics of modules by name alone, by path, by a path's end; a tuple's .0" % name)
+
     if fat:
         eq(first("W"), "5 40 3", "%s: a &str's len(), a slice's [i] and len()" % name)
     eq(first("Y"), "%d 20 1 true %d" % (len(split_top(d["bag.deque"][1:-1])), len(d["bag.arc"]) - 2),

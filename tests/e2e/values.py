@@ -21,7 +21,7 @@ require_root()
 # Expressions both understand, printed by both.
 EXPRS = [
     "g", "g.in", "g.bits", "g.u", "g.names", "g.arr", "g.zeros", "g.name", "g.buf",
-    "u32", "i32", "u64", "i64", "s16", "u16",
+    "u32", "i32", "u64", "i64", "s16", "u16", "u128", "i128", "i128_min",
     "dd", "ff", "ld", "ld_tenth", "nan_d", "neg_nan_d", "inf_d", "ninf_d", "pay_d", "nan_f", "nan_ld",
     "dd[1]", "ff[0]", "-dd[0]", "-ff[3]",
     "eb", "efl", "efu", "ef0", "ec", "ec2", "em",

@@ -120,6 +120,32 @@ static void test_lexer_tokens(void **state)
 	}
 }
 
+/* A path of words joined by "::" is one identifier (a Rust static, a
+ * C++ namespace's global); a keyword inside it is a word; a lone ':' is
+ * not joined. */
+static void test_lexer_paths(void **state)
+{
+	static const char text[] = "app::stats::HITS + trace::if - a :: b";
+	static const enum tok_kind want[] = { TOK_IDENT, TOK_PLUS, TOK_IDENT, TOK_MINUS, TOK_IDENT };
+	struct lexer lx;
+	struct token t;
+	struct diag d = { 0 };
+
+	(void)state;
+	lexer_init(&lx, text, 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		assert_int_equal(lexer_next(&lx, &t, NULL), 0);
+		assert_int_equal(t.kind, want[i]);
+		if (i == 0)
+			assert_int_equal(t.len, strlen("app::stats::HITS"));
+		if (i == 2)
+			assert_int_equal(t.len, strlen("trace::if"));
+	}
+	/* "a :: b": the spaces part them, and ':' alone is no token */
+	assert_int_not_equal(lexer_next(&lx, &t, &d), 0);
+	diag_release(&d);
+}
+
 static void test_lexer_comments_and_classes(void **state)
 {
 	static const char text[] = "/* a\n b */ bt // x\n;";
@@ -1372,6 +1398,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lexer_tokens),
+		cmocka_unit_test(test_lexer_paths),
 		cmocka_unit_test(test_lexer_comments_and_classes),
 		cmocka_unit_test(test_lexer_error_recovery),
 		cmocka_unit_test(test_lexer_integers),
