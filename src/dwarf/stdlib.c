@@ -565,8 +565,17 @@ static bool raw_vec(const struct dw_type *t, const char *buf, struct dw_std *s)
 	return false;
 }
 
-/* String, OsString, &str; Vec<T>; &[T] and Box<[T]> (a data pointer and a
- * length). */
+/* Whether @n names @what (a name up to its '<': "alloc::boxed::Box<")
+ * of str: "alloc::boxed::Box<str, alloc::alloc::Global>", "Rc<str>". */
+static bool of_str(const char *n, const char *what)
+{
+	size_t k = strlen(what);
+
+	return !strncmp(n, what, k) && !strncmp(n + k, "str", 3) && (n[k + 3] == ',' || n[k + 3] == '>');
+}
+
+/* String, OsString, &str, Box<str>; Vec<T>; &[T] and Box<[T]> (a data
+ * pointer and a length). */
 static bool rust_sequence(const struct dw_type *t, const char *n, struct dw_std *s)
 {
 	if (!strcmp(n, "alloc::string::String")) {
@@ -577,7 +586,7 @@ static bool rust_sequence(const struct dw_type *t, const char *n, struct dw_std 
 		s->kind = DW_STD_STRING;
 		return raw_vec(t, "inner.inner.buf", s) && path(t, "inner.inner.len", &s->b);
 	}
-	if (!strcmp(n, "&str") || !strcmp(n, "&mut str")) {
+	if (!strcmp(n, "&str") || !strcmp(n, "&mut str") || of_str(n, "alloc::boxed::Box<")) {
 		s->kind = DW_STD_STRING;
 		return paths(t, "data_ptr", &s->a, "length", &s->b);
 	}
@@ -611,14 +620,6 @@ static bool rust_sequence(const struct dw_type *t, const char *n, struct dw_std 
 	return false;
 }
 
-/* Whether @n names a Rust Rc<str> or Arc<str> ("alloc::rc::Rc<str>",
- * "alloc::sync::Arc<str, alloc::alloc::Global>"). */
-static bool rc_of_str(const char *n)
-{
-	const char *lt = strchr(n, '<');
-
-	return lt && !strncmp(lt + 1, "str", 3) && (lt[4] == ',' || lt[4] == '>');
-}
 
 /* Rc<T>, Arc<T>: a pointer to RcBox {strong, weak, value} or ArcInner
  * {strong, weak, data} (RcInner since rustc 1.84).  Rc<str> and
@@ -636,7 +637,7 @@ static bool rust_rc(const struct dw_type *t, const char *n, struct dw_std *s)
 	s->label = arc ? "Arc" : "Rc";
 	ptr = path(t, "ptr.pointer", &s->a);
 	if (ptr && ptr->kind == DW_TYPE_STRUCT) { /* a fat pointer: only str's is known */
-		s->str_value = rc_of_str(n);
+		s->str_value = of_str(n, arc ? "alloc::sync::Arc<" : "alloc::rc::Rc<");
 		if (!s->str_value || !path(ptr, "length", &s->f))
 			return false;
 		s->f += s->a;

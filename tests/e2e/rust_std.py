@@ -42,7 +42,7 @@ PROBES = [
                        "bag.boxed_slice", "bag.nonzero", "bag.ok", "bag.err", "bag.shapes", "bag.point",
                        "bag.refcell", "bag.cell", "bag.deque", "bag.map", "bag.set", "bag.hmap", "bag.bset",
                        "bag.big", "bag.weak_rc", "bag.cstring", "cs", "bag.flags", "bag.arc_str",
-                       "bag.rc_str"]),
+                       "bag.rc_str", "bag.boxed_str"]),
     ("rstd::by_value", ["name", "ids", "pair"]),
     ("rstd::parse", ["line", "words"]),
     ("rstd::apply", ["*cmd", "*last", "*res", "*cmds"]),
@@ -91,6 +91,8 @@ def expected_from_fixture(lines):
         # (value = 97): the literals main() holds
         "bag.arc_str": 'Arc(strong=1, weak=0) = {value = "arc str", strong = 1, weak = 0}',
         "bag.rc_str": 'Rc(strong=1, weak=0) = {value = "rc str", strong = 1, weak = 0}',
+        # rust-gdb shows a Box<str>'s bytes ([98, 111, ...]): its text
+        "bag.boxed_str": '"boxed str"',
         "bag.err": "core::result::Result<u32, alloc::string::String>::Err(%s)" % d["bag.err"][4:-1],
         "bag.shapes": vec(d["bag.shapes"], shape),
         "bag.empty_vec": vec("[]"),
