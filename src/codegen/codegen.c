@@ -197,7 +197,13 @@ static void on_llvm_diag(LLVMDiagnosticInfoRef info, void *opaque)
 	if (LLVMGetDiagInfoSeverity(info) != LLVMDSError)
 		return;
 	text = LLVMGetDiagInfoDescription(info);
-	wr_error("code generation for %s failed: %s", cg->what, text);
+	if (strstr(text, "stack limit is exceeded") && !cg->llvm_errors)
+		wr_error("%s: the probe needs more than the kernel's 512-byte BPF stack (it holds too many "
+			 "values at once)\nhint: split its statements over two probes on the same place "
+			 "(trace %s { ... } trace %s { ... }), or bind fewer values with let", cg->what, cg->what,
+			 cg->what);
+	else if (!strstr(text, "stack limit is exceeded"))
+		wr_error("code generation for %s failed: %s", cg->what, text);
 	LLVMDisposeMessage(text);
 	cg->llvm_errors++;
 }

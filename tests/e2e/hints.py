@@ -83,5 +83,17 @@ for v in ("O0", "O2", "clang-O2"):
                         r"line with code" % line, res.stderr),
               "inline-%s: and says so (%r)" % (v, res.stderr))
     fx.stop()
+# a probe whose values do not fit the kernel's 512-byte BPF stack: what
+# to do, in the probe's own words (LLVM's text named an internal function
+# and a compiler flag)
+fx = Fixture("values-O0")
+lets = ["let v%d = u32 + %d;" % (i, i) for i in range(12)]
+prints = ['print "P%d {} {} {}", v%d, v%d + i32, cstr;' % (i, i % 12, (i + 5) % 12) for i in range(20)]
+cmps = ['if memcmp(cstr, hex("68656c6c6f"), %d) { print "M%d"; }' % (1 + i % 5, i) for i in range(8)]
+res = run(["-p", fx.pid, "--dry-run", "-s", "trace show {\n%s\n}" % "\n".join(lets + prints + cmps)])
+fx.stop()
+check(res.returncode != 0 and "show: the probe needs more than the kernel's 512-byte BPF stack" in res.stderr and
+      "hint: split its statements over two probes on the same place" in res.stderr and
+      "mllvm" not in res.stderr, "a probe too big for the BPF stack says what to do (%r)" % res.stderr[-400:])
 check_no_leftovers("after the hints")
 finish()
