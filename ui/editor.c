@@ -1,12 +1,12 @@
 /* editor.c - the script editor (see editor.h).
  *
  * A plain line editor: the text is an array of lines, the cursor a line
- * and a byte column kept on character boundaries.  Highlighting lexes the
- * whole text again on every draw; scripts are a few lines, and the lexer
- * never stops at an error, so half-typed text still gets its colours.
+ * and a byte column kept on character boundaries.  Highlighting classes the
+ * whole text again on every draw (script/highlight.h); scripts are a few
+ * lines, and half-typed text still gets its colours.
  */
 #include "editor.h"
-#include "script/lexer.h"
+#include "script/highlight.h"
 #include "draw.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
@@ -287,35 +287,31 @@ enum editor_action editor_key(struct editor *e, int key)
 
 /* ---- drawing ---- */
 
-static enum ui_role class_role(enum tok_class c)
+static enum ui_role class_role(enum script_hl c)
 {
 	switch (c) {
-	case TOK_CLASS_ERROR: return ROLE_ERROR;
-	case TOK_CLASS_COMMENT: return ROLE_COMMENT;
-	case TOK_CLASS_KEYWORD: return ROLE_KEYWORD;
-	case TOK_CLASS_NUMBER: return ROLE_NUMBER;
-	case TOK_CLASS_STRING: return ROLE_STRING;
-	case TOK_CLASS_SPECIAL: return ROLE_SPECIAL;
-	case TOK_CLASS_PATTERN: return ROLE_PATTERN;
-	case TOK_CLASS_PUNCT: return ROLE_PUNCT;
+	case SCRIPT_HL_ERROR: return ROLE_ERROR;
+	case SCRIPT_HL_COMMENT: return ROLE_COMMENT;
+	case SCRIPT_HL_KEYWORD: return ROLE_KEYWORD;
+	case SCRIPT_HL_NUMBER: return ROLE_NUMBER;
+	case SCRIPT_HL_STRING: return ROLE_STRING;
+	case SCRIPT_HL_SPECIAL: return ROLE_SPECIAL;
+	case SCRIPT_HL_PATTERN: return ROLE_PATTERN;
+	case SCRIPT_HL_PUNCT: return ROLE_PUNCT;
 	default: return ROLE_NORMAL;
 	}
 }
 
-/* The role of every byte of @text, from the script lexer.  Caller frees. */
+/* The role of every byte of @text, from script/highlight.h.  Caller frees. */
 static uint8_t *highlight(const char *text, size_t len)
 {
 	uint8_t *roles = xcalloc(len + 1, 1);
-	struct lexer lx;
-	struct token tok;
+	struct script_hl_span *spans;
+	size_t n = script_highlight(text, len, &spans);
 
-	lexer_init(&lx, text, LEXER_KEEP_COMMENTS);
-	for (size_t guard = 0; guard <= len; guard++) {
-		lexer_next(&lx, &tok, NULL);
-		if (tok.kind == TOK_EOF || tok.off + tok.len > len)
-			break;
-		memset(roles + tok.off, class_role(tok_kind_class(tok.kind)), tok.len);
-	}
+	for (size_t i = 0; i < n; i++)
+		memset(roles + spans[i].off, class_role(spans[i].kind), spans[i].len);
+	free(spans);
 	return roles;
 }
 

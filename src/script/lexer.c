@@ -73,22 +73,22 @@ const char *tok_kind_name(enum tok_kind kind)
 	return kind_names[kind];
 }
 
-enum tok_class tok_kind_class(enum tok_kind kind)
+enum script_hl tok_kind_class(enum tok_kind kind)
 {
 	switch (kind) {
-	case TOK_EOF: return TOK_CLASS_NONE;
-	case TOK_ERROR: return TOK_CLASS_ERROR;
-	case TOK_COMMENT: return TOK_CLASS_COMMENT;
-	case TOK_IDENT: return TOK_CLASS_IDENT;
-	case TOK_INT: case TOK_FLOAT: return TOK_CLASS_NUMBER;
-	case TOK_STRING: return TOK_CLASS_STRING;
-	case TOK_SPECIAL: return TOK_CLASS_SPECIAL;
-	case TOK_PATTERN: return TOK_CLASS_PATTERN;
+	case TOK_EOF: return SCRIPT_HL_NONE;
+	case TOK_ERROR: return SCRIPT_HL_ERROR;
+	case TOK_COMMENT: return SCRIPT_HL_COMMENT;
+	case TOK_IDENT: return SCRIPT_HL_IDENT;
+	case TOK_INT: case TOK_FLOAT: return SCRIPT_HL_NUMBER;
+	case TOK_STRING: return SCRIPT_HL_STRING;
+	case TOK_SPECIAL: return SCRIPT_HL_SPECIAL;
+	case TOK_PATTERN: return SCRIPT_HL_PATTERN;
 	case TOK_TRACE: case TOK_PRINT: case TOK_BT: case TOK_IF: case TOK_ELSE:
 	case TOK_LET: case TOK_TRUE: case TOK_FALSE:
-		return TOK_CLASS_KEYWORD;
+		return SCRIPT_HL_KEYWORD;
 	default:
-		return TOK_CLASS_PUNCT;
+		return SCRIPT_HL_PUNCT;
 	}
 }
 

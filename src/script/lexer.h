@@ -1,8 +1,8 @@
 /* lexer.h - splitting script text into tokens.
  *
  * Layer rule: script/ is pure: it depends on util/ only.
- * The lexer is shared by the parser and by the shell's syntax highlighter,
- * so it never stops at an error: a malformed stretch of text becomes one
+ * The lexer is shared by the parser and by the highlighter front ends
+ * use (highlight.h), so it never stops at an error: a malformed stretch of text becomes one
  * TOK_ERROR token (the lexer has already moved past it) and the next call
  * carries on.  Every token knows its byte range in the text and its
  * line/column, so a highlighter colours by offset and the parser reports
@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "script/ast.h"
+#include "script/highlight.h"
 #include "util/diag.h"
 
 struct strbuf;
@@ -48,20 +49,6 @@ enum tok_kind {
 	TOK_LT, TOK_LE, TOK_GT, TOK_GE, TOK_EQ, TOK_NE,
 	TOK_AMP, TOK_CARET, TOK_PIPE, TOK_ANDAND, TOK_OROR, TOK_BANG, TOK_TILDE,
 	TOK_KIND_COUNT_
-};
-
-/* Coarse classes for highlighting. */
-enum tok_class {
-	TOK_CLASS_NONE,     /* EOF */
-	TOK_CLASS_ERROR,
-	TOK_CLASS_COMMENT,
-	TOK_CLASS_KEYWORD,
-	TOK_CLASS_IDENT,
-	TOK_CLASS_NUMBER,
-	TOK_CLASS_STRING,
-	TOK_CLASS_SPECIAL,  /* $pid ... */
-	TOK_CLASS_PATTERN,
-	TOK_CLASS_PUNCT,    /* braces, parentheses, operators */
 };
 
 struct token {
@@ -107,6 +94,7 @@ size_t lexer_decode_string(const char *text, const struct token *tok, struct str
 
 /* Static display name of a kind: "';'", "identifier", "end of input". */
 const char *tok_kind_name(enum tok_kind kind);
-enum tok_class tok_kind_class(enum tok_kind kind);
+/* The coarse class of a kind, as script_highlight() gives it. */
+enum script_hl tok_kind_class(enum tok_kind kind);
 
 #endif

@@ -383,7 +383,7 @@ static char *member_name(struct parser *p, bool arrow)
 		     (int)t->len, s);
 		return NULL;
 	}
-	if (t->kind != TOK_INT && t->kind != TOK_IDENT && tok_kind_class(t->kind) != TOK_CLASS_KEYWORD) {
+	if (t->kind != TOK_INT && t->kind != TOK_IDENT && tok_kind_class(t->kind) != SCRIPT_HL_KEYWORD) {
 		fail(p, t->loc, NULL, "expected a member name after '%s', found %s", arrow ? "->" : ".",
 		     describe(p));
 		return NULL;

@@ -345,21 +345,29 @@ static void test_unknown_variable(void **state)
 	ast_script_free(sc);
 }
 
+/* The object of @text's probe under @co and @plan (its AST set here). */
+static struct bpf_blob compile_with(const char *text, const struct codegen_options *co,
+				    struct probe_plan plan)
+{
+	struct ast_script *sc = parse(text);
+	struct diag d = { 0 };
+	struct bpf_blob blob;
+
+	plan.ast = sc->probes[0];
+	assert_int_equal(codegen_probe(co, &plan, &blob, NULL, &d, NULL), 0);
+	diag_release(&d);
+	ast_script_free(sc);
+	return blob;
+}
+
 static struct bpf_blob compile_in(const char *text, uint32_t probe_id,
 				  struct codegen_cache *cache)
 {
 	struct codegen_options co = { .transport = WR_TRANSPORT_RINGBUF, .cache = cache };
 	struct probe_plan plan = { .probe_id = probe_id, .pc = 0x1000, .rule0 = WR_RULE_LOOKUP,
 				   .cfa_reg = -1 };
-	struct ast_script *sc = parse(text);
-	struct diag d = { 0 };
-	struct bpf_blob blob;
 
-	plan.ast = sc->probes[0];
-	assert_int_equal(codegen_probe(&co, &plan, &blob, NULL, &d, NULL), 0);
-	diag_release(&d);
-	ast_script_free(sc);
-	return blob;
+	return compile_with(text, &co, plan);
 }
 
 /* A probe another run compiled comes from the probe cache on disk,
@@ -467,15 +475,8 @@ static struct bpf_blob compile_sv(unsigned elements, uint32_t probe_id, struct c
 				      .print_elements = elements };
 	struct probe_plan plan = { .probe_id = probe_id, .pc = 0x1000, .rule0 = WR_RULE_LOOKUP,
 				   .cfa_reg = 7, .cfa_off = 8, .vars = { .find = sv_find, .hint = var_hint } };
-	struct ast_script *sc = parse("trace f { print \"{}\", sv; }");
-	struct diag d = { 0 };
-	struct bpf_blob blob;
 
-	plan.ast = sc->probes[0];
-	assert_int_equal(codegen_probe(&co, &plan, &blob, NULL, &d, NULL), 0);
-	diag_release(&d);
-	ast_script_free(sc);
-	return blob;
+	return compile_with("trace f { print \"{}\", sv; }", &co, plan);
 }
 
 /* print elements bounds what a probe copies, so a probe compiled under

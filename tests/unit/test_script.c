@@ -12,6 +12,7 @@
 
 #include "protocol/wire.h"
 #include "script/ast.h"
+#include "script/highlight.h"
 #include "script/lexer.h"
 #include "script/parser.h"
 #include "script/walk.h"
@@ -146,6 +147,43 @@ static void test_lexer_paths(void **state)
 	diag_release(&d);
 }
 
+/* What a front end colours: every token a span with its class, in order;
+ * a malformed stretch one error span, and the text after it classed. */
+static void test_highlight(void **state)
+{
+	static const char text[] = "trace f { print \"a\", $pid + 1; } // c";
+	static const struct script_hl_span want[] = {
+		{ 0, 5, SCRIPT_HL_KEYWORD }, { 6, 1, SCRIPT_HL_PATTERN }, { 8, 1, SCRIPT_HL_PUNCT },
+		{ 10, 5, SCRIPT_HL_KEYWORD }, { 16, 3, SCRIPT_HL_STRING }, { 19, 1, SCRIPT_HL_PUNCT },
+		{ 21, 4, SCRIPT_HL_SPECIAL }, { 26, 1, SCRIPT_HL_PUNCT }, { 28, 1, SCRIPT_HL_NUMBER },
+		{ 29, 1, SCRIPT_HL_PUNCT }, { 31, 1, SCRIPT_HL_PUNCT }, { 33, 4, SCRIPT_HL_COMMENT },
+	};
+	struct script_hl_span *v;
+	size_t n = script_highlight(text, strlen(text), &v);
+
+	(void)state;
+	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(v[i].off, want[i].off);
+		assert_int_equal(v[i].len, want[i].len);
+		assert_int_equal(v[i].kind, want[i].kind);
+	}
+	free(v);
+	/* half-typed: a stray '@', then a keyword still classed */
+	n = script_highlight("@ bt", 4, &v);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[0].kind, SCRIPT_HL_ERROR);
+	assert_int_equal(v[1].off, 2);
+	assert_int_equal(v[1].kind, SCRIPT_HL_KEYWORD);
+	free(v);
+	/* only the first @len bytes */
+	n = script_highlight(text, 5, &v);
+	assert_int_equal(n, 1);
+	free(v);
+	assert_int_equal(script_highlight("", 0, &v), 0);
+	assert_null(v);
+}
+
 static void test_lexer_comments_and_classes(void **state)
 {
 	static const char text[] = "/* a\n b */ bt // x\n;";
@@ -157,19 +195,19 @@ static void test_lexer_comments_and_classes(void **state)
 	assert_int_equal(lexer_next(&lx, &t, NULL), 0);
 	assert_int_equal(t.kind, TOK_COMMENT);
 	assert_int_equal(t.len, 10);
-	assert_int_equal(tok_kind_class(t.kind), TOK_CLASS_COMMENT);
+	assert_int_equal(tok_kind_class(t.kind), SCRIPT_HL_COMMENT);
 	assert_int_equal(lexer_next(&lx, &t, NULL), 0);
 	assert_int_equal(t.kind, TOK_BT);
 	assert_int_equal(t.loc.line, 2);
 	assert_int_equal(t.loc.col, 7);
-	assert_int_equal(tok_kind_class(t.kind), TOK_CLASS_KEYWORD);
+	assert_int_equal(tok_kind_class(t.kind), SCRIPT_HL_KEYWORD);
 	assert_int_equal(lexer_next(&lx, &t, NULL), 0);
 	assert_int_equal(t.kind, TOK_COMMENT);
 	assert_int_equal(t.len, 4);
 	assert_int_equal(lexer_next(&lx, &t, NULL), 0);
 	assert_int_equal(t.kind, TOK_SEMI);
 	assert_int_equal(t.loc.line, 3);
-	assert_int_equal(tok_kind_class(t.kind), TOK_CLASS_PUNCT);
+	assert_int_equal(tok_kind_class(t.kind), SCRIPT_HL_PUNCT);
 
 	/* Without the flag comments vanish; "backtrace" is the same keyword. */
 	lexer_init(&lx, "/* x */ backtrace", 0);
@@ -1400,6 +1438,7 @@ int main(void)
 		cmocka_unit_test(test_lexer_tokens),
 		cmocka_unit_test(test_lexer_paths),
 		cmocka_unit_test(test_lexer_comments_and_classes),
+		cmocka_unit_test(test_highlight),
 		cmocka_unit_test(test_lexer_error_recovery),
 		cmocka_unit_test(test_lexer_integers),
 		cmocka_unit_test(test_lexer_decode_string),
