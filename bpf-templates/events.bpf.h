@@ -378,6 +378,14 @@ WR_INLINE __u32 cmp_side(__u8 *dst, __u64 len, __u64 uptr, __u32 held, __u32 sta
 	return user_read(dst, len, (const void *)uptr) ? WR_ARG_READ_ERROR : 0;
 }
 
+/* This CPU's comparison buffer (NULL only if the map lookup fails). */
+WR_API struct wr_cmp_buf *wr_cmp_buf(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&wr_cmp_bufs, &zero);
+}
+
 /* Make the comparison @c describes between user addresses @a and @b
  * (see struct wr_cmp_buf): 1 when the bytes are equal, else 0.  A length
  * of 0 is equal without a read.  A side that cannot be read makes it 0 and

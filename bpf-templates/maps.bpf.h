@@ -180,6 +180,15 @@ struct {
 	__type(value, struct wr_walk_state);
 } wr_walk_states SEC(".maps");
 
+/* A comparison's operands (memcmp(), starts_with(), strncmp(): struct
+ * wr_cmp_buf), here rather than on the probe's 512-byte stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wr_cmp_buf);
+} wr_cmp_bufs SEC(".maps");
+
 WR_INLINE __u8 *event_buf(void)
 {
 	__u32 cpu = bpf_get_smp_processor_id();

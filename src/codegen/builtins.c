@@ -169,15 +169,6 @@ static int lower_length(struct cg *cg, const struct ast_expr *n, uint64_t limit,
 	return 0;
 }
 
-static LLVMValueRef cmp_buffer(struct cg *cg)
-{
-	if (!cg->cmp_buf) {
-		cg->cmp_buf = cg_alloca(cg, LLVMArrayType2(LLVMInt8TypeInContext(cg->ctx),
-							  sizeof(struct wr_cmp_buf)), "cmp");
-		LLVMSetAlignment(cg->cmp_buf, 8);
-	}
-	return cg->cmp_buf;
-}
 
 void cg_expr_error(struct cg *cg, const struct ast_expr *e, LLVMValueRef code, LLVMValueRef addr)
 {
@@ -200,7 +191,7 @@ static void store_at(struct cg *cg, unsigned at, LLVMValueRef v, LLVMTypeRef typ
 {
 	LLVMValueRef off = cg_i64(cg, at), p, st;
 
-	p = LLVMBuildGEP2(cg->builder, LLVMInt8TypeInContext(cg->ctx), cmp_buffer(cg), &off, 1, "");
+	p = LLVMBuildGEP2(cg->builder, LLVMInt8TypeInContext(cg->ctx), cg->cmp_buf, &off, 1, "");
 	if (type != LLVMInt64TypeInContext(cg->ctx))
 		v = LLVMBuildTrunc(cg->builder, v, type, "");
 	st = LLVMBuildStore(cg->builder, v, p);
@@ -238,9 +229,17 @@ static void compare(struct cg *cg, const struct ast_expr *e, struct side *a, str
 {
 	long index = cg->plan->ast ? ast_probe_expr_index(cg->plan->ast, e) : -1;
 	LLVMTypeRef i16 = LLVMInt16TypeInContext(cg->ctx), i32 = LLVMInt32TypeInContext(cg->ctx);
-	LLVMValueRef args[4], r;
+	LLVMTypeRef i64 = LLVMInt64TypeInContext(cg->ctx);
+	LLVMBuilderRef B = cg->builder;
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(B), fill = cg_block(cg, "cmp.fill"), done = cg_block(cg, "cmp.done");
+	LLVMValueRef args[4], r, phi, zero = cg_i64(cg, 0);
 	unsigned flags = 0;
 
+	/* the operands go in this CPU's buffer (a map's), off the probe's
+	 * 512-byte stack; no buffer (never seen): unequal */
+	cg->cmp_buf = cg_call(cg, WR_FN_CMP_BUF, NULL, 0);
+	LLVMBuildCondBr(B, LLVMBuildIsNull(B, cg->cmp_buf, ""), done, fill);
+	LLVMPositionBuilderAtEnd(B, fill);
 	if (a->is_held) {
 		store_held(cg, a, WR_OFFSETOF(struct wr_cmp_buf, a));
 		flags |= WR_CMP_A_HELD;
@@ -257,12 +256,17 @@ static void compare(struct cg *cg, const struct ast_expr *e, struct side *a, str
 	store_status(cg, a, WR_OFFSETOF(struct wr_cmp_buf, status_a), WR_OFFSETOF(struct wr_cmp_buf, at_a));
 	store_status(cg, b, WR_OFFSETOF(struct wr_cmp_buf, status_b), WR_OFFSETOF(struct wr_cmp_buf, at_b));
 	args[0] = cg->buf;
-	args[1] = cmp_buffer(cg);
-	args[2] = a->addr ? a->addr : cg_i64(cg, 0);
-	args[3] = b->addr ? b->addr : cg_i64(cg, 0);
+	args[1] = cg->cmp_buf;
+	args[2] = a->addr ? a->addr : zero;
+	args[3] = b->addr ? b->addr : zero;
 	r = cg_call(cg, WR_FN_MEM_EQUAL, args, 4);
-	cg_set_value(out, &ctype_bool,
-		     cg_bool(cg, LLVMBuildICmp(cg->builder, LLVMIntEQ, r, cg_i64(cg, 1), "")));
+	fill = LLVMGetInsertBlock(B);
+	LLVMBuildBr(B, done);
+	LLVMPositionBuilderAtEnd(B, done);
+	phi = LLVMBuildPhi(B, i64, "");
+	LLVMAddIncoming(phi, (LLVMValueRef[]){ zero, r }, (LLVMBasicBlockRef[]){ from, fill }, 2);
+	cg->cmp_buf = NULL;
+	cg_set_value(out, &ctype_bool, cg_bool(cg, LLVMBuildICmp(B, LLVMIntEQ, phi, cg_i64(cg, 1), "")));
 	out->maker = e;
 }
 

@@ -51,7 +51,7 @@ struct cg {
 	LLVMValueRef buf;            /* the event buffer */
 	LLVMValueRef scratch;        /* i64 stack slot every scalar read shares */
 	LLVMValueRef text_buf;       /* 64-byte stack slot every string comparison shares */
-	LLVMValueRef cmp_buf;        /* struct wr_cmp_buf every builtin comparison shares */
+	LLVMValueRef cmp_buf;        /* the comparison being lowered's struct wr_cmp_buf (a map's) */
 	const char *arg_frame;       /* the frame a variable of the print argument being
 					lowered came from (dw_var.frame), or NULL */
 	struct cg_binding *vars;     /* owned array: `let` bindings in scope */

@@ -40,6 +40,7 @@
 	X(KTIME, wr_ktime, 0)                   \
 	X(NS_PID_TGID, wr_ns_pid_tgid, 2)       \
 	X(THREAD_POINTER, wr_thread_pointer, 1) \
+	X(CMP_BUF, wr_cmp_buf, 0)               \
 	X(MEM_EQUAL, wr_mem_equal, 4)           \
 	X(EXPR_ERROR, wr_expr_error, 3)         \
 	X(ARG_DUMP, wr_arg_dump, 4)             \
