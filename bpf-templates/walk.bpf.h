@@ -176,18 +176,26 @@ WR_INLINE long copied(long off)
 	return off == WALK_NO_ROOM ? WALK_STOP : WALK_GO;
 }
 
+/* The characters of string op @sop's value at @base that lie outside
+ * it: their address in *@p and length (at most the op's limit) in *@n;
+ * false when there are none (empty, or libc++'s and libstdc++'s short
+ * string, whose characters are inside the value). */
+WR_INLINE int string_chars(struct wr_walk_state *st, struct wr_walk_op *sop, __u64 base, __u64 *p, __u64 *n)
+{
+	if ((sop->flags & WR_WALK_F_LIBCXX) && !(walk_word(st, base) & 1))
+		return 0;
+	*p = walk_word(st, base + sop->a) + sop->c;
+	*n = walk_word(st, base + sop->b);
+	*n = *n > sop->limit ? sop->limit : *n;
+	return *n && *p && *p + *n > *p && (*p < base || *p >= base + sop->size);
+}
+
 WR_INLINE long step_string(struct wr_walk_state *st, __u8 *buf, struct wr_walk_op *op,
 			   struct wr_walk_frame *f)
 {
-	__u64 base = f->base, p, n;
+	__u64 p, n;
 
-	if ((op->flags & WR_WALK_F_LIBCXX) && !(walk_word(st, base) & 1))
-		return frame_pop(st); /* libc++'s short string: inside the value */
-	p = walk_word(st, base + op->a) + op->c;
-	n = walk_word(st, base + op->b);
-	n = n > op->limit ? op->limit : n;
-	/* libstdc++'s short string points into the value itself */
-	if (n && p && (p < base || p >= base + op->size) && walk_copy(buf, p, (__u32)n, 0) == WALK_NO_ROOM)
+	if (string_chars(st, op, f->base, &p, &n) && walk_copy(buf, p, (__u32)n, 0) == WALK_NO_ROOM)
 		return WALK_STOP;
 	return frame_pop(st);
 }
@@ -234,6 +242,84 @@ WR_INLINE long array_start(struct wr_walk_state *st, __u8 *buf, struct wr_walk_o
 	return WALK_GO;
 }
 
+#define STRING_BATCH 8   /* strings' characters copied in one read, at most (the
+			  * verifier checks the loop unrolled: 16 exceed its budget) */
+#define STRING_SPAN 1024 /* bytes of that read, at most */
+#define STRING_GAP 32    /* bytes between two strings' characters it takes
+			  * in (an allocator's header and rounding) */
+
+/* Whether @size more bytes of copy fit in the event. */
+WR_INLINE int copy_fits(__u8 *buf, __u64 size)
+{
+	__u32 used = ((struct wr_event_header *)buf)->payload_len;
+
+	return used + sizeof(struct wr_arg_header) + 8 + size + 8 <= WR_EVENT_MAX - sizeof(struct wr_event_header);
+}
+
+/* The word at @addr of the run of elements remembered in @st (the
+ * caller checked it lies inside). */
+WR_INLINE __u64 run_word(struct wr_walk_state *st, __u8 *buf, __u64 addr)
+{
+	return copied_word(buf, (long)(st->run_off + (addr - st->run_addr)));
+}
+
+/* ARRAY of strings, state 2: the characters of the next strings in one
+ * copy where they lie close together, as an allocator hands out the
+ * buffers of strings made one after another: one read of user memory
+ * costs more than copying a few hundred bytes.  The strings' words are
+ * read from the run of elements copied last, not by walk_word() (whose
+ * fallback read of the process, unrolled 8 times, would cost the verifier
+ * too much); a string outside that run is walked as before.  The renderer
+ * finds each string's characters in the
+ * copy by address.  Where that read fails or does not fit, the f->i
+ * strings it spanned are walked one a step: a dangling string leaves its
+ * neighbours readable. */
+WR_INLINE long array_strings(struct wr_walk_state *st, __u8 *buf, struct wr_walk_op *op,
+			     struct wr_walk_frame *f)
+{
+	struct wr_walk_op *sop = walk_op(st, op->child);
+	__u64 at = f->cur, size = op->size, lo = 0, hi = 0, sum = 0, p, n, l, h, base;
+	__u32 k = 0;
+	long off;
+
+	for (; k < STRING_BATCH && !f->i && at < f->end && at >= st->run_addr && at + size <= st->run_end;
+	     k++, at += size) {
+		base = at + sop->at;
+		if ((sop->flags & WR_WALK_F_LIBCXX) && !(run_word(st, buf, base) & 1))
+			continue;
+		p = run_word(st, buf, base + sop->a) + sop->c;
+		n = run_word(st, buf, base + sop->b);
+		n = n > sop->limit ? sop->limit : n;
+		if (!n || !p || p + n < p || (p >= base && p < base + sop->size))
+			continue;
+		l = hi && lo < p ? lo : p;
+		h = hi > p + n ? hi : p + n;
+		WR_BARRIER_VAR(l);
+		WR_BARRIER_VAR(h);
+		if (hi && (h - l > STRING_SPAN || h - l > sum + n + STRING_GAP * (k + 1)))
+			break;
+		lo = l;
+		hi = h;
+		sum += n;
+	}
+	if (!k) { /* one string walked as any element is */
+		f->i -= f->i ? 1 : 0;
+		f->cur += size;
+		frame_push(st, op->child, f->cur - size);
+		return WALK_GO;
+	}
+	off = !hi ? 0 : copy_fits(buf, hi - lo) ? walk_copy(buf, lo, (__u32)(hi - lo), 0) : WALK_NO_ROOM;
+	if (off == WALK_FAILED)
+		/* its record goes: the strings are walked again one by one */
+		((struct wr_event_header *)buf)->payload_len -= sizeof(struct wr_arg_header) + 8;
+	if (off < 0) {
+		f->i = k;
+		return WALK_GO;
+	}
+	f->cur = at;
+	return WALK_GO;
+}
+
 /* ARRAY: copy a run of elements (state 1), then walk each (state 2). */
 WR_INLINE long step_array(struct wr_walk_state *st, __u8 *buf, struct wr_walk_op *op,
 			  struct wr_walk_frame *f)
@@ -263,6 +349,8 @@ WR_INLINE long step_array(struct wr_walk_state *st, __u8 *buf, struct wr_walk_op
 	}
 	if (f->cur >= f->end || !op->child)
 		return frame_pop(st);
+	if (walk_op(st, op->child)->code == WR_WALK_STRING)
+		return array_strings(st, buf, op, f);
 	f->cur += size;
 	frame_push(st, op->child, f->cur - size);
 	return WALK_GO;

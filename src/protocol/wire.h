@@ -355,7 +355,7 @@ struct wr_walk_frame {
 	__u64 aux;    /* DEQUE: the end of cur's block */
 	__u64 node;   /* DEQUE: cur's entry in the block map */
 	__u32 op;
-	__u32 i;      /* elements done */
+	__u32 i;      /* elements done; ARRAY of strings: elements left to walk one a step */
 	__u32 state;  /* 0 before its first step */
 	__u32 sp;     /* TREE: nodes on its stack */
 };
