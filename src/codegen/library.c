@@ -241,7 +241,8 @@ bool cg_library_pointer(struct cg *cg, const struct ast_expr *e, struct cg_value
 	struct dw_std s;
 	struct cg_value p;
 
-	if (!library_of(v, &s) ||
+	/* not a Rust Weak, which has no Deref: its value may be gone */
+	if (!library_of(v, &s) || (s.kind == DW_STD_RC && s.weak) ||
 	    (s.kind != DW_STD_UNIQUE_PTR && s.kind != DW_STD_SHARED_PTR && s.kind != DW_STD_RC))
 		return false;
 	*err = smart_pointer(cg, e, v, &s, &p);

@@ -620,24 +620,26 @@ static bool rust_sequence(const struct dw_type *t, const char *n, struct dw_std 
 	return false;
 }
 
-
-/* Rc<T>, Arc<T>: a pointer to RcBox {strong, weak, value} or ArcInner
- * {strong, weak, data} (RcInner since rustc 1.84).  Rc<str> and
- * Arc<str> point with a data pointer and a length: the text's length
- * at f, its bytes at the block + b (DWARF gives the value a u8 there). */
+/* Rc<T>, Arc<T> and their Weak<T>: a pointer to RcBox {strong, weak,
+ * value} or ArcInner {strong, weak, data} (RcInner since rustc 1.84).
+ * Rc<str> and Arc<str> point with a data pointer and a length: the
+ * text's length at f, its bytes at the block + b (DWARF gives the value
+ * a u8 there). */
 static bool rust_rc(const struct dw_type *t, const char *n, struct dw_std *s)
 {
-	bool arc = starts(n, "alloc::sync::Arc<");
+	bool weak = starts(n, "alloc::rc::Weak<") || starts(n, "alloc::sync::Weak<");
+	bool arc = starts(n, "alloc::sync::");
 	const struct dw_type *box, *ptr;
 	int64_t in;
 
-	if (!arc && !starts(n, "alloc::rc::Rc<"))
+	if (!weak && !starts(n, "alloc::rc::Rc<") && !starts(n, "alloc::sync::Arc<"))
 		return false;
 	s->kind = DW_STD_RC;
-	s->label = arc ? "Arc" : "Rc";
+	s->weak = weak ? "weak" : NULL;
+	s->label = s->weak ? "Weak" : arc ? "Arc" : "Rc";
 	ptr = path(t, "ptr.pointer", &s->a);
 	if (ptr && ptr->kind == DW_TYPE_STRUCT) { /* a fat pointer: only str's is known */
-		s->str_value = of_str(n, arc ? "alloc::sync::Arc<" : "alloc::rc::Rc<");
+		s->str_value = !weak && of_str(n, arc ? "alloc::sync::Arc<" : "alloc::rc::Rc<");
 		if (!s->str_value || !path(ptr, "length", &s->f))
 			return false;
 		s->f += s->a;

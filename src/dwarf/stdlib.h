@@ -91,7 +91,8 @@ struct dw_std {
 	 *               the block, b: the value, c: strong count, d: weak
 	 *               count (8 bytes each; the weak count holds one more
 	 *               while a strong reference lives); with str_value,
-	 *               the text's length at f (elem NULL)
+	 *               the text's length at f (elem NULL); Weak's pointer
+	 *               is usize::MAX when it has no block (Weak::new())
 	 *   CELL        a: the value, b: RefCell's borrow count (8 bytes,
 	 *               signed; -1 for a Cell)
 	 *   RING        a: the buffer, b: the first element's index (tail),
@@ -113,7 +114,7 @@ struct dw_std {
 	int64_t a, b, c, d, e, f, g;
 	uint64_t node_size;  /* LIST, TREE: bytes of a node up to its element's end */
 	unsigned index_size;
-	const char *weak;    /* SHARED_PTR: "weak" for a weak_ptr, else NULL */
+	const char *weak;    /* SHARED_PTR, RC: "weak" for a weak_ptr or Weak, else NULL */
 	/* VARIANT: the alternatives; TUPLE: the elements and their offsets */
 	const struct dw_type *alt[DW_STD_MAX_ALTS];
 	uint64_t alt_off[DW_STD_MAX_ALTS];

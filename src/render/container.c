@@ -646,6 +646,12 @@ static void shared(struct cview *c)
 	strbuf_addf(c->out, " = {get() = 0x%" PRIx64 "}", ptr);
 }
 
+/* A Rust Weak made by Weak::new(): no block, its pointer usize::MAX. */
+static bool rc_dangling(struct cview *c)
+{
+	return c->s->weak && word(c, c->s->a, 8) == UINT64_MAX;
+}
+
 /* Rust's Rc and Arc as rust-gdb shows them: `Rc(strong=2, weak=1) =
  * {value = ..., strong = 2, weak = 1}` (the weak count without the one
  * the strong references hold together).  Returns the block, NULL when it
@@ -681,14 +687,24 @@ static void rc_str(struct cview *c)
 	text_out(c, bytes, shown, n > shown, failed);
 }
 
+/* Rc and Arc; a Weak (which rust-gdb shows raw) in their shape, its
+ * value only while a strong reference keeps it: `Weak(strong=0,
+ * weak=1)` once it is dropped, `Weak(dangling)` without a block. */
 static void rc_text(struct cview *c)
 {
 	const struct dw_std *s = c->s;
 	uint64_t strong, weak;
 
+	if (rc_dangling(c)) {
+		strbuf_addf(c->out, "%s(dangling)", s->label);
+		return;
+	}
 	if (!rc_block(c, &strong, &weak))
 		return;
-	strbuf_addf(c->out, "%s(strong=%" PRIu64 ", weak=%" PRIu64 ") = {value = ", s->label, strong, weak);
+	strbuf_addf(c->out, "%s(strong=%" PRIu64 ", weak=%" PRIu64 ")", s->label, strong, weak);
+	if (!strong)
+		return;
+	strbuf_addstr(c->out, " = {value = ");
 	if (s->str_value)
 		rc_str(c);
 	else
@@ -840,15 +856,15 @@ static void wrapper_data(struct cview *c)
 	case DW_STD_RC: {
 		uint64_t strong, weak;
 
-		jpointer(c, "get", word(c, s->a, 8));
-		if (!rc_block(c, &strong, &weak))
+		jpointer(c, "get", rc_dangling(c) ? 0 : word(c, s->a, 8));
+		if (rc_dangling(c) || !rc_block(c, &strong, &weak))
 			break;
 		jfield(c, "strong_count", strong);
 		jfield(c, "weak_count", weak);
 		if (s->str_value) {
 			span_add(c->json, SPAN_KEY, SPAN_TONE_NONE, NULL, "value");
 			rc_str(c);
-		} else {
+		} else if (strong) {
 			jvalue(c, "value", s->elem, word(c, s->a, 8) + (uint64_t)s->b);
 		}
 		break;

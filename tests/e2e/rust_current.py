@@ -21,10 +21,11 @@ if not GDB:
 
 for v in ("cur-O0", "cur-O2"):
     # gdb 13 reads the niche of Flag::Letter's char wrong, rust-gdb an
-    # Rc<str>'s first byte as its value and a Box<str> as bytes, and a
-    # HashMap's order is its process's hash seed's: the fixture's own
+    # Rc<str>'s first byte as its value and a Box<str> as bytes, it has
+    # no printer of Weak (wraith shows its counts), and a HashMap's order
+    # is its process's hash seed's: the fixture's own
     rust_std.compare(v, GDB, from_fixture={"bag.flags", "bag.hmap", "bag.arc_str", "bag.rc_str",
-                                                       "bag.boxed_str"})
+                                           "bag.boxed_str", "bag.weak_rc", "bag.weak_gone", "bag.weak_none"})
 rust_std.expressions("cur-O0")
 # at opt-level 1 and 2 rustc 1.95 drops `self` at the entry of
 # Conn::handle, where 1.63 kept it: no prints through it there

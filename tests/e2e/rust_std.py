@@ -21,8 +21,10 @@ String and Vec, and of enums holding Strings (bt full's locals too); expressions
 Arc, Option as a condition), 200 Strings in a Vec shown whole (gdb's print elements), and a
 Vec another thread keeps changing printed 20 times without a garbled
 line.  BTreeMap and BTreeSet in order (rust-gdb's printers fail after
-their heads here: against the fixture's {:?}), Weak, CString, &CStr and
-Box<[T]> as rust-gdb shows them (no printer: gdb's own forms).
+their heads here: against the fixture's {:?}), CString, &CStr and
+Box<[T]> as rust-gdb shows them (no printer: gdb's own forms), Weak in
+Rc's shape with its counts (rust-gdb has no printer of it and shows its
+pointer): alive, expired and made by Weak::new().
 """
 import os
 import re
@@ -41,8 +43,8 @@ PROBES = [
     ("rstd::inspect", ["bag.empty_vec", "bag.moved", "bag.empty_str", "bag.none", "bag.arc", "bag.tuple",
                        "bag.boxed_slice", "bag.nonzero", "bag.ok", "bag.err", "bag.shapes", "bag.point",
                        "bag.refcell", "bag.cell", "bag.deque", "bag.map", "bag.set", "bag.hmap", "bag.bset",
-                       "bag.big", "bag.weak_rc", "bag.cstring", "cs", "bag.flags", "bag.arc_str",
-                       "bag.rc_str", "bag.boxed_str"]),
+                       "bag.big", "bag.weak_rc", "bag.weak_gone", "bag.weak_none", "bag.cstring", "cs",
+                       "bag.flags", "bag.arc_str", "bag.rc_str", "bag.boxed_str"]),
     ("rstd::by_value", ["name", "ids", "pair"]),
     ("rstd::parse", ["line", "words"]),
     ("rstd::apply", ["*cmd", "*last", "*res", "*cmds"]),
@@ -93,6 +95,11 @@ def expected_from_fixture(lines):
         "bag.rc_str": 'Rc(strong=1, weak=0) = {value = "rc str", strong = 1, weak = 0}',
         # rust-gdb shows a Box<str>'s bytes ([98, 111, ...]): its text
         "bag.boxed_str": '"boxed str"',
+        # rust-gdb has no printer of Weak: wraith shows it as Rc, its
+        # value while a strong reference keeps it
+        "bag.weak_rc": "Weak(strong=2, weak=1) = {value = %s, strong = 2, weak = 1}" % item(d["cfg.shared"]),
+        "bag.weak_gone": "Weak(strong=0, weak=1)",
+        "bag.weak_none": "Weak(dangling)",
         "bag.err": "core::result::Result<u32, alloc::string::String>::Err(%s)" % d["bag.err"][4:-1],
         "bag.shapes": vec(d["bag.shapes"], shape),
         "bag.empty_vec": vec("[]"),
@@ -251,6 +258,25 @@ def pieces_json(variant):
        "%s: a &str in registers in NDJSON" % name)
 
 
+def weak_json(variant):
+    """Weak in NDJSON: Rc's fields, no value once dropped, no block at
+    all from Weak::new()."""
+    name = "rstd-" + variant
+    fx = Fixture(name, [2000])
+    try:
+        js = run(["-p", fx.pid, "-s", 'trace rstd::inspect { print "{} {} {}", bag.weak_rc, bag.weak_gone, '
+                  'bag.weak_none; }', "--max-events", 1, "--timeout", 30, "-q", "--script-output", "json"])
+    finally:
+        fx.stop()
+    evs = json_events(js.stdout)
+    got = [a["value"] for a in evs[0]["items"][0]["args"]] if evs else [{}, {}, {}]
+    eq([(v.get("kind"), v.get("strong_count"), v.get("weak_count"), "value" in v) for v in got],
+       [("Weak", 2, 1, True), ("Weak", 0, 1, False), ("Weak", None, None, False)],
+       "%s: Weak's counts in NDJSON" % name)
+    eq((got[0].get("value", {}).get("id"), got[2].get("get", "absent")), (8, None),
+       "%s: a live Weak's value, a dangling one's null pointer" % name)
+
+
 def racing(variant):
     """A Vec<u64> another thread pushes to and clears: every line whole."""
     name = "rstd-" + variant
@@ -377,6 +403,7 @@ if __name__ == "__main__":
         expressions(v)
     many("O2")
     pieces_json("O2")
+    weak_json("O0")
     racing("O1")
     check_no_leftovers("after the Rust std values")
     finish()
