@@ -33,7 +33,8 @@ Sections:
            (bench/hits.py); `bench/run.py --only sites` runs it alone.
   values   BPF ns per element of printing a 200-element vector<int>, a
            200-entry map<string,int> and a Rust Vec<String> of 200
-           (bench/values.py); not among the default sections.
+           (bench/values.py); not among the default sections: run alone, it
+           writes the last section of doc/performance.md.
   deep     BPF time per frame of deep backtraces (depths 128, 512, 1024 on a
            stack deeper than 1024 frames); needs only wraith and bpftool, so
            `bench/run.py --only deep` (or `make bench BENCH_ARGS='--only deep'`)
@@ -1415,8 +1416,9 @@ def write_markdown(ctx, R, table, path):
         "STACK_DEPTH": STACK_DEPTH, "RATES": RATES, "DELIVERY_SECONDS": DELIVERY_SECONDS,
         "DEEP_DEPTHS": DEEP_DEPTHS, "DEEP_STACK": DEEP_STACK, "DEEP_N": DEEP_N,
         "DEEP_TARGET_NS": DEEP_TARGET_NS})
+    kept = values.kept_block(path)
     with open(path, "w") as f:
-        f.write(text)
+        f.write(text + ("\n" + kept if kept else ""))
 
 
 # ---------------------------------------------------------------------------
@@ -1564,6 +1566,9 @@ def main():
         plot(ctx, R, os.path.join(doc, "performance.png"))
         write_markdown(ctx, R, table, os.path.join(doc, "performance.md"))
         log("wrote %s/performance.md and performance.png (%.0f s)" % (doc, R["elapsed_s"]))
+    elif not args.no_doc and R.get("values"):
+        values.write_doc(os.path.join(ctx.src, "doc", "performance.md"), R["values"], ctx.machine)
+        log("wrote the values section of %s/doc/performance.md" % ctx.src)
     R["ctx"] = {k: getattr(ctx, k) for k in ("reps", "machine", "biglib", "libc", "wraith")}
     with open(os.path.join(ctx.build, "bench", "results.json"), "w") as f:
         json.dump(R, f, indent=1, default=str)

@@ -11,7 +11,10 @@ Section:
           the 1-element one's, over 199, is the cost of one element (a
           contiguous container's: target at most 20 ns; a tree's node: at
           most 80 ns).  An empty probe's figure stands beside them.  Not in
-          `make bench`'s default sections: `bench/run.py --only values`.
+          `make bench`'s default sections: `bench/run.py --only values`,
+          which writes its figures as the last section of
+          doc/performance.md (write_doc()); a `make bench` run keeps that
+          section as it was (kept_block()).
 """
 import os
 import statistics
@@ -84,3 +87,50 @@ def section_values(b):
 
 def fmt(v):
     return "-" if v is None else "%.0f" % v
+
+
+# The values section's place in doc/performance.md: from this line to the
+# end, written by `bench/run.py --only values`, kept by other runs.
+BEGIN = "<!-- bench/run.py --only values writes from here to the end; make bench keeps it -->"
+
+
+def doc_block(v, machine):
+    """The doc's section for the values results @v (section_values())."""
+    out = [BEGIN, "## Printing containers, per element\n",
+           "Measured by `bench/run.py --only values` on %s (not by `make bench`, whose default "
+           "sections leave it out), load average %.2f / %.2f / %.2f while measured.  wraith traces "
+           "a function taking the container with `print \"{}\", v;` (`*v` for the Rust one) for %d windows of %.0f s; the "
+           "figure is the median BPF time per program run (kernel.bpf_stats_enabled): CPU time "
+           "inside BPF, which other work on the machine inflates less than wall-clock time.  The "
+           "200-element run less the 1-element one, over 199, is what an element costs.\n"
+           % (((machine or {}).get("date", "?"),) + tuple(v["load"]) + (ROUNDS, WINDOW)),
+           "| container | empty probe | 1 element | 200 elements | per element | target | verdict |",
+           "|---|---|---|---|---|---|---|"]
+    for key, label, _, _, _, target in CASES:
+        r = v["rows"].get(key)
+        if not r:
+            continue
+        per = r["per_element"]
+        verdict = "-" if per is None else "met" if per <= target else "missed"
+        out.append("| `%s` | %s ns | %s ns | %s ns | %s ns | <= %d ns | %s |" % (
+            label, fmt(r["empty"]), fmt(r["sizes"].get(1, r["sizes"].get("1"))),
+            fmt(r["sizes"].get(200, r["sizes"].get("200"))), fmt(per), target, verdict))
+    return "\n".join(out) + "\n"
+
+
+def kept_block(path):
+    """The values section of the doc at @path as it stands ("" if none)."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return ""
+    return BEGIN + text.split(BEGIN, 1)[1] if BEGIN in text else ""
+
+
+def write_doc(path, v, machine):
+    """Replace (or add) the values section at the end of the doc at @path."""
+    with open(path) as f:
+        head = f.read().split(BEGIN, 1)[0].rstrip("\n")
+    with open(path, "w") as f:
+        f.write(head + "\n\n" + doc_block(v, machine))
