@@ -266,8 +266,8 @@ static void bytes_text(const struct where *c, const struct dw_type *t, const uin
 static const struct ev_arg *copied_referent(const struct where *c, uint64_t addr);
 
 /* The library's values as gdb's bt shows them (render_frame_value()),
- * what they hold looked up in the stack copy; in frame 0, in what the
- * probe copied of the value at @addr with it, when it did. */
+ * what they hold looked up in the stack copy, or in what the probe
+ * copied of the value at @addr with it for frame 0, when it did. */
 static bool library_text(const struct where *c, const struct dw_type *t, const uint8_t *data, size_t len,
 			 uint64_t addr, struct strbuf *out)
 {
@@ -283,13 +283,16 @@ static bool library_text(const struct where *c, const struct dw_type *t, const u
 }
 
 /* What frame 0's reference to @addr refers to, or its value at @addr,
- * as the probe copied it at the hit (WR_ITEM_REFS); NULL in other frames
- * or when it was not copied. */
+ * as the probe copied it at the hit (WR_ITEM_REFS); NULL when it was not
+ * copied.  An outer frame's variable at that address uses it too: it is
+ * the memory there at the hit, whichever frame names it (a reference
+ * passed down the calls to frame 0, a caller's string frame 0 refers
+ * to). */
 static const struct ev_arg *copied_referent(const struct where *c, uint64_t addr)
 {
 	const struct ev_backtrace *bt = c->w->bt;
 
-	for (size_t i = 0; c->w->i == 0 && i < bt->n_refs; i++)
+	for (size_t i = 0; i < bt->n_refs; i++)
 		for (size_t k = 0; k < bt->refs[i].n_attach; k++)
 			if (bt->refs[i].attach[k].kind == WR_ARG_ATTACH &&
 			    bt->refs[i].attach[k].aux == WR_ARG_ATTACH_REFERENCE &&
@@ -321,9 +324,9 @@ static bool copied_text(const struct where *c, const struct ev_arg *a, const str
 }
 
 /* A C++ reference as gdb's bt shows it, `@0x7ffe...: 5`: the referent
- * from the stack copy, or a module's read-only data, or (frame 0) what
- * the probe copied of it; elsewhere it is beyond what the probe copied:
- * <unavailable>. */
+ * from the stack copy, or a module's read-only data, or what the probe
+ * copied of it for frame 0 (in any frame that refers to it); elsewhere
+ * it is beyond what the probe copied: <unavailable>. */
 static void reference_text(const struct where *c, const struct dw_type *t, uint64_t addr,
 			   struct strbuf *out)
 {
