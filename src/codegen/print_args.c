@@ -148,10 +148,13 @@ static int print_memory(struct cg *cg, const struct ast_expr *e, struct cg_value
 		struct attach_walk w = { cg, v->v, t->size > 256 ? 256 : t->size, 0, e, NULL };
 
 		attach_strings(&w, t, 0, 0);
-		/* a container's elements, a string's characters; under {:r}
-		 * the value whole when its argument cannot hold it */
-		if (raw ? t->size > WR_DUMP_MAX : walks_needed(t))
-			walks_emit(cg, v->v, t, raw);
+		/* a container's elements, a string's characters; else the
+		 * value whole when its argument cannot hold it (gdb shows 200
+		 * elements of an array, whatever their size) */
+		if (!raw && walks_needed(t))
+			walks_emit(cg, v->v, t, false);
+		else if (t->size > WR_DUMP_MAX)
+			walks_emit(cg, v->v, t, true);
 	}
 	return 0;
 }

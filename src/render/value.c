@@ -35,7 +35,6 @@
 #include <string.h>
 
 #define MAX_DEPTH 20       /* gdb's `print max-depth` */
-#define MAX_ELEMENTS 200   /* gdb's `print elements` */
 #define REPEAT_THRESHOLD 10 /* gdb's `print repeats`: longer runs collapse */
 
 struct walk {
@@ -309,14 +308,13 @@ static const struct ev_arg *attachment(const struct render_value_ctx *vc, size_t
 }
 
 /* The string a char pointer points to, as read at run time. */
-static void pointed_text(const struct ev_arg *s, struct strbuf *out)
+static void pointed_text(const struct ev_arg *s, size_t max, struct strbuf *out)
 {
 	size_t n = s->data ? strnlen((const char *)s->data, s->len) : 0;
 
 	if (s->status == WR_ARG_OK || s->status == WR_ARG_TRUNCATED) {
 		strbuf_addch(out, ' ');
-		render_text(s->data, n > MAX_ELEMENTS ? MAX_ELEMENTS : n, n >= s->len || n > MAX_ELEMENTS,
-			    out);
+		render_text(s->data, n > max ? max : n, n >= s->len || n > max, out);
 	} else if (s->status == WR_ARG_POINTEE_ERROR) {
 		strbuf_addf(out, " <error: Cannot access memory at address 0x%" PRIx64 ">", s->value);
 	}
@@ -331,7 +329,7 @@ void render_pointer(const struct dw_type *t, uint64_t v, const struct ev_arg *te
 	if (v && vc && vc->symbol)
 		vc->symbol(vc->ctx, v, out);
 	if (v && text)
-		pointed_text(text, out);
+		pointed_text(text, render_limits_of(vc).elements, out);
 }
 
 /* ---- C++ references and pointers to members ---- */
@@ -473,17 +471,33 @@ static void members(const struct dw_type *t, const uint8_t *data, size_t len, si
 	strbuf_addch(out, '}');
 }
 
-/* A char array: every byte, less one NUL at the end, as gdb shows it. */
-static void char_array(const struct dw_type *t, const uint8_t *data, size_t len, struct strbuf *out)
+/* How many of @s's @n characters gdb shows under `print elements` @max:
+ * whole runs of one character, until @max characters are behind. */
+static size_t text_cut(const uint8_t *s, size_t n, size_t max)
 {
-	size_t n = t->count < len ? t->count : len;
-	bool more = n > MAX_ELEMENTS || n < t->count;
+	size_t i = 0;
 
-	if (n > MAX_ELEMENTS)
-		n = MAX_ELEMENTS;
-	if (!more && n && data[n - 1] == 0)
+	while (i < n && i < max) {
+		size_t run = 1;
+
+		while (i + run < n && s[i + run] == s[i])
+			run++;
+		i += run;
+	}
+	return i;
+}
+
+/* A char array: every byte, less one NUL at the end, as gdb shows it. */
+static void char_array(const struct dw_type *t, const uint8_t *data, size_t len, size_t max,
+		       struct strbuf *out)
+{
+	size_t n = t->count < len ? t->count : len, cut;
+	bool short_copy = n < t->count;
+
+	if (!short_copy && n && data[n - 1] == 0)
 		n--;
-	render_text(data, n, more, out);
+	cut = text_cut(data, n, max);
+	render_text(data, cut, short_copy || cut < n, out);
 }
 
 static void elements(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
@@ -495,15 +509,19 @@ static void elements(const struct dw_type *t, const uint8_t *data, size_t len, s
 	/* a char array with a byte not kept: gdb shows its elements */
 	if (e->is_char && e->size == 1 && e->kind == DW_TYPE_INT &&
 	    !(w->vc && render_bits_gone(w->vc->unavail, at * 8, (t->count < len ? t->count : len) * 8, false))) {
-		char_array(t, data, len, out);
+		char_array(t, data, len, w->lim.elements, out);
 		return;
 	}
 	strbuf_addch(out, '[');
 	for (size_t i = 0; i < n;) {
 		size_t run = 1;
 
-		if ((i + 1) * size > len || shown >= MAX_ELEMENTS) {
-			strbuf_addstr(out, i ? ", ..." : "...");
+		if (shown >= w->lim.elements) {
+			strbuf_addstr(out, "..."); /* gdb's: {1, 2, 3...} */
+			break;
+		}
+		if ((i + 1) * size > len) {
+			strbuf_addstr(out, i ? ", ..." : "..."); /* the copy ended */
 			break;
 		}
 		while (i + run < n && (i + run + 1) * size <= len &&

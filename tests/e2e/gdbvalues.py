@@ -7,8 +7,8 @@ import re
 import subprocess
 
 
-def gdb_values(pid, exprs, where="show"):
-    cmds = ["set pagination off", "set width 0", "set print pretty off", "break " + where, "continue"]
+def gdb_values(pid, exprs, where="show", settings=()):
+    cmds = ["set pagination off", "set width 0", "set print pretty off", *settings, "break " + where, "continue"]
     for i, e in enumerate(exprs):
         cmds += ["echo @@%d\\n" % i, "print %s" % e]
     cmds += ["echo @@end\\n", "detach"]

@@ -25,7 +25,7 @@ EXPRS = [
     "dd", "ff", "ld", "ld_tenth", "nan_d", "neg_nan_d", "inf_d", "ninf_d", "pay_d", "nan_f", "nan_ld",
     "dd[1]", "ff[0]", "-dd[0]", "-ff[3]",
     "eb", "efl", "efu", "ef0", "ec", "ec2", "em",
-    "buf8", "all0", "rep", "mixed", "esc", "arr20", "matrix", "pairs", "ucs",
+    "buf8", "all0", "rep", "mixed", "esc", "arr20", "long_run", "long_text", "ramp", "matrix", "pairs", "ucs",
     "vp", "ip", "nullp", "np", "cstr", "cip", "pc_const", "*cip",
     "b_true", "b_false", "sch", "uch", "ch", "nl", "quote",
     "&g", "&g.in", "&g.arr", "&g.arr[1]", "&u32", "*&g.in", "g.arr + 1", "matrix[1]",
@@ -60,9 +60,15 @@ C_NOT_GDB = {
 HELD = ["t", "nm", "ne", "ne.in", "ne.arr", "t.y", "nm.name", "ne.arr[1]"]
 
 
-def wraith_values(pid, exprs, where="show", output="plain"):
+# gdb's `set print elements 5` against --print-elements 5: arrays, char
+# arrays, strings and repeats are cut at the same element.
+LIMITED = ["g", "g.zeros", "g.name", "g.arr", "rep", "esc", "arr20", "mixed", "dd", "cstr", "g.names",
+           "long_run", "long_text", "ramp"]
+
+
+def wraith_values(pid, exprs, where="show", output="plain", options=()):
     script = "trace %s {\n" % where + "".join('print "{}", %s;\n' % e for e in exprs) + "}\n"
-    res = run(["-p", pid, "-s", script, "--max-events", 1, "--script-output", output, "-q"])
+    res = run(["-p", pid, "-s", script, "--max-events", 1, "--script-output", output, "-q", *options])
     check(res.returncode == 0, "wraith prints the expressions (%s)" % res.stderr.strip()[-400:])
     return res.stdout.splitlines()
 
@@ -95,7 +101,11 @@ def compare(variant):
     got = wraith_values(fx.pid, exprs)
     want = gdb_values(fx.pid, exprs)
     compare_held(variant, fx)
+    got_limited = wraith_values(fx.pid, LIMITED, options=("--print-elements", 5))
+    want_limited = gdb_values(fx.pid, LIMITED, settings=("set print elements 5",))
     fx.stop()
+    for e, w, g in zip(LIMITED, want_limited, got_limited):
+        eq(g, normalize(w or "<gdb printed nothing>"), "%s: print %s (elements 5)" % (variant, e))
     if not eq(len(got), len(exprs), "%s: one line per expression" % variant):
         return
     for e, w, g in zip(exprs, want, got):
