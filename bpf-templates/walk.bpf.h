@@ -190,14 +190,38 @@ WR_INLINE int string_chars(struct wr_walk_state *st, struct wr_walk_op *sop, __u
 	return *n && *p && *p + *n > *p && (*p < base || *p >= base + sop->size);
 }
 
+#define TORN_PAGES 3 /* page ends a torn string's head is tried at: a copy
+		      * (WR_WALK_COPY_MAX) crosses at most three */
+
+/* A string of @n characters at @addr whose read failed (its record is
+ * sent): the head that can be read, up to the first page that cannot,
+ * as a copy of its own flagged WR_MEM_F_TORN (gdb shows that head, then
+ * the error).  The longest head is tried first; a failed try's record is
+ * taken back. */
+WR_INLINE long walk_copy_head(__u8 *buf, __u64 addr, __u64 n)
+{
+	__u64 end = (addr + n - 1) & ~4095ull;
+	long off = WALK_FAILED;
+
+	for (int k = 0; k < TORN_PAGES && end > addr && off == WALK_FAILED; k++, end -= 4096) {
+		off = walk_copy(buf, addr, (__u32)(end - addr), WR_MEM_F_TORN);
+		if (off == WALK_FAILED)
+			((struct wr_event_header *)buf)->payload_len -= sizeof(struct wr_arg_header) + 8;
+	}
+	return off;
+}
+
 WR_INLINE long step_string(struct wr_walk_state *st, __u8 *buf, struct wr_walk_op *op,
 			   struct wr_walk_frame *f)
 {
-	__u64 p, n;
+	__u64 p = 0, n = 0;
+	long off = 0;
 
-	if (string_chars(st, op, f->base, &p, &n) && walk_copy(buf, p, (__u32)n, 0) == WALK_NO_ROOM)
-		return WALK_STOP;
-	return frame_pop(st);
+	if (string_chars(st, op, f->base, &p, &n))
+		off = walk_copy(buf, p, (__u32)n, 0);
+	if (off == WALK_FAILED)
+		off = walk_copy_head(buf, p, n);
+	return off == WALK_NO_ROOM ? WALK_STOP : frame_pop(st);
 }
 
 WR_INLINE long step_cstr(struct wr_walk_state *st, __u8 *buf, struct wr_walk_op *op,

@@ -161,6 +161,9 @@ enum wr_arg_kind {
 
 #define WR_MEM_F_ROOT 0x1u /* the printed value itself, whole (its argument holds
 			    * at most 256 bytes of it) */
+#define WR_MEM_F_TORN 0x2u /* a string's characters read up to the first page that
+			    * could not be read (the whole read failed: its
+			    * failed copy is sent before it) */
 
 #define WR_ARG_STR_MAX 256u    /* bytes of a string argument */
 #define WR_DUMP_MAX 256u       /* bytes of one memory dump (GhostScope's mem_dump_cap) */

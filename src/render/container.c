@@ -104,6 +104,14 @@ const struct ev_arg *render_snap_string(const struct render_snap *s, uint64_t ad
 	return NULL;
 }
 
+const struct ev_arg *render_snap_torn(const struct render_snap *s, uint64_t addr)
+{
+	for (size_t i = 0; s && i < s->n; i++)
+		if (s->m[i]->value == addr && (s->m[i]->aux & WR_MEM_F_TORN) && s->m[i]->status == WR_ARG_OK)
+			return s->m[i];
+	return NULL;
+}
+
 /* ---- what a container shows ---- */
 
 struct cview {
@@ -305,9 +313,36 @@ static void text_out(struct cview *c, const uint8_t *bytes, uint64_t n, bool mor
 		render_text(bytes, n, more, c->out);
 }
 
+/* The head of a string at @p whose read failed where a page could not be
+ * read (WR_MEM_F_TORN), as gdb shows it: `"head"...<unreadable>` (gdb:
+ * `...<error: Cannot access memory at address 0x...>`); in JSON
+ * {"head": "...", "unreadable_at": "0x..."}.  False when there is none. */
+static bool torn_text(struct cview *c, uint64_t p)
+{
+	const struct ev_arg *h = render_snap_torn(c->snap, p);
+
+	if (!h)
+		return false;
+	if (c->json) {
+		span_open(c->json, SPAN_OBJECT);
+		span_add(c->json, SPAN_KEY, SPAN_TONE_NONE, NULL, "head");
+		span_datan(c->json, SPAN_STRING, (const char *)h->data, h->len);
+		span_add(c->json, SPAN_KEY, SPAN_TONE_NONE, NULL, "unreadable_at");
+		span_dataf(c->json, SPAN_STRING, "0x%" PRIx64, p + h->len);
+		span_close(c->json);
+	} else if (c->vc && c->vc->bare_text) {
+		strbuf_add(c->out, h->data, strnlen((const char *)h->data, h->len));
+		strbuf_addstr(c->out, "...<unreadable>");
+	} else {
+		render_text(h->data, h->len, true, c->out);
+		strbuf_addstr(c->out, "<unreadable>");
+	}
+	return true;
+}
+
 static void string_text(struct cview *c)
 {
-	uint64_t p, n;
+	uint64_t p = 0, n;
 	const uint8_t *bytes;
 	bool failed = false;
 
@@ -320,6 +355,8 @@ static void string_text(struct cview *c)
 		n = word(c, c->s->b, 8);
 		bytes = n ? render_snap_find(c->snap, p, n < c->limit ? n : c->limit, &failed) : (const uint8_t *)"";
 	}
+	if (!bytes && failed && torn_text(c, p))
+		return;
 	text_out(c, bytes, n < c->limit ? n : c->limit, n > c->limit, failed);
 }
 

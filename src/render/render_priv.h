@@ -49,6 +49,9 @@ const struct ev_arg *render_snap_root(const struct render_snap *s);
 /* The bytes [@addr, @addr + @n) as copied, or NULL; *@failed when the
  * copy at @addr was tried and failed. */
 const uint8_t *render_snap_find(const struct render_snap *s, uint64_t addr, size_t n, bool *failed);
+/* The readable head of a string at @addr whose whole read failed
+ * (WR_MEM_F_TORN), or NULL. */
+const struct ev_arg *render_snap_torn(const struct render_snap *s, uint64_t addr);
 /* The string copied at @addr (a char * inside a container), or NULL. */
 const struct ev_arg *render_snap_string(const struct render_snap *s, uint64_t addr);
 /* Container @s (its bytes @data, @len at @addr) as gdb's printer shows it;
