@@ -14,8 +14,21 @@ struct strbuf;
 
 /* When module address @vaddr lies inside a symbol of @m (within its size,
  * as gdb requires; a symbol without a size only at its own address),
- * append "name" or "name+offset" (demangled) to @out and return true. */
+ * append "name" or "name+offset" (demangled, and without the suffixes GCC
+ * adds to copies of functions and to static variables, as gdb shows it)
+ * to @out and return true. */
 bool dw_module_symbol_at(struct dw_module *m, uint64_t vaddr, struct strbuf *out);
+
+/* gdb's name for a symbol @name that is not C++-mangled: gdb reads every
+ * such minimal symbol through its Ada decoder, whatever the program's
+ * language.  A trailing number after a dot, a dollar or underscores goes
+ * (`o.1` -> `o`, `counter.lto_priv.0` -> `counter.lto_priv`), a suffix of
+ * letters after a dot is bracketed (`foo.cold` -> `foo[cold]`), "__"
+ * reads "." and GNAT's markers (a trailing B, TB, TKB or N, ___X...) go.
+ * Appends the decoded name to @out and returns true; returns false and
+ * appends nothing when gdb shows the name as it is (a leading '_', an
+ * uppercase letter left, "___" not before X). */
+bool dw_symbol_decoded_name(const char *name, struct strbuf *out);
 
 /* When @m's dynamic symbol table defines data object @name with default
  * visibility (one the dynamic linker may bind other modules' references

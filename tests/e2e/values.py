@@ -25,7 +25,7 @@ EXPRS = [
     "dd", "ff", "ld", "ld_tenth", "nan_d", "neg_nan_d", "inf_d", "ninf_d", "pay_d", "nan_f", "nan_ld",
     "dd[1]", "ff[0]", "-dd[0]", "-ff[3]",
     "eb", "efl", "efu", "ef0", "ec", "ec2", "em",
-    "buf8", "all0", "rep", "mixed", "esc", "arr20", "long_run", "long_text", "ramp", "matrix", "pairs", "ucs",
+    "buf8", "all0", "rep", "mixed", "esc", "arr20", "long_run", "long_text", "ramp", "static_local_p", "matrix", "pairs", "ucs",
     "vp", "ip", "nullp", "np", "cstr", "cip", "pc_const", "*cip",
     "b_true", "b_false", "sch", "uch", "ch", "nl", "quote",
     "&g", "&g.in", "&g.arr", "&g.arr[1]", "&u32", "*&g.in", "g.arr + 1", "matrix[1]",

@@ -17,7 +17,8 @@
  *   - stripped copies: `strip -g` (names and offsets from the symbol
  *     table, compared with gdb's `info symbol`) and `strip --strip-all`
  *     (nothing known).
- * Plus dw_demangle against c++filt and the cache's sharing of results.
+ * Plus dw_demangle against c++filt, the cache's sharing of results, and
+ * gdb's names of plain symbols (dw_symbol_decoded_name) against gdb.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +28,7 @@
 
 #include "dwarf/module.h"
 #include "dwarf/symbolize.h"
+#include "dwarf/symtab.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -1123,6 +1125,55 @@ static void test_cache_shares_results(void **state)
 	free(path);
 }
 
+/* gdb's names of plain (not C++-mangled) symbols: a program defines a
+ * variable under each name below, gdb prints a pointer to each from the
+ * built file, and dw_symbol_decoded_name() (or the name as it is, when
+ * it declines) must give the name gdb shows between < and >. */
+static void test_decoded_names(void **state)
+{
+	static const char *const names[] = {
+		"o.1", "counted.0", "counter.lto_priv.0", "a.b", "a.b.c", "foo.cold", "a.b.0", "a.12",
+		"a.b_c", "a.bC", "A.b", "worker_loop.o", "a.b.1.c", "a.1b", "x.yz9", "Foo_bar.baz",
+		"countB", "statsTB", "stateTKB", "x__y", "a$5", "x___y", "x___Xab", "x__B_12__y",
+		"q.b.TB", "abc_N__d", "xy_E12s", "x_E12sy", "a__5", "a_5", "countN", "countP",
+		"count1N", "q__5x", "xTK__y", "k__B_1x", "ab9__", "__x", "a.b__c", "x..c", "plain",
+		"foo.part.0", "_private.1",
+	};
+	size_t n = sizeof(names) / sizeof(names[0]);
+	struct strbuf src = STRBUF_INIT, out = STRBUF_INIT, got = STRBUF_INIT;
+	char *c = xasprintf("%s/decoded.c", tmpdir), *bin = xasprintf("%s/decoded", tmpdir), *cmd, *lines[64];
+
+	(void)state;
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&src, "static int v%zu __asm__(\"%s\") __attribute__((used)) = 1;\nint *p%zu = &v%zu;\n",
+			    i, names[i], i, i);
+	strbuf_addstr(&src, "int main(void) { return 0; }\n");
+	write_file(c, src.buf);
+	cmd = xasprintf("cc -g -O0 -o '%s' '%s'", bin, c);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	strbuf_reset(&src);
+	strbuf_addstr(&src, "gdb -batch -nx");
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&src, " -ex 'print p%zu'", i);
+	strbuf_addf(&src, " '%s' 2>/dev/null | sed -n 's/^\\$[0-9]* = .*<\\(.*\\)>$/\\1/p'", bin);
+	run(src.buf, &out);
+	/* one line per name, then the empty rest after the last newline */
+	assert_int_equal(split(out.buf, '\n', lines, 64), n + 1);
+	for (size_t i = 0; i < n; i++) {
+		strbuf_reset(&got);
+		if (!dw_symbol_decoded_name(names[i], &got))
+			strbuf_addstr(&got, names[i]);
+		if (strcmp(got.buf, lines[i]))
+			fail_msg("%s: gdb shows <%s>, wraith <%s>", names[i], lines[i], got.buf);
+	}
+	strbuf_release(&src);
+	strbuf_release(&out);
+	strbuf_release(&got);
+	free(c);
+	free(bin);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1138,6 +1189,7 @@ int main(void)
 		cmocka_unit_test(test_symbol_fallback),
 		cmocka_unit_test(test_nothing_known),
 		cmocka_unit_test(test_cache_shares_results),
+		cmocka_unit_test(test_decoded_names),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
