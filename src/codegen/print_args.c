@@ -99,6 +99,13 @@ static LLVMValueRef attached_pointer(struct attach_walk *w, uint64_t at, LLVMVal
  * tagged with the pointer's offset in it. */
 static void attach_strings(struct attach_walk *w, const struct dw_type *t, uint64_t at, int depth)
 {
+	if (dw_type_is_flexible(t) && !w->loc && at <= w->limit && w->n < WR_ARG_ATTACH_MAX) {
+		/* a flexible array member: its address, a char one's string */
+		emit_cstr(w->cg, LLVMBuildAdd(w->cg->builder, w->addr, cg_i64(w->cg, at), ""),
+			  t->is_char ? WR_ARG_ATTACH_STR : 1, NULL, WR_ARG_ATTACH | (unsigned)at << 8);
+		w->n++;
+		return;
+	}
 	if (depth > 8 || at >= w->limit || w->n >= WR_ARG_ATTACH_MAX)
 		return;
 	if (ctype_is_text_pointer(t) && at + 8 <= w->limit) {
@@ -143,6 +150,11 @@ static int print_memory(struct cg *cg, const struct ast_expr *e, struct cg_value
 	if (!v->lvalue)
 		return cg_fail(cg, e->loc, NULL, "%s is held in registers and cannot be printed whole",
 			       t->name);
+	if (dw_type_is_flexible(t) && !as_number) {
+		/* as gdb: its address, a char array's string there */
+		emit_cstr(cg, v->v, t->is_char ? WR_ARG_STR_MAX : 1, v->status, WR_ARG_CSTR);
+		return 0;
+	}
 	emit_bytes(cg, v->v, t->size, WR_ARG_BYTES, v->status);
 	if (!as_number && t->kind != DW_TYPE_FLOAT) {
 		struct attach_walk w = { cg, v->v, t->size > 256 ? 256 : t->size, 0, e, NULL };

@@ -307,6 +307,7 @@ static void set_array(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
 	const struct dw_type *elem = element(c, die);
 	uint64_t counts[8];
 	size_t n = 0;
+	bool unbounded = true; /* the outermost: a flexible array member */
 	Dwarf_Die child;
 
 	if (dwarf_child(die, &child) == 0) {
@@ -317,12 +318,17 @@ static void set_array(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
 				continue;
 			if (!count && dwarf_hasattr(&child, DW_AT_upper_bound))
 				count = udata_attr(&child, DW_AT_upper_bound, 0) + 1;
+			if (!n)
+				unbounded = !dwarf_hasattr(&child, DW_AT_count) &&
+					    !dwarf_hasattr(&child, DW_AT_upper_bound);
 			counts[n++] = count;
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
 	for (size_t i = n; i-- > 1;)
 		elem = array_of(c, elem, counts[i], NULL);
 	array_of(c, elem, n ? counts[0] : 0, t);
+	if (unbounded && !t->rust)
+		t->name = own(c, xasprintf("%s[]", elem->name)); /* gdb: char [] */
 }
 
 /* ---- C++ scopes ---- */
@@ -991,6 +997,11 @@ const struct dw_member *dw_type_member(const struct dw_type *t, const char *name
 		}
 	}
 	return NULL;
+}
+
+bool dw_type_is_flexible(const struct dw_type *t)
+{
+	return t->kind == DW_TYPE_ARRAY && !t->count && !t->rust && t->target;
 }
 
 bool dw_type_is_scalar(const struct dw_type *t)

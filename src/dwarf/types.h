@@ -160,6 +160,11 @@ const struct dw_variant *dw_type_variant(const struct dw_type *t, const uint8_t 
 /* Whether @t is a Rust tuple or tuple struct: its members are __0, __1... */
 bool dw_type_is_tuple(const struct dw_type *t);
 
+/* Whether @t is a C or C++ array of no elements: a flexible array member
+ * (`char buf[]`, GNU's `char buf[0]`), which gdb shows as its address (a
+ * char array also with the string there), not as an empty array. */
+bool dw_type_is_flexible(const struct dw_type *t);
+
 /* The member @name of struct/union @t (looking into anonymous members), or
  * NULL.  *offset receives its offset from the start of @t. */
 const struct dw_member *dw_type_member(const struct dw_type *t, const char *name, uint64_t *offset);

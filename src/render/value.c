@@ -296,7 +296,8 @@ static const char *strip_qualifiers(const char *name)
  * is); a typedef of one keeps it. */
 static bool shows_type(const struct dw_type *t)
 {
-	return !(strchr(t->name, '*') && t->target && !strcmp(strip_qualifiers(t->target->name), "char"));
+	return !dw_type_is_flexible(t) &&
+	       !(strchr(t->name, '*') && t->target && !strcmp(strip_qualifiers(t->target->name), "char"));
 }
 
 static const struct ev_arg *attachment(const struct render_value_ctx *vc, size_t at)
@@ -328,7 +329,7 @@ void render_pointer(const struct dw_type *t, uint64_t v, const struct ev_arg *te
 	strbuf_addf(out, "0x%" PRIx64, v);
 	if (v && vc && vc->symbol)
 		vc->symbol(vc->ctx, v, out);
-	if (v && text)
+	if (v && text && !(t->kind == DW_TYPE_ARRAY && !t->is_char))
 		pointed_text(text, render_limits_of(vc).elements, out);
 }
 
@@ -505,7 +506,16 @@ static void elements(const struct dw_type *t, const uint8_t *data, size_t len, s
 {
 	const struct dw_type *e = t->target;
 	size_t size = e->size ? e->size : 1, n = t->count, shown = 0;
+	const struct ev_arg *flex = dw_type_is_flexible(t) && !w->in_elem ? attachment(w->vc, at) : NULL;
 
+	if (flex && flex->kind == WR_ARG_ATTACH) { /* a flexible array member */
+		render_pointer(t, flex->value, flex, false, w->vc, out);
+		return;
+	}
+	if (dw_type_is_flexible(t) && w->base && w->base < WR_WALK_LOCAL) {
+		render_pointer(t, w->base + at, NULL, false, w->vc, out);
+		return;
+	}
 	/* a char array with a byte not kept: gdb shows its elements */
 	if (e->is_char && e->size == 1 && e->kind == DW_TYPE_INT &&
 	    !(w->vc && render_bits_gone(w->vc->unavail, at * 8, (t->count < len ? t->count : len) * 8, false))) {

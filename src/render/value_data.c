@@ -215,8 +215,9 @@ static void member_value(const struct dw_member *mb, const uint8_t *data, const 
 {
 	struct place q = inside(p, mb->offset);
 
-	if (mb->offset >= len || mb->type->size > len - mb->offset)
-		span_null(out, SPAN_LITERAL);
+	if (mb->offset > len || (mb->offset == len && !dw_type_is_flexible(mb->type)) ||
+	    mb->type->size > len - mb->offset)
+		span_null(out, SPAN_LITERAL); /* a flexible array member: at the end */
 	else if (mb->bit_size && render_bits_gone(p->gone, mb->offset * 8 + mb->bit_offset, mb->bit_size, false))
 		span_null(out, SPAN_LITERAL);
 	else if (mb->bit_size)
@@ -277,11 +278,40 @@ static void members(const struct dw_type *t, const uint8_t *data, const struct p
 	span_close(out);
 }
 
+/* A flexible array member: a char one's string, else its address, as a
+ * char pointer shows (the text shows both); null when neither is known. */
+static void flexible(const struct dw_type *t, const struct place *p, struct span_list *out)
+{
+	for (size_t i = 0; i < p->n_attach; i++) {
+		const struct ev_arg *s = &p->attach[i];
+
+		if (s->kind != WR_ARG_ATTACH || s->aux != p->at)
+			continue;
+		if (t->is_char && s->status != WR_ARG_OK && s->status != WR_ARG_TRUNCATED)
+			span_null(out, SPAN_LITERAL);
+		else if (t->is_char)
+			span_datan(out, SPAN_STRING, (const char *)s->data,
+				   s->data ? strnlen((const char *)s->data, s->len) : 0);
+		else
+			span_dataf(out, SPAN_STRING, "0x%" PRIx64, s->value);
+		return;
+	}
+	if (p->base && p->base < WR_WALK_LOCAL)
+		span_dataf(out, SPAN_STRING, "0x%" PRIx64, p->base + p->at);
+	else
+		span_null(out, SPAN_LITERAL);
+}
+
 static void elements(const struct dw_type *t, const uint8_t *data, const struct place *p,
 		     size_t len, int depth, struct span_list *out)
 {
 	const struct dw_type *e = t->target;
 	size_t n = t->count < len ? (size_t)t->count : len;
+
+	if (dw_type_is_flexible(t)) {
+		flexible(t, p, out);
+		return;
+	}
 
 	if (e->is_char && e->size == 1 && !render_bits_gone(p->gone, 0, n * 8, false)) {
 		span_datan(out, SPAN_STRING, (const char *)data, n);
@@ -522,6 +552,8 @@ static void arg_value(const struct ev_arg *a, const struct dw_type *t, enum ast_
 		 * one is null. */
 		if (a->kind == WR_ARG_CSTR && !a->value)
 			span_null(out, SPAN_LITERAL);
+		else if (t && dw_type_is_flexible(t) && !t->is_char)
+			span_dataf(out, SPAN_STRING, "0x%" PRIx64, a->value); /* its address */
 		else
 			span_datan(out, SPAN_STRING, (const char *)a->data, a->len);
 	} else if (a->kind == WR_ARG_DUMP && spec == AST_FMT_STR) {

@@ -15,6 +15,7 @@ wraith's ({x = 7} -> {x: 7}, an array's {1, 2} -> [1, 2]; see normalize()).
 """
 from gdbvalues import gdb_values, normalize
 from wraithtest import *
+import re
 
 require_root()
 
@@ -25,7 +26,9 @@ EXPRS = [
     "dd", "ff", "ld", "ld_tenth", "nan_d", "neg_nan_d", "inf_d", "ninf_d", "pay_d", "nan_f", "nan_ld",
     "dd[1]", "ff[0]", "-dd[0]", "-ff[3]",
     "eb", "efl", "efu", "ef0", "ec", "ec2", "em",
-    "buf8", "all0", "rep", "mixed", "esc", "arr20", "long_run", "long_text", "ramp", "static_local_p", "matrix", "pairs", "ucs",
+    "buf8", "all0", "rep", "mixed", "esc", "arr20", "long_run", "long_text", "ramp", "static_local_p",
+    "*flexc", "flexc->data", "*flexi", "flexi->vals", "*flexz", "flexz->z", "flexc->data[1]",
+    "flexi->vals[2]", "&flexc->data", "matrix", "pairs", "ucs",
     "vp", "ip", "nullp", "np", "cstr", "cip", "pc_const", "*cip",
     "b_true", "b_false", "sch", "uch", "ch", "nl", "quote",
     "&g", "&g.in", "&g.arr", "&g.arr[1]", "&u32", "*&g.in", "g.arr + 1", "matrix[1]",
@@ -101,6 +104,13 @@ def compare(variant):
     got = wraith_values(fx.pid, exprs)
     want = gdb_values(fx.pid, exprs)
     compare_held(variant, fx)
+    ev = json_events("\n".join(wraith_values(fx.pid, ["*flexc", "*flexi", "flexc->data"], output="json")))
+    vals = [a.get("value") for e in ev for it in e["items"] for a in it.get("args", [])]
+    if eq(len(vals), 3, "%s: flexible array members in JSON" % variant):
+        eq(vals[0], {"n": 3, "data": "hey"}, "%s: *flexc in JSON: data is its string" % variant)
+        check(vals[1]["n"] == 3 and re.fullmatch(r"0x[0-9a-f]+", vals[1]["vals"] or ""),
+              "%s: *flexi in JSON: vals is its address (%r)" % (variant, vals[1]))
+        eq(vals[2], "hey", "%s: flexc->data in JSON" % variant)
     got_limited = wraith_values(fx.pid, LIMITED, options=("--print-elements", 5))
     want_limited = gdb_values(fx.pid, LIMITED, settings=("set print elements 5",))
     fx.stop()
