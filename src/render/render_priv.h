@@ -87,6 +87,23 @@ static inline uint64_t render_read_uint(const uint8_t *data, size_t size)
  * decimal, as gdb prints it, into @buf (41 bytes hold any). */
 void render_int128(const uint8_t *data, bool is_signed, char buf[48]);
 
+/* What a floating value's text is (render_float). */
+enum render_float_class {
+	RENDER_FLOAT_NUMBER,
+	RENDER_FLOAT_NAN,
+	RENDER_FLOAT_INF,
+	RENDER_FLOAT_INVALID, /* an x87 pattern the FPU refuses: "<invalid float value>" */
+	RENDER_FLOAT_UNKNOWN, /* a size of no known format: "<name>" */
+};
+
+#define RENDER_FLOAT_MAX 64 /* holds any text render_float writes */
+
+/* gdb's text of the floating value of type @t (t->size bytes at @data)
+ * into @buf of @n bytes (RENDER_FLOAT_MAX hold any): the digits that read
+ * back as the same value, "inf", "-nan(0x8000000000000)",
+ * "<invalid float value>" (float.c).  Returns which it is. */
+enum render_float_class render_float(const struct dw_type *t, const uint8_t *data, char *buf, size_t n);
+
 /* The low @bits bits of @v as a signed number (0 bits: 0). */
 static inline int64_t render_sign_extend(uint64_t v, unsigned bits)
 {

@@ -131,36 +131,10 @@ void render_text(const uint8_t *s, size_t n, bool more, struct strbuf *out)
 
 static void float_text(const struct dw_type *t, const uint8_t *data, struct strbuf *out)
 {
-	unsigned mant_bits = t->size == 4 ? 23 : t->size == 8 ? 52 : 64;
-	unsigned exp_bits = t->size == 4 ? 8 : t->size == 8 ? 11 : 15;
-	uint64_t mant = read_uint(data, t->size == 4 ? 4 : 8), top;
-	bool neg;
+	char buf[RENDER_FLOAT_MAX];
 
-	top = t->size == 16 ? read_uint(data + 8, 2) : mant >> mant_bits;
-	if (t->size != 16)
-		mant &= (1ull << mant_bits) - 1;
-	neg = (top >> exp_bits) & 1;
-	if ((top & ((1u << exp_bits) - 1)) == (1u << exp_bits) - 1 &&
-	    (t->size == 16 ? (mant << 1) != 0 : mant != 0)) {
-		strbuf_addf(out, "%snan(0x%" PRIx64 ")", neg ? "-" : "", mant);
-		return;
-	}
-	if (t->size == 4) {
-		float f;
-
-		memcpy(&f, data, 4);
-		strbuf_addf(out, isinf(f) ? (f < 0 ? "-inf" : "inf") : "%.9g", (double)f);
-	} else if (t->size == 8) {
-		double d;
-
-		memcpy(&d, data, 8);
-		strbuf_addf(out, isinf(d) ? (d < 0 ? "-inf" : "inf") : "%.17g", d);
-	} else {
-		long double ld = 0;
-
-		memcpy(&ld, data, 10);
-		strbuf_addf(out, isinf(ld) ? (ld < 0 ? "-inf" : "inf") : "%.21Lg", ld);
-	}
+	render_float(t, data, buf, sizeof(buf));
+	strbuf_addstr(out, buf);
 }
 
 /* gdb shows an enum whose enumerators are 0 or single distinct bits as a

@@ -82,37 +82,26 @@ static void integer(uint64_t v, bool is_signed, unsigned bits, struct span_list 
 		span_dataf(out, SPAN_NUMBER, "%" PRIu64, v);
 }
 
-/* JSON has no NaN or infinity: those are strings. */
-static void floating(long double v, int digits, struct span_list *out)
-{
-	if (isnan(v))
-		span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, "nan");
-	else if (isinf(v))
-		span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, v < 0 ? "-inf" : "inf");
-	else
-		span_dataf(out, SPAN_NUMBER, "%.*Lg", digits, v);
-}
-
-/* Digits that give back the same value: 9 for float, 17 for double, 21
- * for x86's 80-bit long double (stored in 10 of its 16 bytes). */
+/* JSON has no NaN or infinity: those are strings ("nan", "inf", "-inf",
+ * and "invalid" for an x87 pattern the FPU refuses). */
 static void float_value(const struct dw_type *t, const uint8_t *data, struct span_list *out)
 {
-	if (t->size == 4) {
-		float f;
+	char buf[RENDER_FLOAT_MAX];
 
-		memcpy(&f, data, 4);
-		floating(f, 9, out);
-	} else if (t->size == 8) {
-		double d;
-
-		memcpy(&d, data, 8);
-		floating(d, 17, out);
-	} else if (t->size == 16 && sizeof(long double) == 16 && LDBL_MANT_DIG == 64) {
-		long double ld = 0;
-
-		memcpy(&ld, data, 10);
-		floating(ld, 21, out);
-	} else {
+	switch (render_float(t, data, buf, sizeof(buf))) {
+	case RENDER_FLOAT_NUMBER:
+		span_dataf(out, SPAN_NUMBER, "%s", buf);
+		break;
+	case RENDER_FLOAT_NAN:
+		span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, "nan");
+		break;
+	case RENDER_FLOAT_INF:
+		span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, buf);
+		break;
+	case RENDER_FLOAT_INVALID:
+		span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, "invalid");
+		break;
+	default:
 		span_null(out, SPAN_LITERAL);
 	}
 }

@@ -1,6 +1,7 @@
 """values.py - wraith prints what gdb prints: every kind of value of the
 values fixture (integers of every width, characters, booleans, floats with
-NaN and infinities, long double, enums by name and as flags, bitfields,
+NaN and infinities, long double (with the patterns x87 refuses), IEEE half
+and quad floats, enums by name and as flags, bitfields,
 strings and char arrays with repeats and escapes, pointers with their type
 and symbol, structs, unions, anonymous members, arrays) and C's arithmetic
 on them, compared with gdb's `print` on the same live process; and structs
@@ -24,6 +25,7 @@ EXPRS = [
     "g", "g.in", "g.bits", "g.u", "g.names", "g.arr", "g.zeros", "g.name", "g.buf",
     "u32", "i32", "u64", "i64", "s16", "u16", "u128", "i128", "i128_min",
     "dd", "ff", "ld", "ld_tenth", "nan_d", "neg_nan_d", "inf_d", "ninf_d", "pay_d", "nan_f", "nan_ld",
+    "unnormal_ld", "pseudo_denormal_ld", "h16", "h16_min", "q_tenth", "q_big", "q_third", "q_tiny", "q_nan",
     "dd[1]", "ff[0]", "-dd[0]", "-ff[3]",
     "eb", "efl", "efu", "ef0", "ec", "ec2", "em",
     "buf8", "all0", "rep", "mixed", "esc", "arr20", "long_run", "long_text", "ramp", "static_local_p",
@@ -113,6 +115,9 @@ def compare(variant):
         eq(vals[2], "hey", "%s: flexc->data in JSON" % variant)
     got_limited = wraith_values(fx.pid, LIMITED, options=("--print-elements", 5))
     want_limited = gdb_values(fx.pid, LIMITED, settings=("set print elements 5",))
+    ev = json_events("\n".join(wraith_values(fx.pid, ["unnormal_ld", "nan_ld", "h16", "q_third"], "show", "json")))
+    eq([it.get("args", [{}])[0].get("value") for e in ev for it in e["items"]],
+       ["invalid", "nan", 0.099976, -0.3333333333333333], "%s: floats in JSON" % variant)
     fx.stop()
     for e, w, g in zip(LIMITED, want_limited, got_limited):
         eq(g, normalize(w or "<gdb printed nothing>"), "%s: print %s (elements 5)" % (variant, e))

@@ -878,6 +878,10 @@ static const struct dw_type v_bool = { .kind = DW_TYPE_BOOL, .name = "_Bool", .s
 static const struct dw_type v_float = { .kind = DW_TYPE_FLOAT, .name = "float", .size = 4 };
 static const struct dw_type v_double = { .kind = DW_TYPE_FLOAT, .name = "double", .size = 8 };
 static const struct dw_type v_ldouble = { .kind = DW_TYPE_FLOAT, .name = "long double", .size = 16 };
+static const struct dw_type v_quad = { .kind = DW_TYPE_FLOAT, .name = "__float128", .size = 16 };
+static const struct dw_type v_f128 = { .kind = DW_TYPE_FLOAT, .name = "_Float128", .size = 16 };
+static const struct dw_type v_half = { .kind = DW_TYPE_FLOAT, .name = "_Float16", .size = 2 };
+static const struct dw_type v_bf16 = { .kind = DW_TYPE_FLOAT, .name = "__bf16", .size = 2 };
 static const struct dw_enumerator big_values[] = { { "SMALL", 1 }, { "BIG", -294967296 } };
 static const struct dw_type v_big = { .kind = DW_TYPE_ENUM, .name = "enum big", .size = 4,
 				      .enumerators = big_values, .n_enumerators = 2 };
@@ -1052,6 +1056,22 @@ static void test_scalars(void **state)
 		V(v_ldouble, "\xcd\xcc\xcc\xcc\xcc\xcc\xcc\xcc\xfb\x3f\0\0\0\0\0\0", "0.100000000000000000001"),
 		V(v_ldouble, "\0\0\0\0\0\0\0\xc0\xff\xff\0\0\0\0\0\0", "-nan(0xc000000000000000)"),
 		V(v_ldouble, "\0\0\0\0\0\0\0\x80\xff\x7f\0\0\0\0\0\0", "inf"),
+		/* x87 patterns the FPU refuses: gdb's <invalid float value> */
+		V(v_ldouble, "\0\0\0\0\0\0\0\x40\xff\x3f\0\0\0\0\0\0", "<invalid float value>"),
+		V(v_ldouble, "\1\0\0\0\0\0\0\x80\0\0\0\0\0\0\0\0", "<invalid float value>"),
+		V(v_ldouble, "\0\0\0\0\0\0\0\0\xff\x7f\0\0\0\0\0\0", "<invalid float value>"),
+		/* IEEE quads, as gdb prints them (36 digits) */
+		V(v_quad, "\0\0\0\0\0\0\0\0\0\0\0\0\0\x80\xff\x3f", "1.5"),
+		V(v_quad, "\x9a\x99\x99\x99\x99\x99\x99\x99\x99\x99\x99\x99\x99\x99\xfb\x3f",
+		  "0.100000000000000000000000000000000005"),
+		V(v_f128, "\0\0\0\0\0\0\0\0\0\0\0\0\0\x20\0\xc0", "-2.25"),
+		V(v_quad, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x80", "-0"),
+		V(v_quad, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\xff\x7f", "inf"),
+		V(v_quad, "\5\0\0\0\0\0\0\0\0\0\0\0\0\x80\xff\xff", "-nan(0x8000000000000000000000000005)"),
+		V(v_quad, "\1\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", "6.47517511943802511092443895822764655e-4966"),
+		V(v_quad, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x3f\x40", "18446744073709551616"),
+		V(v_half, "\x66\x2e", "0.099976"), V(v_half, "\xff\xfb", "-65504"), V(v_half, "\0\x7e", "nan(0x200)"),
+		V(v_bf16, "\x49\x40", "3.141"),
 		V(v_big, "\x00\x28\x6b\xee", "BIG"), V(v_big, "\7\0\0\0", "7"),
 		V(v_flags, "\5\0\0\0", "(F_A | F_C)"), V(v_flags, "\x09\0\0\0", "(F_A | unknown: 0x8)"),
 		V(v_flags, "\x08\0\0\0", "(unknown: 0x8)"), V(v_flags, "\0\0\0\0", "0"),
