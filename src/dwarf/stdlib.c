@@ -87,6 +87,15 @@ const char *dw_std_type_name(const struct dw_type *t)
 	return t->name;
 }
 
+bool dw_std_is_pair(const struct dw_type *t)
+{
+	const char *n = t->tag_name ? t->tag_name : t->name;
+	uint64_t off;
+
+	return t->kind == DW_TYPE_STRUCT && starts(n, "std::pair<") && dw_type_member(t, "first", &off) &&
+	       dw_type_member(t, "second", &off);
+}
+
 /* "std::unique_ptr<Item>": the printer's name with its first argument. */
 static const char *with_arg(const char *what, const struct dw_type *arg)
 {

@@ -137,6 +137,10 @@ const struct dw_type *dw_std_nonzero(const struct dw_type *t, uint64_t *off);
  * std::__cxx11::basic_string<char, ...>, else the type's name. */
 const char *dw_std_type_name(const struct dw_type *t);
 
+/* Whether @t is libstdc++'s std::pair, which gdb's printer shows as its
+ * first and second alone, without its empty base std::__pair_base. */
+bool dw_std_is_pair(const struct dw_type *t);
+
 /* Whether a value of @t needs memory outside itself to be printed (a
  * string's characters, a container's elements), anywhere inside it,
  * down to @depth levels of members. */

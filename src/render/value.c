@@ -422,12 +422,17 @@ static bool member_missing(const struct dw_member *mb, size_t len)
 static void members(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
 		    struct walk *w, struct strbuf *out)
 {
+	bool pair = !w->raw && dw_std_is_pair(t), first = true;
+
 	strbuf_addch(out, '{');
 	for (size_t i = 0; i < t->n_members; i++) {
 		const struct dw_member *mb = &t->members[i];
 
-		if (i)
+		if (pair && mb->name && !strcmp(mb->name, "<base>"))
+			continue; /* gdb's printer: first and second alone */
+		if (!first)
 			strbuf_addstr(out, ", ");
+		first = false;
 		if (mb->name && !strcmp(mb->name, "<base>"))
 			strbuf_addf(out, "<%s>: ", tag_less(mb->type->name));
 		else if (mb->name)

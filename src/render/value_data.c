@@ -246,6 +246,8 @@ static void member_keys(const struct dw_type *t, const uint8_t *data, const stru
 			member_keys(mb->type, data + mb->offset, &q, len - mb->offset, depth + 1, out);
 			continue;
 		}
+		if (is_base(mb) && dw_std_is_pair(t))
+			continue; /* gdb's printer: first and second alone */
 		if (is_base(mb)) {
 			struct strbuf key = STRBUF_INIT;
 
