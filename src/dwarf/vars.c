@@ -105,10 +105,30 @@ static bool is_var_tag(int tag)
 	return tag == DW_TAG_variable || tag == DW_TAG_formal_parameter;
 }
 
-/* Search the direct children of @scope for a variable @name that is not
- * a mere declaration: of several, the first that has a location at @pc
- * (concrete over abstract, as gdb takes it), else the first. */
-static bool find_child(Dwarf_Die *scope, const char *name, uint64_t pc, Dwarf_Die *out)
+/* Whether @a and @b, two entries of one name in a concrete scope, may be
+ * one variable: not when they stand for different abstract ones, nor
+ * when both are parameters without one (no language lets two parameters
+ * share a name: clang names each parameter of a pack, `Args... args`,
+ * after the pack, and gdb lists each). */
+static bool may_be_same(Dwarf_Die *a, Dwarf_Die *b)
+{
+	Dwarf_Attribute aa, ab;
+	Dwarf_Die oa, ob;
+	bool has_a = dwarf_attr(a, DW_AT_abstract_origin, &aa) && dwarf_formref_die(&aa, &oa),
+	     has_b = dwarf_attr(b, DW_AT_abstract_origin, &ab) && dwarf_formref_die(&ab, &ob);
+
+	if (dwarf_dieoffset(a) == dwarf_dieoffset(b))
+		return true;
+	if (has_a && has_b)
+		return dwarf_dieoffset(&oa) == dwarf_dieoffset(&ob);
+	return has_a || has_b || dwarf_tag(a) != DW_TAG_formal_parameter ||
+	       dwarf_tag(b) != DW_TAG_formal_parameter;
+}
+
+/* Among @scope's variables named @name (those that may be variable @like
+ * when not NULL), the one located at @pc, else the first, in *@out;
+ * false when none. */
+static bool pick_child(Dwarf_Die *scope, const char *name, Dwarf_Die *like, uint64_t pc, Dwarf_Die *out)
 {
 	Dwarf_Die child;
 	bool found = false;
@@ -122,7 +142,7 @@ static bool find_child(Dwarf_Die *scope, const char *name, uint64_t pc, Dwarf_Di
 		    (dwarf_tag(scope) == DW_TAG_compile_unit && dwarf_hasattr(&child, DW_AT_specification)))
 			continue; /* a unit's definition of a namespace's or class's variable: a global */
 		n = dwarf_diename(&child);
-		if (!n || strcmp(n, name) != 0)
+		if (!n || strcmp(n, name) != 0 || (like && !may_be_same(&child, like)))
 			continue;
 		if (!found)
 			*out = child;
@@ -131,6 +151,14 @@ static bool find_child(Dwarf_Die *scope, const char *name, uint64_t pc, Dwarf_Di
 		found = true;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return found;
+}
+
+/* Search the direct children of @scope for a variable @name that is not
+ * a mere declaration: of several, the first that has a location at @pc
+ * (concrete over abstract, as gdb takes it), else the first. */
+static bool find_child(Dwarf_Die *scope, const char *name, uint64_t pc, Dwarf_Die *out)
+{
+	return pick_child(scope, name, NULL, pc, out);
 }
 
 /* Variable @name of @scope: among its own children, else among those of
@@ -685,7 +713,7 @@ static bool is_flat_block(Dwarf_Die *die)
 }
 
 /* Whether @die is the first variable of its name among @parent's
- * children. */
+ * children that may be the same variable. */
 static bool is_first_named(Dwarf_Die *parent, Dwarf_Die *die, const char *name)
 {
 	Dwarf_Die child;
@@ -696,7 +724,7 @@ static bool is_first_named(Dwarf_Die *parent, Dwarf_Die *die, const char *name)
 		const char *n = dwarf_diename(&child);
 
 		if (is_var_tag(dwarf_tag(&child)) && !dwarf_hasattr(&child, DW_AT_declaration) && n &&
-		    strcmp(n, name) == 0)
+		    strcmp(n, name) == 0 && may_be_same(&child, die))
 			return dwarf_dieoffset(&child) == dwarf_dieoffset(die);
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return false;
@@ -725,7 +753,7 @@ static int list(struct scope_walk *w, Dwarf_Die *parent, Dwarf_Die *die, bool co
 	struct dw_var v;
 
 	if (concrete && is_var_tag(dwarf_tag(die)))
-		find_child(parent, name, w->pc, &use);
+		pick_child(parent, name, die, w->pc, &use);
 	fill_var(w->c, &use, w->pc, w->fn, param ? DW_VAR_PARAMETER : DW_VAR_LOCAL, &v);
 	if (param && dwarf_tag(w->scope) == DW_TAG_subprogram)
 		v.entry_reg = entry_register(&use, w->scope);

@@ -138,5 +138,49 @@ for v, (res, wprints, wargs), (gargs, gprints) in parallel(cxx_values, ("O0", "O
                 eq(norm_value(wargs[i].get(n, "<missing>")), norm_value(g),
                    "%s: bt args shows %s's %s as gdb's info args" % (label, fn, n))
 
+# ---- parameter packs ----
+# clang names every parameter of a pack by the pack's name: forward_all's
+# `Args... args` is three `args`, std::__invoke_impl's and _M_invoke's
+# `_Args&&... __args` two `__args` each (gcc numbers them, __args#0).
+# `bt args` lists each, in order, as gdb lists the frame's arguments, and
+# reads each one's own location.
+_PACK_GDB = r'''
+import gdb, json
+gdb.execute("set pagination off")
+gdb.execute("break leaf")
+gdb.execute("run 1000", to_string=True)
+out, f = [], gdb.newest_frame()
+while f is not None:
+    b = f.block()
+    while b.function is None and b.superblock is not None:
+        b = b.superblock
+    out.append([f.name(), [s.name for s in b if s.is_argument]])
+    f = f.older()
+gdb.write("WRARGS " + json.dumps(out) + "\n")
+gdb.execute("kill")
+'''
+PACKED = ("forward_all", "__invoke_impl", "_M_invoke")
+
+
+def pack_args(name):
+    fx = Fixture(name, [1000])
+    try:
+        res, bts = wraith_bts(fx.pid, "trace leaf { bt args; }")
+    finally:
+        fx.stop()
+    frames = [(f["function"] or "", [a["name"] for a in f.get("args", [])])
+              for _, bt in bts[:1] for f in bt["frames"]]
+    return name, res, frames, gdb_python(_PACK_GDB, fixture(name), tag="WRARGS")
+
+
+PACK_BUILDS = ["%s-%s" % (f, c) for f in ("templates", "cxx") for c in ("clang-O2", "clang-O0", "O2")]
+for v, res, got, want in parallel(pack_args, PACK_BUILDS, workers=2):
+    if not check(res.returncode == 0 and got and want, "%s: both tools listed the frames (rc %s)" % (v, res.returncode)):
+        continue
+    wf = [(n, a) for n, a in got if any(p in n for p in PACKED)]
+    gf = [(n or "", a) for n, a in want[0] if any(p in (n or "") for p in PACKED)]
+    check(wf, "%s: frames with packs in wraith's bt (%r)" % (v, [n for n, _ in got]))
+    eq([a for _, a in wf], [a for _, a in gf], "%s: each pack's parameters listed as gdb lists them" % v)
+
 check_no_leftovers("after the C++ backtraces")
 finish()
