@@ -361,8 +361,13 @@ def render(R, spread, add):
         "the figures above come from the plain build.  *statements* holds the probe's own "
         "code (print items; for a `bt`, reserving its item and taking the registers); "
         "*rule_step* the step of unwind/step.h with its reads from the stack copy; "
-        "*frame_cache* a frame found in the frame cache, *module_search*, *row_search* and "
-        "*miss_fill* a frame that was not.\n")
+        "*walk_replay* a whole walk taken again from the last one this CPU finished (its "
+        "check: the same registers, and the same value in every stack word that walk read), "
+        "or, when the check fails, the check and the start of recording a new one; "
+        "*walk_keep* the end of a recorded walk, kept for the next; *frame_memo*, "
+        "*frame_cache*, *plain_run* the frames of a walk unwound one by one: at the walk's "
+        "previous address, found in the frame cache, a run of recursion; *module_search*, "
+        "*row_search* and *miss_fill* a frame that was not in the cache.\n")
     stage_table(h["splits"], add)
     count_floor(h["splits"], add)
 

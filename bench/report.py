@@ -169,7 +169,14 @@ def perhit(ctx, R, depths, K, add):
         "copy costs about as much per KiB as it costs to start (a copy to the end of the page "
         "cost 50-130 ns, by where in its page the stack lay), so a small first copy serves "
         "most walks and does not depend on the stack's place in its page.  The frame cache is direct-mapped, indexed by a multiplicative hash of the "
-        "address.  The first frames of a hit cost more "
+        "address.  A walk is a function of the registers it starts from, the process's "
+        "mappings and the stack words it reads, so each CPU keeps the last walk it finished "
+        "with every word it read (up to 32 frames and 64 words): a walk that starts from the "
+        "same registers in the same generation of mappings copies just the span of stack "
+        "those words lie in, compares them, and when all are unchanged takes the kept "
+        "frames and end status instead of unwinding again; the hot loop's hits all do, "
+        "and a word that differs (another caller, another return address) sends the walk "
+        "the long way, which is then kept.  The first frames of a hit cost more "
         "than later ones although they do the same work, which fits each hit starting with "
         "cold caches and branch predictors after the trip through the uprobe trap.\n")
 

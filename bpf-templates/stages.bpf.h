@@ -30,6 +30,7 @@
 	X(tail_call)     /* the tail call into the step program */                     \
 	X(step_setup)    /* the uretprobe trampoline, the walk's memory */             \
 	X(proc_lookup)   /* the process's mappings (hash, then array) */               \
+	X(walk_replay)   /* a whole walk taken from the last one, or its check */      \
 	X(frame_memo)    /* a frame at the walk's previous address */                  \
 	X(frame_cache)   /* a frame found in the frame cache */                        \
 	X(module_search) /* a cache miss: the mapping's binary search */               \
@@ -38,6 +39,7 @@
 	X(stack_copy)    /* a copy of the user stack into the walk's buffer */         \
 	X(rule_step)     /* the rule step (unwind/step.h), reads from the copy */      \
 	X(plain_run)     /* a run of recursion unwound in one go */                    \
+	X(walk_keep)     /* a walk kept for the next one to replay */                  \
 	X(finish)        /* the end of each slot */                                    \
 	X(count_stack)   /* `count bt`: the stack's counter (and first store) */       \
 	X(stack_attach)  /* the copy of the stack for userspace */                     \

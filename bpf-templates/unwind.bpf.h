@@ -186,7 +186,7 @@ WR_INLINE __u32 copy_len(__u64 base, __u64 addr, __u64 top, __u64 want)
  * copy fails, the rest of the page; where that fails too, only the 8
  * bytes.  Stack words are aligned; a word that is not is read on its
  * own. */
-WR_INLINE int uw_read(struct wr_bt_state *st, __u64 *dst, __u64 addr)
+WR_INLINE int stack_read(struct wr_bt_state *st, __u64 *dst, __u64 addr)
 {
 	__u64 off = addr - st->stack_base;
 
@@ -213,6 +213,55 @@ WR_INLINE int uw_read(struct wr_bt_state *st, __u64 *dst, __u64 addr)
 	}
 	*dst = stack_word(st, off);
 	return 0;
+}
+
+/* wr_walk_memo.reads of a walk that cannot be kept: far above
+ * WR_WALK_MEMO_READS, and far below what the reads of the deepest walk
+ * would take it to. */
+#define WR_WALK_UNKEPT 0x8000u
+
+/* The walk being recorded (st->walk) read @val at @addr.  A walk that
+ * reads more words than the record holds is not kept. */
+WR_INLINE void walk_log(struct wr_bt_state *st, __u64 addr, __u64 val)
+{
+	struct wr_walk_memo *m = &st->walk;
+	__u32 n = m->reads, i = n & (WR_WALK_MEMO_READS - 1);
+
+	/* Without a branch (the verifier walks this once per frame of a run
+	 * of recursion): past the end, the walk is not kept, so what the
+	 * stores overwrite is never used. */
+	m->read_addr[i] = addr;
+	m->read_val[i] = val;
+	m->reads = (__u16)(n + 1);
+}
+
+/* The word at offset @off of the stack copy at @base, recorded. */
+WR_INLINE __u64 walk_logged(struct wr_bt_state *st, __u64 base, __u64 off)
+{
+	__u64 w = stack_word(st, off);
+
+	walk_log(st, base + off, w);
+	return w;
+}
+
+/* The walk being recorded cannot be replayed: it depends on more than
+ * the words it read. */
+WR_INLINE void walk_unkept(struct wr_bt_state *st)
+{
+	st->walk.reads = WR_WALK_UNKEPT;
+}
+
+/* The step's read: stack_read(), recorded (a failed read is not: the walk
+ * is then not kept). */
+WR_INLINE int uw_read(struct wr_bt_state *st, __u64 *dst, __u64 addr)
+{
+	int err = stack_read(st, dst, addr);
+
+	/* Without a branch, which would double the verifier's paths through
+	 * the step: a failure (a negative errno) sets WR_WALK_UNKEPT. */
+	walk_log(st, addr, *dst);
+	st->walk.reads |= (__u16)(((__u32)err >> 31) * WR_WALK_UNKEPT);
+	return err;
 }
 
 /* Another tool's uretprobe replaces a return address on the stack with the
@@ -281,8 +330,10 @@ WR_INLINE void walk_mm(struct wr_bt_state *st)
 
 WR_INLINE __u64 uw_return_address(struct wr_bt_state *st, __u64 at, __u64 ra)
 {
-	if (ra == st->uretprobe_tramp && ra)
+	if (ra == st->uretprobe_tramp && ra) {
 		ra = uretprobe_return(at, ra);
+		walk_unkept(st); /* the address came from the kernel's list */
+	}
 	return ra;
 }
 
@@ -451,7 +502,7 @@ WR_INLINE __u32 plain_run_sp(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slo
 	__s64 bp_below = ra_off - st->memo_rule.rbp_off;
 	__u64 ip = s->ip, word = st->memo_word, len = st->stack_len, room;
 	__u64 off = s->sp + size + ra_off - st->stack_base, bp_at = off - bp_below;
-	__u64 hash = s->hash, hash_in = st->memo_hash;
+	__u64 hash = s->hash, hash_in = st->memo_hash, base = st->stack_base;
 	__u32 n, count = s->count;
 	__u8 *frames = buf + sizeof(struct wr_event_header) + sizeof(struct wr_bt_header) +
 		       (s->item_off & (WR_EVENT_MAX - 1));
@@ -466,7 +517,9 @@ WR_INLINE __u32 plain_run_sp(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slo
 	/* The last frame stops the walk: the general path's. */
 	room = (__u64)s->depth - count - 1;
 	for (n = 0; n < WR_PLAIN_RUN; n++) {
-		if (n >= room || off >= len || stack_word(st, off) != ip)
+		if (n >= room || off >= len)
+			break;
+		if (walk_logged(st, base, off) != ip)
 			break;
 		f = (__u64 *)(frames + ((count + n) & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame));
 		f[0] = ip;
@@ -479,7 +532,7 @@ WR_INLINE __u32 plain_run_sp(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slo
 	if (s->flags & WR_SLOT_F_COUNT)
 		s->hash = hash;
 	if (plain & WR_MEMO_BP_SAVED) {
-		s->bp = stack_word(st, off - size - bp_below);
+		s->bp = walk_logged(st, base, off - size - bp_below);
 		s->flags = (s->flags | WR_SLOT_F_BP_VALID) & ~WR_SLOT_F_BP_READ_FAILED;
 	}
 	s->sp += n * size;
@@ -510,9 +563,9 @@ WR_INLINE __u32 plain_run_bp(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slo
 		bp_off = cfa + rbp_off - base;
 		if (((off | bp_off) & 7) || off >= len || bp_off >= len || cfa <= sp)
 			break;
-		if (stack_word(st, off) != ip)
+		if (walk_logged(st, base, off) != ip)
 			break;
-		bp = stack_word(st, bp_off);
+		bp = walk_logged(st, base, bp_off);
 		off = (count & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame);
 		((__u64 *)(frames + off))[0] = ip;
 		((__u64 *)(frames + off))[1] = word;
@@ -578,6 +631,190 @@ WR_INLINE void unwind_one(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *
 		slot_finish(buf, s, status, error);
 	else if (s->count >= s->depth)
 		slot_finish(buf, s, WR_BT_TRUNCATED, 0);
+}
+
+/* ---- whole walks again (struct wr_walk_memo) ---- */
+
+/* Where slot @s's frame records lie in the event. */
+WR_INLINE __u64 *slot_frame(__u8 *buf, struct wr_bt_slot *s, __u32 i)
+{
+	__u32 off = (s->item_off & (WR_EVENT_MAX - 1)) + sizeof(struct wr_bt_header) +
+		    (i & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame);
+
+	return (__u64 *)(buf + sizeof(struct wr_event_header) + off);
+}
+
+/* What a walk leaves in its slot, from @from to @to: the rest of a slot
+ * (its item, depth, rule, key) is the statement's. */
+WR_INLINE void walk_end(struct wr_bt_slot *to, const struct wr_bt_slot *from)
+{
+	to->ip = from->ip;
+	to->sp = from->sp;
+	to->bp = from->bp;
+	to->flags = from->flags;
+	to->hash = from->hash;
+	to->count = from->count;
+	to->status = from->status;
+	to->error = from->error;
+}
+
+/* Start recording the walk of slot @s, at its first frame: what it
+ * starts from, and no word read yet. */
+WR_INLINE void walk_record(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s,
+			   struct wr_proc_maps *pm)
+{
+	struct wr_walk_memo *m = &st->walk;
+
+	m->valid = 0;
+	m->ip = s->ip;
+	m->sp = s->sp;
+	m->bp = s->bp;
+	m->tgid = ((struct wr_event_header *)buf)->pid;
+	m->generation = pm->generation;
+	m->rule0 = s->rule0;
+	m->depth = s->depth;
+	m->flags = s->flags;
+	m->reads = 0;
+}
+
+/* What walk_keep()'s loops work on: under bpf_loop(), which the
+ * verifier checks once, not once per iteration of one loop for each way
+ * out of the loop before it (a walk is kept only the first time, so the
+ * calls cost nothing that matters). */
+struct keep_ctx {
+	__u8 *buf;
+	struct wr_bt_state *st;
+	struct wr_bt_slot *s;
+	__u64 lo;
+	__u64 hi;
+	__u32 aligned;
+};
+
+/* Word @i the walk read: into the span; an unaligned one was read on its
+ * own, not from a copy, and a replay could not check it. */
+static long keep_word(__u32 i, void *arg)
+{
+	struct keep_ctx *k = arg;
+	__u64 a = k->st->walk.read_addr[i & (WR_WALK_MEMO_READS - 1)];
+
+	if (a & 7) {
+		k->aligned = 0;
+		return 1;
+	}
+	if (a < k->lo)
+		k->lo = a;
+	if (a + 8 > k->hi)
+		k->hi = a + 8;
+	return 0;
+}
+
+static long keep_frame(__u32 i, void *arg)
+{
+	struct keep_ctx *k = arg;
+	struct wr_walk_memo *m = &k->st->walk;
+	__u64 *f = slot_frame(k->buf, k->s, i);
+
+	m->frames[(2 * i) & (2 * WR_WALK_MEMO_FRAMES - 1)] = f[0];
+	m->frames[(2 * i + 1) & (2 * WR_WALK_MEMO_FRAMES - 1)] = f[1];
+	return 0;
+}
+
+/* Keep the walk of slot @s, which has just ended, when it was recorded
+ * whole and ended where a walk is a function of what it read: complete,
+ * or at its depth.  Every other stop (a read that failed, a frame in no
+ * mapping, no rows) is unwound again the next time. */
+WR_INLINE void walk_keep(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s)
+{
+	struct wr_walk_memo *m = &st->walk;
+	__u32 count = s->count, n = m->reads;
+	struct keep_ctx k = { .buf = buf, .st = st, .s = s, .lo = ~0ull, .hi = 0, .aligned = 1 };
+
+	if (m->valid || n > WR_WALK_MEMO_READS || count > WR_WALK_MEMO_FRAMES ||
+	    (s->status != WR_BT_COMPLETE && s->status != WR_BT_TRUNCATED))
+		return;
+	/* The span of stack the words lie in, which a replay copies. */
+	bpf_loop(n, keep_word, &k, 0);
+	if (!k.aligned || (n && k.hi - k.lo > WR_BT_STACK_MAX))
+		return;
+	m->span_lo = k.lo;
+	m->span_hi = k.hi;
+	bpf_loop(count, keep_frame, &k, 0);
+	walk_end(&m->end, s);
+	m->valid = 1;
+}
+
+/* Whether the event's copy of the stack holds [@lo, @hi). */
+WR_INLINE int walk_in_copy(struct wr_bt_state *st, __u64 lo, __u64 hi)
+{
+	return st->stack_len && lo >= st->stack_base && hi <= st->stack_base + st->stack_len;
+}
+
+/* Copy the stack's [@lo, @hi) for a replay (the walk read it whole, from
+ * one copy).  Returns whether the copy holds it. */
+WR_INLINE int walk_copy_span(struct wr_bt_state *st, __u64 lo, __u64 hi)
+{
+	__u64 len = hi - lo;
+
+	if (len > WR_BT_STACK_MAX || len < 8)
+		return 0;
+	WR_BARRIER_VAR(len);
+	len &= 2 * WR_BT_STACK_MAX - 1;
+	if (len > WR_BT_STACK_MAX || bpf_probe_read_user(st->stack, (__u32)len, (const void *)lo)) {
+		st->stack_len = 0;
+		return 0;
+	}
+	st->stack_base = lo;
+	st->stack_len = (__u32)len;
+	STAGE(stack_copy);
+	return 1;
+}
+
+static long replay_frame(__u32 i, void *arg)
+{
+	struct keep_ctx *k = arg;
+	struct wr_walk_memo *m = &k->st->walk;
+	__u64 *f = slot_frame(k->buf, k->s, i);
+
+	f[0] = m->frames[(2 * i) & (2 * WR_WALK_MEMO_FRAMES - 1)];
+	f[1] = m->frames[(2 * i + 1) & (2 * WR_WALK_MEMO_FRAMES - 1)];
+	return 0;
+}
+
+/* Slot @s's whole walk from the one kept, when it starts from the same
+ * registers in the same generation of the same process's mappings and
+ * every word the kept walk read holds the same value now: the walk would
+ * read those words in that order and end as that one did.  Returns 1
+ * when the slot is done so. */
+WR_INLINE int walk_replay(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s,
+			  struct wr_proc_maps *pm)
+{
+	struct wr_walk_memo *m = &st->walk;
+	__u32 n = m->reads, count = m->end.count;
+	struct keep_ctx k = { .buf = buf, .st = st, .s = s };
+	__u64 base, len, off;
+
+	if (!m->valid || m->ip != s->ip || m->sp != s->sp || m->bp != s->bp || m->flags != s->flags ||
+	    m->rule0 != s->rule0 || m->depth != s->depth || m->generation != pm->generation ||
+	    m->tgid != ((struct wr_event_header *)buf)->pid)
+		return 0;
+	/* The words, from the event's copy of the stack when it holds them
+	 * all, else from a copy of just the span they lie in (a copy costs
+	 * by its size). */
+	if (n && !walk_in_copy(st, m->span_lo, m->span_hi) && !walk_copy_span(st, m->span_lo, m->span_hi))
+		return 0;
+	base = st->stack_base;
+	len = st->stack_len;
+	for (__u32 i = 0; i < WR_WALK_MEMO_READS; i++) {
+		if (i >= n)
+			break;
+		off = m->read_addr[i] - base;
+		if (len < 8 || off > len - 8 || (off & 7) || stack_word(st, off) != m->read_val[i])
+			return 0;
+	}
+	bpf_loop(count, replay_frame, &k, 0);
+	walk_end(s, &m->end);
+	slot_finish(buf, s, s->status, s->error);
+	return 1;
 }
 
 /* The mappings of the event's process: found by tgid once per event, by
@@ -731,8 +968,19 @@ WR_INLINE long step_one(__u8 *buf, struct wr_bt_state *st, struct wr_proc_maps *
 		return 1;
 	s = &st->slot[st->cur & (WR_BT_MAX_SLOTS - 1)];
 	if (!(s->flags & WR_SLOT_F_PENDING)) {
+		walk_keep(buf, st, s);
+		STAGE(walk_keep);
 		st->cur++;
 		return 0;
+	}
+	/* A walk's first frame: the whole walk again, or record it. */
+	if (s->count == 0) {
+		if (walk_replay(buf, st, s, pm)) {
+			STAGE(walk_replay);
+			return 0;
+		}
+		walk_record(buf, st, s, pm);
+		STAGE(walk_replay);
 	}
 	/* A run of recursion, or (when the last run could not start) the
 	 * frame it left to the general path: each call does one or the other,

@@ -710,6 +710,39 @@ WR_STATIC_ASSERT(sizeof(struct wr_bt_slot) == 56, "bt slot size");
 #define WR_BT_STACK_MAX   8192u
 WR_STATIC_ASSERT(WR_BT_STACK_FIRST >= 24 && WR_BT_STACK_FIRST <= WR_BT_STACK_MAX, "first stack copy");
 
+/* The last walk a CPU finished, with every word of user memory it read:
+ * a walk is a function of the frame's registers, the process's mappings
+ * (their generation) and the words it reads, so a walk that starts from
+ * the same registers and finds the same words where this one read them
+ * ends as this one did, and takes its frames from here instead of
+ * unwinding them again (bpf-templates/unwind.bpf.h: walk_replay()).  A
+ * hot function is reached through the same stack on every hit, and a
+ * walk's words are a few per frame. */
+#define WR_WALK_MEMO_FRAMES 32u /* frames of a walk kept, at most */
+#define WR_WALK_MEMO_READS  64u /* words it read, at most */
+struct wr_walk_memo {
+	/* What the walk started from (an open slot's registers and flags). */
+	__u64 ip;
+	__u64 sp;
+	__u64 bp;
+	__u32 tgid;
+	__u32 generation; /* of the process's mappings */
+	__u32 rule0;
+	__u16 depth;
+	__u8 flags;
+	__u8 valid;       /* 0: no walk kept (a walk being recorded) */
+	/* Where it ended: the slot's registers, flags, frames, hash, status
+	 * and error (walk_end()). */
+	struct wr_bt_slot end;
+	__u16 reads;      /* words read; more than WR_WALK_MEMO_READS: not kept */
+	__u16 pad[3];
+	__u64 span_lo;    /* the lowest word read */
+	__u64 span_hi;    /* the end of the highest */
+	__u64 read_addr[WR_WALK_MEMO_READS];
+	__u64 read_val[WR_WALK_MEMO_READS];
+	__u64 frames[2 * WR_WALK_MEMO_FRAMES]; /* the records (struct wr_bt_frame) */
+};
+
 struct wr_bt_state {
 	__u32 n_slots;   /* slots used by this event */
 	__u32 holder;    /* --fault-in: the thread assembling an event here, 0 = none */
@@ -734,6 +767,7 @@ struct wr_bt_state {
 	struct wr_cfi_rule memo_rule;
 	__u32 memo_plain;  /* WR_MEMO_* (below) when memo_rule has the short form, else 0 */
 	__u32 memo_pad;
+	struct wr_walk_memo walk; /* the last walk finished on this CPU */
 };
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_state, slot) == 24, "bt state slot offset");
 

@@ -1,0 +1,74 @@
+"""bt_replay.py - a walk is taken again from the last one only when every
+word of the stack it read holds the same value.  shapes.c's alternate mode
+reaches leaf() with the same registers on every hit, through mid(), from
+via_one() and via_other() in turn: two hits in a row have the same frame 0
+and the same return address into mid, and differ only in mid's return
+address, the walk's second word.  Every backtrace must name the caller it
+was taken in, the two in turn, in every build; `count bt` must count the
+two stacks apart, half the hits each.  (bpf-templates/unwind.bpf.h:
+walk_replay().)"""
+import tempfile
+
+from bt_support import *
+
+require_root()
+
+EVENTS = 12
+
+
+def callers(bts):
+    """The function above mid in each backtrace, or what the stack was."""
+    out = []
+    for _, bt in bts:
+        names = [norm(f["function"]) for f in bt["frames"] if not f["inline"]]
+        out.append(names[2] if names[:2] == ["leaf", "mid"] and len(names) > 2 else names[:4])
+    return out
+
+
+def one_variant(v):
+    label = "shapes-%s alternate" % v
+    fx = Fixture("shapes-" + v, [300, -1, "alternate"])
+    try:
+        res, bts = wraith_bts(fx.pid, events=EVENTS)
+    finally:
+        fx.stop()
+    eq(res.returncode, 0, "%s: wraith exits 0 (%s)" % (label, res.stderr.strip()[-300:]))
+    got = callers(bts)
+    eq(len(got), EVENTS, "%s: %d backtraces" % (label, EVENTS))
+    check(all(c in ("via_one", "via_other") for c in got),
+          "%s: leaf <- mid <- via_one or via_other in every backtrace (%r)" % (label, got))
+    check(all(a != b for a, b in zip(got, got[1:])),
+          "%s: the callers alternate as the program calls them (%r)" % (label, got))
+    check(all(bt["status"] == "complete" for _, bt in bts),
+          "%s: every walk complete (%r)" % (label, [bt["status"] for _, bt in bts]))
+
+
+def count_variant(v):
+    label = "shapes-%s alternate, count bt" % v
+    tmp = tempfile.mkdtemp(prefix="wraith-replay.")
+    folded = os.path.join(tmp, "out.folded")
+    fx = Fixture("shapes-" + v, [300, -1, "alternate"])
+    try:
+        res = run(["-p", fx.pid, "-s", "trace leaf { count bt; }", "--timeout", 1.5, "--folded", folded],
+                  timeout=30)
+    finally:
+        fx.stop()
+    eq(res.returncode, 0, "%s: wraith exits 0 (%s)" % (label, res.stderr.strip()[-300:]))
+    counts = {}
+    with open(folded) as f:
+        for line in f.read().splitlines():
+            stack, n = line.rsplit(" ", 1)
+            frames = [norm(x) for x in stack.split(";")][::-1]
+            key = frames[2] if frames[:2] == ["leaf", "mid"] and len(frames) > 2 else stack
+            counts[key] = counts.get(key, 0) + int(n)
+    shutil.rmtree(tmp, ignore_errors=True)
+    check(set(counts) == {"via_one", "via_other"}, "%s: two stacks, via_one and via_other (%r)" % (label, counts))
+    one, other = counts.get("via_one", 0), counts.get("via_other", 0)
+    check(one > 100 and abs(one - other) <= 1,
+          "%s: the hits counted half under each (%d and %d)" % (label, one, other))
+
+
+parallel(one_variant, VARIANTS)
+parallel(count_variant, ("O2", "O0", "clang-O2", "clang-O0-nopie"))
+check_no_leftovers("after the replayed walks")
+finish()
