@@ -424,8 +424,8 @@ def count_limits(R, add):
         return
     add(what + "  `count bt` leaves out all it can of what `bt` does: it sends nothing "
         "(*output*) and, in a probe that only counts, reads no clock for a timestamp no event "
-        "will carry (*header*); it adds the counter (*count_stack*, a hash-map lookup and an "
-        "atomic add).  Its walk is `bt`'s, and the walk is most of either, so the ratio is "
+        "will carry (*header*); it adds the counter (*count_stack*, a lookup in a per-CPU hash map "
+        "and a plain add).  Its walk is `bt`'s, and the walk is most of either, so the ratio is "
         "1 − (what it saves) / (`bt`'s cost): %.0f ns of %.0f in the split (section 2), %.0f%%.  "
         "It falls only as the walk gets cheaper: 70%% asks for the stages both pay to come to "
         "about %.0f ns, from %.0f.\n" % (c["saved"], c["bt"], 100 * c["ratio"], c["need"],

@@ -43,8 +43,9 @@ WR_INLINE void cut_count_items(__u8 *buf, struct wr_bt_state *st)
 	}
 }
 
-/* Add one to the count of slot @s's stack under its key: the stack is
- * stored first, so a count never names a stack the maps do not hold. */
+/* Add one to the count of slot @s's stack under its key, this CPU's
+ * (no other CPU writes it: a plain add): the stack is stored first, so a
+ * count never names a stack the maps do not hold. */
 WR_INLINE void count_stack(__u8 *buf, struct wr_bt_slot *s, struct wr_probe_stats *ps)
 {
 	struct wr_event_header *h = (struct wr_event_header *)buf;
@@ -57,7 +58,7 @@ WR_INLINE void count_stack(__u8 *buf, struct wr_bt_slot *s, struct wr_probe_stat
 	long err;
 
 	if (count) {
-		__sync_fetch_and_add(count, 1);
+		(*count)++;
 		ps->counted++;
 		return;
 	}
@@ -67,7 +68,7 @@ WR_INLINE void count_stack(__u8 *buf, struct wr_bt_slot *s, struct wr_probe_stat
 	if (err == -17) {
 		count = bpf_map_lookup_elem(&wr_stack_counts, &k);
 		if (count)
-			__sync_fetch_and_add(count, 1);
+			(*count)++;
 		err = count ? 0 : err;
 	}
 	if (err)

@@ -329,9 +329,11 @@ struct {
  * (see wire.h).  Userspace sizes both before loading (--stack-entries);
  * entries are allocated as stacks first appear, so a large map costs
  * memory only for the stacks a run really sees, and a session that
- * counts nothing does not pay at start-up for preallocating them. */
+ * counts nothing does not pay at start-up for preallocating them.  The
+ * counts are per CPU: a hit adds one to its own CPU's without an atomic
+ * operation, and userspace sums them (runtime/counts.c). */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, WR_COUNT_DEFAULT_STACKS);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct wr_count_key);

@@ -45,12 +45,24 @@ int runtime_probe_stats(struct runtime *rt, uint32_t id, struct wr_probe_stats *
 
 #define COUNT_BATCH 1024
 
+/* A key's count: the sum of each CPU's (the map is per CPU: a hit adds
+ * to its own CPU's count, bpf-templates/counts.bpf.h), @per_cpu values
+ * from @vals. */
+static uint64_t count_sum(const uint64_t *vals, int per_cpu)
+{
+	uint64_t sum = 0;
+
+	for (int c = 0; c < per_cpu; c++)
+		sum += vals[c];
+	return sum;
+}
+
 /* Read the counts in batches of COUNT_BATCH (one system call each);
  * kernels without batch lookups fall back to walking the keys. */
 static int counts_batch(struct runtime *rt, rt_count_fn fn, void *ctx)
 {
 	struct wr_count_key *keys = xcalloc(COUNT_BATCH, sizeof(*keys));
-	uint64_t *vals = xcalloc(COUNT_BATCH, sizeof(*vals)), in = 0, out = 0;
+	uint64_t *vals = xcalloc((size_t)COUNT_BATCH * rt->ncpu, sizeof(*vals)), in = 0, out = 0;
 	bool first = true, done = false;
 	int err = 0;
 
@@ -66,7 +78,7 @@ static int counts_batch(struct runtime *rt, rt_count_fn fn, void *ctx)
 			break;
 		}
 		for (__u32 i = 0; i < n && !err; i++)
-			if (fn(&keys[i], vals[i], ctx))
+			if (fn(&keys[i], count_sum(&vals[(size_t)i * rt->ncpu], rt->ncpu), ctx))
 				done = true;
 		in = out;
 		first = false;
@@ -78,18 +90,19 @@ static int counts_batch(struct runtime *rt, rt_count_fn fn, void *ctx)
 
 static int counts_walk(struct runtime *rt, rt_count_fn fn, void *ctx)
 {
+	uint64_t *vals = xcalloc((size_t)rt->ncpu, sizeof(*vals));
 	struct wr_count_key key, next;
 	const void *prev = NULL;
-	uint64_t val;
 
 	while (bpf_map_get_next_key(rt->counts_fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(rt->counts_fd, &key, &val))
+		if (bpf_map_lookup_elem(rt->counts_fd, &key, vals))
 			continue; /* deleted meanwhile */
-		if (fn(&key, val, ctx))
+		if (fn(&key, count_sum(vals, rt->ncpu), ctx))
 			break;
 	}
+	free(vals);
 	return 0;
 }
 
