@@ -308,7 +308,7 @@ static void drop_unreached(struct cg *cg)
 static unsigned calls_to(struct cg *cg, enum wr_entry_point e)
 {
 	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, wr_entry_points[e].name), user;
-	unsigned n = 0;
+	unsigned n = 0, forms = cg->n_forms ? cg->n_forms : 1;
 
 	for (LLVMUseRef u = fn ? LLVMGetFirstUse(fn) : NULL; u; u = LLVMGetNextUse(u)) {
 		user = LLVMGetUser(u);
@@ -316,7 +316,8 @@ static unsigned calls_to(struct cg *cg, enum wr_entry_point e)
 		    LLVMGetBasicBlockParent(LLVMGetInstructionParent(user)) == cg->fn)
 			n++;
 	}
-	return n;
+	/* the forms of lower_forms() have the same statements, one runs */
+	return (n + forms - 1) / forms;
 }
 
 /* @value as the template's constant @c, if it has it. */
@@ -729,6 +730,25 @@ static void cg_aim(struct cg *cg, const struct codegen_options *opt, const struc
 	cg->print_elements = print_elements(opt);
 }
 
+/* The probe function @name of @cg, for @plan, with its debug info. */
+static void open_function(struct cg *cg, const struct codegen_options *opt, const struct probe_plan *plan,
+			  struct diag *diag, const char *name)
+{
+	cg_aim(cg, opt, plan, diag);
+	cg->fn = add_probe_function(cg, name);
+	add_debug_info(cg, cg->fn, name);
+}
+
+/* After lowering into the probe function: its debug info finished, the
+ * template's configuration fixed, the template functions it does not
+ * reach dropped. */
+static void close_function(struct cg *cg)
+{
+	LLVMDIBuilderFinalize(cg->dib);
+	fix_bt_config(cg);
+	drop_unreached(cg);
+}
+
 /* Lower @plan without debug info into the key module; its key in *@key
  * (caller frees), its print arguments in @args.  Script errors come back
  * as from codegen_probe. */
@@ -826,9 +846,7 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 	if (err)
 		goto out;
 	t[2] = thread_cpu_seconds();
-	cg_aim(&cg, opt, plan, diag);
-	cg.fn = add_probe_function(&cg, name);
-	add_debug_info(&cg, cg.fn, name);
+	open_function(&cg, opt, plan, diag, name);
 	err = lower_probe(&cg);
 	if (!key)
 		take_args(&cg, args);
@@ -836,9 +854,7 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 		err = -WR_ECODEGEN;
 	if (err)
 		goto out;
-	LLVMDIBuilderFinalize(cg.dib);
-	fix_bt_config(&cg);
-	drop_unreached(&cg);
+	close_function(&cg);
 	t[3] = thread_cpu_seconds();
 	err = verify_and_optimise(&cg);
 	if (err)
@@ -870,6 +886,107 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 out:
 	free(key);
 	cg_end(&cg);
+	return err;
+}
+
+int codegen_shape(const struct codegen_options *opt, const struct probe_plan *plan,
+		  struct codegen_shape *out, struct codegen_args *args, struct diag *diag)
+{
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (args)
+		memset(args, 0, sizeof(*args));
+	err = shape_of(opt, plan, diag, &out->key, args);
+	if (err)
+		return err;
+	out->n_params = llvm.key.n_params;
+	memcpy(out->params, llvm.key.params, sizeof(out->params));
+	return 0;
+}
+
+void codegen_shape_release(struct codegen_shape *s)
+{
+	free(s->key);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The key of the object of forms @shapes: theirs, in order. */
+static char *forms_key(const struct codegen_shape *const *shapes, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "forms %zu\n", n);
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&sb, "form %zu\n%s\n", i, shapes[i]->key);
+	return strbuf_detach(&sb);
+}
+
+/* Compile the object of lower_forms() for @plans into @out. */
+static int compile_forms(const struct codegen_options *opt, const struct probe_plan *const *plans,
+			 size_t n, struct diag *diag, struct bpf_blob *out)
+{
+	struct cg cg = { 0 };
+	char name[32];
+	int err;
+
+	snprintf(name, sizeof(name), WR_PROBE_NAME_FMT, (int)getpid(), plans[0]->probe_id);
+	err = cg_begin(&cg, opt, plans[0]->name ? plans[0]->name : name);
+	if (err)
+		goto out;
+	open_function(&cg, opt, plans[0], diag, name);
+	cg.n_forms = (unsigned)n;
+	err = lower_forms(&cg, plans, n);
+	if (!err && cg.llvm_errors)
+		err = -WR_ECODEGEN;
+	if (err)
+		goto out;
+	close_function(&cg);
+	err = verify_and_optimise(&cg);
+	if (!err)
+		err = emit(&cg, out);
+	if (!err)
+		out->prog_name = xstrdup(name);
+out:
+	cg_end(&cg);
+	return err;
+}
+
+int codegen_forms(const struct codegen_options *opt, const struct probe_plan *const *plans,
+		  const struct codegen_shape *const *shapes, size_t n, struct bpf_blob *out,
+		  struct diag *diag)
+{
+	char *key = forms_key(shapes, n), name[32];
+	const struct shape *known = opt->cache ? shape_find(opt->cache, key) : NULL;
+	struct probe_cache *cache = opt->cache ? disk_cache(opt->cache) : NULL;
+	double t0 = thread_cpu_seconds();
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(name, sizeof(name), WR_PROBE_NAME_FMT, (int)getpid(), plans[0]->probe_id);
+	if (known) {
+		blob_copy(out, &known->blob);
+		out->origin = BPF_BLOB_SHAPE;
+	} else if (cache && probe_cache_get(cache, key, name, out) == 0) {
+		out->origin = BPF_BLOB_DISK_CACHE;
+	} else {
+		int put;
+
+		err = compile_forms(opt, plans, n, diag, out);
+		if (!err && cache && (put = probe_cache_put(cache, key, out)) != 0)
+			wr_debug("probe cache %s: cannot store the forms of %s: %s", opt->cache->dir,
+				 out->prog_name, strerror(-put));
+	}
+	if (!err && !known && opt->cache) {
+		shape_add(opt->cache, key, out);
+		key = NULL;
+	}
+	free(key);
+	if (!err)
+		wr_debug("codegen: one program for %zu forms (%s) in %.1f ms of CPU time", n,
+			 out->origin == BPF_BLOB_SHAPE ? "reused" : out->origin == BPF_BLOB_DISK_CACHE
+			 ? "from the probe cache" : "compiled", (thread_cpu_seconds() - t0) * 1e3);
+	out->site_table = true;
 	return err;
 }
 

@@ -84,6 +84,34 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 		  struct bpf_blob *out, struct codegen_args *args, struct diag *diag,
 		  struct strbuf *ir);
 
+/* What one site of a probe of several sites (plan.site_table) lowers to:
+ * its shape key (sites of one key are one *form*: their code differs only
+ * in their site table entry) and that entry's values.  Release with
+ * codegen_shape_release(). */
+struct codegen_shape {
+	char *key; /* owned */
+	uint64_t params[WR_SITE_PARAMS];
+	unsigned n_params;
+};
+
+/* Lower @plan for its shape only (nothing compiled): 0, or the errors of
+ * codegen_probe(); @args as there. */
+int codegen_shape(const struct codegen_options *opt, const struct probe_plan *plan,
+		  struct codegen_shape *out, struct codegen_args *args, struct diag *diag);
+void codegen_shape_release(struct codegen_shape *s);
+
+/* One object for the @n forms of a probe's sites (n >= 2; plans[i] one
+ * site of form i, shapes[i] its shape, each plan with site_table): its one
+ * program runs form i at a site whose table entry has i in
+ * v[WR_SITE_FORM] (the caller puts it there, after the form's params).
+ * Found again, as codegen_probe() does, in @opt->cache and on disk under
+ * the forms' keys.  out->site_params is not set.  Returns 0,
+ * -WR_ECODEGEN (say the program is too big), or -WR_ESEMANTIC; the caller
+ * can then compile the forms one by one. */
+int codegen_forms(const struct codegen_options *opt, const struct probe_plan *const *plans,
+		  const struct codegen_shape *const *shapes, size_t n, struct bpf_blob *out,
+		  struct diag *diag);
+
 /* A constant expression's C type and value (codegen_eval()). */
 struct codegen_const {
 	const struct dw_type *type; /* borrowed, like the plan's types */

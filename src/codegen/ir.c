@@ -59,12 +59,13 @@ LLVMBasicBlockRef cg_block(struct cg *cg, const char *name)
 LLVMValueRef cg_alloca(struct cg *cg, LLVMTypeRef type, const char *name)
 {
 	LLVMBuilderRef b = LLVMCreateBuilderInContext(cg->ctx);
-	LLVMValueRef first = LLVMGetFirstInstruction(cg->entry), slot;
+	LLVMBasicBlockRef bb = cg->slots ? cg->slots : cg->entry;
+	LLVMValueRef first = LLVMGetFirstInstruction(bb), slot;
 
 	if (first)
 		LLVMPositionBuilderBefore(b, first);
 	else
-		LLVMPositionBuilderAtEnd(b, cg->entry);
+		LLVMPositionBuilderAtEnd(b, bb);
 	slot = LLVMBuildAlloca(b, type, name);
 	LLVMDisposeBuilder(b);
 	return slot;
@@ -126,7 +127,7 @@ static LLVMValueRef site_param(struct cg *cg, uint64_t value)
 {
 	LLVMValueRef idx, p, v;
 
-	if (!cg->site_params || cg->n_params >= WR_SITE_PARAMS)
+	if (!cg->site_params || cg->n_params >= WR_SITE_FORM)
 		return NULL;
 	idx = cg_i64(cg, cg->n_params);
 	cg->params[cg->n_params++] = value;

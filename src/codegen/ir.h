@@ -41,6 +41,10 @@ struct cg {
 	struct diag *diag;
 	LLVMValueRef fn;             /* the probe function */
 	LLVMBasicBlockRef entry;     /* allocas and register reads go here */
+	unsigned n_forms;            /* lower_forms(): how many; else 0 */
+	LLVMBasicBlockRef slots;     /* allocas go here instead when not NULL: the
+					function's entry, where the entry of the
+					form being lowered is not (lower_forms()) */
 	LLVMValueRef regs[X86_DWARF_NREGS]; /* registers read so far, by DWARF number */
 	LLVMValueRef ctx_arg;
 	/* plan.site_table: the site's data in its table entry (i64 *), and

@@ -370,13 +370,14 @@ static void inject_fault(struct cg *cg)
 	LLVMSetVolatile(load, 1);
 }
 
-int lower_probe(struct cg *cg)
+/* The body of cg->plan, into cg->fn from a block of its own (cg->entry)
+ * on, with cg->builder. */
+static int lower_body(struct cg *cg)
 {
 	LLVMBasicBlockRef entry, body, skip;
 	LLVMValueRef args[4], isnull, ret;
 	int err;
 
-	cg->builder = LLVMCreateBuilderInContext(cg->ctx);
 	cg->ctx_arg = LLVMGetParam(cg->fn, 0);
 	entry = cg_block(cg, "entry");
 	cg->entry = entry;
@@ -419,6 +420,65 @@ int lower_probe(struct cg *cg)
 	ret = call(cg, WR_FN_EVENT_END, args, 2);
 	LLVMBuildRet(cg->builder, ret);
 	return 0;
+}
+
+int lower_probe(struct cg *cg)
+{
+	cg->builder = LLVMCreateBuilderInContext(cg->ctx);
+	return lower_body(cg);
+}
+
+/* The dispatch of lower_forms(): the site's entry read, and its form's
+ * code jumped to (@first[i], form i's); a hit at a site without an entry,
+ * or of a form the program does not have, is dropped. */
+static void lower_dispatch(struct cg *cg, LLVMBasicBlockRef dispatch, const LLVMBasicBlockRef *first,
+			   size_t n)
+{
+	LLVMBasicBlockRef skip = cg_block(cg, "no_form"), read = cg_block(cg, "form");
+	LLVMValueRef args[1] = { cg->ctx_arg }, sp, idx, form, sw;
+
+	LLVMPositionBuilderAtEnd(cg->builder, dispatch);
+	cg_set_loc(cg, cg->plan->ast->loc);
+	sp = call(cg, WR_FN_SITE_PARAMS, args, 1);
+	LLVMBuildCondBr(cg->builder, LLVMBuildIsNull(cg->builder, sp, ""), skip, read);
+	LLVMPositionBuilderAtEnd(cg->builder, read);
+	idx = cg_i64(cg, WR_SITE_FORM);
+	form = LLVMBuildLoad2(cg->builder, i64(cg),
+			      LLVMBuildGEP2(cg->builder, i64(cg), sp, &idx, 1, ""), "form");
+	sw = LLVMBuildSwitch(cg->builder, form, skip, (unsigned)n);
+	for (size_t i = 0; i < n; i++)
+		LLVMAddCase(sw, cg_i64(cg, i), first[i]);
+	LLVMPositionBuilderAtEnd(cg->builder, skip);
+	LLVMBuildRet(cg->builder, LLVMConstInt(i32(cg), 0, 0));
+}
+
+int lower_forms(struct cg *cg, const struct probe_plan *const *plans, size_t n)
+{
+	LLVMBasicBlockRef dispatch = cg_block(cg, "dispatch");
+	LLVMBasicBlockRef *first = xcalloc(n, sizeof(*first));
+	LLVMValueRef scratch = NULL, text_buf = NULL;
+	int err = 0;
+
+	cg->builder = LLVMCreateBuilderInContext(cg->ctx);
+	cg->slots = dispatch;
+	for (size_t i = 0; i < n && !err; i++) {
+		cg->plan = plans[i];
+		cg->scratch = scratch;
+		cg->text_buf = text_buf;
+		err = lower_body(cg);
+		first[i] = cg->entry;
+		/* one form runs per hit: its scalar and text slots are the
+		 * next form's too */
+		scratch = cg->scratch;
+		text_buf = cg->text_buf;
+		if (i + 1 < n)
+			lower_release(cg);
+	}
+	if (!err)
+		lower_dispatch(cg, dispatch, first, n);
+	cg->slots = NULL;
+	free(first);
+	return err;
 }
 
 void lower_eval_begin(struct cg *cg)

@@ -67,6 +67,11 @@ struct cg_binding {
 /* Build the body of cg->fn from cg->plan.  Returns 0, or -WR_ESEMANTIC with
  * cg->diag set. */
 int lower_probe(struct cg *cg);
+/* Build the body of cg->fn from the @n plans @plans, forms of one probe
+ * (sites whose code differs in more than their site table entry): each
+ * form's code, run at a site whose entry's form (wire.h: WR_SITE_FORM)
+ * is its index.  Returns as lower_probe(). */
+int lower_forms(struct cg *cg, const struct probe_plan *const *plans, size_t n);
 void lower_release(struct cg *cg);
 /* Open and close cg->fn around expressions lowered alone (codegen_eval()). */
 void lower_eval_begin(struct cg *cg);

@@ -790,6 +790,10 @@ WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_state, slot) == 24, "bt state slot off
  * so an entry no site wrote reads as none (the probe drops the hit). */
 #define WR_SITE_PARAMS 31u
 #define WR_SITE_VALID  0x100000000ull
+/* The last entry of v[] is the site's form: which of the bodies of a
+ * program compiled for several forms (codegen_forms()) runs at the site;
+ * the others hold its data. */
+#define WR_SITE_FORM   (WR_SITE_PARAMS - 1u)
 struct wr_site_params {
 	__u64 id;
 	__u64 v[WR_SITE_PARAMS];
