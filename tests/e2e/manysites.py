@@ -22,32 +22,6 @@ require_root()
 N = 400
 SCRIPT = 'trace hot { print "{}|{}|{}", $pc, v, site; bt args; }'
 
-_GDB = r'''
-import gdb, json
-gdb.execute("set pagination off")
-gdb.execute("attach %d" % PID, to_string=True)
-for pc in pcs:
-    gdb.execute("break *0x%x" % pc, to_string=True)
-out = {}
-while len(out) < len(pcs):
-    try:
-        gdb.execute("continue", to_string=True)
-    except gdb.error:
-        break
-    pc = int(gdb.parse_and_eval("$pc"))
-    f = gdb.newest_frame()
-    if f.name() == "hot":
-        out["%x" % pc] = dict((n, str(gdb.parse_and_eval(n))) for n in ("v", "site"))
-    else:
-        out["%x" % pc] = None
-gdb.write("WRVALUES " + json.dumps(out) + "\n")
-gdb.execute("detach", to_string=True)
-'''
-
-
-def gdb_at(pid, pcs):
-    got = gdb_python(_GDB, pid, timeout=180, pcs=pcs)
-    return got[0] if got else {}
 
 
 def one(build):
@@ -88,7 +62,7 @@ def one(build):
     # gdb at a sample of the pcs
     sample = sorted(by_pc)[::40]
     pcs = [int(p, 16) for p in sample]
-    gv = gdb_at(fx.pid, pcs)
+    gv = gdb_frame_values(fx.pid, pcs, "hot", ("v", "site"))
     fx.stop()
     compared = 0
     for p in sample:

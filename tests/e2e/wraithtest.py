@@ -533,6 +533,39 @@ def gdb_python(script, target, timeout=120, tag="WRVALUES", **defs):
     return got
 
 
+_GDB_FRAME_VALUES = r'''
+import gdb, json
+gdb.execute("set pagination off")
+gdb.execute("attach %d" % PID, to_string=True)
+for pc in pcs:
+    gdb.execute("break *0x%x" % pc, to_string=True)
+out = {}
+while len(out) < len(pcs):
+    try:
+        gdb.execute("continue", to_string=True)
+    except gdb.error:
+        break
+    pc = int(gdb.parse_and_eval("$pc"))
+    f = gdb.newest_frame()
+    if f.name() == function:
+        out["%x" % pc] = dict((n, str(gdb.parse_and_eval(n))) for n in names)
+    else:
+        out["%x" % pc] = None
+gdb.write("WRVALUES " + json.dumps(out) + "\n")
+gdb.execute("detach", to_string=True)
+'''
+
+
+def gdb_frame_values(pid, pcs, function, names, timeout=180):
+    """gdb at each of @pcs of live process @pid, once each: {"%x" % pc:
+    {name: gdb's print of it}} for each of @names where the newest frame is
+    @function, None where it is not (a pc only location views place in an
+    inlined function); a pc the process did not reach is missing."""
+    got = gdb_python(_GDB_FRAME_VALUES, pid, timeout=timeout, pcs=list(pcs), function=function,
+                     names=list(names))
+    return got[0] if got else {}
+
+
 def wraith_stack(bt_item, stop_at_main=True):
     """Function names of a JSON backtrace item, innermost first (inline frames
     included), cut after main the way gdb cuts by default."""

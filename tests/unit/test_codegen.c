@@ -439,6 +439,86 @@ static void test_shared_shapes(void **state)
 	bpf_blob_release(&c);
 }
 
+/* `x`, a long, in the form of the site: ctx points at its location. */
+static const struct dw_type long_type = { .kind = DW_TYPE_INT, .name = "long", .size = 8,
+					  .is_signed = true };
+
+static int form_find(void *ctx, const char *name, struct dw_var *out)
+{
+	if (strcmp(name, "x"))
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->name = "x";
+	out->type = &long_type;
+	out->loc = *(const struct dw_loc *)ctx;
+	return 0;
+}
+
+/* Sites whose `x` lives in the same form (a register, whichever) have one
+ * shape and differ in their table entries; sites of other forms (a stack
+ * slot, a constant, optimized out) have shapes of their own; the forms
+ * compile into one object, which the kernel loads, and which is found
+ * again by its forms. */
+static void test_forms(void **state)
+{
+	static const struct dw_loc locs[] = {
+		{ .kind = DW_LOC_REG, .reg = 5 },
+		{ .kind = DW_LOC_REG, .reg = 3 },
+		{ .kind = DW_LOC_MEM_CFA, .offset = -24 },
+		{ .kind = DW_LOC_CONST, .offset = 42 },
+		{ .kind = DW_LOC_OPTIMIZED_OUT },
+	};
+	enum { N = sizeof(locs) / sizeof(locs[0]) };
+	struct codegen_cache *cache = codegen_cache_new(NULL);
+	struct codegen_options co = { .transport = WR_TRANSPORT_RINGBUF, .cache = cache };
+	struct ast_script *sc = parse("trace f { print \"{} {}\", x, $pc; bt; }");
+	struct probe_plan plans[N];
+	struct codegen_shape shapes[N];
+	const struct probe_plan *pp[N - 1];
+	const struct codegen_shape *sp[N - 1];
+	struct objects objs = { 0 };
+	struct bpf_blob again;
+	struct diag d = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < N; i++) {
+		plans[i] = (struct probe_plan){ .probe_id = (uint32_t)i + 1, .ast = sc->probes[0], .pc = 0x1000 + i,
+						.rule0 = WR_RULE_LOOKUP, .cfa_reg = 7, .cfa_off = 8,
+						.site_table = true,
+						.vars = { .find = form_find, .hint = var_hint,
+							  .ctx = (void *)&locs[i] } };
+		assert_int_equal(codegen_shape(&co, &plans[i], &shapes[i], NULL, &d), 0);
+	}
+	assert_string_equal(shapes[0].key, shapes[1].key);
+	assert_true(shapes[0].n_params > 0 && shapes[0].n_params == shapes[1].n_params);
+	assert_memory_not_equal(shapes[0].params, shapes[1].params,
+				shapes[0].n_params * sizeof(*shapes[0].params));
+	for (size_t i = 1; i < N; i++)
+		for (size_t j = i + 1; j < N; j++)
+			assert_string_not_equal(shapes[i].key, shapes[j].key);
+	for (size_t i = 1; i < N; i++) {
+		pp[i - 1] = &plans[i];
+		sp[i - 1] = &shapes[i];
+		assert_true(shapes[i].n_params < WR_SITE_FORM);
+	}
+	objs.v = xgrow(objs.v, &objs.cap, 1, sizeof(*objs.v));
+	assert_int_equal(codegen_forms(&co, pp, sp, N - 1, &objs.v[0], &d), 0);
+	assert_int_equal(objs.v[0].origin, BPF_BLOB_COMPILED);
+	assert_true(objs.v[0].site_table);
+	objs.n = 1;
+	assert_int_equal(codegen_forms(&co, pp, sp, N - 1, &again, &d), 0);
+	assert_int_equal(again.origin, BPF_BLOB_SHAPE);
+	assert_int_equal(again.size, objs.v[0].size);
+	bpf_blob_release(&again);
+	load_all(&objs);
+	objects_release(&objs);
+	for (size_t i = 0; i < N; i++)
+		codegen_shape_release(&shapes[i]);
+	diag_release(&d);
+	codegen_cache_free(cache);
+	ast_script_free(sc);
+}
+
 /* A std::string_view `sv` on the stack: its characters are copied by a
  * walk program, as many as print elements allows. */
 static const struct dw_type sv_size = { .kind = DW_TYPE_INT, .name = "unsigned long", .size = 8 };
@@ -593,6 +673,7 @@ int main(void)
 		cmocka_unit_test(test_plain_catalogue),
 		cmocka_unit_test(test_unknown_variable),
 		cmocka_unit_test(test_shared_shapes),
+		cmocka_unit_test(test_forms),
 		cmocka_unit_test(test_print_elements_shape),
 		cmocka_unit_test(test_disk_cache),
 		cmocka_unit_test(test_vars_O0),
