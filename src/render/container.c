@@ -23,6 +23,7 @@ struct render_snap {
 	const struct ev_arg **m; /* by address */
 	size_t n;
 	const struct ev_arg *root;
+	bool own_root; /* render_snap_self()'s: root is the snap's own */
 };
 
 static int by_addr(const void *a, const void *b)
@@ -60,8 +61,24 @@ void render_snap_free(struct render_snap *s)
 {
 	if (!s)
 		return;
+	if (s->own_root)
+		free((void *)s->root);
 	free(s->m);
 	free(s);
+}
+
+struct render_snap *render_snap_self(const struct ev_arg *a)
+{
+	struct render_snap *s = xcalloc(1, sizeof(*s));
+	struct ev_arg *self = xcalloc(1, sizeof(*self));
+
+	*self = (struct ev_arg){ .kind = WR_ARG_MEM, .status = WR_ARG_OK, .aux = WR_MEM_F_ROOT,
+				 .value = WR_WALK_LOCAL, .data = a->data, .len = a->len };
+	s->m = xcalloc(1, sizeof(*s->m));
+	s->m[s->n++] = self;
+	s->root = self;
+	s->own_root = true;
+	return s;
 }
 
 const struct ev_arg *render_snap_root(const struct render_snap *s)

@@ -46,6 +46,11 @@ struct render_snap *render_snap_new(const struct ev_arg *a);
 void render_snap_free(struct render_snap *s);
 /* The value's own copy, whole (WR_MEM_F_ROOT), or NULL. */
 const struct ev_arg *render_snap_root(const struct render_snap *s);
+/* For a value the probe walked nothing of (a unique_ptr, an atomic, an
+ * optional of a number: a printer needs only its bytes): one copy, @a's
+ * own bytes, as its root at WR_WALK_LOCAL.  Borrows from @a; free with
+ * render_snap_free(). */
+struct render_snap *render_snap_self(const struct ev_arg *a);
 /* The bytes [@addr, @addr + @n) as copied, or NULL; *@failed when the
  * copy at @addr was tried and failed. */
 const uint8_t *render_snap_find(const struct render_snap *s, uint64_t addr, size_t n, bool *failed);

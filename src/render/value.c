@@ -779,6 +779,19 @@ static void walked_value(const struct ev_arg *a, const struct dw_type *t, bool t
 	render_snap_free(snap);
 }
 
+/* A value the probe walked nothing of: the library's printers still show
+ * what needs only its bytes (a unique_ptr's get(), an atomic's value). */
+static void unwalked_value(const struct ev_arg *a, const struct dw_type *t, bool top, bool raw,
+			   const struct render_value_ctx *vc, struct strbuf *out)
+{
+	struct render_snap *snap = raw ? NULL : render_snap_self(a);
+	struct walk w = { .vc = vc, .lim = render_limits_of(vc), .top = top, .raw = raw, .snap = snap,
+			  .base = WR_WALK_LOCAL };
+
+	typed(t, a->data, a->len, 0, &w, out);
+	render_snap_free(snap);
+}
+
 bool render_frame_value(const struct dw_type *t, const uint8_t *data, size_t len, uint64_t addr,
 			const struct ev_arg *mem, size_t n_mem, const struct render_value_ctx *vc,
 			struct strbuf *out)
@@ -969,7 +982,7 @@ static bool arg_text(const struct ev_arg *a, enum ast_fmt_spec spec, const struc
 		if ((a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES) && a->n_attach)
 			walked_value(a, t, top, spec == AST_FMT_RAW, &with, out);
 		else if (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES)
-			render_value(t, a->data, a->len, top, &with, out);
+			unwalked_value(a, t, top, spec == AST_FMT_RAW, &with, out);
 		else
 			render_value(t, raw, sizeof(raw), top, &with, out);
 	}

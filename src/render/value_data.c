@@ -561,7 +561,10 @@ static void arg_value(const struct ev_arg *a, const struct dw_type *t, enum ast_
 	} else if ((a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES) && t && a->n_attach && spec != AST_FMT_RAW) {
 		walked_value(a, t, lim, out);
 	} else if (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_PIECES) {
-		struct place p = { .gone = a->unavail, .attach = a->attach, .n_attach = a->n_attach };
+		/* walked nothing: the printers that need only its bytes */
+		struct render_snap *self = spec == AST_FMT_RAW ? NULL : render_snap_self(a);
+		struct place p = { .gone = a->unavail, .attach = a->attach, .n_attach = a->n_attach, .lim = lim,
+				   .snap = self, .base = WR_WALK_LOCAL };
 
 		if (t) {
 			typed(t, a->data, &p, a->len, 0, out);
@@ -571,6 +574,7 @@ static void arg_value(const struct ev_arg *a, const struct dw_type *t, enum ast_
 				span_dataf(out, SPAN_NUMBER, "%u", a->data[i]);
 			span_close(out);
 		}
+		render_snap_free(self);
 	} else if (t && (a->kind == WR_ARG_ENUM || a->kind == WR_ARG_PTR || a->kind == WR_ARG_CHAR) &&
 		   t->size <= sizeof(word)) {
 		/* As the text does: the type names a scalar's enumerator or

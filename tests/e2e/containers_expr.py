@@ -22,7 +22,11 @@ require_root()
 # each is also printed by gdb; wraith's text of a struct differs in shape
 GDB_EXPRS = ["cfg.ports[1]", "cfg.ports.size()", "all.vec_empty.empty()", "all.vec.empty()", "all.m.size()",
              "all.up->name", "all.sp->id", "all.lst.size()", "*all.up", "all.vec_250[249]", "all.st.size()",
-             "all.big.size()", "all.um.size()", "cfg.items[1]", "all.dq.empty()", "all.flist.empty()"]
+             "all.big.size()", "all.um.size()", "cfg.items[1]", "all.dq.empty()", "all.flist.empty()",
+             # printed alone, the library's values whose printers need
+             # only their own bytes (the probe walks nothing of them)
+             "all.atom", "all.opt", "all.opt_none", "all.var_int", "all.tup", "all.pr", "cfg.retries",
+             "all.opt_str", "all.up_null", "all.var_str"]
 
 
 def norm(v):
