@@ -561,6 +561,21 @@ static void forget_sites(struct session *s, struct probe *p, size_t first)
 	}
 }
 
+/* Give site @i of @p the next wire id (events name their site by it). */
+static int assign_wire_id(struct session *s, struct probe *p, size_t i, struct strbuf *errors)
+{
+	struct probe_site *site = &p->sites[i];
+
+	site->wire_id = alloc_wire_id(s);
+	if (!site->wire_id) {
+		strbuf_addf(errors, "wraith: too many probe sites (at most %u)\n", WR_MAX_PROBES - 1);
+		return -WR_ELIMIT;
+	}
+	s->wire[site->wire_id].probe = p;
+	s->wire[site->wire_id].site = i;
+	return 0;
+}
+
 /* The sites from @first in one program: 0 or an error as
  * session_load_sites(); -EAGAIN when they are to be compiled one by one
  * (forms that do not fit in one program), with nothing of theirs kept. */
@@ -572,18 +587,8 @@ static int load_sites_together(struct session *s, struct probe *p, size_t first,
 	struct bpf_blob blob = { 0 };
 	int err = 0;
 
-	for (size_t i = first; i < p->n_sites && !err; i++) {
-		struct probe_site *site = &p->sites[i];
-
-		site->wire_id = alloc_wire_id(s);
-		if (!site->wire_id) {
-			strbuf_addf(errors, "wraith: too many probe sites (at most %u)\n", WR_MAX_PROBES - 1);
-			err = -WR_ELIMIT;
-			break;
-		}
-		s->wire[site->wire_id].probe = p;
-		s->wire[site->wire_id].site = i;
-	}
+	for (size_t i = first; i < p->n_sites && !err; i++)
+		err = assign_wire_id(s, p, i, errors);
 	if (!err)
 		err = shape_sites(s, p, first, sh, d);
 	if (!err)
@@ -627,14 +632,9 @@ int session_load_sites(struct session *s, struct probe *p, size_t first, struct 
 		struct probe_site *site = &p->sites[i];
 		struct diag sd = { 0 };
 
-		site->wire_id = alloc_wire_id(s);
-		if (!site->wire_id) {
-			strbuf_addf(errors, "wraith: too many probe sites (at most %u)\n", WR_MAX_PROBES - 1);
-			err = -WR_ELIMIT;
+		err = assign_wire_id(s, p, i, errors);
+		if (err)
 			break;
-		}
-		s->wire[site->wire_id].probe = p;
-		s->wire[site->wire_id].site = i;
 		/* An error of one site of several is that site's own unless
 		 * no site compiles (then it is the script's). */
 		err = compile_site(s, p, site, false, n_failed ? &sd : d, errors);
