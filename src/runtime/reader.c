@@ -6,6 +6,7 @@
 #include "protocol/contract.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_priv.h"
+#include "util/clock.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -15,13 +16,15 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-/* One poll hands over at most this many events, then returns: libbpf's
- * ring-buffer poll reads until the ring is empty, which never happens when
- * events arrive as fast as they are read (wraith tracing its own malloc
- * with -t libc), and the caller must get to check signals and timeouts.
- * (A perf buffer poll is bounded already: it reads each CPU's buffer up to
- * where its head was when it started.) */
+/* One poll hands over at most this many events, or for at most this long,
+ * then returns: libbpf's ring-buffer poll reads until the ring is empty,
+ * which never happens when events arrive as fast as they are read (wraith
+ * tracing its own malloc with -t libc, or events whose `bt full` takes
+ * longer to show than the hits take to come), and the caller must get to
+ * check signals and timeouts.  (A perf buffer poll is bounded already: it
+ * reads each CPU's buffer up to where its head was when it started.) */
 #define POLL_BATCH 4096
+#define POLL_SECONDS 0.1
 #define POLL_BATCH_DONE (-ECANCELED) /* from the callback: stop here */
 
 static int on_ringbuf(void *ctx, void *data, size_t size)
@@ -31,7 +34,7 @@ static int on_ringbuf(void *ctx, void *data, size_t size)
 	if (rt->fn)
 		rt->fn(data, size, rt->fn_ctx);
 	/* the record is consumed either way; a negative return stops the poll */
-	return ++rt->polled >= POLL_BATCH ? POLL_BATCH_DONE : 0;
+	return ++rt->polled >= POLL_BATCH || now_seconds() >= rt->poll_until ? POLL_BATCH_DONE : 0;
 }
 
 /* The perf buffer's records, read raw: libbpf's plain reader asks the
@@ -202,6 +205,7 @@ static int consume(struct runtime *rt, rt_event_fn fn, void *ctx)
 	rt->fn = fn;
 	rt->fn_ctx = ctx;
 	rt->polled = 0;
+	rt->poll_until = now_seconds() + POLL_SECONDS;
 	if (rt->ringbuf)
 		n = ring_buffer__consume(rt->ringbuf);
 	else

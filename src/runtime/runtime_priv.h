@@ -34,6 +34,7 @@ struct runtime {
 	rt_event_fn fn;          /* valid during runtime_poll */
 	void *fn_ctx;
 	unsigned polled;         /* events handed over in this runtime_poll */
+	double poll_until;       /* when this runtime_poll stops handing over */
 	size_t warm_left;        /* ring bytes still to warm (warm_slice) */
 	int warm_fd;             /* the program that warms it (the base object owns it) */
 	bool idle;               /* the last runtime_poll read no events */

@@ -4,7 +4,9 @@
   line on stderr), no BPF program or uprobe left behind.
 - Every event causing another (wraith tracing malloc in every process that
   maps a copy of libc, itself included): --timeout, SIGINT and SIGTERM
-  still end it, since events are read in bounded batches between checks.
+  still end it, since events are read in bounded batches between checks;
+  so do events slower to show than to come (`bt full` of a deep Python
+  stack), since a batch is bounded in time too.
 - Tracing wraith's own PID is refused (status 2).
 - Ctrl-C shows the events still in the buffer: hits while wraith was
   stopped (SIGSTOP) come out after SIGINT, in order, none left "not read".
@@ -97,9 +99,16 @@ ENV = dict(os.environ, LD_LIBRARY_PATH=LIBDIR)
 STORM = ["-t", LIBC, "-s", 'trace malloc { print "m {}", $pid; }', "--script-output", "plain", "-q"]
 
 
-def storm(stop, how):
-    args = [WRAITH] + STORM + (["--timeout", "2"] if stop is None else [])
-    hog = subprocess.Popen([sys.executable, "-c", "while True: bytearray(4096)"], env=ENV)
+# Events slower to show than the hits that make them (`bt full` of a
+# deep Python stack, tens of ms each): --timeout still ends the run, since
+# a batch is also bounded in time.
+SLOW = ["-t", LIBC, "-s", "trace malloc { bt full; }", "--script-output", "plain", "-q"]
+DEEP = "def f(n):\n    return bytearray(4096) if n == 0 else f(n - 1)\nwhile True: f(30)"
+
+
+def storm(stop, how, script=STORM, hog_code="while True: bytearray(4096)"):
+    args = [WRAITH] + script + (["--timeout", "2"] if stop is None else [])
+    hog = subprocess.Popen([sys.executable, "-c", hog_code], env=ENV)
     out = os.path.join(TESTDIR, "storm.out")
     with open(out, "w") as f:
         p = subprocess.Popen(args, stdout=f, stderr=subprocess.PIPE, env=ENV)
@@ -124,6 +133,7 @@ def storm(stop, how):
 
 
 storm(None, "--timeout")
+storm(None, "--timeout, events slower to show than to come", SLOW, DEEP)
 storm(signal.SIGINT, "SIGINT")
 storm(signal.SIGTERM, "SIGTERM")
 
