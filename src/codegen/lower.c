@@ -182,6 +182,17 @@ static void lower_bt_refs(struct cg *cg, const struct ast_stmt *s)
 	call(cg, WR_FN_ITEM_CLOSE, args, 2);
 }
 
+/* The CFI rule of the site's own pc for wr_bt()'s rule0: from the site's
+ * table entry when it has one, so that sites whose rules differ (in one
+ * module or several) share their forms' programs and frame 0 of every
+ * site is unwound by its own rule, whichever site the program was built
+ * for. */
+static LLVMValueRef site_rule0(struct cg *cg)
+{
+	return LLVMBuildTrunc(cg->builder, cg_site_const(cg, cg->plan->rule0),
+			      LLVMInt32TypeInContext(cg->ctx), "rule0");
+}
+
 static void lower_bt(struct cg *cg, const struct ast_stmt *s)
 {
 	unsigned long long index = (unsigned long long)ast_probe_index_of(cg->plan->ast, s);
@@ -194,7 +205,7 @@ static void lower_bt(struct cg *cg, const struct ast_stmt *s)
 	args[1] = cg->buf;
 	args[2] = c32(cg, depth);
 	args[3] = c32(cg, wr_bt_flags_index(s->bt_flags, (__u32)index));
-	args[4] = c32(cg, cg->plan->rule0);
+	args[4] = site_rule0(cg);
 	call(cg, WR_FN_BT, args, 5);
 }
 
@@ -241,7 +252,7 @@ static int lower_count(struct cg *cg, const struct ast_stmt *s)
 	args[1] = cg->buf;
 	args[2] = c32(cg, depth < WR_COUNT_MAX_DEPTH ? depth : WR_COUNT_MAX_DEPTH);
 	args[3] = c32(cg, wr_bt_flags_index(s->bt_flags, (__u32)index));
-	args[4] = c32(cg, cg->plan->rule0);
+	args[4] = site_rule0(cg);
 	call(cg, WR_FN_COUNT_BT, args, 6);
 	return 0;
 }

@@ -259,6 +259,7 @@ static void site_plan(struct session *s, struct probe *p, struct probe_site *sit
 						 .tls_block = tls_block,
 						 .frame_vars = frame_vars, .ctx = sc };
 	site_cfa(s, site, plan);
+	plan->rule0 = site->rule0; /* looked up again if the rows were not read */
 	if (plan->tgid)
 		proc_pidns((pid_t)plan->tgid, &plan->pidns_dev, &plan->pidns_ino);
 	plan->fsbase_offset = runtime_fsbase_offset;
@@ -614,12 +615,7 @@ int session_load_sites(struct session *s, struct probe *p, size_t first, struct 
 {
 	bool *failed;
 	size_t ok = 0, n_failed = 0;
-	/* Not yet for a probe that unwinds: in the one program of several
-	 * forms, some sites' backtraces stop at their first frame
-	 * (bt_pending.py, clang-O2), where the forms' own programs unwind. */
-	bool unwinds = ast_probe_count(p->ast, AST_STMT_BT) + ast_probe_count(p->ast, AST_STMT_COUNT) > 0;
-	int err = p->n_sites - first > 1 && !unwinds ? load_sites_together(s, p, first, d, errors)
-						       : -EAGAIN;
+	int err = p->n_sites - first > 1 ? load_sites_together(s, p, first, d, errors) : -EAGAIN;
 
 	if (err != -EAGAIN)
 		return err;

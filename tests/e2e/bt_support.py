@@ -28,10 +28,9 @@ from wraithtest import *
 GCC_VARIANTS = ("O0", "O2", "O2fp", "O0-nopie", "O2-nopie")
 VARIANTS = GCC_VARIANTS + tuple("clang-" + v for v in GCC_VARIANTS)
 
-# Runs inside gdb after EXTRA, FUNCTION, ARGS and COUNT are defined.
-# Prints one "WRSTACK <json>" line per stop: a list of frames {name,
+# _dump() prints one "WRSTACK <json>" line: a list of frames {name,
 # inline, sigtramp, tailcall, module, tid}, innermost first, past main.
-_GDB_SCRIPT = r'''
+_GDB_DUMP = r'''
 import gdb, json, os
 
 _vdso = None
@@ -55,7 +54,7 @@ def _module(pc):
         name = gdb.current_progspace().filename
     return os.path.basename(os.path.realpath(name)) if name else None
 
-def _dump():
+def _dump(at=None):
     out = []
     f = gdb.newest_frame()
     while f is not None:
@@ -71,8 +70,13 @@ def _dump():
             f = f.older()
         except gdb.error:
             break
-    gdb.write("WRSTACK " + json.dumps(out) + "\n")
+    gdb.write("WRSTACK " + json.dumps(out if at is None else {"pc": at, "stack": out}) + "\n")
 
+'''
+
+# Runs inside gdb after EXTRA, FUNCTION, ARGS and COUNT are defined: a
+# _dump() per stop.
+_GDB_SCRIPT = _GDB_DUMP + r'''
 for c in ["set pagination off", "set confirm off", "set breakpoint pending on",
           "set backtrace past-main on", "set print thread-events off",
           "set print inferior-events off"] + EXTRA:
@@ -114,6 +118,34 @@ def gdb_stacks(binary, args=(), count=1, function="leaf", extra=()):
 def _run_gdb(binary, args, count, function, extra):
     return gdb_python(_GDB_SCRIPT, binary, tag="WRSTACK", EXTRA=list(extra), FUNCTION=function,
                       ARGS=" ".join(str(a) for a in args), COUNT=count)
+
+
+# Runs inside gdb after PID and PCS are defined: attached to PID, one
+# "WRSTACK <json>" line {"pc": pc, "stack": frames as above} at each of
+# PCS the process reaches, once each.
+_GDB_AT = _GDB_DUMP + r'''
+gdb.execute("set pagination off")
+gdb.execute("set backtrace past-main on")
+gdb.execute("attach %d" % PID, to_string=True)
+bps = dict((pc, gdb.Breakpoint("*0x%x" % pc)) for pc in PCS)
+while bps:
+    try:
+        gdb.execute("continue", to_string=True)
+    except gdb.error:
+        break
+    pc = int(gdb.parse_and_eval("$pc"))
+    if pc in bps:
+        bps.pop(pc).delete()
+        _dump(pc)
+gdb.execute("detach", to_string=True)
+'''
+
+
+def gdb_stacks_at(pid, pcs, timeout=300):
+    """gdb attached to live process @pid, stopped once at each of @pcs:
+    {pc: stack (as gdb_stacks())} for each pc the process reached."""
+    got = gdb_python(_GDB_AT, pid, timeout=timeout, tag="WRSTACK", PCS=list(pcs))
+    return dict((d["pc"], d["stack"]) for d in got)
 
 
 def wraith_bts(pid, script="trace leaf { bt; }", events=1, timeout=20, depth=None, extra=()):

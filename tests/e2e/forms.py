@@ -9,14 +9,20 @@ and "one program"), and at every site the values printed are gdb's at the
 same pc of the same process: v and site do not change from round to round
 (forms.c), so each pc has one line of values.  A site where gdb has no
 hot frame (a pc only the location views place in hot) is not compared.
+
+The probe has a bt too, and so unwinds in the forms' one program: at every
+site the backtrace is gdb's `bt` at that pc, frame for frame (physical
+frames, their modules and names, inline frames included).  Frame 0 is
+unwound by the rule of the site's own pc: a program built for another
+site of the form must not lend it its own (the sites' frames differ).
 """
 import re
 
-from wraithtest import *
+from bt_support import *
 
 require_root()
 
-SCRIPT = 'trace hot { print "{}|{}|{}", $pc, v, site; }'
+SCRIPT = 'trace hot { print "{}|{}|{}", $pc, v, site; bt; }'
 
 
 
@@ -32,14 +38,24 @@ def one(build):
     m = re.search(r"probe 1: (\d+) sites in (\d+) forms, one program", res.stderr)
     check(m is not None and int(m.group(2)) >= 3,
           "%s: the sites' forms are one program (%s)" % (build, m.group(0) if m else "no such line"))
-    by_pc = {}
+    by_pc, bts = {}, {}
     for ev in json_events(res.stdout):
         pc, v, site = [it for it in ev["items"] if it["type"] == "print"][0]["args"]
         by_pc.setdefault(int(pc["value"], 16), set()).add((shown(v), shown(site)))
+        bts.setdefault(int(pc["value"], 16), [it for it in ev["items"] if it["type"] == "backtrace"][0])
     check(len(by_pc) >= 10, "%s: %d sites fired" % (build, len(by_pc)))
     check(all(len(vals) == 1 for vals in by_pc.values()), "%s: one pc, one line of values" % build)
     gv = gdb_frame_values(fx.pid, sorted(by_pc), "hot", ("v", "site"))
+    stacks = gdb_stacks_at(fx.pid, sorted(bts))
     fx.stop()
+    check(len(stacks) == len(bts), "%s: gdb stopped at each of the %d pcs (%d)" % (build, len(bts), len(stacks)))
+    own, same = own_modules(fixture(build)), 0
+    for pc, stack in sorted(stacks.items()):
+        if stack[0]["name"] != "hot":
+            continue  # gdb stands in the caller at an inlined call's first pc
+        same += 1
+        compare_stack(bts[pc], stack, own, "%s at 0x%x: the backtrace is gdb's" % (build, pc))
+    check(same >= len(bts) // 2, "%s: backtraces compared at %d of %d pcs" % (build, same, len(bts)))
     compared = 0
     for pc, vals in sorted(by_pc.items()):
         g = gv.get("%x" % pc)
