@@ -215,6 +215,58 @@ WR_SUBPROG long wr_arg_cstr(struct wr_event_buf *ev, __u64 uptr, __u32 max_statu
 	return 0;
 }
 
+/* @n, at most WR_ARG_WSTR_MAX, bounded for the verifier in all 64 bits. */
+WR_INLINE __u64 bounded_wstr(__u32 n)
+{
+	__u64 v = n;
+
+	WR_BARRIER_VAR(v);
+	v &= 2 * WR_ARG_WSTR_MAX - 1;
+	return v > WR_ARG_WSTR_MAX ? WR_ARG_WSTR_MAX : v;
+}
+
+/* Append a pointer @uptr to a wide string (wchar_t, char16_t, char32_t
+ * characters) and the max bytes from there (<= WR_ARG_WSTR_MAX):
+ * @max_status and @kind_aux as for wr_arg_cstr().  Its NUL character is
+ * not looked for here but by the renderer; the read is cut at the first
+ * page that cannot be read (the bytes span two pages at most). */
+WR_SUBPROG long wr_arg_wstr(struct wr_event_buf *ev, __u64 uptr, __u32 max_status, __u32 kind_aux)
+{
+	struct wr_arg_header *ah;
+	__u32 max = wr_str_max_of(max_status), status = wr_str_status_of(max_status);
+	__u64 first, n = 0;
+	__u8 *dst;
+	long off;
+
+	if (!ev)
+		return 0;
+	max = max > WR_ARG_WSTR_MAX ? WR_ARG_WSTR_MAX : max;
+	off = reserve(ev->data, sizeof(*ah) + 8 + WR_ARG_WSTR_MAX);
+	if (off < 0)
+		return 0;
+	ah = (struct wr_arg_header *)payload_at(ev->data, (__u32)off);
+	ah->kind = (__u8)kind_aux;
+	ah->aux = kind_aux >> 8;
+	*(__u64 *)(ah + 1) = uptr;
+	ah->status = (__u8)status;
+	dst = (__u8 *)(ah + 1) + 8;
+	if (!status && uptr) {
+		/* all of it; where that fails, up to the end of its first page */
+		n = bounded_wstr(max);
+		if (user_read(dst, (__u32)n, (const void *)uptr)) {
+			first = 4096 - (uptr & 4095);
+			n = first < n ? bounded_wstr((__u32)first) : 0;
+			if (!n || user_read(dst, (__u32)n, (const void *)uptr)) {
+				n = 0;
+				ah->status = WR_ARG_POINTEE_ERROR;
+			}
+		}
+	}
+	ah->len = (__u16)(8 + n);
+	((struct wr_event_header *)ev->data)->payload_len -= WR_ARG_WSTR_MAX - ((n + 7) & ~7ull);
+	return 0;
+}
+
 /* Append @size (<= 256) raw bytes read from user memory at @uptr;
  * @kind_status = kind | status << 8, where a non-zero status says finding
  * the address failed (nothing is read then).  When the bytes cannot be

@@ -45,6 +45,12 @@ bool ctype_is_text_pointer(const struct dw_type *t)
 	       t->target->kind == DW_TYPE_INT;
 }
 
+bool ctype_is_wide_text_pointer(const struct dw_type *t)
+{
+	return t->kind == DW_TYPE_POINTER && !t->is_reference && !t->container && t->target &&
+	       t->target->char_prefix && t->target->kind == DW_TYPE_INT;
+}
+
 const struct dw_type *ctype_integer(unsigned bits, bool is_signed)
 {
 	if (bits > 32)

@@ -40,6 +40,9 @@ bool ctype_is_arith(const struct dw_type *t);
 bool ctype_is_scalar(const struct dw_type *t);
 /* A pointer whose target is a character type: printed as a string. */
 bool ctype_is_text_pointer(const struct dw_type *t);
+/* A pointer to wide characters (wchar_t, char16_t, char32_t: types.h
+ * char_prefix), shown with the string it points to as gdb shows it. */
+bool ctype_is_wide_text_pointer(const struct dw_type *t);
 
 /* The builtin integer type of @bits (32 or 64) and signedness. */
 const struct dw_type *ctype_integer(unsigned bits, bool is_signed);

@@ -68,6 +68,26 @@ static void emit_cstr(struct cg *cg, LLVMValueRef ptr, unsigned max, LLVMValueRe
 	cg_call(cg, WR_FN_ARG_CSTR, args, 4);
 }
 
+/* A pointer @ptr to wide characters of type @e and the bytes of at most
+ * print elements of them and a NUL (the renderer finds where the string
+ * ends); @status and @kind_aux as for emit_cstr(). */
+static void emit_wstr(struct cg *cg, LLVMValueRef ptr, const struct dw_type *e, LLVMValueRef status,
+		      unsigned kind_aux)
+{
+	uint64_t max = ((uint64_t)cg->print_elements + 1) * e->size;
+	LLVMValueRef ms, args[4];
+
+	ms = cg_i32(cg, wr_str_max_status(max < WR_ARG_WSTR_MAX ? (unsigned)max : WR_ARG_WSTR_MAX, WR_ARG_OK));
+	if (status)
+		ms = LLVMBuildOr(cg->builder, ms,
+				 LLVMBuildShl(cg->builder, status, cg_i32(cg, WR_STR_STATUS_SHIFT), ""), "");
+	args[0] = cg->buf;
+	args[1] = ptr;
+	args[2] = ms;
+	args[3] = cg_i32(cg, kind_aux | WR_ARG_AUX_WIDE << 8);
+	cg_call(cg, WR_FN_ARG_WSTR, args, 4);
+}
+
 struct attach_walk {
 	struct cg *cg;
 	LLVMValueRef addr;  /* of the printed value */
@@ -114,6 +134,13 @@ static void attach_strings(struct attach_walk *w, const struct dw_type *t, uint6
 		if (!p)
 			return;
 		emit_cstr(w->cg, p, WR_ARG_ATTACH_STR, st, WR_ARG_ATTACH | (unsigned)at << 8);
+		w->n++;
+	} else if (ctype_is_wide_text_pointer(t) && at + 8 <= w->limit) {
+		LLVMValueRef st = NULL, p = attached_pointer(w, at, &st);
+
+		if (!p)
+			return;
+		emit_wstr(w->cg, p, t->target, st, WR_ARG_ATTACH | (unsigned)at << 8);
 		w->n++;
 	} else if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION) {
 		for (size_t i = 0; i < t->n_members; i++)
@@ -448,6 +475,10 @@ static int print_value(struct cg *cg, const struct ast_expr *e, struct cg_value 
 		return -WR_ESEMANTIC;
 	if (ctype_is_text_pointer(t) && !as_number) {
 		emit_cstr(cg, x, WR_ARG_STR_MAX, v->status, WR_ARG_CSTR);
+		return 0;
+	}
+	if (ctype_is_wide_text_pointer(t) && !as_number) {
+		emit_wstr(cg, x, t->target, v->status, WR_ARG_CSTR);
 		return 0;
 	}
 	emit_scalar(cg, scalar_kind(t), value_or_failed_at(cg, v, pre, x), v->status, (unsigned)t->size);

@@ -121,6 +121,22 @@ static void drain(struct vars_cache *c)
 
 /* ---- kinds ---- */
 
+/* The literal prefix gdb gives a wide character type named @name of
+ * @size bytes (types.h: char_prefix): wchar_t, char16_t, char32_t by
+ * name, as gdb recognizes them (in C they are typedefs); NULL else. */
+static const char *wide_prefix(const char *name, uint64_t size)
+{
+	if (!name || (size != 2 && size != 4))
+		return NULL;
+	if (!strcmp(name, "wchar_t"))
+		return "L";
+	if (!strcmp(name, "char16_t"))
+		return "u";
+	if (!strcmp(name, "char32_t"))
+		return "U";
+	return NULL;
+}
+
 static void set_base(struct dw_type *t, Dwarf_Die *die)
 {
 	uint64_t enc = udata_attr(die, DW_AT_encoding, 0);
@@ -134,6 +150,7 @@ static void set_base(struct dw_type *t, Dwarf_Die *die)
 	t->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
 	t->is_char = enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char ||
 		     (t->size == 1 && t->name && strstr(t->name, "char"));
+	t->char_prefix = wide_prefix(t->name, t->size);
 }
 
 /* The bit offset of bitfield @member from the start of its struct, when
@@ -618,6 +635,8 @@ static void fill_c(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die, int 
 	case DW_TAG_typedef:
 		*t = *element(c, die);
 		t->name = name ? name : t->name;
+		if (t->kind == DW_TYPE_INT && wide_prefix(name, t->size)) /* C's wchar_t */
+			t->char_prefix = wide_prefix(name, t->size);
 		if (name && *scope_prefix(c, die)) /* std::size_t */
 			t->name = own(c, xasprintf("%s%s", scope_prefix(c, die), name));
 		break;

@@ -68,6 +68,12 @@ struct dw_type {
 	uint64_t size;             /* bytes (0 when unknown or void) */
 	bool is_signed;
 	bool is_char;              /* char, signed char, unsigned char (and arrays of them read as text) */
+	/* A wide character gdb shows as text, its number then its literal
+	 * (90 L'Z'), an array or pointer of them as a string (L"abc"): the
+	 * literal's prefix, "L" for wchar_t, "u" for char16_t, "U" for
+	 * char32_t (a C++ base type, or in C a typedef of that name); NULL
+	 * for any other type. */
+	const char *char_prefix;
 	const struct dw_type *target; /* pointee or array element */
 	uint64_t count;            /* array elements (0: unknown) */
 	const struct dw_member *members; /* struct/union */

@@ -28,6 +28,7 @@
 	X(ITEM_CLOSE, wr_item_close, 2)         \
 	X(ARG_SCALAR, wr_arg_scalar, 4)         \
 	X(ARG_CSTR, wr_arg_cstr, 4)             \
+	X(ARG_WSTR, wr_arg_wstr, 4)             \
 	X(ARG_USER_BYTES, wr_arg_user_bytes, 4) \
 	X(ARG_PIECES, wr_arg_pieces, 2)         \
 	X(ARG_WORD, wr_arg_word, 5)             \

@@ -138,7 +138,8 @@ enum wr_arg_kind {
 			   * failed */
 	WR_ARG_ENUM = 9,  /* an enum value, rendered with its DWARF type */
 	WR_ARG_CSTR = 10, /* a char pointer and its string: 8 bytes of pointer, then
-			   * the bytes read (NUL-terminated, or cut at the limit) */
+			   * the bytes read (NUL-terminated, or cut at the limit; a
+			   * wide string's, WR_ARG_AUX_WIDE: to the limit) */
 	WR_ARG_ATTACH = 11, /* as WR_ARG_CSTR, for a char pointer inside the previous
 			     * argument (aux = the pointer's byte offset in it); it is
 			     * part of that argument, not a print argument of its own */
@@ -166,6 +167,11 @@ enum wr_arg_kind {
 			    * failed copy is sent before it) */
 
 #define WR_ARG_STR_MAX 256u    /* bytes of a string argument */
+#define WR_ARG_WSTR_MAX 1024u  /* bytes of a wide string argument (wr_arg_wstr) */
+/* In the aux of a WR_ARG_CSTR or ATTACH: made by wr_arg_wstr(), the
+ * bytes of a wide string, read to the limit and not to a NUL (an
+ * ATTACH's offset is in the bits below). */
+#define WR_ARG_AUX_WIDE 0x800000u
 #define WR_DUMP_MAX 256u       /* bytes of one memory dump (GhostScope's mem_dump_cap) */
 #define WR_ARG_ATTACH_MAX 16u  /* strings attached to one argument */
 #define WR_ARG_ATTACH_STR 128u /* bytes of an attached string */

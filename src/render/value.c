@@ -29,6 +29,7 @@
 #include "render/render_priv.h"
 #include "util/strbuf.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -72,48 +73,72 @@ static int64_t sign_extend(uint64_t v, unsigned bits)
 
 /* ---- characters and strings ---- */
 
-/* One character inside quotes @quote, escaped as gdb escapes it. */
-static void escaped(unsigned char c, char quote, struct strbuf *out)
+/* One character (a unit of a string: a byte, or a wide character's 2
+ * or 4 bytes) inside quotes @quote, escaped as gdb escapes it in the C
+ * locale: printable ASCII as itself, else in octal when it fits three
+ * digits, else in hex, after which a hex digit is escaped too (*@hex:
+ * the unit before was a hex escape). */
+static void escaped(uint32_t c, char quote, bool *hex, struct strbuf *out)
 {
 	static const char from[] = "\a\b\f\n\r\t\v", to[] = "abfnrtv";
-	const char *e = c ? strchr(from, c) : NULL;
+	const char *e = c && c < 0x80 ? strchr(from, (int)c) : NULL;
+	bool after_hex = *hex;
 
-	if (c == '\\' || c == (unsigned char)quote)
-		strbuf_addf(out, "\\%c", c);
-	else if (e)
+	*hex = false;
+	if (e) {
 		strbuf_addf(out, "\\%c", to[e - from]);
-	else if (c >= 0x20 && c < 0x7f)
+	} else if (c >= 0x20 && c < 0x7f && !(after_hex && isxdigit((int)c))) {
+		if (c == '\\' || c == (unsigned char)quote)
+			strbuf_addch(out, '\\');
 		strbuf_addch(out, (char)c);
-	else
+	} else if (c <= 0777) {
 		strbuf_addf(out, "\\%03o", c);
+	} else {
+		strbuf_addf(out, "\\x%x", c);
+		*hex = true;
+	}
 }
 
-static void char_literal(unsigned char c, struct strbuf *out)
+static void char_literal(uint32_t c, const char *prefix, bool *hex, struct strbuf *out)
 {
-	strbuf_addch(out, '\'');
-	escaped(c, '\'', out);
+	strbuf_addf(out, "%s'", prefix ? prefix : "");
+	escaped(c, '\'', hex, out);
 	strbuf_addch(out, '\'');
 }
 
-void render_text(const uint8_t *s, size_t n, bool more, struct strbuf *out)
+/* Unit @i of text @s of @width-byte units. */
+static uint32_t unit_at(const uint8_t *s, size_t i, unsigned width)
 {
-	bool quoted = false, any = false;
+	uint32_t u = 0;
 
+	memcpy(&u, s + i * width, width > 4 ? 4 : width);
+	return width == 1 ? (uint8_t)u : width == 2 ? (uint16_t)u : u;
+}
+
+/* @n units of @width bytes at @s as gdb shows a string (render_text()),
+ * after the literal's @prefix (NULL: none; once, before all). */
+static void units_text(const uint8_t *s, size_t n, unsigned width, const char *prefix, bool more,
+		       struct strbuf *out)
+{
+	bool quoted = false, any = false, hex = false;
+
+	strbuf_addstr(out, prefix ? prefix : "");
 	for (size_t i = 0; i < n;) {
+		uint32_t c = unit_at(s, i, width);
 		size_t run = 1;
 
-		while (i + run < n && s[i + run] == s[i])
+		while (i + run < n && unit_at(s, i + run, width) == c)
 			run++;
 		if (run > REPEAT_THRESHOLD) {
 			strbuf_addstr(out, quoted ? "\", " : any ? ", " : "");
-			char_literal(s[i], out);
+			char_literal(c, NULL, &hex, out);
 			strbuf_addf(out, " <repeats %zu times>", run);
 			quoted = false;
 		} else {
 			if (!quoted)
 				strbuf_addstr(out, any ? ", \"" : "\"");
 			for (size_t k = 0; k < run; k++)
-				escaped(s[i], '"', out);
+				escaped(c, '"', &hex, out);
 			quoted = true;
 		}
 		any = true;
@@ -125,6 +150,11 @@ void render_text(const uint8_t *s, size_t n, bool more, struct strbuf *out)
 		strbuf_addstr(out, "\"\"");
 	if (more)
 		strbuf_addstr(out, "...");
+}
+
+void render_text(const uint8_t *s, size_t n, bool more, struct strbuf *out)
+{
+	units_text(s, n, 1, NULL, more, out);
 }
 
 /* ---- scalars ---- */
@@ -239,7 +269,10 @@ static void integer_text(const struct dw_type *t, uint64_t raw, unsigned bits, s
 			strbuf_addf(out, "%" PRIu64, v);
 		if (t->is_char && t->size == 1 && t->kind == DW_TYPE_INT) {
 			strbuf_addch(out, ' ');
-			char_literal((unsigned char)v, out);
+			char_literal((unsigned char)v, NULL, &(bool){ false }, out);
+		} else if (t->char_prefix && bits == t->size * 8) {
+			strbuf_addch(out, ' ');
+			char_literal((uint32_t)(raw & mask), t->char_prefix, &(bool){ false }, out);
 		}
 	}
 }
@@ -271,25 +304,32 @@ static const char *strip_qualifiers(const char *name)
 static bool shows_type(const struct dw_type *t)
 {
 	return !dw_type_is_flexible(t) &&
-	       !(strchr(t->name, '*') && t->target && !strcmp(strip_qualifiers(t->target->name), "char"));
+	       !(strchr(t->name, '*') && t->target &&
+		 (!strcmp(strip_qualifiers(t->target->name), "char") || t->target->char_prefix));
 }
 
 static const struct ev_arg *attachment(const struct render_value_ctx *vc, size_t at)
 {
 	for (size_t i = 0; vc && i < vc->n_attach; i++)
-		if (vc->attach[i].kind == WR_ARG_ATTACH && vc->attach[i].aux == at)
+		if (vc->attach[i].kind == WR_ARG_ATTACH && (vc->attach[i].aux & ~WR_ARG_AUX_WIDE) == at)
 			return &vc->attach[i];
 	return NULL;
 }
 
-/* The string a char pointer points to, as read at run time. */
-static void pointed_text(const struct ev_arg *s, size_t max, struct strbuf *out)
+/* The string a char pointer points to, as read at run time; a wide
+ * one's (@e: its characters' type) up to its first NUL character, which
+ * the probe does not look for. */
+static void pointed_text(const struct ev_arg *s, const struct dw_type *e, size_t max, struct strbuf *out)
 {
-	size_t n = s->data ? strnlen((const char *)s->data, s->len) : 0;
+	unsigned width = e && e->char_prefix ? (unsigned)e->size : 1;
+	size_t n = 0, units = s->data ? s->len / width : 0;
 
+	while (n < units && unit_at(s->data, n, width))
+		n++;
 	if (s->status == WR_ARG_OK || s->status == WR_ARG_TRUNCATED) {
 		strbuf_addch(out, ' ');
-		render_text(s->data, n > max ? max : n, n >= s->len || n > max, out);
+		units_text(s->data, n > max ? max : n, width, width > 1 ? e->char_prefix : NULL,
+			   n >= units || n > max, out);
 	} else if (s->status == WR_ARG_POINTEE_ERROR) {
 		strbuf_addf(out, " <error: Cannot access memory at address 0x%" PRIx64 ">", s->value);
 	}
@@ -304,7 +344,7 @@ void render_pointer(const struct dw_type *t, uint64_t v, const struct ev_arg *te
 	if (v && vc && vc->symbol)
 		vc->symbol(vc->ctx, v, out);
 	if (v && text && !(t->kind == DW_TYPE_ARRAY && !t->is_char))
-		pointed_text(text, render_limits_of(vc).elements, out);
+		pointed_text(text, t->target, render_limits_of(vc).elements, out);
 }
 
 /* ---- C++ references and pointers to members ---- */
@@ -451,33 +491,36 @@ static void members(const struct dw_type *t, const uint8_t *data, size_t len, si
 	strbuf_addch(out, '}');
 }
 
-/* How many of @s's @n characters gdb shows under `print elements` @max:
- * whole runs of one character, until @max characters are behind. */
-static size_t text_cut(const uint8_t *s, size_t n, size_t max)
+/* How many of @s's @n characters (@width-byte units) gdb shows under
+ * `print elements` @max: whole runs of one character, until @max
+ * characters are behind. */
+static size_t text_cut(const uint8_t *s, size_t n, unsigned width, size_t max)
 {
 	size_t i = 0;
 
 	while (i < n && i < max) {
 		size_t run = 1;
 
-		while (i + run < n && s[i + run] == s[i])
+		while (i + run < n && unit_at(s, i + run, width) == unit_at(s, i, width))
 			run++;
 		i += run;
 	}
 	return i;
 }
 
-/* A char array: every byte, less one NUL at the end, as gdb shows it. */
+/* A char array (or one of wide characters): every character, less one
+ * NUL at the end, as gdb shows it. */
 static void char_array(const struct dw_type *t, const uint8_t *data, size_t len, size_t max,
 		       struct strbuf *out)
 {
-	size_t n = t->count < len ? t->count : len, cut;
+	unsigned width = (unsigned)t->target->size;
+	size_t n = t->count < len / width ? t->count : len / width, cut;
 	bool short_copy = n < t->count;
 
-	if (!short_copy && n && data[n - 1] == 0)
+	if (!short_copy && n && !unit_at(data, n - 1, width))
 		n--;
-	cut = text_cut(data, n, max);
-	render_text(data, cut, short_copy || cut < n, out);
+	cut = text_cut(data, n, width, max);
+	units_text(data, cut, width, t->target->char_prefix, short_copy || cut < n, out);
 }
 
 static void elements(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
@@ -496,8 +539,9 @@ static void elements(const struct dw_type *t, const uint8_t *data, size_t len, s
 		return;
 	}
 	/* a char array with a byte not kept: gdb shows its elements */
-	if (e->is_char && e->size == 1 && e->kind == DW_TYPE_INT &&
-	    !(w->vc && render_bits_gone(w->vc->unavail, at * 8, (t->count < len ? t->count : len) * 8, false))) {
+	if (((e->is_char && e->size == 1) || e->char_prefix) && e->kind == DW_TYPE_INT &&
+	    !(w->vc && render_bits_gone(w->vc->unavail, at * 8, (t->count * e->size < len ? t->count * e->size : len) * 8,
+					false))) {
 		char_array(t, data, len, w->lim.elements, out);
 		return;
 	}
@@ -642,7 +686,7 @@ static void rust_char(uint32_t c, struct strbuf *out)
 {
 	strbuf_addf(out, "%u '", c);
 	if (c < 0x80)
-		escaped((unsigned char)c, '\'', out);
+		escaped(c, '\'', &(bool){ false }, out);
 	else
 		strbuf_addf(out, "\\u{%x}", c);
 	strbuf_addch(out, '\'');
@@ -683,7 +727,7 @@ static bool too_deep(const struct dw_type *t, const struct walk *w)
 	if (w->depth < (int)w->lim.depth || (w->snap && !w->raw && dw_std_recognize(t, &(struct dw_std){ 0 })))
 		return false;
 	return t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION ||
-	       (t->kind == DW_TYPE_ARRAY && !(t->target && t->target->is_char));
+	       (t->kind == DW_TYPE_ARRAY && !(t->target && (t->target->is_char || t->target->char_prefix)));
 }
 
 static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,

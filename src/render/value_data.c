@@ -126,6 +126,60 @@ static bool is_char_pointer(const struct dw_type *t)
 	return e && e->is_char && e->size == 1 && !t->is_reference;
 }
 
+static void utf8_add(struct strbuf *sb, uint32_t c)
+{
+	if (c < 0x80) {
+		strbuf_addch(sb, (char)c);
+	} else if (c < 0x800) {
+		strbuf_addch(sb, (char)(0xc0 | c >> 6));
+		strbuf_addch(sb, (char)(0x80 | (c & 0x3f)));
+	} else if (c < 0x10000) {
+		strbuf_addch(sb, (char)(0xe0 | c >> 12));
+		strbuf_addch(sb, (char)(0x80 | (c >> 6 & 0x3f)));
+		strbuf_addch(sb, (char)(0x80 | (c & 0x3f)));
+	} else {
+		strbuf_addch(sb, (char)(0xf0 | c >> 18));
+		strbuf_addch(sb, (char)(0x80 | (c >> 12 & 0x3f)));
+		strbuf_addch(sb, (char)(0x80 | (c >> 6 & 0x3f)));
+		strbuf_addch(sb, (char)(0x80 | (c & 0x3f)));
+	}
+}
+
+/* @n wide characters of @width bytes at @data (UTF-16 or UTF-32, as
+ * char16_t and char32_t hold them; wchar_t is UTF-32 here) as a JSON
+ * string, up to the first NUL when @to_nul; a unit that is not a
+ * character (a lone surrogate, past U+10FFFF) is U+FFFD. */
+static void wide_string(const uint8_t *data, size_t n, unsigned width, bool to_nul, struct span_list *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = (uint32_t)render_read_uint(data + i * width, width), lo;
+
+		if (!c && to_nul)
+			break;
+		if (width == 2 && c >= 0xd800 && c < 0xdc00 && i + 1 < n &&
+		    (lo = (uint32_t)render_read_uint(data + (i + 1) * width, width)) >= 0xdc00 && lo < 0xe000) {
+			c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+			i++;
+		} else if ((c >= 0xd800 && c < 0xe000) || c > 0x10ffff) {
+			c = 0xfffd;
+		}
+		utf8_add(&sb, c);
+	}
+	span_datan(out, SPAN_STRING, sb.buf ? sb.buf : "", sb.len);
+	strbuf_release(&sb);
+}
+
+/* A wide string the probe read to its limit (WR_ARG_AUX_WIDE) for a
+ * pointer to characters of type @e. */
+static void wide_pointed(const struct ev_arg *s, const struct dw_type *e, struct span_list *out)
+{
+	unsigned width = e && e->size ? (unsigned)e->size : 4;
+
+	wide_string(s->data, s->data ? s->len / width : 0, width, true, out);
+}
+
 /* A char pointer's string, as the text shows it (the probe read it:
  * attached at the pointer's offset, or, inside a container, copied
  * among its memory at the address @v); false when it did not. */
@@ -139,13 +193,18 @@ static bool pointed_string(const struct dw_type *t, uint64_t v, const struct pla
 			   strnlen((const char *)copy->data, copy->len));
 		return true;
 	}
-	for (size_t i = 0; p && is_char_pointer(t) && i < p->n_attach; i++) {
+	for (size_t i = 0; p && (is_char_pointer(t) || (t->target && t->target->char_prefix)) && i < p->n_attach;
+	     i++) {
 		const struct ev_arg *s = &p->attach[i];
 
-		if (s->kind != WR_ARG_ATTACH || s->aux != p->at)
+		if (s->kind != WR_ARG_ATTACH || (s->aux & ~WR_ARG_AUX_WIDE) != p->at)
 			continue;
 		if (s->status != WR_ARG_OK && s->status != WR_ARG_TRUNCATED)
 			return false;
+		if (s->aux & WR_ARG_AUX_WIDE) {
+			wide_pointed(s, t->target, out);
+			return true;
+		}
 		span_datan(out, SPAN_STRING, (const char *)s->data,
 			   s->data ? strnlen((const char *)s->data, s->len) : 0);
 		return true;
@@ -306,6 +365,10 @@ static void elements(const struct dw_type *t, const uint8_t *data, const struct 
 
 	if (e->is_char && e->size == 1 && !render_bits_gone(p->gone, 0, n * 8, false)) {
 		span_datan(out, SPAN_STRING, (const char *)data, n);
+		return;
+	}
+	if (e->char_prefix && e->kind == DW_TYPE_INT && !render_bits_gone(p->gone, 0, n * 8, false)) {
+		wide_string(data, n / e->size < t->count ? n / e->size : t->count, (unsigned)e->size, false, out);
 		return;
 	}
 	span_open(out, SPAN_ARRAY);
@@ -545,6 +608,8 @@ static void arg_value(const struct ev_arg *a, const struct dw_type *t, enum ast_
 			span_null(out, SPAN_LITERAL);
 		else if (t && dw_type_is_flexible(t) && !t->is_char)
 			span_dataf(out, SPAN_STRING, "0x%" PRIx64, a->value); /* its address */
+		else if (a->kind == WR_ARG_CSTR && (a->aux & WR_ARG_AUX_WIDE))
+			wide_pointed(a, t && t->target ? t->target : NULL, out);
 		else
 			span_datan(out, SPAN_STRING, (const char *)a->data, a->len);
 	} else if (a->kind == WR_ARG_DUMP && spec == AST_FMT_STR) {

@@ -239,25 +239,38 @@ static bool value_of(const struct where *c, const struct dw_loc *l, uint64_t *ou
 
 /* ---- values as text ---- */
 
-/* The string a char pointer @p points to, into @buf (at most @max
- * bytes, up to its NUL): from the stack copy, or from the file of the
- * module whose read-only data holds it (a literal).  Elsewhere (the heap,
- * writable data) it may have changed since the probe fired: not read. */
-static size_t pointed_string(const struct where *c, uint64_t p, uint8_t *buf, size_t max)
+static bool unit_is_nul(const uint8_t *u, unsigned width)
+{
+	for (unsigned k = 0; k < width; k++)
+		if (u[k])
+			return false;
+	return true;
+}
+
+/* The string a char pointer @p points to (of @width-byte characters: 1,
+ * or a wide string's 2 or 4), into @buf (at most @max bytes, up to its
+ * NUL): from the stack copy, or from the file of the module whose
+ * read-only data holds it (a literal).  Elsewhere (the heap, writable
+ * data) it may have changed since the probe fired: not read. */
+static size_t pointed_string(const struct where *c, uint64_t p, unsigned width, uint8_t *buf, size_t max)
 {
 	size_t n = 0;
 	long got;
 
-	while (n < max && copy_read((void *)c->w->bt, p + n, buf + n, 1) == 0)
-		if (buf[n++] == '\0')
+	while (n + width <= max && copy_read((void *)c->w->bt, p + n, buf + n, width) == 0) {
+		n += width;
+		if (unit_is_nul(buf + n - width, width))
 			return n;
+	}
 	if (n > 0)
 		return n;
 	got = c->t ? target_read_const(c->t, (pid_t)c->pid, p, buf, max) : -1;
 	if (got <= 0)
 		return 0;
-	n = strnlen((const char *)buf, (size_t)got);
-	return n < (size_t)got ? n + 1 : (size_t)got;
+	for (n = 0; n + width <= (size_t)got; n += width)
+		if (unit_is_nul(buf + n, width))
+			return n + width;
+	return n;
 }
 
 static void bytes_text(const struct where *c, const struct dw_type *t, const uint8_t *data,
@@ -369,19 +382,25 @@ static void reference_text(const struct where *c, const struct dw_type *t, uint6
 /* The strings of a value's char pointers, each keyed by its offset in it. */
 struct strings {
 	struct ev_arg v[MAX_STRINGS];
-	uint8_t text[MAX_STRINGS][MAX_STRING + 1];
+	uint8_t text[MAX_STRINGS][(MAX_STRING + 1) * 4]; /* a wide string's too */
 	size_t n;
 };
 
-static bool is_char_pointer(const struct dw_type *t)
+/* A pointer to characters, shown with its string: their width (1, or a
+ * wide character's 2 or 4), else 0. */
+static unsigned char_pointer_width(const struct dw_type *t)
 {
-	return t->kind == DW_TYPE_POINTER && !t->is_reference && t->target && t->target->is_char &&
-	       t->target->size == 1;
+	if (t->kind != DW_TYPE_POINTER || t->is_reference || t->container || !t->target)
+		return 0;
+	if (t->target->is_char && t->target->size == 1)
+		return 1;
+	return t->target->char_prefix ? (unsigned)t->target->size : 0;
 }
 
 /* The string of the char pointer at @off of @data, where it can be read
  * (pointed_string). */
-static void add_string(const struct where *c, const uint8_t *data, size_t off, struct strings *s)
+static void add_string(const struct where *c, const uint8_t *data, size_t off, unsigned width,
+		       struct strings *s)
 {
 	struct ev_arg *a = &s->v[s->n];
 	uint64_t p;
@@ -391,7 +410,7 @@ static void add_string(const struct where *c, const uint8_t *data, size_t off, s
 		return;
 	*a = (struct ev_arg){ .kind = WR_ARG_ATTACH, .status = WR_ARG_OK, .aux = (uint32_t)off,
 			      .value = p, .data = s->text[s->n] };
-	a->len = pointed_string(c, p, s->text[s->n], sizeof(s->text[0]));
+	a->len = pointed_string(c, p, width, s->text[s->n], (MAX_STRING + 1) * width);
 	if (a->len)
 		s->n++;
 }
@@ -403,8 +422,8 @@ static void find_strings(const struct where *c, const struct dw_type *t, const u
 {
 	if (depth > 8 || off > len || t->size > len - off)
 		return;
-	if (is_char_pointer(t) && t->size == 8) {
-		add_string(c, data, off, s);
+	if (char_pointer_width(t) && t->size == 8) {
+		add_string(c, data, off, char_pointer_width(t), s);
 	} else if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION) {
 		for (size_t i = 0; i < t->n_members; i++)
 			if (!t->members[i].bit_size)

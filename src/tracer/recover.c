@@ -5,6 +5,7 @@
  * - WR_ARG_CSTR, WR_ARG_ATTACH with WR_ARG_POINTEE_ERROR: the pointer is
  *   the argument's value; the string is read up to the probe's limit, NUL
  *   included, as bpf_probe_read_user_str would have;
+ *   a wide string's (WR_ARG_AUX_WIDE) as many bytes as the probe reads;
  * - WR_ARG_BYTES with WR_ARG_READ_ERROR: the probe puts the address it
  *   failed at in the first 8 bytes (0 when an earlier read failed and the
  *   address is not known); len is the size it meant to read;
@@ -61,6 +62,21 @@ static void recover_string(struct read_recovery *r, pid_t pid, struct ev_arg *a,
 		buf[max - 1] = 0;
 	a->data = buf;
 	a->len = nul ? (size_t)(nul - buf) + 1 : max;
+	a->status = WR_ARG_OK;
+	r->recovered++;
+}
+
+/* A wide string's bytes (WR_ARG_AUX_WIDE): as many as the probe reads at
+ * most, or as can be read; the renderer finds where it ends. */
+static void recover_wide(struct read_recovery *r, pid_t pid, struct ev_arg *a)
+{
+	uint8_t *buf = new_buf(r, WR_ARG_WSTR_MAX);
+	size_t n = proc_stable_read(r->cache, pid, a->value, buf, WR_ARG_WSTR_MAX);
+
+	if (!n || n > WR_ARG_WSTR_MAX)
+		return;
+	a->data = buf;
+	a->len = n;
 	a->status = WR_ARG_OK;
 	r->recovered++;
 }
@@ -123,7 +139,10 @@ static void recover_arg(struct read_recovery *r, pid_t pid, struct ev_arg *a)
 		recover_scalar(r, pid, a);
 		return;
 	}
-	if (a->kind == WR_ARG_CSTR && a->status == WR_ARG_POINTEE_ERROR)
+	if ((a->kind == WR_ARG_CSTR || a->kind == WR_ARG_ATTACH) && a->status == WR_ARG_POINTEE_ERROR &&
+	    (a->aux & WR_ARG_AUX_WIDE))
+		recover_wide(r, pid, a);
+	else if (a->kind == WR_ARG_CSTR && a->status == WR_ARG_POINTEE_ERROR)
 		recover_string(r, pid, a, WR_ARG_STR_MAX);
 	else if (a->kind == WR_ARG_ATTACH && a->status == WR_ARG_POINTEE_ERROR)
 		recover_string(r, pid, a, WR_ARG_ATTACH_STR);
