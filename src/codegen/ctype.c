@@ -23,6 +23,9 @@ const struct dw_type ctype_void_ptr = { .kind = DW_TYPE_POINTER, .name = "void *
 static const struct dw_type code = { .kind = DW_TYPE_FUNCTION, .name = "void ()" };
 const struct dw_type ctype_code_ptr = { .kind = DW_TYPE_POINTER, .name = "void (*)()", .size = 8,
 					.target = &code };
+static const struct dw_type code_cxx = { .kind = DW_TYPE_FUNCTION, .name = "void (void)" };
+const struct dw_type ctype_code_ptr_cxx = { .kind = DW_TYPE_POINTER, .name = "void (*)(void)", .size = 8,
+					    .target = &code_cxx };
 
 bool ctype_is_integer(const struct dw_type *t)
 {

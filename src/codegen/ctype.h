@@ -31,6 +31,7 @@ extern const struct dw_type ctype_double;
 extern const struct dw_type ctype_void;
 extern const struct dw_type ctype_void_ptr;  /* $sp */
 extern const struct dw_type ctype_code_ptr;  /* $pc: void (*)() */
+extern const struct dw_type ctype_code_ptr_cxx; /* $pc in C++: void (*)(void) */
 
 /* Integer types: int and char of every width, _Bool, enums. */
 bool ctype_is_integer(const struct dw_type *t);

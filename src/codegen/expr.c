@@ -181,7 +181,7 @@ static int lower_special(struct cg *cg, const struct ast_expr *e, struct cg_valu
 		cg_set_value(out, &ctype_ulong, cg_call(cg, WR_FN_KTIME, NULL, 0));
 		return 0;
 	case AST_SPECIAL_PC:
-		cg_set_value(out, &ctype_code_ptr, cg_reg(cg, X86_DWARF_rip));
+		cg_set_value(out, cg->plan->cxx ? &ctype_code_ptr_cxx : &ctype_code_ptr, cg_reg(cg, X86_DWARF_rip));
 		return 0;
 	case AST_SPECIAL_SP:
 		cg_set_value(out, &ctype_void_ptr, cg_reg(cg, 7));

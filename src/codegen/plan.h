@@ -100,6 +100,9 @@ struct probe_plan {
 	 * cfa_reg is a DWARF register number, or -1 when unknown. */
 	int cfa_reg;
 	int32_t cfa_off;
+	/* The probe's code is C++'s: $pc is `void (*)(void)`, as gdb names
+	 * it there (in C, `void (*)()`). */
+	bool cxx;
 	/* One site of several: a print argument this site cannot give (an
 	 * error that another site does not have) prints a marker instead
 	 * (<unreadable at this site>, <no debug info>), returned in

@@ -75,6 +75,10 @@ uint64_t dw_module_dynamic_vaddr(const struct dw_module *m);
 /* True for a program (it names an interpreter, PT_INTERP), false for a
  * shared library. */
 bool dw_module_is_program(const struct dw_module *m);
+/* True when the compile unit whose code holds @pc is C++ (gdb then names
+ * types as C++ does: `void (*)(void)`); false when it is not, or no
+ * debug info says. */
+bool dw_module_pc_is_cxx(struct dw_module *m, uint64_t pc);
 /* True when @vaddr lies in an executable PT_LOAD segment. */
 bool dw_module_vaddr_is_code(const struct dw_module *m, uint64_t vaddr);
 

@@ -134,6 +134,13 @@ bool dw_unit_at(struct dw_module *m, uint64_t pc, Dwarf_Die *cudie)
 	return cu && full_unit(cu, cudie);
 }
 
+bool dw_module_pc_is_cxx(struct dw_module *m, uint64_t pc)
+{
+	Dwarf_Die cudie;
+
+	return dw_unit_at(m, pc, &cudie) && dw_unit_is_cxx(&cudie);
+}
+
 bool dw_next_unit(Dwarf *dw, Dwarf_CU **cu, Dwarf_Die *die, bool with_types)
 {
 	Dwarf_Die cudie, subdie;

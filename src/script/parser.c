@@ -313,11 +313,99 @@ static struct ast_expr *parse_special(struct parser *p)
 	return NULL;
 }
 
+/* Words that start a statement, which no cast is followed by. */
+static const char *const statement_words[] = { "print", "bt", "backtrace", "if", "else", "let", "trace",
+					       "count" };
+
+static bool is_type_word(const char *s, size_t n)
+{
+	static const char *const words[] = { "struct", "union", "enum", "unsigned", "signed", "char", "short",
+					     "int", "long", "float", "double", "void", "_Bool", "bool", "const",
+					     "volatile" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strlen(words[i]) == n && !memcmp(words[i], s, n))
+			return true;
+	return false;
+}
+
+/* The length of the type name a C-style cast at @s (just after its '(')
+ * holds, up to its ')': words, '*', '&', '::' and template brackets
+ * only, with a C type keyword, a '*' or '&' at its end, or (a lone name)
+ * an operand right after the ')'; 0 when @s is not one. */
+static size_t c_cast_type(const char *s)
+{
+	size_t n = 0, words = 0;
+	bool keyword = false, star = false;
+	const char *after;
+
+	while (s[n] && s[n] != ')') {
+		if (isalpha((unsigned char)s[n]) || s[n] == '_') {
+			size_t w = n;
+
+			while (isalnum((unsigned char)s[n]) || s[n] == '_')
+				n++;
+			keyword = keyword || is_type_word(s + w, n - w);
+			words++;
+			star = false;
+		} else if (strchr("*&", s[n])) {
+			star = words > 0;
+			n++;
+		} else if (strchr(" \t:<>,", s[n])) {
+			n++;
+		} else {
+			return 0;
+		}
+	}
+	if (s[n] != ')' || !words)
+		return 0;
+	for (after = s + n + 1; *after == ' ' || *after == '\t'; after++)
+		;
+	for (size_t i = 0; i < sizeof(statement_words) / sizeof(statement_words[0]); i++)
+		if (!strncmp(after, statement_words[i], strlen(statement_words[i])) &&
+		    !isalnum((unsigned char)after[strlen(statement_words[i])]) && after[strlen(statement_words[i])] != '_')
+			return 0; /* `if (x) print ...`: a statement follows, not an operand */
+	if (keyword || star || (words == 1 && (isalnum((unsigned char)*after) || strchr("_($\"", *after))))
+		return *after && *after != ';' && *after != ')' && *after != ',' ? n : 0;
+	return 0;
+}
+
+/* A C-style cast, `(char *)p`: not the script's, which writes it
+ * cast(p, "char *"); said with the hint, at the parenthesized type. */
+static bool refuse_c_cast(struct parser *p, const struct token *open)
+{
+	const char *s = p->text + open->off + 1, *op;
+	size_t n = c_cast_type(s), type_end = n, op_len;
+	struct src_loc loc = open->loc;
+	char hint[192];
+
+	if (!n)
+		return false;
+	while (type_end && s[type_end - 1] == ' ')
+		type_end--;
+	for (op = s + n + 1; *op == ' '; op++)
+		;
+	/* the operand C's cast takes: a name and its members and elements */
+	for (op_len = 0; isalnum((unsigned char)op[op_len]) || strchr("_.[]", op[op_len]) ||
+			 (op[op_len] == '-' && op[op_len + 1] == '>') || (op[op_len] == '>' && op[op_len - 1] == '-');
+	     op_len++)
+		;
+	if (!memchr(s, '\n', n))
+		loc.len = (unsigned)n + 2;
+	snprintf(hint, sizeof(hint), "write cast(%.*s, \"%.*s\")%s", op_len && op_len < 40 ? (int)op_len : 4,
+		 op_len && op_len < 40 ? op : "EXPR", (int)(type_end < 80 ? type_end : 80), s,
+		 " (doc/script-reference.md: cast)");
+	fail(p, loc, hint, "a C-style cast is not part of the script language");
+	return true;
+}
+
 static struct ast_expr *parse_paren(struct parser *p)
 {
 	struct token open = p->tok;
 	struct ast_expr *e;
 
+	if (refuse_c_cast(p, &open))
+		return NULL;
 	next(p);
 	e = parse_expr(p);
 	if (e && p->tok.kind != TOK_RPAREN)

@@ -251,6 +251,7 @@ static void site_plan(struct session *s, struct probe *p, struct probe_site *sit
 		strbuf_addch(where, ')');
 		plan->name = where->buf;
 	}
+	plan->cxx = dw_module_pc_is_cxx(site->mod->dw, site->where.vaddr);
 	if (dw_module_has_dwarf(site->mod->dw))
 		plan->vars = (struct plan_vars){ .find = var_find, .hint = var_hint,
 						 .find_type = type_find, .pointer_to = type_pointer,

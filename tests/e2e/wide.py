@@ -20,7 +20,9 @@ require_root()
 
 EXPRS = ["gw", "g16", "g32", "wuni", "wneg", "wnl", "wquote", "ubig", "wp", "up", "bigp", "longw",
          "emptyw", "nullw", "warr", "uarr", "bigarr", "rep", "sur", "lone", "hexd", "esc", "erep", "gn",
-         "gn.tag", "gn.c32", "*wp", "wp[1]", "&gw", "&warr[1]", "w", "c", "*n", "n->name", "heapw"]
+         "gn.tag", "gn.c32", "*wp", "wp[1]", "&gw", "&warr[1]", "w", "c", "*n", "n->name", "heapw",
+         # $pc is (void (*)()) in C, (void (*)(void)) in C++
+         "$pc"]
 LIMITED = ["longw", "rep", "erep", "warr", "gn"]
 
 

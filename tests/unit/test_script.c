@@ -1219,6 +1219,16 @@ static const struct diag_case syntax_cases[] = {
 	  "t.ws:2:9: error: expected '=' after 'let x', found integer literal '3'\n"
 	  "      let x 3;\n"
 	  "            ^\n" },
+	{ "trace main {\n  print \"{}\", (char *)p->name;\n}\n",
+	  "t.ws:2:15: error: a C-style cast is not part of the script language\n"
+	  "      print \"{}\", (char *)p->name;\n"
+	  "                  ^~~~~~~~\n"
+	  "hint: write cast(p->name, \"char *\") (doc/script-reference.md: cast)\n" },
+	{ "trace main {\n  print \"{}\", (uint32_t) x + (unsigned)(y);\n}\n",
+	  "t.ws:2:15: error: a C-style cast is not part of the script language\n"
+	  "      print \"{}\", (uint32_t) x + (unsigned)(y);\n"
+	  "                  ^~~~~~~~~~\n"
+	  "hint: write cast(x, \"uint32_t\") (doc/script-reference.md: cast)\n" },
 	{ "trace main {\n  print (a + b;\n}\n",
 	  "t.ws:2:15: error: expected ')' to match the '(' at 2:9, found ';'\n"
 	  "      print (a + b;\n"
