@@ -32,16 +32,19 @@ static long vma_found(void *task, struct vm_area_struct___wr *vma, void *data)
 	return 0;
 }
 
-/* Append the user stack from @base up: aligned chunks up to the first
+/* Append the user stack from *@base up: aligned chunks up to the first
  * that cannot be read (the end of the stack), WR_STACK_COPY_MAX bytes or
- * the end of the event, whichever comes first.  Returns the bytes copied. */
-WR_INLINE __u32 copy_stack(__u8 *buf, __u64 base)
+ * the end of the event, whichever comes first.  A first chunk that lies
+ * wholly below @sp (the red zone, in a page the thread never touched: no
+ * chunk crosses a page) is left out, and *@base moves past it.  Returns
+ * the bytes copied. */
+WR_INLINE __u32 copy_stack(__u8 *buf, __u64 *base, __u64 sp)
 {
 	struct wr_event_header *h = (struct wr_event_header *)buf;
 	__u32 len = 0;
 
 	for (int i = 0; i <= WR_STACK_COPY_MAX / WR_STACK_CHUNK; i++) {
-		__u64 addr = base + len;
+		__u64 addr = *base + len;
 		__u32 n = WR_STACK_CHUNK - (__u32)(addr & (WR_STACK_CHUNK - 1)), off = h->payload_len;
 
 		if (n > WR_STACK_COPY_MAX - len)
@@ -49,8 +52,12 @@ WR_INLINE __u32 copy_stack(__u8 *buf, __u64 base)
 		if (n == 0 || off > WR_EVENT_MAX - sizeof(*h) - WR_STACK_CHUNK)
 			break;
 		if (bpf_probe_read_user(payload_at(buf, off), n & (2 * WR_STACK_CHUNK - 1),
-					(const void *)addr))
-			break;
+					(const void *)addr)) {
+			if (len || addr + n > sp)
+				break;
+			*base = addr + n;
+			continue;
+		}
 		h->payload_len = off + n;
 		len += n;
 	}
@@ -87,6 +94,7 @@ WR_INLINE void attach_stack(void *ctx, __u8 *buf, struct wr_bt_state *st, struct
 	struct wr_stack_header *sh;
 	struct wr_stack_regs *r0;
 	struct vma_probe vp = {};
+	__u64 base;
 	long item;
 
 	trim_bt(buf, s);
@@ -135,6 +143,8 @@ WR_INLINE void attach_stack(void *ctx, __u8 *buf, struct wr_bt_state *st, struct
 		    (values ? WR_STACK_F_REGS : 0);
 	sh->reserved = 0;
 	sh->len = 0;
-	sh->len = copy_stack(buf, sh->base);
+	base = sh->base;
+	sh->len = copy_stack(buf, &base, sh->sp);
+	sh->base = base;
 	wr_item_close((struct wr_event_buf *)buf, item);
 }

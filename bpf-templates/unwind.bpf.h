@@ -122,7 +122,9 @@ WR_INLINE __u32 slot_end(struct wr_bt_slot *s)
 }
 
 /* Give back the frames slot @s reserved and did not use, when its item is
- * the last of the event so far. */
+ * the last of the event so far.  The slot then holds only its frames: an
+ * item appended after it (the stack copy) could end exactly where the
+ * frames given back did, and a second trim (output()) would cut it off. */
 WR_INLINE void trim_bt(__u8 *buf, struct wr_bt_slot *s)
 {
 	struct wr_event_header *h = (struct wr_event_header *)buf;
@@ -135,6 +137,7 @@ WR_INLINE void trim_bt(__u8 *buf, struct wr_bt_slot *s)
 	ih = (struct wr_item_header *)payload_at(buf, s->item_off - sizeof(*ih));
 	ih->length = (__u16)used;
 	h->payload_len = s->item_off + used;
+	s->depth = s->count;
 }
 
 /* The word at offset @off (a multiple of 8) of the stack copy.  Indexed

@@ -555,7 +555,9 @@ struct wr_stack_header {
 	__u64 ip;         /* the frame the walk stopped at (its frame is the bt's last) */
 	__u64 sp;         /* its stack pointer */
 	__u64 bp;         /* its rbp (valid with WR_SLOT_F_BP_VALID in slot_flags) */
-	__u64 base;       /* user address of the copy's first byte (sp rounded down to 8) */
+	__u64 base;       /* user address of the copy's first byte (sp rounded down to 8;
+			   * for frame values the red zone below it, or what of it
+			   * lies in a page that is there) */
 	__u64 vma_start;  /* the kernel's mapping of ip: start, end, file offset, */
 	__u64 vma_end;
 	__u64 vma_pgoff;  /* in bytes */
@@ -693,7 +695,7 @@ struct wr_bt_slot {
 	__u64 sp;
 	__u64 bp;
 	__u32 item_off;  /* offset of the wr_bt_header in the event buffer */
-	__u16 depth;     /* requested depth */
+	__u16 depth;     /* requested depth (the frames held, once trimmed) */
 	__u16 count;     /* frames emitted */
 	__u8 status;
 	__u8 flags;      /* WR_SLOT_F_* */
