@@ -1,12 +1,15 @@
 /* chainlib.c - one of the three shared libraries of the bench's deep
  * call chain: built three times (bench.mk), as libwrchain1.so,
- * libwrchain2.so and libwrchain3.so, with WR_CHAIN_LIB 1, 2, 3.  Each
- * holds five functions that call one another; the last of library N calls
- * the first of library N + 1 through its PLT, and library 3's last calls
- * the probed function wr_chain_hot().  bench/hotloop.c's "chain N" calls
- * wr_chain1_0() N times, so a hit there unwinds a chain of 16 frames in
- * three libraries, 22 with the program's and libc's below them.  Built
- * -O2 -fomit-frame-pointer like the hot loop: a DWARF walk is needed.
+ * libwrchain2.so and libwrchain3.so, with WR_CHAIN_LIB 1, 2, 3.
+ * Libraries 1 and 2 hold seven functions that call one another, library
+ * 3 five; the last of library N calls the first of library N + 1 through
+ * its PLT, and library 3's last calls the probed function wr_chain_hot(),
+ * in library 3 too.  bench/hotloop.c's "chain N" calls wr_chain1_0() N
+ * times, so a hit there unwinds a chain of 20 frames in three libraries
+ * (the issue's deep real stack), 26 with the program's and libc's below
+ * them; bench/hits.py counts them in a hit's backtrace and reports what
+ * it found.  Built -O2 -fomit-frame-pointer like the hot loop: a DWARF
+ * walk is needed.
  */
 #define WR_CAT_(a, b, c) a##b##_##c
 #define WR_CAT(a, b, c) WR_CAT_(a, b, c)
@@ -47,7 +50,13 @@ long WR_CAT(wr_chain, WR_CHAIN_NEXT, 0)(long x);
 		return r;                                      \
 	}
 
+#if WR_CHAIN_LIB == 3
 WR_LINK(4, WR_NEXT)
+#else
+WR_LINK(6, WR_NEXT)
+WR_LINK(5, WR_FN(6))
+WR_LINK(4, WR_FN(5))
+#endif
 WR_LINK(3, WR_FN(4))
 WR_LINK(2, WR_FN(3))
 WR_LINK(1, WR_FN(2))

@@ -31,6 +31,10 @@ Sections:
            per call of `print "{}", x` and `print "x"` on a function
            inlined at two call sites against a noinline copy of it
            (bench/hits.py); `bench/run.py --only sites` runs it alone.
+  real     the empty probe and `print "x"` on a real program (python3.11d,
+           PyObject_Size, hits back to back and with the interpreter's
+           work between them) beside the hot loop's, in one rotation: BPF
+           ns per run and the thread's added ns per call (bench/hits.py).
   values   BPF ns per element of printing a 200-element vector<int>, a
            200-entry map<string,int> and a Rust Vec<String> of 200
            (bench/values.py); not among the default sections: run alone, it
@@ -1233,6 +1237,7 @@ def build_targets(ctx, R):
                       % ("n/a" if lost is None else "%.2f %%" % (100 * lost), LIVE_N),
                       "not measured" if lost is None else "met" if lost == 0 else "missed"))
     t.extend(hits.targets(R))
+    t.extend(hits.real_targets(R))
     t.extend(deep_targets(R))
     if st:
         big = st["cfi"].get(ctx.biglib)
@@ -1481,7 +1486,7 @@ def machine_info():
 
 
 # The sections doc/performance.md is written from (the default of --only).
-DOC_SECTIONS = ("perhit", "hits", "sites", "startup", "probes", "sym", "delivery", "consumer", "pipe",
+DOC_SECTIONS = ("perhit", "hits", "sites", "real", "startup", "probes", "sym", "delivery", "consumer", "pipe",
                 "faultin", "deep")
 
 
@@ -1538,6 +1543,8 @@ def main():
             R["hits"] = hits.section_hits(bench_env(ctx))
         if "sites" in only:
             R["sites"] = hits.section_sites(bench_env(ctx))
+        if "real" in only:
+            R["real"] = hits.section_real(bench_env(ctx))
         if "startup" in only:
             R["startup"] = section_startup(ctx)
         if "probes" in only:
