@@ -125,6 +125,8 @@ const char *ctype_describe(const struct dw_type *t, char *buf, size_t size)
 	case DW_TYPE_INT: what = t->is_char && t->size == 1 ? "a character" : "an integer"; break;
 	case DW_TYPE_ENUM: what = "an enum"; break;
 	case DW_TYPE_FLOAT: what = "a floating-point value"; break;
+	case DW_TYPE_COMPLEX: what = "a complex number"; break;
+	case DW_TYPE_DECIMAL: what = "a decimal floating-point value"; break;
 	case DW_TYPE_POINTER: what = "a pointer"; break;
 	case DW_TYPE_STRUCT: what = "a struct"; break;
 	case DW_TYPE_UNION: what = "a union"; break;

@@ -147,6 +147,10 @@ static void set_base(struct dw_type *t, Dwarf_Die *die)
 		t->kind = DW_TYPE_BOOL;
 	else if (enc == DW_ATE_float)
 		t->kind = DW_TYPE_FLOAT;
+	else if (enc == DW_ATE_complex_float)
+		t->kind = DW_TYPE_COMPLEX;
+	else if (enc == DW_ATE_decimal_float)
+		t->kind = DW_TYPE_DECIMAL;
 	t->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
 	t->is_char = enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char ||
 		     (t->size == 1 && t->name && strstr(t->name, "char"));

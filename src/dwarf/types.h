@@ -25,6 +25,8 @@ enum dw_type_kind {
 	DW_TYPE_INT,      /* integers, char, enum underlying */
 	DW_TYPE_BOOL,
 	DW_TYPE_FLOAT,
+	DW_TYPE_COMPLEX,  /* C's _Complex: real then imaginary, each a float of half the size */
+	DW_TYPE_DECIMAL,  /* _Decimal32/64/128: IEEE 754 decimal, BID encoding on x86-64 */
 	DW_TYPE_POINTER,  /* also references and pointers to members (see dw_type) */
 	DW_TYPE_STRUCT,   /* struct and class */
 	DW_TYPE_UNION,

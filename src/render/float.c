@@ -271,3 +271,95 @@ enum render_float_class render_float(const struct dw_type *t, const uint8_t *dat
 		snprintf(buf, n, "%.*Lg", f->digits, host_value(f, mant, exp, neg));
 	return RENDER_FLOAT_NUMBER;
 }
+
+void render_complex_part(const struct dw_type *t, struct dw_type *part)
+{
+	memset(part, 0, sizeof(*part));
+	part->kind = DW_TYPE_FLOAT;
+	part->size = t->size / 2;
+	part->name = t->name;
+}
+
+/* IEEE 754's decimal interchange formats in the binary (BID) encoding
+ * x86-64 uses: after the sign, an exponent of @exp_bits and a
+ * coefficient whose top bits are implied 100 when the two bits after
+ * the sign are 11. */
+struct decimal_format {
+	unsigned exp_bits, bias, digits;
+};
+
+static const struct decimal_format dec32 = { 8, 101, 7 }, dec64 = { 10, 398, 16 }, dec128 = { 14, 6176, 34 };
+
+/* The coefficient @c and exponent @e as the decimal standard's
+ * to-scientific-string writes them. */
+static void scientific_string(unsigned __int128 c, int e, bool neg, char *buf, size_t n)
+{
+	char d[40];
+	int len = 0, adjusted, k = 0;
+
+	do
+		d[len++] = (char)('0' + (int)(c % 10));
+	while ((c /= 10) != 0);
+	for (int i = 0; i < len / 2; i++) {
+		char t = d[i];
+
+		d[i] = d[len - 1 - i];
+		d[len - 1 - i] = t;
+	}
+	d[len] = '\0';
+	adjusted = e + len - 1;
+	if (neg)
+		buf[k++] = '-';
+	if (e <= 0 && adjusted >= -6) {
+		int point = len + e; /* digits before the point */
+
+		if (point > 0) {
+			snprintf(buf + k, n - (size_t)k, "%.*s%s%s", point, d, e ? "." : "", d + point);
+			return;
+		}
+		k += snprintf(buf + k, n - (size_t)k, "0.");
+		for (; point < 0 && (size_t)k + 1 < n; point++)
+			buf[k++] = '0';
+		snprintf(buf + k, n - (size_t)k, "%s", d);
+	} else {
+		snprintf(buf + k, n - (size_t)k, "%c%s%sE%+d", d[0], len > 1 ? "." : "", d + 1, adjusted);
+	}
+}
+
+enum render_float_class render_decimal(const struct dw_type *t, const uint8_t *data, char *buf, size_t n)
+{
+	const struct decimal_format *f = t->size == 4 ? &dec32 : t->size == 8 ? &dec64 : t->size == 16 ? &dec128 : NULL;
+	unsigned __int128 v, c, max = 1;
+	unsigned bits, coeff_bits;
+	bool neg;
+	int e;
+
+	if (!f) {
+		snprintf(buf, n, "<%s>", t->name ? t->name : "decimal");
+		return RENDER_FLOAT_UNKNOWN;
+	}
+	bits = (unsigned)t->size * 8;
+	v = bits_of(data, t->size);
+	neg = (v >> (bits - 1)) & 1;
+	coeff_bits = bits - 1 - f->exp_bits;
+	if (((v >> (bits - 3)) & 3) == 3) {
+		if (((v >> (bits - 5)) & 3) == 3) {
+			bool nan = (v >> (bits - 6)) & 1;
+
+			snprintf(buf, n, "%s%s", neg ? "-" : "", nan ? ((v >> (bits - 7)) & 1 ? "sNaN" : "NaN")
+							: "Infinity");
+			return nan ? RENDER_FLOAT_NAN : RENDER_FLOAT_INF;
+		}
+		e = (int)((v >> (coeff_bits - 2)) & ((1u << f->exp_bits) - 1));
+		c = (v & (((unsigned __int128)1 << (coeff_bits - 2)) - 1)) | ((unsigned __int128)4 << (coeff_bits - 2));
+	} else {
+		e = (int)((v >> coeff_bits) & ((1u << f->exp_bits) - 1));
+		c = v & (((unsigned __int128)1 << coeff_bits) - 1);
+	}
+	for (unsigned i = 0; i < f->digits; i++)
+		max *= 10;
+	if (c >= max)
+		c = 0; /* a non-canonical coefficient reads as zero */
+	scientific_string(c, e - (int)f->bias, neg, buf, n);
+	return RENDER_FLOAT_NUMBER;
+}

@@ -109,6 +109,17 @@ enum render_float_class {
  * "<invalid float value>" (float.c).  Returns which it is. */
 enum render_float_class render_float(const struct dw_type *t, const uint8_t *data, char *buf, size_t n);
 
+/* gdb's text of the decimal floating value of type @t (_Decimal32, 64
+ * or 128, BID-encoded, t->size bytes at @data) into @buf of @n bytes
+ * (RENDER_FLOAT_MAX hold any): the decimal standard's scientific string,
+ * "1.50", "1E+20", "-0.000001", "Infinity", "NaN" (float.c). */
+enum render_float_class render_decimal(const struct dw_type *t, const uint8_t *data, char *buf, size_t n);
+
+/* Either part of a value of complex type @t (real, then imaginary) into
+ * @part: a float of half its size, named as @t is so that a _Float128's
+ * parts read as quads (float.c). */
+void render_complex_part(const struct dw_type *t, struct dw_type *part);
+
 /* The low @bits bits of @v as a signed number (0 bits: 0). */
 static inline int64_t render_sign_extend(uint64_t v, unsigned bits)
 {

@@ -167,6 +167,26 @@ static void float_text(const struct dw_type *t, const uint8_t *data, struct strb
 	strbuf_addstr(out, buf);
 }
 
+static void decimal_text(const struct dw_type *t, const uint8_t *data, struct strbuf *out)
+{
+	char buf[RENDER_FLOAT_MAX];
+
+	render_decimal(t, data, buf, sizeof(buf));
+	strbuf_addstr(out, buf);
+}
+
+/* gdb's "1.5 + -2i": the real part, then the imaginary one. */
+static void complex_text(const struct dw_type *t, const uint8_t *data, struct strbuf *out)
+{
+	struct dw_type part;
+
+	render_complex_part(t, &part);
+	float_text(&part, data, out);
+	strbuf_addstr(out, " + ");
+	float_text(&part, data + part.size, out);
+	strbuf_addch(out, 'i');
+}
+
 /* gdb shows an enum whose enumerators are 0 or single distinct bits as a
  * set of flags. */
 static bool is_flag_enum(const struct dw_type *t)
@@ -758,6 +778,10 @@ static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size
 		rust_char((uint32_t)read_uint(data, 4), out);
 	else if (t->kind == DW_TYPE_FLOAT)
 		float_text(t, data, out);
+	else if (t->kind == DW_TYPE_COMPLEX)
+		complex_text(t, data, out);
+	else if (t->kind == DW_TYPE_DECIMAL)
+		decimal_text(t, data, out);
 	else if (t->kind == DW_TYPE_POINTER && t->is_reference)
 		reference_text(read_uint(data, 8), w->top && w->depth == 1, t, out);
 	else if (t->kind == DW_TYPE_POINTER && t->container)

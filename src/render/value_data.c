@@ -4,6 +4,8 @@
  *
  *   integers, bitfields, chars  number
  *   floating point              number; "nan", "inf", "-inf" as strings
+ *   complex                     {"real": number, "imag": number}
+ *   decimal floating point      number ("1.50", "1E+20"), as floating point
  *   bool                        true, false
  *   enum                        the enumerator's name; a number when none
  *   pointer                     "0x..." (its type is the argument's "type");
@@ -87,8 +89,10 @@ static void integer(uint64_t v, bool is_signed, unsigned bits, struct span_list 
 static void float_value(const struct dw_type *t, const uint8_t *data, struct span_list *out)
 {
 	char buf[RENDER_FLOAT_MAX];
+	enum render_float_class class = t->kind == DW_TYPE_DECIMAL ? render_decimal(t, data, buf, sizeof(buf))
+								   : render_float(t, data, buf, sizeof(buf));
 
-	switch (render_float(t, data, buf, sizeof(buf))) {
+	switch (class) {
 	case RENDER_FLOAT_NUMBER:
 		span_dataf(out, SPAN_NUMBER, "%s", buf);
 		break;
@@ -96,7 +100,7 @@ static void float_value(const struct dw_type *t, const uint8_t *data, struct spa
 		span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, "nan");
 		break;
 	case RENDER_FLOAT_INF:
-		span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, buf);
+		span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, buf[0] == '-' ? "-inf" : "inf");
 		break;
 	case RENDER_FLOAT_INVALID:
 		span_add(out, SPAN_STRING, SPAN_TONE_NONE, NULL, "invalid");
@@ -231,8 +235,21 @@ static void scalar(const struct dw_type *t, const uint8_t *data, const struct pl
 			span_dataf(out, SPAN_STRING, "0x%" PRIx64, v);
 		break;
 	case DW_TYPE_FLOAT:
+	case DW_TYPE_DECIMAL:
 		float_value(t, data, out);
 		break;
+	case DW_TYPE_COMPLEX: {
+		struct dw_type part;
+
+		render_complex_part(t, &part);
+		span_open(out, SPAN_OBJECT);
+		span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "real");
+		float_value(&part, data, out);
+		span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "imag");
+		float_value(&part, data + part.size, out);
+		span_close(out);
+		break;
+	}
 	case DW_TYPE_INT:
 		if (t->size == 16) {
 			char buf[48];

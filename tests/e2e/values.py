@@ -1,7 +1,7 @@
 """values.py - wraith prints what gdb prints: every kind of value of the
 values fixture (integers of every width, characters, booleans, floats with
 NaN and infinities, long double (with the patterns x87 refuses), IEEE half
-and quad floats, enums by name and as flags, bitfields,
+and quad floats, complex numbers, decimal floats, enums by name and as flags, bitfields,
 strings and char arrays with repeats and escapes, pointers with their type
 and symbol, structs, unions, anonymous members, arrays) and C's arithmetic
 on them, compared with gdb's `print` on the same live process; and structs
@@ -26,6 +26,7 @@ EXPRS = [
     "u32", "i32", "u64", "i64", "s16", "u16", "u128", "i128", "i128_min",
     "dd", "ff", "ld", "ld_tenth", "nan_d", "neg_nan_d", "inf_d", "ninf_d", "pay_d", "nan_f", "nan_ld",
     "unnormal_ld", "pseudo_denormal_ld", "h16", "h16_min", "q_tenth", "q_big", "q_third", "q_tiny", "q_nan",
+    "cz", "cfz", "cfz[1]", "clz",
     "dd[1]", "ff[0]", "-dd[0]", "-ff[3]",
     "eb", "efl", "efu", "ef0", "ec", "ec2", "em",
     "buf8", "all0", "rep", "mixed", "esc", "arr20", "long_run", "long_text", "ramp", "static_local_p",
@@ -43,6 +44,8 @@ EXPRS = [
     "BLUE", "BIG", "F_A | F_C", "BIG + 1",
     "fnp", "null_fnp", "*fnp", "show", "&show", "rowp", "*rowp", "(*rowp)[2]",
 ]
+# Decimal floats: gcc's alone (clang has no _Decimal64).
+DECIMALS = ["d32", "d32_small", "d64", "d64_big", "d64_tiny", "d64_max", "d128"]
 # Comparisons: gdb prints 1 or 0, wraith true or false.
 COMPARISONS = [
     "u64 > 9223372036854775807", "u32 > -1", "i32 < 0u", "i64 < 0", "ip > &g.arr[0]",
@@ -102,7 +105,7 @@ def compare_held(variant, fx):
 
 def compare(variant):
     fx = Fixture("values-" + variant, [2000])
-    exprs = EXPRS + COMPARISONS + list(C_NOT_GDB)
+    exprs = EXPRS + COMPARISONS + list(C_NOT_GDB) + ([] if variant.startswith("clang") else DECIMALS)
     got = wraith_values(fx.pid, exprs)
     want = gdb_values(fx.pid, exprs)
     compare_held(variant, fx)
@@ -115,9 +118,11 @@ def compare(variant):
         eq(vals[2], "hey", "%s: flexc->data in JSON" % variant)
     got_limited = wraith_values(fx.pid, LIMITED, options=("--print-elements", 5))
     want_limited = gdb_values(fx.pid, LIMITED, settings=("set print elements 5",))
-    ev = json_events("\n".join(wraith_values(fx.pid, ["unnormal_ld", "nan_ld", "h16", "q_third"], "show", "json")))
+    ev = json_events("\n".join(wraith_values(fx.pid, ["unnormal_ld", "nan_ld", "h16", "q_third", "cz"], "show",
+                                             "json")))
     eq([it.get("args", [{}])[0].get("value") for e in ev for it in e["items"]],
-       ["invalid", "nan", 0.099976, -0.3333333333333333], "%s: floats in JSON" % variant)
+       ["invalid", "nan", 0.099976, -0.3333333333333333, {"real": 1.5, "imag": -2.5}],
+       "%s: floats in JSON" % variant)
     fx.stop()
     for e, w, g in zip(LIMITED, want_limited, got_limited):
         eq(g, normalize(w or "<gdb printed nothing>"), "%s: print %s (elements 5)" % (variant, e))

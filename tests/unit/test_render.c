@@ -881,6 +881,11 @@ static const struct dw_type v_ldouble = { .kind = DW_TYPE_FLOAT, .name = "long d
 static const struct dw_type v_quad = { .kind = DW_TYPE_FLOAT, .name = "__float128", .size = 16 };
 static const struct dw_type v_f128 = { .kind = DW_TYPE_FLOAT, .name = "_Float128", .size = 16 };
 static const struct dw_type v_half = { .kind = DW_TYPE_FLOAT, .name = "_Float16", .size = 2 };
+static const struct dw_type v_cdouble = { .kind = DW_TYPE_COMPLEX, .name = "complex double", .size = 16 };
+static const struct dw_type v_cfloat = { .kind = DW_TYPE_COMPLEX, .name = "complex float", .size = 8 };
+static const struct dw_type v_dec32 = { .kind = DW_TYPE_DECIMAL, .name = "_Decimal32", .size = 4 };
+static const struct dw_type v_dec64 = { .kind = DW_TYPE_DECIMAL, .name = "_Decimal64", .size = 8 };
+static const struct dw_type v_cquad = { .kind = DW_TYPE_COMPLEX, .name = "complex _Float128", .size = 32 };
 static const struct dw_type v_bf16 = { .kind = DW_TYPE_FLOAT, .name = "__bf16", .size = 2 };
 static const struct dw_enumerator big_values[] = { { "SMALL", 1 }, { "BIG", -294967296 } };
 static const struct dw_type v_big = { .kind = DW_TYPE_ENUM, .name = "enum big", .size = 4,
@@ -1072,6 +1077,16 @@ static void test_scalars(void **state)
 		V(v_quad, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x3f\x40", "18446744073709551616"),
 		V(v_half, "\x66\x2e", "0.099976"), V(v_half, "\xff\xfb", "-65504"), V(v_half, "\0\x7e", "nan(0x200)"),
 		V(v_bf16, "\x49\x40", "3.141"),
+		/* complex: the real part, then the imaginary one, as gdb writes them */
+		V(v_cdouble, "\0\0\0\0\0\0\xf8\x3f\0\0\0\0\0\0\x04\xc0", "1.5 + -2.5i"),
+		V(v_cfloat, "\0\0\x80\x3e\0\0\xc0\x7f", "0.25 + nan(0x400000)i"),
+		V(v_cquad, "\0\0\0\0\0\0\0\0\0\0\0\0\0\x80\xff\x3f\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x80",
+		  "1.5 + -0i"),
+		/* decimal floats (BID), as gdb: the cohort's trailing zeros kept */
+		V(v_dec64, "\x96\0\0\0\0\0\x80\x31", "1.50"), V(v_dec64, "\1\0\0\0\0\0\x40\x34", "1E+20"),
+		V(v_dec64, "\1\0\0\0\0\0\xe0\x30", "1E-7"), V(v_dec64, "\0\0\0\0\0\0\x80\x31", "0.00"),
+		V(v_dec64, "\0\0\0\0\0\0\0\xf8", "-Infinity"), V(v_dec64, "\0\0\0\0\0\0\0\x7c", "NaN"),
+		V(v_dec32, "\1\0\x80\xaf", "-0.000001"),
 		V(v_big, "\x00\x28\x6b\xee", "BIG"), V(v_big, "\7\0\0\0", "7"),
 		V(v_flags, "\5\0\0\0", "(F_A | F_C)"), V(v_flags, "\x09\0\0\0", "(F_A | unknown: 0x8)"),
 		V(v_flags, "\x08\0\0\0", "(unknown: 0x8)"), V(v_flags, "\0\0\0\0", "0"),
