@@ -266,12 +266,36 @@ static struct sym_cache *cache_of(struct dw_module *m)
 
 /* ---- demangling ---- */
 
+/* The demangler keeps a thunk's target's parameters whatever it is told
+ * ("non-virtual thunk to Klass::~Klass()"): cut them as the other names
+ * are cut. */
+static void cut_thunk_params(char *d)
+{
+	size_t n = strlen(d);
+	int depth = 0;
+
+	if (!strstr(d, "thunk to ") || !n || d[n - 1] != ')')
+		return;
+	for (size_t i = n; i-- > 0;) {
+		depth += d[i] == ')' ? 1 : d[i] == '(' ? -1 : 0;
+		if (!depth) {
+			d[i] = '\0';
+			return;
+		}
+	}
+}
+
 char *dw_demangle(const char *name, bool params)
 {
+	char *d;
+
 	/* _R: Rust's v0 mangling (legacy Rust names are _ZN...E) */
 	if (!name || (strncmp(name, "_Z", 2) != 0 && strncmp(name, "_R", 2) != 0))
 		return NULL;
-	return cplus_demangle(name, params ? DMGL_PARAMS | DMGL_ANSI : DMGL_ANSI);
+	d = cplus_demangle(name, params ? DMGL_PARAMS | DMGL_ANSI : DMGL_ANSI);
+	if (d && !params && !strncmp(name, "_ZT", 3))
+		cut_thunk_params(d);
+	return d;
 }
 
 /* @name demangled without its parameter list ("ns::Klass<int>::method"),

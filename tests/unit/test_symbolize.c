@@ -319,9 +319,15 @@ static char *strip_params(const char *name)
  * space outside brackets before the first parenthesis ends a return type. */
 static const char *strip_return_type(const char *name)
 {
+	static const char *const thunks[] = { "virtual thunk to ", "non-virtual thunk to ",
+					      "covariant return thunk to " };
 	const char *start = name;
 	int depth = 0;
 
+	/* a thunk's name is its words and its target's: no return type */
+	for (size_t i = 0; i < sizeof(thunks) / sizeof(thunks[0]); i++)
+		if (!strncmp(name, thunks[i], strlen(thunks[i])))
+			return name;
 	for (const char *p = name; *p && !(depth == 0 && *p == '('); p++) {
 		depth += strchr("<([{", *p) ? 1 : strchr(">)]}", *p) ? -1 : 0;
 		if (depth == 0 && *p == ' ' && !(p - name >= 8 && strncmp(p - 8, "operator", 8) == 0))
@@ -398,7 +404,9 @@ static size_t split_params(char *params, char **out, size_t max)
  * but the artificial ones GCC names (gdb cannot tell us which). */
 static bool artificial_name(const char *name)
 {
-	static const char *const gcc_names[] = { "this", "__closure", "__in_chrg", "__vtt_parm" };
+	/* gcc's, and clang's VTT parameter of a constructor of a class with
+	 * a virtual base (artificial in the DWARF, not to gdb's python) */
+	static const char *const gcc_names[] = { "this", "__closure", "__in_chrg", "__vtt_parm", "vtt" };
 
 	for (size_t i = 0; i < sizeof(gcc_names) / sizeof(gcc_names[0]); i++)
 		if (strcmp(name, gcc_names[i]) == 0)
@@ -435,6 +443,7 @@ static void check_params(const char *params, char *gdb_types, char *gdb_names, b
 			 struct strbuf *why)
 {
 	char *mine = xstrdup(params ? params : "");
+	char *gdb_names_all = xstrdup(gdb_names);
 	char *pieces[32], *types[32], *names[32];
 	bool used[32] = { false };
 	size_t n = split_params(mine, pieces, 32);
@@ -463,12 +472,13 @@ static void check_params(const char *params, char *gdb_types, char *gdb_names, b
 		free(type);
 	}
 	for (size_t i = 0; params && i < nt; i++)
-		if (!used[i])
+		if (!used[i] && !(strcmp(types[i], "void **") == 0 && find_ident(gdb_names_all, "vtt")))
 			strbuf_addf(why, "gdb's param type '%s' missing; ", types[i]);
 	for (size_t i = 0; params && i < nn; i++)
 		if (!artificial_name(names[i]) && !find_ident(params, names[i]))
 			strbuf_addf(why, "no parameter '%s'; ", names[i]);
 	free(mine);
+	free(gdb_names_all);
 }
 
 static void report(size_t *bad, const char *what, const char *path, uint64_t pc,
