@@ -144,7 +144,7 @@ static void attach_strings(struct attach_walk *w, const struct dw_type *t, uint6
 		w->n++;
 	} else if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION) {
 		for (size_t i = 0; i < t->n_members; i++)
-			if (!t->members[i].bit_size)
+			if (!t->members[i].bit_size && !t->members[i].is_virtual)
 				attach_strings(w, t->members[i].type, at + t->members[i].offset, depth + 1);
 	} else if (t->kind == DW_TYPE_ARRAY && t->target && t->target->size) {
 		for (uint64_t i = 0; i < t->count && w->n < WR_ARG_ATTACH_MAX; i++)

@@ -87,6 +87,8 @@ int values_through_reference(struct cg *cg, const struct ast_expr *e, struct cg_
 	return 0;
 }
 
+#define MAX_BASE_PATH 8 /* base classes and anonymous members around a member */
+
 /* Inside a method, a member named alone is this->member, as gdb finds
  * it; -ENOENT (nothing reported) when there is no `this` with it. */
 static int implicit_this(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
@@ -94,14 +96,16 @@ static int implicit_this(struct cg *cg, const struct ast_expr *e, struct cg_valu
 	struct ast_expr self = { .kind = AST_EXPR_IDENT, .loc = e->loc, .str = (char *)"this",
 				 .off = e->off, .end = e->end, .height = 1 };
 	struct ast_expr member = *e;
+	const struct dw_member *path[MAX_BASE_PATH];
+	size_t depth = 0;
 	struct dw_var var;
 	struct cg_value base;
-	uint64_t off;
 	int err;
 
 	if (cg->plan->vars.find(cg->plan->vars.ctx, "this", &var) || !var.type ||
 	    var.type->kind != DW_TYPE_POINTER || !var.type->target ||
-	    var.type->target->kind != DW_TYPE_STRUCT || !dw_type_member(var.type->target, e->str, &off))
+	    var.type->target->kind != DW_TYPE_STRUCT ||
+	    !dw_type_member_path(var.type->target, e->str, path, &depth, MAX_BASE_PATH))
 		return -ENOENT;
 	member.kind = AST_EXPR_MEMBER;
 	member.arrow = true;
@@ -300,6 +304,46 @@ static const struct dw_member *rust_field(const struct dw_type *t, const char *n
 	return dw_type_member(t, field, off);
 }
 
+/* Member @e->str of struct @obj (an lvalue) that lies in a C++ virtual
+ * base class: its address computed at the hit, each virtual base placed
+ * by the offset its object's vtable holds (gdb reads it the same way).
+ * -ENOENT (nothing reported) when @obj has no such member. */
+static int virtual_member(struct cg *cg, const struct ast_expr *e, const struct cg_value *obj,
+			  struct cg_value *out)
+{
+	const struct dw_member *path[MAX_BASE_PATH], *mb;
+	LLVMValueRef addr = obj->v, vptr, off;
+	size_t n = 0;
+	int err;
+
+	mb = dw_type_member_path(obj->dt, e->str, path, &n, MAX_BASE_PATH);
+	if (!mb)
+		return -ENOENT;
+	err = values_need_lvalue(cg, e->lhs, obj, "the object");
+	if (err)
+		return err;
+	cg_set_lvalue(out, mb->type, addr);
+	out->status = obj->status;
+	out->fail_addr = obj->fail_addr;
+	for (size_t i = 0; i < n; i++) {
+		if (!path[i]->is_virtual) {
+			addr = LLVMBuildAdd(cg->builder, addr, cg_i64(cg, path[i]->offset), "");
+			continue;
+		}
+		if (!path[i]->vbase_slot)
+			return cg_fail(cg, e->loc, NULL,
+				       "'%s' lies in virtual base class %s, and the debug info places it in a "
+				       "way this version cannot read", e->str, path[i]->type->name);
+		vptr = cg_read_u64(cg, addr, 8, out);
+		off = cg_read_u64(cg, LLVMBuildSub(cg->builder, vptr, cg_i64(cg, path[i]->vbase_slot), ""), 8, out);
+		addr = LLVMBuildAdd(cg->builder, addr, off, "");
+	}
+	out->v = LLVMBuildAdd(cg->builder, addr, cg_i64(cg, mb->offset), "");
+	out->bit_size = mb->bit_size;
+	out->bit_offset = mb->bit_offset;
+	return values_through_reference(cg, e, out);
+}
+
 int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 		  struct cg_value *out)
 {
@@ -331,6 +375,11 @@ int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base
 		return cg_fail(cg, e->loc, "no module of the process defines it (is its library loaded?)",
 			       "%s is only declared here, its members are unknown", obj.dt->name);
 	mb = rust_field(obj.dt, e->str, &off);
+	if (!mb && !obj.optimized_out && !obj.composed) {
+		err = virtual_member(cg, e, &obj, out);
+		if (err != -ENOENT)
+			return err;
+	}
 	if (!mb)
 		return no_member(cg, e, obj.dt);
 	if (obj.optimized_out) {

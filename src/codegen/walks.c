@@ -294,7 +294,7 @@ static unsigned compile_aggregate(struct walk_prog *p, const struct dw_type *t, 
 	for (size_t k = 0; k < t->n_members; k++) {
 		const struct dw_member *mb = &t->members[k];
 
-		if (!mb->bit_size)
+		if (!mb->bit_size && !mb->is_virtual) /* a virtual base's place varies */
 			link(p, i, compile(p, mb->type, in_elem, depth + 1), (int64_t)mb->offset, 0);
 	}
 	return i;

@@ -84,6 +84,10 @@ static int read_headers(struct dw_module *m)
 		}
 		if (ph.p_type == PT_DYNAMIC)
 			m->dynamic_vaddr = ph.p_vaddr;
+		if (ph.p_type == PT_GNU_RELRO) {
+			m->relro_vaddr = ph.p_vaddr;
+			m->relro_memsz = ph.p_memsz;
+		}
 		if (ph.p_type != PT_LOAD)
 			continue;
 		m->loads[m->n_loads++] = (struct dw_load_segment){
@@ -299,20 +303,36 @@ int dw_module_offset_to_vaddr(const struct dw_module *m, uint64_t offset, uint64
 	return -ERANGE;
 }
 
-long dw_module_read_const(const struct dw_module *m, uint64_t vaddr, void *buf, size_t len)
+/* Bytes at @vaddr of a segment that is read-only in the process (or, with
+ * @relro, of the part the loader makes read-only once relocated). */
+static long read_file_bytes(const struct dw_module *m, uint64_t vaddr, void *buf, size_t len, bool relro)
 {
+	bool in_relro = relro && vaddr >= m->relro_vaddr && vaddr - m->relro_vaddr < m->relro_memsz;
+
 	for (size_t i = 0; i < m->n_loads; i++) {
 		const struct dw_load_segment *s = &m->loads[i];
 		uint64_t left = s->vaddr + s->filesz - vaddr;
 
-		if ((s->flags & PF_W) || vaddr < s->vaddr || vaddr >= s->vaddr + s->filesz)
+		if (((s->flags & PF_W) && !in_relro) || vaddr < s->vaddr || vaddr >= s->vaddr + s->filesz)
 			continue;
+		if (in_relro && left > m->relro_vaddr + m->relro_memsz - vaddr)
+			left = m->relro_vaddr + m->relro_memsz - vaddr;
 		if (m->fd < 0)
 			return -1;
 		return (long)pread(m->fd, buf, len < left ? len : (size_t)left,
 				   (off_t)(s->offset + (vaddr - s->vaddr)));
 	}
 	return -1;
+}
+
+long dw_module_read_const(const struct dw_module *m, uint64_t vaddr, void *buf, size_t len)
+{
+	return read_file_bytes(m, vaddr, buf, len, false);
+}
+
+long dw_module_read_unrelocated(const struct dw_module *m, uint64_t vaddr, void *buf, size_t len)
+{
+	return read_file_bytes(m, vaddr, buf, len, true);
 }
 
 bool dw_module_vaddr_is_code(const struct dw_module *m, uint64_t vaddr)

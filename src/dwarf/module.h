@@ -87,6 +87,11 @@ bool dw_module_vaddr_is_code(const struct dw_module *m, uint64_t vaddr);
  * Returns how many (fewer at the segment's end), or -1 when @vaddr is in
  * no such segment or the file cannot be read. */
 long dw_module_read_const(const struct dw_module *m, uint64_t vaddr, void *buf, size_t len);
+/* The same, also from the part of a writable segment the loader makes
+ * read-only after relocating it (PT_GNU_RELRO: vtables, in a PIE or a
+ * library): for bytes no relocation touches, such as a vtable's offsets,
+ * the file holds what the process holds. */
+long dw_module_read_unrelocated(const struct dw_module *m, uint64_t vaddr, void *buf, size_t len);
 
 /* @path with "." and ".." components and repeated slashes taken out,
  * lexically (a unit compiled from a relative path records

@@ -49,6 +49,7 @@ struct dw_module {
 	uint64_t tls_vaddr, tls_memsz, tls_align; /* PT_TLS; tls_align 0 without one */
 	uint64_t tls_filesz;
 	uint64_t dynamic_vaddr;     /* PT_DYNAMIC; 0 without one */
+	uint64_t relro_vaddr, relro_memsz; /* PT_GNU_RELRO; memsz 0 without one */
 	bool is_dyn;                /* ET_DYN: PIE or shared library */
 	struct dw_load_segment *loads; /* owned */
 	size_t n_loads;

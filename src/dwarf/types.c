@@ -179,11 +179,41 @@ static int64_t legacy_bit_offset(Dwarf_Die *member, unsigned bit_size)
 	       (int64_t)bit_size;
 }
 
+/* The vtable slot of virtual base @child's offset, from the expression
+ * both GCC and clang give it: DW_OP_dup, DW_OP_deref (the vptr), a
+ * constant, DW_OP_minus, DW_OP_deref, DW_OP_plus.  0 when it is not
+ * that. */
+static uint32_t vbase_slot(Dwarf_Die *child)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+	uint64_t k;
+
+	if (!dwarf_attr(child, DW_AT_data_member_location, &a) || dwarf_getlocation(&a, &ops, &n) != 0 ||
+	    n != 6 || ops[0].atom != DW_OP_dup || ops[1].atom != DW_OP_deref || ops[3].atom != DW_OP_minus ||
+	    ops[4].atom != DW_OP_deref || ops[5].atom != DW_OP_plus)
+		return 0;
+	if (ops[2].atom >= DW_OP_lit0 && ops[2].atom <= DW_OP_lit31)
+		k = ops[2].atom - DW_OP_lit0;
+	else if (ops[2].atom == DW_OP_constu || ops[2].atom == DW_OP_const1u || ops[2].atom == DW_OP_const2u ||
+		 ops[2].atom == DW_OP_const4u)
+		k = ops[2].number;
+	else
+		return 0;
+	return k && k % 8 == 0 && k < 65536 ? (uint32_t)k : 0;
+}
+
 static void add_member(struct vars_cache *c, struct dw_member *mb, Dwarf_Die *child, int tag)
 {
 	memset(mb, 0, sizeof(*mb));
 	mb->name = tag == DW_TAG_inheritance ? "<base>" : dwarf_diename(child);
 	mb->offset = udata_attr(child, DW_AT_data_member_location, 0);
+	if (tag == DW_TAG_inheritance && udata_attr(child, DW_AT_virtuality, 0)) {
+		mb->is_virtual = true;
+		mb->vbase_slot = vbase_slot(child);
+		mb->offset = 0;
+	}
 	mb->bit_size = (unsigned)udata_attr(child, DW_AT_bit_size, 0);
 	if (mb->bit_size) {
 		uint64_t dbo = udata_attr(child, DW_AT_data_bit_offset, UINT64_MAX);
@@ -1010,7 +1040,7 @@ const struct dw_member *dw_type_member(const struct dw_type *t, const char *name
 			*offset = mb->offset;
 			return mb;
 		}
-		if (!mb->name || strcmp(mb->name, "<base>") == 0) {
+		if (!mb->is_virtual && (!mb->name || strcmp(mb->name, "<base>") == 0)) {
 			const struct dw_member *found = dw_type_member(mb->type, name, &inner);
 
 			if (found) {
@@ -1018,6 +1048,27 @@ const struct dw_member *dw_type_member(const struct dw_type *t, const char *name
 				return found;
 			}
 		}
+	}
+	return NULL;
+}
+
+const struct dw_member *dw_type_member_path(const struct dw_type *t, const char *name,
+					    const struct dw_member **path, size_t *n, size_t max)
+{
+	if ((t->kind != DW_TYPE_STRUCT && t->kind != DW_TYPE_UNION) || *n >= max)
+		return NULL;
+	for (size_t i = 0; i < t->n_members; i++) {
+		const struct dw_member *mb = &t->members[i], *found;
+
+		if (mb->name && strcmp(mb->name, name) == 0)
+			return mb;
+		if (mb->name && strcmp(mb->name, "<base>") != 0)
+			continue;
+		path[(*n)++] = mb;
+		found = dw_type_member_path(mb->type, name, path, n, max);
+		if (found)
+			return found;
+		(*n)--;
 	}
 	return NULL;
 }

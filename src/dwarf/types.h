@@ -44,6 +44,13 @@ struct dw_member {
 	const struct dw_type *type;
 	unsigned bit_size;         /* 0 unless a bitfield */
 	unsigned bit_offset;       /* from the least significant bit of the storage unit */
+	/* A C++ virtual base class (DW_AT_virtuality): .offset means nothing,
+	 * the base's place in each object is read from its vtable, as the
+	 * Itanium ABI lays it out: the int64 .vbase_slot bytes below the
+	 * address held by the aggregate's first 8 bytes (its vptr).
+	 * .vbase_slot is 0 when the DWARF says it some other way. */
+	bool is_virtual;
+	uint32_t vbase_slot;
 };
 
 struct dw_enumerator {
@@ -173,9 +180,16 @@ bool dw_type_is_tuple(const struct dw_type *t);
  * char array also with the string there), not as an empty array. */
 bool dw_type_is_flexible(const struct dw_type *t);
 
-/* The member @name of struct/union @t (looking into anonymous members), or
- * NULL.  *offset receives its offset from the start of @t. */
+/* The member @name of struct/union @t (looking into anonymous members and
+ * base classes, not virtual ones, whose place varies), or NULL.  *offset
+ * receives its offset from the start of @t. */
 const struct dw_member *dw_type_member(const struct dw_type *t, const char *name, uint64_t *offset);
+
+/* The member @name of struct/union @t, virtual base classes included, with
+ * the way to it: @path[0..*n) the anonymous members and base classes it
+ * lies in, outermost first (at most @max; NULL when deeper). */
+const struct dw_member *dw_type_member_path(const struct dw_type *t, const char *name,
+					    const struct dw_member **path, size_t *n, size_t max);
 
 /* Typedefs and const/volatile types are stored as copies of the type
  * underneath that only differ in name ("uint32_t", "const char"), so

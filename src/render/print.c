@@ -31,6 +31,13 @@ static void event_symbol(void *ctx, uint64_t addr, struct strbuf *out)
 	sc->r->hooks.symbol(sc->r->hooks.ctx, sc->pid, addr, out);
 }
 
+static long event_vtable(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct symbol_ctx *sc = ctx;
+
+	return sc->r->hooks.vtable(sc->r->hooks.ctx, sc->pid, addr, buf, len);
+}
+
 static const struct dw_type *arg_type(const struct render_probe *probe, unsigned print,
 				      unsigned arg)
 {
@@ -221,7 +228,8 @@ void render_print(struct renderer *r, const struct render_probe *probe, uint32_t
 		  const struct ev_print *p, const char *indent, struct span_list *out)
 {
 	struct symbol_ctx sc = { r, pid };
-	struct render_value_ctx vc = { .symbol = r->hooks.symbol ? event_symbol : NULL, .ctx = &sc,
+	struct render_value_ctx vc = { .symbol = r->hooks.symbol ? event_symbol : NULL,
+				       .vtable = r->hooks.vtable ? event_vtable : NULL, .ctx = &sc,
 				       .limits = &r->limits };
 	size_t first;
 

@@ -93,6 +93,9 @@ struct render_hooks {
 	/* Append " <symbol+offset>" when address @addr of process @pid lies in
 	 * a known object or function (gdb's `<g+20>`); may be NULL. */
 	void (*symbol)(void *ctx, uint32_t pid, uint64_t addr, struct strbuf *out);
+	/* Up to @len bytes of a vtable at @addr in process @pid (a C++
+	 * virtual base's offset); how many, or -1.  May be NULL. */
+	long (*vtable)(void *ctx, uint32_t pid, uint64_t addr, void *buf, size_t len);
 	/* Frame values (bt args, bt full): the variables of function level
 	 * @level of frame @i of @bt in an event of process @pid (levels as in
 	 * render_frame's sym.frames, 0 = innermost), parameters first, then
@@ -163,6 +166,9 @@ struct render_value_ctx {
 	/* Append " <symbol+offset>" when @addr lies in a known object or
 	 * function; may be NULL. */
 	void (*symbol)(void *ctx, uint64_t addr, struct strbuf *out);
+	/* Up to @len bytes of a vtable at @addr, as the process holds them
+	 * (a C++ virtual base's offset); how many, or -1.  May be NULL. */
+	long (*vtable)(void *ctx, uint64_t addr, void *buf, size_t len);
 	void *ctx;
 	/* A value the probe assembled from pieces (WR_ARG_PIECES): bit i set
 	 * when bit i of its bytes was not kept (<optimized out>), as many

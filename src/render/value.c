@@ -38,6 +38,8 @@
 #define MAX_DEPTH 20       /* gdb's `print max-depth` */
 #define REPEAT_THRESHOLD 10 /* gdb's `print repeats`: longer runs collapse */
 
+#define MAX_VBASES 8
+
 struct walk {
 	const struct render_value_ctx *vc;
 	struct render_limits lim; /* render_limits_of(vc) */
@@ -51,6 +53,12 @@ struct walk {
 	bool in_elem;
 	bool raw; /* {:r}: no printers, the members as they are */
 	bool elide; /* a bt's: containers' heads only, their elements {...} */
+	/* The C++ virtual base classes shown in the object being shown: gdb
+	 * shows each once, where it meets it first; as_base: the struct met
+	 * next is a base class of that object, not an object of its own. */
+	const struct dw_type *vbases[MAX_VBASES];
+	size_t n_vbases;
+	bool as_base;
 };
 
 static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
@@ -479,17 +487,52 @@ static bool member_missing(const struct dw_member *mb, size_t len)
 	return mb->type->size && (mb->offset >= len || mb->offset + mb->type->size > len);
 }
 
+/* Whether virtual base class @t was shown already in the object being
+ * shown; marks it shown. */
+static bool vbase_seen(struct walk *w, const struct dw_type *t)
+{
+	for (size_t i = 0; i < w->n_vbases; i++)
+		if (w->vbases[i] == t)
+			return true;
+	if (w->n_vbases < MAX_VBASES)
+		w->vbases[w->n_vbases++] = t;
+	return false;
+}
+
+/* Virtual base @mb of the aggregate at @data: where its vtable (the
+ * aggregate's first 8 bytes point into it) says it lies. */
+static void virtual_base(const struct dw_member *mb, const uint8_t *data, size_t len, size_t at,
+			 struct walk *w, struct strbuf *out)
+{
+	int64_t off;
+
+	if (!mb->vbase_slot || len < 8 || !w->vc || !w->vc->vtable ||
+	    w->vc->vtable(w->vc->ctx, read_uint(data, 8) - mb->vbase_slot, &off, sizeof(off)) != sizeof(off) ||
+	    off < 0 || (uint64_t)off >= len || mb->type->size > len - (uint64_t)off) {
+		strbuf_addstr(out, "<unavailable>");
+		return;
+	}
+	w->as_base = true;
+	typed(mb->type, data + off, len - (size_t)off, at + (size_t)off, w, out);
+}
+
 static void members(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
 		    struct walk *w, struct strbuf *out)
 {
-	bool pair = !w->raw && dw_std_is_pair(t), first = true;
+	bool pair = !w->raw && dw_std_is_pair(t), first = true, object = !w->as_base;
+	size_t seen = w->n_vbases;
 
+	w->as_base = false;
+	if (object)
+		w->n_vbases = 0;
 	strbuf_addch(out, '{');
 	for (size_t i = 0; i < t->n_members; i++) {
 		const struct dw_member *mb = &t->members[i];
 
 		if (pair && mb->name && !strcmp(mb->name, "<base>"))
 			continue; /* gdb's printer: first and second alone */
+		if (mb->is_virtual && vbase_seen(w, mb->type))
+			continue;
 		if (!first)
 			strbuf_addstr(out, ", ");
 		first = false;
@@ -503,12 +546,18 @@ static void members(const struct dw_type *t, const uint8_t *data, size_t len, si
 			strbuf_addstr(out, "<optimized out>");
 		else if (mb->bit_size)
 			bitfield(mb, data, len, out);
+		else if (mb->is_virtual)
+			virtual_base(mb, data, len, at, w, out);
 		else if (member_missing(mb, len))
 			strbuf_addstr(out, "<unavailable>");
-		else
+		else {
+			w->as_base = mb->name && !strcmp(mb->name, "<base>");
 			typed(mb->type, data + mb->offset, len - mb->offset, at + mb->offset, w, out);
+		}
 	}
 	strbuf_addch(out, '}');
+	if (object)
+		w->n_vbases = seen;
 }
 
 /* How many of @s's @n characters (@width-byte units) gdb shows under
@@ -816,6 +865,7 @@ void render_value_at(const struct render_snap *snap, const struct dw_type *t, ui
 
 	if (vc) {
 		elem.symbol = vc->symbol;
+		elem.vtable = vc->vtable;
 		elem.ctx = vc->ctx;
 		elem.limits = vc->limits;
 	}

@@ -333,7 +333,10 @@ static void member_keys(const struct dw_type *t, const uint8_t *data, const stru
 		} else {
 			span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, mb->name ? mb->name : "<anonymous>");
 		}
-		member_value(mb, data, p, len, depth, out);
+		if (mb->is_virtual)
+			span_null(out, SPAN_LITERAL); /* its place is in the vtable, not here */
+		else
+			member_value(mb, data, p, len, depth, out);
 	}
 }
 

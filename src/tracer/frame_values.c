@@ -426,7 +426,7 @@ static void find_strings(const struct where *c, const struct dw_type *t, const u
 		add_string(c, data, off, char_pointer_width(t), s);
 	} else if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION) {
 		for (size_t i = 0; i < t->n_members; i++)
-			if (!t->members[i].bit_size)
+			if (!t->members[i].bit_size && !t->members[i].is_virtual)
 				find_strings(c, t->members[i].type, data, len, off + t->members[i].offset,
 					     depth + 1, s);
 	} else if (t->kind == DW_TYPE_ARRAY && t->target && t->target->size) {

@@ -56,6 +56,13 @@ static void values_symbol(void *ctx, uint64_t addr, struct strbuf *out)
 	target_data_symbol(vs->s->target, vs->pid, addr, out);
 }
 
+static long values_vtable(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct values_symbol *vs = ctx;
+
+	return target_read_vtable(vs->s->target, vs->pid, addr, buf, len);
+}
+
 /* One frame-values call: the process's symbols and fv's answer. */
 struct values_call {
 	struct values_symbol vs;
@@ -69,7 +76,7 @@ struct values_call {
 static struct fv_walk *values_begin(struct session *s, uint32_t pid, size_t max, struct values_call *vc)
 {
 	vc->vs = (struct values_symbol){ s, (pid_t)pid };
-	vc->vc = (struct render_value_ctx){ .symbol = values_symbol, .ctx = &vc->vs,
+	vc->vc = (struct render_value_ctx){ .symbol = values_symbol, .vtable = values_vtable, .ctx = &vc->vs,
 					    .limits = &s->renderer.limits };
 	vc->why = NULL;
 	vc->max = max < 64 ? max : 64;
@@ -142,10 +149,17 @@ static void hook_symbol(void *ctx, uint32_t pid, uint64_t addr, struct strbuf *o
 	target_data_symbol(s->target, (pid_t)pid, addr, out);
 }
 
+static long hook_vtable(void *ctx, uint32_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct session *s = ctx;
+
+	return target_read_vtable(s->target, (pid_t)pid, addr, buf, len);
+}
+
 void session_render_hooks(struct session *s, struct render_hooks *out)
 {
 	*out = (struct render_hooks){ .probe = hook_probe, .frame = hook_frame,
-				      .tailcalls = hook_tailcalls, .ctx = s, .symbol = hook_symbol,
+				      .tailcalls = hook_tailcalls, .ctx = s, .symbol = hook_symbol, .vtable = hook_vtable,
 				      .values = hook_values, .tail_values = hook_tail_values,
 				      .hidden_inlines = hook_hidden_inlines };
 }

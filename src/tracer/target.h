@@ -260,6 +260,9 @@ void target_data_symbol(struct target *t, pid_t pid, uint64_t addr, struct strbu
  * in a module's read-only segment (a string literal), read from the
  * module's file; how many, or -1. */
 long target_read_const(struct target *t, pid_t pid, uint64_t addr, void *buf, size_t len);
+/* The same, from a vtable too (dw_module_read_unrelocated()): only for
+ * bytes no relocation touches, as a vtable's base-class offsets. */
+long target_read_vtable(struct target *t, pid_t pid, uint64_t addr, void *buf, size_t len);
 
 /* Functions that left the stack by tail calls between @callee (a frame)
  * and @caller (the next frame out): filled into @out innermost first

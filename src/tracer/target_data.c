@@ -221,7 +221,8 @@ void target_data_symbol(struct target *t, pid_t pid, uint64_t addr, struct strbu
 	}
 }
 
-long target_read_const(struct target *t, pid_t pid, uint64_t addr, void *buf, size_t len)
+static long read_module_file(struct target *t, pid_t pid, uint64_t addr, void *buf, size_t len,
+			     long (*read)(const struct dw_module *, uint64_t, void *, size_t))
 {
 	struct tprocess *p = target_process(t, pid);
 
@@ -232,7 +233,17 @@ long target_read_const(struct target *t, pid_t pid, uint64_t addr, void *buf, si
 		/* the maps kept are the code's: the module's bias places the rest */
 		dw_module_range(mp->mod->dw, &lo, &hi);
 		if (addr >= lo + mp->bias && addr < hi + mp->bias)
-			return dw_module_read_const(mp->mod->dw, addr - mp->bias, buf, len);
+			return read(mp->mod->dw, addr - mp->bias, buf, len);
 	}
 	return -1;
+}
+
+long target_read_const(struct target *t, pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	return read_module_file(t, pid, addr, buf, len, dw_module_read_const);
+}
+
+long target_read_vtable(struct target *t, pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	return read_module_file(t, pid, addr, buf, len, dw_module_read_unrelocated);
 }

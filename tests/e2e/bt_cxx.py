@@ -12,7 +12,8 @@ for some frames.
 C++ values at cxx.cc's refs() and Counter::bump(), gcc and clang, -O0 and
 -O2: `print` of each parameter equals gdb's `print` (references as
 `(int &) @0x...: 5`, an rvalue reference, a const struct reference, a
-class with two bases, an enum class, bool, pointers to a data member and
+class with two bases, a diamond through a virtual base (shown once, where
+its vtable places it), an enum class, bool, pointers to a data member and
 to a member function, `this` and `*this`; at geo::describe() names
 qualified by their namespace, geo::Color::green), and `bt args` shows each
 as gdb's `info args` does.  Addresses differ between the two processes and
@@ -37,7 +38,7 @@ for c in cases:
 
 # ---- C++ values against gdb ----
 
-REFS = ["r", "cr", "rr", "p", "d", "m", "b", "pm", "pf", "sr"]
+REFS = ["r", "cr", "rr", "p", "d", "m", "b", "pm", "pf", "sr", "vd", "vd.vb", "vd.r", "vd.l"]
 
 
 def norm_value(v):
@@ -97,7 +98,7 @@ def wraith_cxx_values(name, this_deref):
     fns = [fn for fn, _ in PROBES]
     prints, args = [{} for _ in PROBES], [None for _ in PROBES]
     for line in res.stdout.splitlines():
-        m = re.match(r"  P(\d) ([*$\w:]+)=(.*)", line)
+        m = re.match(r"  P(\d) ([*$\w:.]+)=(.*)", line)
         if m and m.group(2) not in prints[int(m.group(1))]:
             prints[int(m.group(1))][m.group(2)] = m.group(3)
         m = re.match(r"\s+#0 (\S+?)\((.*)\) at ", line)
