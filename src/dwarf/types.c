@@ -635,6 +635,15 @@ static void fill(struct vars_cache *c, struct dw_type *t)
 		fill_c(c, t, die, tag, name);
 }
 
+/* The name of a pointer to a type named @name, as gdb writes it: "int *",
+ * "const char **" (no space between stars), "char * const *". */
+static char *star_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return xasprintf(n && name[n - 1] == '*' ? "%s*" : "%s *", name);
+}
+
 /* A C or C++ type (and what Rust's DWARF says the same way). */
 static void fill_c(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die, int tag, const char *name)
 {
@@ -650,7 +659,7 @@ static void fill_c(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die, int 
 		if (t->target->kind == DW_TYPE_FUNCTION || t->target->kind == DW_TYPE_ARRAY)
 			t->name = declarator_name(c, die); /* void (*)(int), int (*)[4] */
 		else
-			t->name = own(c, xasprintf("%s *", t->target->name));
+			t->name = own(c, star_name(t->target->name));
 		break;
 	case DW_TAG_reference_type:
 	case DW_TAG_rvalue_reference_type:
@@ -1004,7 +1013,7 @@ static char *pointer_name(const struct dw_type *t)
 	int n;
 
 	if (!suffix)
-		return xasprintf("%s *", t->name);
+		return star_name(t->name);
 	for (n = (int)(suffix - t->name); n > 0 && t->name[n - 1] == ' '; n--)
 		;
 	return xasprintf("%.*s%s(*)%s", n, t->name, n && t->name[n - 1] == '*' ? "" : " ", suffix);

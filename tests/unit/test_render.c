@@ -891,6 +891,7 @@ static const struct dw_enumerator big_values[] = { { "SMALL", 1 }, { "BIG", -294
 static const struct dw_type v_big = { .kind = DW_TYPE_ENUM, .name = "enum big", .size = 4,
 				      .enumerators = big_values, .n_enumerators = 2 };
 static const struct dw_enumerator flag_values[] = { { "F_A", 1 }, { "F_B", 2 }, { "F_C", 4 } };
+static const struct dw_type v_byte = { .kind = DW_TYPE_ENUM, .name = "std::byte", .size = 1 };
 static const struct dw_type v_flags = { .kind = DW_TYPE_ENUM, .name = "enum flags", .size = 4,
 					.enumerators = flag_values, .n_enumerators = 3 };
 static const struct dw_enumerator color_values[] = { { "RED", 0 }, { "GREEN", 1 }, { "BLUE", 2 } };
@@ -1090,6 +1091,8 @@ static void test_scalars(void **state)
 		V(v_big, "\x00\x28\x6b\xee", "BIG"), V(v_big, "\7\0\0\0", "7"),
 		V(v_flags, "\5\0\0\0", "(F_A | F_C)"), V(v_flags, "\x09\0\0\0", "(F_A | unknown: 0x8)"),
 		V(v_flags, "\x08\0\0\0", "(unknown: 0x8)"), V(v_flags, "\0\0\0\0", "0"),
+		/* no enumerators at all (std::byte): a flag enum to gdb */
+		V(v_byte, "\xf0", "(unknown: 0xf0)"), V(v_byte, "\0", "0"),
 		V(v_flags, "\2\0\0\0", "F_B"), V(v_color, "\7\0\0\0", "(GREEN | BLUE | unknown: 0x4)"),
 		V(v_multi, "\x0f\0\0\0", "15"),
 		V(v_bits, "\x2c\0\0\0\x09\0\0\0\x05\0\0\0", "{flags: -4, u: 5, x: 9, on: true, c: BLUE}"),
