@@ -267,7 +267,7 @@ static void add_globals(struct vars_cache *c, Dwarf_Die *parent, const char *pre
 	if (dwarf_child(parent, &child) != 0)
 		return;
 	do {
-		const char *name = dwarf_diename(&child), *path;
+		const char *name = dwarf_diename(&child), *path = NULL;
 		int tag = dwarf_tag(&child);
 		char *full;
 
@@ -282,16 +282,24 @@ static void add_globals(struct vars_cache *c, Dwarf_Die *parent, const char *pre
 		if ((tag != DW_TAG_variable && !(tag == DW_TAG_member && dwarf_hasattr(&child, DW_AT_declaration))) ||
 		    !name || (is_class_tag(dwarf_tag(parent)) && !dwarf_hasattr(&child, DW_AT_declaration)))
 			continue;
-		if (dwarf_hasattr(&child, DW_AT_declaration) != decls)
+		/* a class's constant initialized in it (static const int k = 9)
+		 * is a value without a definition */
+		if (dwarf_hasattr(&child, DW_AT_declaration) != decls &&
+		    !(!decls && is_class_tag(dwarf_tag(parent)) && dwarf_hasattr(&child, DW_AT_const_value)))
 			continue;
 		full = prefix ? xasprintf("%s%s", prefix, name) : NULL;
+		if (!decls && dwarf_hasattr(&child, DW_AT_specification))
+			path = specified_path(d, &child); /* clang defines a class's static in its namespace */
 		if (decls) {
 			if (full)
 				note_declaration(c, d, &child, full);
 			free(full);
 			continue;
 		}
-		path = full ? vars_own(c, full) : specified_path(d, &child);
+		if (path)
+			free(full);
+		else
+			path = full ? vars_own(c, full) : specified_path(d, &child);
 		c->globals = xgrow(c->globals, &c->cap_globals, c->n_globals + 1, sizeof(*c->globals));
 		c->globals[c->n_globals++] = (struct global_slot){
 			.name = name, .dw = dwarf_cu_getdwarf(child.cu), .off = dwarf_dieoffset(&child),

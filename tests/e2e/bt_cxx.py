@@ -50,7 +50,7 @@ def norm_value(v):
 # geo::describe() for names qualified by their namespace
 # (globals of two namespaces by one name, and a class's static member,
 # by their paths)
-PROBES = [("refs", REFS + ["geo::hits", "tally::hits", "Limits::total"]), ("Counter::bump", ["this", "*this", "$pc"]),
+PROBES = [("refs", REFS + ["geo::hits", "tally::hits", "Limits::total", "tally::Caps::caps", "tally::Caps::cap"]), ("Counter::bump", ["this", "*this", "$pc"]),
           ("geo::describe", ["color", "origin", "member", "method"])]
 # note: a std::string, which gdb shows through libstdc++'s pretty printer;
 # flag: n & 1, different in the two processes' calls; scale: a double that
