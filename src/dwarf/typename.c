@@ -189,6 +189,46 @@ const char *typename_base(const char *name)
 	return name;
 }
 
+static bool ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+char *typename_canonical(const char *name)
+{
+	/* longest first, so that "long long int" is not read as "long int" */
+	static const char *const gcc[] = { "long long unsigned int", "short unsigned int", "long unsigned int",
+					   "long long int", "short int", "long int" };
+	struct strbuf out = STRBUF_INIT;
+	bool changed = false;
+	const char *p = strchr(name, '<');
+
+	if (!p)
+		return NULL;
+	strbuf_add(&out, name, (size_t)(p - name));
+	while (*p) {
+		size_t i, n = 0;
+
+		for (i = 0; (p == name || !ident_char(p[-1])) && i < sizeof(gcc) / sizeof(gcc[0]); i++) {
+			n = strlen(gcc[i]);
+			if (!strncmp(p, gcc[i], n) && !ident_char(p[n]))
+				break;
+		}
+		if ((p == name || !ident_char(p[-1])) && i < sizeof(gcc) / sizeof(gcc[0])) {
+			strbuf_addstr(&out, typename_base(gcc[i]));
+			p += n;
+			changed = true;
+		} else {
+			strbuf_addch(&out, *p++);
+		}
+	}
+	if (!changed) {
+		strbuf_release(&out);
+		return NULL;
+	}
+	return strbuf_detach(&out);
+}
+
 /* The name a declaration starts with: "int", "struct foo", "std::string". */
 static void base_name(struct decl *d, Dwarf_Die *type, struct strbuf *out)
 {

@@ -42,6 +42,11 @@ struct typename_ctx {
  * or @name itself. */
 const char *typename_base(const char *name);
 
+/* @name with GCC's integer spellings inside its template arguments in
+ * gdb's ("Buf<4, short int>" is "Buf<4, short>", "long unsigned int"
+ * "unsigned long"), as a new string; NULL when nothing changes. */
+char *typename_canonical(const char *name);
+
 /* Append the parameter list of @fn to @out, without parentheses: of a
  * subprogram with @names ("int x, char **argv"; the artificial this left
  * out), or of a subroutine type without them (all types: gdb shows a

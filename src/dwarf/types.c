@@ -434,6 +434,18 @@ static const char *scope_prefix(struct vars_cache *c, Dwarf_Die *die)
 	return p ? p : "";
 }
 
+/* @name (taken) in gdb's spelling: GCC's "Buf<4, short int>" is
+ * "Buf<4, short>". */
+static char *gdb_spelling(char *name)
+{
+	char *canon = typename_canonical(name);
+
+	if (!canon)
+		return name;
+	free(name);
+	return canon;
+}
+
 /* "struct point" in C; C++ names a class, struct, union or enum by its
  * name qualified by its scopes (@prefix, "geo::"), without a keyword, as
  * gdb does ("geo::Point"). */
@@ -445,7 +457,7 @@ static const char *aggregate_name(struct vars_cache *c, Dwarf_Die *die, int tag,
 		       : tag == DW_TAG_structure_type ? "struct " : tag == DW_TAG_union_type ? "union "
 		       : tag == DW_TAG_enumeration_type ? "enum " : "";
 
-	return own(c, xasprintf("%s%s%s", kw, cxx && name ? prefix : "", name ? name : "<anonymous>"));
+	return own(c, gdb_spelling(xasprintf("%s%s%s", kw, cxx && name ? prefix : "", name ? name : "<anonymous>")));
 }
 
 /* A C++ class or typedef in a declarator ("const geo::Point &"). */
@@ -454,7 +466,7 @@ static const char *cxx_name(void *ctx, Dwarf_Die *die)
 	struct vars_cache *c = ctx;
 	const char *name = dwarf_diename(die);
 
-	return name ? own(c, xasprintf("%s%s", scope_prefix(c, die), name)) : NULL;
+	return name ? own(c, gdb_spelling(xasprintf("%s%s", scope_prefix(c, die), name))) : NULL;
 }
 
 static const struct dw_type *complete_type(struct vars_cache *c, const char *spelling);

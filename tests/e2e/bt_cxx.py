@@ -50,7 +50,8 @@ def norm_value(v):
 # geo::describe() for names qualified by their namespace
 # (globals of two namespaces by one name, and a class's static member,
 # by their paths)
-PROBES = [("refs", REFS + ["geo::hits", "tally::hits", "Limits::total", "tally::Caps::caps", "tally::Caps::cap"]), ("Counter::bump", ["this", "*this", "$pc"]),
+PROBES = [("refs", REFS + ["geo::hits", "tally::hits", "Limits::total", "tally::Caps::caps", "tally::Caps::cap",
+                   "capl.v[1]", "capp"]), ("Counter::bump", ["this", "*this", "$pc"]),
           ("geo::describe", ["color", "origin", "member", "method"])]
 # note: a std::string, which gdb shows through libstdc++'s pretty printer;
 # flag: n & 1, different in the two processes' calls; scale: a double that
@@ -98,7 +99,7 @@ def wraith_cxx_values(name, this_deref):
     fns = [fn for fn, _ in PROBES]
     prints, args = [{} for _ in PROBES], [None for _ in PROBES]
     for line in res.stdout.splitlines():
-        m = re.match(r"  P(\d) ([*$\w:.]+)=(.*)", line)
+        m = re.match(r"  P(\d) ([*$\w:.\[\]]+)=(.*)", line)
         if m and m.group(2) not in prints[int(m.group(1))]:
             prints[int(m.group(1))][m.group(2)] = m.group(3)
         m = re.match(r"\s+#0 (\S+?)\((.*)\) at ", line)
