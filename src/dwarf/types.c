@@ -333,9 +333,23 @@ static const struct dw_type *element(struct vars_cache *c, Dwarf_Die *die)
 	return e;
 }
 
+/* gdb's name of an array of @elem (@dim: "[4]", "[]"): "int [4]", an
+ * array of arrays "int [2][3]" (its own length first), "const char *[2]". */
+static char *array_name(const struct dw_type *elem, const char *dim)
+{
+	const char *inner = elem->kind == DW_TYPE_ARRAY ? strchr(elem->name, '[') : NULL;
+	size_t n = strlen(elem->name);
+
+	if (inner)
+		return xasprintf("%.*s%s%s", (int)(inner - elem->name), elem->name, dim, inner);
+	return xasprintf(n && elem->name[n - 1] == '*' ? "%s%s" : "%s %s", elem->name, dim);
+}
+
 static struct dw_type *array_of(struct vars_cache *c, const struct dw_type *elem, uint64_t count,
 				struct dw_type *t)
 {
+	char dim[32];
+
 	if (!t)
 		t = own(c, xcalloc(1, sizeof(*t)));
 	t->kind = DW_TYPE_ARRAY;
@@ -347,7 +361,10 @@ static struct dw_type *array_of(struct vars_cache *c, const struct dw_type *elem
 	if (elem->rust)
 		t->name = own(c, xasprintf("[%s; %llu]", elem->name, (unsigned long long)count));
 	else
-		t->name = own(c, xasprintf("%s[%llu]", elem->name, (unsigned long long)count));
+	{
+		snprintf(dim, sizeof(dim), "[%llu]", (unsigned long long)count);
+		t->name = own(c, array_name(elem, dim));
+	}
 	return t;
 }
 
@@ -379,7 +396,7 @@ static void set_array(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
 		elem = array_of(c, elem, counts[i], NULL);
 	array_of(c, elem, n ? counts[0] : 0, t);
 	if (unbounded && !t->rust)
-		t->name = own(c, xasprintf("%s[]", elem->name)); /* gdb: char [] */
+		t->name = own(c, array_name(elem, "[]")); /* gdb: char [] */
 }
 
 /* ---- C++ scopes ---- */

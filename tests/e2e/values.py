@@ -31,7 +31,7 @@ EXPRS = [
     "eb", "efl", "efu", "ef0", "ec", "ec2", "em",
     "buf8", "all0", "rep", "mixed", "esc", "arr20", "long_run", "long_text", "ramp", "static_local_p",
     "*flexc", "flexc->data", "*flexi", "flexi->vals", "*flexz", "flexz->z", "flexc->data[1]",
-    "flexi->vals[2]", "&flexc->data", "matrix", "pairs", "ucs",
+    "flexi->vals[2]", "&flexc->data", "matrix", "&matrix", "pairs", "ucs",
     "vp", "ip", "nullp", "np", "cstr", "cstrp", "cpcp", "&cstrp", "*cstrp", "cip", "pc_const", "*cip",
     "b_true", "b_false", "sch", "uch", "ch", "nl", "quote",
     "&g", "&g.in", "&g.arr", "&g.arr[1]", "&u32", "*&g.in", "g.arr + 1", "matrix[1]",

@@ -122,7 +122,7 @@ def check_errors(variant):
           "%s: a struct in arithmetic: explained (%r)" % (variant, res.stderr))
     # An index whose byte offset wraps: refused when constant, said when computed
     res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", req->tags[9223372036854775807]; }'])
-    check(res.returncode == 2 and ":1:42: error: index 9223372036854775807 of an array (int[4]) is out of range"
+    check(res.returncode == 2 and ":1:42: error: index 9223372036854775807 of an array (int [4]) is out of range"
           in res.stderr and "^~~~" in res.stderr,
           "%s: a constant index that wraps: located error (%r)" % (variant, res.stderr))
     res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{} {} {}", req->tags[(n - n) + 4611686018427387904], '
