@@ -891,7 +891,12 @@ static void walked_value(const struct ev_arg *a, const struct dw_type *t, bool t
 		w.base = WR_WALK_LOCAL; /* assembled from pieces, walked there */
 		typed(t, a->data, a->len, 0, &w, out);
 	} else {
-		w.snap = NULL;
+		/* the probe walked nothing (a reference's attached address is
+		 * not a walk): the printers that need only the value's bytes */
+		render_snap_free(snap);
+		snap = raw ? NULL : render_snap_self(a);
+		w.snap = snap;
+		w.base = WR_WALK_LOCAL;
 		typed(t, a->data, a->len, 0, &w, out);
 	}
 	render_snap_free(snap);
@@ -1026,7 +1031,9 @@ static bool arg_text(const struct ev_arg *a, enum ast_fmt_spec spec, const struc
 		     const struct render_value_ctx *vc, struct strbuf *out);
 
 /* A C++ reference printed as gdb prints it, `(int &) @0x7ffe...: 5`: the
- * argument is its referent's value, the address came attached. */
+ * argument is its referent's value, the address came attached.  A
+ * referent the library's printers show is shown alone, as gdb shows it
+ * (`std::map with 2 elements = {...}`). */
 static bool reference_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_type *t,
 			  const struct render_value_ctx *vc, struct strbuf *out)
 {
@@ -1035,7 +1042,8 @@ static bool reference_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const 
 	for (size_t i = 0; i < a->n_attach; i++)
 		if (a->attach[i].aux == WR_ARG_ATTACH_REFERENCE)
 			addr = &a->attach[i];
-	if (addr && spec == AST_FMT_DEFAULT) {
+	if (addr && spec == AST_FMT_DEFAULT && !(t->target->kind == DW_TYPE_STRUCT && !t->target->rust &&
+						 dw_std_recognize(t->target, &(struct dw_std){ 0 }))) {
 		reference_text(addr->value, true, t, out);
 		strbuf_addstr(out, ": ");
 	}
