@@ -89,12 +89,26 @@ static int var_find(void *ctx, const char *name, struct dw_var *out)
 	return -ENOENT;
 }
 
+/* Whether @name is among the names of hint @out already (an inlined
+ * call's parameter shadows its caller's of the same name: named once). */
+static bool hint_has(const struct strbuf *out, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = strstr(out->buf, name); p; p = strstr(p + 1, name))
+		if (p > out->buf && p[-1] == ' ' && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
 static int hint_name(const struct dw_var *v, void *ctx)
 {
 	struct strbuf *out = ctx;
 
 	if (out->len > 200)
 		return 1;
+	if (out->len && hint_has(out, v->name))
+		return 0;
 	strbuf_addf(out, "%s%s", out->len ? ", " : "visible here: ", v->name);
 	return 0;
 }
