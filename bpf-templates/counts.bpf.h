@@ -46,7 +46,8 @@ WR_INLINE void cut_count_items(__u8 *buf, struct wr_bt_state *st)
 /* Add one to the count of slot @s's stack under its key, this CPU's
  * (no other CPU writes it: a plain add): the stack is stored first, so a
  * count never names a stack the maps do not hold. */
-WR_INLINE void count_stack(__u8 *buf, struct wr_bt_slot *s, struct wr_probe_stats *ps)
+WR_INLINE void count_stack(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s,
+			   struct wr_probe_stats *ps)
 {
 	struct wr_event_header *h = (struct wr_event_header *)buf;
 	struct wr_item_header *ih = (struct wr_item_header *)payload_at(buf, s->item_off - sizeof(*ih));
@@ -62,6 +63,8 @@ WR_INLINE void count_stack(__u8 *buf, struct wr_bt_slot *s, struct wr_probe_stat
 		ps->counted++;
 		return;
 	}
+	if (s->flags & WR_SLOT_F_UNCOPIED)
+		walk_frames(buf, st, s);
 	err = bpf_map_update_elem(&wr_stacks, &k.stack_id, bt_header(buf, s), BPF_NOEXIST);
 	if (!err || err == -17 /* EEXIST: known, or being stored by another CPU */)
 		err = bpf_map_update_elem(&wr_stack_counts, &k, &one, BPF_NOEXIST);

@@ -772,15 +772,22 @@ WR_INLINE int walk_copy_span(struct wr_bt_state *st, __u64 lo, __u64 hi)
 	return 1;
 }
 
-static long replay_frame(__u32 i, void *arg)
+/* The frames of the walk kept in @st, into slot @s's item: two words
+ * each, in a plain loop (as a bpf_loop() callback each frame cost a call
+ * and its set-up, about 2 ns). */
+WR_INLINE void walk_frames(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s)
 {
-	struct keep_ctx *k = arg;
-	struct wr_walk_memo *m = &k->st->walk;
-	__u64 *f = slot_frame(k->buf, k->s, i);
+	struct wr_walk_memo *m = &st->walk;
+	__u64 *f = slot_frame(buf, s, 0);
+	__u32 count = m->end.count;
 
-	f[0] = m->frames[(2 * i) & (2 * WR_WALK_MEMO_FRAMES - 1)];
-	f[1] = m->frames[(2 * i + 1) & (2 * WR_WALK_MEMO_FRAMES - 1)];
-	return 0;
+	for (__u32 i = 0; i < WR_WALK_MEMO_FRAMES; i++) {
+		if (i >= count)
+			break;
+		f[2 * i] = m->frames[2 * i];
+		f[2 * i + 1] = m->frames[2 * i + 1];
+	}
+	s->flags &= ~WR_SLOT_F_UNCOPIED;
 }
 
 /* Slot @s's whole walk from the one kept, when it starts from the same
@@ -792,8 +799,7 @@ WR_INLINE int walk_replay(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *
 			  struct wr_proc_maps *pm)
 {
 	struct wr_walk_memo *m = &st->walk;
-	__u32 n = m->reads, count = m->end.count;
-	struct keep_ctx k = { .buf = buf, .st = st, .s = s };
+	__u32 n = m->reads;
 	__u64 base, len, off;
 
 	if (!m->valid || m->ip != s->ip || m->sp != s->sp || m->bp != s->bp || m->flags != s->flags ||
@@ -814,8 +820,14 @@ WR_INLINE int walk_replay(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *
 		if (len < 8 || off > len - 8 || (off & 7) || stack_word(st, off) != m->read_val[i])
 			return 0;
 	}
-	bpf_loop(count, replay_frame, &k, 0);
 	walk_end(s, &m->end);
+	/* A `count bt` needs its frames only to store a stack not counted
+	 * yet (count_stack()); as the event's last slot, no walk after it
+	 * replaces the kept one before then. */
+	if ((s->flags & WR_SLOT_F_COUNT) && st->cur + 1 >= st->n_slots)
+		s->flags |= WR_SLOT_F_UNCOPIED;
+	else
+		walk_frames(buf, st, s);
 	slot_finish(buf, s, s->status, s->error);
 	return 1;
 }

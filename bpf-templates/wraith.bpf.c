@@ -186,7 +186,7 @@ WR_INLINE long finish_one(__u32 i, __u8 *buf, struct wr_bt_state *st)
 		ps = probe_stats(((struct wr_event_header *)buf)->probe_id);
 		STAGE(finish);
 		if (ps)
-			count_stack(buf, s, ps);
+			count_stack(buf, st, s, ps);
 		STAGE(count_stack);
 	} else if (st->cur >= WR_BT_MAX_SLOTS) {
 		if (!ran_out && (handed_over(s) || has_values(buf, s)))

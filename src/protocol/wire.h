@@ -689,6 +689,8 @@ WR_STATIC_ASSERT(sizeof(struct wr_proc_maps) == 8 + 40 * WR_MAX_MAPPINGS, "proc 
 #define WR_SLOT_F_EXACT    0x04u /* ip is exact (do not look up ip - 1) */
 #define WR_SLOT_F_BP_READ_FAILED 0x08u /* rbp is unknown because reading it failed */
 #define WR_SLOT_F_COUNT    0x10u /* a `count bt`: counted in wr_stack_counts, not sent */
+#define WR_SLOT_F_UNCOPIED 0x20u /* a `count bt` taken again from the last walk
+				  * (walk_replay()): its frames are still only there */
 
 struct wr_bt_slot {
 	__u64 ip;
@@ -757,10 +759,11 @@ struct wr_bt_state {
 	__u32 cur;       /* the slot the step program is working on */
 	__u32 stack_len; /* bytes of stack[] valid for this event, 0 = none */
 	__u32 proc_slot; /* this event's process in wr_proc_maps, or WR_PROC_NONE */
-	__u32 held_since; /* --fault-in: when holder took the buffer, ktime >> 20 (~ms) */
+	__u32 n_count;   /* of the slots, `count bt` ones (in the first cache line, which
+			  * is all of the state a hit without a bt touches) */
 	struct wr_bt_slot slot[WR_BT_MAX_SLOTS];
 	__u32 stack_bt;    /* after the walks: the backtrace item the stack copy goes with */
-	__u32 n_count;     /* of the slots, `count bt` ones */
+	__u32 held_since;  /* --fault-in: when holder took the buffer, ktime >> 20 (~ms) */
 	__u64 stack_base; /* user address of stack[0] */
 	__u64 uretprobe_tramp; /* the process's uretprobe return trampoline, 0 = none */
 	__u64 stack_top;  /* the top of the process's main stack (mm->start_stack) */
@@ -778,6 +781,7 @@ struct wr_bt_state {
 	struct wr_walk_memo walk; /* the last walk finished on this CPU */
 };
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_state, slot) == 24, "bt state slot offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_state, n_count) < 64, "bt state: a hit's fields in one line");
 
 /* wr_bt_state.memo_plain: the remembered rule has the short form the
  * unwinder's runs of recursion take (the CFA from rsp or rbp plus an
