@@ -240,7 +240,7 @@ def chain_ok(shape):
         len(shape["libs"]) >= 3 and shape["status"] == "complete"
 
 
-# The real program: python3.11d (its own DWARF, a dozen modules) tracing
+# The real program: python3.11d (CPython with its own DWARF) tracing
 # PyObject_Size(), which its loop calls once per len(), beside the hot
 # loop's same scripts in the same rotation.  "run": hits back to back;
 # "work": the interpreter's own work between them.
@@ -330,22 +330,25 @@ def render_real(R, spread, add):
     if not rows:
         return
     add("### A real program\n")
-    add("`%s` (Debian's python3.11-dbg: CPython with its own DWARF, a dozen modules mapped) "
+    add("`%s` (Debian's python3.11-dbg: CPython built with its own DWARF) "
         "running `bench/pyloop.py`, whose loop calls `len()` of a tuple, one call of `%s()` "
         "each (Python 3.11 specializes `len()` to a direct call): *back to back*, the calls "
         "alone; *with work between*, a `json.dumps()` of a small dict after each, so that "
         "the interpreter's own work between two hits takes the probe's maps, its event "
         "buffer and its code out of the caches, as in a program that does something.  The "
         "hot loop's rows are measured again in the same rotation, so the two compare under "
-        "one load.  *added* and *BPF* as above, %d rounds of %s calls.\n" % (
+        "one load.  *added* and *BPF* as above, %d rounds of %s calls; *runs per call*, the "
+        "program's runs (bpf_stats) over the loop's calls: 1.00 when each call is one hit.\n" % (
             PYTHON, PY_FN, ROUNDS, "{:,}".format(ROUND_N)))
-    add("| configuration | added, ns per call (thread) | BPF ns per run | rounds apart |")
-    add("|---|---|---|---|")
+    add("| configuration | added, ns per call (thread) | BPF ns per run | rounds apart "
+        "| runs per call |")
+    add("|---|---|---|---|---|")
     for r in rows.values():
-        sp = _round_spread(r["bpf_rounds"])
-        add("| %s | %s | %s | %s |" % (r["label"], spread(r["added"]),
-                                       spread(r["bpf"]) if r["bpf"] else "–",
-                                       "%.0f %%" % (100 * sp) if sp is not None else "–"))
+        sp, runs = _round_spread(r["bpf_rounds"]), r.get("runs_per_call")
+        add("| %s | %s | %s | %s | %s |" % (r["label"], spread(r["added"]),
+                                            spread(r["bpf"]) if r["bpf"] else "–",
+                                            "%.0f %%" % (100 * sp) if sp is not None else "–",
+                                            "%.2f" % runs[0] if runs else "–"))
     add("")
     u = R["real"]["untraced"].get("python/work")
     if u:

@@ -1,6 +1,6 @@
 """pyloop.py - the real-program fixture of bench/hits.py's `real` section,
-run by python3.11d (Debian's python3.11-dbg: CPython with its own DWARF,
-mapping a dozen modules).  Speaks bench/hotloop.c's protocol: prints
+run by python3.11d (Debian's python3.11-dbg: CPython built with its own
+DWARF).  Speaks bench/hotloop.c's protocol: prints
 "ready PID", then serves commands from stdin, one a line, each answered
 "ns WALL CPU" (CLOCK_MONOTONIC and this thread's CPU time of its loop):
   run N   len() of a tuple N times: each calls PyObject_Size() once (3.11
