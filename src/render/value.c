@@ -31,6 +31,7 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -730,6 +731,77 @@ static bool nonzero(const struct dw_type *t, const uint8_t *data, size_t len, si
 	return true;
 }
 
+static const char *const adapters[] = { "std::queue<", "std::stack<", "std::priority_queue<" };
+
+/* Whether the library's printers show @t (gdb's pretty printers): its
+ * containers, strings and wrappers, the adapters, std::bitset. */
+static bool has_printer(const struct dw_type *t)
+{
+	const char *n = t->tag_name ? t->tag_name : t->name; /* without const */
+
+	if (t->kind != DW_TYPE_STRUCT || t->rust)
+		return false;
+	for (size_t i = 0; i < sizeof(adapters) / sizeof(adapters[0]); i++)
+		if (!strncmp(n, adapters[i], strlen(adapters[i])))
+			return true;
+	return !strncmp(n, "std::bitset<", 12) || dw_std_recognize(t, &(struct dw_std){ 0 });
+}
+
+/* libstdc++'s container adapters as its printers show them: "std::queue
+ * wrapping: std::deque with 2 elements = {4, 5}", the container they
+ * wrap (their member c) shown as itself; false for another type. */
+static bool adapter(const struct dw_type *t, const uint8_t *data, size_t len, size_t at, struct walk *w,
+		    struct strbuf *out)
+{
+	const char *n = t->tag_name ? t->tag_name : t->name, *const *names = adapters;
+	const struct dw_member *c;
+	uint64_t off;
+
+	for (size_t i = 0; i < sizeof(adapters) / sizeof(adapters[0]); i++) {
+		if (strncmp(n, names[i], strlen(names[i])) != 0)
+			continue;
+		c = dw_type_member(t, "c", &off);
+		if (!c || off + c->type->size > len)
+			return false;
+		strbuf_addf(out, "%.*s wrapping: ", (int)strlen(names[i]) - 1, names[i]);
+		typed(c->type, data + off, len - (size_t)off, at + (size_t)off, w, out);
+		return true;
+	}
+	return false;
+}
+
+/* libstdc++'s std::bitset as its printer shows it, the bits that are
+ * set: "std::bitset = {[0] = 1, [7] = 1}" ("std::bitset" when none is);
+ * false for another type. */
+static bool bitset(const struct dw_type *t, const uint8_t *data, size_t len, size_t at, struct walk *w,
+		   struct strbuf *out)
+{
+	const struct dw_member *words;
+	uint64_t off, bits;
+	size_t shown = 0;
+
+	const char *n = t->tag_name ? t->tag_name : t->name;
+
+	if (strncmp(n, "std::bitset<", 12) != 0 || !(words = dw_type_member(t, "_M_w", &off)) ||
+	    off + words->type->size > len || (w->vc && render_bits_gone(w->vc->unavail, (at + off) * 8,
+									  words->type->size * 8, false)))
+		return false;
+	bits = strtoull(n + 12, NULL, 10);
+	strbuf_addstr(out, "std::bitset");
+	for (uint64_t i = 0; i < bits && i < words->type->size * 8; i++) {
+		if (!(data[off + i / 8] >> (i % 8) & 1))
+			continue;
+		if (shown == w->lim.elements) {
+			strbuf_addstr(out, "...");
+			break;
+		}
+		strbuf_addf(out, "%s[%" PRIu64 "] = 1", shown++ ? ", " : " = {", i);
+	}
+	if (shown)
+		strbuf_addch(out, '}');
+	return true;
+}
+
 /* A Rust struct, tuple or enum with data: "rstd::Item {id: 1, name: ...}",
  * "rstd::Point (-1, 2)", "(1, 3.5)", "alloc::alloc::Global". */
 static void rust_aggregate(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
@@ -813,6 +885,9 @@ static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size
 		;
 	else if (t->rust && (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION))
 		rust_aggregate(t, data, len, at, w, out);
+	else if (t->kind == DW_TYPE_STRUCT && !w->raw &&
+		 (adapter(t, data, len, at, w, out) || bitset(t, data, len, at, w, out)))
+		;
 	else if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION)
 		members(t, data, len, at, w, out);
 	else if (t->kind == DW_TYPE_ARRAY)
@@ -1042,8 +1117,7 @@ static bool reference_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const 
 	for (size_t i = 0; i < a->n_attach; i++)
 		if (a->attach[i].aux == WR_ARG_ATTACH_REFERENCE)
 			addr = &a->attach[i];
-	if (addr && spec == AST_FMT_DEFAULT && !(t->target->kind == DW_TYPE_STRUCT && !t->target->rust &&
-						 dw_std_recognize(t->target, &(struct dw_std){ 0 }))) {
+	if (addr && spec == AST_FMT_DEFAULT && !has_printer(t->target)) {
 		reference_text(addr->value, true, t, out);
 		strbuf_addstr(out, ": ");
 	}

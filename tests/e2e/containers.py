@@ -208,14 +208,16 @@ def frame0_args(text, fn, frame=0):
 def bt_args(v):
     name = "containers-%s" % v
     cmds = ["break handle", "break Store::lookup", "break hold", "run 1000", "bt 1", "print name", "print limits",
-            "continue", "print up", "print atom", "continue", "bt 2", "print history", "kill"]
+            "continue", "print up", "print atom", "print stk", "print bits", "print none", "continue", "bt 2",
+            "print history", "kill"]
     with ThreadPoolExecutor(max_workers=1) as ex:
         g = ex.submit(subprocess.run, ["gdb", "-batch"] + [x for c in cmds for x in ("-ex", c)] + [fixture(name)],
                       capture_output=True, text=True, timeout=180)
         fx = Fixture(name, [1000])
         try:
             res = run(["-p", fx.pid, "-s", 'trace handle { bt args; print "N {}", name; print "L {}", limits; } '
-                       'trace hold { print "U {}", up; print "T {}", atom; } '
+                       'trace hold { print "U {}", up; print "T {}", atom; print "K {}", stk; print "B {}", bits; '
+                       'print "Z {}", none; } '
                        'trace Store::lookup { bt args; print "M {} {} {}", history, hits, this->hits; }',
                        "--max-events", 3, "--timeout", 30])
         finally:
@@ -227,10 +229,10 @@ for v, res, gdb_out in parallel(bt_args, ("O0", "O2", "clang-O0", "clang-O2"), w
     label = "containers-%s bt args" % v
     # inside a method, members without this->, as gdb finds them
     m = re.search(r"^  M (.*\}) (\d+) (\d+)$", res.stdout, re.M)
-    want = re.search(r"^\$5 = (.*)$", gdb_out, re.M)
+    want = re.search(r"^\$8 = (.*)$", gdb_out, re.M)
     # a reference to what the library's printers show: the printer's
     # text alone, as gdb prints it, not `(const std::string &) @0x...:`
-    for tag, n in (("N", 1), ("L", 2), ("U", 3), ("T", 4)):
+    for tag, n in (("N", 1), ("L", 2), ("U", 3), ("T", 4), ("K", 5), ("B", 6), ("Z", 7)):
         w, g = re.search(r"^  %s (.*)$" % tag, res.stdout, re.M), re.search(r"^\$%d = (.*)$" % n, gdb_out, re.M)
         eq(w and norm(w.group(1)), g and norm(g.group(1)), "%s: print of a reference to a library value (%s)" % (
             label, tag))
