@@ -695,6 +695,11 @@ static int key_module(const struct codegen_options *opt)
 		err = check_entry_points(&llvm.key);
 	if (err)
 		return err;
+	/* A shape's key is its function printed, and printing a function
+	 * numbers every metadata node of its module first: the template's
+	 * debug info, thousands of nodes, once per site.  Keys have no debug
+	 * info of their own. */
+	LLVMStripModuleDebugInfo(llvm.key.mod);
 	LLVMSetTarget(llvm.key.mod, "bpfel");
 	dl = LLVMCreateTargetDataLayout(llvm.machine);
 	LLVMSetModuleDataLayout(llvm.key.mod, dl);

@@ -257,8 +257,9 @@ static void site_plan(struct session *s, struct probe *p, struct probe_site *sit
 		/* the sites of a probe share the programs they can */
 		.site_table = p->n_sites > 1,
 	};
-	/* errors at one of several sites say which */
-	if (p->n_sites > 1) {
+	/* errors at one of several sites say which (@where NULL: none
+	 * expected) */
+	if (p->n_sites > 1 && where) {
 		strbuf_addf(where, "%s (site %zu of %zu: ", p->target_text, (size_t)(site - p->sites) + 1,
 			    p->n_sites);
 		target_describe_site(s->target, site->mod, site->where.vaddr, where);
@@ -275,8 +276,14 @@ static void site_plan(struct session *s, struct probe *p, struct probe_site *sit
 						 .frame_vars = frame_vars, .ctx = sc };
 	site_cfa(s, site, plan);
 	plan->rule0 = site->rule0; /* looked up again if the rows were not read */
-	if (plan->tgid)
-		proc_pidns((pid_t)plan->tgid, &plan->pidns_dev, &plan->pidns_ino);
+	if (plan->tgid && plan->tgid != s->pidns.tgid) {
+		s->pidns.tgid = plan->tgid;
+		proc_pidns((pid_t)plan->tgid, &s->pidns.dev, &s->pidns.ino);
+	}
+	if (plan->tgid) {
+		plan->pidns_dev = s->pidns.dev;
+		plan->pidns_ino = s->pidns.ino;
+	}
 	plan->fsbase_offset = runtime_fsbase_offset;
 }
 
@@ -397,9 +404,10 @@ struct site_shape {
 };
 
 /* The shape of @site (its print arguments and notes kept), as
- * compile_site() would lower it. */
+ * compile_site() would lower it; its messages name the site if
+ * @described. */
 static int shape_site(struct session *s, struct probe *p, struct probe_site *site, bool lenient,
-		      struct codegen_shape *out, struct diag *d)
+		      bool described, struct codegen_shape *out, struct diag *d)
 {
 	struct codegen_options co = site_options(s);
 	struct strbuf where = STRBUF_INIT;
@@ -408,12 +416,29 @@ static int shape_site(struct session *s, struct probe *p, struct probe_site *sit
 	struct site_ctx sc;
 	int err;
 
-	site_plan(s, p, site, lenient, &sc, &where, &plan);
+	site_plan(s, p, site, lenient, &sc, described ? &where : NULL, &plan);
 	err = codegen_shape(&co, &plan, out, &args, d);
 	keep_args(p, site, &args);
 	codegen_args_release(&args);
 	strbuf_release(&where);
 	return err;
+}
+
+/* The shape of @site without markers.  Describing a site (its function
+ * and the one it is inlined into, from the line tables) costs about as
+ * much as lowering it, and only an error says it: so a site is described
+ * when it fails, and shaped again for the error that names it. */
+static int shape_plain(struct session *s, struct probe *p, struct probe_site *site,
+		       struct codegen_shape *out, struct diag *d)
+{
+	struct diag quiet = { 0 };
+	int err = shape_site(s, p, site, false, false, out, &quiet);
+
+	diag_release(&quiet);
+	if (err != -WR_ESEMANTIC)
+		return err;
+	codegen_shape_release(out);
+	return shape_site(s, p, site, false, true, out, d);
 }
 
 /* Shape every site from @first: 0 when at least one lowers (those that
@@ -428,7 +453,7 @@ static int shape_sites(struct session *s, struct probe *p, size_t first, struct 
 		ok += !p->sites[i].dead;
 	for (size_t i = first; i < p->n_sites; i++) {
 		struct diag sd = { 0 };
-		int err = shape_site(s, p, &p->sites[i], false, &sh[i - first].shape, n_failed ? &sd : d);
+		int err = shape_plain(s, p, &p->sites[i], &sh[i - first].shape, n_failed ? &sd : d);
 
 		diag_release(&sd);
 		if (err && err != -WR_ESEMANTIC)
@@ -451,7 +476,7 @@ static int shape_sites(struct session *s, struct probe *p, size_t first, struct 
 			continue;
 		free(site->notes);
 		site->notes = NULL;
-		site->dead = shape_site(s, p, site, true, &sh[i - first].shape, &sd) != 0;
+		site->dead = shape_site(s, p, site, true, true, &sh[i - first].shape, &sd) != 0;
 		say_lenient(s, p, site, &sd);
 		diag_release(&sd);
 	}

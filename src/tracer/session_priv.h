@@ -104,6 +104,9 @@ struct session {
 	uint32_t armed;             /* the scripts up to this one have started */
 	struct { struct probe *probe; size_t site; } wire[WR_MAX_PROBES];
 	uint32_t wire_next;         /* where the search for a free wire id starts */
+	/* The PID namespace of process pidns.tgid (0: none asked yet), asked
+	 * once for all the sites of a session rather than for each. */
+	struct { uint32_t tgid; uint64_t dev, ino; } pidns;
 	struct renderer renderer;
 	struct event_decoder decoder;
 	struct read_recovery recover; /* failed reads of read-only memory, made again */
