@@ -14,9 +14,6 @@ clang's carry DW_AT_call_pc only, which gdb 13 ignores: it shows no
 tailcall frame there, and neither does wraith.  Built by gcc and clang at
 -O2 (the program also without PIE) and with -flto (the library at -O2).
 """
-import json
-import re
-import subprocess
 
 from wraithtest import *
 
@@ -27,39 +24,10 @@ MODES = {"one": ["lib_land", "x_hop", "main"], "two": ["lib_land", "lib_hop", "x
          "lib": ["lib_land", "lib_hop", "main"]}
 
 
-def wraith_frames(pid):
-    """[(function, args text as gdb writes it)] of the first event's
-    backtrace, up to main."""
-    res = run(["-p", pid, "-s", "trace lib_land { bt args; }", "--max-events", 1, "--script-output", "json",
-               "-q"])
-    ev = json_events(res.stdout)
-    check(res.returncode == 0 and ev, "lib_land is traced (%s)" % res.stderr[-300:])
-    out = []
-    for f in ([it for it in ev[0]["items"] if it["type"] == "backtrace"][0]["frames"] if ev else []):
-        args = ", ".join("%s=%s@entry=%s" % (a["name"], a["name"], a["value"]) if a.get("entry")
-                         else "%s=%s" % (a["name"], a["value"]) for a in f.get("args", []))
-        out.append((f["function"], args))
-        if f["function"] == "main":
-            break
-    return out
-
-
-def gdb_frames(pid):
-    gdb = subprocess.run(["gdb", "-batch", "-nx", "-p", str(pid), "-ex", "set backtrace past-main on",
-                          "-ex", "break lib_land", "-ex", "continue", "-ex", "bt 8", "-ex", "detach"],
-                         capture_output=True, text=True, timeout=120)
-    out = []
-    for name, args in re.findall(r"^#\d+ +(?:0x[0-9a-f]+ in )?(\w+) \((.*)\) at ", gdb.stdout, re.M):
-        out.append((name, args))
-        if name == "main":
-            break
-    return out, gdb.stdout
-
-
 def one(build, mode):
     fx = Fixture(build, [2000, mode])
-    mine = wraith_frames(fx.pid)
-    gdb, text = gdb_frames(fx.pid)
+    mine = bt_args_frames(fx.pid, "lib_land")
+    gdb, text = gdb_bt_args(fx.pid, "lib_land")
     fx.stop()
     eq(mine, gdb, "%s %s: bt args at lib_land's entry as gdb's bt (gdb: %s)" % (build, mode, text[-600:]))
     # the shapes are really there: GCC's jumps give gdb its tailcall frames

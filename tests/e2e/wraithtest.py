@@ -566,6 +566,41 @@ def gdb_frame_values(pid, pcs, function, names, timeout=180):
     return got[0] if got else {}
 
 
+def bt_args_frames(pid, point):
+    """[(function, args text as gdb writes it)] of the first event's
+    backtrace of `trace POINT { bt args; }` in live process @pid, up to
+    main."""
+    res = run(["-p", pid, "-s", "trace %s { bt args; }" % point, "--max-events", 1, "--script-output",
+               "json", "-q"])
+    ev = json_events(res.stdout)
+    check(res.returncode == 0 and ev, "%s is traced (%s)" % (point, res.stderr[-300:]))
+    out = []
+    for f in ([it for it in ev[0]["items"] if it["type"] == "backtrace"][0]["frames"] if ev else []):
+        args = ", ".join("%s=%s@entry=%s" % (a["name"], a["name"], a["value"]) if a.get("entry")
+                         else "%s=%s" % (a["name"], a["value"]) for a in f.get("args", []))
+        out.append((f["function"], args))
+        if f["function"] == "main":
+            break
+    return out
+
+
+def gdb_bt_args(pid, point, then=()):
+    """gdb's `bt` at breakpoint @point of live process @pid (past main on):
+    [(function, args text)] up to main, and gdb's whole output, which
+    has the commands of @then run after the bt."""
+    cmds = ["set backtrace past-main on", "break %s" % point, "continue", "bt 8"] + list(then) + ["detach"]
+    argv = ["gdb", "-batch", "-nx", "-p", str(pid)]
+    for c in cmds:
+        argv += ["-ex", c]
+    gdb = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    out = []
+    for name, args in re.findall(r"^#\d+ +(?:0x[0-9a-f]+ in )?(\w+) \((.*)\) at ", gdb.stdout, re.M):
+        out.append((name, args))
+        if name == "main":
+            break
+    return out, gdb.stdout
+
+
 def wraith_stack(bt_item, stop_at_main=True):
     """Function names of a JSON backtrace item, innermost first (inline frames
     included), cut after main the way gdb cuts by default."""
