@@ -517,6 +517,17 @@ static void virtual_base(const struct dw_member *mb, const uint8_t *data, size_t
 	typed(mb->type, data + off, len - (size_t)off, at + (size_t)off, w, out);
 }
 
+/* Whether member @mb lies past the @len bytes copied of its struct: it
+ * starts there, or it is not an array or struct whose head can be shown
+ * (elements() and members() cut those where the copy ends). */
+static bool past_copy(const struct dw_member *mb, size_t len)
+{
+	const struct dw_type *t = mb->type;
+
+	return member_missing(mb, len) && !mb->bit_size && !mb->is_virtual &&
+	       (mb->offset >= len || !(t->kind == DW_TYPE_ARRAY || t->kind == DW_TYPE_STRUCT));
+}
+
 static void members(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
 		    struct walk *w, struct strbuf *out)
 {
@@ -534,6 +545,15 @@ static void members(const struct dw_type *t, const uint8_t *data, size_t len, si
 			continue; /* gdb's printer: first and second alone */
 		if (mb->is_virtual && vbase_seen(w, mb->type))
 			continue;
+		if (past_copy(mb, len)) {
+			/* the probe's copy of the value ended (WR_WALK_COPY_MAX,
+			 * or the event's room): what a limit cut is `...`, as
+			 * gdb's `print elements` cut is (once: a member cut
+			 * before it said it) */
+			if (out->len < 3 || memcmp(out->buf + out->len - 3, "...", 3))
+				strbuf_addstr(out, "...");
+			break;
+		}
 		if (!first)
 			strbuf_addstr(out, ", ");
 		first = false;
@@ -549,9 +569,7 @@ static void members(const struct dw_type *t, const uint8_t *data, size_t len, si
 			bitfield(mb, data, len, out);
 		else if (mb->is_virtual)
 			virtual_base(mb, data, len, at, w, out);
-		else if (member_missing(mb, len))
-			strbuf_addstr(out, "<unavailable>");
-		else {
+		else { /* an array or struct the copy ends in shows its head */
 			w->as_base = mb->name && !strcmp(mb->name, "<base>");
 			typed(mb->type, data + mb->offset, len - mb->offset, at + mb->offset, w, out);
 		}
@@ -578,6 +596,16 @@ static size_t text_cut(const uint8_t *s, size_t n, unsigned width, size_t max)
 	return i;
 }
 
+/* Where the run of equal characters that ends @s's @n starts. */
+static size_t last_run_start(const uint8_t *s, size_t n, unsigned width)
+{
+	size_t k = n - 1;
+
+	while (k && unit_at(s, k - 1, width) == unit_at(s, n - 1, width))
+		k--;
+	return k;
+}
+
 /* A char array (or one of wide characters): every character, less one
  * NUL at the end, as gdb shows it. */
 static void char_array(const struct dw_type *t, const uint8_t *data, size_t len, size_t max,
@@ -589,6 +617,10 @@ static void char_array(const struct dw_type *t, const uint8_t *data, size_t len,
 
 	if (!short_copy && n && !unit_at(data, n - 1, width))
 		n--;
+	/* the copy ended inside the array: its last run may go on past it,
+	 * and is not counted */
+	if (short_copy && n)
+		n = last_run_start(data, n, width);
 	cut = text_cut(data, n, width, max);
 	units_text(data, cut, width, t->target->char_prefix, short_copy || cut < n, out);
 }
@@ -631,6 +663,12 @@ static void elements(const struct dw_type *t, const uint8_t *data, size_t len, s
 		       !memcmp(data + i * size, data + (i + run) * size, size) &&
 		       kept_alike(w, at + i * size, at + (i + run) * size, size))
 			run++;
+		if (run > REPEAT_THRESHOLD && i + run < n && (i + run + 1) * size > len) {
+			/* the run reaches the end of the copy: its count is
+			 * not known */
+			strbuf_addstr(out, i ? ", ..." : "...");
+			break;
+		}
 		if (i)
 			strbuf_addstr(out, ", ");
 		typed(e, data + i * size, len - i * size, at + i * size, w, out);

@@ -1,0 +1,40 @@
+"""bigval.py - a value larger than the 8 KiB the probe copies of a value
+printed whole: where the copy ends the value says `...`, as gdb's `print
+elements` cut does, never `<unavailable>` without a word nor a made-up
+count.  The struct shows its members up to the end of the copy (the char
+array the end falls in up to its last whole run) and leaves the rest out;
+its members printed alone equal gdb's; an array of 3000 ints shows its
+first 200 elements as gdb does, and with --print-elements 3000 those the
+copy holds, then `...`.
+"""
+from gdbvalues import gdb_values, normalize
+from wraithtest import *
+
+require_root()
+
+
+def wraith_values(pid, exprs, options=()):
+    script = "trace show {\n" + "".join('print "{}", %s;\n' % e for e in exprs) + "}\n"
+    res = run(["-p", pid, "-s", script, "--max-events", 1, "-q", *options])
+    check(res.returncode == 0, "wraith prints the expressions (%s)" % res.stderr.strip()[-400:])
+    return res.stdout.splitlines()[1:]
+
+
+ALONE = ["b->head", "b->tail", "b->d", "b->in", "ga.v[2999]", "ga", "&ga.v[2047]"]
+
+for variant in ("O0", "clang-O2"):
+    fx = Fixture("bigval-" + variant, [-1, 2000])
+    got = wraith_values(fx.pid, ["*b"] + ALONE)
+    want = gdb_values(fx.pid, ALONE)
+    many = wraith_values(fx.pid, ["ga"], ("--print-elements", 3000))
+    fx.stop()
+    if eq(len(got), 1 + len(ALONE), "%s: one line per expression" % variant):
+        eq(got[0].strip(), "{head: 1, pad: 'x' <repeats 20 times>...}",
+           "%s: the struct shows ... where its copy ends" % variant)
+        for e, w, g in zip(ALONE, want, got[1:]):
+            eq(g.strip(), normalize(w or "<gdb printed nothing>"), "%s: print %s" % (variant, e))
+    if eq(len(many), 1, "%s: ga with --print-elements 3000" % variant):
+        eq(many[0].strip(), "{v: [%s, ...]}" % ", ".join(str(i) for i in range(2048)),
+           "%s: ga: the 2048 elements its copy holds, then ..." % variant)
+check_no_leftovers("after the big value tests")
+finish()
