@@ -381,6 +381,22 @@ static bool bt_shows_pointed(const struct dw_type *t, struct dw_std *s)
 	}
 }
 
+/* Frame 0's variable in static storage (a function's static): its bytes
+ * at the hit, which the bt finds by address, as a referent's (writable
+ * data is not read after the hit: it may have changed since). */
+static int static_copy(struct cg *cg, const struct ast_expr *e, const struct dw_var *var)
+{
+	const struct dw_type *t = var->type;
+	struct cg_value v = { 0 };
+
+	if (!t || !t->size || t->size > WR_DUMP_MAX || t->incomplete || locations_value(cg, e, t, &var->loc, &v) ||
+	    v.optimized_out || v.kind != CG_VALUE || !v.lvalue)
+		return -ENOENT;
+	emit_bytes(cg, v.v, t->size, WR_ARG_BYTES, v.status);
+	emit_scalar(cg, WR_ARG_ATTACH, v.v, NULL, WR_ARG_ATTACH_REFERENCE);
+	return 0;
+}
+
 int print_args_frame_referent(struct cg *cg, const struct ast_expr *e, const struct dw_var *var)
 {
 	const struct dw_type *t = var->type;
@@ -389,6 +405,8 @@ int print_args_frame_referent(struct cg *cg, const struct ast_expr *e, const str
 	struct dw_std s = { 0 };
 	LLVMValueRef x;
 
+	if (var->loc.kind == DW_LOC_MEM_ADDR && t && !ref && !bt_shows_pointed(t, &s))
+		return static_copy(cg, e, var);
 	if (!t || !(ref ? bt_shows_referent(t->target, &s) : bt_shows_pointed(t, &s)) ||
 	    locations_value(cg, e, t, &var->loc, &v) || (ref && values_through_reference(cg, e, &v)) || v.optimized_out ||
 	    v.kind != CG_VALUE)

@@ -537,6 +537,19 @@ static const struct ev_arg *copied_pieces(const struct where *c, const uint8_t *
 	return NULL;
 }
 
+/* A variable in static storage as the probe copied it at the hit (frame
+ * 0's statics, print_args_frame_referent()), found by its address: true
+ * when it was, and is shown. */
+static bool static_copied(const struct where *c, const struct dw_var *v, uint64_t addr, struct strbuf *out)
+{
+	const struct ev_arg *copy = v->loc.kind == DW_LOC_MEM_ADDR ? copied_referent(c, addr) : NULL;
+
+	if (!copy || copy->kind != WR_ARG_BYTES || copy->status != WR_ARG_OK || copy->len != v->type->size)
+		return false;
+	bytes_text(c, v->type, copy->data, copy->len, addr, out);
+	return true;
+}
+
 static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out)
 {
 	const struct dw_type *t = v->type;
@@ -568,6 +581,8 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 			render_value(t, buf, size, false, &with, out);
 		free(gone);
 		free(buf);
+	} else if (address_of(c, &v->loc, &is_mem, &addr) && static_copied(c, v, addr, out)) {
+		;
 	} else if (address_of(c, &v->loc, &is_mem, &addr)) {
 		buf = xmalloc(size);
 		/* else a constant in a module's read-only data (a static const

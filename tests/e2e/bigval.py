@@ -5,8 +5,11 @@ count.  The struct shows its members up to the end of the copy (the char
 array the end falls in up to its last whole run) and leaves the rest out;
 its members printed alone equal gdb's; an array of 3000 ints shows its
 first 200 elements as gdb does, and with --print-elements 3000 those the
-copy holds, then `...`.
+copy holds, then `...`.  And bt full shows frame 0's static local as
+the probe copied it at the hit, as gdb's bt full shows it.
 """
+import re
+import subprocess
 from gdbvalues import gdb_values, normalize
 from wraithtest import *
 
@@ -27,7 +30,13 @@ for variant in ("O0", "clang-O2"):
     got = wraith_values(fx.pid, ["*b"] + ALONE)
     want = gdb_values(fx.pid, ALONE)
     many = wraith_values(fx.pid, ["ga"], ("--print-elements", 3000))
+    full = run(["-p", fx.pid, "-s", "trace show { bt full; }", "--max-events", 1, "-q"]).stdout
+    gdb_full = subprocess.run(["gdb", "-batch", "-nx", "-p", str(fx.pid), "-ex", "break show", "-ex", "continue",
+                               "-ex", "bt full 1", "-ex", "detach"], capture_output=True, text=True,
+                              timeout=120).stdout
     fx.stop()
+    eq(re.findall(r"^\s+seen = (.*)$", full, re.M), re.findall(r"^\s+seen = (.*)$", gdb_full, re.M) or ["<none>"],
+       "%s: bt full shows frame 0's static local as gdb does" % variant)
     if eq(len(got), 1 + len(ALONE), "%s: one line per expression" % variant):
         eq(got[0].strip(), "{head: 1, pad: 'x' <repeats 20 times>...}",
            "%s: the struct shows ... where its copy ends" % variant)
