@@ -182,6 +182,25 @@ WR_SUBPROG long wr_arg_scalar(struct wr_event_buf *ev, __u32 kind_status, __u32 
 	return 0;
 }
 
+/* Open a string argument of @room bytes after the header and pointer
+ * @uptr, as wr_arg_cstr() and wr_arg_wstr() write one: NULL when the
+ * event has no room. */
+WR_INLINE struct wr_arg_header *str_arg_open(__u8 *buf, __u64 uptr, __u32 status, __u32 kind_aux, __u32 room)
+{
+	struct wr_arg_header *ah;
+	long off = reserve(buf, sizeof(*ah) + 8 + room);
+
+	if (off < 0)
+		return NULL;
+	ah = (struct wr_arg_header *)payload_at(buf, (__u32)off);
+	ah->kind = (__u8)kind_aux;
+	ah->aux = kind_aux >> 8;
+	*(__u64 *)(ah + 1) = uptr;
+	/* A NULL pointer is a value (0x0); only a failed read is an error. */
+	ah->status = (__u8)status;
+	return ah;
+}
+
 /* Append a char pointer @uptr and the string it points to, at most max
  * bytes (<= 256); @max_status = wr_str_max_status(max, status), where a
  * non-zero status says reading the pointer itself failed (nothing is read
@@ -191,20 +210,11 @@ WR_SUBPROG long wr_arg_cstr(struct wr_event_buf *ev, __u64 uptr, __u32 max_statu
 {
 	struct wr_arg_header *ah;
 	__u32 max = wr_str_max_of(max_status), status = wr_str_status_of(max_status);
-	long off, n = 0;
+	long n = 0;
 
-	if (!ev)
+	if (!ev || !(ah = str_arg_open(ev->data, uptr, status, kind_aux, WR_ARG_STR_MAX)))
 		return 0;
 	max = max > WR_ARG_STR_MAX ? WR_ARG_STR_MAX : max;
-	off = reserve(ev->data, sizeof(*ah) + 8 + WR_ARG_STR_MAX);
-	if (off < 0)
-		return 0;
-	ah = (struct wr_arg_header *)payload_at(ev->data, (__u32)off);
-	ah->kind = (__u8)kind_aux;
-	ah->aux = kind_aux >> 8;
-	*(__u64 *)(ah + 1) = uptr;
-	/* A NULL pointer is a value (0x0); only a failed read is an error. */
-	ah->status = (__u8)status;
 	if (!status && uptr) {
 		n = user_read_str((__u8 *)(ah + 1) + 8, max & 0x1ff, (const void *)uptr);
 		ah->status = n < 0 ? WR_ARG_POINTEE_ERROR : WR_ARG_OK;
@@ -236,19 +246,10 @@ WR_SUBPROG long wr_arg_wstr(struct wr_event_buf *ev, __u64 uptr, __u32 max_statu
 	__u32 max = wr_str_max_of(max_status), status = wr_str_status_of(max_status);
 	__u64 first, n = 0;
 	__u8 *dst;
-	long off;
 
-	if (!ev)
+	if (!ev || !(ah = str_arg_open(ev->data, uptr, status, kind_aux, WR_ARG_WSTR_MAX)))
 		return 0;
 	max = max > WR_ARG_WSTR_MAX ? WR_ARG_WSTR_MAX : max;
-	off = reserve(ev->data, sizeof(*ah) + 8 + WR_ARG_WSTR_MAX);
-	if (off < 0)
-		return 0;
-	ah = (struct wr_arg_header *)payload_at(ev->data, (__u32)off);
-	ah->kind = (__u8)kind_aux;
-	ah->aux = kind_aux >> 8;
-	*(__u64 *)(ah + 1) = uptr;
-	ah->status = (__u8)status;
 	dst = (__u8 *)(ah + 1) + 8;
 	if (!status && uptr) {
 		/* all of it; where that fails, up to the end of its first page */

@@ -49,14 +49,12 @@ static void emit_bytes(struct cg *cg, LLVMValueRef addr, uint64_t size, unsigned
 	cg_call(cg, WR_FN_ARG_USER_BYTES, args, 4);
 }
 
-/* A char pointer @ptr and its string, at most @max bytes; @status (may be
- * NULL) is the result of reading the pointer: when it failed, the event
- * says so instead of reading.  @kind_aux: WR_ARG_CSTR or WR_ARG_ATTACH
- * with its offset. */
-static void emit_cstr(struct cg *cg, LLVMValueRef ptr, unsigned max, LLVMValueRef status,
-		      unsigned kind_aux)
+/* The arguments of wr_arg_cstr() and wr_arg_wstr(): @max (their limit)
+ * and @status (may be NULL) packed as wr_str_max_status() packs them. */
+static void str_args(struct cg *cg, LLVMValueRef ptr, unsigned max, LLVMValueRef status, unsigned kind_aux,
+		     LLVMValueRef args[4])
 {
-	LLVMValueRef ms = cg_i32(cg, wr_str_max_status(max, WR_ARG_OK)), args[4];
+	LLVMValueRef ms = cg_i32(cg, wr_str_max_status(max, WR_ARG_OK));
 
 	if (status)
 		ms = LLVMBuildOr(cg->builder, ms,
@@ -65,6 +63,18 @@ static void emit_cstr(struct cg *cg, LLVMValueRef ptr, unsigned max, LLVMValueRe
 	args[1] = ptr;
 	args[2] = ms;
 	args[3] = cg_i32(cg, kind_aux);
+}
+
+/* A char pointer @ptr and its string, at most @max bytes; @status (may be
+ * NULL) is the result of reading the pointer: when it failed, the event
+ * says so instead of reading.  @kind_aux: WR_ARG_CSTR or WR_ARG_ATTACH
+ * with its offset. */
+static void emit_cstr(struct cg *cg, LLVMValueRef ptr, unsigned max, LLVMValueRef status,
+		      unsigned kind_aux)
+{
+	LLVMValueRef args[4];
+
+	str_args(cg, ptr, max, status, kind_aux, args);
 	cg_call(cg, WR_FN_ARG_CSTR, args, 4);
 }
 
@@ -75,16 +85,10 @@ static void emit_wstr(struct cg *cg, LLVMValueRef ptr, const struct dw_type *e, 
 		      unsigned kind_aux)
 {
 	uint64_t max = ((uint64_t)cg->print_elements + 1) * e->size;
-	LLVMValueRef ms, args[4];
+	LLVMValueRef args[4];
 
-	ms = cg_i32(cg, wr_str_max_status(max < WR_ARG_WSTR_MAX ? (unsigned)max : WR_ARG_WSTR_MAX, WR_ARG_OK));
-	if (status)
-		ms = LLVMBuildOr(cg->builder, ms,
-				 LLVMBuildShl(cg->builder, status, cg_i32(cg, WR_STR_STATUS_SHIFT), ""), "");
-	args[0] = cg->buf;
-	args[1] = ptr;
-	args[2] = ms;
-	args[3] = cg_i32(cg, kind_aux | WR_ARG_AUX_WIDE << 8);
+	str_args(cg, ptr, max < WR_ARG_WSTR_MAX ? (unsigned)max : WR_ARG_WSTR_MAX, status,
+		 kind_aux | WR_ARG_AUX_WIDE << 8, args);
 	cg_call(cg, WR_FN_ARG_WSTR, args, 4);
 }
 
