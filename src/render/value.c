@@ -345,6 +345,21 @@ static const struct ev_arg *attachment(const struct render_value_ctx *vc, size_t
 	return NULL;
 }
 
+/* Whether the read of char string @s (@n characters before its NUL)
+ * filled its buffer: bpf_probe_read_user_str ends what it cuts with a
+ * NUL, so a string that fills it may go on past it (`...`, never a
+ * silent cut).  The buffer is WR_ARG_STR_MAX bytes for a print
+ * argument, WR_ARG_ATTACH_STR for a member's string, @max + 1 (at most
+ * WR_ARG_STR_MAX) for a container element's copy. */
+static bool read_full(const struct ev_arg *s, size_t n, size_t max)
+{
+	size_t room = s->kind == WR_ARG_CSTR	 ? WR_ARG_STR_MAX
+		      : s->kind == WR_ARG_ATTACH ? WR_ARG_ATTACH_STR
+						 : (max < WR_ARG_STR_MAX - 1 ? max : WR_ARG_STR_MAX - 1) + 1;
+
+	return n + 1 == s->len && s->len == room;
+}
+
 /* The string a char pointer points to, as read at run time; a wide
  * one's (@e: its characters' type) up to its first NUL character, which
  * the probe does not look for. */
@@ -358,7 +373,7 @@ static void pointed_text(const struct ev_arg *s, const struct dw_type *e, size_t
 	if (s->status == WR_ARG_OK || s->status == WR_ARG_TRUNCATED) {
 		strbuf_addch(out, ' ');
 		units_text(s->data, n > max ? max : n, width, width > 1 ? e->char_prefix : NULL,
-			   n >= units || n > max, out);
+			   n >= units || n > max || (width == 1 && read_full(s, n, max)), out);
 	} else if (s->status == WR_ARG_POINTEE_ERROR) {
 		strbuf_addf(out, " <error: Cannot access memory at address 0x%" PRIx64 ">", s->value);
 	}

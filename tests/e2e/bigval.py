@@ -3,7 +3,8 @@ printed whole: where the copy ends the value says `...`, as gdb's `print
 elements` cut does, never `<unavailable>` without a word nor a made-up
 count.  The struct shows its members up to the end of the copy (the char
 array the end falls in up to its last whole run) and leaves the rest out;
-its members printed alone equal gdb's; an array of 3000 ints shows its
+its members printed alone equal gdb's; a char * member whose string is
+longer than the 128 bytes the probe reads of it ends in `...`; an array of 3000 ints shows its
 first 200 elements as gdb does, and with --print-elements 3000 those the
 copy holds, then `...`.  And bt full shows frame 0's static local as
 the probe copied it at the hit, as gdb's bt full shows it.
@@ -30,6 +31,8 @@ for variant in ("O0", "clang-O2"):
     got = wraith_values(fx.pid, ["*b"] + ALONE)
     want = gdb_values(fx.pid, ALONE)
     many = wraith_values(fx.pid, ["ga"], ("--print-elements", 3000))
+    note = wraith_values(fx.pid, ["gnote"])
+    want_note = gdb_values(fx.pid, ["gnote.text"])[0] or ""
     full = run(["-p", fx.pid, "-s", "trace show { bt full; }", "--max-events", 1, "-q"]).stdout
     gdb_full = subprocess.run(["gdb", "-batch", "-nx", "-p", str(fx.pid), "-ex", "break show", "-ex", "continue",
                                "-ex", "bt full 1", "-ex", "detach"], capture_output=True, text=True,
@@ -45,5 +48,10 @@ for variant in ("O0", "clang-O2"):
     if eq(len(many), 1, "%s: ga with --print-elements 3000" % variant):
         eq(many[0].strip(), "{v: [%s, ...]}" % ", ".join(str(i) for i in range(2048)),
            "%s: ga: the 2048 elements its copy holds, then ..." % variant)
+    # a member's string cut where the probe's read of it ended says so
+    m = re.match(r'\{id: 3, text: (0x[0-9a-f]+) "(.*)"\.\.\.\}$', note[0].strip() if note else "")
+    w = re.match(r'(0x[0-9a-f]+) "(.*)"$', want_note)
+    check(m and w and m.group(1) == w.group(1) and w.group(2).startswith(m.group(2)) and len(m.group(2)) > 100,
+          "%s: a member's string cut by the probe's read ends in ... (%r, gdb %r)" % (variant, note, want_note))
 check_no_leftovers("after the big value tests")
 finish()
