@@ -586,10 +586,13 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 	} else if (address_of(c, &v->loc, &is_mem, &addr)) {
 		buf = xmalloc(size);
 		/* else a constant in a module's read-only data (a static const
-		 * array) is what its file holds; the heap and writable data are
-		 * beyond what the probe copied */
+		 * array) is what its file holds, or, relocated (RELRO: a
+		 * static const array of pointers), what the process holds,
+		 * which cannot have changed since; the heap and writable data
+		 * are beyond what the probe copied */
 		if (copy_read((void *)c->w->bt, addr, buf, size) == 0 ||
-		    (c->t && target_read_const(c->t, (pid_t)c->pid, addr, buf, size) == (long)size))
+		    (c->t && target_read_const(c->t, (pid_t)c->pid, addr, buf, size) == (long)size) ||
+		    (c->t && target_read_stable(c->t, (pid_t)c->pid, addr, buf, size) == size))
 			bytes_text(c, t, buf, size, addr, out);
 		else
 			strbuf_addstr(out, "<unavailable>");

@@ -12,6 +12,7 @@
  * (target_libs.c).
  */
 #include "tracer/target_priv.h"
+#include "proc/stable.h"
 #include "dwarf/debugfile.h"
 #include "dwarf/module.h"
 #include "dwarf/vars.h"
@@ -280,6 +281,7 @@ void target_free(struct target *t)
 	free(t->given);
 	free(t->ended);
 	free(t->tails);
+	proc_stable_cache_free(t->stable);
 	free(t);
 }
 

@@ -263,6 +263,11 @@ long target_read_const(struct target *t, pid_t pid, uint64_t addr, void *buf, si
 /* The same, from a vtable too (dw_module_read_unrelocated()): only for
  * bytes no relocation touches, as a vtable's base-class offsets. */
 long target_read_vtable(struct target *t, pid_t pid, uint64_t addr, void *buf, size_t len);
+/* Up to @len bytes at runtime address @addr of process @pid where they
+ * cannot have changed since a probe fired (proc/stable.h: read-only
+ * private mappings of files, RELRO data after relocation), read from the
+ * process now; how many (0: none). */
+size_t target_read_stable(struct target *t, pid_t pid, uint64_t addr, void *buf, size_t len);
 
 /* Functions that left the stack by tail calls between @callee (a frame)
  * and @caller (the next frame out): filled into @out innermost first

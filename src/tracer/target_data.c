@@ -10,6 +10,7 @@
 #include "dwarf/symbolize.h"
 #include "dwarf/vars.h"
 #include "proc/linkmap.h"
+#include "proc/stable.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/strbuf.h"
@@ -219,6 +220,13 @@ void target_data_symbol(struct target *t, pid_t pid, uint64_t addr, struct strbu
 		}
 		return;
 	}
+}
+
+size_t target_read_stable(struct target *t, pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	if (!t->stable)
+		t->stable = proc_stable_cache_new();
+	return proc_stable_read(t->stable, pid, addr, buf, len);
 }
 
 static long read_module_file(struct target *t, pid_t pid, uint64_t addr, void *buf, size_t len,

@@ -46,6 +46,8 @@ struct target_stats {
 	size_t deferred_walks;  /* walks handed over at a deferred module, finished here */
 };
 
+struct proc_stable_cache;
+
 struct target {
 	pid_t pid;              /* -p: the process (its thread group), else 0 */
 	pid_t tid;              /* -p given a thread that is not the leader: only it */
@@ -71,6 +73,7 @@ struct target {
 	struct runtime *rt;     /* borrowed, NULL until installed */
 	struct target_stats stats;
 	struct tail_entry *tails;   /* owned: tail-call frames by frame pair, direct-mapped */
+	struct proc_stable_cache *stable; /* owned, made on first need: target_read_stable() */
 	/* Progress of slow start-up work (CFI extraction); may be NULL. */
 	void (*progress)(void *ctx, const char *text);
 	void *progress_ctx;

@@ -24,6 +24,13 @@ def wraith_values(pid, exprs, options=()):
     return res.stdout.splitlines()[1:]
 
 
+def gdb_full2(pid):
+    """gdb's bt full of the two frames show and main."""
+    return subprocess.run(["gdb", "-batch", "-nx", "-p", str(pid), "-ex", "set width 0", "-ex", "break show",
+                           "-ex", "continue", "-ex", "bt full 2", "-ex", "detach"], capture_output=True, text=True,
+                          timeout=120).stdout
+
+
 ALONE = ["b->head", "b->tail", "b->d", "b->in", "ga.v[2999]", "ga", "&ga.v[2047]"]
 
 for variant in ("O0", "clang-O2"):
@@ -34,12 +41,13 @@ for variant in ("O0", "clang-O2"):
     note = wraith_values(fx.pid, ["gnote"])
     want_note = gdb_values(fx.pid, ["gnote.text"])[0] or ""
     full = run(["-p", fx.pid, "-s", "trace show { bt full; }", "--max-events", 1, "-q"]).stdout
-    gdb_full = subprocess.run(["gdb", "-batch", "-nx", "-p", str(fx.pid), "-ex", "break show", "-ex", "continue",
-                               "-ex", "bt full 1", "-ex", "detach"], capture_output=True, text=True,
-                              timeout=120).stdout
+    gdb_full = gdb_full2(fx.pid)
     fx.stop()
     eq(re.findall(r"^\s+seen = (.*)$", full, re.M), re.findall(r"^\s+seen = (.*)$", gdb_full, re.M) or ["<none>"],
        "%s: bt full shows frame 0's static local as gdb does" % variant)
+    names = [normalize(n) for n in re.findall(r"^\s+names = (.*)$", gdb_full, re.M)]
+    eq(re.findall(r"^\s+names = (.*)$", full, re.M), names or ["<none>"],
+       "%s: bt full shows main's relocated static const array as gdb does" % variant)
     if eq(len(got), 1 + len(ALONE), "%s: one line per expression" % variant):
         eq(got[0].strip(), "{head: 1, pad: 'x' <repeats 20 times>...}",
            "%s: the struct shows ... where its copy ends" % variant)
