@@ -86,8 +86,9 @@ WR_INLINE int has_values(__u8 *buf, struct wr_bt_slot *s)
  * values: the copy starts below frame 0's sp (a leaf function keeps its
  * variables in the red zone there), after frame 0's registers, for
  * userspace to read every frame's variables from (and to finish the walk
- * from too, when it was handed over). */
-WR_INLINE void attach_stack(void *ctx, __u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s)
+ * from too, when it was handed over).  Returns the payload offset of the
+ * copy's header, -1 when there is none. */
+WR_INLINE long attach_stack(void *ctx, __u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s)
 {
 	int handover = handed_over(s), values = has_values(buf, s);
 	__u32 hsize = sizeof(struct wr_stack_header) + (values ? sizeof(struct wr_stack_regs) : 0);
@@ -107,7 +108,7 @@ WR_INLINE void attach_stack(void *ctx, __u8 *buf, struct wr_bt_state *st, struct
 	}
 	bt_header(buf, s)->flags |= item < 0 ? WR_BT_F_NO_ROOM : WR_BT_F_STACK;
 	if (item < 0)
-		return;
+		return -1;
 	if (handover)
 		bpf_find_vma(bpf_get_current_task_btf(), s->ip, vma_found, &vp, 0);
 	sh = (struct wr_stack_header *)payload_at(buf, (__u32)item + sizeof(struct wr_item_header));
@@ -147,4 +148,5 @@ WR_INLINE void attach_stack(void *ctx, __u8 *buf, struct wr_bt_state *st, struct
 	sh->len = copy_stack(buf, &base, sh->sp);
 	sh->base = base;
 	wr_item_close((struct wr_event_buf *)buf, item);
+	return item + sizeof(struct wr_item_header);
 }

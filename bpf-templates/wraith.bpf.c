@@ -34,6 +34,7 @@
  *   walk.bpf.h      copies of the memory a value's printer reads (containers)
  *   unwind.bpf.h    the unwinder: slots, searches, rule step, frame loop
  *   handover.bpf.h  the copy of the stack userspace finishes walks from
+ *   outer.bpf.h     what outer frames' values point to, by the chain's recipe
  *   counts.bpf.h    `count bt`
  */
 #include <linux/bpf.h>
@@ -82,6 +83,7 @@ char _license[] SEC("license") = "GPL";
 #include "walk.bpf.h"
 #include "unwind.bpf.h"
 #include "handover.bpf.h"
+#include "outer.bpf.h"
 #include "counts.bpf.h"
 
 /* ---- sending the event ---- */
@@ -257,7 +259,8 @@ WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 	/* Read back from memory, which the slot number went through: one
 	 * state for the verifier here, however the slots ended. */
 	if (st->cur < WR_BT_MAX_SLOTS)
-		attach_stack(ctx, buf, st, &st->slot[st->cur]);
+		copy_outer(buf, &st->slot[st->cur & (WR_BT_MAX_SLOTS - 1)],
+			   attach_stack(ctx, buf, st, &st->slot[st->cur]));
 	STAGE(stack_attach);
 	output(ctx, buf);
 }

@@ -20,6 +20,7 @@
 #ifndef WRAITH_CODEGEN_CODEGEN_H
 #define WRAITH_CODEGEN_CODEGEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -143,5 +144,24 @@ void codegen_methods(const struct dw_type *t, void (*fn)(const char *name, void 
 void codegen_prepare(const struct codegen_options *opt);
 /* Release LLVM's global state at exit (for leak checkers). */
 void codegen_shutdown(void);
+
+/* ---- outer frames' copies (wire.h: struct wr_outer_recipe) ---- */
+
+struct dw_type;
+struct wr_walk_op;
+
+/* Whether gdb's bt shows memory outside a variable of @t (a string, a
+ * smart pointer, a struct holding strings), or with @referent what a
+ * reference to a @t refers to (a scalar, one of the library's values):
+ * what a probe copies of frame 0's variables at the hit, and a recipe of
+ * an outer frame's. */
+bool codegen_bt_copies(const struct dw_type *t, bool referent);
+
+/* Append to @ops (*@n of WR_WALK_MAX_OPS in use) the walk program a bt
+ * runs at a value of @t (what a reference's referent of @t needs: @t
+ * is the referent's type): for a container, its head alone (bt elides its
+ * elements).  Returns the index of its first op, or -1 when it does not
+ * fit (the ops past *@n are then undefined). */
+int codegen_bt_walk(const struct dw_type *t, unsigned print_elements, struct wr_walk_op *ops, unsigned *n);
 
 #endif

@@ -209,6 +209,11 @@ int print_args_frame_referent(struct cg *cg, const struct ast_expr *e, const str
 /* walks.c: the memory a value's printer needs beyond its own bytes
  * (containers: wire.h's walks).  True when values of @t have any. */
 bool walks_needed(const struct dw_type *t);
+/* Append @t's walk program (@raw: the root alone) to @ops, *@n of them in
+ * use: the index of its first op, or -1 when it does not fit or nothing
+ * of @t needs walking. */
+int walks_append(const struct dw_type *t, bool raw, unsigned print_elements, struct wr_walk_op *ops,
+		 unsigned *n);
 /* Copy the value of type @t at @addr whole and walk it (@raw: only the
  * value, whole, for {:r}), as arguments attached to the one just
  * emitted. */

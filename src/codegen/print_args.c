@@ -401,6 +401,28 @@ static int static_copy(struct cg *cg, const struct ast_expr *e, const struct dw_
 	return 0;
 }
 
+bool codegen_bt_copies(const struct dw_type *t, bool referent)
+{
+	struct dw_std s = { 0 };
+
+	return referent ? bt_shows_referent(t, &s) : bt_shows_pointed(t, &s);
+}
+
+int codegen_bt_walk(const struct dw_type *t, unsigned print_elements, struct wr_walk_op *ops, unsigned *n)
+{
+	struct dw_std s = { 0 };
+
+	if (!walks_needed(t) || !dw_std_recognize(t, &s))
+		return walks_append(t, !walks_needed(t), print_elements, ops, n);
+	switch (s.kind) {
+	case DW_STD_VECTOR: case DW_STD_BITS: case DW_STD_DEQUE: case DW_STD_LIST:
+	case DW_STD_TREE: case DW_STD_RING: case DW_STD_HASH:
+		return walks_append(t, true, print_elements, ops, n); /* its head */
+	default:
+		return walks_append(t, false, print_elements, ops, n);
+	}
+}
+
 int print_args_frame_referent(struct cg *cg, const struct ast_expr *e, const struct dw_var *var)
 {
 	const struct dw_type *t = var->type;

@@ -9,7 +9,9 @@
  */
 #include "codegen/lower.h"
 #include "protocol/wire.h"
+#include "util/xalloc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 struct walk_prog {
@@ -339,6 +341,27 @@ static void prune(struct walk_prog *p)
 bool walks_needed(const struct dw_type *t)
 {
 	return dw_std_walkable(t, 0);
+}
+
+int walks_append(const struct dw_type *t, bool raw, unsigned print_elements, struct wr_walk_op *ops,
+		 unsigned *n)
+{
+	struct walk_prog *p = xmalloc(sizeof(*p));
+	unsigned first = *n, root;
+	int at = -1;
+
+	memcpy(p->ops, ops, first * sizeof(*ops));
+	p->n = first;
+	p->print_elements = print_elements;
+	root = raw ? add(p, WR_WALK_NONE) : compile(p, t, false, 0);
+	if (root) {
+		prune(p);
+		memcpy(ops + first, p->ops + first, (p->n - first) * sizeof(*ops));
+		*n = p->n;
+		at = (int)root - 1;
+	}
+	free(p);
+	return at;
 }
 
 /* Write @t's walk program into the probe (@raw: the root alone); false

@@ -67,7 +67,8 @@
 	X(GATE, wr_gate)                    \
 	X(STACK_COUNTS, wr_stack_counts)    \
 	X(STACKS, wr_stacks)                \
-	X(SITE_PARAMS, wr_site_params)
+	X(SITE_PARAMS, wr_site_params)      \
+	X(OUTER_RECIPES, wr_outer_recipes)
 
 /* The globals that configure a template: fixed at build time per probe
  * template, or by the generator after lowering. */

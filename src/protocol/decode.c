@@ -9,6 +9,7 @@
 #include "util/xalloc.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,7 +166,8 @@ static int decode_stack(const uint8_t *p, size_t len, const struct wr_stack_head
 	return 0;
 }
 
-static int attach_stack(struct ev_item *items, size_t n, const struct wr_stack_header *sh)
+static int attach_stack(struct ev_item *items, size_t n, const struct wr_stack_header *sh,
+			const struct ev_arg *outer)
 {
 	size_t bt = 0;
 
@@ -176,6 +178,7 @@ static int attach_stack(struct ev_item *items, size_t n, const struct wr_stack_h
 			if (items[i].bt.stack || items[i].bt.frame_count == 0)
 				return -WR_EPROTO;
 			items[i].bt.stack = sh;
+			items[i].bt.outer = outer;
 			items[i].bt.stack_data = (const uint8_t *)(sh + 1);
 			if (sh->flags & WR_STACK_F_REGS) {
 				items[i].bt.regs = (const struct wr_stack_regs *)(sh + 1);
@@ -209,7 +212,7 @@ static uint8_t no_stack(const struct ev_backtrace *bt, bool copied)
 static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, struct event *out)
 {
 	const struct wr_stack_header *stack = NULL;
-	size_t off = 0, n_args = 0, refs = 0, n_refs = 0;
+	size_t off = 0, n_args = 0, refs = 0, n_refs = 0, outer = SIZE_MAX;
 	bool have_refs = false;
 	int err = 0;
 
@@ -232,6 +235,13 @@ static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, s
 		}
 		if (ih.type == WR_ITEM_COUNT) {
 			/* A stack counted in the kernel: nothing to show. */
+			off += ih.length;
+			continue;
+		}
+		if (ih.type == WR_ITEM_OUTER) {
+			/* the outer frames' copies, for the bt the stack is of */
+			outer = n_args;
+			err = decode_args(d, p + off, ih.length, n_args, &n_args);
 			off += ih.length;
 			continue;
 		}
@@ -276,7 +286,7 @@ static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, s
 	for (size_t i = 0; i < n_args && !err; i++)
 		d->args[i].attach = d->args[i].n_attach ? d->attach + d->args[i].first_attach : NULL;
 	if (stack && !err)
-		err = attach_stack(d->items, out->n_items, stack);
+		err = attach_stack(d->items, out->n_items, stack, outer < n_args ? &d->args[outer] : NULL);
 	for (size_t i = 0; i < out->n_items && !err; i++)
 		if (d->items[i].type == WR_ITEM_BACKTRACE)
 			d->items[i].bt.no_stack = no_stack(&d->items[i].bt, stack != NULL);

@@ -72,6 +72,11 @@ struct ev_backtrace {
 	const struct ev_arg *refs;
 	size_t n_refs;
 	size_t first_ref;    /* decoder-internal: index of refs[0] */
+	/* What the outer frames' values point to, copied after the walk by
+	 * the chain's recipe (WR_ITEM_OUTER after the stack copy): its
+	 * attachments are the copies (WR_ARG_MEM, by address); NULL when the
+	 * event has none (the chain's first event).  Borrowed. */
+	const struct ev_arg *outer;
 };
 
 /* A frame's address as the renderers show it: module-relative when its

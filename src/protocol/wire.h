@@ -105,6 +105,11 @@ enum wr_item_type {
 				   * the rest of a backtrace, for userspace to unwind */
 	WR_ITEM_COUNT     = 0x12, /* a `count bt` stack, as a backtrace; counted in the
 				   * kernel, never shown (usually cut off before output) */
+	WR_ITEM_OUTER     = 0x13, /* payload = args, as a print's: one WR_ARG_BYTES of no
+				   * bytes whose WR_ARG_MEM attachments are what the outer
+				   * frames' values point to, copied after the walk by the
+				   * recipe of the call chain (struct wr_outer_recipe), for
+				   * the backtrace the stack copy before it is of */
 	WR_ITEM_EXPR_ERROR = 0x20, /* payload = wr_expr_error; index = the expression's
 				    * number in the probe (ast_probe_expr_index) */
 };
@@ -591,6 +596,52 @@ WR_STATIC_ASSERT(WR_EVENT_BUF_SIZE >= 2 * WR_EVENT_MAX, "masked writes stay in t
 /* ======================================================================
  * BPF map values (filled by userspace, read by the templates)
  * ====================================================================== */
+
+/* What a bt with frame values copies for its outer frames (frame 1 and
+ * up), whose functions the probe's program does not know: userspace,
+ * having read the first event of a call chain, writes where those frames'
+ * values lie that point outside the stack (a caller's std::string, a
+ * reference's referent, a char pointer's string), as offsets from frame
+ * 0's sp, each with the first op of the walk its printer runs (wire.h:
+ * walks; only a STRING or CSTR op reads further), into wr_outer_recipes
+ * under the chain's hash (wr_outer_chain_add() over its first
+ * WR_OUTER_CHAIN_FRAMES frames' ips).  Each later event of the chain runs
+ * them after its stack copy (WR_ITEM_OUTER).  The renderer finds the
+ * copies by address, so a recipe that does not fit a stack copies what
+ * no variable names and is never shown. */
+#define WR_OUTER_ROOTS 8u          /* values of one chain */
+#define WR_OUTER_CHAIN_FRAMES 32u  /* frames its hash covers */
+#define WR_OUTER_RECIPES 1024u     /* chains with a recipe, at most */
+#define WR_OUTER_F_DEREF 0x1u      /* the word at the root is the value's address */
+#define WR_OUTER_F_REG 0x2u        /* the value's address is frame 0's register at
+				    * byte off of struct wr_stack_regs */
+
+struct wr_outer_root {
+	__s32 off;      /* from frame 0's sp: the value, or its address (F_DEREF);
+			 * F_REG: the register's offset */
+	__u16 flags;    /* WR_OUTER_F_* */
+	__u16 reserved;
+	__u32 size;     /* bytes of the value; 0 for a CSTR op's string (its
+			 * address is the root's) */
+	__u32 reserved2;
+	struct wr_walk_op op; /* the first op of the value's walk */
+};
+WR_STATIC_ASSERT(sizeof(struct wr_outer_root) == 16 + 8 * WR_WALK_OP_WORDS, "outer root size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_outer_root, op) == 16, "outer root op offset");
+
+struct wr_outer_recipe {
+	__u32 n_roots;
+	__u32 reserved;
+	struct wr_outer_root roots[WR_OUTER_ROOTS];
+};
+WR_STATIC_ASSERT(sizeof(struct wr_outer_recipe) == 8 + (16 + 8 * WR_WALK_OP_WORDS) * WR_OUTER_ROOTS,
+		 "outer recipe size");
+
+static inline __u64 wr_outer_chain_add(__u64 hash, __u64 ip)
+{
+	hash = (hash ^ ip) * 0x9e3779b97f4a7c15ull;
+	return hash ^ hash >> 29;
+}
 
 /* One compact CFI row: the rule that applies from `pc` (module-relative) up
  * to the next row's pc.  Rows of a module are sorted by pc; a row whose rule

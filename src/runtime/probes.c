@@ -302,6 +302,11 @@ void runtime_gate_arm(struct runtime *rt, uint32_t script)
 	__atomic_store_n(&rt->gate[0], script, __ATOMIC_RELEASE);
 }
 
+int runtime_outer_recipe_put(struct runtime *rt, uint64_t chain, const struct wr_outer_recipe *r)
+{
+	return bpf_map_update_elem(rt_map_fd(rt, WR_MAP_OUTER_RECIPES), &chain, r, BPF_ANY) ? -errno : 0;
+}
+
 int runtime_gate_get(struct runtime *rt, uint32_t id, uint64_t *out)
 {
 	return bpf_map_lookup_elem(rt_map_fd(rt, WR_MAP_GATE), &id, out) ? -errno : 0;

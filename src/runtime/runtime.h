@@ -126,6 +126,11 @@ void runtime_gate_arm(struct runtime *rt, uint32_t script);
  * -errno. */
 int runtime_gate_get(struct runtime *rt, uint32_t id, uint64_t *out);
 
+/* Write @r as the recipe of the call chain whose hash is @chain (wire.h:
+ * struct wr_outer_recipe): later events of the chain copy what it says.
+ * Returns 0 or -errno (the map full: the chain copies nothing more). */
+int runtime_outer_recipe_put(struct runtime *rt, uint64_t chain, const struct wr_outer_recipe *r);
+
 /* Zero the counters of wire probe id @id (given to a new probe). */
 void runtime_reset_probe_stats(struct runtime *rt, uint32_t id);
 /* Sum of the per-CPU counters of wire probe id @id. */

@@ -3,7 +3,7 @@
  * location evaluated against them and the stack copy, its bytes shown by
  * type.
  */
-#include "tracer/frame_values.h"
+#include "tracer/frame_values_priv.h"
 #include "dwarf/stdlib.h"
 #include "dwarf/tailcall.h"
 #include "dwarf/vars.h"
@@ -18,24 +18,9 @@
 #include <string.h>
 
 #define MAX_VALUE_BYTES 4096u /* a variable larger than this is not shown */
-#define MAX_EXPR_DEPTH  32
-#define MAX_VARS        64
 #define MAX_STRING      200 /* gdb's print elements: more is shown as "..." */
 #define VAR_PARAM       ((size_t)1 << 62) /* in fv_walk.off[][0]: a parameter */
 #define VAR_ENTRY       ((size_t)1 << 61) /* and its value is the one its caller passed */
-
-struct fv_walk {
-	const struct ev_backtrace *bt; /* the backtrace the state is of */
-	const struct wr_stack_header *sh;
-	unsigned i;                    /* the frame regs are of */
-	bool valid;                    /* regs hold frame i's registers */
-	struct uw_frame_regs regs;
-	bool have_cfa;                 /* frame i stepped: cfa and caller are known */
-	uint64_t cfa;
-	struct uw_frame_regs caller;
-	struct strbuf text;            /* names and values of the last call */
-	size_t off[MAX_VARS][2];
-};
 
 struct fv_walk *fv_new(void)
 {
@@ -55,7 +40,7 @@ void fv_free(struct fv_walk *w)
 
 /* ---- the stack copy and the frames' registers ---- */
 
-static int copy_read(void *ctx, uint64_t addr, void *buf, size_t len)
+int fv_copy_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	const struct ev_backtrace *bt = ctx;
 	uint64_t base = bt->stack->base, have = bt->stack->len;
@@ -79,7 +64,7 @@ static void step(struct fv_walk *w, struct target *t)
 	bool caller_exact;
 
 	w->have_cfa = m && uw_frame_step(m->dw, f->pc, f->flags & WR_FRAME_F_EXACT_IP, &w->regs,
-					 copy_read, (void *)w->bt, &w->cfa, &w->caller,
+					 fv_copy_read, (void *)w->bt, &w->cfa, &w->caller,
 					 &caller_exact) == 0;
 }
 
@@ -98,6 +83,7 @@ static void regs_of(const struct wr_stack_regs *r, struct uw_frame_regs *out)
 
 static void start(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt)
 {
+	w->n_wants = 0;
 	w->bt = bt;
 	w->sh = bt->stack;
 	w->i = 0;
@@ -124,119 +110,6 @@ static void advance(struct fv_walk *w, struct target *t)
 
 /* ---- locations ---- */
 
-struct where {
-	struct fv_walk *w;
-	uint64_t bias;
-	const struct render_value_ctx *vc; /* symbols of addresses; may be NULL */
-	struct target *t;
-	uint32_t pid;
-};
-
-static bool reg_of(const struct where *c, int reg, uint64_t *out)
-{
-	if (reg < 0 || reg >= UW_FRAME_NREGS || !(c->w->regs.known & (1u << reg)))
-		return false;
-	*out = c->w->regs.v[reg];
-	return true;
-}
-
-/* Two-operand nodes, as the probe's code computes them (64-bit, wrapping;
- * comparisons signed). */
-static bool binop(enum dw_expr_op op, uint64_t a, uint64_t b, uint64_t *out)
-{
-	int64_t sa = (int64_t)a, sb = (int64_t)b;
-
-	if ((op == DW_EXPR_DIV || op == DW_EXPR_MOD) && b == 0)
-		return false;
-	switch (op) {
-	case DW_EXPR_ADD: *out = a + b; break;
-	case DW_EXPR_SUB: *out = a - b; break;
-	case DW_EXPR_MUL: *out = a * b; break;
-	case DW_EXPR_DIV: *out = sa == INT64_MIN && sb == -1 ? a : (uint64_t)(sa / sb); break;
-	case DW_EXPR_MOD: *out = a % b; break;
-	case DW_EXPR_AND: *out = a & b; break;
-	case DW_EXPR_OR: *out = a | b; break;
-	case DW_EXPR_XOR: *out = a ^ b; break;
-	case DW_EXPR_SHL: *out = b >= 64 ? 0 : a << b; break;
-	case DW_EXPR_SHR: *out = b >= 64 ? 0 : a >> b; break;
-	case DW_EXPR_SHRA: *out = (uint64_t)(sa >> (b >= 64 ? 63 : b)); break;
-	case DW_EXPR_EQ: *out = sa == sb; break;
-	case DW_EXPR_NE: *out = sa != sb; break;
-	case DW_EXPR_LT: *out = sa < sb; break;
-	case DW_EXPR_GT: *out = sa > sb; break;
-	case DW_EXPR_LE: *out = sa <= sb; break;
-	case DW_EXPR_GE: *out = sa >= sb; break;
-	default: return false;
-	}
-	return true;
-}
-
-static bool eval(const struct where *c, const struct dw_expr *e, int depth, uint64_t *out)
-{
-	uint64_t a = 0, b = 0;
-
-	if (!e || depth > MAX_EXPR_DEPTH)
-		return false;
-	switch (e->op) {
-	case DW_EXPR_CONST: *out = (uint64_t)e->value; return true;
-	case DW_EXPR_REG: return reg_of(c, e->reg, out);
-	case DW_EXPR_CFA: *out = c->w->cfa; return c->w->have_cfa;
-	case DW_EXPR_BIAS: *out = c->bias; return true;
-	case DW_EXPR_UNAVAILABLE: return false;
-	default: break;
-	}
-	if (!eval(c, e->a, depth + 1, &a))
-		return false;
-	if (e->op == DW_EXPR_IF) /* only the branch taken reads memory */
-		return eval(c, a ? e->b : e->c, depth + 1, out);
-	switch (e->op) {
-	case DW_EXPR_DEREF:
-		*out = 0;
-		return e->size >= 1 && e->size <= 8 && copy_read((void *)c->w->bt, a, out, e->size) == 0;
-	case DW_EXPR_NEG: *out = -a; return true;
-	case DW_EXPR_NOT: *out = ~a; return true;
-	case DW_EXPR_ABS: *out = (int64_t)a < 0 ? -a : a; return true;
-	default: break;
-	}
-	return eval(c, e->b, depth + 1, &b) && binop(e->op, a, b, out);
-}
-
-/* The address of a variable in memory, for the location kinds that have
- * one; *@is_mem is false for the others. */
-static bool address_of(const struct where *c, const struct dw_loc *l, bool *is_mem, uint64_t *out)
-{
-	uint64_t r;
-
-	*is_mem = true;
-	switch (l->kind) {
-	case DW_LOC_MEM_REG:
-		return reg_of(c, l->reg, &r) && (*out = r + (uint64_t)l->offset, true);
-	case DW_LOC_MEM_CFA:
-		return c->w->have_cfa && (*out = c->w->cfa + (uint64_t)l->offset, true);
-	case DW_LOC_MEM_ADDR:
-		*out = (uint64_t)l->offset + c->bias;
-		return true;
-	case DW_LOC_MEM_EXPR:
-		return eval(c, l->expr, 0, out) && (*out += (uint64_t)l->offset, true);
-	default:
-		*is_mem = false;
-		return false;
-	}
-}
-
-/* A value that is not in memory (a register, a computed value), as
- * bytes; false when it is not known. */
-static bool value_of(const struct where *c, const struct dw_loc *l, uint64_t *out)
-{
-	switch (l->kind) {
-	case DW_LOC_REG: return reg_of(c, l->reg, out);
-	case DW_LOC_VALUE_REG: return reg_of(c, l->reg, out) && (*out += (uint64_t)l->offset, true);
-	case DW_LOC_CONST: *out = (uint64_t)l->offset; return true;
-	case DW_LOC_VALUE_EXPR: return eval(c, l->expr, 0, out);
-	default: return false;
-	}
-}
-
 /* ---- values as text ---- */
 
 static bool unit_is_nul(const uint8_t *u, unsigned width)
@@ -257,11 +130,14 @@ static size_t pointed_string(const struct where *c, uint64_t p, unsigned width, 
 	size_t n = 0;
 	long got;
 
-	while (n + width <= max && copy_read((void *)c->w->bt, p + n, buf + n, width) == 0) {
+	while (n + width <= max && fv_copy_read((void *)c->w->bt, p + n, buf + n, width) == 0) {
 		n += width;
 		if (unit_is_nul(buf + n - width, width))
 			return n;
 	}
+	if (n > 0)
+		return n;
+	n = width == 1 ? fv_outer_string(c->w->bt, p, buf, max) : 0; /* what a recipe copied */
 	if (n > 0)
 		return n;
 	got = c->t ? target_read_const(c->t, (pid_t)c->pid, p, buf, max) : -1;
@@ -289,10 +165,22 @@ static bool library_text(const struct where *c, const struct dw_type *t, const u
 				.data = bt->stack_data, .len = bt->stack->len };
 	const struct ev_arg *copy = addr ? copied_referent(c, addr) : NULL;
 
+	size_t n = bt->outer ? bt->outer->n_attach : 0;
+	struct ev_arg *with;
+	bool shown;
+
 	if (copy && copy->status == WR_ARG_OK && copy->kind == WR_ARG_BYTES && copy->len == len)
 		return render_frame_value(t, copy->data, copy->len, addr, copy->attach, copy->n_attach, c->vc,
 					  out);
-	return render_frame_value(t, data, len, addr, &stack, 1, c->vc, out);
+	if (!n)
+		return render_frame_value(t, data, len, addr, &stack, 1, c->vc, out);
+	/* with what the chain's recipe copied */
+	with = xmalloc((n + 1) * sizeof(*with));
+	with[0] = stack;
+	memcpy(with + 1, bt->outer->attach, n * sizeof(*with));
+	shown = render_frame_value(t, data, len, addr, with, n + 1, c->vc, out);
+	free(with);
+	return shown;
 }
 
 /* What frame 0's reference to @addr refers to, or its value at @addr,
@@ -336,6 +224,19 @@ static bool copied_text(const struct where *c, const struct ev_arg *a, const str
 	return true;
 }
 
+/* The @size bytes of a referent at @addr: from the stack copy, what the
+ * chain's recipe copied (@outer), or a module's read-only data. */
+static bool referent_bytes(const struct where *c, uint64_t addr, bool outer, uint8_t *buf, size_t size)
+{
+	const uint8_t *copy = outer ? fv_outer_bytes(c->w->bt, addr, size) : NULL;
+
+	if (fv_copy_read((void *)c->w->bt, addr, buf, size) == 0)
+		return true;
+	if (copy)
+		memcpy(buf, copy, size);
+	return copy || (c->t && target_read_const(c->t, (pid_t)c->pid, addr, buf, size) == (long)size);
+}
+
 /* A C++ reference as gdb's bt shows it, `@0x7ffe...: 5`: the referent
  * from the stack copy, or a module's read-only data, or what the probe
  * copied of it for frame 0 (in any frame that refers to it); elsewhere
@@ -358,8 +259,10 @@ static void reference_text(const struct where *c, const struct dw_type *t, uint6
 		return;
 	}
 	buf = xmalloc(size);
-	if (copy_read((void *)c->w->bt, addr, buf, size) == 0 ||
-	    (c->t && target_read_const(c->t, (pid_t)c->pid, addr, buf, size) == (long)size)) {
+	copied = copied_referent(c, addr);
+	if (!copied)
+		fv_want_reference(c->w, addr, t->target);
+	if (referent_bytes(c, addr, !copied, buf, size)) {
 		/* gdb shows a library value a reference refers to without
 		 * the address: name="apple" */
 		strbuf_setlen(out, at);
@@ -367,8 +270,7 @@ static void reference_text(const struct where *c, const struct dw_type *t, uint6
 			strbuf_addf(out, "@0x%" PRIx64 ": ", addr);
 			bytes_text(c, t->target, buf, size, addr, out);
 		}
-	} else if ((copied = copied_referent(c, addr)) &&
-		   (strbuf_setlen(out, at), copied_text(c, copied, t->target, size, addr, out))) {
+	} else if (copied && (strbuf_setlen(out, at), copied_text(c, copied, t->target, size, addr, out))) {
 		/* shown */
 	} else {
 		strbuf_setlen(out, at);
@@ -397,10 +299,12 @@ static unsigned char_pointer_width(const struct dw_type *t)
 	return t->target->char_prefix ? (unsigned)t->target->size : 0;
 }
 
-/* The string of the char pointer at @off of @data, where it can be read
- * (pointed_string). */
-static void add_string(const struct where *c, const uint8_t *data, size_t off, unsigned width,
-		       struct strings *s)
+/* The string of the char pointer @t (of @width-byte characters) at @off
+ * of @data, where it can be read (pointed_string); where a narrow one
+ * cannot and @data is the variable's own (not a referent's), noted for
+ * the chain's recipe. */
+static void add_string(const struct where *c, const struct dw_type *t, const uint8_t *data, size_t off,
+		       unsigned width, struct strings *s)
 {
 	struct ev_arg *a = &s->v[s->n];
 	uint64_t p;
@@ -413,6 +317,8 @@ static void add_string(const struct where *c, const uint8_t *data, size_t off, u
 	a->len = pointed_string(c, p, width, s->text[s->n], (MAX_STRING + 1) * width);
 	if (a->len)
 		s->n++;
+	else if (width == 1 && data == c->w->var_data)
+		fv_want_string(c->w, c->w->var_at ? c->w->var_at + off : 0, p, t);
 }
 
 /* The strings of every char pointer in @t (at @off of @data, @len bytes),
@@ -423,7 +329,7 @@ static void find_strings(const struct where *c, const struct dw_type *t, const u
 	if (depth > 8 || off > len || t->size > len - off)
 		return;
 	if (char_pointer_width(t) && t->size == 8) {
-		add_string(c, data, off, char_pointer_width(t), s);
+		add_string(c, t, data, off, char_pointer_width(t), s);
 	} else if (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION) {
 		for (size_t i = 0; i < t->n_members; i++)
 			if (!t->members[i].bit_size && !t->members[i].is_virtual)
@@ -463,59 +369,6 @@ static void bytes_text(const struct where *c, const struct dw_type *t, const uin
 }
 
 /* ---- values in pieces (DW_OP_piece) ---- */
-
-/* Bits [@from, @from + @n) of @buf (as the value's own bits, little
- * endian) set from @bits, and marked kept in @gone. */
-static void put_bits(uint8_t *buf, uint8_t *gone, size_t size, uint64_t from, uint64_t bits,
-		     unsigned n)
-{
-	for (unsigned i = 0; i < n && from + i < size * 8; i++) {
-		uint64_t at = from + i;
-		uint8_t m = (uint8_t)(1u << (at % 8));
-
-		buf[at / 8] = (uint8_t)((bits >> i) & 1 ? buf[at / 8] | m : buf[at / 8] & ~m);
-		gone[at / 8] &= (uint8_t)~m;
-	}
-}
-
-/* Piece @p's bits at their place in the value (whose bit 0 is bit @base
- * of what the pieces assemble), when this frame knows them. */
-static void put_piece(struct where *c, const struct dw_piece *p, uint64_t base, uint8_t *buf,
-		      uint8_t *gone, size_t size)
-{
-	uint64_t addr, scalar, chunk;
-	bool is_mem;
-
-	if (p->bit_offset + p->bit_size <= base || p->bit_offset >= base + size * 8)
-		return;
-	if (address_of(c, &p->loc, &is_mem, &addr)) {
-		for (uint64_t k = 0; k < p->bit_size; k += 64) {
-			unsigned n = p->bit_size - k < 64 ? (unsigned)(p->bit_size - k) : 64;
-
-			chunk = 0;
-			if (copy_read((void *)c->w->bt, addr + k / 8, &chunk, (n + 7) / 8) != 0)
-				return;
-			if (p->bit_offset + k >= base)
-				put_bits(buf, gone, size, p->bit_offset + k - base, chunk, n);
-		}
-	} else if (!is_mem && p->bit_size <= 64 && p->loc.bit_shift < 64 &&
-		   value_of(c, &p->loc, &scalar) && p->bit_offset >= base) {
-		put_bits(buf, gone, size, p->bit_offset - base, scalar >> p->loc.bit_shift,
-			 (unsigned)p->bit_size);
-	}
-}
-
-/* A value whose location is pieces: its bytes, and in @gone the bits no
- * piece kept or this frame cannot see (a caller-saved register), as the
- * renderer takes them (render_value_ctx.unavail). */
-static void pieces_value(struct where *c, const struct dw_loc *l, uint8_t *buf, uint8_t *gone,
-			 size_t size)
-{
-	memset(buf, 0, size);
-	memset(gone, 0xff, size);
-	for (size_t i = 0; i < l->n_pieces; i++)
-		put_piece(c, &l->pieces[i], l->bit_shift, buf, gone, size);
-}
 
 /* Frame 0's value in pieces (a &str in two registers) as the probe
  * assembled it at the hit, with what it points to copied
@@ -574,36 +427,46 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		const struct ev_arg *copy;
 
 		buf = xmalloc(size);
-		pieces_value(c, &v->loc, buf, gone, size);
+		fv_loc_pieces(c, &v->loc, buf, gone, size);
 		with.unavail = gone;
 		copy = copied_pieces(c, buf, gone, size);
 		if (!copy || !render_frame_value(t, buf, size, 0, copy->attach, copy->n_attach, c->vc, out))
 			render_value(t, buf, size, false, &with, out);
 		free(gone);
 		free(buf);
-	} else if (address_of(c, &v->loc, &is_mem, &addr) && static_copied(c, v, addr, out)) {
+	} else if (fv_loc_address(c, &v->loc, &is_mem, &addr) && static_copied(c, v, addr, out)) {
 		;
-	} else if (address_of(c, &v->loc, &is_mem, &addr)) {
+	} else if (fv_loc_address(c, &v->loc, &is_mem, &addr)) {
 		buf = xmalloc(size);
 		/* else a constant in a module's read-only data (a static const
 		 * array) is what its file holds, or, relocated (RELRO: a
 		 * static const array of pointers), what the process holds,
 		 * which cannot have changed since; the heap and writable data
 		 * are beyond what the probe copied */
-		if (copy_read((void *)c->w->bt, addr, buf, size) == 0 ||
-		    (c->t && target_read_const(c->t, (pid_t)c->pid, addr, buf, size) == (long)size) ||
-		    (c->t && target_read_stable(c->t, (pid_t)c->pid, addr, buf, size) == size))
+		if (fv_copy_read((void *)c->w->bt, addr, buf, size) == 0) {
+			if (!t->is_reference && !copied_referent(c, addr))
+				fv_want_value(c->w, addr, t);
+			c->w->var_at = addr;
+			c->w->var_data = buf;
 			bytes_text(c, t, buf, size, addr, out);
-		else
+			c->w->var_at = 0;
+			c->w->var_data = NULL;
+		} else if ((c->t && target_read_const(c->t, (pid_t)c->pid, addr, buf, size) == (long)size) ||
+			   (c->t && target_read_stable(c->t, (pid_t)c->pid, addr, buf, size) == size)) {
+			bytes_text(c, t, buf, size, addr, out);
+		} else {
 			strbuf_addstr(out, "<unavailable>");
+		}
 		free(buf);
 	} else if (!is_mem && (size <= 8 || t->container) && v->loc.bit_shift < 64 &&
-		   value_of(c, &v->loc, &scalar)) {
+		   fv_loc_value(c, &v->loc, &scalar)) {
 		/* a member function pointer in a register: its function (the
 		 * adjustment after it is not shown) */
 		uint64_t words[2] = { scalar >> v->loc.bit_shift, 0 };
 
+		c->w->var_data = (const uint8_t *)words;
 		bytes_text(c, t, (const uint8_t *)words, size <= 8 ? size : sizeof(words), 0, out);
+		c->w->var_data = NULL;
 	} else {
 		strbuf_addstr(out, "<optimized out>");
 	}
@@ -754,7 +617,7 @@ static bool calls(const struct where *at, const struct dw_call_site *cs, const c
 
 	if (cs->callee)
 		return strcmp(cs->callee, key) == 0;
-	return value_of(at, &cs->target, &called) && called == entry;
+	return fv_loc_value(at, &cs->target, &called) && called == entry;
 }
 
 static bool entering_site(struct collect *c, int p, int reg, struct dw_call_site *cs, struct where *at);
@@ -772,7 +635,7 @@ static bool chain_entry_value(void *ctx, int reg, uint64_t *value)
 	struct dw_call_site cs;
 	struct where at;
 
-	return entering_site(ce->c, ce->p, reg, &cs, &at) && value_of(&at, &cs.value, value);
+	return entering_site(ce->c, ce->p, reg, &cs, &at) && fv_loc_value(&at, &cs.value, value);
 }
 
 /* The call that entered the function at chain position @p and what it
@@ -891,7 +754,7 @@ static int collect_var(const struct dw_var *v, void *ctx)
 		var_text(&c->where, v, &w->text);
 	strbuf_addch(&w->text, '\0');
 	w->off[c->n][0] |= (v->scope == DW_VAR_PARAMETER ? VAR_PARAM : 0) | (is_entry ? VAR_ENTRY : 0);
-	if (entry.len && c->n + 1 < MAX_VARS) {
+	if (entry.len && c->n + 1 < FV_MAX_VARS) {
 		/* what the caller passed differs: gdb's `x=3, x@entry=5` */
 		c->n++;
 		w->off[c->n][0] = w->text.len | VAR_PARAM;
@@ -902,7 +765,7 @@ static int collect_var(const struct dw_var *v, void *ctx)
 		strbuf_addch(&w->text, '\0');
 	}
 	strbuf_release(&entry);
-	return ++c->n >= MAX_VARS;
+	return ++c->n >= FV_MAX_VARS;
 }
 
 /* Why @bt, whose values are wanted, carries no copy of the registers

@@ -20,11 +20,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "protocol/decode.h"
 
 struct target;
 struct fv_walk;
+struct dw_type;
 struct render_value_ctx;
 
 struct fv_var {
@@ -33,6 +35,24 @@ struct fv_var {
 	bool param;
 	bool entry;         /* the value is also the one the caller passed
 			       (gdb's `x=x@entry=5`) */
+};
+
+/* An outer frame's value that points outside the stack copy (a caller's
+ * std::string's characters, a reference's referent), of @type (borrowed
+ * from the module's debug info): what a chain's recipe copies at its
+ * later events (wire.h: struct wr_outer_recipe). */
+#define FV_MAX_WANTS 8
+enum fv_want_at {
+	FV_AT_VALUE,  /* the value is at @at, in the stack copy */
+	FV_AT_DEREF,  /* its address is the word at @at, in the stack copy */
+	FV_AT_REG,    /* its address is frame 0's register at byte @at of
+		       * struct wr_stack_regs (no callee saved it) */
+};
+struct fv_want {
+	uint64_t at;
+	enum fv_want_at kind;
+	const struct dw_type *type;
+	bool string;  /* a char pointer's string: its address is @at's */
 };
 
 struct fv_walk *fv_new(void);
@@ -51,6 +71,12 @@ void fv_free(struct fv_walk *w); /* NULL is a no-op */
 long fv_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev_backtrace *bt,
 	      unsigned i, unsigned level, bool locals, const struct render_value_ctx *vc,
 	      struct fv_var *out, size_t max, const char **why);
+
+/* The outer frames' values of the backtrace the last fv_frame() read
+ * that point outside its stack copy, found in the frames it read since
+ * frame 0 (at most FV_MAX_WANTS), in *@out, borrowed until the next
+ * fv_ call.  Returns how many. */
+size_t fv_wants(const struct fv_walk *w, const struct fv_want **out);
 
 /* The same for a function that left the stack by a tail call between
  * physical frame @i of @bt and its caller: the one whose jump is at

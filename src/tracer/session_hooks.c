@@ -2,12 +2,19 @@
  * hooks): a probe's render info for a wire id (a site's own argument
  * types), frames named, tail calls recovered, data symbols, frame values,
  * and which inline frames an exact hit hides.  Each answers from the
- * target; the renderer looks nothing up itself.
+ * target; the renderer looks nothing up itself.  Having read an outer
+ * frame's values, it writes its call chain's recipe (learn_outer()).
  */
 #include "tracer/session_priv.h"
+#include "codegen/codegen.h"
+#include "dwarf/types.h"
+#include "protocol/wire.h"
+#include "runtime/runtime.h"
 #include "tracer/frame_values.h"
 #include "tracer/target.h"
 #include "util/strbuf.h"
+
+#include <stdint.h>
 
 static const struct render_probe *hook_probe(void *ctx, uint32_t wire_id)
 {
@@ -99,15 +106,84 @@ static long values_end(long n, const struct values_call *vc, struct render_var *
 	return n;
 }
 
+/* The hash of @bt's call chain (wire.h: wr_outer_chain_add()). */
+static uint64_t chain_of(const struct ev_backtrace *bt)
+{
+	uint64_t hash = 0;
+
+	for (unsigned k = 0; k < bt->frame_count && k < WR_OUTER_CHAIN_FRAMES; k++)
+		hash = wr_outer_chain_add(hash, bt->frames[k].ip);
+	return hash;
+}
+
+/* The root of a recipe that finds @wt as it says, @off from frame 0's sp
+ * (F_REG: the register's offset), with the first op of its printer's walk
+ * (a char pointer's: its string, at most @elements characters); false
+ * when its walk does not fit. */
+static bool root_of(const struct fv_want *wt, int32_t off, unsigned elements, struct wr_outer_root *out)
+{
+	static const uint16_t flags[] = { [FV_AT_VALUE] = 0, [FV_AT_DEREF] = WR_OUTER_F_DEREF,
+					  [FV_AT_REG] = WR_OUTER_F_REG };
+	struct wr_walk_op ops[WR_WALK_MAX_OPS];
+	unsigned n = 0;
+	int op = -1;
+
+	*out = (struct wr_outer_root){ .off = off, .flags = flags[wt->kind] };
+	if (wt->string) {
+		out->op.code = WR_WALK_CSTR;
+		out->op.limit = elements;
+		return true;
+	}
+	op = codegen_bt_walk(wt->type, elements, ops, &n);
+	if (op < 0 || (wt->kind == FV_AT_VALUE && ops[op].code != WR_WALK_STRING))
+		return false; /* nothing the probe would read */
+	out->op = ops[op];
+	out->size = (uint32_t)wt->type->size;
+	return true;
+}
+
+/* After frame values of @bt were read: when its outer frames' values
+ * point outside the stack copy (fv_wants()), the recipe that copies them
+ * at the chain's later events, written once per chain and set of values
+ * (struct wr_outer_recipe).  A value whose walk does not fit is left out. */
+static void learn_outer(struct session *s, const struct ev_backtrace *bt, const struct fv_walk *w)
+{
+	const struct fv_want *wants;
+	size_t n = fv_wants(w, &wants), slot;
+	struct wr_outer_recipe r = { 0 };
+	uint64_t chain;
+
+	if (!n || !s->rt || !bt->stack)
+		return;
+	chain = chain_of(bt);
+	slot = (size_t)(chain % (sizeof(s->outer_done) / sizeof(s->outer_done[0])));
+	if (s->outer_done[slot].chain == chain && s->outer_done[slot].roots >= n)
+		return;
+	for (size_t k = 0; k < n && r.n_roots < WR_OUTER_ROOTS; k++) {
+		int64_t off = wants[k].kind == FV_AT_REG ? (int64_t)wants[k].at
+							 : (int64_t)(wants[k].at - bt->stack->sp);
+
+		if (off >= INT32_MIN && off <= INT32_MAX &&
+		    root_of(&wants[k], (int32_t)off, s->renderer.limits.elements, &r.roots[r.n_roots]))
+			r.n_roots++;
+	}
+	if (r.n_roots && runtime_outer_recipe_put(s->rt, chain, &r) == 0) {
+		s->outer_done[slot].chain = chain;
+		s->outer_done[slot].roots = (uint32_t)n;
+	}
+}
+
 static long hook_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
 			unsigned level, bool locals, struct render_var *out, size_t max)
 {
 	struct session *s = ctx;
 	struct values_call vc;
 	struct fv_walk *w = values_begin(s, pid, max, &vc);
+	long n = fv_frame(w, s->target, pid, bt, i, level, locals, &vc.vc, vc.v, vc.max, &vc.why);
 
-	return values_end(fv_frame(w, s->target, pid, bt, i, level, locals, &vc.vc, vc.v, vc.max, &vc.why),
-			  &vc, out, max);
+	if (i > 0)
+		learn_outer(s, bt, w);
+	return values_end(n, &vc, out, max);
 }
 
 static long hook_tail_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,

@@ -114,6 +114,9 @@ struct session {
 	struct span_list spans;     /* the event being rendered */
 	struct wr_bt_frame *finished; /* owned: frames of a backtrace finished in userspace */
 	struct fv_walk *frame_values; /* owned: the walk of frame values (bt args, full) */
+	/* the call chains whose outer frames' recipe was written
+	 * (session_hooks.c), a hash set by chain hash with its root count */
+	struct { uint64_t chain; uint32_t roots; } outer_done[256];
 	size_t n_pending;           /* probes waiting for a library */
 	size_t mods_seen;           /* target modules probes were followed into */
 	uint64_t events;            /* rendered */

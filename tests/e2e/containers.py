@@ -264,6 +264,68 @@ for v, res, gdb_out in parallel(bt_args, ("O0", "O2", "clang-O0", "clang-O2"), w
           "%s: find's key in frame 1 as gdb's bt shows it (%r, gdb %r)" % (
               label, got and got.get("key"), want and want.get("key")))
 
+# An outer frame's own referents: visit(), frame 1 at Store::peek(int),
+# holds a reference to a std::string object on the heap and a local
+# string whose characters are on the heap, neither of which frame 0 points
+# to.  The first event of the call chain shows them as markers (the probe
+# was built for peek; userspace learns from that event where visit's
+# values lie and writes the chain's recipe); later events copy them in the
+# probe.  Against gdb's `bt full 2` at the same function (libstdc++), and
+# the strings the fixture holds (libc++: gdb shows raw members).  clang
+# -O2 keeps `who` in a register that peek() leaves alone (the recipe reads
+# frame 0's register) and `note` in pieces gdb's printer cannot show.
+WHO = "a heap string object whose text frame 0 never sees"
+NOTE = "visit's own string, long enough to live on the heap"
+
+
+def events_of(text):
+    return re.split(r"^\[[\d:.]+\] ", text, flags=re.M)[1:]
+
+
+def visit_values(text):
+    """visit's args and its note local in one bt full (frame 1), or None."""
+    args = frame0_args(text, "visit", 1)
+    m = re.search(r"#1 +(?:0x[0-9a-f]+ in )?visit ?\(.*\n\s+note = (.*)", text)
+    return (args, m.group(1)) if args is not None and m else None
+
+
+def outer_bt(v):
+    name = "containers-%s" % v
+    cmds = ["break Store::peek", "run 20000", "bt full 2", "kill"]
+    with ThreadPoolExecutor(max_workers=1) as ex:
+        g = ex.submit(subprocess.run, ["gdb", "-batch"] + [x for c in cmds for x in ("-ex", c)] + [fixture(name)],
+                      capture_output=True, text=True, timeout=180)
+        fx = Fixture(name, [20000])
+        try:
+            res = run(["-p", fx.pid, "-s", "trace Store::peek { bt full; }", "--max-events", 100,
+                       "--timeout", 60])
+        finally:
+            fx.stop()
+        return v, res, g.result().stdout
+
+
+for v, res, gdb_out in parallel(outer_bt, ("O0", "O2", "clang-O0", "clang-O2", "libcxx-O0", "libcxx-O2"),
+                                workers=2):
+    label = "containers-%s outer referents" % v
+    seen = [visit_values(e) for e in events_of(res.stdout)]
+    if not check(res.returncode == 0 and seen and None not in seen,
+                 "%s: visit's frame in every event (rc %s, %r)" % (label, res.returncode, res.stderr[-300:])):
+        continue
+    want_who, want_note = '"%s"' % WHO, '"%s"' % NOTE
+    if not v.startswith("libcxx"):
+        g = visit_values(gdb_out)
+        check(g and g[0].get("who") == want_who and (g[1] == want_note or v == "clang-O2"),
+              "%s: gdb shows who and note (%r)" % (label, g))
+    pieces = v in ("clang-O2", "libcxx-O2")  # note in pieces, not compared
+    first, last = seen[0], seen[-1]
+    check(re.fullmatch(r"@0x[0-9a-f]+: <unavailable>", first[0].get("who", "")) and (pieces or first[1] == "..."),
+          "%s: the chain's first event marks them, not copied yet (%r, %r)" % (label, first[0].get("who"), first[1]))
+    eq((last[0].get("who"), last[1] if not pieces else want_note), (want_who, want_note),
+       "%s: a later event of the chain shows them as gdb's bt full" % label)
+    odd = [x for x in seen if x[0].get("who") not in (want_who, first[0].get("who")) or
+           (not pieces and x[1] not in (want_note, "..."))]
+    check(not odd, "%s: every event shows the value or the marker (%r)" % (label, odd[:1]))
+
 # libc++ (no gdb printers): frame 0's references to the heap and to
 # writable data, copied at the hit, against what the fixture says it holds
 def libcxx_bt(v):

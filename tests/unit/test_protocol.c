@@ -420,6 +420,42 @@ static void test_decode_refs(void **state)
 	event_decoder_release(&d);
 }
 
+/* The outer frames' copies (WR_ITEM_OUTER, after the stack copy) belong
+ * to the backtrace the stack copy is of: its attachments, by address. */
+static void test_decode_outer(void **state)
+{
+	struct wr_stack_header sh = { .ip = 0x1010, .sp = 0x7ffd1080, .base = 0x7ffd1000, .len = 32,
+				      .flags = WR_STACK_F_REGS };
+	struct wr_arg_header none = { .kind = WR_ARG_BYTES, .len = 0 };
+	struct wr_arg_header mem = { .kind = WR_ARG_MEM, .len = 8 + 6 };
+	uint64_t at = 0x5000;
+	char text[8] = "apple";
+	struct event_decoder d;
+	struct eventbuf b;
+	struct event ev;
+
+	(void)state;
+	event_decoder_init(&d);
+	build_values(&b, &sh, 32);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
+	assert_null(ev.items[0].bt.outer); /* the chain's first event */
+	eb_item(&b, WR_ITEM_OUTER, 0);
+	eb_put(&b, &none, sizeof(none));
+	eb_put(&b, &mem, sizeof(mem));
+	eb_put(&b, &at, sizeof(at));
+	eb_put(&b, text, sizeof(text));
+	eb_close_item(&b);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
+	assert_int_equal(ev.n_items, 1);
+	assert_non_null(ev.items[0].bt.outer);
+	assert_int_equal(ev.items[0].bt.outer->n_attach, 1);
+	assert_int_equal(ev.items[0].bt.outer->attach[0].kind, WR_ARG_MEM);
+	assert_int_equal(ev.items[0].bt.outer->attach[0].value, 0x5000);
+	assert_int_equal(ev.items[0].bt.outer->attach[0].len, 6);
+	assert_string_equal((const char *)ev.items[0].bt.outer->attach[0].data, "apple");
+	event_decoder_release(&d);
+}
+
 /* A `count bt` item left in the middle of an event (the kernel cuts off
  * only trailing ones) is skipped: it was counted, not sent to be shown. */
 static void test_decode_skips_count(void **state)
@@ -501,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_decode_no_stack),
 		cmocka_unit_test(test_decode_skips_count),
 		cmocka_unit_test(test_decode_refs),
+		cmocka_unit_test(test_decode_outer),
 		cmocka_unit_test(test_layouts),
 		cmocka_unit_test(test_packed_arguments),
 	};

@@ -1,0 +1,144 @@
+/* frame_outer.c - outer frames' values that point outside the stack copy
+ * (see frame_values_priv.h): where a later event of the same call chain
+ * finds them, for its recipe (wire.h: struct wr_outer_recipe), and what
+ * the recipe copied.
+ *
+ * The probe's program is built for frame 0's function, so the first
+ * event of a chain shows an outer frame's reference to the heap, a
+ * string's heap characters, a char pointer's string as markers; reading
+ * it, userspace notes where each such value lies from frame 0's sp: the
+ * value in the stack copy, the word that holds its address (its own
+ * slot, or where a callee saved the register that held it), or frame 0's
+ * register that still holds it.  A slot or register that holds the
+ * address by chance only makes later events copy memory no variable
+ * shows: the copies are found by address, never shown for another.
+ */
+#include "tracer/frame_values_priv.h"
+#include "codegen/codegen.h"
+#include "dwarf/types.h"
+#include "protocol/wire.h"
+
+#include <string.h>
+
+static bool in_stack(const struct ev_backtrace *bt, uint64_t addr, uint64_t size)
+{
+	return addr >= bt->stack->base && addr - bt->stack->base <= bt->stack->len &&
+	       size <= bt->stack->len - (addr - bt->stack->base);
+}
+
+/* The recipe's copy that holds [@addr, @addr + @size), or NULL. */
+static const struct ev_arg *outer_arg(const struct ev_backtrace *bt, uint64_t addr, size_t size)
+{
+	for (size_t k = 0; bt->outer && k < bt->outer->n_attach; k++) {
+		const struct ev_arg *m = &bt->outer->attach[k];
+
+		if (m->kind == WR_ARG_MEM && m->status == WR_ARG_OK && addr >= m->value &&
+		    addr - m->value <= m->len && size <= m->len - (addr - m->value))
+			return m;
+	}
+	return NULL;
+}
+
+const uint8_t *fv_outer_bytes(const struct ev_backtrace *bt, uint64_t addr, size_t size)
+{
+	const struct ev_arg *m = outer_arg(bt, addr, size);
+
+	return m ? m->data + (addr - m->value) : NULL;
+}
+
+size_t fv_outer_string(const struct ev_backtrace *bt, uint64_t addr, uint8_t *buf, size_t max)
+{
+	const struct ev_arg *m = outer_arg(bt, addr, 1);
+	size_t n, have;
+
+	if (!m || m->value != addr || m->aux != 0) /* a string's copy starts at it, whole */
+		return 0;
+	have = m->len < max ? m->len : max;
+	n = strnlen((const char *)m->data, have);
+	if (n == have && have < max)
+		return 0; /* another value's copy, not a whole string */
+	memcpy(buf, m->data, n < have ? n + 1 : have);
+	return n < have ? n + 1 : have;
+}
+
+/* Where the frames below frame w->i saved the word @v (a callee-saved
+ * register's value, pushed by a callee): the first such slot of the
+ * stack copy below the frame's sp, else 0. */
+static uint64_t saved_slot(const struct fv_walk *w, uint64_t v)
+{
+	const struct wr_stack_header *sh = w->bt->stack;
+	uint64_t sp = w->regs.v[WR_DWARF_RSP], word;
+
+	if (!(w->regs.known & (1u << WR_DWARF_RSP)))
+		return 0;
+	for (uint64_t a = (sh->base + 7) & ~7ull; a + 8 <= sp && a + 8 - sh->base <= sh->len; a += 8) {
+		memcpy(&word, w->bt->stack_data + (a - sh->base), 8);
+		if (word == v)
+			return a;
+	}
+	return 0;
+}
+
+/* Note that an outer frame's value of @t, found as @kind says at @at,
+ * points outside the stack copy (@string: a char pointer's string):
+ * later events of the chain copy it (fv_wants()). */
+static void want(struct fv_walk *w, enum fv_want_at kind, uint64_t at, const struct dw_type *t, bool string)
+{
+	if (w->i == 0 || w->i >= WR_OUTER_CHAIN_FRAMES || w->n_wants >= FV_MAX_WANTS ||
+	    (kind != FV_AT_REG && !in_stack(w->bt, at, kind == FV_AT_DEREF ? 8 : t->size)) ||
+	    (!string && !codegen_bt_copies(t, kind != FV_AT_VALUE)))
+		return;
+	for (size_t k = 0; k < w->n_wants; k++)
+		if (w->wants[k].at == at && w->wants[k].kind == kind)
+			return;
+	w->wants[w->n_wants++] = (struct fv_want){ .at = at, .kind = kind, .type = t, .string = string };
+}
+
+/* Where a later event of the chain finds the address @p an outer frame
+ * held in a register, not in its frame: a slot the frames below saved it
+ * in, or frame 0's register that still holds it. */
+static void want_in_register(struct fv_walk *w, uint64_t p, const struct dw_type *t, bool string)
+{
+	uint64_t slot = saved_slot(w, p), word;
+
+	if (slot) {
+		want(w, FV_AT_DEREF, slot, t, string);
+		return;
+	}
+	for (size_t off = 0; w->bt->regs && off + 8 <= sizeof(*w->bt->regs); off += 8) {
+		memcpy(&word, (const uint8_t *)w->bt->regs + off, 8);
+		if (word == p) {
+			want(w, FV_AT_REG, off, t, string);
+			return;
+		}
+	}
+}
+
+void fv_want_value(struct fv_walk *w, uint64_t addr, const struct dw_type *t)
+{
+	want(w, FV_AT_VALUE, addr, t, false);
+}
+
+void fv_want_reference(struct fv_walk *w, uint64_t addr, const struct dw_type *t)
+{
+	if (in_stack(w->bt, addr, t->size))
+		want(w, FV_AT_VALUE, addr, t, false);
+	else if (w->var_at)
+		want(w, FV_AT_DEREF, w->var_at, t, false);
+	else
+		want_in_register(w, addr, t, false);
+}
+
+void fv_want_string(struct fv_walk *w, uint64_t slot, uint64_t p, const struct dw_type *t)
+{
+	if (slot)
+		want(w, FV_AT_DEREF, slot, t, true);
+	else
+		want_in_register(w, p, t, true);
+}
+
+size_t fv_wants(const struct fv_walk *w, const struct fv_want **out)
+{
+	*out = w->wants;
+	return w->n_wants;
+}

@@ -1,0 +1,97 @@
+/* frame_values_priv.h - what the parts of frame values share (see
+ * frame_values.h): the walk over a backtrace's frames, where a frame's
+ * variables are read from, and the functions each part gives the others.
+ *
+ *   frame_values.c  the walk, each variable as text, what callers passed
+ *   frame_loc.c     a variable's location evaluated against a frame
+ *   frame_outer.c   outer frames' values that point outside the stack
+ *                   copy: what a call chain's recipe copies, and its copies
+ *
+ * Private to tracer/frame_*.c.
+ */
+#ifndef WRAITH_TRACER_FRAME_VALUES_PRIV_H
+#define WRAITH_TRACER_FRAME_VALUES_PRIV_H
+
+#include "tracer/frame_values.h"
+#include "unwind/frame.h"
+#include "util/strbuf.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define FV_MAX_VARS 64
+
+struct dw_loc;
+
+struct fv_walk {
+	const struct ev_backtrace *bt; /* the backtrace the state is of */
+	const struct wr_stack_header *sh;
+	unsigned i;                    /* the frame regs are of */
+	bool valid;                    /* regs hold frame i's registers */
+	struct uw_frame_regs regs;
+	bool have_cfa;                 /* frame i stepped: cfa and caller are known */
+	uint64_t cfa;
+	struct uw_frame_regs caller;
+	struct strbuf text;            /* names and values of the last call */
+	size_t off[FV_MAX_VARS][2];
+	/* what outer frames' values point to outside the stack copy, for
+	 * the chain's recipe (fv_wants()), since frame 0 */
+	struct fv_want wants[FV_MAX_WANTS];
+	size_t n_wants;
+	uint64_t var_at;               /* the variable shown: its address in the
+					* stack copy, else 0 */
+	const uint8_t *var_data;       /* and its bytes (NULL while none is) */
+};
+
+/* A frame's variables are read at: the walk's frame, its module's load
+ * bias, and the target (a module's read-only data). */
+struct where {
+	struct fv_walk *w;
+	uint64_t bias;
+	const struct render_value_ctx *vc; /* symbols of addresses; may be NULL */
+	struct target *t;
+	uint32_t pid;
+};
+
+/* The @len bytes at @addr of the stack copy of backtrace @ctx (a const
+ * struct ev_backtrace *) into @buf: 0, or -1 when they are not all in it
+ * (a uw_mem_fn). */
+int fv_copy_read(void *ctx, uint64_t addr, void *buf, size_t len);
+
+/* ---- frame_loc.c ---- */
+
+/* The address of a variable in memory at @c, for the location kinds that
+ * have one (*@is_mem false for the others); false when it is not known. */
+bool fv_loc_address(const struct where *c, const struct dw_loc *l, bool *is_mem, uint64_t *out);
+/* A value that is not in memory (a register, a computed value), as
+ * bytes; false when it is not known (a caller-saved register in an outer
+ * frame). */
+bool fv_loc_value(const struct where *c, const struct dw_loc *l, uint64_t *out);
+/* A value whose location is pieces, its @size bytes into @buf, and in
+ * @gone the bits no piece kept or this frame cannot see (a caller-saved
+ * register), as the renderer takes them (render_value_ctx.unavail). */
+void fv_loc_pieces(struct where *c, const struct dw_loc *l, uint8_t *buf, uint8_t *gone, size_t size);
+
+/* ---- frame_outer.c ---- */
+
+/* The @size bytes at @addr as the chain's recipe copied them after the
+ * walk (WR_ITEM_OUTER), or NULL; borrowed from the event. */
+const uint8_t *fv_outer_bytes(const struct ev_backtrace *bt, uint64_t addr, size_t size);
+/* The string at @addr the chain's recipe copied (a char pointer's, up to
+ * its NUL or the cap), into @buf, at most @max bytes: how many, 0 when it
+ * was not copied. */
+size_t fv_outer_string(const struct ev_backtrace *bt, uint64_t addr, uint8_t *buf, size_t max);
+/* Note that frame w->i's variable of @t, at @addr of the stack copy,
+ * points outside it (a std::string whose characters are on the heap):
+ * later events of the chain copy what it points to (fv_wants()). */
+void fv_want_value(struct fv_walk *w, uint64_t addr, const struct dw_type *t);
+/* The same for a reference to @addr (of referent type @t), which frame
+ * 0's copies lack: through its referent in the stack copy, the
+ * reference's own slot (w->var_at), or where its register was saved. */
+void fv_want_reference(struct fv_walk *w, uint64_t addr, const struct dw_type *t);
+/* The same for a char pointer whose value @p points outside the stack
+ * copy and a module's read-only data: its string, found through its slot
+ * @slot of the stack copy (0: it was in a register). */
+void fv_want_string(struct fv_walk *w, uint64_t slot, uint64_t p, const struct dw_type *t);
+
+#endif
