@@ -386,7 +386,7 @@ static bool refuse_c_cast(struct parser *p, const struct token *open)
 	for (op = s + n + 1; *op == ' '; op++)
 		;
 	/* the operand C's cast takes: a name and its members and elements */
-	for (op_len = 0; isalnum((unsigned char)op[op_len]) || strchr("_.[]", op[op_len]) ||
+	for (op_len = 0; isalnum((unsigned char)op[op_len]) || (op[op_len] && strchr("_.[]", op[op_len])) ||
 			 (op[op_len] == '-' && op[op_len + 1] == '>') || (op[op_len] == '>' && op[op_len - 1] == '-');
 	     op_len++)
 		;

@@ -1224,6 +1224,12 @@ static const struct diag_case syntax_cases[] = {
 	  "      print \"{}\", (char *)p->name;\n"
 	  "                  ^~~~~~~~\n"
 	  "hint: write cast(p->name, \"char *\") (doc/script-reference.md: cast)\n" },
+	/* the text ends right after the operand (found by fuzz_script) */
+	{ "trace main {\n  print (((int )r",
+	  "t.ws:2:11: error: a C-style cast is not part of the script language\n"
+	  "      print (((int )r\n"
+	  "              ^~~~~~\n"
+	  "hint: write cast(r, \"int\") (doc/script-reference.md: cast)\n" },
 	{ "trace main {\n  print \"{}\", (uint32_t) x + (unsigned)(y);\n}\n",
 	  "t.ws:2:15: error: a C-style cast is not part of the script language\n"
 	  "      print \"{}\", (uint32_t) x + (unsigned)(y);\n"
