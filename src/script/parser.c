@@ -386,10 +386,12 @@ static bool refuse_c_cast(struct parser *p, const struct token *open)
 	for (op = s + n + 1; *op == ' '; op++)
 		;
 	/* the operand C's cast takes: a name and its members and elements */
-	for (op_len = 0; isalnum((unsigned char)op[op_len]) || (op[op_len] && strchr("_.[]", op[op_len])) ||
-			 (op[op_len] == '-' && op[op_len + 1] == '>') || (op[op_len] == '>' && op[op_len - 1] == '-');
-	     op_len++)
-		;
+	for (op_len = 0; op[op_len]; op_len++) {
+		if (op[op_len] == '-' && op[op_len + 1] == '>')
+			op_len++;
+		else if (!isalnum((unsigned char)op[op_len]) && !strchr("_.[]", op[op_len]))
+			break;
+	}
 	if (!memchr(s, '\n', n))
 		loc.len = (unsigned)n + 2;
 	snprintf(hint, sizeof(hint), "write cast(%.*s, \"%.*s\")%s", op_len && op_len < 40 ? (int)op_len : 4,

@@ -1224,7 +1224,13 @@ static const struct diag_case syntax_cases[] = {
 	  "      print \"{}\", (char *)p->name;\n"
 	  "                  ^~~~~~~~\n"
 	  "hint: write cast(p->name, \"char *\") (doc/script-reference.md: cast)\n" },
-	/* the text ends right after the operand (found by fuzz_script) */
+	/* an operator right after the type, then the text's end (both found
+	 * by fuzz_script) */
+	{ "trace main {\n  print (int)>->",
+	  "t.ws:2:9: error: a C-style cast is not part of the script language\n"
+	  "      print (int)>->\n"
+	  "            ^~~~~\n"
+	  "hint: write cast(EXPR, \"int\") (doc/script-reference.md: cast)\n" },
 	{ "trace main {\n  print (((int )r",
 	  "t.ws:2:11: error: a C-style cast is not part of the script language\n"
 	  "      print (((int )r\n"
