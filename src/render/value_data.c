@@ -130,25 +130,6 @@ static bool is_char_pointer(const struct dw_type *t)
 	return e && e->is_char && e->size == 1 && !t->is_reference;
 }
 
-static void utf8_add(struct strbuf *sb, uint32_t c)
-{
-	if (c < 0x80) {
-		strbuf_addch(sb, (char)c);
-	} else if (c < 0x800) {
-		strbuf_addch(sb, (char)(0xc0 | c >> 6));
-		strbuf_addch(sb, (char)(0x80 | (c & 0x3f)));
-	} else if (c < 0x10000) {
-		strbuf_addch(sb, (char)(0xe0 | c >> 12));
-		strbuf_addch(sb, (char)(0x80 | (c >> 6 & 0x3f)));
-		strbuf_addch(sb, (char)(0x80 | (c & 0x3f)));
-	} else {
-		strbuf_addch(sb, (char)(0xf0 | c >> 18));
-		strbuf_addch(sb, (char)(0x80 | (c >> 12 & 0x3f)));
-		strbuf_addch(sb, (char)(0x80 | (c >> 6 & 0x3f)));
-		strbuf_addch(sb, (char)(0x80 | (c & 0x3f)));
-	}
-}
-
 /* @n wide characters of @width bytes at @data (UTF-16 or UTF-32, as
  * char16_t and char32_t hold them; wchar_t is UTF-32 here) as a JSON
  * string, up to the first NUL when @to_nul; a unit that is not a
@@ -169,7 +150,7 @@ static void wide_string(const uint8_t *data, size_t n, unsigned width, bool to_n
 		} else if ((c >= 0xd800 && c < 0xe000) || c > 0x10ffff) {
 			c = 0xfffd;
 		}
-		utf8_add(&sb, c);
+		strbuf_add_utf8(&sb, c);
 	}
 	span_datan(out, SPAN_STRING, sb.buf ? sb.buf : "", sb.len);
 	strbuf_release(&sb);

@@ -236,3 +236,26 @@ int hex_digit_value(char c)
 		return c - 'A' + 10;
 	return -1;
 }
+
+void strbuf_add_utf8(struct strbuf *sb, uint32_t cp)
+{
+	char b[4];
+	size_t n;
+
+	if (cp < 0x80) {
+		b[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		b[0] = (char)(0xc0 | cp >> 6);
+		n = 2;
+	} else if (cp < 0x10000) {
+		b[0] = (char)(0xe0 | cp >> 12);
+		n = 3;
+	} else {
+		b[0] = (char)(0xf0 | cp >> 18);
+		n = 4;
+	}
+	for (size_t i = 1; i < n; i++)
+		b[i] = (char)(0x80 | (cp >> 6 * (n - 1 - i) & 0x3f));
+	strbuf_add(sb, b, n);
+}

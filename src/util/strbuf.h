@@ -70,6 +70,10 @@ size_t fmt_hex(char out[STRBUF_U64_MAX], uint64_t v);
 void strbuf_add_u64(struct strbuf *sb, uint64_t v);
 void strbuf_add_hex(struct strbuf *sb, uint64_t v);
 
+/* Append the code point @cp (at most U+10FFFF; the caller replaces
+ * what is not a character) in UTF-8. */
+void strbuf_add_utf8(struct strbuf *sb, uint32_t cp);
+
 /* Value of the hex digit @c (either case), or -1 if it is not one. */
 int hex_digit_value(char c);
 

@@ -87,25 +87,6 @@ static bool is_bare(char ch)
 
 /* ---- strings ---- */
 
-static void add_utf8(struct strbuf *sb, unsigned long cp)
-{
-	if (cp < 0x80) {
-		strbuf_addch(sb, (char)cp);
-	} else if (cp < 0x800) {
-		strbuf_addch(sb, (char)(0xc0 | cp >> 6));
-		strbuf_addch(sb, (char)(0x80 | (cp & 0x3f)));
-	} else if (cp < 0x10000) {
-		strbuf_addch(sb, (char)(0xe0 | cp >> 12));
-		strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3f)));
-		strbuf_addch(sb, (char)(0x80 | (cp & 0x3f)));
-	} else {
-		strbuf_addch(sb, (char)(0xf0 | cp >> 18));
-		strbuf_addch(sb, (char)(0x80 | ((cp >> 12) & 0x3f)));
-		strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3f)));
-		strbuf_addch(sb, (char)(0x80 | (cp & 0x3f)));
-	}
-}
-
 /* \uXXXX or \UXXXXXXXX at c->p (after the backslash and letter). */
 static bool unicode_escape(struct cursor *c, const char *esc, int digits, struct strbuf *sb)
 {
@@ -122,7 +103,7 @@ static bool unicode_escape(struct cursor *c, const char *esc, int digits, struct
 	if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		return error_at(c, esc, (size_t)digits + 2, NULL, "not a Unicode scalar value");
 	c->p += digits;
-	add_utf8(sb, cp);
+	strbuf_add_utf8(sb, (uint32_t)cp);
 	return true;
 }
 

@@ -101,6 +101,29 @@ static void test_strbuf_numbers(void **state)
 	strbuf_release(&sb);
 }
 
+/* Each UTF-8 length at both of its ends. */
+static void test_strbuf_utf8(void **state)
+{
+	static const struct {
+		uint32_t cp;
+		const char *want;
+	} t[] = {
+		{ 0x24, "$" }, { 0x7f, "\x7f" }, { 0x80, "\xc2\x80" }, { 0xe9, "\xc3\xa9" },
+		{ 0x7ff, "\xdf\xbf" }, { 0x800, "\xe0\xa0\x80" }, { 0x20ac, "\xe2\x82\xac" },
+		{ 0xffff, "\xef\xbf\xbf" }, { 0x10000, "\xf0\x90\x80\x80" },
+		{ 0x1f600, "\xf0\x9f\x98\x80" }, { 0x10ffff, "\xf4\x8f\xbf\xbf" },
+	};
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		strbuf_reset(&sb);
+		strbuf_add_utf8(&sb, t[i].cp);
+		assert_string_equal(sb.buf, t[i].want);
+	}
+	strbuf_release(&sb);
+}
+
 static void test_diag_render(void **state)
 {
 	struct diag d = { 0 };
@@ -750,6 +773,7 @@ int main(void)
 		cmocka_unit_test(test_strbuf_basic),
 		cmocka_unit_test(test_strbuf_json),
 		cmocka_unit_test(test_strbuf_numbers),
+		cmocka_unit_test(test_strbuf_utf8),
 		cmocka_unit_test(test_diag_render),
 		cmocka_unit_test(test_diag_long_line),
 		cmocka_unit_test(test_diag_no_location),
