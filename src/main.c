@@ -12,6 +12,7 @@
 #include "frontend/complete.h"
 #include "frontend/options.h"
 #include "frontend/script.h"
+#include "render/render.h"
 #include "tracer/session.h"
 #include "ui/shell.h"
 #include "util/error.h"
@@ -20,7 +21,9 @@
 #include "util/strbuf.h"
 
 #include <errno.h>
+#include <langinfo.h>
 #include <limits.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,7 +295,11 @@ static int start(struct cli_options *o)
 int main(int argc, char **argv)
 {
 	struct cli_options o = { 0 };
-	int rc = cli_options_parse(argc, argv, &o);
+	int rc;
+
+	setlocale(LC_CTYPE, "");
+	render_set_utf8(!strcmp(nl_langinfo(CODESET), "UTF-8"));
+	rc = cli_options_parse(argc, argv, &o);
 
 	if (!rc)
 		rc = start(&o);

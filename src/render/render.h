@@ -197,6 +197,10 @@ void render_value(const struct dw_type *t, const uint8_t *data, size_t len, bool
  * @text (may be NULL) is the string a char pointer points to. */
 void render_pointer(const struct dw_type *t, uint64_t v, const struct ev_arg *text, bool top,
 		    const struct render_value_ctx *vc, struct strbuf *out);
+/* Show printable characters past ASCII as themselves, as gdb does in a
+ * UTF-8 locale (main() sets it from LC_CTYPE; off: escaped, as in the C
+ * locale). */
+void render_set_utf8(bool on);
 /* Bytes @s (@n of them) as gdb shows a string: quoted, escaped, runs of
  * more than 10 equal bytes as `'x' <repeats 12 times>`; @more appends
  * `...` (the string goes on). */

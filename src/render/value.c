@@ -30,6 +30,7 @@
 #include "util/strbuf.h"
 
 #include <ctype.h>
+#include <wctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <math.h>
@@ -82,11 +83,21 @@ static int64_t sign_extend(uint64_t v, unsigned bits)
 
 /* ---- characters and strings ---- */
 
+/* Whether the terminal's character set is UTF-8 (render_set_utf8()):
+ * gdb then shows a string's printable non-ASCII characters as
+ * themselves, where in the C locale it escapes their bytes. */
+static bool host_utf8;
+
+void render_set_utf8(bool on)
+{
+	host_utf8 = on;
+}
+
 /* One character (a unit of a string: a byte, or a wide character's 2
- * or 4 bytes) inside quotes @quote, escaped as gdb escapes it in the C
- * locale: printable ASCII as itself, else in octal when it fits three
- * digits, else in hex, after which a hex digit is escaped too (*@hex:
- * the unit before was a hex escape). */
+ * or 4 bytes) inside quotes @quote, escaped as gdb escapes it: printable
+ * ASCII as itself, else in octal when it fits three digits, else in hex,
+ * after which a hex digit is escaped too (*@hex: the unit before was a
+ * hex escape). */
 static void escaped(uint32_t c, char quote, bool *hex, struct strbuf *out)
 {
 	static const char from[] = "\a\b\f\n\r\t\v", to[] = "abfnrtv";
@@ -108,10 +119,24 @@ static void escaped(uint32_t c, char quote, bool *hex, struct strbuf *out)
 	}
 }
 
-static void char_literal(uint32_t c, const char *prefix, bool *hex, struct strbuf *out)
+/* Whether code point @c is shown as itself: a printable character past
+ * ASCII, in a UTF-8 locale (what is printable is the locale's word). */
+static bool shown_as_itself(uint32_t c)
+{
+	return host_utf8 && c >= 0x80 && c <= 0x10ffff && !(c >= 0xd800 && c < 0xe000) &&
+	       iswprint((wint_t)c);
+}
+
+/* Character @c in quotes: as itself when @itself (shown_as_itself()). */
+static void char_literal(uint32_t c, const char *prefix, bool itself, bool *hex, struct strbuf *out)
 {
 	strbuf_addf(out, "%s'", prefix ? prefix : "");
-	escaped(c, '\'', hex, out);
+	if (itself) {
+		strbuf_add_utf8(out, c);
+		*hex = false;
+	} else {
+		escaped(c, '\'', hex, out);
+	}
 	strbuf_addch(out, '\'');
 }
 
@@ -124,6 +149,70 @@ static uint32_t unit_at(const uint8_t *s, size_t i, unsigned width)
 	return width == 1 ? (uint8_t)u : width == 2 ? (uint16_t)u : u;
 }
 
+/* The code point of the UTF-8 sequence at @s (@n bytes there), its
+ * length in *@len; 0 when the bytes are not one (a stray or missing
+ * continuation byte, an overlong form, a surrogate, past U+10FFFF). */
+static uint32_t utf8_at(const uint8_t *s, size_t n, size_t *len)
+{
+	static const uint32_t least[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	size_t k = s[0] >= 0xf0 && s[0] < 0xf8 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
+	uint32_t c;
+
+	if (!k || k > n || s[0] >= 0xf8)
+		return 0;
+	c = s[0] & (0x7f >> k);
+	for (size_t i = 1; i < k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if (c < least[k] || c > 0x10ffff || (c >= 0xd800 && c < 0xe000))
+		return 0;
+	*len = k;
+	return c;
+}
+
+/* Whether the @n bytes at @s are the start of a UTF-8 sequence that the
+ * text ends in (gdb's "incomplete sequence"). */
+static bool utf8_cut(const uint8_t *s, size_t n)
+{
+	size_t k = s[0] >= 0xf0 && s[0] < 0xf8 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
+
+	if (!k || n >= k || s[0] >= 0xf8)
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return false;
+	return true;
+}
+
+/* The character at unit @i of @n: its code point in *@c and the units
+ * it takes; *@itself: shown as itself (a printable character in a UTF-8
+ * locale, from a UTF-8 sequence or a UTF-16 surrogate pair), else *@c is
+ * the unit, escaped. */
+static size_t char_at(const uint8_t *s, size_t n, size_t i, unsigned width, uint32_t *c, bool *itself)
+{
+	size_t len = 1;
+	uint32_t u = unit_at(s, i, width), lo, cp = u;
+
+	*c = u;
+	*itself = false;
+	if (!host_utf8 || u < 0x80)
+		return 1;
+	if (width == 1) {
+		cp = utf8_at(s + i, n - i, &len);
+	} else if (width == 2 && u >= 0xd800 && u < 0xdc00 && i + 1 < n &&
+		   (lo = unit_at(s, i + 1, width)) >= 0xdc00 && lo < 0xe000) {
+		cp = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+		len = 2;
+	}
+	if (!shown_as_itself(cp))
+		return 1;
+	*c = cp;
+	*itself = true;
+	return len;
+}
+
 /* @n units of @width bytes at @s as gdb shows a string (render_text()),
  * after the literal's @prefix (NULL: none; once, before all). */
 static void units_text(const uint8_t *s, size_t n, unsigned width, const char *prefix, bool more,
@@ -133,25 +222,45 @@ static void units_text(const uint8_t *s, size_t n, unsigned width, const char *p
 
 	strbuf_addstr(out, prefix ? prefix : "");
 	for (size_t i = 0; i < n;) {
-		uint32_t c = unit_at(s, i, width);
-		size_t run = 1;
+		uint32_t c, c2;
+		bool itself, itself2;
+		size_t len, run = 1;
 
-		while (i + run < n && unit_at(s, i + run, width) == c)
+		if (host_utf8 && width == 1 && utf8_cut(s + i, n - i)) {
+			strbuf_addstr(out, quoted ? "\", " : any ? ", " : "");
+			strbuf_addstr(out, "<incomplete sequence ");
+			for (; i < n; i++)
+				strbuf_addf(out, "\\%03o", s[i]);
+			strbuf_addch(out, '>');
+			quoted = false;
+			any = true;
+			break;
+		}
+		len = char_at(s, n, i, width, &c, &itself);
+
+		while (i + run * len < n && char_at(s, n, i + run * len, width, &c2, &itself2) == len &&
+		       c2 == c && itself2 == itself)
 			run++;
 		if (run > REPEAT_THRESHOLD) {
 			strbuf_addstr(out, quoted ? "\", " : any ? ", " : "");
-			char_literal(c, NULL, &hex, out);
+			char_literal(c, NULL, itself, &hex, out);
 			strbuf_addf(out, " <repeats %zu times>", run);
 			quoted = false;
 		} else {
 			if (!quoted)
 				strbuf_addstr(out, any ? ", \"" : "\"");
-			for (size_t k = 0; k < run; k++)
-				escaped(c, '"', &hex, out);
+			for (size_t k = 0; k < run; k++) {
+				if (itself) {
+					strbuf_add_utf8(out, c);
+					hex = false;
+				} else {
+					escaped(c, '"', &hex, out);
+				}
+			}
 			quoted = true;
 		}
 		any = true;
-		i += run;
+		i += run * len;
 	}
 	if (quoted)
 		strbuf_addch(out, '"');
@@ -298,10 +407,11 @@ static void integer_text(const struct dw_type *t, uint64_t raw, unsigned bits, s
 			strbuf_addf(out, "%" PRIu64, v);
 		if (t->is_char && t->size == 1 && t->kind == DW_TYPE_INT) {
 			strbuf_addch(out, ' ');
-			char_literal((unsigned char)v, NULL, &(bool){ false }, out);
+			char_literal((unsigned char)v, NULL, false, &(bool){ false }, out);
 		} else if (t->char_prefix && bits == t->size * 8) {
 			strbuf_addch(out, ' ');
-			char_literal((uint32_t)(raw & mask), t->char_prefix, &(bool){ false }, out);
+			char_literal((uint32_t)(raw & mask), t->char_prefix, shown_as_itself((uint32_t)(raw & mask)),
+				     &(bool){ false }, out);
 		}
 	}
 }

@@ -7,7 +7,7 @@ import re
 import subprocess
 
 
-def gdb_values(pid, exprs, where="show", settings=()):
+def gdb_values(pid, exprs, where="show", settings=(), locale="C"):
     cmds = ["set pagination off", "set width 0", "set print pretty off", *settings, "break " + where, "continue"]
     for i, e in enumerate(exprs):
         cmds += ["echo @@%d\\n" % i, "print %s" % e]
@@ -16,7 +16,7 @@ def gdb_values(pid, exprs, where="show", settings=()):
     for c in cmds:
         argv += ["-ex", c]
     out = subprocess.run(argv, capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, LANG="C", LC_ALL="C")).stdout
+                         env=dict(os.environ, LANG=locale, LC_ALL=locale)).stdout
     values, cur = {}, None
     for line in out.splitlines():
         m = re.match(r"^@@(\d+|end)$", line)

@@ -40,7 +40,8 @@ script = os.path.join(top, "bytes.ws")
 with open(script, "wb") as f:
     f.write(b'trace take { print "fmt\xff\xc3\xa9 {} {:s} {}", s, s, i; }\n')
 r = subprocess.run([WRAITH, "-p", str(fx.pid), "--script-file", script, "--script-output", "json",
-                    "--max-events", "3", "-q"], capture_output=True, timeout=60)
+                    "--max-events", "3", "-q"], capture_output=True, timeout=60,
+                   env=dict(os.environ, LANG="C", LC_ALL="C"))
 eq(r.returncode, 0, "wraith ran (%r)" % r.stderr[-300:])
 try:
     text = r.stdout.decode("utf-8", errors="strict")
@@ -58,6 +59,16 @@ for line in lines:
     want = (r'fmt\\xff\u00e9 0x[0-9a-f]+ <[^>]*> "bad\\377\\376 caf\\303\\251 \\342\\202" '
             r'bad\\xff\\xfe caf\u00e9 \\xe2\\x82 ')
     check(re.match(want, got) is not None, "bytes that are not UTF-8 read as \\xNN, UTF-8 passes (%r)" % got)
+# in a UTF-8 locale {} shows the string's printable characters as
+# themselves, as gdb does there, and marks the sequence it ends in
+r = subprocess.run([WRAITH, "-p", str(fx.pid), "--script-file", script, "--script-output", "json",
+                    "--max-events", "1", "-q"], capture_output=True, timeout=60,
+                   env=dict(os.environ, LANG="C.UTF-8", LC_ALL="C.UTF-8"))
+lines = r.stdout.decode("utf-8", errors="replace").splitlines()
+got = json_line(lines[0])["items"][0]["text"] if lines else repr(r.stderr[-300:])
+check(re.match(r'fmt\\xff\u00e9 0x[0-9a-f]+ <[^>]*> "bad\\377\\376 caf\u00e9 ", '
+               r'<incomplete sequence \\342\\202> ', got) is not None,
+      "in a UTF-8 locale {} shows the string's characters as themselves (%r)" % got)
 fx.stop()
 shutil.rmtree(top, ignore_errors=True)
 check_no_leftovers("json_utf8")

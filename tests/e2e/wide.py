@@ -22,13 +22,18 @@ EXPRS = ["gw", "g16", "g32", "wuni", "wneg", "wnl", "wquote", "ubig", "wp", "up"
          "emptyw", "nullw", "warr", "uarr", "bigarr", "rep", "sur", "lone", "hexd", "esc", "erep", "gn",
          "gn.tag", "gn.c32", "*wp", "wp[1]", "&gw", "&warr[1]", "w", "c", "*n", "n->name", "heapw",
          # $pc is (void (*)()) in C, (void (*)(void)) in C++
-         "$pc"]
+         "$pc", "u8s", "u8rep"]
 LIMITED = ["longw", "rep", "erep", "warr", "gn"]
+# in a UTF-8 locale gdb shows printable characters past ASCII as
+# themselves, and escapes the rest as in the C locale
+UTF8 = ["up", "bigp", "wuni", "ubig", "g32", "sur", "lone", "hexd", "erep", "u8s", "u8rep", "gn", "heapw",
+        "esc", "*n"]
 
 
-def wraith_values(pid, exprs, output="plain", options=()):
+def wraith_values(pid, exprs, output="plain", options=(), locale="C"):
     script = "trace show {\n" + "".join('print "{}", %s;\n' % e for e in exprs) + "}\n"
-    res = run(["-p", pid, "-s", script, "--max-events", 1, "--script-output", output, "-q", *options])
+    res = run(["-p", pid, "-s", script, "--max-events", 1, "--script-output", output, "-q", *options],
+              env={"LANG": locale, "LC_ALL": locale})
     check(res.returncode == 0, "wraith prints the expressions (%s)" % res.stderr.strip()[-400:])
     return res.stdout.splitlines()
 
@@ -56,13 +61,16 @@ def compare(variant):
     want = gdb_values(fx.pid, EXPRS)
     got_limited = wraith_values(fx.pid, LIMITED, options=("--print-elements", 5))
     want_limited = gdb_values(fx.pid, LIMITED, settings=("set print elements 5",))
+    got_utf8 = wraith_values(fx.pid, UTF8, locale="C.UTF-8")
+    want_utf8 = gdb_values(fx.pid, UTF8, locale="C.UTF-8")
     ev = json_events("\n".join(wraith_values(fx.pid, ["wp", "up", "bigp", "gn", "heapw", "sur"], "json")))
     vals = [a.get("value") for e in ev for it in e["items"] for a in it.get("args", [])]
     # a char array's JSON string ends at its first NUL: a wide one's too
     eq(vals, ["hello", "h\u00e9llo", "w\u00f6rld", {"id": 7, "name": "nm", "n16": "xy", "tag": "t", "c32": 99},
               "h\u03b1p", "\U0001F600"], "%s: wide strings in JSON" % variant)
     if "O0" in variant:
-        res = run(["-p", fx.pid, "-s", "trace show { bt args; }", "--max-events", 1, "-q"])
+        res = run(["-p", fx.pid, "-s", "trace show { bt args; }", "--max-events", 1, "-q"],
+                  env={"LANG": "C", "LC_ALL": "C"})
         wbt, gbt = frame_args(res.stdout.splitlines()), frame_args(gdb_bt(fx.pid))
         eq(sorted(wbt), ["outer", "show"], "%s: bt args shows show and outer" % variant)
         for fn in sorted(wbt):
@@ -74,6 +82,8 @@ def compare(variant):
         eq(g, normalize(w) if w is not None else "<gdb printed nothing>", "%s: print %s" % (variant, e))
     for e, w, g in zip(LIMITED, want_limited, got_limited):
         eq(g, normalize(w or "<gdb printed nothing>"), "%s: print %s (elements 5)" % (variant, e))
+    for e, w, g in zip(UTF8, want_utf8, got_utf8):
+        eq(g, normalize(w or "<gdb printed nothing>"), "%s: print %s in a UTF-8 locale" % (variant, e))
 
 
 for variant in ("wide-O0", "wide-O2", "wide-clang-O0", "wide-clang-O2",

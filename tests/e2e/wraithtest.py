@@ -31,12 +31,13 @@ _failures = []
 # Each test has a directory of its own, NAME.dir beside its log: its
 # temporary files (TMPDIR), its probe cache, its XDG configuration, state
 # and cache homes (so no one's ~/.config/wraith/config.toml applies), and
-# the list of the wraith processes it started.  WRAITH is a two-line
-# wrapper in it that appends its PID to that list and execs the real
-# wraith under the same PID, so every way a test starts wraith (argv, a
-# shell command line, tmux, a prefix such as unshare) is recorded, and
-# check_no_leftovers() looks at this test's wraiths only, not at those of
-# tests running beside it or of anyone else on the machine.
+# the list of the wraith processes it started; and the C locale.  WRAITH
+# is a two-line wrapper in it that appends its PID to that list and execs
+# the real wraith under the same PID, so every way a test starts wraith
+# (argv, a shell command line, tmux, a prefix such as unshare) is
+# recorded, and check_no_leftovers() looks at this test's wraiths only,
+# not at those of tests running beside it or of anyone else on the
+# machine.
 TEST = os.path.splitext(os.path.basename(sys.argv[0]))[0]
 TESTDIR = ""
 WRAITH = WRAITH_BIN
@@ -59,7 +60,11 @@ def _isolate():
            "XDG_CONFIG_HOME": os.path.join(TESTDIR, "config"),
            "XDG_STATE_HOME": os.path.join(TESTDIR, "state"),
            "XDG_CACHE_HOME": os.path.join(TESTDIR, "cache"),
-           "WRAITH_PROBE_CACHE_DIR": os.path.join(TESTDIR, "probe-cache")}
+           "WRAITH_PROBE_CACHE_DIR": os.path.join(TESTDIR, "probe-cache"),
+           # wraith shows text as gdb does in the locale it runs in: one
+           # locale for wraith and its oracles, whatever the machine's (a
+           # test of another locale sets LC_ALL for both)
+           "LC_ALL": "C"}
     os.environ.update(env)
     tempfile.tempdir = env["TMPDIR"]
 

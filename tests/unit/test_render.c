@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <locale.h>
 
 #include "eventbuf.h"
 #include "dwarf/vars.h"
@@ -1147,6 +1148,44 @@ static void test_strings_and_arrays(void **state)
 	strbuf_release(&out);
 }
 
+/* Text in a UTF-8 locale: printable characters as themselves, the rest
+ * escaped; a sequence the text ends in marked (gdb marks it too, but
+ * drops the character before it: wraith keeps it). */
+static void test_text_utf8(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
+		{ "\xc2\x85\xff", "\"\\302\\205\\377\"" },
+		{ "ab\xe2", "\"ab\", <incomplete sequence \\342>" },
+		{ "\xe2\x82", "<incomplete sequence \\342\\202>" },
+		{ "\xe2\x82x", "\"\\342\\202x\"" },
+		{ "\xc0\x80", "\"\\300\\200\"" },                     /* overlong */
+		{ "\xed\xa0\x80", "\"\\355\\240\\200\"" },          /* a surrogate */
+		{ "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9z",
+		  "'\xc3\xa9' <repeats 11 times>, \"z\"" },
+	};
+	struct strbuf out = STRBUF_INIT;
+
+	(void)state;
+	if (!setlocale(LC_CTYPE, "C.UTF-8"))
+		skip();
+	render_set_utf8(true);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		strbuf_reset(&out);
+		render_text((const uint8_t *)cases[i].in, strlen(cases[i].in), false, &out);
+		if (strcmp(out.buf, cases[i].want))
+			fail_msg("case %zu: got %s, want %s", i, out.buf, cases[i].want);
+	}
+	render_set_utf8(false);
+	setlocale(LC_CTYPE, "C");
+	strbuf_reset(&out);
+	render_text((const uint8_t *)"caf\xc3\xa9", 5, false, &out);
+	assert_string_equal(out.buf, "\"caf\\303\\251\"");
+	strbuf_release(&out);
+}
+
 /* A fake symbol table: g at 0x1000 (size 64), f at 0x4000 (size 32). */
 static void fake_symbol(void *ctx, uint64_t addr, struct strbuf *out)
 {
@@ -1385,6 +1424,7 @@ static void test_dumps(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text_utf8),
 		cmocka_unit_test_setup_teardown(test_pretty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plain_stopped_noinline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_raw, setup, teardown),
