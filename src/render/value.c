@@ -985,14 +985,24 @@ static void rust_aggregate(const struct dw_type *t, const uint8_t *data, size_t 
 	rust_fields(t, data, len, at, w, out);
 }
 
-/* A char, a Unicode scalar value: "113 'q'", "10 '\n'", "233 '\u{e9}'". */
+/* A char, a Unicode scalar value, as rust-gdb shows one whatever the
+ * locale: "113 'q'", "10 '\n'", "0 '\0'", "233 '\xe9'", "8364 '\u{0020ac}'". */
 static void rust_char(uint32_t c, struct strbuf *out)
 {
+	static const char from[] = "\t\n\r\\'", to[] = "tnr\\'";
+	const char *e = c && c < 0x80 ? strchr(from, (int)c) : NULL;
+
 	strbuf_addf(out, "%u '", c);
-	if (c < 0x80)
-		escaped(c, '\'', &(bool){ false }, out);
+	if (!c)
+		strbuf_addstr(out, "\\0");
+	else if (e)
+		strbuf_addf(out, "\\%c", to[e - from]);
+	else if (c >= 0x20 && c < 0x7f)
+		strbuf_addch(out, (char)c);
+	else if (c <= 0xff)
+		strbuf_addf(out, "\\x%02x", c);
 	else
-		strbuf_addf(out, "\\u{%x}", c);
+		strbuf_addf(out, "\\u{%06x}", c);
 	strbuf_addch(out, '\'');
 }
 
