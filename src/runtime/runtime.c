@@ -206,6 +206,22 @@ static int core_btf_file(const struct rt_options *opt, const struct bpf_blob *ba
 	return fd;
 }
 
+/* rt_options.cfi_outer: the arrays of maps made already, for the base
+ * object to take. */
+static int reuse_cfi_outer(struct runtime *rt)
+{
+	static const enum wr_map_id id[2] = { WR_MAP_CFI_RULES, WR_MAP_CFI_ROWS };
+
+	for (int i = 0; rt->opt.cfi_outer && i < 2; i++) {
+		struct bpf_map *m = rt_base_map(rt, id[i]);
+		int err = m ? bpf_map__reuse_fd(m, rt->opt.cfi_outer[i]) : -ENOENT;
+
+		if (err)
+			return rt_kernel_error(err, "taking the unwinder's maps");
+	}
+	return 0;
+}
+
 static int open_base(struct runtime *rt, const struct bpf_blob *base)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "wraith");
@@ -248,6 +264,13 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 	set_entries(rt, WR_MAP_STACKS, runtime_count_capacity(rt));
 	set_entries(rt, WR_MAP_PROC_MAPS, runtime_proc_capacity(rt));
 	set_entries(rt, WR_MAP_PROC_SLOT, runtime_proc_capacity(rt));
+	err = reuse_cfi_outer(rt);
+	if (err) {
+		free(log);
+		if (btf_fd >= 0)
+			close(btf_fd);
+		return err;
+	}
 	log[0] = '\0';
 	bpf_object__for_each_program(prog, rt->base) {
 		bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
@@ -374,6 +397,7 @@ int runtime_new(const struct rt_options *opt, const struct bpf_blob *base, struc
 
 	if (!err)
 		err = open_base(rt, base);
+	rt->opt.cfi_outer = NULL; /* the caller's, and taken now */
 	c1 = thread_cpu_seconds();
 	if (!err)
 		err = install_step_program(rt);

@@ -44,6 +44,10 @@ struct rt_options {
 	/* The disk cache (util/diskcache.h) the kernel BTF cut for the base
 	 * object is kept in between runs (runtime/btf_cache.h); NULL: none. */
 	const char *cache_dir;
+	/* The unwinder's arrays of maps, made already (runtime_cfi_outer_new()):
+	 * the base object takes them (its own copies of the fds) instead of
+	 * making its own.  NULL: it makes them. */
+	const int *cfi_outer;
 };
 
 /* The event buffer a session gets without --buffer-size: 4 MiB per
@@ -66,13 +70,27 @@ int runtime_put_module_cfi(struct runtime *rt, uint32_t slot, const struct wr_cf
 /* The same in two steps, so the slow one (the maps' memory, first touched
  * here) can run early on another thread: runtime_cfi_maps_new() needs no
  * runtime and makes @fds[0] the rules' map and @fds[1] the rows' (-1 for
- * none); runtime_put_module_cfi_maps() installs them (the fds stay the
- * caller's, to close with runtime_cfi_maps_close(), which sets them to -1).
- * Return 0 or -errno (the second logs it). */
+ * none; the caller's, to close with runtime_cfi_maps_close(), which sets
+ * them to -1); runtime_put_cfi_maps() installs many modules' at once.
+ * Each write into the kernel's two arrays of maps waits for an RCU grace
+ * period, once per batch: it waits for one (the two arrays side by side),
+ * where a module at a time waits for two a module.  Return 0 or -errno
+ * (the second logs it). */
 int runtime_cfi_maps_new(const struct wr_cfi_row *rows, size_t n_rows,
 			 const struct wr_cfi_rule *rules, size_t n_rules, int fds[2]);
-int runtime_put_module_cfi_maps(struct runtime *rt, uint32_t slot, const int fds[2]);
 void runtime_cfi_maps_close(int fds[2]);
+struct rt_cfi_put {
+	uint32_t slot;          /* < WR_MAX_MODULES: replaced */
+	int fds[2];             /* borrowed: runtime_cfi_maps_new()'s */
+};
+int runtime_put_cfi_maps(struct runtime *rt, const struct rt_cfi_put *v, size_t n);
+/* The two arrays of maps themselves, made before the runtime (@outer[0]
+ * the rules', @outer[1] the rows'; the caller's, closed with
+ * runtime_cfi_maps_close()), so that modules can go in while the base
+ * object loads (rt_options.cfi_outer), with runtime_put_cfi_maps_at(),
+ * which returns 0 or -errno (not logged). */
+int runtime_cfi_outer_new(int outer[2]);
+int runtime_put_cfi_maps_at(const int outer[2], const struct rt_cfi_put *v, size_t n);
 
 /* Set or remove the executable mappings of process @tgid.  Setting
  * returns 0, -WR_ELIMIT when rt_options.max_procs processes have theirs

@@ -10,10 +10,14 @@
 #include "runtime/runtime_priv.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/thread.h"
+#include "util/xalloc.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -93,15 +97,107 @@ int runtime_cfi_maps_new(const struct wr_cfi_row *rows, size_t n_rows,
 	return 0;
 }
 
-int runtime_put_module_cfi_maps(struct runtime *rt, uint32_t slot, const int fds[2])
+/* One array of maps whose values are maps shaped like a module's @name
+ * maps of @value_size bytes (the template's inner map definition). */
+static int make_outer(enum wr_map_id outer, enum wr_own_name inner, __u32 value_size)
 {
-	int err;
+	LIBBPF_OPTS(bpf_map_create_opts, io, .map_flags = BPF_F_INNER_MAP | BPF_F_MMAPABLE);
+	LIBBPF_OPTS(bpf_map_create_opts, oo);
+	int fd, ifd = bpf_map_create(BPF_MAP_TYPE_ARRAY, wr_own_names[inner], sizeof(__u32),
+				     value_size, 1, &io);
 
-	if (slot >= WR_MAX_MODULES)
-		return -WR_ELIMIT;
-	err = put_inner_fd(rt->rules_outer_fd, slot, fds[0]);
-	if (!err)
-		err = put_inner_fd(rt->rows_outer_fd, slot, fds[1]);
+	if (ifd < 0)
+		return -errno;
+	oo.inner_map_fd = (__u32)ifd;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, wr_map_names[outer], sizeof(__u32),
+			    sizeof(__u32), WR_MAX_MODULES, &oo);
+	if (fd < 0)
+		fd = -errno;
+	close(ifd);
+	return fd;
+}
+
+int runtime_cfi_outer_new(int outer[2])
+{
+	outer[0] = make_outer(WR_MAP_CFI_RULES, WR_OWN_RULES_MAP, sizeof(struct wr_cfi_rule));
+	outer[1] = outer[0] < 0 ? -1 : make_outer(WR_MAP_CFI_ROWS, WR_OWN_ROWS_MAP,
+						   sizeof(struct wr_cfi_row));
+	if (outer[1] < 0) {
+		int err = outer[0] < 0 ? outer[0] : outer[1];
+
+		outer[1] = -1;
+		runtime_cfi_maps_close(outer);
+		return err;
+	}
+	return 0;
+}
+
+/* One outer map's share of runtime_put_cfi_maps_at(). */
+struct outer_put {
+	int outer, which;
+	const struct rt_cfi_put *v;
+	size_t n;
+	int err;
+	pthread_t thread;
+};
+
+/* The kernel waits for a grace period after every write into an array
+ * of maps (synchronize_rcu(), 5-20 ms here), but once a batch: one
+ * batch, then the maps the batch did not take one by one (a kernel
+ * without batches on arrays of maps). */
+static void *outer_put_main(void *arg)
+{
+	struct outer_put *op = arg;
+	__u32 *keys = xmalloc((op->n ? op->n : 1) * sizeof(*keys));
+	int *vals = xmalloc((op->n ? op->n : 1) * sizeof(*vals));
+	__u32 k = 0, done;
+	LIBBPF_OPTS(bpf_map_batch_opts, bo);
+
+	for (size_t i = 0; i < op->n; i++) {
+		if (op->v[i].fds[op->which] < 0)
+			continue;
+		keys[k] = op->v[i].slot;
+		vals[k++] = op->v[i].fds[op->which];
+	}
+	done = k;
+	if (k && bpf_map_update_batch(op->outer, keys, vals, &done, &bo))
+		done = 0;
+	for (__u32 i = done; i < k && !op->err; i++)
+		op->err = put_inner_fd(op->outer, keys[i], vals[i]);
+	/* A module without rules or rows leaves its slot empty. */
+	for (size_t i = 0; i < op->n; i++)
+		if (op->v[i].fds[op->which] < 0)
+			put_inner_fd(op->outer, op->v[i].slot, -1);
+	free(keys);
+	free(vals);
+	return NULL;
+}
+
+int runtime_put_cfi_maps_at(const int outer[2], const struct rt_cfi_put *v, size_t n)
+{
+	struct outer_put op[2];
+	bool threaded;
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i].slot >= WR_MAX_MODULES)
+			return -WR_ELIMIT;
+	for (int w = 0; w < 2; w++)
+		op[w] = (struct outer_put){ .outer = outer[w], .which = w, .v = v, .n = n };
+	/* The two grace periods side by side. */
+	threaded = thread_start_unsignalled(&op[0].thread, outer_put_main, &op[0]);
+	if (!threaded)
+		outer_put_main(&op[0]);
+	outer_put_main(&op[1]);
+	if (threaded)
+		pthread_join(op[0].thread, NULL);
+	return op[0].err ? op[0].err : op[1].err;
+}
+
+int runtime_put_cfi_maps(struct runtime *rt, const struct rt_cfi_put *v, size_t n)
+{
+	int outer[2] = { rt->rules_outer_fd, rt->rows_outer_fd };
+	int err = runtime_put_cfi_maps_at(outer, v, n);
+
 	if (err)
 		wr_error("storing unwind rows in the kernel: %s", wr_strerror(err));
 	return err;
@@ -110,17 +206,15 @@ int runtime_put_module_cfi_maps(struct runtime *rt, uint32_t slot, const int fds
 int runtime_put_module_cfi(struct runtime *rt, uint32_t slot, const struct wr_cfi_row *rows,
 			   size_t n_rows, const struct wr_cfi_rule *rules, size_t n_rules)
 {
-	int fds[2], err;
+	struct rt_cfi_put put = { .slot = slot };
+	int err = runtime_cfi_maps_new(rows, n_rows, rules, n_rules, put.fds);
 
-	if (slot >= WR_MAX_MODULES)
-		return -WR_ELIMIT;
-	err = runtime_cfi_maps_new(rows, n_rows, rules, n_rules, fds);
 	if (err) {
 		wr_error("storing unwind rows in the kernel: %s", wr_strerror(err));
 		return err;
 	}
-	err = runtime_put_module_cfi_maps(rt, slot, fds);
-	runtime_cfi_maps_close(fds); /* the outer maps hold their own references */
+	err = runtime_put_cfi_maps(rt, &put, 1);
+	runtime_cfi_maps_close(put.fds); /* the outer maps hold their own references */
 	return err;
 }
 

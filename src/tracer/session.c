@@ -119,6 +119,7 @@ int session_new(const struct session_options *opt, struct session **out)
 
 	*out = NULL;
 	s->opt = *opt;
+	s->cfi_outer[0] = s->cfi_outer[1] = -1;
 	s->opt.only_script = NULL;
 	s->opt.print = NULL;
 	if (!s->opt.bt_depth)
@@ -187,8 +188,7 @@ void session_free(struct session *s)
 		unload_probe(s, s->probes[i]);
 	free(s->probes);
 	uprobe_prearm_release(NULL);
-	if (s->kstart)
-		session_kernel_wait(s);
+	session_kernel_abandon(s);
 	stack_cache_free(s->stack_cache);
 	runtime_free(s->rt);
 	codegen_cache_free(s->objects);
@@ -332,6 +332,7 @@ static int add_script(struct session *s, const char *text, const char *file,
 	/* Every probe of the script starts here, at one instant (wr_gate). */
 	if (!err && s->rt)
 		arm_scripts(s, script);
+	target_cfi_boost(s->target);
 	/* A uprobe registered early that no attach took (the script failed)
 	 * would keep trapping in the target for nothing. */
 	taken = uprobe_prearm_release(&queued);

@@ -58,6 +58,10 @@ int session_start(struct session *s)
 	ks->ro.cache_dir = s->opt.probe_cache_dir;
 	/* With -p the one process is all there is (target.c adds no other). */
 	ks->ro.max_procs = s->opt.pid > 0 ? 1 : 0;
+	/* Made here, so that unwind tables can go in while the base object
+	 * loads (session_kernel_wait()); else the base object makes them. */
+	if (!runtime_cfi_outer_new(s->cfi_outer))
+		ks->ro.cfi_outer = s->cfi_outer;
 	s->kstart = ks;
 	ks->threaded = thread_start_unsignalled(&ks->thread, kernel_start_main, ks);
 	if (!ks->threaded)
@@ -77,6 +81,7 @@ void session_kernel_abandon(struct session *s)
 	runtime_free(ks->rt);
 	free(ks);
 	s->kstart = NULL;
+	runtime_cfi_maps_close(s->cfi_outer);
 }
 
 int session_kernel_wait(struct session *s)
@@ -97,8 +102,13 @@ int session_kernel_wait(struct session *s)
 			session_start(s);
 			ks = s->kstart;
 		}
+		/* While the kernel thread loads the base object (the verifier,
+		 * tens of ms), the unwind tables go in beside it. */
+		if (ks->ro.cfi_outer && s->target)
+			target_install_early(s->target, s->cfi_outer);
 		if (ks->threaded)
 			pthread_join(ks->thread, NULL);
+		runtime_cfi_maps_close(s->cfi_outer);
 		wr_log_replay(&ks->log);
 		wr_debug("kernel side (maps, unwinder) ready in %.1f ms (%.1f ms of CPU)",
 			 ks->seconds * 1e3, ks->cpu_seconds * 1e3);

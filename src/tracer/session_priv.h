@@ -97,6 +97,8 @@ struct session {
 	struct runtime *rt;
 	struct codegen_cache *objects; /* owned: the probes' objects by shape */
 	struct kernel_start *kstart; /* owned: the kernel side while it loads */
+	int cfi_outer[2];       /* owned while it loads: the unwinder's arrays of maps,
+				 * made before it (session_kernel.c), or -1 */
 	struct probe **probes;      /* owned */
 	size_t n_probes, cap_probes;
 	unsigned next_probe_id;

@@ -157,6 +157,11 @@ int target_load_cfi(struct target *t);
 void target_load_cfi_start(struct target *t, bool kernel_maps);
 void target_load_cfi_wait(struct target *t);
 
+/* The loader reads the modules that may be deferred at the lowest CPU
+ * priority, so as not to slow the start; the caller is up now: full speed
+ * (unwind/loader.h). */
+void target_cfi_boost(struct target *t);
+
 /* Does the target want unwind tables in the kernel that target_install()
  * has not put there yet (a script with `bt` after scripts without one)? */
 bool target_cfi_wanted(const struct target *t);
@@ -172,6 +177,13 @@ int target_load_module_cfi(struct target *t, struct tmodule *m);
  * reaching one is handed over and finished in userspace (which waits for
  * the module's rows).  target_install_deferred() puts them in later. */
 int target_install(struct target *t, struct runtime *rt);
+/* Before target_install(), while the kernel side loads: put the unwind
+ * tables of the modules that are never deferred (waiting for their rows)
+ * into the arrays of maps @outer (runtime_cfi_outer_new(), which the
+ * runtime takes), since each write into them waits for the kernel (an RCU
+ * grace period).  target_install() then puts in only the others.
+ * Returns 0 or -errno (logged; target_install() tries them again). */
+int target_install_early(struct target *t, const int outer[2]);
 /* Install the deferred modules whose rows are ready, and the mappings of
  * the processes that map them (main thread, from the event loop).  Cheap
  * when there is nothing to do.  Returns how many went in. */

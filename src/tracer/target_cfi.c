@@ -293,6 +293,12 @@ bool target_cfi_ready(struct target *t, const struct tmodule *m)
 	return uw_loader_done(c->l, &m->cfi->load);
 }
 
+void target_cfi_boost(struct target *t)
+{
+	if (t->cfi_loader)
+		uw_loader_boost(t->cfi_loader->l);
+}
+
 void target_load_cfi_stop(struct target *t)
 {
 	struct cfi_loader *c = t->cfi_loader;

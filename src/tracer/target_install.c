@@ -19,41 +19,94 @@
 #include "util/xalloc.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* Does @m's unwind table still have to go in? */
+static bool to_install(const struct target *t, const struct tmodule *m)
+{
+	return t->want_cfi && !m->cfi->installed && !m->cfi->deferred;
+}
+
+/* Put the modules of @mods (@n, none twice) that are not in yet in at
+ * once, into the arrays of maps @outer, or @t's runtime's (NULL): their
+ * rows read first, and their maps made where the loader did not. */
+static int install_modules(struct target *t, struct tmodule *const *mods, size_t n,
+			   const int *outer)
+{
+	struct rt_cfi_put *v = xcalloc(n ? n : 1, sizeof(*v));
+	struct tmodule **put = xcalloc(n ? n : 1, sizeof(*put));
+	size_t k = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		struct tmodule *m = mods[i];
+
+		if (!to_install(t, m))
+			continue;
+		target_load_module_cfi(t, m);
+		if (m->cfi->fds[0] < 0 && m->cfi->fds[1] < 0)
+			err = runtime_cfi_maps_new(m->cfi->rows.rows, m->cfi->rows.n, m->cfi->rules.v,
+						   m->cfi->rules.n, m->cfi->fds);
+		if (err)
+			wr_error("storing unwind rows in the kernel: %s", wr_strerror(err));
+		put[k] = m;
+		v[k].slot = m->slot;
+		memcpy(v[k++].fds, m->cfi->fds, sizeof(v->fds));
+	}
+	if (!err && k)
+		err = outer ? runtime_put_cfi_maps_at(outer, v, k) : runtime_put_cfi_maps(t->rt, v, k);
+	for (size_t i = 0; i < k; i++) {
+		put[i]->cfi->installed = !err;
+		/* the kernel holds its own references; made again on failure */
+		runtime_cfi_maps_close(put[i]->cfi->fds);
+	}
+	free(put);
+	free(v);
+	return err;
+}
 
 static int install_module(struct target *t, struct tmodule *m)
 {
-	int err;
+	return install_modules(t, &m, 1, NULL);
+}
 
-	if (!t->want_cfi || m->cfi->installed || m->cfi->deferred)
-		return 0;
-	target_load_module_cfi(t, m);
-	if (m->cfi->fds[0] >= 0 || m->cfi->fds[1] >= 0) {
-		err = runtime_put_module_cfi_maps(t->rt, m->slot, m->cfi->fds);
-		runtime_cfi_maps_close(m->cfi->fds);
-	} else {
-		err = runtime_put_module_cfi(t->rt, m->slot, m->cfi->rows.rows, m->cfi->rows.n, m->cfi->rules.v,
-					     m->cfi->rules.n);
+/* The modules of @p's mappings whose tables must go in, each once. */
+static size_t process_modules(struct target *t, struct tprocess *p, struct tmodule ***out)
+{
+	struct tmodule **v = xcalloc(p->n_maps ? p->n_maps : 1, sizeof(*v));
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n_maps; i++) {
+		struct tmodule *m = p->maps[i].mod;
+		size_t j = 0;
+
+		while (j < n && v[j] != m)
+			j++;
+		if (j == n && to_install(t, m))
+			v[n++] = m;
 	}
-	if (!err)
-		m->cfi->installed = true;
-	return err;
+	*out = v;
+	return n;
 }
 
 /* A deferred module's mappings are left out: the kernel hands a walk
  * that reaches one over instead of unwinding it. */
 int target_install_process(struct target *t, struct tprocess *p)
 {
-	struct wr_proc_maps *pm = xcalloc(1, sizeof(*pm));
-	int err = 0;
+	struct wr_proc_maps *pm;
+	struct tmodule **mods;
+	size_t n = process_modules(t, p, &mods);
+	int err = install_modules(t, mods, n, NULL);
 
+	free(mods);
+	if (err)
+		return err;
+	pm = xcalloc(1, sizeof(*pm));
 	for (size_t i = 0; i < p->n_maps && pm->count < WR_MAX_MAPPINGS; i++) {
 		const struct tmapping *tm = &p->maps[i];
 
 		if (tm->mod->cfi->deferred)
 			continue;
-		err = install_module(t, tm->mod);
-		if (err)
-			break;
 		pm->m[pm->count++] = (struct wr_mapping){
 			.start = tm->start, .end = tm->end, .bias = tm->bias, .cookie = tm->mod->cookie,
 			.slot = tm->mod->slot, .row_count = tm->mod->cfi->installed ? (__u32)tm->mod->cfi->rows.n : 0,
@@ -62,8 +115,7 @@ int target_install_process(struct target *t, struct tprocess *p)
 	/* A new generation tells the unwinder's frame cache that what it
 	 * learnt about this process's addresses may be stale. */
 	pm->generation = ++t->generation;
-	if (!err)
-		err = runtime_put_proc_maps(t->rt, (uint32_t)p->pid, pm);
+	err = runtime_put_proc_maps(t->rt, (uint32_t)p->pid, pm);
 	if (!err)
 		p->installed = true;
 	free(pm);
@@ -80,13 +132,32 @@ int target_install(struct target *t, struct runtime *rt)
 	if (!t->want_cfi || !target_cfi_defer(t))
 		target_load_cfi_wait(t);
 	t0 = now_seconds();
-	for (size_t i = 0; i < t->n_mods && !err; i++)
-		err = install_module(t, t->mods[i]);
+	err = install_modules(t, t->mods, t->n_mods, NULL);
 	if (t->want_cfi)
 		wr_debug("unwind tables: in the kernel in %.1f ms", (now_seconds() - t0) * 1e3);
 	for (size_t i = 0; i < t->n_procs && !err; i++)
 		err = target_install_process(t, t->procs[i]);
 	t->cfi_installed_at = now_seconds();
+	return err;
+}
+
+int target_install_early(struct target *t, const int outer[2])
+{
+	struct tmodule **v;
+	size_t n = 0;
+	double t0 = now_seconds();
+	int err;
+
+	if (!t->want_cfi)
+		return 0;
+	v = xcalloc(t->n_mods ? t->n_mods : 1, sizeof(*v));
+	for (size_t i = 0; i < t->n_mods; i++)
+		if (!t->mods[i]->cfi->load.last)
+			v[n++] = t->mods[i];
+	err = install_modules(t, v, n, outer);
+	free(v);
+	wr_debug("unwind tables: %zu modules in the kernel in %.1f ms, while it loads the base object%s",
+		 n, (now_seconds() - t0) * 1e3, err ? " (failed: put in again later)" : "");
 	return err;
 }
 

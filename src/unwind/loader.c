@@ -15,7 +15,13 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
+
+/* The nice value the last jobs are read at (see yield_cpu()). */
+#define LOADER_NICE 19
 
 enum { LOAD_QUEUED, LOAD_TAKEN, LOAD_DONE };
 
@@ -32,6 +38,9 @@ struct uw_loader {
 	uw_loaded_fn loaded;
 	void *ctx;
 	struct wr_log_deferred log; /* the thread's messages, replayed on joining */
+	pid_t tid;                  /* the thread's, once it reads the last ones, or 0 */
+	bool boosted;               /* uw_loader_boost() was called */
+	bool own_thread;            /* loader_main() runs on a thread of its own */
 };
 
 void uw_load_run(struct uw_load *job)
@@ -66,15 +75,33 @@ static bool take(struct uw_loader *l, struct uw_load *job)
 	return mine;
 }
 
+/* The last ones are read at the lowest priority until uw_loader_boost():
+ * the caller's start-up (compiling, the verifier on the kernel thread)
+ * needs the two CPUs of a small machine more than they do. */
+static void yield_cpu(struct uw_loader *l)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	pthread_mutex_lock(&l->lock);
+	if (!l->boosted && l->own_thread && setpriority(PRIO_PROCESS, (id_t)tid, LOADER_NICE) == 0)
+		l->tid = tid;
+	pthread_mutex_unlock(&l->lock);
+}
+
 static void *loader_main(void *arg)
 {
 	struct uw_loader *l = arg;
+	bool yielded = false;
 
 	wr_log_defer(&l->log);
 	for (size_t i = 0; i < l->n; i++) {
 		struct uw_load *job = l->jobs[i];
 		bool loaded;
 
+		if (job->last && !yielded) {
+			yield_cpu(l);
+			yielded = true;
+		}
 		if (job->last && l->hold_until > 0)
 			hold(l);
 		if (!take(l, job))
@@ -90,6 +117,9 @@ static void *loader_main(void *arg)
 		pthread_cond_broadcast(&l->changed);
 		pthread_mutex_unlock(&l->lock);
 	}
+	pthread_mutex_lock(&l->lock);
+	l->tid = 0; /* it may name another thread once this one ends */
+	pthread_mutex_unlock(&l->lock);
 	wr_log_defer(NULL);
 	return NULL;
 }
@@ -128,9 +158,12 @@ struct uw_loader *uw_loader_start(struct uw_load *const *jobs, size_t n, double 
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* now_seconds()'s, for hold() */
 	pthread_cond_init(&l->changed, &ca);
 	pthread_condattr_destroy(&ca);
+	l->own_thread = true; /* before it starts: it reads it */
 	l->threaded = thread_start_unsignalled(&l->thread, loader_main, l);
-	if (!l->threaded)
+	if (!l->threaded) {
+		l->own_thread = false; /* the caller's thread keeps its priority */
 		loader_main(l);
+	}
 	return l;
 }
 
@@ -142,6 +175,10 @@ void uw_loader_claim(struct uw_loader *l, struct uw_load *job)
 	mine = job->state == LOAD_QUEUED;
 	if (mine)
 		job->state = LOAD_TAKEN;
+	pthread_mutex_unlock(&l->lock);
+	if (!mine && job->last)
+		uw_loader_boost(l); /* waited for: at full speed */
+	pthread_mutex_lock(&l->lock);
 	while (!mine && job->state != LOAD_DONE)
 		pthread_cond_wait(&l->changed, &l->lock);
 	pthread_mutex_unlock(&l->lock);
@@ -163,6 +200,16 @@ bool uw_loader_done(struct uw_loader *l, const struct uw_load *job)
 	return done;
 }
 
+void uw_loader_boost(struct uw_loader *l)
+{
+	pthread_mutex_lock(&l->lock);
+	l->boosted = true;
+	if (l->tid)
+		(void)setpriority(PRIO_PROCESS, (id_t)l->tid, 0);
+	l->tid = 0;
+	pthread_mutex_unlock(&l->lock);
+}
+
 void uw_loader_stop(struct uw_loader *l)
 {
 	pthread_mutex_lock(&l->lock);
@@ -175,6 +222,7 @@ void uw_loader_join(struct uw_loader *l)
 {
 	if (l->joined)
 		return;
+	uw_loader_boost(l);
 	if (l->threaded)
 		pthread_join(l->thread, NULL);
 	l->joined = true;

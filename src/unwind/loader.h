@@ -57,6 +57,10 @@ struct uw_loader *uw_loader_start(struct uw_load *const *jobs, size_t n, double 
 void uw_loader_claim(struct uw_loader *l, struct uw_load *job);
 /* Is @job read, so that claiming it does not wait? */
 bool uw_loader_done(struct uw_loader *l, const struct uw_load *job);
+/* The jobs marked last are read at the lowest CPU priority (nice 19), so
+ * as not to slow the caller's start-up, until this is called (the caller
+ * is up: they are wanted now).  Cheap; may be called more than once. */
+void uw_loader_boost(struct uw_loader *l);
 /* Stop after the job being read (the others stay unread, their state
  * queued); a hold is cut short. */
 void uw_loader_stop(struct uw_loader *l);

@@ -2,7 +2,8 @@
  * copy the base object's CO-RE relocations are resolved against
  * (core_btf), on a made-up kernel BTF written with libbpf; that cut kept
  * on disk (btf_cache), on the running kernel's BTF; (as root) the probes'
- * start gate in a loaded base object; and which instructions the kernel's
+ * start gate in a loaded base object, and modules' unwind tables put into
+ * arrays of maps the base object takes; and which instructions the kernel's
  * uprobes take (uprobe_insn), checked against the running kernel when
  * root. */
 #include <setjmp.h>
@@ -20,6 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 
 #include "codegen/codegen.h"
@@ -356,6 +358,73 @@ static void test_gate(void **state)
 	bpf_blob_release(&base);
 }
 
+/* The id of the map in slot @slot of array of maps @outer, or 0. */
+static uint32_t inner_id(int outer, uint32_t slot)
+{
+	uint32_t id = 0;
+
+	return bpf_map_lookup_elem(outer, &slot, &id) ? 0 : id;
+}
+
+/* The first row of the map whose id is @id. */
+static struct wr_cfi_row first_row(uint32_t id)
+{
+	struct wr_cfi_row row = { 0 };
+	uint32_t zero = 0;
+	int fd = bpf_map_get_fd_by_id(id);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_map_lookup_elem(fd, &zero, &row), 0);
+	close(fd);
+	return row;
+}
+
+/* Modules' unwind tables put in at once, into arrays of maps made before
+ * the runtime, which its base object then takes as its own: a module put
+ * in through the runtime lands in the same maps. */
+static void test_cfi_outer(void **state)
+{
+	struct codegen_options co = { 0 };
+	struct rt_options ro = { .stack_entries = 1, .max_procs = 1 };
+	struct wr_cfi_row rows[3][2];
+	struct wr_cfi_rule rule = { 0 };
+	struct rt_cfi_put put[3];
+	int outer[2], fds[3][2];
+	struct runtime *rt;
+	struct bpf_blob base;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("not root: no BPF map to put unwind tables in\n");
+		return;
+	}
+	assert_int_equal(runtime_cfi_outer_new(outer), 0);
+	for (int i = 0; i < 3; i++) {
+		rows[i][0] = (struct wr_cfi_row){ .pc = 0x1000u * (unsigned)(i + 1) };
+		rows[i][1] = (struct wr_cfi_row){ .pc = 0x1000u * (unsigned)(i + 1) + 8 };
+		/* the second module has rows and no rules */
+		assert_int_equal(runtime_cfi_maps_new(rows[i], 2, &rule, i == 1 ? 0 : 1, fds[i]), 0);
+		put[i] = (struct rt_cfi_put){ .slot = (uint32_t)(10 + i) };
+		memcpy(put[i].fds, fds[i], sizeof(put[i].fds));
+	}
+	assert_int_equal(runtime_put_cfi_maps_at(outer, put, 3), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(first_row(inner_id(outer[1], 10u + (uint32_t)i)).pc, 0x1000u * (unsigned)(i + 1));
+		assert_int_equal(inner_id(outer[0], 10u + (uint32_t)i) != 0, i != 1);
+		runtime_cfi_maps_close(fds[i]);
+	}
+	assert_int_equal(inner_id(outer[1], 9), 0);
+	ro.cfi_outer = outer;
+	assert_int_equal(codegen_base(&co, &base), 0);
+	assert_int_equal(runtime_new(&ro, &base, &rt), 0);
+	assert_int_equal(runtime_put_module_cfi(rt, 7, rows[2], 2, &rule, 1), 0);
+	assert_int_equal(first_row(inner_id(outer[1], 7)).pc, 0x3000);
+	assert_int_not_equal(inner_id(outer[0], 7), 0);
+	runtime_free(rt);
+	bpf_blob_release(&base);
+	runtime_cfi_maps_close(outer);
+}
+
 /* The build-id note among others, and one cut short. */
 static void test_build_id_notes(void **state)
 {
@@ -531,6 +600,7 @@ int main(void)
 		cmocka_unit_test(test_btf_cache),
 		cmocka_unit_test(test_build_id_notes),
 		cmocka_unit_test(test_gate),
+		cmocka_unit_test(test_cfi_outer),
 		cmocka_unit_test(test_uprobe_insn_judge),
 		cmocka_unit_test(test_uprobe_insn_kernel),
 	};
