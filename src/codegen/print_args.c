@@ -501,6 +501,11 @@ static int print_value(struct cg *cg, const struct ast_expr *e, struct cg_value 
 			    cg_i32(cg, v->synthetic ? WR_ARG_SYNTHETIC_POINTER : WR_ARG_OPTIMIZED_OUT), 0);
 		return 0;
 	}
+	if (dw_type_is_vla(t)) {
+		/* its length is computed at run time: no length, no value */
+		emit_scalar(cg, WR_ARG_I64, cg_i64(cg, 0), cg_i32(cg, WR_ARG_VARIABLE_LENGTH), 0);
+		return 0;
+	}
 	if (t->kind == DW_TYPE_FUNCTION) {
 		/* gdb's {void (int)} 0x401136 <f>: the address, shown with the type */
 		emit_scalar(cg, WR_ARG_PTR, value_or_failed_at(cg, v, pre, v->v), v->status, 8);

@@ -89,7 +89,7 @@ static void add_pointer(struct decl *d, const char *op)
 }
 
 /* The number of elements of subrange DIE @sub: false when DWARF leaves
- * it open. */
+ * it open or computes it at run time. */
 static bool subrange_count(Dwarf_Die *sub, Dwarf_Word *count)
 {
 	Dwarf_Attribute attr;
@@ -102,21 +102,31 @@ static bool subrange_count(Dwarf_Die *sub, Dwarf_Word *count)
 	return true;
 }
 
+/* The dimension subrange DIE @sub declares, as gdb writes it: "[4]",
+ * "[]" when DWARF leaves it open, "[variable length]" when its length
+ * is computed at run time (a VLA's bound: an expression or a variable). */
+static void add_subrange(struct strbuf *sb, Dwarf_Die *sub)
+{
+	Dwarf_Word count;
+
+	if (subrange_count(sub, &count))
+		strbuf_addf(sb, "[%llu]", (unsigned long long)count);
+	else if (dwarf_hasattr(sub, DW_AT_count) || dwarf_hasattr(sub, DW_AT_upper_bound))
+		strbuf_addstr(sb, "[variable length]");
+	else
+		strbuf_addstr(sb, "[]");
+}
+
 static void add_array_dims(struct decl *d, Dwarf_Die *array)
 {
 	Dwarf_Die sub;
-	Dwarf_Word count;
 
 	wrap_pointer(d);
 	if (dwarf_child(array, &sub) != 0)
 		return;
 	do {
-		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
-			continue;
-		if (subrange_count(&sub, &count))
-			strbuf_addf(&d->inner, "[%llu]", (unsigned long long)count);
-		else
-			strbuf_addstr(&d->inner, "[]");
+		if (dwarf_tag(&sub) == DW_TAG_subrange_type)
+			add_subrange(&d->inner, &sub);
 	} while (dwarf_siblingof(&sub, &sub) == 0);
 }
 

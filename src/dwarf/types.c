@@ -368,33 +368,72 @@ static struct dw_type *array_of(struct vars_cache *c, const struct dw_type *elem
 	return t;
 }
 
+/* A dimension: its length, or, a VLA's, the subrange that computes it. */
+struct dim {
+	uint64_t count;
+	uint64_t bound; /* die_key() of the subrange when .dynamic */
+	bool dynamic;
+};
+
+/* The length of subrange @sub: DW_AT_count, else DW_AT_upper_bound + 1
+ * (C counts from 0).  Either may be a constant, or, in a VLA, an
+ * expression or a reference to a variable holding it: then @d is
+ * dynamic. */
+static void subrange_dim(struct vars_cache *c, Dwarf_Die *sub, struct dim *d)
+{
+	unsigned name = dwarf_hasattr(sub, DW_AT_count) ? DW_AT_count : DW_AT_upper_bound;
+	Dwarf_Attribute a;
+	Dwarf_Word v;
+
+	*d = (struct dim){ 0 };
+	if (!dwarf_attr_integrate(sub, name, &a))
+		return;
+	if (dwarf_formudata(&a, &v) == 0) {
+		d->count = name == DW_AT_count ? v : v + 1;
+		return;
+	}
+	d->dynamic = true;
+	d->bound = die_key(c, sub);
+}
+
+static void mark_dynamic(struct vars_cache *c, struct dw_type *t, const struct dim *d)
+{
+	if (!d->dynamic || t->rust)
+		return;
+	t->dynamic = true;
+	t->bound = d->bound;
+	t->name = own(c, array_name(t->target, "[variable length]"));
+}
+
 /* Array dimensions, outermost first: int a[2][3] is an array of 2 arrays
  * of 3 ints. */
 static void set_array(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
 {
 	const struct dw_type *elem = element(c, die);
-	uint64_t counts[8];
+	struct dim dims[8];
 	size_t n = 0;
 	bool unbounded = true; /* the outermost: a flexible array member */
 	Dwarf_Die child;
 
 	if (dwarf_child(die, &child) == 0) {
 		do {
-			uint64_t count = udata_attr(&child, DW_AT_count, 0);
-
 			if (dwarf_tag(&child) != DW_TAG_subrange_type || n == 8)
 				continue;
-			if (!count && dwarf_hasattr(&child, DW_AT_upper_bound))
-				count = udata_attr(&child, DW_AT_upper_bound, 0) + 1;
 			if (!n)
 				unbounded = !dwarf_hasattr(&child, DW_AT_count) &&
 					    !dwarf_hasattr(&child, DW_AT_upper_bound);
-			counts[n++] = count;
+			subrange_dim(c, &child, &dims[n++]);
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
-	for (size_t i = n; i-- > 1;)
-		elem = array_of(c, elem, counts[i], NULL);
-	array_of(c, elem, n ? counts[0] : 0, t);
+	for (size_t i = n; i-- > 1;) {
+		struct dw_type *inner = array_of(c, elem, dims[i].count, NULL);
+
+		mark_dynamic(c, inner, &dims[i]);
+		elem = inner;
+	}
+	array_of(c, elem, n ? dims[0].count : 0, t);
+	if (n)
+		mark_dynamic(c, t, &dims[0]);
 	if (unbounded && !t->rust)
 		t->name = own(c, array_name(elem, "[]")); /* gdb: char [] */
 }
@@ -1113,7 +1152,15 @@ const struct dw_member *dw_type_member_path(const struct dw_type *t, const char 
 
 bool dw_type_is_flexible(const struct dw_type *t)
 {
-	return t->kind == DW_TYPE_ARRAY && !t->count && !t->rust && t->target;
+	return t->kind == DW_TYPE_ARRAY && !t->count && !t->rust && t->target && !t->dynamic;
+}
+
+bool dw_type_is_vla(const struct dw_type *t)
+{
+	for (int depth = 0; t && t->kind == DW_TYPE_ARRAY && depth < 8; t = t->target, depth++)
+		if (t->dynamic)
+			return true;
+	return false;
 }
 
 bool dw_type_is_scalar(const struct dw_type *t)

@@ -85,6 +85,14 @@ struct dw_type {
 	const char *char_prefix;
 	const struct dw_type *target; /* pointee or array element */
 	uint64_t count;            /* array elements (0: unknown) */
+	/* A C variable-length array (DW_TYPE_ARRAY): this dimension's length
+	 * is not a constant but computed at run time (a bound DWARF gives as
+	 * an expression or a variable), so .count and .size are 0; .bound
+	 * keys the DW_TAG_subrange_type that says how to find it
+	 * (dw_type_vla_bound()).  Named as gdb names it, "int [variable
+	 * length]". */
+	bool dynamic;
+	uint64_t bound;
 	const struct dw_member *members; /* struct/union */
 	size_t n_members;
 	const struct dw_enumerator *enumerators;
@@ -179,6 +187,11 @@ bool dw_type_is_tuple(const struct dw_type *t);
  * (`char buf[]`, GNU's `char buf[0]`), which gdb shows as its address (a
  * char array also with the string there), not as an empty array. */
 bool dw_type_is_flexible(const struct dw_type *t);
+
+/* Whether @t is an array with a dimension whose length is known only at
+ * run time (a C VLA: .dynamic here or in an array it is made of): its
+ * size is not @t->size. */
+bool dw_type_is_vla(const struct dw_type *t);
 
 /* The member @name of struct/union @t (looking into anonymous members and
  * base classes, not virtual ones, whose place varies), or NULL.  *offset

@@ -204,6 +204,8 @@ enum wr_arg_status {
 	WR_ARG_UNREADABLE = 12,  /* this site of a probe cannot give the value (its
 				  * other sites can): the reason was said at start */
 	WR_ARG_NO_DEBUG_INFO = 13, /* this site of a probe has no debug info */
+	WR_ARG_VARIABLE_LENGTH = 14, /* a C variable-length array whose length the
+				      * probe could not read: nothing was read */
 };
 
 struct wr_arg_header {

@@ -127,6 +127,10 @@ struct render_limits {
 	unsigned depth;
 };
 
+/* What a C variable-length array shows whose length was not read (its
+ * elements cannot be told apart from what follows them). */
+#define RENDER_VLA_MARKER "<variable length array>"
+
 /* gdb's defaults: 200 elements, 20 levels. */
 #define RENDER_LIMITS_GDB ((struct render_limits){ .elements = 200, .depth = 20 })
 

@@ -757,6 +757,10 @@ static void elements(const struct dw_type *t, const uint8_t *data, size_t len, s
 	size_t size = e->size ? e->size : 1, n = t->count, shown = 0;
 	const struct ev_arg *flex = dw_type_is_flexible(t) && !w->in_elem ? attachment(w->vc, at) : NULL;
 
+	if (dw_type_is_vla(t)) {
+		strbuf_addstr(out, RENDER_VLA_MARKER);
+		return;
+	}
 	if (flex && flex->kind == WR_ARG_ATTACH) { /* a flexible array member */
 		render_pointer(t, flex->value, flex, false, w->vc, out);
 		return;
@@ -1222,6 +1226,9 @@ static bool arg_failed(const struct ev_arg *a, struct strbuf *out)
 		break;
 	case WR_ARG_NO_DEBUG_INFO:
 		strbuf_addstr(out, "<no debug info>");
+		break;
+	case WR_ARG_VARIABLE_LENGTH:
+		strbuf_addstr(out, RENDER_VLA_MARKER);
 		break;
 	default:
 		strbuf_addf(out, "<error status=%u>", a->status);

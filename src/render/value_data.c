@@ -359,6 +359,10 @@ static void elements(const struct dw_type *t, const uint8_t *data, const struct 
 	const struct dw_type *e = t->target;
 	size_t n = t->count < len ? (size_t)t->count : len;
 
+	if (dw_type_is_vla(t)) {
+		span_null(out, SPAN_LITERAL); /* its length was not read */
+		return;
+	}
 	if (dw_type_is_flexible(t)) {
 		flexible(t, p, out);
 		return;
@@ -550,6 +554,7 @@ static const char *arg_error(const struct ev_arg *a)
 	case WR_ARG_SYNTHETIC_POINTER: return "synthetic-pointer";
 	case WR_ARG_UNREADABLE: return "unreadable-at-site";
 	case WR_ARG_NO_DEBUG_INFO: return "no-debug-info";
+	case WR_ARG_VARIABLE_LENGTH: return "variable-length";
 	default: return "unknown";
 	}
 }

@@ -411,6 +411,10 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 	uint8_t *buf;
 	bool is_mem;
 
+	if (t && dw_type_is_vla(t) && v->loc.kind != DW_LOC_OPTIMIZED_OUT) {
+		strbuf_addstr(out, RENDER_VLA_MARKER); /* its length was not read */
+		return;
+	}
 	if (v->loc.kind == DW_LOC_OPTIMIZED_OUT || !t || size == 0 || size > MAX_VALUE_BYTES) {
 		strbuf_addstr(out, "<optimized out>");
 		return;
