@@ -29,6 +29,13 @@ WR_INLINE int probe_armed(__u32 probe_id)
 	return armed && *script <= *armed;
 }
 
+/* Does the probe use this CPU's wr_bt_state: it has a bt or count bt
+ * (its slots), or --fault-in (the buffer's holder)? */
+WR_INLINE int uses_state(void)
+{
+	return wr_cfg_bt_slots || wr_cfg_fault_in;
+}
+
 /* --fault-in: take this CPU's event buffer for thread @tid.  A sleepable
  * probe keeps its CPU but may sleep in a page fault, and another thread's
  * hit on that CPU meanwhile would reuse the buffer under it; such a hit is
@@ -68,22 +75,28 @@ WR_API __u8 *wr_event_begin(void *ctx, __u64 cookie)
 		return 0;
 	STAGE(prologue);
 	buf = event_buf();
-	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
-	if (!buf || !st)
+	if (!buf)
 		return 0;
 	ps = probe_stats(probe_id);
 	if (ps)
 		ps->hits++;
-	if (wr_cfg_fault_in && !claim_buffer(st, (__u32)pid_tgid)) {
-		if (ps)
-			ps->lost++;
-		return 0;
+	/* A probe without a bt or count bt never reads the state: a hit of a
+	 * program doing work between hits finds one cache line fewer cold. */
+	if (uses_state()) {
+		st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+		if (!st)
+			return 0;
+		if (wr_cfg_fault_in && !claim_buffer(st, (__u32)pid_tgid)) {
+			if (ps)
+				ps->lost++;
+			return 0;
+		}
+		st->n_slots = 0;
+		st->n_count = 0;
+		st->cur = 0;
+		st->stack_len = 0;
+		st->proc_slot = WR_PROC_UNKNOWN;
 	}
-	st->n_slots = 0;
-	st->n_count = 0;
-	st->cur = 0;
-	st->stack_len = 0;
-	st->proc_slot = WR_PROC_UNKNOWN;
 	h = (struct wr_event_header *)buf;
 	h->magic = WR_EVENT_MAGIC;
 	h->probe_id = probe_id;

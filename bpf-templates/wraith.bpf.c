@@ -117,7 +117,7 @@ WR_INLINE void output(void *ctx, __u8 *buf)
 	__u32 size, zero = 0;
 	long ret;
 
-	st = bpf_map_lookup_elem(&wr_bt_state, &zero);
+	st = uses_state() ? bpf_map_lookup_elem(&wr_bt_state, &zero) : 0;
 	if (st && st->n_count)
 		cut_count_items(buf, st);
 	if (h->n_items == 0 && (h->flags & WR_EVENT_F_DROP_EMPTY)) {
@@ -277,7 +277,7 @@ WR_API int wr_event_end(void *ctx, __u8 *buf)
 	int pending;
 
 	STAGE(statements);
-	if (wr_cfg_fault_in && !wr_cfg_has_bt) {
+	if (!wr_cfg_bt_slots || (wr_cfg_fault_in && !wr_cfg_has_bt)) {
 		output(ctx, buf); /* no slot can be pending */
 		return 0;
 	}

@@ -813,7 +813,8 @@ struct wr_bt_state {
 	__u32 stack_len; /* bytes of stack[] valid for this event, 0 = none */
 	__u32 proc_slot; /* this event's process in wr_proc_maps, or WR_PROC_NONE */
 	__u32 n_count;   /* of the slots, `count bt` ones (in the first cache line, which
-			  * is all of the state a hit without a bt touches) */
+			  * is all of the state a hit reaches before its first bt;
+			  * a probe without one touches none) */
 	struct wr_bt_slot slot[WR_BT_MAX_SLOTS];
 	__u32 stack_bt;    /* after the walks: the backtrace item the stack copy goes with */
 	__u32 held_since;  /* --fault-in: when holder took the buffer, ktime >> 20 (~ms) */
