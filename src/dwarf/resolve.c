@@ -590,6 +590,24 @@ static void dwarf_function_sites(struct dw_module *m, struct rs_state *st, const
 
 /* ---- ELF symbols ---- */
 
+static bool outer_function(Dwarf_Die *cudie, Dwarf_Addr pc, Dwarf_Die *out);
+
+/* Where a probe on the function an ELF symbol names at @vaddr goes: past
+ * the prologue, as for a name DWARF matched, when DWARF has a function
+ * entered there (at an -O0 function's entry its parameters are not yet in
+ * the stack slots DWARF gives them); else @vaddr. */
+static uint64_t symbol_breakpoint(struct dw_module *m, uint64_t vaddr)
+{
+	struct rs_cu cu = { 0 };
+	Dwarf_Die cudie, fn;
+	Dwarf_Addr entry;
+
+	if (!dw_unit_at(m, vaddr, &cudie) || !outer_function(&cudie, vaddr, &fn) ||
+	    !dw_die_entry_pc(&fn, &entry) || entry != vaddr)
+		return vaddr;
+	return breakpoint_pc(m, &cu, &fn, &cudie, entry);
+}
+
 static void symbol_sites(struct dw_module *m, struct rs_state *st, const char *query,
 			 struct dw_sites *out)
 {
@@ -614,7 +632,7 @@ static void symbol_sites(struct dw_module *m, struct rs_state *st, const char *q
 				best = mt;
 			if (pass == 1 && mt == best && best != MATCH_NONE &&
 			    dw_module_vaddr_is_code(m, st->syms[i].value))
-				push_site(out, st->syms[i].value, name, false);
+				push_site(out, symbol_breakpoint(m, st->syms[i].value), name, false);
 			else
 				free(name);
 		}
@@ -906,6 +924,20 @@ static Dwarf_Off innermost_function(Dwarf_Die *cudie, Dwarf_Addr pc)
 			return dwarf_dieoffset(&scopes[i]);
 	}
 	return 0;
+}
+
+/* The out-of-line function whose code holds @pc. */
+static bool outer_function(Dwarf_Die *cudie, Dwarf_Addr pc, Dwarf_Die *out)
+{
+	Dwarf_Die scopes[MAX_SCOPES];
+	int n = dw_pc_scopes(cudie, pc, scopes, MAX_SCOPES);
+
+	for (int i = 0; i < n; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			*out = scopes[i];
+			return true;
+		}
+	return false;
 }
 
 /* The function instance a line of @file at @pc belongs to, for the names

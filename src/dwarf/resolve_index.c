@@ -102,6 +102,26 @@ static char *rust_function_name(struct rs_state *st, Dwarf_Die *die)
 	return strbuf_detach(&sb);
 }
 
+/* A C++ function without a mangled linkage name (static, extern "C", or
+ * main) by its scopes in DWARF, as gdb names it: "ns::twice".  Caller
+ * frees; NULL when the unit is not C++ or the name needs no scopes. */
+static char *cxx_scoped_name(Dwarf_Die *die)
+{
+	struct strbuf sb = STRBUF_INIT;
+	Dwarf_Die decl = *die, cu;
+
+	if (!dwarf_diecu(die, &cu, NULL, NULL) || !dw_unit_is_cxx(&cu))
+		return NULL;
+	for (int i = 0; i < 8; i++)
+		if (!die_ref(&decl, DW_AT_specification, &decl) && !die_ref(&decl, DW_AT_abstract_origin, &decl))
+			break;
+	if (!typename_scoped_name(&decl, &sb) || !strstr(sb.buf, "::")) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb);
+}
+
 char *rs_function_name(struct rs_state *st, Dwarf_Die *die)
 {
 	const char *raw;
@@ -112,6 +132,8 @@ char *rs_function_name(struct rs_state *st, Dwarf_Die *die)
 	raw = rs_raw_name(die);
 	if (!raw)
 		return NULL;
+	if (strncmp(raw, "_Z", 2) != 0 && (d = cxx_scoped_name(die)))
+		return d;
 	d = dw_demangle(raw, false);
 	return d ? d : xstrdup(raw);
 }
