@@ -188,7 +188,10 @@ static int print_memory(struct cg *cg, const struct ast_expr *e, struct cg_value
 	}
 	emit_bytes(cg, v->v, t->size, WR_ARG_BYTES, v->status);
 	if (!as_number && t->kind != DW_TYPE_FLOAT) {
-		struct attach_walk w = { cg, v->v, t->size > 256 ? 256 : t->size, 0, e, NULL };
+		/* members past the argument's 256 bytes come in the value's
+		 * whole copy (walks_emit below), their strings too */
+		struct attach_walk w = { cg, v->v, t->size > WR_WALK_COPY_MAX ? WR_WALK_COPY_MAX : t->size, 0,
+					 e, NULL };
 
 		attach_strings(&w, t, 0, 0);
 		/* a container's elements, a string's characters; else the

@@ -179,7 +179,9 @@ enum wr_arg_kind {
 #define WR_ARG_AUX_WIDE 0x800000u
 #define WR_DUMP_MAX 256u       /* bytes of one memory dump (GhostScope's mem_dump_cap) */
 #define WR_ARG_ATTACH_MAX 16u  /* strings attached to one argument */
-#define WR_ARG_ATTACH_STR 128u /* bytes of an attached string */
+#define WR_ARG_ATTACH_STR 256u /* bytes of an attached string (as a string argument's:
+				* 200 characters, gdb's print elements, and room to see
+				* that one of 200 ends there) */
 /* aux of a WR_ARG_ATTACH with no string after the printed value of a C++
  * reference: its pointer is the address the reference refers to (the
  * argument itself is the referent's value). */

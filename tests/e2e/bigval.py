@@ -39,7 +39,9 @@ for variant in ("O0", "clang-O2"):
     want = gdb_values(fx.pid, ALONE)
     many = wraith_values(fx.pid, ["ga"], ("--print-elements", 3000))
     note = wraith_values(fx.pid, ["gnote"])
-    want_note = gdb_values(fx.pid, ["gnote.text"])[0] or ""
+    want_note = gdb_values(fx.pid, ["gnote"])[0] or ""
+    long_note = wraith_values(fx.pid, ["gnote"], ("--print-elements", 300))
+    want_long_note = gdb_values(fx.pid, ["gnote.text"], settings=("set print elements 300",))[0] or ""
     full = run(["-p", fx.pid, "-s", "trace show { bt full; }", "--max-events", 1, "-q"]).stdout
     gdb_full = gdb_full2(fx.pid)
     fx.stop()
@@ -56,10 +58,13 @@ for variant in ("O0", "clang-O2"):
     if eq(len(many), 1, "%s: ga with --print-elements 3000" % variant):
         eq(many[0].strip(), "{v: [%s, ...]}" % ", ".join(str(i) for i in range(2048)),
            "%s: ga: the 2048 elements its copy holds, then ..." % variant)
-    # a member's string cut where the probe's read of it ended says so
-    m = re.match(r'\{id: 3, text: (0x[0-9a-f]+) "(.*)"\.\.\.\}$', note[0].strip() if note else "")
-    w = re.match(r'(0x[0-9a-f]+) "(.*)"$', want_note)
-    check(m and w and m.group(1) == w.group(1) and w.group(2).startswith(m.group(2)) and len(m.group(2)) > 100,
-          "%s: a member's string cut by the probe's read ends in ... (%r, gdb %r)" % (variant, note, want_note))
+    # a member's string: gdb's 200 characters, then ...
+    eq(note[0].strip() if note else "", normalize(want_note), "%s: print gnote" % variant)
+    # cut where the probe's read of it ended (past 200 elements), it says so
+    m = re.match(r'\{id: 3, text: (0x[0-9a-f]+) "(.*)"\.\.\.\}$', long_note[0].strip() if long_note else "")
+    w = re.match(r'(0x[0-9a-f]+) "(.*)"$', want_long_note)
+    check(m and w and m.group(1) == w.group(1) and w.group(2).startswith(m.group(2)) and len(m.group(2)) > 200,
+          "%s: a member's string cut by the probe's read ends in ... (%r, gdb %r)"
+          % (variant, long_note, want_long_note))
 check_no_leftovers("after the big value tests")
 finish()

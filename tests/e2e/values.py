@@ -43,6 +43,7 @@ EXPRS = [
     "$pc", "o", "*o", "o.in.name", "a", "b", "a + b", "o.arr[2]",
     "BLUE", "BIG", "F_A | F_C", "BIG + 1",
     "fnp", "null_fnp", "*fnp", "show", "&show", "rowp", "*rowp", "(*rowp)[2]",
+    "texts", "texts.s127", "texts.s201",
 ]
 # Decimal floats: gcc's alone (clang has no _Decimal64).
 DECIMALS = ["d32", "d32_small", "d64", "d64_big", "d64_tiny", "d64_max", "d128"]
@@ -71,7 +72,7 @@ HELD = ["t", "nm", "ne", "ne.in", "ne.arr", "t.y", "nm.name", "ne.arr[1]"]
 # gdb's `set print elements 5` against --print-elements 5: arrays, char
 # arrays, strings and repeats are cut at the same element.
 LIMITED = ["g", "g.zeros", "g.name", "g.arr", "rep", "esc", "arr20", "mixed", "dd", "cstr", "g.names",
-           "long_run", "long_text", "ramp"]
+           "long_run", "long_text", "ramp", "texts"]
 
 
 def wraith_values(pid, exprs, where="show", output="plain", options=()):
