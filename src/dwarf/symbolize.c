@@ -890,6 +890,116 @@ static size_t dwarf_frames(struct sym_cache *c, struct dw_module *m, uint64_t pc
 	return n;
 }
 
+/* One parameter type @t (@len bytes), as rendered in C, the way gdb's
+ * canonical C++ names spell it (the demangler's style): qualifiers after
+ * what they qualify, GCC's base names short, no space before * and &:
+ * "const char *" -> "char const*", "long unsigned int" -> "unsigned long". */
+static void canonical_param(const char *t, size_t len, struct strbuf *out)
+{
+	char *s = xstrndup(t, len), *canon, *rest = s, *tail;
+	const char *quals[2] = { NULL, NULL };
+	size_t nq = 0, at = out->len;
+
+	for (;;) {
+		if (!strncmp(rest, "const ", 6) && nq < 2)
+			quals[nq++] = "const", rest += 6;
+		else if (!strncmp(rest, "volatile ", 9) && nq < 2)
+			quals[nq++] = "volatile", rest += 9;
+		else
+			break;
+	}
+	tail = rest + strcspn(rest, "*&(");
+	while (tail > rest && tail[-1] == ' ')
+		tail--;
+	canon = xstrndup(rest, (size_t)(tail - rest));
+	strbuf_addstr(out, typename_base(canon));
+	for (size_t i = 0; i < nq; i++)
+		strbuf_addf(out, " %s", quals[i]);
+	strbuf_addstr(out, tail);
+	free(canon);
+	free(s);
+	/* no space before a declarator's * or & */
+	for (size_t i = at, j = at; i <= out->len; i++)
+		if (!(out->buf[i] == ' ' && i + 1 < out->len && (out->buf[i + 1] == '*' || out->buf[i + 1] == '&')))
+			out->buf[j++] = out->buf[i];
+	out->len = strlen(out->buf);
+}
+
+/* gdb's name for a C++ function without a mangled linkage name (extern
+ * "C", or static): its scopes, then the types of the parameters of this
+ * instance of it (a copy GCC made may have them reordered), as gdb builds
+ * a name for it: `cfun(int)`, `cbump(long, int, Counter*)`. */
+static void cxx_computed_name(struct sym_cache *c, struct dw_module *m, Dwarf_Die *fn,
+			      const struct typename_ctx *ctx, struct strbuf *out)
+{
+	struct strbuf params = STRBUF_INIT;
+	Dwarf_Die decl;
+	const char *name;
+	size_t start = 0;
+	int depth = 0;
+
+	find_declaration(fn, &decl);
+	name = qualified_name(c, m, &decl);
+	typename_render_params(ctx, fn, false, &params);
+	strbuf_addf(out, "%s(", name ? name : "??");
+	for (size_t i = 0; params.len && i <= params.len; i++) {
+		char ch = params.buf[i];
+		const char *seg = params.buf + start;
+
+		if (ch == '<' || ch == '(' || ch == '[')
+			depth++;
+		else if ((ch == '>' || ch == ')' || ch == ']') && depth > 0)
+			depth--;
+		if (ch && (ch != ',' || depth))
+			continue;
+		while (*seg == ' ')
+			seg++;
+		if (out->buf[out->len - 1] != '(')
+			strbuf_addstr(out, ", ");
+		canonical_param(seg, (size_t)(params.buf + i - seg), out);
+		start = i + 1;
+	}
+	strbuf_addch(out, ')');
+	strbuf_release(&params);
+}
+
+bool dw_function_symbol_name(struct dw_module *m, uint64_t vaddr, struct strbuf *out)
+{
+	struct sym_cache *c = cache_of(m);
+	Dwarf_Die cudie;
+	Dwarf_Die *cu = dw_unit_at(m, vaddr, &cudie) ? &cudie : NULL;
+	struct typename_ctx ctx = { .c = c, .m = m, .qualified_name = qualified_name };
+	struct cu_index *ix = cu ? cu_index_of(c, m, cu) : NULL;
+	struct fn_range *r = ix ? spans_find(&ix->ranges, vaddr) : NULL;
+	const char *linkage, *name;
+	Dwarf_Addr entry;
+	char *d;
+
+	if (!r || dwarf_entrypc(&r->die, &entry) != 0 || entry != vaddr)
+		return false;
+	ctx.cxx = ix->cxx;
+	ctx.rust = ix->rust;
+	if (!ctx.cxx || ctx.rust) {
+		name = die_function_name(c, m, &r->die, &ctx);
+		if (name)
+			strbuf_addstr(out, name);
+		return name != NULL;
+	}
+	/* C++: the linkage name, demangled with its parameters and without a
+	 * template function's return type (gdb's DMGL_RET_DROP) */
+	if (!(linkage = die_string(&r->die, DW_AT_linkage_name)))
+		linkage = die_string(&r->die, DW_AT_MIPS_linkage_name);
+	if (!linkage || strncmp(linkage, "_Z", 2) != 0) {
+		cxx_computed_name(c, m, &r->die, &ctx, out);
+		return true;
+	}
+	if (!(d = cplus_demangle(linkage, DMGL_PARAMS | DMGL_ANSI | DMGL_RET_DROP)))
+		return false;
+	strbuf_addstr(out, d);
+	free(d);
+	return true;
+}
+
 /* One frame named by the ELF symbol table, with a line when some line
  * table covers @pc (assembly with line info but no DWARF functions). */
 static void symbol_frame(struct sym_cache *c, struct dw_module *m, uint64_t pc,

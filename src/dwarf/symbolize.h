@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct strbuf;
+
 struct dw_module;
 
 /* One frame of a symbolized pc.  Strings are NULL when unknown. */
@@ -44,6 +46,16 @@ struct dw_sym {
  * module's cache and valid until dw_module_free().  Returns 0 (a result
  * with unknown fields is still a result). */
 int dw_symbolize(struct dw_module *m, uint64_t pc, struct dw_sym *out);
+
+/* gdb's name for the function DWARF has entered at @vaddr, as it names a
+ * code address in it (`<f(int)+4>`): its symbol's name, which is the
+ * linkage name where the function has one, C++'s demangled with its
+ * parameters (a copy GCC made under -flto keeps its ` [clone .isra.0]`,
+ * one made without it has its origin's name), and Rust's its scopes in
+ * DWARF (`kv::{impl#0}::handle`).  Appends it to @out; false (nothing
+ * appended) when no DWARF function is entered at @vaddr, or a C++ one
+ * has no mangled linkage name. */
+bool dw_function_symbol_name(struct dw_module *m, uint64_t vaddr, struct strbuf *out);
 
 /* Demangle a C++ symbol (only names starting with "_Z"), with its
  * parameter list (`ns::f(int)`) or without it (`ns::f`, the name users

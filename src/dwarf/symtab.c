@@ -165,19 +165,26 @@ bool dw_symbol_decoded_name(const char *name, struct strbuf *out)
 }
 
 /* Append @name as gdb shows the symbol that holds @vaddr (@start: the
- * symbol's own address).  A C++ name demangled (`f(int)`); where the
- * DWARF has a function at the symbol's address, a copy GCC made of it
- * (`f(int) [clone .constprop.0]`, `work.constprop.0`) by that function's
- * name; any other name through gdb's decoding of plain symbols, which
- * drops GCC's number on a static variable (`o.1` -> `o`) and brackets a
- * suffix of letters (`foo.cold` -> `foo[cold]`). */
+ * symbol's own address).  Where the DWARF has a function entered at the
+ * symbol's address, gdb names the code by that function's symbol
+ * (dw_function_symbol_name: `tmax<int>(int, int)` without the return
+ * type the ELF symbol demangles to, `work` for a copy GCC made of it,
+ * `work.constprop.0` for one made under -flto, `kv::{impl#0}::handle`
+ * in Rust); else a C++ name demangled (`f(int)`), a copy's clone
+ * suffix dropped where DWARF has its function; any other name through
+ * gdb's decoding of plain symbols, which drops GCC's number on a static
+ * variable (`o.1` -> `o`) and brackets a suffix of letters (`foo.cold`
+ * -> `foo[cold]`). */
 static void shown_name(struct dw_module *m, const char *name, const GElf_Sym *sym, uint64_t start,
 		       struct strbuf *out)
 {
-	char *plain = dw_demangle(name, true); /* gdb: <f(int)+4> */
 	bool code = GELF_ST_TYPE(sym->st_info) == STT_FUNC;
+	char *plain;
 	const char *cut;
 
+	if (code && dw_function_symbol_name(m, start, out))
+		return;
+	plain = dw_demangle(name, true); /* gdb: <f(int)+4> */
 	if (plain) {
 		cut = code ? strstr(plain, " [clone .") : NULL;
 		strbuf_add(out, plain, cut && function_starts_at(m, start) ? (size_t)(cut - plain) : strlen(plain));

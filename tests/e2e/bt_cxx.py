@@ -16,7 +16,9 @@ class with two bases, a diamond through a virtual base (shown once, where
 its vtable places it), an enum class, bool, pointers to a data member and
 to a member function, `this` and `*this`; at geo::describe() names
 qualified by their namespace, geo::Color::green; at geo::scale_by(), a
-static function in a namespace, which DWARF names without a linkage name),
+static function in a namespace, which DWARF names without a linkage name;
+`$pc` in a function template and an extern "C" function, which gdb names
+by their DWARF functions, not by their ELF symbols),
 and `bt args` shows each
 as gdb's `info args` does.  Addresses differ between the two processes and
 are compared as 0x?; structs in wraith's shape {x: 1}."""
@@ -55,7 +57,8 @@ def norm_value(v):
 # (in the order main calls them: gdb stops at each in turn)
 PROBES = [("refs", REFS + ["geo::hits", "tally::hits", "Limits::total", "tally::Caps::caps", "tally::Caps::cap",
                    "capl.v[1]", "capp"]), ("Counter::bump", ["this", "*this", "$pc"]),
-          ("geo::scale_by", ["v", "k", "$pc"]),
+          ("geo::scale_by", ["v", "k", "$pc"]), ("geo::larger<long>", ["a", "$pc"]),
+          ("c_hook", ["tag", "n", "$pc"]),
           ("geo::describe", ["color", "origin", "member", "method"])]
 # note: a std::string, which gdb shows through libstdc++'s pretty printer;
 # flag: n & 1, different in the two processes' calls; scale: a double that
