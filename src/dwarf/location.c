@@ -984,6 +984,59 @@ void vars_locate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Attribute *v
 	vars_evaluate(c, attr, ops, n, f, out);
 }
 
+/* The value at @loc as a tree (8 bytes of memory at a memory location),
+ * plus @k; NULL when it has none a tree can say. */
+static const struct dw_expr *value_plus(struct vars_cache *c, const struct dw_loc *loc, int64_t k)
+{
+	const struct dw_expr *addr = vars_loc_address(c, loc);
+
+	if (addr)
+		return add(c, vars_expr_deref(c, addr, 8), konst(c, k));
+	switch (loc->kind) {
+	case DW_LOC_REG:
+		return loc->bit_shift ? NULL : add(c, reg_node(c, loc->reg), konst(c, k));
+	case DW_LOC_VALUE_REG:
+		return add(c, reg_node(c, loc->reg), konst(c, loc->offset + k));
+	case DW_LOC_CONST:
+		return konst(c, loc->offset + k);
+	case DW_LOC_VALUE_EXPR:
+		return add(c, loc->expr, konst(c, k));
+	default:
+		return NULL;
+	}
+}
+
+void vars_vla_length(struct vars_cache *c, Dwarf_Die *sub, uint64_t pc, const struct vars_frame *f,
+		     struct dw_loc *out)
+{
+	bool count = dwarf_hasattr(sub, DW_AT_count);
+	Dwarf_Attribute a;
+	Dwarf_Die var;
+	Dwarf_Op *ops;
+	size_t n;
+	struct dw_loc at;
+	const struct dw_expr *e = NULL;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = DW_LOC_OPTIMIZED_OUT;
+	if (!dwarf_attr(sub, count ? DW_AT_count : DW_AT_upper_bound, &a))
+		return;
+	if (dwarf_formref_die(&a, &var)) {
+		vars_locate_die(c, &var, pc, f, &at);
+		e = value_plus(c, &at, count ? 0 : 1);
+	} else if (dwarf_getlocation(&a, &ops, &n) == 0) {
+		/* a DWARF expression whose result is the bound: as a
+		 * location, its address */
+		vars_evaluate(c, &a, ops, n, f, &at);
+		e = vars_loc_address(c, &at);
+		e = e ? add(c, e, konst(c, count ? 0 : 1)) : value_plus(c, &at, count ? 0 : 1);
+	}
+	if (!e)
+		return;
+	out->kind = DW_LOC_VALUE_EXPR;
+	out->expr = e;
+}
+
 const struct dw_expr *vars_loc_address(struct vars_cache *c, const struct dw_loc *loc)
 {
 	switch (loc->kind) {

@@ -438,6 +438,63 @@ static void set_array(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
 		t->name = own(c, array_name(elem, "[]")); /* gdb: char [] */
 }
 
+/* A VLA type with its lengths: dw_type_vla_sized()'s cache. */
+struct vla_sized {
+	const struct dw_type *vla;
+	uint64_t counts[DW_VLA_DIMS];
+	const struct dw_type *sized;
+};
+
+#define MAX_SIZED 512 /* lengths kept per module: each is a type */
+
+static const struct dw_type *sized_array(struct vars_cache *c, const struct dw_type *t, const uint64_t *counts,
+					 size_t n, size_t *used)
+{
+	const struct dw_type *elem = t->target;
+	uint64_t count = t->count;
+
+	if (t->dynamic) {
+		if (*used == n)
+			return NULL;
+		count = counts[(*used)++];
+	}
+	if (elem->size && count > (UINT64_C(1) << 40) / elem->size)
+		return NULL; /* no array is that large: a bound not set yet */
+	if (elem->kind == DW_TYPE_ARRAY && dw_type_is_vla(elem) && !(elem = sized_array(c, elem, counts, n, used)))
+		return NULL;
+	return array_of(c, elem, count, NULL);
+}
+
+const struct dw_type *dw_type_vla_sized(struct dw_module *m, const struct dw_type *t, const uint64_t *counts,
+					size_t n)
+{
+	struct vars_cache *c = vars_cache_of(m);
+	const struct dw_type *sized;
+	size_t used = 0;
+
+	if (n > DW_VLA_DIMS || !dw_type_is_vla(t))
+		return NULL;
+	for (size_t i = 0; i < c->n_sized; i++)
+		if (c->sized[i].vla == t && !memcmp(c->sized[i].counts, counts, n * sizeof(*counts)))
+			return c->sized[i].sized;
+	if (c->n_sized == MAX_SIZED)
+		return NULL;
+	sized = sized_array(c, t, counts, n, &used);
+	if (!sized || used != n)
+		return NULL;
+	c->sized = xgrow(c->sized, &c->cap_sized, c->n_sized + 1, sizeof(*c->sized));
+	c->sized[c->n_sized] = (struct vla_sized){ .vla = t, .sized = sized };
+	memcpy(c->sized[c->n_sized++].counts, counts, n * sizeof(*counts));
+	return sized;
+}
+
+bool vars_vla_subrange(struct vars_cache *c, uint64_t key, Dwarf_Die *out)
+{
+	size_t i = (size_t)(key >> 48);
+
+	return i < c->n_dwarfs && dwarf_offdie(c->dwarfs[i], key & ((UINT64_C(1) << 48) - 1), out);
+}
+
 /* ---- C++ scopes ---- */
 
 #define MAX_NESTING 16 /* namespaces and classes within each other */

@@ -193,6 +193,14 @@ bool dw_type_is_flexible(const struct dw_type *t);
  * size is not @t->size. */
 bool dw_type_is_vla(const struct dw_type *t);
 
+/* VLA @t with the lengths of its @n dimensions of variable length
+ * (outermost first, dw_var.vla_len's values) filled in: an array of
+ * constant lengths, named as gdb names it at the pc ("int [5][3]").
+ * Made once per lengths and kept in @m's cache; NULL when @n does not
+ * match @t, or when the cache holds too many of them already. */
+const struct dw_type *dw_type_vla_sized(struct dw_module *m, const struct dw_type *t, const uint64_t *counts,
+					size_t n);
+
 /* The member @name of struct/union @t (looking into anonymous members and
  * base classes, not virtual ones, whose place varies), or NULL.  *offset
  * receives its offset from the start of @t. */

@@ -43,6 +43,7 @@ static void cache_destroy(void *data)
 	idmap_release(&c->prefixes);
 	idmap_release(&c->prefixed_units);
 	free(c->globals);
+	free(c->sized);
 	free(c);
 }
 
@@ -177,6 +178,30 @@ static bool find_in_scope(Dwarf_Die *scope, const char *name, uint64_t pc, Dwarf
 	       find_child(&origin, name, pc, out);
 }
 
+/* The lengths of VLA @t's dimensions of variable length at @pc, into
+ * @out->vla_len: of the array, or of what a pointer to one points to
+ * (a parameter `int a[n][n]`). */
+static void vla_lengths(struct vars_cache *c, const struct dw_type *t, uint64_t pc, const struct vars_frame *f,
+			struct dw_var *out)
+{
+	Dwarf_Die sub;
+
+	out->n_vla = 0;
+	if (t && t->kind == DW_TYPE_POINTER && t->target && t->target->kind == DW_TYPE_ARRAY)
+		t = t->target;
+	for (int depth = 0; t && t->kind == DW_TYPE_ARRAY && depth < 8; t = t->target, depth++) {
+		if (!t->dynamic)
+			continue;
+		if (out->n_vla == DW_VLA_DIMS)
+			break;
+		if (vars_vla_subrange(c, t->bound, &sub))
+			vars_vla_length(c, &sub, pc, f, &out->vla_len[out->n_vla]);
+		else
+			out->vla_len[out->n_vla] = (struct dw_loc){ .kind = DW_LOC_OPTIMIZED_OUT };
+		out->n_vla++;
+	}
+}
+
 /* @die, a variable visible at @at of function @fn (NULL for a global). */
 static void fill_var_at(struct vars_cache *c, Dwarf_Die *die, const struct dw_at *at, Dwarf_Die *fn,
 			enum dw_var_scope scope, struct dw_var *out)
@@ -198,6 +223,7 @@ static void fill_var_at(struct vars_cache *c, Dwarf_Die *die, const struct dw_at
 	out->frame = NULL;
 	out->entry_reg = 0;
 	locate(c, die, pc, &f, &out->loc);
+	vla_lengths(c, out->type, pc, &f, out);
 }
 
 static void fill_var(struct vars_cache *c, Dwarf_Die *die, uint64_t pc, Dwarf_Die *fn,

@@ -48,6 +48,14 @@ struct dw_var {
 	 * location there, +1; 0 when none (a caller's call site may say what
 	 * was passed in it: dw_call_site_value()). */
 	unsigned entry_reg;
+	/* A C variable-length array (dw_type_is_vla(), or a pointer to one):
+	 * the length of each of its dimensions of variable length, outermost
+	 * first, as a location whose value is the count at the pc (its
+	 * DW_AT_count, or DW_AT_upper_bound + 1, read where the variable is
+	 * read); DW_LOC_OPTIMIZED_OUT where the pc has none. */
+#define DW_VLA_DIMS 4
+	struct dw_loc vla_len[DW_VLA_DIMS];
+	unsigned n_vla;
 };
 
 /* Where a probe stands, for the names it sees. */

@@ -25,6 +25,7 @@ struct global_slot {
 
 struct type_node;
 struct complete_entry;
+struct vla_sized;
 
 struct vars_cache {
 	struct dw_module *m;
@@ -47,6 +48,8 @@ struct vars_cache {
 	size_t n_owned, cap_owned;
 	struct global_slot *globals;
 	size_t n_globals, cap_globals;
+	struct vla_sized *sized;   /* VLA types with their lengths (types.c) */
+	size_t n_sized, cap_sized;
 	bool globals_built;
 };
 
@@ -101,6 +104,16 @@ void vars_locate_die(struct vars_cache *c, Dwarf_Die *var, uint64_t pc, const st
 void vars_evaluate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n,
 		   const struct vars_frame *f, struct dw_loc *out);
 
+/* The DW_TAG_subrange_type of a VLA's dimension (dw_type.bound) into
+ * @out; false when it cannot be found. */
+bool vars_vla_subrange(struct vars_cache *c, uint64_t key, Dwarf_Die *out);
+/* The length subrange @sub of a VLA gives at @pc, registers as @f sees
+ * them, as a location whose value is the count (DW_AT_count, or
+ * DW_AT_upper_bound + 1): of an expression (gcc -O0's DW_OP_fbreg -80,
+ * DW_OP_deref), or of the artificial variable it refers to (gcc -O2's,
+ * clang's __vla_expr0).  DW_LOC_OPTIMIZED_OUT when the pc has none. */
+void vars_vla_length(struct vars_cache *c, Dwarf_Die *sub, uint64_t pc, const struct vars_frame *f,
+		     struct dw_loc *out);
 /* The frame base of function @fn at @pc as an address tree, registers as
  * @f sees them; NULL (with *why set) when it has none or it cannot be
  * computed. */

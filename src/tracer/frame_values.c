@@ -491,6 +491,7 @@ struct collect {
 	struct render_frame tails[DW_TAILCALL_MAX];
 	size_t n_tails;
 	bool tails_tried;
+	struct dw_module *dw;    /* the frame's module's debug info */
 	struct fv_walk *jumper;  /* the registers at those jumps; owned */
 };
 
@@ -740,10 +741,27 @@ static void param_text(struct collect *c, const struct dw_var *v, bool *entry, s
 	strbuf_release(&pt);
 }
 
+/* VLA @v with the lengths its dimensions have in this frame (as gdb
+ * reads them), its type sized, into @out; false when one cannot be read,
+ * or a dimension has no length at all (gcc -O2 may drop an inner one's):
+ * it then shows the marker. */
+static bool vla_sized(struct collect *c, const struct dw_var *v, struct dw_var *out)
+{
+	uint64_t counts[DW_VLA_DIMS];
+
+	for (unsigned i = 0; i < v->n_vla; i++)
+		if (!fv_loc_value(&c->where, &v->vla_len[i], &counts[i]))
+			return false;
+	*out = *v;
+	out->type = c->dw ? dw_type_vla_sized(c->dw, v->type, counts, v->n_vla) : NULL;
+	return out->type && out->type->size;
+}
+
 static int collect_var(const struct dw_var *v, void *ctx)
 {
 	struct collect *c = ctx;
 	struct fv_walk *w = c->w;
+	struct dw_var sized;
 
 	struct strbuf entry = STRBUF_INIT;
 	bool is_entry = false;
@@ -752,6 +770,8 @@ static int collect_var(const struct dw_var *v, void *ctx)
 	strbuf_addstr(&w->text, v->name);
 	strbuf_addch(&w->text, '\0');
 	w->off[c->n][1] = w->text.len;
+	if (v->type && dw_type_is_vla(v->type) && vla_sized(c, v, &sized))
+		v = &sized;
 	if (v->scope == DW_VAR_PARAMETER)
 		param_text(c, v, &is_entry, &w->text, &entry);
 	else
@@ -831,6 +851,7 @@ static long gather(struct collect *c, struct tmodule *m, uint64_t pc, unsigned l
 	struct fv_walk *w = c->w;
 
 	strbuf_reset(&w->text);
+	c->dw = m->dw;
 	dw_frame_vars(m->dw, pc, level, true, locals, collect_var, c);
 	fv_free(c->up);
 	fv_free(c->jumper);

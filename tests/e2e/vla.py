@@ -11,8 +11,17 @@ are gdb's, at the same pc of the same process (where gdb cannot index an
 array optimized out, wraith's is <optimized out>); an element of a row of
 variable length (two[1][1]) is refused, its stride being unknown, and so
 is indexing a pointer to a VLA (square's a).
+
+bt full reads each VLA's lengths in the frame as gdb does (the bound's
+expression or artificial variable at the pc, frame base included) and
+shows the array with them, equal to gdb's bt full, `...` after gdb's 200
+elements; a VLA one of whose dimensions has no length at all (gcc -O2
+drops two's inner one; gdb shows its address) stays marked.
 """
 import json
+import os
+import re
+import subprocess
 
 from gdbvalues import gdb_values, normalize
 from wraithtest import *
@@ -31,6 +40,14 @@ def wraith_json(pid, point, exprs, extra=""):
     events = json_events(res.stdout)
     check(len(events) == 1, "one event at %s" % point)
     return events[0]["items"]
+
+
+def gdb_locals(pid, point):
+    """gdb's bt full of frame 0 at @point: {name: value}."""
+    out = subprocess.run(["gdb", "-batch", "-nx", "-p", str(pid), "-ex", "set width 0", "-ex", "break " + point,
+                          "-ex", "continue", "-ex", "bt full 1", "-ex", "detach"], capture_output=True, text=True,
+                         timeout=120, env=dict(os.environ, LANG="C", LC_ALL="C")).stdout
+    return dict(re.findall(r"(?m)^        (\w+) = (.*)$", out.split("\n#0", 1)[-1]))
 
 
 def one(build):
@@ -61,9 +78,15 @@ def one(build):
             exp = g.split()[0]
         eq(text, exp, "%s: %s is gdb's" % (build, a["expr"]))
     locals_ = dict((v["name"], v["value"]) for v in frame["locals"])
-    for name, g in zip(WHOLE, want):
-        if g != "<optimized out>":
-            eq(locals_.get(name), MARK, "%s: bt full shows %s marked" % (build, name))
+    full = gdb_locals(fx.pid, fill)
+    for name in WHOLE:
+        g = full.get(name)
+        if g is not None and g.startswith("{"):
+            eq(locals_.get(name), normalize(g), "%s: bt full shows %s as gdb's bt full" % (build, name))
+        elif g == "<optimized out>":
+            eq(locals_.get(name), g, "%s: bt full shows %s <optimized out>" % (build, name))
+        else:  # gcc -O2 keeps no length for two's inner dimension: gdb shows its address
+            eq(locals_.get(name), MARK, "%s: bt full shows %s (gdb: %s) marked" % (build, name, g))
     res = run(["-p", fx.pid, "-s", 'trace %s { print "{}", two[1][1]; }' % fill, "--max-events", 1, "-q"])
     if want[WHOLE.index("two")] == "<optimized out>":
         check(res.stdout.strip().endswith("<optimized out>"), "%s: two[1][1] is <optimized out>" % build)
