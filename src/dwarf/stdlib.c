@@ -78,13 +78,133 @@ static const struct dw_type *targ(const struct dw_type *t, size_t i)
 	return t && i < t->n_targs ? t->targs[i] : NULL;
 }
 
-const char *dw_std_type_name(const struct dw_type *t)
+/* libstdc++'s type printers for class templates with default arguments
+ * (TemplateTypePrinter): the template, and each defaulted argument's
+ * spelling, {0} and {1} standing for the first two arguments. */
+static const struct defaults {
+	const char *name;
+	const char *args[5];
+} template_defaults[] = {
+	{ "std::vector<", { NULL, "std::allocator<{0}>" } },
+	{ "std::deque<", { NULL, "std::allocator<{0}>" } },
+	{ "std::__cxx11::list<", { NULL, "std::allocator<{0}>" } },
+	{ "std::forward_list<", { NULL, "std::allocator<{0}>" } },
+	{ "std::unique_ptr<", { NULL, "std::default_delete<{0}>" } },
+	{ "std::map<", { NULL, NULL, "std::less<{0}>", "std::allocator<std::pair<const {0}, {1}>>" } },
+	{ "std::multimap<", { NULL, NULL, "std::less<{0}>", "std::allocator<std::pair<const {0}, {1}>>" } },
+	{ "std::set<", { NULL, "std::less<{0}>", "std::allocator<{0}>" } },
+	{ "std::multiset<", { NULL, "std::less<{0}>", "std::allocator<{0}>" } },
+	{ "std::unordered_map<",
+	  { NULL, NULL, "std::hash<{0}>", "std::equal_to<{0}>", "std::allocator<std::pair<const {0}, {1}>>" } },
+	{ "std::unordered_multimap<",
+	  { NULL, NULL, "std::hash<{0}>", "std::equal_to<{0}>", "std::allocator<std::pair<const {0}, {1}>>" } },
+	{ "std::unordered_set<", { NULL, "std::hash<{0}>", "std::equal_to<{0}>", "std::allocator<{0}>" } },
+	{ "std::unordered_multiset<", { NULL, "std::hash<{0}>", "std::equal_to<{0}>", "std::allocator<{0}>" } },
+};
+
+/* @a and @b are the same name but for spaces. */
+static bool same_spelling(const char *a, const char *b)
 {
+	for (;; a++, b++) {
+		while (*a == ' ')
+			a++;
+		while (*b == ' ')
+			b++;
+		if (*a != *b)
+			return false;
+		if (!*a)
+			return true;
+	}
+}
+
+/* @fmt with {0} and {1} replaced by the names of @t's first arguments. */
+static void default_spelling(const char *fmt, const struct dw_type *t, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (const char *p = fmt; *p && n + 1 < size; p++) {
+		if (p[0] == '{' && (p[1] == '0' || p[1] == '1') && p[2] == '}' && (size_t)(p[1] - '0') < t->n_targs) {
+			n += (size_t)snprintf(buf + n, size - n, "%s", t->targs[p[1] - '0']->name);
+			p += 2;
+		} else {
+			buf[n++] = *p;
+		}
+	}
+	buf[n < size ? n : size - 1] = '\0';
+}
+
+static const char *recognized(const struct dw_type *t, int depth);
+
+/* A template argument as libstdc++'s type printers write it: through the
+ * printers again, a pointer as its target's name and '*'. */
+static void argument_name(const struct dw_type *a, int depth, char *buf, size_t size)
+{
+	if (a->kind == DW_TYPE_POINTER && a->target && depth < 8) {
+		argument_name(a->target, depth + 1, buf, size);
+		strncat(buf, "*", size - strlen(buf) - 1);
+		return;
+	}
+	snprintf(buf, size, "%s", recognized(a, depth + 1));
+}
+
+/* "std::vector<int>" for std::vector<int, std::allocator<int> >, as
+ * TemplateTypePrinter: the arguments left out that are their defaults,
+ * the others written as these printers write them; NULL when @t is no
+ * such template or an argument is not its default. */
+static const char *without_defaults(const struct dw_type *t, int depth)
+{
+	static char ring[8][512];
+	static unsigned next;
 	const char *n = t->tag_name ? t->tag_name : t->name;
+	const struct defaults *d = NULL;
+	char *b, want[512], arg[256];
+	size_t len;
+
+	for (size_t i = 0; n && i < sizeof(template_defaults) / sizeof(template_defaults[0]); i++)
+		if (starts(n, template_defaults[i].name))
+			d = &template_defaults[i];
+	if (!d || !t->n_targs || t->n_targs > 5 || depth > 8)
+		return NULL;
+	for (size_t i = 0; i < t->n_targs; i++) {
+		if (!d->args[i])
+			continue;
+		default_spelling(d->args[i], t, want, sizeof(want));
+		if (!t->targs[i]->name || !same_spelling(t->targs[i]->name, want)) {
+			/* GCC writes the pair's key "int const" */
+			if (!strstr(d->args[i], "const {0}"))
+				return NULL;
+			default_spelling(strstr(d->args[i], "std::pair<") ? "std::allocator<std::pair<{0} const, {1}>>" : "",
+					 t, want, sizeof(want));
+			if (!same_spelling(t->targs[i]->name, want))
+				return NULL;
+		}
+	}
+	b = ring[next++ % 8];
+	len = (size_t)snprintf(b, sizeof(ring[0]), "%.*s", (int)(strchr(d->name, '<') - d->name + 1),
+			       starts(d->name, "std::__cxx11::") ? "std::list<" : d->name);
+	for (size_t i = 0; i < t->n_targs && !d->args[i] && len < sizeof(ring[0]); i++) {
+		argument_name(t->targs[i], depth, arg, sizeof(arg));
+		len += (size_t)snprintf(b + len, sizeof(ring[0]) - len, "%s%s", i ? ", " : "", arg);
+	}
+	if (len < sizeof(ring[0]) - 1)
+		strcat(b, ">");
+	return b;
+}
+
+static const char *recognized(const struct dw_type *t, int depth)
+{
+	const char *n = t->tag_name ? t->tag_name : t->name, *r;
 
 	if (starts(n, "std::__cxx11::basic_string<char,") || starts(n, "std::__1::basic_string<char,"))
 		return "std::string";
+	if ((r = without_defaults(t, depth)))
+		return r;
 	return t->name;
+}
+
+const char *dw_std_type_name(const struct dw_type *t)
+{
+	return recognized(t, 0);
 }
 
 bool dw_std_is_pair(const struct dw_type *t)

@@ -766,6 +766,19 @@ static void rc_text(struct cview *c)
 	strbuf_addf(c->out, ", strong = %" PRIu64 ", weak = %" PRIu64 "}", strong, weak);
 }
 
+/* Whether the library printer of @t has children (a container, a smart
+ * pointer, an optional, a variant, a tuple; not a string): an optional
+ * or a variant holding such a value says `containing` and shows it
+ * whole, as libstdc++'s printers do (SingleObjContainerPrinter):
+ * `std::optional<std::vector<int>> containing std::vector of length 2,
+ * capacity 2 = {1, 2}`. */
+static bool has_children(const struct dw_type *t)
+{
+	struct dw_std s;
+
+	return t && dw_std_recognize(t, &s) && s.kind != DW_STD_STRING && s.kind != DW_STD_ATOMIC;
+}
+
 static void wrapper(struct cview *c)
 {
 	const struct dw_std *s = c->s;
@@ -780,9 +793,10 @@ static void wrapper(struct cview *c)
 			strbuf_addstr(c->out, " [no contained value]");
 			break;
 		}
-		strbuf_addstr(c->out, " = {[contained value] = ");
+		strbuf_addstr(c->out, has_children(s->elem) ? " containing " : " = {[contained value] = ");
 		render_value_at(c->snap, s->elem, c->addr + (uint64_t)s->a, c->vc, c->depth, c->out);
-		strbuf_addch(c->out, '}');
+		if (!has_children(s->elem))
+			strbuf_addch(c->out, '}');
 		break;
 	case DW_STD_VARIANT: {
 		uint64_t i = word(c, s->b, s->index_size);
@@ -792,9 +806,10 @@ static void wrapper(struct cview *c)
 			strbuf_addstr(c->out, " [no contained value]");
 			break;
 		}
-		strbuf_addf(c->out, " [index %" PRIu64 "] = {", i);
+		strbuf_addf(c->out, " [index %" PRIu64 "]%s", i, has_children(s->alt[i]) ? " containing " : " = {");
 		render_value_at(c->snap, s->alt[i], c->addr + (uint64_t)s->a, c->vc, c->depth, c->out);
-		strbuf_addch(c->out, '}');
+		if (!has_children(s->alt[i]))
+			strbuf_addch(c->out, '}');
 		break;
 	}
 	case DW_STD_TUPLE:

@@ -15,7 +15,9 @@ into an unmapped one shows its readable head, then `...<unreadable>`
 by side, the middle one's running off its page; its neighbours, which
 the probe copies in one read with it, must stay whole).  `pr`, a
 std::pair, is its first and second alone, as gdb's printer shows it (not
-its empty base class std::__pair_base).  Not compared: `arr` and `raw`
+its empty base class std::__pair_base).  `wrapped`: an optional and a
+variant holding containers, which the printers show `containing` them,
+their types without default template arguments.  Not compared: `arr` and `raw`
 (C arrays, shape only)."""
 from bt_support import *
 import json
@@ -45,23 +47,23 @@ def norm(v):
 
 
 def gdb_values(binary, settings=()):
-    cmds = list(settings) + ["break inspect", "run 1000", "print cfg", "print all", "kill"]
+    cmds = list(settings) + ["break inspect", "run 1000", "print cfg", "print all", "print wrapped", "kill"]
     argv = ["gdb", "-batch"] + [a for c in cmds for a in ("-ex", c)] + [binary]
     res = subprocess.run(argv, capture_output=True, text=True, timeout=180)
     vals = [m.group(1) for m in re.finditer(r"^\$\d+ = (.*)$", res.stdout, re.M)]
-    return [split_members(norm(v)) for v in vals] if len(vals) == 2 else None
+    return [split_members(norm(v)) for v in vals] if len(vals) == 3 else None
 
 
 def wraith_values(name, options=()):
     fx = Fixture(name, [1000])
     try:
-        res = run(["-p", fx.pid, "-s", 'trace inspect { print "C {}", cfg; print "A {}", all; }',
+        res = run(["-p", fx.pid, "-s", 'trace inspect { print "C {}", cfg; print "A {}", all; print "W {}", wrapped; }',
                    "--max-events", 1, "--timeout", 30] + list(options))
     finally:
         fx.stop()
     got = {}
     for line in res.stdout.splitlines():
-        m = re.match(r"  ([CA]) (.*)", line)
+        m = re.match(r"  ([CAW]) (.*)", line)
         if m:
             got[m.group(1)] = split_members(norm(m.group(2)))
     return res, got
@@ -86,10 +88,11 @@ runs = [(v, (), (), "") for v in ("O0", "O2", "clang-O0", "clang-O2")] + [
 for (v, (res, got), want), (_, _, _, note) in zip(
         parallel(lambda r: libstdcxx(r[0], r[1], r[2]), runs, workers=2), runs):
     label = "containers-%s%s" % (v, note)
-    if not check(res.returncode == 0 and want and "C" in got and "A" in got,
-                 "%s: both tools printed cfg and all (rc %s, %r)" % (label, res.returncode, res.stderr[-300:])):
+    if not check(res.returncode == 0 and want and "C" in got and "A" in got and "W" in got,
+                 "%s: both tools printed cfg, all and wrapped (rc %s, %r)" % (label, res.returncode,
+                                                                              res.stderr[-300:])):
         continue
-    for which, gdb_side in zip("CA", want):
+    for which, gdb_side in zip("CAW", want):
         for member, g in gdb_side.items():
             if member not in NOT_COMPARED:
                 eq(got[which].get(member, "<missing>"), g, "%s: %s as gdb's printer shows it" % (label, member))
