@@ -99,6 +99,8 @@ static int print_arg(struct cg *cg, const struct ast_stmt *s, size_t i, struct c
 	return 0;
 }
 
+#define ENTRY_ARGS 8 /* print arguments of one print captured for what the caller passed */
+
 static int lower_print(struct cg *cg, const struct ast_stmt *s)
 {
 	LLVMValueRef args[3], item;
@@ -106,6 +108,8 @@ static int lower_print(struct cg *cg, const struct ast_stmt *s)
 	struct cg_value *vals;
 	const char **frames;
 	unsigned wire = 0;
+	uint64_t entry[ENTRY_ARGS];
+	size_t n_entry = 0;
 	int err = 0;
 
 	/* Arguments are computed before the item opens: a builtin that fails
@@ -123,11 +127,20 @@ static int lower_print(struct cg *cg, const struct ast_stmt *s)
 	args[1] = c32(cg, WR_ITEM_PRINT);
 	args[2] = c32(cg, (unsigned long long)index);
 	item = call(cg, WR_FN_ITEM_OPEN, args, 3);
-	for (size_t i = 0; i < s->n_args && !err; i++)
+	for (size_t i = 0; i < s->n_args && !err; i++) {
+		unsigned at = wire;
+
 		err = print_arg(cg, s, i, vals, frames[i], (unsigned)index, &wire);
+		/* a parameter whose value is what the caller passed */
+		if (!err && wire == at + 1 && vals[i].entry_reg && !vals[i].marker &&
+		    s->args[i]->kind == AST_EXPR_IDENT && n_entry < ENTRY_ARGS)
+			entry[n_entry++] = wr_caller_arg(at, vals[i].entry_reg - 1);
+	}
 	args[0] = cg->buf;
 	args[1] = item;
 	call(cg, WR_FN_ITEM_CLOSE, args, 2);
+	if (!err)
+		print_args_caller(cg, (unsigned)index, entry, n_entry);
 out:
 	free(vals);
 	free(frames);

@@ -56,6 +56,12 @@ struct cg_value {
 	/* The C++ reference this referent was reached through (dt is its
 	 * target), for print to show it as gdb does; NULL otherwise. */
 	const struct dw_type *ref;
+	/* A parameter of the probe's own frame whose whole value is what
+	 * its caller passed in DWARF register entry_reg - 1 (dw_loc's
+	 * entry_reg): print captures the caller's frame for userspace,
+	 * should no call site the probe knows match (WR_ITEM_CALLER).  0
+	 * otherwise. */
+	unsigned entry_reg;
 };
 
 struct cg_binding {
@@ -206,6 +212,12 @@ int print_args_lower(struct cg *cg, const struct ast_expr *e, struct cg_value *v
  * points to; emitted as a print argument with its address attached
  * (WR_ARG_ATTACH_REFERENCE).  -ENOENT, nothing emitted, otherwise. */
 int print_args_frame_referent(struct cg *cg, const struct ast_expr *e, const struct dw_var *var);
+/* After print @print_index whose arguments @args (wr_caller_arg(), @n of
+ * them) are what the caller passed: the caller's frame as the hit sees
+ * it, for userspace to find the call site by the return address and read
+ * what it passed (WR_ITEM_CALLER).  Nothing without an unwind row at the
+ * probe (no CFA). */
+void print_args_caller(struct cg *cg, unsigned print_index, const uint64_t *args, size_t n);
 /* walks.c: the memory a value's printer needs beyond its own bytes
  * (containers: wire.h's walks).  True when values of @t have any. */
 bool walks_needed(const struct dw_type *t);

@@ -471,6 +471,40 @@ int print_args_frame_referent(struct cg *cg, const struct ast_expr *e, const str
 /* A value reached through a C++ reference is printed as its referent's
  * value with the referent's address attached (WR_ARG_ATTACH_REFERENCE),
  * for gdb's `(int &) @0x7ffe...: 5`. */
+void print_args_caller(struct cg *cg, unsigned print_index, const uint64_t *args, size_t n)
+{
+	LLVMBuilderRef B = cg->builder;
+	LLVMValueRef a[4], item, cfa, lo, sp;
+
+	if (!n || cg->plan->cfa_reg < 0)
+		return;
+	a[0] = cg->buf;
+	a[1] = cg_i32(cg, WR_ITEM_CALLER);
+	a[2] = cg_i32(cg, print_index);
+	item = cg_call(cg, WR_FN_ITEM_OPEN, a, 3);
+	for (int r = 0; r < (int)WR_CALLER_REGS; r++)
+		emit_scalar(cg, WR_ARG_U64, cg_reg(cg, r), NULL, 8);
+	cfa = LLVMBuildAdd(B, cg_site_reg(cg, cg->plan->cfa_reg),
+			   cg_site_const(cg, (uint64_t)(int64_t)cg->plan->cfa_off), "cfa");
+	/* from below the registers frame 0 saved, but not below its sp
+	 * (a page there may not be mapped) */
+	lo = LLVMBuildSub(B, cfa, cg_i64(cg, WR_CALLER_BELOW), "");
+	sp = LLVMBuildAnd(B, cg_reg(cg, X86_DWARF_rsp), cg_i64(cg, ~7ull), "");
+	lo = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULT, lo, sp, ""), sp, lo, "");
+	for (unsigned k = 0; k < WR_CALLER_DUMPS; k++) {
+		a[0] = cg->buf;
+		a[1] = LLVMBuildAdd(B, lo, cg_i64(cg, (uint64_t)k * WR_DUMP_MAX), "");
+		a[2] = cg_i64(cg, WR_DUMP_MAX);
+		a[3] = cg_i32(cg, 0);
+		cg_call(cg, WR_FN_ARG_DUMP, a, 4);
+	}
+	for (size_t i = 0; i < n; i++)
+		emit_scalar(cg, WR_ARG_U64, cg_i64(cg, args[i]), NULL, 8);
+	a[0] = cg->buf;
+	a[1] = item;
+	cg_call(cg, WR_FN_ITEM_CLOSE, a, 2);
+}
+
 int print_args_lower(struct cg *cg, const struct ast_expr *e, struct cg_value *v,
 		     enum ast_fmt_spec spec, unsigned print_index, unsigned wire_index)
 {

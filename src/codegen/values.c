@@ -134,6 +134,10 @@ int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 	if (var.frame)
 		cg->arg_frame = var.frame;
 	err = locations_value(cg, e, var.type, &var.loc, out);
+	/* a reference's value at entry is its referent's, which no call
+	 * site's DW_AT_call_value says (as bt args rules) */
+	if (!err && var.scope == DW_VAR_PARAMETER && !var.frame && var.type && !var.type->is_reference)
+		out->entry_reg = var.loc.entry_reg;
 	return err ? err : values_through_reference(cg, e, out);
 }
 

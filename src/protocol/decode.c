@@ -245,6 +245,17 @@ static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, s
 			off += ih.length;
 			continue;
 		}
+		if (ih.type == WR_ITEM_CALLER) {
+			/* the capture of the print just before it */
+			it = out->n_items ? &d->items[out->n_items - 1] : NULL;
+			if (!it || it->type != WR_ITEM_PRINT || it->print.index != ih.index || it->print.n_caller)
+				return -WR_EPROTO;
+			it->print.first_caller = n_args;
+			err = decode_args(d, p + off, ih.length, n_args, &n_args);
+			it->print.n_caller = n_args - it->print.first_caller;
+			off += ih.length;
+			continue;
+		}
 		if (ih.type == WR_ITEM_REFS) {
 			/* the referents of the backtrace that follows */
 			refs = n_args;
@@ -280,6 +291,8 @@ static int decode_items(struct event_decoder *d, const uint8_t *p, size_t len, s
 		/* no argument in any print yet: d->args is still NULL */
 		if (it->type == WR_ITEM_PRINT && d->args)
 			it->print.args = d->args + it->print.first_arg;
+		if (it->type == WR_ITEM_PRINT && it->print.n_caller)
+			it->print.caller = d->args + it->print.first_caller;
 		if (it->type == WR_ITEM_BACKTRACE && it->bt.n_refs)
 			it->bt.refs = d->args + it->bt.first_ref;
 	}

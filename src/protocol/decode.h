@@ -34,6 +34,11 @@ struct ev_print {
 	struct ev_arg *args; /* borrowed from the decoder */
 	size_t n_args;
 	size_t first_arg;    /* decoder-internal: index of args[0] */
+	/* What a WR_ITEM_CALLER after it captured for its values the
+	 * caller passed (wire.h), n_caller arguments; NULL when none. */
+	const struct ev_arg *caller;
+	size_t n_caller;
+	size_t first_caller; /* decoder-internal */
 };
 
 /* Why a bt with frame values (args, full) came without the stack copy

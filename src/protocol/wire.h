@@ -110,6 +110,11 @@ enum wr_item_type {
 				   * frames' values point to, copied after the walk by the
 				   * recipe of the call chain (struct wr_outer_recipe), for
 				   * the backtrace the stack copy before it is of */
+	WR_ITEM_CALLER    = 0x14, /* payload = args, as a print's: frame 0's registers and
+				   * the stack around its CFA, for the print before it
+				   * (same index), some of whose values are what the
+				   * caller passed (an entry value), which only the call
+				   * site the return address names says: wr_caller_arg() */
 	WR_ITEM_EXPR_ERROR = 0x20, /* payload = wr_expr_error; index = the expression's
 				    * number in the probe (ast_probe_expr_index) */
 };
@@ -453,6 +458,37 @@ WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cmp_buf, flags) == 156, "cmp flags offset
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cmp_buf, index) == 158, "cmp index offset");
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cmp_buf, status_a) == 160, "cmp status_a offset");
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_cmp_buf, status_b) == 161, "cmp status_b offset");
+
+/* ---- caller item (WR_ITEM_CALLER) ----
+ * A print's value that is what the function's caller passed in a
+ * register (DW_OP_entry_value) is known, when no call site of the
+ * probe's own module matched at run time, only to the caller's call
+ * site, in whatever module the return address lies in; userspace finds
+ * it and evaluates what it passed in the caller's frame as seen at the
+ * hit.  The item's arguments: WR_CALLER_REGS WR_ARG_U64 (DWARF registers
+ * 0..16 of frame 0 as the kernel saved them), WR_CALLER_DUMPS
+ * WR_ARG_DUMP of WR_DUMP_MAX bytes each (the stack from frame 0's CFA -
+ * WR_CALLER_BELOW up: the registers frame 0 saved, its return address,
+ * and the caller's frame), then one WR_ARG_U64 per such print argument,
+ * wr_caller_arg(). */
+#define WR_CALLER_REGS 17u
+#define WR_CALLER_DUMPS 5u
+#define WR_CALLER_BELOW 256u
+
+/* Print argument @wire's value is what the caller passed in DWARF
+ * register @reg. */
+static inline __u64 wr_caller_arg(__u32 wire, __u32 reg)
+{
+	return (__u64)(wire & 0xffff) | (__u64)(reg & 0xff) << 16;
+}
+static inline __u32 wr_caller_wire_of(__u64 arg)
+{
+	return (__u32)(arg & 0xffff);
+}
+static inline __u32 wr_caller_reg_of(__u64 arg)
+{
+	return (__u32)(arg >> 16 & 0xff);
+}
 
 /* ---- backtrace item ---- */
 /* Statuses and error codes; numbered as GhostScope numbers them. */

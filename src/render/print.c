@@ -10,10 +10,13 @@
  * its type, its value in JSON's shape and why it could not be read.
  */
 #include "render/render_priv.h"
+#include "dwarf/types.h"
 #include "script/walk.h"
+#include "util/xalloc.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- values ---- */
@@ -150,6 +153,70 @@ static void pieces(struct renderer *r, const struct render_value_ctx *vc,
 	}
 }
 
+/* ---- what the caller passed ---- */
+
+/* The wire kind of a value of type @t the caller passed (a register's
+ * worth), or 0 for one that needs more than the value: a char pointer's
+ * string, which only the hit could have read. */
+static uint8_t passed_kind(const struct dw_type *t)
+{
+	if (!t || !t->size || t->size > 8)
+		return 0;
+	switch (t->kind) {
+	case DW_TYPE_BOOL: return WR_ARG_BOOL;
+	case DW_TYPE_ENUM: return WR_ARG_ENUM;
+	case DW_TYPE_POINTER:
+		if (t->is_reference || t->container || !t->target || t->target->is_char || t->target->char_prefix)
+			return 0;
+		return WR_ARG_PTR;
+	case DW_TYPE_INT:
+		if (t->is_char && t->size == 1)
+			return WR_ARG_CHAR;
+		return t->is_signed ? WR_ARG_I64 : WR_ARG_U64;
+	default:
+		return 0;
+	}
+}
+
+/* Register value @v as a value of type @t: its low bytes, extended by
+ * its signedness, as the probe reads a value of that size. */
+static uint64_t passed_fit(const struct dw_type *t, uint64_t v)
+{
+	unsigned bits = (unsigned)t->size * 8;
+
+	if (bits >= 64)
+		return v;
+	v &= (1ull << bits) - 1;
+	if (t->is_signed && (v >> (bits - 1)) & 1)
+		v |= ~0ull << bits;
+	return v;
+}
+
+/* @p's arguments into @args (a copy), each the probe could not read but
+ * its caller item says (wire.h: WR_ITEM_CALLER) given the value the
+ * caller passed, as `bt args` finds it. */
+static void passed_values(struct renderer *r, const struct render_probe *probe, uint32_t pid,
+			  const struct ev_print *p, struct ev_arg *args)
+{
+	memcpy(args, p->args, p->n_args * sizeof(*args));
+	for (size_t k = WR_CALLER_REGS + WR_CALLER_DUMPS; k < p->n_caller; k++) {
+		unsigned wire = wr_caller_wire_of(p->caller[k].value);
+		const struct dw_type *t;
+		uint64_t v;
+		uint8_t kind;
+
+		if (wire >= p->n_args || args[wire].status != WR_ARG_OPTIMIZED_OUT)
+			continue;
+		t = arg_type(probe, p->index, wire);
+		if (!(kind = passed_kind(t)) ||
+		    !r->hooks.caller_value(r->hooks.ctx, pid, p->caller, p->n_caller,
+					   wr_caller_reg_of(p->caller[k].value), &v))
+			continue;
+		args[wire] = (struct ev_arg){ .kind = kind, .status = WR_ARG_OK, .aux = (uint32_t)t->size,
+					      .value = passed_fit(t, v), .len = 8 };
+	}
+}
+
 /* ---- arguments as data ---- */
 
 /* One argument: {"expr", "type", "value", "error"}.  @e is NULL when the
@@ -231,8 +298,17 @@ void render_print(struct renderer *r, const struct render_probe *probe, uint32_t
 	struct render_value_ctx vc = { .symbol = r->hooks.symbol ? event_symbol : NULL,
 				       .vtable = r->hooks.vtable ? event_vtable : NULL, .ctx = &sc,
 				       .limits = &r->limits };
+	struct ev_print with;
+	struct ev_arg *args = NULL;
 	size_t first;
 
+	if (p->n_caller > WR_CALLER_REGS + WR_CALLER_DUMPS && p->n_args && r->hooks.caller_value) {
+		args = xmalloc(p->n_args * sizeof(*args));
+		passed_values(r, probe, pid, p, args);
+		with = *p;
+		with.args = args;
+		p = &with;
+	}
 	span_add(out, SPAN_TYPE, SPAN_TONE_NONE, NULL, "print");
 	literal_span(indent, out);
 	first = out->n;
@@ -243,4 +319,5 @@ void render_print(struct renderer *r, const struct render_probe *probe, uint32_t
 	span_add(out, SPAN_PRINT_TEXT, SPAN_TONE_NONE, NULL, r->scratch.buf);
 	args_data(r, probe, print_stmt(probe, p), p, out);
 	span_eol(out);
+	free(args);
 }

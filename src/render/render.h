@@ -115,6 +115,12 @@ struct render_hooks {
 	 * stops in the function it was asked to stop in).  May be NULL. */
 	size_t (*hidden_inlines)(void *ctx, uint32_t wire_id, const struct wr_bt_frame *f,
 				 const struct render_frame *rf);
+	/* What the caller of frame 0 of an event of process @pid passed in
+	 * DWARF register @reg, found as `bt args` finds it, by the capture
+	 * @cap (the @n arguments of a WR_ITEM_CALLER); false when its call
+	 * site does not say.  May be NULL. */
+	bool (*caller_value)(void *ctx, uint32_t pid, const struct ev_arg *cap, size_t n, unsigned reg,
+			     uint64_t *value);
 };
 
 /* gdb's `print elements` and `print max-depth`: how many elements of a

@@ -922,3 +922,31 @@ long fv_tail_frame(struct fv_walk *w, struct target *t, uint32_t pid, const stru
 	free(g);
 	return n;
 }
+
+bool fv_entry_value(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev_backtrace *bt,
+		    int reg, uint64_t *value)
+{
+	struct collect c = { .w = w };
+	struct dw_call_site cs;
+	struct where at;
+	const char *why;
+	bool ok;
+
+	if (!reach(w, t, bt, 0, &why))
+		return false;
+	where_init(&c.where, w, t, pid, NULL);
+	ok = entering_site(&c, chain_pos(&c), reg, &cs, &at) && fv_loc_value(&at, &cs.value, value);
+	fv_free(c.up);
+	fv_free(c.jumper);
+	return ok;
+}
+
+bool fv_return_address(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt, uint64_t *ra)
+{
+	const char *why;
+
+	if (!reach(w, t, bt, 0, &why) || !w->have_cfa || !(w->caller.known & (1u << WR_DWARF_RIP)))
+		return false;
+	*ra = w->caller.v[WR_DWARF_RIP];
+	return true;
+}

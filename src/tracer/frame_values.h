@@ -91,4 +91,19 @@ long fv_tail_frame(struct fv_walk *w, struct target *t, uint32_t pid, const stru
 		   unsigned i, uint64_t tail_module, uint64_t tail_pc, bool locals,
 		   const struct render_value_ctx *vc, struct fv_var *out, size_t max, const char **why);
 
+/* What the caller of frame 0 of @bt passed in DWARF register @reg, read
+ * as bt args reads a parameter's entry value: the call site the return
+ * address names (in whatever module holds it), if it calls frame 0's
+ * function, or the jumps of the tail calls between them; its value in
+ * the caller's frame.  False when none says or the value is not known. */
+bool fv_entry_value(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev_backtrace *bt,
+		    int reg, uint64_t *value);
+
+/* The same from what a print captured at the hit (wire.h:
+ * WR_ITEM_CALLER, its @n arguments @cap): frame 0's registers and the
+ * stack around its CFA, made into a backtrace of frame 0 and its
+ * caller. */
+bool fv_caller_value(struct target *t, uint32_t pid, const struct ev_arg *cap, size_t n, int reg,
+		     uint64_t *value);
+
 #endif

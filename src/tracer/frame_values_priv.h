@@ -6,6 +6,7 @@
  *   frame_loc.c     a variable's location evaluated against a frame
  *   frame_outer.c   outer frames' values that point outside the stack
  *                   copy: what a call chain's recipe copies, and its copies
+ *   frame_entry.c   what frame 0's caller passed, from a print's capture
  *
  * Private to tracer/frame_*.c.
  */
@@ -57,6 +58,10 @@ struct where {
  * struct ev_backtrace *) into @buf: 0, or -1 when they are not all in it
  * (a uw_mem_fn). */
 int fv_copy_read(void *ctx, uint64_t addr, void *buf, size_t len);
+
+/* The return address of frame 0 of @bt, by its CFI: false when it is
+ * not known. */
+bool fv_return_address(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt, uint64_t *ra);
 
 /* ---- frame_loc.c ---- */
 

@@ -218,6 +218,14 @@ static size_t hook_hidden_inlines(void *ctx, uint32_t wire_id, const struct wr_b
 	return n;
 }
 
+static bool hook_caller_value(void *ctx, uint32_t pid, const struct ev_arg *cap, size_t n, unsigned reg,
+			      uint64_t *value)
+{
+	struct session *s = ctx;
+
+	return fv_caller_value(s->target, pid, cap, n, (int)reg, value);
+}
+
 static void hook_symbol(void *ctx, uint32_t pid, uint64_t addr, struct strbuf *out)
 {
 	struct session *s = ctx;
@@ -237,5 +245,5 @@ void session_render_hooks(struct session *s, struct render_hooks *out)
 	*out = (struct render_hooks){ .probe = hook_probe, .frame = hook_frame,
 				      .tailcalls = hook_tailcalls, .ctx = s, .symbol = hook_symbol, .vtable = hook_vtable,
 				      .values = hook_values, .tail_values = hook_tail_values,
-				      .hidden_inlines = hook_hidden_inlines };
+				      .hidden_inlines = hook_hidden_inlines, .caller_value = hook_caller_value };
 }

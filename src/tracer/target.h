@@ -288,6 +288,11 @@ size_t target_read_stable(struct target *t, pid_t pid, uint64_t addr, void *buf,
 size_t target_tailcalls(struct target *t, const struct wr_bt_frame *callee,
 			const struct wr_bt_frame *caller, struct render_frame *out, size_t max);
 
+/* Address @ip of process @pid as a backtrace frame (its module's cookie
+ * and pc; @exact: not a return address), by the mappings the target
+ * knows (read again when none holds it).  False when no module does. */
+bool target_frame_at(struct target *t, pid_t pid, uint64_t ip, bool exact, struct wr_bt_frame *out);
+
 /* `info modules` and the start-up report: per module, where its debug
  * info and unwind rows come from and what that means for probes and
  * backtraces.  With @report, unwind rows are read first for every module

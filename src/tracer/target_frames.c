@@ -38,6 +38,20 @@ static const struct tmapping *mapping_of(const struct tprocess *p, uint64_t ip)
 	return NULL;
 }
 
+bool target_frame_at(struct target *t, pid_t pid, uint64_t ip, bool exact, struct wr_bt_frame *out)
+{
+	const struct tprocess *p = target_process(t, pid);
+	const struct tmapping *m = p ? mapping_of(p, ip) : NULL;
+
+	if (!m && (p = target_refresh_process(t, pid)))
+		m = mapping_of(p, ip);
+	if (!m || ip - m->bias > UINT32_MAX)
+		return false;
+	*out = (struct wr_bt_frame){ .ip = ip, .pc = (uint32_t)(ip - m->bias), .cookie = (uint16_t)m->mod->cookie,
+				     .flags = exact ? WR_FRAME_F_EXACT_IP : 0 };
+	return true;
+}
+
 /* Is the mapping we know at the stop the one the kernel saw (same file,
  * start and offset)?  Without the kernel's view nothing is assumed. */
 static bool same_mapping(const struct tprocess *p, const struct wr_stack_header *sh)

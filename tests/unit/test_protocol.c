@@ -420,6 +420,48 @@ static void test_decode_refs(void **state)
 	event_decoder_release(&d);
 }
 
+/* What a print captured for values its caller passed (WR_ITEM_CALLER)
+ * is not an item of its own: it belongs to the print before it, of the
+ * same index; anywhere else the event is malformed. */
+static void test_decode_caller(void **state)
+{
+	struct event_decoder d;
+	struct eventbuf b;
+	struct event ev;
+
+	(void)state;
+	event_decoder_init(&d);
+	eb_begin(&b, 1, 1, 1, 1);
+	eb_item(&b, WR_ITEM_PRINT, 2);
+	eb_arg(&b, WR_ARG_I64, 9);
+	eb_close_item(&b);
+	eb_item(&b, WR_ITEM_CALLER, 2);
+	eb_arg(&b, WR_ARG_U64, 0x1234);
+	eb_arg(&b, WR_ARG_U64, wr_caller_arg(0, 4));
+	eb_close_item(&b);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), 0);
+	assert_int_equal(ev.n_items, 1);
+	assert_int_equal(ev.items[0].print.n_args, 1);
+	assert_int_equal(ev.items[0].print.args[0].value, 9);
+	assert_int_equal(ev.items[0].print.n_caller, 2);
+	assert_int_equal(ev.items[0].print.caller[0].value, 0x1234);
+	assert_int_equal(wr_caller_wire_of(ev.items[0].print.caller[1].value), 0);
+	assert_int_equal(wr_caller_reg_of(ev.items[0].print.caller[1].value), 4);
+	/* another print's index: malformed */
+	eb_begin(&b, 1, 1, 1, 1);
+	eb_item(&b, WR_ITEM_PRINT, 2);
+	eb_close_item(&b);
+	eb_item(&b, WR_ITEM_CALLER, 3);
+	eb_close_item(&b);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), -WR_EPROTO);
+	/* first in the event: malformed */
+	eb_begin(&b, 1, 1, 1, 1);
+	eb_item(&b, WR_ITEM_CALLER, 0);
+	eb_close_item(&b);
+	assert_int_equal(event_decode(&d, b.data, b.len, &ev), -WR_EPROTO);
+	event_decoder_release(&d);
+}
+
 /* The outer frames' copies (WR_ITEM_OUTER, after the stack copy) belong
  * to the backtrace the stack copy is of: its attachments, by address. */
 static void test_decode_outer(void **state)
@@ -538,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_decode_skips_count),
 		cmocka_unit_test(test_decode_refs),
 		cmocka_unit_test(test_decode_outer),
+		cmocka_unit_test(test_decode_caller),
 		cmocka_unit_test(test_layouts),
 		cmocka_unit_test(test_packed_arguments),
 	};
