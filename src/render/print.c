@@ -205,7 +205,8 @@ static void passed_values(struct renderer *r, const struct render_probe *probe, 
 		uint64_t v;
 		uint8_t kind;
 
-		if (wire >= p->n_args || args[wire].status != WR_ARG_OPTIMIZED_OUT)
+		if (p->caller[k].kind != WR_ARG_U64 || wire >= p->n_args ||
+		    args[wire].status != WR_ARG_OPTIMIZED_OUT)
 			continue;
 		t = arg_type(probe, p->index, wire);
 		if (!(kind = passed_kind(t)) ||

@@ -67,6 +67,9 @@ bool fv_caller_value(struct target *t, uint32_t pid, const struct ev_arg *cap, s
 
 	if (n < WR_CALLER_REGS + WR_CALLER_DUMPS)
 		return false;
+	for (unsigned k = 0; k < WR_CALLER_REGS; k++)
+		if (cap[k].kind != WR_ARG_U64)
+			return false; /* cut short: the event had no room */
 	regs_from(cap, &regs);
 	sh.len = (uint32_t)stack_from(cap, data, &base);
 	sh.base = base;

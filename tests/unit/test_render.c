@@ -1030,6 +1030,78 @@ static void test_pieces_args(void **state)
 	strbuf_release(&out);
 }
 
+/* What the caller passed, by DWARF register, as the session's hook
+ * would find it by the capture. */
+static bool hook_caller(void *ctx, uint32_t pid, const struct ev_arg *cap, size_t n, unsigned reg,
+			uint64_t *value)
+{
+	(void)ctx;
+	(void)pid;
+	assert_int_equal(n, WR_CALLER_REGS + WR_CALLER_DUMPS + 4);
+	assert_int_equal(cap[0].value, 100); /* rax, as captured */
+	*value = reg == 5 ? 0xffffffffull : reg == 4 ? 0x5000 : 0x6000;
+	return reg != 2;
+}
+
+/* A print whose values the probe could not read (<optimized out>) but
+ * its caller item (WR_ITEM_CALLER) says: each gets the value the caller
+ * passed, cut to its type's size; a char pointer's string, which only
+ * the hit could have read, and one the hook does not know, stay
+ * <optimized out>. */
+static void test_caller_values(void **state)
+{
+	static const struct dw_type t_long = { .kind = DW_TYPE_INT, .name = "long", .size = 8, .is_signed = true };
+	static const struct dw_type t_longp = { .kind = DW_TYPE_POINTER, .name = "long *", .size = 8,
+						.target = &t_long };
+	static const struct dw_type t_str = { .kind = DW_TYPE_POINTER, .name = "char *", .size = 8,
+					      .target = &t_char };
+	struct render_arg_type types[] = { { 0, 0, &t_int }, { 0, 1, &t_longp }, { 0, 2, &t_str }, { 0, 3, &t_long } };
+	struct fixture *f = *state;
+	struct render_hooks hooks = { .probe = hook_probe, .frame = hook_frame, .tailcalls = hook_tail, .ctx = f,
+				      .caller_value = hook_caller };
+	struct wr_arg_header dump = { .kind = WR_ARG_DUMP, .len = 8, .aux = WR_DUMP_MAX };
+	struct wr_arg_header oo = { .kind = WR_ARG_I64, .status = WR_ARG_OPTIMIZED_OUT, .len = 8 };
+	const unsigned regs[] = { 5, 4, 1, 2 };
+	struct ast_script *script;
+	struct diag d = { 0 };
+	struct strbuf out = STRBUF_INIT;
+	struct span_list spans;
+	struct renderer r;
+	struct eventbuf b;
+	uint64_t zero = 0;
+
+	assert_int_equal(script_parse("trace leaf { print \"{} {} {} {}\", i, p, s, l; }", &script, &d), 0);
+	f->probe.ast = script->probes[0];
+	f->probe.arg_types = types;
+	f->probe.n_arg_types = 4;
+	eb_begin(&b, 5, 42, 43, 1000);
+	eb_item(&b, WR_ITEM_PRINT, 0);
+	for (int i = 0; i < 4; i++) {
+		eb_put(&b, &oo, sizeof(oo));
+		eb_put(&b, &zero, sizeof(zero));
+	}
+	eb_close_item(&b);
+	eb_item(&b, WR_ITEM_CALLER, 0);
+	for (unsigned k = 0; k < WR_CALLER_REGS; k++)
+		eb_arg(&b, WR_ARG_U64, 100 + k);
+	for (unsigned k = 0; k < WR_CALLER_DUMPS; k++) {
+		eb_put(&b, &dump, sizeof(dump));
+		eb_put(&b, &zero, sizeof(zero));
+	}
+	for (unsigned k = 0; k < 4; k++)
+		eb_arg(&b, WR_ARG_U64, wr_caller_arg(k, regs[k]));
+	eb_close_item(&b);
+	renderer_init(&r, RENDER_PLAIN, &hooks);
+	span_list_init(&spans);
+	render_buf(&r, &b, &spans);
+	span_write_text(&spans, SPAN_COLOR_NONE, &out);
+	assert_non_null(strstr(out.buf, "-1 (long *) 0x5000 <optimized out> <optimized out>"));
+	renderer_release(&r);
+	span_list_release(&spans);
+	ast_script_free(script);
+	strbuf_release(&out);
+}
+
 struct value_case {
 	const struct dw_type *t;
 	const char *bytes; /* little-endian bytes as C escapes */
@@ -1439,6 +1511,7 @@ int main(void)
 		cmocka_unit_test(test_span_numbers_and_depth),
 		cmocka_unit_test_setup_teardown(test_typed_args, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pieces_args, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_caller_values, setup, teardown),
 		cmocka_unit_test(test_status_tables),
 		cmocka_unit_test(test_scalars),
 		cmocka_unit_test(test_strings_and_arrays),
