@@ -231,6 +231,8 @@ WR_SUBPROG long wr_arg_cstr(struct wr_event_buf *ev, __u64 uptr, __u32 max_statu
 	if (!status && uptr) {
 		n = user_read_str((__u8 *)(ah + 1) + 8, max & 0x1ff, (const void *)uptr);
 		ah->status = n < 0 ? WR_ARG_POINTEE_ERROR : WR_ARG_OK;
+		if (n < 0) /* its readable head, when its page ends it */
+			n = user_read_str_head((__u8 *)(ah + 1) + 8, max & 0x1ff, (const void *)uptr);
 	}
 	ah->len = 8 + (n > 0 ? (__u16)n : 0);
 	/* Give back what the string did not use. */

@@ -50,6 +50,24 @@ WR_INLINE long user_read_str(void *dst, __u32 size, const void *src)
 	return ret;
 }
 
+/* A string at @src whose read with user_read_str() of @size (<= 512)
+ * bytes failed: bpf_probe_read_user_str() reads a byte at a time where a
+ * word would fault, so no NUL lies before the first byte it could not
+ * read, and when that is the end of @src's page (the next page is not
+ * mapped) the characters up to it are the string's readable head (gdb
+ * shows them, then the error at the page's end).  Reads them into @dst:
+ * how many, 0 when there are none (or the page's end is not before
+ * @size). */
+WR_INLINE long user_read_str_head(void *dst, __u32 size, const void *src)
+{
+	__u64 n = 4096 - ((__u64)src & 4095);
+
+	WR_BARRIER_VAR(n);
+	if (n >= size || n > 511)
+		return 0;
+	return user_read(dst, (__u32)n, src) ? 0 : (long)n;
+}
+
 /* @n, at most @limit (<= 255), in a form the verifier bounds in all 64
  * bits: a global function's 32-bit argument arrives with unknown upper
  * bits. */

@@ -101,7 +101,9 @@ WR_INLINE long walk_copy(__u8 *buf, __u64 addr, __u32 size, __u32 flags)
 	return off + sizeof(*ah) + 8;
 }
 
-/* A string's characters, at most @max bytes (their length is unknown). */
+/* A string's characters, at most @max bytes (their length is unknown);
+ * where they cannot all be read, their readable head, its status
+ * WR_ARG_READ_ERROR. */
 WR_INLINE long walk_copy_str(__u8 *buf, __u64 addr, __u32 max)
 {
 	struct wr_event_header *h = (struct wr_event_header *)buf;
@@ -119,7 +121,9 @@ WR_INLINE long walk_copy_str(__u8 *buf, __u64 addr, __u32 max)
 	*(__u64 *)(ah + 1) = addr;
 	n = user_read_str((__u8 *)(ah + 1) + 8, bounded(max, WR_ARG_STR_MAX - 1) + 1, (const void *)addr);
 	ah->status = n < 0 ? WR_ARG_READ_ERROR : WR_ARG_OK;
-	n = n < 0 ? 0 : n;
+	if (n < 0) /* its readable head, when its page ends it */
+		n = user_read_str_head((__u8 *)(ah + 1) + 8, bounded(max, WR_ARG_STR_MAX - 1) + 1,
+				       (const void *)addr);
 	ah->len = (__u16)(8 + n);
 	h->payload_len -= WR_ARG_STR_MAX - ((n + 7) & ~7);
 	return 0;

@@ -404,6 +404,22 @@ static int static_copy(struct cg *cg, const struct ast_expr *e, const struct dw_
 	return 0;
 }
 
+/* Frame 0's char pointer: its string at the hit (its readable head where
+ * it runs into a page that cannot be read), which the bt finds by the
+ * pointer's value (the heap and writable data are not read after the
+ * hit: they may have changed since). */
+static int frame_string(struct cg *cg, const struct ast_expr *e, const struct dw_var *var)
+{
+	struct cg_value v = { 0 };
+	LLVMValueRef x;
+
+	if (locations_value(cg, e, var->type, &var->loc, &v) || v.optimized_out || v.synthetic ||
+	    v.kind != CG_VALUE || v.composed || !(x = values_scalar(cg, e, &v)))
+		return -ENOENT;
+	emit_cstr(cg, x, WR_ARG_STR_MAX, v.status, WR_ARG_CSTR);
+	return 0;
+}
+
 bool codegen_bt_copies(const struct dw_type *t, bool referent)
 {
 	struct dw_std s = { 0 };
@@ -434,6 +450,8 @@ int print_args_frame_referent(struct cg *cg, const struct ast_expr *e, const str
 	struct dw_std s = { 0 };
 	LLVMValueRef x;
 
+	if (t && !ref && ctype_is_text_pointer(t) && var->loc.kind != DW_LOC_MEM_ADDR)
+		return frame_string(cg, e, var);
 	if (var->loc.kind == DW_LOC_MEM_ADDR && t && !ref && !bt_shows_pointed(t, &s))
 		return static_copy(cg, e, var);
 	if (!t || !(ref ? bt_shows_referent(t->target, &s) : bt_shows_pointed(t, &s)) ||

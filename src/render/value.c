@@ -450,7 +450,8 @@ static bool shows_type(const struct dw_type *t)
 static const struct ev_arg *attachment(const struct render_value_ctx *vc, size_t at)
 {
 	for (size_t i = 0; vc && i < vc->n_attach; i++)
-		if (vc->attach[i].kind == WR_ARG_ATTACH && (vc->attach[i].aux & ~WR_ARG_AUX_WIDE) == at)
+		if ((vc->attach[i].kind == WR_ARG_ATTACH || vc->attach[i].kind == WR_ARG_CSTR) &&
+		    (vc->attach[i].aux & ~WR_ARG_AUX_WIDE) == at)
 			return &vc->attach[i];
 	return NULL;
 }
@@ -472,7 +473,9 @@ static bool read_full(const struct ev_arg *s, size_t n, size_t max)
 
 /* The string a char pointer points to, as read at run time; a wide
  * one's (@e: its characters' type) up to its first NUL character, which
- * the probe does not look for. */
+ * the probe does not look for; one whose read failed, its readable head
+ * (the characters before the page that could not be read) and the
+ * error, as gdb shows it. */
 static void pointed_text(const struct ev_arg *s, const struct dw_type *e, size_t max, struct strbuf *out)
 {
 	unsigned width = e && e->char_prefix ? (unsigned)e->size : 1;
@@ -484,6 +487,14 @@ static void pointed_text(const struct ev_arg *s, const struct dw_type *e, size_t
 		strbuf_addch(out, ' ');
 		units_text(s->data, n > max ? max : n, width, width > 1 ? e->char_prefix : NULL,
 			   n >= units || n > max || (width == 1 && read_full(s, n, max)), out);
+	} else if ((s->status == WR_ARG_POINTEE_ERROR || s->status == WR_ARG_READ_ERROR) && n && n == units) {
+		/* its head, up to the page that could not be read: gdb's
+		 * "head"<error: Cannot access memory at address 0x...> */
+		strbuf_addch(out, ' ');
+		units_text(s->data, n > max ? max : n, width, width > 1 ? e->char_prefix : NULL, n > max, out);
+		if (n <= max)
+			strbuf_addf(out, "<error: Cannot access memory at address 0x%" PRIx64 ">",
+				    s->value + (uint64_t)n * width);
 	} else if (s->status == WR_ARG_POINTEE_ERROR) {
 		strbuf_addf(out, " <error: Cannot access memory at address 0x%" PRIx64 ">", s->value);
 	}

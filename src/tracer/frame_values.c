@@ -299,19 +299,44 @@ static unsigned char_pointer_width(const struct dw_type *t)
 	return t->target->char_prefix ? (unsigned)t->target->size : 0;
 }
 
+/* The string at @p as the probe copied it at the hit for frame 0's char
+ * pointer of that value (WR_ITEM_REFS; its readable head where it could
+ * not all be read), or NULL.  An outer frame's pointer of that value uses
+ * it too: it is the memory there at the hit. */
+static const struct ev_arg *copied_string(const struct where *c, uint64_t p)
+{
+	const struct ev_backtrace *bt = c->w->bt;
+
+	for (size_t i = 0; i < bt->n_refs; i++)
+		if (bt->refs[i].kind == WR_ARG_CSTR && bt->refs[i].value == p && !(bt->refs[i].aux & WR_ARG_AUX_WIDE) &&
+		    (bt->refs[i].status == WR_ARG_OK || bt->refs[i].status == WR_ARG_POINTEE_ERROR))
+			return &bt->refs[i];
+	return NULL;
+}
+
 /* The string of the char pointer @t (of @width-byte characters) at @off
- * of @data, where it can be read (pointed_string); where a narrow one
- * cannot and @data is the variable's own (not a referent's), noted for
- * the chain's recipe. */
+ * of @data, as the probe copied it at the hit (copied_string()) or where
+ * it can be read (pointed_string); where a narrow one cannot and @data
+ * is the variable's own (not a referent's), noted for the chain's
+ * recipe. */
 static void add_string(const struct where *c, const struct dw_type *t, const uint8_t *data, size_t off,
 		       unsigned width, struct strings *s)
 {
 	struct ev_arg *a = &s->v[s->n];
+	const struct ev_arg *copy;
 	uint64_t p;
 
 	memcpy(&p, data + off, 8);
 	if (!p || s->n >= MAX_STRINGS)
 		return;
+	if (width == 1 && (copy = copied_string(c, p))) {
+		*a = *copy; /* as a print argument's, cut where its read was */
+		a->aux = (uint32_t)off;
+		a->attach = NULL;
+		a->n_attach = 0;
+		s->n++;
+		return;
+	}
 	*a = (struct ev_arg){ .kind = WR_ARG_ATTACH, .status = WR_ARG_OK, .aux = (uint32_t)off,
 			      .value = p, .data = s->text[s->n] };
 	a->len = pointed_string(c, p, width, s->text[s->n], (MAX_STRING + 1) * width);

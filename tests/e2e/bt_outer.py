@@ -18,6 +18,12 @@ or the marker, and a later one gdb's value.
       the fixture passes).  At opt-level 1 and 2 both are in caller-saved
       registers at the call, by the DWARF: <optimized out>, never a value
       those registers hold by now.
+
+And frame 0's own char pointers (outer.c's shout(): `who` to the heap,
+`what` to a string that runs off its page into an unmapped one), which
+the probe copies at the hit: every event shows gdb's bt full text, the
+torn one's readable head then gdb's `<error: Cannot access memory at
+address 0x...>`, and print shows it as gdb's print.
 """
 import os
 import subprocess
@@ -102,6 +108,53 @@ def c_outer(v):
     compare(label, res, seen, want, marker)
 
 
+FRAME0 = r"#0 +(?:0x[0-9a-f]+ in )?shout ?\((.*)\) at "
+PRINTED = re.compile(r"^  (0x[0-9a-f]+ .*)$", re.M)
+
+
+def frame0_strings(v):
+    """Frame 0's char pointers at shout(): `who` to the heap and `what` to
+    a string that runs off its page into an unmapped one, copied by the
+    probe at the hit, in every event (not only from a chain's second):
+    gdb's `"apple-7-on-the-heap"` and the torn string's readable head then
+    `<error: Cannot access memory at address 0x...>`; main's `torn` in
+    frame 1 holds the same pointer, so the same copy; print of `what` as
+    gdb's print."""
+    name = "outer-" + v
+    where = "outer.c:%d" % marker_line("outer.c", "LINE:shout")
+    fx = Fixture(name, [2000])
+    try:
+        res = run(["-p", fx.pid, "-s", 'trace %s { bt full; print "{}", what; }' % where, "--max-events", 5,
+                   "--timeout", 60, "--backtrace-depth", 2], timeout=120)
+        cmds = ["set pagination off", "set width 0", "break " + where, "continue", "bt full 2", "print what",
+                "detach"]
+        g = subprocess.run(["gdb", "-batch", "-p", str(fx.pid)] + [x for c in cmds for x in ("-ex", c)],
+                           capture_output=True, text=True, timeout=180, env=dict(os.environ, LANG="C.UTF-8")).stdout
+    finally:
+        fx.stop()
+    label = "%s shout's strings" % name
+    m = re.search(FRAME0, g)
+    want = split_args(m.group(1), keep_entry=True) if m else {}
+    torn = frame1(g, "main", "torn")
+    gp = re.search(r"^\$1 = (.*)$", g, flags=re.M)
+    if not check(m and gp and torn and "<error: Cannot access memory at address 0x" in want.get("what", "") and
+                 '"apple-7-on-the-heap"' in want.get("who", ""), "%s: gdb shows what and who (%r)" % (label, g[-800:])):
+        return
+    events = events_of(res.stdout)
+    if not check(res.returncode == 0 and len(events) >= 2, "%s: events (rc %s, %r)" % (label, res.returncode,
+                                                                                   res.stderr[-300:])):
+        return
+    for k, e in enumerate(events):
+        got = re.search(FRAME0, e)
+        got = split_args(got.group(1), keep_entry=True) if got else {}
+        eq({n: got.get(n) for n in ("what", "who")}, {n: want[n] for n in ("what", "who")},
+           "%s: event %d's frame 0 as gdb's bt full" % (label, k))
+        eq((frame1(e, "main", "torn") or {}).get("torn"), torn["torn"],
+           "%s: event %d's main's torn as gdb's bt full" % (label, k))
+        pm = PRINTED.search(e)
+        eq(pm.group(1) if pm else None, gp.group(1), "%s: event %d's print as gdb's print" % (label, k))
+
+
 def rust_outer(v):
     name = "rstd-" + v
     gdb = os.environ.get("WRAITH_RUST_GDB") or "/usr/bin/rust-gdb"
@@ -126,6 +179,7 @@ def rust_outer(v):
 
 for v in ("O0", "O2", "clang-O0", "clang-O2"):
     c_outer(v)
+    frame0_strings(v)
 for v in ("O0", "O1", "O2"):
     rust_outer(v)
 check_no_leftovers("after outer frames' values")

@@ -1273,6 +1273,8 @@ static void test_pointers(void **state)
 		{ .kind = WR_ARG_ATTACH, .aux = 24, .value = 0x2000, .data = (const uint8_t *)"hello", .len = 6 },
 		{ .kind = WR_ARG_ATTACH, .aux = 32, .status = WR_ARG_POINTEE_ERROR, .value = 0x10 },
 	};
+	struct ev_arg torn = { .kind = WR_ARG_CSTR, .status = WR_ARG_POINTEE_ERROR, .value = 0x2ffc,
+			       .data = (const uint8_t *)"tear", .len = 4 };
 	uint8_t outer[40] = { 0 }, raw[8];
 	struct strbuf out = STRBUF_INIT;
 	uint64_t v;
@@ -1293,6 +1295,16 @@ static void test_pointers(void **state)
 	strbuf_reset(&out);
 	render_pointer(&v_ustr, 0x1000, &strs[0], true, &vc, &out);
 	assert_string_equal(out.buf, "(unsigned char *) 0x1000 <g> \"hello\"");
+	/* a string that runs into a page that cannot be read: its head (no
+	 * NUL), then the error where the page starts, as gdb shows it */
+	strbuf_reset(&out);
+	render_pointer(&v_str, 0x2ffc, &torn, true, &vc, &out);
+	assert_string_equal(out.buf, "0x2ffc \"tear\"<error: Cannot access memory at address 0x3000>");
+	strbuf_reset(&out);
+	torn.status = WR_ARG_READ_ERROR; /* a walk's copy of it (WR_ARG_MEM) */
+	torn.kind = WR_ARG_MEM;
+	render_pointer(&v_str, 0x2ffc, &torn, true, &vc, &out);
+	assert_string_equal(out.buf, "0x2ffc \"tear\"<error: Cannot access memory at address 0x3000>");
 	/* inside a struct: no types; strings from the attachments by offset */
 	outer[0] = 1;
 	outer[4] = 2;
