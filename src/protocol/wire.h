@@ -649,7 +649,7 @@ WR_STATIC_ASSERT(WR_EVENT_BUF_SIZE >= 2 * WR_EVENT_MAX, "masked writes stay in t
  * them after its stack copy (WR_ITEM_OUTER).  The renderer finds the
  * copies by address, so a recipe that does not fit a stack copies what
  * no variable names and is never shown. */
-#define WR_OUTER_ROOTS 8u          /* values of one chain */
+#define WR_OUTER_ROOTS 16u         /* values of one chain (a power of 2) */
 #define WR_OUTER_CHAIN_FRAMES 32u  /* frames its hash covers */
 #define WR_OUTER_RECIPES 1024u     /* chains with a recipe, at most */
 #define WR_OUTER_F_DEREF 0x1u      /* the word at the root is the value's address */

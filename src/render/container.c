@@ -315,7 +315,7 @@ static const uint8_t *node_at(struct cview *c, uint64_t node, size_t size)
 
 /* @n characters at @bytes (NULL: not copied, @failed: unreadable), @more
  * of them cut: JSON's string, or gdb's quoted text, or with {:s} the
- * characters alone. */
+ * characters alone; not copied, `...` or the context's marker. */
 static void text_out(struct cview *c, const uint8_t *bytes, uint64_t n, bool more, bool failed)
 {
 	if (c->json && bytes)
@@ -323,7 +323,7 @@ static void text_out(struct cview *c, const uint8_t *bytes, uint64_t n, bool mor
 	else if (c->json)
 		span_null(c->json, SPAN_LITERAL);
 	else if (!bytes)
-		strbuf_addstr(c->out, failed ? "<unreadable>" : "...");
+		strbuf_addstr(c->out, failed ? "<unreadable>" : c->vc && c->vc->not_copied ? c->vc->not_copied : "...");
 	else if (c->vc && c->vc->bare_text) /* to the first NUL, as {:s} of a char * */
 		strbuf_add(c->out, bytes, strnlen((const char *)bytes, n));
 	else

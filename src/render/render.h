@@ -190,6 +190,12 @@ struct render_value_ctx {
 	/* {:s} of a string of the library's (std::string, String, &str,
 	 * Rc<str>): its characters alone, without quotes or escapes. */
 	bool bare_text;
+	/* Shown in place of what the value points to where that was not
+	 * copied (a char pointer's string, a string's characters): an outer
+	 * frame's marker that says why (tracer/frame_outer.c); NULL: `...`
+	 * for a string's characters, nothing after a char pointer.
+	 * Borrowed. */
+	const char *not_copied;
 };
 
 /* Whether any bit (or, with @all, every bit) of [@bit, @bit + @n) is set
@@ -204,7 +210,8 @@ bool render_bits_gone(const uint8_t *mask, size_t bit, size_t n, bool all);
 void render_value(const struct dw_type *t, const uint8_t *data, size_t len, bool top,
 		  const struct render_value_ctx *vc, struct strbuf *out);
 /* Pointer @v of type @t: `(int *) 0x... <g+20>` (@top) or `0x... <g+20>`;
- * @text (may be NULL) is the string a char pointer points to. */
+ * @text (may be NULL) is the string a char pointer points to (NULL:
+ * vc->not_copied follows it, when set). */
 void render_pointer(const struct dw_type *t, uint64_t v, const struct ev_arg *text, bool top,
 		    const struct render_value_ctx *vc, struct strbuf *out);
 /* Show printable characters past ASCII as themselves, as gdb does in a

@@ -510,6 +510,8 @@ void render_pointer(const struct dw_type *t, uint64_t v, const struct ev_arg *te
 		vc->symbol(vc->ctx, v, out);
 	if (v && text && !(t->kind == DW_TYPE_ARRAY && !t->is_char))
 		pointed_text(text, t->target, render_limits_of(vc).elements, out);
+	else if (v && !text && vc && vc->not_copied && t->kind == DW_TYPE_POINTER && t->target && t->target->is_char)
+		strbuf_addf(out, " %s", vc->not_copied);
 }
 
 /* ---- C++ references and pointers to members ---- */
@@ -1131,6 +1133,7 @@ void render_value_at(const struct render_snap *snap, const struct dw_type *t, ui
 		elem.vtable = vc->vtable;
 		elem.ctx = vc->ctx;
 		elem.limits = vc->limits;
+		elem.not_copied = vc->not_copied;
 	}
 	if (!data)
 		strbuf_addstr(out, failed ? "<unreadable>" : "...");

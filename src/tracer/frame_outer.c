@@ -12,6 +12,7 @@
  * register that still holds it.  A slot or register that holds the
  * address by chance only makes later events copy memory no variable
  * shows: the copies are found by address, never shown for another.
+ * Where a value is not copied, a marker says why (fv_not_copied()).
  */
 #include "tracer/frame_values_priv.h"
 #include "codegen/codegen.h"
@@ -44,6 +45,17 @@ const uint8_t *fv_outer_bytes(const struct ev_backtrace *bt, uint64_t addr, size
 	const struct ev_arg *m = outer_arg(bt, addr, size);
 
 	return m ? m->data + (addr - m->value) : NULL;
+}
+
+const struct ev_arg *fv_outer_failed(const struct ev_backtrace *bt, uint64_t addr)
+{
+	for (size_t k = 0; bt->outer && k < bt->outer->n_attach; k++) {
+		const struct ev_arg *m = &bt->outer->attach[k];
+
+		if (m->kind == WR_ARG_MEM && m->status == WR_ARG_READ_ERROR && m->value == addr && m->aux == 0)
+			return m;
+	}
+	return NULL;
 }
 
 size_t fv_outer_string(const struct ev_backtrace *bt, uint64_t addr, uint8_t *buf, size_t max)
@@ -79,18 +91,39 @@ static uint64_t saved_slot(const struct fv_walk *w, uint64_t v)
 	return 0;
 }
 
+/* The markers of fv_not_copied(), as the doc lists them. */
+#define NOT_COPIED_NEW   "<not copied: new call chain>"
+#define NOT_COPIED_FULL  "<not copied: call chain table full>"
+#define NOT_COPIED_OVER  "<not copied: over 16 values in call chain>"
+WR_STATIC_ASSERT(WR_OUTER_ROOTS == 16, "NOT_COPIED_OVER names the recipe's roots");
+
+/* Why the @index-th value the chain's recipe names is not copied at this
+ * event (fv_not_copied()). */
+static const char *why_not_copied(const struct fv_walk *w, size_t index)
+{
+	if (!w->bt->outer)
+		return w->recipes_full ? NOT_COPIED_FULL : NOT_COPIED_NEW;
+	return index >= WR_OUTER_ROOTS ? NOT_COPIED_OVER : NULL;
+}
+
 /* Note that an outer frame's value of @t, found as @kind says at @at,
  * points outside the stack copy (@string: a char pointer's string):
- * later events of the chain copy it (fv_wants()). */
+ * later events of the chain copy it (fv_wants()), the first WR_OUTER_ROOTS
+ * of them. */
 static void want(struct fv_walk *w, enum fv_want_at kind, uint64_t at, const struct dw_type *t, bool string)
 {
-	if (w->i == 0 || w->i >= WR_OUTER_CHAIN_FRAMES || w->n_wants >= FV_MAX_WANTS ||
+	size_t k;
+
+	if (w->i == 0 || w->i >= WR_OUTER_CHAIN_FRAMES ||
 	    (kind != FV_AT_REG && !in_stack(w->bt, at, kind == FV_AT_DEREF ? 8 : t->size)) ||
 	    (!string && !codegen_bt_copies(t, kind != FV_AT_VALUE)))
 		return;
-	for (size_t k = 0; k < w->n_wants; k++)
+	for (k = 0; k < w->n_wants; k++)
 		if (w->wants[k].at == at && w->wants[k].kind == kind)
-			return;
+			break;
+	w->not_copied = why_not_copied(w, k);
+	if (k < w->n_wants || w->n_wants >= FV_MAX_WANTS)
+		return;
 	w->wants[w->n_wants++] = (struct fv_want){ .at = at, .kind = kind, .type = t, .string = string };
 }
 
@@ -141,4 +174,14 @@ size_t fv_wants(const struct fv_walk *w, const struct fv_want **out)
 {
 	*out = w->wants;
 	return w->n_wants;
+}
+
+const char *fv_not_copied(const struct fv_walk *w)
+{
+	return w->not_copied;
+}
+
+void fv_recipes_full(struct fv_walk *w, bool full)
+{
+	w->recipes_full = full;
 }

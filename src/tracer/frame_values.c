@@ -124,7 +124,8 @@ static bool unit_is_nul(const uint8_t *u, unsigned width)
  * or a wide string's 2 or 4), into @buf (at most @max bytes, up to its
  * NUL): from the stack copy, or from the file of the module whose
  * read-only data holds it (a literal).  Elsewhere (the heap, writable
- * data) it may have changed since the probe fired: not read. */
+ * data) it may have changed since the probe fired: not read (the chain's
+ * recipe may have copied it: fv_outer_string()). */
 static size_t pointed_string(const struct where *c, uint64_t p, unsigned width, uint8_t *buf, size_t max)
 {
 	size_t n = 0;
@@ -135,9 +136,6 @@ static size_t pointed_string(const struct where *c, uint64_t p, unsigned width, 
 		if (unit_is_nul(buf + n - width, width))
 			return n;
 	}
-	if (n > 0)
-		return n;
-	n = width == 1 ? fv_outer_string(c->w->bt, p, buf, max) : 0; /* what a recipe copied */
 	if (n > 0)
 		return n;
 	got = c->t ? target_read_const(c->t, (pid_t)c->pid, p, buf, max) : -1;
@@ -164,7 +162,7 @@ static bool library_text(const struct where *c, const struct dw_type *t, const u
 	struct ev_arg stack = { .kind = WR_ARG_MEM, .status = WR_ARG_OK, .value = bt->stack->base,
 				.data = bt->stack_data, .len = bt->stack->len };
 	const struct ev_arg *copy = addr ? copied_referent(c, addr) : NULL;
-
+	struct render_value_ctx vc = c->vc ? *c->vc : (struct render_value_ctx){ 0 };
 	size_t n = bt->outer ? bt->outer->n_attach : 0;
 	struct ev_arg *with;
 	bool shown;
@@ -172,13 +170,14 @@ static bool library_text(const struct where *c, const struct dw_type *t, const u
 	if (copy && copy->status == WR_ARG_OK && copy->kind == WR_ARG_BYTES && copy->len == len)
 		return render_frame_value(t, copy->data, copy->len, addr, copy->attach, copy->n_attach, c->vc,
 					  out);
+	vc.not_copied = fv_not_copied(c->w);
 	if (!n)
-		return render_frame_value(t, data, len, addr, &stack, 1, c->vc, out);
+		return render_frame_value(t, data, len, addr, &stack, 1, &vc, out);
 	/* with what the chain's recipe copied */
 	with = xmalloc((n + 1) * sizeof(*with));
 	with[0] = stack;
 	memcpy(with + 1, bt->outer->attach, n * sizeof(*with));
-	shown = render_frame_value(t, data, len, addr, with, n + 1, c->vc, out);
+	shown = render_frame_value(t, data, len, addr, with, n + 1, &vc, out);
 	free(with);
 	return shown;
 }
@@ -274,7 +273,8 @@ static void reference_text(const struct where *c, const struct dw_type *t, uint6
 		/* shown */
 	} else {
 		strbuf_setlen(out, at);
-		strbuf_addf(out, "@0x%" PRIx64 ": <unavailable>", addr);
+		strbuf_addf(out, "@0x%" PRIx64 ": %s", addr,
+			    fv_not_copied(c->w) ? fv_not_copied(c->w) : "<unavailable>");
 	}
 	free(buf);
 }
@@ -286,6 +286,7 @@ struct strings {
 	struct ev_arg v[MAX_STRINGS];
 	uint8_t text[MAX_STRINGS][(MAX_STRING + 1) * 4]; /* a wide string's too */
 	size_t n;
+	size_t tried; /* pointers looked at, found or not (the first MAX_STRINGS) */
 };
 
 /* A pointer to characters, shown with its string: their width (1, or a
@@ -327,8 +328,9 @@ static void add_string(const struct where *c, const struct dw_type *t, const uin
 	uint64_t p;
 
 	memcpy(&p, data + off, 8);
-	if (!p || s->n >= MAX_STRINGS)
+	if (!p || s->tried >= MAX_STRINGS)
 		return;
+	s->tried++;
 	if (width == 1 && (copy = copied_string(c, p))) {
 		*a = *copy; /* as a print argument's, cut where its read was */
 		a->aux = (uint32_t)off;
@@ -340,10 +342,18 @@ static void add_string(const struct where *c, const struct dw_type *t, const uin
 	*a = (struct ev_arg){ .kind = WR_ARG_ATTACH, .status = WR_ARG_OK, .aux = (uint32_t)off,
 			      .value = p, .data = s->text[s->n] };
 	a->len = pointed_string(c, p, width, s->text[s->n], (MAX_STRING + 1) * width);
-	if (a->len)
-		s->n++;
-	else if (width == 1 && data == c->w->var_data)
+	if (!a->len && width == 1 && data == c->w->var_data) /* wanted whether copied or not */
 		fv_want_string(c->w, c->w->var_at ? c->w->var_at + off : 0, p, t);
+	if (!a->len && width == 1) /* what the chain's recipe copied */
+		a->len = fv_outer_string(c->w->bt, p, s->text[s->n], (MAX_STRING + 1) * width);
+	if (!a->len && width == 1 && (copy = fv_outer_failed(c->w->bt, p))) {
+		/* its head, then the error, as a print argument's */
+		*a = (struct ev_arg){ .kind = WR_ARG_ATTACH, .status = WR_ARG_POINTEE_ERROR, .aux = (uint32_t)off,
+				      .value = p, .data = copy->data, .len = copy->len };
+		s->n++;
+	} else if (a->len) {
+		s->n++;
+	}
 }
 
 /* The strings of every char pointer in @t (at @off of @data, @len bytes),
@@ -361,7 +371,7 @@ static void find_strings(const struct where *c, const struct dw_type *t, const u
 				find_strings(c, t->members[i].type, data, len, off + t->members[i].offset,
 					     depth + 1, s);
 	} else if (t->kind == DW_TYPE_ARRAY && t->target && t->target->size) {
-		for (uint64_t i = 0; i < t->count && s->n < MAX_STRINGS; i++)
+		for (uint64_t i = 0; i < t->count && s->tried < MAX_STRINGS; i++)
 			find_strings(c, t->target, data, len, off + i * t->target->size, depth + 1, s);
 	}
 }
@@ -386,9 +396,11 @@ static void bytes_text(const struct where *c, const struct dw_type *t, const uin
 		return;
 	s = xmalloc(sizeof(*s));
 	s->n = 0;
+	s->tried = 0;
 	find_strings(c, t, data, len, 0, 0, s);
 	with.attach = s->v;
 	with.n_attach = s->n;
+	with.not_copied = fv_not_copied(c->w);
 	render_value(t, data, len, false, &with, out);
 	free(s);
 }
@@ -436,6 +448,7 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 	uint8_t *buf;
 	bool is_mem;
 
+	c->w->not_copied = NULL;
 	if (t && dw_type_is_vla(t) && v->loc.kind != DW_LOC_OPTIMIZED_OUT) {
 		strbuf_addstr(out, RENDER_VLA_MARKER); /* its length was not read */
 		return;

@@ -41,7 +41,7 @@ struct fv_var {
  * std::string's characters, a reference's referent), of @type (borrowed
  * from the module's debug info): what a chain's recipe copies at its
  * later events (wire.h: struct wr_outer_recipe). */
-#define FV_MAX_WANTS 8
+#define FV_MAX_WANTS 32 /* noted; a recipe holds WR_OUTER_ROOTS of them */
 enum fv_want_at {
 	FV_AT_VALUE,  /* the value is at @at, in the stack copy */
 	FV_AT_DEREF,  /* its address is the word at @at, in the stack copy */
@@ -77,6 +77,10 @@ long fv_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev
  * frame 0 (at most FV_MAX_WANTS), in *@out, borrowed until the next
  * fv_ call.  Returns how many. */
 size_t fv_wants(const struct fv_walk *w, const struct fv_want **out);
+
+/* Whether the table of chains' recipes is full (WR_OUTER_RECIPES): the
+ * values of a chain without one then say so, not that it is new. */
+void fv_recipes_full(struct fv_walk *w, bool full);
 
 /* The same for a function that left the stack by a tail call between
  * physical frame @i of @bt and its caller: the one whose jump is at

@@ -39,6 +39,9 @@ struct fv_walk {
 	 * the chain's recipe (fv_wants()), since frame 0 */
 	struct fv_want wants[FV_MAX_WANTS];
 	size_t n_wants;
+	bool recipes_full;             /* fv_recipes_full() */
+	const char *not_copied;        /* the variable shown: why what it points
+					* to is not shown (fv_not_copied()) */
 	uint64_t var_at;               /* the variable shown: its address in the
 					* stack copy, else 0 */
 	const uint8_t *var_data;       /* and its bytes (NULL while none is) */
@@ -86,6 +89,17 @@ const uint8_t *fv_outer_bytes(const struct ev_backtrace *bt, uint64_t addr, size
  * its NUL or the cap), into @buf, at most @max bytes: how many, 0 when it
  * was not copied. */
 size_t fv_outer_string(const struct ev_backtrace *bt, uint64_t addr, uint8_t *buf, size_t max);
+/* The marker in place of what frame w->i's variable shown points to,
+ * when its recipe (noted by the fv_want_ calls for it) did not copy it
+ * at this event, saying why: a new call chain, whose recipe is learned
+ * from its first event; the chains' recipe table full; more values
+ * than a recipe holds.  NULL when none applies (the recipe ran: its
+ * copy or its failure shows). */
+const char *fv_not_copied(const struct fv_walk *w);
+/* The string at @addr whose copy by the chain's recipe failed (its
+ * readable head, when it runs into a page that cannot be read), or NULL;
+ * borrowed from the event. */
+const struct ev_arg *fv_outer_failed(const struct ev_backtrace *bt, uint64_t addr);
 /* Note that frame w->i's variable of @t, at @addr of the stack copy,
  * points outside it (a std::string whose characters are on the heap):
  * later events of the chain copy what it points to (fv_wants()). */

@@ -14,6 +14,7 @@
 #include "tracer/target.h"
 #include "util/strbuf.h"
 
+#include <errno.h>
 #include <stdint.h>
 
 static const struct render_probe *hook_probe(void *ctx, uint32_t wire_id)
@@ -89,6 +90,7 @@ static struct fv_walk *values_begin(struct session *s, uint32_t pid, size_t max,
 	vc->max = max < 64 ? max : 64;
 	if (!s->frame_values)
 		s->frame_values = fv_new();
+	fv_recipes_full(s->frame_values, s->outer_full);
 	return s->frame_values;
 }
 
@@ -152,6 +154,7 @@ static void learn_outer(struct session *s, const struct ev_backtrace *bt, const 
 	size_t n = fv_wants(w, &wants), slot;
 	struct wr_outer_recipe r = { 0 };
 	uint64_t chain;
+	int err;
 
 	if (!n || !s->rt || !bt->stack)
 		return;
@@ -167,10 +170,13 @@ static void learn_outer(struct session *s, const struct ev_backtrace *bt, const 
 		    root_of(&wants[k], (int32_t)off, s->renderer.limits.elements, &r.roots[r.n_roots]))
 			r.n_roots++;
 	}
-	if (r.n_roots && runtime_outer_recipe_put(s->rt, chain, &r) == 0) {
+	err = r.n_roots ? runtime_outer_recipe_put(s->rt, chain, &r) : -ENOENT;
+	if (err == 0) {
 		s->outer_done[slot].chain = chain;
 		s->outer_done[slot].roots = (uint32_t)n;
 	}
+	if (err == -E2BIG) /* WR_OUTER_RECIPES chains have one */
+		s->outer_full = true;
 }
 
 static long hook_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,

@@ -119,6 +119,7 @@ struct session {
 	/* the call chains whose outer frames' recipe was written
 	 * (session_hooks.c), a hash set by chain hash with its root count */
 	struct { uint64_t chain; uint32_t roots; } outer_done[256];
+	bool outer_full;            /* the kernel's recipe table is full */
 	size_t n_pending;           /* probes waiting for a library */
 	size_t mods_seen;           /* target modules probes were followed into */
 	uint64_t events;            /* rendered */

@@ -3,10 +3,15 @@ in bt full, against gdb's bt full at the same pc of the same live process.
 
 The probe's program is built for frame 0's function, so the first event
 of a call chain shows such a value of frame 1 as its marker (a char
-pointer's address alone); having read it, wraith writes the chain's
-recipe and later events copy what those values point to in the probe
-(doc/script-reference.md, "bt args").  Every event must show gdb's value
-or the marker, and a later one gdb's value.
+pointer's address, then `<not copied: new call chain>`); having read it,
+wraith writes the chain's recipe and later events copy what those values
+point to in the probe (doc/script-reference.md, "bt args").  Every event
+must show gdb's value or the marker, and a later one gdb's value.  A
+recipe holds 16 values: crowd()'s 18 char pointers show 16 strings, and
+`<not copied: over 16 values in call chain>` for the other 2.  And a
+session keeps recipes for 1,024 chains: fan() reaches tally() by a new
+one at each call, whose values then say `<not copied: call chain table
+full>` (at -O0: at -O2 the compilers reshape its recursion).
 
   outer.c (gcc and clang-19, -O0 and -O2): greet()'s char pointers `who`
       (a parameter) and `note` (a local), both to the heap, at tally().
@@ -52,23 +57,31 @@ def frame1(text, fn, local=None):
     return args
 
 
-def gdb_bt_full(pid, where, gdb="gdb"):
+NEW_CHAIN = "<not copied: new call chain>"
+OVER = "<not copied: over 16 values in call chain>"
+FULL = "<not copied: call chain table full>"
+
+
+def gdb_bt_full(pid, where, gdb="gdb", cond=""):
     """gdb's bt full 2 at @where in process @pid (attached, then left
-    running)."""
-    cmds = ["set pagination off", "set width 0", "break " + where, "continue", "bt full 2", "detach"]
+    running), where @cond holds."""
+    cmds = ["set pagination off", "set width 0", "break %s%s" % (where, cond), "continue", "bt full 2", "detach"]
     argv = [gdb, "-batch", "-p", str(pid)] + [x for c in cmds for x in ("-ex", c)]
     return subprocess.run(argv, capture_output=True, text=True, timeout=180,
                           env=dict(os.environ, LANG="C.UTF-8")).stdout
 
 
-def traced(name, where, gdb="gdb"):
+def traced(name, where, gdb="gdb", cond=""):
     """wraith's bt full at @where for a few hundred hits, then gdb's, in
-    the same process."""
+    the same process (where @cond, `if k > 7`, holds).  Events the probe
+    sent before wraith wrote the chain's recipe show its markers: under
+    load, many, so the run takes 100."""
     fx = Fixture(name, [2000])
+    body = "%s { bt full; }" % cond if cond else "bt full;"
     try:
-        res = run(["-p", fx.pid, "-s", "trace %s { bt full; }" % where, "--max-events", 40, "--timeout", 60,
+        res = run(["-p", fx.pid, "-s", "trace %s { %s }" % (where, body), "--max-events", 100, "--timeout", 60,
                    "--backtrace-depth", 3], timeout=120)
-        g = gdb_bt_full(fx.pid, where, gdb)
+        g = gdb_bt_full(fx.pid, where, gdb, " " + cond if cond else "")
     finally:
         fx.stop()
     return res, g
@@ -93,7 +106,7 @@ def compare(label, res, seen, want, marker, shown=True):
 
 def c_outer(v):
     name = "outer-" + v
-    res, g = traced(name, "outer.c:%d" % marker_line("outer.c", "LINE:tally"))
+    res, g = traced(name, "outer.c:%d" % marker_line("outer.c", "LINE:tally"), cond="if k > 7")
     want = frame1(g, "greet", "note")
     label = "%s greet's heap strings" % name
     if not check(want and '"apple-7-on-the-heap"' in (want.get("who") or "") and
@@ -101,11 +114,71 @@ def c_outer(v):
                  "%s: gdb shows who and note (%r)" % (label, g[-600:])):
         return
     want = {k: want[k] for k in ("who", "note")}
-    seen = [frame1(e, "greet", "note") for e in events_of(res.stdout)]
+    seen = [frame1(e, "greet", "note") for e in events_of(res.stdout) if " greet (" in e or " greet(" in e]
 
-    def marker(k, s):  # the pointer alone, before the recipe
-        return bool(s) and s == want[k].split(" ")[0] and k != "n"
+    def marker(k, s):  # the pointer and why its string is not shown, before the recipe
+        return bool(s) and s == want[k].split(" ")[0] + " " + NEW_CHAIN and k != "n"
     compare(label, res, seen, want, marker)
+
+
+def elements(text):
+    """The char pointers of an array as gdb or wraith shows it: each
+    one's text after its address."""
+    return re.findall(r"0x[0-9a-f]+ ?((?:\"[^\"]*\")|<[^>]*>|)(?=, |[]}]$)", text.strip())
+
+
+def crowd_outer(v):
+    """crowd()'s 18 char pointers (three arrays of 6), in frame 1 at
+    tally(): more than a chain's recipe copies (16), so from its second
+    event on 16 show gdb's strings and 2 say why they do not; its first
+    event says why none does."""
+    name = "outer-" + v
+    res, g = traced(name, "outer.c:%d" % marker_line("outer.c", "LINE:tally"), cond="if k == 5")
+    label = "%s crowd's 18 heap strings" % name
+
+    def strings(text):
+        return [e for k in "abc" for e in elements((frame1(text, "crowd", k) or {}).get(k) or "")]
+    want = strings(g)
+    if not check(sorted(want) == sorted('"crowd-%s%d"' % (k, i) for k in "abc" for i in range(6)),
+                 "%s: gdb shows a, b and c (%r)" % (label, g[-600:])):
+        return
+    seen = [strings(e) for e in events_of(res.stdout) if " crowd (" in e or " crowd(" in e]
+    if not check(res.returncode == 0 and len(seen) >= 2, "%s: events (rc %s, %r)" % (label, res.returncode,
+                                                                                 res.stderr[-300:])):
+        return
+    eq(seen[0], [NEW_CHAIN] * 18, "%s: the chain's first event says why none is shown" % label)
+    last = seen[-1]
+    eq(([w for w, s in zip(want, last) if s == w], [s for s in last if s not in want]),
+       (want[:16], [OVER] * 2), "%s: a later event shows 16 as gdb, the other 2 say why not" % label)
+    odd = [s for s in seen[1:] if s != last and s != seen[0]]
+    check(not odd, "%s: every event shows one or the other (%r)" % (label, odd[:1]))
+
+
+def fan_outer(v):
+    """fan() reaches tally() by a new call chain at each call (2,048 of
+    them): each chain's first event says why fan's `who` is not shown,
+    until 1,024 chains have recipes; then the table is full, and says
+    so."""
+    name = "outer-" + v
+    fx = Fixture(name, [1000])
+    try:
+        res = run(["-p", fx.pid, "-s", "trace outer.c:%d { if k == 7 { bt full; } }" %
+                   marker_line("outer.c", "LINE:tally"), "--max-events", 1300, "--timeout", 90], timeout=150)
+    finally:
+        fx.stop()
+    label = "%s fan's 2,048 call chains" % name
+    whos = [re.findall(r"#\d+ +(?:0x[0-9a-f]+ in )?fan ?\(.*who=(?:who@entry=)?(0x[0-9a-f]+(?: [^,)]*)?)", e)
+            for e in events_of(res.stdout)]
+    if not check(res.returncode == 0 and len(whos) >= 1100 and all(len(w) == 12 for w in whos),
+                 "%s: 12 fan frames in each of 1,100 events (rc %s, %d, %r)" % (
+                     label, res.returncode, len(whos), res.stderr[-300:])):
+        return
+    shown = set(re.sub(r"^0x[0-9a-f]+ ", "", w) for ws in whos for w in ws)
+    check(shown <= {NEW_CHAIN, FULL, '"apple-7-on-the-heap"'},
+          "%s: who is the fixture's string or a marker that says why not (%r)" % (label, shown))
+    first_full = next((k for k, ws in enumerate(whos) if FULL in ws[0]), None)
+    check(first_full is not None and first_full >= 1024 and all(FULL in ws[0] for ws in whos[first_full:]),
+          "%s: from the 1,025th chain on, the table is full and says so (first at %r)" % (label, first_full))
 
 
 FRAME0 = r"#0 +(?:0x[0-9a-f]+ in )?shout ?\((.*)\) at "
@@ -173,13 +246,16 @@ def rust_outer(v):
     # luck: the compiler copied both to callee-saved registers and the
     # DWARF does not say so), wraith <optimized out>, never a guess.
     def marker(k, s):
-        return s is not None and (s == "..." or (v != "O0" and "<optimized out>" in s))
+        return s is not None and (s == NEW_CHAIN or (v != "O0" and "<optimized out>" in s))
     compare(label, res, seen, want, marker, shown=v == "O0")
 
 
 for v in ("O0", "O2", "clang-O0", "clang-O2"):
     c_outer(v)
+    crowd_outer(v)
     frame0_strings(v)
+    if v.endswith("O0"):  # at -O2 the compilers reshape fan()'s recursion
+        fan_outer(v)
 for v in ("O0", "O1", "O2"):
     rust_outer(v)
 check_no_leftovers("after outer frames' values")

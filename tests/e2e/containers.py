@@ -321,12 +321,13 @@ for v, res, gdb_out in parallel(outer_bt, ("O0", "O2", "clang-O0", "clang-O2", "
               "%s: gdb shows who and note (%r)" % (label, g))
     pieces = v in ("clang-O2", "libcxx-O2")  # note in pieces, not compared
     first, last = seen[0], seen[-1]
-    check(re.fullmatch(r"@0x[0-9a-f]+: <unavailable>", first[0].get("who", "")) and (pieces or first[1] == "..."),
+    check(re.fullmatch(r"@0x[0-9a-f]+: <not copied: new call chain>", first[0].get("who", "")) and
+          (pieces or first[1] == "<not copied: new call chain>"),
           "%s: the chain's first event marks them, not copied yet (%r, %r)" % (label, first[0].get("who"), first[1]))
     eq((last[0].get("who"), last[1] if not pieces else want_note), (want_who, want_note),
        "%s: a later event of the chain shows them as gdb's bt full" % label)
     odd = [x for x in seen if x[0].get("who") not in (want_who, first[0].get("who")) or
-           (not pieces and x[1] not in (want_note, "..."))]
+           (not pieces and x[1] not in (want_note, "<not copied: new call chain>"))]
     check(not odd, "%s: every event shows the value or the marker (%r)" % (label, odd[:1]))
 
 # libc++ (no gdb printers): frame 0's references to the heap and to
