@@ -39,7 +39,8 @@ struct outer_ctx {
 };
 
 /* Root @k of recipe @r: its value at frame 0's sp + off (or where a
- * word or register there points), copied unless it lies in the stack
+ * word or register there points, or at an address of static storage),
+ * copied unless it lies in the stack
  * copy, then what its op reads outside it: a string's characters (their
  * readable head when the rest is not), a char pointer's string (the
  * root's address itself).  Only a root's first op runs: the whole walk
@@ -55,6 +56,8 @@ WR_INLINE void outer_root(__u8 *buf, struct wr_walk_state *ws, struct wr_outer_r
 	ws->run_addr = c->base;
 	ws->run_end = c->base + c->len;
 	ws->run_off = c->data;
+	if (root->flags & WR_OUTER_F_ABS)
+		at = (__u64)root->hi << 32 | (__u32)root->off;
 	if (root->flags & WR_OUTER_F_DEREF)
 		at = walk_word(ws, at);
 	if ((root->flags & WR_OUTER_F_REG) && (__u32)root->off < sizeof(struct wr_stack_regs))

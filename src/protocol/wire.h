@@ -655,15 +655,18 @@ WR_STATIC_ASSERT(WR_EVENT_BUF_SIZE >= 2 * WR_EVENT_MAX, "masked writes stay in t
 #define WR_OUTER_F_DEREF 0x1u      /* the word at the root is the value's address */
 #define WR_OUTER_F_REG 0x2u        /* the value's address is frame 0's register at
 				    * byte off of struct wr_stack_regs */
+#define WR_OUTER_F_ABS 0x4u        /* the value is at the address hi << 32 | (__u32)off
+				    * (static storage: a caller's static) */
 
 struct wr_outer_root {
 	__s32 off;      /* from frame 0's sp: the value, or its address (F_DEREF);
-			 * F_REG: the register's offset */
+			 * F_REG: the register's offset; F_ABS: the lower 32 bits
+			 * of the value's address */
 	__u16 flags;    /* WR_OUTER_F_* */
 	__u16 reserved;
 	__u32 size;     /* bytes of the value; 0 for a CSTR op's string (its
 			 * address is the root's) */
-	__u32 reserved2;
+	__u32 hi;       /* F_ABS: the upper 32 bits of the value's address */
 	struct wr_walk_op op; /* the first op of the value's walk */
 };
 WR_STATIC_ASSERT(sizeof(struct wr_outer_root) == 16 + 8 * WR_WALK_OP_WORDS, "outer root size");

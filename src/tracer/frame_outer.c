@@ -115,8 +115,8 @@ static void want(struct fv_walk *w, enum fv_want_at kind, uint64_t at, const str
 	size_t k;
 
 	if (w->i == 0 || w->i >= WR_OUTER_CHAIN_FRAMES ||
-	    (kind != FV_AT_REG && !in_stack(w->bt, at, kind == FV_AT_DEREF ? 8 : t->size)) ||
-	    (!string && !codegen_bt_copies(t, kind != FV_AT_VALUE)))
+	    (kind != FV_AT_REG && kind != FV_AT_STATIC && !in_stack(w->bt, at, kind == FV_AT_DEREF ? 8 : t->size)) ||
+	    (!string && kind != FV_AT_STATIC && !codegen_bt_copies(t, kind != FV_AT_VALUE)))
 		return;
 	for (k = 0; k < w->n_wants; k++)
 		if (w->wants[k].at == at && w->wants[k].kind == kind)
@@ -160,6 +160,12 @@ void fv_want_reference(struct fv_walk *w, uint64_t addr, const struct dw_type *t
 		want(w, FV_AT_DEREF, w->var_at, t, false);
 	else
 		want_in_register(w, addr, t, false);
+}
+
+void fv_want_static(struct fv_walk *w, uint64_t addr, const struct dw_type *t)
+{
+	if (t->size && t->size <= WR_WALK_COPY_MAX)
+		want(w, FV_AT_STATIC, addr, t, false);
 }
 
 void fv_want_string(struct fv_walk *w, uint64_t slot, uint64_t p, const struct dw_type *t)

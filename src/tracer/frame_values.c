@@ -440,6 +440,21 @@ static bool static_copied(const struct where *c, const struct dw_var *v, uint64_
 	return true;
 }
 
+/* An outer frame's variable in writable static storage (a caller's
+ * static) at @addr: its @size bytes as the chain's recipe copied them at
+ * the hit, into @buf; false when it did not (noted for the recipe, and
+ * why in fv_not_copied()). */
+static bool outer_static(struct where *c, const struct dw_type *t, uint64_t addr, uint8_t *buf, size_t size)
+{
+	const uint8_t *copy;
+
+	fv_want_static(c->w, addr, t);
+	copy = fv_outer_bytes(c->w->bt, addr, size);
+	if (copy)
+		memcpy(buf, copy, size);
+	return copy != NULL;
+}
+
 static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out)
 {
 	const struct dw_type *t = v->type;
@@ -496,8 +511,10 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		} else if ((c->t && target_read_const(c->t, (pid_t)c->pid, addr, buf, size) == (long)size) ||
 			   (c->t && target_read_stable(c->t, (pid_t)c->pid, addr, buf, size) == size)) {
 			bytes_text(c, t, buf, size, addr, out);
+		} else if (v->loc.kind == DW_LOC_MEM_ADDR && outer_static(c, t, addr, buf, size)) {
+			bytes_text(c, t, buf, size, addr, out);
 		} else {
-			strbuf_addstr(out, "<unavailable>");
+			strbuf_addstr(out, fv_not_copied(c->w) ? fv_not_copied(c->w) : "<unavailable>");
 		}
 		free(buf);
 	} else if (!is_mem && (size <= 8 || t->container) && v->loc.bit_shift < 64 &&

@@ -38,7 +38,8 @@ struct fv_var {
 };
 
 /* An outer frame's value that points outside the stack copy (a caller's
- * std::string's characters, a reference's referent), of @type (borrowed
+ * std::string's characters, a reference's referent) or lies in writable
+ * static storage (a caller's static), of @type (borrowed
  * from the module's debug info): what a chain's recipe copies at its
  * later events (wire.h: struct wr_outer_recipe). */
 #define FV_MAX_WANTS 32 /* noted; a recipe holds WR_OUTER_ROOTS of them */
@@ -47,6 +48,8 @@ enum fv_want_at {
 	FV_AT_DEREF,  /* its address is the word at @at, in the stack copy */
 	FV_AT_REG,    /* its address is frame 0's register at byte @at of
 		       * struct wr_stack_regs (no callee saved it) */
+	FV_AT_STATIC, /* the value is at @at, in static storage (writable
+		       * data: a function's static) */
 };
 struct fv_want {
 	uint64_t at;

@@ -108,6 +108,9 @@ void fv_want_value(struct fv_walk *w, uint64_t addr, const struct dw_type *t);
  * 0's copies lack: through its referent in the stack copy, the
  * reference's own slot (w->var_at), or where its register was saved. */
 void fv_want_reference(struct fv_walk *w, uint64_t addr, const struct dw_type *t);
+/* The same for a variable of @t at @addr in writable static storage (a
+ * caller's static): later events of the chain copy its bytes. */
+void fv_want_static(struct fv_walk *w, uint64_t addr, const struct dw_type *t);
 /* The same for a char pointer whose value @p points outside the stack
  * copy and a module's read-only data: its string, found through its slot
  * @slot of the stack copy (0: it was in a register). */

@@ -125,7 +125,7 @@ static uint64_t chain_of(const struct ev_backtrace *bt)
 static bool root_of(const struct fv_want *wt, int32_t off, unsigned elements, struct wr_outer_root *out)
 {
 	static const uint16_t flags[] = { [FV_AT_VALUE] = 0, [FV_AT_DEREF] = WR_OUTER_F_DEREF,
-					  [FV_AT_REG] = WR_OUTER_F_REG };
+					  [FV_AT_REG] = WR_OUTER_F_REG, [FV_AT_STATIC] = WR_OUTER_F_ABS };
 	struct wr_walk_op ops[WR_WALK_MAX_OPS];
 	unsigned n = 0;
 	int op = -1;
@@ -135,6 +135,12 @@ static bool root_of(const struct fv_want *wt, int32_t off, unsigned elements, st
 		out->op.code = WR_WALK_CSTR;
 		out->op.limit = elements;
 		return true;
+	}
+	if (wt->kind == FV_AT_STATIC) { /* its bytes (a library value's are not walked) */
+		out->off = (int32_t)(uint32_t)wt->at;
+		out->hi = (uint32_t)(wt->at >> 32);
+		out->size = (uint32_t)wt->type->size;
+		return wt->type->size && wt->type->size <= WR_WALK_COPY_MAX;
 	}
 	op = codegen_bt_walk(wt->type, elements, ops, &n);
 	if (op < 0 || (wt->kind == FV_AT_VALUE && ops[op].code != WR_WALK_STRING))
@@ -163,9 +169,11 @@ static void learn_outer(struct session *s, const struct ev_backtrace *bt, const 
 	if (s->outer_done[slot].chain == chain && s->outer_done[slot].roots >= n)
 		return;
 	for (size_t k = 0; k < n && r.n_roots < WR_OUTER_ROOTS; k++) {
-		int64_t off = wants[k].kind == FV_AT_REG ? (int64_t)wants[k].at
-							 : (int64_t)(wants[k].at - bt->stack->sp);
+		int64_t off = wants[k].kind == FV_AT_REG || wants[k].kind == FV_AT_STATIC
+				      ? 0 : (int64_t)(wants[k].at - bt->stack->sp);
 
+		if (wants[k].kind == FV_AT_REG)
+			off = (int64_t)wants[k].at;
 		if (off >= INT32_MIN && off <= INT32_MAX &&
 		    root_of(&wants[k], (int32_t)off, s->renderer.limits.elements, &r.roots[r.n_roots]))
 			r.n_roots++;

@@ -14,7 +14,8 @@ one at each call, whose values then say `<not copied: call chain table
 full>` (at -O0: at -O2 the compilers reshape its recursion).
 
   outer.c (gcc and clang-19, -O0 and -O2): greet()'s char pointers `who`
-      (a parameter) and `note` (a local), both to the heap, at tally().
+      (a parameter) and `note` (a local), both to the heap, at tally(),
+      and its static `greeted`, in writable data, read at the hit too.
       At -O2 they live in callee-saved registers tally() leaves alone or
       saves: the recipe reads frame 0's register or the saved slot.
   rstd.rs (rustc, opt-level 0, 1 and 2): greet()'s `who`, a &str whose
@@ -119,6 +120,18 @@ def c_outer(v):
     def marker(k, s):  # the pointer and why its string is not shown, before the recipe
         return bool(s) and s == want[k].split(" ")[0] + " " + NEW_CHAIN and k != "n"
     compare(label, res, seen, want, marker)
+    # greet's static, in writable data: read at the hit by the chain's
+    # recipe, so it counts up from event to event, to below gdb's later
+    # value; the first events say why it is not shown
+    g = (frame1(g, "greet", "greeted") or {}).get("greeted") or ""
+    got = [(frame1(e, "greet", "greeted") or {}).get("greeted") for e in events_of(res.stdout)
+           if " greet (" in e or " greet(" in e]
+    counts = [int(x) for x in got if x and x.isdigit()]
+    check(g.isdigit() and got and got[0] == NEW_CHAIN and
+          all(x == NEW_CHAIN or x.isdigit() for x in got) and len(counts) >= 2 and
+          counts == sorted(set(counts)) and 0 < counts[-1] < int(g),
+          "%s: greet's static greeted counts up to below gdb's %r, after the first events' marker (%r)" % (
+              label, g, got))
 
 
 def elements(text):
