@@ -271,6 +271,14 @@ static int lower_unary(struct cg *cg, const struct ast_expr *e, struct cg_value 
 
 /* ---- binary operators ---- */
 
+/* Does the constant @lhs alone decide @op's result? */
+static bool decided(enum ast_op op, LLVMValueRef lhs)
+{
+	uint64_t l;
+
+	return cg_constant(lhs, &l) && (op == AST_OP_AND) != (l != 0);
+}
+
 /* The result of && or || when constants decide it (the phi of the
  * branches is never a constant), else @phi. */
 static LLVMValueRef constant_logic(enum ast_op op, LLVMValueRef lhs, LLVMValueRef rhs, LLVMValueRef phi)
@@ -279,7 +287,7 @@ static LLVMValueRef constant_logic(enum ast_op op, LLVMValueRef lhs, LLVMValueRe
 
 	if (!cg_constant(lhs, &l))
 		return phi;
-	if ((op == AST_OP_AND) != (l != 0))
+	if (decided(op, lhs))
 		return lhs; /* false && x, true || x */
 	return cg_constant(rhs, &r) ? rhs : phi;
 }
@@ -307,7 +315,13 @@ static int lower_logical(struct cg *cg, const struct ast_expr *e, struct cg_valu
 		LLVMBuildCondBr(cg->builder, lhs_v, end_bb, rhs_bb);
 	LLVMPositionBuilderAtEnd(cg->builder, rhs_bb);
 	err = lower_expr(cg, e->rhs, &v);
-	if (!err)
+	/* A constant left side that decides the result (1 || x, 0 && x)
+	 * means the right side never runs: its names must exist, but its
+	 * type need not be a condition's (as scripts written for GhostScope
+	 * expect of `1 || *p` with a struct *p). */
+	if (!err && decided(e->op, lhs_v))
+		rhs_v = LLVMConstInt(i1, e->op == AST_OP_OR, 0);
+	else if (!err)
 		err = cg_truth(cg, e->rhs, &v, what, &rhs_v);
 	if (err)
 		return err;

@@ -209,6 +209,25 @@ def tls(variant):
        "%s: the main thread's thread-local variables as gdb prints them" % variant)
 
 
+def short_circuit(variant):
+    """A constant left side that decides && or || leaves the right side
+    unevaluated, so it may be what no condition takes (a struct, as
+    GhostScope's scripts write it) or a NULL pointer's referent."""
+    fx = Fixture("lang-" + variant, [2000])
+    res, got = wraith_lines(fx.pid, "print (1 || *n->next->next);\nprint (0 && head);\n"
+                            "print \"{} {}\", 1 || head, 0 && *n;\n")
+    check(res.returncode == 0, "%s: a decided && / || compiles (%s)" % (variant, res.stderr.strip()[-300:]))
+    eq(got, ["1 || *n->next->next = true", "0 && head = false", "true false"],
+         "%s: a decided && / || is its constant, the right side unread" % variant)
+    res, _ = wraith_lines(fx.pid, "print (0 || head);\n")
+    check(res.returncode == 2 and "'||' needs a number, a pointer or a boolean, not a struct" in res.stderr,
+          "%s: an undecided || of a struct is still refused (%s)" % (variant, res.stderr.strip()))
+    res, _ = wraith_lines(fx.pid, "print (1 || head.nosuch);\n")
+    check(res.returncode == 2 and "has no member 'nosuch'" in res.stderr,
+          "%s: the unevaluated side's names must still exist (%s)" % (variant, res.stderr.strip()))
+    fx.stop()
+
+
 def builtin_errors():
     fx = Fixture("lang-O0", [2000])
     cases = [
@@ -234,6 +253,7 @@ for variant in VARIANTS:
     builtins(variant)
     dumps(variant)
     tls(variant)
+    short_circuit(variant)
 builtin_errors()
 errors("O0")
 namespaces()
