@@ -3,13 +3,14 @@
  *
  * The base type comes first.  A builtin (int, unsigned long, bool) is
  * the same everywhere on x86-64 and needs no debug info.  A struct,
- * union, enum, class or typedef is looked up in the probe's module, then
- * the main module, then the others: every module that defines the name
- * is asked, since a cast reinterprets memory that may well come from
- * another module than the probe's (a library's handle held as void *),
- * and two different definitions make the name ambiguous.  The user then
- * names the module ("libfoo.so:struct node *") and only that one is
- * asked.  The qualifiers and declarators are then built on the base,
+ * union, enum, class or typedef is the probe's module's when that module
+ * defines it, as gdb takes the definition of the code it stopped in.
+ * Otherwise every other module that defines the name is asked (the main
+ * module first), since a cast reinterprets memory that may well come
+ * from another module than the probe's (a library's handle held as
+ * void *), and two different definitions make the name ambiguous.  The
+ * user then names the module ("libfoo.so:struct node *") and only that
+ * one is asked.  The qualifiers and declarators are then built on the base,
  * each level named as gdb names it.
  */
 #include "tracer/casttype.h"
@@ -49,18 +50,16 @@ static void add_def(struct defs *f, struct tmodule *m, const struct dw_type *t)
 	f->n++;
 }
 
-/* Every module of @t that defines @name: @at first, then the main
- * module, then the others. */
+/* Every module of @t but @at that defines @name: the main module
+ * first, then the others. */
 static void find_defs(struct target *t, struct tmodule *at, const char *name, struct defs *f)
 {
 	struct tmodule *main_mod = target_main_module(t);
-	struct tmodule *order[2] = { at, main_mod != at ? main_mod : NULL };
 	const struct dw_type *d;
 
 	memset(f, 0, sizeof(*f));
-	for (size_t i = 0; i < 2; i++)
-		if (order[i] && (d = dw_type_named(order[i]->dw, name)))
-			add_def(f, order[i], d);
+	if (main_mod && main_mod != at && (d = dw_type_named(main_mod->dw, name)))
+		add_def(f, main_mod, d);
 	for (size_t i = 0; i < target_module_count(t); i++) {
 		struct tmodule *m = target_module(t, i);
 
@@ -139,14 +138,15 @@ static int base_in_module(struct target *t, const struct typespec *ts, struct tm
 	return *base ? 0 : no_type(ts, m->dw, dw_module_name(m->dw), d);
 }
 
-/* The base type from every module that defines it, all alike. */
+/* The base type from the probe's module @at, else from every other
+ * module that defines it, all alike. */
 static int base_anywhere(struct target *t, struct tmodule *at, const struct typespec *ts,
 			 struct tmodule **owner, const struct dw_type **base, struct diag *d)
 {
 	struct defs f;
 
 	*owner = at;
-	*base = ts->base == TYPESPEC_BUILTIN ? dw_type_builtin(ts->name) : NULL;
+	*base = ts->base == TYPESPEC_BUILTIN ? dw_type_builtin(ts->name) : dw_type_named(at->dw, ts->name);
 	if (*base)
 		return 0;
 	find_defs(t, at, ts->name, &f);

@@ -6,10 +6,11 @@ is the memory it points to, seen as that type).  wraith prints at one hit
 of cast_probe(); gdb, attached to the same process and stopped there,
 prints the same casts in C's spelling, and the two must agree.
 
-A type named alike in several modules: defined differently, the cast is
-refused with the modules named, and "MODULE:TYPE" picks one (compared
-with gdb stopped in that module's function, where gdb takes that
-module's definition); defined alike, it is one type.  Mistakes in a type
+A type named alike in several modules: the probe's module's definition
+when it has one (gdb stopped in a module's function takes that module's);
+else, defined differently by the others, the cast is refused with the
+modules named, and "MODULE:TYPE" picks one (compared with gdb stopped in
+that module's function); defined alike, it is one type.  Mistakes in a type
 name are errors located in the literal.
 """
 from gdbvalues import gdb_values, normalize
@@ -50,9 +51,15 @@ AT_PROBE = [
     ('*cast(dup, "casts-%s:struct CastDup *")', "*(struct CastDup *)dup"),
 ]
 
-# (function, wraith, gdb): a type that is ambiguous, picked by its module
-# where gdb stopped in that module takes that module's definition.
+# (function, wraith, gdb): a type that several modules define each their
+# own way, picked by its module, or unnamed, the probe's module's: gdb
+# stopped in a module's function takes that module's definition.
 PICKED = [
+    ("cast_probe", '*cast(dup, "struct CastDup *")', "*(struct CastDup *)dup"),
+    ("cast_probe", 'cast(number, "cast_word_t")', "(cast_word_t)number"),
+    ("casta_touch", '*cast(p, "struct CastDup *")', "*(struct CastDup *)p"),
+    ("casta_touch", '*cast(p, "struct CastLib *")', "*(struct CastLib *)p"),
+    ("castb_touch", '*cast(p, "struct CastLib *")', "*(struct CastLib *)p"),
     ("casta_touch", '*cast(p, "libfix_casta-%s.so:struct CastDup *")', "*(struct CastDup *)p"),
     ("casta_touch", '*cast(p, "libfix_casta:struct CastLib *")', "*(struct CastLib *)p"),
     ("castb_touch", '*cast(p, "libfix_castb:struct CastLib *")', "*(struct CastLib *)p"),
@@ -90,16 +97,12 @@ def refused(variant, fx, body, want):
 def ambiguity(variant, fx):
     exe, liba, libb = ("casts-" + variant, "libfix_casta-%s.so" % variant,
                        "libfix_castb-%s.so" % variant)
-    refused(variant, fx, '*cast(dup, "struct CastDup *")', [
-        "2:27: error: type 'struct CastDup' is ambiguous: %s and %s define it differently\n"
-        % (exe, liba),
-        "                              ^~~~~~~~~~~~~~\n",
-        'hint: name the module to take it from: "%s:struct CastDup *"' % exe])
-    refused(variant, fx, 'cast(number, "cast_word_t")', [
-        "2:29: error: type 'cast_word_t' is ambiguous: %s and %s define it differently" % (exe, liba)])
-    # only the libraries define it, each its own way
+    # only the libraries define it, each its own way, and the probe's
+    # module does not: which one is meant cannot be known
     refused(variant, fx, '*cast(dup, "struct CastLib *")', [
-        "error: type 'struct CastLib' is ambiguous: ", liba, libb, "define it differently"])
+        "2:27: error: type 'struct CastLib' is ambiguous: ", liba, libb, "define it differently\n",
+        "                              ^~~~~~~~~~~~~~\n",
+        'hint: name the module to take it from: "libfix_cast', '.so:struct CastLib *"'])
     # the module named decides
     res, got = wraith_prints(fx.pid, "cast_probe", ['cast(number, "casts-%s:cast_word_t")' % variant,
                                                     'cast(neg, "%s:cast_word_t")' % liba])
@@ -129,7 +132,7 @@ def mistakes(variant, fx):
 for v in VARIANTS:
     fx = Fixture("casts-" + v, [2000])
     compare(v, fx, "cast_probe", [(w.replace("%s", v), g) for w, g in AT_PROBE])
-    for where in ("casta_touch", "castb_touch"):
+    for where in ("cast_probe", "casta_touch", "castb_touch"):
         compare(v, fx, where, [(w.replace("%s", v), g) for f, w, g in PICKED if f == where])
     ambiguity(v, fx)
     mistakes(v, fx)
