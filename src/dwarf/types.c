@@ -878,11 +878,14 @@ static void add_entry(struct complete_entry **v, size_t *n, size_t *cap, struct 
 	(*v)[(*n)++] = e;
 }
 
-static void index_unit(struct vars_cache *c, Dwarf_Die *unit)
+/* Index the types among @scope's children, named with @prefix ("geo::"
+ * in C++ and Rust, always "" in C, where a struct defined inside another
+ * is at file scope), and those of the namespaces and aggregates within. */
+static void index_scope(struct vars_cache *c, Dwarf_Die *scope, bool qualify, const char *prefix, int depth)
 {
 	Dwarf_Die child;
 
-	if (dwarf_child(unit, &child) != 0)
+	if (depth > MAX_NESTING || dwarf_child(scope, &child) != 0)
 		return;
 	do {
 		int tag = dwarf_tag(&child);
@@ -890,20 +893,35 @@ static void index_unit(struct vars_cache *c, Dwarf_Die *unit)
 		struct complete_entry e = { .dw = dwarf_cu_getdwarf(child.cu),
 					    .off = dwarf_dieoffset(&child) };
 
+		if (tag == DW_TAG_namespace && qualify) {
+			index_scope(c, &child, qualify,
+				    own(c, xasprintf("%s%s::", prefix, name ? name : "(anonymous namespace)")),
+				    depth + 1);
+			continue;
+		}
 		if (!name || dwarf_hasattr(&child, DW_AT_declaration))
 			continue;
 		if (is_aggregate(tag)) {
-			e.name = aggregate_name(c, &child, tag, name, ""); /* at file scope */
+			e.name = aggregate_name(c, &child, tag, name, prefix);
 			add_entry(&c->complete, &c->n_complete, &c->cap_complete, e);
+			if (tag != DW_TAG_enumeration_type)
+				index_scope(c, &child, qualify,
+					    qualify ? own(c, xasprintf("%s%s::", prefix, name)) : "", depth + 1);
 		} else if (tag == DW_TAG_typedef || tag == DW_TAG_base_type) {
-			e.name = name;
+			e.name = *prefix ? own(c, gdb_spelling(xasprintf("%s%s", prefix, name))) : name;
 			add_entry(&c->plain, &c->n_plain, &c->cap_plain, e);
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-/* Every named aggregate type the module defines at file scope, and every
- * typedef and base type, sorted by spelling, built on first use. */
+static void index_unit(struct vars_cache *c, Dwarf_Die *unit)
+{
+	index_scope(c, unit, dw_unit_is_cxx(unit) || dw_unit_is_rust(unit), "", 0);
+}
+
+/* Every named aggregate type the module defines, at file scope, in a
+ * namespace or in another aggregate, and every typedef and base type,
+ * sorted by spelling, built on first use. */
 static void index_complete(struct vars_cache *c)
 {
 	Dwarf *dw = dw_module_dwarf(c->m);
@@ -1035,6 +1053,25 @@ static bool is_tagged(const char *name)
 	       !strncmp(name, "enum ", 5) || !strncmp(name, "class ", 6);
 }
 
+/* The one entry of @v (@n entries) named "SCOPES::@name", or NULL when
+ * none or several differently qualified ones are. */
+static const struct complete_entry *by_last_name(const struct complete_entry *v, size_t n, const char *name)
+{
+	const struct complete_entry *found = NULL;
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(v[i].name);
+
+		if (l <= len + 2 || strcmp(v[i].name + l - len, name) || strncmp(v[i].name + l - len - 2, "::", 2))
+			continue;
+		if (found && strcmp(found->name, v[i].name))
+			return NULL;
+		found = &v[i];
+	}
+	return found;
+}
+
 const struct dw_type *dw_type_named(struct dw_module *m, const char *name)
 {
 	struct vars_cache *c;
@@ -1051,6 +1088,16 @@ const struct dw_type *dw_type_named(struct dw_module *m, const char *name)
 			t = NULL;
 	} else if (!t) {
 		t = indexed(c, c->plain, c->n_plain, name);
+	}
+	if (!t && !strstr(name, "::") && !strchr(name, ' ')) {
+		/* A C++ or Rust type by its own name alone ("Pair" for
+		 * "app::Pair"), when one type of the module has it. */
+		const struct complete_entry *e = by_last_name(c->complete, c->n_complete, name);
+
+		if (e)
+			t = own_definition(c, e->name);
+		else if ((e = by_last_name(c->plain, c->n_plain, name)))
+			t = indexed(c, c->plain, c->n_plain, e->name);
 	}
 	drain(c);
 	return t;

@@ -115,6 +115,27 @@ def ambiguity(variant, fx):
         "                              ^~~~~~~~~~~~~\n"])
 
 
+# (wraith, gdb) at geo::describe() of the C++ fixture: a class named with
+# its namespace, and by its own name alone when one type has it
+AT_DESCRIBE = [
+    ('*cast(origin, "geo::Point *")', "*(geo::Point *)origin"),
+    ('cast(cast(origin, "void *"), "const geo::Point *")->y', "((const geo::Point *)(void *)origin)->y"),
+    ('*cast(cast(origin, "void *"), "Point *")', "*(geo::Point *)origin"),
+    ('cast(1, "geo::Color")', "(geo::Color)1"),
+    ('cast(count, "geo::count_t")', "(geo::count_t)count"),
+]
+
+
+def cxx_namespaces(variant):
+    fx = Fixture("cxx-" + variant, [1000])
+    compare("cxx-" + variant, fx, "geo::describe", AT_DESCRIBE)
+    res = run(["-p", fx.pid, "-s", 'trace geo::describe { print "{}", *cast(origin, "geo::Nothing *"); }',
+               "--dry-run"])
+    check(res.returncode == 2 and "no type 'geo::Nothing' in any module" in res.stderr,
+          "cxx-%s: a class no namespace has is refused (%s)" % (variant, res.stderr.strip()[-300:]))
+    fx.stop()
+
+
 def mistakes(variant, fx):
     cases = [
         ('cast(node, "uint32_t[]")', "2:36: error: an array in a cast needs its length"),
@@ -137,5 +158,6 @@ for v in VARIANTS:
     ambiguity(v, fx)
     mistakes(v, fx)
     fx.stop()
+    cxx_namespaces(v)
 check_no_leftovers("after the cast tests")
 finish()

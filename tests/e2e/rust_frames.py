@@ -212,6 +212,15 @@ def spellings(variant):
         check(re.search(r"#0 rscopes::net::Conn::handle\(self: \*mut rscopes::net::Conn, "
                         r"req: \*mut rscopes::net::Req, n: u32\)", res.stdout) is not None,
               "%s: a Rust frame's parameters read as Rust (%r)" % (name, res.stdout[:300]))
+        # a cast names a Rust type by its path, or by its own name when
+        # one type of the module has it
+        res = run(["-p", fx.pid, "-s", 'trace rscopes::net::Conn::handle { print "{} {} {}", req.id, '
+                   'cast(req, "rscopes::net::Req *").id, cast(cast(req, "u64"), "Req *").id; }',
+                   "--max-events", 1, "--timeout", 15, "--script-output", "plain", "-q"])
+        ids = res.stdout.split()
+        check(res.returncode == 0 and len(ids) == 3 and ids[0] == ids[1] == ids[2] and ids[0].isdigit(),
+              "%s: cast to a Rust struct by path and by name (%r %s)" % (name, res.stdout[:200],
+                                                                       res.stderr.strip()[-300:]))
     finally:
         fx.stop()
 
