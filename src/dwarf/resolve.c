@@ -161,10 +161,16 @@ static size_t rows_from(const struct rs_lines *l, Dwarf_Addr addr)
 	return lo;
 }
 
+/* Row @i describes code: it ends no sequence and lies in no function the
+ * linker dropped. */
+static bool live_row(const struct rs_lines *l, size_t i)
+{
+	return !row_flag(l, i, dwarf_lineendsequence) && !row_dropped(l, i);
+}
+
 static bool live_stmt(const struct rs_lines *l, size_t i)
 {
-	return row_flag(l, i, dwarf_linebeginstatement) && !row_flag(l, i, dwarf_lineendsequence) &&
-	       !row_dropped(l, i);
+	return row_flag(l, i, dwarf_linebeginstatement) && live_row(l, i);
 }
 
 static Dwarf_Line *row_at(const struct rs_lines *l, Dwarf_Addr addr);
@@ -808,6 +814,9 @@ struct line_query {
 	const char *file;
 	unsigned line;   /* as asked */
 	unsigned used;   /* the first line >= line that has code */
+	bool loose;      /* the line asked has rows, none a statement: they are
+			    used (GCC marks so a line of code inlined and mixed
+			    with its caller's at -O3) */
 	bool *units;     /* units whose file tables name the file (of those that may
 			    hold q->used) */
 	struct line_hit *hits;
@@ -844,9 +853,13 @@ static void scan_unit_exactly(struct rs_state *st, struct line_query *q, uint32_
 	for (size_t i = 0; i < l.n; i++) {
 		int line = row_line(&l, i);
 
-		if (line >= (int)q->line && (unsigned)line < q->used && live_stmt(&l, i) &&
-		    row_in_file(dwarf_onesrcline(l.lines, i), &fc))
+		if (line < (int)q->line || (unsigned)line > q->used)
+			continue;
+		if (live_stmt(&l, i) && row_in_file(dwarf_onesrcline(l.lines, i), &fc))
 			q->used = (unsigned)line;
+		else if (line == (int)q->line && live_row(&l, i) &&
+			 row_in_file(dwarf_onesrcline(l.lines, i), &fc))
+			q->loose = true;
 	}
 }
 
@@ -906,6 +919,13 @@ static void find_used_line(struct rs_state *st, struct line_query *q)
 	for (size_t k = 0; k < n && v[k].least != UINT_MAX && v[k].least <= q->used; k++)
 		scan_unit_exactly(st, q, v[k].c);
 	free(v);
+	/* A line without a statement row but with rows is code all the same:
+	 * its own rows, rather than the next line's (perhaps in another
+	 * function), are what a probe of it means. */
+	if (q->used == q->line)
+		q->loose = false;
+	else if (q->loose)
+		q->used = q->line;
 }
 
 #define MAX_SCOPES 64
@@ -976,7 +996,8 @@ static void collect_hits(struct rs_state *st, struct line_query *q)
 			Dwarf_Line *row = dwarf_onesrcline(l.lines, i);
 			Dwarf_Addr addr = row_addr(&l, i);
 
-			if (row_line(&l, i) != (int)q->used || !live_stmt(&l, i) || !row_in_file(row, &fc))
+			if (row_line(&l, i) != (int)q->used || !(q->loose ? live_row(&l, i) : live_stmt(&l, i)) ||
+			    !row_in_file(row, &fc))
 				continue;
 			q->hits = xgrow(q->hits, &q->cap_hits, q->n_hits + 1, sizeof(*q->hits));
 			q->hits[q->n_hits++] = (struct line_hit){

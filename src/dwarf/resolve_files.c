@@ -240,11 +240,12 @@ struct regs {
 };
 
 /* A row is emitted: a statement in a matching file counts towards
- * *@least (lines >= @line). */
+ * *@least (lines >= @line), and so does any row of @line itself (a line
+ * whose rows are none a statement is probed at them). */
 static void row(const struct header *h, const struct regs *r, unsigned line, unsigned *least)
 {
-	if (r->stmt && r->file < h->n_match && h->match[r->file] && r->line >= (int64_t)line &&
-	    r->line <= UINT_MAX && (unsigned)r->line < *least)
+	if ((r->stmt || r->line == (int64_t)line) && r->file < h->n_match && h->match[r->file] &&
+	    r->line >= (int64_t)line && r->line <= UINT_MAX && (unsigned)r->line < *least)
 		*least = (unsigned)r->line;
 }
 
@@ -307,8 +308,9 @@ static bool standard(struct header *h, struct dw_cursor *c, unsigned op, struct 
 }
 
 /* Runs the line program, only for its file, line and is_stmt registers:
- * the least line >= @line of a statement row in a matching file into
- * *@least.  False when unsure. */
+ * the least line >= @line of a statement row in a matching file (or
+ * @line itself, when it has any row there) into *@least.  False when
+ * unsure. */
 static bool run_program(struct header *h, unsigned line, unsigned *least)
 {
 	struct dw_cursor c = h->program;

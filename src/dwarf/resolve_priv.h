@@ -188,8 +188,8 @@ enum rs_scan {
 };
 
 /* Reads the line table of unit @cudie raw: the least line >= @line of its
- * statement rows in files whose last path component is @base, into
- * *@least (UINT_MAX for none).  Files are told by base name alone, so the
+ * statement rows (and of any row at @line itself) in files whose last
+ * path component is @base, into *@least (UINT_MAX for none).  Files are told by base name alone, so the
  * rows libdw would match are among those counted: the unit has no row of
  * the file at a line >= @line below *@least. */
 enum rs_scan rs_unit_scan(Dwarf_Die *cudie, const char *base, unsigned line, unsigned *least);
