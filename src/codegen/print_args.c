@@ -388,9 +388,10 @@ static bool bt_shows_pointed(const struct dw_type *t, struct dw_std *s)
 	}
 }
 
-/* Frame 0's variable in static storage (a function's static): its bytes
- * at the hit, which the bt finds by address, as a referent's (writable
- * data is not read after the hit: it may have changed since). */
+/* Frame 0's variable in static storage (a function's static) or off the
+ * stack (off_stack()): its bytes at the hit, which the bt finds by
+ * address, as a referent's (writable data and the heap are not read
+ * after the hit: they may have changed since). */
 static int static_copy(struct cg *cg, const struct ast_expr *e, const struct dw_var *var)
 {
 	const struct dw_type *t = var->type;
@@ -402,6 +403,62 @@ static int static_copy(struct cg *cg, const struct ast_expr *e, const struct dw_
 	emit_bytes(cg, v.v, t->size, WR_ARG_BYTES, v.status);
 	emit_scalar(cg, WR_ARG_ATTACH, v.v, NULL, WR_ARG_ATTACH_REFERENCE);
 	return 0;
+}
+
+/* Whether @x reads the stack pointer, the frame pointer or the CFA:
+ * an address on the stack, which the stack copy holds. */
+static bool expr_on_stack(const struct dw_expr *x)
+{
+	if (!x)
+		return false;
+	if (x->op == DW_EXPR_CFA || (x->op == DW_EXPR_REG && (x->reg == X86_DWARF_rsp || x->reg == X86_DWARF_rbp)))
+		return true;
+	return expr_on_stack(x->a) || expr_on_stack(x->b) || expr_on_stack(x->c);
+}
+
+/* Whether frame 0's variable at @l lives in memory the stack copy does
+ * not hold (the heap, an object a register points to: an inlined call's
+ * parameter that is still its caller's c->argv[j]): its bytes are
+ * copied at the hit, as a static's. */
+static bool off_stack(const struct dw_loc *l)
+{
+	switch (l->kind) {
+	case DW_LOC_MEM_REG:
+		return l->reg != X86_DWARF_rsp && l->reg != X86_DWARF_rbp;
+	case DW_LOC_MEM_EXPR:
+		return !expr_on_stack(l->expr);
+	default:
+		return false;
+	}
+}
+
+#define MAX_DEREF_COPIES 4 /* words a frame 0 variable's location reads, copied */
+
+/* The words that frame 0's location expression @x reads off the stack
+ * (GCC's `DW_OP_breg9 24; DW_OP_deref; DW_OP_breg0 0; DW_OP_plus`: the
+ * address of c->names[j], read through c on the heap), each copied at
+ * the hit as a static's, found by its address: the bt evaluates the
+ * location with them.  At most *@budget of them; how many. */
+static int copy_derefs(struct cg *cg, const struct ast_expr *e, const struct dw_expr *x, int depth,
+		       int *budget)
+{
+	int n = 0;
+
+	if (!x || depth > 8 || *budget <= 0)
+		return 0;
+	n += copy_derefs(cg, e, x->a, depth + 1, budget);
+	n += copy_derefs(cg, e, x->b, depth + 1, budget);
+	n += copy_derefs(cg, e, x->c, depth + 1, budget);
+	if (x->op == DW_EXPR_DEREF && x->size >= 1 && x->size <= 8 && !expr_on_stack(x->a) && *budget > 0) {
+		struct dw_var word = { .type = ctype_integer(x->size * 8, false),
+				       .loc = { .kind = DW_LOC_MEM_EXPR, .expr = x->a } };
+
+		if (static_copy(cg, e, &word) == 0) {
+			(*budget)--;
+			n++;
+		}
+	}
+	return n;
 }
 
 /* Frame 0's char pointer: its string at the hit (its readable head where
@@ -442,7 +499,8 @@ int codegen_bt_walk(const struct dw_type *t, unsigned print_elements, struct wr_
 	}
 }
 
-int print_args_frame_referent(struct cg *cg, const struct ast_expr *e, const struct dw_var *var)
+/* print_args_frame_referent() but the words its location reads. */
+static int frame_copy(struct cg *cg, const struct ast_expr *e, const struct dw_var *var)
 {
 	const struct dw_type *t = var->type;
 	bool ref = t && t->kind == DW_TYPE_POINTER && t->is_reference;
@@ -450,9 +508,13 @@ int print_args_frame_referent(struct cg *cg, const struct ast_expr *e, const str
 	struct dw_std s = { 0 };
 	LLVMValueRef x;
 
-	if (t && !ref && ctype_is_text_pointer(t) && var->loc.kind != DW_LOC_MEM_ADDR)
-		return frame_string(cg, e, var);
-	if (var->loc.kind == DW_LOC_MEM_ADDR && t && !ref && !bt_shows_pointed(t, &s))
+	if (t && !ref && ctype_is_text_pointer(t) && var->loc.kind != DW_LOC_MEM_ADDR) {
+		/* off the stack, the pointer too */
+		bool kept = off_stack(&var->loc) && static_copy(cg, e, var) == 0;
+
+		return frame_string(cg, e, var) == 0 || kept ? 0 : -ENOENT;
+	}
+	if ((var->loc.kind == DW_LOC_MEM_ADDR || off_stack(&var->loc)) && t && !ref && !bt_shows_pointed(t, &s))
 		return static_copy(cg, e, var);
 	if (!t || !(ref ? bt_shows_referent(t->target, &s) : bt_shows_pointed(t, &s)) ||
 	    locations_value(cg, e, t, &var->loc, &v) || (ref && values_through_reference(cg, e, &v)) || v.optimized_out ||
@@ -484,6 +546,15 @@ int print_args_frame_referent(struct cg *cg, const struct ast_expr *e, const str
 	}
 	emit_scalar(cg, WR_ARG_ATTACH, v.v, NULL, WR_ARG_ATTACH_REFERENCE);
 	return 0;
+}
+
+int print_args_frame_referent(struct cg *cg, const struct ast_expr *e, const struct dw_var *var)
+{
+	int budget = MAX_DEREF_COPIES, derefs = 0;
+
+	if (var->loc.kind == DW_LOC_MEM_EXPR || var->loc.kind == DW_LOC_VALUE_EXPR)
+		derefs = copy_derefs(cg, e, var->loc.expr, 0, &budget);
+	return frame_copy(cg, e, var) == 0 || derefs ? 0 : -ENOENT;
 }
 
 /* A value reached through a C++ reference is printed as its referent's

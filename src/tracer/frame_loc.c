@@ -52,6 +52,7 @@ static bool binop(enum dw_expr_op op, uint64_t a, uint64_t b, uint64_t *out)
 
 static bool eval(const struct where *c, const struct dw_expr *e, int depth, uint64_t *out)
 {
+	const uint8_t *copy;
 	uint64_t a = 0, b = 0;
 
 	if (!e || depth > MAX_EXPR_DEPTH)
@@ -71,7 +72,13 @@ static bool eval(const struct where *c, const struct dw_expr *e, int depth, uint
 	switch (e->op) {
 	case DW_EXPR_DEREF:
 		*out = 0;
-		return e->size >= 1 && e->size <= 8 && fv_copy_read((void *)c->w->bt, a, out, e->size) == 0;
+		if (e->size < 1 || e->size > 8)
+			return false;
+		if (fv_copy_read((void *)c->w->bt, a, out, e->size) == 0)
+			return true;
+		/* off the stack: as the probe copied it at the hit */
+		copy = fv_copied_bytes(c->w->bt, a, e->size);
+		return copy && (memcpy(out, copy, e->size), true);
 	case DW_EXPR_NEG: *out = -a; return true;
 	case DW_EXPR_NOT: *out = ~a; return true;
 	case DW_EXPR_ABS: *out = (int64_t)a < 0 ? -a : a; return true;

@@ -201,6 +201,21 @@ static const struct ev_arg *copied_referent(const struct where *c, uint64_t addr
 	return NULL;
 }
 
+const uint8_t *fv_copied_bytes(const struct ev_backtrace *bt, uint64_t addr, size_t size)
+{
+	for (size_t i = 0; i < bt->n_refs; i++) {
+		const struct ev_arg *a = &bt->refs[i];
+
+		if (a->kind != WR_ARG_BYTES || a->status != WR_ARG_OK || a->len != size)
+			continue;
+		for (size_t k = 0; k < a->n_attach; k++)
+			if (a->attach[k].kind == WR_ARG_ATTACH && a->attach[k].aux == WR_ARG_ATTACH_REFERENCE &&
+			    a->attach[k].value == addr)
+				return a->data;
+	}
+	return NULL;
+}
+
 /* The referent @a of @size bytes the probe copied, shown as gdb's bt
  * shows it: a library value alone, else `@0x7ffe...: 5`; false when it
  * is not of that size. */
@@ -427,12 +442,14 @@ static const struct ev_arg *copied_pieces(const struct where *c, const uint8_t *
 	return NULL;
 }
 
-/* A variable in static storage as the probe copied it at the hit (frame
- * 0's statics, print_args_frame_referent()), found by its address: true
- * when it was, and is shown. */
+/* A variable in static storage or off the stack (the heap) as the probe
+ * copied it at the hit (frame 0's, print_args_frame_referent()), found
+ * by its address: true when it was, and is shown.  An outer frame's
+ * variable at that address uses it too: it is the memory there at the
+ * hit. */
 static bool static_copied(const struct where *c, const struct dw_var *v, uint64_t addr, struct strbuf *out)
 {
-	const struct ev_arg *copy = v->loc.kind == DW_LOC_MEM_ADDR ? copied_referent(c, addr) : NULL;
+	const struct ev_arg *copy = copied_referent(c, addr);
 
 	if (!copy || copy->kind != WR_ARG_BYTES || copy->status != WR_ARG_OK || copy->len != v->type->size)
 		return false;
@@ -491,7 +508,8 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 			render_value(t, buf, size, false, &with, out);
 		free(gone);
 		free(buf);
-	} else if (fv_loc_address(c, &v->loc, &is_mem, &addr) && static_copied(c, v, addr, out)) {
+	} else if (fv_loc_address(c, &v->loc, &is_mem, &addr) && v->loc.kind == DW_LOC_MEM_ADDR &&
+		   static_copied(c, v, addr, out)) {
 		;
 	} else if (fv_loc_address(c, &v->loc, &is_mem, &addr)) {
 		buf = xmalloc(size);
@@ -508,6 +526,8 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 			bytes_text(c, t, buf, size, addr, out);
 			c->w->var_at = 0;
 			c->w->var_data = NULL;
+		} else if (static_copied(c, v, addr, out)) {
+			; /* off the stack, copied at the hit */
 		} else if ((c->t && target_read_const(c->t, (pid_t)c->pid, addr, buf, size) == (long)size) ||
 			   (c->t && target_read_stable(c->t, (pid_t)c->pid, addr, buf, size) == size)) {
 			bytes_text(c, t, buf, size, addr, out);

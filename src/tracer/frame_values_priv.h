@@ -62,6 +62,12 @@ struct where {
  * (a uw_mem_fn). */
 int fv_copy_read(void *ctx, uint64_t addr, void *buf, size_t len);
 
+/* The @size bytes at @addr as the probe copied them at the hit for frame
+ * 0's variables (WR_ITEM_REFS: a variable off the stack, a word its
+ * location reads), or NULL; borrowed from the event.  Any frame's value
+ * at that address uses them: they are the memory there at the hit. */
+const uint8_t *fv_copied_bytes(const struct ev_backtrace *bt, uint64_t addr, size_t size);
+
 /* The return address of frame 0 of @bt, by its CFI: false when it is
  * not known. */
 bool fv_return_address(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt, uint64_t *ra);

@@ -1,0 +1,129 @@
+"""realvals.py - values in patterns taken from real optimized programs
+(Redis at -O3 -flto, issue 23) that wraith showed differently from gdb:
+each parameter printed at every site of the probe equals gdb's at the
+same pc of the same live process, and `bt args` in the same event shows
+the same value, never <unavailable> or <optimized out> where print and
+gdb read one.
+
+The fixture (realvals.c) is built by gcc and clang at -O2, by gcc at -O3
+and by both with -flto.  Its cases: set_key inlined into mset, whose
+parameters at its first instruction are still the caller's c->argv[j]
+and c->db, in memory on the heap at an address a register holds
+(Redis's setKey inlined into msetGenericCommand); and set_name, whose
+name GCC's LTO places at an address read through c on the heap
+(DW_OP_deref).  The probe copies such values, and the words their
+locations read, at the hit.
+"""
+import re
+
+from wraithtest import *
+
+require_root()
+
+BUILDS = ["realvals-O2", "realvals-clang-O2", "realvals_O3", "realvals_lto", "realvals_clang-lto"]
+PROBES = {"set_key": ["c", "db", "key", "val", "flags"], "set_name": ["c", "name", "j"]}
+
+_GDB = r'''
+import gdb, json
+gdb.execute("set pagination off")
+gdb.execute("set width 0")
+gdb.execute("attach %d" % PID, to_string=True)
+for t in todo:
+    gdb.execute("break *0x%x" % t["pc"], to_string=True)
+out, want = {}, dict(("%x" % t["pc"], t) for t in todo)
+while len(out) < len(want):
+    try:
+        gdb.execute("continue", to_string=True)
+    except gdb.error:
+        break
+    pc = "%x" % int(gdb.parse_and_eval("$pc"))
+    t = want.get(pc)
+    if t is None or pc in out:
+        continue
+    f = gdb.newest_frame()
+    while f is not None and f.name() != t["fn"]:
+        f = f.older() if f.type() == gdb.INLINE_FRAME else None
+    vals = None
+    if f is not None:
+        f.select()
+        vals = dict((v, str(gdb.parse_and_eval(v))) for v in t["vars"])
+    out[pc] = vals
+gdb.write("WRVALUES " + json.dumps(out) + "\n")
+gdb.execute("detach", to_string=True)
+'''
+
+
+def core(v):
+    """A value's content: its string, else its first address as a number,
+    else its text; None for <optimized out>."""
+    if v is None or "<optimized out>" in v:
+        return None
+    m = re.search(r'"[^"]*"', v)
+    if m:
+        return m.group(0)
+    m = re.search(r"0x[0-9a-f]+", v)
+    return int(m.group(0), 16) if m else v.strip()
+
+
+def shown(arg):
+    if arg["error"] is not None:
+        return "<%s>" % arg["error"].replace("-", " ")
+    if re.match(r"^(const )?char \*", arg["type"]):
+        return '"%s"' % arg["value"]
+    return str(arg["value"])
+
+
+def wraith_sites(pid, fn, names):
+    """{pc: ({name: print's value}, {name: bt args' value} of fn's frame)}."""
+    script = 'trace %s { print "%s", $pc, %s; bt args; }' % (
+        fn, "|".join(["{}"] * (len(names) + 1)), ", ".join(names))
+    res = run(["-p", pid, "-s", script, "--max-events", 6, "--timeout", 20, "--script-output", "json", "-q"])
+    check(res.returncode == 0, "%s: wraith traces it (%s)" % (fn, res.stderr.strip()[-300:]))
+    sites = {}
+    for ev in json_events(res.stdout):
+        pr = [it for it in ev["items"] if it["type"] == "print"][0]
+        vals = [shown(a) for a in pr["args"]]
+        bt = [it for it in ev["items"] if it["type"] == "backtrace"][0]
+        frame = next((f for f in bt["frames"] if f["function"] == fn), None)
+        bargs = dict((a["name"], str(a["value"])) for a in frame.get("args", [])) if frame else None
+        sites.setdefault(int(vals[0], 16), (dict(zip(names, vals[1:])), bargs))
+    return sites
+
+
+def one(build):
+    fx = Fixture(build, [2000])
+    addrs = dict((k, int(v, 16)) for k, v in re.findall(r"(\w+)=(0x[0-9a-f]+)", fx.first_line))
+    known = {"c": addrs["c"], "db": addrs["db"], "key": addrs["k"], "val": addrs["v"], "name": '"alpha"',
+             "flags": "0", "j": "1"}
+    per_fn = dict((fn, wraith_sites(fx.pid, fn, names)) for fn, names in PROBES.items())
+    todo = [{"pc": pc, "fn": fn, "vars": PROBES[fn]} for fn, sites in per_fn.items() for pc in sites]
+    got = gdb_python(_GDB, fx.pid, todo=todo)
+    gv = got[0] if got else {}
+    fx.stop()
+    shown_heap = 0
+    for fn, sites in per_fn.items():
+        check(sites, "%s %s: events from its sites" % (build, fn))
+        for pc, (vals, bargs) in sorted(sites.items()):
+            g = gv.get("%x" % pc)
+            for var in PROBES[fn]:
+                w, what = vals[var], "%s %s at 0x%x: %s=%s" % (build, fn, pc, var, vals[var])
+                check(core(w) is None or core(w) == known[var],
+                      what + " is <optimized out> or what the program holds (%s)" % known[var])
+                if g is not None and core(g.get(var)) is not None:
+                    eq(core(w), core(g[var]), what + " is gdb's (%s)" % g[var])
+                if bargs is None:
+                    continue  # no frame of fn at this pc (an empty inlined range)
+                b = bargs.get(var)
+                eq(core(b), core(w), what + ": bt args in the same event says the same (%s)" % b)
+                if var in ("db", "key", "val", "name") and core(b) is not None:
+                    shown_heap += 1
+    return shown_heap
+
+
+heap = dict((b, one(b)) for b in BUILDS)
+# GCC keeps the parameters in memory at set_key's entry (at -O2 and -O3)
+# and name behind c under LTO: the cases are there to be read
+for b in ["realvals-O2", "realvals_O3", "realvals_lto"]:
+    check(heap[b] >= 3, "%s: bt args shows values kept in memory off the stack (%d)" % (b, heap[b]))
+check_no_leftovers("after the real-patterns values test")
+finish()
