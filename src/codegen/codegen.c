@@ -187,6 +187,14 @@ void codegen_shutdown(void)
 	LLVMShutdown();
 }
 
+static void stack_error(const struct cg *cg)
+{
+	wr_error("%s: the probe needs more than the kernel's 512-byte BPF stack (it holds too many "
+		 "values at once)\nhint: split its statements over two probes on the same place "
+		 "(trace %s { ... } trace %s { ... }), or bind fewer values with let", cg->what, cg->what,
+		 cg->what);
+}
+
 /* LLVM reports backend errors here instead of exiting the process; the
  * emit call still "succeeds", so we count errors and check afterwards. */
 static void on_llvm_diag(LLVMDiagnosticInfoRef info, void *opaque)
@@ -197,12 +205,11 @@ static void on_llvm_diag(LLVMDiagnosticInfoRef info, void *opaque)
 	if (LLVMGetDiagInfoSeverity(info) != LLVMDSError)
 		return;
 	text = LLVMGetDiagInfoDescription(info);
-	if (strstr(text, "stack limit is exceeded") && !cg->llvm_errors)
-		wr_error("%s: the probe needs more than the kernel's 512-byte BPF stack (it holds too many "
-			 "values at once)\nhint: split its statements over two probes on the same place "
-			 "(trace %s { ... } trace %s { ... }), or bind fewer values with let", cg->what, cg->what,
-			 cg->what);
-	else if (!strstr(text, "stack limit is exceeded"))
+	if (strstr(text, "stack limit is exceeded") && !cg->llvm_errors && !cg->stack_quiet)
+		stack_error(cg);
+	if (strstr(text, "stack limit is exceeded"))
+		cg->stack_exceeded = true;
+	else
 		wr_error("code generation for %s failed: %s", cg->what, text);
 	LLVMDisposeMessage(text);
 	cg->llvm_errors++;
@@ -806,6 +813,23 @@ static void give_site_params(const struct cg *cg, const struct probe_plan *plan,
 	}
 }
 
+/* After a first try of @cg that ended in @err: whether to try again
+ * without the copies of frame 0's values its bts make at the hit, which
+ * took it over the BPF stack (the bt then shows markers for them, not a
+ * refused probe); else the error the first try kept quiet is told. */
+static bool stack_retry(struct cg *cg, int err)
+{
+	if (!err || !cg->stack_quiet || !cg->stack_exceeded)
+		return false;
+	if (cg->frame_copies) {
+		wr_debug("%s: over the BPF stack with frame 0's copies for bt; compiled again without them",
+			 cg->what);
+		return true;
+	}
+	stack_error(cg);
+	return false;
+}
+
 int codegen_probe(const struct codegen_options *opt, const struct probe_plan *plan,
 		  struct bpf_blob *out, struct codegen_args *args, struct diag *diag,
 		  struct strbuf *ir)
@@ -846,33 +870,40 @@ int codegen_probe(const struct codegen_options *opt, const struct probe_plan *pl
 			return 0;
 		}
 	}
-	t[1] = thread_cpu_seconds();
-	err = cg_begin(&cg, opt, plan->name ? plan->name : name);
-	if (err)
-		goto out;
-	t[2] = thread_cpu_seconds();
-	open_function(&cg, opt, plan, diag, name);
-	err = lower_probe(&cg);
-	if (!key)
-		take_args(&cg, args);
-	if (!err && cg.llvm_errors)
-		err = -WR_ECODEGEN;
-	if (err)
-		goto out;
-	close_function(&cg);
-	t[3] = thread_cpu_seconds();
-	err = verify_and_optimise(&cg);
-	if (err)
-		goto out;
-	t[4] = thread_cpu_seconds();
-	if (ir) {
-		char *text = LLVMPrintModuleToString(cg.mod);
+	for (int again = 0; again < 2; again++) {
+		t[1] = thread_cpu_seconds();
+		err = cg_begin(&cg, opt, plan->name ? plan->name : name);
+		if (err)
+			goto out;
+		t[2] = thread_cpu_seconds();
+		cg.no_frame_copies = again;
+		cg.stack_quiet = !again;
+		open_function(&cg, opt, plan, diag, name);
+		err = lower_probe(&cg);
+		if (!key && !again)
+			take_args(&cg, args);
+		if (!err && cg.llvm_errors)
+			err = -WR_ECODEGEN;
+		if (err)
+			goto out;
+		close_function(&cg);
+		t[3] = thread_cpu_seconds();
+		err = verify_and_optimise(&cg);
+		if (err)
+			goto out;
+		t[4] = thread_cpu_seconds();
+		if (ir && !again) {
+			char *text = LLVMPrintModuleToString(cg.mod);
 
-		strbuf_addstr(ir, text);
-		LLVMDisposeMessage(text);
+			strbuf_addstr(ir, text);
+			LLVMDisposeMessage(text);
+		}
+		err = emit(&cg, out);
+		t[5] = thread_cpu_seconds();
+		if (!stack_retry(&cg, err))
+			break;
+		cg_end(&cg);
 	}
-	err = emit(&cg, out);
-	t[5] = thread_cpu_seconds();
 	if (!err) {
 		wr_debug("codegen %s, CPU time: shape key %.1f ms, template %.1f, lowering %.1f, "
 			 "passes %.1f, "
@@ -939,17 +970,26 @@ static int compile_forms(const struct codegen_options *opt, const struct probe_p
 	err = cg_begin(&cg, opt, plans[0]->name ? plans[0]->name : name);
 	if (err)
 		goto out;
-	open_function(&cg, opt, plans[0], diag, name);
-	cg.n_forms = (unsigned)n;
-	err = lower_forms(&cg, plans, n);
-	if (!err && cg.llvm_errors)
-		err = -WR_ECODEGEN;
-	if (err)
-		goto out;
-	close_function(&cg);
-	err = verify_and_optimise(&cg);
-	if (!err)
-		err = emit(&cg, out);
+	for (int again = 0; again < 2; again++) {
+		if (again && (err = cg_begin(&cg, opt, plans[0]->name ? plans[0]->name : name)) != 0)
+			goto out;
+		cg.no_frame_copies = again;
+		cg.stack_quiet = !again;
+		open_function(&cg, opt, plans[0], diag, name);
+		cg.n_forms = (unsigned)n;
+		err = lower_forms(&cg, plans, n);
+		if (!err && cg.llvm_errors)
+			err = -WR_ECODEGEN;
+		if (err)
+			goto out;
+		close_function(&cg);
+		err = verify_and_optimise(&cg);
+		if (!err)
+			err = emit(&cg, out);
+		if (!stack_retry(&cg, err))
+			break;
+		cg_end(&cg);
+	}
 	if (!err)
 		out->prog_name = xstrdup(name);
 out:

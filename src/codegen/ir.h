@@ -63,6 +63,14 @@ struct cg {
 	size_t n_vars, cap_vars;
 	unsigned depth;
 	unsigned print_elements;     /* codegen_options.print_elements, 0 made 200 */
+	/* Frame 0's values a bt copies at the hit (lower_bt_refs()): how many
+	 * items of them were lowered; none when no_frame_copies (the second
+	 * try of a probe whose first ran over the BPF stack: its bt then
+	 * shows markers where they would have shown). */
+	unsigned frame_copies;
+	bool no_frame_copies;
+	bool stack_quiet;            /* running over the BPF stack is not reported (yet) */
+	bool stack_exceeded;         /* and it ran over */
 };
 
 /* Integer constants. */

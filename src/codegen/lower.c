@@ -183,8 +183,9 @@ static void lower_bt_refs(struct cg *cg, const struct ast_stmt *s)
 	LLVMValueRef args[3], item;
 
 	if (!(s->bt_flags & (WR_BT_F_ARGS | WR_BT_F_FULL)) || (s->bt_flags & WR_BT_F_RAW) ||
-	    !pv->frame_vars)
+	    !pv->frame_vars || cg->no_frame_copies)
 		return;
+	cg->frame_copies++;
 	args[0] = cg->buf;
 	args[1] = c32(cg, WR_ITEM_REFS);
 	args[2] = c32(cg, 0);

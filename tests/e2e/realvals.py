@@ -12,7 +12,10 @@ and c->db, in memory on the heap at an address a register holds
 (Redis's setKey inlined into msetGenericCommand); and set_name, whose
 name GCC's LTO places at an address read through c on the heap
 (DW_OP_deref).  The probe copies such values, and the words their
-locations read, at the hit.
+locations read, at the hit.  And notify's event, only an entry value at
+mk (inlined into it) with 64 callers, which a copy at the hit would take
+over the BPF stack at gcc -O2: the probe is compiled without that copy,
+not refused, and bt args shows event as gdb does.
 """
 import re
 
@@ -120,7 +123,41 @@ def one(build):
     return shown_heap
 
 
+def entry_string(build):
+    """bt args at mk, inlined into notify, where notify's event is only
+    what its caller passed: the probe is not refused (GCC -O2: copying
+    event at the hit runs over the BPF stack), and event is the literal
+    its caller passed, as gdb shows it, or <optimized out> where gdb has
+    no value."""
+    fx = Fixture(build, [2000])
+    res = run(["-p", fx.pid, "-s", 'trace mk { print "{}", $pc; bt args; }', "--max-events", 4, "--timeout", 20,
+               "--script-output", "json", "-q"])
+    check(res.returncode == 0, "%s: bt args at mk is not refused (%s)" % (build, res.stderr.strip()[-300:]))
+    pcs, shown = set(), []
+    for ev in json_events(res.stdout):
+        pcs.add(int(ev["items"][0]["args"][0]["value"], 16))
+        bt = [it for it in ev["items"] if it["type"] == "backtrace"][0]
+        frame = next((f for f in bt["frames"] if f["function"] == "notify"), None)
+        args = dict((a["name"], str(a["value"])) for a in frame.get("args", [])) if frame else {}
+        what = "%s: notify's event=%s in bt args (type=%s)" % (build, args.get("event"), args.get("type"))
+        check(frame is not None, "%s: notify's frame is in the backtrace" % build)
+        if core(args.get("event")) is not None and re.match(r"^\d+$", args.get("type", "")):
+            eq(core(args["event"]), '"event%s"' % args["type"], what + " is what its caller passed")
+        elif core(args.get("event")) is not None:
+            check(re.match(r'^"event\d\d"$', str(core(args["event"]))), what + " is a caller's literal")
+        shown.append(core(args.get("event")) is not None)
+    got = gdb_python(_GDB, fx.pid, todo=[{"pc": pc, "fn": "notify", "vars": ["event"]} for pc in pcs])
+    fx.stop()
+    check(shown, "%s: mk fired" % build)
+    for pc, g in sorted((got[0] if got else {}).items()):
+        if g and core(g["event"]) is not None:
+            check(all(shown), "%s at 0x%s: event is shown in bt args where gdb shows %s" % (build, pc, g["event"]))
+    return all(shown) and bool(shown)
+
+
 heap = dict((b, one(b)) for b in BUILDS)
+entry = dict((b, entry_string(b)) for b in BUILDS)
+check(entry["realvals-O2"], "realvals-O2: the entry value that takes the probe over the stack is there to be read")
 # GCC keeps the parameters in memory at set_key's entry (at -O2 and -O3)
 # and name behind c under LTO: the cases are there to be read
 for b in ["realvals-O2", "realvals_O3", "realvals_lto"]:
