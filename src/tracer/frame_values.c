@@ -93,11 +93,38 @@ static void start(struct fv_walk *w, struct target *t, const struct ev_backtrace
 		step(w, t);
 }
 
+/* Whether frame 0 of @w's backtrace stands at its function's first
+ * instruction, entered by the call before frame 1's return address: a
+ * direct call of that function (not of one that jumped to it, a tail
+ * call, which may have changed registers on the way).  Nothing ran
+ * since the call. */
+static bool called_at_entry(const struct fv_walk *w, struct target *t)
+{
+	const struct wr_bt_frame *f0 = &w->bt->frames[0], *f1 = &w->bt->frames[1];
+	struct tmodule *m = target_module_by_cookie(t, f0->cookie);
+	uint8_t call[5];
+	uint64_t entry;
+	const char *key;
+	int32_t rel;
+
+	if (!m || !dw_function_at(m->dw, f0->pc, &key, &entry) || entry != f0->pc ||
+	    (f1->flags & WR_FRAME_F_EXACT_IP) || f1->ip < sizeof(call) ||
+	    target_read_const(t, (pid_t)w->pid, f1->ip - sizeof(call), call, sizeof(call)) != sizeof(call) ||
+	    call[0] != 0xe8) /* call rel32 */
+		return false;
+	memcpy(&rel, call + 1, sizeof(rel));
+	return f1->ip + (uint64_t)(int64_t)rel == f0->ip;
+}
+
 /* Move to frame w->i + 1: its registers are the ones frame i's rules
- * restore, and only if they lead where the kernel's walk went. */
+ * restore, and only if they lead where the kernel's walk went.  Frame 1
+ * of a frame 0 called at its entry has the registers a callee may
+ * clobber too (gdb shows its variables in them: at the entry they are
+ * still what they were at the call). */
 static void advance(struct fv_walk *w, struct target *t)
 {
 	const struct wr_bt_frame *next = &w->bt->frames[w->i + 1];
+	struct uw_frame_regs callee = w->regs;
 
 	w->i++;
 	w->valid = w->valid && w->have_cfa && (w->caller.known & (1u << WR_DWARF_RIP)) &&
@@ -105,6 +132,12 @@ static void advance(struct fv_walk *w, struct target *t)
 	if (!w->valid)
 		return;
 	w->regs = w->caller;
+	if (w->i == 1 && called_at_entry(w, t))
+		for (int r = 0; r < WR_DWARF_RIP; r++)
+			if (r != WR_DWARF_RSP && !(w->regs.known & (1u << r)) && (callee.known & (1u << r))) {
+				w->regs.v[r] = callee.v[r];
+				w->regs.known |= 1u << r;
+			}
 	step(w, t);
 }
 
@@ -893,11 +926,14 @@ static const char *no_copy_why(const struct ev_backtrace *bt)
 }
 
 /* Walks @w to frame @i of @bt: the frame's module, or NULL with *@why. */
-static struct tmodule *reach(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt, unsigned i,
-			     const char **why)
+static struct tmodule *reach(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev_backtrace *bt,
+			     unsigned i, const char **why)
 {
 	struct tmodule *m;
 
+	if (w->pid != pid)
+		w->bt = NULL; /* walked for another process: again */
+	w->pid = pid;
 	if (!bt->regs || !bt->stack || i >= bt->frame_count) {
 		*why = no_copy_why(bt);
 		return NULL;
@@ -957,7 +993,7 @@ long fv_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev
 	      unsigned i, unsigned level, bool locals, const struct render_value_ctx *vc,
 	      struct fv_var *out, size_t max, const char **why)
 {
-	struct tmodule *m = reach(w, t, bt, i, why);
+	struct tmodule *m = reach(w, t, pid, bt, i, why);
 	struct collect c = { .w = w };
 
 	if (!m)
@@ -970,7 +1006,7 @@ long fv_tail_frame(struct fv_walk *w, struct target *t, uint32_t pid, const stru
 		   unsigned i, uint64_t tail_module, uint64_t tail_pc, bool locals,
 		   const struct render_value_ctx *vc, struct fv_var *out, size_t max, const char **why)
 {
-	struct tmodule *m = reach(w, t, bt, i, why);
+	struct tmodule *m = reach(w, t, pid, bt, i, why);
 	struct collect c = { .w = w, .tail_pc = tail_pc, .tail_mod = target_module_by_cookie(t, tail_module) };
 	struct fv_walk *g;
 	long n;
@@ -1007,7 +1043,7 @@ bool fv_entry_value(struct fv_walk *w, struct target *t, uint32_t pid, const str
 	const char *why;
 	bool ok;
 
-	if (!reach(w, t, bt, 0, &why))
+	if (!reach(w, t, pid, bt, 0, &why))
 		return false;
 	where_init(&c.where, w, t, pid, NULL);
 	ok = entering_site(&c, chain_pos(&c), reg, &cs, &at) && fv_loc_value(&at, &cs.value, value);
@@ -1020,7 +1056,7 @@ bool fv_return_address(struct fv_walk *w, struct target *t, const struct ev_back
 {
 	const char *why;
 
-	if (!reach(w, t, bt, 0, &why) || !w->have_cfa || !(w->caller.known & (1u << WR_DWARF_RIP)))
+	if (!reach(w, t, w->pid, bt, 0, &why) || !w->have_cfa || !(w->caller.known & (1u << WR_DWARF_RIP)))
 		return false;
 	*ra = w->caller.v[WR_DWARF_RIP];
 	return true;

@@ -11,7 +11,9 @@
  * are its callee's restored by the callee's CFI (callee-saved registers
  * by their rules, the stack pointer from the CFA, caller-saved ones
  * unknown), so a caller's parameter that lived in a caller-saved register
- * is <optimized out>, as gdb shows it.  A frame whose unwound return
+ * is <optimized out>, as gdb shows it; except frame 1 of a frame 0 at its
+ * function's first instruction, entered by a direct call from frame 1:
+ * nothing ran since the call, and it has them all.  A frame whose unwound return
  * address is not the one the kernel's walk found gets no values: a value
  * is shown only when it is known to be right.
  */

@@ -26,6 +26,7 @@ struct dw_loc;
 
 struct fv_walk {
 	const struct ev_backtrace *bt; /* the backtrace the state is of */
+	uint32_t pid;                  /* of the process it is of */
 	const struct wr_stack_header *sh;
 	unsigned i;                    /* the frame regs are of */
 	bool valid;                    /* regs hold frame i's registers */

@@ -15,7 +15,10 @@ name GCC's LTO places at an address read through c on the heap
 locations read, at the hit.  And notify's event, only an entry value at
 mk (inlined into it) with 64 callers, which a copy at the hit would take
 over the BPF stack at gcc -O2: the probe is compiled without that copy,
-not refused, and bt args shows event as gdb does.
+not refused, and bt args shows event as gdb does.  And at store's
+entry, called directly from set_key, set_key's parameters in registers a
+callee may clobber are still what they were at the call: bt args shows
+them, as gdb does.
 """
 import re
 
@@ -155,7 +158,32 @@ def entry_string(build):
     return all(shown) and bool(shown)
 
 
+def caller_at_entry(build):
+    """bt args at store's entry: its caller set_key (inlined into mset)
+    has its parameters in the registers it passes them in, which a callee
+    may clobber: at the callee's first instruction, entered by a direct
+    call, they still hold them, and bt args shows them as gdb's bt does."""
+    fx = Fixture(build, [2000])
+    mine = dict(bt_args_frames(fx.pid, "store"))
+    gdb, text = gdb_bt_args(fx.pid, "store")
+    fx.stop()
+    check(gdb, "%s: gdb's bt at store (%s)" % (build, text[-300:]))
+    shown = 0
+    for fn, args in gdb:
+        if fn not in ("set_key", "mset"):
+            continue
+        w, g = split_args(mine.get(fn, "")), split_args(args)
+        for name, value in g.items():
+            if "@" in name or core(value) is None:
+                continue  # (clang's inlined db@entry=0x0: gdb's, not the program's)
+            eq(core(w.get(name)), core(value), "%s: %s's %s in bt args at store's entry is gdb's (%s)" % (
+                build, fn, name, mine.get(fn)))
+            shown += 1
+    return shown
+
+
 heap = dict((b, one(b)) for b in BUILDS)
+entered = dict((b, caller_at_entry(b)) for b in BUILDS)
 entry = dict((b, entry_string(b)) for b in BUILDS)
 check(entry["realvals-O2"], "realvals-O2: the entry value that takes the probe over the stack is there to be read")
 # GCC keeps the parameters in memory at set_key's entry (at -O2 and -O3)
