@@ -6,6 +6,7 @@
  */
 #include "tracer/frame_values_priv.h"
 #include "dwarf/vars.h"
+#include "tracer/target.h"
 
 #include <string.h>
 
@@ -76,9 +77,14 @@ static bool eval(const struct where *c, const struct dw_expr *e, int depth, uint
 			return false;
 		if (fv_copy_read((void *)c->w->bt, a, out, e->size) == 0)
 			return true;
-		/* off the stack: as the probe copied it at the hit */
+		/* off the stack: as the probe copied it at the hit, or where it
+		 * cannot have changed since (a module's read-only data, RELRO:
+		 * a call site's table of functions, `binary_ops[oparg]`) */
 		copy = fv_copied_bytes(c->w->bt, a, e->size);
-		return copy && (memcpy(out, copy, e->size), true);
+		if (copy)
+			return memcpy(out, copy, e->size), true;
+		return c->t && (target_read_const(c->t, (pid_t)c->pid, a, out, e->size) == (long)e->size ||
+				target_read_stable(c->t, (pid_t)c->pid, a, out, e->size) == e->size);
 	case DW_EXPR_NEG: *out = -a; return true;
 	case DW_EXPR_NOT: *out = ~a; return true;
 	case DW_EXPR_ABS: *out = (int64_t)a < 0 ? -a : a; return true;

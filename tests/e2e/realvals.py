@@ -18,7 +18,10 @@ over the BPF stack at gcc -O2: the probe is compiled without that copy,
 not refused, and bt args shows event as gdb does.  And at store's
 entry, called directly from set_key, set_key's parameters in registers a
 callee may clobber are still what they were at the call: bt args shows
-them, as gdb does.
+them, as gdb does.  And op_add's b, called through a const table of
+functions (Python's binary_ops[oparg]): its call site's target is read
+through the table, which cannot have changed since the hit (RELRO), so
+the value the site passed shows, as gdb shows it.
 """
 import re
 
@@ -182,7 +185,35 @@ def caller_at_entry(build):
     return shown
 
 
+def table_call(build, addrs_of):
+    """bt args at op_leaf: op_add's (or op_sub's) b is what eval_op
+    passed, by a call site whose target is read through a const table
+    (RELRO): gdb's value (gcc), never another than the program's."""
+    fx = Fixture(build, [2000])
+    addrs = dict((k, int(v, 16)) for k, v in re.findall(r"(\w+)=(0x[0-9a-f]+)", fx.first_line))
+    mine = dict(bt_args_frames(fx.pid, "op_leaf"))
+    gdb, text = gdb_bt_args(fx.pid, "op_leaf")
+    fx.stop()
+    truth = {"a": addrs["k"], "b": addrs["v"]}
+    shown = 0
+    for fn, args in gdb:
+        if fn not in ("op_add", "op_sub", "eval_op"):
+            continue
+        w, g = split_args(mine.get(fn, "")), split_args(args)
+        for name in ("a", "b"):
+            what = "%s: %s's %s=%s in bt args at op_leaf" % (build, fn, name, w.get(name))
+            check(core(w.get(name)) in (None, truth[name]), what + " is <optimized out> or what it is (%#x)" %
+                  truth[name])
+            if "clang" not in build and core(g.get(name)) is not None:
+                eq(core(w.get(name)), core(g[name]), what + " is gdb's (%s)" % args)
+            shown += core(w.get(name)) is not None and fn != "eval_op"
+    return shown
+
+
 heap = dict((b, one(b)) for b in BUILDS)
+tables = dict((b, table_call(b, None)) for b in BUILDS)
+for b in ["realvals-O2", "realvals_O3", "realvals_lto"]:
+    check(tables[b] >= 1, "%s: a value passed through a call by table is shown (%d)" % (b, tables[b]))
 entered = dict((b, caller_at_entry(b)) for b in BUILDS)
 entry = dict((b, entry_string(b)) for b in BUILDS)
 check(entry["realvals-O2"], "realvals-O2: the entry value that takes the probe over the stack is there to be read")
