@@ -32,35 +32,6 @@ require_root()
 BUILDS = ["realvals-O2", "realvals-clang-O2", "realvals_O3", "realvals_lto", "realvals_clang-lto"]
 PROBES = {"set_key": ["c", "db", "key", "val", "flags"], "set_name": ["c", "name", "j"]}
 
-_GDB = r'''
-import gdb, json
-gdb.execute("set pagination off")
-gdb.execute("set width 0")
-gdb.execute("attach %d" % PID, to_string=True)
-for t in todo:
-    gdb.execute("break *0x%x" % t["pc"], to_string=True)
-out, want = {}, dict(("%x" % t["pc"], t) for t in todo)
-while len(out) < len(want):
-    try:
-        gdb.execute("continue", to_string=True)
-    except gdb.error:
-        break
-    pc = "%x" % int(gdb.parse_and_eval("$pc"))
-    t = want.get(pc)
-    if t is None or pc in out:
-        continue
-    f = gdb.newest_frame()
-    while f is not None and f.name() != t["fn"]:
-        f = f.older() if f.type() == gdb.INLINE_FRAME else None
-    vals = None
-    if f is not None:
-        f.select()
-        vals = dict((v, str(gdb.parse_and_eval(v))) for v in t["vars"])
-    out[pc] = vals
-gdb.write("WRVALUES " + json.dumps(out) + "\n")
-gdb.execute("detach", to_string=True)
-'''
-
 
 def core(v):
     """A value's content: its string, else its first address as a number,
@@ -105,15 +76,14 @@ def one(build):
     known = {"c": addrs["c"], "db": addrs["db"], "key": addrs["k"], "val": addrs["v"], "name": '"alpha"',
              "flags": "0", "j": "1"}
     per_fn = dict((fn, wraith_sites(fx.pid, fn, names)) for fn, names in PROBES.items())
-    todo = [{"pc": pc, "fn": fn, "vars": PROBES[fn]} for fn, sites in per_fn.items() for pc in sites]
-    got = gdb_python(_GDB, fx.pid, todo=todo)
-    gv = got[0] if got else {}
+    gv = dict((fn, gdb_frame_values(fx.pid, sites, fn, PROBES[fn], through_inline=True))
+              for fn, sites in per_fn.items())
     fx.stop()
     shown_heap = 0
     for fn, sites in per_fn.items():
         check(sites, "%s %s: events from its sites" % (build, fn))
         for pc, (vals, bargs) in sorted(sites.items()):
-            g = gv.get("%x" % pc)
+            g = gv[fn].get("%x" % pc)
             for var in PROBES[fn]:
                 w, what = vals[var], "%s %s at 0x%x: %s=%s" % (build, fn, pc, var, vals[var])
                 check(core(w) is None or core(w) == known[var],
@@ -152,10 +122,10 @@ def entry_string(build):
         elif core(args.get("event")) is not None:
             check(re.match(r'^"event\d\d"$', str(core(args["event"]))), what + " is a caller's literal")
         shown.append(core(args.get("event")) is not None)
-    got = gdb_python(_GDB, fx.pid, todo=[{"pc": pc, "fn": "notify", "vars": ["event"]} for pc in pcs])
+    got = gdb_frame_values(fx.pid, pcs, "notify", ["event"], through_inline=True)
     fx.stop()
     check(shown, "%s: mk fired" % build)
-    for pc, g in sorted((got[0] if got else {}).items()):
+    for pc, g in sorted(got.items()):
         if g and core(g["event"]) is not None:
             check(all(shown), "%s at 0x%s: event is shown in bt args where gdb shows %s" % (build, pc, g["event"]))
     return all(shown) and bool(shown)

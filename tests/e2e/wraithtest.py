@@ -552,7 +552,10 @@ while len(out) < len(pcs):
         break
     pc = int(gdb.parse_and_eval("$pc"))
     f = gdb.newest_frame()
-    if f.name() == function:
+    while through_inline and f is not None and f.name() != function and f.type() == gdb.INLINE_FRAME:
+        f = f.older()
+    if f is not None and f.name() == function:
+        f.select()
         out["%x" % pc] = dict((n, str(gdb.parse_and_eval(n))) for n in names)
     else:
         out["%x" % pc] = None
@@ -561,13 +564,14 @@ gdb.execute("detach", to_string=True)
 '''
 
 
-def gdb_frame_values(pid, pcs, function, names, timeout=180):
+def gdb_frame_values(pid, pcs, function, names, timeout=180, through_inline=False):
     """gdb at each of @pcs of live process @pid, once each: {"%x" % pc:
     {name: gdb's print of it}} for each of @names where the newest frame is
-    @function, None where it is not (a pc only location views place in an
-    inlined function); a pc the process did not reach is missing."""
+    @function (with @through_inline, or a call inlined into it there, as
+    `up` reaches it), None where it is not (a pc only location views place
+    in an inlined function); a pc the process did not reach is missing."""
     got = gdb_python(_GDB_FRAME_VALUES, pid, timeout=timeout, pcs=list(pcs), function=function,
-                     names=list(names))
+                     names=list(names), through_inline=through_inline)
     return got[0] if got else {}
 
 
