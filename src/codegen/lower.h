@@ -62,6 +62,15 @@ struct cg_value {
 	 * should no call site the probe knows match (WR_ITEM_CALLER).  0
 	 * otherwise. */
 	unsigned entry_reg;
+	/* A C variable-length array (dw_type_is_vla(dt)) or a pointer to
+	 * one, read from a variable whose lengths the pc has: the element
+	 * count of each of its dimensions of variable length, outermost
+	 * first (i64s read at the hit), and the status of reading them
+	 * (NULL: none failed).  n_vla 0: not known here (print shows
+	 * <variable length array>, an element of variable size is refused). */
+	LLVMValueRef vla_count[DW_VLA_DIMS];
+	unsigned n_vla;
+	LLVMValueRef vla_status;
 };
 
 struct cg_binding {
@@ -183,6 +192,10 @@ int values_deref(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 		 struct cg_value *out);
 int values_address_of(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 		      struct cg_value *out);
+/* The bytes of VLA @v (cg_value.vla_count known) as an i64: its
+ * lengths times its constant ones and its element's size, at most
+ * 2^40 (a length not set yet at the pc can be anything). */
+LLVMValueRef values_vla_bytes(struct cg *cg, const struct cg_value *v);
 /* The scalar value of @v as i64, reduced to its type's width and
  * extended by its signedness (loads an lvalue; a float is its bits);
  * records read failures in v->status.  An optimized-out value reads as 0
@@ -230,6 +243,10 @@ int walks_append(const struct dw_type *t, bool raw, unsigned print_elements, str
  * value, whole, for {:r}), as arguments attached to the one just
  * emitted. */
 void walks_emit(struct cg *cg, LLVMValueRef addr, const struct dw_type *t, bool raw);
+/* Copy the @size bytes (an i32 computed at the hit, at most
+ * WR_WALK_COPY_MAX) at @addr whole, as a walk's root attached to the
+ * argument just emitted (a variable-length array's). */
+void walks_emit_sized(struct cg *cg, LLVMValueRef addr, LLVMValueRef size);
 /* Walk the value of type @t the probe assembled from pieces, the
  * WR_ARG_PIECES argument at payload offset @off just emitted (a &str in
  * two registers: its characters), as arguments attached to it. */

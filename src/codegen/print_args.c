@@ -92,6 +92,13 @@ static void emit_wstr(struct cg *cg, LLVMValueRef ptr, const struct dw_type *e, 
 	cg_call(cg, WR_FN_ARG_WSTR, args, 4);
 }
 
+/* Whether gdb shows flexible array @t (its address) with the string
+ * there: one of chars, not one of char arrays (char [][4]). */
+static bool flexible_text(const struct dw_type *t)
+{
+	return t->is_char && t->target && t->target->kind != DW_TYPE_ARRAY;
+}
+
 struct attach_walk {
 	struct cg *cg;
 	LLVMValueRef addr;  /* of the printed value */
@@ -126,7 +133,7 @@ static void attach_strings(struct attach_walk *w, const struct dw_type *t, uint6
 	if (dw_type_is_flexible(t) && !w->loc && at <= w->limit && w->n < WR_ARG_ATTACH_MAX) {
 		/* a flexible array member: its address, a char one's string */
 		emit_cstr(w->cg, LLVMBuildAdd(w->cg->builder, w->addr, cg_i64(w->cg, at), ""),
-			  t->is_char ? WR_ARG_ATTACH_STR : 1, NULL, WR_ARG_ATTACH | (unsigned)at << 8);
+			  flexible_text(t) ? WR_ARG_ATTACH_STR : 1, NULL, WR_ARG_ATTACH | (unsigned)at << 8);
 		w->n++;
 		return;
 	}
@@ -183,7 +190,7 @@ static int print_memory(struct cg *cg, const struct ast_expr *e, struct cg_value
 			       t->name);
 	if (dw_type_is_flexible(t) && !as_number) {
 		/* as gdb: its address, a char array's string there */
-		emit_cstr(cg, v->v, t->is_char ? WR_ARG_STR_MAX : 1, v->status, WR_ARG_CSTR);
+		emit_cstr(cg, v->v, flexible_text(t) ? WR_ARG_STR_MAX : 1, v->status, WR_ARG_CSTR);
 		return 0;
 	}
 	emit_bytes(cg, v->v, t->size, WR_ARG_BYTES, v->status);
@@ -202,6 +209,43 @@ static int print_memory(struct cg *cg, const struct ast_expr *e, struct cg_value
 		else if (t->size > WR_DUMP_MAX)
 			walks_emit(cg, v->v, t, true);
 	}
+	return 0;
+}
+
+/* A C variable-length array whose lengths were read at the hit: its
+ * bytes as any array's (its argument's first WR_DUMP_MAX, a whole copy
+ * of at most WR_WALK_COPY_MAX when larger, which gdb's 200 elements
+ * need), with its address and lengths attached (wire.h:
+ * WR_ARG_ATTACH_VLA_ADDR) for the renderer to size its type. */
+static int print_vla(struct cg *cg, struct cg_value *v, bool as_number)
+{
+	LLVMBuilderRef B = cg->builder;
+	LLVMValueRef size = values_vla_bytes(cg, v), args[4], big;
+	LLVMBasicBlockRef walk, done;
+
+	size = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntUGT, size, cg_i64(cg, WR_WALK_COPY_MAX), ""),
+			       cg_i64(cg, WR_WALK_COPY_MAX), size, "");
+	big = LLVMBuildICmp(B, LLVMIntUGT, size, cg_i64(cg, WR_DUMP_MAX), "");
+	args[0] = cg->buf;
+	args[1] = v->v;
+	args[2] = LLVMBuildTrunc(B, LLVMBuildSelect(B, big, cg_i64(cg, WR_DUMP_MAX), size, ""),
+				 LLVMInt32TypeInContext(cg->ctx), "");
+	args[3] = cg_i32(cg, WR_ARG_BYTES);
+	if (v->status)
+		args[3] = LLVMBuildOr(B, args[3], LLVMBuildShl(B, v->status, cg_i32(cg, 8), ""), "");
+	cg_call(cg, WR_FN_ARG_USER_BYTES, args, 4);
+	emit_scalar(cg, WR_ARG_ATTACH, v->v, NULL, WR_ARG_ATTACH_VLA_ADDR);
+	for (unsigned k = 0; k < v->n_vla; k++)
+		emit_scalar(cg, WR_ARG_ATTACH, v->vla_count[k], v->vla_status, WR_ARG_ATTACH_VLA_DIM + k);
+	if (as_number)
+		return 0;
+	walk = cg_block(cg, "vla.walk");
+	done = cg_block(cg, "vla.done");
+	LLVMBuildCondBr(B, big, walk, done);
+	LLVMPositionBuilderAtEnd(B, walk);
+	walks_emit_sized(cg, v->v, LLVMBuildTrunc(B, size, LLVMInt32TypeInContext(cg->ctx), ""));
+	LLVMBuildBr(B, done);
+	LLVMPositionBuilderAtEnd(B, done);
 	return 0;
 }
 
@@ -628,7 +672,9 @@ static int print_value(struct cg *cg, const struct ast_expr *e, struct cg_value 
 		return 0;
 	}
 	if (dw_type_is_vla(t)) {
-		/* its length is computed at run time: no length, no value */
+		/* its length is computed at run time: without it, no value */
+		if (v->n_vla && v->n_vla <= WR_ARG_ATTACH_VLA_DIMS && v->lvalue && !v->composed)
+			return print_vla(cg, v, as_number);
 		emit_scalar(cg, WR_ARG_I64, cg_i64(cg, 0), cg_i32(cg, WR_ARG_VARIABLE_LENGTH), 0);
 		return 0;
 	}

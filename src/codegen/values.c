@@ -115,6 +115,83 @@ static int implicit_this(struct cg *cg, const struct ast_expr *e, struct cg_valu
 	return err ? err : values_member(cg, &member, &base, out);
 }
 
+/* Whether the probe can compute location tree @x without an error: no
+ * thread-local block, a CFA only with an unwind row at the probe. */
+static bool computable(const struct cg *cg, const struct dw_expr *x, int depth)
+{
+	if (!x)
+		return true;
+	if (depth > 32 || x->op == DW_EXPR_TLS || (x->op == DW_EXPR_CFA && cg->plan->cfa_reg < 0))
+		return false;
+	return computable(cg, x->a, depth + 1) && computable(cg, x->b, depth + 1) &&
+	       computable(cg, x->c, depth + 1);
+}
+
+/* The lengths of VLA @var (or of the VLA it points to) at the hit, into
+ * @out's vla_count, when the pc has every one of them; else none (its
+ * print stays marked). */
+static void vla_counts(struct cg *cg, const struct ast_expr *e, const struct dw_var *var, struct cg_value *out)
+{
+	const struct dw_type *t = var->type;
+
+	if (t && t->kind == DW_TYPE_POINTER)
+		t = t->target;
+	if (!var->n_vla || !t || !dw_type_is_vla(t) || out->optimized_out || out->synthetic)
+		return;
+	for (unsigned i = 0; i < var->n_vla; i++)
+		if (var->vla_len[i].kind != DW_LOC_VALUE_EXPR || !computable(cg, var->vla_len[i].expr, 0))
+			return;
+	for (unsigned i = 0; i < var->n_vla; i++) {
+		struct cg_value n = { 0 };
+
+		if (locations_value(cg, e, &ctype_ulong, &var->vla_len[i], &n))
+			return;
+		out->vla_count[i] = n.v;
+		if (n.status)
+			out->vla_status = out->vla_status
+				? LLVMBuildSelect(cg->builder, LLVMBuildICmp(cg->builder, LLVMIntNE, out->vla_status,
+									      cg_i32(cg, 0), ""),
+						  out->vla_status, n.status, "")
+				: n.status;
+	}
+	out->n_vla = var->n_vla;
+}
+
+/* @out, an element of VLA @v (or what pointer @v points to, @deref):
+ * the lengths that remain its own. */
+static void vla_inner(const struct cg_value *v, bool deref, struct cg_value *out)
+{
+	unsigned drop = !deref && v->dt->kind == DW_TYPE_ARRAY && v->dt->dynamic;
+
+	out->n_vla = 0;
+	if (!v->n_vla || !dw_type_is_vla(out->dt) || drop > v->n_vla)
+		return;
+	for (unsigned i = drop; i < v->n_vla; i++)
+		out->vla_count[i - drop] = v->vla_count[i];
+	out->n_vla = v->n_vla - drop;
+	out->vla_status = v->vla_status;
+}
+
+#define VLA_BYTES_MAX (UINT64_C(1) << 40) /* no array is larger */
+
+LLVMValueRef values_vla_bytes(struct cg *cg, const struct cg_value *v)
+{
+	LLVMBuilderRef B = cg->builder;
+	LLVMValueRef bytes = cg_i64(cg, 1), n, max = cg_i64(cg, VLA_BYTES_MAX), over;
+	const struct dw_type *t = v->dt;
+	unsigned k = 0;
+
+	for (int depth = 0; t && t->kind == DW_TYPE_ARRAY && depth < 8; t = t->target, depth++) {
+		n = t->dynamic && k < v->n_vla ? v->vla_count[k++] : cg_i64(cg, t->count);
+		/* saturated: bytes * n > max when n > max / bytes (bytes >= 1) */
+		over = LLVMBuildICmp(B, LLVMIntUGT, n, LLVMBuildUDiv(B, max, bytes, ""), "");
+		bytes = LLVMBuildSelect(B, over, max, LLVMBuildMul(B, bytes, n, ""), "");
+	}
+	n = cg_i64(cg, t && t->size ? t->size : 1);
+	over = LLVMBuildICmp(B, LLVMIntUGT, bytes, cg_i64(cg, VLA_BYTES_MAX / (t && t->size ? t->size : 1)), "");
+	return LLVMBuildSelect(B, over, max, LLVMBuildMul(B, bytes, n, ""), "vla.bytes");
+}
+
 int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 {
 	struct dw_var var;
@@ -138,6 +215,8 @@ int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 	 * site's DW_AT_call_value says (as bt args rules) */
 	if (!err && var.scope == DW_VAR_PARAMETER && !var.frame && var.type && !var.type->is_reference)
 		out->entry_reg = var.loc.entry_reg;
+	if (!err)
+		vla_counts(cg, e, &var, out);
 	return err ? err : values_through_reference(cg, e, out);
 }
 
@@ -233,6 +312,7 @@ static int pointee(struct cg *cg, const struct ast_expr *e, struct cg_value *v, 
 		*out = *v;
 		out->dt = v->dt->target;
 		out->ref = NULL;
+		vla_inner(v, false, out);
 		return 0;
 	}
 	if (v->kind != CG_VALUE || v->dt->kind != DW_TYPE_POINTER)
@@ -242,7 +322,10 @@ static int pointee(struct cg *cg, const struct ast_expr *e, struct cg_value *v, 
 	if (!t || t->kind == DW_TYPE_VOID)
 		return cg_fail(cg, e->loc, "cast it to a pointer to what it points to: cast(p, \"T *\")",
 			       "%s points to void, which has no value to read", v->dt->name);
-	return follow(cg, e, v, out);
+	err = follow(cg, e, v, out);
+	if (!err)
+		vla_inner(v, true, out);
+	return err;
 }
 
 #define MAX_MEMBERS_NAMED 16
@@ -490,6 +573,17 @@ int values_index(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 	err = pointee(cg, e->lhs, base, &elem);
 	if (err)
 		return err;
+	if (elem.n_vla && base->dt->kind == DW_TYPE_ARRAY) {
+		/* a row of a VLA: its size is the lengths read at the hit (a
+		 * pointer to a VLA is not indexed, as gdb does not) */
+		scaled = LLVMBuildMul(cg->builder, index->v, values_vla_bytes(cg, &elem), "");
+		*out = elem;
+		out->v = LLVMBuildAdd(cg->builder, elem.v, scaled, "");
+		cg_merge(cg, out, &elem, index);
+		if (elem.vla_status)
+			cg_merge_status(cg, out, elem.vla_status, cg_i64(cg, 0));
+		return 0;
+	}
 	if (!elem.dt->size && elem.dt->kind != DW_TYPE_VOID)
 		return cg_fail(cg, e->lhs->loc, NULL, "the size of %s is unknown", elem.dt->name);
 	scaled = LLVMBuildMul(cg->builder, index->v, cg_i64(cg, elem.dt->size ? elem.dt->size : 1), "");

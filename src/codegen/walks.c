@@ -399,6 +399,18 @@ void walks_emit(struct cg *cg, LLVMValueRef addr, const struct dw_type *t, bool 
 	cg_call(cg, WR_FN_WALK, args, 3);
 }
 
+void walks_emit_sized(struct cg *cg, LLVMValueRef addr, LLVMValueRef size)
+{
+	LLVMValueRef args[3];
+
+	if (!write_program(cg, NULL, true))
+		return;
+	args[0] = cg->buf;
+	args[1] = addr;
+	args[2] = size;
+	cg_call(cg, WR_FN_WALK, args, 3);
+}
+
 void walks_emit_pieces(struct cg *cg, LLVMValueRef off, const struct dw_type *t)
 {
 	LLVMValueRef args[3];

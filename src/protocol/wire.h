@@ -191,6 +191,15 @@ enum wr_arg_kind {
  * reference: its pointer is the address the reference refers to (the
  * argument itself is the referent's value). */
 #define WR_ARG_ATTACH_REFERENCE 0xffffffu
+/* aux of the WR_ARG_ATTACH scalars after the bytes of a C variable-length
+ * array (as many as WR_DUMP_MAX hold; its whole copy, when larger, is a
+ * WR_ARG_MEM root after them): the array's address, then the element
+ * count of each of its dimensions of variable length, outermost first
+ * (WR_ARG_ATTACH_VLA_DIM + k), read at the hit; a count whose read failed
+ * has its status.  The renderer shows the array with those lengths. */
+#define WR_ARG_ATTACH_VLA_ADDR 0xfffff0u
+#define WR_ARG_ATTACH_VLA_DIM 0xfffff1u
+#define WR_ARG_ATTACH_VLA_DIMS 4u /* dimensions of variable length sent, at most */
 
 enum wr_arg_status {
 	WR_ARG_OK          = 0,
@@ -213,6 +222,10 @@ enum wr_arg_status {
 	WR_ARG_NO_DEBUG_INFO = 13, /* this site of a probe has no debug info */
 	WR_ARG_VARIABLE_LENGTH = 14, /* a C variable-length array whose length the
 				      * probe could not read: nothing was read */
+	WR_ARG_TOO_LARGE = 15,   /* set by the renderer, never on the wire: a value
+				  * larger than gdb reads (its max-value-size, a VLA
+				  * whose length is not set yet at the pc, perhaps);
+				  * the value holds its size */
 };
 
 struct wr_arg_header {

@@ -218,6 +218,94 @@ static void passed_values(struct renderer *r, const struct render_probe *probe, 
 	}
 }
 
+/* ---- variable-length arrays ---- */
+
+#define MAX_VALUE_SIZE 65536u /* gdb's max-value-size: it shows no larger value */
+
+/* The lengths VLA argument @a came with (wire.h: WR_ARG_ATTACH_VLA_ADDR)
+ * into @counts, and its address: how many, 0 when not all came or one
+ * could not be read. */
+static size_t vla_lengths(const struct ev_arg *a, uint64_t *counts, uint64_t *addr)
+{
+	size_t n = 0;
+	bool at = false;
+
+	for (size_t i = 0; i < a->n_attach; i++) {
+		const struct ev_arg *c = &a->attach[i];
+
+		if (c->kind != WR_ARG_ATTACH || c->aux < WR_ARG_ATTACH_VLA_ADDR ||
+		    c->aux >= WR_ARG_ATTACH_VLA_DIM + WR_ARG_ATTACH_VLA_DIMS)
+			continue;
+		if (c->aux == WR_ARG_ATTACH_VLA_ADDR) {
+			*addr = c->value;
+			at = true;
+		} else if (c->status != WR_ARG_OK || c->aux - WR_ARG_ATTACH_VLA_DIM != n) {
+			return 0;
+		} else {
+			counts[n++] = c->value;
+		}
+	}
+	return at ? n : 0;
+}
+
+/* VLA argument @a of type @t as the lengths the probe read say: the
+ * array of those lengths (made in @m's type cache), with @a as it is;
+ * else NULL, and @a says what is shown in its place: <variable length
+ * array> when the lengths are not known, gdb's error for an array
+ * larger than gdb reads (a length not set yet at the pc, perhaps), and
+ * an array of no elements as gdb shows one, its address (a char one's
+ * string there was not read: marked). */
+static const struct dw_type *vla_sized(struct dw_module *m, const struct dw_type *t, struct ev_arg *a)
+{
+	uint64_t counts[WR_ARG_ATTACH_VLA_DIMS], addr = 0;
+	size_t n = vla_lengths(a, counts, &addr);
+	const struct dw_type *sized = m && n ? dw_type_vla_sized(m, t, counts, n) : NULL;
+
+	if (sized && sized->size > MAX_VALUE_SIZE) {
+		*a = (struct ev_arg){ .kind = WR_ARG_U64, .status = WR_ARG_TOO_LARGE, .value = sized->size };
+		return NULL;
+	}
+	if (sized && dw_type_is_flexible(sized) &&
+	    (sized->target->kind == DW_TYPE_ARRAY || (!sized->target->is_char && !sized->target->char_prefix))) {
+		*a = (struct ev_arg){ .kind = WR_ARG_CSTR, .status = WR_ARG_OK, .value = addr, .data = a->data };
+		return sized;
+	}
+	if (!sized || dw_type_is_flexible(sized) || !sized->size)
+		*a = (struct ev_arg){ .kind = WR_ARG_I64, .status = WR_ARG_VARIABLE_LENGTH };
+	return sized;
+}
+
+/* Each argument of @p that is a VLA with its lengths (kind BYTES) as
+ * vla_sized() shows it: into @args (a copy of @p's) and @types (a copy
+ * of the probe's, @n of them). */
+static void vla_args(const struct ev_print *p, struct ev_arg *args, struct render_arg_type *types, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct render_arg_type *at = &types[i];
+		const struct dw_type *sized;
+
+		if (at->print != p->index || at->arg >= p->n_args || !at->type || !dw_type_is_vla(at->type) ||
+		    args[at->arg].kind != WR_ARG_BYTES || args[at->arg].status != WR_ARG_OK)
+			continue;
+		sized = vla_sized(at->module, at->type, &args[at->arg]);
+		if (sized)
+			at->type = sized;
+	}
+}
+
+/* Whether print @p has a VLA argument the probe read the lengths of. */
+static bool has_vla(const struct render_probe *probe, const struct ev_print *p)
+{
+	for (size_t i = 0; probe && i < probe->n_arg_types; i++) {
+		const struct render_arg_type *at = &probe->arg_types[i];
+
+		if (at->print == p->index && at->arg < p->n_args && at->type && dw_type_is_vla(at->type) &&
+		    p->args[at->arg].kind == WR_ARG_BYTES)
+			return true;
+	}
+	return false;
+}
+
 /* ---- arguments as data ---- */
 
 /* One argument: {"expr", "type", "value", "error"}.  @e is NULL when the
@@ -300,6 +388,8 @@ void render_print(struct renderer *r, const struct render_probe *probe, uint32_t
 				       .vtable = r->hooks.vtable ? event_vtable : NULL, .ctx = &sc,
 				       .limits = &r->limits };
 	struct ev_print with;
+	struct render_probe sized;
+	struct render_arg_type *types = NULL;
 	struct ev_arg *args = NULL;
 	size_t first;
 
@@ -309,6 +399,21 @@ void render_print(struct renderer *r, const struct render_probe *probe, uint32_t
 		with = *p;
 		with.args = args;
 		p = &with;
+	}
+	if (has_vla(probe, p)) {
+		if (!args) {
+			args = xmalloc(p->n_args * sizeof(*args));
+			memcpy(args, p->args, p->n_args * sizeof(*args));
+			with = *p;
+			with.args = args;
+			p = &with;
+		}
+		types = xmalloc(probe->n_arg_types * sizeof(*types));
+		memcpy(types, probe->arg_types, probe->n_arg_types * sizeof(*types));
+		vla_args(p, args, types, probe->n_arg_types);
+		sized = *probe;
+		sized.arg_types = types;
+		probe = &sized;
 	}
 	span_add(out, SPAN_TYPE, SPAN_TONE_NONE, NULL, "print");
 	literal_span(indent, out);
@@ -320,5 +425,6 @@ void render_print(struct renderer *r, const struct render_probe *probe, uint32_t
 	span_add(out, SPAN_PRINT_TEXT, SPAN_TONE_NONE, NULL, r->scratch.buf);
 	args_data(r, probe, print_stmt(probe, p), p, out);
 	span_eol(out);
+	free(types);
 	free(args);
 }

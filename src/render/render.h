@@ -34,6 +34,7 @@
  * or goes away (doc/event.schema.json describes this one). */
 #define RENDER_JSON_VERSION 1
 
+struct dw_module;
 struct dw_type;
 struct render_lines;
 
@@ -47,6 +48,10 @@ struct render_arg_type {
 	 * is not the probe's own (a caller its function is inlined into, or
 	 * a call inlined at the probe); borrowed */
 	const char *frame;
+	/* The module whose debug info .type is of (borrowed; NULL: none),
+	 * in whose type cache a C variable-length array is sized by the
+	 * lengths the probe read (dw_type_vla_sized()). */
+	struct dw_module *module;
 };
 
 /* What the renderer needs of a probe. */

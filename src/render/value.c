@@ -508,7 +508,8 @@ void render_pointer(const struct dw_type *t, uint64_t v, const struct ev_arg *te
 	strbuf_addf(out, "0x%" PRIx64, v);
 	if (v && vc && vc->symbol)
 		vc->symbol(vc->ctx, v, out);
-	if (v && text && !(t->kind == DW_TYPE_ARRAY && !t->is_char))
+	/* an array's string: of chars, not of char arrays (char [][4]) */
+	if (v && text && !(t->kind == DW_TYPE_ARRAY && (!t->is_char || t->target->kind == DW_TYPE_ARRAY)))
 		pointed_text(text, t->target, render_limits_of(vc).elements, out);
 	else if (v && !text && vc && vc->not_copied && t->kind == DW_TYPE_POINTER && t->target && t->target->is_char)
 		strbuf_addf(out, " %s", vc->not_copied);
@@ -1243,6 +1244,10 @@ static bool arg_failed(const struct ev_arg *a, struct strbuf *out)
 		break;
 	case WR_ARG_VARIABLE_LENGTH:
 		strbuf_addstr(out, RENDER_VLA_MARKER);
+		break;
+	case WR_ARG_TOO_LARGE: /* gdb's error */
+		strbuf_addf(out, "<error: value requires %" PRIu64 " bytes, which is more than max-value-size>",
+			    a->value);
 		break;
 	default:
 		strbuf_addf(out, "<error status=%u>", a->status);

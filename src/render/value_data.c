@@ -555,6 +555,7 @@ static const char *arg_error(const struct ev_arg *a)
 	case WR_ARG_UNREADABLE: return "unreadable-at-site";
 	case WR_ARG_NO_DEBUG_INFO: return "no-debug-info";
 	case WR_ARG_VARIABLE_LENGTH: return "variable-length";
+	case WR_ARG_TOO_LARGE: return "too-large";
 	default: return "unknown";
 	}
 }

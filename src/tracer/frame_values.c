@@ -518,6 +518,11 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		strbuf_addstr(out, RENDER_VLA_MARKER); /* its length was not read */
 		return;
 	}
+	if (t && dw_type_is_flexible(t) && (t->target->kind == DW_TYPE_ARRAY || !t->target->is_char) &&
+	    v->loc.kind != DW_LOC_OPTIMIZED_OUT && fv_loc_address(c, &v->loc, &is_mem, &addr) && is_mem) {
+		strbuf_addf(out, "0x%" PRIx64, addr); /* an array of no length: its address, as gdb shows it */
+		return;
+	}
 	if (v->loc.kind == DW_LOC_OPTIMIZED_OUT || !t || size == 0 || size > MAX_VALUE_BYTES) {
 		strbuf_addstr(out, "<optimized out>");
 		return;

@@ -91,14 +91,16 @@ void probe_note_skipped(struct probe *p, char *text)
 	p->skipped[p->n_skipped++] = text;
 }
 
-void probe_note_arg_type(struct probe *p, unsigned print, unsigned arg, const struct dw_type *t)
+void probe_note_arg_type(struct probe *p, unsigned print, unsigned arg, const struct dw_type *t,
+			 struct dw_module *module)
 {
 	for (size_t i = 0; i < p->n_arg_types; i++)
 		if (p->arg_types[i].print == print && p->arg_types[i].arg == arg)
 			return;
 	p->arg_types = xgrow(p->arg_types, &p->cap_arg_types, p->n_arg_types + 1,
 			     sizeof(*p->arg_types));
-	p->arg_types[p->n_arg_types++] = (struct render_arg_type){ (uint16_t)print, (uint16_t)arg, t };
+	p->arg_types[p->n_arg_types++] = (struct render_arg_type){ (uint16_t)print, (uint16_t)arg, t, NULL,
+									     module };
 	p->render.arg_types = p->arg_types;
 	p->render.n_arg_types = p->n_arg_types;
 }

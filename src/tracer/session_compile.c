@@ -203,8 +203,9 @@ static void keep_args(struct probe *p, struct probe_site *site, const struct cod
 		struct render_arg_type *kept = site_arg(site, a->print, a->arg);
 
 		if (a->type) {
-			probe_note_arg_type(p, a->print, a->arg, a->type);
+			probe_note_arg_type(p, a->print, a->arg, a->type, site->mod->dw);
 			kept->type = a->type;
+			kept->module = site->mod->dw;
 		}
 		if (a->frame)
 			kept->frame = a->frame;

@@ -161,7 +161,8 @@ void probe_site_release(struct probe_site *site);
 /* Keep @text (taken over) among the sites of @p that cannot be probed. */
 void probe_note_skipped(struct probe *p, char *text);
 /* Wire argument @arg of print @print has program type @t (for rendering). */
-void probe_note_arg_type(struct probe *p, unsigned print, unsigned arg, const struct dw_type *t);
+void probe_note_arg_type(struct probe *p, unsigned print, unsigned arg, const struct dw_type *t,
+			 struct dw_module *module);
 /* Count @ev, rendered as @spans (NULL when it was not), in @p's counters
  * and stop places.
  * Returns true when a backtrace met an unknown module (the target's

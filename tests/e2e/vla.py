@@ -1,26 +1,28 @@
 """vla.py - C variable-length arrays (vla.c), built by gcc and clang-19 at
 -O0 and -O2.  A VLA's length is not a constant in DWARF but an expression
 (gcc -O0), an artificial variable with a location list (gcc -O2) or one
-named __vla_expr0 (clang): its type is named as gdb names it, `int
-[variable length]`, and a VLA printed whole, in print, NDJSON and bt
-full, shows <variable length array> (NDJSON: null, error
-"variable-length"), never a wrong length (one element, none, its
-address).  Where gdb has no value (<optimized out>) wraith has none
-either; an element and a row of constant length (vla[2], s[1], s[2][1])
-are gdb's, at the same pc of the same process (where gdb cannot index an
-array optimized out, wraith's is <optimized out>); an element of a row of
-variable length (two[1][1]) is refused, its stride being unknown, and so
-is indexing a pointer to a VLA (square's a).
+named __vla_expr0 (clang).  print reads each length at the hit as gdb
+reads it at the pc and shows the array with it, equal to gdb's print at
+the same pc of the same process: whole (1-D, char rows, 2-D, 300 shorts
+cut after gdb's 200 elements with `...`), a row (two[1]), an element
+indexed by expressions (vla[n-1], two[n-1][m-1]), what a pointer to a
+VLA points to (*p of int (*p)[m], *a of a parameter int a[n][n]), a
+parameter int a[n] (a pointer), one larger than gdb's max-value-size
+(gdb's error) and one of no elements (its address).  NDJSON gives its
+type as gdb names it at the pc (int [5]), {:x} its bytes.  Where gdb
+has no value (<optimized out>) wraith has none either; where gdb cannot
+index (a pointer to a VLA, an array optimized out) wraith refuses or says
+<optimized out>; a VLA one of whose lengths the pc does not have (gcc -O2
+keeps none for two's inner dimension, where gdb shows the address) stays
+<variable length array>, never a guess.
 
-bt full reads each VLA's lengths in the frame as gdb does (the bound's
-expression or artificial variable at the pc, frame base included) and
-shows the array with them, equal to gdb's bt full, `...` after gdb's 200
-elements; a VLA one of whose dimensions has no length at all (gcc -O2
-drops two's inner one; gdb shows its address) stays marked.
+bt full reads each VLA's lengths in the frame as gdb does and shows the
+array with them, equal to gdb's bt full.
 """
 import json
 import os
 import re
+import struct
 import subprocess
 
 from gdbvalues import gdb_values, normalize
@@ -30,16 +32,32 @@ require_root()
 
 MARK = "<variable length array>"
 WHOLE = ["vla", "s", "two", "big", "sq"]
-PARTS = ["vla[2]", "s[1]", "s[2][1]"]
+FILL = WHOLE + ["two[1]", "vla[n-1]", "two[n-1][m-1]", "vla[2]", "s[1]", "s[2][1]"]
 
 
-def wraith_json(pid, point, exprs, extra=""):
-    script = "trace %s {\n%s%s}\n" % (point, "".join('print "{}", %s;\n' % e for e in exprs), extra)
+def wraith_print(pid, point, expr, fmt="{}"):
+    """wraith's print of @expr at @point: (text, type, error), or None when
+    it refuses the script."""
+    script = 'trace %s { print "%s", %s; }' % (point, fmt, expr)
     res = run(["-p", pid, "-s", script, "--max-events", 1, "-q", "--script-output", "json"])
-    check(res.returncode == 0, "wraith prints %s at %s (%s)" % (exprs, point, res.stderr.strip()[-400:]))
+    if res.returncode == 2:
+        return None
+    check(res.returncode == 0, "wraith prints %s at %s (%s)" % (expr, point, res.stderr.strip()[-400:]))
     events = json_events(res.stdout)
     check(len(events) == 1, "one event at %s" % point)
-    return events[0]["items"]
+    item = events[0]["items"][0]
+    return item["text"], item["args"][0]["type"], item["args"][0]["error"]
+
+
+def gdb_types(pid, point, exprs):
+    """gdb's whatis of each of @exprs at @point."""
+    argv = ["gdb", "-batch", "-nx", "-p", str(pid), "-ex", "break " + point, "-ex", "continue"]
+    for e in exprs:
+        argv += ["-ex", "echo @@\\n", "-ex", "whatis " + e]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, LANG="C", LC_ALL="C")).stdout
+    parts = out.split("@@\n")[1:]
+    return [(re.search(r"^type = (.*)$", p, re.M) or [None, None])[1] for p in parts]
 
 
 def gdb_locals(pid, point):
@@ -50,33 +68,55 @@ def gdb_locals(pid, point):
     return dict(re.findall(r"(?m)^        (\w+) = (.*)$", out.split("\n#0", 1)[-1]))
 
 
+def compare(build, pid, point, exprs):
+    want = gdb_values(pid, exprs, point)
+    types = gdb_types(pid, point, exprs)
+    for expr, g, gt in zip(exprs, want, types):
+        got = wraith_print(pid, point, expr)
+        what = "%s: print %s at %s (gdb: %s)" % (build, expr, point, (g or "an error")[:70])
+        if g is None and expr == "huge" and gt:  # gdb: "value requires N bytes, which is more ..."
+            size = gdb_values(pid, ["sizeof(huge)"], point)[0]
+            eq(got and got[0], "<error: value requires %s bytes, which is more than max-value-size>" % size,
+               "%s: print huge at %s is gdb's error" % (build, point))
+            continue
+        if g is None:  # gdb: "no such vector element", "Cannot perform pointer math ..."
+            check(got is None or got[0] == "<optimized out>", what + " is refused or <optimized out>")
+            continue
+        check(got is not None, what + " is not refused")
+        if g.startswith("value requires"):
+            eq(got[0], "<error: %s>" % g, what)
+        elif expr == "two" and g.startswith("0x") and build == "vla-O2":
+            # gcc -O2 keeps no length for the inner dimension
+            eq((got[0], got[2]), (MARK, "variable-length"), what + " stays marked")
+        else:
+            eq(got[0], normalize(g), what)
+            if got[2] is None and gt:
+                eq(got[1], gt, "%s: %s's type is gdb's whatis" % (build, expr))
+
+
 def one(build):
     fill = "vla.c:%d" % marker_line("vla.c", "/* FILL */")
     square = "vla.c:%d" % marker_line("vla.c", "/* SQUARE */")
+    row = "vla.c:%d" % marker_line("vla.c", "/* ROW */")
+    empty = "vla.c:%d" % marker_line("vla.c", "/* EMPTY */")
+    wide = "vla.c:%d" % marker_line("vla.c", "/* WIDE */")
     fx = Fixture(build)
-    items = wraith_json(fx.pid, fill, WHOLE + PARTS, "bt full;")
-    args = [it["args"][0] for it in items if it["type"] == "print"]
+    compare(build, fx.pid, fill, FILL)
+    compare(build, fx.pid, square, ["*a"])
+    compare(build, fx.pid, row, ["a", "*a"])
+    if not build.startswith("vla-clang-O0"):  # clang -O0: no z at the line
+        compare(build, fx.pid, empty, ["z"])
+    compare(build, fx.pid, wide, ["huge"])
+    compare(build, fx.pid, "vla.c:%d" % marker_line("vla.c", "/* ROWS */"), ["*p", "p", "p[1]", "two[1]"])
+    g = gdb_values(fx.pid, ["vla"], fill)[0]
+    if g.startswith("{"):
+        got = wraith_print(fx.pid, fill, "vla", "{:x}")
+        raw = b"".join(struct.pack("<i", int(x)) for x in g.strip("{}").split(", "))
+        eq(got[0], " ".join("%02x" % b for b in raw), "%s: {:x} of vla is its bytes" % build)
+
+    items = json_events(run(["-p", fx.pid, "-s", "trace %s { bt full; }" % fill, "--max-events", 1, "-q",
+                             "--script-output", "json"]).stdout)[0]["items"]
     frame = [it for it in items if it["type"] == "backtrace"][0]["frames"][0]
-    want = gdb_values(fx.pid, WHOLE + PARTS, fill)
-    for a, g in zip(args[:len(WHOLE)], want):
-        what = "%s: %s (gdb: %s)" % (build, a["expr"], (g or "")[:60])
-        if g == "<optimized out>":
-            eq((a["value"], a["error"]), (None, "optimized-out"), what)
-            continue
-        eq((a["value"], a["error"]), (None, "variable-length"), what + " is marked")
-        check("[variable length]" in a["type"], what + ": its type is %s" % a["type"])
-    for a, g in zip(args[len(WHOLE):], want[len(WHOLE):]):
-        if g is None:  # gdb: "no such vector element" of an array optimized out
-            g = "<optimized out>"
-        text = "<optimized out>" if a["error"] == "optimized-out" else json.dumps(a["value"])
-        if a["expr"] != "s[1]":
-            text = str(a["value"]) if a["error"] is None else "<optimized out>"
-        exp = normalize(g)
-        if a["expr"] == "s[1]" and g != "<optimized out>":
-            exp = json.dumps(g.strip('"').replace("\\000", ""))
-        if a["expr"] == "s[2][1]" and g != "<optimized out>":
-            exp = g.split()[0]
-        eq(text, exp, "%s: %s is gdb's" % (build, a["expr"]))
     locals_ = dict((v["name"], v["value"]) for v in frame["locals"])
     full = gdb_locals(fx.pid, fill)
     for name in WHOLE:
@@ -85,20 +125,10 @@ def one(build):
             eq(locals_.get(name), normalize(g), "%s: bt full shows %s as gdb's bt full" % (build, name))
         elif g == "<optimized out>":
             eq(locals_.get(name), g, "%s: bt full shows %s <optimized out>" % (build, name))
+        elif name == "s":  # gcc -O2 gives it no bound at all (char [][4]): gdb shows its address
+            eq(locals_.get(name), g, "%s: bt full shows %s (%s) as gdb does" % (build, name, g))
         else:  # gcc -O2 keeps no length for two's inner dimension: gdb shows its address
             eq(locals_.get(name), MARK, "%s: bt full shows %s (gdb: %s) marked" % (build, name, g))
-    res = run(["-p", fx.pid, "-s", 'trace %s { print "{}", two[1][1]; }' % fill, "--max-events", 1, "-q"])
-    if want[WHOLE.index("two")] == "<optimized out>":
-        check(res.stdout.strip().endswith("<optimized out>"), "%s: two[1][1] is <optimized out>" % build)
-    else:  # gcc -O2 keeps no length for the inner dimension at all
-        check(res.returncode == 2 and "is unknown" in res.stderr,
-              "%s: two[1][1] is refused (%s)" % (build, res.stderr.strip()[-300:]))
-    items = wraith_json(fx.pid, square, ["*a"])
-    a, g = items[0]["args"][0], gdb_values(fx.pid, ["*a"], square)[0]
-    if g.startswith("0x"):  # clang names no bound: gdb shows the address
-        eq(a["value"], g, "%s: *a is gdb's" % build)
-    else:
-        eq((a["value"], a["error"]), (None, "variable-length"), "%s: *a (gdb: %s) is marked" % (build, g))
     fx.stop()
 
 
