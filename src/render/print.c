@@ -192,11 +192,39 @@ static uint64_t passed_fit(const struct dw_type *t, uint64_t v)
 	return v;
 }
 
+/* Whether @t is a pointer to narrow characters, shown with its string. */
+static bool narrow_text_pointer(const struct dw_type *t)
+{
+	return t && t->kind == DW_TYPE_POINTER && !t->is_reference && !t->container && t->target &&
+	       t->target->is_char && t->target->size == 1 && t->target->kind == DW_TYPE_INT;
+}
+
+/* A char pointer @v the caller passed, as argument @a: with its string
+ * where `bt args` reads it too (into @buf, WR_ARG_STR_MAX bytes); false,
+ * @a left as it is, where it cannot (on the heap, in writable data: it
+ * was not copied at the hit). */
+static bool passed_string(struct renderer *r, uint32_t pid, const struct ev_print *p, uint64_t v,
+			  uint8_t *buf, struct ev_arg *a)
+{
+	size_t n;
+
+	if (!v) {
+		*a = (struct ev_arg){ .kind = WR_ARG_PTR, .status = WR_ARG_OK, .aux = 8, .len = 8 };
+		return true;
+	}
+	if (!r->hooks.caller_string ||
+	    !(n = r->hooks.caller_string(r->hooks.ctx, pid, p->caller, p->n_caller, v, buf, WR_ARG_STR_MAX)))
+		return false;
+	*a = (struct ev_arg){ .kind = WR_ARG_CSTR, .status = WR_ARG_OK, .value = v, .data = buf, .len = n };
+	return true;
+}
+
 /* @p's arguments into @args (a copy), each the probe could not read but
  * its caller item says (wire.h: WR_ITEM_CALLER) given the value the
- * caller passed, as `bt args` finds it. */
+ * caller passed, as `bt args` finds it; a char pointer's string into
+ * @strings (WR_ARG_STR_MAX bytes an argument). */
 static void passed_values(struct renderer *r, const struct render_probe *probe, uint32_t pid,
-			  const struct ev_print *p, struct ev_arg *args)
+			  const struct ev_print *p, struct ev_arg *args, uint8_t *strings)
 {
 	memcpy(args, p->args, p->n_args * sizeof(*args));
 	for (size_t k = WR_CALLER_REGS + WR_CALLER_DUMPS; k < p->n_caller; k++) {
@@ -209,10 +237,15 @@ static void passed_values(struct renderer *r, const struct render_probe *probe, 
 		    args[wire].status != WR_ARG_OPTIMIZED_OUT)
 			continue;
 		t = arg_type(probe, p->index, wire);
-		if (!(kind = passed_kind(t)) ||
+		kind = passed_kind(t);
+		if ((!kind && !narrow_text_pointer(t)) ||
 		    !r->hooks.caller_value(r->hooks.ctx, pid, p->caller, p->n_caller,
 					   wr_caller_reg_of(p->caller[k].value), &v))
 			continue;
+		if (!kind) {
+			passed_string(r, pid, p, v, strings + wire * WR_ARG_STR_MAX, &args[wire]);
+			continue;
+		}
 		args[wire] = (struct ev_arg){ .kind = kind, .status = WR_ARG_OK, .aux = (uint32_t)t->size,
 					      .value = passed_fit(t, v), .len = 8 };
 	}
@@ -391,11 +424,13 @@ void render_print(struct renderer *r, const struct render_probe *probe, uint32_t
 	struct render_probe sized;
 	struct render_arg_type *types = NULL;
 	struct ev_arg *args = NULL;
+	uint8_t *strings = NULL;
 	size_t first;
 
 	if (p->n_caller > WR_CALLER_REGS + WR_CALLER_DUMPS && p->n_args && r->hooks.caller_value) {
 		args = xmalloc(p->n_args * sizeof(*args));
-		passed_values(r, probe, pid, p, args);
+		strings = xmalloc(p->n_args * WR_ARG_STR_MAX);
+		passed_values(r, probe, pid, p, args, strings);
 		with = *p;
 		with.args = args;
 		p = &with;
@@ -426,5 +461,6 @@ void render_print(struct renderer *r, const struct render_probe *probe, uint32_t
 	args_data(r, probe, print_stmt(probe, p), p, out);
 	span_eol(out);
 	free(types);
+	free(strings);
 	free(args);
 }

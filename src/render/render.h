@@ -126,6 +126,12 @@ struct render_hooks {
 	 * site does not say.  May be NULL. */
 	bool (*caller_value)(void *ctx, uint32_t pid, const struct ev_arg *cap, size_t n, unsigned reg,
 			     uint64_t *value);
+	/* The string a char pointer @p the caller passed points to, as `bt
+	 * args` reads it (the capture's stack, a module's read-only data),
+	 * into @buf (at most @max bytes, up to its NUL): how many bytes, 0
+	 * when it cannot be read there.  May be NULL. */
+	size_t (*caller_string)(void *ctx, uint32_t pid, const struct ev_arg *cap, size_t n, uint64_t p,
+				uint8_t *buf, size_t max);
 };
 
 /* gdb's `print elements` and `print max-depth`: how many elements of a

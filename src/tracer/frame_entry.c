@@ -87,3 +87,29 @@ bool fv_caller_value(struct target *t, uint32_t pid, const struct ev_arg *cap, s
 	fv_free(w);
 	return ok;
 }
+
+size_t fv_caller_string(struct target *t, uint32_t pid, const struct ev_arg *cap, size_t n, uint64_t p,
+			uint8_t *buf, size_t max)
+{
+	uint8_t data[WR_CALLER_DUMPS * WR_DUMP_MAX];
+	uint64_t base;
+	size_t len, k;
+	long got;
+
+	if (n < WR_CALLER_REGS + WR_CALLER_DUMPS || !p || !max)
+		return 0;
+	len = stack_from(cap, data, &base);
+	if (p >= base && p - base < len) {
+		for (k = 0; p - base + k < len && k < max; k++) {
+			buf[k] = data[p - base + k];
+			if (!buf[k])
+				return k + 1;
+		}
+		return 0; /* it runs on past the copy */
+	}
+	got = target_read_const(t, (pid_t)pid, p, buf, max);
+	for (k = 0; got > 0 && k < (size_t)got; k++)
+		if (!buf[k])
+			return k + 1;
+	return got > 0 && (size_t)got == max ? max : 0;
+}

@@ -114,5 +114,13 @@ bool fv_entry_value(struct fv_walk *w, struct target *t, uint32_t pid, const str
  * caller. */
 bool fv_caller_value(struct target *t, uint32_t pid, const struct ev_arg *cap, size_t n, int reg,
 		     uint64_t *value);
+/* The string char pointer @p (a value fv_caller_value() found) points
+ * to, as bt args reads it: from the stack the capture @cap (@n
+ * arguments) holds, or from the file of the module whose read-only data
+ * holds it (a literal); into @buf, at most @max bytes, up to its NUL.
+ * Returns how many bytes, 0 when it is elsewhere (the heap, writable
+ * data: it may have changed since the hit). */
+size_t fv_caller_string(struct target *t, uint32_t pid, const struct ev_arg *cap, size_t n, uint64_t p,
+			uint8_t *buf, size_t max);
 
 #endif

@@ -240,6 +240,14 @@ static bool hook_caller_value(void *ctx, uint32_t pid, const struct ev_arg *cap,
 	return fv_caller_value(s->target, pid, cap, n, (int)reg, value);
 }
 
+static size_t hook_caller_string(void *ctx, uint32_t pid, const struct ev_arg *cap, size_t n, uint64_t p,
+				 uint8_t *buf, size_t max)
+{
+	struct session *s = ctx;
+
+	return fv_caller_string(s->target, pid, cap, n, p, buf, max);
+}
+
 static void hook_symbol(void *ctx, uint32_t pid, uint64_t addr, struct strbuf *out)
 {
 	struct session *s = ctx;
@@ -259,5 +267,6 @@ void session_render_hooks(struct session *s, struct render_hooks *out)
 	*out = (struct render_hooks){ .probe = hook_probe, .frame = hook_frame,
 				      .tailcalls = hook_tailcalls, .ctx = s, .symbol = hook_symbol, .vtable = hook_vtable,
 				      .values = hook_values, .tail_values = hook_tail_values,
-				      .hidden_inlines = hook_hidden_inlines, .caller_value = hook_caller_value };
+				      .hidden_inlines = hook_hidden_inlines, .caller_value = hook_caller_value,
+				      .caller_string = hook_caller_string };
 }

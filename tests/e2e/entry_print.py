@@ -7,7 +7,10 @@ as gdb does and as `bt args` does.  In the callers fixture, at
 libfix_callee's TAKE-LINE, callee_take(o, k) is called from the program
 (exe), from libfix_relay (lib) and through a function pointer held in a
 callee-saved register (ptr); at callers.c's MAIN-LINE, main's argc and
-argv are what libc's __libc_start_call_main passed (libc6-dbg).  Each
+argv are what libc's __libc_start_call_main passed (libc6-dbg); at
+NAME-LINE, callee_name(s, k)'s char pointer s is a literal of the
+program (exe) or a string on libfix_relay's stack (lib), printed with
+its string read as bt args reads it, {:s} its characters.  Each
 `print` equals gdb's print of the same name at the same line of the same
 live process, and equals what `bt args` shows for it in the same event
 (`k=k@entry=17`).  Built by gcc and clang at -O2.
@@ -21,6 +24,8 @@ require_root()
 BUILDS = ["callers-O2", "callers-clang-O2"]
 TAKE = "libfix_callee.c:%d" % marker_line("libfix_callee.c", "/* TAKE-LINE")
 MAIN = "callers.c:%d" % marker_line("callers.c", "/* MAIN-LINE")
+NAME = "libfix_callee.c:%d" % marker_line("libfix_callee.c", "/* NAME-LINE")
+STRINGS = {"exe": "from-the-program", "lib": "relay-5-on-stack"}
 # what the fixture passes, per mode: (function, o's symbol, k)
 PASSED = {"exe": ("x_call", "callers_obj", "17"), "lib": ("relay_call", "relay_obj", "29"),
           "ptr": ("x_through", "callers_obj", "41")}
@@ -75,6 +80,16 @@ for b in BUILDS:
         # (clang's call sites say nothing of rdi here: o is <optimized out>)
         check(gdb.get("k") == k and (("<%s>" % obj) in gdb.get("o", "") or "clang" in b),
               "%s %s: gdb's print o, k are what %s passed (%s)" % (b, mode, caller, gdb))
+    for mode, text in sorted(STRINGS.items()):
+        gdb = one(b, mode, NAME, ["s", "k"])
+        # clang's call site in the program says nothing of rdi: s is <optimized out>
+        check(gdb.get("s", "").endswith('"%s"' % text) or ("clang" in b and mode == "exe"),
+              "%s %s: gdb's print s is what the caller passed (%s)" % (b, mode, gdb))
+        if gdb.get("s", "").endswith('"%s"' % text):
+            fx = Fixture(b, [2000, mode])
+            res = run(["-p", fx.pid, "-s", 'trace %s { print "{:s}", s; }' % NAME, "--max-events", 1, "-q"])
+            fx.stop()
+            eq(res.stdout.strip().splitlines()[-1:], ["  " + text], "%s %s: {:s} of s is its string" % (b, mode))
     gdb = one(b, "exe", MAIN, ["argc", "argv"])
     check(gdb.get("argc") == "3" and gdb.get("argv", "").startswith("(char **) 0x"),
           "%s: gdb's print argc, argv at main are what libc passed (%s)" % (b, gdb))
