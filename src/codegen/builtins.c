@@ -389,9 +389,9 @@ int cg_lower_builtin(struct cg *cg, const struct ast_expr *e, struct cg_value *o
 /* ---- memory dumps ---- */
 
 /* The length of a dump as an i64: N, the argument before the value, or
- * a `let` variable. */
+ * a `let` variable; *@gone when that has no value at this pc. */
 static int dump_length(struct cg *cg, const struct ast_fmt_piece *pc, const struct ast_expr *len_e,
-		       struct cg_value *len, LLVMValueRef *out)
+		       struct cg_value *len, LLVMValueRef *out, bool *gone)
 {
 	/* Where a `let` length is named, for messages. */
 	struct ast_expr at = { .kind = AST_EXPR_IDENT, .loc = pc->loc, .str = pc->len_var };
@@ -423,6 +423,7 @@ static int dump_length(struct cg *cg, const struct ast_fmt_piece *pc, const stru
 			       "a dump's length must be an integer, not %s",
 			       cg_describe(&v, what, sizeof(what)));
 	*out = v.v;
+	*gone = v.optimized_out;
 	return 0;
 }
 
@@ -431,14 +432,23 @@ int cg_print_dump(struct cg *cg, const struct ast_fmt_piece *pc, const struct as
 		  unsigned print, unsigned wire)
 {
 	LLVMValueRef addr = NULL, n = NULL, args[4];
+	bool gone = false;
 	int err;
 
 	if (v->kind == CG_STRING)
 		return cg_fail(cg, e->loc, "dump a pointer, an array or a variable in memory",
 			       "a string literal has no memory to dump");
-	err = cg_bytes_address(cg, e, v, &addr);
+	err = dump_length(cg, pc, len_e, len, &n, &gone);
+	if (!err && (gone || v->optimized_out)) {
+		/* its address or length has no value at this pc (one site
+		 * of several, an inlined copy): <optimized out>, as gdb
+		 * prints them, never a dump of a length it does not hold */
+		struct cg_value none = { .kind = CG_VALUE, .dt = v->dt, .optimized_out = true };
+
+		return print_args_lower(cg, e, &none, AST_FMT_DEFAULT, print, wire);
+	}
 	if (!err)
-		err = dump_length(cg, pc, len_e, len, &n);
+		err = cg_bytes_address(cg, e, v, &addr);
 	if (err)
 		return err;
 	cg_note_arg(cg, print, wire, v->dt);
