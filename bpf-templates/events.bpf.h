@@ -175,6 +175,26 @@ WR_SUBPROG long wr_item_close(struct wr_event_buf *ev, long off)
 	return 0;
 }
 
+/* Append an item of @type with nothing in it (a print without arguments:
+ * wr_item_open() and wr_item_close() at once).  Inlined into the probe,
+ * unlike those two: a hit then runs no subprogram for it and touches none
+ * of their code. */
+WR_API void wr_item_empty(__u8 *buf, __u32 type, __u32 index)
+{
+	struct wr_item_header *ih;
+	long off;
+
+	if (!buf)
+		return;
+	off = reserve(buf, sizeof(*ih));
+	if (off < 0)
+		return;
+	ih = (struct wr_item_header *)payload_at(buf, (__u32)off);
+	/* one store: the type, the index, and 0 for flags, length, reserved */
+	*(__u64 *)ih = (__u64)(__u8)type | (__u64)(__u16)index << 32;
+	((struct wr_event_header *)buf)->n_items++;
+}
+
 /* Append a scalar print argument; @kind_status = wr_arg_kind_status(). */
 WR_SUBPROG long wr_arg_scalar(struct wr_event_buf *ev, __u32 kind_status, __u32 size, __u64 value)
 {

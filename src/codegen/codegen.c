@@ -347,8 +347,8 @@ static void fix_config(struct cg *cg, enum wr_config_id c, unsigned value)
 static void fix_bt_config(struct cg *cg)
 {
 	unsigned bts = calls_to(cg, WR_FN_BT), counts = calls_to(cg, WR_FN_COUNT_BT);
-	unsigned items = bts + calls_to(cg, WR_FN_ITEM_OPEN) + calls_to(cg, WR_FN_EXPR_ERROR) +
-			 calls_to(cg, WR_FN_MEM_EQUAL);
+	unsigned items = bts + calls_to(cg, WR_FN_ITEM_OPEN) + calls_to(cg, WR_FN_ITEM_EMPTY) +
+			 calls_to(cg, WR_FN_EXPR_ERROR) + calls_to(cg, WR_FN_MEM_EQUAL);
 
 	fix_config(cg, WR_CFG_HAS_BT, bts > 0);
 	fix_config(cg, WR_CFG_BT_SLOTS, bts + counts < WR_BT_MAX_SLOTS ? bts + counts : WR_BT_MAX_SLOTS);

@@ -126,6 +126,10 @@ static int lower_print(struct cg *cg, const struct ast_stmt *s)
 	args[0] = cg->buf;
 	args[1] = c32(cg, WR_ITEM_PRINT);
 	args[2] = c32(cg, (unsigned long long)index);
+	if (!s->n_args) { /* the format alone: one inlined call */
+		call(cg, WR_FN_ITEM_EMPTY, args, 3);
+		goto out;
+	}
 	item = call(cg, WR_FN_ITEM_OPEN, args, 3);
 	for (size_t i = 0; i < s->n_args && !err; i++) {
 		unsigned at = wire;

@@ -26,6 +26,7 @@
 	X(EVENT_DROP_EMPTY, wr_event_drop_empty, 1) \
 	X(ITEM_OPEN, wr_item_open, 3)           \
 	X(ITEM_CLOSE, wr_item_close, 2)         \
+	X(ITEM_EMPTY, wr_item_empty, 3)         \
 	X(ARG_SCALAR, wr_arg_scalar, 4)         \
 	X(ARG_CSTR, wr_arg_cstr, 4)             \
 	X(ARG_WSTR, wr_arg_wstr, 4)             \
