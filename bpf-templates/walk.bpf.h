@@ -190,7 +190,7 @@ WR_INLINE int string_chars(struct wr_walk_state *st, struct wr_walk_op *sop, __u
 		return 0;
 	*p = walk_word(st, base + sop->a) + sop->c;
 	*n = walk_word(st, base + sop->b);
-	*n = *n > sop->limit ? sop->limit : *n;
+	*n = (*n > sop->limit ? sop->limit : *n) << (sop->d & 3);
 	return *n && *p && *p + *n > *p && (*p < base || *p >= base + sop->size);
 }
 
@@ -317,7 +317,7 @@ WR_INLINE long array_strings(struct wr_walk_state *st, __u8 *buf, struct wr_walk
 			continue;
 		p = run_word(st, buf, base + sop->a) + sop->c;
 		n = run_word(st, buf, base + sop->b);
-		n = n > sop->limit ? sop->limit : n;
+		n = (n > sop->limit ? sop->limit : n) << (sop->d & 3);
 		if (!n || !p || p + n < p || (p >= base && p < base + sop->size))
 			continue;
 		l = hi && lo < p ? lo : p;

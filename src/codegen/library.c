@@ -97,7 +97,8 @@ static int text(struct cg *cg, const struct ast_expr *e, struct cg_value *obj, c
 	if (err)
 		return err;
 	is_long = LLVMBuildICmp(B, LLVMIntNE, LLVMBuildAnd(B, head, cg_i64(cg, 1), ""), cg_i64(cg, 0), "");
-	*data = LLVMBuildSelect(B, is_long, *data, LLVMBuildAdd(B, obj->v, cg_i64(cg, 1), ""), "");
+	*data = LLVMBuildSelect(B, is_long, *data, LLVMBuildAdd(B, obj->v, cg_i64(cg, s->char_size ? s->char_size : 1), ""),
+				"");
 	*len = LLVMBuildSelect(B, is_long, *len, LLVMBuildLShr(B, LLVMBuildAnd(B, head, cg_i64(cg, 0xff), ""),
 							     cg_i64(cg, 1), ""), "");
 	return 0;
@@ -259,7 +260,10 @@ bool cg_library_text(struct cg *cg, const struct ast_expr *e, struct cg_value *v
 	if (!library_of(v, &s) || s.kind != DW_STD_STRING)
 		return false;
 	/* a string_view's characters are not NUL-terminated */
-	if (strstr(v->dt->name, "string_view"))
+	if (s.char_size > 1)
+		*err = cg_fail(cg, e->loc, "print it", "%s holds wide characters and cannot be compared with text here",
+			       v->dt->name);
+	else if (strstr(v->dt->name, "string_view"))
 		*err = cg_fail(cg, e->loc, "compare a std::string", "%s cannot be compared as text here",
 			       v->dt->name);
 	else if (!(*err = text(cg, e, v, &s, &data, &len)))
@@ -354,6 +358,9 @@ int cg_library_index(struct cg *cg, const struct ast_expr *e, struct cg_value *b
 	*done = library_of(base, &s) && (s.kind == DW_STD_VECTOR || s.kind == DW_STD_STRING);
 	if (!*done)
 		return 0;
+	if (s.char_size > 1)
+		return cg_fail(cg, e->loc, "print it", "%s holds wide characters and cannot be indexed here",
+			       base->dt->name);
 	err = s.kind == DW_STD_STRING ? text(cg, e->lhs, base, &s, &begin, &n) : sequence(cg, e->lhs, base, &s, &begin, &n);
 	if (err)
 		return err;

@@ -126,7 +126,8 @@ static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const 
 	case DW_STD_STRING:
 		if (!(i = add(p, WR_WALK_STRING)))
 			return 0;
-		offsets(&p->ops[i - 1], s->a, s->b, 0, 0);
+		/* d: the character's size as a shift (a length counts characters) */
+		offsets(&p->ops[i - 1], s->a, s->b, 0, s->char_size == 4 ? 2 : s->char_size == 2 ? 1 : 0);
 		p->ops[i - 1].flags = (uint8_t)flags;
 		p->ops[i - 1].size = (uint32_t)t->size;
 		p->ops[i - 1].limit = p->print_elements;

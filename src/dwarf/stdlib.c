@@ -528,6 +528,42 @@ static bool gnu_wrapper(const struct dw_type *t, const char *n, struct dw_std *s
 	return false;
 }
 
+/* The strings of wide characters and of char8_t (std::wstring,
+ * std::u16string, std::u32string, std::u8string, their views), laid out
+ * as the char ones with the character's size: gdb prints them L"...",
+ * u"...", U"..." and a char8_t one as a char one, "...". */
+static bool wide_string(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	static const char *const kinds[] = { "std::__cxx11::basic_string<", "std::basic_string_view<",
+					     "std::__1::basic_string<", "std::__1::basic_string_view<" };
+	const struct dw_type *c = targ(t, 0);
+	size_t k = 0;
+	int64_t r;
+
+	while (k < 4 && !starts(n, kinds[k]))
+		k++;
+	if (k == 4 || !c || c->kind != DW_TYPE_INT || (!c->char_prefix && strcmp(c->name, "char8_t")) ||
+	    (c->size != 1 && c->size != 2 && c->size != 4))
+		return false;
+	s->kind = DW_STD_STRING;
+	s->char_size = (unsigned)c->size;
+	s->char_prefix = c->size > 1 ? c->char_prefix : NULL;
+	s->libcxx = k >= 2;
+	if (k == 0)
+		return paths(t, "_M_dataplus._M_p", &s->a, "_M_string_length", &s->b);
+	if (k == 1)
+		return paths(t, "_M_str", &s->a, "_M_len", &s->b);
+	if (k == 3) {
+		s->libcxx = false; /* a view: no short form */
+		return paths(t, "__data_", &s->a, "__size_", &s->b);
+	}
+	if (!path(t, "__r_", &r))
+		return false;
+	s->a = r + 16;
+	s->b = r + 8;
+	return true;
+}
+
 /* ---- libc++ ---- */
 
 static bool llvm_sequence(const struct dw_type *t, const char *n, struct dw_std *s)
@@ -932,8 +968,8 @@ static bool first_of(recognizer *const *fns, size_t n_fns, const struct dw_type 
 bool dw_std_recognize(const struct dw_type *t, struct dw_std *out)
 {
 	static recognizer *const rust[] = { rust_sequence, rust_rc, rust_cell, rust_hash, rust_btree };
-	static recognizer *const gnu[] = { by_layout, gnu_deque, gnu_list, gnu_tree, gnu_hash, gnu_wrapper };
-	static recognizer *const llvm[] = { by_layout, llvm_sequence, llvm_containers, llvm_wrapper };
+	static recognizer *const gnu[] = { wide_string, by_layout, gnu_deque, gnu_list, gnu_tree, gnu_hash, gnu_wrapper };
+	static recognizer *const llvm[] = { wide_string, by_layout, llvm_sequence, llvm_containers, llvm_wrapper };
 	const char *n = t ? t->tag_name : NULL;
 	struct dw_std s;
 	bool ok;
@@ -946,6 +982,8 @@ bool dw_std_recognize(const struct dw_type *t, struct dw_std *out)
 		ok = first_of(llvm, sizeof(llvm) / sizeof(llvm[0]), t, n, &s);
 	else
 		ok = !strncmp(n, "std::", 5) && first_of(gnu, sizeof(gnu) / sizeof(gnu[0]), t, n, &s);
+	if (ok && s.kind == DW_STD_STRING && !s.char_size)
+		s.char_size = 1;
 	if (ok)
 		*out = s;
 	return ok;

@@ -65,6 +65,12 @@ struct dw_std {
 	bool bracketed;      /* VECTOR: gdb's own Rust slice, `Box<[u8], ...> [1, 2]` */
 	bool ring_len;       /* RING: c holds the count, d any capacity (rustc 1.67+) */
 	bool str_value;      /* RC: Rc<str>, Arc<str>: a text of the length at f */
+	/* STRING: the bytes of a character (1; 2 or 4 for std::u16string,
+	 * std::wstring, std::u32string and their views) and the prefix gdb
+	 * writes before its text ("u", "L", "U"; NULL for char and char8_t);
+	 * a length counts characters. */
+	unsigned char_size;
+	const char *char_prefix;
 	/* The element: of a sequence, the node value of a list or tree, the
 	 * pointee of a smart pointer, an optional's or atomic's value. */
 	const struct dw_type *elem;

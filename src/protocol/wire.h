@@ -310,7 +310,8 @@ enum wr_walk_code {
 	WR_WALK_NONE = 0,
 	WR_WALK_FIELDS = 1, /* run each child (first .child, then each .next) at base */
 	WR_WALK_STRING = 2, /* pointer at a, length (8 bytes) at b: copy min(length,
-			     * limit) bytes at the pointer + c.  F_LIBCXX: libc++'s
+			     * limit) characters of 1 << d bytes at the pointer + c.
+			     * F_LIBCXX: libc++'s
 			     * string, long when byte 0's bit 0 is set (else its
 			     * characters are inside the value) */
 	WR_WALK_ARRAY = 3,  /* elements of .size bytes from the pointer at a to the

@@ -316,18 +316,33 @@ static const uint8_t *node_at(struct cview *c, uint64_t node, size_t size)
 /* @n characters at @bytes (NULL: not copied, @failed: unreadable), @more
  * of them cut: JSON's string, or gdb's quoted text, or with {:s} the
  * characters alone; not copied, `...` or the context's marker. */
+/* The bytes of one of a string's characters: 2 or 4 for a wide one. */
+static unsigned char_width(const struct cview *c)
+{
+	return c->s->kind == DW_STD_STRING && c->s->char_size > 1 ? c->s->char_size : 1;
+}
+
+/* A string's @n characters at @bytes (NULL: not copied, or @failed). */
 static void text_out(struct cview *c, const uint8_t *bytes, uint64_t n, bool more, bool failed)
 {
-	if (c->json && bytes)
+	unsigned width = char_width(c);
+	struct strbuf u = STRBUF_INIT;
+
+	if (c->json && bytes && width > 1) {
+		render_units_utf8(bytes, n, width, false, &u);
+		span_datan(c->json, SPAN_STRING, u.buf ? u.buf : "", u.len);
+	} else if (c->json && bytes) {
 		span_datan(c->json, SPAN_STRING, (const char *)bytes, n);
-	else if (c->json)
+	} else if (c->json) {
 		span_null(c->json, SPAN_LITERAL);
-	else if (!bytes)
+	} else if (!bytes) {
 		strbuf_addstr(c->out, failed ? "<unreadable>" : c->vc && c->vc->not_copied ? c->vc->not_copied : "...");
-	else if (c->vc && c->vc->bare_text) /* to the first NUL, as {:s} of a char * */
-		strbuf_add(c->out, bytes, strnlen((const char *)bytes, n));
-	else
-		render_text(bytes, n, more, c->out);
+	} else if (c->vc && c->vc->bare_text) { /* to the first NUL, as {:s} of a char * */
+		render_units_utf8(bytes, n, width, true, c->out);
+	} else {
+		render_units(bytes, n, width, c->s->char_prefix, more, c->out);
+	}
+	strbuf_release(&u);
 }
 
 /* The head of a string at @p whose read failed where a page could not be
@@ -337,40 +352,48 @@ static void text_out(struct cview *c, const uint8_t *bytes, uint64_t n, bool mor
 static bool torn_text(struct cview *c, uint64_t p)
 {
 	const struct ev_arg *h = render_snap_torn(c->snap, p);
+	unsigned width = char_width(c);
+	struct strbuf u = STRBUF_INIT;
 
 	if (!h)
 		return false;
 	if (c->json) {
+		render_units_utf8(h->data, h->len / width, width, false, &u);
 		span_open(c->json, SPAN_OBJECT);
 		span_add(c->json, SPAN_KEY, SPAN_TONE_NONE, NULL, "head");
-		span_datan(c->json, SPAN_STRING, (const char *)h->data, h->len);
+		span_datan(c->json, SPAN_STRING, u.buf ? u.buf : "", u.len);
 		span_add(c->json, SPAN_KEY, SPAN_TONE_NONE, NULL, "unreadable_at");
 		span_dataf(c->json, SPAN_STRING, "0x%" PRIx64, p + h->len);
 		span_close(c->json);
 	} else if (c->vc && c->vc->bare_text) {
-		strbuf_add(c->out, h->data, strnlen((const char *)h->data, h->len));
+		render_units_utf8(h->data, h->len / width, width, true, c->out);
 		strbuf_addstr(c->out, "...<unreadable>");
 	} else {
-		render_text(h->data, h->len, true, c->out);
+		render_units(h->data, h->len / width, width, c->s->char_prefix, true, c->out);
 		strbuf_addstr(c->out, "<unreadable>");
 	}
+	strbuf_release(&u);
 	return true;
 }
 
 static void string_text(struct cview *c)
 {
+	unsigned width = char_width(c);
 	uint64_t p = 0, n;
 	const uint8_t *bytes;
 	bool failed = false;
 
 	if (c->s->libcxx && !(word(c, 0, 1) & 1)) {
+		/* the short form: a byte of length, then the characters at
+		 * the next character's place */
 		n = word(c, 0, 1) >> 1;
-		n = n < c->len - 1 ? n : c->len - 1;
-		bytes = c->data + 1;
+		n = n < (c->len - width) / width ? n : (c->len - width) / width;
+		bytes = c->data + width;
 	} else {
 		p = word(c, c->s->a, 8);
 		n = word(c, c->s->b, 8);
-		bytes = n ? render_snap_find(c->snap, p, n < c->limit ? n : c->limit, &failed) : (const uint8_t *)"";
+		bytes = n ? render_snap_find(c->snap, p, (n < c->limit ? n : c->limit) * width, &failed)
+			  : (const uint8_t *)"";
 	}
 	if (!bytes && failed && torn_text(c, p))
 		return;

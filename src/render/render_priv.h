@@ -80,6 +80,17 @@ void render_value_at(const struct render_snap *snap, const struct dw_type *t, ui
 		     const struct render_value_ctx *vc, int depth, struct strbuf *out);
 
 /* The unsigned integer in the first @size bytes at @data (at most 8). */
+/* @n characters of @width bytes (1, 2 or 4) at @s as gdb shows a
+ * string (render_text()), after the literal's @prefix (NULL: none; once,
+ * before all): L"abc". */
+void render_units(const uint8_t *s, size_t n, unsigned width, const char *prefix, bool more,
+		  struct strbuf *out);
+/* @n characters of @width bytes at @s as UTF-8 (UTF-16 pairs decoded, a
+ * unit that is no character U+FFFD; bytes as they are when @width is 1),
+ * up to the first NUL when @to_nul: the text of a wide string in JSON
+ * and under {:s}. */
+void render_units_utf8(const uint8_t *s, size_t n, unsigned width, bool to_nul, struct strbuf *out);
+
 static inline uint64_t render_read_uint(const uint8_t *data, size_t size)
 {
 	uint64_t v = 0;

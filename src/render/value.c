@@ -270,6 +270,12 @@ static void units_text(const uint8_t *s, size_t n, unsigned width, const char *p
 		strbuf_addstr(out, "...");
 }
 
+void render_units(const uint8_t *s, size_t n, unsigned width, const char *prefix, bool more,
+		  struct strbuf *out)
+{
+	units_text(s, n, width, prefix, more, out);
+}
+
 void render_text(const uint8_t *s, size_t n, bool more, struct strbuf *out)
 {
 	units_text(s, n, 1, NULL, more, out);
@@ -1268,10 +1274,18 @@ static void hex_bytes(const struct ev_arg *a, struct strbuf *out)
 	}
 }
 
-/* {:s}: the bytes up to the first NUL, as they are. */
-static void bare_text(const struct ev_arg *a, struct strbuf *out)
+/* {:s}: the bytes up to the first NUL, as they are; the characters of a
+ * wide string (@t: a pointer to them or an array of them) up to the
+ * first NUL character, in UTF-8. */
+static void bare_text(const struct ev_arg *a, const struct dw_type *t, struct strbuf *out)
 {
-	strbuf_add(out, a->data, strnlen((const char *)a->data, a->len));
+	const struct dw_type *e = t && (t->kind == DW_TYPE_POINTER || t->kind == DW_TYPE_ARRAY) ? t->target : NULL;
+	unsigned width = e && e->char_prefix && (e->size == 2 || e->size == 4) ? (unsigned)e->size : 1;
+
+	if (width > 1 && a->data)
+		render_units_utf8(a->data, a->len / width, width, true, out);
+	else
+		strbuf_add(out, a->data, strnlen((const char *)a->data, a->len));
 }
 
 /* A print argument without a type (literals of old probes, raw kinds). */
@@ -1360,7 +1374,7 @@ static bool arg_text(const struct ev_arg *a, enum ast_fmt_spec spec, const struc
 		walked_value(a, t, top, false, &with, out);
 	} else if (spec == AST_FMT_STR && (a->kind == WR_ARG_STR || a->kind == WR_ARG_CSTR || a->kind == WR_ARG_BYTES ||
 				    a->kind == WR_ARG_PIECES)) {
-		bare_text(a, out);
+		bare_text(a, t, out);
 	} else if (hex && (a->kind == WR_ARG_BYTES || a->kind == WR_ARG_STR || a->kind == WR_ARG_PIECES)) {
 		hex_bytes(a, out);
 	} else if (hex) {

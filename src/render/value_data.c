@@ -130,19 +130,17 @@ static bool is_char_pointer(const struct dw_type *t)
 	return e && e->is_char && e->size == 1 && !t->is_reference;
 }
 
-/* @n wide characters of @width bytes at @data (UTF-16 or UTF-32, as
- * char16_t and char32_t hold them; wchar_t is UTF-32 here) as a JSON
- * string, up to the first NUL when @to_nul; a unit that is not a
- * character (a lone surrogate, past U+10FFFF) is U+FFFD. */
-static void wide_string(const uint8_t *data, size_t n, unsigned width, bool to_nul, struct span_list *out)
+void render_units_utf8(const uint8_t *data, size_t n, unsigned width, bool to_nul, struct strbuf *sb)
 {
-	struct strbuf sb = STRBUF_INIT;
-
 	for (size_t i = 0; i < n; i++) {
 		uint32_t c = (uint32_t)render_read_uint(data + i * width, width), lo;
 
 		if (!c && to_nul)
 			break;
+		if (width == 1) {
+			strbuf_addch(sb, (char)c);
+			continue;
+		}
 		if (width == 2 && c >= 0xd800 && c < 0xdc00 && i + 1 < n &&
 		    (lo = (uint32_t)render_read_uint(data + (i + 1) * width, width)) >= 0xdc00 && lo < 0xe000) {
 			c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
@@ -150,8 +148,18 @@ static void wide_string(const uint8_t *data, size_t n, unsigned width, bool to_n
 		} else if ((c >= 0xd800 && c < 0xe000) || c > 0x10ffff) {
 			c = 0xfffd;
 		}
-		strbuf_add_utf8(&sb, c);
+		strbuf_add_utf8(sb, c);
 	}
+}
+
+/* @n wide characters of @width bytes at @data (UTF-16 or UTF-32, as
+ * char16_t and char32_t hold them; wchar_t is UTF-32 here) as a JSON
+ * string, up to the first NUL when @to_nul. */
+static void wide_string(const uint8_t *data, size_t n, unsigned width, bool to_nul, struct span_list *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	render_units_utf8(data, n, width, to_nul, &sb);
 	span_datan(out, SPAN_STRING, sb.buf ? sb.buf : "", sb.len);
 	strbuf_release(&sb);
 }
