@@ -715,6 +715,52 @@ WR_INLINE void walk_run(struct wr_walk_state *st, __u64 base)
 	bpf_loop(WR_WALK_STEPS, walk_step, 0, 0);
 }
 
+/* A C++ static data member printed with a value (WR_MEM_F_STATIC): the
+ * @size bytes (at most 256) of the variable at @addr, tagged @tag; with
+ * @text 1 (a char pointer), the string it points to too, copied at its
+ * address as a container's char pointer's is; with @text 2, only that
+ * string, of the char pointer at @addr (a member of a static member of
+ * class type).  @addr 0: no variable. */
+WR_SUBPROG long wr_arg_static(struct wr_event_buf *ev, __u64 addr, __u32 size, __u64 tag, __u32 text)
+{
+	struct wr_event_header *h;
+	struct wr_arg_header *ah;
+	__u64 n = size > 256 ? 256 : size, ptr = 0;
+	long off;
+
+	if (!ev)
+		return 0;
+	if (text == 2) {
+		if (addr && !user_read(&ptr, 8, (const void *)addr))
+			walk_copy_str(ev->data, ptr, WR_ARG_ATTACH_STR - 1);
+		return 0;
+	}
+	h = (struct wr_event_header *)ev->data;
+	WR_BARRIER_VAR(n);
+	n &= 0x1ff;
+	n = n > 256 ? 256 : n;
+	off = reserve(ev->data, sizeof(*ah) + 8 + ((n + 7) & ~7ull));
+	if (off < 0)
+		return 0;
+	ah = (struct wr_arg_header *)payload_at(ev->data, (__u32)off);
+	ah->kind = WR_ARG_MEM;
+	ah->aux = WR_MEM_F_STATIC;
+	*(__u64 *)(ah + 1) = tag;
+	if (!addr || user_read((__u8 *)(ah + 1) + 8, n, (const void *)addr)) {
+		ah->status = addr ? WR_ARG_READ_ERROR : WR_ARG_NULL_DEREF;
+		ah->len = 8;
+		h->payload_len -= (n + 7) & ~7ull;
+		return 0;
+	}
+	ah->status = WR_ARG_OK;
+	ah->len = (__u16)(8 + n);
+	if (text && n == 8) {
+		ptr = *(__u64 *)((__u8 *)(ah + 1) + 8);
+		walk_copy_str(ev->data, ptr, WR_ARG_ATTACH_STR - 1);
+	}
+	return 0;
+}
+
 /* Copy the @size bytes of the value at @addr (WR_MEM_F_ROOT), then run
  * the walk program the probe wrote (wr_walk_op()) at it. */
 WR_SUBPROG long wr_walk(struct wr_event_buf *ev, __u64 addr, __u32 size)

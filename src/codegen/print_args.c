@@ -163,6 +163,111 @@ static void attach_strings(struct attach_walk *w, const struct dw_type *t, uint6
 	}
 }
 
+#define STATICS_MAX 16 /* static data members copied with one printed value */
+
+/* The C++ static data members a printed value shows (its class's, its
+ * members', its bases', and those of static members of class type),
+ * each copied once at the hit, tagged by its name (WR_MEM_F_STATIC):
+ * they are variables of their own, which gdb reads from the process. */
+struct statics_walk {
+	struct cg *cg;
+	const struct ast_expr *e;
+	bool raw;
+	const char *seen[STATICS_MAX];
+	unsigned n;
+	unsigned strings; /* of char pointers inside them */
+};
+
+static void statics_of(struct statics_walk *w, const struct dw_type *t, int depth);
+
+/* The strings of the char pointers inside a static member of class type
+ * (at @addr + @at), each copied at its address. */
+static void static_strings(struct statics_walk *w, const struct dw_type *t, LLVMValueRef addr, uint64_t at,
+			   int depth)
+{
+	struct cg *cg = w->cg;
+	LLVMValueRef args[5];
+
+	if (!t || depth > 8 || w->strings >= WR_ARG_ATTACH_MAX)
+		return;
+	if (ctype_is_text_pointer(t)) {
+		args[0] = cg->buf;
+		args[1] = LLVMBuildAdd(cg->builder, addr, cg_i64(cg, at), "");
+		args[2] = cg_i32(cg, 8);
+		args[3] = cg_i64(cg, 0);
+		args[4] = cg_i32(cg, 2);
+		cg_call(cg, WR_FN_ARG_STATIC, args, 5);
+		w->strings++;
+	} else if (t->kind == DW_TYPE_STRUCT && !t->rust) {
+		for (size_t i = 0; i < t->n_members; i++)
+			if (!t->members[i].bit_size && !t->members[i].is_virtual)
+				static_strings(w, t->members[i].type, addr, at + t->members[i].offset, depth + 1);
+	} else if (t->kind == DW_TYPE_ARRAY && t->target && t->target->size && t->count <= WR_ARG_ATTACH_MAX) {
+		for (uint64_t i = 0; i < t->count; i++)
+			static_strings(w, t->target, addr, at + i * t->target->size, depth + 1);
+	}
+}
+
+static void copy_static(struct statics_walk *w, const struct dw_static *st, int depth)
+{
+	struct cg *cg = w->cg;
+	struct dw_var var = { 0 };
+	struct cg_value v = { 0 };
+	LLVMValueRef args[5];
+
+	for (unsigned i = 0; i < w->n; i++)
+		if (!strcmp(w->seen[i], st->qname))
+			return;
+	if (w->n >= STATICS_MAX || st->has_const || !st->type)
+		return;
+	w->seen[w->n++] = st->qname;
+	args[0] = cg->buf;
+	args[1] = cg_i64(cg, 0); /* no variable of that name: <optimized out>, as gdb says */
+	args[2] = cg_i32(cg, 0);
+	args[3] = cg_i64(cg, dw_static_tag(st));
+	args[4] = cg_i32(cg, 0);
+	if (cg->plan->vars.find && !cg->plan->vars.find(cg->plan->vars.ctx, st->qname, &var)) {
+		/* a variable not in memory (thread-local, ...) is not copied:
+		 * the renderer says <unavailable> */
+		if (var.loc.kind != DW_LOC_MEM_ADDR || !var.type || !var.type->size || var.type->size > 256 ||
+		    locations_value(cg, w->e, var.type, &var.loc, &v) || !v.lvalue)
+			return;
+		args[1] = v.v;
+		args[2] = cg_i32(cg, (unsigned)var.type->size);
+		args[4] = cg_i32(cg, ctype_is_text_pointer(var.type));
+	}
+	cg_call(cg, WR_FN_ARG_STATIC, args, 5);
+	if (v.lvalue && !ctype_is_text_pointer(var.type))
+		static_strings(w, var.type, v.v, 0, depth + 1);
+	statics_of(w, st->type, depth + 1);
+}
+
+static void statics_of(struct statics_walk *w, const struct dw_type *t, int depth)
+{
+	struct dw_std s;
+
+	if (!t || depth > 8 || w->n >= STATICS_MAX)
+		return;
+	if (t->kind == DW_TYPE_ARRAY) {
+		statics_of(w, t->target, depth + 1);
+		return;
+	}
+	if ((t->kind != DW_TYPE_STRUCT && t->kind != DW_TYPE_UNION) || t->rust)
+		return;
+	if (!w->raw && dw_std_recognize(t, &s)) {
+		/* the printer shows the elements, not the library's members */
+		statics_of(w, s.elem, depth + 1);
+		for (unsigned i = 0; i < s.n_alts; i++)
+			statics_of(w, s.alt[i], depth + 1);
+		return;
+	}
+	for (size_t i = 0; i < t->n_statics; i++)
+		copy_static(w, &t->statics[i], depth);
+	for (size_t i = 0; i < t->n_members; i++)
+		if (!t->members[i].bit_size)
+			statics_of(w, t->members[i].type, depth + 1);
+}
+
 static unsigned scalar_kind(const struct dw_type *t)
 {
 	if (t->kind == DW_TYPE_BOOL)
@@ -200,7 +305,10 @@ static int print_memory(struct cg *cg, const struct ast_expr *e, struct cg_value
 		struct attach_walk w = { cg, v->v, t->size > WR_WALK_COPY_MAX ? WR_WALK_COPY_MAX : t->size, 0,
 					 e, NULL };
 
+		struct statics_walk sw = { .cg = cg, .e = e, .raw = raw };
+
 		attach_strings(&w, t, 0, 0);
+		statics_of(&sw, t, 0);
 		/* a container's elements, a string's characters; else the
 		 * value whole when its argument cannot hold it (gdb shows 200
 		 * elements of an array, whatever their size) */

@@ -265,10 +265,57 @@ static void add_variants(struct vars_cache *c, struct dw_type *t, Dwarf_Die *par
 	t->n_variants = n;
 }
 
+/* A static data member's folded constant, as the bytes it would hold
+ * (its type may not be complete yet: the renderer checks its size). */
+static void static_const(Dwarf_Die *child, struct dw_static *st)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word u;
+	Dwarf_Sword v;
+	Dwarf_Block b;
+
+	if (!dwarf_attr(child, DW_AT_const_value, &a))
+		return;
+	if (dwarf_whatform(&a) == DW_FORM_sdata && dwarf_formsdata(&a, &v) == 0) {
+		memcpy(st->cval, &v, sizeof(v)); /* x86-64: little-endian, as the variable holds it */
+		st->const_len = 0;
+	} else if (dwarf_whatform(&a) != DW_FORM_sdata && dwarf_formudata(&a, &u) == 0) {
+		memcpy(st->cval, &u, sizeof(u));
+		st->const_len = 0;
+	} else if (dwarf_formblock(&a, &b) == 0 && b.length <= sizeof(st->cval)) {
+		memcpy(st->cval, b.data, b.length);
+		st->const_len = b.length;
+	} else {
+		return;
+	}
+	st->has_const = true;
+}
+
+/* C++ static data members: DWARF 5's DW_TAG_variable in the class, DWARF
+ * 4's DW_TAG_member declaration. */
+static void add_static(struct vars_cache *c, struct dw_type *t, Dwarf_Die *child, size_t before,
+		       struct dw_static **v, size_t *n, size_t *cap)
+{
+	const char *name = dwarf_diename(child);
+	struct dw_static *st;
+
+	if (!name || !t->name || t->rust)
+		return;
+	*v = xgrow(*v, cap, *n + 1, sizeof(**v));
+	st = &(*v)[(*n)++];
+	memset(st, 0, sizeof(*st));
+	st->name = name;
+	st->qname = own(c, xasprintf("%s::%s", t->name, name));
+	st->type = type_attr(c, child);
+	st->before = before;
+	static_const(child, st);
+}
+
 static void add_members(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
 {
 	struct dw_member *v = NULL;
-	size_t n = 0, cap = 0;
+	struct dw_static *sv = NULL;
+	size_t n = 0, cap = 0, n_st = 0, cap_st = 0;
 	Dwarf_Die child;
 
 	if (dwarf_child(die, &child) != 0)
@@ -282,6 +329,10 @@ static void add_members(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
 		}
 		/* a static data member (DWARF 4's declaration) is no part of
 		 * the object's bytes */
+		if ((tag == DW_TAG_variable || tag == DW_TAG_member) && dwarf_hasattr(&child, DW_AT_declaration)) {
+			add_static(c, t, &child, n, &sv, &n_st, &cap_st);
+			continue;
+		}
 		if ((tag != DW_TAG_member && tag != DW_TAG_inheritance) ||
 		    dwarf_hasattr(&child, DW_AT_declaration))
 			continue;
@@ -290,6 +341,8 @@ static void add_members(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
 	} while (dwarf_siblingof(&child, &child) == 0);
 	t->members = own(c, v);
 	t->n_members = n;
+	t->statics = sv ? own(c, sv) : NULL;
+	t->n_statics = n_st;
 }
 
 static void add_enumerators(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)

@@ -53,6 +53,32 @@ struct dw_member {
 	uint32_t vbase_slot;
 };
 
+/* A C++ class's static data member, which gdb shows among the members
+ * (`static count = 3`): not in the object's bytes but a variable of its
+ * own, found by its qualified name as gdb finds it. */
+struct dw_static {
+	const char *name;          /* "count" */
+	const char *qname;         /* "S::count", "ns::S::In::z" */
+	const struct dw_type *type;
+	size_t before;             /* how many of the struct's members come before it */
+	/* A constant the compiler folded (DW_AT_const_value, `static const
+	 * int K = 7`, constexpr): its bytes, as the variable would hold them. */
+	bool has_const;
+	uint8_t cval[16];
+	size_t const_len;          /* a block's bytes (0: a number, .cval holds 8) */
+};
+
+/* The tag a copy of static member @st's value is found by in an event
+ * (wire.h: WR_MEM_F_STATIC): its qualified name hashed, bit 63 set. */
+static inline uint64_t dw_static_tag(const struct dw_static *st)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (const char *c = st->qname; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+	return h | 1ull << 63;
+}
+
 struct dw_enumerator {
 	const char *name;
 	int64_t value;
@@ -95,6 +121,8 @@ struct dw_type {
 	uint64_t bound;
 	const struct dw_member *members; /* struct/union */
 	size_t n_members;
+	const struct dw_static *statics; /* C++ static data members, in their order */
+	size_t n_statics;
 	const struct dw_enumerator *enumerators;
 	size_t n_enumerators;
 	bool incomplete;           /* a struct/union/enum only declared, defined by no module

@@ -50,7 +50,8 @@
 	X(COUNT_BT, wr_count_bt, 6)             \
 	X(WALK_OP, wr_walk_op, 6)               \
 	X(WALK, wr_walk, 3)                     \
-	X(WALK_PIECES, wr_walk_pieces, 3)
+	X(WALK_PIECES, wr_walk_pieces, 3)       \
+	X(ARG_STATIC, wr_arg_static, 5)
 
 /* The maps of the base object, which every probe object shares. */
 #define WR_MAPS(X)                          \

@@ -172,6 +172,11 @@ enum wr_arg_kind {
 
 #define WR_MEM_F_ROOT 0x1u /* the printed value itself, whole (its argument holds
 			    * at most 256 bytes of it) */
+#define WR_MEM_F_STATIC 0x4u /* a C++ class's static data member, printed with a value
+			      * holding it (wr_arg_static()): its 8 bytes of address
+			      * are a tag (bit 63 set, no user address) naming it
+			      * (dw_static_tag()); a read that found no variable
+			      * (address 0) has status WR_ARG_NULL_DEREF */
 #define WR_MEM_F_TORN 0x2u /* a string's characters read up to the first page that
 			    * could not be read (the whole read failed: its
 			    * failed copy is sent before it) */

@@ -121,6 +121,14 @@ const struct ev_arg *render_snap_string(const struct render_snap *s, uint64_t ad
 	return NULL;
 }
 
+const struct ev_arg *render_snap_static(const struct render_snap *s, uint64_t tag)
+{
+	for (size_t i = 0; s && i < s->n; i++)
+		if (s->m[i]->value == tag && (s->m[i]->aux & WR_MEM_F_STATIC))
+			return s->m[i];
+	return NULL;
+}
+
 const struct ev_arg *render_snap_torn(const struct render_snap *s, uint64_t addr)
 {
 	for (size_t i = 0; s && i < s->n; i++)

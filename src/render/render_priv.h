@@ -56,6 +56,9 @@ struct render_snap *render_snap_self(const struct ev_arg *a);
 const uint8_t *render_snap_find(const struct render_snap *s, uint64_t addr, size_t n, bool *failed);
 /* The readable head of a string at @addr whose whole read failed
  * (WR_MEM_F_TORN), or NULL. */
+/* The copy of a C++ static data member tagged @tag (WR_MEM_F_STATIC),
+ * whatever its status, or NULL. */
+const struct ev_arg *render_snap_static(const struct render_snap *s, uint64_t tag);
 const struct ev_arg *render_snap_torn(const struct render_snap *s, uint64_t addr);
 /* The string copied at @addr (a char * inside a container), or NULL. */
 const struct ev_arg *render_snap_string(const struct render_snap *s, uint64_t addr);

@@ -41,6 +41,7 @@
 #define REPEAT_THRESHOLD 10 /* gdb's `print repeats`: longer runs collapse */
 
 #define MAX_VBASES 8
+#define MAX_STATICS_SEEN 32
 
 struct walk {
 	const struct render_value_ctx *vc;
@@ -61,6 +62,14 @@ struct walk {
 	const struct dw_type *vbases[MAX_VBASES];
 	size_t n_vbases;
 	bool as_base;
+	/* C++ static data members: the probe's copies of them (WR_MEM_F_STATIC;
+	 * NULL: none came), and, as gdb keeps them while it prints a value,
+	 * the static members of class type (by tag) and the element types of
+	 * static arrays shown so far, each shown once, then `<same as static
+	 * member of an already seen type>`. */
+	const struct render_snap *statics;
+	uint64_t seen_statics[MAX_STATICS_SEEN];
+	size_t n_seen_statics;
 };
 
 static void typed(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
@@ -673,18 +682,109 @@ static bool past_copy(const struct dw_member *mb, size_t len)
 	       (mb->offset >= len || !(t->kind == DW_TYPE_ARRAY || t->kind == DW_TYPE_STRUCT));
 }
 
+static void members_of(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
+		       struct walk *w, bool of_static, struct strbuf *out);
+
+/* Whether @key (a static member's tag, a static array's element type) was
+ * shown already; else it is from now on. */
+static bool static_seen(struct walk *w, uint64_t key)
+{
+	for (size_t i = 0; i < w->n_seen_statics; i++)
+		if (w->seen_statics[i] == key)
+			return true;
+	if (w->n_seen_statics < MAX_STATICS_SEEN)
+		w->seen_statics[w->n_seen_statics++] = key;
+	return false;
+}
+
+/* The probe's copy of static member @st: its record (NULL: none came). */
+static const struct ev_arg *static_copy(const struct walk *w, const struct dw_static *st)
+{
+	const struct ev_arg *c = render_snap_static(w->statics, dw_static_tag(st));
+
+	return c;
+}
+
+/* `static count: 3`, as gdb shows a C++ static data member among the
+ * members: read at the hit (or the constant the compiler folded); a
+ * member of class type printed member by member (no printer, as gdb),
+ * once; <optimized out> when the program has no such variable (declared,
+ * never defined), <unavailable> when the probe did not copy it. */
+static void static_member(const struct dw_static *st, struct walk *w, struct strbuf *out)
+{
+	const struct dw_type *t = st->type;
+	const struct ev_arg *c = st->has_const ? NULL : static_copy(w, st);
+	const uint8_t *data = st->has_const ? st->cval : c && c->status == WR_ARG_OK ? c->data : NULL;
+	struct walk sub;
+	size_t len = st->has_const ? sizeof(st->cval) : c ? c->len : 0;
+
+	strbuf_addf(out, "static %s: ", st->name);
+	if (!t || (!st->has_const && c && c->status == WR_ARG_NULL_DEREF)) {
+		strbuf_addstr(out, "<optimized out>");
+		return;
+	}
+	if (t->kind == DW_TYPE_STRUCT && static_seen(w, dw_static_tag(st))) {
+		strbuf_addstr(out, "<same as static member of an already seen type>");
+		return;
+	}
+	if (t->kind == DW_TYPE_ARRAY && static_seen(w, (uint64_t)(uintptr_t)t->target)) {
+		strbuf_addstr(out, "<same as static member of an already seen type>");
+		return;
+	}
+	if (!data || len < t->size) {
+		strbuf_addstr(out, c && c->status == WR_ARG_READ_ERROR ? "<unreadable>" : "<unavailable>");
+		return;
+	}
+	/* a variable of its own: no attachment, piece or copy of the value
+	 * it is printed with is its */
+	sub = *w;
+	sub.vc = &(struct render_value_ctx){ .symbol = w->vc ? w->vc->symbol : NULL,
+					     .ctx = w->vc ? w->vc->ctx : NULL,
+					     .limits = w->vc ? w->vc->limits : NULL };
+	sub.snap = w->statics;
+	sub.base = 0;
+	sub.in_elem = true; /* a char pointer's string is found by its address */
+	sub.top = false;
+	if (t->kind == DW_TYPE_STRUCT && !t->rust) {
+		sub.depth++;
+		members_of(t, data, t->size, 0, &sub, true, out);
+	} else {
+		typed(t, data, t->size, 0, &sub, out);
+	}
+	w->n_seen_statics = sub.n_seen_statics;
+	memcpy(w->seen_statics, sub.seen_statics, sizeof(w->seen_statics));
+}
+
 static void members(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
 		    struct walk *w, struct strbuf *out)
 {
+	members_of(t, data, len, at, w, false, out);
+}
+
+/* @of_static: the members of a static member's value, whose statics are
+ * marked as seen for the rest of the printed value (gdb pops them only
+ * at the end of a value of its own). */
+static void members_of(const struct dw_type *t, const uint8_t *data, size_t len, size_t at,
+		       struct walk *w, bool of_static, struct strbuf *out)
+{
 	bool pair = !w->raw && dw_std_is_pair(t), first = true, object = !w->as_base;
-	size_t seen = w->n_vbases;
+	size_t seen = w->n_vbases, seen_statics = w->n_seen_statics, k = 0;
 
 	w->as_base = false;
 	if (object)
 		w->n_vbases = 0;
 	strbuf_addch(out, '{');
-	for (size_t i = 0; i < t->n_members; i++) {
+	for (size_t i = 0; i <= t->n_members; i++) {
 		const struct dw_member *mb = &t->members[i];
+
+		for (; k < t->n_statics && t->statics[k].before <= i; k++) {
+			if (!first)
+				strbuf_addstr(out, ", ");
+			first = false;
+			static_member(&t->statics[k], w, out);
+		}
+		if (i == t->n_members)
+			break;
 
 		if (pair && mb->name && !strcmp(mb->name, "<base>"))
 			continue; /* gdb's printer: first and second alone */
@@ -722,6 +822,8 @@ static void members(const struct dw_type *t, const uint8_t *data, size_t len, si
 	strbuf_addch(out, '}');
 	if (object)
 		w->n_vbases = seen;
+	if (!of_static)
+		w->n_seen_statics = seen_statics;
 }
 
 /* How many of @s's @n characters (@width-byte units) gdb shows under
@@ -1131,7 +1233,7 @@ void render_value_at(const struct render_snap *snap, const struct dw_type *t, ui
 {
 	struct render_value_ctx elem = { 0 };
 	struct walk w = { .vc = &elem, .lim = render_limits_of(vc), .depth = depth, .snap = snap,
-			  .base = addr, .in_elem = true };
+			  .base = addr, .in_elem = true, .statics = snap };
 	bool failed;
 	const uint8_t *data = render_snap_find(snap, addr, t->size, &failed);
 
@@ -1153,9 +1255,12 @@ void render_value_at(const struct render_snap *snap, const struct dw_type *t, ui
 static void walked_value(const struct ev_arg *a, const struct dw_type *t, bool top, bool raw,
 			 const struct render_value_ctx *vc, struct strbuf *out)
 {
-	struct render_snap *snap = render_snap_new(a);
+	/* statics: the static members' copies, also where the value's own
+	 * copy is not in snap (nothing walked) */
+	struct render_snap *snap = render_snap_new(a), *statics = render_snap_new(a);
 	const struct ev_arg *root = render_snap_root(snap);
-	struct walk w = { .vc = vc, .lim = render_limits_of(vc), .top = top, .snap = snap, .raw = raw };
+	struct walk w = { .vc = vc, .lim = render_limits_of(vc), .top = top, .snap = snap, .raw = raw,
+			  .statics = statics };
 
 	if (root) {
 		w.base = root->value;
@@ -1173,6 +1278,7 @@ static void walked_value(const struct ev_arg *a, const struct dw_type *t, bool t
 		typed(t, a->data, a->len, 0, &w, out);
 	}
 	render_snap_free(snap);
+	render_snap_free(statics);
 }
 
 /* A value the probe walked nothing of: the library's printers still show

@@ -60,7 +60,7 @@ def _braces(s, i):
     are named), [1, 2] for an array."""
     items, i = [], i + 1
     while i < len(s) and s[i] != "}":
-        m = re.match(r"(\w+|<[^>]+>) = ", s[i:])
+        m = re.match(r"((?:static )?\w+|<[^>]+>) = ", s[i:])
         name = None
         if m:
             name, i = m.group(1), i + m.end()
