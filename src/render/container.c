@@ -354,8 +354,8 @@ static void text_out(struct cview *c, const uint8_t *bytes, uint64_t n, bool mor
 }
 
 /* The head of a string at @p whose read failed where a page could not be
- * read (WR_MEM_F_TORN), as gdb shows it: `"head"...<unreadable>` (gdb:
- * `...<error: Cannot access memory at address 0x...>`); in JSON
+ * read (WR_MEM_F_TORN), as gdb shows it: `"head"...<error: Cannot access
+ * memory at address 0x...>` (the first address not read); in JSON
  * {"head": "...", "unreadable_at": "0x..."}.  False when there is none. */
 static bool torn_text(struct cview *c, uint64_t p)
 {
@@ -378,7 +378,7 @@ static bool torn_text(struct cview *c, uint64_t p)
 		strbuf_addstr(c->out, "...<unreadable>");
 	} else {
 		render_units(h->data, h->len / width, width, c->s->char_prefix, true, c->out);
-		strbuf_addstr(c->out, "<unreadable>");
+		strbuf_addf(c->out, "<error: Cannot access memory at address 0x%" PRIx64 ">", p + h->len);
 	}
 	strbuf_release(&u);
 	return true;

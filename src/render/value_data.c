@@ -609,12 +609,41 @@ static void walked_value(const struct ev_arg *a, const struct dw_type *t, const 
 	render_snap_free(snap);
 }
 
+/* A char pointer whose string runs into a page that could not be read:
+ * the characters before that page, as the text shows them, {"head":
+ * "...", "unreadable_at": "0x..."} (as a std::string's); false when no
+ * character was read (null then). */
+static bool torn_head(const struct ev_arg *a, const struct dw_type *t, struct span_list *out)
+{
+	const struct dw_type *e = t && t->kind == DW_TYPE_POINTER ? t->target : NULL;
+	unsigned width = e && e->char_prefix && (e->size == 2 || e->size == 4) ? (unsigned)e->size : 1;
+	size_t n = 0, units = a->data ? a->len / width : 0;
+	struct strbuf sb = STRBUF_INIT;
+
+	while (n < units && render_read_uint(a->data + n * width, width))
+		n++;
+	if (!n || n != units) /* none read, or a NUL: not a head */
+		return false;
+	render_units_utf8(a->data, n, width, false, &sb);
+	span_open(out, SPAN_OBJECT);
+	span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "head");
+	span_datan(out, SPAN_STRING, sb.buf ? sb.buf : "", sb.len);
+	span_add(out, SPAN_KEY, SPAN_TONE_NONE, NULL, "unreadable_at");
+	span_dataf(out, SPAN_STRING, "0x%" PRIx64, a->value + (uint64_t)n * width);
+	span_close(out);
+	strbuf_release(&sb);
+	return true;
+}
+
 static void arg_value(const struct ev_arg *a, const struct dw_type *t, enum ast_fmt_spec spec,
 		      const struct render_limits *lim, struct span_list *out)
 {
 	uint8_t word[8];
 
-	if (a->status != WR_ARG_OK) {
+	if (a->kind == WR_ARG_CSTR && (a->status == WR_ARG_POINTEE_ERROR || a->status == WR_ARG_READ_ERROR) &&
+	    torn_head(a, t, out)) {
+		;
+	} else if (a->status != WR_ARG_OK) {
 		span_null(out, SPAN_LITERAL);
 	} else if (a->kind == WR_ARG_STR || a->kind == WR_ARG_CSTR) {
 		/* A char pointer is its string, as the schema has it; a NULL

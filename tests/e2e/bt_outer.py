@@ -205,13 +205,15 @@ def frame0_strings(v):
     gdb's `"apple-7-on-the-heap"` and the torn string's readable head then
     `<error: Cannot access memory at address 0x...>`; main's `torn` in
     frame 1 holds the same pointer, so the same copy; print of `what` as
-    gdb's print."""
+    gdb's print, and in NDJSON its head and the address gdb's error names."""
     name = "outer-" + v
     where = "outer.c:%d" % marker_line("outer.c", "LINE:shout")
     fx = Fixture(name, [2000])
     try:
         res = run(["-p", fx.pid, "-s", 'trace %s { bt full; print "{}", what; }' % where, "--max-events", 5,
                    "--timeout", 60, "--backtrace-depth", 2], timeout=120)
+        js = run(["-p", fx.pid, "-s", 'trace %s { print "{}", what; }' % where, "--max-events", 1,
+                  "--timeout", 60, "--script-output", "json"], timeout=120)
         cmds = ["set pagination off", "set width 0", "break " + where, "continue", "bt full 2", "print what",
                 "detach"]
         g = subprocess.run(["gdb", "-batch", "-p", str(fx.pid)] + [x for c in cmds for x in ("-ex", c)],
@@ -239,6 +241,11 @@ def frame0_strings(v):
            "%s: event %d's main's torn as gdb's bt full" % (label, k))
         pm = PRINTED.search(e)
         eq(pm.group(1) if pm else None, gp.group(1), "%s: event %d's print as gdb's print" % (label, k))
+    args = [a for ev in json_events(js.stdout) for it in ev["items"] for a in it.get("args", [])]
+    at = re.search(r"<error: Cannot access memory at address (0x[0-9a-f]+)>", gp.group(1))
+    eq([(a.get("value"), a.get("error")) for a in args],
+       [({"head": "the torn string runs off its page here!!", "unreadable_at": at and at.group(1)}, "read-error")],
+       "%s: NDJSON of the torn char pointer: its head, where gdb's error says the page ends" % label)
 
 
 def rust_outer(v):

@@ -98,6 +98,9 @@ for (v, (res, got), want), (_, _, _, note) in zip(
                 eq(got[which].get(member, "<missing>"), g, "%s: %s as gdb's printer shows it" % (label, member))
     if not note:
         eq(got["A"].get("torn"), TORN_TEXT, "%s: a torn string's head, its neighbours whole" % label)
+        check(re.search(r'"the second runs off its page into one th"\.\.\.<error: Cannot access memory at address '
+                        r'0x[0-9a-f]+000>, ', res.stdout),
+              "%s: a torn string's head, then gdb's error at its page's end" % label)
 
 import jsonschema
 
