@@ -54,8 +54,9 @@ WR_INLINE int claim_buffer(struct wr_bt_state *st, __u32 tid)
 
 /* Start an event for the probe of @cookie (wr_probe_cookie()).  Returns the
  * per-CPU buffer, or NULL when the current process or thread is not the one
- * the cookie names, the probe's script is not armed yet, a map is missing, or (under --fault-in) a probe
- * sleeping in a fault holds the buffer. */
+ * the cookie names (or not a -t target's, members.bpf.h), the probe's
+ * script is not armed yet, a map is missing, or (under --fault-in) a
+ * probe sleeping in a fault holds the buffer. */
 WR_API __u8 *wr_event_begin(void *ctx, __u64 cookie)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -68,7 +69,8 @@ WR_API __u8 *wr_event_begin(void *ctx, __u64 cookie)
 
 	STAGE_START();
 	STAGE(timer);
-	if (only & WR_COOKIE_THREAD ? (__u32)pid_tgid != (only & ~WR_COOKIE_THREAD)
+	if (only & WR_COOKIE_MEMBERS ? !is_member((__u32)(pid_tgid >> 32))
+	    : only & WR_COOKIE_THREAD ? (__u32)pid_tgid != (only & ~WR_COOKIE_THREAD)
 	    : only && (__u32)(pid_tgid >> 32) != only)
 		return 0;
 	if (!probe_armed(probe_id))

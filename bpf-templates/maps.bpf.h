@@ -13,8 +13,9 @@ struct wr_regs {
 
 /* The few kernel structures the step program reads, as CO-RE shadows:
  * libbpf finds each field by name in the running kernel's BTF, so neither
- * their layout nor the kernel version is built in.  Only wr_bt_step reads
- * them; probes never do. */
+ * their layout nor the kernel version is built in.  Only the base
+ * object's programs read them (wr_bt_step, the -t tracepoints of
+ * members.bpf.h); probes never do. */
 struct super_block___wr {
 	__u32 s_dev;
 } __attribute__((preserve_access_index));
@@ -58,9 +59,21 @@ struct uprobe_task___wr {
 	struct return_instance___wr *return_instances;
 } __attribute__((preserve_access_index));
 
+struct signal_struct___wr {
+	struct {
+		int counter;
+	} live;
+} __attribute__((preserve_access_index));
+
 struct task_struct___wr {
 	struct mm_struct___wr *mm;
 	struct uprobe_task___wr *utask;
+	int tgid;
+	struct signal_struct___wr *signal;
+} __attribute__((preserve_access_index));
+
+struct linux_binprm___wr {
+	struct file___wr *file;
 } __attribute__((preserve_access_index));
 
 /* ---- configuration: fixed at build time (Makefile.am builds one probe
@@ -358,3 +371,25 @@ struct {
 	__type(key, __u64);
 	__type(value, struct wr_count_stack);
 } wr_stacks SEC(".maps");
+
+/* -t PATH: the processes of the target, by tgid (the value is unused),
+ * for the sites whose cookie says WR_COOKIE_MEMBERS.  Userspace puts in
+ * the processes it finds and takes out those gone; the tracepoints of
+ * members.bpf.h add a member's children at fork and the program's
+ * processes at exec(), so a process is in from its first instruction.
+ * Not preallocated: outside -t it stays empty. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, WR_MAX_MEMBERS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, __u32);
+} wr_members SEC(".maps");
+
+/* -t PATH: what those tracepoints watch for (wire.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct wr_member_watch);
+} wr_watch SEC(".maps");

@@ -29,6 +29,7 @@
  * sent):
  *   maps.bpf.h      configuration, maps, the kernel structures read
  *   stages.bpf.h    where a hit's time goes (--enable-stage-timing only)
+ *   members.bpf.h   -t: the target's processes, kept by tracepoints
  *   reads.bpf.h     reads of user memory and of the kernel's values
  *   events.bpf.h    event assembly: begin, items, arguments, errors
  *   walk.bpf.h      copies of the memory a value's printer reads (containers)
@@ -78,6 +79,7 @@ char _license[] SEC("license") = "GPL";
 /* The sections, in the order they build on each other. */
 #include "maps.bpf.h"
 #include "stages.bpf.h"
+#include "members.bpf.h"
 #include "reads.bpf.h"
 #include "events.bpf.h"
 #include "walk.bpf.h"

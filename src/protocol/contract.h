@@ -70,7 +70,9 @@
 	X(STACK_COUNTS, wr_stack_counts)    \
 	X(STACKS, wr_stacks)                \
 	X(SITE_PARAMS, wr_site_params)      \
-	X(OUTER_RECIPES, wr_outer_recipes)
+	X(OUTER_RECIPES, wr_outer_recipes)  \
+	X(MEMBERS, wr_members)              \
+	X(WATCH, wr_watch)
 
 /* The globals that configure a template: fixed at build time per probe
  * template, or by the generator after lowering. */
@@ -84,7 +86,10 @@
 /* The programs of the base object. */
 #define WR_PROGRAMS(X)                      \
 	X(BT_STEP, wr_bt_step)              \
-	X(RING_WARM, wr_ring_warm)
+	X(RING_WARM, wr_ring_warm)          \
+	X(MEMBER_EXEC, wr_member_exec)      \
+	X(MEMBER_FORK, wr_member_fork)      \
+	X(MEMBER_EXIT, wr_member_exit)
 
 /* What wraith names itself: each module's rules and rows maps (made by
  * runtime/, reached through wr_cfi_rules and wr_cfi_rows), the program

@@ -39,10 +39,14 @@
 #define WR_MAX_PROBES       4096u
 /* A uprobe's attach cookie: the probe's wire id in the low 32 bits; in the
  * high 32 the process whose hits the probe takes (0: any), or with
- * WR_COOKIE_THREAD set the one thread.  Out of the program, a probe's
- * program is the same whatever process it traces (the probe cache keeps
- * it); process ids stay below 2^22, so the bit is free. */
+ * WR_COOKIE_THREAD set the one thread, or WR_COOKIE_MEMBERS alone: the
+ * processes in wr_members (-t PATH, a site outside PATH's own file, whose
+ * uprobe fires in every process that maps that file).  Out of the program,
+ * a probe's program is the same whatever process it traces (the probe
+ * cache keeps it); process ids stay below 2^22, so the bits are free. */
 #define WR_COOKIE_THREAD    0x80000000u
+#define WR_COOKIE_MEMBERS   0x40000000u
+#define WR_MAX_MEMBERS      16384u  /* processes of a -t target the kernel keeps */
 #define WR_FRAME_CACHE      4096u   /* the unwinder's frame cache, entries per CPU */
 #define WR_MAX_MODULES      4096u   /* modules with CFI across the session */
 #define WR_MAP_SEARCH_STEPS 10u     /* ceil(log2(WR_MAX_MAPPINGS)) + 1 */
@@ -925,6 +929,20 @@ struct wr_site_params {
 	__u64 v[WR_SITE_PARAMS];
 };
 WR_STATIC_ASSERT(sizeof(struct wr_site_params) == 256, "site params size");
+
+/* -t PATH: what the kernel's tracepoints keep wr_members up to date by
+ * (bpf-templates/members.bpf.h).  A process's fork adds its child; an
+ * exec() of the file (dev, ino) adds the process and of any other file
+ * removes it, when @exec is 1 (PATH is a program); the last thread's exit
+ * removes it. */
+struct wr_member_watch {
+	__u64 ino;
+	__u32 dev;   /* kernel dev_t of the file: major << 20 | minor */
+	__u32 exec;
+};
+WR_STATIC_ASSERT(sizeof(struct wr_member_watch) == 16, "member watch size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_member_watch, dev) == 8, "member watch dev offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_member_watch, exec) == 12, "member watch exec offset");
 
 struct wr_probe_stats {
 	__u64 hits;

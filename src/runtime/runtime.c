@@ -271,6 +271,10 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 			close(btf_fd);
 		return err;
 	}
+	/* The tracepoints that keep a -t target's processes: only for -t. */
+	for (int id = WR_PROG_MEMBER_EXEC; id <= WR_PROG_MEMBER_EXIT && !rt->opt.members; id++)
+		if (rt_base_program(rt, (enum wr_program_id)id))
+			bpf_program__set_autoload(rt_base_program(rt, (enum wr_program_id)id), false);
 	log[0] = '\0';
 	bpf_object__for_each_program(prog, rt->base) {
 		bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
@@ -433,6 +437,8 @@ void runtime_free(struct runtime *rt)
 	while (rt->probes)
 		runtime_unload(rt, rt->probes);
 	runtime_settle(rt);
+	for (size_t i = 0; i < sizeof(rt->member_links) / sizeof(rt->member_links[0]); i++)
+		bpf_link__destroy(rt->member_links[i]);
 	free(rt->closing);
 	rt_reader_close(rt);
 	if (rt->stats)

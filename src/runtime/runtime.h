@@ -48,6 +48,9 @@ struct rt_options {
 	 * the base object takes them (its own copies of the fds) instead of
 	 * making its own.  NULL: it makes them. */
 	const int *cfi_outer;
+	/* -t PATH: load the tracepoints that keep the target's processes in
+	 * the kernel (runtime_watch_members()); else they are not loaded. */
+	bool members;
 };
 
 /* The event buffer a session gets without --buffer-size: 4 MiB per
@@ -61,6 +64,19 @@ uint64_t runtime_buffer_bytes(const struct rt_options *opt);
 int runtime_new(const struct rt_options *opt, const struct bpf_blob *base, struct runtime **out);
 /* Detach and unload every probe, close every map.  NULL is a no-op. */
 void runtime_free(struct runtime *rt);
+
+/* -t PATH (rt_options.members): the processes of the target, for the
+ * sites attached with WR_COOKIE_MEMBERS.  runtime_watch_members() tells
+ * the kernel the file (@dev as stat() gives it, @ino) and attaches the
+ * tracepoints that keep the set from then on: a member's forks join it,
+ * a process leaves when its last thread exits, and with @exec (PATH is a
+ * program) an exec() of the file joins and of another file leaves.  Call
+ * it before looking for the running processes, so none is missed.
+ * runtime_put_member()/runtime_del_member() add and remove one process.
+ * Return 0 or -errno (the first logs it; removing one not in is 0). */
+int runtime_watch_members(struct runtime *rt, uint64_t dev, uint64_t ino, bool exec);
+int runtime_put_member(struct runtime *rt, uint32_t tgid);
+int runtime_del_member(struct runtime *rt, uint32_t tgid);
 
 /* Install the CFI of one module in @slot (< WR_MAX_MODULES): its rows and
  * rules each become one map of exactly that size.  Replaces what the slot

@@ -51,6 +51,7 @@ struct runtime {
 	int rules_outer_fd;
 	int counts_fd;
 	int stacks_fd;
+	struct bpf_link *member_links[3]; /* -t: the tracepoints of members.c */
 	struct ulink *closing;   /* links detached, to close (runtime_settle) */
 	size_t n_closing, cap_closing;
 };

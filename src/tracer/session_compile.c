@@ -229,11 +229,15 @@ static void site_cfa(struct session *s, struct probe_site *site, struct probe_pl
 }
 
 /* The attach cookie of @site's uprobes: its wire id, and the process or
- * thread it traces (WR_COOKIE_THREAD). */
+ * thread it traces (WR_COOKIE_THREAD), or under -t PATH for a site outside
+ * PATH's file, the target's processes (WR_COOKIE_MEMBERS). */
 static uint64_t site_cookie(const struct session *s, const struct probe_site *site)
 {
 	pid_t pid = target_pid(s->target), tid = target_tid(s->target);
 	uint64_t only = tid > 0 ? (uint32_t)tid | WR_COOKIE_THREAD : pid > 0 ? (uint32_t)pid : 0;
+
+	if (target_site_filtered(s->target, site->mod))
+		only = WR_COOKIE_MEMBERS;
 
 	return site->wire_id | only << 32;
 }

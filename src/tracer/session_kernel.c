@@ -58,6 +58,8 @@ int session_start(struct session *s)
 	ks->ro.cache_dir = s->opt.probe_cache_dir;
 	/* With -p the one process is all there is (target.c adds no other). */
 	ks->ro.max_procs = s->opt.pid > 0 ? 1 : 0;
+	/* -t PATH alone (target_has_members(); the target opens meanwhile) */
+	ks->ro.members = s->opt.pid <= 0 && s->opt.path;
 	/* Made here, so that unwind tables can go in while the base object
 	 * loads (session_kernel_wait()); else the base object makes them. */
 	if (!runtime_cfi_outer_new(s->cfi_outer))

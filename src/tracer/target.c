@@ -307,6 +307,16 @@ struct tmodule *target_scope(const struct target *t)
 	return t->scope;
 }
 
+bool target_has_members(const struct target *t)
+{
+	return t->path && t->pid <= 0 && t->n_mods;
+}
+
+bool target_site_filtered(const struct target *t, const struct tmodule *m)
+{
+	return target_has_members(t) && m != t->mods[0];
+}
+
 size_t target_module_count(const struct target *t)
 {
 	return t->n_mods;

@@ -101,6 +101,15 @@ pid_t target_tid(const struct target *t);
 const char *target_path(const struct target *t);
 /* -t with -p: the module probes go in, else NULL. */
 struct tmodule *target_scope(const struct target *t);
+/* -t PATH without -p: the target's processes are those that run PATH (a
+ * program) or map it (a library), and a uprobe on another file fires in
+ * every process that maps that file: true when a site in module @m must
+ * take the hits of the target's processes only (WR_COOKIE_MEMBERS; the
+ * kernel keeps them, target_install()).  False for PATH's own file, whose
+ * uprobes fire only where it is mapped, and outside -t PATH. */
+bool target_site_filtered(const struct target *t, const struct tmodule *m);
+/* The same question for the session: -t PATH without -p. */
+bool target_has_members(const struct target *t);
 /* The modules opened so far: how many, and module @i (< count; its CFI
  * slot).  New modules are appended, so an index stays valid. */
 size_t target_module_count(const struct target *t);

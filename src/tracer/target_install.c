@@ -122,6 +122,25 @@ int target_install_process(struct target *t, struct tprocess *p)
 	return err;
 }
 
+/* -t PATH: the kernel follows the target's processes from now on
+ * (runtime_watch_members()), is told the ones known, and /proc is
+ * searched again for those started since the first search, which it did
+ * not see start. */
+static int watch_members(struct target *t)
+{
+	struct tmodule *m = t->mods[0];
+	int err;
+
+	if (!target_has_members(t))
+		return 0;
+	err = runtime_watch_members(t->rt, m->dev, m->ino, dw_module_is_program(m->dw));
+	if (err)
+		return err;
+	target_sync_members(t);
+	target_scan_processes(t);
+	return 0;
+}
+
 int target_install(struct target *t, struct runtime *rt)
 {
 	double t0;
@@ -135,6 +154,8 @@ int target_install(struct target *t, struct runtime *rt)
 	err = install_modules(t, t->mods, t->n_mods, NULL);
 	if (t->want_cfi)
 		wr_debug("unwind tables: in the kernel in %.1f ms", (now_seconds() - t0) * 1e3);
+	if (!err)
+		err = watch_members(t);
 	for (size_t i = 0; i < t->n_procs && !err; i++)
 		err = target_install_process(t, t->procs[i]);
 	t->cfi_installed_at = now_seconds();

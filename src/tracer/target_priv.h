@@ -79,6 +79,11 @@ struct target {
 	void *progress_ctx;
 };
 
+/* -t PATH: tell the kernel which of the known processes are the target's
+ * (target_site_filtered()); each process added or changed later is told
+ * as it is (target_procs.c). */
+void target_sync_members(struct target *t);
+
 /* ---- processes (target_procs.c) ---- */
 
 /* Free @p and what it owns.  NULL is a no-op. */

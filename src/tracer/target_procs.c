@@ -200,6 +200,41 @@ static void note_program(struct tprocess *p)
 			p->exe_start = p->maps[i].start;
 }
 
+/* Does the maps text mention the file (dev, ino)? */
+static bool maps_mention(const char *text, uint64_t dev, uint64_t ino)
+{
+	struct proc_maps maps = { 0 };
+	bool found = false;
+
+	if (proc_maps_parse(text, &maps))
+		return false;
+	for (size_t i = 0; i < maps.n && !found; i++)
+		found = maps.v[i].inode == ino &&
+			makedev(maps.v[i].dev_major, maps.v[i].dev_minor) == dev;
+	proc_maps_release(&maps);
+	return found;
+}
+
+/* -t PATH: @p is one of the target's processes for the kernel (the sites
+ * outside PATH, target_site_filtered()) while it maps PATH.  The kernel's
+ * tracepoints follow forks, exits and exec()s themselves; this catches
+ * what they cannot see (a library mapped by a process found later). */
+static void sync_member(struct target *t, const struct tprocess *p)
+{
+	if (!t->rt || !target_has_members(t))
+		return;
+	if (maps_mention(p->maps_text, t->mods[0]->dev, t->mods[0]->ino))
+		runtime_put_member(t->rt, (uint32_t)p->pid);
+	else
+		runtime_del_member(t->rt, (uint32_t)p->pid);
+}
+
+void target_sync_members(struct target *t)
+{
+	for (size_t i = 0; i < t->n_procs; i++)
+		sync_member(t, t->procs[i]);
+}
+
 /* -p: after @p's mappings changed, did it run exec()?  The same program
  * again keeps every probe (the kernel re-arms them in the new image, and
  * the new mappings are installed as usual); another program ends the
@@ -236,6 +271,7 @@ static bool update_process(struct target *t, struct tprocess *p, char *text)
 		return true;
 	if (!follow_exec(t, p))
 		return false;
+	sync_member(t, p);
 	if (t->rt)
 		target_install_process(t, p);
 	return true;
@@ -256,6 +292,7 @@ int target_add_process(struct target *t, pid_t pid, char *maps_text)
 	note_program(p);
 	t->procs = xgrow(t->procs, &t->cap_procs, t->n_procs + 1, sizeof(*t->procs));
 	t->procs[t->n_procs++] = p;
+	sync_member(t, p);
 	return 0;
 }
 
@@ -265,21 +302,6 @@ struct tprocess *target_process(struct target *t, pid_t pid)
 		if (t->procs[i]->pid == pid)
 			return t->procs[i];
 	return NULL;
-}
-
-/* Does the maps text mention the file (dev, ino)? */
-static bool maps_mention(const char *text, uint64_t dev, uint64_t ino)
-{
-	struct proc_maps maps = { 0 };
-	bool found = false;
-
-	if (proc_maps_parse(text, &maps))
-		return false;
-	for (size_t i = 0; i < maps.n && !found; i++)
-		found = maps.v[i].inode == ino &&
-			makedev(maps.v[i].dev_major, maps.v[i].dev_minor) == dev;
-	proc_maps_release(&maps);
-	return found;
 }
 
 /* -t: find processes that map the target file and are not known yet. */
@@ -317,6 +339,8 @@ static void remove_process(struct target *t, size_t i)
 {
 	if (t->rt)
 		runtime_del_proc_maps(t->rt, (uint32_t)t->procs[i]->pid);
+	if (t->rt && target_has_members(t))
+		runtime_del_member(t->rt, (uint32_t)t->procs[i]->pid);
 	tprocess_free(t->procs[i]);
 	memmove(&t->procs[i], &t->procs[i + 1], (t->n_procs - i - 1) * sizeof(*t->procs));
 	t->n_procs--;
