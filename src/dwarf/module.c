@@ -416,6 +416,60 @@ bool dw_module_is_program(const struct dw_module *m)
 	return m->has_interp;
 }
 
+/* One entry of the dynamic section into @out; @strtab is its strings. */
+static void take_dyn(Elf *elf, size_t strtab, const GElf_Dyn *dyn, struct dw_dynamic_deps *out)
+{
+	const char *str;
+
+	if (dyn->d_tag != DT_NEEDED && dyn->d_tag != DT_RUNPATH && dyn->d_tag != DT_RPATH)
+		return;
+	str = elf_strptr(elf, strtab, dyn->d_un.d_val);
+	if (!str)
+		return;
+	if (dyn->d_tag == DT_NEEDED) {
+		out->needed = xrealloc(out->needed, (out->n_needed + 1) * sizeof(*out->needed));
+		out->needed[out->n_needed++] = xstrdup(str);
+	} else if (dyn->d_tag == DT_RUNPATH && !out->runpath) {
+		out->runpath = xstrdup(str);
+	} else if (dyn->d_tag == DT_RPATH && !out->rpath) {
+		out->rpath = xstrdup(str);
+	}
+}
+
+int dw_module_dynamic_deps(const struct dw_module *m, struct dw_dynamic_deps *out)
+{
+	Elf_Scn *scn = NULL;
+
+	memset(out, 0, sizeof(*out));
+	while ((scn = elf_nextscn(m->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+
+			if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			take_dyn(m->elf, sh.sh_link, &dyn, out);
+		}
+		break;
+	}
+	return 0;
+}
+
+void dw_dynamic_deps_release(struct dw_dynamic_deps *d)
+{
+	for (size_t i = 0; i < d->n_needed; i++)
+		free(d->needed[i]);
+	free(d->needed);
+	free(d->runpath);
+	free(d->rpath);
+	memset(d, 0, sizeof(*d));
+}
+
 int dw_module_static_tls_offset(const struct dw_module *m, uint64_t *off)
 {
 	uint64_t align = m->tls_align, first;

@@ -75,6 +75,22 @@ uint64_t dw_module_dynamic_vaddr(const struct dw_module *m);
 /* True for a program (it names an interpreter, PT_INTERP), false for a
  * shared library. */
 bool dw_module_is_program(const struct dw_module *m);
+
+/* What the module's dynamic section asks of the dynamic linker: the
+ * libraries it needs (DT_NEEDED, in order) and where to look for them
+ * (DT_RUNPATH, DT_RPATH: colon-separated lists as written, NULL when
+ * absent).  All owned; dw_dynamic_deps_release() frees them. */
+struct dw_dynamic_deps {
+	char **needed;
+	size_t n_needed;
+	char *runpath;
+	char *rpath;
+};
+
+/* Fill @out (zeroed first); a module without a dynamic section has none.
+ * Returns 0. */
+int dw_module_dynamic_deps(const struct dw_module *m, struct dw_dynamic_deps *out);
+void dw_dynamic_deps_release(struct dw_dynamic_deps *d);
 /* True when the compile unit whose code holds @pc is C++ (gdb then names
  * types as C++ does: `void (*)(void)`); false when it is not, or no
  * debug info says. */

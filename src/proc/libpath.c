@@ -184,3 +184,51 @@ int lib_find(const char *name, char **out, struct strbuf *candidates)
 	matches_release(&m);
 	return err;
 }
+
+/* The cache's path for @soname, or NULL. */
+static char *cache_soname(const char *soname)
+{
+	char *text = NULL, *found = NULL;
+	size_t size = 0;
+	uint32_t nlibs;
+
+	if (file_read("/etc/ld.so.cache", &text, &size) || size < CACHE_HEADER ||
+	    memcmp(text, CACHE_MAGIC, strlen(CACHE_MAGIC)) != 0) {
+		free(text);
+		return NULL;
+	}
+	nlibs = get32(text + 20);
+	for (uint32_t i = 0; i < nlibs && !found && CACHE_HEADER + (size_t)(i + 1) * CACHE_ENTRY <= size;
+	     i++) {
+		const char *e = text + CACHE_HEADER + (size_t)i * CACHE_ENTRY;
+		uint32_t flags = get32(e), key = get32(e + 4), value = get32(e + 8);
+
+		if ((flags & CACHE_ARCH_MASK) == CACHE_X86_64 && key < size && value < size &&
+		    memchr(text + key, '\0', size - key) && memchr(text + value, '\0', size - value) &&
+		    strcmp(text + key, soname) == 0)
+			found = xstrdup(text + value);
+	}
+	free(text);
+	return found;
+}
+
+int lib_find_soname(const char *soname, char **out)
+{
+	/* x86-64's trusted directories, as Debian's dynamic linker has them */
+	static const char *const dirs[] = {
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib",
+		"/usr/lib", NULL,
+	};
+
+	*out = cache_soname(soname);
+	for (size_t i = 0; !*out && dirs[i]; i++) {
+		char *path = xasprintf("%s/%s", dirs[i], soname);
+		struct stat st;
+
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && is_elf(path))
+			*out = path;
+		else
+			free(path);
+	}
+	return *out ? 0 : -ENOENT;
+}

@@ -28,4 +28,11 @@ int lib_name_rank(const char *base, const char *name);
  * per line, in @candidates if not NULL). */
 int lib_find(const char *name, char **out, struct strbuf *candidates);
 
+/* Find the library whose soname (DT_NEEDED name) is @soname as the dynamic
+ * linker does after the object's own DT_RPATH/DT_RUNPATH: the entry of
+ * /etc/ld.so.cache for it (x86-64), else a file of that name in the
+ * default directories.  Returns 0 and the path in *out (caller frees), or
+ * -ENOENT. */
+int lib_find_soname(const char *soname, char **out);
+
 #endif

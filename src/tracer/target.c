@@ -236,6 +236,8 @@ int target_open_path(const char *path, struct target **out)
 		target_free(t);
 		return err;
 	}
+	if (dw_module_is_program(m->dw))
+		target_add_needed(t);
 	target_scan_processes(t);
 	*out = t;
 	return 0;

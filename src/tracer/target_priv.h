@@ -79,6 +79,11 @@ struct target {
 	void *progress_ctx;
 };
 
+/* -t PROGRAM: add the libraries the program loads at start (the closure
+ * of its DT_NEEDED, found as the dynamic linker finds them), not loaded
+ * yet, so probes go in them before a process runs it (target_needed.c). */
+void target_add_needed(struct target *t);
+
 /* -t PATH: tell the kernel which of the known processes are the target's
  * (target_site_filtered()); each process added or changed later is told
  * as it is (target_procs.c). */

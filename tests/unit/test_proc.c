@@ -333,6 +333,26 @@ static void test_lib_find(void **state)
 	strbuf_release(&cands);
 }
 
+/* A soname as the dynamic linker finds it after the object's own paths:
+ * libc.so.6 from the cache, never a short name's near match. */
+static void test_lib_find_soname(void **state)
+{
+	char *path = NULL, *got = NULL, *want = realpath("/lib/x86_64-linux-gnu/libc.so.6", NULL);
+
+	(void)state;
+	if (!want)
+		skip();
+	assert_int_equal(lib_find_soname("libc.so.6", &path), 0);
+	got = realpath(path, NULL);
+	assert_string_equal(got, want);
+	free(path);
+	assert_int_equal(lib_find_soname("libc", &path), -ENOENT);
+	assert_null(path);
+	assert_int_equal(lib_find_soname("libno_such_library_here.so.1", &path), -ENOENT);
+	free(got);
+	free(want);
+}
+
 /* Which memory may be read after a probe fired: private read-only
  * mappings of files only; never writable, shared, anonymous or special
  * memory.  A span goes on into an adjacent stable mapping and stops at a
@@ -498,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_zombie),
 		cmocka_unit_test(test_lib_name_rank),
 		cmocka_unit_test(test_lib_find),
+		cmocka_unit_test(test_lib_find_soname),
 		cmocka_unit_test(test_stable_decision),
 		cmocka_unit_test(test_stable_read_live),
 		cmocka_unit_test(test_tls_module_self),
