@@ -12,14 +12,33 @@
  * A section of wraith.bpf.c, included by it alone, after maps.bpf.h.
  */
 
-/* Is process @tgid one of the target's?  One hash lookup: the only cost
- * a site's filter adds to a hit, in the target's processes or not. */
+/* Is process @tgid one of the target's?  One inlined array lookup and a
+ * bit test: the only cost a site's filter adds to a hit, in the target's
+ * processes or not. */
 WR_INLINE int is_member(__u32 tgid)
 {
-	return bpf_map_lookup_elem(&wr_members, &tgid) != 0;
+	__u32 word = tgid >> 6;
+	__u64 *w = bpf_map_lookup_elem(&wr_members, &word);
+
+	return w && (*w >> (tgid & 63)) & 1;
 }
 
 #ifdef WR_BASE_TRANSPORT
+/* Make process @tgid a member (@on) or not, atomically: another CPU may
+ * change another bit of the word at the same time. */
+WR_INLINE void member_set(__u32 tgid, int on)
+{
+	__u32 word = tgid >> 6;
+	__u64 *w = bpf_map_lookup_elem(&wr_members, &word), bit = 1ull << (tgid & 63);
+
+	if (!w)
+		return;
+	if (on)
+		__sync_fetch_and_or(w, bit);
+	else
+		__sync_fetch_and_and(w, ~bit);
+}
+
 WR_INLINE struct wr_member_watch *member_watch(void)
 {
 	__u32 zero = 0;
@@ -34,7 +53,7 @@ int wr_member_exec(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct linux_binprm___wr *bprm = (struct linux_binprm___wr *)ctx->args[2];
 	struct wr_member_watch *w = member_watch();
-	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32), one = 1;
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 	__u64 ino;
 	__u32 dev;
 
@@ -42,10 +61,7 @@ int wr_member_exec(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	ino = BPF_CORE_READ(bprm, file, f_inode, i_ino);
 	dev = BPF_CORE_READ(bprm, file, f_inode, i_sb, s_dev);
-	if (ino == w->ino && dev == w->dev)
-		bpf_map_update_elem(&wr_members, &tgid, &one, BPF_ANY);
-	else
-		bpf_map_delete_elem(&wr_members, &tgid);
+	member_set(tgid, ino == w->ino && dev == w->dev);
 	return 0;
 }
 
@@ -55,13 +71,13 @@ SEC("raw_tp/sched_process_fork")
 int wr_member_fork(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct task_struct___wr *child = (struct task_struct___wr *)ctx->args[1];
-	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32), one = 1, child_tgid;
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32), child_tgid;
 
 	if (!is_member(tgid))
 		return 0;
 	child_tgid = (__u32)BPF_CORE_READ(child, tgid);
 	if (child_tgid != tgid)
-		bpf_map_update_elem(&wr_members, &child_tgid, &one, BPF_ANY);
+		member_set(child_tgid, 1);
 	return 0;
 }
 
@@ -75,7 +91,7 @@ int wr_member_exit(struct bpf_raw_tracepoint_args *ctx)
 	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 
 	if (is_member(tgid) && BPF_CORE_READ(task, signal, live.counter) == 0)
-		bpf_map_delete_elem(&wr_members, &tgid);
+		member_set(tgid, 0);
 	return 0;
 }
 #endif

@@ -46,7 +46,10 @@
  * cache keeps it); process ids stay below 2^22, so the bits are free. */
 #define WR_COOKIE_THREAD    0x80000000u
 #define WR_COOKIE_MEMBERS   0x40000000u
-#define WR_MAX_MEMBERS      16384u  /* processes of a -t target the kernel keeps */
+/* wr_members is a bitmap of process ids, one bit a tgid, in 64-bit words:
+ * the kernel's largest pid_max (PID_MAX_LIMIT, 2^22) takes this many;
+ * userspace sizes it to the running kernel's pid_max. */
+#define WR_MEMBER_WORDS     65536u
 #define WR_FRAME_CACHE      4096u   /* the unwinder's frame cache, entries per CPU */
 #define WR_MAX_MODULES      4096u   /* modules with CFI across the session */
 #define WR_MAP_SEARCH_STEPS 10u     /* ceil(log2(WR_MAX_MAPPINGS)) + 1 */

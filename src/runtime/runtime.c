@@ -264,6 +264,8 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 	set_entries(rt, WR_MAP_STACKS, runtime_count_capacity(rt));
 	set_entries(rt, WR_MAP_PROC_MAPS, runtime_proc_capacity(rt));
 	set_entries(rt, WR_MAP_PROC_SLOT, runtime_proc_capacity(rt));
+	rt->member_words = rt->opt.members ? rt_member_words() : 1;
+	set_entries(rt, WR_MAP_MEMBERS, (__u32)rt->member_words);
 	err = reuse_cfi_outer(rt);
 	if (err) {
 		free(log);
@@ -439,6 +441,8 @@ void runtime_free(struct runtime *rt)
 	runtime_settle(rt);
 	for (size_t i = 0; i < sizeof(rt->member_links) / sizeof(rt->member_links[0]); i++)
 		bpf_link__destroy(rt->member_links[i]);
+	if (rt->members)
+		munmap(rt->members, rt->member_words * sizeof(*rt->members));
 	free(rt->closing);
 	rt_reader_close(rt);
 	if (rt->stats)

@@ -72,8 +72,9 @@ void runtime_free(struct runtime *rt);
  * a process leaves when its last thread exits, and with @exec (PATH is a
  * program) an exec() of the file joins and of another file leaves.  Call
  * it before looking for the running processes, so none is missed.
- * runtime_put_member()/runtime_del_member() add and remove one process.
- * Return 0 or -errno (the first logs it; removing one not in is 0). */
+ * runtime_put_member()/runtime_del_member() add and remove one process
+ * (-ENOENT before runtime_watch_members(); removing one not in is 0).
+ * Return 0 or -errno (the first logs it). */
 int runtime_watch_members(struct runtime *rt, uint64_t dev, uint64_t ino, bool exec);
 int runtime_put_member(struct runtime *rt, uint32_t tgid);
 int runtime_del_member(struct runtime *rt, uint32_t tgid);

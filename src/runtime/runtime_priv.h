@@ -52,9 +52,14 @@ struct runtime {
 	int counts_fd;
 	int stacks_fd;
 	struct bpf_link *member_links[3]; /* -t: the tracepoints of members.c */
+	uint64_t *members;       /* -t: wr_members, mapped (a bit a tgid) */
+	size_t member_words;     /* its words, sized to pid_max */
 	struct ulink *closing;   /* links detached, to close (runtime_settle) */
 	size_t n_closing, cap_closing;
 };
+
+/* -t: the words of wr_members the kernel's pid_max needs (members.c). */
+size_t rt_member_words(void);
 
 /* Processes whose mappings can be installed (rt_options.max_procs, at
  * most WR_MAX_PROCS): the size of the process maps. */
