@@ -898,7 +898,7 @@ static void canonical_param(const char *t, size_t len, struct strbuf *out)
 {
 	char *s = xstrndup(t, len), *canon, *rest = s, *tail;
 	const char *quals[2] = { NULL, NULL };
-	size_t nq = 0, at = out->len;
+	size_t nq = 0, at = out->len, j;
 
 	for (;;) {
 		if (!strncmp(rest, "const ", 6) && nq < 2)
@@ -918,11 +918,13 @@ static void canonical_param(const char *t, size_t len, struct strbuf *out)
 	strbuf_addstr(out, tail);
 	free(canon);
 	free(s);
-	/* no space before a declarator's * or & */
-	for (size_t i = at, j = at; i <= out->len; i++)
+	/* no space before a declarator's * or & (what @out held before
+	 * may have NULs of its own: the length is counted, not measured) */
+	j = at;
+	for (size_t i = at; i < out->len; i++)
 		if (!(out->buf[i] == ' ' && i + 1 < out->len && (out->buf[i + 1] == '*' || out->buf[i + 1] == '&')))
 			out->buf[j++] = out->buf[i];
-	out->len = strlen(out->buf);
+	strbuf_setlen(out, j);
 }
 
 /* gdb's name for a C++ function without a mangled linkage name (extern

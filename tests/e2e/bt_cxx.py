@@ -22,6 +22,8 @@ by their DWARF functions, not by their ELF symbols),
 and `bt args` shows each
 as gdb's `info args` does.  Addresses differ between the two processes and
 are compared as 0x?; structs in wraith's shape {x: 1}."""
+import re
+
 from bt_support import *
 
 require_root()
@@ -179,6 +181,14 @@ def pack_args(name):
         fx.stop()
     frames = [(f["function"] or "", [a["name"] for a in f.get("args", [])])
               for _, bt in bts[:1] for f in bt["frames"]]
+    starts = [f.get("args", []) for _, bt in bts[:1] for f in bt["frames"]
+              if f["function"] == "__libc_start_call_main"]
+    # main's pointer is named <main(int, char**)> (or <main> by its ELF
+    # symbol), its name computed while the frame's other values are in
+    # the same text: no value runs into another
+    check(not starts or ([a["name"] for a in starts[0]] == ["main", "argc", "argv"] and
+                         re.fullmatch(r"0x[0-9a-f]+ <main(\(int, char\*\*\))?>", starts[0][0]["value"])),
+          "%s: __libc_start_call_main(main=... <main(int, char**)>, argc, argv) (%r)" % (name, starts[:1]))
     return name, res, frames, gdb_python(_PACK_GDB, fixture(name), tag="WRARGS")
 
 
