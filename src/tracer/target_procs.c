@@ -221,9 +221,24 @@ static bool maps_mention(const char *text, uint64_t dev, uint64_t ino)
  * what they cannot see (a library mapped by a process found later). */
 static void sync_member(struct target *t, const struct tprocess *p)
 {
+	const struct tmodule *m = t->n_mods ? t->mods[0] : NULL;
+	bool member;
+
 	if (!t->rt || !target_has_members(t))
 		return;
-	if (maps_mention(p->maps_text, t->mods[0]->dev, t->mods[0]->ino))
+	if (dw_module_is_program(m->dw)) {
+		/* what the process runs now, not when its maps were read: an
+		 * exec() since, which the kernel's tracepoint has already
+		 * taken out, must not be put back */
+		char exe[64];
+		struct stat st;
+
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)p->pid);
+		member = stat(exe, &st) == 0 && st.st_dev == m->dev && st.st_ino == m->ino;
+	} else {
+		member = maps_mention(p->maps_text, m->dev, m->ino);
+	}
+	if (member)
 		runtime_put_member(t->rt, (uint32_t)p->pid);
 	else
 		runtime_del_member(t->rt, (uint32_t)p->pid);

@@ -1044,8 +1044,9 @@ static void test_may_name_file(void **state)
 
 /* ---- the raw line table bound (resolve_files.c) ---- */
 
-/* The least line >= @line of @cudie's statement rows in files whose base
- * name is @base, by libdw: what rs_unit_scan must find without it. */
+/* The least line >= @line of @cudie's statement rows (and of any row at
+ * @line itself) in files whose base name is @base, by libdw: what
+ * rs_unit_scan must find without it. */
 static unsigned libdw_least(Dwarf_Die *cudie, const char *base, unsigned line)
 {
 	Dwarf_Lines *lines;
@@ -1064,7 +1065,7 @@ static unsigned libdw_least(Dwarf_Die *cudie, const char *base, unsigned line)
 		dwarf_linebeginstatement(row, &stmt);
 		dwarf_lineendsequence(row, &end);
 		slash = f ? strrchr(f, '/') : NULL;
-		if (f && stmt && !end && l >= (int)line && (unsigned)l < least &&
+		if (f && (stmt || l == (int)line) && !end && l >= (int)line && (unsigned)l < least &&
 		    strcmp(slash ? slash + 1 : f, base) == 0)
 			least = (unsigned)l;
 	}
