@@ -343,17 +343,20 @@ class Case:
                           extra=self.gdb_extra)
 
     def run(self):
-        """wraith and gdb at the same time (they do not share a process)."""
-        with ThreadPoolExecutor(max_workers=1) as ex:
-            g = ex.submit(self._gdb)
-            try:
-                self.res, self.bts = self._wraith()
-            except (AssertionError, OSError, subprocess.SubprocessError) as e:
-                self.error = "wraith: %s" % e
-            try:
-                self.stacks = g.result()
-            except (OSError, subprocess.SubprocessError) as e:
-                self.error = "gdb: %s" % e
+        """gdb, then wraith: never at once, though they do not share a
+        process.  They share the program's file, and the kernel, taking
+        wraith's uprobe out of the file's code when wraith detaches,
+        writes the instruction back where it finds a breakpoint - in gdb's
+        process too, whose breakpoint at the same address is then gone
+        and its process runs to its end (seen with a slow wraith, ASan's)."""
+        try:
+            self.stacks = self._gdb()
+        except (OSError, subprocess.SubprocessError) as e:
+            self.error = "gdb: %s" % e
+        try:
+            self.res, self.bts = self._wraith()
+        except (AssertionError, OSError, subprocess.SubprocessError) as e:
+            self.error = "wraith: %s" % e
         return self
 
     def ok(self):
