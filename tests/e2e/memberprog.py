@@ -90,3 +90,8 @@ def build(where):
                         "-L" + where, "-lmember", "-Wl,-rpath,$ORIGIN", tags], check=True)
         progs[name] = out
     return progs
+
+
+def functions(ev):
+    """The function names of an event's backtrace (its second item)."""
+    return [f.get("function") for f in ev["items"][1]["frames"]]

@@ -11,17 +11,13 @@ target in turn while the other runs beside it."""
 import re
 import signal
 
-from memberprog import build
+from memberprog import build, functions
 from wraithtest import *
 
 require_root()
 SCRIPT = ('trace clock_nanosleep { print "N {}", $pid; bt; }\n'
           'trace lib_fn { print "L {} {}", $pid, x; bt; }')
 ROUNDS = 30
-
-
-def functions(ev):
-    return [f.get("function") for f in ev["items"][1]["frames"]]
 
 
 def case(target, other):

@@ -9,17 +9,13 @@ the same library files, brings no event and no hit."""
 import re
 import signal
 
-from memberprog import build
+from memberprog import build, functions
 from wraithtest import *
 
 require_root()
 SCRIPT = ('trace lib_fn { print "L {} {}", $pid, x; bt; }\n'
           'trace clock_nanosleep { print "N {}", $pid; bt; }')
 ROUNDS = 20
-
-
-def functions(ev):
-    return [f.get("function") for f in ev["items"][1]["frames"]]
 
 
 def case(name, target, other):
