@@ -92,6 +92,26 @@ def build(where):
     return progs
 
 
+def private_libc(where):
+    """Put a copy of libc.so.6 in @where, beside the programs, which then
+    load it through $ORIGIN (before the linker's cache), and return an
+    environment that makes any other program load it too (/bin/sleep
+    after an exec()).  A probe -t places in a library it does not own is
+    a uprobe on the file for every process: on the system's libc it would
+    mark every process started meanwhile as having uprobes, and the
+    kernel then writes the original instruction back over a breakpoint
+    at any address whose uprobe goes away in such a process - a gdb run by
+    another test (tests run side by side) loses its breakpoint."""
+    shutil.copy(os.path.realpath("/lib/x86_64-linux-gnu/libc.so.6"), os.path.join(where, "libc.so.6"))
+    return dict(os.environ, LD_LIBRARY_PATH=where)
+
+
+def maps_private_libc(pid, where):
+    """Does process @pid map the copy of libc in @where?"""
+    with open("/proc/%d/maps" % pid) as f:
+        return os.path.join(where, "libc.so.6") in f.read()
+
+
 def functions(ev):
     """The function names of an event's backtrace (its second item)."""
     return [f.get("function") for f in ev["items"][1]["frames"]]

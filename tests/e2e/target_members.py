@@ -1,6 +1,6 @@
 """target_members.py - `-t PROGRAM` traces that program's processes only.
-A probe in a library (libc's clock_nanosleep, lib_fn in the program's own
-libmember.so) sits on the library's file and fires in every process that
+A probe in a library (clock_nanosleep in a copy of libc beside the program,
+lib_fn in the program's own libmember.so) sits on the library's file and fires in every process that
 maps it: another program calling the same functions through the same
 files must bring no event and no hit.  The program's processes all count:
 one running before wraith, one started after it (every call from its
@@ -11,7 +11,7 @@ target in turn while the other runs beside it."""
 import re
 import signal
 
-from memberprog import build, functions
+from memberprog import build, functions, maps_private_libc, private_libc
 from wraithtest import *
 
 require_root()
@@ -21,8 +21,10 @@ ROUNDS = 30
 
 
 def case(target, other):
-    a = Fixture(target, [2000])
-    o = Fixture(other, [2000])
+    a = Fixture(target, [2000], env=ENV)
+    o = Fixture(other, [2000], env=ENV)
+    check(maps_private_libc(a.pid, PROGS) and maps_private_libc(o.pid, PROGS),
+          "both programs run on the copy of libc")
     proc = subprocess.Popen([WRAITH, "-t", target, "-s", SCRIPT, "--script-output", "json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     child = b = None
@@ -83,7 +85,9 @@ def case(target, other):
               "%s: the hits counted are the target's events, %d (%r)" % (name, n, m and m.group(0)))
 
 
-progs = build(os.path.join(TESTDIR, "progs"))
+PROGS = os.path.join(TESTDIR, "progs")
+progs = build(PROGS)
+ENV = private_libc(PROGS)
 if "clang" in progs:
     case(progs["gcc"], progs["clang"])
     case(progs["clang"], progs["gcc"])

@@ -2,14 +2,16 @@
 its libraries are found as the dynamic linker would find them (its
 DT_NEEDED closure: libmember.so through $ORIGIN in DT_RPATH for the gcc
 build, DT_RUNPATH for the clang-19 one; libc.so.6 through the linker's
-cache), so a probe on a function of one of them resolves (--dry-run too)
-and fires from the first call of a process started later, with complete
+cache, or through $ORIGIN once a copy lies beside the program, as in the
+live runs here, whose probes must not sit on the system's libc:
+memberprog.private_libc), so a probe on a function of one of them resolves
+(--dry-run too) and fires from the first call of a process started later, with complete
 backtraces, and only in that program's processes: the other build, on
 the same library files, brings no event and no hit."""
 import re
 import signal
 
-from memberprog import build, functions
+from memberprog import build, functions, maps_private_libc, private_libc
 from wraithtest import *
 
 require_root()
@@ -18,13 +20,16 @@ SCRIPT = ('trace lib_fn { print "L {} {}", $pid, x; bt; }\n'
 ROUNDS = 20
 
 
-def case(name, target, other):
+def dry(name, target):
     res = run(["--dry-run", "-t", target, "-s", 'trace lib_fn { print "{}", x; }\n'
                'trace nanosleep { print "n"; }'])
     eq(res.returncode, 0, "%s: --dry-run finds lib_fn and nanosleep before the program runs (%r)"
        % (name, res.stderr[-300:]))
     check("libmember.so+" in res.stdout and "libc.so.6+" in res.stdout,
           "%s: in libmember.so ($ORIGIN) and libc.so.6 (%r)" % (name, res.stdout[-300:]))
+
+
+def case(name, target, other):
     o = Fixture(other, [2000])
     proc = subprocess.Popen([WRAITH, "-t", target, "-s", SCRIPT, "--script-output", "json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -35,6 +40,7 @@ def case(name, target, other):
         lines = Lines(proc.stdout)
         b = Fixture(target, [1000, ROUNDS])
         eq(b.proc.stdout.readline(), "done\n", "%s: the program ran its rounds" % name)
+        check(maps_private_libc(b.pid, PROGS), "%s: the program ran on the copy of libc" % name)
         lines.wait(lambda ls: len(ls) >= 2 * ROUNDS, timeout=30)
         time.sleep(0.3)
         proc.send_signal(signal.SIGINT)
@@ -65,7 +71,12 @@ def case(name, target, other):
               % (name, fn, m and m.group(0)))
 
 
-progs = build(os.path.join(TESTDIR, "progs"))
+PROGS = os.path.join(TESTDIR, "progs")
+progs = build(PROGS)
+for name, path in progs.items():
+    dry(name, path)
+# The live runs find libc.so.6 through $ORIGIN: a copy beside the programs
+private_libc(PROGS)
 if "clang" in progs:
     case("gcc", progs["gcc"], progs["clang"])
     case("clang", progs["clang"], progs["gcc"])
