@@ -303,11 +303,30 @@ def outer_bt(v):
                       capture_output=True, text=True, timeout=180)
         fx = Fixture(name, [20000])
         try:
-            res = run(["-p", fx.pid, "-s", "trace Store::peek { bt full; }", "--max-events", 100,
-                       "--timeout", 60])
+            res = traced_until_copied(fx.pid)
         finally:
             fx.stop()
         return v, res, g.result().stdout
+
+
+def traced_until_copied(pid, later=3):
+    """`bt full` at peek until @later events show who's string (the
+    recipe is in: userspace learns it from the first event, which under
+    load can take seconds; a fixed event count raced it) or 60 s pass,
+    then Ctrl-C."""
+    import signal
+    p = subprocess.Popen([WRAITH, "-p", str(pid), "-s", "trace Store::peek { bt full; }", "--timeout", "90"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = Lines(p.stdout)
+    try:
+        lines.wait(lambda ls: sum(('"%s"' % WHO) in l for l in ls) >= later, timeout=60)
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return subprocess.CompletedProcess(p.args, p.returncode, lines.text(), p.stderr.read())
 
 
 for v, res, gdb_out in parallel(outer_bt, ("O0", "O2", "clang-O0", "clang-O2", "libcxx-O0", "libcxx-O2"),

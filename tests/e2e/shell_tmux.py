@@ -51,7 +51,13 @@ class Shell:
         envs = " ".join("%s=%s" % kv for kv in env.items())
         cmd = ("env -u NO_COLOR %s %s -p %d; echo \"exit=$?\" > %s; sleep 60"
                % (envs, WRAITH, pid, self.status_file))
-        self.tmux("-f", "/dev/null", "new-session", "-d", "-s", name, "-x", "100", "-y", "30", cmd)
+        # The server of a session just killed may still be on its way out
+        # and refuse the new one: try again then.
+        for _ in range(10):
+            r = self.tmux("-f", "/dev/null", "new-session", "-d", "-s", name, "-x", "100", "-y", "30", cmd)
+            if r.returncode == 0:
+                break
+            time.sleep(0.5)
 
     def tmux(self, *args):
         return subprocess.run(["tmux", "-L", SOCKET] + list(args), capture_output=True, text=True,
@@ -59,7 +65,8 @@ class Shell:
 
     def screen(self, escapes=False):
         args = ["capture-pane", "-p", "-t", self.name] + (["-e"] if escapes else [])
-        return self.tmux(*args).stdout
+        r = self.tmux(*args)
+        return r.stdout if r.returncode == 0 else "<tmux: %s>" % r.stderr.strip()
 
     def keys(self, *keys):
         self.tmux("send-keys", "-t", self.name, *keys)
@@ -168,7 +175,7 @@ check(want[:4] == ["leaf", "middle", "outer", "main"], "gdb oracle: %r" % want)
 # ---- first session: colours, probes, commands, views, resize, Ctrl-C ----
 fx = Fixture("chain-O2fp", [20000])
 sh = Shell("colour", fx.pid, {"XDG_STATE_HOME": STATE})
-sh.wait_text("the shell starts on the process", r"tracing process %d" % fx.pid)
+sh.wait_text("the shell starts on the process", r"tracing process %d" % fx.pid, timeout=90)
 sh.wait_text("status bar: target, probes, rate, events, lost, transport",
              r"pid %d chain-O2fp \| probes 0/0 on \| \d+ ev/s \| 0 events \| lost 0 \| ringbuf"
              % fx.pid)
@@ -426,7 +433,7 @@ if os.path.isfile(HISTORY):
 # ---- second session: NO_COLOR, history, a stop place in the diagnosis view ----
 fx = Fixture("nocfi-O0", [20000])
 sh = Shell("mono", fx.pid, {"XDG_STATE_HOME": STATE, "NO_COLOR": "1"})
-sh.wait_text("the second shell starts", r"tracing process %d" % fx.pid)
+sh.wait_text("the second shell starts", r"tracing process %d" % fx.pid, timeout=90)
 want_line = 'wraith> trace leaf { print "hit {}", $pid; print "v2"; bt; }'
 for _ in range(7):  # the F3 part's six commands came after it
     prev = cmdline(sh.screen())
