@@ -35,7 +35,8 @@ def tmux(*args):
 
 
 def screen(name):
-    return tmux("capture-pane", "-p", "-t", name).stdout
+    r = tmux("capture-pane", "-p", "-t", name)
+    return r.stdout if r.returncode == 0 else "<tmux: %s>" % r.stderr.strip()
 
 
 def wait_for(name, what, test, timeout=30):
@@ -133,9 +134,13 @@ def one_variant(v):
     status = os.path.join(STATE, name + ".status")
     cmd = ("env XDG_STATE_HOME=%s %s -p %d; echo \"exit=$?\" > %s; sleep 60"
            % (STATE, WRAITH, fx.pid, status))
-    tmux("-f", "/dev/null", "new-session", "-d", "-s", name, "-x", "120", "-y", "90", cmd)
+    # a server whose last session just ended may refuse a new one on its way out
+    for _ in range(10):
+        if tmux("-f", "/dev/null", "new-session", "-d", "-s", name, "-x", "120", "-y", "90", cmd).returncode == 0:
+            break
+        time.sleep(0.5)
     try:
-        wait_text(name, "the shell starts", r"tracing process %d" % fx.pid)
+        wait_text(name, "the shell starts", r"tracing process %d" % fx.pid, timeout=90)
         command(name, "trace leaf { count bt, v % 3; }")
         wait_text(name, "the counting probe is on", r"probes 1/1 on")
         own = fx.go(20)
