@@ -32,36 +32,58 @@ static long vma_found(void *task, struct vm_area_struct___wr *vma, void *data)
 	return 0;
 }
 
+/* What copy_chunk() works on: the event, where the copy starts, the sp
+ * and the bytes copied so far. */
+struct copy_state {
+	__u8 *buf;
+	__u64 base;
+	__u64 sp;
+	__u32 len;
+	__u32 pad;
+};
+
+/* One chunk of copy_stack(); 1 ends the copy. */
+static long copy_chunk(__u32 i, void *arg)
+{
+	struct copy_state *c = arg;
+	struct wr_event_header *h = (struct wr_event_header *)c->buf;
+	__u32 len = c->len, off = h->payload_len;
+	__u64 addr = c->base + len;
+	__u32 n = WR_STACK_CHUNK - (__u32)(addr & (WR_STACK_CHUNK - 1));
+
+	if (len > WR_STACK_COPY_MAX)
+		return 1;
+	if (n > WR_STACK_COPY_MAX - len)
+		n = WR_STACK_COPY_MAX - len;
+	if (n == 0 || off > WR_EVENT_MAX - sizeof(*h) - WR_STACK_CHUNK)
+		return 1;
+	if (bpf_probe_read_user(payload_at(c->buf, off), n & (2 * WR_STACK_CHUNK - 1),
+				(const void *)addr)) {
+		if (len || addr + n > c->sp)
+			return 1;
+		c->base = addr + n;
+		return 0;
+	}
+	h->payload_len = off + n;
+	c->len = len + n;
+	return 0;
+}
+
 /* Append the user stack from *@base up: aligned chunks up to the first
  * that cannot be read (the end of the stack), WR_STACK_COPY_MAX bytes or
  * the end of the event, whichever comes first.  A first chunk that lies
  * wholly below @sp (the red zone, in a page the thread never touched: no
  * chunk crosses a page) is left out, and *@base moves past it.  Returns
- * the bytes copied. */
+ * the bytes copied.  Under bpf_loop(): the verifier checks one chunk, where
+ * a loop of them, unrolled, was a sixth of the step program's check and
+ * every start-up waited for it. */
 WR_INLINE __u32 copy_stack(__u8 *buf, __u64 *base, __u64 sp)
 {
-	struct wr_event_header *h = (struct wr_event_header *)buf;
-	__u32 len = 0;
+	struct copy_state c = { .buf = buf, .base = *base, .sp = sp };
 
-	for (int i = 0; i <= WR_STACK_COPY_MAX / WR_STACK_CHUNK; i++) {
-		__u64 addr = *base + len;
-		__u32 n = WR_STACK_CHUNK - (__u32)(addr & (WR_STACK_CHUNK - 1)), off = h->payload_len;
-
-		if (n > WR_STACK_COPY_MAX - len)
-			n = WR_STACK_COPY_MAX - len;
-		if (n == 0 || off > WR_EVENT_MAX - sizeof(*h) - WR_STACK_CHUNK)
-			break;
-		if (bpf_probe_read_user(payload_at(buf, off), n & (2 * WR_STACK_CHUNK - 1),
-					(const void *)addr)) {
-			if (len || addr + n > sp)
-				break;
-			*base = addr + n;
-			continue;
-		}
-		h->payload_len = off + n;
-		len += n;
-	}
-	return len;
+	bpf_loop(WR_STACK_COPY_MAX / WR_STACK_CHUNK + 1, copy_chunk, &c, 0);
+	*base = c.base;
+	return c.len;
 }
 
 /* The walk of slot @s stopped at a frame in no mapping the kernel knows
