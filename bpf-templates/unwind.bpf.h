@@ -813,7 +813,7 @@ WR_INLINE int walk_replay(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *
 	base = st->stack_base;
 	len = st->stack_len;
 	for (__u32 i = 0; i < WR_WALK_MEMO_READS; i++) {
-		if (i >= n)
+		if (i >= *(volatile __u16 *)&m->reads)
 			break;
 		off = m->read_addr[i] - base;
 		if (len < 8 || off > len - 8 || (off & 7) || stack_word(st, off) != m->read_val[i])
