@@ -96,7 +96,7 @@ WR_INLINE int handed_over(struct wr_bt_slot *s)
 /* Slot @s is a bt with frame values (args, full). */
 WR_INLINE int has_values(__u8 *buf, struct wr_bt_slot *s)
 {
-	return bt_header(buf, s)->flags & (WR_BT_F_ARGS | WR_BT_F_FULL);
+	return WR_STEP_VALUES && (bt_header(buf, s)->flags & (WR_BT_F_ARGS | WR_BT_F_FULL));
 }
 
 /* Attach the event's one copy of the stack (it is large) for the slot @s

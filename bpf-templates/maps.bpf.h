@@ -126,6 +126,20 @@ static const __u32 wr_cfg_bt_slots = WR_BT_MAX_SLOTS;
 __u32 wr_cfg_bt_slots = WR_BT_MAX_SLOTS;
 #endif
 
+/* The parts of the step program a session reaches.  The base object
+ * built with WR_BASE_LEAN (codegen_base(): for a script without `count bt`
+ * and without frame values) leaves out counting stacks and copying what
+ * outer frames' values point to, and the verifier, which every start
+ * waits for, has that much less to check; probes and the full base object
+ * keep both. */
+#if defined(WR_BASE_TRANSPORT) && defined(WR_BASE_LEAN)
+#define WR_STEP_COUNTS 0
+#define WR_STEP_VALUES 0
+#else
+#define WR_STEP_COUNTS 1
+#define WR_STEP_VALUES 1
+#endif
+
 /* ---- maps ----
  * All maps are defined here, never by the generator: libbpf needs a map's
  * BTF description, which clang writes from these definitions' debug info
@@ -201,6 +215,12 @@ struct {
 	__type(key, __u32);
 	__type(value, struct wr_cmp_buf);
 } wr_cmp_bufs SEC(".maps");
+
+/* Slot @s is a `count bt` (never in a lean base object). */
+WR_INLINE int slot_counts(const struct wr_bt_slot *s)
+{
+	return WR_STEP_COUNTS && (s->flags & WR_SLOT_F_COUNT);
+}
 
 WR_INLINE __u8 *event_buf(void)
 {

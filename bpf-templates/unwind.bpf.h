@@ -358,7 +358,7 @@ WR_INLINE void put_frame(__u8 *buf, struct wr_bt_slot *s, __u64 word, __u64 hash
 		    (s->count & (WR_BT_MAX_DEPTH - 1)) * sizeof(struct wr_bt_frame);
 	__u64 *f = (__u64 *)(buf + sizeof(struct wr_event_header) + off);
 
-	if (s->flags & WR_SLOT_F_COUNT)
+	if (slot_counts(s))
 		s->hash = stack_hash_add(s->hash, hash_in);
 	f[0] = s->ip;
 	f[1] = word;
@@ -532,7 +532,7 @@ WR_INLINE __u32 plain_run_sp(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slo
 	}
 	if (!n)
 		return 0;
-	if (s->flags & WR_SLOT_F_COUNT)
+	if (slot_counts(s))
 		s->hash = hash;
 	if (plain & WR_MEMO_BP_SAVED) {
 		s->bp = walk_logged(st, base, off - size - bp_below);
@@ -578,7 +578,7 @@ WR_INLINE __u32 plain_run_bp(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slo
 	}
 	if (!n)
 		return 0;
-	if (s->flags & WR_SLOT_F_COUNT)
+	if (slot_counts(s))
 		s->hash = hash;
 	s->sp = sp;
 	s->bp = bp;
@@ -823,7 +823,7 @@ WR_INLINE int walk_replay(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *
 	/* A `count bt` needs its frames only to store a stack not counted
 	 * yet (count_stack()); as the event's last slot, no walk after it
 	 * replaces the kept one before then. */
-	if ((s->flags & WR_SLOT_F_COUNT) && st->cur + 1 >= st->n_slots)
+	if (slot_counts(s) && st->cur + 1 >= st->n_slots)
 		s->flags |= WR_SLOT_F_UNCOPIED;
 	else
 		walk_frames(buf, st, s);

@@ -186,7 +186,7 @@ WR_INLINE long finish_one(__u32 i, __u8 *buf, struct wr_bt_state *st)
 			ran_out = 1;
 		}
 	}
-	if (s->flags & WR_SLOT_F_COUNT) {
+	if (slot_counts(s)) {
 		ps = probe_stats(((struct wr_event_header *)buf)->probe_id);
 		STAGE(finish);
 		if (ps)
@@ -227,6 +227,7 @@ WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 {
 	struct wr_proc_maps *pm;
 	struct step_ctx c;
+	long sh_off;
 
 	/* First, before any branch: the verifier checks its loads through
 	 * the task (see uretprobe_step()) once for every path to them. */
@@ -260,9 +261,11 @@ WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 	STAGE(finish);
 	/* Read back from memory, which the slot number went through: one
 	 * state for the verifier here, however the slots ended. */
-	if (st->cur < WR_BT_MAX_SLOTS)
-		copy_outer(buf, &st->slot[st->cur & (WR_BT_MAX_SLOTS - 1)],
-			   attach_stack(ctx, buf, st, &st->slot[st->cur]));
+	if (st->cur < WR_BT_MAX_SLOTS) {
+		sh_off = attach_stack(ctx, buf, st, &st->slot[st->cur]);
+		if (WR_STEP_VALUES)
+			copy_outer(buf, &st->slot[st->cur & (WR_BT_MAX_SLOTS - 1)], sh_off);
+	}
 	STAGE(stack_attach);
 	output(ctx, buf);
 }

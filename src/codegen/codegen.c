@@ -50,6 +50,10 @@ extern const unsigned char wr_base_ringbuf_start[];
 extern const unsigned char wr_base_ringbuf_end[];
 extern const unsigned char wr_base_perf_start[];
 extern const unsigned char wr_base_perf_end[];
+extern const unsigned char wr_base_ringbuf_lean_start[];
+extern const unsigned char wr_base_ringbuf_lean_end[];
+extern const unsigned char wr_base_perf_lean_start[];
+extern const unsigned char wr_base_perf_lean_end[];
 
 /* ---- LLVM, once a process ----
  * The one state of codegen/ that is not its caller's, and why: LLVM's
@@ -628,10 +632,18 @@ static struct probe_cache *disk_cache(struct codegen_cache *c)
 
 int codegen_base(const struct codegen_options *opt, struct bpf_blob *out)
 {
-	const unsigned char *start = opt->transport == WR_TRANSPORT_PERF ? wr_base_perf_start
-									 : wr_base_ringbuf_start;
-	const unsigned char *end = opt->transport == WR_TRANSPORT_PERF ? wr_base_perf_end
-								       : wr_base_ringbuf_end;
+	const unsigned lean_omits = WR_BASE_NO_COUNT | WR_BASE_NO_VALUES;
+	bool perf = opt->transport == WR_TRANSPORT_PERF;
+	bool lean = (opt->base_omits & lean_omits) == lean_omits;
+	const unsigned char *start, *end;
+
+	if (lean) {
+		start = perf ? wr_base_perf_lean_start : wr_base_ringbuf_lean_start;
+		end = perf ? wr_base_perf_lean_end : wr_base_ringbuf_lean_end;
+	} else {
+		start = perf ? wr_base_perf_start : wr_base_ringbuf_start;
+		end = perf ? wr_base_perf_end : wr_base_ringbuf_end;
+	}
 
 	/* Compiled with the templates at build time: nothing to generate. */
 	memset(out, 0, sizeof(*out));

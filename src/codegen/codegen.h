@@ -31,7 +31,8 @@ struct diag;
 struct strbuf;
 
 /* The base object for @opt's transport, compiled with the templates at
- * build time (a copy in @out, caller releases).  Returns 0. */
+ * build time, lean when @opt->base_omits has WR_BASE_NO_COUNT and
+ * WR_BASE_NO_VALUES (a copy in @out, caller releases).  Returns 0. */
 int codegen_base(const struct codegen_options *opt, struct bpf_blob *out);
 
 /* The objects a session's probes were compiled to, found again by their

@@ -130,6 +130,10 @@ struct codegen_options {
 	/* The objects compiled so far (codegen_cache_new(), borrowed); NULL:
 	 * every probe is compiled. */
 	struct codegen_cache *cache;
+	/* codegen_base(): WR_BASE_NO_* of the session (protocol/wire.h).
+	 * With both WR_BASE_NO_COUNT and WR_BASE_NO_VALUES the lean base
+	 * object, whose step program leaves those parts out. */
+	unsigned base_omits;
 };
 
 #endif

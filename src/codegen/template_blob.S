@@ -1,5 +1,5 @@
 /* template_blob.S - the BPF probe templates' bitcode (one per transport
- * and --fault-in setting) and the two base objects, embedded read-only.
+ * and --fault-in setting) and the four base objects, embedded read-only.
  * WR_PROBE_* and WR_BASE_* are their paths under bpf-templates/ (set by
  * Makefile.am). */
 #define WR_BLOB(sym, path)	\
@@ -17,7 +17,9 @@ WR_BLOB(wr_probe_ringbuf_1, WR_PROBE_RINGBUF_1)
 WR_BLOB(wr_probe_perf_0, WR_PROBE_PERF_0)
 WR_BLOB(wr_probe_perf_1, WR_PROBE_PERF_1)
 
-/* The base objects, one per transport (see Makefile.am). */
+/* The base objects, one per transport, and lean ones (see Makefile.am). */
 WR_BLOB(wr_base_ringbuf, WR_BASE_RINGBUF)
 WR_BLOB(wr_base_perf, WR_BASE_PERF)
+WR_BLOB(wr_base_ringbuf_lean, WR_BASE_RINGBUF_LEAN)
+WR_BLOB(wr_base_perf_lean, WR_BASE_PERF_LEAN)
 	.section .note.GNU-stack,"",@progbits

@@ -803,6 +803,14 @@ struct wr_proc_maps {
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_proc_maps, m) == 8, "proc maps array offset");
 WR_STATIC_ASSERT(sizeof(struct wr_proc_maps) == 8 + 40 * WR_MAX_MAPPINGS, "proc maps size");
 
+/* What a session's base object may leave out (rt_options.base_omits,
+ * codegen_options.base_omits): the kernel's verifier checks what is
+ * loaded at every start, and a session in script mode knows that its one
+ * script never reaches these.  0 (the shell, --batch): keep everything. */
+#define WR_BASE_NO_STEP   0x1u /* the step program: no `bt` or `count bt` */
+#define WR_BASE_NO_COUNT  0x2u /* counting stacks: no `count bt` */
+#define WR_BASE_NO_VALUES 0x4u /* outer frames' copies: no `bt args` or `bt full` */
+
 /* Per-CPU unwinding state for one bt statement of the event being built. */
 #define WR_SLOT_F_PENDING  0x01u /* more frames to unwind */
 #define WR_SLOT_F_BP_VALID 0x02u /* bp holds the frame's real rbp */

@@ -222,6 +222,14 @@ static int reuse_cfi_outer(struct runtime *rt)
 	return 0;
 }
 
+/* A probe of the session may tail-call the step program: one with `bt`
+ * or `count bt` that is not sleepable (--fault-in probes unwind
+ * themselves). */
+static bool wants_step(const struct runtime *rt)
+{
+	return !rt->opt.fault_in && !(rt->opt.base_omits & WR_BASE_NO_STEP);
+}
+
 static int open_base(struct runtime *rt, const struct bpf_blob *base)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "wraith");
@@ -277,6 +285,10 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 	for (int id = WR_PROG_MEMBER_EXEC; id <= WR_PROG_MEMBER_EXIT && !rt->opt.members; id++)
 		if (rt_base_program(rt, (enum wr_program_id)id))
 			bpf_program__set_autoload(rt_base_program(rt, (enum wr_program_id)id), false);
+	/* The step program only where a probe can tail-call it: its check is
+	 * most of what the kernel does for the base object. */
+	if (!wants_step(rt) && rt_base_program(rt, WR_PROG_BT_STEP))
+		bpf_program__set_autoload(rt_base_program(rt, WR_PROG_BT_STEP), false);
 	log[0] = '\0';
 	bpf_object__for_each_program(prog, rt->base) {
 		bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
@@ -312,6 +324,8 @@ static int install_step_program(struct runtime *rt)
 	__u32 zero = 0;
 	int fd;
 
+	if (!wants_step(rt))
+		return 0;
 	if (!step || progs < 0)
 		return rt_kernel_error(-ENOENT, "finding the unwinder step program");
 	fd = bpf_program__fd(step);

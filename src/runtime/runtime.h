@@ -51,6 +51,10 @@ struct rt_options {
 	/* -t PATH: load the tracepoints that keep the target's processes in
 	 * the kernel (runtime_watch_members()); else they are not loaded. */
 	bool members;
+	/* WR_BASE_NO_*: parts of the base object no probe of the session
+	 * reaches; with WR_BASE_NO_STEP (or fault_in: such probes unwind
+	 * themselves) the step program is not loaded.  0: all of them. */
+	unsigned base_omits;
 };
 
 /* The event buffer a session gets without --buffer-size: 4 MiB per

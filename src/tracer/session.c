@@ -81,15 +81,39 @@ static bool script_has_count(const struct ast_script *sc)
 	return false;
 }
 
+/* The parts of the base object @sc never reaches (WR_BASE_NO_*). */
+static unsigned script_base_omits(const struct ast_script *sc)
+{
+	unsigned omits = WR_BASE_NO_STEP | WR_BASE_NO_COUNT | WR_BASE_NO_VALUES;
+
+	for (size_t i = 0; i < sc->n_probes; i++) {
+		const struct ast_probe *p = sc->probes[i];
+		size_t n_bt = ast_probe_count(p, AST_STMT_BT);
+
+		if (n_bt || ast_probe_count(p, AST_STMT_COUNT))
+			omits &= ~WR_BASE_NO_STEP;
+		if (ast_probe_count(p, AST_STMT_COUNT))
+			omits &= ~WR_BASE_NO_COUNT;
+		for (size_t k = 0; k < n_bt; k++)
+			if (ast_probe_nth(p, AST_STMT_BT, k)->bt_flags & (WR_BT_F_ARGS | WR_BT_F_FULL))
+				omits &= ~WR_BASE_NO_VALUES;
+	}
+	return omits;
+}
+
 /* Script mode: parse the one script now, for session_add_script() to
  * take; the counting maps' buckets cost start-up time even unused, so a
- * script without `count bt` gets none. */
+ * script without `count bt` gets none, and the base object leaves out
+ * what the script cannot reach (its step program is most of the kernel's
+ * checking at start). */
 static void parse_only_script(struct session *s, const char *text)
 {
 	s->only.text = xstrdup(text);
 	s->only.err = script_parse(s->only.text, &s->only.ast, &s->only.diag);
 	if (!s->only.err && !script_has_count(s->only.ast))
 		s->opt.stack_entries = 1;
+	if (!s->only.err)
+		s->base_omits = script_base_omits(s->only.ast);
 }
 
 static void only_script_release(struct session *s)

@@ -29,11 +29,15 @@ struct kernel_start {
 static void *kernel_start_main(void *arg)
 {
 	struct kernel_start *ks = arg;
-	struct codegen_options co = { .transport = ks->ro.transport, .fault_in = ks->ro.fault_in };
+	struct codegen_options co = { .transport = ks->ro.transport, .fault_in = ks->ro.fault_in,
+				      .base_omits = ks->ro.base_omits };
 	struct bpf_blob base = { 0 };
 	double t0 = now_seconds(), c0 = thread_cpu_seconds();
 
 	wr_log_defer(&ks->log);
+	wr_debug("base object: %s%s", (co.base_omits & WR_BASE_NO_COUNT) &&
+		 (co.base_omits & WR_BASE_NO_VALUES) ? "lean (no count bt, no frame values)" : "full",
+		 co.fault_in || (co.base_omits & WR_BASE_NO_STEP) ? ", without the step program" : "");
 	ks->err = codegen_base(&co, &base);
 	if (!ks->err)
 		ks->err = runtime_new(&ks->ro, &base, &ks->rt);
@@ -55,6 +59,7 @@ int session_start(struct session *s)
 	ks->ro.fault_in = s->opt.fault_in;
 	ks->ro.buffer_bytes = s->opt.buffer_bytes;
 	ks->ro.stack_entries = s->opt.stack_entries;
+	ks->ro.base_omits = s->base_omits;
 	ks->ro.cache_dir = s->opt.probe_cache_dir;
 	/* With -p the one process is all there is (target.c adds no other). */
 	ks->ro.max_procs = s->opt.pid > 0 ? 1 : 0;

@@ -138,6 +138,9 @@ struct session {
 	uint64_t stacks_since_ns;   /* wall clock when counting began (or was cleared) */
 	uint64_t stacks_dropped_base; /* stacks not counted before the last clear */
 	double counted_read_at;     /* when session_read_counted() last read (0: never) */
+	/* WR_BASE_NO_*: what no probe of the session can reach (script mode:
+	 * its one script); 0 where scripts can be added later. */
+	unsigned base_omits;
 	/* Script mode: session_options.only_script, parsed once by
 	 * session_new() (to size the maps) for session_add_script(). */
 	struct {
