@@ -500,7 +500,10 @@ static void frame_lines(struct renderer *r, uint32_t pid, uint32_t wire_id, cons
 		if (r->format == RENDER_JSON)
 			span_seal_json(&e->spans);
 	}
-	span_append(out, &e->spans);
+	if (r->format == RENDER_JSON && r->json_only)
+		span_append_json(out, &e->spans);
+	else
+		span_append(out, &e->spans);
 }
 
 static void header_spans(const struct ev_backtrace *bt, const char *indent, struct span_list *out)

@@ -158,6 +158,10 @@ struct renderer {
 	uint64_t seq;             /* events rendered so far */
 	int64_t mono_to_real_ns;  /* add to a bpf timestamp to get wall-clock ns */
 	bool relative_time;       /* pretty: seconds since start instead of wall time */
+	/* json, and nothing but span_write_json() reads the events (script
+	 * mode: no shell to show a sample): a backtrace's frames come as
+	 * their JSON alone (span_append_json()), a fraction of the copying */
+	bool json_only;
 	uint64_t start_ns;        /* monotonic start, for relative_time */
 	struct strbuf scratch;    /* owned: a value's text while it is built */
 	struct render_lines *lines; /* owned: frame lines rendered before (backtrace.c) */

@@ -266,6 +266,38 @@ void span_append(struct span_list *l, const struct span_list *frag)
 	strbuf_add(&l->text, frag->text.buf, frag->text.len);
 }
 
+/* Copy span @s of @frag to the end of @l with its texts. */
+static void copy_span(struct span_list *l, const struct span_list *frag, const struct span *s)
+{
+	struct span *d;
+
+	if (l->n == l->cap)
+		l->v = xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
+	d = &l->v[l->n++];
+	*d = *s;
+	if (s->flags & SPAN_F_SHOW)
+		d->show = keep_textn(l, frag->text.buf + s->show, s->show_len);
+	if ((s->flags & SPAN_F_DATA) && !(s->flags & SPAN_F_NULL))
+		d->data = keep_textn(l, frag->text.buf + s->data, s->data_len);
+}
+
+void span_append_json(struct span_list *l, const struct span_list *frag)
+{
+	for (size_t i = 0; i < frag->n; i++) {
+		const struct span *s = &frag->v[i];
+
+		if (!(s->flags & SPAN_F_JSON)) {
+			copy_span(l, frag, s);
+			continue;
+		}
+		/* the group's JSON, without the spans it holds */
+		copy_span(l, frag, s);
+		l->v[l->n - 1].data = keep_textn(l, frag->text.buf + s->data, s->data_len);
+		l->v[l->n - 1].show_len = 0;
+		i += s->show_len;
+	}
+}
+
 /* ---- text ---- */
 
 #define ANSI_RESET  "\033[0m"

@@ -222,6 +222,10 @@ void span_eol(struct span_list *l);
  * @l: a fragment rendered once and kept (a backtrace's frame lines) is
  * added with two copies. */
 void span_append(struct span_list *l, const struct span_list *frag);
+/* The same for a list only span_write_json() reads: a group @frag has
+ * sealed (span_seal_json()) comes as its JSON alone, without the spans
+ * and texts inside it, which the JSON writer skips. */
+void span_append_json(struct span_list *l, const struct span_list *frag);
 /* Give every top-level group of @l that is a JSON object or array its
  * JSON value (SPAN_F_JSON), for a list that is appended many times. */
 void span_seal_json(struct span_list *l);

@@ -172,6 +172,7 @@ int session_new(const struct session_options *opt, struct session **out)
 	session_render_hooks(s, &hooks);
 	renderer_init(&s->renderer, opt->format, &hooks);
 	s->renderer.relative_time = opt->relative_time;
+	s->renderer.json_only = opt->format == RENDER_JSON && opt->only_script;
 	/* what probes copy (session_compile.c) and what is shown alike */
 	if (opt->print)
 		s->renderer.limits = (struct render_limits){ opt->print->elements, opt->print->depth };

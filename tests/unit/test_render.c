@@ -304,7 +304,8 @@ static void render_bt_with(struct renderer *r, const struct wr_bt_frame *fr, uin
  * renderer that has rendered many stacks writes each exactly as a new
  * one does, in text and in JSON, whatever changed between them (a
  * frame's ip but not its pc, the caller that decides a tail call, the
- * bt's options). */
+ * bt's options); and so does one that hands the JSON writer each frame's
+ * JSON alone (json_only). */
 static void test_line_cache(void **state)
 {
 	static const struct wr_bt_frame moved[] = {
@@ -322,13 +323,14 @@ static void test_line_cache(void **state)
 		{ frames + 1, 2, WR_BT_F_INLINE },
 	};
 	struct render_hooks hooks = { hook_probe, hook_frame, hook_tail, *state };
-	const enum render_format formats[] = { RENDER_PRETTY, RENDER_JSON };
+	const enum render_format formats[] = { RENDER_PRETTY, RENDER_JSON, RENDER_JSON };
 	struct strbuf got = STRBUF_INIT, want = STRBUF_INIT;
 
-	for (size_t fmt = 0; fmt < 2; fmt++) {
+	for (size_t fmt = 0; fmt < 3; fmt++) {
 		struct renderer warm;
 
 		renderer_init(&warm, formats[fmt], &hooks);
+		warm.json_only = fmt == 2;
 		for (int round = 0; round < 3; round++) {
 			for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 				struct renderer cold;
