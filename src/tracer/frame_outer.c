@@ -75,15 +75,19 @@ size_t fv_outer_string(const struct ev_backtrace *bt, uint64_t addr, uint8_t *bu
 
 /* Where the frames below frame w->i saved the word @v (a callee-saved
  * register's value, pushed by a callee): the first such slot of the
- * stack copy below the frame's sp, else 0. */
+ * stack copy between frame 0's sp and the frame's, else 0.  Not below
+ * frame 0's sp: the copy starts there, but what lies below is what
+ * calls that returned left (a copy of the value there at one event,
+ * overwritten at another by a deeper call). */
 static uint64_t saved_slot(const struct fv_walk *w, uint64_t v)
 {
 	const struct wr_stack_header *sh = w->bt->stack;
 	uint64_t sp = w->regs.v[WR_DWARF_RSP], word;
+	uint64_t from = sh->sp > sh->base ? sh->sp : sh->base;
 
 	if (!(w->regs.known & (1u << WR_DWARF_RSP)))
 		return 0;
-	for (uint64_t a = (sh->base + 7) & ~7ull; a + 8 <= sp && a + 8 - sh->base <= sh->len; a += 8) {
+	for (uint64_t a = (from + 7) & ~7ull; a + 8 <= sp && a + 8 - sh->base <= sh->len; a += 8) {
 		memcpy(&word, w->bt->stack_data + (a - sh->base), 8);
 		if (word == v)
 			return a;
