@@ -307,6 +307,11 @@ int runtime_outer_recipe_put(struct runtime *rt, uint64_t chain, const struct wr
 	return bpf_map_update_elem(rt_map_fd(rt, WR_MAP_OUTER_RECIPES), &chain, r, BPF_ANY) ? -errno : 0;
 }
 
+int runtime_outer_recipe_del(struct runtime *rt, uint64_t chain)
+{
+	return bpf_map_delete_elem(rt_map_fd(rt, WR_MAP_OUTER_RECIPES), &chain) ? -errno : 0;
+}
+
 int runtime_gate_get(struct runtime *rt, uint32_t id, uint64_t *out)
 {
 	return bpf_map_lookup_elem(rt_map_fd(rt, WR_MAP_GATE), &id, out) ? -errno : 0;

@@ -169,6 +169,8 @@ int runtime_gate_get(struct runtime *rt, uint32_t id, uint64_t *out);
  * struct wr_outer_recipe): later events of the chain copy what it says.
  * Returns 0 or -errno (the map full: the chain copies nothing more). */
 int runtime_outer_recipe_put(struct runtime *rt, uint64_t chain, const struct wr_outer_recipe *r);
+/* Remove the recipe of the call chain @chain.  Returns 0 or -errno. */
+int runtime_outer_recipe_del(struct runtime *rt, uint64_t chain);
 
 /* Zero the counters of wire probe id @id (given to a new probe). */
 void runtime_reset_probe_stats(struct runtime *rt, uint32_t id);

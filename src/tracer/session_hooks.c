@@ -90,7 +90,7 @@ static struct fv_walk *values_begin(struct session *s, uint32_t pid, size_t max,
 	vc->max = max < 64 ? max : 64;
 	if (!s->frame_values)
 		s->frame_values = fv_new();
-	fv_recipes_full(s->frame_values, s->outer_full);
+	fv_recipes_full(s->frame_values, false);
 	return s->frame_values;
 }
 
@@ -150,6 +150,72 @@ static bool root_of(const struct fv_want *wt, int32_t off, unsigned elements, st
 	return true;
 }
 
+WR_STATIC_ASSERT(sizeof(((struct session *)0)->outer_chains) / sizeof(((struct session *)0)->outer_chains[0]) ==
+		 WR_OUTER_RECIPES, "one entry a recipe the kernel keeps");
+
+/* The entry of chain @chain among those with a recipe, or -1. */
+static long outer_index(const struct session *s, uint64_t chain)
+{
+	for (size_t k = 0; k < s->n_outer_chains; k++)
+		if (s->outer_chains[k].chain == chain)
+			return (long)k;
+	return -1;
+}
+
+/* Whether @chain's recipe was evicted to make room for another's. */
+static bool outer_evicted(const struct session *s, uint64_t chain)
+{
+	size_t n = s->n_outer_evicted < 1024 ? s->n_outer_evicted : 1024;
+
+	for (size_t k = 0; k < n; k++)
+		if (s->outer_evicted[k] == chain)
+			return true;
+	return false;
+}
+
+/* Make room in the kernel's table of recipes: the least recently seen
+ * chain's recipe goes (an event of it copies nothing more until it has
+ * one again, and says the table was full).  Returns 0 or -errno. */
+static int outer_evict(struct session *s)
+{
+	size_t old = 0, slot;
+	uint64_t chain;
+	int err;
+
+	if (!s->n_outer_chains)
+		return -ENOSPC;
+	for (size_t k = 1; k < s->n_outer_chains; k++)
+		if (s->outer_chains[k].seen < s->outer_chains[old].seen)
+			old = k;
+	chain = s->outer_chains[old].chain;
+	err = runtime_outer_recipe_del(s->rt, chain);
+	if (err && err != -ENOENT)
+		return err;
+	s->outer_chains[old] = s->outer_chains[--s->n_outer_chains];
+	s->outer_evicted[s->n_outer_evicted++ % 1024] = chain;
+	slot = (size_t)(chain % (sizeof(s->outer_done) / sizeof(s->outer_done[0])));
+	if (s->outer_done[slot].chain == chain)
+		s->outer_done[slot].chain = 0;
+	return 0;
+}
+
+/* Write @chain's recipe @r, making room for it when the table is full. */
+static int outer_put(struct session *s, uint64_t chain, const struct wr_outer_recipe *r)
+{
+	long k = outer_index(s, chain);
+	int err = runtime_outer_recipe_put(s->rt, chain, r);
+
+	if (err == -E2BIG && k < 0 && !(err = outer_evict(s)))
+		err = runtime_outer_recipe_put(s->rt, chain, r);
+	if (err)
+		return err;
+	if (k < 0 && s->n_outer_chains < WR_OUTER_RECIPES)
+		k = (long)s->n_outer_chains++;
+	if (k >= 0)
+		s->outer_chains[k] = (typeof(s->outer_chains[0])){ chain, s->events };
+	return 0;
+}
+
 /* After frame values of @bt were read: when its outer frames' values
  * point outside the stack copy (fv_wants()), the recipe that copies them
  * at the chain's later events, written once per chain and set of values
@@ -178,13 +244,11 @@ static void learn_outer(struct session *s, const struct ev_backtrace *bt, const 
 		    root_of(&wants[k], (int32_t)off, s->renderer.limits.elements, &r.roots[r.n_roots]))
 			r.n_roots++;
 	}
-	err = r.n_roots ? runtime_outer_recipe_put(s->rt, chain, &r) : -ENOENT;
+	err = r.n_roots ? outer_put(s, chain, &r) : -ENOENT;
 	if (err == 0) {
 		s->outer_done[slot].chain = chain;
 		s->outer_done[slot].roots = (uint32_t)n;
 	}
-	if (err == -E2BIG) /* WR_OUTER_RECIPES chains have one */
-		s->outer_full = true;
 }
 
 static long hook_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, unsigned i,
@@ -193,7 +257,14 @@ static long hook_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, 
 	struct session *s = ctx;
 	struct values_call vc;
 	struct fv_walk *w = values_begin(s, pid, max, &vc);
-	long n = fv_frame(w, s->target, pid, bt, i, level, locals, &vc.vc, vc.v, vc.max, &vc.why);
+	uint64_t chain = bt->stack && i > 0 ? chain_of(bt) : 0;
+	long k = chain ? outer_index(s, chain) : -1;
+	long n;
+
+	if (k >= 0) /* its recipe is in use: the last to make room */
+		s->outer_chains[k].seen = s->events;
+	fv_recipes_full(w, chain && !bt->outer && outer_evicted(s, chain));
+	n = fv_frame(w, s->target, pid, bt, i, level, locals, &vc.vc, vc.v, vc.max, &vc.why);
 
 	if (i > 0)
 		learn_outer(s, bt, w);

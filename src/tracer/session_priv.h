@@ -119,7 +119,15 @@ struct session {
 	/* the call chains whose outer frames' recipe was written
 	 * (session_hooks.c), a hash set by chain hash with its root count */
 	struct { uint64_t chain; uint32_t roots; } outer_done[256];
-	bool outer_full;            /* the kernel's recipe table is full */
+	/* the chains with a recipe in the kernel's table (WR_OUTER_RECIPES
+	 * at most), each with the number of the event that last named it:
+	 * a new chain's recipe takes the place of the least recently seen
+	 * one's when the table is full; and the last chains evicted so (a
+	 * ring), whose values then say the table was full */
+	struct { uint64_t chain, seen; } outer_chains[1024];
+	size_t n_outer_chains;
+	uint64_t outer_evicted[1024];
+	size_t n_outer_evicted;
 	size_t n_pending;           /* probes waiting for a library */
 	size_t mods_seen;           /* target modules probes were followed into */
 	uint64_t events;            /* rendered */
