@@ -3,38 +3,71 @@
  *
  * The probe's program is built for frame 0's function; which functions
  * called it, so which of their variables point where, userspace learns
- * only from an event.  Having read the first event of a call chain, it
- * writes a recipe under the chain's hash: where each such value lies
- * (from frame 0's sp) and the walk program its printer needs.  Each later
- * event of the chain looks its recipe up and runs it: the value's own
- * words come from the event's stack copy when they lie there (a caller's
- * std::string, a Rust String: only their characters are read from the
- * process), else from one copy of the value (a reference's referent on
- * the heap).  The copies go out as WR_ITEM_OUTER after the stack copy.
+ * only from an event.  Having read an event, it writes for each outer
+ * frame j whose values need it a recipe under the hash of frames 0 to
+ * j's ips (those frames' code fixes where frame j's values lie from
+ * frame 0's sp): where each such value lies and the walk program its
+ * printer needs.  Each later event looks up the recipe of each of its
+ * frames and runs those it finds: a call chain never seen whose first
+ * frames others shared has their values at its first event.  The
+ * value's own words come from the event's stack copy when they lie there
+ * (a caller's std::string, a Rust String: only their characters are read
+ * from the process), else from one copy of the value (a reference's
+ * referent on the heap).  The copies go out as WR_ITEM_OUTER after the
+ * stack copy.
  *
  * A section of wraith.bpf.c, included by it alone, after handover.bpf.h.
  */
 
-/* The hash of slot @s's chain: its first WR_OUTER_CHAIN_FRAMES frames' ips. */
-WR_INLINE __u64 outer_chain(__u8 *buf, struct wr_bt_slot *s)
-{
-	__u32 base = (s->item_off & (WR_EVENT_MAX - 1)) + sizeof(struct wr_bt_header);
-	__u64 hash = 0;
+/* The keys of a slot's frames, in a bpf_loop() (the verifier checks one
+ * frame; 32 lookups in a row made the step program too large): the
+ * frames' payload offset and count, the hash so far, which frames have a
+ * recipe (bit j: frame j). */
+struct outer_keys_ctx {
+	__u64 base, count, hash, hits;
+};
 
-	for (__u32 i = 0; i < WR_OUTER_CHAIN_FRAMES; i++) {
-		if (i >= s->count)
-			break;
-		hash = wr_outer_chain_add(hash, *(__u64 *)payload_at(buf, base + i * sizeof(struct wr_bt_frame)));
-	}
-	return hash;
+/* Frame @i's key (the hash of frames 0 to @i's ips), into the walk
+ * state's outer_key[@i], and whether it has a recipe; 1 ends the loop. */
+static long outer_key_step(__u64 i, void *arg)
+{
+	struct outer_keys_ctx *kc = arg;
+	struct wr_walk_state *ws;
+	__u32 zero = 0;
+	__u8 *buf;
+
+	if (i >= kc->count || i >= WR_OUTER_CHAIN_FRAMES)
+		return 1;
+	ws = bpf_map_lookup_elem(&wr_walk_states, &zero);
+	buf = event_buf();
+	if (!ws || !buf)
+		return 1;
+	kc->hash = wr_outer_chain_add(kc->hash, *(__u64 *)payload_at(buf, (__u32)(kc->base + i * sizeof(struct wr_bt_frame))));
+	ws->outer_key[i & (WR_OUTER_CHAIN_FRAMES - 1)] = kc->hash;
+	if (i && bpf_map_lookup_elem(&wr_outer_recipes, &ws->outer_key[i & (WR_OUTER_CHAIN_FRAMES - 1)]))
+		kc->hits |= 1ull << i;
+	return 0;
 }
 
-/* Where a chain's recipe runs: its hash, frame 0's sp and registers (at
- * payload offset regs), the stack copy [base, base + len) at payload
- * offset data.  Read only in the loop (a root counter kept here would be
- * a constant the verifier follows through every root). */
+/* Each frame j's key of slot @s, into the walk state; which of frames 1
+ * and up have a recipe, a bit each. */
+WR_INLINE __u32 outer_keys(struct wr_bt_slot *s)
+{
+	struct outer_keys_ctx kc = { 0 };
+
+	kc.base = (s->item_off & (WR_EVENT_MAX - 1)) + sizeof(struct wr_bt_header);
+	kc.count = s->count;
+	bpf_loop(WR_OUTER_CHAIN_FRAMES, outer_key_step, &kc, 0);
+	return (__u32)kc.hits;
+}
+
+/* Where the recipes run: which frames have one (bit j: frame j), frame
+ * 0's sp and registers (at payload offset regs), the stack copy [base,
+ * base + len) at payload offset data.  Read only in the loop (a root
+ * counter kept here would be a constant the verifier follows through
+ * every root). */
 struct outer_ctx {
-	__u64 hash;
+	__u64 hits;
 	__u64 sp, base, len, data, regs;
 };
 
@@ -82,24 +115,30 @@ WR_INLINE void outer_root(__u8 *buf, struct wr_walk_state *ws, struct wr_outer_r
 		walk_copy_head(buf, p, n);
 }
 
-/* One root of the recipe, in one bpf_loop() (the verifier checks one);
- * 1 ends the loop. */
+/* One root of a frame's recipe, in one bpf_loop() (the verifier checks
+ * one): root index % WR_OUTER_ROOTS of frame index / WR_OUTER_ROOTS; 1
+ * ends the loop. */
 static long outer_step(__u64 index, void *arg)
 {
 	struct outer_ctx *c = arg;
 	struct wr_outer_recipe *r;
 	struct wr_walk_state *ws;
+	__u64 j = (index / WR_OUTER_ROOTS) & (WR_OUTER_CHAIN_FRAMES - 1), k = index % WR_OUTER_ROOTS;
 	__u32 zero = 0;
 	__u8 *buf;
 
+	if (index >= WR_OUTER_CHAIN_FRAMES * WR_OUTER_ROOTS || !(c->hits >> j))
+		return 1; /* no frame above has a recipe */
+	if (!(c->hits & (1ull << j)))
+		return 0;
 	ws = bpf_map_lookup_elem(&wr_walk_states, &zero);
 	buf = event_buf();
 	if (!ws || !buf)
 		return 1;
-	r = bpf_map_lookup_elem(&wr_outer_recipes, &c->hash);
-	if (!r || index >= r->n_roots || index >= WR_OUTER_ROOTS)
-		return 1;
-	outer_root(buf, ws, r, index, c);
+	r = bpf_map_lookup_elem(&wr_outer_recipes, &ws->outer_key[j]);
+	if (!r || k >= r->n_roots || k >= WR_OUTER_ROOTS)
+		return 0;
+	outer_root(buf, ws, r, k, c);
 	return 0;
 }
 
@@ -109,10 +148,9 @@ WR_INLINE void copy_outer(__u8 *buf, struct wr_bt_slot *s, long sh_off)
 {
 	struct outer_ctx c = { 0 };
 	struct wr_stack_header *sh;
-	struct wr_outer_recipe *r;
 	struct wr_walk_state *ws;
 	struct wr_arg_header *ah;
-	__u32 zero = 0;
+	__u32 zero = 0, hits;
 	long item, off;
 
 	if (sh_off < 0 || sh_off >= WR_EVENT_MAX)
@@ -120,11 +158,13 @@ WR_INLINE void copy_outer(__u8 *buf, struct wr_bt_slot *s, long sh_off)
 	sh = (struct wr_stack_header *)payload_at(buf, (__u32)sh_off);
 	if ((sh->flags & (WR_STACK_F_REGS | WR_STACK_F_HANDOVER)) != WR_STACK_F_REGS)
 		return;
-	c.hash = outer_chain(buf, s);
-	r = bpf_map_lookup_elem(&wr_outer_recipes, &c.hash);
 	ws = bpf_map_lookup_elem(&wr_walk_states, &zero);
-	if (!r || !ws)
+	if (!ws)
 		return;
+	hits = outer_keys(s);
+	if (!hits)
+		return;
+	c.hits = hits;
 	c.sp = sh->sp;
 	c.base = sh->base;
 	c.len = sh->len;
@@ -138,7 +178,7 @@ WR_INLINE void copy_outer(__u8 *buf, struct wr_bt_slot *s, long sh_off)
 	ah->kind = WR_ARG_BYTES;
 	ah->status = WR_ARG_OK;
 	ah->len = 0;
-	ah->aux = 0;
-	bpf_loop(WR_OUTER_ROOTS, outer_step, &c, 0);
+	ah->aux = hits;
+	bpf_loop(WR_OUTER_CHAIN_FRAMES * WR_OUTER_ROOTS, outer_step, &c, 0);
 	wr_item_close((struct wr_event_buf *)buf, item);
 }

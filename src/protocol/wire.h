@@ -115,8 +115,9 @@ enum wr_item_type {
 	WR_ITEM_OUTER     = 0x13, /* payload = args, as a print's: one WR_ARG_BYTES of no
 				   * bytes whose WR_ARG_MEM attachments are what the outer
 				   * frames' values point to, copied after the walk by the
-				   * recipe of the call chain (struct wr_outer_recipe), for
-				   * the backtrace the stack copy before it is of */
+				   * recipes of its frames (struct wr_outer_recipe), for
+				   * the backtrace the stack copy before it is of; its aux
+				   * has bit j set when frame j's recipe ran */
 	WR_ITEM_CALLER    = 0x14, /* payload = args, as a print's: frame 0's registers and
 				   * the stack around its CFA, for the print before it
 				   * (same index), some of whose values are what the
@@ -424,6 +425,9 @@ struct wr_walk_state {
 	__u64 run_addr, run_end, run_off;
 	__u32 depth;   /* frames in use */
 	__u32 n_ops;
+	/* The outer frames' recipes (struct wr_outer_recipe): frame j's
+	 * key, the hash of frames 0 to j's ips, for j < WR_OUTER_CHAIN_FRAMES */
+	__u64 outer_key[32];
 };
 
 /* The base a walk runs at for a value the probe assembled from pieces
@@ -665,19 +669,22 @@ WR_STATIC_ASSERT(WR_EVENT_BUF_SIZE >= 2 * WR_EVENT_MAX, "masked writes stay in t
 
 /* What a bt with frame values copies for its outer frames (frame 1 and
  * up), whose functions the probe's program does not know: userspace,
- * having read the first event of a call chain, writes where those frames'
- * values lie that point outside the stack (a caller's std::string, a
- * reference's referent, a char pointer's string), as offsets from frame
- * 0's sp, each with the first op of the walk its printer runs (wire.h:
- * walks; only a STRING or CSTR op reads further), into wr_outer_recipes
- * under the chain's hash (wr_outer_chain_add() over its first
- * WR_OUTER_CHAIN_FRAMES frames' ips).  Each later event of the chain runs
- * them after its stack copy (WR_ITEM_OUTER).  The renderer finds the
- * copies by address, so a recipe that does not fit a stack copies what
- * no variable names and is never shown. */
-#define WR_OUTER_ROOTS 16u         /* values of one chain (a power of 2) */
-#define WR_OUTER_CHAIN_FRAMES 32u  /* frames its hash covers */
-#define WR_OUTER_RECIPES 1024u     /* chains with a recipe, at most */
+ * having read an event whose frames 0 to j it had not seen together,
+ * writes where frame j's values lie that point outside the stack (a
+ * caller's std::string, a reference's referent, a char pointer's
+ * string), as offsets from frame 0's sp (fixed by frames 0 to j's code),
+ * each with the first op of the walk its printer runs (wire.h: walks;
+ * only a STRING or CSTR op reads further), into wr_outer_recipes under
+ * the hash of frames 0 to j's ips (wr_outer_chain_add() over them; j <
+ * WR_OUTER_CHAIN_FRAMES).  Each later event runs, after its stack copy
+ * (WR_ITEM_OUTER), the recipe of each of its frames that has one: a new
+ * call chain's frames that other chains share with it from frame 0 have
+ * their values at its first event.  The renderer finds the copies by
+ * address, so a recipe that does not fit a stack copies what no variable
+ * names and is never shown. */
+#define WR_OUTER_ROOTS 16u         /* values of one frame (a power of 2) */
+#define WR_OUTER_CHAIN_FRAMES 32u  /* frames with a recipe, at most (a power of 2) */
+#define WR_OUTER_RECIPES 1024u     /* recipes, at most */
 #define WR_OUTER_F_DEREF 0x1u      /* the word at the root is the value's address */
 #define WR_OUTER_F_REG 0x2u        /* the value's address is frame 0's register at
 				    * byte off of struct wr_stack_regs */
@@ -703,6 +710,8 @@ struct wr_outer_recipe {
 	__u32 reserved;
 	struct wr_outer_root roots[WR_OUTER_ROOTS];
 };
+WR_STATIC_ASSERT(sizeof(((struct wr_walk_state *)0)->outer_key) == 8 * WR_OUTER_CHAIN_FRAMES,
+		 "a key for each frame a recipe may be of");
 WR_STATIC_ASSERT(sizeof(struct wr_outer_recipe) == 8 + (16 + 8 * WR_WALK_OP_WORDS) * WR_OUTER_ROOTS,
 		 "outer recipe size");
 

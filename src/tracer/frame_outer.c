@@ -98,22 +98,29 @@ static uint64_t saved_slot(const struct fv_walk *w, uint64_t v)
 /* The markers of fv_not_copied(), as the doc lists them. */
 #define NOT_COPIED_NEW   "<not copied: new call chain>"
 #define NOT_COPIED_FULL  "<not copied: call chain table full>"
-#define NOT_COPIED_OVER  "<not copied: over 16 values in call chain>"
+#define NOT_COPIED_OVER  "<not copied: over 16 values in frame>"
 WR_STATIC_ASSERT(WR_OUTER_ROOTS == 16, "NOT_COPIED_OVER names the recipe's roots");
+WR_STATIC_ASSERT(WR_OUTER_CHAIN_FRAMES <= 32, "a frame's bit in a 32-bit mask");
 
-/* Why the @index-th value the chain's recipe names is not copied at this
- * event (fv_not_copied()). */
-static const char *why_not_copied(const struct fv_walk *w, size_t index)
+/* Why want @k (w->n_wants: one not noted, the list full) is not copied
+ * at this event (fv_not_copied()): by its frame's recipe, whose
+ * WR_OUTER_ROOTS first values it names. */
+static const char *why_not_copied(const struct fv_walk *w, size_t k)
 {
-	if (!w->bt->outer)
-		return w->recipes_full ? NOT_COPIED_FULL : NOT_COPIED_NEW;
+	unsigned f = k < w->n_wants ? w->wants[k].frame : w->i;
+	size_t index = k < w->n_wants ? 0 : WR_OUTER_ROOTS;
+
+	for (size_t j = 0; j < k && j < w->n_wants; j++)
+		index += w->wants[j].frame == f;
+	if (!w->bt->outer || f >= WR_OUTER_CHAIN_FRAMES || !(w->bt->outer->aux >> f & 1))
+		return f < WR_OUTER_CHAIN_FRAMES && (w->recipes_full >> f & 1) ? NOT_COPIED_FULL : NOT_COPIED_NEW;
 	return index >= WR_OUTER_ROOTS ? NOT_COPIED_OVER : NULL;
 }
 
 /* Note that an outer frame's value of @t, found as @kind says at @at,
  * points outside the stack copy (@string: a char pointer's string):
- * later events of the chain copy it (fv_wants()), the first WR_OUTER_ROOTS
- * of them. */
+ * later events whose frames up to this one are the same copy it, by the
+ * frame's recipe (fv_wants()), the frame's first WR_OUTER_ROOTS. */
 static void want(struct fv_walk *w, enum fv_want_at kind, uint64_t at, const struct dw_type *t, bool string)
 {
 	size_t k;
@@ -128,7 +135,7 @@ static void want(struct fv_walk *w, enum fv_want_at kind, uint64_t at, const str
 	w->not_copied = why_not_copied(w, k);
 	if (k < w->n_wants || w->n_wants >= FV_MAX_WANTS)
 		return;
-	w->wants[w->n_wants++] = (struct fv_want){ .at = at, .kind = kind, .type = t, .string = string };
+	w->wants[w->n_wants++] = (struct fv_want){ .at = at, .kind = kind, .type = t, .string = string, .frame = w->i };
 }
 
 /* Where a later event of the chain finds the address @p an outer frame
@@ -191,7 +198,10 @@ const char *fv_not_copied(const struct fv_walk *w)
 	return w->not_copied;
 }
 
-void fv_recipes_full(struct fv_walk *w, bool full)
+void fv_recipes_full(struct fv_walk *w, unsigned i, bool full)
 {
-	w->recipes_full = full;
+	if (i == 0)
+		w->recipes_full = 0;
+	else if (i < WR_OUTER_CHAIN_FRAMES)
+		w->recipes_full = (w->recipes_full & ~(1u << i)) | (uint32_t)full << i;
 }

@@ -42,9 +42,10 @@ struct fv_var {
 /* An outer frame's value that points outside the stack copy (a caller's
  * std::string's characters, a reference's referent) or lies in writable
  * static storage (a caller's static), of @type (borrowed
- * from the module's debug info): what a chain's recipe copies at its
- * later events (wire.h: struct wr_outer_recipe). */
-#define FV_MAX_WANTS 32 /* noted; a recipe holds WR_OUTER_ROOTS of them */
+ * from the module's debug info): what the recipe of frame @frame copies
+ * at the later events whose frames 0 to @frame are the same (wire.h:
+ * struct wr_outer_recipe). */
+#define FV_MAX_WANTS 64 /* noted; a frame's recipe holds WR_OUTER_ROOTS of them */
 enum fv_want_at {
 	FV_AT_VALUE,  /* the value is at @at, in the stack copy */
 	FV_AT_DEREF,  /* its address is the word at @at, in the stack copy */
@@ -58,6 +59,7 @@ struct fv_want {
 	enum fv_want_at kind;
 	const struct dw_type *type;
 	bool string;  /* a char pointer's string: its address is @at's */
+	unsigned frame; /* the physical frame whose value it is (1 and up) */
 };
 
 struct fv_walk *fv_new(void);
@@ -83,9 +85,11 @@ long fv_frame(struct fv_walk *w, struct target *t, uint32_t pid, const struct ev
  * fv_ call.  Returns how many. */
 size_t fv_wants(const struct fv_walk *w, const struct fv_want **out);
 
-/* Whether the table of chains' recipes is full (WR_OUTER_RECIPES): the
- * values of a chain without one then say so, not that it is new. */
-void fv_recipes_full(struct fv_walk *w, bool full);
+/* Whether frame @i's recipe was taken out of the full table of recipes
+ * (WR_OUTER_RECIPES) to make room for another's: its values then say
+ * so, not that the frames up to it are new.  Frame 0 forgets every
+ * frame's. */
+void fv_recipes_full(struct fv_walk *w, unsigned i, bool full);
 
 /* The same for a function that left the stack by a tail call between
  * physical frame @i of @bt and its caller: the one whose jump is at

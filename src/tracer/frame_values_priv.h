@@ -40,7 +40,7 @@ struct fv_walk {
 	 * the chain's recipe (fv_wants()), since frame 0 */
 	struct fv_want wants[FV_MAX_WANTS];
 	size_t n_wants;
-	bool recipes_full;             /* fv_recipes_full() */
+	uint32_t recipes_full;         /* bit i: frame i's (fv_recipes_full()) */
 	const char *not_copied;        /* the variable shown: why what it points
 					* to is not shown (fv_not_copied()) */
 	uint64_t var_at;               /* the variable shown: its address in the
@@ -97,11 +97,12 @@ const uint8_t *fv_outer_bytes(const struct ev_backtrace *bt, uint64_t addr, size
  * was not copied. */
 size_t fv_outer_string(const struct ev_backtrace *bt, uint64_t addr, uint8_t *buf, size_t max);
 /* The marker in place of what frame w->i's variable shown points to,
- * when its recipe (noted by the fv_want_ calls for it) did not copy it
- * at this event, saying why: a new call chain, whose recipe is learned
- * from its first event; the chains' recipe table full; more values
- * than a recipe holds.  NULL when none applies (the recipe ran: its
- * copy or its failure shows). */
+ * when the recipe of the frame it was noted for (by the fv_want_ calls
+ * for it) did not copy it at this event, saying why: frames 0 to that
+ * one not seen together before, whose recipe is learned from their
+ * first event; its recipe taken out of the full table; more values than
+ * a recipe holds.  NULL when none applies (the recipe ran: its copy or
+ * its failure shows). */
 const char *fv_not_copied(const struct fv_walk *w);
 /* The string at @addr whose copy by the chain's recipe failed (its
  * readable head, when it runs into a page that cannot be read), or NULL;

@@ -90,7 +90,6 @@ static struct fv_walk *values_begin(struct session *s, uint32_t pid, size_t max,
 	vc->max = max < 64 ? max : 64;
 	if (!s->frame_values)
 		s->frame_values = fv_new();
-	fv_recipes_full(s->frame_values, false);
 	return s->frame_values;
 }
 
@@ -108,12 +107,15 @@ static long values_end(long n, const struct values_call *vc, struct render_var *
 	return n;
 }
 
-/* The hash of @bt's call chain (wire.h: wr_outer_chain_add()). */
-static uint64_t chain_of(const struct ev_backtrace *bt)
+/* The key of frame @i's recipe in @bt: the hash of frames 0 to @i's ips
+ * (wire.h: wr_outer_chain_add()); 0 when it can have none. */
+static uint64_t key_of(const struct ev_backtrace *bt, unsigned i)
 {
 	uint64_t hash = 0;
 
-	for (unsigned k = 0; k < bt->frame_count && k < WR_OUTER_CHAIN_FRAMES; k++)
+	if (!bt->stack || i == 0 || i >= WR_OUTER_CHAIN_FRAMES || i >= bt->frame_count)
+		return 0;
+	for (unsigned k = 0; k <= i; k++)
 		hash = wr_outer_chain_add(hash, bt->frames[k].ip);
 	return hash;
 }
@@ -212,42 +214,46 @@ static int outer_put(struct session *s, uint64_t chain, const struct wr_outer_re
 	if (k < 0 && s->n_outer_chains < WR_OUTER_RECIPES)
 		k = (long)s->n_outer_chains++;
 	if (k >= 0)
-		s->outer_chains[k] = (typeof(s->outer_chains[0])){ chain, s->events };
+		s->outer_chains[k] = (typeof(s->outer_chains[0])){ chain, ++s->outer_clock };
 	return 0;
 }
 
-/* After frame values of @bt were read: when its outer frames' values
+/* After frame values of frame @i of @bt were read: when its values
  * point outside the stack copy (fv_wants()), the recipe that copies them
- * at the chain's later events, written once per chain and set of values
- * (struct wr_outer_recipe).  A value whose walk does not fit is left out. */
-static void learn_outer(struct session *s, const struct ev_backtrace *bt, const struct fv_walk *w)
+ * at later events whose frames 0 to @i are the same, written once per
+ * such frames and set of values under @key (struct wr_outer_recipe).  A
+ * value whose walk does not fit is left out. */
+static void learn_outer(struct session *s, const struct ev_backtrace *bt, const struct fv_walk *w, unsigned i,
+			uint64_t key)
 {
 	const struct fv_want *wants;
-	size_t n = fv_wants(w, &wants), slot;
+	size_t n = fv_wants(w, &wants), slot, mine = 0;
 	struct wr_outer_recipe r = { 0 };
-	uint64_t chain;
 	int err;
 
-	if (!n || !s->rt || !bt->stack)
+	if (!key || !s->rt)
 		return;
-	chain = chain_of(bt);
-	slot = (size_t)(chain % (sizeof(s->outer_done) / sizeof(s->outer_done[0])));
-	if (s->outer_done[slot].chain == chain && s->outer_done[slot].roots >= n)
+	for (size_t k = 0; k < n; k++)
+		mine += wants[k].frame == i;
+	slot = (size_t)(key % (sizeof(s->outer_done) / sizeof(s->outer_done[0])));
+	if (!mine || (s->outer_done[slot].chain == key && s->outer_done[slot].roots >= mine))
 		return;
 	for (size_t k = 0; k < n && r.n_roots < WR_OUTER_ROOTS; k++) {
 		int64_t off = wants[k].kind == FV_AT_REG || wants[k].kind == FV_AT_STATIC
 				      ? 0 : (int64_t)(wants[k].at - bt->stack->sp);
 
+		if (wants[k].frame != i)
+			continue;
 		if (wants[k].kind == FV_AT_REG)
 			off = (int64_t)wants[k].at;
 		if (off >= INT32_MIN && off <= INT32_MAX &&
 		    root_of(&wants[k], (int32_t)off, s->renderer.limits.elements, &r.roots[r.n_roots]))
 			r.n_roots++;
 	}
-	err = r.n_roots ? outer_put(s, chain, &r) : -ENOENT;
+	err = r.n_roots ? outer_put(s, key, &r) : -ENOENT;
 	if (err == 0) {
-		s->outer_done[slot].chain = chain;
-		s->outer_done[slot].roots = (uint32_t)n;
+		s->outer_done[slot].chain = key;
+		s->outer_done[slot].roots = (uint32_t)mine;
 	}
 }
 
@@ -257,17 +263,17 @@ static long hook_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, 
 	struct session *s = ctx;
 	struct values_call vc;
 	struct fv_walk *w = values_begin(s, pid, max, &vc);
-	uint64_t chain = bt->stack && i > 0 ? chain_of(bt) : 0;
-	long k = chain ? outer_index(s, chain) : -1;
+	uint64_t key = key_of(bt, i);
+	long k = key ? outer_index(s, key) : -1;
+	bool ran = key && bt->outer && (bt->outer->aux >> i & 1);
 	long n;
 
 	if (k >= 0) /* its recipe is in use: the last to make room */
-		s->outer_chains[k].seen = s->events;
-	fv_recipes_full(w, chain && !bt->outer && outer_evicted(s, chain));
+		s->outer_chains[k].seen = ++s->outer_clock;
+	fv_recipes_full(w, i, key && !ran && outer_evicted(s, key));
 	n = fv_frame(w, s->target, pid, bt, i, level, locals, &vc.vc, vc.v, vc.max, &vc.why);
 
-	if (i > 0)
-		learn_outer(s, bt, w);
+	learn_outer(s, bt, w, i, key);
 	return values_end(n, &vc, out, max);
 }
 

@@ -116,18 +116,20 @@ struct session {
 	struct span_list spans;     /* the event being rendered */
 	struct wr_bt_frame *finished; /* owned: frames of a backtrace finished in userspace */
 	struct fv_walk *frame_values; /* owned: the walk of frame values (bt args, full) */
-	/* the call chains whose outer frames' recipe was written
-	 * (session_hooks.c), a hash set by chain hash with its root count */
+	/* the recipes of outer frames written (session_hooks.c), a hash set
+	 * by key (the hash of frames 0 to the frame's ips) with its root
+	 * count */
 	struct { uint64_t chain; uint32_t roots; } outer_done[256];
-	/* the chains with a recipe in the kernel's table (WR_OUTER_RECIPES
-	 * at most), each with the number of the event that last named it:
-	 * a new chain's recipe takes the place of the least recently seen
-	 * one's when the table is full; and the last chains evicted so (a
-	 * ring), whose values then say the table was full */
+	/* the recipes in the kernel's table (WR_OUTER_RECIPES at most), by
+	 * key, each with the tick of outer_clock at which an event last
+	 * named it: a new one takes the place of the least recently seen
+	 * one's when the table is full; and the last keys evicted so (a
+	 * ring), whose frames' values then say the table was full */
 	struct { uint64_t chain, seen; } outer_chains[1024];
 	size_t n_outer_chains;
 	uint64_t outer_evicted[1024];
 	size_t n_outer_evicted;
+	uint64_t outer_clock;       /* ticks once a recipe is named */
 	size_t n_pending;           /* probes waiting for a library */
 	size_t mods_seen;           /* target modules probes were followed into */
 	uint64_t events;            /* rendered */

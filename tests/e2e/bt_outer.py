@@ -33,6 +33,7 @@ the probe copies at the hit: every event shows gdb's bt full text, the
 torn one's readable head then gdb's `<error: Cannot access memory at
 address 0x...>`, and print shows it as gdb's print.
 """
+import collections
 import os
 import subprocess
 
@@ -61,7 +62,7 @@ def frame1(text, fn, local=None):
 
 
 NEW_CHAIN = "<not copied: new call chain>"
-OVER = "<not copied: over 16 values in call chain>"
+OVER = "<not copied: over 16 values in frame>"
 FULL = "<not copied: call chain table full>"
 
 
@@ -169,20 +170,37 @@ def crowd_outer(v):
     check(not odd, "%s: every event shows one or the other (%r)" % (label, odd[:1]))
 
 
+def fan_keys(again, bits):
+    """The recipe keys of a fan event's frames with values, innermost
+    first (frames 0 to j: which line each fan level called the next
+    from, then fan_again), as wraith names them: frame 1's (fan at level
+    0) is the same in every chain, frame 1 + L's depends on bits 10 to
+    11 - L, frame 13 (fan_again) on all and its caller."""
+    keys = [("bits", 0)]
+    for j in range(2, 13):
+        keys.append(("bits", j, bits >> (12 - j)))
+    if again:
+        keys.append(("again", bits))
+    return keys
+
+
 def fan_outer(v):
-    """fan() reaches tally() by 1,536 call chains from main, round and
-    round, and by others from fan_again(), each for 32 calls in 256 turns:
-    more than the 1,024 recipes the kernel keeps, so a new chain's recipe
-    takes the place of the least recently seen one's.  Which event the
+    """fan() reaches tally() by 640 call chains from main, round and
+    round, and by others from fan_again(), each for 32 calls in 256 turns;
+    each frame's `who` points to a character of its own.  A frame's recipe
+    is keyed by frames 0 to it: frames near tally() are shared by many
+    chains, so a chain never seen shows their values at its first event;
+    and there are more keys than the 1,024 recipes the kernel keeps, so a
+    new one takes the place of the least recently seen.  Which event the
     probe sent before wraith wrote a recipe, or lost, depends on the load,
     so the test replays wraith's table over the events it showed (in the
-    order it read them) and checks what holds in every schedule: a
-    chain's first event says it is new; an event of a chain whose recipe
-    was evicted shows the string (sent before the eviction) or says the
-    table was full; one of a chain with a recipe, the string or (sent
-    before wraith wrote it) a marker; and, more than a table on, some
-    events say the table was full, and a chain new after the table
-    filled shows the string at a later event."""
+    order it read them, frame by frame) and checks what holds in every
+    schedule: a frame shows gdb's string only when its key had a recipe
+    written at an earlier event; else it says why not, that the table was
+    full exactly when its key was among the last 1,024 evicted.  And,
+    more than a table on: evicted frames that came back said so; a new
+    chain showed the frames it shares at its first event; a key first
+    written after the table filled showed the string at a later event."""
     name = "outer-" + v
     fx = Fixture(name, [1000])
     try:
@@ -194,47 +212,57 @@ def fan_outer(v):
     string = '"apple-7-on-the-heap"'
     events = []
     for e in events_of(res.stdout):
-        fans = re.findall(r"#\d+ +(?:0x[0-9a-f]+ in )?fan ?\(bits=(\d+),.*who=(?:who@entry=)?(0x[0-9a-f]+(?: [^,)]*)?)", e)
-        again = re.search(r"#\d+ +(?:0x[0-9a-f]+ in )?fan_again ?\(", e) is not None
-        whos = set(re.sub(r"^0x[0-9a-f]+ ", "", w) for _, w in fans)
-        events.append((again, fans[-1][0] if fans else None, len(fans), whos))
-    if not check(res.returncode == 0 and len(events) >= 2500 and all(n == 12 and len(w) == 1 for _, _, n, w in events),
-                 "%s: 12 fan frames showing one who in each of 2,500 events (rc %s, %d, %r)" % (
+        fans = re.findall(r"#\d+ +(?:0x[0-9a-f]+ in )?fan ?\(bits=(\d+),.*who=(?:who@entry=)?0x[0-9a-f]+ ?([^,)]*)", e)
+        again = re.findall(r"#\d+ +(?:0x[0-9a-f]+ in )?fan_again ?\(bits=\d+, who=0x[0-9a-f]+ ?([^,)]*)", e)
+        events.append((fans[-1][0] if fans else None, [w for _, w in fans] + again, bool(again), len(fans)))
+    if not check(res.returncode == 0 and len(events) >= 2500 and all(n == 12 for _, _, _, n in events),
+                 "%s: 12 fan frames in each of 2,500 events (rc %s, %d, %r)" % (
                      label, res.returncode, len(events), res.stderr[-300:])):
         return
-    # wraith's table, replayed: chain -> the event that last named it
-    table, seen, evicted, odd = {}, set(), set(), []
-    full_shown, new_filled, filled = 0, set(), None
-    for k, (again, bits, _, whos) in enumerate(events):
-        chain, (who,) = (again, bits), whos
-        if chain not in seen:
-            ok = who == NEW_CHAIN
-        elif chain in table:
-            ok = who in (string, NEW_CHAIN) or (who == FULL and chain in evicted)
-        else:
-            ok = who in (string, FULL)
-        if not ok:
-            odd.append((k, chain, who, chain in seen, chain in table))
-        full_shown += who == FULL
-        if filled is not None and chain not in seen:
-            new_filled.add(chain)
-        if chain in new_filled and who == string:
-            new_filled.discard(chain)
-            new_filled.add(("shown",) + chain)
-        seen.add(chain)
-        if chain not in table and len(table) == 1024:
-            old = min(table, key=table.get)
-            del table[old]
-            evicted.add(old)
-            filled = k if filled is None else filled
-        table[chain] = k
-    check(not odd, "%s: every event shows the fixture's string or the marker the table says (%d odd: %r)" % (
-        label, len(odd), odd[:3]))
+    # what each frame's who shows: its own character of the string
+    strings = [string[:1] + string[1 + d:] for d in range(13)]
+    table, written, ring, odd = {}, set(), collections.deque(maxlen=1024), []
+    clock, filled, full_shown, chains = 0, None, 0, set()
+    first_shared, later_written = 0, set()
+    for k, (bits, whos, again, _) in enumerate(events):
+        keys = fan_keys(again, int(bits))
+        new_chain = (again, bits) not in chains
+        chains.add((again, bits))
+        # wraith goes from frame 1 out; frame j's who is who + 12 - j
+        # (fan_again's, who + 0): reversed, whos[-1] is the outermost
+        for j, key in enumerate(keys, 1):
+            who = whos[j - 1]
+            want = strings[13 - j] if j <= 12 else strings[0]
+            if who == want:
+                ok = key in written
+                first_shared += new_chain and j == 1
+                if key in later_written:
+                    later_written.discard(key)
+                    later_written.add(("shown",) + key)
+            else:
+                ok = who == (FULL if key in ring else NEW_CHAIN)
+                full_shown += who == FULL
+            if not ok:
+                odd.append((k, j, who, key in written, key in ring))
+            clock += 1
+            if key not in table and len(table) == 1024:
+                old = min(table, key=table.get)
+                del table[old]
+                ring.append(old)
+                filled = k if filled is None else filled
+            if key not in table and filled is not None and key not in written:
+                later_written.add(key)
+            table[key] = clock
+            written.add(key)
+    check(not odd, "%s: each frame shows its string only when its recipe was written, else the marker the table "
+          "says (%d odd: %r)" % (label, len(odd), odd[:3]))
     check(filled is not None and full_shown > 0,
-          "%s: the table filled (at event %r), and evicted chains that came back said so (%d events)" % (
+          "%s: the table filled (at event %r), and evicted frames that came back said so (%d)" % (
               label, filled, full_shown))
-    check(any(c[0] == "shown" for c in new_filled),
-          "%s: a chain new after the table filled had its recipe written, and showed the string" % label)
+    check(first_shared > 0, "%s: a new chain showed the frames it shares with others at its first event (%d)" % (
+        label, first_shared))
+    check(any(c[0] == "shown" for c in later_written),
+          "%s: a recipe first written after the table filled showed the string at a later event" % label)
 
 
 FRAME0 = r"#0 +(?:0x[0-9a-f]+ in )?shout ?\((.*)\) at "
