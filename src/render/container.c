@@ -760,15 +760,18 @@ static const uint8_t *rc_block(struct cview *c, uint64_t *strong, uint64_t *weak
 }
 
 /* An Rc<str>'s or Arc<str>'s text, as a string: JSON's, or the text's
- * ("rust = rc", `<unreadable>` when its copy failed). */
+ * ("rust = rc"); one that runs into a page that cannot be read as a torn
+ * std::string, its head then gdb's error at that page (torn_text()),
+ * `<unreadable>` when not even a head was read. */
 static void rc_str(struct cview *c)
 {
 	const struct dw_std *s = c->s;
-	uint64_t n = word(c, s->f, 8), shown = n < c->limit ? n : c->limit;
+	uint64_t n = word(c, s->f, 8), shown = n < c->limit ? n : c->limit, p = word(c, s->a, 8) + (uint64_t)s->b;
 	bool failed = false;
-	const uint8_t *bytes = shown ? render_snap_find(c->snap, word(c, s->a, 8) + (uint64_t)s->b, shown, &failed)
-				     : (const uint8_t *)"";
+	const uint8_t *bytes = shown ? render_snap_find(c->snap, p, shown, &failed) : (const uint8_t *)"";
 
+	if (!bytes && failed && torn_text(c, p))
+		return;
 	text_out(c, bytes, shown, n > shown, failed);
 }
 

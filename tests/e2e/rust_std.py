@@ -24,7 +24,8 @@ line.  BTreeMap and BTreeSet in order (rust-gdb's printers fail after
 their heads here: against the fixture's {:?}), CString, &CStr and
 Box<[T]> as rust-gdb shows them (no printer: gdb's own forms), Weak in
 Rc's shape with its counts (rust-gdb has no printer of it and shows its
-pointer): alive, expired and made by Weak::new().
+pointer): alive, expired and made by Weak::new().  An Rc<str> whose text
+runs into an unmapped page: its head, then gdb's error at that page.
 """
 import os
 import re
@@ -277,6 +278,42 @@ def weak_json(variant):
        "%s: a live Weak's value, a dangling one's null pointer" % name)
 
 
+def torn_rc(variant):
+    """An Rc<str> whose text runs off its page into an unmapped one (the
+    fixture makes its block by hand at the page's end): its readable head
+    then gdb's error at the first address not read, as a torn std::string
+    shows, in the text and in NDJSON ({"head", "unreadable_at"}); its
+    counts as rust-gdb's (whose printer shows the text's first byte for
+    its value: the text against the fixture's)."""
+    name = "rstd-" + variant
+    where = "rstd.rs:%d" % marker_line("rstd.rs", "LINE:torn")
+    head = "the torn rc text runs off its page here!"
+    fx = Fixture(name, [2000])
+    try:
+        res = run(["-p", fx.pid, "-s", 'trace %s { print "{}", *text; }' % where, "--max-events", 1,
+                   "--timeout", 30, "-q"])
+        js = run(["-p", fx.pid, "-s", 'trace %s { print "{}", *text; }' % where, "--max-events", 1,
+                  "--timeout", 30, "-q", "--script-output", "json"])
+        g = subprocess.run([RUST_GDB, "-batch", "-p", str(fx.pid), "-ex", "break " + where, "-ex", "continue",
+                            "-ex", "print *text", "-ex", "detach"], capture_output=True, text=True,
+                           timeout=180).stdout
+    finally:
+        fx.stop()
+    evs = json_events(js.stdout)
+    v = evs[0]["items"][0]["args"][0]["value"] if evs else {}
+    block = int(v.get("get") or "0", 16)
+    at = "0x%x" % (block + 16 + len(head)) if block else None  # the counts, then the text
+    counts = re.search(r"^\$1 = Rc\(strong=(\d+), weak=(\d+)\) = \{value = \d+, strong = \d+, weak = \d+\}$", g, re.M)
+    if not check(counts and at, "%s: rust-gdb shows the torn Rc<str>'s counts, wraith its block (%r, %r)" % (
+            name, g[-300:], v)):
+        return
+    want = 'Rc(strong=%s, weak=%s) = {value = "%s"...<error: Cannot access memory at address %s>, ' \
+           'strong = %s, weak = %s}' % (counts.group(1), counts.group(2), head, at, counts.group(1), counts.group(2))
+    eq(res.stdout.strip().splitlines()[-1].strip() if res.stdout.strip() else None, want,
+       "%s: a torn Rc<str>: its head, then gdb's error where its page ends" % name)
+    eq(v.get("value"), {"head": head, "unreadable_at": at}, "%s: the same torn Rc<str> in NDJSON" % name)
+
+
 def racing(variant):
     """A Vec<u64> another thread pushes to and clears: every line whole."""
     name = "rstd-" + variant
@@ -404,6 +441,8 @@ if __name__ == "__main__":
     many("O2")
     pieces_json("O2")
     weak_json("O0")
+    for v in ("O0", "O2"):
+        torn_rc(v)
     racing("O1")
     check_no_leftovers("after the Rust std values")
     finish()
