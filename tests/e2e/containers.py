@@ -313,9 +313,12 @@ def traced_until_copied(pid, later=3):
     """`bt full` at peek until @later events show who's string (the
     recipe is in: userspace learns it from the first event, which under
     load can take seconds; a fixed event count raced it) or 60 s pass,
-    then Ctrl-C."""
+    then Ctrl-C.  The smallest event buffer: a slow reader (load, ASan)
+    with the default one would read minutes of events sent before the
+    recipe was in."""
     import signal
-    p = subprocess.Popen([WRAITH, "-p", str(pid), "-s", "trace Store::peek { bt full; }", "--timeout", "90"],
+    p = subprocess.Popen([WRAITH, "-p", str(pid), "-s", "trace Store::peek { bt full; }", "--timeout", "90",
+                          "--buffer-size", "64K"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines = Lines(p.stdout)
     try:
