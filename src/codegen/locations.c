@@ -11,7 +11,9 @@
 #include "codegen/lower.h"
 #include "protocol/wire.h"
 #include "util/error.h"
+#include "util/xalloc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The CFA of the probe's frame, from the unwind row at the probe. */
@@ -67,9 +69,11 @@ static LLVMValueRef expr_binary(struct cg *cg, enum dw_expr_op op, LLVMValueRef 
 static LLVMValueRef expr_value(struct cg *cg, const struct ast_expr *e, const struct dw_expr *x,
 			       struct cg_value *v);
 
+#define IF_CHAIN_MAX 256
+
 /* x->a ? x->b : x->c, each branch's reads failing only when taken. */
-static LLVMValueRef expr_if(struct cg *cg, const struct ast_expr *e, const struct dw_expr *x,
-			    struct cg_value *v)
+static LLVMValueRef expr_select(struct cg *cg, const struct ast_expr *e, const struct dw_expr *x,
+				struct cg_value *v)
 {
 	LLVMBuilderRef B = cg->builder;
 	struct cg_value tv = { 0 }, ev = { 0 };
@@ -83,6 +87,143 @@ static LLVMValueRef expr_if(struct cg *cg, const struct ast_expr *e, const struc
 	cg_merge_status(cg, v, st, LLVMBuildSelect(B, cond, tv.fail_addr ? tv.fail_addr : cg_i64(cg, 0),
 						ev.fail_addr ? ev.fail_addr : cg_i64(cg, 0), ""));
 	return LLVMBuildSelect(B, cond, t, f, "");
+}
+
+/* Case @c of a chain: `ra == BIAS + K`, with K into *@k and ra (the same
+ * tree in every case) into *@ra. */
+static bool chain_case(const struct dw_expr *c, const struct dw_expr **ra, uint64_t *k)
+{
+	if (c->op != DW_EXPR_EQ || (*ra && c->a != *ra) || c->b->op != DW_EXPR_ADD ||
+	    c->b->a->op != DW_EXPR_BIAS || c->b->b->op != DW_EXPR_CONST)
+		return false;
+	*ra = c->a;
+	*k = (uint64_t)c->b->b->value;
+	return true;
+}
+
+/* One case's value and status, into the merge's incoming lists. */
+struct chain_phis {
+	LLVMValueRef r[IF_CHAIN_MAX + 1], st[IF_CHAIN_MAX + 1], fa[IF_CHAIN_MAX + 1];
+	LLVMBasicBlockRef from[IF_CHAIN_MAX + 1];
+	unsigned n;
+};
+
+static bool chain_arm(struct cg *cg, const struct ast_expr *e, const struct dw_expr *x,
+		      LLVMBasicBlockRef merge, struct chain_phis *ph)
+{
+	struct cg_value tv = { 0 };
+	LLVMValueRef t = expr_value(cg, e, x, &tv);
+
+	if (!t)
+		return false;
+	ph->r[ph->n] = t;
+	ph->st[ph->n] = tv.status ? tv.status : cg_i32(cg, 0);
+	ph->fa[ph->n] = tv.fail_addr ? tv.fail_addr : cg_i64(cg, 0);
+	ph->from[ph->n++] = LLVMGetInsertBlock(cg->builder);
+	LLVMBuildBr(cg->builder, merge);
+	return true;
+}
+
+static LLVMValueRef chain_phi(struct cg *cg, LLVMTypeRef ty, LLVMValueRef *vals, struct chain_phis *ph)
+{
+	LLVMValueRef phi = LLVMBuildPhi(cg->builder, ty, "");
+
+	LLVMAddIncoming(phi, vals, ph->from, ph->n);
+	return phi;
+}
+
+/* Jump to the block of the case whose key is @key, among @n cases of
+ * keys @kv (with blocks @bbs), else to @dflt.  Keys the probe's site
+ * table holds (sites that share the program) are compared one by one;
+ * keys built in make one switch, which the backend turns into a binary
+ * search. */
+static void chain_dispatch(struct cg *cg, LLVMValueRef key, LLVMValueRef *kv, LLVMBasicBlockRef *bbs,
+			   size_t n, LLVMBasicBlockRef dflt)
+{
+	LLVMBuilderRef B = cg->builder;
+	bool built_in = true;
+	LLVMValueRef sw;
+
+	for (size_t i = 0; i < n && built_in; i++)
+		built_in = LLVMIsConstant(kv[i]);
+	if (built_in) {
+		sw = LLVMBuildSwitch(B, key, dflt, (unsigned)n);
+		for (size_t i = 0; i < n; i++)
+			LLVMAddCase(sw, kv[i], bbs[i]);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		LLVMBasicBlockRef next = i + 1 < n ? cg_block(cg, "entry.test") : dflt;
+
+		LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntEQ, key, kv[i], ""), bbs[i], next);
+		LLVMPositionBuilderAtEnd(B, next);
+	}
+}
+
+/* An entry value: a chain of cases, one per call site, that compares the
+ * frame's return address with each call's (x->c the next case).  It is
+ * one dispatch on the return address less the load bias, each case its
+ * own block: only the value of the call that was made is computed and
+ * read, and the program holds one case's values at a time.  As selects
+ * over every case, a function with 64 callers kept them all at once, over
+ * the 512-byte BPF stack, and each select is a branch the verifier walks
+ * both ways.  NULL when @x is no such chain (*@done false) or after a
+ * reported error. */
+static LLVMValueRef expr_chain(struct cg *cg, const struct ast_expr *e, const struct dw_expr *x,
+			       struct cg_value *v, bool *done)
+{
+	struct chain_phis *ph;
+	const struct dw_expr *chain[IF_CHAIN_MAX], *p = x, *ra = NULL;
+	uint64_t keys[IF_CHAIN_MAX];
+	LLVMValueRef kv[IF_CHAIN_MAX], key, st, r = NULL;
+	LLVMBasicBlockRef merge, bbs[IF_CHAIN_MAX];
+	size_t n = 0, m = 0;
+
+	*done = false;
+	for (; p->op == DW_EXPR_IF && n < IF_CHAIN_MAX && chain_case(p->a, &ra, &keys[n]); p = p->c)
+		chain[n++] = p;
+	if (n < 2 || p->op == DW_EXPR_IF)
+		return NULL;
+	*done = true;
+	if (!(key = expr_value(cg, e, ra, v)))
+		return NULL;
+	key = LLVMBuildSub(cg->builder, key, cg_load_bias(cg), "ra.pc");
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++) /* the first case of a pc wins */
+			seen = keys[j] == keys[i];
+		if (!seen) {
+			chain[m] = chain[i];
+			kv[m] = cg_site_const(cg, keys[i]);
+			bbs[m++] = cg_block(cg, "entry.call");
+		}
+	}
+	merge = cg_block(cg, "entry.value");
+	bbs[m] = cg_block(cg, "entry.none");
+	chain_dispatch(cg, key, kv, bbs, m, bbs[m]);
+	ph = xcalloc(1, sizeof(*ph)); /* a case may hold a chain of its own */
+	for (size_t i = 0; i <= m; i++) {
+		LLVMPositionBuilderAtEnd(cg->builder, bbs[i]);
+		if (!chain_arm(cg, e, i < m ? chain[i]->b : p, merge, ph))
+			goto out;
+	}
+	LLVMPositionBuilderAtEnd(cg->builder, merge);
+	r = chain_phi(cg, LLVMInt64TypeInContext(cg->ctx), ph->r, ph);
+	st = chain_phi(cg, LLVMInt32TypeInContext(cg->ctx), ph->st, ph);
+	cg_merge_status(cg, v, st, chain_phi(cg, LLVMInt64TypeInContext(cg->ctx), ph->fa, ph));
+out:
+	free(ph);
+	return r;
+}
+
+static LLVMValueRef expr_if(struct cg *cg, const struct ast_expr *e, const struct dw_expr *x,
+			    struct cg_value *v)
+{
+	bool done;
+	LLVMValueRef r = expr_chain(cg, e, x, v, &done);
+
+	return done ? r : expr_select(cg, e, x, v);
 }
 
 /* The block of a module whose thread-local variables are not static:

@@ -41,7 +41,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_CALLERS 32
 #define MAX_NESTING 64
 #define MAX_ENTRY_NESTING 2 /* callers' callers followed for entry values */
 

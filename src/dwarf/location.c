@@ -541,7 +541,7 @@ static bool entry_given(struct eval *ev, int reg)
  * register N (entryval.c).  When no caller says, the value is gone. */
 static bool entry_value(struct eval *ev, Dwarf_Op *op)
 {
-	struct vars_call_site sites[MAX_CALLERS];
+	struct vars_call_site *sites;
 	Dwarf_Attribute sub;
 	Dwarf_Op *ops;
 	size_t n, ns;
@@ -565,6 +565,7 @@ static bool entry_value(struct eval *ev, Dwarf_Op *op)
 		return false;
 	}
 	/* a caller's entry values fan out once more per call site: fewer */
+	sites = xcalloc(MAX_CALLERS, sizeof(*sites));
 	ns = vars_call_sites(ev->c, ev->f->fn, ops[0].atom - DW_OP_reg0, sites,
 			     ev->f->depth ? MAX_NESTED_CALLERS : MAX_CALLERS);
 	/* the frame's return address, at its CFA - 8, names the call */
@@ -578,6 +579,7 @@ static bool entry_value(struct eval *ev, Dwarf_Op *op)
 			    add(ev->c, node(ev->c, DW_EXPR_BIAS, NULL, NULL), konst(ev->c, (int64_t)sites[i].return_pc)));
 		r = vars_expr_if(ev->c, here, v, r ? r : node(ev->c, DW_EXPR_UNAVAILABLE, NULL, NULL));
 	}
+	free(sites);
 	if (!r) {
 		ev->why = "only the value it had on entry to the function is known, and no caller says it";
 		ev->gone = true;

@@ -162,7 +162,7 @@ const struct dw_expr *vars_expr_if(struct vars_cache *c, const struct dw_expr *c
 
 /* ---- entry values (entryval.c) ---- */
 
-#define MAX_CALLERS 32
+#define MAX_CALLERS 256 /* one switch case each in the probe (codegen/locations.c) */
 #define MAX_NESTED_CALLERS 4 /* for a caller's own entry values: each multiplies the tree */
 
 /* A call of the function, and the value it passed in one register. */

@@ -15,7 +15,9 @@ name GCC's LTO places at an address read through c on the heap
 locations read, at the hit.  And notify's event, only an entry value at
 mk (inlined into it) with 64 callers, which a copy at the hit would take
 over the BPF stack at gcc -O2: the probe is compiled without that copy,
-not refused, and bt args shows event as gdb does.  And at store's
+not refused, and bt args shows event as gdb does; `print event` (one
+switch case per caller in the probe) is not refused either and shows
+what bt args shows.  And at store's
 entry, called directly from set_key, set_key's parameters in registers a
 callee may clobber are still what they were at the call: bt args shows
 them, as gdb does.  And op_add's b, called through a const table of
@@ -106,9 +108,9 @@ def entry_string(build):
     its caller passed, as gdb shows it, or <optimized out> where gdb has
     no value."""
     fx = Fixture(build, [2000])
-    res = run(["-p", fx.pid, "-s", 'trace mk { print "{}", $pc; bt args; }', "--max-events", 4, "--timeout", 20,
-               "--script-output", "json", "-q"])
-    check(res.returncode == 0, "%s: bt args at mk is not refused (%s)" % (build, res.stderr.strip()[-300:]))
+    res = run(["-p", fx.pid, "-s", 'trace mk { print "{}", $pc; print event; print "{:s}", event; bt args; }',
+               "--max-events", 4, "--timeout", 20, "--script-output", "json", "-q"])
+    check(res.returncode == 0, "%s: print and bt args at mk are not refused (%s)" % (build, res.stderr.strip()[-300:]))
     pcs, shown = set(), []
     for ev in json_events(res.stdout):
         pcs.add(int(ev["items"][0]["args"][0]["value"], 16))
@@ -122,6 +124,14 @@ def entry_string(build):
         elif core(args.get("event")) is not None:
             check(re.match(r'^"event\d\d"$', str(core(args["event"]))), what + " is a caller's literal")
         shown.append(core(args.get("event")) is not None)
+        # print reads the same variable at the same pc: the same value
+        # (from the 64 callers' cases, one switch in the probe)
+        printed = [it for it in ev["items"] if it["type"] == "print"]
+        texts = [re.sub(r" \(in notify\)$", "", it["text"]) for it in printed]
+        mine = texts[1].split(" = ", 1)[-1] if len(texts) > 2 else None
+        eq(mine, args.get("event"), what + ": print event says the same")
+        if core(args.get("event")) is not None:
+            eq(texts[2], str(core(args["event"])).strip('"'), what + ": {:s} is its characters")
     got = gdb_frame_values(fx.pid, pcs, "notify", ["event"], through_inline=True)
     fx.stop()
     check(shown, "%s: mk fired" % build)
