@@ -228,8 +228,12 @@ static void lower_bt(struct cg *cg, const struct ast_stmt *s)
 }
 
 /* The key of `count bt, KEY`: an integer, a pointer or a boolean, as
- * an i64 in *@out. */
-static int count_key(struct cg *cg, const struct ast_expr *e, LLVMValueRef *out)
+ * an i64 in *@out.  A key whose reads failed, or that has no value at
+ * this hit (an entry value no known call site gave), counts nothing: the
+ * event gets an expression error, as a failed condition does: the
+ * builder is left where the key was read, and *@end (if not NULL) is
+ * where both go on after the count. */
+static int count_key(struct cg *cg, const struct ast_expr *e, LLVMValueRef *out, LLVMBasicBlockRef *end)
 {
 	struct cg_value key;
 	char desc[160];
@@ -248,6 +252,19 @@ static int count_key(struct cg *cg, const struct ast_expr *e, LLVMValueRef *out)
 		return cg_fail(cg, e->loc, "count by a value the probe can read here",
 			       "this value is optimized out at this pc of %s", cg->plan->name);
 	*out = key.v;
+	*end = NULL;
+	if (key.status) {
+		LLVMBasicBlockRef fail_bb = cg_block(cg, "count.failed"), ok_bb = cg_block(cg, "count.ok");
+		LLVMValueRef code = LLVMBuildZExt(cg->builder, key.status, LLVMInt64TypeInContext(cg->ctx), "");
+
+		*end = cg_block(cg, "count.end");
+		LLVMBuildCondBr(cg->builder, LLVMBuildICmp(cg->builder, LLVMIntNE, code, c64(cg, 0), ""),
+				fail_bb, ok_bb);
+		LLVMPositionBuilderAtEnd(cg->builder, fail_bb);
+		cg_expr_error(cg, e, code, key.fail_addr ? key.fail_addr : c64(cg, 0));
+		LLVMBuildBr(cg->builder, *end);
+		LLVMPositionBuilderAtEnd(cg->builder, ok_bb);
+	}
 	return 0;
 }
 
@@ -257,11 +274,12 @@ static int lower_count(struct cg *cg, const struct ast_stmt *s)
 	unsigned long long index = (unsigned long long)ast_probe_index_of(cg->plan->ast, s);
 	unsigned depth = cg->plan->bt_depth ? cg->plan->bt_depth : WR_BT_DEFAULT_DEPTH;
 	LLVMValueRef args[6];
+	LLVMBasicBlockRef end = NULL;
 	int err;
 
 	args[5] = c64(cg, 0);
 	if (s->value) {
-		err = count_key(cg, s->value, &args[5]);
+		err = count_key(cg, s->value, &args[5], &end);
 		if (err)
 			return err;
 		cg_set_loc(cg, s->loc);
@@ -272,6 +290,10 @@ static int lower_count(struct cg *cg, const struct ast_stmt *s)
 	args[3] = c32(cg, wr_bt_flags_index(s->bt_flags, (__u32)index));
 	args[4] = site_rule0(cg);
 	call(cg, WR_FN_COUNT_BT, args, 6);
+	if (end) {
+		LLVMBuildBr(cg->builder, end);
+		LLVMPositionBuilderAtEnd(cg->builder, end);
+	}
 	return 0;
 }
 

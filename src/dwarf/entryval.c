@@ -204,17 +204,18 @@ static bool passed_value(Dwarf_Die *site, int reg, Dwarf_Attribute *value)
 	return false;
 }
 
-size_t vars_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, struct vars_call_site *out,
-		       size_t max)
+/* Call sites of @m that call the function named @callee, after @n in
+ * @out; returns the new total. */
+static size_t sites_calling(struct dw_module *m, const char *callee, int reg, struct vars_call_site *out,
+			    size_t n, size_t max)
 {
-	struct callers *cs = callers_of(c->m);
-	struct call_entry key = { .callee = function_key(fn) }, *e;
-	size_t n = 0;
+	struct callers *cs = callers_of(m);
+	struct call_entry key = { .callee = callee }, *e;
 
-	if (!key.callee || reg < 0 || reg > 31)
-		return 0;
+	if (!key.callee || reg < 0 || reg > 31 || !dw_module_dwarf(m))
+		return n;
 	if (!cs->built)
-		build_index(cs, dw_module_dwarf(c->m));
+		build_index(cs, dw_module_dwarf(m));
 	e = cs->n ? bsearch(&key, cs->v, cs->n, sizeof(*e), cmp_entry) : NULL;
 	while (e && e > cs->v && strcmp(e[-1].callee, key.callee) == 0)
 		e--;
@@ -224,9 +225,47 @@ size_t vars_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, struct vars
 		if (!dwarf_offdie(e->dw, e->off, &s->site) || !(s->return_pc = return_pc(&s->site)) ||
 		    !passed_value(&s->site, reg, &s->value))
 			continue;
+		s->module = NULL;
+		s->bias_delta = 0;
 		n++;
 	}
 	return n;
+}
+
+size_t vars_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, struct vars_call_site *out,
+		       size_t max)
+{
+	return sites_calling(c->m, function_key(fn), reg, out, 0, max);
+}
+
+size_t vars_foreign_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, struct vars_call_site *out,
+			       size_t n, size_t max)
+{
+	const char *key = function_key(fn);
+	struct dw_module *other;
+	int64_t delta;
+
+	for (size_t i = 0; c->caller_modules && n < max &&
+			   c->caller_modules(c->caller_modules_ctx, c->m, i, &other, &delta); i++) {
+		size_t from = n;
+
+		if (other == c->m)
+			continue;
+		n = sites_calling(other, key, reg, out, n, max);
+		for (size_t k = from; k < n; k++) {
+			out[k].module = other;
+			out[k].bias_delta = delta;
+		}
+	}
+	return n;
+}
+
+void dw_module_set_caller_modules(struct dw_module *m, dw_caller_modules fn, void *ctx)
+{
+	struct vars_cache *c = vars_cache_of(m);
+
+	c->caller_modules = fn;
+	c->caller_modules_ctx = ctx;
 }
 
 /* ---- the caller's frame, seen from the callee ---- */
@@ -294,9 +333,9 @@ static const struct dw_expr *frame_caller_reg(struct vars_cache *c, const struct
 /* The CFA of @callee's caller: its CFA rule at the call, with the
  * caller's rsp after the return being the callee's CFA. */
 static const struct dw_expr *caller_cfa(struct vars_cache *c, const struct vars_frame *callee,
-					uint64_t ret_pc)
+					struct dw_module *caller, uint64_t ret_pc)
 {
-	Dwarf_CFI *cfi = cfi_of(c->m);
+	Dwarf_CFI *cfi = cfi_of(caller ? caller : c->m);
 	Dwarf_Frame *frame = NULL;
 	Dwarf_Op *ops;
 	size_t n;
@@ -326,7 +365,7 @@ const struct dw_expr *vars_caller_value(struct vars_cache *c, const struct vars_
 {
 	uint64_t call_pc = s->return_pc - 1;
 	struct vars_frame f = { .pc = call_pc, .caller_reg = frame_caller_reg, .inner = callee,
-				.depth = callee->depth + 1 };
+				.depth = callee->depth + 1, .module = s->module, .bias_delta = s->bias_delta };
 	Dwarf_Attribute value = s->value;
 	Dwarf_Die cudie, fn;
 	Dwarf_Op *ops;
@@ -336,13 +375,14 @@ const struct dw_expr *vars_caller_value(struct vars_cache *c, const struct vars_
 
 	if (dwarf_getlocation(&value, &ops, &n) != 0 || n == 0)
 		return NULL;
-	f.cfa = caller_cfa(c, callee, s->return_pc);
+	f.cfa = caller_cfa(c, callee, s->module, s->return_pc);
 	if (dwarf_diecu((Dwarf_Die *)&s->site, &cudie, NULL, NULL) &&
 	    dw_pc_scopes(&cudie, call_pc, &fn, 1) == 1) {
 		f.fb = vars_frame_base(c, &fn, call_pc, &f, &why);
 		/* a value the caller itself only had on entry: its own callers
-		 * say (gdb follows such chains too) */
-		if (f.depth <= MAX_ENTRY_NESTING)
+		 * say (gdb follows such chains too); those of a caller in
+		 * another module are not looked for */
+		if (f.depth <= MAX_ENTRY_NESTING && !s->module)
 			f.fn = &fn;
 	}
 	vars_evaluate(c, &value, ops, n, &f, &loc);

@@ -460,9 +460,12 @@ static bool frame_cfa(struct eval *ev)
 	return push(ev, ev->f->cfa);
 }
 
+/* Address @a of the frame's module: the probe's load bias locates it,
+ * plus how far the frame's module lies from the probe's. */
 static bool address(struct eval *ev, Dwarf_Addr a)
 {
-	return push(ev, add(ev->c, node(ev->c, DW_EXPR_BIAS, NULL, NULL), konst(ev->c, (int64_t)a)));
+	return push(ev, add(ev->c, node(ev->c, DW_EXPR_BIAS, NULL, NULL),
+			    konst(ev->c, (int64_t)(a + (uint64_t)ev->f->bias_delta))));
 }
 
 static bool constant(Dwarf_Op *op, int64_t *v)
@@ -568,6 +571,9 @@ static bool entry_value(struct eval *ev, Dwarf_Op *op)
 	sites = xcalloc(MAX_CALLERS, sizeof(*sites));
 	ns = vars_call_sites(ev->c, ev->f->fn, ops[0].atom - DW_OP_reg0, sites,
 			     ev->f->depth ? MAX_NESTED_CALLERS : MAX_CALLERS);
+	/* the probe's own callers in the other modules of its process */
+	if (!ev->f->depth)
+		ns = vars_foreign_call_sites(ev->c, ev->f->fn, ops[0].atom - DW_OP_reg0, sites, ns, MAX_CALLERS);
 	/* the frame's return address, at its CFA - 8, names the call */
 	ra = ev->f->cfa ? vars_expr_deref(ev->c, add(ev->c, ev->f->cfa, konst(ev->c, -8)), 8) : NULL;
 	for (size_t i = ns; ra && i-- > 0;) {
@@ -576,7 +582,8 @@ static bool entry_value(struct eval *ev, Dwarf_Op *op)
 		if (!v)
 			continue;
 		here = node(ev->c, DW_EXPR_EQ, ra,
-			    add(ev->c, node(ev->c, DW_EXPR_BIAS, NULL, NULL), konst(ev->c, (int64_t)sites[i].return_pc)));
+			    add(ev->c, node(ev->c, DW_EXPR_BIAS, NULL, NULL),
+				konst(ev->c, (int64_t)(sites[i].return_pc + (uint64_t)sites[i].bias_delta))));
 		r = vars_expr_if(ev->c, here, v, r ? r : node(ev->c, DW_EXPR_UNAVAILABLE, NULL, NULL));
 	}
 	free(sites);

@@ -161,4 +161,16 @@ int dw_call_site_value(struct dw_module *m, uint64_t return_pc, int reg, const s
  * none does. */
 bool dw_function_at(struct dw_module *m, uint64_t pc, const char **key, uint64_t *entry);
 
+/* The other modules whose calls into a module a probe there can tell
+ * apart by their return addresses: the other modules of the one process
+ * traced, each with its load bias less @asking's.  @fn gives the @i-th
+ * into *@out and *@delta, false past the last (and always, when more than
+ * one process is traced: their libraries lie at different distances).
+ * An entry value (DW_OP_entry_value) then also takes what those modules'
+ * direct calls of the function passed.  Set once, before locations are
+ * read; it must not call back into @asking. */
+typedef bool (*dw_caller_modules)(void *ctx, struct dw_module *asking, size_t i, struct dw_module **out,
+				  int64_t *delta);
+void dw_module_set_caller_modules(struct dw_module *m, dw_caller_modules fn, void *ctx);
+
 #endif

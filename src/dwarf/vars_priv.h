@@ -41,6 +41,8 @@ struct vars_cache {
 	bool complete_built;             /* both indexes */
 	dw_type_resolver resolver;
 	void *resolver_ctx;
+	dw_caller_modules caller_modules; /* dw_module_set_caller_modules() */
+	void *caller_modules_ctx;
 	struct idmap pointers;     /* target type address -> pointer type (dw_type_pointer) */
 	struct idmap prefixes;     /* C++ type DIE key -> "geo::" of its scopes (types.c) */
 	struct idmap prefixed_units; /* CU DIE key -> non-NULL once its prefixes are known */
@@ -84,6 +86,11 @@ struct vars_frame {
 	 * probe stands at, when known: an inlined call's entry view. */
 	bool has_view;
 	unsigned view;
+	/* A caller's frame in another module than the probe's (a call site
+	 * of @module, NULL: the probe's): its addresses lie @bias_delta past
+	 * where the probe's load bias puts them. */
+	struct dw_module *module;
+	int64_t bias_delta;
 };
 
 /* The location of @attr (a DW_AT_location) at @pc, into @out, with
@@ -170,12 +177,19 @@ struct vars_call_site {
 	Dwarf_Die site;          /* DW_TAG_call_site */
 	uint64_t return_pc;
 	Dwarf_Attribute value;   /* its DW_AT_call_value */
+	struct dw_module *module; /* the module of the call, NULL: the probe's */
+	int64_t bias_delta;      /* its load bias less the probe module's */
 };
 
 /* Call sites of module @c->m that call @fn and describe the value they
  * pass in register @reg; at most @max into @out.  Returns how many. */
 size_t vars_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, struct vars_call_site *out,
 		       size_t max);
+/* The same in the other modules dw_module_set_caller_modules() names for
+ * @c's module (direct calls of @fn by its name), after @n already in
+ * @out; returns the new total. */
+size_t vars_foreign_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, struct vars_call_site *out,
+			       size_t n, size_t max);
 
 /* The value call site @s passed, as a tree a probe in frame @callee (the
  * called function's: the probe's own, or a caller's when the value is

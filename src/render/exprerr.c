@@ -67,12 +67,14 @@ void render_expr_error(struct renderer *r, const struct render_probe *probe,
 	span_dataf(out, SPAN_CODE, "%u", x->code);
 	span_add(out, SPAN_TEXT, SPAN_TONE_NONE, " (", NULL);
 	span_add(out, SPAN_REASON, SPAN_TONE_NONE, reason(x->code), reason(x->code));
-	span_add(out, SPAN_TEXT, SPAN_TONE_NONE, " at ", NULL);
 	strbuf_reset(&r->scratch);
 	strbuf_addf(&r->scratch, "0x%" PRIx64, x->addr);
+	/* a value with no address to name (optimized out) says no "at" */
+	if (x->addr || x->code == WR_ARG_NULL_DEREF || x->code == WR_ARG_READ_ERROR)
+		span_add(out, SPAN_TEXT, SPAN_TONE_NONE, " at ", NULL);
 	if (x->addr)
 		span_showf(out, SPAN_FAIL_ADDR, SPAN_TONE_NONE, "0x%016" PRIx64, x->addr);
-	else
+	else if (x->code == WR_ARG_NULL_DEREF || x->code == WR_ARG_READ_ERROR)
 		span_add(out, SPAN_FAIL_ADDR, SPAN_TONE_NONE, "NULL", NULL);
 	span_dataf(out, SPAN_FAIL_ADDR, "%s", r->scratch.buf);
 	strbuf_reset(&r->scratch);

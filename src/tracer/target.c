@@ -84,6 +84,7 @@ int target_add_module(struct target *t, const char *path, char *open_path, uint6
 		return err;
 	}
 	dw_module_set_type_resolver(m->dw, target_resolve_type, t);
+	dw_module_set_caller_modules(m->dw, target_caller_modules, t);
 	t->mods = xgrow(t->mods, &t->cap_mods, t->n_mods + 1, sizeof(*t->mods));
 	t->mods[t->n_mods++] = m;
 	*out = m;

@@ -53,6 +53,29 @@ static bool module_bias(struct target *t, struct tmodule *m, uint64_t *bias)
 	return false;
 }
 
+bool target_caller_modules(void *ctx, struct dw_module *asking, size_t i, struct dw_module **out,
+			   int64_t *delta)
+{
+	struct target *t = ctx;
+	struct tmodule *at = NULL;
+	uint64_t bias_at, bias;
+	size_t k = 0;
+
+	for (size_t j = 0; j < t->n_mods && !at; j++)
+		if (t->mods[j]->dw == asking)
+			at = t->mods[j];
+	if (!at || !module_bias(t, at, &bias_at))
+		return false;
+	for (size_t j = 0; j < t->n_mods; j++) {
+		if (t->mods[j] == at || !module_bias(t, t->mods[j], &bias) || k++ != i)
+			continue;
+		*out = t->mods[j]->dw;
+		*delta = (int64_t)(bias - bias_at);
+		return true;
+	}
+	return false;
+}
+
 /* @v, a global of module @def, made readable from a probe in module @at:
  * its address relative to @at's load bias, which the probe knows. */
 static void relocate_global(struct target *t, struct tmodule *def, struct tmodule *at, struct dw_var *v)

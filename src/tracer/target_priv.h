@@ -131,6 +131,13 @@ int target_add_module(struct target *t, const char *path, char *open_path, uint6
 struct dw_type;
 const struct dw_type *target_resolve_type(void *ctx, struct dw_module *asking, const char *spelling);
 
+/* The caller modules of every module of @ctx (a struct target): its @i-th
+ * other module mapped in the one process traced, and that module's load
+ * bias less @asking's; false past the last, or when the target is not
+ * one process (dwarf/vars.h: dw_caller_modules). */
+bool target_caller_modules(void *ctx, struct dw_module *asking, size_t i, struct dw_module **out,
+			   int64_t *delta);
+
 /* ---- unwind rows (target_cfi.c) ---- */
 
 /* Stop the loader thread of target_load_cfi_start() after the module it

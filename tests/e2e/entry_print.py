@@ -10,7 +10,10 @@ callee-saved register (ptr); at callers.c's MAIN-LINE, main's argc and
 argv are what libc's __libc_start_call_main passed (libc6-dbg); at
 NAME-LINE, callee_name(s, k)'s char pointer s is a literal of the
 program (exe) or a string on libfix_relay's stack (lib), printed with
-its string read as bt args reads it, {:s} its characters.  Each
+its string read as bt args reads it, {:s} its characters.  Expressions
+over o and k (k + 1, *o, a condition, let, a count bt key) are computed
+by the probe, which knows the program's and libfix_relay's direct calls
+of callee_take, and equal gdb's print of them.  Each
 `print` equals gdb's print of the same name at the same line of the same
 live process, and equals what `bt args` shows for it in the same event
 (`k=k@entry=17`).  Built by gcc and clang at -O2.
@@ -73,7 +76,57 @@ def one(build, mode, point, names):
     return gdb
 
 
+# Expressions over them, in the probe: gdb's print of each at the same
+# line of the same process.  (GCC's call through a pointer names its
+# target as what x_through had on entry, which the probe does not follow
+# into the program: there the expressions are <optimized out>, the
+# condition an expression error that runs neither branch, and a count
+# key counts nothing - never a value the program does not hold.)
+EXPRS = ["k + 1", "k * 2", "k > 20", "*o", "o[0] + k"]
+
+
+def exprs(build, mode):
+    names = [x for x in EXPRS if "o" not in x or "clang" not in build]  # clang: o is <optimized out>
+    fx = Fixture(build, [2000, mode])
+    body = " ".join('print "{}", %s;' % x for x in names)
+    script = "trace %s { %s if k > 20 { print \"big\"; } else { print \"small\"; } let j = k * 2; print \"{}\", j; }" % (TAKE, body)
+    res = run(["-p", fx.pid, "-s", script, "--max-events", 1, "--script-output", "json", "-q"])
+    counted = run(["-p", fx.pid, "-s", "trace %s { count bt, k; }" % TAKE, "--timeout", 2, "-q"])
+    if "clang" in build:  # clang's call sites say nothing of o: as gdb, nothing to read through
+        deref = run(["-p", fx.pid, "-s", 'trace %s { print "{}", *o; }' % TAKE, "--max-events", 1, "-q"])
+        check(deref.returncode == 2 and "this pointer is optimized out at this pc" in deref.stderr,
+              "%s %s: *o is refused, o being <optimized out> (%s)" % (build, mode, deref.stderr[-300:]))
+    gdb, text = gdb_prints(fx.pid, TAKE, names)
+    fx.stop()
+    what = "%s %s at %s" % (build, mode, TAKE)
+    ev = json_events(res.stdout)
+    check(res.returncode == 0 and ev, "%s: expressions over entry values are traced (%s)" % (what, res.stderr[-300:]))
+    items = ev[0]["items"] if ev else []
+    printed = [it["text"] for it in items if it["type"] == "print"]
+    errors = [it for it in items if it["type"] == "expr_error"]
+    mine = dict(zip(names, printed))
+    if "clang" not in build and mode == "ptr":
+        eq(mine, dict((n, "<optimized out>") for n in names), what + ": the marker where the probe has no value")
+        eq([(e["expr"], e["reason"]) for e in errors], [("k > 20", "optimized out")],
+           what + ": the condition is an expression error")
+        eq(printed[len(names):], ["<optimized out>"], what + ": neither branch runs; j is <optimized out>")
+        check("ExprError: k (optimized out)" in counted.stdout and "k=" not in counted.stdout,
+              "%s: count bt, k counts nothing and says why (%s)" % (what, counted.stdout[-300:]))
+        return
+    # a comparison is a boolean of the script (script-reference), gdb's int 0 or 1
+    want = dict((n, {"0": "false", "1": "true"}.get(v, v) if ">" in n else v) for n, v in gdb.items())
+    eq(mine, want, "%s: expressions as gdb's print (gdb: %s)" % (what, text[-400:]))
+    big = "big" if gdb.get("k > 20") == "1" else "small"
+    eq(printed[len(names):], [big, gdb.get("k * 2")], what + ": if takes gdb's branch, let binds gdb's value")
+    check(errors == [], "%s: no expression error (%r)" % (what, errors))
+    kval = int(gdb.get("k * 2", "0")) // 2
+    check(re.search(r"\bk=%d\b" % kval, counted.stdout) is not None,
+          "%s: count bt, k counts under k=%d (%s)" % (what, kval, counted.stdout[-300:]))
+
+
 for b in BUILDS:
+    for mode in sorted(PASSED):
+        exprs(b, mode)
     for mode, (caller, obj, k) in sorted(PASSED.items()):
         gdb = one(b, mode, TAKE, ["o", "k"])
         # the shape is really there: gdb has them from the caller
