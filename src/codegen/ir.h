@@ -69,6 +69,10 @@ struct cg {
 	 * shows markers where they would have shown). */
 	unsigned frame_copies;
 	bool no_frame_copies;
+	/* The last variable refused was wholly in this DWARF register + 1,
+	 * which a probe cannot read (dw_loc.unreadable_reg): a print of it
+	 * shows <unavailable> (lower.c) */
+	unsigned unreadable_reg;
 	bool stack_quiet;            /* running over the BPF stack is not reported (yet) */
 	bool stack_exceeded;         /* and it ran over */
 };

@@ -8,13 +8,31 @@
  * location expression's, a piece's) record their failures in the value's
  * status, as every read does.
  */
+#include "arch/x86_64.h"
 #include "codegen/lower.h"
 #include "protocol/wire.h"
 #include "util/error.h"
 #include "util/xalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The name of DWARF register @reg (x86-64 psABI numbers) into @buf. */
+const char *cg_reg_name(unsigned reg, char *buf, size_t size)
+{
+	if (reg >= X86_DWARF_XMM0 && reg <= X86_DWARF_XMM15)
+		snprintf(buf, size, "xmm%u", reg - X86_DWARF_XMM0);
+	else if (reg >= X86_DWARF_XMM16 && reg <= X86_DWARF_XMM31)
+		snprintf(buf, size, "xmm%u", reg - X86_DWARF_XMM16 + 16);
+	else if (reg >= X86_DWARF_ST0 && reg <= X86_DWARF_ST7)
+		snprintf(buf, size, "st%u", reg - X86_DWARF_ST0);
+	else if (reg >= X86_DWARF_MM0 && reg <= X86_DWARF_MM7)
+		snprintf(buf, size, "mm%u", reg - X86_DWARF_MM0);
+	else
+		snprintf(buf, size, "DWARF register %u", reg);
+	return buf;
+}
 
 /* The CFA of the probe's frame, from the unwind row at the probe. */
 static LLVMValueRef frame_cfa(struct cg *cg, const struct ast_expr *e)
@@ -471,6 +489,16 @@ int locations_value(struct cg *cg, const struct ast_expr *e, const struct dw_typ
 		out->loc = *loc;
 		return 0;
 	default:
+		if (loc->unreadable_reg) {
+			char reg[16];
+
+			cg->unreadable_reg = loc->unreadable_reg;
+			return cg_fail(cg, e->loc, "print it to see <unavailable>",
+				       "'%s' is in %s at this pc of %s, which a uprobe cannot read: the "
+				       "kernel gives a probe the general-purpose registers only",
+				       e->str, cg_reg_name(loc->unreadable_reg - 1, reg, sizeof(reg)),
+				       cg->plan->name);
+		}
 		return cg_fail(cg, e->loc, NULL, "'%s' cannot be read at this pc of %s: %s", e->str,
 			       cg->plan->name,
 			       loc->why ? loc->why : "unsupported location");

@@ -67,6 +67,23 @@ static int site_marker(struct cg *cg, const struct ast_expr *e, struct cg_value 
 	return 0;
 }
 
+/* A print of a variable wholly in a register a probe cannot read (a
+ * double in xmm0): gdb's marker for a register it cannot read,
+ * <unavailable>, at every site, with why in the site's notes (said once
+ * at start, and by --dry-run).  An expression over it stays refused. */
+static int unavailable_marker(struct cg *cg, const struct ast_expr *e, struct cg_value *v, int err)
+{
+	if (!err || !cg->unreadable_reg || e->kind != AST_EXPR_IDENT || !cg->diag->msg)
+		return err;
+	cg_note_marker(cg, e->loc, cg->diag->msg);
+	memset(v, 0, sizeof(*v));
+	v->kind = CG_VALUE;
+	v->marker = WR_ARG_UNAVAILABLE;
+	diag_release(cg->diag);
+	memset(cg->diag, 0, sizeof(*cg->diag));
+	return 0;
+}
+
 /* Emit argument @i of print @s (its value lowered in @vals, read from
  * frame @frame when not the probe's own). */
 static int print_arg(struct cg *cg, const struct ast_stmt *s, size_t i, struct cg_value *vals,
@@ -118,7 +135,9 @@ static int lower_print(struct cg *cg, const struct ast_stmt *s)
 	frames = xcalloc(s->n_args ? s->n_args : 1, sizeof(*frames));
 	for (size_t i = 0; i < s->n_args && !err; i++) {
 		cg->arg_frame = NULL;
-		err = site_marker(cg, s->args[i], &vals[i], cg_lower_expr(cg, s->args[i], &vals[i]));
+		cg->unreadable_reg = 0;
+		err = cg_lower_expr(cg, s->args[i], &vals[i]);
+		err = site_marker(cg, s->args[i], &vals[i], unavailable_marker(cg, s->args[i], &vals[i], err));
 		frames[i] = vals[i].marker ? NULL : cg->arg_frame;
 	}
 	if (err)

@@ -121,6 +121,8 @@ void cg_note_frame(struct cg *cg, unsigned print, unsigned arg, const char *fram
 /* The print argument at @loc prints a marker at this lenient site: @why
  * (copied) is its error here. */
 void cg_note_marker(struct cg *cg, struct src_loc loc, const char *why);
+/* locations.c: the name of DWARF register @reg ("xmm0") into @buf. */
+const char *cg_reg_name(unsigned reg, char *buf, size_t size);
 
 /* expr.c: expressions. */
 int cg_lower_expr(struct cg *cg, const struct ast_expr *e, struct cg_value *out);

@@ -43,6 +43,7 @@ struct eval {
 	bool gone;          /* the value is known to be lost: optimized out */
 	const struct dw_loc *implicit_whole; /* DW_OP_implicit_value of more than 8 bytes */
 	unsigned entry_reg; /* the first operation is DW_OP_entry_value(DW_OP_regN): N + 1 */
+	unsigned unreadable_reg; /* a register the probe cannot read was named: N + 1 */
 	unsigned nesting;   /* implicit pointers followed to get here */
 };
 
@@ -179,6 +180,8 @@ static bool readable(struct eval *ev, int reg)
 	if (reg >= 0 && reg < X86_DWARF_NREGS)
 		return true;
 	ev->why = unreadable_register(reg);
+	if (reg >= 0)
+		ev->unreadable_reg = (unsigned)reg + 1;
 	return false;
 }
 
@@ -395,6 +398,23 @@ static bool regval_type(struct eval *ev, Dwarf_Op *op)
 	       convert(ev, op, op->number2);
 }
 
+/* DW_OP_const_type: a constant of a base type, its bytes as they are (a
+ * double 2.5 a call site passes in xmm0 is the bits of 2.5, which the
+ * variable's own type reads). */
+static bool const_type(struct eval *ev, Dwarf_Op *op)
+{
+	const unsigned char *block = (const unsigned char *)(uintptr_t)op->number2;
+	uint64_t bits = 0;
+
+	if (!block || block[0] == 0 || block[0] > 8) {
+		ev->why = "the location holds a typed constant wider than 64 bits, which a probe "
+			  "does not do";
+		return false;
+	}
+	memcpy(&bits, block + 1, block[0]); /* little-endian, as the target */
+	return push(ev, konst(ev->c, (int64_t)bits));
+}
+
 static bool deref_type(struct eval *ev, Dwarf_Op *op)
 {
 	unsigned size;
@@ -540,10 +560,23 @@ static bool entry_given(struct eval *ev, int reg)
 	return push(ev, konst(ev->c, (int64_t)v));
 }
 
+/* The register DW_OP_entry_value's operand @op names: DW_OP_regN, or
+ * GCC's DW_OP_regval_type of a float in an SSE register (the register's
+ * low bits, which is what a call site passes there); -1 for another. */
+static int entry_register(const Dwarf_Op *op)
+{
+	if (op->atom >= DW_OP_reg0 && op->atom <= DW_OP_reg31)
+		return op->atom - DW_OP_reg0;
+	if (op->atom == DW_OP_regx || op->atom == DW_OP_regval_type || op->atom == DW_OP_GNU_regval_type)
+		return op->number <= 31 ? (int)op->number : -1;
+	return -1;
+}
+
 /* DW_OP_entry_value(DW_OP_regN): what the function's callers passed in
  * register N (entryval.c).  When no caller says, the value is gone. */
 static bool entry_value(struct eval *ev, Dwarf_Op *op)
 {
+	int reg;
 	struct vars_call_site *sites;
 	Dwarf_Attribute sub;
 	Dwarf_Op *ops;
@@ -551,16 +584,16 @@ static bool entry_value(struct eval *ev, Dwarf_Op *op)
 	const struct dw_expr *r = NULL, *ra;
 
 	if (!ev->f->fn || !ev->attr || dwarf_getlocation_attr(ev->attr, op, &sub) != 0 ||
-	    dwarf_getlocation(&sub, &ops, &n) != 0 || n != 1 || ops[0].atom < DW_OP_reg0 ||
-	    ops[0].atom > DW_OP_reg31) {
+	    dwarf_getlocation(&sub, &ops, &n) != 0 || n != 1 || (reg = entry_register(&ops[0])) < 0) {
 		ev->why = "only the value it had on entry to the function is known, and that is gone";
 		ev->gone = true;
 		return false;
 	}
-	if (ev->sp == 0)
-		ev->entry_reg = (unsigned)(ops[0].atom - DW_OP_reg0) + 1;
+	/* what userspace finds from a copy of the general-purpose registers */
+	if (ev->sp == 0 && reg < X86_DWARF_NREGS)
+		ev->entry_reg = (unsigned)reg + 1;
 	if (ev->f->entry) /* the frame's caller says (or nothing does) */
-		return entry_given(ev, ops[0].atom - DW_OP_reg0);
+		return entry_given(ev, reg);
 	if (!tail_calls_allow(ev)) {
 		ev->why = "only the value it had on entry to the function is known, and its tail calls "
 			  "could lead back to it, so no caller can say it";
@@ -569,11 +602,11 @@ static bool entry_value(struct eval *ev, Dwarf_Op *op)
 	}
 	/* a caller's entry values fan out once more per call site: fewer */
 	sites = xcalloc(MAX_CALLERS, sizeof(*sites));
-	ns = vars_call_sites(ev->c, ev->f->fn, ops[0].atom - DW_OP_reg0, sites,
+	ns = vars_call_sites(ev->c, ev->f->fn, reg, sites,
 			     ev->f->depth ? MAX_NESTED_CALLERS : MAX_CALLERS);
 	/* the probe's own callers in the other modules of its process */
 	if (!ev->f->depth)
-		ns = vars_foreign_call_sites(ev->c, ev->f->fn, ops[0].atom - DW_OP_reg0, sites, ns, MAX_CALLERS);
+		ns = vars_foreign_call_sites(ev->c, ev->f->fn, reg, sites, ns, MAX_CALLERS);
 	/* the frame's return address, at its CFA - 8, names the call */
 	ra = ev->f->cfa ? vars_expr_deref(ev->c, add(ev->c, ev->f->cfa, konst(ev->c, -8)), 8) : NULL;
 	for (size_t i = ns; ra && i-- > 0;) {
@@ -653,6 +686,8 @@ static bool step(struct eval *ev, Dwarf_Op *op)
 	case DW_OP_GNU_regval_type: return regval_type(ev, op);
 	case DW_OP_deref_type:
 	case DW_OP_GNU_deref_type: return deref_type(ev, op);
+	case DW_OP_const_type:
+	case DW_OP_GNU_const_type: return const_type(ev, op);
 	case DW_OP_entry_value:
 	case DW_OP_GNU_entry_value: return entry_value(ev, op);
 	case DW_OP_GNU_parameter_ref:
@@ -891,6 +926,9 @@ void vars_evaluate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Op *ops, s
 		unsupported(out, ev.why);
 		if (ev.gone)
 			out->kind = DW_LOC_OPTIMIZED_OUT;
+		/* only the register itself: the whole value is in it */
+		else if (ev.unreadable_reg && n == 1)
+			out->unreadable_reg = ev.unreadable_reg;
 		if (ev.entry_reg && n == 2 && ops[1].atom == DW_OP_stack_value)
 			out->entry_reg = ev.entry_reg;
 		return;

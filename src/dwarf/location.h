@@ -97,6 +97,11 @@ struct dw_loc {
 	 * (DW_LOC_OPTIMIZED_OUT when none); a frame's return address finds
 	 * the one call that did (dw_call_site_value()). */
 	unsigned entry_reg;
+	/* DW_LOC_UNSUPPORTED: the whole value is in DWARF register
+	 * unreadable_reg - 1, which a probe cannot read (a vector or x87
+	 * register: xmm0 holds a double); 0 otherwise.  gdb reads it with
+	 * ptrace; a probe shows <unavailable>. */
+	unsigned unreadable_reg;
 };
 
 struct dw_piece {

@@ -239,6 +239,8 @@ enum wr_arg_status {
 				  * larger than gdb reads (its max-value-size, a VLA
 				  * whose length is not set yet at the pc, perhaps);
 				  * the value holds its size */
+	WR_ARG_UNAVAILABLE = 16, /* the value is in a register a probe cannot read
+				  * (xmm0): gdb's <unavailable>; why was said at start */
 };
 
 struct wr_arg_header {

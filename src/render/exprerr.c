@@ -24,6 +24,7 @@ static const char *reason(unsigned code)
 	case WR_ARG_SYNTHETIC_POINTER: return "synthetic pointer";
 	case WR_ARG_UNREADABLE: return "unreadable at this site";
 	case WR_ARG_NO_DEBUG_INFO: return "no debug info";
+	case WR_ARG_UNAVAILABLE: return "unavailable";
 	case WR_ARG_VARIABLE_LENGTH: return "variable length";
 	case WR_ARG_TOO_LARGE: return "too large";
 	default: return "error";

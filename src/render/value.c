@@ -1354,6 +1354,9 @@ static bool arg_failed(const struct ev_arg *a, struct strbuf *out)
 	case WR_ARG_NO_DEBUG_INFO:
 		strbuf_addstr(out, "<no debug info>");
 		break;
+	case WR_ARG_UNAVAILABLE:
+		strbuf_addstr(out, "<unavailable>");
+		break;
 	case WR_ARG_VARIABLE_LENGTH:
 		strbuf_addstr(out, RENDER_VLA_MARKER);
 		break;

@@ -562,6 +562,7 @@ static const char *arg_error(const struct ev_arg *a)
 	case WR_ARG_SYNTHETIC_POINTER: return "synthetic-pointer";
 	case WR_ARG_UNREADABLE: return "unreadable-at-site";
 	case WR_ARG_NO_DEBUG_INFO: return "no-debug-info";
+	case WR_ARG_UNAVAILABLE: return "unavailable";
 	case WR_ARG_VARIABLE_LENGTH: return "variable-length";
 	case WR_ARG_TOO_LARGE: return "too-large";
 	default: return "unknown";
@@ -706,7 +707,8 @@ void render_arg_data(const struct ev_arg *a, const struct dw_type *t, enum ast_f
 	if (a->kind == WR_ARG_DUMP)
 		t = NULL;
 	/* a site that could not give the value has no type for it */
-	if (!t && (a->status == WR_ARG_UNREADABLE || a->status == WR_ARG_NO_DEBUG_INFO))
+	if (!t && (a->status == WR_ARG_UNREADABLE || a->status == WR_ARG_NO_DEBUG_INFO ||
+		   a->status == WR_ARG_UNAVAILABLE))
 		span_null(out, SPAN_VALUE_TYPE);
 	else
 		span_add(out, SPAN_VALUE_TYPE, SPAN_TONE_NONE, NULL,

@@ -322,6 +322,19 @@ static int load_site(struct session *s, struct probe *p, struct probe_site *site
 	return err;
 }
 
+static void say_lenient(struct session *s, struct probe *p, struct probe_site *site,
+			const struct diag *d);
+
+/* A site that compiled as it is but prints markers all the same (a
+ * variable in a register no probe can read: <unavailable>) says so once,
+ * naming the site, as a lenient one does. */
+static void say_markers(struct session *s, struct probe *p, struct probe_site *site, bool lenient,
+			int err, const struct codegen_args *args)
+{
+	if (!lenient && !err && args->n_markers)
+		say_lenient(s, p, site, NULL);
+}
+
 static int compile_site(struct session *s, struct probe *p, struct probe_site *site, bool lenient,
 			struct diag *d, struct strbuf *errors)
 {
@@ -337,6 +350,7 @@ static int compile_site(struct session *s, struct probe *p, struct probe_site *s
 	site_plan(s, p, site, lenient, &sc, &where, &plan);
 	err = codegen_probe(&co, &plan, &blob, &args, d, NULL);
 	keep_args(p, site, &args);
+	say_markers(s, p, site, lenient, err, &args);
 	codegen_args_release(&args);
 	t1 = now_seconds();
 	wr_debug("probe %u site %u: %s in %.1f ms (%zu bytes of BPF object)", p->id, site->wire_id,
@@ -366,7 +380,7 @@ static void say_lenient(struct session *s, struct probe *p, struct probe_site *s
 	target_describe_site(s->target, site->mod, site->where.vaddr, &where);
 	if (site->dead)
 		wr_warn("probe %u (%s), site %zu of %zu (%s): not traced: %s", p->id, p->target_text,
-			i + 1, p->n_sites, where.buf, d->msg ? d->msg : "it does not compile here");
+			i + 1, p->n_sites, where.buf, d && d->msg ? d->msg : "it does not compile here");
 	else
 		wr_warn("probe %u (%s), site %zu of %zu (%s) prints a marker for what it cannot "
 			"give:\n%s", p->id, p->target_text, i + 1, p->n_sites, where.buf, site->notes);
@@ -424,6 +438,7 @@ static int shape_site(struct session *s, struct probe *p, struct probe_site *sit
 	site_plan(s, p, site, lenient, &sc, described ? &where : NULL, &plan);
 	err = codegen_shape(&co, &plan, out, &args, d);
 	keep_args(p, site, &args);
+	say_markers(s, p, site, lenient, err, &args);
 	codegen_args_release(&args);
 	strbuf_release(&where);
 	return err;

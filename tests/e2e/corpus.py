@@ -50,6 +50,7 @@ SHOW = "--show" in sys.argv
 LOCATED = "--located" in sys.argv
 ONLY = [a for a in sys.argv[1:] if not a.startswith("--")]
 VECTOR = "vector register"
+UNREADABLE = "which a uprobe cannot read"  # a value in an SSE register (xmm0)
 
 
 # ---- the points and their cases ----
@@ -335,11 +336,13 @@ def verdict(wraith, wraith_error, gdb):
     if wraith_error is not None:
         if g.startswith("error: "):
             return "same"
-        if VECTOR in wraith_error:
+        if VECTOR in wraith_error or UNREADABLE in wraith_error:
             return "limit"
         return "wraith refused: %s" % wraith_error
     if wraith is None:
         return "wraith printed nothing"
+    if wraith.strip() == "<unavailable>":  # printed whole: gdb's marker, no value
+        return "limit"
     if LOCATED:
         return "same" if ("<optimized out>" in wraith) == optimized_out(g) else "differs"
     if normalise(wraith) == normalise(g):

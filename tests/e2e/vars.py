@@ -108,9 +108,13 @@ def check_errors(variant):
     res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", req.nope; }'])
     check(res.returncode == 2 and "struct request has no member 'nope'" in res.stderr,
           "%s: unknown member: located error (%r)" % (variant, res.stderr))
-    res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", ratio; }'])
-    check(res.returncode == 2 and "'ratio' cannot be read at this pc" in res.stderr,
-          "%s: a value in a vector register: explained (%r)" % (variant, res.stderr))
+    res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", ratio * 2; }'])
+    check(res.returncode == 2 and "'ratio' is in xmm0 at this pc of probe_here, which a uprobe cannot read"
+          in res.stderr, "%s: a value in a vector register: explained (%r)" % (variant, res.stderr))
+    res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{}", ratio; }', "--max-events", 1, "-q"])
+    check(res.returncode == 0 and res.stdout.strip().splitlines()[-1:] == ["  <unavailable>"] and
+          "'ratio' is in xmm0" in res.stderr,
+          "%s: printed, it is <unavailable>, and said why (%r)" % (variant, res.stdout + res.stderr))
     res = run(["-p", fx.pid, "-s", 'trace probe_here { print "{} {}", req, req + 1; }', "--max-events", 1,
                "--script-output", "plain", "-q"])
     m = re.match(r"^\(struct request \*\) 0x([0-9a-f]+)(?: <[^>]+>)? \(struct request \*\) 0x([0-9a-f]+)(?: <[^>]+>)?\n$",

@@ -572,6 +572,7 @@ static void test_globals_and_misses(void **state)
 	assert_int_equal(dw_var_find(m, pc, "ratio", &v), 0);
 	assert_int_equal(v.loc.kind, DW_LOC_UNSUPPORTED);
 	assert_non_null(strstr(v.loc.why, "vector"));
+	assert_int_equal(v.loc.unreadable_reg, 17 + 1); /* xmm0, wholly: <unavailable> */
 	dw_module_free(m);
 }
 
