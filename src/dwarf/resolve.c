@@ -251,6 +251,32 @@ static Dwarf_Addr skip_prologue(const struct rs_lines *l, Dwarf_Die *fn, bool ll
 	return lo;
 }
 
+/* The breakpoint address of a function of a unit of rustc's, entered at
+ * @lo, whose code runs to @hi, whose entry file's rows mark no prologue
+ * end: gdb 13 trusts no location there at the entry (rustc's producer,
+ * "clang LLVM (rustc version ...)", is not clang's) and, as for any LLVM
+ * unit, skips the entry's row by the line table: it stops where the next
+ * row starts, of whatever file (at -O1 and -O2 that is often code
+ * inlined from the standard library), unless the entry's own file has a
+ * second row at the entry.  A parameter rustc keeps in a stack slot is
+ * stored there in the prologue; its location holds only past it. */
+static Dwarf_Addr rust_skip_prologue(const struct rs_lines *l, Dwarf_Addr lo, Dwarf_Addr hi)
+{
+	size_t first = rows_from(l, lo), i;
+	const char *file;
+
+	if (first >= l->n || row_addr(l, first) != lo)
+		return lo;
+	file = row_file(l, first);
+	for (i = first + 1; i < l->n && row_addr(l, i) == lo; i++)
+		if (live_row(l, i) && row_line(l, i) != 0 && same_file(row_file(l, i), file))
+			return lo;
+	for (; i < l->n && row_addr(l, i) < hi; i++)
+		if (!row_dropped(l, i))
+			return row_addr(l, i);
+	return lo;
+}
+
 /* The row describing @addr: among the rows at the highest address not
  * above it, the last statement (as gdb reports), else the last row. */
 static Dwarf_Line *row_at(const struct rs_lines *l, Dwarf_Addr addr)
@@ -384,6 +410,15 @@ static bool unit_optimized(struct rs_cu *cu, Dwarf_Die *cudie)
 	return cu->optimized > 0;
 }
 
+/* Whether rustc compiled the unit, by its producer. */
+static bool unit_rustc(Dwarf_Die *cudie)
+{
+	Dwarf_Attribute attr;
+	const char *producer = dwarf_formstring(dwarf_attr(cudie, DW_AT_producer, &attr));
+
+	return producer && strstr(producer, "(rustc version ");
+}
+
 /* Whether LLVM compiled the unit (clang, rustc), by its producer. */
 static bool unit_llvm(Dwarf_Die *cudie)
 {
@@ -395,7 +430,8 @@ static bool unit_llvm(Dwarf_Die *cudie)
 
 /* Where a breakpoint on the function entered at @entry goes, as gdb 13's
  * `break FN`: the prologue_end row of the entry's file, else the entry in
- * an optimized unit, else past the opening line. */
+ * an optimized unit (GCC's, clang's), else the next row in rustc's, else
+ * past the opening line. */
 static Dwarf_Addr breakpoint_pc(struct dw_module *m, struct rs_cu *cu, Dwarf_Die *die,
 				Dwarf_Die *cudie, Dwarf_Addr entry)
 {
@@ -408,6 +444,8 @@ static Dwarf_Addr breakpoint_pc(struct dw_module *m, struct rs_cu *cu, Dwarf_Die
 		return pe;
 	if (unit_optimized(cu, cudie))
 		return entry;
+	if (unit_rustc(cudie))
+		return rust_skip_prologue(&l, entry, hi);
 	return skip_prologue(&l, die, unit_llvm(cudie), entry, hi);
 }
 
