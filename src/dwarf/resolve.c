@@ -67,11 +67,27 @@ static char *without_templates(const char *s)
 	return out;
 }
 
-/* How @cand (a qualified name without parameters) matches what the user
- * typed: exactly, or as a "::"-suffix.  A query without template arguments
- * also matches every instantiation ("std::vector::push_back" matches
- * "std::vector<int, std::allocator<int> >::push_back"). */
-static enum match match_name(const char *cand, const char *query)
+/* @s without its ABI tags ("Edge::EvaluateCommand[abi:cxx11]" ->
+ * "Edge::EvaluateCommand").  Caller frees. */
+static char *without_abi_tags(const char *s)
+{
+	char *out = xstrdup(s), *o = out;
+	const char *p = s, *end;
+
+	while (*p) {
+		if (strncmp(p, "[abi:", 5) == 0 && (end = strchr(p, ']'))) {
+			p = end + 1;
+			continue;
+		}
+		*o++ = *p++;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* How @cand matches @query, template arguments as they are or, when the
+ * query has none, left out of @cand. */
+static enum match match_templates(const char *cand, const char *query)
 {
 	size_t clen = strlen(cand), qlen = strlen(query);
 	enum match m = match_span(cand, clen, query, qlen);
@@ -83,6 +99,37 @@ static enum match match_name(const char *cand, const char *query)
 	m = match_span(plain, strlen(plain), query, qlen);
 	free(plain);
 	return m;
+}
+
+/* How @cand (a qualified name without parameters) matches what the user
+ * typed: exactly, or as a "::"-suffix.  A query without template arguments
+ * also matches every instantiation ("std::vector::push_back" matches
+ * "std::vector<int, std::allocator<int> >::push_back"), and one without
+ * ABI tags every tagged name, as gdb's `break` matches them
+ * ("Edge::EvaluateCommand" matches "Edge::EvaluateCommand[abi:cxx11]",
+ * a function returning a std::string). */
+static enum match match_name(const char *cand, const char *query)
+{
+	enum match m = match_templates(cand, query);
+	char *untagged;
+
+	if (m != MATCH_NONE || strstr(query, "[abi:") || !strstr(cand, "[abi:"))
+		return m;
+	untagged = without_abi_tags(cand);
+	m = match_templates(untagged, query);
+	free(untagged);
+	return m;
+}
+
+/* Length of the index key of @comp, a query's last component: without
+ * its template arguments or an ABI tag ("EvaluateCommand[abi:cxx11]" is
+ * filed under "EvaluateCommand", its DWARF name). */
+static size_t key_len(const char *comp)
+{
+	size_t len = rs_untemplated_len(comp);
+	const char *tag = strstr(comp, "[abi:");
+
+	return tag && (size_t)(tag - comp) < len ? (size_t)(tag - comp) : len;
 }
 
 /* ---- addresses and lines ---- */
@@ -602,7 +649,7 @@ static void dwarf_function_sites(struct dw_module *m, struct rs_state *st, const
 				 struct dw_sites *out)
 {
 	const char *comp = rs_last_component(query);
-	struct htab_slot *slot = htab_get(&st->keys, comp, rs_untemplated_len(comp), false);
+	struct htab_slot *slot = htab_get(&st->keys, comp, key_len(comp), false);
 	struct candidate *v = NULL;
 	size_t n = 0, cap = 0;
 	enum match best = MATCH_NONE;
@@ -656,7 +703,7 @@ static void symbol_sites(struct dw_module *m, struct rs_state *st, const char *q
 			 struct dw_sites *out)
 {
 	const char *comp = rs_last_component(query);
-	char *key = xstrndup(comp, rs_untemplated_len(comp));
+	char *key = xstrndup(comp, key_len(comp));
 	/* Mangled names spell identifiers out, so a symbol that lacks the key
 	 * cannot match; operators and destructors are spelled differently. */
 	bool filter = rs_is_ident(key[0]) && strncmp(key, "operator", 8) != 0;
@@ -720,7 +767,7 @@ static bool symtab_names(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char
 static bool elf_names(Elf *elf, const char *query, bool *has_symtab)
 {
 	const char *comp = rs_last_component(query);
-	char *key = xstrndup(comp, rs_untemplated_len(comp));
+	char *key = xstrndup(comp, key_len(comp));
 	bool filter = rs_is_ident(key[0]) && strncmp(key, "operator", 8) != 0, found = false;
 	Elf_Scn *scn = NULL;
 

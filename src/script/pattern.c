@@ -3,7 +3,7 @@
  *
  * The parser calls it for the text after `trace`, and the shell's `trace
  * TARGET` command without a whole script.  A single ':' splits FILE:LINE
- * or MODULE:0xADDR; C++ "::" never does.
+ * or MODULE:0xADDR; C++ "::" and an ABI tag's "[abi:cxx11]" never do.
  */
 #include "script/pattern.h"
 
@@ -80,12 +80,20 @@ static int parse_line(const char *text, size_t colon, struct src_loc loc, struct
 }
 
 /* Offset of the ':' separating FILE:LINE or MODULE:0xADDR, ignoring C++
- * "::", or -1. */
+ * "::" and the ':' of an ABI tag ("Edge::EvaluateCommand[abi:cxx11]"),
+ * or -1. */
 static long find_colon(const char *text)
 {
 	long found = -1;
+	int in_tag = 0;
 
 	for (size_t i = 0; text[i]; i++) {
+		if (text[i] == '[' && strncmp(text + i, "[abi:", 5) == 0)
+			in_tag = 1;
+		else if (text[i] == ']')
+			in_tag = 0;
+		if (in_tag)
+			continue;
 		if (text[i] == ':' && text[i + 1] == ':') {
 			i++;
 			continue;

@@ -355,6 +355,8 @@ static void test_targets(void **state)
 		{ "operator==", AST_TARGET_FUNCTION, "operator==", 0 },
 		{ "foo<int>", AST_TARGET_FUNCTION, "foo<int>", 0 },
 		{ "std::vector<int>::push_back", AST_TARGET_FUNCTION, "std::vector<int>::push_back", 0 },
+		{ "Edge::EvaluateCommand[abi:cxx11]", AST_TARGET_FUNCTION, "Edge::EvaluateCommand[abi:cxx11]", 0 },
+		{ "ns::f[abi:cxx11]<int>", AST_TARGET_FUNCTION, "ns::f[abi:cxx11]<int>", 0 },
 		{ "chain.c:12", AST_TARGET_LINE, "chain.c", 12 },
 		{ "/abs/x.c:100", AST_TARGET_LINE, "/abs/x.c", 100 },
 		{ "src/x.c:42", AST_TARGET_LINE, "src/x.c", 42 },
