@@ -694,6 +694,7 @@ static void set_aggregate(struct vars_cache *c, struct dw_type *t, Dwarf_Die *di
 		t->size = udata_attr(die, DW_AT_byte_size, 4);
 		t->is_signed = element(c, die)->is_signed;
 		t->scoped = dwarf_hasattr(die, DW_AT_enum_class);
+		t->enum_scope = t->scoped ? "" : scope_prefix(c, die);
 		add_enumerators(c, t, die);
 		return;
 	}
@@ -1192,6 +1193,7 @@ static bool same_shape(const struct dw_type *a, const struct dw_type *b)
 	       a->is_char == b->is_char && a->count == b->count && a->n_members == b->n_members &&
 	       a->n_enumerators == b->n_enumerators && a->incomplete == b->incomplete &&
 	       a->is_reference == b->is_reference && a->scoped == b->scoped &&
+	       same_name(a->enum_scope, b->enum_scope) &&
 	       same_name(a->name, b->name) && !a->target == !b->target;
 }
 

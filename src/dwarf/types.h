@@ -137,6 +137,11 @@ struct dw_type {
 	 * adjustment of `this`). */
 	const struct dw_type *container;
 	bool scoped;               /* an enum class: gdb names its values Color::green */
+	/* C++ (DW_TYPE_ENUM, not an enum class): the scopes the enum is
+	 * declared in, "Plan::", "ns::", "(anonymous namespace)::", which
+	 * gdb puts before its values' names, as C++ names them from outside:
+	 * Plan::kEdgeSucceeded; "" at file scope and in C. */
+	const char *enum_scope;
 	/* From a Rust unit: named ("*mut T", "[u8; 4]") and shown
 	 * ("rscopes::Req {id: 1}") as rust-gdb does. */
 	bool rust;

@@ -336,6 +336,18 @@ static bool is_flag_enum(const struct dw_type *t)
 	return true; /* no enumerators at all (std::byte): gdb too says "(unknown: 0xf0)" */
 }
 
+/* Enumerator @i of @t as gdb names it: scoped by the enum class
+ * (Color::green), else by the scopes of a C++ enum
+ * (Plan::kEdgeSucceeded), else bare. */
+static void enumerator_name(const struct dw_type *t, size_t i, struct strbuf *out)
+{
+	if (t->scoped)
+		strbuf_addf(out, "%s::", strncmp(t->name, "enum ", 5) ? t->name : t->name + 5);
+	else if (t->enum_scope)
+		strbuf_addstr(out, t->enum_scope);
+	strbuf_addstr(out, t->enumerators[i].name);
+}
+
 static void enum_flags(const struct dw_type *t, uint64_t v, struct strbuf *out)
 {
 	bool first = true;
@@ -346,7 +358,7 @@ static void enum_flags(const struct dw_type *t, uint64_t v, struct strbuf *out)
 		if (!(v & bit))
 			continue;
 		strbuf_addstr(out, first ? "(" : " | ");
-		strbuf_addstr(out, t->enumerators[i].name);
+		enumerator_name(t, i, out);
 		v &= ~bit;
 		first = false;
 	}
@@ -365,9 +377,7 @@ static void enum_text(const struct dw_type *t, uint64_t raw, struct strbuf *out)
 
 	for (size_t i = 0; i < t->n_enumerators; i++) {
 		if (((uint64_t)t->enumerators[i].value & mask) == (raw & mask)) {
-			if (t->scoped) /* an enum class: Color::green */
-				strbuf_addf(out, "%s::", strncmp(t->name, "enum ", 5) ? t->name : t->name + 5);
-			strbuf_addstr(out, t->enumerators[i].name);
+			enumerator_name(t, i, out);
 			return;
 		}
 	}

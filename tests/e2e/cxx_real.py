@@ -7,6 +7,13 @@ gdb shows it: cxxreal.cc built by g++ and clang-19 at -O0 and -O2.
   did you mean 'Edge::EvaluateCommand[abi:cxx11]'?", and that spelling
   then "invalid line number").  Its sites are gdb's break addresses, by
   either spelling.
+- An enum declared inside a class, a namespace or an anonymous namespace
+  has its values named by those scopes, as gdb names them:
+  Plan::kEdgeSucceeded, build::VERBOSE, (anonymous namespace)::kRun,
+  Edge::VisitInStack inside a struct, (Plan::kEdgeSucceeded | unknown:
+  0x4) for a value no enumerator has (wraith printed them bare).  Each is
+  compared with gdb at the same pc of the same live process, in print
+  and in bt args.
 """
 import re
 import subprocess
@@ -42,7 +49,61 @@ def tagged_names(build):
            "%s: trace %s[abi:cxx11] stops there too" % (build, fn))
 
 
+PROBES = {
+    "Plan::EdgeFinished": ["result", "edge->mark_", "(Plan::EdgeResult)5"],
+    "report": ["verbosity", "phase", "edge.mark_"],
+}
+
+
+# a struct holding an enum member, printed whole
+WHOLE = {"Plan::EdgeFinished": "*edge", "report": "edge"}
+# and as gdb's Python prints it (a reference's str() is its address)
+GDB_WHOLE = {"*edge": "*edge", "edge": "*&edge"}
+
+
+def gdb_form(v):
+    """gdb's struct text with wraith's `name: value` members."""
+    return re.sub(r"(?<=[{ ])([A-Za-z_]\w*) = ", r"\1: ", v)
+
+
+def enum_values(build):
+    fx = Fixture(build, [2000])
+    got, frames = {}, {}
+    for fn, names in PROBES.items():
+        exprs = [re.sub(r"^\((\S+)\)(\d+)$", r'cast(\2, "\1")', n) for n in names]
+        script = 'trace %s { print "%s", $pc, %s, %s; bt args; }' % (
+            fn, " ## ".join(["{}"] * (len(names) + 2)), ", ".join(exprs), WHOLE[fn])
+        res = run(["-p", fx.pid, "-s", script, "--max-events", 1, "--timeout", 20, "--script-output", "json", "-q"])
+        check(res.returncode == 0, "%s: %s is traced (%s)" % (build, fn, res.stderr.strip()[-300:]))
+        for ev in json_events(res.stdout):
+            pr = [it for it in ev["items"] if it["type"] == "print"][0]
+            vals = pr["text"].split(" ## ")
+            pc = int(re.search(r"0x[0-9a-f]+", vals[0]).group(0), 16)
+            got[fn] = (pc, dict(zip(names + [WHOLE[fn]], vals[1:])))
+            bt = [it for it in ev["items"] if it["type"] == "backtrace"][0]
+            frames[fn] = dict((a["name"], str(a["value"])) for a in bt["frames"][0].get("args", []))
+    gdb = {}
+    for fn, (pc, _) in got.items():
+        gdb[fn] = gdb_frame_values(fx.pid, [pc], fn, PROBES[fn] + [GDB_WHOLE[WHOLE[fn]]]).get("%x" % pc)
+    fx.stop()
+    for fn, (pc, vals) in got.items():
+        g = gdb.get(fn)
+        check(g, "%s: gdb stops at %s's pc 0x%x" % (build, fn, pc))
+        if not g:
+            continue
+        for name in PROBES[fn]:
+            eq(vals[name], g[name], "%s: print %s at %s is gdb's" % (build, name, fn))
+        mark = re.search(r"mark_: ([\w:]+)", vals[WHOLE[fn]])
+        whole = g[GDB_WHOLE[WHOLE[fn]]]
+        check(mark and "mark_: %s," % mark.group(1) in gdb_form(whole),
+              "%s: the enum member in %s's %s is gdb's (%s; gdb: %s)" % (build, fn, WHOLE[fn], vals[WHOLE[fn]], whole))
+        for name in ("verbosity", "phase", "result"):
+            if name in frames.get(fn, {}) and "optimized out" not in frames[fn][name]:
+                eq(frames[fn][name], g[name], "%s: bt args' %s at %s is gdb's" % (build, name, fn))
+
+
 for b in BUILDS:
     tagged_names(b)
+    enum_values(b)
 check_no_leftovers("after the real C++ patterns")
 finish()
