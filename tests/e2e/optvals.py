@@ -376,24 +376,7 @@ BREAK_FNS = ["put_val", "get_key", "module_set", "handle_cfg", "take_flags", "pa
 def break_sites(build):
     """The out-of-line sites of `trace FN` are gdb's `break FN` locations."""
     path = fixture(build)
-    script = " ".join("trace %s { }" % fn for fn in BREAK_FNS)
-    dry = run(["-t", path, "-s", script, "--dry-run"])
-    check(dry.returncode == 0, "%s: --dry-run of %d functions (%s)" % (build, len(BREAK_FNS), dry.stderr[-300:]))
-    mine, fn = {}, None
-    for line in dry.stdout.splitlines():
-        m = re.match(r"probe \d+: (\w+)", line)
-        if m:
-            fn = m.group(1)
-        m = re.match(r"\s+#\d+ \S+\+(0x[0-9a-f]+) \(file offset 0x[0-9a-f]+\) (inline )?", line)
-        if m and fn and not m.group(2):
-            mine.setdefault(fn, set()).add(int(m.group(1), 16))
-    args = ["gdb", "-batch", "-nx", path]
-    for fn in BREAK_FNS:
-        args += ["-ex", "break %s" % fn]
-    out = subprocess.run(args + ["-ex", "info breakpoints"], capture_output=True, text=True, timeout=120).stdout
-    gdb = {}
-    for addr, name in re.findall(r"(0x[0-9a-f]+) in (\w+) at ", out):
-        gdb.setdefault(name, set()).add(int(addr, 16))
+    mine, gdb = trace_sites(path, BREAK_FNS), gdb_break_sites(path, BREAK_FNS)
     for fn in BREAK_FNS:
         check(mine.get(fn), "%s: %s has an out-of-line site" % (build, fn))
         for a in sorted(mine.get(fn, ())):

@@ -46,27 +46,7 @@ def break_sites(build):
     path = fixture(build)
     fns = crate_functions(path)
     check(len(fns) >= 4, "%s: gdb lists the crate's functions (%s)" % (build, fns))
-    dry = run(["-t", path, "-s", " ".join("trace %s { }" % fn for fn in fns), "--dry-run"])
-    check(dry.returncode == 0, "%s: --dry-run of %s (%s)" % (build, fns, dry.stderr[-300:]))
-    mine, fn = {}, None
-    for line in dry.stdout.splitlines():
-        m = re.match(r"probe \d+: (\S+)", line)
-        if m:
-            fn = m.group(1)
-        m = re.match(r"\s+#\d+ \S+\+(0x[0-9a-f]+) \(file offset 0x[0-9a-f]+\) (inline )?", line)
-        if m and fn and not m.group(2):
-            mine.setdefault(fn, set()).add(int(m.group(1), 16))
-    args = ["gdb", "-batch", "-nx", path]
-    for f in fns:
-        args += ["-ex", "echo @@%s\\n" % f, "-ex", "break %s" % f, "-ex", "info breakpoints", "-ex", "delete"]
-    gdb, cur = {}, None
-    for line in subprocess.run(args, capture_output=True, text=True, timeout=120).stdout.splitlines():
-        if line.startswith("@@"):
-            cur = line[2:]
-            continue
-        m = re.match(r"^\d+(?:\.\d+)?\s+(?:breakpoint\s+keep\s+)?y\s+(0x[0-9a-f]+)", line)
-        if m and cur:
-            gdb.setdefault(cur, set()).add(int(m.group(1), 16))
+    mine, gdb = trace_sites(path, fns), gdb_break_sites(path, fns)
     for f in fns:
         check(gdb.get(f), "%s: gdb breaks at %s" % (build, f))
         eq(sorted(mine.get(f, ())), sorted(gdb.get(f, ())),

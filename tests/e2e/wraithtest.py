@@ -575,6 +575,40 @@ def gdb_frame_values(pid, pcs, function, names, timeout=180, through_inline=Fals
     return got[0] if got else {}
 
 
+def trace_sites(path, patterns):
+    """{pattern: set of out-of-line site addresses (module vaddrs)} of
+    `trace PATTERN` for each of @patterns in the program or library
+    @path, by one --dry-run (it attaches nothing)."""
+    res = run(["-t", path, "-s", " ".join("trace %s { }" % p for p in patterns), "--dry-run"])
+    check(res.returncode == 0, "%s: --dry-run of %s (%s)" % (path, patterns, res.stderr[-300:]))
+    sites, cur = {}, None
+    for line in res.stdout.splitlines():
+        m = re.match(r"probe (\d+): ", line)
+        if m:
+            cur = patterns[int(m.group(1)) - 1]
+        m = re.match(r"\s+#\d+ \S+\+(0x[0-9a-f]+) \(file offset 0x[0-9a-f]+\) (inline )?", line)
+        if m and cur and not m.group(2):
+            sites.setdefault(cur, set()).add(int(m.group(1), 16))
+    return sites
+
+
+def gdb_break_sites(path, patterns):
+    """{pattern: set of addresses} where gdb's `break PATTERN` stops in
+    @path (not run)."""
+    args = ["gdb", "-batch", "-nx", path]
+    for p in patterns:
+        args += ["-ex", "echo @@%s\\n" % p, "-ex", "break %s" % p, "-ex", "info breakpoints", "-ex", "delete"]
+    sites, cur = {}, None
+    for line in subprocess.run(args, capture_output=True, text=True, timeout=120).stdout.splitlines():
+        if line.startswith("@@"):
+            cur = line[2:]
+            continue
+        m = re.match(r"^\d+(?:\.\d+)?\s+(?:breakpoint\s+keep\s+)?y\s+(0x[0-9a-f]+)", line)
+        if m and cur:
+            sites.setdefault(cur, set()).add(int(m.group(1), 16))
+    return sites
+
+
 def bt_args_frames(pid, point):
     """[(function, args text as gdb writes it)] of the first event's
     backtrace of `trace POINT { bt args; }` in live process @pid, up to
