@@ -306,6 +306,13 @@ static const char *function_name(struct sym_cache *c, const char *name)
 
 	if (!d)
 		return intern(c, name);
+	/* A name with an ABI tag keeps its parameters, as gdb 13 shows it
+	 * ("Edge::EvaluateCommand[abi:cxx11](bool) const"): gdb cannot take
+	 * the parameters off a tagged name. */
+	if (strstr(d, "[abi:") && (full = dw_demangle(name, true))) {
+		free(d);
+		return intern_take(c, full);
+	}
 	/* Without its parameters the demangler also drops a clone suffix
 	 * (".isra.0"), which is worth keeping: gdb shows it too. */
 	if (strchr(name, '.') && (full = dw_demangle(name, true))) {

@@ -6,7 +6,8 @@ gdb shows it: cxxreal.cc built by g++ and clang-19 at -O0 and -O2.
   must `trace Edge::EvaluateCommand` (it was refused: "no function ...;
   did you mean 'Edge::EvaluateCommand[abi:cxx11]'?", and that spelling
   then "invalid line number").  Its sites are gdb's break addresses, by
-  either spelling.
+  either spelling, and its frames have gdb's name for it,
+  "Edge::EvaluateCommand[abi:cxx11](bool) const".
 - An enum declared inside a class, a namespace or an anonymous namespace
   has its values named by those scopes, as gdb names them:
   Plan::kEdgeSucceeded, build::VERBOSE, (anonymous namespace)::kRun,
@@ -16,8 +17,10 @@ gdb shows it: cxxreal.cc built by g++ and clang-19 at -O0 and -O2.
   and in bt args.
 """
 import re
+import subprocess
 
 from wraithtest import *
+from wraithtest import _gdb_function as gdb_function
 
 require_root()
 
@@ -37,6 +40,26 @@ def tagged_names(build):
            "%s: trace %s stops where break %s stops" % (build, fn, fn))
         eq(sorted(mine.get(fn + "[abi:cxx11]", ())), sorted(gdb.get(fn, ())),
            "%s: trace %s[abi:cxx11] stops there too" % (build, fn))
+
+
+def tagged_frame(build):
+    """A frame of a tagged function has gdb's name, its parameters kept
+    (gdb cannot take them off a tagged name)."""
+    fx = Fixture(build, [2000])
+    res = run(["-p", fx.pid, "-s", "trace Edge::EvaluateCommand { bt; }", "--max-events", 1, "--timeout", 20,
+               "--script-output", "json", "-q"])
+    gdb = subprocess.run(["gdb", "-batch", "-nx", "-p", str(fx.pid), "-ex", "break Edge::EvaluateCommand",
+                          "-ex", "continue", "-ex", "bt 1", "-ex", "detach"], capture_output=True, text=True,
+                         timeout=120).stdout
+    fx.stop()
+    ev = json_events(res.stdout)
+    check(res.returncode == 0 and ev, "%s: Edge::EvaluateCommand is traced (%s)" % (build, res.stderr[-300:]))
+    frame0 = [FRAME_RE.match(l) for l in gdb.splitlines() if l.startswith("#0 ")]
+    check(frame0 and frame0[0], "%s: gdb stops at Edge::EvaluateCommand" % build)
+    if ev and frame0 and frame0[0]:
+        bt = [it for it in ev[0]["items"] if it["type"] == "backtrace"][0]
+        eq(bt["frames"][0]["function"], gdb_function(frame0[0].group(2)),
+           "%s: the tagged function's frame has gdb's name" % build)
 
 
 PROBES = {
@@ -94,6 +117,7 @@ def enum_values(build):
 
 for b in BUILDS:
     tagged_names(b)
+    tagged_frame(b)
     enum_values(b)
 check_no_leftovers("after the real C++ patterns")
 finish()
