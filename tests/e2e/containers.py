@@ -316,20 +316,9 @@ def traced_until_copied(pid, later=3):
     then Ctrl-C.  The smallest event buffer: a slow reader (load, ASan)
     with the default one would read minutes of events sent before the
     recipe was in."""
-    import signal
-    p = subprocess.Popen([WRAITH, "-p", str(pid), "-s", "trace Store::peek { bt full; }", "--timeout", "90",
-                          "--buffer-size", "64K"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    lines = Lines(p.stdout)
-    try:
-        lines.wait(lambda ls: sum(('"%s"' % WHO) in l for l in ls) >= later, timeout=60)
-        p.send_signal(signal.SIGINT)
-        p.wait(timeout=60)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    return subprocess.CompletedProcess(p.args, p.returncode, lines.text(), p.stderr.read())
+    return run_until(["-p", pid, "-s", "trace Store::peek { bt full; }", "--timeout", 90,
+                      "--buffer-size", "64K"],
+                     lambda ls: sum(('"%s"' % WHO) in l for l in ls) >= later)
 
 
 for v, res, gdb_out in parallel(outer_bt, ("O0", "O2", "clang-O0", "clang-O2", "libcxx-O0", "libcxx-O2"),

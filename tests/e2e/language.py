@@ -10,7 +10,6 @@ wraith prints at a hit of visit(); where gdb can say, gdb's `print` of
 the same expression in the same live process is the oracle.
 """
 import re
-import signal
 import subprocess
 
 from wraithtest import *
@@ -197,19 +196,9 @@ def tls(variant):
               "tls_id;\n}\ntrace visit {\n  print \"{} {}\", tls_id, tls_name;\n}\n")
     # until two workers' events and one of main's are in (any order: under
     # load the workers may take the first many)
-    p = subprocess.Popen([WRAITH, "-p", str(fx.pid), "-s", script, "--script-output", "plain", "-q",
-                          "--timeout", "90"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out = Lines(p.stdout)
-    try:
-        out.wait(lambda ls: sum(l.startswith("k=") for l in ls) >= 2 and
-                 any(not l.startswith("k=") for l in ls), timeout=60)
-        p.send_signal(signal.SIGINT)
-        p.wait(timeout=60)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    res = subprocess.CompletedProcess(p.args, p.returncode, out.text(), p.stderr.read())
+    res = run_until(["-p", fx.pid, "-s", script, "--script-output", "plain", "-q", "--timeout", 90],
+                    lambda ls: sum(l.startswith("k=") for l in ls) >= 2 and
+                    any(not l.startswith("k=") for l in ls))
     want = gdb_print(fx.pid, ["tls_id", "tls_name"])
     fx.stop()
     lines = res.stdout.splitlines()

@@ -252,6 +252,26 @@ WITHOUT_DEBUG_FILES = ["unshare", "--mount", "--propagation", "private", "--", "
 HANG_GUARD = 300
 
 
+def run_until(args, test, timeout=60):
+    """Run wraith with `args` until test(lines of its stdout so far) holds
+    or @timeout seconds pass, then stop it with Ctrl-C; returns
+    CompletedProcess (text).  For a test that needs some events whose
+    number or order depends on the schedule (load, a slow reader)."""
+    import signal
+    p = subprocess.Popen([WRAITH] + [str(a) for a in args], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    lines = Lines(p.stdout)
+    try:
+        lines.wait(test, timeout=timeout)
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return subprocess.CompletedProcess(p.args, p.returncode, lines.text(), p.stderr.read())
+
+
 def run(args, timeout=HANG_GUARD, input=None, env=None, prefix=()):
     """Run wraith with `args` (after the command `prefix`, if any);
     returns CompletedProcess (text)."""
