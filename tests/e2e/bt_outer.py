@@ -79,12 +79,19 @@ def traced(name, where, gdb="gdb", cond=""):
     """wraith's bt full at @where for a few hundred hits, then gdb's, in
     the same process (where @cond, `if k > 7`, holds).  Events the probe
     sent before wraith wrote the chain's recipe show its markers: under
-    load, many, so the run takes 100."""
+    load, many, so the run goes on until 3 events in a row have none (at
+    least 20 events, at most 60 s), with the smallest event buffer, so
+    that a slow reader loses old events rather than reading minutes of
+    them."""
     fx = Fixture(name, [2000])
     body = "%s { bt full; }" % cond if cond else "bt full;"
+
+    def enough(lines):
+        evs = events_of("".join(lines))[:-1]  # the last may be partly read
+        return len(evs) >= 20 and all(NEW_CHAIN not in e for e in evs[-3:])
     try:
-        res = run(["-p", fx.pid, "-s", "trace %s { %s }" % (where, body), "--max-events", 100, "--timeout", 60,
-                   "--backtrace-depth", 3], timeout=120)
+        res = run_until(["-p", fx.pid, "-s", "trace %s { %s }" % (where, body), "--timeout", 90,
+                         "--buffer-size", "64K", "--backtrace-depth", 3], enough)
         g = gdb_bt_full(fx.pid, where, gdb, " " + cond if cond else "")
     finally:
         fx.stop()
