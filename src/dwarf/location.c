@@ -400,13 +400,19 @@ static bool regval_type(struct eval *ev, Dwarf_Op *op)
 
 /* DW_OP_const_type: a constant of a base type, its bytes as they are (a
  * double 2.5 a call site passes in xmm0 is the bits of 2.5, which the
- * variable's own type reads). */
+ * variable's own type reads).  libdw leaves the constant's block (its
+ * length byte, then the bytes) in the attribute's data, which operand 2
+ * points to: without the attribute there is no block to trust. */
 static bool const_type(struct eval *ev, Dwarf_Op *op)
 {
 	const unsigned char *block = (const unsigned char *)(uintptr_t)op->number2;
 	uint64_t bits = 0;
 
-	if (!block || block[0] == 0 || block[0] > 8) {
+	if (!ev->attr || !block) {
+		ev->why = "the location's typed constant cannot be read";
+		return false;
+	}
+	if (block[0] == 0 || block[0] > 8) {
 		ev->why = "the location holds a typed constant wider than 64 bits, which a probe "
 			  "does not do";
 		return false;
