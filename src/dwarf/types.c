@@ -371,6 +371,7 @@ static void add_enumerators(struct vars_cache *c, struct dw_type *t, Dwarf_Die *
 		v = xgrow(v, &cap, n + 1, sizeof(*v));
 		v[n].name = dwarf_diename(&child);
 		v[n].value = val;
+		v[n].symbol = t->scoped && v[n].name ? own(c, xasprintf("%s::%s", t->name, v[n].name)) : v[n].name;
 		n++;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	t->enumerators = own(c, v);

@@ -82,6 +82,9 @@ static inline uint64_t dw_static_tag(const struct dw_static *st)
 struct dw_enumerator {
 	const char *name;
 	int64_t value;
+	/* Its name as a symbol of the scope the enum is declared in, as gdb
+	 * names it: "green", or "Color::green" for an enum class's. */
+	const char *symbol;
 };
 
 /* One variant of a Rust enum with data (a DWARF variant part): its

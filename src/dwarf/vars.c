@@ -657,11 +657,34 @@ static bool is_enumeration_with(Dwarf_Die *die, const char *name, void *value)
 	return dwarf_tag(die) == DW_TAG_enumeration_type && enumerator_in(die, name, value);
 }
 
+static bool abstract_origin(Dwarf_Die *die, Dwarf_Die *out);
+
+/* An enum declared in a scope that holds @pc (a block, an inlined call,
+ * the function, or the abstract instance of one) with enumerator @name,
+ * innermost first, in *@out. */
+static bool local_enumeration_with(struct dw_module *m, uint64_t pc, const char *name, int64_t *value,
+				   Dwarf_Die *out)
+{
+	Dwarf_Die cudie, chain[MAX_SCOPES], origin;
+	int n;
+
+	if (!dw_module_dwarf(m) || !dw_unit_at(m, pc, &cudie))
+		return false;
+	n = dw_pc_scopes(&cudie, pc, chain, MAX_SCOPES);
+	for (int i = n - 1; i >= 0; i--)
+		if (find_in_unit(&chain[i], is_enumeration_with, name, value, out) ||
+		    (abstract_origin(&chain[i], &origin) &&
+		     find_in_unit(&origin, is_enumeration_with, name, value, out)))
+			return true;
+	return false;
+}
+
 int dw_enumerator_find(struct dw_module *m, uint64_t pc, const char *name, const struct dw_type **type,
 		       int64_t *value)
 {
 	Dwarf_Die e;
-	int err = find_top_level(m, pc, is_enumeration_with, name, value, &e);
+	int err = local_enumeration_with(m, pc, name, value, &e) ? 0
+		  : find_top_level(m, pc, is_enumeration_with, name, value, &e);
 
 	if (!err)
 		*type = vars_type_die(vars_cache_of(m), &e);
@@ -779,6 +802,26 @@ static bool is_listed(Dwarf_Die *parent, Dwarf_Die *die, const char *name, bool 
 	return !concrete || is_first_named(parent, die, name);
 }
 
+/* An enumerator of an enum declared in a function's scope: gdb makes
+ * it a symbol of that scope and lists it among the locals, its value
+ * its own name (`CAS_NONE = CAS_NONE`).  @parent is its enum type. */
+static int list_enumerator(struct scope_walk *w, Dwarf_Die *parent, Dwarf_Die *die)
+{
+	const char *name = dwarf_diename(die);
+	struct dw_var v = { .name = name, .scope = DW_VAR_LOCAL, .type = vars_type_die(w->c, parent) };
+
+	for (size_t i = 0; i < v.type->n_enumerators; i++) {
+		const struct dw_enumerator *e = &v.type->enumerators[i];
+
+		if (e->name && !strcmp(e->name, name)) {
+			v.name = e->symbol;
+			v.loc = (struct dw_loc){ .kind = DW_LOC_CONST, .offset = e->value };
+			return w->cb(&v, w->ctx);
+		}
+	}
+	return 0;
+}
+
 static int list(struct scope_walk *w, Dwarf_Die *parent, Dwarf_Die *die, bool concrete)
 {
 	const char *name = dwarf_diename(die);
@@ -786,6 +829,8 @@ static int list(struct scope_walk *w, Dwarf_Die *parent, Dwarf_Die *die, bool co
 	Dwarf_Die use = *die;
 	struct dw_var v;
 
+	if (dwarf_tag(die) == DW_TAG_enumerator)
+		return list_enumerator(w, parent, die);
 	if (concrete && is_var_tag(dwarf_tag(die)))
 		pick_child(parent, name, die, w->pc, &use);
 	fill_var(w->c, &use, w->pc, w->fn, param ? DW_VAR_PARAMETER : DW_VAR_LOCAL, &v);
@@ -816,15 +861,8 @@ static unsigned gdb_symbols(Dwarf_Die *die)
 		    tag == DW_TAG_class_type || tag == DW_TAG_union_type || tag == DW_TAG_enumeration_type);
 }
 
-static int emit(struct scope_walk *w, Dwarf_Die *parent, Dwarf_Die *die, bool concrete)
+static int take(struct scope_walk *w, Dwarf_Die *parent, Dwarf_Die *die, bool concrete)
 {
-	const char *name = dwarf_diename(die);
-	bool param = dwarf_tag(die) == DW_TAG_formal_parameter;
-
-	if (w->hashed)
-		w->n_symbols += gdb_symbols(die);
-	if (!name || (param ? !w->params : !w->locals) || !is_listed(parent, die, name, concrete))
-		return 0;
 	if (!w->hashed)
 		return list(w, parent, die, concrete);
 	w->held = xgrow(w->held, &w->cap_held, w->n_held + 1, sizeof(*w->held));
@@ -832,6 +870,35 @@ static int emit(struct scope_walk *w, Dwarf_Die *parent, Dwarf_Die *die, bool co
 					    .seq = w->n_held };
 	w->n_held++;
 	return 0;
+}
+
+/* The enumerators of enum type @die, declared in the scope: locals to
+ * gdb (list_enumerator). */
+static int emit_enumerators(struct scope_walk *w, Dwarf_Die *die, bool concrete)
+{
+	Dwarf_Die e;
+
+	if (dwarf_child(die, &e) != 0)
+		return 0;
+	do
+		if (dwarf_tag(&e) == DW_TAG_enumerator && dwarf_diename(&e) && take(w, die, &e, concrete))
+			return 1;
+	while (dwarf_siblingof(&e, &e) == 0);
+	return 0;
+}
+
+static int emit(struct scope_walk *w, Dwarf_Die *parent, Dwarf_Die *die, bool concrete)
+{
+	const char *name = dwarf_diename(die);
+	bool param = dwarf_tag(die) == DW_TAG_formal_parameter;
+
+	if (w->hashed)
+		w->n_symbols += gdb_symbols(die);
+	if (dwarf_tag(die) == DW_TAG_enumeration_type)
+		return w->locals ? emit_enumerators(w, die, concrete) : 0;
+	if (!name || (param ? !w->params : !w->locals) || !is_listed(parent, die, name, concrete))
+		return 0;
+	return take(w, parent, die, concrete);
 }
 
 static int walk_children(struct scope_walk *w, Dwarf_Die *parent, bool concrete)

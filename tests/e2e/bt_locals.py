@@ -8,7 +8,8 @@ the copy stands for (<optimized out>, also where the copy has them in a
 block of its own), a label whose code is gone, and a block's six locals
 (gdb lists them in the order of its hash table); gcc and clang, -O0 and
 -O2.  _start, which has no debug info, is `_start` in bt args as in
-bt (no parameter list), and bt full says of it what gdb's says."""
+bt (no parameter list), and bt full says of it what gdb's says.  mid's enum's enumerators are
+among its locals where gdb lists them (`M_OFF = M_OFF`)."""
 import subprocess
 
 from wraithtest import *
@@ -69,6 +70,9 @@ for v in ("O0", "O2", "clang-O0", "clang-O2"):
                 if gval == "<optimized out>":
                     eq(val, "<optimized out>", "%s: %s's %s is <optimized out> as in gdb" % (name, fn, n))
             if fn == "mid":
+                check(("M_OFF", "M_OFF") in l1 and ("M_ON", "M_ON") in l1,
+                      "%s: mid's enum's enumerators are locals, each its own value, as in gdb (%r)"
+                      % (name, l1))
                 theirs_r = dict(l2).get("r", "")
                 if '"alpha"' in theirs_r:
                     check(re.match(r'\{name: 0x[0-9a-f]+ "alpha", id: 3\}$', dict(l1).get("r", "")),

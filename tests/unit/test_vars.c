@@ -168,6 +168,48 @@ static void test_cxx_types(void **state)
 	}
 }
 
+/* Names, blank-separated. */
+struct names {
+	char buf[256];
+	size_t len;
+};
+
+static int add_name(const struct dw_var *v, void *ctx)
+{
+	struct names *n = ctx;
+
+	n->len += (size_t)snprintf(n->buf + n->len, sizeof(n->buf) - n->len, "%s%s", n->len ? " " : "",
+				   v->name);
+	return n->len >= sizeof(n->buf) - 1;
+}
+
+/* A function's own enums: their enumerators are locals, as gdb lists
+ * them (an enum class's named by its enum: Dir::up), each the constant
+ * of its enum type; and `print L1` there finds the function's. */
+static void test_local_enums(void **state)
+{
+	static const char *const builds[] = { "cxx-O0", "cxx-clang-O0" };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct dw_module *m = open_module(builds[i]);
+		uint64_t pc = function_pc(m, "local_enums");
+		struct names names = { .len = 0 };
+		const struct dw_type *t;
+		int64_t value = -1;
+
+		dw_frame_vars(m, pc, DW_FRAME_ALL, false, true, add_name, &names);
+		assert_non_null(strstr(names.buf, "Dir::up Dir::down"));
+		assert_non_null(strstr(names.buf, "L0 L1"));
+		assert_non_null(strstr(names.buf, " d"));
+		assert_int_equal(dw_enumerator_find(m, pc, "L1", &t, &value), 0);
+		assert_int_equal(value, 1);
+		assert_int_equal(t->kind, DW_TYPE_ENUM);
+		assert_string_equal(t->name, "Level");
+		dw_module_free(m);
+	}
+}
+
 /* clang's DWARF 5: no .debug_aranges, parameters on the frame (frame base
  * rbp), globals through DW_OP_addrx. */
 static void test_clang(void **state)
@@ -670,6 +712,7 @@ int main(void)
 		cmocka_unit_test(test_enumerators),
 		cmocka_unit_test(test_functions),
 		cmocka_unit_test(test_cxx_types),
+		cmocka_unit_test(test_local_enums),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
