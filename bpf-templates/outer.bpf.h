@@ -97,6 +97,8 @@ WR_INLINE void outer_root(__u8 *buf, struct wr_walk_state *ws, struct wr_outer_r
 		at = *(__u64 *)payload_at(buf, (__u32)(c->regs + ((__u32)root->off & ~7u)));
 	else if (root->flags & WR_OUTER_F_REG)
 		return;
+	if (root->flags & (WR_OUTER_F_DEREF | WR_OUTER_F_REG))
+		at += (__s64)(__s32)root->hi;
 	if (root->op.code == WR_WALK_CSTR && at) {
 		walk_copy_str(buf, at, root->op.limit);
 		return;

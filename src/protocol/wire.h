@@ -701,7 +701,9 @@ struct wr_outer_root {
 	__u16 reserved;
 	__u32 size;     /* bytes of the value; 0 for a CSTR op's string (its
 			 * address is the root's) */
-	__u32 hi;       /* F_ABS: the upper 32 bits of the value's address */
+	__u32 hi;       /* F_ABS: the upper 32 bits of the value's address;
+			 * F_DEREF, F_REG: a signed addend to the address found
+			 * (a pointer computed from the one kept) */
 	struct wr_walk_op op; /* the first op of the value's walk */
 };
 WR_STATIC_ASSERT(sizeof(struct wr_outer_root) == 16 + 8 * WR_WALK_OP_WORDS, "outer root size");

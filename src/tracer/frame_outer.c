@@ -58,19 +58,39 @@ const struct ev_arg *fv_outer_failed(const struct ev_backtrace *bt, uint64_t add
 	return NULL;
 }
 
+/* The string at @addr in copy @m (which holds @addr), into @buf, at most
+ * @max bytes: how many, 0 when the copy does not hold it whole (up to its
+ * NUL, or @max bytes of it). */
+static size_t string_in(const struct ev_arg *m, uint64_t addr, uint8_t *buf, size_t max)
+{
+	size_t from = (size_t)(addr - m->value), have, n;
+
+	if (m->len <= from)
+		return 0;
+	have = m->len - from < max ? m->len - from : max;
+	n = strnlen((const char *)m->data + from, have);
+	if (n == have && have < max)
+		return 0; /* cut before its NUL */
+	memcpy(buf, m->data + from, n < have ? n + 1 : have);
+	return n < have ? n + 1 : have;
+}
+
+/* A copy that starts at @addr first: its string's own; else one that
+ * holds it with its NUL (another string that runs through it: `cont`
+ * inside `command`'s), the same memory read at the same hit. */
 size_t fv_outer_string(const struct ev_backtrace *bt, uint64_t addr, uint8_t *buf, size_t max)
 {
-	const struct ev_arg *m = outer_arg(bt, addr, 1);
-	size_t n, have;
+	size_t got = 0;
 
-	if (!m || m->value != addr || m->aux != 0) /* a string's copy starts at it, whole */
-		return 0;
-	have = m->len < max ? m->len : max;
-	n = strnlen((const char *)m->data, have);
-	if (n == have && have < max)
-		return 0; /* another value's copy, not a whole string */
-	memcpy(buf, m->data, n < have ? n + 1 : have);
-	return n < have ? n + 1 : have;
+	for (int exact = 1; exact >= 0 && !got; exact--)
+		for (size_t k = 0; bt->outer && k < bt->outer->n_attach && !got; k++) {
+			const struct ev_arg *m = &bt->outer->attach[k];
+
+			if (m->kind == WR_ARG_MEM && m->status == WR_ARG_OK && m->aux == 0 &&
+			    (exact ? m->value == addr : addr > m->value && addr - m->value < m->len))
+				got = string_in(m, addr, buf, max);
+		}
+	return got;
 }
 
 /* Where the frames below frame w->i saved the word @v (a callee-saved
@@ -114,14 +134,18 @@ static const char *why_not_copied(const struct fv_walk *w, size_t k)
 		index += w->wants[j].frame == f;
 	if (!w->bt->outer || f >= WR_OUTER_CHAIN_FRAMES || !(w->bt->outer->aux >> f & 1))
 		return f < WR_OUTER_CHAIN_FRAMES && (w->recipes_full >> f & 1) ? NOT_COPIED_FULL : NOT_COPIED_NEW;
-	return index >= WR_OUTER_ROOTS ? NOT_COPIED_OVER : NULL;
+	/* the recipe ran: shown only when what it copied does not hold it
+	 * (a recipe learned before this value was wanted, or its address
+	 * found where another pointer lay by chance) */
+	return index >= WR_OUTER_ROOTS ? NOT_COPIED_OVER : "<unavailable>";
 }
 
 /* Note that an outer frame's value of @t, found as @kind says at @at,
  * points outside the stack copy (@string: a char pointer's string):
  * later events whose frames up to this one are the same copy it, by the
  * frame's recipe (fv_wants()), the frame's first WR_OUTER_ROOTS. */
-static void want(struct fv_walk *w, enum fv_want_at kind, uint64_t at, const struct dw_type *t, bool string)
+static void want_off(struct fv_walk *w, enum fv_want_at kind, uint64_t at, int32_t addend, const struct dw_type *t,
+		     bool string)
 {
 	size_t k;
 
@@ -130,32 +154,64 @@ static void want(struct fv_walk *w, enum fv_want_at kind, uint64_t at, const str
 	    (!string && kind != FV_AT_STATIC && !codegen_bt_copies(t, kind != FV_AT_VALUE)))
 		return;
 	for (k = 0; k < w->n_wants; k++)
-		if (w->wants[k].at == at && w->wants[k].kind == kind)
+		if (w->wants[k].at == at && w->wants[k].kind == kind && w->wants[k].addend == addend)
 			break;
+	if (k == w->n_wants && w->n_wants < FV_MAX_WANTS)
+		w->wants[w->n_wants++] = (struct fv_want){ .at = at, .kind = kind, .type = t, .string = string,
+							   .frame = w->i, .addend = addend };
 	w->not_copied = why_not_copied(w, k);
-	if (k < w->n_wants || w->n_wants >= FV_MAX_WANTS)
-		return;
-	w->wants[w->n_wants++] = (struct fv_want){ .at = at, .kind = kind, .type = t, .string = string, .frame = w->i };
 }
+
+static void want(struct fv_walk *w, enum fv_want_at kind, uint64_t at, const struct dw_type *t, bool string)
+{
+	want_off(w, kind, at, 0, t, string);
+}
+
+/* Frame 0's register (its byte offset in the copy, +1) that holds @v,
+ * else 0. */
+static size_t register_holding(const struct fv_walk *w, uint64_t v)
+{
+	uint64_t word;
+
+	for (size_t off = 0; w->bt->regs && off + 8 <= sizeof(*w->bt->regs); off += 8) {
+		memcpy(&word, (const uint8_t *)w->bt->regs + off, 8);
+		if (word == v)
+			return off + 1;
+	}
+	return 0;
+}
+
+/* How far from @p a pointer kept in a register or slot may be for @p to
+ * be found from it: code that computes one pointer from another
+ * (`el = cont - 1`, `end = p + n` for a small n) keeps only the other. */
+#define MAX_ADDEND 16
 
 /* Where a later event of the chain finds the address @p an outer frame
  * held in a register, not in its frame: a slot the frames below saved it
- * in, or frame 0's register that still holds it. */
+ * in, or frame 0's register that still holds it; else the same for a
+ * pointer at most MAX_ADDEND bytes from it, the nearest, with the
+ * difference to add (its copy is matched to @p by address, so a wrong
+ * guess copies nothing that is shown).  Where none is found, the value
+ * is unavailable and says so. */
 static void want_in_register(struct fv_walk *w, uint64_t p, const struct dw_type *t, bool string)
 {
-	uint64_t slot = saved_slot(w, p), word;
+	for (int32_t d = 0; d <= MAX_ADDEND; d = d > 0 ? -d : 1 - d) {
+		uint64_t v = p - (uint64_t)(int64_t)d, slot;
+		size_t reg;
 
-	if (slot) {
-		want(w, FV_AT_DEREF, slot, t, string);
-		return;
-	}
-	for (size_t off = 0; w->bt->regs && off + 8 <= sizeof(*w->bt->regs); off += 8) {
-		memcpy(&word, (const uint8_t *)w->bt->regs + off, 8);
-		if (word == p) {
-			want(w, FV_AT_REG, off, t, string);
+		if (!v)
+			continue;
+		if ((slot = saved_slot(w, v))) {
+			want_off(w, FV_AT_DEREF, slot, d, t, string);
+			return;
+		}
+		if ((reg = register_holding(w, v))) {
+			want_off(w, FV_AT_REG, reg - 1, d, t, string);
 			return;
 		}
 	}
+	if (w->i > 0 && w->i < WR_OUTER_CHAIN_FRAMES)
+		w->not_copied = "<unavailable>";
 }
 
 void fv_want_value(struct fv_walk *w, uint64_t addr, const struct dw_type *t)

@@ -59,6 +59,9 @@ struct fv_want {
 	enum fv_want_at kind;
 	const struct dw_type *type;
 	bool string;  /* a char pointer's string: its address is @at's */
+	/* FV_AT_DEREF, FV_AT_REG: added to the address found there (a
+	 * pointer the code computed from the one kept: `el = cont - 1`) */
+	int32_t addend;
 	unsigned frame; /* the physical frame whose value it is (1 and up) */
 };
 

@@ -133,6 +133,8 @@ static bool root_of(const struct fv_want *wt, int32_t off, unsigned elements, st
 	int op = -1;
 
 	*out = (struct wr_outer_root){ .off = off, .flags = flags[wt->kind] };
+	if (wt->kind == FV_AT_DEREF || wt->kind == FV_AT_REG)
+		out->hi = (uint32_t)wt->addend;
 	if (wt->string) {
 		out->op.code = WR_WALK_CSTR;
 		out->op.limit = elements;

@@ -20,6 +20,8 @@ reshape its recursion).
       and its static `greeted`, in writable data, read at the hit too.
       At -O2 they live in callee-saved registers tally() leaves alone or
       saves: the recipe reads frame 0's register or the saved slot.
+      seek()'s `el` and `cont` point into its heap string; at -O2 one
+      is computed from the other, and the recipe adds the difference.
   rstd.rs (rustc, opt-level 0, 1 and 2): greet()'s `who`, a &str whose
       characters are on the heap, and `tag`, a String by value, against
       rust-gdb (its String printer fails on this gdb: `tag` against what
@@ -142,6 +144,35 @@ def c_outer(v):
           counts == sorted(set(counts)) and 0 < counts[-1] < int(g),
           "%s: greet's static greeted counts up to below gdb's %r, after the first events' marker (%r)" % (
               label, g, got))
+
+
+def seek_outer(v):
+    """seek()'s `el` and `cont`, in frame 1 at tally(): pointers into its
+    heap string `buf`, at -O2 one kept in a register and the other computed
+    from it (`el = cont - 1`: the recipe takes the kept one plus the
+    difference), and `cont`'s string runs inside `buf`'s (its own copy
+    or the copy of `buf` that holds it shows it).  clang -O2 keeps no
+    location for `cont`: <optimized out> in both."""
+    name = "outer-" + v
+    res, g = traced(name, "outer.c:%d" % marker_line("outer.c", "LINE:tally"), cond="if k == 10")
+    label = "%s seek's pointers into one string" % name
+
+    def values(text):
+        got = frame1(text, "seek", "el")
+        if got is not None:
+            got["cont"] = (frame1(text, "seek", "cont") or {}).get("cont")
+        return got
+    want = values(g)
+    if not check(want and '"\\nthe rest of it"' in (want.get("el") or "") and
+                 ('"the rest of it"' in (want.get("cont") or "") or want.get("cont") == "<optimized out>"),
+                 "%s: gdb shows el and cont (%r)" % (label, g[-600:])):
+        return
+    want = {k: want[k] for k in ("buf", "el", "cont")}
+    seen = [values(e) for e in events_of(res.stdout) if " seek (" in e or " seek(" in e]
+
+    def marker(k, s):  # the pointer and why its string is not shown, before the recipe
+        return bool(s) and s == want[k].split(" ")[0] + " " + NEW_CHAIN
+    compare(label, res, seen, want, marker)
 
 
 def elements(text):
@@ -351,6 +382,7 @@ def rust_outer(v):
 for v in ("O0", "O2", "clang-O0", "clang-O2"):
     c_outer(v)
     crowd_outer(v)
+    seek_outer(v)
     frame0_strings(v)
     if v.endswith("O0"):  # at -O2 the compilers reshape fan()'s recursion
         fan_outer(v)
