@@ -51,9 +51,55 @@ static bool binop(enum dw_expr_op op, uint64_t a, uint64_t b, uint64_t *out)
 	return true;
 }
 
+/* Whether @e computes a module address alone (the load bias and
+ * constants): a static's, whose bytes an outer frame's recipe can copy. */
+static bool is_static_address(const struct dw_expr *e, int depth)
+{
+	if (!e || depth > MAX_EXPR_DEPTH)
+		return false;
+	switch (e->op) {
+	case DW_EXPR_CONST: case DW_EXPR_BIAS: return true;
+	case DW_EXPR_ADD: case DW_EXPR_SUB:
+		return is_static_address(e->a, depth + 1) && is_static_address(e->b, depth + 1);
+	default: return false;
+	}
+}
+
+/* The @size bytes at @a that a location reads, as they were at the hit:
+ * in the stack copy, copied by the probe (frame 0's) or by the chain's
+ * recipe (an outer frame's static: wanted for later events), or where
+ * they cannot have changed since (a module's read-only data, RELRO: a
+ * call site's table of functions, `binary_ops[oparg]`).  False, and the
+ * walk's value unavailable, when none holds them. */
+static bool read_at(const struct where *c, const struct dw_expr *addr, uint64_t a, unsigned size, uint64_t *out)
+{
+	static const struct dw_type words[9] = {
+		[1] = { .kind = DW_TYPE_INT, .name = "unsigned char", .size = 1 },
+		[2] = { .kind = DW_TYPE_INT, .name = "unsigned short", .size = 2 },
+		[4] = { .kind = DW_TYPE_INT, .name = "unsigned int", .size = 4 },
+		[8] = { .kind = DW_TYPE_INT, .name = "unsigned long", .size = 8 },
+	};
+	const uint8_t *copy;
+
+	*out = 0;
+	if (fv_copy_read((void *)c->w->bt, a, out, size) == 0)
+		return true;
+	copy = fv_copied_bytes(c->w->bt, a, size);
+	if (!copy && is_static_address(addr, 0) && words[size].size) {
+		fv_want_static(c->w, a, &words[size]);
+		copy = fv_outer_bytes(c->w->bt, a, size);
+	}
+	if (copy)
+		return memcpy(out, copy, size), true;
+	if (c->t && (target_read_const(c->t, (pid_t)c->pid, a, out, size) == (long)size ||
+		     target_read_stable(c->t, (pid_t)c->pid, a, out, size) == size))
+		return true;
+	c->w->unread = true;
+	return false;
+}
+
 static bool eval(const struct where *c, const struct dw_expr *e, int depth, uint64_t *out)
 {
-	const uint8_t *copy;
 	uint64_t a = 0, b = 0;
 
 	if (!e || depth > MAX_EXPR_DEPTH)
@@ -73,18 +119,7 @@ static bool eval(const struct where *c, const struct dw_expr *e, int depth, uint
 	switch (e->op) {
 	case DW_EXPR_DEREF:
 		*out = 0;
-		if (e->size < 1 || e->size > 8)
-			return false;
-		if (fv_copy_read((void *)c->w->bt, a, out, e->size) == 0)
-			return true;
-		/* off the stack: as the probe copied it at the hit, or where it
-		 * cannot have changed since (a module's read-only data, RELRO:
-		 * a call site's table of functions, `binary_ops[oparg]`) */
-		copy = fv_copied_bytes(c->w->bt, a, e->size);
-		if (copy)
-			return memcpy(out, copy, e->size), true;
-		return c->t && (target_read_const(c->t, (pid_t)c->pid, a, out, e->size) == (long)e->size ||
-				target_read_stable(c->t, (pid_t)c->pid, a, out, e->size) == e->size);
+		return e->size >= 1 && e->size <= 8 && read_at(c, e->a, a, e->size, out);
 	case DW_EXPR_NEG: *out = -a; return true;
 	case DW_EXPR_NOT: *out = ~a; return true;
 	case DW_EXPR_ABS: *out = (int64_t)a < 0 ? -a : a; return true;

@@ -239,7 +239,7 @@ const uint8_t *fv_copied_bytes(const struct ev_backtrace *bt, uint64_t addr, siz
 	for (size_t i = 0; i < bt->n_refs; i++) {
 		const struct ev_arg *a = &bt->refs[i];
 
-		if (a->kind != WR_ARG_BYTES || a->status != WR_ARG_OK || a->len != size)
+		if (a->kind != WR_ARG_BYTES || a->status != WR_ARG_OK || a->len < size)
 			continue;
 		for (size_t k = 0; k < a->n_attach; k++)
 			if (a->attach[k].kind == WR_ARG_ATTACH && a->attach[k].aux == WR_ARG_ATTACH_REFERENCE &&
@@ -514,6 +514,7 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 	bool is_mem;
 
 	c->w->not_copied = NULL;
+	c->w->unread = false;
 	if (t && dw_type_is_vla(t) && v->loc.kind != DW_LOC_OPTIMIZED_OUT) {
 		strbuf_addstr(out, RENDER_VLA_MARKER); /* its length was not read */
 		return;
@@ -584,6 +585,8 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		c->w->var_data = (const uint8_t *)words;
 		bytes_text(c, t, (const uint8_t *)words, size <= 8 ? size : sizeof(words), 0, out);
 		c->w->var_data = NULL;
+	} else if (c->w->unread) { /* computed from memory not copied at the hit */
+		strbuf_addstr(out, fv_not_copied(c->w) ? fv_not_copied(c->w) : "<unavailable>");
 	} else {
 		strbuf_addstr(out, "<optimized out>");
 	}

@@ -46,6 +46,8 @@ struct fv_walk {
 	uint64_t var_at;               /* the variable shown: its address in the
 					* stack copy, else 0 */
 	const uint8_t *var_data;       /* and its bytes (NULL while none is) */
+	bool unread;                   /* the variable shown: memory its
+					* location reads was not copied */
 };
 
 /* A frame's variables are read at: the walk's frame, its module's load
@@ -65,8 +67,9 @@ int fv_copy_read(void *ctx, uint64_t addr, void *buf, size_t len);
 
 /* The @size bytes at @addr as the probe copied them at the hit for frame
  * 0's variables (WR_ITEM_REFS: a variable off the stack, a word its
- * location reads), or NULL; borrowed from the event.  Any frame's value
- * at that address uses them: they are the memory there at the hit. */
+ * location reads; a copy may be wider, a word read whole), or NULL;
+ * borrowed from the event.  Any frame's value at that address uses
+ * them: they are the memory there at the hit. */
 const uint8_t *fv_copied_bytes(const struct ev_backtrace *bt, uint64_t addr, size_t size);
 
 /* The return address of frame 0 of @bt, by its CFI: false when it is

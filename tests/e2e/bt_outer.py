@@ -152,7 +152,9 @@ def seek_outer(v):
     from it (`el = cont - 1`: the recipe takes the kept one plus the
     difference), and `cont`'s string runs inside `buf`'s (its own copy
     or the copy of `buf` that holds it shows it).  clang -O2 keeps no
-    location for `cont`: <optimized out> in both."""
+    location for `cont`: <optimized out> in both.  The static `first_seek`
+    (clang -O2: a value computed from a byte of writable data) is copied
+    by the recipe as a static is."""
     name = "outer-" + v
     res, g = traced(name, "outer.c:%d" % marker_line("outer.c", "LINE:tally"), cond="if k == 10")
     label = "%s seek's pointers into one string" % name
@@ -161,18 +163,30 @@ def seek_outer(v):
         got = frame1(text, "seek", "el")
         if got is not None:
             got["cont"] = (frame1(text, "seek", "cont") or {}).get("cont")
+            got["first_seek"] = (frame1(text, "seek", "first_seek") or {}).get("first_seek")
         return got
     want = values(g)
     if not check(want and '"\\nthe rest of it"' in (want.get("el") or "") and
                  ('"the rest of it"' in (want.get("cont") or "") or want.get("cont") == "<optimized out>"),
                  "%s: gdb shows el and cont (%r)" % (label, g[-600:])):
         return
-    want = {k: want[k] for k in ("buf", "el", "cont")}
+    check(want.get("first_seek") == "0", "%s: gdb shows the static first_seek (%r)" % (label, want))
+    want = {k: want[k] for k in ("buf", "el", "cont", "first_seek")}
     seen = [values(e) for e in events_of(res.stdout) if " seek (" in e or " seek(" in e]
 
     def marker(k, s):  # the pointer and why its string is not shown, before the recipe
-        return bool(s) and s == want[k].split(" ")[0] + " " + NEW_CHAIN
+        return bool(s) and (s == want[k].split(" ")[0] + " " + NEW_CHAIN or (k == "first_seek" and s == NEW_CHAIN))
     compare(label, res, seen, want, marker)
+    # in frame 0 the probe copies the byte first_seek's value is computed
+    # from at the hit: bt full shows it in every event, as print does
+    fx = Fixture(name, [2000])
+    try:
+        res = run(["-p", fx.pid, "-s", 'trace seek { print "{}", first_seek; bt full; }', "--max-events", 3,
+                   "--timeout", 60, "--backtrace-depth", 1], timeout=120)
+    finally:
+        fx.stop()
+    got = re.findall(r"^ +first_seek = (.*)$", res.stdout, flags=re.M)
+    eq(got, ["0"] * 3, "%s: frame 0's static first_seek in bt full is print's 0 in every event" % label)
 
 
 def elements(text):
