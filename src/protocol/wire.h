@@ -811,10 +811,13 @@ WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_mapping, row_count) == 36, "mapping row_c
 struct wr_proc_maps {
 	__u32 count;
 	__u32 generation; /* changes with every update, so cached frames go stale */
+	__u32 tgid;       /* the process whose they are; 0 once the slot is freed */
+	__u32 reserved;
 	struct wr_mapping m[WR_MAX_MAPPINGS];
 };
-WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_proc_maps, m) == 8, "proc maps array offset");
-WR_STATIC_ASSERT(sizeof(struct wr_proc_maps) == 8 + 40 * WR_MAX_MAPPINGS, "proc maps size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_proc_maps, tgid) == 8, "proc maps tgid offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_proc_maps, m) == 16, "proc maps array offset");
+WR_STATIC_ASSERT(sizeof(struct wr_proc_maps) == 16 + 40 * WR_MAX_MAPPINGS, "proc maps size");
 
 /* What a session's base object may leave out (rt_options.base_omits,
  * codegen_options.base_omits): the kernel's verifier checks what is
@@ -919,7 +922,11 @@ struct wr_bt_state {
 	__u64 memo_hash;   /* what the frame adds to a `count bt` stack's identity */
 	struct wr_cfi_rule memo_rule;
 	__u32 memo_plain;  /* WR_MEMO_* (below) when memo_rule has the short form, else 0 */
-	__u32 memo_pad;
+	/* The slot in wr_proc_maps of the last process this CPU unwound, kept
+	 * from event to event: a slot that says it is the event's process is
+	 * taken without the hash lookup of wr_proc_slot (bpf-templates/
+	 * unwind.bpf.h, proc_maps_of()). */
+	__u32 proc_hint;
 	struct wr_walk_memo walk; /* the last walk finished on this CPU */
 };
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_bt_state, slot) == 24, "bt state slot offset");

@@ -237,27 +237,46 @@ static int proc_slot(struct runtime *rt, uint32_t tgid, bool add)
 int runtime_put_proc_maps(struct runtime *rt, uint32_t tgid, const struct wr_proc_maps *pm)
 {
 	int slot = proc_slot(rt, tgid, true);
+	struct wr_proc_maps *own;
 	uint32_t key;
+	int err = 0;
 
 	if (slot < 0)
 		return -WR_ELIMIT;
 	key = (uint32_t)slot;
-	/* The slot is filled before the process is pointed at it. */
-	if (bpf_map_update_elem(rt->proc_maps_fd, &key, pm, BPF_ANY) ||
+	/* The slot names its process (the unwinder takes a slot that names
+	 * the event's process without asking the hash), and is filled
+	 * before the process is pointed at it. */
+	own = xmalloc(sizeof(*own));
+	*own = *pm;
+	own->tgid = tgid;
+	own->reserved = 0;
+	if (bpf_map_update_elem(rt->proc_maps_fd, &key, own, BPF_ANY) ||
 	    bpf_map_update_elem(rt->proc_slot_fd, &tgid, &key, BPF_ANY))
-		return -errno;
-	rt->proc_slot_tgid[slot] = tgid;
-	return 0;
+		err = -errno;
+	else
+		rt->proc_slot_tgid[slot] = tgid;
+	free(own);
+	return err;
 }
 
 int runtime_del_proc_maps(struct runtime *rt, uint32_t tgid)
 {
 	int slot = proc_slot(rt, tgid, false);
+	struct wr_proc_maps *none;
+	uint32_t key = (uint32_t)slot;
+	int err = 0;
 
 	if (slot < 0)
 		return 0;
 	if (bpf_map_delete_elem(rt->proc_slot_fd, &tgid) && errno != ENOENT)
 		return -errno;
+	/* Emptied, so that it no longer names the process: a new process
+	 * given the same pid must not find the old one's mappings here. */
+	none = xcalloc(1, sizeof(*none));
+	if (bpf_map_update_elem(rt->proc_maps_fd, &key, none, BPF_ANY))
+		err = -errno;
+	free(none);
 	rt->proc_slot_tgid[slot] = 0;
-	return 0;
+	return err;
 }
