@@ -8,6 +8,9 @@
 #         minutes on two CPUs, once)
 #   run   build, then run bench/run.sh: one table on stdout, and
 #         $(SRC)/doc/performance.md with $(SRC)/doc/performance.png
+#   helpers  build the hot loop, then run bench/helpers.py: what each helper
+#         call, map lookup, user read and event output costs inside BPF on
+#         this host, as a table on stdout (no files written but its builds)
 #
 # BENCH_ARGS passes options to the driver (e.g. BENCH_ARGS='--reps 7' or
 # '--only perhit,startup'); see `bench/run.sh --help`.
@@ -67,7 +70,10 @@ $(OUT)/genbig/big: $(SRC)/bench/genbig.py | $(OUT)
 run: all
 	$(SRC)/bench/run.sh --src $(SRC) --build $(BUILD) $(BENCH_ARGS)
 
+helpers: $(OUT)/hotloop
+	python3 $(SRC)/bench/helpers.py --build $(BUILD)
+
 clean:
 	rm -rf $(OUT)
 
-.PHONY: all run clean
+.PHONY: all run helpers clean

@@ -33,6 +33,8 @@ import subprocess
 import time
 import types
 
+import helpers  # bench/helpers.py: what each piece of a hit costs inside BPF
+
 ROUNDS = 4
 ROUND_N = 20000
 SHALLOW = 2        # recursion below the loop: 9 frames from wr_bench_hot to _start
@@ -477,14 +479,25 @@ def table_lines(R, fmt_s):
     """The section's lines of the table run.py prints."""
     h = R.get("hits")
     if not h:
-        return sites_lines(R, fmt_s) + real_lines(R, fmt_s)
+        return sites_lines(R, fmt_s) + real_lines(R, fmt_s) + helper_lines(R)
     out = sites_lines(R, fmt_s) + real_lines(R, fmt_s)
     for key, row in h["rows"].items():
         out.append("%-58s %-34s %s" % ("per call, live: " + row["label"],
                                        fmt_s(row["added"], " ns"),
                                        "bpf %s ns/run" % (fmt_s(row["bpf"], "")
                                                           if row["bpf"] else "-")))
-    return out + stage_lines(h["splits"], STAGE_KEYS)
+    return out + stage_lines(h["splits"], STAGE_KEYS) + helper_lines(R)
+
+
+def helper_lines(R):
+    """Lines of the table run.py prints: each helper program's BPF ns."""
+    res = R.get("helpers")
+    if not res:
+        return []
+    return ["%-58s %-34s %s" % ("BPF ns per run, helper program `%s`" % n,
+                                "%.0f [%.0f-%.0f] ns" % tuple(res["rows"][n]["bpf"]),
+                                "%+.0f over empty" % res["rows"][n]["over"])
+            for n in res["order"]]
 
 
 def stage_lines(splits, order):
@@ -504,6 +517,7 @@ def render(R, spread, add):
     if not h:
         render_sites(R, spread, add)
         render_real(R, spread, add)
+        render_helpers(R, add)
         return
     rows = h["rows"]
     add("## Per-hit figures that travel between hosts\n")
@@ -533,6 +547,7 @@ def render(R, spread, add):
     if not h["splits"]:
         add("No split by stage in this run: it needs a wraith built `--enable-stage-timing` "
             "(`make bench BENCH_ARGS='--stages-wraith PATH'`).\n")
+        render_helpers(R, add)
         return
     add("From a second build configured `--enable-stage-timing` (`--stages-wraith`), the "
         "same configurations once more: each stage of a hit charges the time since the last "
@@ -553,6 +568,54 @@ def render(R, spread, add):
         "*row_search* and *miss_fill* a frame that was not in the cache.\n")
     stage_table(h["splits"], add)
     count_floor(h["splits"], add)
+    render_helpers(R, add)
+
+
+def render_helpers(R, add):
+    """What each piece of a hit costs on this host (bench/helpers.py)."""
+    res = R.get("helpers")
+    add("### What every program and every event pay on this host\n")
+    if not res:
+        add("Not measured in this run: the section `helpers` (`make bench-helpers`, "
+            "bench/helpers.py) times each piece of a hit on its own.\n")
+        return
+    rows = res["rows"]
+    add("`bench/helpers.py` attaches tiny programs of its own (`bench/helpers.bpf.c`), one at "
+        "a time, to the same `wr_bench_hot` of the hot loop at its own depth by multi-uprobe "
+        "links, as wraith attaches its probes, with a reader consuming their ring buffer on "
+        "the other CPU: %d rounds of %s calls, the programs rotated in each, load average %.1f "
+        "at the start and %.1f at the end.  *BPF ns per run* is `kernel.bpf_stats_enabled`'s "
+        "(median, min–max of the rounds); *over `empty`* what the program adds to an empty "
+        "one, whose own figure every BPF program pays, bpftrace's too (the statistics' two "
+        "clock reads and the call into the program); *thread* the traced thread's added CPU "
+        "time per call, the uprobe trap included.\n"
+        % (res["rounds"], "{:,}".format(res["calls"]), res["load"][0], res["load"][1]))
+    for line in helpers.table(res):
+        add(line)
+    add("")
+    need = [n for n in ("attach_cookie", "current_pid_tgid", "ktime_get_ns", "ringbuf_output_32",
+                        "event_floor", "probe_read_user_8", "ringbuf_query", "hash_lookup")
+            if n in rows]
+    if len(need) < 8:
+        return
+    emp = (R.get("hits") or {}).get("rows", {}).get("empty")
+    add("An event needs the probe's cookie (its probe id and process, %+.0f ns), the pid and "
+        "tid (%+.0f), a timestamp (%+.0f) and the output of its bytes (%+.0f for 32 bytes), "
+        "each a helper call; together, `event_floor`, %.0f ns a run, is what any probe that "
+        "sends an event costs on this host%s.  Inlined lookups in arrays (per-CPU or not) "
+        "cost nothing measurable, a helper call 20–50 ns, a lookup in a hash map %+.0f, a "
+        "ring-buffer query %+.0f, and a read of user memory (`bpf_probe_read_user`) %+.0f "
+        "for the first of a hit: the stack copy a `bt` starts from pays that once.  So the "
+        "helper calls a hit makes, not the instructions it runs, are what a hit costs here; "
+        "what wraith adds to the floor is its hit counter, the script's gate and the wake-up "
+        "test of the ring (two queries).\n"
+        % (rows["attach_cookie"]["over"], rows["current_pid_tgid"]["over"],
+           rows["ktime_get_ns"]["over"], rows["ringbuf_output_32"]["over"],
+           rows["event_floor"]["bpf"][0],
+           ", against %.0f for wraith's empty probe in the table above" % emp["bpf"][0]
+           if emp and emp.get("bpf") else "",
+           rows["hash_lookup"]["over"], rows["ringbuf_query"]["over"],
+           rows["probe_read_user_8"]["over"]))
 
 
 def count_saving(splits):
@@ -613,6 +676,23 @@ def count_limits(R, add):
         "It falls only as the walk gets cheaper: 70%% asks for the stages both pay to come to "
         "about %.0f ns, from %.0f.\n" % (c["saved"], c["bt"], 100 * c["ratio"], c["need"],
                                         c["shared"]))
+
+
+def floor_limits(R, add):
+    """What limits the empty probe's and print's targets (doc: What limits
+    the misses): the floor of an event on this host."""
+    res, h = R.get("helpers"), R.get("hits")
+    if not res or not h or "event_floor" not in res["rows"]:
+        return
+    rows, fl = h["rows"], res["rows"]["event_floor"]["bpf"][0]
+    add("**The empty probe and `print \"x\"`** (%.0f and %.0f ns a run inside BPF): any "
+        "program that sends an event costs %.0f ns a run here (`event_floor`, section 2: "
+        "*What every program and every event pay*): an empty program's %.0f, then the "
+        "probe's cookie, pid and tid, the timestamp and the output, four helper calls that "
+        "no event can do without.  120 ns is below that floor on this host; wraith's own "
+        "share is what it adds to it, %.0f and %.0f ns.\n"
+        % (rows["empty"]["bpf"][0], rows["print"]["bpf"][0], fl, res["rows"]["empty"]["bpf"][0],
+           rows["empty"]["bpf"][0] - fl, rows["print"]["bpf"][0] - fl))
 
 
 STAGE_KEYS = ("empty", "print", "bt", "count", "bt32", "chain")

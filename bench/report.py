@@ -153,7 +153,10 @@ def perhit(ctx, R, depths, K, add):
     add("The probe program only reserves the backtrace and takes the registers; one tail call "
         "hands the event to `wr_bt_step`, which unwinds every frame in a single `bpf_loop()` "
         "and outputs the event.  The verifier turns each `bpf_loop()` into a plain loop that "
-        "calls its callback directly, and inlines lookups in per-CPU arrays.  A frame first "
+        "calls its callback directly, and inlines lookups in per-CPU arrays.  The walk takes "
+        "its process's mappings from the slot this CPU's last walk used when the slot names "
+        "the process (an inlined array lookup), and asks a hash map only otherwise (a helper "
+        "call, 35-45 ns on the AMD host).  A frame first "
         "looks in a per-CPU cache keyed by (return address, tgid) and checked against the "
         "generation of the process's mappings: a hit gives the module and the rule at once, "
         "a miss costs a binary search of the process's executable mappings and one of the "
@@ -414,6 +417,8 @@ def limits(ctx, R, add):
         per_hit_limits(ph, fits, add)
     if any(t.startswith(("count bt <=", "count bt: rounds")) for t in missed):
         hits.count_limits(R, add)
+    if any(t.startswith(("the empty probe", 'print "x" <=')) for t in missed):
+        hits.floor_limits(R, add)
     if st and any(t.startswith("ready") for t in missed):
         startup_limits(ctx, R, st, add)
     if st and any(t.startswith("CFI extraction") for t in missed):
@@ -578,8 +583,16 @@ def method(ctx, R, K, add):
     add("- bpftrace: `uprobe:BIN:wr_bench_hot {}` and `{ @[ustack] = count(); }`; perf: "
         "`perf probe -x BIN wr_bench_hot` then `perf record -e <that event> --call-graph "
         "dwarf -m 16M -p PID`.  All three probe the same address (the function's entry).")
-    add("- `kernel.bpf_stats_enabled` is on during section 1 (it adds about 20 ns to each "
-        "program run, for every BPF tool alike) and restored afterwards.")
+    hp = (R.get("helpers") or {}).get("rows", {}).get("empty")
+    add("- `kernel.bpf_stats_enabled` is on during section 1 (it adds to each program run, for "
+        "every BPF tool alike: %s) and restored afterwards."
+        % ("an empty program reads %.0f ns a run on this host, section 2's *What every program "
+           "and every event pay*" % hp["bpf"][0] if hp else "about 20 ns on an Intel host, "
+           "`make bench-helpers` measures it here"))
+    add("- What each piece of a hit costs (section `helpers`, `make bench-helpers`): "
+        "bench/helpers.py times tiny programs of `bench/helpers.bpf.c` on the same hot loop, "
+        "one helper call, lookup, read or output each, against an empty program; wraith's "
+        "own split by stage needs a build configured `--enable-stage-timing`.")
     add("- Start-up is wall time; it includes whatever else the machine was doing.")
     add("- Reproduce: `make bench` in a configured build directory, as root.  Needs bpftool, "
         "bpftrace, perf, taskset, python3 and gnuplot (Debian: gnuplot-nox).\n")

@@ -27,6 +27,11 @@ Sections:
            shared libraries; with a wraith built --enable-stage-timing
            (--wraith PATH), where a hit's time goes inside BPF
            (bench/hits.py).
+  helpers  what each piece of a hit costs inside BPF on this host: tiny
+           programs of bench/helpers.bpf.c (a helper call, a map lookup, a
+           read of user memory, an event sent) on the hot loop, BPF ns per
+           run over an empty program's (bench/helpers.py; `make
+           bench-helpers` runs it alone).
   sites    one site against two: BPF ns per run and the thread's added ns
            per call of `print "{}", x` and `print "x"` on a function
            inlined at two call sites against a noinline copy of it
@@ -77,6 +82,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import streaming  # noqa: E402  (bench/streaming.py: the consumer and pipe sections)
 import hits  # noqa: E402  (bench/hits.py: per-hit figures, stages)
 import values  # noqa: E402  (bench/values.py: printing containers, per element)
+import helpers  # noqa: E402  (bench/helpers.py: what each helper costs inside BPF)
 
 PROBE_CPU = "0"
 TOOL_CPU = "1"
@@ -1486,8 +1492,8 @@ def machine_info():
 
 
 # The sections doc/performance.md is written from (the default of --only).
-DOC_SECTIONS = ("perhit", "hits", "sites", "real", "startup", "probes", "sym", "delivery", "consumer", "pipe",
-                "faultin", "deep")
+DOC_SECTIONS = ("perhit", "hits", "helpers", "sites", "real", "startup", "probes", "sym", "delivery",
+                "consumer", "pipe", "faultin", "deep")
 
 
 def main():
@@ -1541,6 +1547,9 @@ def main():
             R["fits"] = perhit_fits(R["perhit"])
         if "hits" in only:
             R["hits"] = hits.section_hits(bench_env(ctx))
+        if "helpers" in only:
+            log("helpers: what each piece of a hit costs inside BPF")
+            R["helpers"] = helpers.section(ctx.build)
         if "sites" in only:
             R["sites"] = hits.section_sites(bench_env(ctx))
         if "real" in only:

@@ -13,7 +13,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 # The deep section alone measures wraith only.
-need="python3 taskset bpftool bpftrace perf gnuplot"
+need="python3 taskset bpftool bpftrace perf gnuplot clang-19"
 case " $* " in *" --only deep "*) need="python3 taskset bpftool" ;; esac
 missing=
 for tool in $need; do

@@ -29,7 +29,7 @@
 	X(end)           /* the end of the probe up to its tail call */                \
 	X(tail_call)     /* the tail call into the step program */                     \
 	X(step_setup)    /* the uretprobe trampoline, the walk's memory */             \
-	X(proc_lookup)   /* the process's mappings (hash, then array) */               \
+	X(proc_lookup)   /* the process's mappings (kept slot or hash, then array) */  \
 	X(walk_replay)   /* a whole walk taken from the last one, or its check */      \
 	X(frame_memo)    /* a frame at the walk's previous address */                  \
 	X(frame_cache)   /* a frame found in the frame cache */                        \
