@@ -695,6 +695,34 @@ def floor_limits(R, add):
            rows["empty"]["bpf"][0] - fl, rows["print"]["bpf"][0] - fl))
 
 
+def bt_floor_limits(R, add):
+    """What limits bt's per-run target at the hot loop's depth: the
+    event's floor and the first read of user memory (bench/helpers.py),
+    against the stages of the walk (the split)."""
+    res, h = R.get("helpers"), R.get("hits")
+    if not res or not h or "bt" not in h["rows"]:
+        return
+    hr = res["rows"]
+    if "event_floor" not in hr or "probe_read_user_1k" not in hr:
+        return
+    bt = h["rows"]["bt"]["bpf"][0]
+    floor = hr["event_floor"]["bpf"][0] + hr["probe_read_user_1k"]["over"]
+    text = ("**bt at the hot loop's depth** (%.0f ns a run inside BPF): an event's floor "
+            "(`event_floor`, %.0f ns) and the first read of user memory a walk makes, its stack "
+            "copy (`probe_read_user_1k`, %+.0f), come to %.0f ns on this host before a frame "
+            "is unwound; the rest, %.0f ns, is wraith's own: the walk, its set-up and end, and "
+            "what the event carries beyond 32 bytes." % (
+                bt, hr["event_floor"]["bpf"][0], hr["probe_read_user_1k"]["over"], floor,
+                bt - floor))
+    split = {n: ns for n, ns, _ in h["splits"].get("bt", [])[1:]} if h.get("splits") else {}
+    own = [(n, split[n]) for n in ("walk_replay", "finish", "statements", "step_setup", "walk_keep")
+           if n in split]
+    if own:
+        text += "  The largest of its stages in the split: %s." % ", ".join(
+            "*%s* %.0f ns" % o for o in own)
+    add(text + "\n")
+
+
 STAGE_KEYS = ("empty", "print", "bt", "count", "bt32", "chain")
 REAL_STAGE_KEYS = ("hot_empty", "py_empty_run", "py_empty_work", "hot_print", "py_print_run",
                    "py_print_work")

@@ -419,6 +419,8 @@ def limits(ctx, R, add):
         hits.count_limits(R, add)
     if any(t.startswith(("the empty probe", 'print "x" <=')) for t in missed):
         hits.floor_limits(R, add)
+    if any(t.startswith("bt, the hot loop's whole stack") for t in missed):
+        hits.bt_floor_limits(R, add)
     if st and any(t.startswith("ready") for t in missed):
         startup_limits(ctx, R, st, add)
     if st and any(t.startswith("CFI extraction") for t in missed):
