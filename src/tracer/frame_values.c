@@ -88,6 +88,7 @@ static void start(struct fv_walk *w, struct target *t, const struct ev_backtrace
 	w->sh = bt->stack;
 	w->i = 0;
 	regs_of(bt->regs, &w->regs);
+	w->live = true;
 	w->valid = bt->frame_count > 0 && bt->regs->ip == bt->frames[0].ip;
 	if (w->valid)
 		step(w, t);
@@ -132,7 +133,8 @@ static void advance(struct fv_walk *w, struct target *t)
 	if (!w->valid)
 		return;
 	w->regs = w->caller;
-	if (w->i == 1 && called_at_entry(w, t))
+	w->live = w->i == 1 && called_at_entry(w, t);
+	if (w->live)
 		for (int r = 0; r < WR_DWARF_RIP; r++)
 			if (r != WR_DWARF_RSP && !(w->regs.known & (1u << r)) && (callee.known & (1u << r))) {
 				w->regs.v[r] = callee.v[r];
@@ -587,6 +589,10 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		c->w->var_data = NULL;
 	} else if (c->w->unread) { /* computed from memory not copied at the hit */
 		strbuf_addstr(out, fv_not_copied(c->w) ? fv_not_copied(c->w) : "<unavailable>");
+	} else if (v->loc.kind == DW_LOC_UNSUPPORTED && v->loc.unreadable_reg && c->w->live) {
+		/* wholly in a register the CPU holds and a probe cannot read
+		 * (xmm0): gdb's marker for it, as print shows it */
+		strbuf_addstr(out, "<unavailable>");
 	} else {
 		strbuf_addstr(out, "<optimized out>");
 	}
@@ -645,6 +651,7 @@ static struct fv_walk *caller_of(struct collect *c)
 			} else if (w->i == 0 && !c->tail_pc && at_entry(c)) {
 				/* nothing ran since the call: the registers the
 				 * callee may clobber still hold the caller's */
+				c->up->live = true;
 				for (int r = 0; r < WR_DWARF_RIP; r++)
 					if (r != WR_DWARF_RSP && !(c->up->regs.known & (1u << r)) &&
 					    (w->regs.known & (1u << r))) {
@@ -668,6 +675,7 @@ static struct fv_walk *jumper_of(const struct fv_walk *w, bool at_entry)
 	*g = *w;
 	strbuf_init(&g->text);
 	if (!(w->i == 0 && at_entry)) {
+		g->live = false;
 		g->regs = w->caller;
 		/* at the jump its stack held the return address, as at entry */
 		g->regs.v[WR_DWARF_RSP] = w->cfa - 8;
@@ -845,7 +853,7 @@ static void param_text(struct collect *c, const struct dw_var *v, bool *entry, s
 		strbuf_release(&pt);
 		return;
 	}
-	if (strcmp(out->buf + from, "<optimized out>") == 0 && v->loc.entry_reg) {
+	if ((strcmp(out->buf + from, "<optimized out>") == 0 && v->loc.entry_reg)) {
 		/* the value is the entry value, which only the call says */
 		strbuf_setlen(out, from);
 		strbuf_addstr(out, pt.buf);

@@ -30,6 +30,12 @@ struct fv_walk {
 	const struct wr_stack_header *sh;
 	unsigned i;                    /* the frame regs are of */
 	bool valid;                    /* regs hold frame i's registers */
+	/* regs are the ones the CPU had at the hit, those a call may
+	 * clobber too (frame 0, or its caller while frame 0 stands at its
+	 * entry): a register a probe cannot read (xmm0) holds the frame's
+	 * value there (<unavailable>); in another frame a call clobbered it
+	 * (<optimized out>, as a general-purpose one) */
+	bool live;
 	struct uw_frame_regs regs;
 	bool have_cfa;                 /* frame i stepped: cfa and caller are known */
 	uint64_t cfa;

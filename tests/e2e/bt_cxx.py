@@ -149,9 +149,9 @@ for v, (res, wprints, wargs), (gargs, gprints) in parallel(cxx_values, ("O0", "O
         for n in SSE_PARAMS:
             # gcc -O2: describe's double scale is in xmm0, which gdb reads
             # (scale=scale@entry=1.5) and a uprobe cannot: wraith shows
-            # scale=<optimized out>, scale@entry=1.5; the entry value must
+            # scale=<unavailable>, scale@entry=1.5; the entry value must
             # be gdb's
-            if wargs[i].get(n) == "<optimized out>" and n + "@entry" in wargs[i]:
+            if wargs[i].get(n) == "<unavailable>" and n + "@entry" in wargs[i]:
                 wargs[i][n] = "%s@entry=%s" % (n, wargs[i].pop(n + "@entry"))
         eq(sorted(wargs[i]), sorted(gargs[i]), "%s: %s has gdb's parameters" % (label, fn))
         for n, g in gargs[i].items():

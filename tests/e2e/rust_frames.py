@@ -53,7 +53,8 @@ PROBES = [
 NOT_COMPARED = {"bytes"}
 # A float parameter held in an SSE register (weight at opt-level 1 and
 # 2): a uprobe sees only the general-purpose registers, so wraith says
-# <optimized out> where gdb, stopping the process, reads it.
+# <unavailable> (as its print does) where gdb, stopping the process,
+# reads it.
 IN_SSE = {"weight"}
 
 
@@ -174,7 +175,7 @@ def compare(variant, gdb=RUST_GDB, prints=True):
             continue
         # frame 0 as gdb's frame 0: the innermost frame wraith shows
         wargs = frame_vars(f0, "args")
-        gargs = {k: wargs[k] if k in IN_SSE and wargs.get(k) == "<optimized out>" else v
+        gargs = {k: wargs[k] if k in IN_SSE and wargs.get(k) == "<unavailable>" else v
                  for k, v in g[i]["args"].items() if k not in NOT_COMPARED}
         eq(wargs, gargs, "%s: bt args = gdb's info args" % label)
         if full:

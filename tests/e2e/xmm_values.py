@@ -8,6 +8,10 @@ After the call (AFTER-LINE) f is, at GCC -O2, known only as what main
 passed in xmm1 (DW_OP_entry_value of a DW_OP_regval_type): main's call
 site says the constant 0.25, which the probe reads, as gdb does; print f
 there equals gdb's print f at the same line, gcc and clang -O2.
+`bt args` says of such a value what print says: at AFTER-LINE (GCC keeps
+ratio in xmm3) ratio=<unavailable> in both, where gdb reads 2.5; at
+xmm_clobber's entry (nothing ran since scale's call) scale's frame 1
+still has ratio in its SSE register: <unavailable>, where gdb reads it.
 """
 import re
 
@@ -28,13 +32,28 @@ def gdb_prints(pid, point, names):
     return dict(zip(names, re.findall(r"^\$\d+ = (.*)$", out, re.M))), out
 
 
-def prints(pid, point, names):
-    body = " ".join("print %s;" % n for n in names)
+def prints(pid, point, names, bt=False):
+    """{name: print's text} at @point; with @bt, also bt args's frames
+    of that event, each {name: value}."""
+    body = " ".join("print %s;" % n for n in names) + (" bt args;" if bt else "")
     res = run(["-p", pid, "-s", "trace %s { %s }" % (point, body), "--max-events", 1,
                "--script-output", "json", "-q"])
     ev = json_events(res.stdout)
     texts = [it["text"] for it in ev[0]["items"] if it["type"] == "print"] if ev else []
-    return dict(zip(names, [t.split(" = ", 1)[-1] for t in texts])), res
+    got = dict(zip(names, [t.split(" = ", 1)[-1] for t in texts]))
+    if not bt:
+        return got, res
+    frames = [f for it in (ev[0]["items"] if ev else []) if it["type"] == "backtrace" for f in it["frames"]]
+    return got, [dict((a["name"], a["value"]) for a in f.get("args", [])) for f in frames], res
+
+
+def gdb_frame_args(pid, point, level):
+    """gdb's `bt` frame @level's arguments at @point, {name: value}."""
+    argv = ["gdb", "-batch", "-nx", "-p", str(pid), "-ex", "break %s" % point, "-ex", "continue",
+            "-ex", "bt %d" % (level + 1), "-ex", "detach"]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=120).stdout
+    m = re.search(r"^#%d .*?\((.*)\) at " % level, out, re.M)
+    return dict(a.split("=", 1) for a in m.group(1).split(", ")) if m else {}, out
 
 
 for b in BUILDS:
@@ -43,8 +62,10 @@ for b in BUILDS:
     dry = run(["-p", fx.pid, "-s", "trace scale { print ratio; }", "--dry-run"])
     expr = run(["-p", fx.pid, "-s", 'trace scale { print "{}", ratio * 2; }', "--max-events", 1, "-q"])
     gdb, text = gdb_prints(fx.pid, "scale", ["n", "ratio", "f"])
-    after, res_after = prints(fx.pid, AFTER, ["f"])
-    gdb_after, text_after = gdb_prints(fx.pid, AFTER, ["f"])
+    after, bt_after, res_after = prints(fx.pid, AFTER, ["f", "ratio"], bt=True)
+    gdb_after, text_after = gdb_prints(fx.pid, AFTER, ["f", "ratio"])
+    _, bt_callee, res_callee = prints(fx.pid, "xmm_clobber", [], bt=True)
+    gdb_callee, text_callee = gdb_frame_args(fx.pid, "xmm_clobber", 1)
     fx.stop()
     check(res.returncode == 0, "%s: print of xmm values is not refused (%s)" % (b, res.stderr[-300:]))
     # n is i % 7 of the call hit: gdb's hit is a later call
@@ -65,5 +86,25 @@ for b in BUILDS:
     eq(after.get("f"), gdb_after.get("f"), "%s: f at %s as gdb prints it (gdb: %s)" % (b, AFTER, text_after[-300:]))
     if b == "xmmvals-O2":  # GCC: f only from main's call site, a typed constant
         eq(gdb_after.get("f"), "0.25", "%s: gdb has f from main's call site" % b)
+    # bt args and print read ratio the same way at the same pc
+    at = bt_after[0] if bt_after else {}
+    eq(at.get("ratio"), after.get("ratio"), "%s: bt args and print agree on ratio at %s" % (b, AFTER))
+    if b == "xmmvals-O2":  # GCC keeps ratio in xmm3 there, which gdb reads
+        eq((after.get("ratio"), gdb_after.get("ratio")), ("<unavailable>", "2.5"),
+           "%s: ratio at %s is <unavailable> where gdb reads xmm3 (%s)" % (b, AFTER, text_after[-300:]))
+        eq(at.get("ratio@entry"), "2.5", "%s: bt args shows what main passed for ratio" % b)
+    else:  # clang: no location there, as gdb says
+        eq(after.get("ratio"), gdb_after.get("ratio"), "%s: ratio at %s as gdb prints it" % (b, AFTER))
+    # at xmm_clobber's entry scale's registers are as at the call: its
+    # ratio (gcc xmm3, clang xmm0 or a spill) is still there
+    frame1 = bt_callee[1] if len(bt_callee) > 1 else {}
+    check(res_callee.returncode == 0 and frame1, "%s: bt args at xmm_clobber (%s)" % (b, res_callee.stderr[-300:]))
+    eq((frame1.get("ratio"), gdb_callee.get("ratio", "").replace("ratio@entry=", "")), ("<unavailable>", "2.5"),
+       "%s: frame 1's ratio in its live SSE register is <unavailable>, gdb reads it (%s)" % (
+           b, text_callee[-300:]))
+    for n, g in gdb_callee.items():  # the others as gdb's (n: gdb stops at another call)
+        if n not in ("n", "ratio"):
+            eq(frame1.get(n, "<missing>").replace("%s@entry=" % n, ""), g.replace("%s@entry=" % n, ""),
+               "%s: scale's %s at xmm_clobber as gdb's" % (b, n))
 check_no_leftovers("after the xmm values")
 finish()
