@@ -832,6 +832,18 @@ static bool passed_value(struct collect *c, const struct dw_var *v, unsigned reg
 	return true;
 }
 
+/* Whether parameter @v of the frame's own function is, at its pc, wholly
+ * in DWARF register @reg - 1, the one its caller passed it in, which a
+ * probe cannot read (xmm0), while nothing of the function ran (frame 0
+ * at its entry): the register still holds what the call passed, so the
+ * value is the entry value (gdb reads the register and finds them
+ * equal: `x=x@entry=1.5`). */
+static bool still_passed(struct collect *c, const struct dw_var *v, unsigned reg)
+{
+	return v->entry_reg == reg && v->loc.kind == DW_LOC_UNSUPPORTED && v->loc.unreadable_reg == reg &&
+	       c->w->i == 0 && c->w->live && !c->tail_pc && at_entry(c);
+}
+
 /* @v's text in @out as the frame at @c sees it; *@entry says the value is
  * also the one the caller passed (gdb's `x=x@entry=5`); else a value the
  * caller passed that differs is added after it as `x@entry`. */
@@ -853,7 +865,7 @@ static void param_text(struct collect *c, const struct dw_var *v, bool *entry, s
 		strbuf_release(&pt);
 		return;
 	}
-	if ((strcmp(out->buf + from, "<optimized out>") == 0 && v->loc.entry_reg)) {
+	if ((strcmp(out->buf + from, "<optimized out>") == 0 && v->loc.entry_reg) || still_passed(c, v, reg)) {
 		/* the value is the entry value, which only the call says */
 		strbuf_setlen(out, from);
 		strbuf_addstr(out, pt.buf);

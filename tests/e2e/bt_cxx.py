@@ -119,9 +119,6 @@ def wraith_cxx_values(name, this_deref):
     return res, prints, args
 
 
-SSE_PARAMS = ("scale",)
-
-
 def cxx_values(v):
     name = "cxx-%s" % v
     this_deref = v != "O2"  # gcc -O2 drops bump's this (IPA-SRA): both say <optimized out>
@@ -146,13 +143,6 @@ for v, (res, wprints, wargs), (gargs, gprints) in parallel(cxx_values, ("O0", "O
                 # wraith void (*)() in every language
                 w, g = w.partition(" <")[2], g.partition(" <")[2]
             eq(norm_value(w), norm_value(g), "%s: print %s in %s as gdb prints it" % (label, n, fn))
-        for n in SSE_PARAMS:
-            # gcc -O2: describe's double scale is in xmm0, which gdb reads
-            # (scale=scale@entry=1.5) and a uprobe cannot: wraith shows
-            # scale=<unavailable>, scale@entry=1.5; the entry value must
-            # be gdb's
-            if wargs[i].get(n) == "<unavailable>" and n + "@entry" in wargs[i]:
-                wargs[i][n] = "%s@entry=%s" % (n, wargs[i].pop(n + "@entry"))
         eq(sorted(wargs[i]), sorted(gargs[i]), "%s: %s has gdb's parameters" % (label, fn))
         for n, g in gargs[i].items():
             if n not in NOT_COMPARED:

@@ -8,6 +8,9 @@ After the call (AFTER-LINE) f is, at GCC -O2, known only as what main
 passed in xmm1 (DW_OP_entry_value of a DW_OP_regval_type): main's call
 site says the constant 0.25, which the probe reads, as gdb does; print f
 there equals gdb's print f at the same line, gcc and clang -O2.
+At scale's entry (GCC) nothing ran since main's call, so the
+registers still hold what main's call site says it passed: `bt args`
+shows gdb's ratio=ratio@entry=2.5, f=f@entry=0.25.
 `bt args` says of such a value what print says: at AFTER-LINE (GCC keeps
 ratio in xmm3) ratio=<unavailable> in both, where gdb reads 2.5; at
 xmm_clobber's entry (nothing ran since scale's call) scale's frame 1
@@ -34,7 +37,7 @@ def gdb_prints(pid, point, names):
 
 def prints(pid, point, names, bt=False):
     """{name: print's text} at @point; with @bt, also bt args's frames
-    of that event, each {name: value}."""
+    of that event, each {name: value as gdb's bt writes it}."""
     body = " ".join("print %s;" % n for n in names) + (" bt args;" if bt else "")
     res = run(["-p", pid, "-s", "trace %s { %s }" % (point, body), "--max-events", 1,
                "--script-output", "json", "-q"])
@@ -44,7 +47,9 @@ def prints(pid, point, names, bt=False):
     if not bt:
         return got, res
     frames = [f for it in (ev[0]["items"] if ev else []) if it["type"] == "backtrace" for f in it["frames"]]
-    return got, [dict((a["name"], a["value"]) for a in f.get("args", [])) for f in frames], res
+    # gdb's text of each: x=x@entry=5 where the value is the one passed
+    return got, [dict((a["name"], ("%s@entry=" % a["name"] if a.get("entry") else "") + a["value"])
+                      for a in f.get("args", [])) for f in frames], res
 
 
 def gdb_frame_args(pid, point, level):
@@ -58,7 +63,8 @@ def gdb_frame_args(pid, point, level):
 
 for b in BUILDS:
     fx = Fixture(b, [2000])
-    mine, res = prints(fx.pid, "scale", ["n", "ratio", "f"])
+    mine, bt_entry, res = prints(fx.pid, "scale", ["n", "ratio", "f"], bt=True)
+    gdb_entry, text_entry = gdb_frame_args(fx.pid, "scale", 0)
     dry = run(["-p", fx.pid, "-s", "trace scale { print ratio; }", "--dry-run"])
     expr = run(["-p", fx.pid, "-s", 'trace scale { print "{}", ratio * 2; }', "--max-events", 1, "-q"])
     gdb, text = gdb_prints(fx.pid, "scale", ["n", "ratio", "f"])
@@ -86,6 +92,20 @@ for b in BUILDS:
     eq(after.get("f"), gdb_after.get("f"), "%s: f at %s as gdb prints it (gdb: %s)" % (b, AFTER, text_after[-300:]))
     if b == "xmmvals-O2":  # GCC: f only from main's call site, a typed constant
         eq(gdb_after.get("f"), "0.25", "%s: gdb has f from main's call site" % b)
+    # at scale's entry nothing ran since main's call: the SSE registers
+    # still hold what main passed, so GCC's ratio and f are their entry
+    # values, gdb's ratio=ratio@entry=2.5 (clang's call sites say
+    # nothing: the markers stay where gdb reads the registers)
+    entry = dict(bt_entry[0]) if bt_entry else {}
+    gdb_entry["n"] = re.sub(r"\d+", "N", gdb_entry.get("n", ""))
+    entry["n"] = re.sub(r"\d+", "N", entry.get("n", ""))
+    if b == "xmmvals-O2":
+        eq(entry, gdb_entry, "%s: bt args at scale's entry as gdb's bt (%s)" % (b, text_entry[-300:]))
+        eq(entry.get("ratio"), "ratio@entry=2.5", "%s: ratio folds into gdb's shape" % b)
+    else:
+        eq((entry.get("ratio"), entry.get("f"), gdb_entry.get("ratio"), gdb_entry.get("f")),
+           ("<unavailable>", "<unavailable>", "2.5", "0.25"),
+           "%s: ratio and f <unavailable> at scale's entry, no call site says them (%s)" % (b, text_entry[-300:]))
     # bt args and print read ratio the same way at the same pc
     at = bt_after[0] if bt_after else {}
     eq(at.get("ratio"), after.get("ratio"), "%s: bt args and print agree on ratio at %s" % (b, AFTER))
