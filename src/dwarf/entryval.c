@@ -473,7 +473,7 @@ bool dw_function_at(struct dw_module *m, uint64_t pc, const char **key, uint64_t
 	Dwarf_Addr lo;
 
 	if (!dw_module_dwarf(m) || !dw_unit_at(m, pc, &cudie) || dw_pc_scopes(&cudie, pc, &fn, 1) != 1 ||
-	    dwarf_entrypc(&fn, &lo) != 0)
+	    !dw_die_entry_pc(&fn, &lo))
 		return false;
 	*key = function_key(&fn);
 	*entry = lo;

@@ -549,7 +549,7 @@ static bool tail_calls_allow(struct eval *ev)
 {
 	Dwarf_Addr entry;
 
-	return dwarf_entrypc(ev->f->fn, &entry) == 0 && dw_tailcall_entry_values(ev->c->m, entry);
+	return dw_die_entry_pc(ev->f->fn, &entry) && dw_tailcall_entry_values(ev->c->m, entry);
 }
 
 /* DW_OP_entry_value(DW_OP_regN) of a frame whose entry values its

@@ -984,7 +984,7 @@ bool dw_function_symbol_name(struct dw_module *m, uint64_t vaddr, struct strbuf 
 	Dwarf_Addr entry;
 	char *d;
 
-	if (!r || dwarf_entrypc(&r->die, &entry) != 0 || entry != vaddr)
+	if (!r || !dw_die_entry_pc(&r->die, &entry) || entry != vaddr)
 		return false;
 	ctx.cxx = ix->cxx;
 	ctx.rust = ix->rust;

@@ -724,7 +724,7 @@ static unsigned entry_register(Dwarf_Die *param, Dwarf_Die *fn)
 	Dwarf_Op *ops;
 	size_t n;
 
-	if (dwarf_entrypc(fn, &entry) != 0 || !dwarf_attr_integrate(param, DW_AT_location, &a) ||
+	if (!dw_die_entry_pc(fn, &entry) || !dwarf_attr_integrate(param, DW_AT_location, &a) ||
 	    dwarf_getlocation_addr(&a, entry, &ops, &n, 1) != 1 || n != 1)
 		return 0;
 	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
