@@ -494,10 +494,10 @@ int locations_value(struct cg *cg, const struct ast_expr *e, const struct dw_typ
 
 			cg->unreadable_reg = loc->unreadable_reg;
 			return cg_fail(cg, e->loc, "print it to see <unavailable>",
-				       "'%s' is in %s at this pc of %s, which a uprobe cannot read: the "
+				       "'%s' is %s %s at this pc of %s, which a uprobe cannot read: the "
 				       "kernel gives a probe the general-purpose registers only",
-				       e->str, cg_reg_name(loc->unreadable_reg - 1, reg, sizeof(reg)),
-				       cg->plan->name);
+				       e->str, loc->unreadable_computed ? "computed from" : "in",
+				       cg_reg_name(loc->unreadable_reg - 1, reg, sizeof(reg)), cg->plan->name);
 		}
 		return cg_fail(cg, e->loc, NULL, "'%s' cannot be read at this pc of %s: %s", e->str,
 			       cg->plan->name,

@@ -932,9 +932,11 @@ void vars_evaluate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Op *ops, s
 		unsupported(out, ev.why);
 		if (ev.gone)
 			out->kind = DW_LOC_OPTIMIZED_OUT;
-		/* only the register itself: the whole value is in it */
-		else if (ev.unreadable_reg && n == 1)
+		/* the whole value is in the register, or computed from it */
+		else if (ev.unreadable_reg) {
 			out->unreadable_reg = ev.unreadable_reg;
+			out->unreadable_computed = n != 1;
+		}
 		if (ev.entry_reg && n == 2 && ops[1].atom == DW_OP_stack_value)
 			out->entry_reg = ev.entry_reg;
 		return;

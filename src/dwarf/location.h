@@ -99,9 +99,12 @@ struct dw_loc {
 	unsigned entry_reg;
 	/* DW_LOC_UNSUPPORTED: the whole value is in DWARF register
 	 * unreadable_reg - 1, which a probe cannot read (a vector or x87
-	 * register: xmm0 holds a double); 0 otherwise.  gdb reads it with
-	 * ptrace; a probe shows <unavailable>. */
+	 * register: xmm0 holds a double), or, with unreadable_computed, is
+	 * computed from it (GCC's int k = (int)x as x in xmm0 converted);
+	 * 0 otherwise.  gdb reads it with ptrace; a probe shows
+	 * <unavailable>. */
 	unsigned unreadable_reg;
+	bool unreadable_computed;
 };
 
 struct dw_piece {

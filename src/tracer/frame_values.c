@@ -841,6 +841,7 @@ static bool passed_value(struct collect *c, const struct dw_var *v, unsigned reg
 static bool still_passed(struct collect *c, const struct dw_var *v, unsigned reg)
 {
 	return v->entry_reg == reg && v->loc.kind == DW_LOC_UNSUPPORTED && v->loc.unreadable_reg == reg &&
+	       !v->loc.unreadable_computed &&
 	       c->w->i == 0 && c->w->live && !c->tail_pc && at_entry(c);
 }
 
