@@ -181,13 +181,30 @@ static uint64_t return_pc(Dwarf_Die *site)
 	return 0;
 }
 
-/* The DW_AT_call_value of @site's parameter passed in register @reg. */
-static bool passed_value(Dwarf_Die *site, int reg, Dwarf_Attribute *value)
+/* Whether call site parameter @p is the one passed in register @reg,
+ * or, for @reg < 0, the one that names the callee's parameter DIE at
+ * @param (DW_AT_call_parameter, GCC's older DW_AT_abstract_origin: a
+ * parameter of a clone, .constprop.0 or .part.0, that is passed in no
+ * register, which the clone's DW_OP_GNU_parameter_ref refers to). */
+static bool is_passed(Dwarf_Die *p, int reg, Dwarf_Off param)
 {
-	Dwarf_Die child;
 	Dwarf_Attribute a;
+	Dwarf_Die named;
 	Dwarf_Op *ops;
 	size_t n;
+
+	if (reg < 0)
+		return (dwarf_attr(p, DW_AT_call_parameter, &a) || dwarf_attr(p, DW_AT_abstract_origin, &a)) &&
+		       dwarf_formref_die(&a, &named) && dwarf_dieoffset(&named) == param;
+	return dwarf_attr(p, DW_AT_location, &a) && dwarf_getlocation(&a, &ops, &n) == 0 && n == 1 &&
+	       ops[0].atom == (uint8_t)(DW_OP_reg0 + reg);
+}
+
+/* The DW_AT_call_value of @site's parameter passed in register @reg, or
+ * (@reg < 0) of the callee's parameter DIE at @param (is_passed()). */
+static bool passed_value(Dwarf_Die *site, int reg, Dwarf_Off param, Dwarf_Attribute *value)
+{
+	Dwarf_Die child;
 
 	if (dwarf_child(site, &child) != 0)
 		return false;
@@ -195,8 +212,7 @@ static bool passed_value(Dwarf_Die *site, int reg, Dwarf_Attribute *value)
 		int tag = dwarf_tag(&child);
 
 		if ((tag != DW_TAG_call_site_parameter && tag != DW_TAG_GNU_call_site_parameter) ||
-		    !dwarf_attr(&child, DW_AT_location, &a) || dwarf_getlocation(&a, &ops, &n) != 0 ||
-		    n != 1 || ops[0].atom != (uint8_t)(DW_OP_reg0 + reg))
+		    !is_passed(&child, reg, param))
 			continue;
 		return dwarf_attr(&child, DW_AT_call_value, value) ||
 		       dwarf_attr(&child, DW_AT_GNU_call_site_value, value);
@@ -204,15 +220,16 @@ static bool passed_value(Dwarf_Die *site, int reg, Dwarf_Attribute *value)
 	return false;
 }
 
-/* Call sites of @m that call the function named @callee, after @n in
- * @out; returns the new total. */
-static size_t sites_calling(struct dw_module *m, const char *callee, int reg, struct vars_call_site *out,
-			    size_t n, size_t max)
+/* Call sites of @m that call the function named @callee and say what
+ * they pass in register @reg (or, @reg < 0, for the parameter DIE at
+ * @param), after @n in @out; returns the new total. */
+static size_t sites_calling(struct dw_module *m, const char *callee, int reg, Dwarf_Off param,
+			    struct vars_call_site *out, size_t n, size_t max)
 {
 	struct callers *cs = callers_of(m);
 	struct call_entry key = { .callee = callee }, *e;
 
-	if (!key.callee || reg < 0 || reg > 31 || !dw_module_dwarf(m))
+	if (!key.callee || reg > 31 || (reg < 0 && !param) || !dw_module_dwarf(m))
 		return n;
 	if (!cs->built)
 		build_index(cs, dw_module_dwarf(m));
@@ -223,7 +240,7 @@ static size_t sites_calling(struct dw_module *m, const char *callee, int reg, st
 		struct vars_call_site *s = &out[n];
 
 		if (!dwarf_offdie(e->dw, e->off, &s->site) || !(s->return_pc = return_pc(&s->site)) ||
-		    !passed_value(&s->site, reg, &s->value))
+		    !passed_value(&s->site, reg, param, &s->value))
 			continue;
 		s->module = NULL;
 		s->bias_delta = 0;
@@ -235,7 +252,13 @@ static size_t sites_calling(struct dw_module *m, const char *callee, int reg, st
 size_t vars_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, struct vars_call_site *out,
 		       size_t max)
 {
-	return sites_calling(c->m, function_key(fn), reg, out, 0, max);
+	return sites_calling(c->m, function_key(fn), reg, 0, out, 0, max);
+}
+
+size_t vars_call_sites_param(struct vars_cache *c, Dwarf_Die *fn, Dwarf_Off param, struct vars_call_site *out,
+			     size_t max)
+{
+	return sites_calling(c->m, function_key(fn), -1, param, out, 0, max);
 }
 
 size_t vars_foreign_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, struct vars_call_site *out,
@@ -251,7 +274,7 @@ size_t vars_foreign_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, str
 
 		if (other == c->m)
 			continue;
-		n = sites_calling(other, key, reg, out, n, max);
+		n = sites_calling(other, key, reg, 0, out, n, max);
 		for (size_t k = from; k < n; k++) {
 			out[k].module = other;
 			out[k].bias_delta = delta;
@@ -448,7 +471,7 @@ int dw_call_site_value(struct dw_module *m, uint64_t return_pc, int reg, const s
 	if (!cs->built)
 		build_index(cs, dw_module_dwarf(m));
 	e = cs->n_ret ? bsearch(&key, cs->by_ret, cs->n_ret, sizeof(*e), cmp_ret) : NULL;
-	if (!e || !dwarf_offdie(e->dw, e->off, &site) || !passed_value(&site, reg, &value))
+	if (!e || !dwarf_offdie(e->dw, e->off, &site) || !passed_value(&site, reg, 0, &value))
 		return -ENOENT;
 	f.cfa = vars_expr_cfa(c);
 	if (dwarf_diecu(&site, &cudie, NULL, NULL) && dw_pc_scopes(&cudie, f.pc, &fn, 1) == 1) {

@@ -578,6 +578,8 @@ static int entry_register(const Dwarf_Op *op)
 	return -1;
 }
 
+static bool push_passed(struct eval *ev, struct vars_call_site *sites, size_t ns);
+
 /* DW_OP_entry_value(DW_OP_regN): what the function's callers passed in
  * register N (entryval.c).  When no caller says, the value is gone. */
 static bool entry_value(struct eval *ev, Dwarf_Op *op)
@@ -587,7 +589,6 @@ static bool entry_value(struct eval *ev, Dwarf_Op *op)
 	Dwarf_Attribute sub;
 	Dwarf_Op *ops;
 	size_t n, ns;
-	const struct dw_expr *r = NULL, *ra;
 
 	if (!ev->f->fn || !ev->attr || dwarf_getlocation_attr(ev->attr, op, &sub) != 0 ||
 	    dwarf_getlocation(&sub, &ops, &n) != 0 || n != 1 || (reg = entry_register(&ops[0])) < 0) {
@@ -613,7 +614,17 @@ static bool entry_value(struct eval *ev, Dwarf_Op *op)
 	/* the probe's own callers in the other modules of its process */
 	if (!ev->f->depth)
 		ns = vars_foreign_call_sites(ev->c, ev->f->fn, reg, sites, ns, MAX_CALLERS);
-	/* the frame's return address, at its CFA - 8, names the call */
+	return push_passed(ev, sites, ns);
+}
+
+/* What the one of call sites @sites (@ns of them, freed here) that made
+ * the frame's call passed, pushed: a tree that takes the frame's return
+ * address, at its CFA - 8, to the call site of that return address, and
+ * has no value when none is.  False (gone) when no call site says. */
+static bool push_passed(struct eval *ev, struct vars_call_site *sites, size_t ns)
+{
+	const struct dw_expr *r = NULL, *ra;
+
 	ra = ev->f->cfa ? vars_expr_deref(ev->c, add(ev->c, ev->f->cfa, konst(ev->c, -8)), 8) : NULL;
 	for (size_t i = ns; ra && i-- > 0;) {
 		const struct dw_expr *v = vars_caller_value(ev->c, &sites[i], ev->f), *here;
@@ -632,6 +643,33 @@ static bool entry_value(struct eval *ev, Dwarf_Op *op)
 		return false;
 	}
 	return push(ev, r);
+}
+
+/* DW_OP_GNU_parameter_ref: what the callers passed for a parameter of a
+ * clone GCC made (.constprop.0, .part.0) that is passed in no register:
+ * each call site names the parameter's DIE (DW_AT_call_parameter) and
+ * gives its value, as gdb reads it (an entry value keyed by the DIE).
+ * The probe's own module only: a clone is local to it. */
+static bool parameter_ref(struct eval *ev, Dwarf_Op *op)
+{
+	struct vars_call_site *sites;
+	Dwarf_Die param;
+
+	if (!ev->f->fn || !ev->attr || ev->f->entry || dwarf_getlocation_die(ev->attr, op, &param) != 0) {
+		ev->why = "the function was compiled without this parameter (DW_OP_GNU_parameter_ref), "
+			  "and no caller says it";
+		ev->gone = true;
+		return false;
+	}
+	if (!tail_calls_allow(ev)) {
+		ev->why = "only the value its callers passed is known, and its tail calls could lead "
+			  "back to it, so no caller can say it";
+		ev->gone = true;
+		return false;
+	}
+	sites = xcalloc(MAX_CALLERS, sizeof(*sites));
+	return push_passed(ev, sites, vars_call_sites_param(ev->c, ev->f->fn, dwarf_dieoffset(&param), sites,
+							    ev->f->depth ? MAX_NESTED_CALLERS : MAX_CALLERS));
 }
 
 /* Runs one operation; false (with ev->why) when it cannot. */
@@ -696,12 +734,7 @@ static bool step(struct eval *ev, Dwarf_Op *op)
 	case DW_OP_GNU_const_type: return const_type(ev, op);
 	case DW_OP_entry_value:
 	case DW_OP_GNU_entry_value: return entry_value(ev, op);
-	case DW_OP_GNU_parameter_ref:
-		/* GCC's IPA-SRA dropped the parameter: only its callers knew
-		 * it (gdb shows <optimized out>, as here) */
-		ev->why = "the function was compiled without this parameter (DW_OP_GNU_parameter_ref)";
-		ev->gone = true;
-		return false;
+	case DW_OP_GNU_parameter_ref: return parameter_ref(ev, op);
 	case DW_OP_stack_value: ev->value = true; return true;
 	case DW_OP_implicit_value: return implicit_value(ev, op);
 	case DW_OP_implicit_pointer:

@@ -185,6 +185,13 @@ struct vars_call_site {
  * pass in register @reg; at most @max into @out.  Returns how many. */
 size_t vars_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, struct vars_call_site *out,
 		       size_t max);
+/* Call sites of module @c->m that call @fn (a clone GCC made, .part.0,
+ * .constprop.0) and describe the value they pass for its parameter DIE at
+ * global offset @param (DW_AT_call_parameter; DW_OP_GNU_parameter_ref
+ * names it); at most @max into @out.  A clone is local to its module:
+ * no other module calls it. */
+size_t vars_call_sites_param(struct vars_cache *c, Dwarf_Die *fn, Dwarf_Off param, struct vars_call_site *out,
+			     size_t max);
 /* The same in the other modules dw_module_set_caller_modules() names for
  * @c's module (direct calls of @fn by its name), after @n already in
  * @out; returns the new total. */
