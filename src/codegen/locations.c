@@ -312,8 +312,9 @@ static LLVMValueRef expr_value(struct cg *cg, const struct ast_expr *e, const st
 
 	if (x->op == DW_EXPR_IF)
 		return expr_if(cg, e, x, v);
-	if (x->op == DW_EXPR_UNAVAILABLE) {
-		cg_merge_status(cg, v, cg_i32(cg, WR_ARG_OPTIMIZED_OUT), cg_i64(cg, 0));
+	if (x->op == DW_EXPR_UNAVAILABLE || x->op == DW_EXPR_UNREADABLE) {
+		cg_merge_status(cg, v, cg_i32(cg, x->op == DW_EXPR_UNREADABLE ? WR_ARG_UNAVAILABLE : WR_ARG_OPTIMIZED_OUT),
+				cg_i64(cg, 0));
 		return cg_i64(cg, 0);
 	}
 	if (x->a && !(a = expr_value(cg, e, x->a, v)))

@@ -578,7 +578,16 @@ static int entry_register(const Dwarf_Op *op)
 	return -1;
 }
 
-static bool push_passed(struct eval *ev, struct vars_call_site *sites, size_t ns);
+static bool push_passed(struct eval *ev, struct vars_call_site *sites, size_t ns,
+			const struct dw_expr *none);
+
+/* The value is known to be lost, for @why: false, as a step that fails. */
+static bool lost(struct eval *ev, const char *why)
+{
+	ev->why = why;
+	ev->gone = true;
+	return false;
+}
 
 /* DW_OP_entry_value(DW_OP_regN): what the function's callers passed in
  * register N (entryval.c).  When no caller says, the value is gone. */
@@ -601,12 +610,9 @@ static bool entry_value(struct eval *ev, Dwarf_Op *op)
 		ev->entry_reg = (unsigned)reg + 1;
 	if (ev->f->entry) /* the frame's caller says (or nothing does) */
 		return entry_given(ev, reg);
-	if (!tail_calls_allow(ev)) {
-		ev->why = "only the value it had on entry to the function is known, and its tail calls "
-			  "could lead back to it, so no caller can say it";
-		ev->gone = true;
-		return false;
-	}
+	if (!tail_calls_allow(ev))
+		return lost(ev, "only the value it had on entry to the function is known, and its tail "
+				"calls could lead back to it, so no caller can say it");
 	/* a caller's entry values fan out once more per call site: fewer */
 	sites = xcalloc(MAX_CALLERS, sizeof(*sites));
 	ns = vars_call_sites(ev->c, ev->f->fn, reg, sites,
@@ -614,14 +620,15 @@ static bool entry_value(struct eval *ev, Dwarf_Op *op)
 	/* the probe's own callers in the other modules of its process */
 	if (!ev->f->depth)
 		ns = vars_foreign_call_sites(ev->c, ev->f->fn, reg, sites, ns, MAX_CALLERS);
-	return push_passed(ev, sites, ns);
+	return push_passed(ev, sites, ns, node(ev->c, DW_EXPR_UNAVAILABLE, NULL, NULL));
 }
 
 /* What the one of call sites @sites (@ns of them, freed here) that made
  * the frame's call passed, pushed: a tree that takes the frame's return
  * address, at its CFA - 8, to the call site of that return address, and
- * has no value when none is.  False (gone) when no call site says. */
-static bool push_passed(struct eval *ev, struct vars_call_site *sites, size_t ns)
+ * is @none when none is.  False (gone) when no call site says. */
+static bool push_passed(struct eval *ev, struct vars_call_site *sites, size_t ns,
+			const struct dw_expr *none)
 {
 	const struct dw_expr *r = NULL, *ra;
 
@@ -634,7 +641,7 @@ static bool push_passed(struct eval *ev, struct vars_call_site *sites, size_t ns
 		here = node(ev->c, DW_EXPR_EQ, ra,
 			    add(ev->c, node(ev->c, DW_EXPR_BIAS, NULL, NULL),
 				konst(ev->c, (int64_t)(sites[i].return_pc + (uint64_t)sites[i].bias_delta))));
-		r = vars_expr_if(ev->c, here, v, r ? r : node(ev->c, DW_EXPR_UNAVAILABLE, NULL, NULL));
+		r = vars_expr_if(ev->c, here, v, r ? r : none);
 	}
 	free(sites);
 	if (!r) {
@@ -655,21 +662,45 @@ static bool parameter_ref(struct eval *ev, Dwarf_Op *op)
 	struct vars_call_site *sites;
 	Dwarf_Die param;
 
-	if (!ev->f->fn || !ev->attr || ev->f->entry || dwarf_getlocation_die(ev->attr, op, &param) != 0) {
-		ev->why = "the function was compiled without this parameter (DW_OP_GNU_parameter_ref), "
-			  "and no caller says it";
-		ev->gone = true;
-		return false;
-	}
-	if (!tail_calls_allow(ev)) {
-		ev->why = "only the value its callers passed is known, and its tail calls could lead "
-			  "back to it, so no caller can say it";
-		ev->gone = true;
-		return false;
-	}
+	if (!ev->f->fn || !ev->attr || ev->f->entry || dwarf_getlocation_die(ev->attr, op, &param) != 0)
+		return lost(ev, "the function was compiled without this parameter "
+				"(DW_OP_GNU_parameter_ref), and no caller says it");
+	if (!tail_calls_allow(ev))
+		return lost(ev, "only the value its callers passed is known, and its tail calls could "
+				"lead back to it, so no caller can say it");
 	sites = xcalloc(MAX_CALLERS, sizeof(*sites));
-	return push_passed(ev, sites, vars_call_sites_param(ev->c, ev->f->fn, dwarf_dieoffset(&param), sites,
-							    ev->f->depth ? MAX_NESTED_CALLERS : MAX_CALLERS));
+	return push_passed(ev, sites,
+			   vars_call_sites_param(ev->c, ev->f->fn, dwarf_dieoffset(&param), sites,
+						 ev->f->depth ? MAX_NESTED_CALLERS : MAX_CALLERS),
+			   node(ev->c, DW_EXPR_UNAVAILABLE, NULL, NULL));
+}
+
+/* A value wholly in DWARF register @reg, which a probe cannot read (xmm0),
+ * at the first instruction of the probe's own function: nothing of the
+ * function ran, so the register still holds what the call that entered
+ * it passed there, which that call site says (gdb reads the register).
+ * Into @out as the callers' values, <unavailable> where no caller says;
+ * false when none can (the value stays a register it cannot read). */
+static bool unreadable_at_entry(struct eval *ev, int reg, struct dw_loc *out)
+{
+	struct vars_call_site *sites;
+	Dwarf_Addr entry;
+	size_t ns;
+
+	if (!ev->f->fn || ev->f->depth || ev->f->entry || ev->f->module || !dw_die_entry_pc(ev->f->fn, &entry) ||
+	    entry != ev->f->pc || !tail_calls_allow(ev))
+		return false;
+	sites = xcalloc(MAX_CALLERS, sizeof(*sites));
+	ns = vars_call_sites(ev->c, ev->f->fn, reg, sites, MAX_CALLERS);
+	ns = vars_foreign_call_sites(ev->c, ev->f->fn, reg, sites, ns, MAX_CALLERS);
+	ev->sp = 0;
+	if (!push_passed(ev, sites, ns, node(ev->c, DW_EXPR_UNREADABLE, NULL, NULL)))
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->kind = DW_LOC_VALUE_EXPR;
+	out->expr = ev->stack[0];
+	out->unreadable_reg = (unsigned)reg + 1;
+	return true;
 }
 
 /* Runs one operation; false (with ev->why) when it cannot. */
@@ -965,6 +996,10 @@ void vars_evaluate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Op *ops, s
 		unsupported(out, ev.why);
 		if (ev.gone)
 			out->kind = DW_LOC_OPTIMIZED_OUT;
+		/* the whole value is in the register at the function's entry:
+		 * what the call passed there */
+		else if (ev.unreadable_reg && n == 1 && unreadable_at_entry(&ev, (int)ev.unreadable_reg - 1, out))
+			return;
 		/* the whole value is in the register, or computed from it */
 		else if (ev.unreadable_reg) {
 			out->unreadable_reg = ev.unreadable_reg;

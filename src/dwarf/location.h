@@ -55,6 +55,8 @@ enum dw_expr_op {
 	DW_EXPR_NEG, DW_EXPR_NOT, DW_EXPR_ABS,   /* of .a */
 	DW_EXPR_IF,          /* .a non-zero ? .b : .c (only the branch taken reads memory) */
 	DW_EXPR_UNAVAILABLE, /* no value: the whole value is <optimized out> when this is taken */
+	DW_EXPR_UNREADABLE,  /* no value: a register a probe cannot read holds it (xmm0):
+			      * the whole value is <unavailable> when this is taken */
 	DW_EXPR_TLS,     /* the current thread's block of the module's thread-local
 			  * variables (DW_OP_form_tls_address adds its operand) */
 };

@@ -109,7 +109,8 @@ static bool eval(const struct where *c, const struct dw_expr *e, int depth, uint
 	case DW_EXPR_REG: return reg_of(c, e->reg, out);
 	case DW_EXPR_CFA: *out = c->w->cfa; return c->w->have_cfa;
 	case DW_EXPR_BIAS: *out = c->bias; return true;
-	case DW_EXPR_UNAVAILABLE: return false;
+	case DW_EXPR_UNAVAILABLE:
+	case DW_EXPR_UNREADABLE: return false;
 	default: break;
 	}
 	if (!eval(c, e->a, depth + 1, &a))

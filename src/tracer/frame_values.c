@@ -589,9 +589,11 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		c->w->var_data = NULL;
 	} else if (c->w->unread) { /* computed from memory not copied at the hit */
 		strbuf_addstr(out, fv_not_copied(c->w) ? fv_not_copied(c->w) : "<unavailable>");
-	} else if (v->loc.kind == DW_LOC_UNSUPPORTED && v->loc.unreadable_reg && c->w->live) {
-		/* wholly in a register the CPU holds and a probe cannot read
-		 * (xmm0): gdb's marker for it, as print shows it */
+	} else if (v->loc.unreadable_reg && c->w->live) {
+		/* in (or computed from) a register the CPU holds and a probe
+		 * cannot read (xmm0), or at the function's entry what the
+		 * call passed there when no call site says: gdb's marker for
+		 * it, as print shows it */
 		strbuf_addstr(out, "<unavailable>");
 	} else {
 		strbuf_addstr(out, "<optimized out>");
