@@ -1,8 +1,10 @@
 /* fnrange.c - see fnrange.h. */
 #include "dwarf/fnrange.h"
 #include "dwarf/module_priv.h"
+#include "util/x86insn.h"
 
 #include <dwarf.h>
+#include <errno.h>
 
 #define MAX_NESTING 64
 
@@ -26,4 +28,29 @@ size_t dw_function_ranges(struct dw_module *m, uint64_t pc, struct dw_range *out
 		n++;
 	}
 	return n;
+}
+
+int dw_function_each_insn(struct dw_module *m, uint64_t pc,
+			  int (*fn)(const struct x86insn *in, uint64_t at, void *ctx), void *ctx)
+{
+	struct dw_range r[DW_FUNCTION_MAX_RANGES];
+	size_t n = dw_function_ranges(m, pc, r, DW_FUNCTION_MAX_RANGES);
+
+	if (n == 0 || n > DW_FUNCTION_MAX_RANGES)
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		for (uint64_t at = r[i].lo; at < r[i].hi;) {
+			uint8_t code[X86_MAX_INSN];
+			long got = dw_module_read_const(m, at, code, sizeof(code));
+			struct x86insn in;
+			int stop;
+
+			if (got <= 0 || x86insn_decode(code, (size_t)got, &in) != 0)
+				return -EIO;
+			if ((stop = fn(&in, at, ctx)))
+				return stop;
+			at += in.len;
+		}
+	}
+	return 0;
 }

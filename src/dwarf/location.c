@@ -677,8 +677,9 @@ static bool parameter_ref(struct eval *ev, Dwarf_Op *op)
 
 /* A value wholly in DWARF register @reg, which a probe cannot read (xmm0),
  * at the first instruction of the probe's own function: nothing of the
- * function ran, so the register still holds what the call that entered
- * it passed there, which that call site says (gdb reads the register).
+ * function ran (no jump of its own lands there: a loop's head), so the
+ * register still holds what the call that entered it passed there,
+ * which that call site says (gdb reads the register).
  * Into @out as the callers' values, <unavailable> where no caller says;
  * false when none can (the value stays a register it cannot read). */
 static bool unreadable_at_entry(struct eval *ev, int reg, struct dw_loc *out)
@@ -688,7 +689,7 @@ static bool unreadable_at_entry(struct eval *ev, int reg, struct dw_loc *out)
 	size_t ns;
 
 	if (!ev->f->fn || ev->f->depth || ev->f->entry || ev->f->module || !dw_die_entry_pc(ev->f->fn, &entry) ||
-	    entry != ev->f->pc || !tail_calls_allow(ev))
+	    entry != ev->f->pc || !dw_entry_only_called(ev->c->m, entry) || !tail_calls_allow(ev))
 		return false;
 	sites = xcalloc(MAX_CALLERS, sizeof(*sites));
 	ns = vars_call_sites(ev->c, ev->f->fn, reg, sites, MAX_CALLERS);

@@ -11,6 +11,8 @@
 #include "dwarf/module_priv.h"
 #include "dwarf/resolve.h"
 #include "dwarf/symbolize.h"
+#include "dwarf/fnrange.h"
+#include "util/x86insn.h"
 #include "util/xalloc.h"
 
 #include <dwarf.h>
@@ -52,6 +54,8 @@ struct tail_cache {
 	size_t n_gdb, cap_gdb;
 	struct verdict *verdicts; /* owned */
 	size_t n_verdicts, cap_verdicts;
+	struct verdict *called; /* owned: dw_entry_only_called(), in known */
+	size_t n_called, cap_called;
 };
 
 static void cache_destroy(void *data)
@@ -65,6 +69,7 @@ static void cache_destroy(void *data)
 	free(c->nodes);
 	free(c->gdb);
 	free(c->verdicts);
+	free(c->called);
 	free(c);
 }
 
@@ -548,19 +553,60 @@ static bool verify_no_self_tailcall(struct dw_module *m, uint64_t entry)
 	return ok;
 }
 
+/* The verdict of @decide on the function entered at @entry of @m, kept
+ * in @v (@n of @cap) once decided. */
+static bool cached_verdict(struct dw_module *m, uint64_t entry, struct verdict **v, size_t *n, size_t *cap,
+			   bool (*decide)(struct dw_module *m, uint64_t entry))
+{
+	bool known;
+
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i].entry == entry)
+			return (*v)[i].known;
+	known = decide(m, entry);
+	*v = xgrow(*v, cap, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = (struct verdict){ entry, known };
+	return known;
+}
+
 bool dw_tailcall_entry_values(struct dw_module *m, uint64_t entry)
 {
 	struct tail_cache *c;
-	bool known;
 
 	if (!entry || !dw_module_dwarf(m))
 		return false;
 	c = cache_of(m);
-	for (size_t i = 0; i < c->n_verdicts; i++)
-		if (c->verdicts[i].entry == entry)
-			return c->verdicts[i].known;
-	known = verify_no_self_tailcall(m, entry);
-	c->verdicts = xgrow(c->verdicts, &c->cap_verdicts, c->n_verdicts + 1, sizeof(*c->verdicts));
-	c->verdicts[c->n_verdicts++] = (struct verdict){ entry, known };
-	return known;
+	return cached_verdict(m, entry, &c->verdicts, &c->n_verdicts, &c->cap_verdicts, verify_no_self_tailcall);
+}
+
+/* ---- whether a function's entry is reached by calls only ---- */
+
+/* A jump that may land on the entry @ctx (a uint64_t *): a direct jump or
+ * branch to it, or an indirect jump (a table may hold it); a call pushes
+ * its own return address, which names it: not a jump. */
+static int jumps_to_entry(const struct x86insn *in, uint64_t at, void *ctx)
+{
+	uint64_t entry = *(const uint64_t *)ctx, target;
+
+	if (x86insn_is_indirect_jump(in))
+		return 1;
+	return !(in->map == X86_MAP_ONE && in->opcode == 0xe8) && x86insn_branch_target(in, at, &target) &&
+	       target == entry;
+}
+
+/* Whether no jump of the function entered at @entry may land there; its
+ * code not read or decoded: not trusted. */
+static bool only_called(struct dw_module *m, uint64_t entry)
+{
+	return dw_function_each_insn(m, entry, jumps_to_entry, &entry) == 0;
+}
+
+bool dw_entry_only_called(struct dw_module *m, uint64_t entry)
+{
+	struct tail_cache *c;
+
+	if (!entry || !dw_module_dwarf(m))
+		return false;
+	c = cache_of(m);
+	return cached_verdict(m, entry, &c->called, &c->n_called, &c->cap_called, only_called);
 }

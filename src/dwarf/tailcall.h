@@ -65,4 +65,12 @@ size_t dw_tailcall_chain(struct dw_module *from_m, uint64_t from, struct dw_modu
  * none leads back to it (see tailcall.c).  The answer is cached. */
 bool dw_tailcall_entry_values(struct dw_module *m, uint64_t entry);
 
+/* Whether the first instruction of the function entered at @entry of @m
+ * is reached only by calls (and jumps from other functions, tail calls):
+ * no jump of its own code may land there - no loop has its head there,
+ * no indirect jump is in it - so there a register holds what the call
+ * (or jump) that entered it passed.  False when its code cannot be read.
+ * The answer is cached. */
+bool dw_entry_only_called(struct dw_module *m, uint64_t entry);
+
 #endif

@@ -97,8 +97,8 @@ static void start(struct fv_walk *w, struct target *t, const struct ev_backtrace
 /* Whether frame 0 of @w's backtrace stands at its function's first
  * instruction, entered by the call before frame 1's return address: a
  * direct call of that function (not of one that jumped to it, a tail
- * call, which may have changed registers on the way).  Nothing ran
- * since the call. */
+ * call, which may have changed registers on the way), and no jump of
+ * its own lands there (a loop's head).  Nothing ran since the call. */
 static bool called_at_entry(const struct fv_walk *w, struct target *t)
 {
 	const struct wr_bt_frame *f0 = &w->bt->frames[0], *f1 = &w->bt->frames[1];
@@ -109,7 +109,7 @@ static bool called_at_entry(const struct fv_walk *w, struct target *t)
 	int32_t rel;
 
 	if (!m || !dw_function_at(m->dw, f0->pc, &key, &entry) || entry != f0->pc ||
-	    (f1->flags & WR_FRAME_F_EXACT_IP) || f1->ip < sizeof(call) ||
+	    !dw_entry_only_called(m->dw, entry) || (f1->flags & WR_FRAME_F_EXACT_IP) || f1->ip < sizeof(call) ||
 	    target_read_const(t, (pid_t)w->pid, f1->ip - sizeof(call), call, sizeof(call)) != sizeof(call) ||
 	    call[0] != 0xe8) /* call rel32 */
 		return false;
@@ -621,7 +621,9 @@ struct collect {
 
 /* ---- what the caller passed (its call site, by the return address) ---- */
 
-/* Whether the frame @c stands at is at its function's first instruction. */
+/* Whether the frame @c stands at is at its function's first instruction,
+ * reached only by calls: no jump of the function's own lands there (a
+ * loop's head), so nothing of it ran since it was entered. */
 static bool at_entry(struct collect *c)
 {
 	const struct wr_bt_frame *f = &c->w->bt->frames[c->w->i];
@@ -629,7 +631,8 @@ static bool at_entry(struct collect *c)
 	const char *key;
 	uint64_t entry;
 
-	return m && dw_function_at(m->dw, f->pc, &key, &entry) && entry == f->pc;
+	return m && dw_function_at(m->dw, f->pc, &key, &entry) && entry == f->pc &&
+	       dw_entry_only_called(m->dw, entry);
 }
 
 /* The frame that called the one @c stands at, walked to (registers and

@@ -16,12 +16,12 @@
 #include "util/x86insn.h"
 #include "util/xalloc.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define READ_AHEAD 16     /* bytes the kernel copies of a probed instruction */
 #define MAX_STEPS 16      /* no-ops stepped over at most */
-#define MAX_RANGES 8      /* ranges of a function looked through */
 
 /* One instruction at a module address, judged. */
 struct judged {
@@ -102,35 +102,43 @@ static bool within_at(struct dw_module *m, const struct dw_sym *s, uint64_t pc, 
 	return within(s, &t, line);
 }
 
+struct jump_scan {
+	struct dw_module *m;
+	const struct dw_sym *s;
+	uint64_t site, to;
+};
+
+/* An instruction of the call j->s that jumps into (j->site, j->to]: 1
+ * for an indirect jump (it may land anywhere), 2 for a direct one. */
+static int jumps_into(const struct x86insn *in, uint64_t at, void *ctx)
+{
+	const struct jump_scan *j = ctx;
+	uint64_t target;
+
+	if (x86insn_is_indirect_jump(in) && within_at(j->m, j->s, at, false))
+		return 1;
+	if (x86insn_branch_target(in, at, &target) && target > j->site && target <= j->to &&
+	    within_at(j->m, j->s, at, false))
+		return 2;
+	return 0;
+}
+
 /* NULL when no jump from within the call @s of the function holding
  * @site lands in (@site, @to], else why (or why that cannot be told). */
 static const char *jumped_into(struct dw_module *m, const struct dw_sym *s, uint64_t site,
 			       uint64_t to)
 {
-	struct dw_range r[MAX_RANGES];
-	size_t n = dw_function_ranges(m, site, r, MAX_RANGES);
+	struct jump_scan j = { m, s, site, to };
 
-	if (n == 0 || n > MAX_RANGES)
-		return "wraith cannot look through the function's code for jumps to it";
-	for (size_t i = 0; i < n; i++) {
-		for (uint64_t at = r[i].lo; at < r[i].hi;) {
-			uint8_t code[READ_AHEAD];
-			long got = dw_module_read_const(m, at, code, sizeof(code));
-			struct x86insn in;
-			uint64_t target;
-
-			if (got <= 0 || x86insn_decode(code, (size_t)got, &in) != 0)
-				return "wraith could not decode the function's code to look for jumps to it";
-			if (x86insn_is_indirect_jump(&in) && within_at(m, s, at, false))
-				return "an indirect jump of the same call may land on it";
-			if (x86insn_branch_target(&in, at, &target) && target > site && target <= to &&
-			    within_at(m, s, at, false))
-				return "a jump of the same call lands on it (a loop's head, say), so a probe "
-				       "there would fire more often than the site";
-			at += in.len;
-		}
+	switch (dw_function_each_insn(m, site, jumps_into, &j)) {
+	case 0: return NULL;
+	case 1: return "an indirect jump of the same call may land on it";
+	case 2:
+		return "a jump of the same call lands on it (a loop's head, say), so a probe "
+		       "there would fire more often than the site";
+	case -EIO: return "wraith could not decode the function's code to look for jumps to it";
+	default: return "wraith cannot look through the function's code for jumps to it";
 	}
-	return NULL;
 }
 
 /* The stand-in for @first (refused) into *@j, or why there is none:

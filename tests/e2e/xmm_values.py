@@ -11,7 +11,10 @@ still hold what main's call site says it passed: print ratio and f are
 2.5 and 0.25, as gdb's print, and `bt args` shows gdb's
 ratio=ratio@entry=2.5, f=f@entry=0.25; called through a pointer (the
 fixture's ptr mode), no call site the probe knows says, and both are
-<unavailable> (gdb reads 3.5 and 0.5).
+<unavailable> (gdb reads 3.5 and 0.5); and at the entry of pick, whose
+jump table may land anywhere in it, its entry too, w is <unavailable>,
+never assumed to be what main passed (bt args: w=<unavailable>,
+w@entry=2).
 After the call (AFTER-LINE) f is, at GCC -O2, known only as what main
 passed in xmm1 (DW_OP_entry_value of a DW_OP_regval_type): main's call
 site says the constant 0.25, which the probe reads, as gdb does; print f
@@ -83,6 +86,8 @@ for b in BUILDS:
     gdb_after, text_after = gdb_prints(fx.pid, AFTER, ["f", "ratio"])
     _, bt_callee, res_callee = prints(fx.pid, "xmm_clobber", [], bt=True)
     gdb_callee, text_callee = gdb_frame_args(fx.pid, "xmm_clobber", 1)
+    pick, pick_bt, pick_res = prints(fx.pid, "pick", ["w"], bt=True)
+    gdb_pick, text_pick = gdb_prints(fx.pid, "pick", ["w"])
     fx.stop()
     ptr = Fixture(b, [2000, "ptr"])
     ptr_mine, ptr_bt, ptr_res = prints(ptr.pid, "scale", ["ratio", "f"], bt=True)
@@ -104,6 +109,12 @@ for b in BUILDS:
                b, ptr_text[-300:]))
         eq(((ptr_bt or [{}])[0].get("ratio"), (ptr_bt or [{}])[0].get("f")), ("<unavailable>", "<unavailable>"),
            "%s: and so are they in bt args" % b)
+        # pick's jump table may land anywhere in it, its entry too: there
+        # w is not known to be what main passed, and is not taken so
+        eq((pick.get("w"), (pick_bt or [{}])[0].get("w"), gdb_pick.get("w")), ("<unavailable>", "<unavailable>", "2"),
+           "%s: at the entry of pick, which has an indirect jump, w is <unavailable> (gdb: %s)" % (
+               b, text_pick[-300:]))
+        eq((pick_bt or [{}])[0].get("w@entry"), "2", "%s: bt args shows what main passed for w" % b)
     else:  # clang's call sites say nothing
         eq((mine.get("ratio"), mine.get("f"), ptr_mine.get("ratio")), ("<unavailable>",) * 3,
            "%s: ratio and f, in xmm0 and xmm1, print <unavailable>" % b)
