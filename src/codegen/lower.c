@@ -196,6 +196,41 @@ static int bt_ref(const struct dw_var *v, void *ctx)
 	return r->n == sizeof(r->seen) / sizeof(r->seen[0]);
 }
 
+#define BT_STATIC_TYPES 32 /* frame 0's variables whose static members are copied */
+
+struct bt_types {
+	const struct dw_type *t[BT_STATIC_TYPES];
+	size_t n;
+};
+
+static int bt_type(const struct dw_var *v, void *ctx)
+{
+	struct bt_types *b = ctx;
+	const struct dw_type *t = v->type;
+
+	if (t && t->kind == DW_TYPE_POINTER && t->is_reference)
+		t = t->target; /* a bt shows the referent */
+	if (t)
+		b->t[b->n++] = t;
+	return b->n == BT_STATIC_TYPES;
+}
+
+/* The C++ static data members frame 0's values show, copied now as a
+ * print copies them: a bt reads them as the memory was at the hit. */
+static void lower_bt_statics(struct cg *cg, const struct ast_stmt *s)
+{
+	const struct plan_vars *pv = &cg->plan->vars;
+	struct ast_expr e = { .kind = AST_EXPR_IDENT, .loc = s->loc, .str = (char *)"", .height = 1 };
+	struct bt_types b = { .n = 0 };
+
+	pv->frame_vars(pv->ctx, s->bt_flags & WR_BT_F_FULL, bt_type, &b);
+	print_args_frame_statics(cg, &e, b.t, b.n);
+	if (cg->diag->msg) { /* not copied: the bt says <unavailable> */
+		diag_release(cg->diag);
+		memset(cg->diag, 0, sizeof(*cg->diag));
+	}
+}
+
 /* A bt with frame values: what frame 0's references refer to, and what
  * its strings point to, copied now (the stack copy holds only what lies
  * on the stack), as an item before the backtrace's (WR_ITEM_REFS). */
@@ -214,6 +249,7 @@ static void lower_bt_refs(struct cg *cg, const struct ast_stmt *s)
 	args[2] = c32(cg, 0);
 	item = call(cg, WR_FN_ITEM_OPEN, args, 3);
 	pv->frame_vars(pv->ctx, s->bt_flags & WR_BT_F_FULL, bt_ref, &r);
+	lower_bt_statics(cg, s);
 	args[0] = cg->buf;
 	args[1] = item;
 	call(cg, WR_FN_ITEM_CLOSE, args, 2);

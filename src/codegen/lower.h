@@ -227,6 +227,13 @@ int print_args_lower(struct cg *cg, const struct ast_expr *e, struct cg_value *v
  * points to; emitted as a print argument with its address attached
  * (WR_ARG_ATTACH_REFERENCE).  -ENOENT, nothing emitted, otherwise. */
 int print_args_frame_referent(struct cg *cg, const struct ast_expr *e, const struct dw_var *var);
+/* For a bt with frame values: the C++ static data members that frame 0's
+ * variables of types @types (@n of them; a reference's referent type)
+ * show, copied at the hit as a print copies them (WR_MEM_F_STATIC), all
+ * attached to one argument of their own (a U64 0).  Nothing when they
+ * show none. */
+void print_args_frame_statics(struct cg *cg, const struct ast_expr *e, const struct dw_type *const *types,
+			      size_t n);
 /* After print @print_index whose arguments @args (wr_caller_arg(), @n of
  * them) are what the caller passed: the caller's frame as the hit sees
  * it, for userspace to find the call site by the return address and read

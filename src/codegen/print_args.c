@@ -165,20 +165,18 @@ static void attach_strings(struct attach_walk *w, const struct dw_type *t, uint6
 
 #define STATICS_MAX 16 /* static data members copied with one printed value */
 
-/* The C++ static data members a printed value shows (its class's, its
- * members', its bases', and those of static members of class type),
- * each copied once at the hit, tagged by its name (WR_MEM_F_STATIC):
- * they are variables of their own, which gdb reads from the process. */
+/* The C++ static data members a printed value shows (dw_type_statics():
+ * its class's, its members', its bases', and those of static members of
+ * class type), each copied once at the hit, tagged by its name
+ * (WR_MEM_F_STATIC): they are variables of their own, which gdb reads
+ * from the process. */
 struct statics_walk {
 	struct cg *cg;
 	const struct ast_expr *e;
-	bool raw;
 	const char *seen[STATICS_MAX];
 	unsigned n;
 	unsigned strings; /* of char pointers inside them */
 };
-
-static void statics_of(struct statics_walk *w, const struct dw_type *t, int depth);
 
 /* The strings of the char pointers inside a static member of class type
  * (at @addr + @at), each copied at its address. */
@@ -208,19 +206,13 @@ static void static_strings(struct statics_walk *w, const struct dw_type *t, LLVM
 	}
 }
 
-static void copy_static(struct statics_walk *w, const struct dw_static *st, int depth)
+static void copy_static(struct statics_walk *w, const struct dw_static *st)
 {
 	struct cg *cg = w->cg;
 	struct dw_var var = { 0 };
 	struct cg_value v = { 0 };
 	LLVMValueRef args[5];
 
-	for (unsigned i = 0; i < w->n; i++)
-		if (!strcmp(w->seen[i], st->qname))
-			return;
-	if (w->n >= STATICS_MAX || st->has_const || !st->type)
-		return;
-	w->seen[w->n++] = st->qname;
 	args[0] = cg->buf;
 	args[1] = cg_i64(cg, 0); /* no variable of that name: <optimized out>, as gdb says */
 	args[2] = cg_i32(cg, 0);
@@ -238,34 +230,29 @@ static void copy_static(struct statics_walk *w, const struct dw_static *st, int 
 	}
 	cg_call(cg, WR_FN_ARG_STATIC, args, 5);
 	if (v.lvalue && !ctype_is_text_pointer(var.type))
-		static_strings(w, var.type, v.v, 0, depth + 1);
-	statics_of(w, st->type, depth + 1);
+		static_strings(w, var.type, v.v, 0, 1);
 }
 
-static void statics_of(struct statics_walk *w, const struct dw_type *t, int depth)
+/* Copy the static data members a value of @t shows that @w has not
+ * copied yet; how many it copied. */
+static unsigned copy_statics(struct statics_walk *w, const struct dw_type *t, bool raw)
 {
-	struct dw_std s;
+	const struct dw_static *sts[STATICS_MAX];
+	size_t n = dw_type_statics(t, raw, sts, STATICS_MAX);
+	unsigned copied = 0;
 
-	if (!t || depth > 8 || w->n >= STATICS_MAX)
-		return;
-	if (t->kind == DW_TYPE_ARRAY) {
-		statics_of(w, t->target, depth + 1);
-		return;
+	for (size_t i = 0; i < n && w->n < STATICS_MAX; i++) {
+		bool dup = false;
+
+		for (unsigned k = 0; k < w->n && !dup; k++)
+			dup = !strcmp(w->seen[k], sts[i]->qname);
+		if (dup)
+			continue;
+		w->seen[w->n++] = sts[i]->qname;
+		copy_static(w, sts[i]);
+		copied++;
 	}
-	if ((t->kind != DW_TYPE_STRUCT && t->kind != DW_TYPE_UNION) || t->rust)
-		return;
-	if (!w->raw && dw_std_recognize(t, &s)) {
-		/* the printer shows the elements, not the library's members */
-		statics_of(w, s.elem, depth + 1);
-		for (unsigned i = 0; i < s.n_alts; i++)
-			statics_of(w, s.alt[i], depth + 1);
-		return;
-	}
-	for (size_t i = 0; i < t->n_statics; i++)
-		copy_static(w, &t->statics[i], depth);
-	for (size_t i = 0; i < t->n_members; i++)
-		if (!t->members[i].bit_size)
-			statics_of(w, t->members[i].type, depth + 1);
+	return copied;
 }
 
 static unsigned scalar_kind(const struct dw_type *t)
@@ -305,10 +292,10 @@ static int print_memory(struct cg *cg, const struct ast_expr *e, struct cg_value
 		struct attach_walk w = { cg, v->v, t->size > WR_WALK_COPY_MAX ? WR_WALK_COPY_MAX : t->size, 0,
 					 e, NULL };
 
-		struct statics_walk sw = { .cg = cg, .e = e, .raw = raw };
+		struct statics_walk sw = { .cg = cg, .e = e };
 
 		attach_strings(&w, t, 0, 0);
-		statics_of(&sw, t, 0);
+		copy_statics(&sw, t, raw);
 		/* a container's elements, a string's characters; else the
 		 * value whole when its argument cannot hold it (gdb shows 200
 		 * elements of an array, whatever their size) */
@@ -707,6 +694,22 @@ int print_args_frame_referent(struct cg *cg, const struct ast_expr *e, const str
 	if (var->loc.kind == DW_LOC_MEM_EXPR || var->loc.kind == DW_LOC_VALUE_EXPR)
 		derefs = copy_derefs(cg, e, var->loc.expr, 0, &budget);
 	return frame_copy(cg, e, var) == 0 || derefs ? 0 : -ENOENT;
+}
+
+void print_args_frame_statics(struct cg *cg, const struct ast_expr *e, const struct dw_type *const *types,
+			      size_t n)
+{
+	struct statics_walk sw = { .cg = cg, .e = e };
+	const struct dw_static *st;
+	bool any = false;
+
+	for (size_t i = 0; i < n && !any; i++)
+		any = dw_type_statics(types[i], false, &st, 1) > 0;
+	if (!any)
+		return;
+	emit_scalar(cg, WR_ARG_U64, cg_i64(cg, 0), NULL, 8); /* what the copies attach to */
+	for (size_t i = 0; i < n && sw.n < STATICS_MAX; i++)
+		copy_statics(&sw, types[i], false);
 }
 
 /* A value reached through a C++ reference is printed as its referent's

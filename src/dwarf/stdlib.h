@@ -11,6 +11,7 @@
 #define WRAITH_DWARF_STDLIB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dwarf/vars.h"
@@ -151,5 +152,14 @@ bool dw_std_is_pair(const struct dw_type *t);
  * string's characters, a container's elements), anywhere inside it,
  * down to @depth levels of members. */
 bool dw_std_walkable(const struct dw_type *t, int depth);
+
+/* The C++ static data members a value of @t shows that are variables of
+ * their own (not constants the compiler folded): its class's, its
+ * members' and bases', its array elements', and those of static members
+ * of class type, each once, in the order gdb meets them; of a library
+ * value (unless @raw), its elements' only (the printer hides its
+ * members).  At most @max into @out (borrowed from @t's module); returns
+ * how many. */
+size_t dw_type_statics(const struct dw_type *t, bool raw, const struct dw_static **out, size_t max);
 
 #endif

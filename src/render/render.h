@@ -211,6 +211,12 @@ struct render_value_ctx {
 	 * for a string's characters, nothing after a char pointer.
 	 * Borrowed. */
 	const char *not_copied;
+	/* The copies of the C++ static data members the value shows (and of
+	 * the strings their char pointers point to), as a print argument's
+	 * attachments (WR_ARG_MEM, WR_MEM_F_STATIC) when they are not the
+	 * value's own: a backtrace's frame values.  NULL: the value's own
+	 * attachments hold them, or none came.  Borrowed. */
+	const struct ev_arg *statics;
 };
 
 /* Whether any bit (or, with @all, every bit) of [@bit, @bit + @n) is set

@@ -719,7 +719,8 @@ static const struct ev_arg *static_copy(const struct walk *w, const struct dw_st
  * members: read at the hit (or the constant the compiler folded); a
  * member of class type printed member by member (no printer, as gdb),
  * once; <optimized out> when the program has no such variable (declared,
- * never defined), <unavailable> when the probe did not copy it. */
+ * never defined), <unavailable> when the probe did not copy it (an outer
+ * frame's marker, render_value_ctx.not_copied, when one says why). */
 static void static_member(const struct dw_static *st, struct walk *w, struct strbuf *out)
 {
 	const struct dw_type *t = st->type;
@@ -742,7 +743,9 @@ static void static_member(const struct dw_static *st, struct walk *w, struct str
 		return;
 	}
 	if (!data || len < t->size) {
-		strbuf_addstr(out, c && c->status == WR_ARG_READ_ERROR ? "<unreadable>" : "<unavailable>");
+		/* an outer frame's that its chain's recipe did not copy says why */
+		strbuf_addstr(out, c && c->status == WR_ARG_READ_ERROR ? "<unreadable>"
+				   : !c && w->vc && w->vc->not_copied ? w->vc->not_copied : "<unavailable>");
 		return;
 	}
 	/* a variable of its own: no attachment, piece or copy of the value
@@ -1234,8 +1237,11 @@ void render_value(const struct dw_type *t, const uint8_t *data, size_t len, bool
 		  const struct render_value_ctx *vc, struct strbuf *out)
 {
 	struct walk w = { .vc = vc, .lim = render_limits_of(vc), .top = top };
+	struct render_snap *statics = vc && vc->statics ? render_snap_new(vc->statics) : NULL;
 
+	w.statics = statics;
 	typed(t, data, len, 0, &w, out);
+	render_snap_free(statics);
 }
 
 void render_value_at(const struct render_snap *snap, const struct dw_type *t, uint64_t addr,

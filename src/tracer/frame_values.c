@@ -161,7 +161,7 @@ static bool unit_is_nul(const uint8_t *u, unsigned width)
  * read-only data holds it (a literal).  Elsewhere (the heap, writable
  * data) it may have changed since the probe fired: not read (the chain's
  * recipe may have copied it: fv_outer_string()). */
-static size_t pointed_string(const struct where *c, uint64_t p, unsigned width, uint8_t *buf, size_t max)
+size_t fv_pointed_string(const struct where *c, uint64_t p, unsigned width, uint8_t *buf, size_t max)
 {
 	size_t n = 0;
 	long got;
@@ -367,7 +367,7 @@ static const struct ev_arg *copied_string(const struct where *c, uint64_t p)
 
 /* The string of the char pointer @t (of @width-byte characters) at @off
  * of @data, as the probe copied it at the hit (copied_string()) or where
- * it can be read (pointed_string); where a narrow one cannot and @data
+ * it can be read (fv_pointed_string()); where a narrow one cannot and @data
  * is the variable's own (not a referent's), noted for the chain's
  * recipe. */
 static void add_string(const struct where *c, const struct dw_type *t, const uint8_t *data, size_t off,
@@ -391,7 +391,7 @@ static void add_string(const struct where *c, const struct dw_type *t, const uin
 	}
 	*a = (struct ev_arg){ .kind = WR_ARG_ATTACH, .status = WR_ARG_OK, .aux = (uint32_t)off,
 			      .value = p, .data = s->text[s->n] };
-	a->len = pointed_string(c, p, width, s->text[s->n], (MAX_STRING + 1) * width);
+	a->len = fv_pointed_string(c, p, width, s->text[s->n], (MAX_STRING + 1) * width);
 	if (!a->len && width == 1 && data == c->w->var_data) /* wanted whether copied or not */
 		fv_want_string(c->w, c->w->var_at ? c->w->var_at + off : 0, p, t);
 	if (!a->len && width == 1) /* what the chain's recipe copied */
@@ -434,6 +434,7 @@ static void bytes_text(const struct where *c, const struct dw_type *t, const uin
 		       size_t len, uint64_t addr, struct strbuf *out)
 {
 	struct render_value_ctx with = c->vc ? *c->vc : (struct render_value_ctx){ 0 };
+	struct fv_statics *statics;
 	struct strings *s;
 	uint64_t p = 0;
 
@@ -450,8 +451,11 @@ static void bytes_text(const struct where *c, const struct dw_type *t, const uin
 	find_strings(c, t, data, len, 0, 0, s);
 	with.attach = s->v;
 	with.n_attach = s->n;
+	statics = fv_statics_new(c, t);
+	with.statics = fv_statics_arg(statics);
 	with.not_copied = fv_not_copied(c->w);
 	render_value(t, data, len, false, &with, out);
+	fv_statics_free(statics);
 	free(s);
 }
 
@@ -545,8 +549,13 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		fv_loc_pieces(c, &v->loc, buf, gone, size);
 		with.unavail = gone;
 		copy = copied_pieces(c, buf, gone, size);
-		if (!copy || !render_frame_value(t, buf, size, 0, copy->attach, copy->n_attach, c->vc, out))
+		if (!copy || !render_frame_value(t, buf, size, 0, copy->attach, copy->n_attach, c->vc, out)) {
+			struct fv_statics *statics = fv_statics_new(c, t);
+
+			with.statics = fv_statics_arg(statics);
 			render_value(t, buf, size, false, &with, out);
+			fv_statics_free(statics);
+		}
 		free(gone);
 		free(buf);
 	} else if (fv_loc_address(c, &v->loc, &is_mem, &addr) && v->loc.kind == DW_LOC_MEM_ADDR &&

@@ -82,6 +82,26 @@ const uint8_t *fv_copied_bytes(const struct ev_backtrace *bt, uint64_t addr, siz
  * not known. */
 bool fv_return_address(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt, uint64_t *ra);
 
+/* The string a char pointer @p points to (of @width-byte characters: 1,
+ * or a wide string's 2 or 4), into @buf (at most @max bytes, up to and
+ * with its NUL): from the stack copy, or from the file of the module
+ * whose read-only data holds it (a literal); how many bytes, 0 when it
+ * is elsewhere (the heap, writable data: it may have changed since the
+ * probe fired). */
+size_t fv_pointed_string(const struct where *c, uint64_t p, unsigned width, uint8_t *buf, size_t max);
+
+/* ---- frame_statics.c ---- */
+
+struct fv_statics;
+/* The C++ static data members a value of @t shows, as frame @c sees
+ * them at the hit (frame_statics.c), or NULL when it shows none.  Free
+ * with fv_statics_free(). */
+struct fv_statics *fv_statics_new(const struct where *c, const struct dw_type *t);
+/* Their copies as render_value_ctx.statics takes them; borrowed until
+ * fv_statics_free().  NULL for NULL. */
+const struct ev_arg *fv_statics_arg(const struct fv_statics *s);
+void fv_statics_free(struct fv_statics *s); /* NULL is a no-op */
+
 /* ---- frame_loc.c ---- */
 
 /* The address of a variable in memory at @c, for the location kinds that
