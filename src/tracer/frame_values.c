@@ -592,9 +592,16 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		/* a member function pointer in a register: its function (the
 		 * adjustment after it is not shown) */
 		uint64_t words[2] = { scalar >> v->loc.bit_shift, 0 };
+		size_t len = size <= 8 ? size : sizeof(words);
+		/* frame 0's Rc or Box in a register: the probe assembled it at
+		 * the hit, with what it points to (an Rc's counts) */
+		const struct ev_arg *copy = t->kind == DW_TYPE_STRUCT && len == size
+						    ? copied_pieces(c, (const uint8_t *)words, NULL, size) : NULL;
 
 		c->w->var_data = (const uint8_t *)words;
-		bytes_text(c, t, (const uint8_t *)words, size <= 8 ? size : sizeof(words), 0, out);
+		if (!copy || !render_frame_value(t, (const uint8_t *)words, size, 0, copy->attach, copy->n_attach,
+						 c->vc, out))
+			bytes_text(c, t, (const uint8_t *)words, len, 0, out);
 		c->w->var_data = NULL;
 	} else if (c->w->unread) { /* computed from memory not copied at the hit */
 		strbuf_addstr(out, fv_not_copied(c->w) ? fv_not_copied(c->w) : "<unavailable>");

@@ -16,7 +16,9 @@ rentry.rs, built by Debian's rustc at opt-level 0, 1 and 2 (and 2 with
 the v0 mangling) and, where configure found one, by a current rustc:
 every function of the crate has its out-of-line sites at gdb's `break`
 addresses; live, keep()'s parameters are what the fixture says it passes,
-at gdb's pc, and equal rust-gdb's where its printers read them.
+at gdb's pc, and equal rust-gdb's where its printers read them; in `bt
+args` too, the Rc and Arc with their counts as rust-gdb's bt shows them,
+also where rustc 1.63 keeps them in registers.
 """
 import os
 import re
@@ -62,15 +64,16 @@ def live_values(build):
     name, strong, shared, boxed = m.groups()
     want = ['Rc(strong=%s, weak=0) = {value = "%s", strong = %s, weak = 0}' % (strong, name, strong),
             "Arc(strong=2, weak=0) = {value = Vec(size=3) = {%s}, strong = 2, weak = 0}" % shared, boxed]
-    res = run(["-p", fx.pid, "-s", 'trace rentry::keep { print "{}|{}|{}|{}", $pc, name, shared, *boxed; }',
+    res = run(["-p", fx.pid, "-s", 'trace rentry::keep { print "{}|{}|{}|{}", $pc, name, shared, *boxed; bt args; }',
                "--max-events", 1, "--timeout", 20, "--script-output", "plain", "-q"])
     check(res.returncode == 0, "%s: keep is traced (%s)" % (build, res.stderr[-300:]))
-    got = res.stdout.strip().split("|")
+    got = res.stdout.strip().splitlines()[0].split("|") if res.stdout.strip() else []
+    bt = re.search(r"^  #0 rentry::keep\((.*)\) at ", res.stdout, re.M)
     check(len(got) == 4, "%s: one event (%r)" % (build, res.stdout))
     rust_gdb = CURRENT_GDB if "-cur-" in build else DEBIAN_GDB
     gdb = subprocess.run([rust_gdb, "-batch", "-p", str(fx.pid), "-ex", "break rentry::keep", "-ex", "continue",
                           "-ex", 'printf "PC %#lx\\n", $pc', "-ex", "print name", "-ex", "print shared",
-                          "-ex", "print *boxed", "-ex", "detach"], capture_output=True, text=True,
+                          "-ex", "print *boxed", "-ex", "bt 1", "-ex", "detach"], capture_output=True, text=True,
                          timeout=120).stdout
     fx.stop()
     pc = re.search(r"^PC (0x[0-9a-f]+)$", gdb, re.M)
@@ -86,6 +89,17 @@ def live_values(build):
         if failed or "Python Exception" in g:
             continue  # rust-gdb 1.63's String printer fails on this gdb
         eq(value, g, "%s: keep's %s is rust-gdb's" % (build, what))
+    # bt args: the Rc and Arc with their counts as rust-gdb's bt shows
+    # them, also where they are held in a register (opt-level 1 and 2 of
+    # rustc 1.63: the probe assembles them at the hit, counts and all)
+    gbt = re.search(r"^#0 +rentry::keep \((.*)\) at ", gdb, re.M)
+    if check(bt and gbt, "%s: keep's frame in wraith's and rust-gdb's bt (%r)" % (build, res.stdout[-300:])):
+        mine, theirs = split_args(bt.group(1)), split_args(gbt.group(1))
+        for arg in ("name", "shared", "boxed"):
+            eq(re.sub(r"0x[0-9a-f]+", "0x?", mine.get(arg, "<missing>")),
+               re.sub(r"0x[0-9a-f]+", "0x?", theirs.get(arg, "<missing in gdb>")),
+               "%s: keep's %s in bt args is rust-gdb's" % (build, arg))
+        eq(mine.get("name"), "Rc(strong=%s, weak=0) = {...}" % strong, "%s: bt args shows the Rc's counts" % build)
 
 
 for b in BUILDS:
