@@ -170,12 +170,15 @@ out:
 	return err;
 }
 
+#define BT_MEMBER_STRINGS 8 /* strings of char pointers inside frame 0's structs, per bt */
+
 struct bt_refs {
 	struct cg *cg;
 	const struct ast_stmt *s;
 	const char *seen[8]; /* names copied (at most 8: the BPF stack is small); an
 			      * outer scope's same name is hidden */
 	size_t n;
+	unsigned strings;    /* char pointers inside structs still to copy */
 };
 
 static int bt_ref(const struct dw_var *v, void *ctx)
@@ -183,11 +186,15 @@ static int bt_ref(const struct dw_var *v, void *ctx)
 	struct bt_refs *r = ctx;
 	struct ast_expr e = { .kind = AST_EXPR_IDENT, .loc = r->s->loc, .str = (char *)v->name,
 			      .height = 1 };
+	bool copied;
 
 	for (size_t i = 0; i < r->n; i++)
 		if (strcmp(r->seen[i], v->name) == 0)
 			return 0;
-	if (print_args_frame_referent(r->cg, &e, v) == 0)
+	copied = print_args_frame_referent(r->cg, &e, v) == 0;
+	if (print_args_frame_strings(r->cg, &e, v, &r->strings) == 0)
+		copied = true;
+	if (copied)
 		r->seen[r->n++] = v->name;
 	if (r->cg->diag->msg) { /* not copied: the bt says <unavailable> */
 		diag_release(r->cg->diag);
@@ -237,7 +244,7 @@ static void lower_bt_statics(struct cg *cg, const struct ast_stmt *s)
 static void lower_bt_refs(struct cg *cg, const struct ast_stmt *s)
 {
 	const struct plan_vars *pv = &cg->plan->vars;
-	struct bt_refs r = { .cg = cg, .s = s };
+	struct bt_refs r = { .cg = cg, .s = s, .strings = BT_MEMBER_STRINGS };
 	LLVMValueRef args[3], item;
 
 	if (!(s->bt_flags & (WR_BT_F_ARGS | WR_BT_F_FULL)) || (s->bt_flags & WR_BT_F_RAW) ||

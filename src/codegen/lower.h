@@ -227,6 +227,13 @@ int print_args_lower(struct cg *cg, const struct ast_expr *e, struct cg_value *v
  * points to; emitted as a print argument with its address attached
  * (WR_ARG_ATTACH_REFERENCE).  -ENOENT, nothing emitted, otherwise. */
 int print_args_frame_referent(struct cg *cg, const struct ast_expr *e, const struct dw_var *var);
+/* For a bt with frame values: the strings of the char pointers inside
+ * frame 0's struct or array variable @var (or a reference's referent),
+ * which may lie off the stack (the heap): each copied at the hit as a
+ * WR_ARG_CSTR of its own, found by the pointer's value, at most *@budget
+ * of them (each one taken off it).  -ENOENT, nothing emitted, when it has
+ * none. */
+int print_args_frame_strings(struct cg *cg, const struct ast_expr *e, const struct dw_var *var, unsigned *budget);
 /* For a bt with frame values: the C++ static data members that frame 0's
  * variables of types @types (@n of them; a reference's referent type)
  * show, copied at the hit as a print copies them (WR_MEM_F_STATIC), all

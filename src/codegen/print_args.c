@@ -696,6 +696,50 @@ int print_args_frame_referent(struct cg *cg, const struct ast_expr *e, const str
 	return frame_copy(cg, e, var) == 0 || derefs ? 0 : -ENOENT;
 }
 
+/* The char pointers inside frame 0's struct or array @t at @addr (at
+ * byte @at of it): each one's string copied as frame_string() copies a
+ * char pointer's, while *@budget lasts. */
+static void member_strings(struct cg *cg, const struct dw_type *t, LLVMValueRef addr, uint64_t at, int depth,
+			   unsigned *budget)
+{
+	struct dw_std s;
+
+	if (!t || depth > 4 || !*budget)
+		return;
+	if (ctype_is_text_pointer(t)) {
+		struct cg_value held = { 0 };
+		LLVMValueRef p = cg_read_u64(cg, LLVMBuildAdd(cg->builder, addr, cg_i64(cg, at), ""), 8, &held);
+
+		emit_cstr(cg, p, WR_ARG_STR_MAX, held.status, WR_ARG_CSTR);
+		(*budget)--;
+	} else if (t->kind == DW_TYPE_STRUCT && !t->rust && !dw_std_recognize(t, &s)) {
+		for (size_t i = 0; i < t->n_members && *budget; i++)
+			if (!t->members[i].bit_size && !t->members[i].is_virtual)
+				member_strings(cg, t->members[i].type, addr, at + t->members[i].offset, depth + 1,
+					       budget);
+	} else if (t->kind == DW_TYPE_ARRAY && t->target && t->target->size) {
+		for (uint64_t i = 0; i < t->count && *budget; i++)
+			member_strings(cg, t->target, addr, at + i * t->target->size, depth + 1, budget);
+	}
+}
+
+int print_args_frame_strings(struct cg *cg, const struct ast_expr *e, const struct dw_var *var, unsigned *budget)
+{
+	const struct dw_type *t = var->type;
+	bool ref = t && t->kind == DW_TYPE_POINTER && t->is_reference;
+	const struct dw_type *vt = ref ? t->target : t;
+	struct cg_value v = { 0 };
+	unsigned before = *budget;
+
+	if (!vt || !*budget || (vt->kind != DW_TYPE_STRUCT && vt->kind != DW_TYPE_ARRAY) || vt->rust ||
+	    !vt->size || vt->incomplete || locations_value(cg, e, t, &var->loc, &v) ||
+	    (ref && values_through_reference(cg, e, &v)) || v.optimized_out || v.kind != CG_VALUE || v.composed ||
+	    !v.lvalue)
+		return -ENOENT;
+	member_strings(cg, vt, v.v, 0, 0, budget);
+	return *budget < before ? 0 : -ENOENT;
+}
+
 void print_args_frame_statics(struct cg *cg, const struct ast_expr *e, const struct dw_type *const *types,
 			      size_t n)
 {

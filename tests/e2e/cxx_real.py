@@ -15,6 +15,9 @@ gdb shows it: cxxreal.cc built by g++ and clang-19 at -O0 and -O2.
   0x4) for a value no enumerator has (wraith printed them bare).  Each is
   compared with gdb at the same pc of the same live process, in print
   and in bt args.
+- A reference to a struct whose char pointer points to the heap
+  (leveldb's Slice) shows its string in bt args, as gdb's bt does: the
+  probe copies it at the hit.
 """
 import re
 import subprocess
@@ -115,7 +118,32 @@ def enum_values(build):
                 eq(frames[fn][name], g[name], "%s: bt args' %s at %s is gdb's" % (build, name, fn))
 
 
+def slices(build):
+    """bt args at put(): a reference to a struct whose char pointer points
+    to the heap (leveldb's Slice) shows its string, read at the hit, as
+    gdb's bt (frame-arguments all) shows it."""
+    fx = Fixture(build, [2000])
+    res = run(["-p", fx.pid, "-s", "trace put { bt args; }", "--max-events", 1, "--timeout", 20,
+               "--script-output", "plain", "-q"])
+    gdb = subprocess.run(["gdb", "-batch", "-nx", "-p", str(fx.pid), "-ex", "set print frame-arguments all",
+                          "-ex", "set print pretty off", "-ex", "set width 0", "-ex", "break put", "-ex", "continue",
+                          "-ex", "bt 1", "-ex", "detach"], capture_output=True, text=True, timeout=120).stdout
+    fx.stop()
+    mine = re.search(r"^  #0 put\((.*)\) at ", res.stdout, re.M)
+    theirs = re.search(r"^#0 +put \((.*)\) at ", gdb, re.M)
+    if not check(mine and theirs, "%s: put's frame in wraith's and gdb's bt (%r, %r)" % (
+            build, res.stdout[-300:], gdb[-300:])):
+        return
+    mine, theirs = split_args(mine.group(1)), split_args(theirs.group(1))
+    for arg in ("key", "value"):
+        eq(re.sub(r"0x[0-9a-f]+", "0x?", mine.get(arg, "<missing>")),
+           re.sub(r"0x[0-9a-f]+", "0x?", gdb_form(theirs.get(arg, "<missing in gdb>"))),
+           "%s: put's %s in bt args is gdb's" % (build, arg))
+    check('"a key long enough for the heap"' in mine.get("key", ""), "%s: the key's string shows" % build)
+
+
 for b in BUILDS:
+    slices(b)
     tagged_names(b)
     tagged_frame(b)
     enum_values(b)
