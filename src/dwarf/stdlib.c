@@ -227,6 +227,66 @@ static const char *with_arg(const char *what, const struct dw_type *arg)
 	return b;
 }
 
+/* The end of the template argument that starts at @p: the ',' or '>'
+ * that closes it. */
+static char *argument_end(char *p)
+{
+	int depth = 0;
+
+	for (; *p; p++) {
+		if (*p == '<' || *p == '(')
+			depth++;
+		else if ((*p == '>' || *p == ')') && depth-- == 0)
+			return p;
+		else if (*p == ',' && depth == 0)
+			return p;
+	}
+	return p;
+}
+
+/* A name's template arguments with their leading const written after
+ * them, as gdb's canonical C++ names have it (`std::pair<std::string
+ * const, int>` for DWARF's `std::pair<const std::string, int>`), in
+ * place; a pointer or reference argument is left as it is. */
+static void const_after(char *name)
+{
+	char *p = name, tmp[512];
+
+	while ((p = strstr(p, "const ")) != NULL) {
+		char *end = argument_end(p + 6);
+		size_t n = (size_t)(end - (p + 6));
+
+		if (p == name || !(p[-1] == '<' || (p - name >= 2 && p[-2] == ',' && p[-1] == ' ')) || !n ||
+		    end[-1] == '*' || end[-1] == '&' || n + 7 > sizeof(tmp)) {
+			p += 6;
+			continue;
+		}
+		memcpy(tmp, p + 6, n);
+		memcpy(tmp + n, " const", 6);
+		memcpy(p, tmp, n + 6); /* the same length: "const X" -> "X const" */
+		p += 1;
+	}
+}
+
+/* "std::unique_ptr<std::__cxx11::basic_string<char, std::char_traits<char>,
+ * std::allocator<char> >>": the argument's own name, as libstdc++'s smart
+ * pointer printers write it (str() of the type, no type printer). */
+static const char *with_own_arg(const char *what, const struct dw_type *arg)
+{
+	static char buf[8][512];
+	static unsigned next;
+	char *b = buf[next++ % 8];
+
+	char name[sizeof(buf[0]) - 64];
+
+	/* the argument's own const stays in front (gdb writes a cv type
+	 * so), its template arguments' go after them */
+	snprintf(name, sizeof(name), "%s", arg && arg->name ? arg->name : "?");
+	const_after(name);
+	snprintf(b, sizeof(buf[0]), "%s<%s>", what, name);
+	return b;
+}
+
 /* "std::variant<int, std::string>" */
 static const char *with_args(const char *what, const struct dw_type *t)
 {
@@ -258,6 +318,8 @@ enum {
 	L_LIBCXX = 32,
 	L_WEAK = 64,   /* a weak_ptr */
 	L_OR = 128,    /* when its members are missing, the next row may match */
+	L_OWN = 256,   /* the argument as gdb's str() writes a type, not through the
+			* type printers (libstdc++'s smart pointers' printers) */
 };
 
 /* One type of a library: the prefix of its name, what it is, and the
@@ -283,10 +345,12 @@ static const struct layout layouts[] = {
 	  "_M_impl._M_end_of_storage", L_ELEM, 0, 0 },
 	{ "std::span<", DW_STD_VECTOR, DW_SHAPE_SPAN, "std::span", "_M_ptr", "_M_extent._M_extent_value", NULL,
 	  L_ELEM | L_COUNT | L_NO_C, 0, 0 },
-	{ "std::unique_ptr<", DW_STD_UNIQUE_PTR, 0, "std::unique_ptr", "_M_head_impl", NULL, NULL, L_ARG | L_DEEP, 0, 0 },
-	{ "std::shared_ptr<", DW_STD_SHARED_PTR, 0, "std::shared_ptr", "_M_ptr", "_M_refcount._M_pi", NULL, L_ARG, 8, 12 },
-	{ "std::weak_ptr<", DW_STD_SHARED_PTR, 0, "std::weak_ptr", "_M_ptr", "_M_refcount._M_pi", NULL, L_ARG | L_WEAK,
-	  8, 12 },
+	{ "std::unique_ptr<", DW_STD_UNIQUE_PTR, 0, "std::unique_ptr", "_M_head_impl", NULL, NULL, L_ARG | L_OWN | L_DEEP, 0,
+	  0 },
+	{ "std::shared_ptr<", DW_STD_SHARED_PTR, 0, "std::shared_ptr", "_M_ptr", "_M_refcount._M_pi", NULL, L_ARG | L_OWN, 8,
+	  12 },
+	{ "std::weak_ptr<", DW_STD_SHARED_PTR, 0, "std::weak_ptr", "_M_ptr", "_M_refcount._M_pi", NULL,
+	  L_ARG | L_OWN | L_WEAK, 8, 12 },
 	{ "std::optional<", DW_STD_OPTIONAL, 0, "std::optional", "_M_payload._M_payload", "_M_payload._M_engaged", NULL,
 	  L_ARG | L_ELEM, 0, 0 },
 	{ "std::atomic<", DW_STD_ATOMIC, 0, "std::atomic", "_M_i", NULL, NULL, L_ARG | L_ELEM | L_DEEP | L_OR, 0, 0 },
@@ -331,7 +395,8 @@ static bool by_row(const struct dw_type *t, const struct layout *row, struct dw_
 	if (row->flags & (L_ELEM | L_ARG))
 		s->elem = targ(t, 0);
 	s->weak = (row->flags & L_WEAK) ? "weak" : NULL;
-	s->label = (row->flags & L_ARG) ? with_arg(row->label, s->elem) : row->label;
+	s->label = !(row->flags & L_ARG) ? row->label
+		   : (row->flags & L_OWN) ? with_own_arg(row->label, s->elem) : with_arg(row->label, s->elem);
 	if ((row->flags & L_ELEM) && !elem_ok(s))
 		return false;
 	return member_at(t, row, row->a, &s->a) && member_at(t, row, row->b, &s->b) &&

@@ -17,7 +17,10 @@ the probe copies in one read with it, must stay whole).  `pr`, a
 std::pair, is its first and second alone, as gdb's printer shows it (not
 its empty base class std::__pair_base).  `wrapped`: an optional and a
 variant holding containers, which the printers show `containing` them,
-their types without default template arguments.  Not compared: `arr` and `raw`
+their types without default template arguments; and smart pointers to
+a std::string, a map and a const struct, whose printers write their
+argument type whole (`std::shared_ptr<std::map<std::__cxx11::basic_string<
+char, ...> const, int> > >>`).  Not compared: `arr` and `raw`
 (C arrays, shape only)."""
 from bt_support import *
 import json
