@@ -638,6 +638,19 @@ int codegen_bt_walk(const struct dw_type *t, unsigned print_elements, struct wr_
 	}
 }
 
+/* Whether a bt shows a value of @t member by member from its bytes
+ * alone: a C or C++ struct, union or array of at most WR_DUMP_MAX bytes
+ * holding none of the library's values (a bt shows such a struct as
+ * `...`). */
+static bool plain_aggregate(const struct dw_type *t)
+{
+	struct dw_std s;
+
+	return t && (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION || t->kind == DW_TYPE_ARRAY) && !t->rust &&
+	       !t->incomplete && t->size && t->size <= WR_DUMP_MAX && !dw_type_is_vla(t) && !dw_std_walkable(t, 0) &&
+	       !dw_std_recognize(t, &s);
+}
+
 /* print_args_frame_referent() but the words its location reads. */
 static int frame_copy(struct cg *cg, const struct ast_expr *e, const struct dw_var *var)
 {
@@ -655,6 +668,16 @@ static int frame_copy(struct cg *cg, const struct ast_expr *e, const struct dw_v
 	}
 	if ((var->loc.kind == DW_LOC_MEM_ADDR || off_stack(&var->loc)) && t && !ref && !bt_shows_pointed(t, &s))
 		return static_copy(cg, e, var);
+	if (ref && plain_aggregate(t->target)) {
+		/* a reference to a struct or array that may lie off the stack
+		 * (the heap): its bytes at the hit, found by its address */
+		if (locations_value(cg, e, t, &var->loc, &v) || values_through_reference(cg, e, &v) ||
+		    v.optimized_out || v.kind != CG_VALUE || v.composed || !v.lvalue)
+			return -ENOENT;
+		emit_bytes(cg, v.v, t->target->size, WR_ARG_BYTES, v.status);
+		emit_scalar(cg, WR_ARG_ATTACH, v.v, NULL, WR_ARG_ATTACH_REFERENCE);
+		return 0;
+	}
 	if (!t || !(ref ? bt_shows_referent(t->target, &s) : bt_shows_pointed(t, &s)) ||
 	    locations_value(cg, e, t, &var->loc, &v) || (ref && values_through_reference(cg, e, &v)) || v.optimized_out ||
 	    v.kind != CG_VALUE)

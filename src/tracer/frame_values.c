@@ -263,8 +263,15 @@ static bool copied_text(const struct where *c, const struct ev_arg *a, const str
 		strbuf_addf(out, "@0x%" PRIx64 ": <unreadable>", addr);
 		return true;
 	}
-	if (a->kind == WR_ARG_BYTES && a->len == size)
-		return render_frame_value(t, a->data, a->len, addr, a->attach, a->n_attach, c->vc, out);
+	if (a->kind == WR_ARG_BYTES && a->len == size &&
+	    render_frame_value(t, a->data, a->len, addr, a->attach, a->n_attach, c->vc, out))
+		return true;
+	if (a->kind == WR_ARG_BYTES && a->len == size) {
+		/* a struct or array (print_args_frame_referent()) */
+		strbuf_addf(out, "@0x%" PRIx64 ": ", addr);
+		bytes_text(c, t, a->data, a->len, addr, out);
+		return true;
+	}
 	if (a->kind == WR_ARG_BYTES || size > sizeof(raw))
 		return false;
 	memcpy(raw, &a->value, sizeof(raw));

@@ -16,12 +16,14 @@ gdb shows it: cxxreal.cc built by g++ and clang-19 at -O0 and -O2.
   compared with gdb at the same pc of the same live process, in print
   and in bt args.
 - A reference to a struct whose char pointer points to the heap
-  (leveldb's Slice) shows its string in bt args, as gdb's bt does: the
-  probe copies it at the hit.
+  (leveldb's Slice) shows its string in bt args, as gdb's bt does, and a
+  reference to a plain struct on the heap (leveldb's Options) its
+  members: the probe copies them at the hit.
 """
 import re
 import subprocess
 
+from gdbvalues import normalize
 from wraithtest import *
 from wraithtest import _gdb_function as gdb_function
 
@@ -135,11 +137,12 @@ def slices(build):
             build, res.stdout[-300:], gdb[-300:])):
         return
     mine, theirs = split_args(mine.group(1)), split_args(theirs.group(1))
-    for arg in ("key", "value"):
+    for arg in ("key", "value", "opt"):
         eq(re.sub(r"0x[0-9a-f]+", "0x?", mine.get(arg, "<missing>")),
-           re.sub(r"0x[0-9a-f]+", "0x?", gdb_form(theirs.get(arg, "<missing in gdb>"))),
+           re.sub(r"0x[0-9a-f]+", "0x?", normalize(theirs.get(arg, "<missing in gdb>"))),
            "%s: put's %s in bt args is gdb's" % (build, arg))
     check('"a key long enough for the heap"' in mine.get("key", ""), "%s: the key's string shows" % build)
+    check("level: 3, sync: true" in mine.get("opt", ""), "%s: the struct on the heap shows" % build)
 
 
 for b in BUILDS:
