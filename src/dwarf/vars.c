@@ -43,7 +43,11 @@ static void cache_destroy(void *data)
 	idmap_release(&c->prefixes);
 	idmap_release(&c->prefixed_units);
 	free(c->globals);
+	htab_release(&c->global_names);
+	free(c->global_next);
 	free(c->sized);
+	htab_release(&c->top_found);
+	free(c->found);
 	free(c);
 }
 
@@ -336,6 +340,29 @@ static void add_globals(struct vars_cache *c, Dwarf_Die *parent, const char *pre
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
+/* The globals chained by name, each name's in their order. */
+static void index_globals(struct vars_cache *c)
+{
+	size_t *last = xcalloc(c->n_globals + 1, sizeof(*last));
+
+	c->global_next = xcalloc(c->n_globals + 1, sizeof(*c->global_next));
+	for (size_t i = 0; i < c->n_globals; i++) {
+		const char *name = c->globals[i].name;
+		struct htab_slot *slot = htab_get(&c->global_names, name, strlen(name), true);
+
+		c->global_next[i] = SIZE_MAX;
+		if (slot->key) {
+			c->global_next[last[slot->val]] = i;
+		} else {
+			slot->key = name;
+			slot->len = strlen(name);
+			slot->val = (uint32_t)i;
+		}
+		last[slot->val] = i;
+	}
+	free(last);
+}
+
 /* Every definition of a variable at file or namespace scope, in unit
  * order; each unit's declarations first, for their definitions' paths. */
 static void build_globals(struct vars_cache *c, Dwarf *dw)
@@ -351,6 +378,7 @@ static void build_globals(struct vars_cache *c, Dwarf *dw)
 		add_globals(c, &unit, NULL, MAX_NAMESPACES, &d, false);
 	}
 	free(d.v);
+	index_globals(c);
 }
 
 /* Whether @g is what @name names: its path ("app::stats::HITS"), the
@@ -374,8 +402,13 @@ static bool global_named(const struct global_slot *g, const char *name)
 static const struct global_slot *global_slot(struct vars_cache *c, const char *name, bool located, bool *several)
 {
 	const struct global_slot *found = NULL;
+	bool plain = !strchr(name, ':');
+	struct htab_slot *slot = plain ? htab_get(&c->global_names, name, strlen(name), false) : NULL;
 
-	for (size_t i = 0; i < c->n_globals; i++) {
+	if (plain && !slot)
+		return NULL;
+	/* a plain name: the globals of that name only, in their order */
+	for (size_t i = plain ? slot->val : 0; i < c->n_globals; i = plain ? c->global_next[i] : i + 1) {
 		const struct global_slot *g = &c->globals[i];
 
 		if (g->located != located || !global_named(g, name))
@@ -632,24 +665,57 @@ static bool find_in_unit(Dwarf_Die *cu, die_match match, const char *name, void 
 	return false;
 }
 
+/* The first top-level child @match accepts of unit @cu of file @dw, or
+ * with @cu NULL of every unit in order, into @out.  A probe of many
+ * sites asks the same of one unit at each (a name no variable has, looked
+ * for as a function and an enumerator): each answer is kept, so the
+ * units are read once. */
+static bool find_kept(struct vars_cache *c, Dwarf *dw, Dwarf_Die *cu, die_match match, const char *name,
+		      void *arg, Dwarf_Die *out)
+{
+	struct { Dwarf *dw; Dwarf_Off unit; die_match match; } head = { dw, cu ? dwarf_dieoffset(cu) : 0, match };
+	size_t len = sizeof(head) + strlen(name);
+	char *key = xmalloc(len);
+	struct htab_slot *slot;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	bool found = false;
+	Dwarf_Die unit;
+
+	memcpy(key, &head, sizeof(head));
+	memcpy(key + sizeof(head), name, len - sizeof(head));
+	slot = htab_get(&c->top_found, key, len, true);
+	if (slot->key) {
+		free(key);
+		off = c->found[slot->val];
+		return off && dwarf_offdie(dw, off, out) && match(out, name, arg);
+	}
+	if (cu)
+		found = find_in_unit(cu, match, name, arg, out);
+	for (; !cu && !found && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0; off = next)
+		found = dwarf_offdie(dw, off + hsize, &unit) && find_in_unit(&unit, match, name, arg, out);
+	c->found = xgrow(c->found, &c->cap_found, c->n_found + 1, sizeof(*c->found));
+	c->found[c->n_found] = found ? dwarf_dieoffset(out) : 0;
+	slot->key = vars_own(c, key);
+	slot->len = len;
+	slot->val = (uint32_t)c->n_found++;
+	return found;
+}
+
 /* A top-level DIE that @match accepts: in the unit of @pc first, as C
  * scopes names, then in any unit.  0, -ENOENT or -WR_ENODWARF. */
 static int find_top_level(struct dw_module *m, uint64_t pc, die_match match, const char *name, void *arg,
 			  Dwarf_Die *out)
 {
+	struct vars_cache *c = vars_cache_of(m);
 	Dwarf *dw = dw_module_dwarf(m);
 	Dwarf_Die cu;
-	Dwarf_Off off = 0, next;
-	size_t hsize;
 
 	if (!dw)
 		return -WR_ENODWARF;
-	if (dw_unit_at(m, pc, &cu) && find_in_unit(&cu, match, name, arg, out))
+	if (dw_unit_at(m, pc, &cu) && find_kept(c, dwarf_cu_getdwarf(cu.cu), &cu, match, name, arg, out))
 		return 0;
-	for (; dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0; off = next)
-		if (dwarf_offdie(dw, off + hsize, &cu) && find_in_unit(&cu, match, name, arg, out))
-			return 0;
-	return -ENOENT;
+	return find_kept(c, dw, NULL, match, name, arg, out) ? 0 : -ENOENT;
 }
 
 static bool is_enumeration_with(Dwarf_Die *die, const char *name, void *value)

@@ -13,6 +13,7 @@
 
 #include "dwarf/module_priv.h"
 #include "dwarf/vars.h"
+#include "util/htab.h"
 #include "util/idmap.h"
 
 struct global_slot {
@@ -50,9 +51,19 @@ struct vars_cache {
 	size_t n_owned, cap_owned;
 	struct global_slot *globals;
 	size_t n_globals, cap_globals;
+	/* the globals by name: name -> index of the first of that name,
+	 * global_next[i] the next one after globals[i] (or SIZE_MAX) */
+	struct htab global_names;
+	size_t *global_next;
 	struct vla_sized *sized;   /* VLA types with their lengths (types.c) */
 	size_t n_sized, cap_sized;
 	bool globals_built;
+	/* top-level DIEs found by name (vars.c find_top_level): key (file,
+	 * unit, matcher, name) -> index + 1 into found, the DIE's offset or
+	 * 0 when the unit has none */
+	struct htab top_found;
+	Dwarf_Off *found;
+	size_t n_found, cap_found;
 };
 
 /* The cache of @m, created on first use.  Borrowed. */

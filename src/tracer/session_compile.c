@@ -59,6 +59,48 @@ struct site_ctx {
 	struct target *target;
 };
 
+/* The names looked up at the sites of a probe, each with the first two
+ * sites where target_find_var() finds it (SIZE_MAX: none): a site that
+ * lacks a name asks whether another site has it, and at hundreds of
+ * sites that lack it (Redis's sdsnewlen, 379) asking every other site
+ * each time cost minutes. */
+struct site_names {
+	struct site_name { char *name; size_t at[2]; } *v;
+	size_t n, cap;
+};
+
+static void site_names_free(struct site_names *sn)
+{
+	if (!sn)
+		return;
+	for (size_t i = 0; i < sn->n; i++)
+		free(sn->v[i].name);
+	free(sn->v);
+	free(sn);
+}
+
+/* The entry of @name in @p's names, the sites looked through once. */
+static const struct site_name *site_name(struct site_ctx *sc, const char *name)
+{
+	struct probe *p = sc->probe;
+	struct site_names *sn = p->names ? p->names : (p->names = xcalloc(1, sizeof(*sn)));
+	struct site_name *e;
+	struct dw_var v;
+	struct dw_at at;
+	size_t k = 0;
+
+	for (size_t i = 0; i < sn->n; i++)
+		if (!strcmp(sn->v[i].name, name))
+			return &sn->v[i];
+	sn->v = xgrow(sn->v, &sn->cap, sn->n + 1, sizeof(*sn->v));
+	e = &sn->v[sn->n++];
+	*e = (struct site_name){ xstrdup(name), { SIZE_MAX, SIZE_MAX } };
+	for (size_t i = 0; i < p->n_sites && k < 2; i++)
+		if (target_find_var(sc->target, p->sites[i].mod, probe_site_at(&p->sites[i], &at), name, &v) == 0)
+			e->at[k++] = i;
+	return e;
+}
+
 /* Variable @name at the site (its function's, counting what the abstract
  * instance names for a copy that dropped it; else a function's it is
  * inlined into, marked with that frame); else, when another site of the
@@ -69,24 +111,23 @@ static int var_find(void *ctx, const char *name, struct dw_var *out)
 {
 	struct site_ctx *sc = ctx;
 	struct probe *p = sc->probe;
+	const struct site_name *e;
 	struct dw_at at;
+	size_t here = (size_t)(sc->site - p->sites), o;
 	int err = target_find_var(sc->target, sc->site->mod, probe_site_at(sc->site, &at), name, out);
 
 	if (err == -ENOENT && sc->site->mod->dw)
 		err = dw_var_find_outer(sc->site->mod->dw, probe_site_at(sc->site, &at), name, out);
 	if (err != -ENOENT)
 		return err;
-	for (size_t i = 0; i < p->n_sites; i++) {
-		struct probe_site *o = &p->sites[i];
-
-		if (o == sc->site ||
-		    target_find_var(sc->target, o->mod, probe_site_at(o, &at), name, out) != 0)
-			continue;
-		memset(&out->loc, 0, sizeof(out->loc));
-		out->loc.kind = DW_LOC_OPTIMIZED_OUT;
-		return 0;
-	}
-	return -ENOENT;
+	e = site_name(sc, name);
+	o = e->at[0] == here ? e->at[1] : e->at[0];
+	if (o == SIZE_MAX ||
+	    target_find_var(sc->target, p->sites[o].mod, probe_site_at(&p->sites[o], &at), name, out) != 0)
+		return -ENOENT;
+	memset(&out->loc, 0, sizeof(out->loc));
+	out->loc.kind = DW_LOC_OPTIMIZED_OUT;
+	return 0;
 }
 
 /* Whether @name is among the names of hint @out already (an inlined
@@ -678,7 +719,7 @@ int session_load_sites(struct session *s, struct probe *p, size_t first, struct 
 	int err = p->n_sites - first > 1 ? load_sites_together(s, p, first, d, errors) : -EAGAIN;
 
 	if (err != -EAGAIN)
-		return err;
+		goto out;
 	err = 0;
 	failed = xcalloc(p->n_sites - first + 1, sizeof(bool));
 
@@ -714,5 +755,8 @@ int session_load_sites(struct session *s, struct probe *p, size_t first, struct 
 		load_lenient(s, p, failed, first, errors);
 	}
 	free(failed);
+out:
+	site_names_free(p->names);
+	p->names = NULL;
 	return err;
 }

@@ -89,6 +89,10 @@ struct probe {
 	size_t n_count_keys;        /* the probe's `count bt` statements */
 	char **skipped;             /* owned: each site no uprobe can go on, and why */
 	size_t n_skipped;
+	/* While session_load_sites() runs: the names looked up at the
+	 * sites, each with the sites that have it (session_compile.c);
+	 * owned, NULL otherwise. */
+	struct site_names *names;
 };
 
 struct session {
