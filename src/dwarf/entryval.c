@@ -34,6 +34,7 @@
  */
 #include "arch/x86_64.h"
 #include "dwarf/vars_priv.h"
+#include "util/htab.h"
 #include "util/xalloc.h"
 
 #include <dwarf.h>
@@ -64,6 +65,8 @@ struct callers {
 	bool built;
 	Dwarf_CFI *cfi;     /* from .eh_frame; owned */
 	bool cfi_tried;
+	struct htab exported; /* names its dynamic symbol table defines (borrowed) */
+	bool exported_built, exported_known;
 };
 
 static void callers_destroy(void *data)
@@ -74,6 +77,7 @@ static void callers_destroy(void *data)
 		dwarf_cfi_end(cs->cfi);
 	free(cs->v);
 	free(cs->by_ret);
+	htab_release(&cs->exported);
 	free(cs);
 }
 
@@ -261,6 +265,54 @@ size_t vars_call_sites_param(struct vars_cache *c, Dwarf_Die *fn, Dwarf_Off para
 	return sites_calling(c->m, function_key(fn), -1, param, out, 0, max);
 }
 
+/* Every name @m's dynamic symbol table defines, into cs->exported;
+ * cs->exported_known false when the table cannot be read. */
+static void build_exported(struct dw_module *m, struct callers *cs)
+{
+	Elf_Scn *scn = NULL;
+
+	cs->exported_built = true;
+	while (m->elf && (scn = elf_nextscn(m->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		cs->exported_known = true;
+		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
+			struct htab_slot *slot;
+			const char *name;
+			GElf_Sym sym;
+
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    !(name = elf_strptr(m->elf, sh.sh_link, sym.st_name)) || !*name)
+				continue;
+			slot = htab_get(&cs->exported, name, strlen(name), true);
+			slot->key = name;
+			slot->len = strlen(name);
+		}
+	}
+	/* an executable without one exports nothing; else the file is unread */
+	if (m->elf && !cs->exported_known) {
+		GElf_Ehdr eh;
+
+		cs->exported_known = gelf_getehdr(m->elf, &eh) && eh.e_type == ET_EXEC;
+	}
+}
+
+/* Whether another module's direct call can reach @m's function @key: only
+ * through the dynamic linker, so only one @m's dynamic symbol table
+ * defines (true when that cannot be told). */
+static bool callable_from_outside(struct dw_module *m, const char *key)
+{
+	struct callers *cs = callers_of(m);
+
+	if (!cs->exported_built)
+		build_exported(m, cs);
+	return !cs->exported_known || htab_get(&cs->exported, key, strlen(key), false);
+}
+
 size_t vars_foreign_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, struct vars_call_site *out,
 			       size_t n, size_t max)
 {
@@ -268,6 +320,11 @@ size_t vars_foreign_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, str
 	struct dw_module *other;
 	int64_t delta;
 
+	/* a function no other module can call by name: not their call sites
+	 * (reading their DWARF cost a probe of many sites a sixth of its
+	 * start-up, libc's separate debug file decompressed for nothing) */
+	if (!key || !callable_from_outside(c->m, key))
+		return n;
 	for (size_t i = 0; c->caller_modules && n < max &&
 			   c->caller_modules(c->caller_modules_ctx, c->m, i, &other, &delta); i++) {
 		size_t from = n;
