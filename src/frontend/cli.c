@@ -109,6 +109,10 @@ static void widen_stdout_pipe(void)
 		(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, OUTPUT_PIPE_SIZE);
 }
 
+/* The progress line a terminal shows now (no newline after it), or
+ * empty. */
+static char progress_shown[256];
+
 static void progress(void *ctx, const char *text)
 {
 	(void)ctx;
@@ -118,6 +122,20 @@ static void progress(void *ctx, const char *text)
 		fprintf(stderr, "\r\033[K");
 	else
 		fprintf(stderr, "\r\033[Kwraith: %s", text);
+	fflush(stderr);
+	snprintf(progress_shown, sizeof(progress_shown), "%s", text ? text : "");
+}
+
+/* A message while a progress line shows goes above it, on a line of its
+ * own, and the progress line is drawn again under it. */
+static void log_over_progress(enum wr_log_level level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	if (progress_shown[0])
+		fprintf(stderr, "\r\033[K");
+	fprintf(stderr, "wraith: %s%s\n", level == WR_LOG_WARN ? "warning: " : "", msg);
+	if (progress_shown[0])
+		fprintf(stderr, "wraith: %s", progress_shown);
 	fflush(stderr);
 }
 
@@ -166,6 +184,8 @@ int cli_open_session(const struct cli_options *o, const char *script, struct ses
 	writer.color = o->format == RENDER_PRETTY ? o->color : SPAN_COLOR_NONE;
 	session_set_sink(*out, &sink);
 	session_set_progress(*out, progress, NULL);
+	if (isatty(STDERR_FILENO))
+		wr_log_set_sink(log_over_progress, NULL);
 	if (o->status) {
 		struct strbuf report = STRBUF_INIT;
 

@@ -363,6 +363,72 @@ static int load_site(struct session *s, struct probe *p, struct probe_site *site
 	return err;
 }
 
+/* ---- progress ----
+ * Start-up that runs longer than PROGRESS_AFTER seconds says, where the
+ * front end shows progress (a terminal), how far through a probe's sites
+ * it is, rather than keep silent: a probe of hundreds of sites on a big
+ * program can take seconds.  WRAITH_PROGRESS_AFTER=SECONDS sets the wait
+ * (tests set 0). */
+
+#define PROGRESS_AFTER 1.0
+#define PROGRESS_EVERY 0.1 /* seconds between two updates */
+
+struct sites_progress {
+	struct session *s;
+	struct probe *p;
+	double t0, after, last;
+	bool shown;
+};
+
+static void progress_start(struct sites_progress *pg, struct session *s, struct probe *p)
+{
+	const char *env = getenv("WRAITH_PROGRESS_AFTER");
+	char *end;
+
+	*pg = (struct sites_progress){ s, p, now_seconds(), PROGRESS_AFTER, 0, false };
+	if (env && *env) {
+		double v = strtod(env, &end);
+
+		if (!*end && v >= 0)
+			pg->after = v;
+	}
+}
+
+/* Say "@what site @done of @n" once start-up has taken long enough. */
+static void progress_site(struct sites_progress *pg, const char *what, size_t done, size_t n)
+{
+	double t = now_seconds();
+	char *text;
+
+	if (t - pg->t0 < pg->after || (pg->shown && t - pg->last < PROGRESS_EVERY && done < n))
+		return;
+	text = xasprintf("probe %u (%s): %s site %zu of %zu", pg->p->id, pg->p->target_text, what, done, n);
+	target_progress(pg->s->target, text);
+	free(text);
+	pg->shown = true;
+	pg->last = t;
+}
+
+/* The same for a step of the whole probe (@what). */
+static void progress_probe(struct sites_progress *pg, const char *what)
+{
+	char *text;
+
+	if (now_seconds() - pg->t0 < pg->after)
+		return;
+	text = xasprintf("probe %u (%s): %s", pg->p->id, pg->p->target_text, what);
+	target_progress(pg->s->target, text);
+	free(text);
+	pg->shown = true;
+}
+
+static void progress_end(struct sites_progress *pg)
+{
+	if (pg->shown)
+		target_progress(pg->s->target, NULL);
+	pg->shown = false;
+}
+
 static void say_lenient(struct session *s, struct probe *p, struct probe_site *site,
 			const struct diag *d);
 
@@ -432,7 +498,7 @@ static void say_lenient(struct session *s, struct probe *p, struct probe_site *s
  * marker for what each cannot give (plan.lenient), or given up (dead);
  * each is said, naming the site. */
 static void load_lenient(struct session *s, struct probe *p, const bool *failed, size_t first,
-			 struct strbuf *errors)
+			 struct strbuf *errors, struct sites_progress *pg)
 {
 	for (size_t i = first; i < p->n_sites; i++) {
 		struct probe_site *site = &p->sites[i];
@@ -440,6 +506,7 @@ static void load_lenient(struct session *s, struct probe *p, const bool *failed,
 
 		if (!failed[i - first])
 			continue;
+		progress_site(pg, "compiling with markers", i + 1, p->n_sites);
 		free(site->notes);
 		site->notes = NULL;
 		site->dead = compile_site(s, p, site, true, &d, errors) != 0;
@@ -506,7 +573,7 @@ static int shape_plain(struct session *s, struct probe *p, struct probe_site *si
  * cannot lower without markers shaped again printing them, or dead);
  * -WR_ESEMANTIC with @d the first site's error when none does. */
 static int shape_sites(struct session *s, struct probe *p, size_t first, struct site_shape *sh,
-		       struct diag *d)
+		       struct diag *d, struct sites_progress *pg)
 {
 	size_t ok = 0, n_failed = 0;
 
@@ -514,7 +581,10 @@ static int shape_sites(struct session *s, struct probe *p, size_t first, struct 
 		ok += !p->sites[i].dead;
 	for (size_t i = first; i < p->n_sites; i++) {
 		struct diag sd = { 0 };
-		int err = shape_plain(s, p, &p->sites[i], &sh[i - first].shape, n_failed ? &sd : d);
+		int err;
+
+		progress_site(pg, "compiling", i + 1, p->n_sites);
+		err = shape_plain(s, p, &p->sites[i], &sh[i - first].shape, n_failed ? &sd : d);
 
 		diag_release(&sd);
 		if (err && err != -WR_ESEMANTIC)
@@ -535,6 +605,7 @@ static int shape_sites(struct session *s, struct probe *p, size_t first, struct 
 
 		if (!sh[i - first].failed)
 			continue;
+		progress_site(pg, "compiling with markers", i + 1, p->n_sites);
 		free(site->notes);
 		site->notes = NULL;
 		site->dead = shape_site(s, p, site, true, true, &sh[i - first].shape, &sd) != 0;
@@ -682,7 +753,7 @@ static int assign_wire_id(struct session *s, struct probe *p, size_t i, struct s
  * session_load_sites(); -EAGAIN when they are to be compiled one by one
  * (forms that do not fit in one program), with nothing of theirs kept. */
 static int load_sites_together(struct session *s, struct probe *p, size_t first, struct diag *d,
-			       struct strbuf *errors)
+			       struct strbuf *errors, struct sites_progress *pg)
 {
 	size_t n = p->n_sites - first, *rep = xcalloc(n, sizeof(*rep)), n_forms = 0;
 	struct site_shape *sh = xcalloc(n, sizeof(*sh));
@@ -692,11 +763,15 @@ static int load_sites_together(struct session *s, struct probe *p, size_t first,
 	for (size_t i = first; i < p->n_sites && !err; i++)
 		err = assign_wire_id(s, p, i, errors);
 	if (!err)
-		err = shape_sites(s, p, first, sh, d);
+		err = shape_sites(s, p, first, sh, d, pg);
 	if (!err)
 		n_forms = group_forms(p, first, sh, rep);
+	if (!err)
+		progress_probe(pg, n_forms > 1 ? "compiling its forms into one program" : "compiling");
 	if (!err && compile_forms(s, p, first, sh, rep, n_forms, &blob))
 		err = -EAGAIN;
+	if (!err && !s->opt.dry_run)
+		progress_probe(pg, "loading");
 	if (!err) {
 		wr_debug("probe %u: %zu sites in %zu forms, one program", p->id, n, n_forms);
 		err = load_forms(s, p, first, sh, n_forms, &blob, errors);
@@ -714,9 +789,13 @@ static int load_sites_together(struct session *s, struct probe *p, size_t first,
 int session_load_sites(struct session *s, struct probe *p, size_t first, struct diag *d,
 		       struct strbuf *errors)
 {
+	struct sites_progress pg;
 	bool *failed;
 	size_t ok = 0, n_failed = 0;
-	int err = p->n_sites - first > 1 ? load_sites_together(s, p, first, d, errors) : -EAGAIN;
+	int err;
+
+	progress_start(&pg, s, p);
+	err = p->n_sites - first > 1 ? load_sites_together(s, p, first, d, errors, &pg) : -EAGAIN;
 
 	if (err != -EAGAIN)
 		goto out;
@@ -732,6 +811,7 @@ int session_load_sites(struct session *s, struct probe *p, size_t first, struct 
 		err = assign_wire_id(s, p, i, errors);
 		if (err)
 			break;
+		progress_site(&pg, "compiling", i + 1, p->n_sites);
 		/* An error of one site of several is that site's own unless
 		 * no site compiles (then it is the script's). */
 		err = compile_site(s, p, site, false, n_failed ? &sd : d, errors);
@@ -752,10 +832,11 @@ int session_load_sites(struct session *s, struct probe *p, size_t first, struct 
 	else if (!err && n_failed) {
 		diag_release(d);
 		memset(d, 0, sizeof(*d));
-		load_lenient(s, p, failed, first, errors);
+		load_lenient(s, p, failed, first, errors, &pg);
 	}
 	free(failed);
 out:
+	progress_end(&pg);
 	site_names_free(p->names);
 	p->names = NULL;
 	return err;
