@@ -267,32 +267,23 @@ size_t vars_call_sites_param(struct vars_cache *c, Dwarf_Die *fn, Dwarf_Off para
 
 /* Every name @m's dynamic symbol table defines, into cs->exported;
  * cs->exported_known false when the table cannot be read. */
+static bool add_exported(const char *name, const GElf_Sym *sym, void *ctx)
+{
+	struct callers *cs = ctx;
+	struct htab_slot *slot;
+
+	if (sym->st_shndx == SHN_UNDEF || !*name)
+		return false;
+	slot = htab_get(&cs->exported, name, strlen(name), true);
+	slot->key = name;
+	slot->len = strlen(name);
+	return false;
+}
+
 static void build_exported(struct dw_module *m, struct callers *cs)
 {
-	Elf_Scn *scn = NULL;
-
 	cs->exported_built = true;
-	while (m->elf && (scn = elf_nextscn(m->elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
-		    !(data = elf_getdata(scn, NULL)))
-			continue;
-		cs->exported_known = true;
-		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
-			struct htab_slot *slot;
-			const char *name;
-			GElf_Sym sym;
-
-			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    !(name = elf_strptr(m->elf, sh.sh_link, sym.st_name)) || !*name)
-				continue;
-			slot = htab_get(&cs->exported, name, strlen(name), true);
-			slot->key = name;
-			slot->len = strlen(name);
-		}
-	}
+	cs->exported_known = dw_module_dynamic_symbols(m, add_exported, cs) == 0;
 	/* an executable without one exports nothing; else the file is unread */
 	if (m->elf && !cs->exported_known) {
 		GElf_Ehdr eh;

@@ -35,6 +35,13 @@ enum dw_ext_slot {
 	DW_EXT_COUNT_
 };
 
+/* Calls @fn with each symbol of @m's dynamic symbol table (its name,
+ * borrowed from the file) until it returns true.  Returns 1 when @fn
+ * stopped the walk, 0 when it ran to the end, -1 when the module has no
+ * dynamic symbol table that can be read (symtab.c). */
+typedef bool (*dw_dynsym_fn)(const char *name, const GElf_Sym *sym, void *ctx);
+int dw_module_dynamic_symbols(struct dw_module *m, dw_dynsym_fn fn, void *ctx);
+
 struct dw_ext {
 	void *data;
 	void (*destroy)(void *data);

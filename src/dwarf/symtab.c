@@ -228,9 +228,10 @@ static bool binds(const GElf_Sym *sym, bool code)
 	       (code ? type == STT_FUNC : type == STT_OBJECT || type == STT_COMMON);
 }
 
-static bool dynamic_symbol(struct dw_module *m, const char *name, bool code, uint64_t *vaddr)
+int dw_module_dynamic_symbols(struct dw_module *m, dw_dynsym_fn fn, void *ctx)
 {
 	Elf_Scn *scn = NULL;
+	int found = -1;
 
 	while (m->elf && (scn = elf_nextscn(m->elf, scn))) {
 		GElf_Shdr sh;
@@ -239,18 +240,40 @@ static bool dynamic_symbol(struct dw_module *m, const char *name, bool code, uin
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
 		    !(data = elf_getdata(scn, NULL)))
 			continue;
+		found = 0;
 		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Sym sym;
 			const char *s;
 
-			if (!gelf_getsym(data, (int)i, &sym) || !binds(&sym, code) ||
-			    !(s = elf_strptr(m->elf, sh.sh_link, sym.st_name)) || strcmp(s, name) != 0)
-				continue;
-			*vaddr = sym.st_value;
-			return true;
+			if (gelf_getsym(data, (int)i, &sym) && (s = elf_strptr(m->elf, sh.sh_link, sym.st_name)) &&
+			    fn(s, &sym, ctx))
+				return 1;
 		}
 	}
-	return false;
+	return found;
+}
+
+struct wanted_symbol {
+	const char *name;
+	bool code;
+	uint64_t *vaddr;
+};
+
+static bool is_wanted(const char *name, const GElf_Sym *sym, void *ctx)
+{
+	struct wanted_symbol *w = ctx;
+
+	if (!binds(sym, w->code) || strcmp(name, w->name) != 0)
+		return false;
+	*w->vaddr = sym->st_value;
+	return true;
+}
+
+static bool dynamic_symbol(struct dw_module *m, const char *name, bool code, uint64_t *vaddr)
+{
+	struct wanted_symbol w = { name, code, vaddr };
+
+	return dw_module_dynamic_symbols(m, is_wanted, &w) == 1;
 }
 
 bool dw_module_dynamic_object(struct dw_module *m, const char *name, uint64_t *vaddr)

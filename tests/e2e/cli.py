@@ -42,16 +42,7 @@ def in_terminal(term):
     proc = subprocess.Popen([WRAITH, "-p", str(os.getpid())], stdin=slave, stdout=slave,
                             stderr=slave, env=env)
     os.close(slave)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    os.close(master)
+    out = read_terminal(master)
     return proc.wait(timeout=30), out.decode(errors="replace").replace("\r\n", "\n")
 
 

@@ -107,15 +107,7 @@ master, slave = pty.openpty()
 proc = subprocess.Popen([WRAITH] + [str(a) for a in args], stdout=subprocess.PIPE, stderr=slave,
                         text=True, env=dict(os.environ, **ENV))
 os.close(slave)
-err = b""
-while True:
-    try:
-        chunk = os.read(master, 4096)
-    except OSError:
-        break
-    if not chunk:
-        break
-    err += chunk
+err = read_terminal(master)
 out = proc.communicate(timeout=60)[0]
 err = err.decode(errors="replace").replace("\r\n", "\n")
 eq(proc.returncode, 0, "--debuginfod on: exit 0 (%r)" % err[-300:])

@@ -30,16 +30,7 @@ def on_terminal(fx, after, dry=True):
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=slave,
                             env=dict(os.environ, WRAITH_PROGRESS_AFTER=after))
     os.close(slave)
-    err = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        err += chunk
-    os.close(master)
+    err = read_terminal(master)
     proc.communicate(timeout=HANG_GUARD)
     return err.decode(errors="replace"), proc.returncode
 

@@ -283,6 +283,22 @@ def run(args, timeout=HANG_GUARD, input=None, env=None, prefix=()):
                           text=True, timeout=timeout, input=input, env=e)
 
 
+def read_terminal(master):
+    """The bytes written to the terminal whose master side is `master`
+    until its other side is closed (the program ended); closes `master`."""
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    return out
+
+
 def _no_duplicate_keys(pairs):
     """json's object hook: an object with two members of one name is an
     error (a parser would silently keep only the last)."""
