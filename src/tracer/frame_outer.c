@@ -93,26 +93,49 @@ size_t fv_outer_string(const struct ev_backtrace *bt, uint64_t addr, uint8_t *bu
 	return got;
 }
 
-/* Where the frames below frame w->i saved the word @v (a callee-saved
- * register's value, pushed by a callee): the first such slot of the
- * stack copy between frame 0's sp and the frame's, else 0.  Not below
- * frame 0's sp: the copy starts there, but what lies below is what
- * calls that returned left (a copy of the value there at one event,
- * overwritten at another by a deeper call). */
-static uint64_t saved_slot(const struct fv_walk *w, uint64_t v)
+/* How far from @p a pointer kept in a register or slot may be for @p to
+ * be found from it: code that computes one pointer from another
+ * (`el = cont - 1`, `end = p + n` for a small n) keeps only the other. */
+#define MAX_ADDEND 16
+
+/* The order in which differences are tried: 0, 1, -1, 2, -2, ... (a
+ * smaller rank is nearer); beyond MAX_ADDEND, -1. */
+static int addend_rank(uint64_t word, uint64_t p)
+{
+	int64_t d = (int64_t)(p - word);
+
+	if (!word || d > MAX_ADDEND || d < -MAX_ADDEND)
+		return -1;
+	return d > 0 ? (int)(2 * d - 1) : (int)(-2 * d);
+}
+
+/* Where the frames below frame w->i saved the word @p, or one at most
+ * MAX_ADDEND bytes from it (a callee-saved register's value, pushed by a
+ * callee): of the nearest, the first slot of the stack copy between frame
+ * 0's sp and the frame's, its rank in *@rank; else 0.  Not below frame
+ * 0's sp: the copy starts there, but what lies below is what calls that
+ * returned left (a copy of the value there at one event, overwritten at
+ * another by a deeper call).  One pass over the copy. */
+static uint64_t saved_slot(const struct fv_walk *w, uint64_t p, int *rank)
 {
 	const struct wr_stack_header *sh = w->bt->stack;
-	uint64_t sp = w->regs.v[WR_DWARF_RSP], word;
+	uint64_t sp = w->regs.v[WR_DWARF_RSP], word, best = 0;
 	uint64_t from = sh->sp > sh->base ? sh->sp : sh->base;
 
+	*rank = -1;
 	if (!(w->regs.known & (1u << WR_DWARF_RSP)))
 		return 0;
-	for (uint64_t a = (from + 7) & ~7ull; a + 8 <= sp && a + 8 - sh->base <= sh->len; a += 8) {
+	for (uint64_t a = (from + 7) & ~7ull; a + 8 <= sp && a + 8 - sh->base <= sh->len && *rank != 0; a += 8) {
+		int r;
+
 		memcpy(&word, w->bt->stack_data + (a - sh->base), 8);
-		if (word == v)
-			return a;
+		r = addend_rank(word, p);
+		if (r >= 0 && (*rank < 0 || r < *rank)) {
+			*rank = r;
+			best = a;
+		}
 	}
-	return 0;
+	return best;
 }
 
 /* The markers of fv_not_copied(), as the doc lists them. */
@@ -167,51 +190,50 @@ static void want(struct fv_walk *w, enum fv_want_at kind, uint64_t at, const str
 	want_off(w, kind, at, 0, t, string);
 }
 
-/* Frame 0's register (its byte offset in the copy, +1) that holds @v,
- * else 0. */
-static size_t register_holding(const struct fv_walk *w, uint64_t v)
+/* Frame 0's register (its byte offset in the copy, +1) that holds @p,
+ * or the nearest pointer at most MAX_ADDEND bytes from it (its rank in
+ * *@rank), else 0. */
+static size_t register_holding(const struct fv_walk *w, uint64_t p, int *rank)
 {
+	size_t best = 0;
 	uint64_t word;
 
+	*rank = -1;
 	for (size_t off = 0; w->bt->regs && off + 8 <= sizeof(*w->bt->regs); off += 8) {
-		memcpy(&word, (const uint8_t *)w->bt->regs + off, 8);
-		if (word == v)
-			return off + 1;
-	}
-	return 0;
-}
+		int r;
 
-/* How far from @p a pointer kept in a register or slot may be for @p to
- * be found from it: code that computes one pointer from another
- * (`el = cont - 1`, `end = p + n` for a small n) keeps only the other. */
-#define MAX_ADDEND 16
+		memcpy(&word, (const uint8_t *)w->bt->regs + off, 8);
+		r = addend_rank(word, p);
+		if (r >= 0 && (*rank < 0 || r < *rank)) {
+			*rank = r;
+			best = off + 1;
+		}
+	}
+	return best;
+}
 
 /* Where a later event of the chain finds the address @p an outer frame
  * held in a register, not in its frame: a slot the frames below saved it
- * in, or frame 0's register that still holds it; else the same for a
- * pointer at most MAX_ADDEND bytes from it, the nearest, with the
- * difference to add (its copy is matched to @p by address, so a wrong
- * guess copies nothing that is shown).  Where none is found, the value
- * is unavailable and says so. */
+ * in, or frame 0's register that still holds it; else the nearest
+ * pointer at most MAX_ADDEND bytes from it, a slot before a register,
+ * with the difference to add (its copy is matched to @p by address, so a
+ * wrong guess copies nothing that is shown).  Where none is found, the
+ * value is unavailable and says so. */
 static void want_in_register(struct fv_walk *w, uint64_t p, const struct dw_type *t, bool string)
 {
-	for (int32_t d = 0; d <= MAX_ADDEND; d = d > 0 ? -d : 1 - d) {
-		uint64_t v = p - (uint64_t)(int64_t)d, slot;
-		size_t reg;
+	int in_slot, in_reg;
+	uint64_t slot = saved_slot(w, p, &in_slot), word;
+	size_t reg = register_holding(w, p, &in_reg);
 
-		if (!v)
-			continue;
-		if ((slot = saved_slot(w, v))) {
-			want_off(w, FV_AT_DEREF, slot, d, t, string);
-			return;
-		}
-		if ((reg = register_holding(w, v))) {
-			want_off(w, FV_AT_REG, reg - 1, d, t, string);
-			return;
-		}
-	}
-	if (w->i > 0 && w->i < WR_OUTER_CHAIN_FRAMES)
+	if (slot && (in_reg < 0 || in_slot <= in_reg)) {
+		memcpy(&word, w->bt->stack_data + (slot - w->bt->stack->base), 8);
+		want_off(w, FV_AT_DEREF, slot, (int32_t)(p - word), t, string);
+	} else if (reg) {
+		memcpy(&word, (const uint8_t *)w->bt->regs + reg - 1, 8);
+		want_off(w, FV_AT_REG, reg - 1, (int32_t)(p - word), t, string);
+	} else if (w->i > 0 && w->i < WR_OUTER_CHAIN_FRAMES) {
 		w->not_copied = "<unavailable>";
+	}
 }
 
 void fv_want_value(struct fv_walk *w, uint64_t addr, const struct dw_type *t)
