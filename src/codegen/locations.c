@@ -474,7 +474,8 @@ int locations_value(struct cg *cg, const struct ast_expr *e, const struct dw_typ
 		base = cg_load_bias(cg);
 		break;
 	case DW_LOC_PIECES:
-		if (!aggregate)
+		/* a long double's 16 bytes are assembled as an aggregate's */
+		if (!aggregate && !(t->kind == DW_TYPE_FLOAT && t->size > 8))
 			return composed_scalar(cg, e, t, loc, out);
 		cg_set_value(out, t, cg_i64(cg, 0));
 		out->composed = true;

@@ -356,6 +356,13 @@ static bool kept_any(const struct dw_loc *loc, uint64_t size)
 	return false;
 }
 
+/* Whether @t is x87's 80-bit extended format in 12 or 16 bytes, the rest
+ * padding: a constant of its 10 bytes (clang's) is its whole value. */
+static bool is_x87(const struct dw_type *t)
+{
+	return t->kind == DW_TYPE_FLOAT && (t->size == 12 || t->size == 16) && !(t->name && strstr(t->name, "128"));
+}
+
 /* An aggregate held in registers or split into pieces (DW_OP_piece),
  * assembled 8 bytes at a time with the bits no piece kept marked, for
  * the renderer to show as <optimized out> (WR_ARG_PIECES). */
@@ -389,7 +396,7 @@ static int print_composed(struct cg *cg, const struct ast_expr *e, struct cg_val
 		args[1] = off;
 		args[2] = index;
 		args[3] = x;
-		args[4] = cg_i64(cg, dw_loc_unavailable(&v->loc, w * 64, n));
+		args[4] = cg_i64(cg, dw_loc_unavailable(&v->loc, w * 64, n) & (w == 1 && is_x87(v->dt) ? 0xffff : ~0ull));
 		cg_call(cg, WR_FN_ARG_WORD, args, 5);
 	}
 	if (!as_number) {

@@ -1022,6 +1022,7 @@ void vars_locate_die(struct vars_cache *c, Dwarf_Die *var, uint64_t pc, const st
 	Dwarf_Attribute a, views;
 	Dwarf_Block b;
 	Dwarf_Sword v = 0;
+	const char *s;
 
 	memset(out, 0, sizeof(*out));
 	if (dwarf_attr_integrate(var, DW_AT_const_value, &a)) {
@@ -1030,6 +1031,9 @@ void vars_locate_die(struct vars_cache *c, Dwarf_Die *var, uint64_t pc, const st
 			out->offset = v;
 		} else if (dwarf_formblock(&a, &b) == 0) {
 			vars_const_bytes(c, b.data, b.length, out); /* a string, a struct */
+		} else if ((s = dwarf_formstring(&a)) != NULL) {
+			/* a char array's text (GCC's __PRETTY_FUNCTION__), its NUL included */
+			vars_const_bytes(c, (const uint8_t *)s, strlen(s) + 1, out);
 		} else {
 			out->kind = DW_LOC_UNSUPPORTED;
 			out->why = "a constant this version cannot read";

@@ -857,6 +857,29 @@ static bool is_first_named(Dwarf_Die *parent, Dwarf_Die *die, const char *name)
  * entries of one name in a concrete scope, the first, once: find_child
  * picks the one to read), or a label whose code is gone (no address: gdb
  * lists it as optimized out, and a label with an address not at all). */
+/* Whether @die's constant value is in a form gdb keeps as bytes rather
+ * than as a number (a string, a block, 16 bytes, an address): gdb's bt
+ * full and info locals leave such a local out (print still shows it). */
+static bool is_const_bytes(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+
+	if (!dwarf_attr_integrate(die, DW_AT_const_value, &a))
+		return false;
+	switch (dwarf_whatform(&a)) {
+	case DW_FORM_data1:
+	case DW_FORM_data2:
+	case DW_FORM_data4:
+	case DW_FORM_data8:
+	case DW_FORM_sdata:
+	case DW_FORM_udata:
+	case DW_FORM_implicit_const:
+		return false;
+	default:
+		return true;
+	}
+}
+
 static bool is_listed(Dwarf_Die *parent, Dwarf_Die *die, const char *name, bool concrete)
 {
 	int tag = dwarf_tag(die);
@@ -864,6 +887,8 @@ static bool is_listed(Dwarf_Die *parent, Dwarf_Die *die, const char *name, bool 
 	if (tag == DW_TAG_label)
 		return !dwarf_hasattr(die, DW_AT_low_pc);
 	if (!is_var_tag(tag) || dwarf_hasattr(die, DW_AT_declaration))
+		return false;
+	if (tag == DW_TAG_variable && is_const_bytes(die))
 		return false;
 	return !concrete || is_first_named(parent, die, name);
 }
