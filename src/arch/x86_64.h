@@ -64,6 +64,15 @@ static inline unsigned x86_pt_regs_offset(unsigned reg)
 	return 0;
 }
 
+/* Whether a call leaves DWARF register @reg as it was (the psABI's
+ * callee-saved rbx, rbp, rsp and r12-r15); every other one, the vector
+ * registers included, a callee may change. */
+static inline int x86_call_preserves(unsigned reg)
+{
+	return reg == X86_DWARF_rbx || reg == X86_DWARF_rbp || reg == X86_DWARF_rsp ||
+	       (reg >= X86_DWARF_r12 && reg <= X86_DWARF_r15);
+}
+
 /* The name of DWARF register @reg ("rbp"), or "r?" for one the probe
  * cannot read. */
 static inline const char *x86_dwarf_reg_name(unsigned reg)

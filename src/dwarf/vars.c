@@ -14,6 +14,8 @@
  * physical one.  Locations come from location.c, types from types.c.
  */
 #include "dwarf/vars.h"
+#include "arch/x86_64.h"
+#include "dwarf/stdlib.h"
 #include "dwarf/typename.h"
 #include "dwarf/vars_priv.h"
 #include "util/error.h"
@@ -808,6 +810,9 @@ struct scope_walk {
 	struct vars_cache *c;
 	Dwarf_Die *scope;  /* the concrete scope */
 	uint64_t pc;
+	/* A caller's frame: the address its call returns to (pc is the
+	 * call's last byte), else 0 (dw_frame_vars_returning()). */
+	uint64_t ret_pc;
 	Dwarf_Die *fn;     /* the function whose code holds pc */
 	bool params, locals;
 	int (*cb)(const struct dw_var *v, void *ctx);
@@ -913,6 +918,73 @@ static int list_enumerator(struct scope_walk *w, Dwarf_Die *parent, Dwarf_Die *d
 	return 0;
 }
 
+/* Whether a value at @loc lies (in part) in a register a call may change,
+ * or is read through one. */
+static bool in_clobbered(const struct dw_loc *loc)
+{
+	switch (loc->kind) {
+	case DW_LOC_REG:
+	case DW_LOC_MEM_REG:
+	case DW_LOC_VALUE_REG:
+		return !x86_call_preserves(loc->reg);
+	case DW_LOC_PIECES:
+		for (size_t i = 0; i < loc->n_pieces; i++)
+			if (in_clobbered(&loc->pieces[i].loc))
+				return true;
+		return false;
+	case DW_LOC_UNSUPPORTED:
+		return loc->unreadable_reg != 0; /* a vector register */
+	default:
+		return false;
+	}
+}
+
+/* Whether a value at @loc is wholly where a call leaves it: registers it
+ * preserves, the frame's slots, a constant, a static's address, or the
+ * value the function was passed (DW_OP_entry_value). */
+static bool kept_by_call(const struct dw_loc *loc)
+{
+	if (loc->entry_reg)
+		return true; /* what the function's caller passed */
+	switch (loc->kind) {
+	case DW_LOC_REG:
+	case DW_LOC_MEM_REG:
+	case DW_LOC_VALUE_REG:
+		return x86_call_preserves(loc->reg);
+	case DW_LOC_MEM_CFA:
+	case DW_LOC_MEM_ADDR:
+	case DW_LOC_CONST:
+		return true;
+	case DW_LOC_PIECES:
+		for (size_t i = 0; i < loc->n_pieces; i++)
+			if (!kept_by_call(&loc->pieces[i].loc))
+				return false;
+		return loc->n_pieces > 0;
+	default:
+		return false;
+	}
+}
+
+/* In a caller's frame, a variable that the debug information puts, at
+ * the call, in a register the call may change, and at the address the
+ * call returns to in one it preserves (clang moves a parameter to rbx
+ * before the call and starts rbx's range at the return address): nothing
+ * of the caller runs between the two, and the callee gives that register
+ * back as it found it, so the value is the one there at the call. */
+static void located_across_call(struct scope_walk *w, Dwarf_Die *die, struct dw_var *v)
+{
+	struct dw_var after;
+
+	if (!w->ret_pc || !in_clobbered(&v->loc))
+		return;
+	fill_var(w->c, die, w->ret_pc, w->fn, v->scope, &after);
+	/* a library value in registers (a Rust &str) shows what it points
+	 * to only from memory a recipe copied, which registers cannot name */
+	if (kept_by_call(&after.loc) &&
+	    !(after.loc.kind == DW_LOC_PIECES && v->type && dw_std_walkable(v->type, 0)))
+		v->loc = after.loc;
+}
+
 static int list(struct scope_walk *w, Dwarf_Die *parent, Dwarf_Die *die, bool concrete)
 {
 	const char *name = dwarf_diename(die);
@@ -925,6 +997,7 @@ static int list(struct scope_walk *w, Dwarf_Die *parent, Dwarf_Die *die, bool co
 	if (concrete && is_var_tag(dwarf_tag(die)))
 		pick_child(parent, name, die, w->pc, &use);
 	fill_var(w->c, &use, w->pc, w->fn, param ? DW_VAR_PARAMETER : DW_VAR_LOCAL, &v);
+	located_across_call(w, &use, &v);
 	if (param && dwarf_tag(w->scope) == DW_TAG_subprogram)
 		v.entry_reg = entry_register(&use, w->scope);
 	return w->cb(&v, w->ctx);
@@ -1199,11 +1272,11 @@ static int list_held(struct scope_walk *w)
 	return stop;
 }
 
-static int scope_vars(struct vars_cache *c, Dwarf_Die *scope, uint64_t pc, Dwarf_Die *fn,
+static int scope_vars(struct vars_cache *c, Dwarf_Die *scope, uint64_t pc, uint64_t ret_pc, Dwarf_Die *fn,
 		      bool params, bool locals, int (*cb)(const struct dw_var *v, void *ctx),
 		      void *ctx)
 {
-	struct scope_walk w = { .c = c, .scope = scope, .pc = pc, .fn = fn, .params = params,
+	struct scope_walk w = { .c = c, .scope = scope, .pc = pc, .ret_pc = ret_pc, .fn = fn, .params = params,
 				.locals = locals, .cb = cb, .ctx = ctx,
 				.hashed = !is_function_scope(dwarf_tag(scope)) };
 	Dwarf_Die origin;
@@ -1219,6 +1292,12 @@ static int scope_vars(struct vars_cache *c, Dwarf_Die *scope, uint64_t pc, Dwarf
 
 void dw_frame_vars(struct dw_module *m, uint64_t pc, unsigned level, bool params, bool locals,
 		   int (*fn)(const struct dw_var *v, void *ctx), void *ctx)
+{
+	dw_frame_vars_returning(m, pc, 0, level, params, locals, fn, ctx);
+}
+
+void dw_frame_vars_returning(struct dw_module *m, uint64_t pc, uint64_t ret_pc, unsigned level, bool params,
+			     bool locals, int (*fn)(const struct dw_var *v, void *ctx), void *ctx)
 {
 	Dwarf_Die cudie, chain[MAX_SCOPES];
 	struct vars_cache *c;
@@ -1239,10 +1318,10 @@ void dw_frame_vars(struct dw_module *m, uint64_t pc, unsigned level, bool params
 		top = i - 1;
 		if (at++ < level && level != DW_FRAME_ALL)
 			continue;
-		if (scope_vars(c, &chain[i], pc, &chain[0], params, false, fn, ctx))
+		if (scope_vars(c, &chain[i], pc, ret_pc, &chain[0], params, false, fn, ctx))
 			return;
 		for (int k = last; k >= i && locals; k--)
-			if (scope_vars(c, &chain[k], pc, &chain[0], false, true, fn, ctx))
+			if (scope_vars(c, &chain[k], pc, ret_pc, &chain[0], false, true, fn, ctx))
 				return;
 	}
 }

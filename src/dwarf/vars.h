@@ -126,6 +126,12 @@ int dw_function_find(struct dw_module *m, uint64_t pc, const char *name, const s
 #define DW_FRAME_ALL (~0u)
 void dw_frame_vars(struct dw_module *m, uint64_t pc, unsigned level, bool params, bool locals,
 		   int (*fn)(const struct dw_var *v, void *ctx), void *ctx);
+/* The same for a caller's frame stopped in a call: @pc is the call's last
+ * byte, @ret_pc the address it returns to.  A variable in a register the
+ * call may change at @pc, and in one it preserves (or the frame's memory)
+ * at @ret_pc, is located by @ret_pc's location (see vars.c). */
+void dw_frame_vars_returning(struct dw_module *m, uint64_t pc, uint64_t ret_pc, unsigned level, bool params,
+			     bool locals, int (*fn)(const struct dw_var *v, void *ctx), void *ctx);
 
 /* The call that returns to @return_pc (an address of @m: a frame's
  * return address less the module's bias), by its call site

@@ -1017,10 +1017,13 @@ static long gather(struct collect *c, struct tmodule *m, uint64_t pc, unsigned l
 		   struct fv_var *out, size_t max)
 {
 	struct fv_walk *w = c->w;
+	const struct wr_bt_frame *f = &w->bt->frames[w->i];
 
 	strbuf_reset(&w->text);
 	c->dw = m->dw;
-	dw_frame_vars(m->dw, pc, level, true, locals, collect_var, c);
+	/* a caller stopped in its call: also where the call returns to */
+	dw_frame_vars_returning(m->dw, pc, !c->tail_pc && pc + 1 == f->pc ? f->pc : 0, level, true, locals,
+				collect_var, c);
 	fv_free(c->up);
 	fv_free(c->jumper);
 	for (size_t k = 0; k < c->n && k < max; k++) {
