@@ -1290,6 +1290,22 @@ static int scope_vars(struct vars_cache *c, Dwarf_Die *scope, uint64_t pc, uint6
 	return stop;
 }
 
+bool dw_frame_knows_callee_clobbers(struct dw_module *m, uint64_t pc)
+{
+	Dwarf_Die cudie, chain[MAX_SCOPES];
+	Dwarf_Attribute a;
+	const char *producer;
+
+	if (!dw_module_dwarf(m) || !dw_unit_at(m, pc, &cudie) || dw_pc_scopes(&cudie, pc, chain, MAX_SCOPES) < 1)
+		return false;
+	producer = dwarf_formstring(dwarf_attr(&cudie, DW_AT_producer, &a));
+	/* GCC tracked the function's variables: it described all its calls
+	 * (without, under -fvar-tracking's size limit, a parameter's
+	 * incoming register stands for the whole function) */
+	return producer && strncmp(producer, "GNU ", 4) == 0 && !strstr(producer, "clang") &&
+	       (dwarf_hasattr(&chain[0], DW_AT_call_all_calls) || dwarf_hasattr(&chain[0], DW_AT_GNU_all_call_sites));
+}
+
 void dw_frame_vars(struct dw_module *m, uint64_t pc, unsigned level, bool params, bool locals,
 		   int (*fn)(const struct dw_var *v, void *ctx), void *ctx)
 {

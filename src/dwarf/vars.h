@@ -126,6 +126,17 @@ int dw_function_find(struct dw_module *m, uint64_t pc, const char *name, const s
 #define DW_FRAME_ALL (~0u)
 void dw_frame_vars(struct dw_module *m, uint64_t pc, unsigned level, bool params, bool locals,
 		   int (*fn)(const struct dw_var *v, void *ctx), void *ctx);
+/* Whether the function holding @pc was compiled by GCC with its
+ * variables tracked (it describes all its calls), whose locations at a
+ * call's last byte say where each value is once the call returns, by
+ * what the callee really changes: with -fipa-ra a caller-saved register
+ * a same-unit callee (and everything it calls) leaves alone still holds
+ * the caller's value, and the location says so; a callee it does not
+ * know ends the range before the call returns.  clang's name the
+ * register the value was in before the call; GCC's, in a function too
+ * big to track, a parameter's incoming register for the whole
+ * function. */
+bool dw_frame_knows_callee_clobbers(struct dw_module *m, uint64_t pc);
 /* The same for a caller's frame stopped in a call: @pc is the call's last
  * byte, @ret_pc the address it returns to.  A variable in a register the
  * call may change at @pc, and in one it preserves (or the frame's memory)

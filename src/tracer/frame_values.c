@@ -117,6 +117,23 @@ static bool called_at_entry(const struct fv_walk *w, struct target *t)
 	return f1->ip + (uint64_t)(int64_t)rel == f0->ip;
 }
 
+/* Whether frame w->i (a caller, i > 0) is in a unit whose locations at
+ * its call say which caller-saved registers survived the call (GCC's:
+ * dw_frame_knows_callee_clobbers()), and every frame below it was called
+ * (none was interrupted by a signal): what such a location names was
+ * left alone by all of them, so it is what the register holds now, at
+ * the hit, as gdb reads it. */
+static bool callees_left_alone(const struct fv_walk *w, struct target *t)
+{
+	const struct wr_bt_frame *f = &w->bt->frames[w->i];
+	struct tmodule *m = target_module_by_cookie(t, f->cookie);
+
+	for (unsigned k = 1; k <= w->i; k++)
+		if (w->bt->frames[k].flags & WR_FRAME_F_EXACT_IP)
+			return false;
+	return m && dw_frame_knows_callee_clobbers(m->dw, frame_lookup_pc(f));
+}
+
 /* Move to frame w->i + 1: its registers are the ones frame i's rules
  * restore, and only if they lead where the kernel's walk went.  Frame 1
  * of a frame 0 called at its entry has the registers a callee may
@@ -134,12 +151,22 @@ static void advance(struct fv_walk *w, struct target *t)
 		return;
 	w->regs = w->caller;
 	w->live = w->i == 1 && called_at_entry(w, t);
-	if (w->live)
+	if (w->live) {
 		for (int r = 0; r < WR_DWARF_RIP; r++)
 			if (r != WR_DWARF_RSP && !(w->regs.known & (1u << r)) && (callee.known & (1u << r))) {
 				w->regs.v[r] = callee.v[r];
 				w->regs.known |= 1u << r;
 			}
+	} else if (callees_left_alone(w, t)) {
+		struct uw_frame_regs now;
+
+		regs_of(w->bt->regs, &now);
+		for (int r = 0; r < WR_DWARF_RIP; r++)
+			if (!(w->regs.known & (1u << r))) {
+				w->regs.v[r] = now.v[r];
+				w->regs.known |= 1u << r;
+			}
+	}
 	step(w, t);
 }
 
