@@ -1049,6 +1049,8 @@ bool dw_std_recognize(const struct dw_type *t, struct dw_std *out)
 		ok = !strncmp(n, "std::", 5) && first_of(gnu, sizeof(gnu) / sizeof(gnu[0]), t, n, &s);
 	if (ok && s.kind == DW_STD_STRING && !s.char_size)
 		s.char_size = 1;
+	if (ok && s.kind == DW_STD_STRING)
+		s.c_text = !t->rust;
 	if (ok)
 		*out = s;
 	return ok;

@@ -72,6 +72,10 @@ struct dw_std {
 	 * a length counts characters. */
 	unsigned char_size;
 	const char *char_prefix;
+	/* STRING: shown as gdb's C printer shows a counted string, one NUL
+	 * character at its end not written ("" for std::string(1, '\0'));
+	 * false for Rust's, which rust-gdb writes whole ("ab\000"). */
+	bool c_text;
 	/* The element: of a sequence, the node value of a list or tree, the
 	 * pointee of a smart pointer, an optional's or atomic's value. */
 	const struct dw_type *elem;

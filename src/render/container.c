@@ -348,6 +348,10 @@ static void text_out(struct cview *c, const uint8_t *bytes, uint64_t n, bool mor
 	} else if (c->vc && c->vc->bare_text) { /* to the first NUL, as {:s} of a char * */
 		render_units_utf8(bytes, n, width, true, c->out);
 	} else {
+		/* gdb's C printer leaves out one NUL that ends a string it
+		 * shows whole (a std::string of length 1 holding '\0' is "") */
+		if (c->s->c_text && !more && n && !render_read_uint(bytes + (n - 1) * width, width))
+			n--;
 		render_units(bytes, n, width, c->s->char_prefix, more, c->out);
 	}
 	strbuf_release(&u);

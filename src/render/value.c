@@ -1318,8 +1318,18 @@ bool render_frame_value(const struct dw_type *t, const uint8_t *data, size_t len
 	struct render_snap *snap;
 	struct dw_std s = { 0 };
 
-	if (!t || t->size > len || !dw_std_walkable(t, 0))
+	if (!t || t->size > len)
 		return false;
+	if (!dw_std_walkable(t, 0)) {
+		/* a unique_ptr or an atomic: its bytes are all its printer
+		 * needs (`std::unique_ptr<Item> = {get() = 0x...}`) */
+		struct ev_arg self = { .kind = WR_ARG_BYTES, .status = WR_ARG_OK, .data = data, .len = len };
+
+		if (!dw_std_recognize(t, &s) || (s.kind != DW_STD_UNIQUE_PTR && s.kind != DW_STD_ATOMIC))
+			return false;
+		unwalked_value(&self, t, false, false, vc, out);
+		return true;
+	}
 	if (!dw_std_recognize(t, &s) && !t->rust) {
 		strbuf_addstr(out, "...");
 		return true;

@@ -19,6 +19,12 @@ gdb shows it: cxxreal.cc built by g++ and clang-19 at -O0 and -O2.
   (leveldb's Slice) shows its string in bt args, as gdb's bt does, and a
   reference to a plain struct on the heap (leveldb's Options) its
   members: the probe copies them at the hit.
+- ninja's FinishCommand seen from ExtractDeps (bt full at extract()):
+  finish()'s unique_ptrs by libstdc++'s printer, as gdb's bt full shows
+  them (wraith showed their raw members in outer frames), and strings
+  whose last character is a NUL without it, as gdb's printer writes them
+  ("gcc" for "gcc\\0", "" for one NUL; wraith wrote "gcc\\000"), in
+  frame 0's print too; each compared with gdb at the same pc.
 """
 import re
 import subprocess
@@ -145,7 +151,81 @@ def slices(build):
     check("level: 3, sync: true" in mine.get("opt", ""), "%s: the struct on the heap shows" % build)
 
 
+_GDB_OUTER = r"""
+import gdb, json
+gdb.execute("set pagination off")
+gdb.execute("attach %d" % PID, to_string=True)
+gdb.execute("break *0x%x" % pc, to_string=True)
+gdb.execute("continue", to_string=True)
+
+
+def value(n):
+    # gdb's text, or its error: a printer that fails (clang -O0 declares
+    # std::string without its members) leaves an empty text
+    try:
+        v = str(gdb.parse_and_eval(n))
+    except Exception as e:
+        return "<gdb error: %s>" % e
+    return v if v and not v.startswith("<error") else "<gdb error: %r>" % v
+
+
+out = {"args": dict((n, value(n)) for n in args)}
+f = gdb.newest_frame().older()
+while f is not None and f.name() != "finish":
+    f = f.older()
+if f is not None:
+    f.select()
+    out["locals"] = dict((n, value(n)) for n in local_names)
+gdb.write("WRVALUES " + json.dumps(out) + "\n")
+gdb.execute("detach", to_string=True)
+"""
+OUTER_ARGS = ["deps_type", "prefix"]
+OUTER_LOCALS = ["client", "none", "ended", "nul"]
+
+
+def same(v):
+    return re.sub(r"0x[0-9a-f]+", "0x?", normalize(v))
+
+
+def outer_locals(build):
+    """print at extract() and bt full's finish() frame equal gdb's at the
+    same pc (the third event: its outer frame's values by the chain's
+    recipe)."""
+    fx = Fixture(build, [2000])
+    res = run(["-p", fx.pid, "-s", 'trace extract { print "{} ## {} ## {}", $pc, deps_type, prefix; bt full; }',
+               "--max-events", 3, "--timeout", 20, "--script-output", "json", "-q"])
+    ev = json_events(res.stdout)
+    if not check(res.returncode == 0 and len(ev) == 3, "%s: extract is traced (%s)" % (build, res.stderr[-300:])):
+        fx.stop()
+        return
+    vals = [it for it in ev[-1]["items"] if it["type"] == "print"][0]["text"].split(" ## ")
+    pc = int(re.search(r"0x[0-9a-f]+", vals[0]).group(0), 16)
+    frames = [it for it in ev[-1]["items"] if it["type"] == "backtrace"][0]["frames"]
+    finish_frame = [f for f in frames if f["function"] == "finish"]
+    mine = dict((l["name"], str(l["value"])) for l in (finish_frame[0].get("locals", []) if finish_frame else []))
+    got = gdb_python(_GDB_OUTER, fx.pid, pc=pc, args=OUTER_ARGS, local_names=OUTER_LOCALS)
+    fx.stop()
+    if not check(got and "locals" in got[0], "%s: gdb stops at extract's pc 0x%x, finish's frame above" % (build, pc)):
+        return
+    gdb = got[0]
+    compared = 0
+    for name, v in zip(OUTER_ARGS, vals[1:]):
+        if "gdb error" not in gdb["args"][name]:
+            eq(same(v), same(gdb["args"][name]), "%s: print %s at extract is gdb's" % (build, name))
+            compared += 1
+    for name in OUTER_LOCALS:
+        if "gdb error" not in gdb["locals"][name]:
+            eq(same(mine.get(name, "<missing>")), same(gdb["locals"][name]),
+               "%s: bt full's %s in finish's frame is gdb's" % (build, name))
+            compared += 1
+    check(compared >= 3, "%s: gdb showed most of them (%s)" % (build, gdb))
+    eq(mine.get("client", "")[:34], "std::unique_ptr<Client> = {get() =", "%s: client by its printer" % build)
+    if "gdb error" not in gdb["locals"]["ended"]:
+        eq((mine.get("ended"), mine.get("nul")), ('"gcc"', '""'), "%s: no NUL at the strings' ends" % build)
+
+
 for b in BUILDS:
+    outer_locals(b)
     slices(b)
     tagged_names(b)
     tagged_frame(b)
