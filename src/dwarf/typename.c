@@ -204,6 +204,24 @@ static bool ident_char(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+/* A number in a template argument, at *@p: clang's suffix in gdb's
+ * canonical spelling ("3UL" is "3ul"); whether it changed. */
+static bool number(const char **p, struct strbuf *out)
+{
+	const char *q = *p;
+	bool lower = false;
+
+	while (*q >= '0' && *q <= '9')
+		strbuf_addch(out, *q++);
+	while (*q == 'u' || *q == 'U' || *q == 'l' || *q == 'L') {
+		lower |= *q == 'U' || *q == 'L';
+		strbuf_addch(out, (char)(*q == 'U' ? 'u' : *q == 'L' ? 'l' : *q));
+		q++;
+	}
+	*p = q;
+	return lower;
+}
+
 char *typename_canonical(const char *name)
 {
 	/* longest first, so that "long long int" is not read as "long int" */
@@ -228,6 +246,12 @@ char *typename_canonical(const char *name)
 			strbuf_addstr(&out, typename_base(gcc[i]));
 			p += n;
 			changed = true;
+		} else if (p[0] == ' ' && (p[1] == '*' || p[1] == '&') &&
+			   (ident_char(p[-1]) || p[-1] == '>' || p[-1] == '*' || p[-1] == '&')) {
+			p++; /* clang's "Node *": gdb's canonical "Node*" */
+			changed = true;
+		} else if (*p >= '0' && *p <= '9' && !ident_char(p[-1])) {
+			changed |= number(&p, &out);
 		} else {
 			strbuf_addch(&out, *p++);
 		}

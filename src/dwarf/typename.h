@@ -44,7 +44,9 @@ const char *typename_base(const char *name);
 
 /* @name with GCC's integer spellings inside its template arguments in
  * gdb's ("Buf<4, short int>" is "Buf<4, short>", "long unsigned int"
- * "unsigned long"), as a new string; NULL when nothing changes. */
+ * "unsigned long"), and clang's pointers and number suffixes in gdb's
+ * canonical ones ("vector<Node *>" is "vector<Node*>", "array<int, 3UL>"
+ * "array<int, 3ul>"), as a new string; NULL when nothing changes. */
 char *typename_canonical(const char *name);
 
 /* Append the parameter list of @fn to @out, without parentheses: of a

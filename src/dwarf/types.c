@@ -1154,6 +1154,14 @@ const struct dw_type *dw_type_named(struct dw_module *m, const char *name)
 		else if ((e = by_last_name(c->plain, c->n_plain, name)))
 			t = indexed(c, c->plain, c->n_plain, e->name);
 	}
+	if (!t) {
+		/* the index holds gdb's spellings: "vector<Node*>" for the
+		 * "vector<Node *>" clang wrote, as gdb finds it by either */
+		char *canon = typename_canonical(name);
+
+		t = canon ? dw_type_named(m, canon) : NULL;
+		free(canon);
+	}
 	drain(c);
 	return t;
 }

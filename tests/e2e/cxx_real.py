@@ -24,7 +24,11 @@ gdb shows it: cxxreal.cc built by g++ and clang-19 at -O0 and -O2.
   them (wraith showed their raw members in outer frames), and strings
   whose last character is a NUL without it, as gdb's printer writes them
   ("gcc" for "gcc\\0", "" for one NUL; wraith wrote "gcc\\000"), in
-  frame 0's print too; each compared with gdb at the same pc.
+  frame 0's print too; the types of pointers to a vector<Client *> and
+  an array<int, 3> as gdb's canonical names spell them, also where
+  clang's debug info writes "Client *" and "3UL" ("Client*", "3ul"),
+  and a cast to a type named either way, as gdb finds it; each compared
+  with gdb at the same pc.
 """
 import re
 import subprocess
@@ -159,17 +163,21 @@ gdb.execute("break *0x%x" % pc, to_string=True)
 gdb.execute("continue", to_string=True)
 
 
-def value(n):
-    # gdb's text, or its error: a printer that fails (clang -O0 declares
-    # std::string without its members) leaves an empty text
+def value(n, printed=False):
+    # gdb's text (print's, with a pointer's type, or bt full's), or its
+    # error: a printer that fails (clang -O0 declares std::string
+    # without its members) leaves an empty text
     try:
-        v = str(gdb.parse_and_eval(n))
+        if printed:
+            v = gdb.execute("print " + n, to_string=True).split(" = ", 1)[1].strip()
+        else:
+            v = str(gdb.parse_and_eval(n))
     except Exception as e:
         return "<gdb error: %s>" % e
-    return v if v and not v.startswith("<error") else "<gdb error: %r>" % v
+    return v if v and not v.startswith(("<error", "Python Exception")) else "<gdb error: %r>" % v
 
 
-out = {"args": dict((n, value(n)) for n in args)}
+out = {"args": dict((n, value(n, True)) for n in args)}
 f = gdb.newest_frame().older()
 while f is not None and f.name() != "finish":
     f = f.older()
@@ -179,7 +187,10 @@ if f is not None:
 gdb.write("WRVALUES " + json.dumps(out) + "\n")
 gdb.execute("detach", to_string=True)
 """
-OUTER_ARGS = ["deps_type", "prefix"]
+OUTER_ARGS = ["deps_type", "prefix", "nodes", "sizes"]
+# a cast to a type named as clang writes it, which gdb finds by either spelling
+CAST = ('cast(sizes, "std::vector<Client *, std::allocator<Client *> > *")',
+        "(std::vector<Client *, std::allocator<Client *> > *)sizes")
 OUTER_LOCALS = ["client", "none", "ended", "nul"]
 
 
@@ -192,7 +203,8 @@ def outer_locals(build):
     same pc (the third event: its outer frame's values by the chain's
     recipe)."""
     fx = Fixture(build, [2000])
-    res = run(["-p", fx.pid, "-s", 'trace extract { print "{} ## {} ## {}", $pc, deps_type, prefix; bt full; }',
+    res = run(["-p", fx.pid, "-s", 'trace extract { print "{} ## {} ## {} ## {} ## {} ## {}", $pc, deps_type, prefix, nodes, sizes, %s; '
+               'bt full; }' % CAST[0],
                "--max-events", 3, "--timeout", 20, "--script-output", "json", "-q"])
     ev = json_events(res.stdout)
     if not check(res.returncode == 0 and len(ev) == 3, "%s: extract is traced (%s)" % (build, res.stderr[-300:])):
@@ -203,13 +215,13 @@ def outer_locals(build):
     frames = [it for it in ev[-1]["items"] if it["type"] == "backtrace"][0]["frames"]
     finish_frame = [f for f in frames if f["function"] == "finish"]
     mine = dict((l["name"], str(l["value"])) for l in (finish_frame[0].get("locals", []) if finish_frame else []))
-    got = gdb_python(_GDB_OUTER, fx.pid, pc=pc, args=OUTER_ARGS, local_names=OUTER_LOCALS)
+    got = gdb_python(_GDB_OUTER, fx.pid, pc=pc, args=OUTER_ARGS + [CAST[1]], local_names=OUTER_LOCALS)
     fx.stop()
     if not check(got and "locals" in got[0], "%s: gdb stops at extract's pc 0x%x, finish's frame above" % (build, pc)):
         return
     gdb = got[0]
     compared = 0
-    for name, v in zip(OUTER_ARGS, vals[1:]):
+    for name, v in zip(OUTER_ARGS + [CAST[1]], vals[1:]):
         if "gdb error" not in gdb["args"][name]:
             eq(same(v), same(gdb["args"][name]), "%s: print %s at extract is gdb's" % (build, name))
             compared += 1
@@ -218,7 +230,7 @@ def outer_locals(build):
             eq(same(mine.get(name, "<missing>")), same(gdb["locals"][name]),
                "%s: bt full's %s in finish's frame is gdb's" % (build, name))
             compared += 1
-    check(compared >= 3, "%s: gdb showed most of them (%s)" % (build, gdb))
+    check(compared >= 5, "%s: gdb showed most of them (%s)" % (build, gdb))
     eq(mine.get("client", "")[:34], "std::unique_ptr<Client> = {get() =", "%s: client by its printer" % build)
     if "gdb error" not in gdb["locals"]["ended"]:
         eq((mine.get("ended"), mine.get("nul")), ('"gcc"', '""'), "%s: no NUL at the strings' ends" % build)
