@@ -28,9 +28,10 @@
 	X(statements)    /* the probe's statements (a bt: reserve, registers) */       \
 	X(end)           /* the end of the probe up to its tail call */                \
 	X(tail_call)     /* the tail call into the step program */                     \
-	X(step_setup)    /* the uretprobe trampoline, the walk's memory */             \
+	X(step_setup)    /* the walk's memory of the last event's frame rule */        \
 	X(proc_lookup)   /* the process's mappings (kept slot or hash, then array) */  \
-	X(walk_replay)   /* a whole walk taken from the last one, or its check */      \
+	X(walk_replay)   /* a whole walk taken from the last one, or its check (and */ \
+	                 /* the uretprobe trampoline and stack top for the long way) */ \
 	X(frame_memo)    /* a frame at the walk's previous address */                  \
 	X(frame_cache)   /* a frame found in the frame cache */                        \
 	X(module_search) /* a cache miss: the mapping's binary search */               \

@@ -668,6 +668,8 @@ WR_INLINE void walk_record(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot 
 {
 	struct wr_walk_memo *m = &st->walk;
 
+	/* The long way reads what walk_mm() finds; a replay reads neither. */
+	walk_mm(st);
 	m->valid = 0;
 	m->ip = s->ip;
 	m->sp = s->sp;
@@ -772,20 +774,25 @@ WR_INLINE int walk_copy_span(struct wr_bt_state *st, __u64 lo, __u64 hi)
 	return 1;
 }
 
-/* The frames of the walk kept in @st, into slot @s's item, in one copy:
- * a bpf_loop() callback per frame cost about 4 ns a frame, and a plain
- * loop breaking at the frame count made the verifier walk what follows
- * once per count (the base object's load went from 35 to 150 ms). */
+/* The frames of the walk kept in @st, into slot @s's item (which has
+ * room for them: the kept walk had the slot's depth).  Plain stores,
+ * unrolled: bpf_probe_read_kernel() of the records cost a helper call,
+ * 30-45 ns a replay on a host where every call returns through a thunk,
+ * and a bpf_loop() callback per frame about 4 ns a frame.  The loop's
+ * exits reach only the end of the walk, so the verifier walks little
+ * once per frame count. */
 WR_INLINE void walk_frames(__u8 *buf, struct wr_bt_state *st, struct wr_bt_slot *s)
 {
 	struct wr_walk_memo *m = &st->walk;
 	__u64 *f = slot_frame(buf, s, 0);
-	__u32 len = m->end.count * sizeof(struct wr_bt_frame);
+	__u32 n = m->end.count;
 
-	if (len > sizeof(m->frames))
-		len = sizeof(m->frames);
-	if (len)
-		bpf_probe_read_kernel(f, len, m->frames);
+	for (__u32 i = 0; i < WR_WALK_MEMO_FRAMES; i++) {
+		if (i >= n)
+			break;
+		f[2 * i] = m->frames[2 * i];
+		f[2 * i + 1] = m->frames[2 * i + 1];
+	}
 	s->flags &= ~WR_SLOT_F_UNCOPIED;
 }
 
@@ -996,17 +1003,22 @@ WR_INLINE long step_one(__u8 *buf, struct wr_bt_state *st, struct wr_proc_maps *
 	if (st->cur >= st->n_slots || st->cur >= WR_BT_MAX_SLOTS)
 		return 1;
 	s = &st->slot[st->cur & (WR_BT_MAX_SLOTS - 1)];
+	/* A slot done moves the loop on, and ends it after the last slot: an
+	 * iteration of it, a callback's call and return, costs about 10 ns on
+	 * a host whose every return goes through a thunk (SRSO safe RET). */
 	if (!(s->flags & WR_SLOT_F_PENDING)) {
 		walk_keep(buf, st, s);
 		STAGE(walk_keep);
 		st->cur++;
-		return 0;
+		return st->cur >= st->n_slots;
 	}
-	/* A walk's first frame: the whole walk again, or record it. */
+	/* A walk's first frame: the whole walk again (the kept walk stays
+	 * as it is), or record it. */
 	if (s->count == 0) {
 		if (walk_replay(buf, st, s, pm)) {
 			STAGE(walk_replay);
-			return 0;
+			st->cur++;
+			return st->cur >= st->n_slots;
 		}
 		walk_record(buf, st, s, pm);
 		STAGE(walk_replay);

@@ -229,9 +229,6 @@ WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 	struct step_ctx c;
 	long sh_off;
 
-	/* First, before any branch: the verifier checks its loads through
-	 * the task (see uretprobe_step()) once for every path to them. */
-	walk_mm(st);
 	st->memo_key = 0; /* nothing remembered from another event's walk */
 	st->memo_plain = 0;
 	STAGE(step_setup);
@@ -254,10 +251,11 @@ WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 		bpf_loop(WR_BT_MAX_SLOTS * (2 * WR_BT_MAX_DEPTH + 1), step_frame, &c, 0);
 	st->cur = WR_BT_MAX_SLOTS; /* no slot has the stack copy yet */
 	st->stack_bt = 0;
+	/* One iteration a slot (not one more to find the end: see step_one()). */
 	if (wr_cfg_fault_in)
-		bpf_loop(WR_BT_MAX_SLOTS, finish_slot_self, 0, 0);
+		bpf_loop(st->n_slots, finish_slot_self, 0, 0);
 	else
-		bpf_loop(WR_BT_MAX_SLOTS, finish_slot, &c, 0);
+		bpf_loop(st->n_slots, finish_slot, &c, 0);
 	STAGE(finish);
 	/* Read back from memory, which the slot number went through: one
 	 * state for the verifier here, however the slots ended. */

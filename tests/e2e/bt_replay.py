@@ -68,7 +68,36 @@ def count_variant(v):
           "%s: the hits counted half under each (%d and %d)" % (label, one, other))
 
 
+# A replayed walk writes its frames into this hit's event: the per-CPU
+# buffer it is built in still holds the last event's bytes, which are the
+# same frames when that event was this walk's, and another probe's items
+# when another probe ran between.  run_mutual's print (16 arguments over
+# the bytes where leaf's frames go) runs before every leaf hit and walks
+# nothing, so leaf's walks all replay the first and all must still be gdb's.
+OVERWRITE = "trace run_mutual { print \"%s\", %s; } trace leaf { bt; }" % (
+    " ".join(["{}"] * 16), ", ".join(["x * 1000003 + %d" % i for i in range(16)]))
+
+
+def overwrite_variant(v):
+    label = "shapes-%s mutual, a print between the walks" % v
+    stacks = gdb_stacks(fixture("shapes-" + v), [0, 3, "mutual"])
+    fx = Fixture("shapes-" + v, [300, -1, "mutual"])
+    try:
+        res, bts = wraith_bts(fx.pid, script=OVERWRITE, events=2 * EVENTS)
+    finally:
+        fx.stop()
+    eq(res.returncode, 0, "%s: wraith exits 0 (%s)" % (label, res.stderr.strip()[-300:]))
+    check(len(bts) >= EVENTS - 1 and stacks, "%s: backtraces (%d) and gdb's stack" % (label, len(bts)))
+    own = own_modules(fixture("shapes-" + v))
+    for i, (_, bt) in enumerate(bts):
+        check(bt["status"] == "complete", "%s: walk %d complete (%s)" % (label, i, bt["status"]))
+        if stacks:
+            compare_stack(bt, stacks[0], own, "%s: backtrace %d equals gdb's, past main too" % (
+                label, i), cut_main=False)
+
+
 parallel(one_variant, VARIANTS)
+parallel(overwrite_variant, ("O2", "O0", "clang-O2", "clang-O0-nopie"))
 parallel(count_variant, ("O2", "O0", "clang-O2", "clang-O0-nopie"))
 check_no_leftovers("after the replayed walks")
 finish()
