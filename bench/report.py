@@ -414,7 +414,7 @@ def limits(ctx, R, add):
         return
     ph, st, fits = R.get("perhit"), R.get("startup"), R.get("fits")
     if ph and any(t.startswith(("bt depth", "every bt", "<= 60 ns")) for t in missed):
-        per_hit_limits(ph, fits, add)
+        per_hit_limits(ph, fits, add, (R.get("helpers") or {}).get("rows") or {})
     if any(t.startswith(("count bt <=", "count bt: rounds")) for t in missed):
         hits.count_limits(R, add)
     if any(t.startswith(("the empty probe", 'print "x" <=')) for t in missed):
@@ -434,7 +434,19 @@ def limits(ctx, R, add):
                f0(big["fdes"])))
 
 
-def per_hit_limits(ph, fits, add):
+def output_by_size(rows):
+    """What this run's helpers section says an event's size costs to
+    output (bench/helpers.bpf.c's ringbuf_output_32 and _256), as a
+    sentence; "" when it did not run."""
+    small, big = rows.get("ringbuf_output_32"), rows.get("ringbuf_output_256")
+    if not small or not big:
+        return ""
+    return ("  What an event's size costs to output, from this run's `helpers` section "
+            "(section 2): `bpf_ringbuf_output()` of 32 bytes adds %+.0f ns a run to an empty "
+            "program, of 256 bytes %+.0f." % (small["over"], big["over"]))
+
+
+def per_hit_limits(ph, fits, add, helper_rows):
     rows = ph["rows"]
     bare = rows["wr_empty"]
     b16, b128 = rows["wr_bt16"], rows["wr_bt128"]
@@ -458,28 +470,17 @@ def per_hit_limits(ph, fits, add):
         "fixed cost per `bt` (reserving it, the tail call, the first frames on cold caches) "
         "and the event's size in the ring buffer.  The empty probe spends %s ns where "
         "bpftrace's spends %s, mostly the timestamp and the ring-buffer output every event "
-        "needs.  What an event costs to output depends on its size in a way this machine "
-        "makes uneven: measured by hand with the empty probe's event padded to a fixed size "
-        "(BPF time per hit, same fixture), 40 bytes cost 381 ns, 128 bytes 599, 256 bytes "
-        "798, 512 bytes 1,445, but 1,536 bytes 593 and 2,048 bytes 627.  Writing an event "
-        "into the ring buffer costs about 2.5 ns a byte up to about 1 KiB and far less beyond, "
-        "whether the kernel copies it or the program stores it through a dynptr (the same "
-        "copies in user space show nothing of the kind), so a depth-16 "
-        "event, at about 300 bytes, pays for its size more than a depth-128 one at 2 KiB, "
-        "and a depth-64 event, at about 1.1 KiB, pays most of all.  "
-        "Backtrace frames are 16 bytes on the wire for that reason; padding events past the "
-        "step would win on this machine and waste ring space everywhere, so wraith does not.  "
-        "The per-hit ratios move by about ±0.1 between runs.\n"
-        % (f1(fits["bpf_deep"][1]), f0(bare["bpf"][0]), f0(rows["bpft_empty"]["bpf"][0])))
+        "needs.%s  The per-hit ratios move by about ±0.1 between runs.\n"
+        % (f1(fits["bpf_deep"][1]), f0(bare["bpf"][0]), f0(rows["bpft_empty"]["bpf"][0]),
+           output_by_size(helper_rows)))
     perf = rows["perf_dwarf"]["quiet"][0]
     worse = [d for d in (1, 3, 4, 16, 64, 128) if "wr_bt%d" % d in rows
              and rows["wr_bt%d" % d]["quiet"][0] > perf]
     if worse:
         add("**Against perf.**  `perf record --call-graph dwarf` costs %s ns a hit: it copies "
-            "8 KiB of stack per sample and unwinds later, a cost that does not grow with depth, "
-            "and its one large copy per sample is the kind this machine does fast (see above).  "
+            "8 KiB of stack per sample and unwinds later, a cost that does not grow with depth.  "
             "wraith costs more at depth %s, where the frames it unwinds in the kernel and "
-            "the output of its event (above) add up to more than perf's one copy.\n"
+            "the output of its event add up to more than perf's one copy.\n"
             % (f0(perf), ", ".join(str(d) for d in worse)))
 
 
