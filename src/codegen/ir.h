@@ -50,6 +50,9 @@ struct cg {
 	/* plan.site_table: the site's data in its table entry (i64 *), and
 	 * the values this site put there so far, in the order asked. */
 	LLVMValueRef site_params;
+	/* The hit's attach cookie when lower_forms() read it for every form
+	 * (its dispatch comes first); NULL: lower_body() reads it. */
+	LLVMValueRef cookie;
 	uint64_t params[WR_SITE_PARAMS];
 	unsigned n_params;
 	LLVMValueRef buf;            /* the event buffer */

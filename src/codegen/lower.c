@@ -488,7 +488,7 @@ static void inject_fault(struct cg *cg)
 static int lower_body(struct cg *cg)
 {
 	LLVMBasicBlockRef entry, body, skip;
-	LLVMValueRef args[4], isnull, ret;
+	LLVMValueRef args[4], isnull, ret, cookie;
 	int err;
 
 	cg->ctx_arg = LLVMGetParam(cg->fn, 0);
@@ -499,19 +499,22 @@ static int lower_body(struct cg *cg)
 	LLVMPositionBuilderAtEnd(cg->builder, entry);
 	cg_set_loc(cg, cg->plan->ast->loc);
 	cg->n_params = 0;
+	/* The process or thread filter is in the cookie too, not the program;
+	 * read once (a helper call) for the site's data and the event. */
+	args[0] = cg->ctx_arg;
+	cookie = cg->cookie ? cg->cookie : call(cg, WR_FN_PROBE_COOKIE, args, 1);
 	if (cg->plan->site_table) {
 		/* a hit at a site whose entry is not there is dropped */
 		LLVMBasicBlockRef begin = cg_block(cg, "begin");
 
-		args[0] = cg->ctx_arg;
+		args[0] = cookie;
 		cg->site_params = call(cg, WR_FN_SITE_PARAMS, args, 1);
 		isnull = LLVMBuildIsNull(cg->builder, cg->site_params, "");
 		LLVMBuildCondBr(cg->builder, isnull, skip, begin);
 		LLVMPositionBuilderAtEnd(cg->builder, begin);
 	}
 	args[0] = cg->ctx_arg;
-	/* The process or thread filter is in the cookie too, not the program. */
-	args[1] = call(cg, WR_FN_PROBE_COOKIE, args, 1);
+	args[1] = cookie;
 	cg->buf = call(cg, WR_FN_EVENT_BEGIN, args, 2);
 	isnull = LLVMBuildIsNull(cg->builder, cg->buf, "");
 	LLVMBuildCondBr(cg->builder, isnull, skip, body);
@@ -548,7 +551,7 @@ static void lower_dispatch(struct cg *cg, LLVMBasicBlockRef dispatch, const LLVM
 			   size_t n)
 {
 	LLVMBasicBlockRef skip = cg_block(cg, "no_form"), read = cg_block(cg, "form");
-	LLVMValueRef args[1] = { cg->ctx_arg }, sp, idx, form, sw;
+	LLVMValueRef args[1] = { cg->cookie }, sp, idx, form, sw;
 
 	LLVMPositionBuilderAtEnd(cg->builder, dispatch);
 	cg_set_loc(cg, cg->plan->ast->loc);
@@ -574,6 +577,12 @@ int lower_forms(struct cg *cg, const struct probe_plan *const *plans, size_t n)
 
 	cg->builder = LLVMCreateBuilderInContext(cg->ctx);
 	cg->slots = dispatch;
+	/* The cookie first, in the dispatch, which every form's code follows:
+	 * one helper call a hit, for the dispatch and the form alike. */
+	LLVMPositionBuilderAtEnd(cg->builder, dispatch);
+	cg->plan = plans[0];
+	cg_set_loc(cg, cg->plan->ast->loc);
+	cg->cookie = call(cg, WR_FN_PROBE_COOKIE, (LLVMValueRef[]){ LLVMGetParam(cg->fn, 0) }, 1);
 	for (size_t i = 0; i < n && !err; i++) {
 		cg->plan = plans[i];
 		cg->scratch = scratch;
@@ -590,6 +599,7 @@ int lower_forms(struct cg *cg, const struct probe_plan *const *plans, size_t n)
 	if (!err)
 		lower_dispatch(cg, dispatch, first, n);
 	cg->slots = NULL;
+	cg->cookie = NULL;
 	free(first);
 	return err;
 }
