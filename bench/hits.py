@@ -326,6 +326,27 @@ def real_targets(R):
     return out
 
 
+def real_limits(R, add):
+    """What limits print on the real program with work between hits (doc:
+    What limits the misses): the same growth in bpftrace's bare program,
+    from this run's rows."""
+    rows = ((R.get("real") or {}).get("rows")) or {}
+    keys = ("py_bare_run", "py_bare_work", "py_print_run", "py_print_work", "hot_print")
+    if not all(rows.get(k) and rows[k]["bpf"] for k in keys):
+        return
+    b0, b1, p0, p1, hot = (rows[k]["bpf"][0] for k in keys)
+    add("**print \"x\" on a real program with work between hits** (%.2fx the hot loop's, "
+        "%.0f against %.0f ns a run): a hit after the interpreter's own work (a `json.dumps()`) "
+        "finds the program's code and the memory it touches out of the caches and pays to "
+        "bring them back, whatever program it is.  bpftrace's bare `@h = count()` pays it too: "
+        "on python3.11d it runs %.0f ns with work between hits against %.0f back to back "
+        "(%.2fx, %+.0f ns); wraith's print %.0f against %.0f (%.2fx, %+.0f ns), and a hit "
+        "of it touches more memory than bpftrace's (the event buffer, the probe's counters "
+        "and gate, the ring buffer's pages).  Back to back, print on python3.11d runs as on the hot loop; what is left "
+        "is what touching memory costs when the program between two hits has evicted it.\n"
+        % (p1 / hot, p1, hot, b1, b0, b1 / b0, b1 - b0, p1, p0, p1 / p0, p1 - p0))
+
+
 def render_real(R, spread, add):
     """The real-program part of doc/performance.md."""
     rows = ((R.get("real") or {}).get("rows")) or {}
@@ -656,6 +677,30 @@ def count_floor(splits, add):
             100 * c["ratio"], c["need"]))
 
 
+def spread_sources(rows):
+    """Where count bt's rounds spread, from this run's rounds, as a
+    sentence: the other configurations' spread beside it, and its own
+    within one repetition (one tracer, ROUNDS rounds in a row) against
+    that of its repetitions' medians; "" when the rounds are not whole
+    repetitions."""
+    b = rows["count"]["bpf_rounds"]
+    if not b or len(b) % ROUNDS:
+        return ""
+    reps = [b[i:i + ROUNDS] for i in range(0, len(b), ROUNDS)]
+    within = max(_round_spread(r) or 0 for r in reps)
+    between = _round_spread([statistics.median(r) for r in reps]) or 0
+    def spread(keys):
+        return ", ".join("%s %.0f%%" % (k if k != "bt32" else "bt at depth 32",
+                                        100 * (_round_spread(rows[k]["bpf_rounds"]) or 0))
+                         for k in keys if rows.get(k, {}).get("bpf_rounds"))
+    return ("  Its rounds spread as every configuration that walks does in this run (%s; "
+            "%s, which do not walk): it comes with the walk, not with counting.  Within "
+            "one repetition (one tracer, %d "
+            "rounds in a row) `count bt`'s rounds lie at most %.0f%% apart, its repetitions' "
+            "medians %.0f%%." % (spread(("bt", "bt32", "chain")), spread(("empty", "print")),
+                                 ROUNDS, 100 * within, 100 * between))
+
+
 def count_limits(R, add):
     """What limits count bt's targets (doc: What limits the misses)."""
     h = R.get("hits")
@@ -665,6 +710,7 @@ def count_limits(R, add):
     what = "**count bt against bt** (%.0f%% of `bt`'s BPF time, rounds %.0f%% apart)." % (
         100 * rows["count"]["bpf"][0] / rows["bt"]["bpf"][0],
         100 * (_round_spread(rows["count"]["bpf_rounds"]) or 0))
+    what += spread_sources(rows)
     if not c:
         add(what + "  The split by stage (`--stages-wraith`) says where the time goes.\n")
         return

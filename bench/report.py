@@ -424,6 +424,8 @@ def limits(ctx, R, add):
         hits.floor_limits(R, add)
     if any(t.startswith("bt, the hot loop's whole stack") for t in missed):
         hits.bt_floor_limits(R, add)
+    if any(t.startswith('print "x" on a real program') and "with work between" in t for t in missed):
+        hits.real_limits(R, add)
     if st and any(t.startswith("ready") for t in missed):
         startup_limits(ctx, R, st, add)
     if st and any(t.startswith("CFI extraction") for t in missed):
