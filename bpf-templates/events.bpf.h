@@ -142,18 +142,16 @@ WR_INLINE __u8 *payload_at(__u8 *buf, __u32 off)
 }
 
 /* Open an item of @type; returns its payload offset (to pass to
- * wr_item_close) or -1 when it did not fit. */
-WR_SUBPROG long wr_item_open(struct wr_event_buf *ev, __u32 type, __u32 index)
+ * item_close()) or -1 when it did not fit. */
+WR_INLINE long item_open(__u8 *buf, __u32 type, __u32 index)
 {
 	struct wr_item_header *ih;
 	long off;
 
-	if (!ev)
-		return -1;
-	off = reserve(ev->data, sizeof(*ih));
+	off = reserve(buf, sizeof(*ih));
 	if (off < 0)
 		return -1;
-	ih = (struct wr_item_header *)payload_at(ev->data, (__u32)off);
+	ih = (struct wr_item_header *)payload_at(buf, (__u32)off);
 	ih->type = (__u8)type;
 	ih->flags = 0;
 	ih->length = 0;
@@ -163,17 +161,31 @@ WR_SUBPROG long wr_item_open(struct wr_event_buf *ev, __u32 type, __u32 index)
 }
 
 /* Close the item opened at @off: its length is everything appended since. */
-WR_SUBPROG long wr_item_close(struct wr_event_buf *ev, long off)
+WR_INLINE void item_close(__u8 *buf, long off)
 {
-	struct wr_event_header *h;
+	struct wr_event_header *h = (struct wr_event_header *)buf;
 	struct wr_item_header *ih;
 
-	if (!ev || off < 0)
-		return 0;
-	h = (struct wr_event_header *)ev->data;
-	ih = (struct wr_item_header *)payload_at(ev->data, (__u32)off);
+	if (off < 0)
+		return;
+	ih = (struct wr_item_header *)payload_at(buf, (__u32)off);
 	ih->length = (__u16)(h->payload_len - (__u32)off - sizeof(*ih));
 	h->n_items++;
+}
+
+/* item_open() and item_close() as the generator's entry points, one
+ * subprogram each (called once per print). */
+WR_SUBPROG long wr_item_open(struct wr_event_buf *ev, __u32 type, __u32 index)
+{
+	if (!ev)
+		return -1;
+	return item_open(ev->data, type, index);
+}
+
+WR_SUBPROG long wr_item_close(struct wr_event_buf *ev, long off)
+{
+	if (ev)
+		item_close(ev->data, off);
 	return 0;
 }
 
