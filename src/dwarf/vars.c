@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SCOPES 64
+#define MAX_SCOPES VARS_MAX_SCOPES
 
 static void cache_destroy(void *data)
 {
@@ -72,6 +72,27 @@ void *vars_own(struct vars_cache *c, void *p)
 	c->owned = xgrow(c->owned, &c->cap_owned, c->n_owned + 1, sizeof(*c->owned));
 	c->owned[c->n_owned++] = p;
 	return p;
+}
+
+int vars_scopes(struct vars_cache *c, uint64_t pc, Dwarf_Off anchor, Dwarf_Die *unit,
+		const Dwarf_Die **chain)
+{
+	struct kept_chain *k = NULL;
+
+	for (unsigned i = 0; i < VARS_KEPT_CHAINS && !k; i++)
+		if (c->chains[i].used && c->chains[i].pc == pc && c->chains[i].anchor == anchor)
+			k = &c->chains[i];
+	if (!k) {
+		k = &c->chains[c->next_chain];
+		c->next_chain = (c->next_chain + 1) % VARS_KEPT_CHAINS;
+		*k = (struct kept_chain){ .pc = pc, .anchor = anchor, .used = true };
+		k->unit_found = dw_unit_at(c->m, pc, &k->unit);
+		if (k->unit_found)
+			k->n = dw_pc_scopes_anchored(&k->unit, pc, anchor, k->chain, VARS_MAX_SCOPES);
+	}
+	*unit = k->unit;
+	*chain = k->chain;
+	return k->unit_found ? k->n : -1;
 }
 
 /* ---- locations ---- */
@@ -478,11 +499,12 @@ static bool is_function_scope(int tag)
 static bool plan_lookup(struct dw_module *m, const struct dw_at *at, struct lookup *lk)
 {
 	Dwarf_Die cudie, origin;
+	const Dwarf_Die *chain;
 	Dwarf_Attribute a;
 
-	if (!dw_unit_at(m, at->pc, &cudie) ||
-	    (lk->n = dw_pc_scopes_anchored(&cudie, at->pc, (Dwarf_Off)at->scope, lk->chain, MAX_SCOPES)) == 0)
+	if ((lk->n = vars_scopes(vars_cache_of(m), at->pc, (Dwarf_Off)at->scope, &cudie, &chain)) <= 0)
 		return false;
+	memcpy(lk->chain, chain, (size_t)lk->n * sizeof(*chain));
 	lk->anchor = -1;
 	for (int i = lk->n; at->scope && i-- > 0;)
 		if (dwarf_dieoffset(&lk->chain[i]) == at->scope && is_function_scope(dwarf_tag(&lk->chain[i])))
@@ -734,11 +756,12 @@ static bool local_enumeration_with(struct dw_module *m, uint64_t pc, const char 
 				   Dwarf_Die *out)
 {
 	Dwarf_Die cudie, chain[MAX_SCOPES], origin;
+	const Dwarf_Die *kept;
 	int n;
 
-	if (!dw_module_dwarf(m) || !dw_unit_at(m, pc, &cudie))
+	if (!dw_module_dwarf(m) || (n = vars_scopes(vars_cache_of(m), pc, 0, &cudie, &kept)) < 0)
 		return false;
-	n = dw_pc_scopes(&cudie, pc, chain, MAX_SCOPES);
+	memcpy(chain, kept, (size_t)n * sizeof(*kept));
 	for (int i = n - 1; i >= 0; i--)
 		if (find_in_unit(&chain[i], is_enumeration_with, name, value, out) ||
 		    (abstract_origin(&chain[i], &origin) &&
@@ -1316,14 +1339,17 @@ void dw_frame_vars_returning(struct dw_module *m, uint64_t pc, uint64_t ret_pc, 
 			     bool locals, int (*fn)(const struct dw_var *v, void *ctx), void *ctx)
 {
 	Dwarf_Die cudie, chain[MAX_SCOPES];
+	const Dwarf_Die *kept;
 	struct vars_cache *c;
 	unsigned at = 0;
 	int n, last;
 
-	if (!dw_module_dwarf(m) || !dw_unit_at(m, pc, &cudie))
+	if (!dw_module_dwarf(m))
 		return;
 	c = vars_cache_of(m);
-	n = dw_pc_scopes(&cudie, pc, chain, MAX_SCOPES);
+	if ((n = vars_scopes(c, pc, 0, &cudie, &kept)) < 0)
+		return;
+	memcpy(chain, kept, (size_t)n * sizeof(*kept));
 	/* From the innermost scope out, scopes (i, last] belong to function
 	 * level @at: blocks, then the inlined call or function holding them.
 	 * Parameters first, then locals innermost block first (as gdb). */

@@ -28,6 +28,21 @@ struct type_node;
 struct complete_entry;
 struct vla_sized;
 
+#define VARS_MAX_SCOPES 64  /* a chain of scopes holding a pc, at most */
+#define VARS_KEPT_CHAINS 4  /* the last chains asked, kept (vars_scopes) */
+
+/* The scopes holding a pc (dw_pc_scopes_anchored), as last asked: a
+ * probe's site asks for the same chain for each name it looks up, in
+ * each of the passes that shape it. */
+struct kept_chain {
+	uint64_t pc;
+	Dwarf_Off anchor;
+	bool used, unit_found;
+	int n;
+	Dwarf_Die unit;
+	Dwarf_Die chain[VARS_MAX_SCOPES];
+};
+
 struct vars_cache {
 	struct dw_module *m;
 	struct idmap types;        /* DIE key -> struct type_node * (types.c) */
@@ -64,10 +79,19 @@ struct vars_cache {
 	struct htab top_found;
 	Dwarf_Off *found;
 	size_t n_found, cap_found;
+	struct kept_chain chains[VARS_KEPT_CHAINS];
+	unsigned next_chain;       /* the one a new chain replaces */
 };
 
 /* The cache of @m, created on first use.  Borrowed. */
 struct vars_cache *vars_cache_of(struct dw_module *m);
+
+/* The scopes of @c's module holding @pc, outermost first, into *@chain
+ * (borrowed: valid until the next call), as dw_pc_scopes_anchored()
+ * finds them under the unit at @pc (*@unit); their count, 0 when none,
+ * -1 when no unit holds @pc.  The last few answers are kept. */
+int vars_scopes(struct vars_cache *c, uint64_t pc, Dwarf_Off anchor, Dwarf_Die *unit,
+		const Dwarf_Die **chain);
 
 /* Keep @p until the module is freed; returns @p. */
 void *vars_own(struct vars_cache *c, void *p);
