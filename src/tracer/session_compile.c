@@ -59,14 +59,38 @@ struct site_ctx {
 	struct target *target;
 };
 
+/* What one site's lookups answered (a variable, an enumerator, a
+ * function, the names visible there), kept while its probe's sites
+ * compile: a site that cannot give a name is shaped three times (quiet,
+ * described, lenient) and a form's site lowered once more for the
+ * program, each time asking the same questions of the same DWARF. */
+enum answer_kind { ANSWER_VAR, ANSWER_ENUMERATOR, ANSWER_FUNCTION, ANSWER_HINT };
+
+struct site_answer {
+	enum answer_kind kind;
+	char *name;                 /* owned; NULL for ANSWER_HINT */
+	int err;
+	struct dw_var var;          /* ANSWER_VAR */
+	const struct dw_type *type; /* ANSWER_ENUMERATOR, ANSWER_FUNCTION */
+	uint64_t value;             /* an enumerator's value, a function's address */
+	char *hint;                 /* ANSWER_HINT; owned */
+};
+
+struct site_answers {
+	struct site_answer *v;
+	size_t n, cap;
+};
+
 /* The names looked up at the sites of a probe, each with the first two
  * sites where target_find_var() finds it (SIZE_MAX: none): a site that
  * lacks a name asks whether another site has it, and at hundreds of
  * sites that lack it (Redis's sdsnewlen, 379) asking every other site
- * each time cost minutes. */
+ * each time cost minutes.  And each site's answers, by site. */
 struct site_names {
 	struct site_name { char *name; size_t at[2]; } *v;
 	size_t n, cap;
+	struct site_answers *answers;
+	size_t n_answers;
 };
 
 static void site_names_free(struct site_names *sn)
@@ -76,14 +100,63 @@ static void site_names_free(struct site_names *sn)
 	for (size_t i = 0; i < sn->n; i++)
 		free(sn->v[i].name);
 	free(sn->v);
+	for (size_t i = 0; i < sn->n_answers; i++) {
+		for (size_t k = 0; k < sn->answers[i].n; k++) {
+			free(sn->answers[i].v[k].name);
+			free(sn->answers[i].v[k].hint);
+		}
+		free(sn->answers[i].v);
+	}
+	free(sn->answers);
 	free(sn);
+}
+
+static struct site_names *probe_names(struct probe *p)
+{
+	return p->names ? p->names : (p->names = xcalloc(1, sizeof(*p->names)));
+}
+
+/* The site's answers (dropped with the names when session_load_sites()
+ * returns). */
+static struct site_answers *site_answers(struct site_ctx *sc)
+{
+	struct site_names *sn = probe_names(sc->probe);
+	size_t i = (size_t)(sc->site - sc->probe->sites), n = sc->probe->n_sites;
+
+	if (sn->n_answers < n) {
+		sn->answers = xrealloc(sn->answers, n * sizeof(*sn->answers));
+		memset(&sn->answers[sn->n_answers], 0, (n - sn->n_answers) * sizeof(*sn->answers));
+		sn->n_answers = n;
+	}
+	return &sn->answers[i];
+}
+
+/* The answer of @kind about @name at the site, NULL when not asked yet. */
+static const struct site_answer *answer_of(struct site_ctx *sc, enum answer_kind kind, const char *name)
+{
+	struct site_answers *a = site_answers(sc);
+
+	for (size_t i = 0; i < a->n; i++)
+		if (a->v[i].kind == kind && (!name || !strcmp(a->v[i].name, name)))
+			return &a->v[i];
+	return NULL;
+}
+
+/* Keep answer @ans (its name copied, its hint taken over). */
+static void keep_answer(struct site_ctx *sc, const struct site_answer *ans)
+{
+	struct site_answers *a = site_answers(sc);
+
+	a->v = xgrow(a->v, &a->cap, a->n + 1, sizeof(*a->v));
+	a->v[a->n] = *ans;
+	a->v[a->n++].name = ans->name ? xstrdup(ans->name) : NULL;
 }
 
 /* The entry of @name in @p's names, the sites looked through once. */
 static const struct site_name *site_name(struct site_ctx *sc, const char *name)
 {
 	struct probe *p = sc->probe;
-	struct site_names *sn = p->names ? p->names : (p->names = xcalloc(1, sizeof(*sn)));
+	struct site_names *sn = probe_names(p);
 	struct site_name *e;
 	struct dw_var v;
 	struct dw_at at;
@@ -107,9 +180,8 @@ static const struct site_name *site_name(struct site_ctx *sc, const char *name)
  * probe has it (another library's function of the same name), it is
  * <optimized out> here, as gdb prints such a site.  -ENOENT only when no
  * site has it. */
-static int var_find(void *ctx, const char *name, struct dw_var *out)
+static int var_find_once(struct site_ctx *sc, const char *name, struct dw_var *out)
 {
-	struct site_ctx *sc = ctx;
 	struct probe *p = sc->probe;
 	const struct site_name *e;
 	struct dw_at at;
@@ -128,6 +200,21 @@ static int var_find(void *ctx, const char *name, struct dw_var *out)
 	memset(&out->loc, 0, sizeof(out->loc));
 	out->loc.kind = DW_LOC_OPTIMIZED_OUT;
 	return 0;
+}
+
+static int var_find(void *ctx, const char *name, struct dw_var *out)
+{
+	struct site_ctx *sc = ctx;
+	const struct site_answer *kept = answer_of(sc, ANSWER_VAR, name);
+	struct site_answer ans = { .kind = ANSWER_VAR, .name = (char *)name };
+
+	if (!kept) {
+		ans.err = var_find_once(sc, name, &ans.var);
+		keep_answer(sc, &ans);
+		kept = &ans;
+	}
+	*out = kept->var;
+	return kept->err;
 }
 
 /* Whether @name is among the names of hint @out already (an inlined
@@ -157,10 +244,21 @@ static int hint_name(const struct dw_var *v, void *ctx)
 static void var_hint(void *ctx, struct strbuf *out)
 {
 	struct site_ctx *sc = ctx;
-
+	const struct site_answer *kept = out->len ? NULL : answer_of(sc, ANSWER_HINT, NULL);
+	struct strbuf hint = STRBUF_INIT;
 	struct dw_at at;
 
-	dw_var_foreach_at(sc->site->mod->dw, probe_site_at(sc->site, &at), hint_name, out);
+	if (kept) {
+		strbuf_addstr(out, kept->hint);
+		return;
+	}
+	if (out->len) { /* what it writes depends on what is there */
+		dw_var_foreach_at(sc->site->mod->dw, probe_site_at(sc->site, &at), hint_name, out);
+		return;
+	}
+	dw_var_foreach_at(sc->site->mod->dw, probe_site_at(sc->site, &at), hint_name, &hint);
+	strbuf_addstr(out, hint.buf);
+	keep_answer(sc, &(struct site_answer){ .kind = ANSWER_HINT, .hint = strbuf_detach(&hint) });
 }
 
 static int type_find(void *ctx, const struct typespec *ts, const struct dw_type **out, struct diag *d)
@@ -173,15 +271,40 @@ static int type_find(void *ctx, const struct typespec *ts, const struct dw_type 
 static int enumerator_find(void *ctx, const char *name, const struct dw_type **type, int64_t *value)
 {
 	struct site_ctx *sc = ctx;
+	const struct site_answer *kept = answer_of(sc, ANSWER_ENUMERATOR, name);
+	struct site_answer ans = { .kind = ANSWER_ENUMERATOR, .name = (char *)name };
+	int64_t v = 0;
 
-	return dw_enumerator_find(sc->site->mod->dw, sc->site->where.vaddr, name, type, value);
+	if (!kept) {
+		ans.err = dw_enumerator_find(sc->site->mod->dw, sc->site->where.vaddr, name, &ans.type, &v);
+		ans.value = (uint64_t)v;
+		keep_answer(sc, &ans);
+		kept = &ans;
+	}
+	if (!kept->err) {
+		*type = kept->type;
+		*value = (int64_t)kept->value;
+	}
+	return kept->err;
 }
 
 static int function_find(void *ctx, const char *name, const struct dw_type **type, uint64_t *vaddr)
 {
 	struct site_ctx *sc = ctx;
+	const struct site_answer *kept = answer_of(sc, ANSWER_FUNCTION, name);
+	struct site_answer ans = { .kind = ANSWER_FUNCTION, .name = (char *)name };
 
-	return dw_function_find(sc->site->mod->dw, sc->site->where.vaddr, name, type, vaddr);
+	if (!kept) {
+		ans.err = dw_function_find(sc->site->mod->dw, sc->site->where.vaddr, name, &ans.type,
+					   &ans.value);
+		keep_answer(sc, &ans);
+		kept = &ans;
+	}
+	if (!kept->err) {
+		*type = kept->type;
+		*vaddr = kept->value;
+	}
+	return kept->err;
 }
 
 static const struct dw_type *type_pointer(void *ctx, const struct dw_type *target)
