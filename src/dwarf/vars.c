@@ -320,10 +320,20 @@ static void add_globals(struct vars_cache *c, Dwarf_Die *parent, const char *pre
 	if (dwarf_child(parent, &child) != 0)
 		return;
 	do {
-		const char *name = dwarf_diename(&child), *path = NULL;
 		int tag = dwarf_tag(&child);
+		const char *name, *path = NULL;
 		char *full;
 
+		/* the name only of what can hold or be a variable (most DIEs
+		 * of a unit are functions and types, and a name through an
+		 * abstract origin costs a lookup); a unit's own variables give
+		 * no declaration a path */
+		if (tag != DW_TAG_namespace && !is_class_tag(tag) && tag != DW_TAG_variable &&
+		    tag != DW_TAG_member)
+			continue;
+		if (decls && !prefix && !is_class_tag(tag) && tag != DW_TAG_namespace)
+			continue;
+		name = dwarf_diename(&child);
 		if ((tag == DW_TAG_namespace || (is_class_tag(tag) && name)) && depth > 0) {
 			char *inner = xasprintf("%s%s::", prefix ? prefix : "", name ? name : "(anonymous namespace)");
 
