@@ -65,9 +65,13 @@ struct callers {
 	bool built;
 	Dwarf_CFI *cfi;     /* from .eh_frame; owned */
 	bool cfi_tried;
-	struct htab exported; /* names its dynamic symbol table defines (borrowed) */
-	bool exported_built, exported_known;
+	/* the names its dynamic symbol table holds (borrowed) -> DYNSYM_* */
+	struct htab dynsyms;
+	bool dynsyms_built, dynsyms_known;
 };
+
+#define DYNSYM_DEFINED 1u /* the module defines it (exports it) */
+#define DYNSYM_NAMED 2u   /* defined or not: the module may call it by name */
 
 static void callers_destroy(void *data)
 {
@@ -77,7 +81,7 @@ static void callers_destroy(void *data)
 		dwarf_cfi_end(cs->cfi);
 	free(cs->v);
 	free(cs->by_ret);
-	htab_release(&cs->exported);
+	htab_release(&cs->dynsyms);
 	free(cs);
 }
 
@@ -265,31 +269,47 @@ size_t vars_call_sites_param(struct vars_cache *c, Dwarf_Die *fn, Dwarf_Off para
 	return sites_calling(c->m, function_key(fn), -1, param, out, 0, max);
 }
 
-/* Every name @m's dynamic symbol table defines, into cs->exported;
- * cs->exported_known false when the table cannot be read. */
-static bool add_exported(const char *name, const GElf_Sym *sym, void *ctx)
+/* Every name @m's dynamic symbol table holds, into cs->dynsyms;
+ * cs->dynsyms_known false when the table cannot be read. */
+static bool add_dynsym(const char *name, const GElf_Sym *sym, void *ctx)
 {
 	struct callers *cs = ctx;
 	struct htab_slot *slot;
 
-	if (sym->st_shndx == SHN_UNDEF || !*name)
+	if (!*name)
 		return false;
-	slot = htab_get(&cs->exported, name, strlen(name), true);
-	slot->key = name;
-	slot->len = strlen(name);
+	slot = htab_get(&cs->dynsyms, name, strlen(name), true);
+	if (!slot->key) {
+		slot->key = name;
+		slot->len = strlen(name);
+		slot->val = 0;
+	}
+	slot->val |= DYNSYM_NAMED | (sym->st_shndx != SHN_UNDEF ? DYNSYM_DEFINED : 0);
 	return false;
 }
 
-static void build_exported(struct dw_module *m, struct callers *cs)
+/* The DYNSYM_* of @key in @m's dynamic symbol table, all of them when
+ * the table cannot be read. */
+static unsigned dynsym_flags(struct dw_module *m, const char *key)
 {
-	cs->exported_built = true;
-	cs->exported_known = dw_module_dynamic_symbols(m, add_exported, cs) == 0;
-	/* an executable without one exports nothing; else the file is unread */
-	if (m->elf && !cs->exported_known) {
-		GElf_Ehdr eh;
+	struct callers *cs = callers_of(m);
+	struct htab_slot *slot;
 
-		cs->exported_known = gelf_getehdr(m->elf, &eh) && eh.e_type == ET_EXEC;
+	if (!cs->dynsyms_built) {
+		cs->dynsyms_built = true;
+		cs->dynsyms_known = dw_module_dynamic_symbols(m, add_dynsym, cs) == 0;
+		/* an executable without one has no dynamic symbols; else the
+		 * file is unread */
+		if (m->elf && !cs->dynsyms_known) {
+			GElf_Ehdr eh;
+
+			cs->dynsyms_known = gelf_getehdr(m->elf, &eh) && eh.e_type == ET_EXEC;
+		}
 	}
+	if (!cs->dynsyms_known)
+		return DYNSYM_DEFINED | DYNSYM_NAMED;
+	slot = htab_get(&cs->dynsyms, key, strlen(key), false);
+	return slot ? slot->val : 0;
 }
 
 /* Whether another module's direct call can reach @m's function @key: only
@@ -297,11 +317,17 @@ static void build_exported(struct dw_module *m, struct callers *cs)
  * defines (true when that cannot be told). */
 static bool callable_from_outside(struct dw_module *m, const char *key)
 {
-	struct callers *cs = callers_of(m);
+	return dynsym_flags(m, key) & DYNSYM_DEFINED;
+}
 
-	if (!cs->exported_built)
-		build_exported(m, cs);
-	return !cs->exported_known || htab_get(&cs->exported, key, strlen(key), false);
+/* Whether @m's code can call another module's function @key directly:
+ * only through the dynamic linker, by a name its dynamic symbol table
+ * holds (undefined there, or defined and interposed); a call site of @m
+ * naming a function @key that table lacks calls @m's own function of
+ * that name (static, hidden), never another module's. */
+static bool calls_out_by_name(struct dw_module *m, const char *key)
+{
+	return dynsym_flags(m, key) & DYNSYM_NAMED;
 }
 
 size_t vars_foreign_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, struct vars_call_site *out,
@@ -320,7 +346,10 @@ size_t vars_foreign_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, str
 			   c->caller_modules(c->caller_modules_ctx, c->m, i, &other, &delta); i++) {
 		size_t from = n;
 
-		if (other == c->m)
+		/* a module that cannot call it by name: its DWARF unread (libc's
+		 * call sites indexed for Redis's exported functions cost a
+		 * probe of many sites a twentieth of its start-up) */
+		if (other == c->m || !calls_out_by_name(other, key))
 			continue;
 		n = sites_calling(other, key, reg, 0, out, n, max);
 		for (size_t k = from; k < n; k++) {
