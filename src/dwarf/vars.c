@@ -315,6 +315,7 @@ static bool is_class_tag(int tag)
 static void add_globals(struct vars_cache *c, Dwarf_Die *parent, const char *prefix, int depth, struct ns_decls *d,
 			bool decls)
 {
+	bool in_class = is_class_tag(dwarf_tag(parent));
 	Dwarf_Die child;
 
 	if (dwarf_child(parent, &child) != 0)
@@ -332,6 +333,12 @@ static void add_globals(struct vars_cache *c, Dwarf_Die *parent, const char *pre
 		    tag != DW_TAG_member)
 			continue;
 		if (decls && !prefix && !is_class_tag(tag) && tag != DW_TAG_namespace)
+			continue;
+		if ((tag == DW_TAG_namespace || is_class_tag(tag)) && depth <= 0)
+			continue;
+		/* of a class's members, only the static ones (declared) */
+		if (in_class && !is_class_tag(tag) && tag != DW_TAG_namespace &&
+		    !dwarf_hasattr(&child, DW_AT_declaration))
 			continue;
 		name = dwarf_diename(&child);
 		if ((tag == DW_TAG_namespace || (is_class_tag(tag) && name)) && depth > 0) {
@@ -396,6 +403,20 @@ static void index_globals(struct vars_cache *c)
 	free(last);
 }
 
+static bool unit_is_c(Dwarf_Die *cudie)
+{
+	switch (dwarf_srclang(cudie)) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_C99:
+	case DW_LANG_C11:
+	case 0x2c: /* DW_LANG_C17 */
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Every definition of a variable at file or namespace scope, in unit
  * order; each unit's declarations first, for their definitions' paths. */
 static void build_globals(struct vars_cache *c, Dwarf *dw)
@@ -406,9 +427,14 @@ static void build_globals(struct vars_cache *c, Dwarf *dw)
 
 	c->globals_built = true;
 	while (dw_next_unit(dw, &cu, &unit, false)) {
+		/* C has neither namespaces nor static members: a C unit's
+		 * globals are at its top level, and none has a path */
+		bool c_unit = unit_is_c(&unit);
+
 		d.n = 0;
-		add_globals(c, &unit, NULL, MAX_NAMESPACES, &d, true);
-		add_globals(c, &unit, NULL, MAX_NAMESPACES, &d, false);
+		if (!c_unit)
+			add_globals(c, &unit, NULL, MAX_NAMESPACES, &d, true);
+		add_globals(c, &unit, NULL, c_unit ? 0 : MAX_NAMESPACES, &d, false);
 	}
 	free(d.v);
 	index_globals(c);
