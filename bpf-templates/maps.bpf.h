@@ -348,15 +348,23 @@ struct {
 } wr_gate SEC(".maps");
 
 /* What a call chain's outer frames copy (wire.h: struct wr_outer_recipe),
- * by the chain's hash; userspace writes them (outer.bpf.h), none in a
- * session without frame values: not allocated up front. */
+ * in slots userspace writes through a mapping (outer.bpf.h), and each
+ * chain's slot by the chain's hash. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, WR_OUTER_SLOTS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct wr_outer_recipe);
+} wr_outer_slots SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, WR_OUTER_RECIPES);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u64);
-	__type(value, struct wr_outer_recipe);
-} wr_outer_recipes SEC(".maps");
+	__type(value, __u32);
+} wr_outer_index SEC(".maps");
 
 /* Each site's data (wire.h: struct wr_site_params), by wire id: a probe of
  * several sites runs one program, which reads its site's constants and

@@ -7,7 +7,9 @@
  * frame j whose values need it a recipe under the hash of frames 0 to
  * j's ips (those frames' code fixes where frame j's values lie from
  * frame 0's sp): where each such value lies and the walk program its
- * printer needs.  Each later event looks up the recipe of each of its
+ * printer needs, in a slot it may rewrite for another chain while a
+ * probe reads it (wire.h: a seqlock, checked at each root).  Each later
+ * event looks up the recipe of each of its
  * frames and runs those it finds: a call chain never seen whose first
  * frames others shared has their values at its first event.  The
  * value's own words come from the event's stack copy when they lie there
@@ -33,7 +35,7 @@ static long outer_key_step(__u64 i, void *arg)
 {
 	struct outer_keys_ctx *kc = arg;
 	struct wr_walk_state *ws;
-	__u32 zero = 0;
+	__u32 zero = 0, *slot;
 	__u8 *buf;
 
 	if (i >= kc->count || i >= WR_OUTER_CHAIN_FRAMES)
@@ -44,8 +46,11 @@ static long outer_key_step(__u64 i, void *arg)
 		return 1;
 	kc->hash = wr_outer_chain_add(kc->hash, *(__u64 *)payload_at(buf, (__u32)(kc->base + i * sizeof(struct wr_bt_frame))));
 	ws->outer_key[i & (WR_OUTER_CHAIN_FRAMES - 1)] = kc->hash;
-	if (i && bpf_map_lookup_elem(&wr_outer_recipes, &ws->outer_key[i & (WR_OUTER_CHAIN_FRAMES - 1)]))
+	slot = i ? bpf_map_lookup_elem(&wr_outer_index, &ws->outer_key[i & (WR_OUTER_CHAIN_FRAMES - 1)]) : NULL;
+	if (slot) {
+		ws->outer_slot[i & (WR_OUTER_CHAIN_FRAMES - 1)] = *slot;
 		kc->hits |= 1ull << i;
+	}
 	return 0;
 }
 
@@ -65,10 +70,12 @@ WR_INLINE __u32 outer_keys(struct wr_bt_slot *s)
  * 0's sp and registers (at payload offset regs), the stack copy [base,
  * base + len) at payload offset data.  Read only in the loop (a root
  * counter kept here would be a constant the verifier follows through
- * every root). */
+ * every root), but for the frames whose slot userspace rewrote while
+ * the loop read it (bit j: frame j). */
 struct outer_ctx {
 	__u64 hits;
 	__u64 sp, base, len, data, regs;
+	__u64 torn;
 };
 
 /* Root @k of recipe @r: its value at frame 0's sp + off (or where a
@@ -79,10 +86,8 @@ struct outer_ctx {
  * root's address itself).  Only a root's first op runs: the whole walk
  * (walk_step()) in the step program made the verifier take seconds over
  * it at every start. */
-WR_INLINE void outer_root(__u8 *buf, struct wr_walk_state *ws, struct wr_outer_recipe *r, __u64 k,
-			  struct outer_ctx *c)
+WR_INLINE void outer_root(__u8 *buf, struct wr_walk_state *ws, struct wr_outer_root *root, struct outer_ctx *c)
 {
-	struct wr_outer_root *root = &r->roots[k & (WR_OUTER_ROOTS - 1)];
 	__u64 at = c->sp + (__s64)root->off, size = root->size, p = 0, n = 0;
 	long off;
 
@@ -117,30 +122,56 @@ WR_INLINE void outer_root(__u8 *buf, struct wr_walk_state *ws, struct wr_outer_r
 		walk_copy_head(buf, p, n);
 }
 
+/* Root @k of the recipe in @slot, into @out, when the slot holds
+ * @chain's recipe, has a root @k and was not rewritten meanwhile
+ * (wire.h: a seqlock whose writer is userspace, through the mapping):
+ * 1; 0 when it has no root @k; -1 when it was rewritten or holds
+ * another chain's recipe. */
+WR_INLINE int outer_take(__u32 slot, __u64 chain, __u64 k, struct wr_outer_root *out)
+{
+	struct wr_outer_recipe *r = bpf_map_lookup_elem(&wr_outer_slots, &slot);
+	__u32 seq, n;
+	__u64 of;
+
+	if (!r)
+		return -1;
+	seq = *(volatile __u32 *)&r->seq;
+	asm volatile("" ::: "memory");
+	n = r->n_roots;
+	of = r->chain;
+	__builtin_memcpy(out, &r->roots[k & (WR_OUTER_ROOTS - 1)], sizeof(*out));
+	asm volatile("" ::: "memory");
+	if ((seq & 1) || *(volatile __u32 *)&r->seq != seq || of != chain)
+		return -1;
+	return k < n && k < WR_OUTER_ROOTS;
+}
+
 /* One root of a frame's recipe, in one bpf_loop() (the verifier checks
  * one): root index % WR_OUTER_ROOTS of frame index / WR_OUTER_ROOTS; 1
  * ends the loop. */
 static long outer_step(__u64 index, void *arg)
 {
 	struct outer_ctx *c = arg;
-	struct wr_outer_recipe *r;
+	struct wr_outer_root root;
 	struct wr_walk_state *ws;
 	__u64 j = (index / WR_OUTER_ROOTS) & (WR_OUTER_CHAIN_FRAMES - 1), k = index % WR_OUTER_ROOTS;
 	__u32 zero = 0;
 	__u8 *buf;
+	int took;
 
 	if (index >= WR_OUTER_CHAIN_FRAMES * WR_OUTER_ROOTS || !(c->hits >> j))
 		return 1; /* no frame above has a recipe */
-	if (!(c->hits & (1ull << j)))
+	if (!(c->hits & (1ull << j)) || (c->torn & (1ull << j)))
 		return 0;
 	ws = bpf_map_lookup_elem(&wr_walk_states, &zero);
 	buf = event_buf();
 	if (!ws || !buf)
 		return 1;
-	r = bpf_map_lookup_elem(&wr_outer_recipes, &ws->outer_key[j]);
-	if (!r || k >= r->n_roots || k >= WR_OUTER_ROOTS)
-		return 0;
-	outer_root(buf, ws, r, k, c);
+	took = outer_take(ws->outer_slot[j], ws->outer_key[j], k, &root);
+	if (took < 0)
+		c->torn |= 1ull << j;
+	if (took > 0)
+		outer_root(buf, ws, &root, c);
 	return 0;
 }
 
@@ -182,5 +213,6 @@ WR_INLINE void copy_outer(__u8 *buf, struct wr_bt_slot *s, long sh_off)
 	ah->len = 0;
 	ah->aux = hits;
 	bpf_loop(WR_OUTER_CHAIN_FRAMES * WR_OUTER_ROOTS, outer_step, &c, 0);
+	ah->aux = hits & ~c.torn; /* a frame whose slot was rewritten did not run its recipe */
 	wr_item_close((struct wr_event_buf *)buf, item);
 }

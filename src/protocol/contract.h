@@ -70,7 +70,8 @@
 	X(STACK_COUNTS, wr_stack_counts)    \
 	X(STACKS, wr_stacks)                \
 	X(SITE_PARAMS, wr_site_params)      \
-	X(OUTER_RECIPES, wr_outer_recipes)  \
+	X(OUTER_SLOTS, wr_outer_slots)      \
+	X(OUTER_INDEX, wr_outer_index)      \
 	X(MEMBERS, wr_members)              \
 	X(WATCH, wr_watch)
 

@@ -428,8 +428,10 @@ struct wr_walk_state {
 	__u32 depth;   /* frames in use */
 	__u32 n_ops;
 	/* The outer frames' recipes (struct wr_outer_recipe): frame j's
-	 * key, the hash of frames 0 to j's ips, for j < WR_OUTER_CHAIN_FRAMES */
+	 * key, the hash of frames 0 to j's ips, for j < WR_OUTER_CHAIN_FRAMES,
+	 * and its slot in wr_outer_slots when it has one */
 	__u64 outer_key[32];
+	__u32 outer_slot[32];
 };
 
 /* The base a walk runs at for a value the probe assembled from pieces
@@ -676,17 +678,31 @@ WR_STATIC_ASSERT(WR_EVENT_BUF_SIZE >= 2 * WR_EVENT_MAX, "masked writes stay in t
  * caller's std::string, a reference's referent, a char pointer's
  * string), as offsets from frame 0's sp (fixed by frames 0 to j's code),
  * each with the first op of the walk its printer runs (wire.h: walks;
- * only a STRING or CSTR op reads further), into wr_outer_recipes under
+ * only a STRING or CSTR op reads further), into a slot of wr_outer_slots for
  * the hash of frames 0 to j's ips (wr_outer_chain_add() over them; j <
  * WR_OUTER_CHAIN_FRAMES).  Each later event runs, after its stack copy
  * (WR_ITEM_OUTER), the recipe of each of its frames that has one: a new
  * call chain's frames that other chains share with it from frame 0 have
  * their values at its first event.  The renderer finds the copies by
  * address, so a recipe that does not fit a stack copies what no variable
- * names and is never shown. */
+ * names and is never shown.
+ *
+ * The recipes lie in slots of an array userspace writes through a
+ * mapping (wr_outer_slots), each under a sequence number odd while it
+ * writes; wr_outer_index gives a chain's slot.  Userspace writes a new
+ * or changed recipe into a spare slot, points the chain's key to it,
+ * and keeps the slot it replaces (of the same chain, or of the least
+ * recently seen chain when the table is full) as the next spare: a
+ * probe on another CPU may still be reading it, and may be when it is
+ * written in turn.  So the probe copies each
+ * root, then checks the slot's number did not change and its chain is
+ * the one it looked up, else it takes nothing from the recipe and
+ * leaves the frame's bit of WR_ITEM_OUTER's aux clear.  A frame whose
+ * bit is set ran roots of its own recipe only. */
 #define WR_OUTER_ROOTS 16u         /* values of one frame (a power of 2) */
 #define WR_OUTER_CHAIN_FRAMES 32u  /* frames with a recipe, at most (a power of 2) */
 #define WR_OUTER_RECIPES 1024u     /* recipes, at most */
+#define WR_OUTER_SLOTS (WR_OUTER_RECIPES + 1u) /* and a spare slot to write the next in */
 #define WR_OUTER_F_DEREF 0x1u      /* the word at the root is the value's address */
 #define WR_OUTER_F_REG 0x2u        /* the value's address is frame 0's register at
 				    * byte off of struct wr_stack_regs */
@@ -710,14 +726,19 @@ WR_STATIC_ASSERT(sizeof(struct wr_outer_root) == 16 + 8 * WR_WALK_OP_WORDS, "out
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_outer_root, op) == 16, "outer root op offset");
 
 struct wr_outer_recipe {
+	__u32 seq;      /* odd while userspace writes the slot */
 	__u32 n_roots;
-	__u32 reserved;
+	__u64 chain;    /* the key the recipe is of */
 	struct wr_outer_root roots[WR_OUTER_ROOTS];
 };
 WR_STATIC_ASSERT(sizeof(((struct wr_walk_state *)0)->outer_key) == 8 * WR_OUTER_CHAIN_FRAMES,
 		 "a key for each frame a recipe may be of");
-WR_STATIC_ASSERT(sizeof(struct wr_outer_recipe) == 8 + (16 + 8 * WR_WALK_OP_WORDS) * WR_OUTER_ROOTS,
+WR_STATIC_ASSERT(sizeof(((struct wr_walk_state *)0)->outer_slot) == 4 * WR_OUTER_CHAIN_FRAMES,
+		 "a slot for each frame a recipe may be of");
+WR_STATIC_ASSERT(sizeof(struct wr_outer_recipe) == 16 + (16 + 8 * WR_WALK_OP_WORDS) * WR_OUTER_ROOTS,
 		 "outer recipe size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_outer_recipe, chain) == 8, "outer recipe chain offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_outer_recipe, roots) == 16, "outer recipe roots offset");
 
 static inline __u64 wr_outer_chain_add(__u64 hash, __u64 ip)
 {

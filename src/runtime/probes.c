@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* A loaded probe object, shared by every probe whose object has the same
@@ -302,14 +303,65 @@ void runtime_gate_arm(struct runtime *rt, uint32_t script)
 	__atomic_store_n(&rt->gate[0], script, __ATOMIC_RELEASE);
 }
 
-int runtime_outer_recipe_put(struct runtime *rt, uint64_t chain, const struct wr_outer_recipe *r)
+/* ---- outer frames' recipes ---- */
+
+/* wr_outer_slots, mapped on first need (a session without frame values
+ * writes none). */
+static struct wr_outer_recipe *outer_slots(struct runtime *rt)
 {
-	return bpf_map_update_elem(rt_map_fd(rt, WR_MAP_OUTER_RECIPES), &chain, r, BPF_ANY) ? -errno : 0;
+	void *mem;
+
+	if (rt->outer_slots)
+		return rt->outer_slots;
+	mem = mmap(NULL, WR_OUTER_SLOTS * sizeof(struct wr_outer_recipe), PROT_READ | PROT_WRITE, MAP_SHARED,
+		   rt_map_fd(rt, WR_MAP_OUTER_SLOTS), 0);
+	rt->outer_slots = mem == MAP_FAILED ? NULL : mem;
+	return rt->outer_slots;
+}
+
+/* Slot @dst holds @chain's recipe @r already. */
+static bool outer_same(const struct wr_outer_recipe *dst, uint64_t chain, const struct wr_outer_recipe *r)
+{
+	return !(__atomic_load_n(&dst->seq, __ATOMIC_RELAXED) & 1) && dst->chain == chain &&
+	       dst->n_roots == r->n_roots && !memcmp(dst->roots, r->roots, sizeof(r->roots));
+}
+
+int runtime_outer_recipe_put(struct runtime *rt, uint32_t slot, uint64_t chain, const struct wr_outer_recipe *r)
+{
+	struct wr_outer_recipe *mem = outer_slots(rt), *dst;
+	__u32 seq;
+
+	if (!mem)
+		return -errno;
+	if (slot >= WR_OUTER_SLOTS)
+		return -EINVAL;
+	dst = &mem[slot];
+	if (!outer_same(dst, chain, r)) {
+		/* a seqlock: a probe that reads the slot meanwhile sees an odd
+		 * or another number after its copy, and takes nothing (x86's
+		 * stores are seen in order: the fences only keep the compiler's) */
+		seq = __atomic_load_n(&dst->seq, __ATOMIC_RELAXED);
+		__atomic_store_n(&dst->seq, seq | 1, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		dst->n_roots = r->n_roots;
+		dst->chain = chain;
+		memcpy(dst->roots, r->roots, sizeof(r->roots));
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		__atomic_store_n(&dst->seq, (seq | 1) + 1, __ATOMIC_RELAXED);
+	}
+	return bpf_map_update_elem(rt_map_fd(rt, WR_MAP_OUTER_INDEX), &chain, &slot, BPF_ANY) ? -errno : 0;
+}
+
+bool runtime_outer_recipe_holds(struct runtime *rt, uint32_t slot, uint64_t chain, const struct wr_outer_recipe *r)
+{
+	struct wr_outer_recipe *mem = outer_slots(rt);
+
+	return mem && slot < WR_OUTER_SLOTS && outer_same(&mem[slot], chain, r);
 }
 
 int runtime_outer_recipe_del(struct runtime *rt, uint64_t chain)
 {
-	return bpf_map_delete_elem(rt_map_fd(rt, WR_MAP_OUTER_RECIPES), &chain) ? -errno : 0;
+	return bpf_map_delete_elem(rt_map_fd(rt, WR_MAP_OUTER_INDEX), &chain) ? -errno : 0;
 }
 
 int runtime_gate_get(struct runtime *rt, uint32_t id, uint64_t *out)

@@ -463,6 +463,8 @@ void runtime_free(struct runtime *rt)
 		munmap(rt->stats, rt->stats_len);
 	if (rt->gate)
 		munmap(rt->gate, WR_MAX_PROBES * sizeof(*rt->gate));
+	if (rt->outer_slots)
+		munmap(rt->outer_slots, WR_OUTER_SLOTS * sizeof(*rt->outer_slots));
 	bpf_object__close(rt->base);
 	free(rt);
 }

@@ -165,11 +165,17 @@ void runtime_gate_arm(struct runtime *rt, uint32_t script);
  * -errno. */
 int runtime_gate_get(struct runtime *rt, uint32_t id, uint64_t *out);
 
-/* Write @r as the recipe of the call chain whose hash is @chain (wire.h:
- * struct wr_outer_recipe): later events of the chain copy what it says.
- * Returns 0 or -errno (the map full: the chain copies nothing more). */
-int runtime_outer_recipe_put(struct runtime *rt, uint64_t chain, const struct wr_outer_recipe *r);
-/* Remove the recipe of the call chain @chain.  Returns 0 or -errno. */
+/* Write @r (its roots; its seq and chain are ours) as the recipe of the
+ * call chain whose hash is @chain into slot @slot (< WR_OUTER_SLOTS) of
+ * the kernel's table, and name that slot for @chain (wire.h: struct
+ * wr_outer_recipe): later events of the chain copy what it says.  The
+ * chain the slot was of no longer names it (runtime_outer_recipe_del(),
+ * or a put of that chain in another slot); a probe that reads the slot
+ * while it is rewritten takes nothing from it.  Returns 0 or -errno. */
+int runtime_outer_recipe_put(struct runtime *rt, uint32_t slot, uint64_t chain, const struct wr_outer_recipe *r);
+/* Whether slot @slot holds @chain's recipe @r (its roots) already. */
+bool runtime_outer_recipe_holds(struct runtime *rt, uint32_t slot, uint64_t chain, const struct wr_outer_recipe *r);
+/* Unname the recipe of the call chain @chain.  Returns 0 or -errno. */
 int runtime_outer_recipe_del(struct runtime *rt, uint64_t chain);
 
 /* Zero the counters of wire probe id @id (given to a new probe). */

@@ -54,6 +54,7 @@ struct runtime {
 	struct bpf_link *member_links[3]; /* -t: the tracepoints of members.c */
 	uint64_t *members;       /* -t: wr_members, mapped (a bit a tgid) */
 	size_t member_words;     /* its words, sized to pid_max */
+	struct wr_outer_recipe *outer_slots; /* wr_outer_slots, mapped on first need */
 	struct ulink *closing;   /* links detached, to close (runtime_settle) */
 	size_t n_closing, cap_closing;
 };

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 static const struct render_probe *hook_probe(void *ctx, uint32_t wire_id)
 {
@@ -177,10 +178,29 @@ static bool outer_evicted(const struct session *s, uint64_t chain)
 	return false;
 }
 
+/* The recipes the session keeps: WR_OUTER_RECIPES, or fewer where
+ * WRAITH_OUTER_RECIPES says (tests that make the table evict); the
+ * spare slot is the last. */
+static size_t outer_capacity(struct session *s)
+{
+	const char *env;
+	long n;
+
+	if (!s->outer_capacity) {
+		env = getenv("WRAITH_OUTER_RECIPES");
+		n = env ? atol(env) : 0;
+		s->outer_capacity = n > 0 && n < WR_OUTER_RECIPES ? (size_t)n : WR_OUTER_RECIPES;
+		s->outer_spare = (uint32_t)s->outer_capacity;
+	}
+	return s->outer_capacity;
+}
+
 /* Make room in the kernel's table of recipes: the least recently seen
  * chain's recipe goes (an event of it copies nothing more until it has
- * one again, and says the table was full).  Returns 0 or -errno. */
-static int outer_evict(struct session *s)
+ * one again, and says the table was full).  Returns the entry freed,
+ * whose slot becomes the spare once the next recipe is written, or
+ * -errno. */
+static long outer_evict(struct session *s)
 {
 	size_t old = 0, slot;
 	uint64_t chain;
@@ -195,28 +215,49 @@ static int outer_evict(struct session *s)
 	err = runtime_outer_recipe_del(s->rt, chain);
 	if (err && err != -ENOENT)
 		return err;
-	s->outer_chains[old] = s->outer_chains[--s->n_outer_chains];
+	s->outer_chains[old].chain = s->outer_chains[old].seen = 0;
 	s->outer_evicted[s->n_outer_evicted++ % 1024] = chain;
 	slot = (size_t)(chain % (sizeof(s->outer_done) / sizeof(s->outer_done[0])));
 	if (s->outer_done[slot].chain == chain)
 		s->outer_done[slot].chain = 0;
-	return 0;
+	return (long)old;
 }
 
-/* Write @chain's recipe @r, making room for it when the table is full. */
+/* Write @chain's recipe @r: a new chain's in a slot never used while
+ * the table is not full; else (a changed recipe, or a new chain in a
+ * full table, whose least recently seen chain goes) in the spare slot,
+ * the slot it replaces becoming the spare, which a probe may still be
+ * reading (wire.h). */
 static int outer_put(struct session *s, uint64_t chain, const struct wr_outer_recipe *r)
 {
 	long k = outer_index(s, chain);
-	int err = runtime_outer_recipe_put(s->rt, chain, r);
+	bool fresh = false;
+	uint32_t slot;
+	int err;
 
-	if (err == -E2BIG && k < 0 && !(err = outer_evict(s)))
-		err = runtime_outer_recipe_put(s->rt, chain, r);
+	if (k >= 0 && runtime_outer_recipe_holds(s->rt, s->outer_chains[k].slot, chain, r)) {
+		s->outer_chains[k].seen = ++s->outer_clock;
+		return 0;
+	}
+	if (k < 0 && s->n_outer_chains < outer_capacity(s)) {
+		k = (long)s->n_outer_chains++;
+		s->outer_chains[k].slot = (uint32_t)k;
+		fresh = true;
+	} else if (k < 0) {
+		k = outer_evict(s);
+	}
+	if (k < 0)
+		return (int)k;
+	slot = fresh ? s->outer_chains[k].slot : s->outer_spare;
+	err = runtime_outer_recipe_put(s->rt, slot, chain, r);
 	if (err)
 		return err;
-	if (k < 0 && s->n_outer_chains < WR_OUTER_RECIPES)
-		k = (long)s->n_outer_chains++;
-	if (k >= 0)
-		s->outer_chains[k] = (typeof(s->outer_chains[0])){ chain, ++s->outer_clock };
+	if (!fresh) {
+		s->outer_spare = s->outer_chains[k].slot;
+		s->outer_chains[k].slot = slot;
+	}
+	s->outer_chains[k].chain = chain;
+	s->outer_chains[k].seen = ++s->outer_clock;
 	return 0;
 }
 

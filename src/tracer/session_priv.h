@@ -124,13 +124,17 @@ struct session {
 	 * by key (the hash of frames 0 to the frame's ips) with its root
 	 * count */
 	struct { uint64_t chain; uint32_t roots; } outer_done[256];
-	/* the recipes in the kernel's table (WR_OUTER_RECIPES at most), by
-	 * key, each with the tick of outer_clock at which an event last
-	 * named it: a new one takes the place of the least recently seen
-	 * one's when the table is full; and the last keys evicted so (a
-	 * ring), whose frames' values then say the table was full */
-	struct { uint64_t chain, seen; } outer_chains[1024];
+	/* the recipes in the kernel's table (WR_OUTER_RECIPES at most, or
+	 * WRAITH_OUTER_RECIPES), by key, each with the tick of outer_clock at
+	 * which an event last named it and its slot: a new or changed one
+	 * goes in the spare slot, whose place the slot it replaces takes (of
+	 * the least recently seen one when the table is full: wire.h); and
+	 * the last keys evicted so (a ring), whose frames' values then say
+	 * the table was full */
+	struct { uint64_t chain, seen; uint32_t slot; } outer_chains[1024];
 	size_t n_outer_chains;
+	size_t outer_capacity;      /* 0 until the first recipe */
+	uint32_t outer_spare;       /* the spare slot */
 	uint64_t outer_evicted[1024];
 	size_t n_outer_evicted;
 	uint64_t outer_clock;       /* ticks once a recipe is named */
