@@ -88,6 +88,7 @@ static const struct defaults {
 	{ "std::vector<", { NULL, "std::allocator<{0}>" } },
 	{ "std::deque<", { NULL, "std::allocator<{0}>" } },
 	{ "std::__cxx11::list<", { NULL, "std::allocator<{0}>" } },
+	{ "std::list<", { NULL, "std::allocator<{0}>" } }, /* libc++'s */
 	{ "std::forward_list<", { NULL, "std::allocator<{0}>" } },
 	{ "std::unique_ptr<", { NULL, "std::default_delete<{0}>" } },
 	{ "std::map<", { NULL, NULL, "std::less<{0}>", "std::allocator<std::pair<const {0}, {1}>>" } },
@@ -115,6 +116,38 @@ static bool same_spelling(const char *a, const char *b)
 		if (!*a)
 			return true;
 	}
+}
+
+/* @name without libc++'s inline namespace, into @buf: "std::__1::vector<int,
+ * std::__1::allocator<int> >" as "std::vector<int, std::allocator<int> >".
+ * No gdb printer shows libc++'s values here, so none names their types:
+ * wraith writes them as libstdc++'s type printers write libstdc++'s, at
+ * every depth. */
+static void without_inline_ns(const char *name, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	while (*name && n + 1 < size) {
+		if (!strncmp(name, "std::__1::", 10) && n + 5 < size) {
+			memcpy(buf + n, "std::", 5);
+			n += 5;
+			name += 10;
+		} else {
+			buf[n++] = *name++;
+		}
+	}
+	buf[n] = '\0';
+}
+
+/* @a and @b are the same name but for spaces and libc++'s inline
+ * namespace. */
+static bool same_name(const char *a, const char *b)
+{
+	char pa[512], pb[512];
+
+	without_inline_ns(a, pa, sizeof(pa));
+	without_inline_ns(b, pb, sizeof(pb));
+	return same_spelling(pa, pb);
 }
 
 /* @fmt with {0} and {1} replaced by the names of @t's first arguments. */
@@ -157,11 +190,12 @@ static const char *without_defaults(const struct dw_type *t, int depth)
 	static unsigned next;
 	const char *n = t->tag_name ? t->tag_name : t->name;
 	const struct defaults *d = NULL;
-	char *b, want[512], arg[256];
+	char *b, want[512], arg[256], plain[512];
 	size_t len;
 
+	without_inline_ns(n ? n : "", plain, sizeof(plain));
 	for (size_t i = 0; n && i < sizeof(template_defaults) / sizeof(template_defaults[0]); i++)
-		if (starts(n, template_defaults[i].name))
+		if (starts(plain, template_defaults[i].name))
 			d = &template_defaults[i];
 	if (!d || !t->n_targs || t->n_targs > 5 || depth > 8)
 		return NULL;
@@ -169,13 +203,13 @@ static const char *without_defaults(const struct dw_type *t, int depth)
 		if (!d->args[i])
 			continue;
 		default_spelling(d->args[i], t, want, sizeof(want));
-		if (!t->targs[i]->name || !same_spelling(t->targs[i]->name, want)) {
+		if (!t->targs[i]->name || !same_name(t->targs[i]->name, want)) {
 			/* GCC writes the pair's key "int const" */
 			if (!strstr(d->args[i], "const {0}"))
 				return NULL;
 			default_spelling(strstr(d->args[i], "std::pair<") ? "std::allocator<std::pair<{0} const, {1}>>" : "",
 					 t, want, sizeof(want));
-			if (!same_spelling(t->targs[i]->name, want))
+			if (!same_name(t->targs[i]->name, want))
 				return NULL;
 		}
 	}
@@ -193,13 +227,20 @@ static const char *without_defaults(const struct dw_type *t, int depth)
 
 static const char *recognized(const struct dw_type *t, int depth)
 {
+	static char ring[8][512];
+	static unsigned next;
 	const char *n = t->tag_name ? t->tag_name : t->name, *r;
+	char *b;
 
 	if (starts(n, "std::__cxx11::basic_string<char,") || starts(n, "std::__1::basic_string<char,"))
 		return "std::string";
 	if ((r = without_defaults(t, depth)))
 		return r;
-	return t->name;
+	if (!starts(t->name, "std::__1::"))
+		return t->name;
+	b = ring[next++ % 8]; /* libc++'s other templates (std::pair) */
+	without_inline_ns(t->name, b, sizeof(ring[0]));
+	return b;
 }
 
 const char *dw_std_type_name(const struct dw_type *t)
@@ -219,7 +260,7 @@ bool dw_std_is_pair(const struct dw_type *t)
 /* "std::unique_ptr<Item>": the printer's name with its first argument. */
 static const char *with_arg(const char *what, const struct dw_type *arg)
 {
-	static char buf[8][256];
+	static char buf[8][512];
 	static unsigned next;
 	char *b = buf[next++ % 8];
 

@@ -21,7 +21,10 @@ their types without default template arguments; and smart pointers to
 a std::string, a map and a const struct, whose printers write their
 argument type whole (`std::shared_ptr<std::map<std::__cxx11::basic_string<
 char, ...> const, int> > >>`).  Not compared: `arr` and `raw`
-(C arrays, shape only)."""
+(C arrays, shape only).  libc++ (no gdb printer here: gdb shows raw
+members and names the types std::__1::...): what the fixture says it
+holds, and `wrapped`'s labels with the type printers' short names at
+every depth (`std::shared_ptr<std::map<std::string, int>>`)."""
 from bt_support import *
 import json
 import tempfile
@@ -206,6 +209,24 @@ for v in ("libcxx-O0", "libcxx-O2"):
     eq(a.get("opt"), "std::optional<int> = {[contained value] = 3}", "%s: optional" % label)
     eq(a.get("var_str"), 'std::variant<int, std::string> [index 1] = {"alt"}', "%s: variant" % label)
     check("(use count 2, weak count 1)" in a.get("sp", ""), "%s: shared_ptr counts (%r)" % (label, a.get("sp")))
+    # gdb has no printer for libc++ here (raw members, types named
+    # std::__1::...): wraith's labels are libstdc++'s type printers' short
+    # names at every depth, never std::__1:: in an argument
+    raw = gdb_values(fixture("containers-%s" % v))
+    check(raw and raw[2].get("up_str", "").startswith("{__ptr_: {<std::__1::__compressed_pair_elem<"),
+          "%s: gdb prints libc++'s unique_ptr raw, naming its types std::__1:: (%r)" % (
+              label, raw and raw[2].get("up_str", "")[:80]))
+    w = got.get("W", {})
+    labels = {"var_vec": "std::variant<int, std::vector<int>> [index 1] containing",
+              "opt_vec": "std::optional<std::vector<std::string>> containing",
+              "opt_map": "std::optional<std::map<int, int>> containing",
+              "opt_empty": "std::optional<std::vector<int>> [no contained value]",
+              "up_str": "std::unique_ptr<std::string> = {get() = 0x?}",
+              "sp_map": "std::shared_ptr<std::map<std::string, int>> (use count 1, weak count 0) = {get() = 0x?}",
+              "sp_const": "std::shared_ptr<const Item> (use count 1, weak count 0) = {get() = 0x?}"}
+    for member, head in labels.items():
+        check(w.get(member, "").startswith(head) and "__1" not in w.get(member, ""),
+              "%s: wrapped.%s's label has short names at every depth (%r)" % (label, member, w.get(member)))
 
 # bt args: frame values through the same readers, shortened on one line
 # as gdb's bt shows them (print frame-arguments scalars)
