@@ -265,9 +265,12 @@ def fan_outer(v, recipes=1024, interval=1000, events=2600):
     fx = Fixture(name, [interval])
     env = dict(os.environ, WRAITH_OUTER_RECIPES=str(recipes))
     try:
+        # a small event buffer keeps a slow reader (the sanitizer build
+        # under load) near the events the probe sends now, losing the
+        # rest, so recipes it writes are in place for the ones it reads
         res = run(["-p", fx.pid, "-s", "trace outer.c:%d { if k == 7 { bt args; } }" %
-                   marker_line("outer.c", "LINE:tally"), "--max-events", events, "--timeout", 150], timeout=200,
-                  env=env)
+                   marker_line("outer.c", "LINE:tally"), "--max-events", events, "--timeout", 150,
+                   "--buffer-size", "256K"], timeout=200, env=env)
     finally:
         fx.stop()
     label = "%s fan's call chains (%d recipes)" % (name, recipes)
