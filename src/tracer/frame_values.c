@@ -134,6 +134,18 @@ static bool callees_left_alone(const struct fv_walk *w, struct target *t)
 	return m && dw_frame_knows_callee_clobbers(m->dw, frame_lookup_pc(f));
 }
 
+/* Give @to, of a frame whose callees changed nothing of them, the
+ * registers it does not know from @from (its callee's, or the hit's):
+ * all but rsp, which the frame's CFA gives. */
+static void take_unknown(struct uw_frame_regs *to, const struct uw_frame_regs *from)
+{
+	for (int r = 0; r < WR_DWARF_RIP; r++)
+		if (r != WR_DWARF_RSP && !(to->known & (1u << r)) && (from->known & (1u << r))) {
+			to->v[r] = from->v[r];
+			to->known |= 1u << r;
+		}
+}
+
 /* Move to frame w->i + 1: its registers are the ones frame i's rules
  * restore, and only if they lead where the kernel's walk went.  Frame 1
  * of a frame 0 called at its entry has the registers a callee may
@@ -152,20 +164,12 @@ static void advance(struct fv_walk *w, struct target *t)
 	w->regs = w->caller;
 	w->live = w->i == 1 && called_at_entry(w, t);
 	if (w->live) {
-		for (int r = 0; r < WR_DWARF_RIP; r++)
-			if (r != WR_DWARF_RSP && !(w->regs.known & (1u << r)) && (callee.known & (1u << r))) {
-				w->regs.v[r] = callee.v[r];
-				w->regs.known |= 1u << r;
-			}
+		take_unknown(&w->regs, &callee);
 	} else if (callees_left_alone(w, t)) {
 		struct uw_frame_regs now;
 
 		regs_of(w->bt->regs, &now);
-		for (int r = 0; r < WR_DWARF_RIP; r++)
-			if (!(w->regs.known & (1u << r))) {
-				w->regs.v[r] = now.v[r];
-				w->regs.known |= 1u << r;
-			}
+		take_unknown(&w->regs, &now);
 	}
 	step(w, t);
 }
@@ -707,12 +711,7 @@ static struct fv_walk *caller_of(struct collect *c)
 				/* nothing ran since the call: the registers the
 				 * callee may clobber still hold the caller's */
 				c->up->live = true;
-				for (int r = 0; r < WR_DWARF_RIP; r++)
-					if (r != WR_DWARF_RSP && !(c->up->regs.known & (1u << r)) &&
-					    (w->regs.known & (1u << r))) {
-						c->up->regs.v[r] = w->regs.v[r];
-						c->up->regs.known |= 1u << r;
-					}
+				take_unknown(&c->up->regs, &w->regs);
 			}
 		}
 	}
