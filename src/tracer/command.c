@@ -519,7 +519,7 @@ static void cmd_quit(struct session *s, const struct words *w, const char *line,
 
 static const struct command commands[] = {
 	{ "trace", "t", "trace TARGET [{ STATEMENTS }]",
-	  "add a probe at a function, FILE:LINE, 0xADDR or MODULE:0xADDR; without a body, open the "
+	  "add a probe at a function (or each function a pattern such as do_item_* names), FILE:LINE, 0xADDR or MODULE:0xADDR; without a body, open the "
 	  "script editor", cmd_trace },
 	{ "info", "i", "info functions [REGEX] | line FILE:LINE | address [MODULE:]0xADDR | "
 	  "modules | probes | cfi [MODULE:]0xADDR|FUNCTION | scope TARGET",

@@ -9,6 +9,7 @@
 #ifndef WRAITH_TRACER_LOCATE_H
 #define WRAITH_TRACER_LOCATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "dwarf/resolve.h"
@@ -38,5 +39,28 @@ size_t locate_function_in(struct tmodule *m, const char *function, struct locate
  * -WR_ENOTARGET with @d set at t->loc. */
 int locate_target(struct target *tg, const struct ast_target *t, struct located_set *out,
 		  struct diag *d);
+
+/* ---- wildcards (locate_glob.c) ---- */
+
+/* The most functions one pattern with wildcards may name. */
+#define LOCATE_GLOB_MAX 1000u
+
+/* Does function pattern @pattern hold a wildcard, `*` or `?`, outside
+ * template arguments, a parameter list and an operator's name
+ * (`operator*`)? */
+bool locate_is_glob(const char *pattern);
+
+/* Does @name match @pattern, `*` standing for any characters and `?` for
+ * one? */
+bool locate_glob_match(const char *pattern, const char *name);
+
+/* The functions t->function (a pattern with wildcards) names, as owned
+ * strings in *@names (caller frees each and the array): those of the
+ * main module (the -t module), else those of the libraries, each once,
+ * not the compiler's copies (`f.cold`) unless the pattern has a '.'.
+ * Returns 0 with 1 to LOCATE_GLOB_MAX names, or -WR_ENOTARGET with @d set
+ * at t->loc. */
+int locate_glob(struct target *tg, const struct ast_target *t, char ***names, size_t *n,
+		struct diag *d);
 
 #endif

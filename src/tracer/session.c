@@ -317,6 +317,105 @@ static void arm_scripts(struct session *s, uint32_t script)
 		s->armed = script;
 }
 
+/* Probe @i of script @text, as parsed again, for the function @function:
+ * its statements keep their places in @text for messages. */
+static struct ast_probe *probe_for_function(const char *text, size_t i, const char *function)
+{
+	struct ast_script *sc = NULL;
+	struct ast_probe *ap = NULL;
+	struct diag d = { 0 };
+
+	/* It parsed and checked a moment ago: it cannot fail now. */
+	if (!script_parse(text, &sc, &d) && !script_check(sc, &d) && i < sc->n_probes) {
+		ap = sc->probes[i];
+		sc->probes[i] = NULL;
+		free(ap->target.function);
+		free(ap->target.text);
+		ap->target.function = xstrdup(function);
+		ap->target.text = xstrdup(function);
+	}
+	ast_script_free(sc);
+	diag_release(&d);
+	return ap;
+}
+
+/* The most functions of one pattern skipped by name before the rest are
+ * only counted. */
+#define GLOB_SKIPS_NAMED 5
+
+/* Probe @i of script @text names functions by a pattern with wildcards
+ * (@t): add a probe for each function it matches, so that an event, a
+ * count and `info probes` say which function it is.  A function whose
+ * probe cannot load (`print x` where it has no x) is skipped with a
+ * warning; it is an error only when none loads, the first's. */
+static int add_glob_probes(struct session *s, const char *text, const char *file, size_t i,
+			   const struct ast_target *t, uint32_t script, struct strbuf *errors)
+{
+	struct strbuf first = STRBUF_INIT, skips = STRBUF_INIT;
+	struct diag d = { 0 };
+	char **names = NULL;
+	size_t n = 0, loaded = 0, skipped = 0;
+	int err = locate_glob(s->target, t, &names, &n, &d), first_err = 0;
+
+	if (err)
+		render_diag(&d, file, text, errors);
+	diag_release(&d);
+	for (size_t k = 0; k < n && !err; k++) {
+		struct ast_probe *ap = probe_for_function(text, i, names[k]);
+		struct strbuf why = STRBUF_INIT;
+		struct probe *p;
+
+		if (!ap) {
+			err = -WR_ESEMANTIC;
+			break;
+		}
+		p = probe_new(s->next_probe_id++, ap);
+		p->enabled = !ap->disabled;
+		p->gate = script;
+		add_probe(s, p);
+		err = session_load_probe(s, p, &d, &why);
+		if (!err) {
+			loaded++;
+		} else {
+			if (d.msg)
+				render_diag(&d, file, text, &why);
+			if (!first_err) {
+				first_err = err;
+				strbuf_add(&first, why.buf, why.len);
+			}
+			if (skipped++ < GLOB_SKIPS_NAMED)
+				strbuf_addf(&skips, "%s: function %s is not traced: %s\n", t->text, names[k],
+					    d.msg ? d.msg : wr_strerror(err));
+			remove_probe(s, p);
+			s->next_probe_id--;
+			err = 0;
+		}
+		diag_release(&d);
+		strbuf_release(&why);
+	}
+	if (!err && loaded) {
+		/* What was left out is said once the rest is known to load. */
+		for (char *line = skips.buf, *nl; line && (nl = strchr(line, '\n')); line = nl + 1) {
+			*nl = '\0';
+			wr_warn("%s", line);
+		}
+		if (skipped > GLOB_SKIPS_NAMED)
+			wr_warn("%s: %zu more functions are not traced", t->text, skipped - GLOB_SKIPS_NAMED);
+		wr_info("%s: %zu function%s traced of %zu matching", t->text, loaded,
+			loaded == 1 ? "" : "s", n);
+	} else if (!err && first_err) {
+		/* None loads: the first function's error stands for all. */
+		strbuf_add(errors, first.buf, first.len);
+		err = first_err;
+	}
+	for (size_t k = 0; k < n; k++)
+		free(names[k]);
+	free(names);
+	strbuf_release(&first);
+	strbuf_release(&skips);
+	return err;
+}
+
 static int add_script(struct session *s, const char *text, const char *file,
 		      struct strbuf *errors, unsigned *ids, size_t max_ids, size_t *n_ids)
 {
@@ -340,9 +439,15 @@ static int add_script(struct session *s, const char *text, const char *file,
 		target_load_cfi_start(s->target, !s->opt.dry_run);
 	}
 	for (size_t i = 0; i < sc->n_probes && !err; i++) {
-		struct probe *p = probe_new(s->next_probe_id++, sc->probes[i]);
+		struct probe *p;
 		struct diag d = { 0 };
 
+		if (sc->probes[i]->target.kind == AST_TARGET_FUNCTION &&
+		    locate_is_glob(sc->probes[i]->target.function)) {
+			err = add_glob_probes(s, text, file, i, &sc->probes[i]->target, script, errors);
+			continue;
+		}
+		p = probe_new(s->next_probe_id++, sc->probes[i]);
 		p->enabled = !p->ast->disabled;
 		p->gate = script;
 		sc->probes[i] = NULL;

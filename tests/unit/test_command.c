@@ -18,6 +18,7 @@
 #include "dwarf/module.h"
 #include "dwarf/resolve.h"
 #include "tracer/command.h"
+#include "tracer/locate.h"
 #include "tracer/signature.h"
 #include "tracer/session_priv.h" /* next_probe_id: the ids a command will give */
 #include "util/error.h"
@@ -281,8 +282,9 @@ static void test_help_all(void **state)
 {
 	static const char want[] =
 		"commands:\n"
-		"  trace     add a probe at a function, FILE:LINE, 0xADDR or MODULE:0xADDR;\n"
-		"            without a body, open the script editor\n"
+		"  trace     add a probe at a function (or each function a pattern such as\n"
+		"            do_item_* names), FILE:LINE, 0xADDR or MODULE:0xADDR; without a\n"
+		"            body, open the script editor\n"
 		"  info      what the target has (functions, lines, addresses, modules, unwind\n"
 		"            rows, the variables a probe at TARGET sees) and the probes (a topic\n"
 		"            may be a prefix; gdb's breakpoints and sharedlibrary name probes\n"
@@ -319,7 +321,8 @@ static void test_help_one(void **state)
 {
 	expect("help trace", CMD_OK,
 	       "usage: trace TARGET [{ STATEMENTS }]\n"
-	       "  add a probe at a function, FILE:LINE, 0xADDR or MODULE:0xADDR; without a body, open "
+	       "  add a probe at a function (or each function a pattern such as do_item_* names), "
+	       "FILE:LINE, 0xADDR or MODULE:0xADDR; without a body, open "
 	       "the script editor\n"
 	       "  short form: t\n");
 	expect("help en", CMD_OK, "usage: enable ID|all\n  attach a disabled probe again\n  short form: en\n");
@@ -730,10 +733,40 @@ static void test_signatures(void **state)
 	assert_false(signature_matches("f", "f", "()"));
 }
 
+/* Wildcards in function patterns (tracer/locate_glob.c). */
+static void test_globs(void **state)
+{
+	(void)state;
+	assert_true(locate_is_glob("do_item_*"));
+	assert_true(locate_is_glob("*_filter"));
+	assert_true(locate_is_glob("store_p?t"));
+	assert_true(locate_is_glob("Store::*"));
+	assert_false(locate_is_glob("do_item_get"));
+	assert_false(locate_is_glob("Foo::operator*"));
+	assert_false(locate_is_glob("Foo::operator*="));
+	assert_false(locate_is_glob("Foo::operator->*"));
+	assert_false(locate_is_glob("f(char *)"));
+	assert_false(locate_is_glob("std::vector<int*>::push_back"));
+	assert_true(locate_glob_match("do_item_*", "do_item_get"));
+	assert_true(locate_glob_match("do_item_*", "do_item_"));
+	assert_false(locate_glob_match("do_item_*", "do_ite"));
+	assert_false(locate_glob_match("store_*", "restore_x"));
+	assert_true(locate_glob_match("*store*", "restore"));
+	assert_true(locate_glob_match("store_p?t", "store_put"));
+	assert_false(locate_glob_match("store_p?t", "store_pt"));
+	assert_true(locate_glob_match("*_*_filter", "ngx_http_write_filter"));
+	assert_false(locate_glob_match("*_filter", "ngx_http_write_filters"));
+	assert_true(locate_glob_match("Store::*", "Store::lookup"));
+	assert_true(locate_glob_match("a*b*c", "aXbYbZc"));
+	assert_false(locate_glob_match("a*b*c", "aXbYbZ"));
+	assert_true(locate_glob_match("*", ""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_signatures),
+		cmocka_unit_test(test_globs),
 		cmocka_unit_test_setup(test_empty_and_comments, no_probes),
 		cmocka_unit_test_setup(test_unknown_command, no_probes),
 		cmocka_unit_test_setup(test_usage_lines, no_probes),
