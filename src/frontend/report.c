@@ -40,19 +40,41 @@ static void summary_line(struct session *s, struct probe *p, struct strbuf *out)
 	strbuf_addch(out, '\n');
 }
 
+/* Say that @n functions of @pattern had no hits, when any did not. */
+static void quiet_functions(const char *pattern, size_t *n, struct strbuf *out)
+{
+	if (*n)
+		strbuf_addf(out, "wraith: %s: %zu %sfunction%s of the pattern had no hits\n", pattern, *n,
+			    *n == 1 ? "" : "other ", *n == 1 ? "" : "s");
+	*n = 0;
+}
+
 void cli_report_summary(const struct cli_options *o, struct session *s)
 {
 	struct strbuf out = STRBUF_INIT;
 	bool lost = false;
 	struct probe *p;
 
+	const char *pattern = NULL;
+	size_t quiet = 0;
+
 	session_for_each_probe(p, s) {
 		struct session_probe_stats st;
 
 		session_probe_stats(s, p, &st);
 		lost |= st.lost || st.count_dropped;
-		summary_line(s, p, &out);
+		/* The functions of one pattern that never fired are counted,
+		 * not listed: a pattern may name hundreds. */
+		if (pattern && (!probe_pattern(p) || strcmp(pattern, probe_pattern(p))))
+			quiet_functions(pattern, &quiet, &out);
+		pattern = probe_pattern(p);
+		if (pattern && !st.hits)
+			quiet++;
+		else
+			summary_line(s, p, &out);
 	}
+	if (pattern)
+		quiet_functions(pattern, &quiet, &out);
 	if (!o->quiet || lost)
 		fputs(out.buf, stderr);
 	strbuf_release(&out);

@@ -68,6 +68,7 @@ void probe_free(struct probe *p)
 	free(p->arg_types);
 	free(p->sites);
 	free(p->target_text);
+	free(p->pattern);
 	free(p->source);
 	ast_script_free(p->script);
 	free(p);
@@ -195,6 +196,11 @@ bool probe_count_event(struct probe *p, const struct event *ev, const struct spa
 unsigned probe_id(const struct probe *p)
 {
 	return p->id;
+}
+
+const char *probe_pattern(const struct probe *p)
+{
+	return p->pattern;
 }
 
 const char *probe_target(const struct probe *p)

@@ -35,6 +35,8 @@ struct stop_place {
 unsigned probe_id(const struct probe *p);
 /* The pattern as written: "leaf", "chain.c:12". */
 const char *probe_target(const struct probe *p);
+/* The pattern with wildcards @p is one function of (`do_item_*`), or NULL. */
+const char *probe_pattern(const struct probe *p);
 /* The probe as a script: `trace PATTERN { BODY }` (what `save` writes). */
 const char *probe_source(const struct probe *p);
 /* False while `disable`d. */

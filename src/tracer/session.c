@@ -370,6 +370,7 @@ static int add_glob_probes(struct session *s, const char *text, const char *file
 			break;
 		}
 		p = probe_new(s->next_probe_id++, ap);
+		p->pattern = xstrdup(t->text);
 		p->enabled = !ap->disabled;
 		p->gate = script;
 		add_probe(s, p);

@@ -71,6 +71,8 @@ const struct dw_at *probe_site_at(const struct probe_site *site, struct dw_at *o
 struct probe {
 	unsigned id;
 	char *target_text;          /* owned: the pattern as written */
+	char *pattern;              /* owned: the pattern with wildcards it is one
+				     * function of (`do_item_*`), or NULL */
 	char *source;               /* owned: `trace PATTERN { BODY }` for save */
 	struct ast_script *script;  /* owned: holds this probe only */
 	const struct ast_probe *ast;/* borrowed from script */
