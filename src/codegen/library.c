@@ -49,14 +49,25 @@ static int field(struct cg *cg, const struct ast_expr *e, struct cg_value *obj, 
 		 int64_t off, LLVMValueRef *out)
 {
 	struct cg_value f;
-	int err = values_need_lvalue(cg, e, obj, "the library's value");
+	bool in_pieces = obj->kind == CG_VALUE && obj->composed && !obj->lvalue && !obj->optimized_out;
+	int err = in_pieces ? 0 : values_need_lvalue(cg, e, obj, "the library's value");
 
 	if (err)
 		return err;
 	if (off < 0)
 		return cg_fail(cg, e->loc, NULL, "this version of %s has no such field", obj->dt->name);
-	cg_set_value(&f, t, LLVMBuildAdd(cg->builder, obj->v, cg_i64(cg, (uint64_t)off), ""));
-	f.lvalue = true;
+	if (in_pieces) {
+		/* a Rust &str or a slice in two registers: each field from its piece */
+		err = values_composed_part(cg, e, obj, t, (uint64_t)off, 0, 0, &f);
+		if (!err && f.optimized_out)
+			err = cg_fail(cg, e->loc, NULL, "a field of %s is optimized out at this pc of %s",
+				      obj->dt->name, cg->plan->name);
+		if (err)
+			return err;
+	} else {
+		cg_set_value(&f, t, LLVMBuildAdd(cg->builder, obj->v, cg_i64(cg, (uint64_t)off), ""));
+		f.lvalue = true;
+	}
 	f.status = obj->status;
 	f.fail_addr = obj->fail_addr;
 	*out = values_scalar(cg, e, &f);
@@ -89,7 +100,10 @@ static int text(struct cg *cg, const struct ast_expr *e, struct cg_value *obj, c
 		err = field(cg, e, obj, &lib_text, s->a, data);
 		return err ? err : field(cg, e, obj, &ctype_ulong, s->b, len);
 	}
-	err = field(cg, e, obj, &ctype_ulong, 0, &head);
+	/* a short string's characters are in the object: it needs an address */
+	err = values_need_lvalue(cg, e, obj, "the library's value");
+	if (!err)
+		err = field(cg, e, obj, &ctype_ulong, 0, &head);
 	if (!err)
 		err = field(cg, e, obj, &lib_text, s->a, data);
 	if (!err)
@@ -140,8 +154,14 @@ static int count(struct cg *cg, const struct ast_expr *e, struct cg_value *obj, 
 
 	switch (s->kind) {
 	case DW_STD_STRING:
+		/* the length alone where it is a field: a &str whose data
+		 * pointer the compiler dropped still has it */
+		if (!s->libcxx)
+			return field(cg, e, obj, &ctype_ulong, s->b, n);
 		return text(cg, e, obj, s, &data, n);
 	case DW_STD_VECTOR:
+		if (s->has_count && !s->fixed)
+			return field(cg, e, obj, &ctype_ulong, s->b, n);
 		return sequence(cg, e, obj, s, &data, n);
 	case DW_STD_TREE:
 	case DW_STD_LIST:

@@ -204,6 +204,12 @@ LLVMValueRef values_vla_bytes(struct cg *cg, const struct cg_value *v);
  * and stays marked.  Returns NULL with cg->diag set when @v is not
  * scalar. */
 LLVMValueRef values_scalar(struct cg *cg, const struct ast_expr *e, struct cg_value *v);
+/* Member or element @t at byte @offset of composed value @base (held in
+ * pieces: registers, stack slots); a bitfield's bits follow (@bit_size,
+ * @bit_offset). */
+int values_composed_part(struct cg *cg, const struct ast_expr *e, const struct cg_value *base,
+			 const struct dw_type *t, uint64_t offset, unsigned bit_size, unsigned bit_offset,
+			 struct cg_value *out);
 /* @v has an address: not optimized out, not in a register (@what names
  * it in the error).  Returns 0 or -WR_ESEMANTIC. */
 int values_need_lvalue(struct cg *cg, const struct ast_expr *e, const struct cg_value *v,

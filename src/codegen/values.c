@@ -220,9 +220,7 @@ int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 	return err ? err : values_through_reference(cg, e, out);
 }
 
-/* Member or element @t at byte @offset of composed value @base; a
- * bitfield's bits follow (@bit_size, @bit_offset). */
-static int composed_part(struct cg *cg, const struct ast_expr *e, const struct cg_value *base,
+int values_composed_part(struct cg *cg, const struct ast_expr *e, const struct cg_value *base,
 			 const struct dw_type *t, uint64_t offset, unsigned bit_size, unsigned bit_offset,
 			 struct cg_value *out)
 {
@@ -476,7 +474,7 @@ int values_member(struct cg *cg, const struct ast_expr *e, struct cg_value *base
 		return 0;
 	}
 	if (obj.composed) {
-		err = composed_part(cg, e, &obj, mb->type, off, mb->bit_size, mb->bit_offset, out);
+		err = values_composed_part(cg, e, &obj, mb->type, off, mb->bit_size, mb->bit_offset, out);
 		return err ? err : values_through_reference(cg, e, out);
 	}
 	err = values_need_lvalue(cg, e->lhs, &obj, "the struct");
@@ -567,7 +565,7 @@ int values_index(struct cg *cg, const struct ast_expr *e, struct cg_value *base,
 		if (!LLVMIsAConstantInt(index->v))
 			return cg_fail(cg, e->rhs->loc, NULL, "the array is split across registers here "
 				       "(DW_OP_piece): index it with a constant");
-		return composed_part(cg, e, base, base->dt->target,
+		return values_composed_part(cg, e, base, base->dt->target,
 				     LLVMConstIntGetZExtValue(index->v) * base->dt->target->size, 0, 0, out);
 	}
 	err = pointee(cg, e->lhs, base, &elem);

@@ -266,6 +266,13 @@ static void expr_text(const struct ast_expr *e, int outer, bool all_parens, stru
 		strbuf_addch(out, ']');
 		return;
 	case AST_EXPR_CALL:
+		if (e->call && e->n_args == 2) { /* written `s.starts_with("ab")` */
+			expr_text(e->args[0], AST_PREC_POSTFIX, all_parens, out);
+			strbuf_addf(out, ".%s(", e->str);
+			expr_text(e->args[1], 0, all_parens, out);
+			strbuf_addch(out, ')');
+			return;
+		}
 		strbuf_addf(out, "%s(", e->str);
 		for (size_t i = 0; i < e->n_args; i++) {
 			strbuf_addstr(out, i ? ", " : "");

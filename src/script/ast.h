@@ -84,7 +84,8 @@ struct ast_expr {
 	struct typespec *ctype;
 	bool arrow;               /* MEMBER: written `p->x` (p must be a pointer) */
 	bool call;                /* MEMBER: written `v.size()`, a method of the C++
-				   * library's values (no arguments) */
+				   * library's values (no arguments); CALL: written as
+				   * a method of its first argument, `s.starts_with("ab")` */
 	size_t off, end;          /* byte range [off, end) of the expression in the script */
 	unsigned height;          /* of the tree below: 1 for a leaf; the parser keeps it at
 				   most SCRIPT_MAX_EXPR_DEPTH, so every stage may recurse */

@@ -493,6 +493,43 @@ static struct ast_expr *wrap(enum ast_expr_kind kind, struct ast_expr *lhs)
 	return e;
 }
 
+/* `s.starts_with("pre")`, as C++20's std::string and Rust's str write
+ * it: the built-in starts_with(s, "pre").  @e is the member `starts_with`
+ * of the string, the token after its '('; NULL on error (@e freed). */
+static struct ast_expr *method_starts_with(struct parser *p, struct ast_expr *e)
+{
+	struct ast_expr *prefix;
+	size_t cap = 0;
+
+	if (e->arrow) {
+		fail(p, e->loc, "write (*p).starts_with(\"...\") or starts_with(*p, \"...\")",
+		     "starts_with is a method of a string, not of a pointer to one");
+		ast_expr_free(e);
+		return NULL;
+	}
+	prefix = p->tok.kind == TOK_RPAREN ? NULL : parse_expr(p);
+	if (!p->err && (!prefix || p->tok.kind != TOK_RPAREN))
+		fail(p, here(p), "starts_with takes one argument, the prefix: s.starts_with(\"ab\")",
+		     "expected %s, found %s", prefix ? "')'" : "the prefix", describe(p));
+	if (p->err) {
+		ast_expr_free(prefix);
+		ast_expr_free(e);
+		return NULL;
+	}
+	e->kind = AST_EXPR_CALL;
+	e->call = true;
+	PUSH(e->args, e->n_args, cap, e->lhs);
+	PUSH(e->args, e->n_args, cap, prefix);
+	e->lhs = NULL;
+	if (!set_height(p, e, e->loc)) {
+		ast_expr_free(e);
+		return NULL;
+	}
+	extend(e, p->tok.off + p->tok.len);
+	next(p);
+	return e;
+}
+
 static struct ast_expr *parse_postfix(struct parser *p)
 {
 	struct ast_expr *e = parse_primary(p);
@@ -517,6 +554,10 @@ static struct ast_expr *parse_postfix(struct parser *p)
 		next(p);
 		if (dot && p->tok.kind == TOK_LPAREN) {
 			next(p);
+			if (!strcmp(e->str, "starts_with")) {
+				e = method_starts_with(p, e);
+				continue;
+			}
 			if (p->tok.kind != TOK_RPAREN) {
 				fail(p, here(p), "size(), length(), empty(), has_value(), get() take none",
 				     "expected ')': the library's methods take no arguments, found %s",

@@ -2,7 +2,8 @@
 read in the probe: `v[i]`, `.size()`, `.length()`, `.empty()`,
 `.has_value()`, `.get()` (a deque's size() across its blocks, a
 forward_list's empty()), `*p` and `p->m` through unique_ptr and
-shared_ptr, a std::string compared with a literal (`==`, starts_with),
+shared_ptr, a std::string compared with a literal (`==`, starts_with,
+s.starts_with),
 an optional or a smart pointer as a condition, and a count keyed by one.
 
 Oracles: gdb's print at the same function of the same binary where gdb
@@ -93,6 +94,9 @@ OWN_EXPRS = [
     ('all.s_16 == "sixteen-chars!!"', lambda own: "false"),
     ('all.s_short != "apple"', lambda own: "false"),
     ('starts_with(all.s_heap, "a string long")', lambda own: "true"),
+    ('all.s_heap.starts_with("a string long")', lambda own: "true"),  # as C++20 writes it
+    ('all.s_short.starts_with("app")', lambda own: "true"),
+    ('all.s_16.starts_with("fifteen")', lambda own: "false"),
     ('strncmp(all.s_16, "sixteen-chars!!!", 16)', lambda own: "true"),
     ('all.s_empty == ""', lambda own: "true"),
     ("all.s_moved.empty()", lambda own: "true"),

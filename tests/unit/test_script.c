@@ -442,6 +442,20 @@ static void test_methods(void **state)
 	assert_int_not_equal(script_parse("trace main { print \"{}\", v.size(1); }", &bad, &d), 0);
 	assert_non_null(strstr(d.msg, "the library's methods take no arguments"));
 	diag_release(&d);
+	/* s.starts_with("ab") is the built-in starts_with(s, "ab"), shown as written */
+	ast_script_free(s);
+	s = parse_ok("trace main { print \"{}\", c->name.starts_with(\"ab\"); }");
+	assert_int_equal(s->probes[0]->body.stmts[0]->args[0]->kind, AST_EXPR_CALL);
+	assert_int_equal(s->probes[0]->body.stmts[0]->args[0]->n_args, 2);
+	strbuf_reset(&sb);
+	ast_expr_text(s->probes[0]->body.stmts[0]->args[0], &sb);
+	assert_string_equal(sb.buf, "c->name.starts_with(\"ab\")");
+	assert_int_not_equal(script_parse("trace main { print \"{}\", s.starts_with(); }", &bad, &d), 0);
+	assert_non_null(strstr(d.msg, "expected the prefix"));
+	diag_release(&d);
+	assert_int_not_equal(script_parse("trace main { print \"{}\", p->starts_with(\"a\"); }", &bad, &d), 0);
+	assert_non_null(strstr(d.msg, "not of a pointer"));
+	diag_release(&d);
 	ast_script_free(bad);
 	strbuf_release(&sb);
 	ast_script_free(s);
