@@ -454,10 +454,7 @@ static size_t parenthesized(const char *text, size_t at)
 	return at;
 }
 
-/* Past C++'s `operator` at @at and its symbol (`operator<<`,
- * `operator()`, `operator[]`), which brackets nothing; @at when there is
- * none. */
-static size_t skip_operator(const char *text, size_t start, size_t at)
+size_t lexer_past_operator(const char *text, size_t start, size_t at)
 {
 	size_t end = at + 8;
 
@@ -484,7 +481,7 @@ static void lex_pattern(struct lexer *lx, struct token *tok)
 	while (text[end] && !isspace((unsigned char)text[end])) {
 		if (strchr("};", text[end]))
 			break;
-		if ((seg = skip_operator(text, lx->pos, end)) != end) {
+		if ((seg = lexer_past_operator(text, lx->pos, end)) != end) {
 			end = seg;
 			continue;
 		}

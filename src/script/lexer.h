@@ -97,4 +97,10 @@ const char *tok_kind_name(enum tok_kind kind);
 /* The coarse class of a kind, as script_highlight() gives it. */
 enum script_hl tok_kind_class(enum tok_kind kind);
 
+/* Past C++'s `operator` at byte @at of @text and its symbol
+ * (`operator<<`, `operator()`, `operator[]`, `operator*`), which brackets
+ * nothing and is no wildcard; @at when none starts there (@start: where
+ * the name began, so `xoperator` is not one). */
+size_t lexer_past_operator(const char *text, size_t start, size_t at);
+
 #endif

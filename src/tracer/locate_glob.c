@@ -11,42 +11,22 @@
 #include "tracer/locate.h"
 #include "tracer/target.h"
 #include "dwarf/module.h"
+#include "script/lexer.h"
 #include "util/diag.h"
 #include "util/error.h"
 #include "util/htab.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool ident_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '_' || c == '$';
-}
-
-/* Past C++'s `operator` at @i and its symbol (`operator*`, `operator()`),
- * or @i itself when no operator name starts there. */
-static size_t past_operator(const char *s, size_t i)
-{
-	size_t end = i + 8;
-
-	if (strncmp(s + i, "operator", 8) || (i > 0 && ident_char(s[i - 1])) || ident_char(s[end]))
-		return i;
-	if (!strncmp(s + end, "()", 2) || !strncmp(s + end, "[]", 2))
-		return end + 2;
-	while (s[end] && strchr("<>=!+-*/%&|^~,", s[end]))
-		end++;
-	return end;
-}
 
 bool locate_is_glob(const char *pattern)
 {
 	int depth = 0;
 
 	for (size_t i = 0; pattern[i];) {
-		size_t next = past_operator(pattern, i);
+		size_t next = lexer_past_operator(pattern, 0, i);
 
 		if (next != i) {
 			i = next;

@@ -736,30 +736,25 @@ static void test_signatures(void **state)
 /* Wildcards in function patterns (tracer/locate_glob.c). */
 static void test_globs(void **state)
 {
+	static const struct { const char *pattern; bool glob; } globs[] = {
+		{ "do_item_*", true }, { "*_filter", true }, { "store_p?t", true }, { "Store::*", true },
+		{ "do_item_get", false }, { "Foo::operator*", false }, { "Foo::operator*=", false },
+		{ "Foo::operator->*", false }, { "f(char *)", false }, { "std::vector<int*>::push_back", false },
+	};
+	static const struct { const char *pattern, *name; bool match; } matches[] = {
+		{ "do_item_*", "do_item_get", true }, { "do_item_*", "do_item_", true },
+		{ "do_item_*", "do_ite", false }, { "store_*", "restore_x", false },
+		{ "*store*", "restore", true }, { "store_p?t", "store_put", true },
+		{ "store_p?t", "store_pt", false }, { "*_*_filter", "ngx_http_write_filter", true },
+		{ "*_filter", "ngx_http_write_filters", false }, { "Store::*", "Store::lookup", true },
+		{ "a*b*c", "aXbYbZc", true }, { "a*b*c", "aXbYbZ", false }, { "*", "", true },
+	};
+
 	(void)state;
-	assert_true(locate_is_glob("do_item_*"));
-	assert_true(locate_is_glob("*_filter"));
-	assert_true(locate_is_glob("store_p?t"));
-	assert_true(locate_is_glob("Store::*"));
-	assert_false(locate_is_glob("do_item_get"));
-	assert_false(locate_is_glob("Foo::operator*"));
-	assert_false(locate_is_glob("Foo::operator*="));
-	assert_false(locate_is_glob("Foo::operator->*"));
-	assert_false(locate_is_glob("f(char *)"));
-	assert_false(locate_is_glob("std::vector<int*>::push_back"));
-	assert_true(locate_glob_match("do_item_*", "do_item_get"));
-	assert_true(locate_glob_match("do_item_*", "do_item_"));
-	assert_false(locate_glob_match("do_item_*", "do_ite"));
-	assert_false(locate_glob_match("store_*", "restore_x"));
-	assert_true(locate_glob_match("*store*", "restore"));
-	assert_true(locate_glob_match("store_p?t", "store_put"));
-	assert_false(locate_glob_match("store_p?t", "store_pt"));
-	assert_true(locate_glob_match("*_*_filter", "ngx_http_write_filter"));
-	assert_false(locate_glob_match("*_filter", "ngx_http_write_filters"));
-	assert_true(locate_glob_match("Store::*", "Store::lookup"));
-	assert_true(locate_glob_match("a*b*c", "aXbYbZc"));
-	assert_false(locate_glob_match("a*b*c", "aXbYbZ"));
-	assert_true(locate_glob_match("*", ""));
+	for (size_t i = 0; i < sizeof(globs) / sizeof(globs[0]); i++)
+		assert_int_equal(locate_is_glob(globs[i].pattern), globs[i].glob);
+	for (size_t i = 0; i < sizeof(matches) / sizeof(matches[0]); i++)
+		assert_int_equal(locate_glob_match(matches[i].pattern, matches[i].name), matches[i].match);
 }
 
 int main(void)
