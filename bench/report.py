@@ -182,7 +182,11 @@ def perhit(ctx, R, depths, K, add):
         "the long way, which is then kept.  A lone `bt` whose walk is taken so runs no "
         "`bpf_loop()` callback, and its walk no helper call but the stack copy: on a host "
         "whose every return goes through a thunk (the AMD host's SRSO safe RET), a callback "
-        "costs 10-15 ns and a helper call 20-50.  The first frames of a hit cost more "
+        "costs 10-15 ns and a helper call 20-50.  `count bt` then counts the stack in this "
+        "CPU's slot for it, a direct-mapped array of (probe, stack, key, count) indexed by the "
+        "stack's hash, with inlined lookups; only a stack whose slot holds another is "
+        "counted in the hash map (a helper call, about 50 ns here), and userspace adds up a "
+        "key's counts from both.  The first frames of a hit cost more "
         "than later ones although they do the same work, which fits each hit starting with "
         "cold caches and branch predictors after the trip through the uprobe trap.\n")
 

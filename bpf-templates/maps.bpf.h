@@ -400,6 +400,20 @@ struct {
 	__type(value, struct wr_count_stack);
 } wr_stacks SEC(".maps");
 
+/* `count bt`'s slots, each CPU's own (wire.h: struct wr_count_slot): a
+ * hit finds its stack's count here with inlined array lookups, where the
+ * hash map above costs a helper call (about 50 ns on the AMD host).
+ * Userspace sizes it (1 + CPUs x slots per CPU), writes entry 0 before
+ * any probe attaches, and reads and clears the counts through a mapping
+ * (runtime/counts.c). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct wr_count_slot);
+} wr_count_slots SEC(".maps");
+
 /* -t PATH: the processes of the target, for the sites whose cookie says
  * WR_COOKIE_MEMBERS: bit tgid % 64 of word tgid / 64 (an array lookup,
  * which the verifier inlines, where a hash lookup was a helper call of

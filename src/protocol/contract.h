@@ -69,6 +69,7 @@
 	X(GATE, wr_gate)                    \
 	X(STACK_COUNTS, wr_stack_counts)    \
 	X(STACKS, wr_stacks)                \
+	X(COUNT_SLOTS, wr_count_slots)      \
 	X(SITE_PARAMS, wr_site_params)      \
 	X(OUTER_SLOTS, wr_outer_slots)      \
 	X(OUTER_INDEX, wr_outer_index)      \

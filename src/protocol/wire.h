@@ -1027,6 +1027,25 @@ struct wr_count_key {
 WR_STATIC_ASSERT(sizeof(struct wr_count_key) == 24, "count key size");
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_count_key, probe_id) == 16, "count key probe offset");
 
+/* A slot of wr_count_slots: one CPU's count of one (probe, stack, key),
+ * the first place a hit looks, in line, before the hash map
+ * wr_stack_counts (a helper call): each CPU's slots are a direct-mapped
+ * table indexed by the stack's identity, and a stack whose slot holds
+ * another is counted in wr_stack_counts instead, so a key never shares a
+ * count with another; userspace adds up a key's counts from every slot
+ * and the hash map.  count first: 0 in a free slot, and the kernel
+ * writes the key before it, so a reader that sees it non-zero sees the
+ * key whole.  Entry 0 of the map is no slot: its count is the number of
+ * slots each CPU has (a power of two, or 0 for none), CPU c's starting at
+ * entry 1 + c * that number. */
+struct wr_count_slot {
+	__u64 count;
+	struct wr_count_key k;
+};
+WR_STATIC_ASSERT(sizeof(struct wr_count_slot) == 32, "count slot size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_count_slot, k) == 8, "count slot key offset");
+#define WR_COUNT_SLOTS 256u /* slots per CPU at most (a power of two) */
+
 /* Exactly the payload of a backtrace item of that depth, so the step
  * program stores the item as it stands. */
 struct wr_count_stack {

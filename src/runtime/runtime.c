@@ -151,6 +151,30 @@ uint32_t runtime_count_capacity(const struct runtime *rt)
 	return rt->opt.stack_entries ? rt->opt.stack_entries : WR_COUNT_DEFAULT_STACKS;
 }
 
+/* `count bt`'s slots per CPU (wr_count_slots; see wire.h): a power of
+ * two, at most WR_COUNT_SLOTS, and the CPUs' slots together at most a
+ * quarter of the counts the maps hold (--stack-entries), the hash map the
+ * rest; none in a base object that cannot count.  WRAITH_COUNT_SLOTS sets
+ * it (tests that make stacks collide in their slots). */
+static uint32_t count_slots_per_cpu(const struct runtime *rt)
+{
+	const char *env = getenv("WRAITH_COUNT_SLOTS");
+	uint64_t want = runtime_count_capacity(rt) / 4 / (uint64_t)rt->ncpu;
+	uint32_t n = 1;
+
+	if (rt->opt.base_omits & WR_BASE_NO_COUNT)
+		return 0;
+	if (env && *env)
+		want = strtoul(env, NULL, 10);
+	if (want > WR_COUNT_SLOTS)
+		want = WR_COUNT_SLOTS;
+	if (!want || (uint64_t)rt->ncpu * want >= runtime_count_capacity(rt))
+		return 0;
+	while (2 * n <= want)
+		n *= 2;
+	return n;
+}
+
 /* The cut kept by an earlier run in @opt's cache, in a memory file, or -1. */
 static int cached_btf_file(const struct rt_options *opt, const struct bpf_blob *base)
 {
@@ -268,7 +292,9 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 	/* Per CPU, in rows (see wr_stats in the template). */
 	set_entries(rt, WR_MAP_STATS, (__u32)ncpu * WR_MAX_PROBES);
 	set_entries(rt, WR_MAP_FRAME_CACHE, (__u32)ncpu * WR_FRAME_CACHE);
-	set_entries(rt, WR_MAP_STACK_COUNTS, runtime_count_capacity(rt));
+	set_entries(rt, WR_MAP_STACK_COUNTS,
+		    runtime_count_capacity(rt) - (__u32)rt->ncpu * rt->count_per_cpu);
+	set_entries(rt, WR_MAP_COUNT_SLOTS, 1 + (__u32)rt->ncpu * rt->count_per_cpu);
 	set_entries(rt, WR_MAP_STACKS, runtime_count_capacity(rt));
 	set_entries(rt, WR_MAP_PROC_MAPS, runtime_proc_capacity(rt));
 	set_entries(rt, WR_MAP_PROC_SLOT, runtime_proc_capacity(rt));
@@ -349,6 +375,22 @@ static int map_stats(struct runtime *rt)
 	return 0;
 }
 
+/* `count bt`'s slots (wr_count_slots), mapped: the counts are read and
+ * cleared with no system call.  Entry 0 says how many each CPU has. */
+static int map_count_slots(struct runtime *rt)
+{
+	size_t len = (1 + (size_t)rt->ncpu * rt->count_per_cpu) * sizeof(struct wr_count_slot);
+	void *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 rt_map_fd(rt, WR_MAP_COUNT_SLOTS), 0);
+
+	if (mem == MAP_FAILED)
+		return rt_kernel_error(-errno, "mapping the counted stacks' slots");
+	rt->count_slots = mem;
+	rt->count_slots_len = len;
+	rt->count_slots[0].count = rt->count_per_cpu;
+	return 0;
+}
+
 /* The probes' start gate (wr_gate in the template), mapped: arming a
  * script is then one store. */
 static int map_gate(struct runtime *rt)
@@ -413,6 +455,7 @@ int runtime_new(const struct rt_options *opt, const struct bpf_blob *base, struc
 	rt->ncpu = libbpf_num_possible_cpus();
 	if (rt->ncpu <= 0)
 		rt->ncpu = 1;
+	rt->count_per_cpu = count_slots_per_cpu(rt);
 	double c0 = thread_cpu_seconds(), c1 = c0, c2 = c0;
 
 	if (!err)
@@ -425,6 +468,8 @@ int runtime_new(const struct rt_options *opt, const struct bpf_blob *base, struc
 		err = map_stats(rt);
 	if (!err)
 		err = map_gate(rt);
+	if (!err)
+		err = map_count_slots(rt);
 	if (!err)
 		err = rt_reader_open(rt);
 	c2 = thread_cpu_seconds();
@@ -461,6 +506,8 @@ void runtime_free(struct runtime *rt)
 	rt_reader_close(rt);
 	if (rt->stats)
 		munmap(rt->stats, rt->stats_len);
+	if (rt->count_slots)
+		munmap(rt->count_slots, rt->count_slots_len);
 	if (rt->gate)
 		munmap(rt->gate, WR_MAX_PROBES * sizeof(*rt->gate));
 	if (rt->outer_slots)

@@ -187,14 +187,16 @@ uint64_t runtime_transport_lost(const struct runtime *rt);
 
 /* ---- counted stacks (`count bt`) ---- */
 
-/* Call @fn for every (probe, stack, key) count in the kernel; @fn returns
- * non-zero to stop.  Returns 0 or -errno. */
+/* Call @fn for every (probe, stack, key) count in the kernel, once per
+ * key with its count summed over the CPUs' slots and the hash map, in no
+ * particular order; @fn returns non-zero to stop.  Returns 0 or -errno. */
 typedef int (*rt_count_fn)(const struct wr_count_key *k, uint64_t count, void *ctx);
 int runtime_counts_foreach(struct runtime *rt, rt_count_fn fn, void *ctx);
 /* The frames of stack @stack_id.  Returns 0, or -ENOENT. */
 int runtime_count_stack(struct runtime *rt, uint64_t stack_id, struct wr_count_stack *out);
 /* Delete the counts @match says yes to (every count when @match is NULL,
- * and then the stored stacks too).  Returns the number deleted. */
+ * and then the stored stacks too).  Returns the number of keys @match
+ * chose (0 when @match is NULL). */
 size_t runtime_counts_delete(struct runtime *rt, bool (*match)(const struct wr_count_key *k, void *ctx),
 			     void *ctx);
 /* Capacity of each counting map. */

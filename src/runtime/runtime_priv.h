@@ -51,6 +51,9 @@ struct runtime {
 	int rules_outer_fd;
 	int counts_fd;
 	int stacks_fd;
+	struct wr_count_slot *count_slots; /* wr_count_slots, mapped (entry 0: slots per CPU) */
+	size_t count_slots_len;
+	uint32_t count_per_cpu;  /* slots each CPU has in it (0: none) */
 	struct bpf_link *member_links[3]; /* -t: the tracepoints of members.c */
 	uint64_t *members;       /* -t: wr_members, mapped (a bit a tgid) */
 	size_t member_words;     /* its words, sized to pid_max */

@@ -162,11 +162,14 @@ for v in [x for x in ("O2", "clang-O2") if x in VARIANTS]:
     eq(sum(s["count"] for s in stacks), sum(own[:3]), "%s bt + count bt: every hit counted" % v)
 
 # ---- a map too small: the rest is counted as not counted ----
+# Each hit a new key: the maps take 16 of them at most, the hash map at
+# least three quarters of that (the CPUs' slots take the rest, as the
+# CPUs that ran fill them).
 own, rc, out, err = counted("paths-O2", "trace leaf { count bt, sink; }", ["--stack-entries", 16])
 m = re.search(r"(\d+) stacks counted, (\d+) not \(maps full\)", err)
 hits = sum(own[:3])
-check(m and int(m.group(1)) + int(m.group(2)) == hits and 16 <= int(m.group(1)) <= 16 + os.cpu_count(),
-      "--stack-entries 16: 16 counted, the rest said not counted (%r)" % (m.group(0) if m else err))
+check(m and int(m.group(1)) + int(m.group(2)) == hits and 12 <= int(m.group(1)) <= 16 + os.cpu_count(),
+      "--stack-entries 16: 12 to 16 counted, the rest said not counted (%r)" % (m.group(0) if m else err))
 check(re.search(r"counted stacks: \d+ distinct, \d+ hits; %s not counted" % m.group(2), out) if m else False,
       "the listing says how many were not counted")
 

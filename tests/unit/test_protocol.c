@@ -533,6 +533,8 @@ static void test_layouts(void **state)
 	assert_int_equal(sizeof(struct wr_cfi_row), 8);
 	assert_int_equal(sizeof(struct wr_cfi_rule), 16);
 	assert_int_equal(sizeof(struct wr_count_key), 24);
+	assert_int_equal(sizeof(struct wr_count_slot), 32);
+	assert_int_equal(WR_COUNT_SLOTS & (WR_COUNT_SLOTS - 1), 0);
 	assert_int_equal(sizeof(struct wr_count_stack), 8 + 16 * WR_COUNT_MAX_DEPTH);
 	assert_int_equal(sizeof(struct wr_probe_stats), 64);
 	assert_int_equal(WR_BT_COMPLETE, 0);
