@@ -605,6 +605,18 @@ def method(ctx, R, K, add):
         "bench/helpers.py times tiny programs of `bench/helpers.bpf.c` on the same hot loop, "
         "one helper call, lookup, read or output each, against an empty program; wraith's "
         "own split by stage needs a build configured `--enable-stage-timing`.")
+    add("- How far a configuration's rounds lie apart is partly the host's: on the AMD VM "
+        "(measured by hand on 2026-12-07, 16-20 rounds of one tracer under load) a "
+        "round's BPF time moved by up to 40-60%% from one second to the next, in bursts, "
+        "whatever program ran, and a program that copies memory moved most (a 1 KiB "
+        "`bpf_probe_read_user` alone on the same hits spread 41%% where `count bt` spread 40%%, "
+        "the two moving together, r = 0.95; a chain of multiply-adds 14%%, r = 0.95).  So "
+        "each wraith configuration on the hot loop's function runs %d more rounds with "
+        "`%s` of bench/helpers.bpf.c beside it on the same hits, and `count bt`'s spread "
+        "target is judged on its time relative to that reference's, round by round; its "
+        "rounds in ns are shown too.  (The reference runs in the same hits, so those rounds' "
+        "own figures are not the configuration's: they serve only the ratio.)"
+        % (hits.ROUNDS, hits.REF_PROG))
     add("- Start-up is wall time; it includes whatever else the machine was doing.")
     add("- Reproduce: `make bench` in a configured build directory, as root.  Needs bpftool, "
         "bpftrace, perf, taskset, python3 and gnuplot (Debian: gnuplot-nox).\n")
