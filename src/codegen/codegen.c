@@ -343,7 +343,8 @@ static void fix_config(struct cg *cg, enum wr_config_id c, unsigned value)
 	LLVMSetLinkage(g, LLVMInternalLinkage);
 }
 
-/* After lowering: whether the probe calls wr_bt (wr_cfg_has_bt), how many
+/* After lowering: whether the probe walks a stack, by bt or count bt
+ * (wr_cfg_has_bt: a sleepable probe carries the unwinder only then), how many
  * bt and count bt statements it has (wr_cfg_bt_slots; see the template),
  * and whether its event can be sent (wr_cfg_sends): not when `count bt`
  * is all that adds to it, no print, bt or expression error.  A script has
@@ -354,7 +355,7 @@ static void fix_bt_config(struct cg *cg)
 	unsigned items = bts + calls_to(cg, WR_FN_ITEM_OPEN) + calls_to(cg, WR_FN_ITEM_EMPTY) +
 			 calls_to(cg, WR_FN_EXPR_ERROR) + calls_to(cg, WR_FN_MEM_EQUAL);
 
-	fix_config(cg, WR_CFG_HAS_BT, bts > 0);
+	fix_config(cg, WR_CFG_HAS_BT, bts + counts > 0);
 	fix_config(cg, WR_CFG_BT_SLOTS, bts + counts < WR_BT_MAX_SLOTS ? bts + counts : WR_BT_MAX_SLOTS);
 	fix_config(cg, WR_CFG_SENDS, !counts || items);
 }

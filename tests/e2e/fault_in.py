@@ -3,8 +3,8 @@
 by a plain probe, which prints the read error; with --fault-in (or
 ebpf.fault_in in the configuration file) the probe is sleepable, the read
 faults the page in, and the value equals gdb's print.  A backtrace in the
-same sleepable probe equals gdb's, and `bt args` there shows frame 0's
-parameters.  --fault-in with the perf transport is
+same sleepable probe equals gdb's, `bt args` there shows frame 0's
+parameters, and `count bt` alone counts every hit's stack.  --fault-in with the perf transport is
 refused at start.  gcc and clang-19 builds."""
 import os
 import re
@@ -80,6 +80,15 @@ with tempfile.TemporaryDirectory() as tmp:
               and "malformed" not in r.stderr,
               "%s: bt args in a sleepable probe shows frame 0's parameters (%r, %r)"
               % (name, r.stdout[:300], r.stderr[-300:]))
+        # count bt alone: the sleepable probe carries the unwinder for it too
+        f = Fixture(name)
+        r = run(["-p", f.pid, "-s", "trace show { count bt; }", "--timeout", 2] + how)
+        f.stop()
+        m = re.search(r"#1 show: (\d+) hits?, .*; (\d+) stacks counted, 0 not", r.stderr)
+        check(r.returncode == 0 and m and int(m.group(1)) > 0 and m.group(1) == m.group(2)
+              and re.search(r"^\s+show$", r.stdout, re.M) and re.search(r"^\s+main$", r.stdout, re.M),
+              "%s: count bt in a sleepable probe counts every hit's stack (%r, %r)"
+              % (name, r.stdout[-300:], r.stderr[-300:]))
 
 r = run(["-p", os.getpid(), "-s", SCRIPT, "--fault-in", "--transport", "perf"])
 check(r.returncode == 2 and "needs the ring buffer transport" in r.stderr,
