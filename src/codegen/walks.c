@@ -175,6 +175,18 @@ static unsigned compile_std(struct walk_prog *p, const struct dw_type *t, const 
 			link(p, i, compile(p, s->elem, true, depth + 1), s->b, 0);
 		}
 		break;
+	case DW_STD_ITERATOR:
+		/* the element it points at (vector<bool>'s: the word of its
+		 * bit), then what the element needs */
+		if ((i = add(p, WR_WALK_DEREF))) {
+			uint64_t n = s->elem ? s->elem->size : 8;
+
+			offsets(&p->ops[i - 1], s->a, s->b, 0, 0);
+			p->ops[i - 1].size = (uint32_t)(n < WR_WALK_COPY_MAX ? n : WR_WALK_COPY_MAX);
+			if (s->elem)
+				link(p, i, compile(p, s->elem, true, depth + 1), s->b, 0);
+		}
+		break;
 	case DW_STD_RING:
 		/* the whole buffer, up to the limit: the renderer picks the
 		 * elements from tail to head */

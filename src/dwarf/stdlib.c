@@ -1056,6 +1056,119 @@ const struct dw_type *dw_std_nonzero(const struct dw_type *t, uint64_t *off)
 	return in->kind == DW_TYPE_INT ? in : NULL;
 }
 
+/* ---- iterators (either library's) ---- */
+
+/* An iterator's element: at @off in the node, aligned as the node
+ * aligns it. */
+static int64_t aligned(int64_t off, const struct dw_type *elem)
+{
+	int64_t a = (int64_t)align_of(elem, 0);
+
+	return (off + a - 1) & -a;
+}
+
+/* The iterators libstdc++'s printers show as the element they point at
+ * (printers.py: StdRbtreeIteratorPrinter, StdVectorIteratorPrinter,
+ * StdListIteratorPrinter, StdFwdListIteratorPrinter,
+ * StdDequeIteratorPrinter, StdBitIteratorPrinter): the template, the
+ * pointer's member, where a node holds the element (-1: the pointer
+ * is the element's, the first argument a pointer to it), and what the
+ * printer calls the container of one that points nowhere.  The
+ * unordered containers' (_Node_iterator) have no printer: gdb shows
+ * them raw, and so does wraith. */
+static const struct iter_row {
+	const char *prefix, *label, *ptr;
+	int64_t node;
+	const char *container;
+} gnu_iters[] = {
+	{ "std::_Rb_tree_iterator<", "std::_Rb_tree_iterator", "_M_node", 32, "associative container" },
+	{ "std::_Rb_tree_const_iterator<", "std::_Rb_tree_const_iterator", "_M_node", 32, "associative container" },
+	{ "__gnu_cxx::__normal_iterator<", "__gnu_cxx::__normal_iterator", "_M_current", -1, "std::vector" },
+	{ "std::_List_iterator<", "std::_List_iterator", "_M_node", 16, "std::list" },
+	{ "std::_List_const_iterator<", "std::_List_const_iterator", "_M_node", 16, "std::list" },
+	{ "std::_Fwd_list_iterator<", "std::_Fwd_list_iterator", "_M_node", 8, "std::forward_list" },
+	{ "std::_Fwd_list_const_iterator<", "std::_Fwd_list_const_iterator", "_M_node", 8, "std::forward_list" },
+	{ "std::_Deque_iterator<", "std::_Deque_iterator", "_M_cur", 0, "std::deque" },
+}, llvm_iters[] = {
+	/* libc++'s, shown as libstdc++'s printers show their counterparts
+	 * (its map iterators wrap a tree iterator in __i_) */
+	{ "std::__1::__wrap_iter<", "std::__wrap_iter", "__i_", -1, "std::vector" },
+	{ "std::__1::__tree_iterator<", "std::__tree_iterator", "__ptr_", 25, "associative container" },
+	{ "std::__1::__tree_const_iterator<", "std::__tree_const_iterator", "__ptr_", 25, "associative container" },
+	{ "std::__1::__map_iterator<", "std::__map_iterator", "__i_.__ptr_", 25, "associative container" },
+	{ "std::__1::__map_const_iterator<", "std::__map_const_iterator", "__i_.__ptr_", 25, "associative container" },
+	{ "std::__1::__list_iterator<", "std::__list_iterator", "__ptr_", 16, "std::list" },
+	{ "std::__1::__list_const_iterator<", "std::__list_const_iterator", "__ptr_", 16, "std::list" },
+	{ "std::__1::__forward_list_iterator<", "std::__forward_list_iterator", "__ptr_", 8, "std::forward_list" },
+	{ "std::__1::__forward_list_const_iterator<", "std::__forward_list_const_iterator", "__ptr_", 8,
+	  "std::forward_list" },
+	{ "std::__1::__deque_iterator<", "std::__deque_iterator", "__ptr_", 0, "std::deque" },
+};
+
+/* The element type of libc++'s iterator @t of @row: a map iterator's is
+ * its tree iterator's value's pair, a forward_list iterator's its node
+ * pointer's value. */
+static const struct dw_type *llvm_iter_elem(const struct dw_type *t, const struct iter_row *row)
+{
+	int64_t off;
+
+	if (strstr(row->prefix, "__map_"))
+		return llvm_node_value(path(t, "__i_", &off));
+	if (strstr(row->prefix, "__tree_"))
+		return llvm_node_value(t);
+	if (strstr(row->prefix, "__forward_list_"))
+		return targ(pointee(targ(t, 0)), 0);
+	return targ(t, 0);
+}
+
+static bool iterator(const struct dw_type *t, const char *n, const struct iter_row *rows, size_t n_rows,
+		     bool libcxx, struct dw_std *s)
+{
+	const struct iter_row *row = NULL;
+
+	for (size_t i = 0; i < n_rows && !row; i++)
+		if (starts(n, rows[i].prefix))
+			row = &rows[i];
+	if (!row || !path(t, row->ptr, &s->a))
+		return false;
+	s->kind = DW_STD_ITERATOR;
+	s->label = row->label;
+	s->container = row->container;
+	s->libcxx = libcxx;
+	s->elem = libcxx ? llvm_iter_elem(t, row) : targ(t, 0);
+	if (row->node < 0)
+		s->elem = pointee(s->elem);
+	else if (!s->elem) /* GCC gave no template arguments */
+		s->elem = pointee(t->pointer_typedef);
+	if (!elem_ok(s))
+		return false;
+	s->b = row->node <= 0 ? 0 : aligned(row->node, s->elem);
+	return true;
+}
+
+static bool gnu_iterator(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	if (!strcmp(n, "std::_Bit_iterator") || !strcmp(n, "std::_Bit_const_iterator")) {
+		s->kind = DW_STD_ITERATOR;
+		s->label = n;
+		s->container = "std::vector<bool>";
+		return deep(t, "_M_p", &s->a, 0) && deep(t, "_M_offset", &s->c, 0);
+	}
+	return iterator(t, n, gnu_iters, sizeof(gnu_iters) / sizeof(gnu_iters[0]), false, s);
+}
+
+static bool llvm_iterator(const struct dw_type *t, const char *n, struct dw_std *s)
+{
+	if (starts(n, "std::__1::__bit_iterator<")) {
+		s->kind = DW_STD_ITERATOR;
+		s->label = "std::__bit_iterator";
+		s->container = "std::vector<bool>";
+		s->libcxx = true;
+		return path(t, "__seg_", &s->a) && path(t, "__ctz_", &s->c);
+	}
+	return iterator(t, n, llvm_iters, sizeof(llvm_iters) / sizeof(llvm_iters[0]), true, s);
+}
+
 typedef bool recognizer(const struct dw_type *t, const char *n, struct dw_std *s);
 
 /* The first of @fns that recognises @t (named @n), into *@s. */
@@ -1074,8 +1187,10 @@ static bool first_of(recognizer *const *fns, size_t n_fns, const struct dw_type 
 bool dw_std_recognize(const struct dw_type *t, struct dw_std *out)
 {
 	static recognizer *const rust[] = { rust_sequence, rust_rc, rust_cell, rust_hash, rust_btree };
-	static recognizer *const gnu[] = { wide_string, by_layout, gnu_deque, gnu_list, gnu_tree, gnu_hash, gnu_wrapper };
-	static recognizer *const llvm[] = { wide_string, by_layout, llvm_sequence, llvm_containers, llvm_wrapper };
+	static recognizer *const gnu[] = { wide_string, by_layout, gnu_deque, gnu_list, gnu_tree, gnu_hash, gnu_wrapper,
+					    gnu_iterator };
+	static recognizer *const llvm[] = { wide_string, by_layout, llvm_sequence, llvm_containers, llvm_wrapper,
+					     llvm_iterator };
 	const char *n = t ? t->tag_name : NULL;
 	struct dw_std s;
 	bool ok;
@@ -1087,7 +1202,8 @@ bool dw_std_recognize(const struct dw_type *t, struct dw_std *out)
 	else if (!strncmp(n, "std::__1::", 10))
 		ok = first_of(llvm, sizeof(llvm) / sizeof(llvm[0]), t, n, &s);
 	else
-		ok = !strncmp(n, "std::", 5) && first_of(gnu, sizeof(gnu) / sizeof(gnu[0]), t, n, &s);
+		ok = (!strncmp(n, "std::", 5) || starts(n, "__gnu_cxx::__normal_iterator<")) &&
+		     first_of(gnu, sizeof(gnu) / sizeof(gnu[0]), t, n, &s);
 	if (ok && s.kind == DW_STD_STRING && !s.char_size)
 		s.char_size = 1;
 	if (ok && s.kind == DW_STD_STRING)

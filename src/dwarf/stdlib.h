@@ -35,6 +35,8 @@ enum dw_std_kind {
 	DW_STD_RING,         /* Rust's VecDeque: a ring buffer */
 	DW_STD_HASH,         /* Rust's HashMap, HashSet: hashbrown's table */
 	DW_STD_BTREE,        /* Rust's BTreeMap, BTreeSet: a B-tree of nodes */
+	DW_STD_ITERATOR,     /* an iterator of vector, deque, list, forward_list, map, set,
+			      * vector<bool>: the element it points at */
 };
 
 /* Which gdb printer's text: DW_STD_LIST and DW_STD_VECTOR cover several. */
@@ -66,6 +68,10 @@ struct dw_std {
 	bool bracketed;      /* VECTOR: gdb's own Rust slice, `Box<[u8], ...> [1, 2]` */
 	bool ring_len;       /* RING: c holds the count, d any capacity (rustc 1.67+) */
 	bool str_value;      /* RC: Rc<str>, Arc<str>: a text of the length at f */
+	/* ITERATOR: what libstdc++'s printer says of one that points
+	 * nowhere, "non-dereferenceable iterator for %s" ("std::vector",
+	 * "associative container", ...) */
+	const char *container;
 	/* STRING: the bytes of a character (1; 2 or 4 for std::u16string,
 	 * std::wstring, std::u32string and their views) and the prefix gdb
 	 * writes before its text ("u", "L", "U"; NULL for char and char8_t);
@@ -116,6 +122,10 @@ struct dw_std {
 	 *               before the control bytes, bucket i's at ctrl - (i +
 	 *               1) * size; c: the key in the element, d: the value
 	 *               (-1 in a set)
+	 *   ITERATOR    a: the node or element pointer, b: the element in
+	 *               the node (0: the pointer is the element's); of
+	 *               vector<bool>'s (elem NULL), c: the bit's index (4
+	 *               bytes) in the iterator, the word at the pointer
 	 *   BTREE       a: the root node pointer, b: its height (8 bytes),
 	 *               count at e; in a node of node_size bytes (a leaf's),
 	 *               c: its keys, d: its values, f: its count (2 bytes),

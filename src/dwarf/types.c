@@ -659,6 +659,21 @@ static void template_args(struct vars_cache *c, Dwarf_Die *die, const struct dw_
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
+/* The type of @die's nested typedef @name, or NULL. */
+static const struct dw_type *nested_typedef(struct vars_cache *c, Dwarf_Die *die, const char *name)
+{
+	Dwarf_Die child;
+	const char *n;
+
+	if (dwarf_child(die, &child) != 0)
+		return NULL;
+	do {
+		if (dwarf_tag(&child) == DW_TAG_typedef && (n = dwarf_diename(&child)) && !strcmp(n, name))
+			return type_attr(c, &child);
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return NULL;
+}
+
 static void add_template_args(struct vars_cache *c, struct dw_type *t, Dwarf_Die *die)
 {
 	const struct dw_type **v = NULL;
@@ -669,6 +684,8 @@ static void add_template_args(struct vars_cache *c, struct dw_type *t, Dwarf_Die
 	t->n_targs = n;
 	if (!n)
 		free(v);
+	if (!n && t->tag_name && strchr(t->tag_name, '<'))
+		t->pointer_typedef = nested_typedef(c, die, "pointer");
 }
 
 /* A struct, union, class or enum: complete from its DIE, or, for a mere

@@ -163,6 +163,11 @@ struct dw_type {
 	const char *tag_name;
 	const struct dw_type *const *targs;
 	size_t n_targs;
+	/* C++ class template instance whose DWARF gives no template
+	 * arguments (GCC leaves them out of std::_List_iterator<int>): the
+	 * type its nested typedef `pointer` names (an iterator's `int *`),
+	 * NULL when it has none. */
+	const struct dw_type *pointer_typedef;
 };
 
 /* C's arithmetic types and void as x86-64 lays them out, by the names

@@ -814,7 +814,72 @@ static bool has_children(const struct dw_type *t)
 {
 	struct dw_std s;
 
-	return t && dw_std_recognize(t, &s) && s.kind != DW_STD_STRING && s.kind != DW_STD_ATOMIC;
+	return t && dw_std_recognize(t, &s) && s.kind != DW_STD_STRING && s.kind != DW_STD_ATOMIC &&
+	       s.kind != DW_STD_ITERATOR;
+}
+
+/* vector<bool>'s iterator: the bit it points at in the word the probe
+ * copied; false when that was not copied (shown in place). */
+static bool iterator_bit(struct cview *c, uint64_t ptr, bool *bit)
+{
+	bool failed;
+	const uint8_t *p = render_snap_find(c->snap, ptr, 8, &failed);
+	uint64_t at = word(c, c->s->c, 4);
+
+	if (!p) {
+		if (!c->json)
+			strbuf_addstr(c->out, failed ? "<unreadable>" : "...");
+		return false;
+	}
+	*bit = at < 64 && (render_read_uint(p, 8) >> at & 1);
+	return true;
+}
+
+/* The element an iterator points at, as a bt shows it (gdb's summary of
+ * the printer's text: a scalar or a string whole, a container its head,
+ * a value of a printer with children {...} (std::pair), another struct,
+ * union or array `...`). */
+static void iterator_elided(struct cview *c, uint64_t addr)
+{
+	const struct dw_type *t = c->s->elem;
+	struct dw_std es;
+	const uint8_t *data;
+	bool failed;
+
+	if (t->kind != DW_TYPE_STRUCT && t->kind != DW_TYPE_UNION &&
+	    !(t->kind == DW_TYPE_ARRAY && !(t->target && t->target->is_char))) {
+		render_value_at(c->snap, t, addr, c->vc, c->depth, c->out);
+		return;
+	}
+	if (t->kind != DW_TYPE_STRUCT || !dw_std_recognize(t, &es)) {
+		/* libc++'s pair is libstdc++'s, which has a printer */
+		strbuf_addstr(c->out, dw_std_is_pair(t) || (t->tag_name && !strncmp(t->tag_name, "std::__1::pair<", 15)) ? "{...}" : "...");
+		return;
+	}
+	if (!(data = render_snap_find(c->snap, addr, t->size, &failed)))
+		strbuf_addstr(c->out, failed ? "<unreadable>" : "...");
+	else
+		render_container(c->snap, &es, data, t->size, addr, c->vc, c->depth + 1, true, c->out);
+}
+
+/* An iterator as libstdc++'s printers show it: the element it points at
+ * (which an end() iterator's printer reads too, past the last element or
+ * in the container's head, as gdb's does), or, pointing nowhere,
+ * `non-dereferenceable iterator for std::vector`. */
+static void iterator_text(struct cview *c, bool elide)
+{
+	const struct dw_std *s = c->s;
+	uint64_t ptr = word(c, s->a, 8);
+	bool bit;
+
+	if (!ptr)
+		strbuf_addf(c->out, "non-dereferenceable iterator for %s", s->container);
+	else if (!s->elem)
+		strbuf_addstr(c->out, iterator_bit(c, ptr, &bit) ? (bit ? "true" : "false") : "");
+	else if (elide)
+		iterator_elided(c, ptr + (uint64_t)s->b);
+	else
+		render_value_at(c->snap, s->elem, ptr + (uint64_t)s->b, c->vc, c->depth, c->out);
 }
 
 static void wrapper(struct cview *c)
@@ -894,6 +959,10 @@ static void wrapper_text(struct cview *c)
 	size_t start = c->out->len;
 	const char *eq;
 
+	if (c->s->kind == DW_STD_ITERATOR) {
+		iterator_text(c, !c->limit);
+		return;
+	}
 	wrapper(c);
 	if (c->limit || c->s->kind == DW_STD_ATOMIC)
 		return;
@@ -1004,6 +1073,19 @@ static void wrapper_data(struct cview *c)
 	case DW_STD_ATOMIC:
 		jvalue(c, "value", s->elem, c->addr + (uint64_t)s->a);
 		break;
+	case DW_STD_ITERATOR: {
+		uint64_t ptr = word(c, s->a, 8);
+		bool bit;
+
+		jpointer(c, "get", ptr);
+		if (ptr && !s->elem && iterator_bit(c, ptr, &bit)) {
+			span_add(c->json, SPAN_KEY, SPAN_TONE_NONE, NULL, "value");
+			span_add(c->json, SPAN_LITERAL, SPAN_TONE_NONE, NULL, bit ? "true" : "false");
+		} else if (ptr && s->elem) {
+			jvalue(c, "value", s->elem, ptr + (uint64_t)s->b);
+		}
+		break;
+	}
 	default:
 		break;
 	}

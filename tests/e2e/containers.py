@@ -37,19 +37,7 @@ TORN = ["the first of three strings, whole", "the second runs off its page into 
 TORN_TEXT = 'std::vector of length 3, capacity 3 = {"%s", "%s"...<unreadable>, "%s"}' % tuple(TORN)
 
 
-def split_members(s):
-    """'{a: 1, b: {x: 2}}' -> {'a': '1', 'b': '{x: 2}'}"""
-    s = s.strip()
-    if s.startswith("(") and ": {" in s:
-        s = s[s.index(": {") + 2:]
-    parts = [p.partition(": ") for p in split_top(s[1:-1], r"[A-Za-z_]\w*: ")]
-    return {name.strip(): value for name, _, value in parts}
-
-
-def norm(v):
-    v = re.sub(r"<error: Cannot access memory at address 0x[0-9a-f]+>", "<unreadable>", v)
-    v = re.sub(r"0x[0-9a-f]+", "0x?", v)
-    return re.sub(r"(\{|, )([A-Za-z_]\w*) = ", r"\1\2: ", v)
+norm = printer_norm
 
 
 def gdb_values(binary, settings=()):

@@ -361,6 +361,25 @@ def split_top(s, key_re=None):
     return out + [cur] if cur or out else []
 
 
+def split_members(s):
+    """A struct's text, '{a: 1, b: {x: 2}}' (or a reference's, '(T &)
+    @0x...: {...}'), as {'a': '1', 'b': '{x: 2}'}."""
+    s = s.strip()
+    if s.startswith("(") and ": {" in s:
+        s = s[s.index(": {") + 2:]
+    parts = [p.partition(": ") for p in split_top(s[1:-1], r"[A-Za-z_]\w*: ")]
+    return {name.strip(): value for name, _, value in parts}
+
+
+def printer_norm(v):
+    """gdb's text of a value its printers show in wraith's shape: struct
+    members `x: 1` (a container keeps its printer's text), a failed read
+    `<unreadable>`, addresses 0x?."""
+    v = re.sub(r"<error: Cannot access memory at address 0x[0-9a-f]+>", "<unreadable>", v)
+    v = re.sub(r"0x[0-9a-f]+", "0x?", v)
+    return re.sub(r"(\{|, )([A-Za-z_]\w*) = ", r"\1\2: ", v)
+
+
 def split_args(s, keep_entry=False):
     """A bt's argument list, 'a=1, b={x: 1, y: 2}' -> {'a': '1', 'b': '{x:
     1, y: 2}'}.  gdb's 'a=a@entry=1' (the value is also what the caller
