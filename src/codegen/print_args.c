@@ -658,11 +658,24 @@ static bool plain_aggregate(const struct dw_type *t)
 	       !dw_std_recognize(t, &s);
 }
 
+/* Whether frame 0's local of @t (a bt full's) is copied whole, as a
+ * print copies it: gdb's bt full shows a local as print does, a
+ * container's elements included (parameters are short). */
+static bool bt_shows_whole(const struct dw_type *t, struct dw_std *s)
+{
+	if (!t || (t->kind != DW_TYPE_STRUCT && t->kind != DW_TYPE_UNION && t->kind != DW_TYPE_ARRAY))
+		return false;
+	if (t->kind == DW_TYPE_STRUCT)
+		dw_std_recognize(t, s);
+	return walks_needed(t);
+}
+
 /* print_args_frame_referent() but the words its location reads. */
 static int frame_copy(struct cg *cg, const struct ast_expr *e, const struct dw_var *var)
 {
 	const struct dw_type *t = var->type;
 	bool ref = t && t->kind == DW_TYPE_POINTER && t->is_reference;
+	bool whole = var->scope == DW_VAR_LOCAL && !ref && bt_shows_whole(t, &(struct dw_std){ 0 });
 	struct cg_value v = { 0 };
 	struct dw_std s = { 0 };
 	LLVMValueRef x;
@@ -673,7 +686,8 @@ static int frame_copy(struct cg *cg, const struct ast_expr *e, const struct dw_v
 
 		return frame_string(cg, e, var) == 0 || kept ? 0 : -ENOENT;
 	}
-	if ((var->loc.kind == DW_LOC_MEM_ADDR || off_stack(&var->loc)) && t && !ref && !bt_shows_pointed(t, &s))
+	if ((var->loc.kind == DW_LOC_MEM_ADDR || off_stack(&var->loc)) && t && !ref && !whole &&
+	    !bt_shows_pointed(t, &s))
 		return static_copy(cg, e, var);
 	if (ref && plain_aggregate(t->target)) {
 		/* a reference to a struct or array that may lie off the stack
@@ -685,7 +699,7 @@ static int frame_copy(struct cg *cg, const struct ast_expr *e, const struct dw_v
 		emit_scalar(cg, WR_ARG_ATTACH, v.v, NULL, WR_ARG_ATTACH_REFERENCE);
 		return 0;
 	}
-	if (!t || !(ref ? bt_shows_referent(t->target, &s) : bt_shows_pointed(t, &s)) ||
+	if (!t || !(ref ? bt_shows_referent(t->target, &s) : whole ? bt_shows_whole(t, &s) : bt_shows_pointed(t, &s)) ||
 	    locations_value(cg, e, t, &var->loc, &v) || (ref && values_through_reference(cg, e, &v)) || v.optimized_out ||
 	    v.kind != CG_VALUE)
 		return -ENOENT;
@@ -704,8 +718,9 @@ static int frame_copy(struct cg *cg, const struct ast_expr *e, const struct dw_v
 	} else {
 		emit_bytes(cg, v.v, v.dt->size, WR_ARG_BYTES, v.status);
 		/* a bt shows a container's head, its elements elided: only
-		 * what strings and wrappers point to is copied */
-		switch (s.kind) {
+		 * what strings and wrappers point to is copied (a local of
+		 * bt full: all of it) */
+		switch (whole ? DW_STD_NONE : s.kind) {
 		case DW_STD_VECTOR: case DW_STD_BITS: case DW_STD_DEQUE: case DW_STD_LIST:
 		case DW_STD_TREE: case DW_STD_RING: case DW_STD_HASH:
 			break;

@@ -217,6 +217,9 @@ struct render_value_ctx {
 	 * value's own: a backtrace's frame values.  NULL: the value's own
 	 * attachments hold them, or none came.  Borrowed. */
 	const struct ev_arg *statics;
+	/* render_frame_value(): a local of frame 0 in a bt full, shown whole
+	 * as print shows it (gdb's bt full shows locals so), not short. */
+	bool whole;
 };
 
 /* Whether any bit (or, with @all, every bit) of [@bit, @bit + @n) is set
@@ -254,7 +257,8 @@ bool render_arg(const struct ev_arg *a, enum ast_fmt_spec spec, const struct dw_
  * bt shows it under `print frame-arguments scalars`, when it is or holds
  * the C++ standard library's values: a string whole (`"apple"`), a
  * container's head with its elements elided (`std::vector of length 3,
- * capacity 3 = {...}`), a struct holding them `...`.  What lies outside
+ * capacity 3 = {...}`), a struct holding them `...`; with vc->whole, as
+ * print shows it, elements included.  What lies outside
  * the value is looked up in @mem (@n_mem WR_ARG_MEM copies: the stack
  * copy, what the probe copied).  False, with nothing written, for any
  * other value. */

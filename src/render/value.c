@@ -1317,6 +1317,7 @@ bool render_frame_value(const struct dw_type *t, const uint8_t *data, size_t len
 	struct ev_arg owner = { .attach = mem, .n_attach = n_mem };
 	struct render_snap *snap;
 	struct dw_std s = { 0 };
+	bool whole;
 
 	if (!t || t->size > len)
 		return false;
@@ -1330,18 +1331,20 @@ bool render_frame_value(const struct dw_type *t, const uint8_t *data, size_t len
 		unwalked_value(&self, t, false, false, vc, out);
 		return true;
 	}
-	if (!dw_std_recognize(t, &s) && !t->rust) {
+	whole = vc && vc->whole;
+	if (!dw_std_recognize(t, &s) && !t->rust && !whole) {
 		strbuf_addstr(out, "...");
 		return true;
 	}
 	snap = render_snap_new(&owner);
 	if (s.kind != DW_STD_NONE) {
-		render_container(snap, &s, data, len, addr, vc, 1, true, out);
+		render_container(snap, &s, data, len, addr, vc, 1, !whole, out);
 	} else {
 		/* a Rust struct or enum: its fields, the strings in them as
-		 * far as they were copied (`...` where not) */
+		 * far as they were copied (`...` where not); a C++ struct
+		 * shown whole likewise */
 		struct walk w = { .vc = vc, .lim = render_limits_of(vc), .snap = snap, .base = addr,
-				  .elide = true };
+				  .elide = !whole };
 
 		typed(t, data, len, 0, &w, out);
 	}

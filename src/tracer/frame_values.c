@@ -948,6 +948,22 @@ static bool vla_sized(struct collect *c, const struct dw_var *v, struct dw_var *
 	return out->type && out->type->size;
 }
 
+/* A local as gdb's bt full shows it: frame 0's whole, as print shows it
+ * (the probe copied its containers' elements at the hit); an outer
+ * frame's short, as a parameter (what a recipe copies holds no
+ * elements). */
+static void local_text(struct collect *c, const struct dw_var *v, struct strbuf *out)
+{
+	struct render_value_ctx whole = c->where.vc ? *c->where.vc : (struct render_value_ctx){ 0 };
+	struct where at = c->where;
+
+	if (c->w->i == 0 && !c->tail_pc) {
+		whole.whole = true;
+		at.vc = &whole;
+	}
+	var_text(&at, v, out);
+}
+
 static int collect_var(const struct dw_var *v, void *ctx)
 {
 	struct collect *c = ctx;
@@ -966,7 +982,7 @@ static int collect_var(const struct dw_var *v, void *ctx)
 	if (v->scope == DW_VAR_PARAMETER)
 		param_text(c, v, &is_entry, &w->text, &entry);
 	else
-		var_text(&c->where, v, &w->text);
+		local_text(c, v, &w->text);
 	strbuf_addch(&w->text, '\0');
 	w->off[c->n][0] |= (v->scope == DW_VAR_PARAMETER ? VAR_PARAM : 0) | (is_entry ? VAR_ENTRY : 0);
 	if (entry.len && c->n + 1 < FV_MAX_VARS) {
