@@ -137,6 +137,29 @@ const struct ev_arg *render_snap_torn(const struct render_snap *s, uint64_t addr
 	return NULL;
 }
 
+static bool kept(const uint8_t *gone, size_t bit, int64_t off, size_t bytes)
+{
+	return off >= 0 && !render_bits_gone(gone, bit + (size_t)off * 8, bytes * 8, false);
+}
+
+bool render_std_kept(const struct dw_std *s, const uint8_t *data, size_t len, const uint8_t *gone, size_t bit)
+{
+	size_t width = s->char_size ? s->char_size : 1, n;
+
+	if (!gone)
+		return true;
+	if (s->kind != DW_STD_STRING)
+		return kept(gone, bit, 0, len);
+	if (!s->libcxx)
+		return kept(gone, bit, s->a, 8) && kept(gone, bit, s->b, 8);
+	if (!kept(gone, bit, 0, 1))
+		return false;
+	if (data[0] & 1) /* libc++'s long form */
+		return kept(gone, bit, s->a, 8) && kept(gone, bit, s->b, 8);
+	n = data[0] >> 1;
+	return (n + 1) * width <= len && kept(gone, bit, (int64_t)width, n * width);
+}
+
 /* ---- what a container shows ---- */
 
 struct cview {

@@ -62,6 +62,13 @@ const struct ev_arg *render_snap_static(const struct render_snap *s, uint64_t ta
 const struct ev_arg *render_snap_torn(const struct render_snap *s, uint64_t addr);
 /* The string copied at @addr (a char * inside a container), or NULL. */
 const struct ev_arg *render_snap_string(const struct render_snap *s, uint64_t addr);
+/* Whether a value of the library's @s (its bytes @data, @len) assembled
+ * from pieces keeps what its printer reads, @gone its mask from bit @bit
+ * (bit i set: bit @bit + i not kept; NULL: every bit is): a string's
+ * pointer and length (libc++'s short one: its length byte and
+ * characters), any other value's every bit.  A string shows as gdb's
+ * printer shows it so when the compiler kept no other member. */
+bool render_std_kept(const struct dw_std *s, const uint8_t *data, size_t len, const uint8_t *gone, size_t bit);
 /* Container @s (its bytes @data, @len at @addr) as gdb's printer shows it;
  * @elide: its head only, its elements {...} (gdb's print max-depth). */
 void render_container(const struct render_snap *snap, const struct dw_std *s, const uint8_t *data,

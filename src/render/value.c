@@ -1163,8 +1163,9 @@ static bool library_value(const struct dw_type *t, const uint8_t *data, size_t l
 
 	if (w->raw || !w->snap || t->kind != DW_TYPE_STRUCT || !dw_std_recognize(t, &s) || t->size > len)
 		return false;
-	/* a part not kept (a &str's data pointer): its members show which */
-	if (w->vc && render_bits_gone(w->vc->unavail, at * 8, t->size * 8, false))
+	/* a part its printer reads not kept (a &str's data pointer): its
+	 * members show which */
+	if (w->vc && !render_std_kept(&s, data, t->size, w->vc->unavail, at * 8))
 		return false;
 	render_container(w->snap, &s, data, len, w->base + at, w->vc, w->depth,
 			 w->elide || w->depth > (int)w->lim.depth, out);
@@ -1336,6 +1337,10 @@ bool render_frame_value(const struct dw_type *t, const uint8_t *data, size_t len
 		strbuf_addstr(out, "...");
 		return true;
 	}
+	if (s.kind != DW_STD_NONE && vc && !render_std_kept(&s, data, t->size, vc->unavail, 0))
+		return false; /* in pieces, some of what its printer reads not kept */
+	if (s.kind == DW_STD_NONE && vc && render_bits_gone(vc->unavail, 0, t->size * 8, false))
+		return false;
 	snap = render_snap_new(&owner);
 	if (s.kind != DW_STD_NONE) {
 		render_container(snap, &s, data, len, addr, vc, 1, !whole, out);

@@ -457,9 +457,10 @@ static bool library_value(const struct dw_type *t, const uint8_t *data, const st
 {
 	struct dw_std s;
 
-	/* a part not kept (a &str's data pointer): its members show which */
-	if (!p->snap || t->kind != DW_TYPE_STRUCT || t->size > len || render_bits_gone(p->gone, 0, t->size * 8, false) ||
-	    !dw_std_recognize(t, &s))
+	/* a part its printer reads not kept (a &str's data pointer): its
+	 * members show which */
+	if (!p->snap || t->kind != DW_TYPE_STRUCT || t->size > len || !dw_std_recognize(t, &s) ||
+	    !render_std_kept(&s, data, t->size, p->gone, 0))
 		return false;
 	render_container_data(p->snap, &s, data, len, p->base + p->at, p->lim, depth, out);
 	return true;

@@ -499,21 +499,36 @@ static void bytes_text(const struct where *c, const struct dw_type *t, const uin
 
 /* ---- values in pieces (DW_OP_piece) ---- */
 
-/* Frame 0's value in pieces (a &str in two registers) as the probe
- * assembled it at the hit, with what it points to copied
- * (print_args_frame_referent()): the one of the same bytes, all kept. */
+/* Whether @a and @b of @size bytes are the same where @gone (NULL: none)
+ * says they were kept. */
+static bool same_kept(const uint8_t *a, const uint8_t *b, const uint8_t *gone, size_t size)
+{
+	for (size_t i = 0; i < size; i++)
+		if ((a[i] ^ b[i]) & (gone ? (uint8_t)~gone[i] : 0xff))
+			return false;
+	return true;
+}
+
+/* Frame 0's value in pieces (a &str in two registers, a std::string of
+ * clang -O2 in registers and stack slots) as the probe assembled it at
+ * the hit, with what it points to copied (print_args_frame_referent()):
+ * the one of the same bytes, kept where the same bits are. */
 static const struct ev_arg *copied_pieces(const struct where *c, const uint8_t *buf, const uint8_t *gone,
 					  size_t size)
 {
 	const struct ev_backtrace *bt = c->w->bt;
 
-	if (c->w->i != 0 || render_bits_gone(gone, 0, size * 8, false))
+	if (c->w->i != 0)
 		return NULL;
 	for (size_t i = 0; i < bt->n_refs; i++) {
 		const struct ev_arg *a = &bt->refs[i];
+		bool a_gone = render_bits_gone(a->unavail, 0, size * 8, false);
 
-		if (a->kind == WR_ARG_PIECES && a->status == WR_ARG_OK && a->len == size &&
-		    !render_bits_gone(a->unavail, 0, size * 8, false) && !memcmp(a->data, buf, size))
+		if (a->kind != WR_ARG_PIECES || a->status != WR_ARG_OK || a->len != size)
+			continue;
+		if (!a_gone && !render_bits_gone(gone, 0, size * 8, false) && !memcmp(a->data, buf, size))
+			return a;
+		if (a_gone && gone && !memcmp(a->unavail, gone, size) && same_kept(a->data, buf, gone, size))
 			return a;
 	}
 	return NULL;
@@ -587,7 +602,7 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		fv_loc_pieces(c, &v->loc, buf, gone, size);
 		with.unavail = gone;
 		copy = copied_pieces(c, buf, gone, size);
-		if (!copy || !render_frame_value(t, buf, size, 0, copy->attach, copy->n_attach, c->vc, out)) {
+		if (!copy || !render_frame_value(t, buf, size, 0, copy->attach, copy->n_attach, &with, out)) {
 			struct fv_statics *statics = fv_statics_new(c, t);
 
 			with.statics = fv_statics_arg(statics);
