@@ -35,6 +35,7 @@
 #include "arch/x86_64.h"
 #include "dwarf/vars_priv.h"
 #include "util/htab.h"
+#include "util/idmap.h"
 #include "util/xalloc.h"
 
 #include <dwarf.h>
@@ -46,10 +47,12 @@
 #define MAX_ENTRY_NESTING 2 /* callers' callers followed for entry values */
 
 struct call_entry {
-	const char *callee; /* borrowed from libdw */
 	Dwarf *dw;
 	Dwarf_Off off;      /* the call site DIE */
+	uint32_t next;      /* the next call of the same callee, or NO_ENTRY */
 };
+
+#define NO_ENTRY UINT32_MAX
 
 struct ret_entry {
 	uint64_t return_pc;
@@ -58,8 +61,14 @@ struct ret_entry {
 };
 
 struct callers {
-	struct call_entry *v;
+	struct call_entry *v;   /* in DIE order */
 	size_t n, cap;
+	/* callee name (borrowed) -> its first call in v; its last meanwhile */
+	struct htab callees;
+	uint32_t *last;         /* while building: first call -> last call */
+	size_t cap_last;
+	/* an origin DIE's offset + 1 -> its name, or (char *)1 for none */
+	struct idmap keys;
 	struct ret_entry *by_ret; /* every call site, by return address */
 	size_t n_ret, cap_ret;
 	bool built;
@@ -80,6 +89,8 @@ static void callers_destroy(void *data)
 	if (cs->cfi)
 		dwarf_cfi_end(cs->cfi);
 	free(cs->v);
+	htab_release(&cs->callees);
+	idmap_release(&cs->keys);
 	free(cs->by_ret);
 	htab_release(&cs->dynsyms);
 	free(cs);
@@ -110,11 +121,33 @@ static const char *function_key(Dwarf_Die *fn)
 
 static uint64_t return_pc(Dwarf_Die *site);
 
-static void add_site(struct callers *cs, Dwarf_Die *site)
+/* function_key() of the DIE @a refers to, asked once per DIE of the
+ * module's own file (most callees are called from many sites). */
+static const char *origin_key(struct callers *cs, Dwarf *dw, Dwarf_Attribute *a)
 {
-	Dwarf_Attribute a;
 	Dwarf_Die origin;
 	const char *key;
+	uint64_t id;
+
+	if (!dwarf_formref_die(a, &origin))
+		return NULL;
+	if (dwarf_cu_getdwarf(origin.cu) != dw) /* another file's offsets */
+		return function_key(&origin);
+	id = dwarf_dieoffset(&origin) + 1;
+	key = idmap_get_ptr(&cs->keys, id);
+	if (!key) {
+		key = function_key(&origin);
+		idmap_put_ptr(&cs->keys, id, key ? key : (const char *)1);
+	}
+	return key == (const char *)1 ? NULL : key;
+}
+
+static void add_site(struct callers *cs, Dwarf *dw, Dwarf_Die *site)
+{
+	Dwarf_Attribute a;
+	struct htab_slot *slot;
+	const char *key;
+	uint32_t i;
 	uint64_t ret = return_pc(site);
 
 	if (ret) { /* direct or not: a frame's return address names it */
@@ -124,15 +157,25 @@ static void add_site(struct callers *cs, Dwarf_Die *site)
 		};
 	}
 	if ((!dwarf_attr(site, DW_AT_call_origin, &a) && !dwarf_attr(site, DW_AT_abstract_origin, &a)) ||
-	    !dwarf_formref_die(&a, &origin) || !(key = function_key(&origin)))
+	    !(key = origin_key(cs, dw, &a)) || cs->n >= NO_ENTRY)
 		return;
+	i = (uint32_t)cs->n;
 	cs->v = xgrow(cs->v, &cs->cap, cs->n + 1, sizeof(*cs->v));
 	cs->v[cs->n++] = (struct call_entry){
-		.callee = key, .dw = dwarf_cu_getdwarf(site->cu), .off = dwarf_dieoffset(site),
+		.dw = dwarf_cu_getdwarf(site->cu), .off = dwarf_dieoffset(site), .next = NO_ENTRY,
 	};
+	cs->last = xgrow(cs->last, &cs->cap_last, cs->n, sizeof(*cs->last));
+	slot = htab_get(&cs->callees, key, strlen(key), true);
+	if (slot->key) {
+		cs->v[cs->last[slot->val]].next = i;
+	} else {
+		slot->key = key;
+		slot->val = i;
+	}
+	cs->last[slot->val] = i;
 }
 
-static void walk_sites(struct callers *cs, Dwarf_Die *parent, int depth)
+static void walk_sites(struct callers *cs, Dwarf *dw, Dwarf_Die *parent, int depth)
 {
 	Dwarf_Die child;
 
@@ -142,17 +185,12 @@ static void walk_sites(struct callers *cs, Dwarf_Die *parent, int depth)
 		int tag = dwarf_tag(&child);
 
 		if (tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site)
-			add_site(cs, &child);
+			add_site(cs, dw, &child);
 		else if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
 			 tag == DW_TAG_inlined_subroutine || tag == DW_TAG_namespace ||
 			 tag == DW_TAG_structure_type || tag == DW_TAG_class_type)
-			walk_sites(cs, &child, depth + 1);
+			walk_sites(cs, dw, &child, depth + 1);
 	} while (dwarf_siblingof(&child, &child) == 0);
-}
-
-static int cmp_entry(const void *a, const void *b)
-{
-	return strcmp(((const struct call_entry *)a)->callee, ((const struct call_entry *)b)->callee);
 }
 
 static int cmp_ret(const void *a, const void *b)
@@ -169,9 +207,11 @@ static void build_index(struct callers *cs, Dwarf *dw)
 
 	cs->built = true;
 	while (dw_next_unit(dw, &cu, &unit, false))
-		walk_sites(cs, &unit, 0);
-	if (cs->n)
-		qsort(cs->v, cs->n, sizeof(*cs->v), cmp_entry);
+		walk_sites(cs, dw, &unit, 0);
+	free(cs->last);
+	cs->last = NULL;
+	cs->cap_last = 0;
+	idmap_release(&cs->keys);
 	if (cs->n_ret)
 		qsort(cs->by_ret, cs->n_ret, sizeof(*cs->by_ret), cmp_ret);
 }
@@ -235,16 +275,15 @@ static size_t sites_calling(struct dw_module *m, const char *callee, int reg, Dw
 			    struct vars_call_site *out, size_t n, size_t max)
 {
 	struct callers *cs = callers_of(m);
-	struct call_entry key = { .callee = callee }, *e;
+	struct htab_slot *slot;
 
-	if (!key.callee || reg > 31 || (reg < 0 && !param) || !dw_module_dwarf(m))
+	if (!callee || reg > 31 || (reg < 0 && !param) || !dw_module_dwarf(m))
 		return n;
 	if (!cs->built)
 		build_index(cs, dw_module_dwarf(m));
-	e = cs->n ? bsearch(&key, cs->v, cs->n, sizeof(*e), cmp_entry) : NULL;
-	while (e && e > cs->v && strcmp(e[-1].callee, key.callee) == 0)
-		e--;
-	for (; e && e < cs->v + cs->n && strcmp(e->callee, key.callee) == 0 && n < max; e++) {
+	slot = htab_get(&cs->callees, callee, strlen(callee), false);
+	for (uint32_t i = slot ? slot->val : NO_ENTRY; i != NO_ENTRY && n < max; i = cs->v[i].next) {
+		const struct call_entry *e = &cs->v[i];
 		struct vars_call_site *s = &out[n];
 
 		if (!dwarf_offdie(e->dw, e->off, &s->site) || !(s->return_pc = return_pc(&s->site)) ||
