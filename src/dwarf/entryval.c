@@ -268,6 +268,19 @@ static bool passed_value(Dwarf_Die *site, int reg, Dwarf_Off param, Dwarf_Attrib
 	return false;
 }
 
+/* The first of @m's indexed call sites that call the function named
+ * @callee (the rest follow by .next), or NO_ENTRY. */
+static uint32_t first_call(struct dw_module *m, const char *callee)
+{
+	struct callers *cs = callers_of(m);
+	struct htab_slot *slot;
+
+	if (!cs->built)
+		build_index(cs, dw_module_dwarf(m));
+	slot = htab_get(&cs->callees, callee, strlen(callee), false);
+	return slot ? slot->val : NO_ENTRY;
+}
+
 /* Call sites of @m that call the function named @callee and say what
  * they pass in register @reg (or, @reg < 0, for the parameter DIE at
  * @param), after @n in @out; returns the new total. */
@@ -275,14 +288,10 @@ static size_t sites_calling(struct dw_module *m, const char *callee, int reg, Dw
 			    struct vars_call_site *out, size_t n, size_t max)
 {
 	struct callers *cs = callers_of(m);
-	struct htab_slot *slot;
 
 	if (!callee || reg > 31 || (reg < 0 && !param) || !dw_module_dwarf(m))
 		return n;
-	if (!cs->built)
-		build_index(cs, dw_module_dwarf(m));
-	slot = htab_get(&cs->callees, callee, strlen(callee), false);
-	for (uint32_t i = slot ? slot->val : NO_ENTRY; i != NO_ENTRY && n < max; i = cs->v[i].next) {
+	for (uint32_t i = first_call(m, callee); i != NO_ENTRY && n < max; i = cs->v[i].next) {
 		const struct call_entry *e = &cs->v[i];
 		struct vars_call_site *s = &out[n];
 
@@ -292,6 +301,25 @@ static size_t sites_calling(struct dw_module *m, const char *callee, int reg, Dw
 		s->module = NULL;
 		s->bias_delta = 0;
 		n++;
+	}
+	return n;
+}
+
+size_t dw_call_returns(struct dw_module *m, const char *callee, uint64_t *out, size_t max)
+{
+	struct callers *cs = callers_of(m);
+	size_t n = 0;
+
+	if (!callee || !dw_module_dwarf(m))
+		return 0;
+	for (uint32_t i = first_call(m, callee); i != NO_ENTRY && n < max; i = cs->v[i].next) {
+		const struct call_entry *e = &cs->v[i];
+		Dwarf_Die site;
+
+		/* a tail call leaves no frame that returns after it */
+		if (dwarf_offdie(e->dw, e->off, &site) && !dwarf_hasattr(&site, DW_AT_call_tail_call) &&
+		    !dwarf_hasattr(&site, DW_AT_GNU_tail_call) && (out[n] = return_pc(&site)))
+			n++;
 	}
 	return n;
 }

@@ -178,6 +178,14 @@ int dw_call_site_value(struct dw_module *m, uint64_t return_pc, int reg, const s
  * none does. */
 bool dw_function_at(struct dw_module *m, uint64_t pc, const char **key, uint64_t *entry);
 
+/* The return addresses (of @m) of @m's calls of the function named
+ * @callee (a linkage name, else its name: dw_function_at()'s key) that
+ * its call sites (DW_TAG_call_site) describe as direct calls, not tail
+ * calls; at most @max into @out.  Returns how many.  A function of
+ * another unit with the same name may be among them: the caller checks
+ * the call instruction. */
+size_t dw_call_returns(struct dw_module *m, const char *callee, uint64_t *out, size_t max);
+
 /* The other modules whose calls into a module a probe there can tell
  * apart by their return addresses: the other modules of the one process
  * traced, each with its load bias less @asking's.  @fn gives the @i-th

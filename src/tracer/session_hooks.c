@@ -195,6 +195,11 @@ static size_t outer_capacity(struct session *s)
 	return s->outer_capacity;
 }
 
+bool session_outer_room(struct session *s)
+{
+	return s->n_outer_chains < outer_capacity(s) / 2;
+}
+
 /* Make room in the kernel's table of recipes: the least recently seen
  * chain's recipe goes (an event of it copies nothing more until it has
  * one again, and says the table was full).  Returns the entry freed,

@@ -239,6 +239,13 @@ int session_load_sites(struct session *s, struct probe *p, size_t first, struct 
 		       struct strbuf *errors);
 /* Attach sites @first.. of @p.  Returns 0 or a negative error (in @errors). */
 int session_attach_sites(struct session *s, struct probe *p, size_t first, struct strbuf *errors);
+/* Before sites @first.. of @p attach (-p mode, a bt with frame values):
+ * write the recipes of the frame-1 values its events will show that
+ * can be known without an event (session_recipes.c). */
+void session_precompute_recipes(struct session *s, struct probe *p, size_t first);
+/* Whether recipes written before any event may take another entry of
+ * the table: they take at most half of it (session_hooks.c). */
+bool session_outer_room(struct session *s);
 /* Unload and forget sites @first.. of @p. */
 void session_drop_sites(struct session *s, struct probe *p, size_t first);
 

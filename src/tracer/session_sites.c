@@ -190,6 +190,8 @@ int session_attach_sites(struct session *s, struct probe *p, size_t first, struc
 	size_t attached = 0, refused = 0;
 	int err = 0;
 
+	if (!s->opt.dry_run && p->enabled)
+		session_precompute_recipes(s, p, first);
 	for (size_t i = first; i < p->n_sites && !err && !s->opt.dry_run && p->enabled; i++) {
 		err = session_attach_site(s, &p->sites[i]);
 		if (err && uprobe_insn_error(err)) {

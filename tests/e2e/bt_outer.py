@@ -6,7 +6,11 @@ of a call chain shows such a value of frame 1 as its marker (a char
 pointer's address, then `<not copied: new call chain>`); having read it,
 wraith writes the chain's recipe and later events copy what those values
 point to in the probe (doc/script-reference.md, "bt args").  Every event
-must show gdb's value or the marker, and a later one gdb's value.  A
+must show gdb's value or the marker, and a later one gdb's value.  Where
+frame 0's CFA is rsp-based (-O2) the recipes of the chains through direct
+calls, which the call sites name, are written when the probe attaches:
+their first event shows gdb's values too; a call through a pointer
+(relay()) still shows the marker first.  A
 recipe holds 16 values: crowd()'s 18 char pointers show 16 strings, and
 `<not copied: over 16 values in call chain>` for the other 2.  And a
 session keeps recipes for 1,024 chains at a time: fan() reaches tally()
@@ -102,10 +106,12 @@ def traced(name, where, gdb="gdb", cond=""):
     return res, g
 
 
-def compare(label, res, seen, want, marker, shown=True):
+def compare(label, res, seen, want, marker, shown=True, first_shown=False):
     """Each event's values @seen (a dict per event) against gdb's @want:
     gdb's value or @marker(name, value), the last ones gdb's (unless not
-    @shown: where gdb reads a register the unwinder cannot restore)."""
+    @shown: where gdb reads a register the unwinder cannot restore); the
+    first event's markers, or with @first_shown gdb's values (the recipe
+    written at attach, from the call site)."""
     if not check(res.returncode == 0 and seen and None not in seen,
                  "%s: frame 1 in every event (rc %s, %r)" % (label, res.returncode, res.stderr[-300:])):
         return
@@ -114,9 +120,22 @@ def compare(label, res, seen, want, marker, shown=True):
         check(not odd, "%s: %s is gdb's %r or its marker in every event (%r)" % (label, k, w, odd[:2]))
         if shown:
             eq(seen[-1].get(k), w, "%s: a later event shows %s as gdb's bt full" % (label, k))
-    if shown:
+    if shown and first_shown:
+        eq({k: seen[0].get(k) for k in want}, want,
+           "%s: the chain's first event shows the values as gdb's bt full (a direct call: the recipe was "
+           "written at attach)" % label)
+    elif shown:
         check(any(seen[0].get(k) != w for k, w in want.items()),
               "%s: the chain's first event shows markers, not copied yet (%r)" % (label, seen[0]))
+
+
+def precomputed(v):
+    """Whether frame 1's recipe at tally() is written when the probe
+    attaches: where frame 0's CFA is rsp-based (-O2: tally() has no frame
+    of its own) and greet(), crowd() and seek() call it directly, each
+    call named by a DW_TAG_call_site; at -O0 the probe stands past the
+    prologue, its CFA rbp-based."""
+    return v.endswith("O2")
 
 
 def c_outer(v):
@@ -133,15 +152,16 @@ def c_outer(v):
 
     def marker(k, s):  # the pointer and why its string is not shown, before the recipe
         return bool(s) and s == want[k].split(" ")[0] + " " + NEW_CHAIN and k != "n"
-    compare(label, res, seen, want, marker)
+    compare(label, res, seen, want, marker, first_shown=precomputed(v))
     # greet's static, in writable data: read at the hit by the chain's
     # recipe, so it counts up from event to event, to below gdb's later
-    # value; the first events say why it is not shown
+    # value; the first events say why it is not shown (-O0: at -O2 the
+    # recipe was written at attach)
     g = (frame1(g, "greet", "greeted") or {}).get("greeted") or ""
     got = [(frame1(e, "greet", "greeted") or {}).get("greeted") for e in events_of(res.stdout)
            if " greet (" in e or " greet(" in e]
     counts = [int(x) for x in got if x and x.isdigit()]
-    check(g.isdigit() and got and got[0] == NEW_CHAIN and
+    check(g.isdigit() and got and (got[0].isdigit() if precomputed(v) else got[0] == NEW_CHAIN) and
           all(x == NEW_CHAIN or x.isdigit() for x in got) and len(counts) >= 2 and
           counts == sorted(set(counts)) and 0 < counts[-1] < int(g),
           "%s: greet's static greeted counts up to below gdb's %r, after the first events' marker (%r)" % (
@@ -178,7 +198,7 @@ def seek_outer(v):
 
     def marker(k, s):  # the pointer and why its string is not shown, before the recipe
         return bool(s) and (s == want[k].split(" ")[0] + " " + NEW_CHAIN or (k == "first_seek" and s == NEW_CHAIN))
-    compare(label, res, seen, want, marker)
+    compare(label, res, seen, want, marker, first_shown=precomputed(v))
     # in frame 0 the probe copies the byte first_seek's value is computed
     # from at the hit: bt full shows it in every event, as print does
     fx = Fixture(name, [2000])
@@ -189,6 +209,29 @@ def seek_outer(v):
         fx.stop()
     got = re.findall(r"^ +first_seek = (.*)$", res.stdout, flags=re.M)
     eq(got, ["0"] * 3, "%s: frame 0's static first_seek in bt full is print's 0 in every event" % label)
+
+
+def relay_outer(v):
+    """relay()'s `who`, in frame 1 at tally(), which relay() calls through
+    a pointer: no call site names tally() there, so no recipe is written
+    at attach; the chain's first event says why who's string is not
+    shown, a later one shows it as gdb's bt full (at -O2 the direct calls'
+    chains show theirs at their first event: c_outer)."""
+    name = "outer-" + v
+    res, g = traced(name, "outer.c:%d" % marker_line("outer.c", "LINE:tally"), cond="if k == 6")
+    want = frame1(g, "relay")
+    label = "%s relay's heap string through an indirect call" % name
+    if not check(want and '"apple-7-on-the-heap"' in (want.get("who") or ""),
+                 "%s: gdb shows who (%r)" % (label, g[-600:])):
+        return
+    want = {"who": want["who"]}
+    seen = [frame1(e, "relay") for e in events_of(res.stdout) if " relay (" in e or " relay(" in e]
+
+    def marker(k, s):
+        return bool(s) and s == want[k].split(" ")[0] + " " + NEW_CHAIN
+    compare(label, res, seen, want, marker)
+    check(seen and marker("who", seen[0].get("who")),
+          "%s: the chain's first event says the chain is new (%r)" % (label, seen[:1]))
 
 
 def elements(text):
@@ -216,8 +259,12 @@ def crowd_outer(v):
     if not check(res.returncode == 0 and len(seen) >= 2, "%s: events (rc %s, %r)" % (label, res.returncode,
                                                                                  res.stderr[-300:])):
         return
-    eq(seen[0], [NEW_CHAIN] * 18, "%s: the chain's first event says why none is shown" % label)
     last = seen[-1]
+    if precomputed(v):
+        eq(seen[0], last, "%s: the chain's first event shows what later ones show (the recipe was written at "
+           "attach)" % label)
+    else:
+        eq(seen[0], [NEW_CHAIN] * 18, "%s: the chain's first event says why none is shown" % label)
     eq(([w for w, s in zip(want, last) if s == w], [s for s in last if s not in want]),
        (want[:16], [OVER] * 2), "%s: a later event shows 16 as gdb, the other 2 say why not" % label)
     odd = [s for s in seen[1:] if s != last and s != seen[0]]
@@ -410,6 +457,7 @@ for v in ("O0", "O2", "clang-O0", "clang-O2"):
     c_outer(v)
     crowd_outer(v)
     seek_outer(v)
+    relay_outer(v)
     frame0_strings(v)
     if v.endswith("O0"):  # at -O2 the compilers reshape fan()'s recursion
         fan_outer(v)
