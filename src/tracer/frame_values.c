@@ -38,6 +38,14 @@ void fv_free(struct fv_walk *w)
 	free(w);
 }
 
+void fv_forget(struct fv_walk *w)
+{
+	if (w) {
+		w->bt = NULL;
+		w->sh = NULL;
+	}
+}
+
 /* ---- the stack copy and the frames' registers ---- */
 
 int fv_copy_read(void *ctx, uint64_t addr, void *buf, size_t len)

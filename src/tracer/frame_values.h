@@ -67,6 +67,9 @@ struct fv_want {
 
 struct fv_walk *fv_new(void);
 void fv_free(struct fv_walk *w); /* NULL is a no-op */
+/* Forget the backtrace @w walked last (its memory is going away): the
+ * next call walks from frame 0 again.  NULL is a no-op. */
+void fv_forget(struct fv_walk *w);
 
 /* The variables of function level @level (as the frame's dw_sym orders its
  * inline chain, 0 = innermost) of physical frame @i of @bt: its parameters,

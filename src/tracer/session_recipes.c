@@ -35,6 +35,7 @@
 #include "dwarf/vars.h"
 #include "protocol/wire.h"
 #include "script/walk.h"
+#include "tracer/frame_values.h"
 #include "tracer/target.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -81,7 +82,10 @@ struct pre_ctx {
 	struct wr_stack_header sh;
 	struct wr_stack_regs regs;
 	uint8_t data[WR_BT_STACK_MAX];
-	struct ev_backtrace bt;
+	/* the event, in turn in one of two places: a walk over another
+	 * backtrace starts again from frame 0 (frame_values.c: reach()) */
+	struct ev_backtrace bts[2];
+	struct ev_backtrace *bt;
 };
 
 /* Whether the call that returns to @ret (runtime) calls @entry
@@ -142,14 +146,14 @@ static void pre_event(struct pre_ctx *c, const struct pre_chain *ch)
 #undef REG_SET
 	c->sh = (struct wr_stack_header){ .ip = c->frames[0].ip, .sp = PRE_SP, .base = PRE_SP,
 					  .flags = WR_STACK_F_REGS, .len = sizeof(c->data) };
-	c->bt = (struct ev_backtrace){ .requested_depth = (uint16_t)ch->n, .frame_count = (uint16_t)ch->n,
-				       .flags = c->flags, .frames = c->frames, .stack = &c->sh,
-				       .stack_data = c->data, .regs = &c->regs };
+	c->bt = &c->bts[c->bt == &c->bts[0]];
+	*c->bt = (struct ev_backtrace){ .requested_depth = (uint16_t)ch->n, .frame_count = (uint16_t)ch->n,
+					.flags = c->flags, .frames = c->frames, .stack = &c->sh,
+					.stack_data = c->data, .regs = &c->regs };
 }
 
 /* The last frame's values in @ch's event, each function level of it,
- * read as the renderer reads them (from frame 0: a walk starts there),
- * which writes its recipe. */
+ * read as the renderer reads them, which writes its recipe. */
 static void pre_learn(struct pre_ctx *c, const struct pre_chain *ch)
 {
 	struct render_hooks h;
@@ -162,9 +166,8 @@ static void pre_learn(struct pre_ctx *c, const struct pre_chain *ch)
 	session_render_hooks(c->s, &h);
 	target_symbolize(c->s->target, &c->frames[i], &rf);
 	levels = rf.sym.n ? rf.sym.n : 1;
-	h.values(h.ctx, (uint32_t)c->pid, &c->bt, 0, 0, false, out, 64);
 	for (size_t level = 0; level < levels; level++)
-		h.values(h.ctx, (uint32_t)c->pid, &c->bt, i, (unsigned)level, c->flags & WR_BT_F_FULL, out, 64);
+		h.values(h.ctx, (uint32_t)c->pid, c->bt, i, (unsigned)level, c->flags & WR_BT_F_FULL, out, 64);
 	c->read++;
 }
 
@@ -242,6 +245,7 @@ void session_precompute_recipes(struct session *s, struct probe *p, size_t first
 	for (size_t i = first; i < p->n_sites && session_outer_room(s); i++)
 		if (!p->sites[i].dead && p->sites[i].mod && p->sites[i].mod->dw)
 			pre_site(c, &p->sites[i]);
+	fv_forget(s->frame_values); /* it walked c's events */
 	wr_debug("probe %u: %zu call chains read before attach, %zu outer recipes written, in %.1f ms", p->id,
 		 c->read, s->n_outer_chains - before, (now_seconds() - t0) * 1e3);
 	free(c);
