@@ -246,6 +246,12 @@ void session_precompute_recipes(struct session *s, struct probe *p, size_t first
 		if (!p->sites[i].dead && p->sites[i].mod && p->sites[i].mod->dw)
 			pre_site(c, &p->sites[i]);
 	fv_forget(s->frame_values); /* it walked c's events */
+	/* Each chain's first event learns its recipe again, and writes it
+	 * where it differs: an event shows what these could not (a value
+	 * frame 1 reaches through its caller's stack, an argument passed by
+	 * reference to a copy there), and a recipe not written again would
+	 * leave it `<unavailable>` for good. */
+	memset(s->outer_done, 0, sizeof(s->outer_done));
 	wr_debug("probe %u: %zu call chains read before attach, %zu outer recipes written, in %.1f ms", p->id,
 		 c->read, s->n_outer_chains - before, (now_seconds() - t0) * 1e3);
 	free(c);
