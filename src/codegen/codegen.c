@@ -470,11 +470,51 @@ static int verify_and_optimise(struct cg *cg)
 	return 0;
 }
 
+/* The most IR instructions one function of a probe may have (see emit());
+ * WRAITH_MAX_PROBE_IR lowers it, for tests. */
+#define CG_MAX_FUNCTION_IR 24000u
+
+static size_t max_function_ir(void)
+{
+	const char *env = getenv("WRAITH_MAX_PROBE_IR");
+	unsigned long v = env ? strtoul(env, NULL, 10) : 0;
+
+	return v && v < CG_MAX_FUNCTION_IR ? v : CG_MAX_FUNCTION_IR;
+}
+
+/* The instructions of @cg's largest function, after optimisation. */
+static size_t largest_function(struct cg *cg)
+{
+	size_t most = 0;
+
+	for (LLVMValueRef f = LLVMGetFirstFunction(cg->mod); f; f = LLVMGetNextFunction(f)) {
+		size_t n = 0;
+
+		for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+			for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+				n++;
+		if (n > most)
+			most = n;
+	}
+	return most;
+}
+
 static int emit(struct cg *cg, struct bpf_blob *out)
 {
 	LLVMMemoryBufferRef mb = NULL;
 	char *msg = NULL;
-	size_t size;
+	size_t size, ir = largest_function(cg), most = max_function_ir();
+
+	wr_debug("%s: %zu IR instructions in its largest function", cg->what, ir);
+	/* A BPF jump reaches 32,767 instructions at most, and LLVM aborts the
+	 * process when one cannot: refuse first.  Measured, the probe's code
+	 * comes out at about 0.9 BPF instructions per IR instruction. */
+	if (ir > most)
+		return cg_fail(cg, cg->plan && cg->plan->ast ? cg->plan->ast->target.loc : (struct src_loc){ 0 },
+			       "split the statements into probes of their own (trace the same target again), "
+			       "or bt instead of bt full",
+			       "the program for %s is too large for BPF (%zu IR instructions; at most %zu)",
+			       cg->what, ir, most);
 
 	if (LLVMTargetMachineEmitToMemoryBuffer(llvm.machine, cg->mod, LLVMObjectFile, &msg, &mb)) {
 		wr_error("emitting BPF code for %s failed: %s", cg->what, msg ? msg : "?");

@@ -4,6 +4,7 @@ variable no site has is an error, and the error names the site (module,
 address, function and what it is inlined into).  The sites fixture has
 shared_name() in the program (parameters a, count) and in libfix_sites
 (b, count); inline's twice() is inlined twice into multiline()."""
+import os
 import re
 
 from wraithtest import *
@@ -35,6 +36,22 @@ for variant in ("O0", "O2", "clang-O0", "clang-O2"):
                                              r"sites-%s\+0x[0-9a-f]+ in shared_name\)" % re.escape(variant),
                                              res.stderr),
           "%s: a variable no site has is an error naming the site (%r)" % (variant, res.stderr))
+    # a program over BPF's jump range is refused before LLVM would abort:
+    # the sites' forms together are compiled one by one instead, and one
+    # site's program alone over it is an error at the probe's place
+    # (WRAITH_MAX_PROBE_IR lowers the limit to what these programs reach)
+    env = dict(os.environ, WRAITH_MAX_PROBE_IR="700")
+    res = run(["-p", fx.pid, "--probe-cache", "off", "-s", 'trace shared_name { bt full; print "{} {}", a, b; }',
+               "--max-events", 6, "--script-output", "json", "-q"], env=env)
+    texts = {e["items"][-1]["text"].split()[0] == "<optimized" for e in json_events(res.stdout)}
+    check(res.returncode == 0 and texts == {True, False},
+          "%s: forms too large for one program are compiled each alone, both sites fire (%r)"
+          % (variant, res.stderr[-300:]))
+    env["WRAITH_MAX_PROBE_IR"] = "300"
+    res = run(["-p", fx.pid, "--probe-cache", "off", "-s", "trace shared_name { bt full; }"], env=env)
+    check(res.returncode == 2 and re.search(r"<script>:1:7: error: the program for shared_name .* is too large "
+                                             r"for BPF \(\d+ IR instructions; at most 300\)", res.stderr),
+          "%s: a site's program over the limit is an error, not an abort (%r)" % (variant, res.stderr[-300:]))
     fx.stop()
 
 fx = Fixture("inline-O2", [1000])
