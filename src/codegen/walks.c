@@ -6,6 +6,15 @@
  * with wr_walk() (bpf-templates/walk.bpf.h).  Element counts are capped
  * as gdb's `print elements` caps them (a map's key and value count as
  * two), nesting at WR_WALK_DEPTH containers.
+ *
+ * A program holds WR_WALK_MAX_OPS ops.  A type that needs more (a
+ * recursive one above all: a Rust enum whose variants hold Vecs and maps
+ * of itself, a C++ node holding a vector of nodes) is compiled as deep as
+ * fits whole (compile_root()): its outer parts are all walked and what
+ * lies deeper shows as not copied, as gdb's `print max-depth` elides the
+ * deepest parts first.  Compiled depth first to the end instead, the
+ * first member's recursion took every op and the members after it showed
+ * nothing (rmonkey's `Object::String(...)` where gdb shows the string).
  */
 #include "codegen/lower.h"
 #include "protocol/wire.h"
@@ -14,10 +23,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* How deep in a value's type (members, variants, elements) a walk goes
+ * at most. */
+#define WALK_TYPE_DEPTH 16
+
 struct walk_prog {
 	struct wr_walk_op ops[WR_WALK_MAX_OPS];
 	unsigned n;
 	unsigned print_elements; /* cg->print_elements */
+	int max_depth;		 /* types deeper than this are not walked */
+	bool full;		 /* an op was refused: the program is cut */
 };
 
 static unsigned compile(struct walk_prog *p, const struct dw_type *t, bool in_elem, int depth);
@@ -29,8 +44,10 @@ static unsigned compile(struct walk_prog *p, const struct dw_type *t, bool in_el
  * walked, and shows as missing). */
 static unsigned add(struct walk_prog *p, unsigned code)
 {
-	if (p->n >= WR_WALK_MAX_OPS)
+	if (p->n >= WR_WALK_MAX_OPS) {
+		p->full = true;
 		return 0;
+	}
 	memset(&p->ops[p->n], 0, sizeof(p->ops[0]));
 	p->ops[p->n].code = (uint8_t)code;
 	return ++p->n;
@@ -320,7 +337,7 @@ static unsigned compile(struct walk_prog *p, const struct dw_type *t, bool in_el
 	struct dw_std s;
 	unsigned i;
 
-	if (!t || depth > 16)
+	if (!t || depth > p->max_depth)
 		return 0;
 	if (in_elem && ctype_is_text_pointer(t)) {
 		/* a char * inside a container: its string (the value's own
@@ -336,6 +353,29 @@ static unsigned compile(struct walk_prog *p, const struct dw_type *t, bool in_el
 	if (t->n_variants)
 		return compile_enum(p, t, depth);
 	return compile_aggregate(p, t, in_elem, depth);
+}
+
+/* @t's walk after the ops @p holds: compiled as deep as fits in the
+ * program whole, so that a type needing more ops than it has loses its
+ * deepest parts, not the members that come after a deep one; when even
+ * its first level does not fit, as deep as it goes, cut where it fills.
+ * Returns the root's handle (0: nothing to walk). */
+static unsigned compile_root(struct walk_prog *p, const struct dw_type *t)
+{
+	unsigned first = p->n, root;
+
+	for (int d = WALK_TYPE_DEPTH; d >= 0; d--) {
+		p->n = first;
+		p->full = false;
+		p->max_depth = d;
+		root = compile(p, t, false, 0);
+		if (!p->full)
+			return root;
+	}
+	p->n = first;
+	p->full = false;
+	p->max_depth = WALK_TYPE_DEPTH;
+	return compile(p, t, false, 0);
 }
 
 /* A walk program's FIELDS or ARRAY ops that ended up with no child do
@@ -366,7 +406,7 @@ int walks_append(const struct dw_type *t, bool raw, unsigned print_elements, str
 	memcpy(p->ops, ops, first * sizeof(*ops));
 	p->n = first;
 	p->print_elements = print_elements;
-	root = raw ? add(p, WR_WALK_NONE) : compile(p, t, false, 0);
+	root = raw ? add(p, WR_WALK_NONE) : compile_root(p, t);
 	if (root) {
 		prune(p);
 		memcpy(ops + first, p->ops + first, (p->n - first) * sizeof(*ops));
@@ -387,7 +427,7 @@ static bool write_program(struct cg *cg, const struct dw_type *t, bool raw)
 
 	if (raw)
 		add(&p, WR_WALK_NONE);
-	else if (!compile(&p, t, false, 0))
+	else if (!compile_root(&p, t))
 		return false;
 	prune(&p);
 	for (unsigned k = 0; k < p.n; k++) {
