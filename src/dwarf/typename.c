@@ -222,16 +222,70 @@ static bool number(const char **p, struct strbuf *out)
 	return lower;
 }
 
+/* The end of the template argument starting at @p: its ',' or closing
+ * '>' (nested brackets skipped). */
+static const char *template_arg_end(const char *p)
+{
+	int depth = 0;
+
+	for (; *p; p++)
+		if (*p == '<')
+			depth++;
+		else if (*p == '>' && depth-- == 0)
+			return p;
+		else if (*p == ',' && depth == 0)
+			return p;
+	return p;
+}
+
+/* @s with each template argument's leading const written after what it
+ * qualifies, into @out, as gdb's canonical names have it: "pair<const
+ * int, int>" is "pair<int const, int>", "f<const Req&>" "f<Req const&>".
+ * Whether it changed. */
+static bool const_after(const char *s, size_t n, struct strbuf *out)
+{
+	const char *p = s, *end = s + n;
+	bool changed = false;
+
+	while (p < end) {
+		bool arg_start = p > s && (p[-1] == '<' || (p - s >= 2 && p[-2] == ',' && p[-1] == ' '));
+		const char *a, *e, *suffix;
+
+		if (!arg_start || end - p < 6 || strncmp(p, "const ", 6)) {
+			strbuf_addch(out, *p++);
+			continue;
+		}
+		a = p + 6;
+		e = template_arg_end(a);
+		if (e > end)
+			e = end;
+		for (suffix = e; suffix > a && (suffix[-1] == '*' || suffix[-1] == '&'); suffix--)
+			;
+		if (suffix == a || suffix[-1] == ' ' || (suffix - a >= 5 && !strncmp(suffix - 5, "const", 5))) {
+			strbuf_addch(out, *p++); /* "const T* const" and the like: as written */
+			continue;
+		}
+		const_after(a, (size_t)(suffix - a), out);
+		strbuf_addstr(out, " const");
+		strbuf_add(out, suffix, (size_t)(e - suffix));
+		p = e;
+		changed = true;
+	}
+	return changed;
+}
+
 char *typename_canonical(const char *name)
 {
 	/* longest first, so that "long long int" is not read as "long int" */
 	static const char *const gcc[] = { "long long unsigned int", "short unsigned int", "long unsigned int",
 					   "long long int", "short int", "long int" };
-	struct strbuf out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, moved = STRBUF_INIT;
 	bool changed = false;
 	const char *p = strchr(name, '<');
 
-	if (!p)
+	/* gdb's parser of names leaves one holding a function type as
+	 * written: "function<void (const Node &)>" */
+	if (!p || strchr(name, '('))
 		return NULL;
 	strbuf_add(&out, name, (size_t)(p - name));
 	while (*p) {
@@ -258,9 +312,15 @@ char *typename_canonical(const char *name)
 	}
 	if (!changed) {
 		strbuf_release(&out);
+		strbuf_addstr(&out, name);
+	}
+	changed |= const_after(out.buf, out.len, &moved);
+	strbuf_release(&out);
+	if (!changed) {
+		strbuf_release(&moved);
 		return NULL;
 	}
-	return strbuf_detach(&out);
+	return strbuf_detach(&moved);
 }
 
 /* The name a declaration starts with: "int", "struct foo", "std::string". */

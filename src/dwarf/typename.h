@@ -46,7 +46,10 @@ const char *typename_base(const char *name);
  * gdb's ("Buf<4, short int>" is "Buf<4, short>", "long unsigned int"
  * "unsigned long"), and clang's pointers and number suffixes in gdb's
  * canonical ones ("vector<Node *>" is "vector<Node*>", "array<int, 3UL>"
- * "array<int, 3ul>"), as a new string; NULL when nothing changes. */
+ * "array<int, 3ul>"), and a template argument's leading const after what
+ * it qualifies ("pair<const int, int>" is "pair<int const, int>"), as a
+ * new string; NULL when nothing changes, and for a name holding a function
+ * type, which gdb leaves as written ("function<void (const Node &)>"). */
 char *typename_canonical(const char *name);
 
 /* Append the parameter list of @fn to @out, without parentheses: of a

@@ -36,11 +36,9 @@ RAW = ("ui", "usi")
 
 
 def norm(v):
-    """printer_norm(), and the two ways wraith's raw text differs from
-    gdb's: no `<No data fields>`, a template argument's const in front."""
+    """printer_norm(), and the way wraith's raw text differs from gdb's:
+    no `<No data fields>`."""
     v = printer_norm(v).replace(", <No data fields>", "")
-    v = re.sub(r"std::pair<(std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >) const,",
-               r"std::pair<const \1,", v)
     return v.replace("> = {", ">: {")  # a base class (its only), wraith's shape
 
 

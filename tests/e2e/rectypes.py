@@ -11,12 +11,19 @@ environment of Values) `Value::Str(...)` where gdb shows the string.
 - C++ (g++ and clang-19, -O0 and -O2): `print n` at visit(), each member
   of the root against gdb's (libstdc++'s printers) at the same pc of the
   same live process, nothing of the three-level tree left out.
+- The same builds: the types of pointers to std::pair<const std::string,
+  int> and std::function<void(const Node &)> as gdb's `whatis` names
+  them: gdb's canonical names write a template argument's const after
+  what it qualifies (`std::pair<std::__cxx11::basic_string<...> const,
+  int> *`), but leave a name holding a function type as written; wraith
+  wrote the pair's `const` in front, as the DWARF has it.
 - Rust (rustc, opt-level 0 and 2): `print *key` and `*left` at lookup(),
   the string and the elements the fixture holds; gdb at the same pc for
   the variants and the Vec's length (rust-gdb 1.63's printers fail on
   String and Vec on this gdb).
 """
 import re
+import subprocess
 
 from wraithtest import *
 
@@ -50,8 +57,25 @@ def members(text):
     return split_members(text[text.index("{"):])
 
 
+POINTERS = ["pair_p", "fn_p"]
+
+
+def type_of(text):
+    """A pointer's type as print shows it: '(T *) 0x...' -> 'T *'."""
+    m = re.match(r"\((.*)\) 0x[0-9a-f]+", text)
+    return m.group(1) if m else text
+
+
+def gdb_whatis(build, names):
+    """{name: gdb's `whatis name`} in @build (a type's name does not
+    depend on the pc)."""
+    argv = ["gdb", "-batch", "-nx"] + [a for n in names for a in ("-ex", "whatis " + n)] + [fixture(build)]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=120).stdout
+    return dict(zip(names, re.findall(r"^type = (.*)$", out, re.M)))
+
+
 def cxx(build):
-    fx, pc, vals = traced(build, "visit", ["n"])
+    fx, pc, vals = traced(build, "visit", ["n"] + POINTERS)
     # gdb's str() of a reference is its address: *&n is the Node
     gdb = gdb_frame_values(fx.pid, [pc], "visit", ["*&n"], through_inline=True).get("%x" % pc) if pc else None
     fx.stop()
@@ -63,6 +87,9 @@ def cxx(build):
     for name in NODE:
         eq(got.get(name), want.get(name), "%s: print n: %s is gdb's" % (build, name))
     check("..." not in vals["n"], "%s: nothing of the tree is left out (%s)" % (build, vals["n"][-200:]))
+    whatis = gdb_whatis(build, POINTERS)
+    for p in POINTERS:
+        eq(type_of(vals[p]), whatis.get(p), "%s: print %s has gdb's type name" % (build, p))
 
 
 RUST_WANT = {
