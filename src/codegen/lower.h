@@ -56,7 +56,7 @@ struct cg_value {
 	/* The C++ reference this referent was reached through (dt is its
 	 * target), for print to show it as gdb does; NULL otherwise. */
 	const struct dw_type *ref;
-	/* A parameter of the probe's own frame whose whole value is what
+	/* A parameter or local of the probe's own frame whose whole value is what
 	 * its caller passed in DWARF register entry_reg - 1 (dw_loc's
 	 * entry_reg): print captures the caller's frame for userspace,
 	 * should no call site the probe knows match (WR_ITEM_CALLER).  0

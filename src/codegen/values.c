@@ -212,8 +212,9 @@ int values_ident(struct cg *cg, const struct ast_expr *e, struct cg_value *out)
 		cg->arg_frame = var.frame;
 	err = locations_value(cg, e, var.type, &var.loc, out);
 	/* a reference's value at entry is its referent's, which no call
-	 * site's DW_AT_call_value says (as bt args rules) */
-	if (!err && var.scope == DW_VAR_PARAMETER && !var.frame && var.type && !var.type->is_reference)
+	 * site's DW_AT_call_value says (as bt args rules); a local may be
+	 * only a parameter's entry value too (`struct job *j = arg;`) */
+	if (!err && var.scope != DW_VAR_GLOBAL && !var.frame && var.type && !var.type->is_reference)
 		out->entry_reg = var.loc.entry_reg;
 	if (!err)
 		vla_counts(cg, e, &var, out);

@@ -974,17 +974,34 @@ static bool vla_sized(struct collect *c, const struct dw_var *v, struct dw_var *
 /* A local as gdb's bt full shows it: frame 0's whole, as print shows it
  * (the probe copied its containers' elements at the hit); an outer
  * frame's short, as a parameter (what a recipe copies holds no
- * elements). */
+ * elements).  A local that is only what a register held at the
+ * function's entry (`struct calls *c = ud;` once ud is dead) has the
+ * value the call that entered it passed, as a parameter has, when its
+ * module's own callers do not say (a call through a pointer, a caller
+ * in another module): gdb shows it so, without `@entry`. */
 static void local_text(struct collect *c, const struct dw_var *v, struct strbuf *out)
 {
 	struct render_value_ctx whole = c->where.vc ? *c->where.vc : (struct render_value_ctx){ 0 };
-	struct where at = c->where;
+	struct where at = c->where, passed_at;
+	struct dw_var passed;
+	size_t from = out->len;
 
 	if (c->w->i == 0 && !c->tail_pc) {
 		whole.whole = true;
 		at.vc = &whole;
 	}
 	var_text(&at, v, out);
+	if (v->loc.entry_reg && strcmp(out->buf + from, "<optimized out>") == 0 &&
+	    passed_value(c, v, v->loc.entry_reg, &passed, &passed_at)) {
+		struct strbuf pt = STRBUF_INIT;
+
+		var_text(&passed_at, &passed, &pt);
+		if (pt.buf[0] != '<') { /* the caller did not keep it either */
+			strbuf_setlen(out, from);
+			strbuf_addstr(out, pt.buf);
+		}
+		strbuf_release(&pt);
+	}
 }
 
 static int collect_var(const struct dw_var *v, void *ctx)
