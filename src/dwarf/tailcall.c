@@ -47,6 +47,13 @@ struct verdict {
 	bool known;         /* dw_tailcall_entry_values() */
 };
 
+/* dw_entry_straight()'s answer for one pc of a function. */
+struct straight {
+	uint64_t entry, pc;
+	bool known;
+	uint32_t written;
+};
+
 struct tail_cache {
 	struct node *nodes; /* owned */
 	size_t n, cap;
@@ -56,6 +63,8 @@ struct tail_cache {
 	size_t n_verdicts, cap_verdicts;
 	struct verdict *called; /* owned: dw_entry_only_called(), in known */
 	size_t n_called, cap_called;
+	struct straight *straight; /* owned: dw_entry_straight() */
+	size_t n_straight, cap_straight;
 };
 
 static void cache_destroy(void *data)
@@ -70,6 +79,7 @@ static void cache_destroy(void *data)
 	free(c->gdb);
 	free(c->verdicts);
 	free(c->called);
+	free(c->straight);
 	free(c);
 }
 
@@ -609,4 +619,71 @@ bool dw_entry_only_called(struct dw_module *m, uint64_t entry)
 		return false;
 	c = cache_of(m);
 	return cached_verdict(m, entry, &c->called, &c->n_called, &c->cap_called, only_called);
+}
+
+/* ---- what a function's first instructions wrote ---- */
+
+/* The most code dw_entry_straight() follows: a prologue's pushes, its
+ * stack adjustment and a few moves. */
+#define STRAIGHT_MAX 128
+
+/* A jump that may land in [@ctx[0], @ctx[1]] (two uint64_t): a direct
+ * jump or branch there, or an indirect jump. */
+static int jumps_into(const struct x86insn *in, uint64_t at, void *ctx)
+{
+	const uint64_t *span = ctx;
+	uint64_t target;
+
+	if (x86insn_is_indirect_jump(in))
+		return 1;
+	return !(in->map == X86_MAP_ONE && in->opcode == 0xe8) && x86insn_branch_target(in, at, &target) &&
+	       target >= span[0] && target <= span[1];
+}
+
+/* DWARF numbers of the hardware's register numbers 0-15. */
+static const uint8_t dwarf_of_hw[16] = { 0, 2, 1, 3, 7, 6, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15 };
+
+static bool decide_straight(struct dw_module *m, uint64_t entry, uint64_t pc, uint32_t *written)
+{
+	uint64_t span[2] = { entry, pc }, at = entry;
+
+	*written = 0;
+	if (pc < entry || pc - entry > STRAIGHT_MAX || dw_function_each_insn(m, entry, jumps_into, span) != 0)
+		return false;
+	while (at < pc) {
+		uint8_t code[X86_MAX_INSN];
+		long got = dw_module_read_const(m, at, code, sizeof(code));
+		struct x86insn in;
+		uint16_t hw;
+
+		if (got <= 0 || x86insn_decode(code, (size_t)got, &in) != 0 || !x86insn_gpr_writes(&in, &hw))
+			return false;
+		for (unsigned r = 0; r < 16; r++)
+			if (hw & (1u << r))
+				*written |= 1u << dwarf_of_hw[r];
+		at += in.len;
+	}
+	return at == pc;
+}
+
+bool dw_entry_straight(struct dw_module *m, uint64_t entry, uint64_t pc, uint32_t *written)
+{
+	struct tail_cache *c;
+	struct straight *s;
+
+	if (!entry || !dw_module_dwarf(m))
+		return false;
+	c = cache_of(m);
+	for (size_t i = 0; i < c->n_straight; i++)
+		if (c->straight[i].entry == entry && c->straight[i].pc == pc) {
+			*written = c->straight[i].written;
+			return c->straight[i].known;
+		}
+	c->straight = xgrow(c->straight, &c->cap_straight, c->n_straight + 1, sizeof(*c->straight));
+	s = &c->straight[c->n_straight++];
+	s->entry = entry;
+	s->pc = pc;
+	s->known = decide_straight(m, entry, pc, &s->written);
+	*written = s->written;
+	return s->known;
 }

@@ -73,4 +73,15 @@ bool dw_tailcall_entry_values(struct dw_module *m, uint64_t entry);
  * The answer is cached. */
 bool dw_entry_only_called(struct dw_module *m, uint64_t entry);
 
+/* Whether the code of @m from the function's entry @entry up to @pc (not
+ * included) runs straight from the entry, every instruction one whose
+ * register writes are known (x86insn_gpr_writes()), and no jump of the
+ * function's own may land anywhere from the entry to @pc (no loop's
+ * head, no indirect jump in it): then at @pc the general registers but
+ * those in *@written (bit n: DWARF register n) still hold what the call
+ * (or jump) that entered the function left in them.  At the entry
+ * itself, *@written is 0.  At most 128 bytes of code are followed.  The
+ * answer is cached. */
+bool dw_entry_straight(struct dw_module *m, uint64_t entry, uint64_t pc, uint32_t *written);
+
 #endif

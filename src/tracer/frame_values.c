@@ -102,12 +102,16 @@ static void start(struct fv_walk *w, struct target *t, const struct ev_backtrace
 		step(w, t);
 }
 
-/* Whether frame 0 of @w's backtrace stands at its function's first
- * instruction, entered by the call before frame 1's return address: a
- * direct call of that function (not of one that jumped to it, a tail
- * call, which may have changed registers on the way), and no jump of
- * its own lands there (a loop's head).  Nothing ran since the call. */
-static bool called_at_entry(const struct fv_walk *w, struct target *t)
+/* Whether frame 0 of @w's backtrace was entered by the call before frame
+ * 1's return address - a direct call of its function (not of one that
+ * jumped to it, a tail call, which may have changed registers on the
+ * way) - and ran only straight-line code since (dw_entry_straight(): no
+ * jump of its own lands there, a loop's head): the registers it did not
+ * write, all but *@written (bit n: DWARF register n), still hold what
+ * they held at the call.  At its first instruction nothing ran; past
+ * it, a prologue's pushes and moves (`trace FUNC` stands after them, as
+ * gdb's break does). */
+static bool called_at_entry(const struct fv_walk *w, struct target *t, uint32_t *written)
 {
 	const struct wr_bt_frame *f0 = &w->bt->frames[0], *f1 = &w->bt->frames[1];
 	struct tmodule *m = target_module_by_cookie(t, f0->cookie);
@@ -116,13 +120,15 @@ static bool called_at_entry(const struct fv_walk *w, struct target *t)
 	const char *key;
 	int32_t rel;
 
-	if (!m || !dw_function_at(m->dw, f0->pc, &key, &entry) || entry != f0->pc ||
-	    !dw_entry_only_called(m->dw, entry) || (f1->flags & WR_FRAME_F_EXACT_IP) || f1->ip < sizeof(call) ||
+	*written = 0;
+	if (!m || !dw_function_at(m->dw, f0->pc, &key, &entry) ||
+	    !(entry == f0->pc ? dw_entry_only_called(m->dw, entry) : dw_entry_straight(m->dw, entry, f0->pc, written)) ||
+	    (f1->flags & WR_FRAME_F_EXACT_IP) || f1->ip < sizeof(call) ||
 	    target_read_const(t, (pid_t)w->pid, f1->ip - sizeof(call), call, sizeof(call)) != sizeof(call) ||
 	    call[0] != 0xe8) /* call rel32 */
 		return false;
 	memcpy(&rel, call + 1, sizeof(rel));
-	return f1->ip + (uint64_t)(int64_t)rel == f0->ip;
+	return f1->ip + (uint64_t)(int64_t)rel == f0->ip - (f0->pc - entry);
 }
 
 /* Whether frame w->i (a caller, i > 0) is in a unit whose locations at
@@ -142,13 +148,15 @@ static bool callees_left_alone(const struct fv_walk *w, struct target *t)
 	return m && dw_frame_knows_callee_clobbers(m->dw, frame_lookup_pc(f));
 }
 
-/* Give @to, of a frame whose callees changed nothing of them, the
- * registers it does not know from @from (its callee's, or the hit's):
- * all but rsp, which the frame's CFA gives. */
-static void take_unknown(struct uw_frame_regs *to, const struct uw_frame_regs *from)
+/* Give @to, of a frame whose callees changed nothing of them but the
+ * registers in @changed (bit n: DWARF register n), the registers it does
+ * not know from @from (its callee's, or the hit's): all but rsp, which
+ * the frame's CFA gives. */
+static void take_unknown(struct uw_frame_regs *to, const struct uw_frame_regs *from, uint32_t changed)
 {
 	for (int r = 0; r < WR_DWARF_RIP; r++)
-		if (r != WR_DWARF_RSP && !(to->known & (1u << r)) && (from->known & (1u << r))) {
+		if (r != WR_DWARF_RSP && !(changed & (1u << r)) && !(to->known & (1u << r)) &&
+		    (from->known & (1u << r))) {
 			to->v[r] = from->v[r];
 			to->known |= 1u << r;
 		}
@@ -163,6 +171,7 @@ static void advance(struct fv_walk *w, struct target *t)
 {
 	const struct wr_bt_frame *next = &w->bt->frames[w->i + 1];
 	struct uw_frame_regs callee = w->regs;
+	uint32_t written;
 
 	w->i++;
 	w->valid = w->valid && w->have_cfa && (w->caller.known & (1u << WR_DWARF_RIP)) &&
@@ -170,14 +179,14 @@ static void advance(struct fv_walk *w, struct target *t)
 	if (!w->valid)
 		return;
 	w->regs = w->caller;
-	w->live = w->i == 1 && called_at_entry(w, t);
+	w->live = w->i == 1 && called_at_entry(w, t, &written);
 	if (w->live) {
-		take_unknown(&w->regs, &callee);
+		take_unknown(&w->regs, &callee, written);
 	} else if (callees_left_alone(w, t)) {
 		struct uw_frame_regs now;
 
 		regs_of(w->bt->regs, &now);
-		take_unknown(&w->regs, &now);
+		take_unknown(&w->regs, &now, 0);
 	}
 	step(w, t);
 }
@@ -245,6 +254,9 @@ static bool library_text(const struct where *c, const struct dw_type *t, const u
 		return render_frame_value(t, copy->data, copy->len, addr, copy->attach, copy->n_attach, c->vc,
 					  out);
 	vc.not_copied = fv_not_copied(c->w);
+	if (!vc.not_copied && !addr && c->w->i > 0)
+		/* held in registers: no recipe copies what they point to */
+		vc.not_copied = "<unavailable>";
 	if (!n)
 		return render_frame_value(t, data, len, addr, &stack, 1, &vc, out);
 	/* with what the chain's recipe copied */
@@ -254,6 +266,15 @@ static bool library_text(const struct where *c, const struct dw_type *t, const u
 	shown = render_frame_value(t, data, len, addr, with, n + 1, &vc, out);
 	free(with);
 	return shown;
+}
+
+/* Whether no bit of @size bytes is in @gone (fv_loc_pieces()). */
+static bool whole_bytes(const uint8_t *gone, size_t size)
+{
+	for (size_t i = 0; i < size; i++)
+		if (gone[i])
+			return false;
+	return true;
 }
 
 /* What frame 0's reference to @addr refers to, or its value at @addr,
@@ -610,7 +631,10 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		fv_loc_pieces(c, &v->loc, buf, gone, size);
 		with.unavail = gone;
 		copy = copied_pieces(c, buf, gone, size);
-		if (!copy || !render_frame_value(t, buf, size, 0, copy->attach, copy->n_attach, &with, out)) {
+		if (copy ? render_frame_value(t, buf, size, 0, copy->attach, copy->n_attach, &with, out)
+			 : whole_bytes(gone, size) && library_text(c, t, buf, size, 0, out)) {
+			; /* a library value (a Rust &str in two registers), as gdb's bt shows it */
+		} else {
 			struct fv_statics *statics = fv_statics_new(c, t);
 
 			with.statics = fv_statics_arg(statics);
@@ -734,7 +758,7 @@ static struct fv_walk *caller_of(struct collect *c)
 				/* nothing ran since the call: the registers the
 				 * callee may clobber still hold the caller's */
 				c->up->live = true;
-				take_unknown(&c->up->regs, &w->regs);
+				take_unknown(&c->up->regs, &w->regs, 0);
 			}
 		}
 	}

@@ -329,3 +329,123 @@ bool x86insn_is_indirect_jump(const struct x86insn *in)
 	return in->enc == X86_LEGACY && in->map == X86_MAP_ONE && in->opcode == 0xff &&
 	       (reg == 4 || reg == 5);
 }
+
+/* Only prefixes that change no register an instruction writes: operand
+ * and address size, and segment overrides (%fs:0x28, the stack
+ * protector's canary). */
+static bool plain_prefixes(const struct x86insn *in)
+{
+	for (unsigned i = 0; i < in->n_prefixes; i++)
+		switch (in->prefixes[i]) {
+		case 0x66: case 0x67: case 0x2e: case 0x36: case 0x3e: case 0x26: case 0x64: case 0x65:
+			break;
+		default:
+			return false;
+		}
+	return true;
+}
+
+/* Whether @in operates on bytes through ModRM's or the opcode's
+ * register numbers: without REX, numbers 4-7 are then ah, ch, dh and bh,
+ * parts of rax, rcx, rdx and rbx. */
+static bool byte_registers(const struct x86insn *in)
+{
+	uint8_t op = in->opcode;
+
+	if (in->map == X86_MAP_0F)
+		return op >= 0x90 && op <= 0x9f;
+	return (op < 0x40 && !(op & 1)) || (op >= 0xb0 && op <= 0xb7) || op == 0x80 || op == 0x84 ||
+	       op == 0x86 || op == 0x88 || op == 0x8a || op == 0xc0 || op == 0xc6 || op == 0xd0 || op == 0xd2 ||
+	       op == 0xf6 || op == 0xfe;
+}
+
+static bool gpr_writes(const struct x86insn *in, uint16_t *mask);
+
+bool x86insn_gpr_writes(const struct x86insn *in, uint16_t *mask)
+{
+	if (!gpr_writes(in, mask))
+		return false;
+	if (!in->rex && in->enc == X86_LEGACY && byte_registers(in))
+		*mask |= (*mask >> 4) & 0xf;
+	return true;
+}
+
+static bool gpr_writes(const struct x86insn *in, uint16_t *mask)
+{
+	unsigned reg = x86insn_modrm_reg(in) | ((in->rex & 4u) << 1);
+	unsigned rm = (in->modrm & 7u) | ((in->rex & 1u) << 3);
+	/* the register the ModRM's r/m names, when it names one */
+	uint16_t rm_reg = in->has_modrm && (in->modrm >> 6) == 3 ? (uint16_t)(1u << rm) : 0;
+	uint8_t op = in->opcode;
+
+	*mask = 0;
+	if (x86insn_is_nop(in))
+		return true;
+	if (in->enc != X86_LEGACY || in->invalid || !plain_prefixes(in))
+		return false;
+	if (in->map == X86_MAP_0F) {
+		if (op >= 0x40 && op <= 0x4f) /* cmovcc */
+			*mask = (uint16_t)(1u << reg);
+		else if (op >= 0x90 && op <= 0x9f) /* setcc */
+			*mask = rm_reg;
+		else if (op == 0xaf || op == 0xb6 || op == 0xb7 || op == 0xbe || op == 0xbf) /* imul, movzx, movsx */
+			*mask = (uint16_t)(1u << reg);
+		else if ((op == 0x11 || op == 0x29 || op == 0x7f || op == 0xd6) && !rm_reg)
+			; /* a vector register stored to memory */
+		else
+			return false;
+		return true;
+	}
+	if (in->map != X86_MAP_ONE)
+		return false;
+	if (op < 0x40 && (op & 7) < 6) { /* add, or, adc, sbb, and, sub, xor, cmp */
+		if (op >> 3 == 7)
+			return true; /* cmp */
+		*mask = (op & 7) < 2 ? rm_reg : (op & 7) < 4 ? (uint16_t)(1u << reg) : 1u;
+		return true;
+	}
+	switch (op) {
+	case 0x50 ... 0x57: case 0x68: case 0x6a: /* push */
+		*mask = 1u << 4;
+		return true;
+	case 0x63: case 0x69: case 0x6b: case 0x8a: case 0x8b: case 0x8d: /* movsxd, imul, mov, lea */
+		*mask = (uint16_t)(1u << reg);
+		return true;
+	case 0x80: case 0x81: case 0x83: /* the ALU operations with an immediate; /7 is cmp */
+		*mask = x86insn_modrm_reg(in) == 7 ? 0 : rm_reg;
+		return true;
+	case 0x84: case 0x85: case 0xa8: case 0xa9: /* test */
+		return true;
+	case 0x86: case 0x87: /* xchg */
+		*mask = (uint16_t)(rm_reg | (1u << reg));
+		return true;
+	case 0xc6: case 0xc7: /* mov r/m, imm (c7 f8 is xbegin) */
+		*mask = rm_reg;
+		return x86insn_modrm_reg(in) == 0;
+	case 0x88: case 0x89: case 0xc0: case 0xc1: case 0xd0 ... 0xd3: /* mov, shifts */
+		*mask = rm_reg;
+		return true;
+	case 0x98: /* cltq */
+		*mask = 1u;
+		return true;
+	case 0x99: /* cqto */
+		*mask = 1u << 2;
+		return true;
+	case 0xb0 ... 0xbf: /* mov reg, imm */
+		*mask = (uint16_t)(1u << ((op & 7u) | ((in->rex & 1u) << 3)));
+		return true;
+	case 0xf6: case 0xf7: /* test, not, neg; mul and div write rax and rdx */
+		*mask = x86insn_modrm_reg(in) < 2 ? 0 : x86insn_modrm_reg(in) < 4 ? rm_reg : (1u | 1u << 2);
+		return true;
+	case 0xfe: case 0xff: /* inc, dec; push */
+		if (x86insn_modrm_reg(in) < 2)
+			*mask = rm_reg;
+		else if (op == 0xff && x86insn_modrm_reg(in) == 6)
+			*mask = 1u << 4;
+		else
+			return false;
+		return true;
+	default:
+		return false;
+	}
+}

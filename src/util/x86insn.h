@@ -66,6 +66,17 @@ unsigned x86insn_modrm_reg(const struct x86insn *in);
  * makes them #UD). */
 bool x86insn_is_nop(const struct x86insn *in);
 
+/* The general registers instruction @in writes, in *@mask (bit n:
+ * register n in the hardware's numbering, rax 0, rcx 1, rdx 2, rbx 3,
+ * rsp 4, rbp 5, rsi 6, rdi 7, r8 8 ... r15 15), for the instructions a
+ * function's first ones are made of: push, mov, movzx/movsx, lea, the
+ * ALU operations, shifts, cmov/setcc, imul, test/cmp, nops and stores
+ * of vector registers.  False for any other instruction - a branch or
+ * call, a pop, string and multiply/divide forms with implicit
+ * registers, anything writing a vector register, VEX/EVEX/XOP - whose
+ * effect on the registers is not known here. */
+bool x86insn_gpr_writes(const struct x86insn *in, uint16_t *mask);
+
 /* For a direct jump, conditional jump, loop or call at address @addr:
  * true, with the target in *@target. */
 bool x86insn_branch_target(const struct x86insn *in, uint64_t addr, uint64_t *target);

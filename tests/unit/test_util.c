@@ -725,6 +725,64 @@ static void test_x86insn_fields(void **state)
 			 -EINVAL); /* EVEX map 4 (APX) is not known here */
 }
 
+static void test_x86insn_gpr_writes(void **state)
+{
+	static const struct {
+		const char *bytes;
+		int mask; /* -1: not known */
+	} cases[] = {
+		{ "55", 1 << 4 },                          /* push %rbp */
+		{ "41 57", 1 << 4 },                       /* push %r15 */
+		{ "48 89 e5", 1 << 5 },                    /* mov %rsp,%rbp */
+		{ "48 83 ec 28", 1 << 4 },                 /* sub $0x28,%rsp */
+		{ "48 81 ec 00 01 00 00", 1 << 4 },        /* sub $0x100,%rsp */
+		{ "48 89 fb", 1 << 3 },                    /* mov %rdi,%rbx */
+		{ "64 48 8b 04 25 28 00 00 00", 1 << 0 },  /* mov %fs:0x28,%rax */
+		{ "48 89 44 24 18", 0 },                   /* mov %rax,0x18(%rsp) */
+		{ "31 c0", 1 << 0 },                       /* xor %eax,%eax */
+		{ "b4 01", 1 << 0 | 1 << 4 },              /* mov $1,%ah: part of rax */
+		{ "88 e0", 1 << 0 },                       /* mov %ah,%al */
+		{ "41 b0 01", 1 << 8 },                    /* mov $1,%r8b */
+		{ "f3 0f 1e fa", 0 },                      /* endbr64 */
+		{ "0f 29 44 24 10", 0 },                   /* movaps %xmm0,0x10(%rsp) */
+		{ "48 f7 e1", 1 << 0 | 1 << 2 },           /* mul %rcx */
+		{ "48 f7 d8", 1 << 0 },                    /* neg %rax */
+		{ "4c 8d 64 24 08", 1 << 12 },             /* lea 0x8(%rsp),%r12 */
+		{ "48 39 fe", 0 },                         /* cmp %rdi,%rsi */
+		{ "83 7f 08 00", 0 },                      /* cmpl $0,0x8(%rdi) */
+		{ "44 0f b6 c0", 1 << 8 },                 /* movzbl %al,%r8d */
+		{ "0f 94 c4", 1 << 0 | 1 << 4 },           /* sete %ah */
+		{ "49 87 c4", 1 << 0 | 1 << 12 },          /* xchg %rax,%r12 */
+		{ "ff f3", 1 << 4 },                       /* push %rbx */
+		{ "e8 00 00 00 00", -1 },                  /* call */
+		{ "eb 00", -1 },                           /* jmp */
+		{ "5d", -1 },                              /* pop %rbp */
+		{ "c9", -1 },                              /* leave */
+		{ "0f 28 c1", -1 },                        /* movaps %xmm1,%xmm0 */
+		{ "66 48 0f 7e c0", -1 },                  /* movq %xmm0,%rax */
+		{ "f3 a4", -1 },                           /* rep movsb */
+		{ "c5 f8 77", -1 },                        /* vzeroupper */
+		{ "f0 48 0f c1 07", -1 },                  /* lock xadd */
+		{ "c7 f8 00 00 00 00", -1 },               /* xbegin */
+		{ "0f 05", -1 },                           /* syscall */
+	};
+	struct x86insn in;
+	uint8_t code[16];
+	uint16_t mask;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = hex_bytes(cases[i].bytes, code, sizeof(code));
+		bool known;
+
+		assert_int_equal(x86insn_decode(code, n, &in), 0);
+		known = x86insn_gpr_writes(&in, &mask);
+		if (known != (cases[i].mask >= 0) || (known && mask != cases[i].mask))
+			fail_msg("%s: known %d mask %#x, want %#x", cases[i].bytes, known, known ? mask : 0,
+				 (unsigned)cases[i].mask);
+	}
+}
+
 /* Every instruction objdump shows in @path has the length objdump gives
  * it (but fwait, which objdump prints joined to the x87 instruction
  * after it). */
@@ -791,6 +849,7 @@ int main(void)
 		cmocka_unit_test(test_safefile_other_user),
 		cmocka_unit_test(test_idmap),
 		cmocka_unit_test(test_x86insn_fields),
+		cmocka_unit_test(test_x86insn_gpr_writes),
 		cmocka_unit_test(test_x86insn_objdump),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
