@@ -139,6 +139,12 @@ __u32 wr_cfg_bt_slots = WR_BT_MAX_SLOTS;
 #define WR_STEP_COUNTS 1
 #define WR_STEP_VALUES 1
 #endif
+/* Outer frames' whole walks (outer.bpf.h: a bt full's container locals)
+ * run in the step program alone: a --fault-in probe, which unwinds
+ * itself, would carry the whole walk in every probe with a bt, and its
+ * outer frames' containers show short, as their recipes' roots alone
+ * copy. */
+#define WR_STEP_OUTER_WALKS (WR_STEP_VALUES && !wr_cfg_fault_in)
 
 /* ---- maps ----
  * All maps are defined here, never by the generator: libbpf needs a map's
@@ -313,7 +319,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2); /* WR_TAIL_* */
 	__type(key, __u32);
 	__type(value, __u32);
 } wr_progs SEC(".maps");

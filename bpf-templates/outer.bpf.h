@@ -83,10 +83,14 @@ struct outer_ctx {
  * copied unless it lies in the stack
  * copy, then what its op reads outside it: a string's characters (their
  * readable head when the rest is not), a char pointer's string (the
- * root's address itself).  Only a root's first op runs: the whole walk
- * (walk_step()) in the step program made the verifier take seconds over
- * it at every start. */
-WR_INLINE void outer_root(__u8 *buf, struct wr_walk_state *ws, struct wr_outer_root *root, struct outer_ctx *c)
+ * root's address itself).  Only a root's first op runs here: the whole
+ * walk (walk_step()) in the step program made the verifier take seconds
+ * over it at every start.  A root with a whole walk (WR_OUTER_F_WALK: a
+ * local of bt full) is noted, and walked in wr_outer_walks, a program of
+ * its own (outer_walks()); @index is its frame's index * WR_OUTER_ROOTS
+ * + its own. */
+WR_INLINE void outer_root(__u8 *buf, struct wr_walk_state *ws, struct wr_outer_root *root, struct outer_ctx *c,
+			  __u64 index)
 {
 	__u64 at = c->sp + (__s64)root->off, size = root->size, p = 0, n = 0;
 	long off;
@@ -116,6 +120,16 @@ WR_INLINE void outer_root(__u8 *buf, struct wr_walk_state *ws, struct wr_outer_r
 			return;
 		remember(ws, at, size, off);
 	}
+	if (root->flags & WR_OUTER_F_WALK) { /* run after the other roots */
+		if (WR_STEP_OUTER_WALKS && ws->n_walks < WR_OUTER_WALKS) {
+			ws->walk_at[ws->n_walks & (WR_OUTER_WALKS - 1)] = at;
+			ws->walk_root[ws->n_walks & (WR_OUTER_WALKS - 1)] = (__u32)index | (__u32)root->first << 16;
+			ws->walk_seq[ws->n_walks & (WR_OUTER_WALKS - 1)] = ws->outer_seq[(index / WR_OUTER_ROOTS) &
+										 (WR_OUTER_CHAIN_FRAMES - 1)];
+			ws->n_walks++;
+		}
+		return;
+	}
 	if (root->op.code != WR_WALK_STRING || !string_chars(ws, &root->op, at, &p, &n))
 		return;
 	if (walk_copy(buf, p, (__u32)n, 0) == WALK_FAILED)
@@ -127,7 +141,7 @@ WR_INLINE void outer_root(__u8 *buf, struct wr_walk_state *ws, struct wr_outer_r
  * (wire.h: a seqlock whose writer is userspace, through the mapping):
  * 1; 0 when it has no root @k; -1 when it was rewritten or holds
  * another chain's recipe. */
-WR_INLINE int outer_take(__u32 slot, __u64 chain, __u64 k, struct wr_outer_root *out)
+WR_INLINE int outer_take(__u32 slot, __u64 chain, __u64 k, struct wr_outer_root *out, __u32 *seen)
 {
 	struct wr_outer_recipe *r = bpf_map_lookup_elem(&wr_outer_slots, &slot);
 	__u32 seq, n;
@@ -143,6 +157,7 @@ WR_INLINE int outer_take(__u32 slot, __u64 chain, __u64 k, struct wr_outer_root 
 	asm volatile("" ::: "memory");
 	if ((seq & 1) || *(volatile __u32 *)&r->seq != seq || of != chain)
 		return -1;
+	*seen = seq;
 	return k < n && k < WR_OUTER_ROOTS;
 }
 
@@ -167,17 +182,104 @@ static long outer_step(__u64 index, void *arg)
 	buf = event_buf();
 	if (!ws || !buf)
 		return 1;
-	took = outer_take(ws->outer_slot[j], ws->outer_key[j], k, &root);
+	took = outer_take(ws->outer_slot[j], ws->outer_key[j], k, &root, &ws->outer_seq[j]);
 	if (took < 0)
 		c->torn |= 1ull << j;
 	if (took > 0)
-		outer_root(buf, ws, &root, c);
+		outer_root(buf, ws, &root, c, index);
 	return 0;
 }
 
+/* Start the next of the event's whole walks (outer_root() noted them):
+ * its recipe's ops into the walk state, when its frame's are not there
+ * yet and the recipe is still the one its roots were taken from (else
+ * it is left out: its value shows short), then a record that it ran
+ * (WR_MEM_F_WALKED: what it did not copy was cut), then the walk at the
+ * value, whose words the stack copy holds.  1 ends the loop: no walk
+ * left, or no room. */
+WR_INLINE long outer_walk_next(__u8 *buf, struct wr_walk_state *ws)
+{
+	__u32 i = ws->next_walk & (WR_OUTER_WALKS - 1), idx, j, seq, slot;
+	struct wr_outer_recipe *r;
+	struct wr_arg_header *ah;
+	__u64 at;
+	long off;
+
+	if (ws->next_walk >= ws->n_walks || ws->next_walk >= WR_OUTER_WALKS)
+		return 1;
+	ws->next_walk++;
+	idx = ws->walk_root[i];
+	at = ws->walk_at[i];
+	seq = ws->walk_seq[i];
+	j = ((idx & 0xffff) / WR_OUTER_ROOTS) & (WR_OUTER_CHAIN_FRAMES - 1);
+	if (ws->ops_of != j + 1 || ws->ops_seq != seq) {
+		slot = ws->outer_slot[j];
+		r = bpf_map_lookup_elem(&wr_outer_slots, &slot);
+		if (!r)
+			return 0;
+		ws->ops_of = 0;
+		for (__u32 w = 0; w < WR_OUTER_OPS * WR_WALK_OP_WORDS; w++)
+			ws->ops[w] = ((__u64 *)r->ops)[w];
+		asm volatile("" ::: "memory");
+		if (*(volatile __u32 *)&r->seq != seq || r->chain != ws->outer_key[j])
+			return 0; /* rewritten since its root was taken */
+		ws->ops_of = j + 1;
+		ws->ops_seq = seq;
+	}
+	off = reserve(buf, sizeof(*ah) + 8);
+	if (off < 0)
+		return 1;
+	ah = (struct wr_arg_header *)payload_at(buf, (__u32)off);
+	ah->kind = WR_ARG_MEM;
+	ah->status = WR_ARG_OK;
+	ah->len = 8;
+	ah->aux = WR_MEM_F_WALKED;
+	*(__u64 *)(ah + 1) = at;
+	ws->run_addr = ws->walk_run[0];
+	ws->run_end = ws->walk_run[1];
+	ws->run_off = ws->walk_run[2];
+	frame_set(&ws->f[0], (idx >> 16) & (WR_OUTER_OPS - 1), at);
+	ws->depth = 1;
+	return 0;
+}
+
+/* One step of the event's whole walks, in one bpf_loop(): a walk's
+ * (walk_step(), as print's), or the start of the next when one ended;
+ * 1 ends the loop. */
+static long outer_walk_step(__u64 index, void *arg)
+{
+	struct wr_walk_state *ws;
+	__u32 zero = 0;
+	__u8 *buf;
+
+	ws = bpf_map_lookup_elem(&wr_walk_states, &zero);
+	buf = event_buf();
+	if (!ws || !buf)
+		return 1;
+	if (!ws->depth)
+		return outer_walk_next(buf, ws);
+	if (walk_step(index, 0) == WALK_STOP && ws->depth)
+		return 1; /* the event is full */
+	return 0;
+}
+
+/* The event's whole walks (outer_walk_step()), then the end of its
+ * WR_ITEM_OUTER (copy_outer() left it open). */
+WR_INLINE void outer_walks(__u8 *buf, struct wr_walk_state *ws)
+{
+	if (WR_STEP_OUTER_WALKS) {
+		ws->next_walk = 0;
+		ws->ops_of = 0;
+		ws->depth = 0;
+		bpf_loop(WR_WALK_STEPS, outer_walk_step, 0, 0);
+	}
+	wr_item_close((struct wr_event_buf *)buf, (long)ws->walk_item);
+}
+
 /* After slot @s's stack copy (its header at payload offset @sh_off, -1
- * when there is none): its chain's recipe, run, as WR_ITEM_OUTER. */
-WR_INLINE void copy_outer(__u8 *buf, struct wr_bt_slot *s, long sh_off)
+ * when there is none): its chain's recipe, run, as WR_ITEM_OUTER.  1
+ * when whole walks are left to run (outer_walks()), the item open. */
+WR_INLINE int copy_outer(__u8 *buf, struct wr_bt_slot *s, long sh_off)
 {
 	struct outer_ctx c = { 0 };
 	struct wr_stack_header *sh;
@@ -187,16 +289,16 @@ WR_INLINE void copy_outer(__u8 *buf, struct wr_bt_slot *s, long sh_off)
 	long item, off;
 
 	if (sh_off < 0 || sh_off >= WR_EVENT_MAX)
-		return;
+		return 0;
 	sh = (struct wr_stack_header *)payload_at(buf, (__u32)sh_off);
 	if ((sh->flags & (WR_STACK_F_REGS | WR_STACK_F_HANDOVER)) != WR_STACK_F_REGS)
-		return;
+		return 0;
 	ws = bpf_map_lookup_elem(&wr_walk_states, &zero);
 	if (!ws)
-		return;
+		return 0;
 	hits = outer_keys(s);
 	if (!hits)
-		return;
+		return 0;
 	c.hits = hits;
 	c.sp = sh->sp;
 	c.base = sh->base;
@@ -206,13 +308,22 @@ WR_INLINE void copy_outer(__u8 *buf, struct wr_bt_slot *s, long sh_off)
 	item = wr_item_open((struct wr_event_buf *)buf, WR_ITEM_OUTER, 0);
 	off = item < 0 ? -1 : reserve(buf, sizeof(*ah));
 	if (off < 0)
-		return;
+		return 0;
 	ah = (struct wr_arg_header *)payload_at(buf, (__u32)off);
 	ah->kind = WR_ARG_BYTES;
 	ah->status = WR_ARG_OK;
 	ah->len = 0;
 	ah->aux = hits;
+	ws->n_walks = 0;
 	bpf_loop(WR_OUTER_CHAIN_FRAMES * WR_OUTER_ROOTS, outer_step, &c, 0);
 	ah->aux = hits & ~c.torn; /* a frame whose slot was rewritten did not run its recipe */
+	ws->walk_item = (__u64)item;
+	if (WR_STEP_OUTER_WALKS && ws->n_walks) {
+		ws->walk_run[0] = c.base;
+		ws->walk_run[1] = c.base + c.len;
+		ws->walk_run[2] = c.data;
+		return 1;
+	}
 	wr_item_close((struct wr_event_buf *)buf, item);
+	return 0;
 }

@@ -225,8 +225,10 @@ static long finish_slot_self(__u32 i, void *arg)
  * every slot's end in another, then the event goes out. */
 WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 {
+	struct wr_walk_state *walks = 0;
 	struct wr_proc_maps *pm;
 	struct step_ctx c;
+	__u32 zero = 0;
 	long sh_off;
 
 	st->memo_key = 0; /* nothing remembered from another event's walk */
@@ -269,10 +271,18 @@ WR_INLINE void step_all(void *ctx, __u8 *buf, struct wr_bt_state *st)
 	 * state for the verifier here, however the slots ended. */
 	if (st->cur < WR_BT_MAX_SLOTS) {
 		sh_off = attach_stack(ctx, buf, st, &st->slot[st->cur]);
-		if (WR_STEP_VALUES)
-			copy_outer(buf, &st->slot[st->cur & (WR_BT_MAX_SLOTS - 1)], sh_off);
+		if (WR_STEP_VALUES && copy_outer(buf, &st->slot[st->cur & (WR_BT_MAX_SLOTS - 1)], sh_off))
+			walks = bpf_map_lookup_elem(&wr_walk_states, &zero);
 	}
 	STAGE(stack_attach);
+	if (WR_STEP_OUTER_WALKS && walks) {
+		/* outer frames' whole walks: a program of their own, loaded
+		 * only for a session with `bt full`, whose check the other
+		 * sessions' starts do without */
+		bpf_tail_call(ctx, &wr_progs, WR_TAIL_OUTER_WALKS);
+		/* not loaded: the walks are left out (their values show short) */
+		wr_item_close((struct wr_event_buf *)buf, (long)walks->walk_item);
+	}
 	output(ctx, buf);
 }
 
@@ -300,7 +310,7 @@ WR_API int wr_event_end(void *ctx, __u8 *buf)
 			step_all(ctx, buf, st);
 			return 0;
 		}
-		bpf_tail_call(ctx, &wr_progs, 0);
+		bpf_tail_call(ctx, &wr_progs, WR_TAIL_STEP);
 		/* Only reached when the tail call failed. */
 		finish_pending(buf, st, WR_BT_INTERNAL_ERROR);
 		ps = probe_stats(((struct wr_event_header *)buf)->probe_id);
@@ -326,6 +336,27 @@ int wr_bt_step(void *ctx)
 		return 0;
 	STAGE(tail_call);
 	step_all(ctx, buf, st);
+	return 0;
+}
+
+/* Outer frames' whole walks (outer.bpf.h), tail-called by the step
+ * program when a recipe it ran holds some, then the event goes out;
+ * loaded only for a session with `bt full` (a lean base object's does
+ * nothing: no session that loads it reaches it). */
+SEC("uprobe")
+int wr_outer_walks(void *ctx)
+{
+	struct wr_walk_state *ws;
+	struct wr_bt_state *st;
+	__u32 zero = 0;
+	__u8 *buf;
+
+	if (!own_state(&buf, &st))
+		return 0;
+	ws = bpf_map_lookup_elem(&wr_walk_states, &zero);
+	if (WR_STEP_VALUES && ws)
+		outer_walks(buf, ws);
+	output(ctx, buf);
 	return 0;
 }
 #endif

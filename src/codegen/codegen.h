@@ -164,5 +164,14 @@ bool codegen_bt_copies(const struct dw_type *t, bool referent);
  * elements).  Returns the index of its first op, or -1 when it does not
  * fit (the ops past *@n are then undefined). */
 int codegen_bt_walk(const struct dw_type *t, unsigned print_elements, struct wr_walk_op *ops, unsigned *n);
+/* Whether gdb's bt full shows a local of @t whole, as print shows it,
+ * with more than a bt shows: a container, a struct, union or array that
+ * holds the library's values (not a string alone: a bt shows it whole). */
+bool codegen_bt_shows_whole(const struct dw_type *t);
+/* The same for a local of @t that gdb's bt full shows whole, as print
+ * shows it (a container's elements too, at most @print_elements): the
+ * walk program print runs; -1 when @t holds nothing to walk or it does
+ * not fit. */
+int codegen_bt_walk_whole(const struct dw_type *t, unsigned print_elements, struct wr_walk_op *ops, unsigned *n);
 
 #endif

@@ -623,11 +623,41 @@ static int frame_string(struct cg *cg, const struct ast_expr *e, const struct dw
 	return 0;
 }
 
+/* Whether frame 0's local of @t (a bt full's) is copied whole, as a
+ * print copies it: gdb's bt full shows a local as print does, a
+ * container's elements included (parameters are short). */
+static bool bt_shows_whole(const struct dw_type *t, struct dw_std *s)
+{
+	if (!t || (t->kind != DW_TYPE_STRUCT && t->kind != DW_TYPE_UNION && t->kind != DW_TYPE_ARRAY))
+		return false;
+	if (t->kind == DW_TYPE_STRUCT)
+		dw_std_recognize(t, s);
+	return walks_needed(t);
+}
+
 bool codegen_bt_copies(const struct dw_type *t, bool referent)
 {
 	struct dw_std s = { 0 };
 
 	return referent ? bt_shows_referent(t, &s) : bt_shows_pointed(t, &s);
+}
+
+bool codegen_bt_shows_whole(const struct dw_type *t)
+{
+	struct wr_walk_op ops[WR_WALK_MAX_OPS];
+	unsigned n = 0;
+	int op;
+
+	if (!bt_shows_whole(t, &(struct dw_std){ 0 }))
+		return false;
+	/* a string alone: a bt shows it whole already */
+	op = walks_append(t, false, 1, ops, &n);
+	return !(op >= 0 && n == 1 && ops[op].code == WR_WALK_STRING);
+}
+
+int codegen_bt_walk_whole(const struct dw_type *t, unsigned print_elements, struct wr_walk_op *ops, unsigned *n)
+{
+	return bt_shows_whole(t, &(struct dw_std){ 0 }) ? walks_append(t, false, print_elements, ops, n) : -1;
 }
 
 int codegen_bt_walk(const struct dw_type *t, unsigned print_elements, struct wr_walk_op *ops, unsigned *n)
@@ -656,18 +686,6 @@ static bool plain_aggregate(const struct dw_type *t)
 	return t && (t->kind == DW_TYPE_STRUCT || t->kind == DW_TYPE_UNION || t->kind == DW_TYPE_ARRAY) && !t->rust &&
 	       !t->incomplete && t->size && t->size <= WR_DUMP_MAX && !dw_type_is_vla(t) && !dw_std_walkable(t, 0) &&
 	       !dw_std_recognize(t, &s);
-}
-
-/* Whether frame 0's local of @t (a bt full's) is copied whole, as a
- * print copies it: gdb's bt full shows a local as print does, a
- * container's elements included (parameters are short). */
-static bool bt_shows_whole(const struct dw_type *t, struct dw_std *s)
-{
-	if (!t || (t->kind != DW_TYPE_STRUCT && t->kind != DW_TYPE_UNION && t->kind != DW_TYPE_ARRAY))
-		return false;
-	if (t->kind == DW_TYPE_STRUCT)
-		dw_std_recognize(t, s);
-	return walks_needed(t);
 }
 
 /* print_args_frame_referent() but the words its location reads. */

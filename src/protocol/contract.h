@@ -88,6 +88,7 @@
 /* The programs of the base object. */
 #define WR_PROGRAMS(X)                      \
 	X(BT_STEP, wr_bt_step)              \
+	X(OUTER_WALKS, wr_outer_walks)      \
 	X(RING_WARM, wr_ring_warm)          \
 	X(MEMBER_EXEC, wr_member_exec)      \
 	X(MEMBER_FORK, wr_member_fork)      \

@@ -188,6 +188,9 @@ enum wr_arg_kind {
 #define WR_MEM_F_TORN 0x2u /* a string's characters read up to the first page that
 			    * could not be read (the whole read failed: its
 			    * failed copy is sent before it) */
+#define WR_MEM_F_WALKED 0x8u /* no bytes: an outer frame's value at this address
+			      * had its whole walk run (WR_OUTER_F_WALK), so
+			      * what it did not copy was cut (`...`) */
 
 #define WR_ARG_STR_MAX 256u    /* bytes of a string argument */
 #define WR_ARG_WSTR_MAX 1024u  /* bytes of a wide string argument (wr_arg_wstr) */
@@ -432,6 +435,21 @@ struct wr_walk_state {
 	 * and its slot in wr_outer_slots when it has one */
 	__u64 outer_key[32];
 	__u32 outer_slot[32];
+	/* frame j's recipe's number when its last root was taken */
+	__u32 outer_seq[32];
+	/* The outer frames' whole walks (WR_OUTER_F_WALK), run after their
+	 * recipes' other roots: each value's address, its root (frame index
+	 * * WR_OUTER_ROOTS + root index | its first op << 16) and the number
+	 * of the recipe it was taken from; the next to run; the frame whose
+	 * recipe's ops are in ops[] (+ 1; 0: none) and that recipe's number */
+	__u64 walk_at[16];
+	__u32 walk_root[16];
+	__u32 walk_seq[16];
+	__u32 n_walks, next_walk, ops_of, ops_seq;
+	/* for wr_outer_walks, tail-called: the stack copy [base, end) at
+	 * payload offset off, and the open WR_ITEM_OUTER's offset */
+	__u64 walk_run[3];
+	__u64 walk_item;
 };
 
 /* The base a walk runs at for a value the probe assembled from pieces
@@ -678,7 +696,10 @@ WR_STATIC_ASSERT(WR_EVENT_BUF_SIZE >= 2 * WR_EVENT_MAX, "masked writes stay in t
  * caller's std::string, a reference's referent, a char pointer's
  * string), as offsets from frame 0's sp (fixed by frames 0 to j's code),
  * each with the first op of the walk its printer runs (wire.h: walks;
- * only a STRING or CSTR op reads further), into a slot of wr_outer_slots for
+ * only a STRING or CSTR op reads further; a local gdb's bt full shows
+ * whole has its whole walk, WR_OUTER_F_WALK, run after the others by
+ * wr_outer_walks, which the step program tail-calls, each walk's copies
+ * after a WR_MEM_F_WALKED record of its value), into a slot of wr_outer_slots for
  * the hash of frames 0 to j's ips (wr_outer_chain_add() over them; j <
  * WR_OUTER_CHAIN_FRAMES).  Each later event runs, after its stack copy
  * (WR_ITEM_OUTER), the recipe of each of its frames that has one: a new
@@ -708,19 +729,28 @@ WR_STATIC_ASSERT(WR_EVENT_BUF_SIZE >= 2 * WR_EVENT_MAX, "masked writes stay in t
 				    * byte off of struct wr_stack_regs */
 #define WR_OUTER_F_ABS 0x4u        /* the value is at the address hi << 32 | (__u32)off
 				    * (static storage: a caller's static) */
+#define WR_OUTER_F_WALK 0x8u       /* the value's whole walk, as print's (a local gdb's
+				    * bt full shows whole: a container's elements too):
+				    * the program in the recipe's ops from op `first`,
+				    * not the root's op */
+#define WR_OUTER_OPS 32u           /* ops of a recipe's walks, all its values' together
+				    * (a power of 2, at most WR_WALK_MAX_OPS) */
+#define WR_OUTER_WALKS 16u         /* walks an event runs for its outer frames, at most */
 
 struct wr_outer_root {
 	__s32 off;      /* from frame 0's sp: the value, or its address (F_DEREF);
 			 * F_REG: the register's offset; F_ABS: the lower 32 bits
 			 * of the value's address */
 	__u16 flags;    /* WR_OUTER_F_* */
-	__u16 reserved;
+	__u8 first;     /* F_WALK: the index of its walk's first op in the recipe's
+			 * ops (its ops name each other by index there) */
+	__u8 reserved;
 	__u32 size;     /* bytes of the value; 0 for a CSTR op's string (its
 			 * address is the root's) */
 	__u32 hi;       /* F_ABS: the upper 32 bits of the value's address;
 			 * F_DEREF, F_REG: a signed addend to the address found
 			 * (a pointer computed from the one kept) */
-	struct wr_walk_op op; /* the first op of the value's walk */
+	struct wr_walk_op op; /* the first op of the value's walk (not F_WALK) */
 };
 WR_STATIC_ASSERT(sizeof(struct wr_outer_root) == 16 + 8 * WR_WALK_OP_WORDS, "outer root size");
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_outer_root, op) == 16, "outer root op offset");
@@ -730,13 +760,29 @@ struct wr_outer_recipe {
 	__u32 n_roots;
 	__u64 chain;    /* the key the recipe is of */
 	struct wr_outer_root roots[WR_OUTER_ROOTS];
+	/* The walk programs of its F_WALK roots, one after another: a
+	 * child's index is its index here (op 0, a first program's root,
+	 * is no one's child) */
+	struct wr_walk_op ops[WR_OUTER_OPS];
 };
 WR_STATIC_ASSERT(sizeof(((struct wr_walk_state *)0)->outer_key) == 8 * WR_OUTER_CHAIN_FRAMES,
 		 "a key for each frame a recipe may be of");
 WR_STATIC_ASSERT(sizeof(((struct wr_walk_state *)0)->outer_slot) == 4 * WR_OUTER_CHAIN_FRAMES,
 		 "a slot for each frame a recipe may be of");
-WR_STATIC_ASSERT(sizeof(struct wr_outer_recipe) == 16 + (16 + 8 * WR_WALK_OP_WORDS) * WR_OUTER_ROOTS,
+WR_STATIC_ASSERT(sizeof(((struct wr_walk_state *)0)->outer_seq) == 4 * WR_OUTER_CHAIN_FRAMES,
+		 "a recipe number for each frame a recipe may be of");
+WR_STATIC_ASSERT(sizeof(((struct wr_walk_state *)0)->walk_at) == 8 * WR_OUTER_WALKS &&
+		 sizeof(((struct wr_walk_state *)0)->walk_root) == 4 * WR_OUTER_WALKS &&
+		 (WR_OUTER_WALKS & (WR_OUTER_WALKS - 1)) == 0, "an event's outer walks, a power of 2");
+WR_STATIC_ASSERT(sizeof(struct wr_outer_recipe) ==
+		 16 + (16 + 8 * WR_WALK_OP_WORDS) * WR_OUTER_ROOTS + 8 * WR_WALK_OP_WORDS * WR_OUTER_OPS,
 		 "outer recipe size");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_outer_recipe, ops) == 16 + (16 + 8 * WR_WALK_OP_WORDS) * WR_OUTER_ROOTS,
+		 "outer recipe ops offset");
+WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_outer_root, first) == 6, "outer root first offset");
+WR_STATIC_ASSERT(WR_OUTER_OPS <= WR_WALK_MAX_OPS && (WR_OUTER_OPS & (WR_OUTER_OPS - 1)) == 0,
+		 "a recipe's ops fit the walk state's, a power of 2");
+WR_STATIC_ASSERT(WR_OUTER_OPS <= 256, "a root's first op fits its 8 bits");
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_outer_recipe, chain) == 8, "outer recipe chain offset");
 WR_STATIC_ASSERT(WR_OFFSETOF(struct wr_outer_recipe, roots) == 16, "outer recipe roots offset");
 
@@ -847,6 +893,11 @@ WR_STATIC_ASSERT(sizeof(struct wr_proc_maps) == 16 + 40 * WR_MAX_MAPPINGS, "proc
 #define WR_BASE_NO_STEP   0x1u /* the step program: no `bt` or `count bt` */
 #define WR_BASE_NO_COUNT  0x2u /* counting stacks: no `count bt` */
 #define WR_BASE_NO_VALUES 0x4u /* outer frames' copies: no `bt args` or `bt full` */
+#define WR_BASE_NO_WALKS  0x8u /* outer frames' whole walks (wr_outer_walks): no `bt full` */
+
+/* The programs the probes and the step program tail-call (wr_progs). */
+#define WR_TAIL_STEP 0u        /* wr_bt_step, from a probe with pending backtraces */
+#define WR_TAIL_OUTER_WALKS 1u /* wr_outer_walks, from wr_bt_step: outer frames' whole walks */
 
 /* Per-CPU unwinding state for one bt statement of the event being built. */
 #define WR_SLOT_F_PENDING  0x01u /* more frames to unwind */

@@ -116,7 +116,7 @@ const uint8_t *render_snap_find(const struct render_snap *s, uint64_t addr, size
 const struct ev_arg *render_snap_string(const struct render_snap *s, uint64_t addr)
 {
 	for (size_t i = 0; s && i < s->n; i++)
-		if (s->m[i]->value == addr && !(s->m[i]->aux & WR_MEM_F_ROOT))
+		if (s->m[i]->value == addr && !(s->m[i]->aux & (WR_MEM_F_ROOT | WR_MEM_F_WALKED)))
 			return s->m[i];
 	return NULL;
 }

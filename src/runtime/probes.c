@@ -323,7 +323,8 @@ static struct wr_outer_recipe *outer_slots(struct runtime *rt)
 static bool outer_same(const struct wr_outer_recipe *dst, uint64_t chain, const struct wr_outer_recipe *r)
 {
 	return !(__atomic_load_n(&dst->seq, __ATOMIC_RELAXED) & 1) && dst->chain == chain &&
-	       dst->n_roots == r->n_roots && !memcmp(dst->roots, r->roots, sizeof(r->roots));
+	       dst->n_roots == r->n_roots && !memcmp(dst->roots, r->roots, sizeof(r->roots)) &&
+	       !memcmp(dst->ops, r->ops, sizeof(r->ops));
 }
 
 int runtime_outer_recipe_put(struct runtime *rt, uint32_t slot, uint64_t chain, const struct wr_outer_recipe *r)
@@ -346,6 +347,7 @@ int runtime_outer_recipe_put(struct runtime *rt, uint32_t slot, uint64_t chain, 
 		dst->n_roots = r->n_roots;
 		dst->chain = chain;
 		memcpy(dst->roots, r->roots, sizeof(r->roots));
+		memcpy(dst->ops, r->ops, sizeof(r->ops));
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 		__atomic_store_n(&dst->seq, (seq | 1) + 1, __ATOMIC_RELAXED);
 	}

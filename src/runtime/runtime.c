@@ -254,6 +254,13 @@ static bool wants_step(const struct runtime *rt)
 	return !rt->opt.fault_in && !(rt->opt.base_omits & WR_BASE_NO_STEP);
 }
 
+/* The step program may tail-call the outer frames' whole walks: a
+ * session that may run a `bt full` (not one whose base object is lean). */
+static bool wants_walks(const struct runtime *rt)
+{
+	return wants_step(rt) && !(rt->opt.base_omits & (WR_BASE_NO_VALUES | WR_BASE_NO_WALKS));
+}
+
 static int open_base(struct runtime *rt, const struct bpf_blob *base)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "wraith");
@@ -315,6 +322,9 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 	 * most of what the kernel does for the base object. */
 	if (!wants_step(rt) && rt_base_program(rt, WR_PROG_BT_STEP))
 		bpf_program__set_autoload(rt_base_program(rt, WR_PROG_BT_STEP), false);
+	/* and the whole walks only where a `bt full` may run them */
+	if (!wants_walks(rt) && rt_base_program(rt, WR_PROG_OUTER_WALKS))
+		bpf_program__set_autoload(rt_base_program(rt, WR_PROG_OUTER_WALKS), false);
 	log[0] = '\0';
 	bpf_object__for_each_program(prog, rt->base) {
 		bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
@@ -346,8 +356,9 @@ static int open_base(struct runtime *rt, const struct bpf_blob *base)
 static int install_step_program(struct runtime *rt)
 {
 	struct bpf_program *step = rt_base_program(rt, WR_PROG_BT_STEP);
+	struct bpf_program *walks = rt_base_program(rt, WR_PROG_OUTER_WALKS);
 	int progs = rt_map_fd(rt, WR_MAP_PROGS);
-	__u32 zero = 0;
+	__u32 key = WR_TAIL_STEP;
 	int fd;
 
 	if (!wants_step(rt))
@@ -355,8 +366,14 @@ static int install_step_program(struct runtime *rt)
 	if (!step || progs < 0)
 		return rt_kernel_error(-ENOENT, "finding the unwinder step program");
 	fd = bpf_program__fd(step);
-	if (bpf_map_update_elem(progs, &zero, &fd, BPF_ANY))
+	if (bpf_map_update_elem(progs, &key, &fd, BPF_ANY))
 		return rt_kernel_error(-errno, "installing the unwinder step program");
+	if (!wants_walks(rt))
+		return 0;
+	key = WR_TAIL_OUTER_WALKS;
+	fd = walks ? bpf_program__fd(walks) : -1;
+	if (fd < 0 || bpf_map_update_elem(progs, &key, &fd, BPF_ANY))
+		return rt_kernel_error(fd < 0 ? -ENOENT : -errno, "installing the outer frames' walks program");
 	return 0;
 }
 

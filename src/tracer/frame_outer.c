@@ -47,6 +47,17 @@ const uint8_t *fv_outer_bytes(const struct ev_backtrace *bt, uint64_t addr, size
 	return m ? m->data + (addr - m->value) : NULL;
 }
 
+bool fv_outer_walked(const struct ev_backtrace *bt, uint64_t addr)
+{
+	for (size_t k = 0; bt->outer && k < bt->outer->n_attach; k++) {
+		const struct ev_arg *m = &bt->outer->attach[k];
+
+		if (m->kind == WR_ARG_MEM && m->status == WR_ARG_OK && (m->aux & WR_MEM_F_WALKED) && m->value == addr)
+			return true;
+	}
+	return false;
+}
+
 const struct ev_arg *fv_outer_failed(const struct ev_backtrace *bt, uint64_t addr)
 {
 	for (size_t k = 0; bt->outer && k < bt->outer->n_attach; k++) {
@@ -147,14 +158,17 @@ WR_STATIC_ASSERT(WR_OUTER_CHAIN_FRAMES <= 32, "a frame's bit in a 32-bit mask");
 
 /* Why want @k (w->n_wants: one not noted, the list full) is not copied
  * at this event (fv_not_copied()): by its frame's recipe, whose
- * WR_OUTER_ROOTS first values it names. */
+ * WR_OUTER_ROOTS first values it names, those a bt shows before the
+ * locals shown whole (learn_outer(): their whole walks take what is
+ * left). */
 static const char *why_not_copied(const struct fv_walk *w, size_t k)
 {
 	unsigned f = k < w->n_wants ? w->wants[k].frame : w->i;
 	size_t index = k < w->n_wants ? 0 : WR_OUTER_ROOTS;
+	bool whole = k < w->n_wants && w->wants[k].whole;
 
 	for (size_t j = 0; j < k && j < w->n_wants; j++)
-		index += w->wants[j].frame == f;
+		index += w->wants[j].frame == f && (whole || !w->wants[j].whole);
 	if (!w->bt->outer || f >= WR_OUTER_CHAIN_FRAMES || !(w->bt->outer->aux >> f & 1))
 		return f < WR_OUTER_CHAIN_FRAMES && (w->recipes_full >> f & 1) ? NOT_COPIED_FULL : NOT_COPIED_NEW;
 	/* the recipe ran: shown only when what it copied does not hold it
@@ -170,11 +184,13 @@ static const char *why_not_copied(const struct fv_walk *w, size_t k)
 static void want_off(struct fv_walk *w, enum fv_want_at kind, uint64_t at, int32_t addend, const struct dw_type *t,
 		     bool string)
 {
+	/* a local of bt full shown whole: a container's elements too */
+	bool whole = w->whole && kind == FV_AT_VALUE && !string && codegen_bt_shows_whole(t);
 	size_t k;
 
 	if (w->i == 0 || w->i >= WR_OUTER_CHAIN_FRAMES ||
 	    (kind != FV_AT_REG && kind != FV_AT_STATIC && !in_stack(w->bt, at, kind == FV_AT_DEREF ? 8 : t->size)) ||
-	    (!string && kind != FV_AT_STATIC && !codegen_bt_copies(t, kind != FV_AT_VALUE)))
+	    (!string && !whole && kind != FV_AT_STATIC && !codegen_bt_copies(t, kind != FV_AT_VALUE)))
 		return;
 	for (k = 0; k < w->n_wants; k++)
 		if (w->wants[k].at == at && w->wants[k].kind == kind && w->wants[k].addend == addend)
@@ -182,6 +198,8 @@ static void want_off(struct fv_walk *w, enum fv_want_at kind, uint64_t at, int32
 	if (k == w->n_wants && w->n_wants < FV_MAX_WANTS)
 		w->wants[w->n_wants++] = (struct fv_want){ .at = at, .kind = kind, .type = t, .string = string,
 							   .frame = w->i, .addend = addend };
+	if (k < w->n_wants && whole && w->wants[k].type == t)
+		w->wants[k].whole = true;
 	w->not_copied = why_not_copied(w, k);
 }
 

@@ -257,6 +257,9 @@ static bool library_text(const struct where *c, const struct dw_type *t, const u
 	if (!vc.not_copied && !addr && c->w->i > 0)
 		/* held in registers: no recipe copies what they point to */
 		vc.not_copied = "<unavailable>";
+	/* an outer frame's local of bt full whose whole walk its recipe ran */
+	if (c->w->whole && addr && fv_outer_walked(bt, addr))
+		vc.whole = true;
 	if (!n)
 		return render_frame_value(t, data, len, addr, &stack, 1, &vc, out);
 	/* with what the chain's recipe copied */
@@ -995,14 +998,15 @@ static bool vla_sized(struct collect *c, const struct dw_var *v, struct dw_var *
 	return out->type && out->type->size;
 }
 
-/* A local as gdb's bt full shows it: frame 0's whole, as print shows it
- * (the probe copied its containers' elements at the hit); an outer
- * frame's short, as a parameter (what a recipe copies holds no
- * elements).  A local that is only what a register held at the
- * function's entry (`struct calls *c = ud;` once ud is dead) has the
- * value the call that entered it passed, as a parameter has, when its
- * module's own callers do not say (a call through a pointer, a caller
- * in another module): gdb shows it so, without `@entry`. */
+/* A local as gdb's bt full shows it: whole, as print shows it.  Frame
+ * 0's the probe copied at the hit, its containers' elements too; an
+ * outer frame's in the stack copy, once the chain's recipe ran its whole
+ * walk (library_text()), else short, as a parameter (the chain's first
+ * events, a walk left out).  A local that is only what a register held
+ * at the function's entry (`struct calls *c = ud;` once ud is dead) has
+ * the value the call that entered it passed, as a parameter has, when
+ * its module's own callers do not say (a call through a pointer, a
+ * caller in another module): gdb shows it so, without `@entry`. */
 static void local_text(struct collect *c, const struct dw_var *v, struct strbuf *out)
 {
 	struct render_value_ctx whole = c->where.vc ? *c->where.vc : (struct render_value_ctx){ 0 };
@@ -1014,7 +1018,9 @@ static void local_text(struct collect *c, const struct dw_var *v, struct strbuf 
 		whole.whole = true;
 		at.vc = &whole;
 	}
+	c->w->whole = c->w->i > 0 && !c->tail_pc;
 	var_text(&at, v, out);
+	c->w->whole = false;
 	if (v->loc.entry_reg && strcmp(out->buf + from, "<optimized out>") == 0 &&
 	    passed_value(c, v, v->loc.entry_reg, &passed, &passed_at)) {
 		struct strbuf pt = STRBUF_INIT;

@@ -63,6 +63,9 @@ struct fv_want {
 	 * pointer the code computed from the one kept: `el = cont - 1`) */
 	int32_t addend;
 	unsigned frame; /* the physical frame whose value it is (1 and up) */
+	/* a local gdb's bt full shows whole (FV_AT_VALUE): its whole walk,
+	 * as print's, a container's elements too (WR_OUTER_F_WALK) */
+	bool whole;
 };
 
 struct fv_walk *fv_new(void);

@@ -54,6 +54,9 @@ struct fv_walk {
 	const uint8_t *var_data;       /* and its bytes (NULL while none is) */
 	bool unread;                   /* the variable shown: memory its
 					* location reads was not copied */
+	bool whole;                    /* the variable shown is an outer frame's
+					* local of bt full: shown whole where its
+					* recipe's walk ran (fv_outer_walked()) */
 };
 
 /* A frame's variables are read at: the walk's frame, its module's load
@@ -148,6 +151,10 @@ void fv_want_reference(struct fv_walk *w, uint64_t addr, const struct dw_type *t
 /* The same for a variable of @t at @addr in writable static storage (a
  * caller's static): later events of the chain copy its bytes. */
 void fv_want_static(struct fv_walk *w, uint64_t addr, const struct dw_type *t);
+/* Whether the chain's recipe ran the whole walk (WR_OUTER_F_WALK) of
+ * the value at @addr at this event: what it did not copy of it was cut
+ * (by print elements or the event's size). */
+bool fv_outer_walked(const struct ev_backtrace *bt, uint64_t addr);
 /* The same for a char pointer whose value @p points outside the stack
  * copy and a module's read-only data: its string, found through its slot
  * @slot of the stack copy (0: it was in a register). */

@@ -84,7 +84,7 @@ static bool script_has_count(const struct ast_script *sc)
 /* The parts of the base object @sc never reaches (WR_BASE_NO_*). */
 static unsigned script_base_omits(const struct ast_script *sc)
 {
-	unsigned omits = WR_BASE_NO_STEP | WR_BASE_NO_COUNT | WR_BASE_NO_VALUES;
+	unsigned omits = WR_BASE_NO_STEP | WR_BASE_NO_COUNT | WR_BASE_NO_VALUES | WR_BASE_NO_WALKS;
 
 	for (size_t i = 0; i < sc->n_probes; i++) {
 		const struct ast_probe *p = sc->probes[i];
@@ -97,6 +97,9 @@ static unsigned script_base_omits(const struct ast_script *sc)
 		for (size_t k = 0; k < n_bt; k++)
 			if (ast_probe_nth(p, AST_STMT_BT, k)->bt_flags & (WR_BT_F_ARGS | WR_BT_F_FULL))
 				omits &= ~WR_BASE_NO_VALUES;
+		for (size_t k = 0; k < n_bt; k++)
+			if (ast_probe_nth(p, AST_STMT_BT, k)->bt_flags & WR_BT_F_FULL)
+				omits &= ~WR_BASE_NO_WALKS;
 	}
 	return omits;
 }

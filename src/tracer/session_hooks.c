@@ -121,11 +121,36 @@ static uint64_t key_of(const struct ev_backtrace *bt, unsigned i)
 	return hash;
 }
 
+/* A local of bt full shown whole (@wt->whole): its whole walk, as
+ * print's, into @r's ops after the *@n_ops in use, for root @out; false
+ * when it needs no more than the root's own op (a lone string's) or its
+ * ops do not fit (the value then shows short). */
+static bool whole_root(const struct fv_want *wt, unsigned elements, struct wr_outer_recipe *r, unsigned *n_ops,
+		       struct wr_outer_root *out)
+{
+	struct wr_walk_op ops[WR_WALK_MAX_OPS];
+	unsigned n = *n_ops;
+	int op;
+
+	memcpy(ops, r->ops, n * sizeof(ops[0]));
+	op = codegen_bt_walk_whole(wt->type, elements, ops, &n);
+	if (op < 0 || n > WR_OUTER_OPS || (n - *n_ops == 1 && ops[op].code == WR_WALK_STRING))
+		return false;
+	memcpy(r->ops + *n_ops, ops + *n_ops, (n - *n_ops) * sizeof(ops[0]));
+	*n_ops = n;
+	out->flags |= WR_OUTER_F_WALK;
+	out->first = (uint8_t)op;
+	out->size = (uint32_t)wt->type->size;
+	return true;
+}
+
 /* The root of a recipe that finds @wt as it says, @off from frame 0's sp
  * (F_REG: the register's offset), with the first op of its printer's walk
- * (a char pointer's: its string, at most @elements characters); false
+ * (a char pointer's: its string, at most @elements characters), or, for
+ * a local shown whole, its whole walk in @r's ops (*@n_ops in use); false
  * when its walk does not fit. */
-static bool root_of(const struct fv_want *wt, int32_t off, unsigned elements, struct wr_outer_root *out)
+static bool root_of(const struct fv_want *wt, int32_t off, unsigned elements, struct wr_outer_recipe *r,
+		    unsigned *n_ops, struct wr_outer_root *out)
 {
 	static const uint16_t flags[] = { [FV_AT_VALUE] = 0, [FV_AT_DEREF] = WR_OUTER_F_DEREF,
 					  [FV_AT_REG] = WR_OUTER_F_REG, [FV_AT_STATIC] = WR_OUTER_F_ABS };
@@ -147,6 +172,8 @@ static bool root_of(const struct fv_want *wt, int32_t off, unsigned elements, st
 		out->size = (uint32_t)wt->type->size;
 		return wt->type->size && wt->type->size <= WR_WALK_COPY_MAX;
 	}
+	if (wt->whole && wt->kind == FV_AT_VALUE && whole_root(wt, elements, r, n_ops, out))
+		return true;
 	op = codegen_bt_walk(wt->type, elements, ops, &n);
 	if (op < 0 || (wt->kind == FV_AT_VALUE && ops[op].code != WR_WALK_STRING))
 		return false; /* nothing the probe would read */
@@ -277,6 +304,7 @@ static void learn_outer(struct session *s, const struct ev_backtrace *bt, const 
 	const struct fv_want *wants;
 	size_t n = fv_wants(w, &wants), slot, mine = 0;
 	struct wr_outer_recipe r = { 0 };
+	unsigned n_ops = 0;
 	int err;
 
 	if (!key || !s->rt)
@@ -286,16 +314,18 @@ static void learn_outer(struct session *s, const struct ev_backtrace *bt, const 
 	slot = (size_t)(key % (sizeof(s->outer_done) / sizeof(s->outer_done[0])));
 	if (!mine || (s->outer_done[slot].chain == key && s->outer_done[slot].roots >= mine))
 		return;
-	for (size_t k = 0; k < n && r.n_roots < WR_OUTER_ROOTS; k++) {
-		int64_t off = wants[k].kind == FV_AT_REG || wants[k].kind == FV_AT_STATIC
-				      ? 0 : (int64_t)(wants[k].at - bt->stack->sp);
+	/* what a bt shows first, then the locals bt full shows whole, whose
+	 * walks take the roots and ops left (why_not_copied() counts so) */
+	for (size_t k = 0; k < 2 * n && r.n_roots < WR_OUTER_ROOTS; k++) {
+		const struct fv_want *wt = &wants[k % n];
+		int64_t off = wt->kind == FV_AT_REG || wt->kind == FV_AT_STATIC ? 0 : (int64_t)(wt->at - bt->stack->sp);
 
-		if (wants[k].frame != i)
+		if (wt->frame != i || wt->whole != (k >= n))
 			continue;
-		if (wants[k].kind == FV_AT_REG)
-			off = (int64_t)wants[k].at;
+		if (wt->kind == FV_AT_REG)
+			off = (int64_t)wt->at;
 		if (off >= INT32_MIN && off <= INT32_MAX &&
-		    root_of(&wants[k], (int32_t)off, s->renderer.limits.elements, &r.roots[r.n_roots]))
+		    root_of(wt, (int32_t)off, s->renderer.limits.elements, &r, &n_ops, &r.roots[r.n_roots]))
 			r.n_roots++;
 	}
 	err = r.n_roots ? outer_put(s, key, &r) : -ENOENT;

@@ -35,9 +35,11 @@ static void *kernel_start_main(void *arg)
 	double t0 = now_seconds(), c0 = thread_cpu_seconds();
 
 	wr_log_defer(&ks->log);
-	wr_debug("base object: %s%s", (co.base_omits & WR_BASE_NO_COUNT) &&
+	wr_debug("base object: %s%s%s", (co.base_omits & WR_BASE_NO_COUNT) &&
 		 (co.base_omits & WR_BASE_NO_VALUES) ? "lean (no count bt, no frame values)" : "full",
-		 co.fault_in || (co.base_omits & WR_BASE_NO_STEP) ? ", without the step program" : "");
+		 co.fault_in || (co.base_omits & WR_BASE_NO_STEP) ? ", without the step program" : "",
+		 !co.fault_in && !(co.base_omits & (WR_BASE_NO_STEP | WR_BASE_NO_VALUES)) &&
+		 (co.base_omits & WR_BASE_NO_WALKS) ? ", without outer frames' whole walks" : "");
 	ks->err = codegen_base(&co, &base);
 	if (!ks->err)
 		ks->err = runtime_new(&ks->ro, &base, &ks->rt);

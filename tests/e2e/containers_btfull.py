@@ -12,8 +12,15 @@ attached after wraith's event, at the pc it reported), g++ and clang-19,
 -O0 and -O2, libstdc++.  libc++ (no gdb printers on Debian: gdb shows
 raw members): the contents the fixture's source gives them.
 
-Outer frames' locals (frames 1 and up, read through a chain's recipe)
-stay short: what a recipe copies holds no elements."""
+Outer frames' locals: stock()'s, frame 1 at stocked(), a vector of 250
+ints, a map, a list, a vector of strings, a deque, a set, an
+unordered_map and a struct holding a heap string, kept in memory across
+the call.  gdb's bt full shows them whole too; wraith copies them at the
+hit by the call chain's recipe (its whole walks), learned from the
+chain's first event (or, where stocked's CFA is rsp plus a constant at
+its entry, written at attach from stock's call site): every event shows
+each either short, as the chain's first events do, or whole, as gdb's bt
+full at the same pc of the same process shows it, never anything else."""
 from wraithtest import *
 from bt_support import parallel
 
@@ -77,6 +84,86 @@ for v, res, gdb in parallel(one, ("O0", "O2", "clang-O0", "clang-O2", "libcxx-O0
         eq(hexless(mine.get(name, "<missing>")), printer_norm(g),
            "%s: %s as gdb's bt full shows it" % (label, name))
     eq(mine.get("seen"), SEEN, "%s: 250 elements capped at 200, as gdb's print elements" % label)
+
+# ---- outer frames: stock()'s locals at stocked() ----
+STOCK = {
+    "seen": "std::vector of length 250, capacity 250 = {%s...}" % ", ".join("%d" % (3 * i) for i in range(200)),
+    "counts": WANT["counts"],
+    "order": WANT["order"],
+    "words": WANT["words"],
+    "queue": "std::deque with 2 elements = {8, 9}",
+    "ids": "std::set with 3 elements = {[0] = 10, [1] = 20, [2] = 30}",
+    "hashed": "std::unordered_map with 1 element = {[1] = 10}",
+    "item": '{id: 4, name: "a name long enough to live on the heap"}',
+}
+# what a bt shows of each, short (a chain's events before its recipe ran)
+SHORT = {
+    "seen": "std::vector of length 250, capacity 250 = {...}",
+    "counts": "std::map with 2 elements = {...}",
+    "order": "std::list = {...}",
+    "words": "std::vector of length 2, capacity 2 = {...}",
+    "queue": "std::deque with 2 elements = {...}",
+    "ids": "std::set with 3 elements = {...}",
+    "hashed": "std::unordered_map with 1 element = {...}",
+    "item": "...",
+}
+
+
+def events_of(text):
+    return re.split(r"^\[[\d:.]+\] ", text, flags=re.M)[1:]
+
+
+def unscoped(v):
+    """libstdc++'s list as gdb's printer names it, std::__cxx11::list,
+    in the fixture's spelling."""
+    return v.replace("std::__cxx11::", "std::")
+
+
+def outer(v):
+    fx = Fixture("containers-%s" % v, [1000])
+    try:
+        # until 3 events show seen whole (the recipe is in), Ctrl-C; the
+        # smallest event buffer, so a slow reader does not read minutes
+        # of events sent before the recipe was in
+        res = run_until(["-p", fx.pid, "-s", 'trace stocked { print "pc {}", $pc; bt full; }',
+                         "--backtrace-depth", 2, "--buffer-size", "64K", "--timeout", 90],
+                        lambda ls: sum("seen = std::vector of length 250, capacity 250 = {0, 3, 6" in l
+                                       for l in ls) >= 3)
+        m = re.search(r"^  pc \(void \(\*\)\(void\)\) (0x[0-9a-f]+)", res.stdout, re.M)
+        gdb = ""
+        if m and not v.startswith("libcxx"):
+            gdb = subprocess.run(["gdb", "-batch", "-nx", "-p", str(fx.pid), "-ex", "set width 0",
+                                  "-ex", "break *%s" % m.group(1), "-ex", "continue", "-ex", "bt full 2",
+                                  "-ex", "detach"], capture_output=True, text=True, timeout=120).stdout
+    finally:
+        fx.stop()
+    return v, res, gdb
+
+
+for v, res, gdb in parallel(outer, ("O0", "O2", "clang-O0", "clang-O2", "libcxx-O0", "libcxx-O2"), workers=2):
+    label = "containers-%s bt full, frame 1" % v
+    evs = [locals_of(e, "stock") for e in events_of(res.stdout)]
+    if not check(res.returncode == 0 and evs and None not in evs,
+                 "%s: stock's frame with its locals in every event (rc %s, %r)" % (
+                     label, res.returncode, res.stderr[-300:])):
+        continue
+    whole = [e for e in evs if e.get("seen") == STOCK["seen"]]
+    if not check(len(whole) >= 3, "%s: later events show seen whole (%d of %d)" % (label, len(whole), len(evs))):
+        continue
+    want = STOCK
+    if not v.startswith("libcxx"):
+        theirs = locals_of(gdb, "stock")
+        if not check(theirs and len(theirs) >= 8, "%s: gdb's bt full at the same pc shows stock's locals (%r)" % (
+                label, gdb[-500:])):
+            continue
+        want = {name: unscoped(printer_norm(theirs.get(name, "<missing in gdb>"))) for name in STOCK}
+        for name in STOCK:
+            eq(want[name], STOCK[name], "%s: gdb shows %s as the fixture made it" % (label, name))
+    for name in STOCK:
+        eq(unscoped(hexless(whole[-1].get(name, "<missing>"))), want[name],
+           "%s: %s whole, as gdb's bt full shows it" % (label, name))
+        odd = [e.get(name) for e in evs if unscoped(e.get(name) or "") not in (want[name], SHORT[name])]
+        check(not odd, "%s: %s in every event whole or short, nothing else (%r)" % (label, name, odd[:2]))
 
 check_no_leftovers("after bt full's locals")
 finish()
