@@ -27,6 +27,7 @@
 #include "util/strbuf.h"
 #include "util/toml.h"
 #include "util/x86insn.h"
+#include "util/x86stack.h"
 #include "util/xalloc.h"
 
 static void test_strbuf_basic(void **state)
@@ -783,6 +784,116 @@ static void test_x86insn_gpr_writes(void **state)
 	}
 }
 
+/* What each form does to rsp and rbp: the ones a compiler emits, and
+ * those that must not pass for them. */
+static void test_x86stack_classify(void **state)
+{
+	static const struct {
+		const char *bytes, *what;
+		enum x86stack_kind kind;
+		int64_t delta;
+		enum x86stack_flow flow;
+	} cases[] = {
+		{ "55", "push %rbp", X86STACK_RSP_ADD, -8, X86FLOW_NEXT },
+		{ "41 57", "push %r15", X86STACK_RSP_ADD, -8, X86FLOW_NEXT },
+		{ "66 55", "push %bp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "6a 05", "push $5", X86STACK_RSP_ADD, -8, X86FLOW_NEXT },
+		{ "68 00 01 00 00", "push $0x100", X86STACK_RSP_ADD, -8, X86FLOW_NEXT },
+		{ "ff 35 00 00 00 00", "push 0(%rip)", X86STACK_RSP_ADD, -8, X86FLOW_NEXT },
+		{ "9c", "pushf", X86STACK_RSP_ADD, -8, X86FLOW_NEXT },
+		{ "5b", "pop %rbx", X86STACK_RSP_ADD, 8, X86FLOW_NEXT },
+		{ "41 5c", "pop %r12", X86STACK_RSP_ADD, 8, X86FLOW_NEXT },
+		{ "5c", "pop %rsp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "5d", "pop %rbp", X86STACK_POP_RBP, 8, X86FLOW_NEXT },
+		{ "41 5d", "pop %r13", X86STACK_RSP_ADD, 8, X86FLOW_NEXT },
+		{ "8f 00", "pop (%rax)", X86STACK_RSP_ADD, 8, X86FLOW_NEXT },
+		{ "8f c5", "pop %rbp (8f)", X86STACK_POP_RBP, 8, X86FLOW_NEXT },
+		{ "48 83 ec 10", "sub $0x10,%rsp", X86STACK_RSP_ADD, -16, X86FLOW_NEXT },
+		{ "48 83 c4 f0", "add $-0x10,%rsp", X86STACK_RSP_ADD, -16, X86FLOW_NEXT },
+		{ "48 81 ec 00 10 00 00", "sub $0x1000,%rsp", X86STACK_RSP_ADD, -4096, X86FLOW_NEXT },
+		{ "83 ec 10", "sub $0x10,%esp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "48 83 e4 f0", "and $-16,%rsp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "48 29 c4", "sub %rax,%rsp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "48 2b e0", "sub %rax,%rsp (2b)", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "48 29 e0", "sub %rsp,%rax", X86STACK_NONE, 0, X86FLOW_NEXT },
+		{ "48 39 e0", "cmp %rsp,%rax", X86STACK_NONE, 0, X86FLOW_NEXT },
+		{ "48 83 fc 10", "cmp $0x10,%rsp", X86STACK_NONE, 0, X86FLOW_NEXT },
+		{ "48 89 e5", "mov %rsp,%rbp", X86STACK_RBP_FROM_RSP, 0, X86FLOW_NEXT },
+		{ "48 8b ec", "mov %rsp,%rbp (8b)", X86STACK_RBP_FROM_RSP, 0, X86FLOW_NEXT },
+		{ "89 e5", "mov %esp,%ebp", X86STACK_RBP_LOST, 0, X86FLOW_NEXT },
+		{ "48 89 ec", "mov %rbp,%rsp", X86STACK_RSP_FROM_RBP, 0, X86FLOW_NEXT },
+		{ "48 89 c4", "mov %rax,%rsp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "48 89 c5", "mov %rax,%rbp", X86STACK_RBP_LOST, 0, X86FLOW_NEXT },
+		{ "48 89 e0", "mov %rsp,%rax", X86STACK_NONE, 0, X86FLOW_NEXT },
+		{ "48 89 65 f8", "mov %rsp,-8(%rbp)", X86STACK_NONE, 0, X86FLOW_NEXT },
+		{ "48 8b 45 f8", "mov -8(%rbp),%rax", X86STACK_NONE, 0, X86FLOW_NEXT },
+		{ "48 8b 65 f8", "mov -8(%rbp),%rsp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "49 89 e4", "mov %rsp,%r12", X86STACK_NONE, 0, X86FLOW_NEXT },
+		{ "4c 89 e4", "mov %r12,%rsp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "48 8d 64 24 f0", "lea -16(%rsp),%rsp", X86STACK_RSP_ADD, -16, X86FLOW_NEXT },
+		{ "48 8d 65 d8", "lea -0x28(%rbp),%rsp", X86STACK_RSP_FROM_RBP, -40, X86FLOW_NEXT },
+		{ "48 8d 6c 24 10", "lea 16(%rsp),%rbp", X86STACK_RBP_FROM_RSP, 16, X86FLOW_NEXT },
+		{ "48 8d 24 04", "lea (%rsp,%rax),%rsp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "48 8d 45 f0", "lea -16(%rbp),%rax", X86STACK_NONE, 0, X86FLOW_NEXT },
+		{ "48 8d 6d 10", "lea 16(%rbp),%rbp", X86STACK_RBP_LOST, 0, X86FLOW_NEXT },
+		{ "c9", "leave", X86STACK_LEAVE, 0, X86FLOW_NEXT },
+		{ "c8 10 00 00", "enter", X86STACK_UNKNOWN, 0, X86FLOW_END },
+		{ "c3", "ret", X86STACK_NONE, 0, X86FLOW_END },
+		{ "f3 c3", "rep ret", X86STACK_NONE, 0, X86FLOW_END },
+		{ "e8 00 00 00 00", "call", X86STACK_NONE, 0, X86FLOW_NEXT },
+		{ "ff d0", "call *%rax", X86STACK_NONE, 0, X86FLOW_NEXT },
+		{ "ff e0", "jmp *%rax", X86STACK_NONE, 0, X86FLOW_END },
+		{ "3e ff e0", "notrack jmp *%rax", X86STACK_NONE, 0, X86FLOW_END },
+		{ "e9 00 00 00 00", "jmp", X86STACK_NONE, 0, X86FLOW_JUMP },
+		{ "74 02", "je", X86STACK_NONE, 0, X86FLOW_BRANCH },
+		{ "0f 84 00 00 00 00", "je rel32", X86STACK_NONE, 0, X86FLOW_BRANCH },
+		{ "0f 0b", "ud2", X86STACK_NONE, 0, X86FLOW_END },
+		{ "48 87 e0", "xchg %rsp,%rax", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "48 94", "xchg %rax,%rsp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "48 bc 00 00 00 00 00 00 00 00", "movabs $0,%rsp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "bd 01 00 00 00", "mov $1,%ebp", X86STACK_RBP_LOST, 0, X86FLOW_NEXT },
+		{ "31 ed", "xor %ebp,%ebp", X86STACK_RBP_LOST, 0, X86FLOW_NEXT },
+		{ "48 ff c4", "inc %rsp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "48 f7 dc", "neg %rsp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "48 f7 c4 0f 00 00 00", "test $0xf,%rsp", X86STACK_NONE, 0, X86FLOW_NEXT },
+		{ "48 c1 ec 04", "shr $4,%rsp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "48 0f 44 e0", "cmove %rax,%rsp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "48 0f cc", "bswap %rsp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "40 0f 94 c4", "sete %spl", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "66 48 0f 7e c4", "movq %xmm0,%rsp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "66 48 0f 6e c4", "movq %rsp,%xmm0", X86STACK_NONE, 0, X86FLOW_NEXT },
+		{ "0f 28 ec", "movaps %xmm4,%xmm5", X86STACK_NONE, 0, X86FLOW_NEXT },
+		{ "f3 48 0f ae c4", "rdfsbase %rsp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "0f ae e8", "lfence", X86STACK_NONE, 0, X86FLOW_NEXT },
+		{ "c4 e2 f8 f3 cc", "blsr %rsp,%rax", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "c4 e2 f8 f2 e0", "andn %rax,%rax,%rsp", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "c5 f9 7e e5", "vmovd %xmm4,%ebp", X86STACK_RBP_LOST, 0, X86FLOW_NEXT },
+		{ "c5 fd 6f e5", "vmovdqa %ymm5,%ymm4", X86STACK_NONE, 0, X86FLOW_NEXT },
+		{ "0f a0", "push %fs", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "d9 e4", "ftst (x87, rm 4)", X86STACK_NONE, 0, X86FLOW_NEXT },
+		{ "0f 05", "syscall (clone)", X86STACK_UNKNOWN, 0, X86FLOW_NEXT },
+		{ "f3 0f 1e fa", "endbr64", X86STACK_NONE, 0, X86FLOW_NEXT },
+		{ "cc", "int3", X86STACK_NONE, 0, X86FLOW_END },
+	};
+	struct x86insn in;
+	struct x86stack_effect e;
+	uint8_t code[16];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = hex_bytes(cases[i].bytes, code, sizeof(code));
+		bool delta = cases[i].kind != X86STACK_NONE && cases[i].kind != X86STACK_UNKNOWN &&
+			     cases[i].kind != X86STACK_RBP_LOST && cases[i].kind != X86STACK_LEAVE;
+
+		assert_int_equal(x86insn_decode(code, n, &in), 0);
+		assert_int_equal(in.len, n);
+		x86stack_classify(&in, code, &e);
+		if (e.kind != cases[i].kind || e.flow != cases[i].flow || (delta && e.delta != cases[i].delta))
+			fail_msg("%s (%s): kind %d delta %" PRId64 " flow %d", cases[i].what, cases[i].bytes, e.kind,
+				 e.delta, e.flow);
+	}
+}
+
 /* Every instruction objdump shows in @path has the length objdump gives
  * it (but fwait, which objdump prints joined to the x87 instruction
  * after it). */
@@ -850,6 +961,7 @@ int main(void)
 		cmocka_unit_test(test_idmap),
 		cmocka_unit_test(test_x86insn_fields),
 		cmocka_unit_test(test_x86insn_gpr_writes),
+		cmocka_unit_test(test_x86stack_classify),
 		cmocka_unit_test(test_x86insn_objdump),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
