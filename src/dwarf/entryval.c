@@ -324,6 +324,17 @@ size_t dw_call_returns(struct dw_module *m, const char *callee, uint64_t *out, s
 	return n;
 }
 
+bool dw_module_has_call_sites(struct dw_module *m)
+{
+	struct callers *cs = callers_of(m);
+
+	if (!dw_module_dwarf(m))
+		return false;
+	if (!cs->built)
+		build_index(cs, dw_module_dwarf(m));
+	return cs->n_ret > 0;
+}
+
 size_t vars_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, struct vars_call_site *out,
 		       size_t max)
 {

@@ -185,6 +185,9 @@ bool dw_function_at(struct dw_module *m, uint64_t pc, const char **key, uint64_t
  * another unit with the same name may be among them: the caller checks
  * the call instruction. */
 size_t dw_call_returns(struct dw_module *m, const char *callee, uint64_t *out, size_t max);
+/* Whether @m's debug information has call sites (DW_TAG_call_site) at
+ * all: GCC and clang write them from -O1 up, none at -O0. */
+bool dw_module_has_call_sites(struct dw_module *m);
 
 /* The other modules whose calls into a module a probe there can tell
  * apart by their return addresses: the other modules of the one process

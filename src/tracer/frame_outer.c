@@ -174,7 +174,11 @@ static const char *why_not_copied(const struct fv_walk *w, size_t k)
 	/* the recipe ran: shown only when what it copied does not hold it
 	 * (a recipe learned before this value was wanted, or its address
 	 * found where another pointer lay by chance) */
-	return index >= WR_OUTER_ROOTS ? NOT_COPIED_OVER : "<unavailable>";
+	if (index >= WR_OUTER_ROOTS)
+		return NOT_COPIED_OVER;
+	/* written at attach, from no event: the first event of the chain
+	 * teaches it what those could not see */
+	return f < WR_OUTER_CHAIN_FRAMES && (w->recipes_pre >> f & 1) ? NOT_COPIED_NEW : "<unavailable>";
 }
 
 /* Note that an outer frame's value of @t, found as @kind says at @at,
@@ -292,6 +296,14 @@ size_t fv_wants(const struct fv_walk *w, const struct fv_want **out)
 const char *fv_not_copied(const struct fv_walk *w)
 {
 	return w->not_copied;
+}
+
+void fv_recipes_pre(struct fv_walk *w, unsigned i, bool pre)
+{
+	if (i == 0)
+		w->recipes_pre = 0;
+	else if (i < WR_OUTER_CHAIN_FRAMES)
+		w->recipes_pre = (w->recipes_pre & ~(1u << i)) | (uint32_t)pre << i;
 }
 
 void fv_recipes_full(struct fv_walk *w, unsigned i, bool full)

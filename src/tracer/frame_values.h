@@ -99,6 +99,10 @@ size_t fv_wants(const struct fv_walk *w, const struct fv_want **out);
  * so, not that the frames up to it are new.  Frame 0 forgets every
  * frame's. */
 void fv_recipes_full(struct fv_walk *w, unsigned i, bool full);
+/* Whether frame @i's recipe was written at attach and no event of its
+ * frames has been read yet: a value it does not copy then says the
+ * chain is new, not `<unavailable>`.  Frame 0 forgets every frame's. */
+void fv_recipes_pre(struct fv_walk *w, unsigned i, bool pre);
 
 /* The same for a function that left the stack by a tail call between
  * physical frame @i of @bt and its caller: the one whose jump is at

@@ -47,6 +47,7 @@ struct fv_walk {
 	struct fv_want wants[FV_MAX_WANTS];
 	size_t n_wants;
 	uint32_t recipes_full;         /* bit i: frame i's (fv_recipes_full()) */
+	uint32_t recipes_pre;          /* bit i: frame i's (fv_recipes_pre()) */
 	const char *not_copied;        /* the variable shown: why what it points
 					* to is not shown (fv_not_copied()) */
 	uint64_t var_at;               /* the variable shown: its address in the

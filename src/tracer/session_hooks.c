@@ -269,6 +269,7 @@ static int outer_put(struct session *s, uint64_t chain, const struct wr_outer_re
 
 	if (k >= 0 && runtime_outer_recipe_holds(s->rt, s->outer_chains[k].slot, chain, r)) {
 		s->outer_chains[k].seen = ++s->outer_clock;
+		s->outer_chains[k].pre = s->outer_precomputing;
 		return 0;
 	}
 	if (k < 0 && s->n_outer_chains < outer_capacity(s)) {
@@ -288,6 +289,10 @@ static int outer_put(struct session *s, uint64_t chain, const struct wr_outer_re
 		s->outer_spare = s->outer_chains[k].slot;
 		s->outer_chains[k].slot = slot;
 	}
+	/* a chain's recipe written at attach and changed by its first event:
+	 * the events sent meanwhile ran the first one (pre stays) */
+	s->outer_chains[k].pre = s->outer_precomputing || (!fresh && s->outer_chains[k].chain == chain &&
+							     s->outer_chains[k].pre);
 	s->outer_chains[k].chain = chain;
 	s->outer_chains[k].seen = ++s->outer_clock;
 	return 0;
@@ -349,6 +354,7 @@ static long hook_values(void *ctx, uint32_t pid, const struct ev_backtrace *bt, 
 	if (k >= 0) /* its recipe is in use: the last to make room */
 		s->outer_chains[k].seen = ++s->outer_clock;
 	fv_recipes_full(w, i, key && !ran && outer_evicted(s, key));
+	fv_recipes_pre(w, i, k >= 0 && s->outer_chains[k].pre && !s->outer_precomputing);
 	n = fv_frame(w, s->target, pid, bt, i, level, locals, &vc.vc, vc.v, vc.max, &vc.why);
 
 	learn_outer(s, bt, w, i, key);

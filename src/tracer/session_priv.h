@@ -133,7 +133,10 @@ struct session {
 	 * the least recently seen one when the table is full: wire.h); and
 	 * the last keys evicted so (a ring), whose frames' values then say
 	 * the table was full */
-	struct { uint64_t chain, seen; uint32_t slot; } outer_chains[1024];
+	struct { uint64_t chain, seen; uint32_t slot; bool pre; } outer_chains[1024];
+	/* the recipes written now are written at attach (session_recipes.c):
+	 * their entries' pre, until an event of their chain is read */
+	bool outer_precomputing;
 	size_t n_outer_chains;
 	size_t outer_capacity;      /* 0 until the first recipe */
 	uint32_t outer_spare;       /* the spare slot */

@@ -32,14 +32,21 @@
  */
 #include "tracer/session_priv.h"
 #include "arch/x86_64.h"
+#include "dwarf/fnstack.h"
+#include "dwarf/module.h"
+#include "dwarf/symtab.h"
 #include "dwarf/vars.h"
 #include "protocol/wire.h"
 #include "script/walk.h"
 #include "tracer/frame_values.h"
 #include "tracer/target.h"
+#include "unwind/cfi.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/x86insn.h"
+#include "util/xalloc.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +72,7 @@ struct pre_chain {
 	uint64_t pc[PRE_DEPTH];
 	int64_t cfa[PRE_DEPTH];
 	unsigned n;
+	uint32_t fp;   /* bit j: frame j's CFA is rbp + 16, its cfa[] known */
 };
 
 /* One probe site's chains, and the event built for each. */
@@ -86,6 +94,13 @@ struct pre_ctx {
 	 * backtrace starts again from frame 0 (frame_values.c: reach()) */
 	struct ev_backtrace bts[2];
 	struct ev_backtrace *bt;
+	/* the direct calls of a module without call-site information */
+	struct call_pair *calls;
+	size_t n_calls;
+	const struct tmodule *calls_of;
+	/* the stack depths of the last function asked about */
+	struct fn_stack *stack;
+	const struct tmodule *stack_of;
 };
 
 /* Whether the call that returns to @ret (runtime) calls @entry
@@ -102,6 +117,198 @@ static bool calls_entry(struct pre_ctx *c, uint64_t ret, uint64_t entry)
 	return ret + (uint64_t)(int64_t)rel == entry;
 }
 
+/* ---- frames with a frame pointer (-O0) ---- */
+
+/* The stack depths of the function of @c's module that starts at
+ * @entry (one kept: a function's call sites come together). */
+static const struct fn_stack *stack_of(struct pre_ctx *c, uint64_t entry)
+{
+	if (c->stack && c->stack_of == c->m && fn_stack_entry(c->stack) == entry)
+		return c->stack;
+	fn_stack_free(c->stack);
+	c->stack = NULL;
+	c->stack_of = NULL;
+	if (fn_stack_new(c->m->dw, entry, &c->stack) != 0)
+		return NULL;
+	c->stack_of = c->m;
+	return c->stack;
+}
+
+/* The depth before the instruction at @at of the function of @c's module
+ * that holds @pc; false when its code does not say (dwarf/fnstack.h). */
+static bool depth_at(struct pre_ctx *c, uint64_t pc, uint64_t at, struct fn_stack_depth *d)
+{
+	const struct fn_stack *s;
+	const char *key;
+	uint64_t entry;
+
+	return dw_function_at(c->m->dw, pc, &key, &entry) && (s = stack_of(c, entry)) && fn_stack_covers(s, at) &&
+	       fn_stack_at(s, at, d);
+}
+
+/* Where a frame whose CFI puts its CFA at rbp + 16 at @pc (a return
+ * address when @ret: the call before it) has its CFA from its rsp
+ * there, into *@off: false unless its code from the entry fixes both
+ * rsp and rbp there, and rbp at its CFA less 16 (what the CFI says). */
+static bool rsp_at(struct pre_ctx *c, uint64_t pc, bool ret, int32_t *off)
+{
+	struct fn_stack_depth d;
+
+	/* rsp at the call is the callee's CFA */
+	if ((ret && pc < 5) || !depth_at(c, ret ? pc - 1 : pc, ret ? pc - 5 : pc, &d) || !d.rsp_known ||
+	    !d.rbp_known || d.cfa_rbp != 16 || d.cfa_rsp > INT32_MAX)
+		return false;
+	*off = (int32_t)d.cfa_rsp;
+	return true;
+}
+
+/* Where the unwinder finds frame @j's rbp in @ch's event: the stack
+ * slot (from frame 0's sp) where the nearest frame below that saved it
+ * did, or -1 for frame 0's register; false when a rule there says
+ * neither. */
+static bool rbp_home(struct pre_ctx *c, const struct pre_chain *ch, unsigned j, int64_t *slot)
+{
+	const struct cfi_rules *rules = target_module_rules(c->m);
+
+	for (unsigned k = j; k > 0; k--) {
+		uint32_t idx = target_rule_at(c->m, k - 1 ? ch->pc[k - 1] - 1 : ch->pc[k - 1]);
+		const struct wr_cfi_rule *r = idx < rules->n ? &rules->v[idx] : NULL;
+
+		if (!r || r->kind != WR_ROW_NORMAL)
+			return false;
+		if (r->rbp_rule == WR_RULE_AT_CFA) {
+			*slot = ch->cfa[k - 1] + r->rbp_off;
+			return *slot >= 0 && *slot + 8 <= (int64_t)sizeof(c->data);
+		}
+		if (r->rbp_rule != WR_RULE_SAME_VALUE)
+			return false;
+	}
+	*slot = -1;
+	return true;
+}
+
+/* Each frame of @ch with a frame pointer: its rbp, where the unwinder
+ * finds it; false when one cannot be placed (two frames would need it
+ * in one place). */
+static bool place_rbps(struct pre_ctx *c, const struct pre_chain *ch)
+{
+	uint32_t placed = 0;
+	int64_t home[PRE_DEPTH];
+
+	for (unsigned j = 0; j < ch->n; j++) {
+		uint64_t rbp = PRE_SP + (uint64_t)(ch->cfa[j] - 16);
+
+		if (!(ch->fp >> j & 1))
+			continue;
+		if (!rbp_home(c, ch, j, &home[j]))
+			return false;
+		for (unsigned k = 0; k < j; k++)
+			if (placed >> k & 1 && home[k] == home[j])
+				return false;
+		placed |= 1u << j;
+		if (home[j] < 0)
+			c->regs.bp = rbp;
+		else
+			memcpy(c->data + home[j], &rbp, 8);
+	}
+	return true;
+}
+
+/* Every direct call (call rel32) in @m's executable code, for a module
+ * without call-site information (-O0): its target and return address,
+ * sorted by target; read once per module and probe, decoded in one
+ * sweep (compilers put no data among x86-64 code; a call a misread
+ * byte made up names a return address no chain has), within
+ * PRE_SCAN_MS (a part of a big module's calls is found then). */
+#define PRE_SCAN_MS 200.0
+#define PRE_SCAN_CHUNK 65536
+
+struct call_pair {
+	uint64_t target, ret;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The calls in the code at @lo (@len bytes at @code) into @v; where the
+ * sweep goes on (the chunk's last instruction may run past it). */
+static uint64_t sweep(uint64_t lo, const uint8_t *code, size_t len, struct call_pair **v, size_t *n, size_t *cap)
+{
+	struct x86insn in;
+	uint64_t target;
+	size_t at = 0;
+
+	while (at + X86_MAX_INSN <= len) {
+		if (x86insn_decode(code + at, len - at, &in) != 0) {
+			at++;
+			continue;
+		}
+		if (in.enc == X86_LEGACY && in.map == X86_MAP_ONE && in.opcode == 0xe8 &&
+		    x86insn_branch_target(&in, lo + at, &target)) {
+			if (*n == *cap) {
+				*cap = *cap ? 2 * *cap : 256;
+				*v = xrealloc(*v, *cap * sizeof(**v));
+			}
+			(*v)[(*n)++] = (struct call_pair){ .target = target, .ret = lo + at + in.len };
+		}
+		at += in.len;
+	}
+	return lo + at;
+}
+
+static void scan_calls(struct pre_ctx *c)
+{
+	struct call_pair *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t start, end, at;
+	uint8_t *code = xmalloc(PRE_SCAN_CHUNK);
+	double t0 = now_seconds();
+
+	dw_module_range(c->m->dw, &start, &end);
+	for (at = start; at < end && (now_seconds() - t0) * 1e3 < PRE_SCAN_MS;) {
+		long got;
+
+		if (!dw_module_vaddr_is_code(c->m->dw, at)) {
+			at = (at | 4095) + 1;
+			continue;
+		}
+		got = dw_module_read_const(c->m->dw, at, code, end - at < PRE_SCAN_CHUNK ? end - at : PRE_SCAN_CHUNK);
+		if (got < X86_MAX_INSN) {
+			at = (at | 4095) + 1;
+			continue;
+		}
+		at = sweep(at, code, (size_t)got, &v, &n, &cap);
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_u64);
+	free(code);
+	free(c->calls);
+	c->calls = v;
+	c->n_calls = n;
+	c->calls_of = c->m;
+}
+
+/* The return addresses of the direct calls of @entry that scan_calls()
+ * found, at most @max into @out; how many. */
+static size_t decoded_calls(struct pre_ctx *c, uint64_t entry, uint64_t *out, size_t max)
+{
+	struct call_pair key = { .target = entry }, *e;
+	size_t n = 0;
+
+	if (c->calls_of != c->m)
+		scan_calls(c);
+	e = c->n_calls ? bsearch(&key, c->calls, c->n_calls, sizeof(*e), cmp_u64) : NULL;
+	while (e && e > c->calls && e[-1].target == entry)
+		e--;
+	for (; e && e < c->calls + c->n_calls && e->target == entry && n < max; e++)
+		out[n++] = e->ret;
+	return n;
+}
+
 /* The CFA of the last frame of @ch from frame 0's sp, into its cfa[]:
  * false unless its rule there is rsp plus a constant (a frame pointer's
  * value is not fixed by the code). */
@@ -112,8 +319,14 @@ static bool last_cfa(struct pre_ctx *c, struct pre_chain *ch)
 	int32_t off;
 	int reg;
 
-	if (!target_cfa_at(c->s->target, c->m, j ? ch->pc[j] - 1 : ch->pc[j], &rule, &reg, &off) ||
-	    reg != X86_DWARF_rsp || off < 8 || off % 8)
+	if (!target_cfa_at(c->s->target, c->m, j ? ch->pc[j] - 1 : ch->pc[j], &rule, &reg, &off))
+		return false;
+	if (reg == X86_DWARF_rbp && off == 16 && rsp_at(c, ch->pc[j], j > 0, &off)) {
+		ch->fp |= 1u << j; /* its rbp, CFA - 16, where the unwinder finds it: pre_event() */
+	} else if (reg != X86_DWARF_rsp) {
+		return false;
+	}
+	if (off < 8 || off % 8)
 		return false;
 	ch->cfa[j] = (j ? ch->cfa[j - 1] : 0) + off;
 	return ch->cfa[j] <= (int64_t)sizeof(c->data);
@@ -122,7 +335,7 @@ static bool last_cfa(struct pre_ctx *c, struct pre_chain *ch)
 /* The event a hit with the frames of @ch would send, as far as frame
  * values depend on it: its frames, frame 0's registers, the stack copy
  * with each return address where its callee's CFA puts it. */
-static void pre_event(struct pre_ctx *c, const struct pre_chain *ch)
+static bool pre_event(struct pre_ctx *c, const struct pre_chain *ch)
 {
 	uint64_t v[X86_DWARF_NREGS];
 
@@ -144,12 +357,15 @@ static void pre_event(struct pre_ctx *c, const struct pre_chain *ch)
 #define REG_SET(n, name, field) c->regs.field = v[n];
 	X86_DWARF_REGS(REG_SET)
 #undef REG_SET
+	if (!place_rbps(c, ch))
+		return false;
 	c->sh = (struct wr_stack_header){ .ip = c->frames[0].ip, .sp = PRE_SP, .base = PRE_SP,
 					  .flags = WR_STACK_F_REGS, .len = sizeof(c->data) };
 	c->bt = &c->bts[c->bt == &c->bts[0]];
 	*c->bt = (struct ev_backtrace){ .requested_depth = (uint16_t)ch->n, .frame_count = (uint16_t)ch->n,
 					.flags = c->flags, .frames = c->frames, .stack = &c->sh,
 					.stack_data = c->data, .regs = &c->regs };
+	return true;
 }
 
 /* The last frame's values in @ch's event, each function level of it,
@@ -162,7 +378,8 @@ static void pre_learn(struct pre_ctx *c, const struct pre_chain *ch)
 	unsigned i = ch->n - 1;
 	size_t levels;
 
-	pre_event(c, ch);
+	if (!pre_event(c, ch))
+		return;
 	session_render_hooks(c->s, &h);
 	target_symbolize(c->s->target, &c->frames[i], &rf);
 	levels = rf.sym.n ? rf.sym.n : 1;
@@ -179,19 +396,31 @@ static void extend(struct pre_ctx *c, const struct pre_chain *ch)
 	unsigned j = ch->n - 1;
 	uint64_t entry;
 	const char *key;
+	bool decoded;
 	size_t n;
 
 	if (ch->n >= PRE_DEPTH || !dw_function_at(c->m->dw, j ? ch->pc[j] - 1 : ch->pc[j], &key, &entry))
 		return;
 	n = dw_call_returns(c->m->dw, key, c->rets, PRE_CALLS);
+	decoded = n == 0 && !dw_module_has_call_sites(c->m->dw);
+	if (decoded)
+		n = decoded_calls(c, entry, c->rets, PRE_CALLS);
 	for (size_t k = 0; k < n && session_outer_room(c->s) && c->read < PRE_READS; k++) {
 		struct pre_chain next = *ch;
+		struct fn_stack_depth d;
+		bool known;
 
 		if (!calls_entry(c, c->rets[k] + c->bias, entry + c->bias))
 			continue;
+		/* a call the sweep found: one its caller's code reaches */
+		if (decoded && (c->rets[k] < 5 || !depth_at(c, c->rets[k] - 1, c->rets[k] - 5, &d) ||
+				!(d.rsp_known || d.rbp_known)))
+			continue;
 		next.pc[next.n++] = c->rets[k];
+		/* a frame pointer's frame needs its CFA for its own values */
+		known = last_cfa(c, &next);
 		pre_learn(c, &next);
-		if (c->tail - c->head < PRE_QUEUE && last_cfa(c, &next))
+		if (c->tail - c->head < PRE_QUEUE && known)
 			c->queue[c->tail++ % PRE_QUEUE] = next;
 	}
 }
@@ -242,9 +471,11 @@ void session_precompute_recipes(struct session *s, struct probe *p, size_t first
 	c->s = s;
 	c->pid = target_pid(s->target);
 	c->flags = flags;
+	s->outer_precomputing = true;
 	for (size_t i = first; i < p->n_sites && session_outer_room(s); i++)
 		if (!p->sites[i].dead && p->sites[i].mod && p->sites[i].mod->dw)
 			pre_site(c, &p->sites[i]);
+	s->outer_precomputing = false;
 	fv_forget(s->frame_values); /* it walked c's events */
 	/* Each chain's first event learns its recipe again, and writes it
 	 * where it differs: an event shows what these could not (a value
@@ -252,6 +483,8 @@ void session_precompute_recipes(struct session *s, struct probe *p, size_t first
 	 * reference to a copy there), and a recipe not written again would
 	 * leave it `<unavailable>` for good. */
 	memset(s->outer_done, 0, sizeof(s->outer_done));
+	free(c->calls);
+	fn_stack_free(c->stack);
 	wr_debug("probe %u: %zu call chains read before attach, %zu outer recipes written, in %.1f ms", p->id,
 		 c->read, s->n_outer_chains - before, (now_seconds() - t0) * 1e3);
 	free(c);
