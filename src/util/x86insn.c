@@ -151,8 +151,10 @@ static int prefixes(struct cursor *c, struct x86insn *in, uint8_t *b)
 static int modrm(struct cursor *c, struct x86insn *in, uint16_t flags)
 {
 	uint8_t mod, rm, sib;
-	int err = take(c, &in->modrm);
+	int err;
 
+	in->modrm_at = (uint8_t)c->at;
+	err = take(c, &in->modrm);
 	if (err)
 		return err;
 	in->has_modrm = true;

@@ -43,6 +43,7 @@ struct x86insn {
 	uint8_t opcode;            /* the byte in its map */
 	bool has_modrm;
 	uint8_t modrm;
+	uint8_t modrm_at;          /* its offset in the instruction (SIB, displacement follow) */
 	bool invalid;              /* an opcode that is not valid in 64-bit mode */
 	bool rel;                  /* a direct jump or call: rel is its displacement */
 	int32_t rel_disp;

@@ -18,17 +18,6 @@
 
 enum { REG = 1, RM = 2 }; /* the ModRM fields an instruction writes */
 
-static bool is_legacy_prefix(uint8_t b)
-{
-	switch (b) {
-	case 0x26: case 0x2e: case 0x36: case 0x3e: case 0x64: case 0x65:
-	case 0x66: case 0x67: case 0xf0: case 0xf2: case 0xf3:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* ModRM's register fields with REX (none under VEX/EVEX: see the header);
  * rm only in the register form, else 0 (no register written). */
 static unsigned reg_of(const struct x86insn *in)
@@ -88,12 +77,9 @@ static int64_t imm_at_end(const struct x86insn *in, const uint8_t *code, unsigne
  * and the displacement. */
 static bool base_disp(const struct x86insn *in, const uint8_t *code, unsigned *base, int64_t *disp)
 {
-	size_t at = 0;
+	size_t at = in->modrm_at + 1u;
 	unsigned mod = in->modrm >> 6, rm = in->modrm & 7, b = rm;
 
-	while (at < in->len && (is_legacy_prefix(code[at]) || (code[at] & 0xf0) == 0x40))
-		at++;
-	at += 2; /* the opcode, ModRM */
 	if (mod == 3 || x86insn_has_prefix(in, 0x67) || (mod == 0 && rm == 5))
 		return false;
 	if (rm == 4) {
