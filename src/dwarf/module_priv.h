@@ -32,6 +32,7 @@ enum dw_ext_slot {
 	DW_EXT_UNITS,
 	DW_EXT_CALLERS,
 	DW_EXT_DROPPED,
+	DW_EXT_LINEROWS,
 	DW_EXT_COUNT_
 };
 
@@ -116,6 +117,31 @@ int dw_pc_scopes_anchored(Dwarf_Die *cudie, uint64_t pc, Dwarf_Off anchor, Dwarf
  * sit among the real code's rows at their addresses in libdw's array;
  * a lookup must pass over them as if they were not there. */
 bool dw_line_dropped(struct dw_module *m, Dwarf_Die *cu, Dwarf_Line *line);
+
+/* One row of a unit's line table as linerows.c reads it. */
+struct dw_line_row {
+	uint64_t addr;
+	uint32_t file;  /* index into dw_line_rows.files */
+	int32_t line;
+	uint16_t col;
+	uint16_t flags; /* DW_ROW_* */
+};
+enum { DW_ROW_STMT = 1, DW_ROW_END = 2, DW_ROW_PROLOGUE_END = 4, DW_ROW_DROPPED = 8 };
+
+struct dw_line_rows {
+	struct dw_line_row *v; /* in libdw's order: by address, ends first */
+	size_t n;
+	char **files;          /* names as dwarf_linesrc() gives them */
+	size_t n_files;
+};
+
+/* The rows of unit @cudie's line table, the same rows in the same order
+ * as dwarf_getsrclines() gives, with DW_ROW_DROPPED on those of sequences
+ * that start at address 0 (dw_line_dropped), read without libdw (it
+ * decodes and sorts the whole table through allocated rows: slow for the
+ * big tables of -flto units).  NULL when this reader does not read that
+ * table: ask libdw.  Borrowed from @m, valid until dw_module_free(). */
+const struct dw_line_rows *dw_unit_line_rows(struct dw_module *m, Dwarf_Die *cudie);
 
 /* Whether a DWARF address range [@lo, ...) holds code: the linker leaves
  * a dropped function's range at 0, where no module has code. */

@@ -146,25 +146,49 @@ static Dwarf_Addr range_end(Dwarf_Die *die, Dwarf_Addr pc)
 	return pc + 1;
 }
 
+/* A unit's line table: the rows linerows.c reads (own), else libdw's. */
 struct rs_lines {
+	const struct dw_line_rows *own;
 	Dwarf_Lines *lines;
 	size_t n;
 	struct dw_module *m;
 	Dwarf_Die cu;
 };
 
+/* No row: what row_at() finds before a unit's first row. */
+#define NO_ROW SIZE_MAX
+
+/* The unit's table from libdw (file:line lookups, which libdw's file
+ * lists serve too). */
 static bool cu_lines(struct dw_module *m, Dwarf_Die *cudie, struct rs_lines *l)
 {
 	l->m = m;
 	l->cu = *cudie;
+	l->own = NULL;
 	if (dwarf_getsrclines(cudie, &l->lines, &l->n) != 0)
 		l->n = 0;
+	return l->n > 0;
+}
+
+/* The unit's table for a few rows of it (the sites of functions): read by
+ * linerows.c where it can, without libdw's decoding and sorting of every
+ * row into allocated ones. */
+static bool cu_rows(struct dw_module *m, Dwarf_Die *cudie, struct rs_lines *l)
+{
+	if (!(l->own = dw_unit_line_rows(m, cudie)))
+		return cu_lines(m, cudie, l);
+	l->m = m;
+	l->cu = *cudie;
+	l->lines = NULL;
+	l->n = l->own->n;
 	return l->n > 0;
 }
 
 /* A row of code the linker dropped (dw_line_dropped): as if not there. */
 static bool row_dropped(const struct rs_lines *l, size_t i)
 {
+	if (l->own)
+		return l->own->v[i].flags & DW_ROW_DROPPED;
 	return dw_line_dropped(l->m, (Dwarf_Die *)&l->cu, dwarf_onesrcline(l->lines, i));
 }
 
@@ -172,14 +196,19 @@ static Dwarf_Addr row_addr(const struct rs_lines *l, size_t i)
 {
 	Dwarf_Addr a = 0;
 
+	if (l->own)
+		return l->own->v[i].addr;
 	dwarf_lineaddr(dwarf_onesrcline(l->lines, i), &a);
 	return a;
 }
 
-static bool row_flag(const struct rs_lines *l, size_t i, int (*get)(Dwarf_Line *, bool *))
+/* Row @i's flag @own (DW_ROW_*), which libdw gives through @get. */
+static bool row_flag(const struct rs_lines *l, size_t i, unsigned own, int (*get)(Dwarf_Line *, bool *))
 {
 	bool f = false;
 
+	if (l->own)
+		return l->own->v[i].flags & own;
 	get(dwarf_onesrcline(l->lines, i), &f);
 	return f;
 }
@@ -188,8 +217,20 @@ static int row_line(const struct rs_lines *l, size_t i)
 {
 	int line = 0;
 
+	if (l->own)
+		return l->own->v[i].line;
 	dwarf_lineno(dwarf_onesrcline(l->lines, i), &line);
 	return line;
+}
+
+static int row_col(const struct rs_lines *l, size_t i)
+{
+	int col = 0;
+
+	if (l->own)
+		return l->own->v[i].col;
+	dwarf_linecol(dwarf_onesrcline(l->lines, i), &col);
+	return col;
 }
 
 /* Index of the first row at or after @addr (rows are sorted by address). */
@@ -212,19 +253,22 @@ static size_t rows_from(const struct rs_lines *l, Dwarf_Addr addr)
  * linker dropped. */
 static bool live_row(const struct rs_lines *l, size_t i)
 {
-	return !row_flag(l, i, dwarf_lineendsequence) && !row_dropped(l, i);
+	return !row_flag(l, i, DW_ROW_END, dwarf_lineendsequence) && !row_dropped(l, i);
 }
 
 static bool live_stmt(const struct rs_lines *l, size_t i)
 {
-	return row_flag(l, i, dwarf_linebeginstatement) && live_row(l, i);
+	return row_flag(l, i, DW_ROW_STMT, dwarf_linebeginstatement) && live_row(l, i);
 }
 
-static Dwarf_Line *row_at(const struct rs_lines *l, Dwarf_Addr addr);
+static size_t row_at(const struct rs_lines *l, Dwarf_Addr addr);
 
-/* The source file of row @i (borrowed from libdw; NULL when unknown). */
+/* The source file of row @i (borrowed from libdw or linerows.c; NULL when
+ * unknown). */
 static const char *row_file(const struct rs_lines *l, size_t i)
 {
+	if (l->own)
+		return l->own->v[i].file < l->own->n_files ? l->own->files[l->own->v[i].file] : NULL;
 	return dwarf_linesrc(dwarf_onesrcline(l->lines, i), NULL, NULL);
 }
 
@@ -259,11 +303,11 @@ static bool in_inlined(Dwarf_Die *scope, Dwarf_Addr pc, int depth)
  * inlined std::map lookup) is not taken. */
 static Dwarf_Addr prologue_end(const struct rs_lines *l, Dwarf_Addr lo, Dwarf_Addr hi)
 {
-	Dwarf_Line *entry_row = row_at(l, lo);
-	const char *entry_file = entry_row ? dwarf_linesrc(entry_row, NULL, NULL) : NULL;
+	size_t entry_row = row_at(l, lo);
+	const char *entry_file = entry_row != NO_ROW ? row_file(l, entry_row) : NULL;
 
 	for (size_t i = rows_from(l, lo); i < l->n && row_addr(l, i) < hi; i++)
-		if (row_flag(l, i, dwarf_lineprologueend) && live_stmt(l, i) &&
+		if (row_flag(l, i, DW_ROW_PROLOGUE_END, dwarf_lineprologueend) && live_stmt(l, i) &&
 		    same_file(row_file(l, i), entry_file))
 			return row_addr(l, i);
 	return 0;
@@ -326,7 +370,7 @@ static Dwarf_Addr rust_skip_prologue(const struct rs_lines *l, Dwarf_Addr lo, Dw
 
 /* The row describing @addr: among the rows at the highest address not
  * above it, the last statement (as gdb reports), else the last row. */
-static Dwarf_Line *row_at(const struct rs_lines *l, Dwarf_Addr addr)
+static size_t row_at(const struct rs_lines *l, Dwarf_Addr addr)
 {
 	size_t end = rows_from(l, addr + 1), i;
 	Dwarf_Addr at;
@@ -334,26 +378,27 @@ static Dwarf_Line *row_at(const struct rs_lines *l, Dwarf_Addr addr)
 	while (end > 0 && row_dropped(l, end - 1))
 		end--;
 	if (end == 0)
-		return NULL;
+		return NO_ROW;
 	at = row_addr(l, end - 1);
 	for (i = end; i-- > 0 && row_addr(l, i) == at;)
 		if (live_stmt(l, i))
-			return dwarf_onesrcline(l->lines, i);
-	if (row_flag(l, end - 1, dwarf_lineendsequence))
-		return NULL;
-	return dwarf_onesrcline(l->lines, end - 1);
+			return i;
+	if (row_flag(l, end - 1, DW_ROW_END, dwarf_lineendsequence))
+		return NO_ROW;
+	return end - 1;
 }
 
-static void set_position(struct dw_site *s, Dwarf_Line *row, Dwarf_Die *cudie)
+/* @s at row @row of @l (NO_ROW: no position). */
+static void set_position(struct dw_site *s, const struct rs_lines *l, size_t row, Dwarf_Die *cudie)
 {
 	const char *file;
-	int line = 0, col = 0;
+	int line, col;
 
-	if (!row)
+	if (row == NO_ROW)
 		return;
-	file = dwarf_linesrc(row, NULL, NULL);
-	dwarf_lineno(row, &line);
-	dwarf_linecol(row, &col);
+	file = row_file(l, row);
+	line = row_line(l, row);
+	col = row_col(l, row);
 	free(s->file);
 	s->file = file ? dw_unit_path(cudie, file) : NULL;
 	s->line = line > 0 ? (unsigned)line : 0;
@@ -485,7 +530,7 @@ static Dwarf_Addr breakpoint_pc(struct dw_module *m, struct rs_cu *cu, Dwarf_Die
 	struct rs_lines l;
 	Dwarf_Addr hi = range_end(die, entry), pe;
 
-	if (!cu_lines(m, cudie, &l))
+	if (!cu_rows(m, cudie, &l))
 		return entry;
 	if ((pe = prologue_end(&l, entry, hi)))
 		return pe;
@@ -603,7 +648,8 @@ static void function_site(struct dw_module *m, struct rs_state *st, uint32_t i, 
 	site->scope = dwarf_dieoffset(&die);
 	if (pc == entry)
 		site->has_view = entry_view(&die, &site->view);
-	set_position(site, cu_lines(m, &cudie, &l) ? row_at(&l, pc) : NULL, &cudie);
+	if (cu_rows(m, &cudie, &l))
+		set_position(site, &l, row_at(&l, pc), &cudie);
 	return;
 
 out_free:
@@ -860,9 +906,9 @@ struct file_cache {
 	bool match;
 };
 
-static bool row_in_file(Dwarf_Line *row, struct file_cache *c)
+static bool row_in_file(const struct rs_lines *l, size_t row, struct file_cache *c)
 {
-	const char *f = dwarf_linesrc(row, NULL, NULL);
+	const char *f = row_file(l, row);
 
 	if (f != c->last) {
 		c->last = f;
@@ -892,7 +938,7 @@ struct line_hit {
 	uint32_t cu;
 	Dwarf_Off fn; /* innermost function instance, or 0 */
 	Dwarf_Off scope; /* the innermost one the line is in (its names), or 0 */
-	Dwarf_Line *row;
+	size_t row;   /* of the unit's libdw table (unit_of) */
 };
 
 struct line_query {
@@ -940,10 +986,10 @@ static void scan_unit_exactly(struct rs_state *st, struct line_query *q, uint32_
 
 		if (line < (int)q->line || (unsigned)line > q->used)
 			continue;
-		if (live_stmt(&l, i) && row_in_file(dwarf_onesrcline(l.lines, i), &fc))
+		if (live_stmt(&l, i) && row_in_file(&l, i, &fc))
 			q->used = (unsigned)line;
 		else if (line == (int)q->line && live_row(&l, i) &&
-			 row_in_file(dwarf_onesrcline(l.lines, i), &fc))
+			 row_in_file(&l, i, &fc))
 			q->loose = true;
 	}
 }
@@ -1078,16 +1124,15 @@ static void collect_hits(struct rs_state *st, struct line_query *q)
 		if (!q->units[c] || !unit_of(st, c, &cudie, &l))
 			continue;
 		for (size_t i = 0; i < l.n; i++) {
-			Dwarf_Line *row = dwarf_onesrcline(l.lines, i);
 			Dwarf_Addr addr = row_addr(&l, i);
 
 			if (row_line(&l, i) != (int)q->used || !(q->loose ? live_row(&l, i) : live_stmt(&l, i)) ||
-			    !row_in_file(row, &fc))
+			    !row_in_file(&l, i, &fc))
 				continue;
 			q->hits = xgrow(q->hits, &q->cap_hits, q->n_hits + 1, sizeof(*q->hits));
 			q->hits[q->n_hits++] = (struct line_hit){
 				.addr = addr, .cu = c, .fn = innermost_function(&cudie, addr),
-				.scope = line_function(&cudie, addr, q->file), .row = row,
+				.scope = line_function(&cudie, addr, q->file), .row = i,
 			};
 		}
 	}
@@ -1121,7 +1166,7 @@ static void line_site(struct dw_module *m, struct rs_state *st, const struct lin
 		      struct dw_sites *out)
 {
 	Dwarf_Addr pc = past_prologue(st, h->cu, false, h->fn, h->addr);
-	Dwarf_Line *row = h->row;
+	size_t row = h->row;
 	Dwarf_Die fn, cudie;
 	struct rs_lines l;
 	bool inlined = false;
@@ -1140,7 +1185,7 @@ static void line_site(struct dw_module *m, struct rs_state *st, const struct lin
 	if (pc != h->addr)
 		row = row_at(&l, pc);
 	if (dw_module_vaddr_is_code(m, pc))
-		set_position(push_site(out, pc, name, inlined), row, &cudie);
+		set_position(push_site(out, pc, name, inlined), &l, row, &cudie);
 	else
 		free(name);
 	if (h->scope && dw_module_vaddr_is_code(m, pc))
@@ -1199,8 +1244,8 @@ int dw_resolve_address(struct dw_module *m, uint64_t vaddr, struct dw_sites *out
 		site->function = rs_function_name(rs_state_of(m), &fn);
 		site->inlined = dwarf_tag(&fn) == DW_TAG_inlined_subroutine;
 	}
-	if (unit && cu_lines(m, &cudie, &l))
-		set_position(site, row_at(&l, vaddr), &cudie);
+	if (unit && cu_rows(m, &cudie, &l))
+		set_position(site, &l, row_at(&l, vaddr), &cudie);
 	if (!site->function)
 		site->function = symbol_at(m, vaddr);
 	return 0;

@@ -1167,6 +1167,119 @@ static void test_unit_bounds(void **state)
 	free(src);
 }
 
+/* ---- line tables read raw ---- */
+
+/* Rows @i - 4 .. @i + 3 of libdw's table and of linerows.c's, to see how
+ * they differ. */
+static void dump_rows(Dwarf_Lines *lines, const struct dw_line_rows *r, size_t i)
+{
+	for (size_t k = i > 4 ? i - 4 : 0; k < i + 4 && k < r->n; k++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, k);
+		Dwarf_Addr a = 0;
+		int line = 0;
+		bool end = false;
+
+		dwarf_lineaddr(l, &a);
+		dwarf_lineno(l, &line);
+		dwarf_lineendsequence(l, &end);
+		print_message("%zu: libdw %#jx line %d end %d; read %#jx line %d flags %#x\n", k,
+			      (uintmax_t)a, line, end, (uintmax_t)r->v[k].addr, r->v[k].line, r->v[k].flags);
+	}
+}
+
+/* Every row linerows.c reads of every unit of @path is libdw's row at the
+ * same index: address, file name, line, column, flags, and dropped as
+ * dw_line_dropped() says.  Returns how many units it read itself. */
+static size_t check_line_rows(const char *path, size_t *units)
+{
+	struct dw_module *m = open_module(path);
+	Dwarf *dw = dw_module_dwarf(m);
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	size_t own = 0;
+
+	*units = 0;
+	while (dw && dw_next_unit(dw, &cu, &cudie, false)) {
+		const struct dw_line_rows *r = dw_unit_line_rows(m, &cudie);
+		Dwarf_Lines *lines;
+		size_t n = 0;
+
+		if (dwarf_getsrclines(&cudie, &lines, &n) != 0)
+			n = 0;
+		(*units)++;
+		if (!r)
+			continue;
+		own++;
+		if (r->n != n)
+			fail_msg("%s unit %#jx: %zu rows read, libdw %zu", path,
+				 (uintmax_t)dwarf_dieoffset(&cudie), r->n, n);
+		for (size_t i = 0; i < n; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(lines, i);
+			const struct dw_line_row *o = &r->v[i];
+			const char *file = dwarf_linesrc(l, NULL, NULL);
+			const char *mine = o->file < r->n_files ? r->files[o->file] : NULL;
+			Dwarf_Addr addr = 0;
+			int line = 0, col = 0;
+			bool stmt = false, end = false, pe = false;
+
+			dwarf_lineaddr(l, &addr);
+			dwarf_lineno(l, &line);
+			dwarf_linecol(l, &col);
+			dwarf_linebeginstatement(l, &stmt);
+			dwarf_lineendsequence(l, &end);
+			dwarf_lineprologueend(l, &pe);
+			if (addr != o->addr || line != o->line || col != o->col ||
+			    stmt != !!(o->flags & DW_ROW_STMT) || end != !!(o->flags & DW_ROW_END) ||
+			    pe != !!(o->flags & DW_ROW_PROLOGUE_END) ||
+			    dw_line_dropped(m, &cudie, l) != !!(o->flags & DW_ROW_DROPPED) ||
+			    (!file != !mine) || (file && strcmp(file, mine))) {
+				dump_rows(lines, r, i);
+				fail_msg("%s unit %#jx row %zu: libdw %#jx %s:%d:%d %d%d%d, read %#jx %s:%d:%d %#x",
+					 path, (uintmax_t)dwarf_dieoffset(&cudie), i, (uintmax_t)addr,
+					 file ? file : "-", line, col, stmt, end, pe, (uintmax_t)o->addr,
+					 mine ? mine : "-", o->line, o->col, o->flags);
+			}
+		}
+	}
+	dw_module_free(m);
+	return own;
+}
+
+static void test_line_rows(void **state)
+{
+	/* gcc and clang, -O0 to -flto, C++ (COMDAT copies the linker dropped)
+	 * and Rust */
+	static const char *const fixtures[] = {
+		"inline-O0", "inline-O2", "chain-O2-nopie", "inline-clang-O2", "forms_lto",
+		"forms_clang-lto", "containers-O2", "containers-libcxx-O2", "rstd-O1",
+	};
+	const char *extra = getenv("WRAITH_TEST_LINE_ROWS");
+	size_t units, own;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+		char *path = fixture(fixtures[i]);
+
+		own = check_line_rows(path, &units);
+		assert_true(units > 0);
+		assert_int_equal(own, units);
+		free(path);
+	}
+	/* this test's own program: gcc -O2, many units of libraries */
+	own = check_line_rows("/proc/self/exe", &units);
+	assert_true(own > units / 2);
+	/* more programs by hand: WRAITH_TEST_LINE_ROWS="prog1 prog2" */
+	if (extra) {
+		char *list = xstrdup(extra), *save = NULL;
+
+		for (char *p = strtok_r(list, " ", &save); p; p = strtok_r(NULL, " ", &save)) {
+			own = check_line_rows(p, &units);
+			print_message("%s: %zu of %zu units read raw\n", p, own, units);
+		}
+		free(list);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1187,6 +1300,7 @@ int main(void)
 		cmocka_unit_test(test_stripped),
 		cmocka_unit_test(test_dynsym_only),
 		cmocka_unit_test(test_offsets),
+		cmocka_unit_test(test_line_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
