@@ -302,7 +302,7 @@ static bool emit(struct lr_header *h, struct lr_state *s, bool end)
 	o->v = xgrow(o->v, &s->cap, o->n + 1, sizeof(*o->v));
 	r = &o->v[o->n++];
 	*r = (struct dw_line_row){ .addr = s->addr, .file = (uint32_t)s->file, .line = (int32_t)s->line,
-				   .col = (uint16_t)s->col };
+				   .col = (uint16_t)s->col, .disc = (uint32_t)s->discriminator };
 	r->flags = (s->stmt ? DW_ROW_STMT : 0) | (end ? DW_ROW_END : 0) |
 		   (s->prologue_end ? DW_ROW_PROLOGUE_END : 0) | (s->from_zero ? DW_ROW_DROPPED : 0);
 	s->discriminator = 0;

@@ -125,6 +125,7 @@ struct dw_line_row {
 	int32_t line;
 	uint16_t col;
 	uint16_t flags; /* DW_ROW_* */
+	uint32_t disc;  /* discriminator */
 };
 enum { DW_ROW_STMT = 1, DW_ROW_END = 2, DW_ROW_PROLOGUE_END = 4, DW_ROW_DROPPED = 8 };
 

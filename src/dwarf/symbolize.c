@@ -658,8 +658,9 @@ struct row {
 	bool dropped;     /* code the linker dropped (dw_line_dropped): not there */
 };
 
-/* A unit's line table. */
+/* A unit's line table: the rows linerows.c reads (own), else libdw's. */
 struct line_tab {
+	const struct dw_line_rows *own;
 	Dwarf_Lines *lines;
 	struct dw_module *m;
 	Dwarf_Die *cu;
@@ -667,9 +668,19 @@ struct line_tab {
 
 static void get_row(const struct line_tab *t, size_t i, struct row *r)
 {
-	Dwarf_Line *l = dwarf_onesrcline(t->lines, i);
+	Dwarf_Line *l;
 	Dwarf_Addr addr = 0;
 
+	if (t->own) {
+		const struct dw_line_row *o = &t->own->v[i];
+
+		*r = (struct row){ .addr = o->addr, .line = o->line, .disc = o->disc,
+				   .file = o->file < t->own->n_files ? t->own->files[o->file] : NULL,
+				   .stmt = o->flags & DW_ROW_STMT, .end = o->flags & DW_ROW_END,
+				   .dropped = o->flags & DW_ROW_DROPPED };
+		return;
+	}
+	l = dwarf_onesrcline(t->lines, i);
 	*r = (struct row){ 0 };
 	dwarf_lineaddr(l, &addr);
 	r->addr = addr;
@@ -746,20 +757,35 @@ static bool gdb_keeps(const struct line_tab *t, size_t i, const struct row *r)
 	return !disc;
 }
 
+#define NO_ROW SIZE_MAX
+
+/* The line table of unit @cu into @t, and its rows' count (0: none). */
+static size_t open_lines(struct dw_module *m, Dwarf_Die *cu, struct line_tab *t)
+{
+	size_t n = 0;
+
+	*t = (struct line_tab){ .m = m, .cu = cu, .own = dw_unit_line_rows(m, cu) };
+	if (t->own)
+		return t->own->n;
+	if (dwarf_getsrclines(cu, &t->lines, &n) != 0)
+		n = 0;
+	return n;
+}
+
 /* The line-table row describing @pc as gdb finds it: the last row gdb
  * kept at the greatest address <= @pc, but when that row is not a
  * statement, the last kept statement row of the same file at the same
- * address.  NULL past a sequence's end.  *@raw: the last row at or before
- * @pc, kept or not (of code not dropped). */
-static Dwarf_Line *row_at(struct dw_module *m, Dwarf_Die *cu, uint64_t pc, Dwarf_Line **raw)
+ * address.  NO_ROW past a sequence's end.  *@raw: the last row at or
+ * before @pc, kept or not (of code not dropped), or NO_ROW. */
+static size_t row_at(const struct line_tab *tab, size_t n, uint64_t pc, size_t *raw)
 {
-	struct line_tab t = { .m = m, .cu = cu };
+	const struct line_tab t = *tab;
 	struct row r, prev;
-	size_t n, lo = 0, hi, i;
+	size_t lo = 0, hi, i;
 
-	*raw = NULL;
-	if (dwarf_getsrclines(cu, &t.lines, &n) != 0 || n == 0)
-		return NULL;
+	*raw = NO_ROW;
+	if (n == 0)
+		return NO_ROW;
 	for (hi = n; lo < hi;) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -773,15 +799,15 @@ static Dwarf_Line *row_at(struct dw_module *m, Dwarf_Die *cu, uint64_t pc, Dwarf
 		get_row(&t, i, &r);
 		if (r.dropped)
 			continue;
-		if (!*raw)
-			*raw = dwarf_onesrcline(t.lines, i);
+		if (*raw == NO_ROW)
+			*raw = i;
 		if (r.end)
-			return NULL;
+			return NO_ROW;
 		if (gdb_keeps(&t, i, &r))
 			break;
 	}
 	if (i == (size_t)-1)
-		return NULL;
+		return NO_ROW;
 	for (size_t j = i; !r.stmt && j-- > 0;) {
 		get_row(&t, j, &prev);
 		if (prev.dropped)
@@ -789,29 +815,44 @@ static Dwarf_Line *row_at(struct dw_module *m, Dwarf_Die *cu, uint64_t pc, Dwarf
 		if (prev.end || prev.addr != r.addr || !str_equal(prev.file, r.file))
 			break;
 		if (prev.stmt && gdb_keeps(&t, j, &prev))
-			return dwarf_onesrcline(t.lines, j);
+			return j;
 	}
-	return dwarf_onesrcline(t.lines, i);
+	return i;
+}
+
+/* Column of row @i. */
+static int row_col(const struct line_tab *t, size_t i)
+{
+	int col = 0;
+
+	if (t->own)
+		return t->own->v[i].col;
+	dwarf_linecol(dwarf_onesrcline(t->lines, i), &col);
+	return col;
 }
 
 static void line_at(struct sym_cache *c, struct dw_module *m, Dwarf_Die *cu, uint64_t pc,
 		    struct dw_sym_frame *f)
 {
-	Dwarf_Line *raw = NULL, *line = row_at(m, cu, pc, &raw);
-	const char *file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
-	int lineno = 0, raw_line = 0, col;
+	struct line_tab t;
+	size_t n = open_lines(m, cu, &t), raw, line = row_at(&t, n, pc, &raw);
+	struct row r, rr;
+	int col;
 
-	if (!line)
+	if (line == NO_ROW)
 		return;
-	f->file = file ? intern_take(c, dw_unit_path(cu, file)) : NULL;
-	if (dwarf_lineno(line, &lineno) == 0 && lineno > 0)
-		f->line = (unsigned)lineno;
+	get_row(&t, line, &r);
+	f->file = r.file ? intern_take(c, dw_unit_path(cu, r.file)) : NULL;
+	if (r.line > 0)
+		f->line = (unsigned)r.line;
 	/* gdb drops rows that repeat a line; such a row still knows the
 	 * column of the code at @pc more precisely */
-	if (raw && dwarf_lineno(raw, &raw_line) == 0 && raw_line == lineno &&
-	    str_equal(dwarf_linesrc(raw, NULL, NULL), file))
-		line = raw;
-	if (dwarf_linecol(line, &col) == 0 && col > 0)
+	if (raw != NO_ROW) {
+		get_row(&t, raw, &rr);
+		if (rr.line == r.line && str_equal(rr.file, r.file))
+			line = raw;
+	}
+	if ((col = row_col(&t, line)) > 0)
 		f->col = (unsigned)col;
 }
 

@@ -1188,7 +1188,7 @@ static void dump_rows(Dwarf_Lines *lines, const struct dw_line_rows *r, size_t i
 }
 
 /* Every row linerows.c reads of every unit of @path is libdw's row at the
- * same index: address, file name, line, column, flags, and dropped as
+ * same index: address, file name, line, column, discriminator, flags, and dropped as
  * dw_line_dropped() says.  Returns how many units it read itself. */
 static size_t check_line_rows(const char *path, size_t *units)
 {
@@ -1220,6 +1220,7 @@ static size_t check_line_rows(const char *path, size_t *units)
 			const char *mine = o->file < r->n_files ? r->files[o->file] : NULL;
 			Dwarf_Addr addr = 0;
 			int line = 0, col = 0;
+			unsigned disc = 0;
 			bool stmt = false, end = false, pe = false;
 
 			dwarf_lineaddr(l, &addr);
@@ -1228,7 +1229,8 @@ static size_t check_line_rows(const char *path, size_t *units)
 			dwarf_linebeginstatement(l, &stmt);
 			dwarf_lineendsequence(l, &end);
 			dwarf_lineprologueend(l, &pe);
-			if (addr != o->addr || line != o->line || col != o->col ||
+			dwarf_linediscriminator(l, &disc);
+			if (addr != o->addr || line != o->line || col != o->col || disc != o->disc ||
 			    stmt != !!(o->flags & DW_ROW_STMT) || end != !!(o->flags & DW_ROW_END) ||
 			    pe != !!(o->flags & DW_ROW_PROLOGUE_END) ||
 			    dw_line_dropped(m, &cudie, l) != !!(o->flags & DW_ROW_DROPPED) ||
