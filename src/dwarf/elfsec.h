@@ -3,6 +3,8 @@
 #define WRAITH_DWARF_ELFSEC_H
 
 #include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 /* The first section named @name, its header in *@sh; NULL when there is
@@ -22,6 +24,23 @@ static inline Elf_Scn *elf_section_named(Elf *elf, const char *name, GElf_Shdr *
 			return scn;
 	}
 	return NULL;
+}
+
+/* The bytes of section @name of @elf, in place; false when it is absent,
+ * empty of data or still compressed (libdw decompresses the sections it
+ * loads in place, and a reader of raw bytes must not see them before). */
+static inline bool elf_section_bytes(Elf *elf, const char *name, const uint8_t **p, size_t *size)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_section_named(elf, name, &sh);
+	Elf_Data *d;
+
+	if (!scn || sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED) ||
+	    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+		return false;
+	*p = d->d_buf;
+	*size = d->d_size;
+	return true;
 }
 
 #endif

@@ -25,18 +25,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The raw bytes of section @name of @elf; false when absent or still
- * compressed (libdw decompresses the sections it loads in place). */
+/* The raw bytes of section @name of @elf (elf_section_bytes). */
 static bool section_bytes(Elf *elf, const char *name, struct dw_cursor *out)
 {
-	GElf_Shdr sh;
-	Elf_Scn *scn = elf_section_named(elf, name, &sh);
-	Elf_Data *d;
+	size_t size;
 
-	if (!scn || sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED) ||
-	    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+	if (!elf_section_bytes(elf, name, &out->p, &size))
 		return false;
-	*out = (struct dw_cursor){ .p = d->d_buf, .end = (const uint8_t *)d->d_buf + d->d_size };
+	out->end = out->p + size;
+	out->bad = false;
 	return true;
 }
 
