@@ -858,8 +858,10 @@ static void line_at(struct sym_cache *c, struct dw_module *m, Dwarf_Die *cu, uin
 
 /* Where the inlined instance @inl was called from: the position of the
  * frame just outside it. */
-static void call_site(struct sym_cache *c, Dwarf_Die *inl, struct dw_sym_frame *f)
+static void call_site(struct sym_cache *c, struct dw_module *m, Dwarf_Die *inl, struct dw_sym_frame *f)
 {
+	const struct dw_line_rows *own;
+	const char *name = NULL;
 	Dwarf_Attribute attr;
 	Dwarf_Word v;
 	Dwarf_Die cu;
@@ -870,12 +872,18 @@ static void call_site(struct sym_cache *c, Dwarf_Die *inl, struct dw_sym_frame *
 		f->line = (unsigned)v;
 	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_column, &attr), &v) == 0)
 		f->col = (unsigned)v;
-	/* call_file indexes the file table of the unit the DIE is in */
-	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &attr), &v) == 0 &&
-	    dwarf_diecu(inl, &cu, NULL, NULL) && dwarf_getsrcfiles(&cu, &files, &n) == 0 && v < n)
-		f->file = dwarf_filesrc(files, v, NULL, NULL)
-				  ? intern_take(c, dw_unit_path(&cu, dwarf_filesrc(files, v, NULL, NULL)))
-				  : NULL;
+	/* call_file indexes the file table of the unit the DIE is in: the
+	 * one linerows.c read with its rows (libdw 0.188 decodes the whole
+	 * line table for its file list), else libdw's */
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &attr), &v) != 0 ||
+	    !dwarf_diecu(inl, &cu, NULL, NULL))
+		return;
+	if ((own = dw_unit_line_rows(m, &cu)))
+		name = v < own->n_files ? own->files[v] : NULL;
+	else if (dwarf_getsrcfiles(&cu, &files, &n) == 0 && v < n)
+		name = dwarf_filesrc(files, v, NULL, NULL);
+	if (name)
+		f->file = intern_take(c, dw_unit_path(&cu, name));
 }
 
 /* pc - entry of @fn; for a pc before the entry (a .cold part placed
@@ -932,7 +940,7 @@ static size_t dwarf_frames(struct sym_cache *c, struct dw_module *m, uint64_t pc
 		if (i == p->n - 1)
 			line_at(c, m, cu, pc, f);
 		else
-			call_site(c, &p->dies[i + 1], f);
+			call_site(c, m, &p->dies[i + 1], f);
 	}
 	free(p);
 	return n;

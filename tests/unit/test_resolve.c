@@ -1187,6 +1187,26 @@ static void dump_rows(Dwarf_Lines *lines, const struct dw_line_rows *r, size_t i
 	}
 }
 
+/* linerows.c's file list of unit @cudie is libdw's (DW_AT_call_file
+ * indexes it). */
+static void check_files(const char *path, Dwarf_Die *cudie, const struct dw_line_rows *r)
+{
+	Dwarf_Files *files;
+	size_t n = 0;
+
+	if (dwarf_getsrcfiles(cudie, &files, &n) != 0)
+		fail_msg("%s unit %#jx: libdw has no file list", path, (uintmax_t)dwarf_dieoffset(cudie));
+	assert_int_equal(r->n_files, n);
+	for (size_t i = 0; i < n; i++) {
+		const char *lib = dwarf_filesrc(files, i, NULL, NULL);
+
+		if (!lib != !r->files[i] || (lib && strcmp(lib, r->files[i])))
+			fail_msg("%s unit %#jx file %zu: libdw %s, read %s", path,
+				 (uintmax_t)dwarf_dieoffset(cudie), i, lib ? lib : "-",
+				 r->files[i] ? r->files[i] : "-");
+	}
+}
+
 /* Every row linerows.c reads of every unit of @path is libdw's row at the
  * same index: address, file name, line, column, discriminator, flags, and dropped as
  * dw_line_dropped() says.  Returns how many units it read itself. */
@@ -1210,6 +1230,7 @@ static size_t check_line_rows(const char *path, size_t *units)
 		if (!r)
 			continue;
 		own++;
+		check_files(path, &cudie, r);
 		if (r->n != n)
 			fail_msg("%s unit %#jx: %zu rows read, libdw %zu", path,
 				 (uintmax_t)dwarf_dieoffset(&cudie), r->n, n);
