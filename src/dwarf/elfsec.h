@@ -2,6 +2,8 @@
 #ifndef WRAITH_DWARF_ELFSEC_H
 #define WRAITH_DWARF_ELFSEC_H
 
+#include "dwarf/cursor.h"
+
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,6 +42,19 @@ static inline bool elf_section_bytes(Elf *elf, const char *name, const uint8_t *
 		return false;
 	*p = d->d_buf;
 	*size = d->d_size;
+	return true;
+}
+
+/* A cursor over the raw bytes of section @name of @elf
+ * (elf_section_bytes()); false when they cannot be read so. */
+static inline bool elf_section_cursor(Elf *elf, const char *name, struct dw_cursor *out)
+{
+	size_t size;
+
+	if (!elf_section_bytes(elf, name, &out->p, &size))
+		return false;
+	out->end = out->p + size;
+	out->bad = false;
 	return true;
 }
 

@@ -54,18 +54,6 @@ struct lr_header {
 	size_t cap_files;
 };
 
-/* The raw bytes of section @name of @elf (elf_section_bytes). */
-static bool section_bytes(Elf *elf, const char *name, struct dw_cursor *out)
-{
-	size_t size;
-
-	if (!elf_section_bytes(elf, name, &out->p, &size))
-		return false;
-	out->end = out->p + size;
-	out->bad = false;
-	return true;
-}
-
 /* A string of form @form at @c; NULL for a form not read here. */
 static const char *form_string(struct lr_header *h, struct dw_cursor *c, unsigned form)
 {
@@ -80,7 +68,7 @@ static const char *form_string(struct lr_header *h, struct dw_cursor *c, unsigne
 		return NULL;
 	off = dw_read_fixed(c, h->offset_size);
 	if (!h->have[k])
-		h->have[k] = section_bytes(h->elf, names[k], &h->strs[k]) ? 1 : -1;
+		h->have[k] = elf_section_cursor(h->elf, names[k], &h->strs[k]) ? 1 : -1;
 	sec = h->strs[k];
 	if (c->bad || h->have[k] < 0 || off >= (uint64_t)(sec.end - sec.p))
 		return NULL;
@@ -459,7 +447,7 @@ static struct dw_line_rows *read_table(Dwarf_Die *cudie, uint64_t off, uint8_t a
 
 	h.out = o;
 	h.comp_dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &a));
-	ok = section_bytes(h.elf, ".debug_line", &c) && off < (uint64_t)(c.end - c.p);
+	ok = elf_section_cursor(h.elf, ".debug_line", &c) && off < (uint64_t)(c.end - c.p);
 	if (ok) {
 		c.p += off;
 		ok = read_header(&h, &c) && run_program(&h, &c);

@@ -25,18 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The raw bytes of section @name of @elf (elf_section_bytes). */
-static bool section_bytes(Elf *elf, const char *name, struct dw_cursor *out)
-{
-	size_t size;
-
-	if (!elf_section_bytes(elf, name, &out->p, &size))
-		return false;
-	out->end = out->p + size;
-	out->bad = false;
-	return true;
-}
-
 /* Does file name @s end in the component @base? */
 static bool names_base(const char *s, const char *base)
 {
@@ -85,7 +73,7 @@ static const char *form_string(struct header *h, unsigned form, bool *known)
 	}
 	off = dw_read_fixed(&h->c, h->offset_size);
 	if (!h->have[k])
-		h->have[k] = section_bytes(h->elf, names[k], &h->strs[k]) ? 1 : -1;
+		h->have[k] = elf_section_cursor(h->elf, names[k], &h->strs[k]) ? 1 : -1;
 	sec = h->strs[k];
 	if (h->c.bad || h->have[k] < 0 || off >= (uint64_t)(sec.end - sec.p)) {
 		*known = false;
@@ -350,7 +338,7 @@ enum rs_scan rs_unit_scan(Dwarf_Die *cudie, const char *base, unsigned line, uns
 		return RS_SCAN_MAYBE;
 	ident = (const unsigned char *)elf_getident(h.elf, &n_ident);
 	if (!ident || n_ident <= EI_DATA || ident[EI_DATA] != ELFDATA2LSB ||
-	    !section_bytes(h.elf, ".debug_line", &h.c) || off >= (uint64_t)(h.c.end - h.c.p))
+	    !elf_section_cursor(h.elf, ".debug_line", &h.c) || off >= (uint64_t)(h.c.end - h.c.p))
 		return RS_SCAN_MAYBE;
 	h.c.p += off;
 	if (read_header(&h))
