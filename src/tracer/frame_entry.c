@@ -8,15 +8,20 @@
  * module (main's in libc, a library's in the program) or an indirect
  * call is known only by the return address at the hit.  So the probe
  * captured frame 0's registers and the stack around its CFA (wire.h:
- * WR_ITEM_CALLER), which is what `bt args` reads frame 0 and its caller
- * from; here they are made into a backtrace of those two frames and
- * read the same way, so that print and bt args never disagree.
+ * WR_ITEM_CALLER), which is what `bt args` reads frame 0 and its callers
+ * from; here they are made into a backtrace of frame 0 and the callers
+ * the copy reaches, read the same way, so that print and bt args never
+ * disagree.
  */
 #include "tracer/frame_values_priv.h"
 #include "tracer/target.h"
 #include "protocol/decode.h"
 
 #include <string.h>
+
+/* Frames made of the capture: frame 0, its caller, and the callers'
+ * callers a call site that passes on its own entry values needs. */
+#define CALLER_FRAMES 4
 
 /* Frame 0's registers, in DWARF order in the capture's first
  * arguments, as the kernel saved them. */
@@ -58,8 +63,8 @@ bool fv_caller_value(struct target *t, uint32_t pid, const struct ev_arg *cap, s
 	uint8_t data[WR_CALLER_DUMPS * WR_DUMP_MAX];
 	struct wr_stack_regs regs;
 	struct wr_stack_header sh = { .flags = WR_STACK_F_REGS };
-	struct wr_bt_frame frames[2];
-	struct ev_backtrace bt = { .requested_depth = 2, .frame_count = 1, .frames = frames, .stack = &sh,
+	struct wr_bt_frame frames[CALLER_FRAMES];
+	struct ev_backtrace bt = { .requested_depth = CALLER_FRAMES, .frame_count = 1, .frames = frames, .stack = &sh,
 				   .stack_data = data, .regs = &regs };
 	struct fv_walk *w;
 	uint64_t ra, base;
@@ -79,11 +84,12 @@ bool fv_caller_value(struct target *t, uint32_t pid, const struct ev_arg *cap, s
 	if (!target_frame_at(t, (pid_t)pid, regs.ip, true, &frames[0]))
 		return false;
 	w = fv_new();
-	/* the caller is the frame frame 0's CFI returns to */
-	if (fv_return_address(w, t, &bt, &ra) && target_frame_at(t, (pid_t)pid, ra, false, &frames[1])) {
-		bt.frame_count = 2;
-		ok = fv_entry_value(w, t, pid, &bt, reg, value);
-	}
+	/* the caller is the frame frame 0's CFI returns to, and so on as
+	 * far as the copy of the stack goes */
+	while (bt.frame_count < CALLER_FRAMES && fv_return_address(w, t, &bt, bt.frame_count - 1, &ra) &&
+	       target_frame_at(t, (pid_t)pid, ra, false, &frames[bt.frame_count]))
+		bt.frame_count++;
+	ok = bt.frame_count > 1 && fv_entry_value(w, t, pid, &bt, reg, value);
 	fv_free(w);
 	return ok;
 }

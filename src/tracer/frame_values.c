@@ -721,6 +721,7 @@ struct collect {
 	bool tails_tried;
 	struct dw_module *dw;    /* the frame's module's debug info */
 	struct fv_walk *jumper;  /* the registers at those jumps; owned */
+	unsigned depth;          /* callers' callers followed (caller_entry_value) */
 };
 
 /* ---- what the caller passed (its call site, by the return address) ---- */
@@ -854,6 +855,8 @@ static bool calls(const struct where *at, const struct dw_call_site *cs, const c
 }
 
 static bool entering_site(struct collect *c, int p, int reg, struct dw_call_site *cs, struct where *at);
+static bool caller_site(struct collect *c, struct tmodule *cm, uint64_t return_pc, int reg, struct dw_call_site *cs,
+			const struct where *at);
 
 /* What a function of the chain had on entry (dw_entry_values): what the
  * jump or call that entered it passed. */
@@ -869,6 +872,46 @@ static bool chain_entry_value(void *ctx, int reg, uint64_t *value)
 	struct where at;
 
 	return entering_site(ce->c, ce->p, reg, &cs, &at) && fv_loc_value(&at, &cs.value, value);
+}
+
+/* Callers' callers followed for a call site that passes on what its
+ * caller had on entry (gdb follows such hand-offs as far as they go). */
+#define MAX_CALLER_ENTRY 8
+
+/* What the caller @at stands in (a frame of its own, called) had on
+ * entry in register @reg: what its own caller's call site passed, one
+ * frame further out (dw_entry_values for its call site's values). */
+static bool caller_entry_value(void *ctx, int reg, uint64_t *value)
+{
+	struct collect *c = ctx, up = { .where = c->where, .w = c->where.w, .depth = c->depth + 1 };
+	struct dw_call_site cs;
+	struct where at;
+	bool ok;
+
+	if (up.depth > MAX_CALLER_ENTRY)
+		return false;
+	ok = entering_site(&up, -1, reg, &cs, &at) && fv_loc_value(&at, &cs.value, value);
+	fv_free(up.up);
+	fv_free(up.jumper);
+	return ok;
+}
+
+/* The call site at return address @return_pc of module @cm, in the
+ * caller @at, and what it passed in DWARF register @reg.  A value that
+ * is the caller's own entry value is read one frame further out, as gdb
+ * reads it; when that frame cannot be reached, as the probe reads it
+ * (the trees of the caller's callers, dw_call_site_value() without
+ * entry values). */
+static bool caller_site(struct collect *c, struct tmodule *cm, uint64_t return_pc, int reg, struct dw_call_site *cs,
+			const struct where *at)
+{
+	struct collect caller = { .where = *at, .depth = c->depth };
+	const struct dw_entry_values cev = { caller_entry_value, &caller };
+	uint64_t v;
+
+	if (dw_call_site_value(cm->dw, return_pc, reg, &cev, cs) == 0 && fv_loc_value(at, &cs->value, &v))
+		return true;
+	return dw_call_site_value(cm->dw, return_pc, reg, NULL, cs) == 0;
 }
 
 /* The call that entered the function at chain position @p and what it
@@ -902,7 +945,7 @@ static bool entering_site(struct collect *c, int p, int reg, struct dw_call_site
 	/* the frame's own function: the caller's call may call it (else a
 	 * clone GCC gave the constants passes nothing: the jumps say) */
 	if (p < 0 || (size_t)(p + 1) >= n) {
-		if (cm && dw_call_site_value(cm->dw, cf->pc, reg, NULL, cs) == 0 && calls(at, cs, key, entry + bias))
+		if (cm && caller_site(c, cm, cf->pc, reg, cs, at) && calls(at, cs, key, entry + bias))
 			return true;
 		if ((size_t)(p + 1) >= n)
 			return false;
@@ -1224,11 +1267,12 @@ bool fv_entry_value(struct fv_walk *w, struct target *t, uint32_t pid, const str
 	return ok;
 }
 
-bool fv_return_address(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt, uint64_t *ra)
+bool fv_return_address(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt, unsigned i,
+		       uint64_t *ra)
 {
 	const char *why;
 
-	if (!reach(w, t, w->pid, bt, 0, &why) || !w->have_cfa || !(w->caller.known & (1u << WR_DWARF_RIP)))
+	if (!reach(w, t, w->pid, bt, i, &why) || !w->have_cfa || !(w->caller.known & (1u << WR_DWARF_RIP)))
 		return false;
 	*ra = w->caller.v[WR_DWARF_RIP];
 	return true;

@@ -82,9 +82,10 @@ int fv_copy_read(void *ctx, uint64_t addr, void *buf, size_t len);
  * them: they are the memory there at the hit. */
 const uint8_t *fv_copied_bytes(const struct ev_backtrace *bt, uint64_t addr, size_t size);
 
-/* The return address of frame 0 of @bt, by its CFI: false when it is
+/* The return address of frame @i of @bt, by its CFI: false when it is
  * not known. */
-bool fv_return_address(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt, uint64_t *ra);
+bool fv_return_address(struct fv_walk *w, struct target *t, const struct ev_backtrace *bt, unsigned i,
+		       uint64_t *ra);
 
 /* The string a char pointer @p points to (of @width-byte characters: 1,
  * or a wide string's 2 or 4), into @buf (at most @max bytes, up to and
