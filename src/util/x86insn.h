@@ -75,7 +75,15 @@ bool x86insn_is_nop(const struct x86insn *in);
  * of vector registers.  False for any other instruction - a branch or
  * call, a pop, string and multiply/divide forms with implicit
  * registers, anything writing a vector register, VEX/EVEX/XOP - whose
- * effect on the registers is not known here. */
+ * effect on the registers is not known here.
+ *
+ * util/x86stack.c asks a narrower question of the same opcode maps
+ * (can this write rsp or rbp?) and answers it the other way round: a
+ * ModRM form it does not know writes both fields, and the registers an
+ * instruction writes without naming them (cpuid, rdtsc, cmpxchg's rax,
+ * string operations) are no concern of it, since none is rsp or rbp
+ * outside the stack operations it decodes itself.  Here every register
+ * written must be known, so a form not listed is refused. */
 bool x86insn_gpr_writes(const struct x86insn *in, uint16_t *mask);
 
 /* For a direct jump, conditional jump, loop or call at address @addr:
