@@ -83,7 +83,8 @@ struct outer_ctx {
  * copied unless it lies in the stack
  * copy, then what its op reads outside it: a string's characters (their
  * readable head when the rest is not), a char pointer's string (the
- * root's address itself).  Only a root's first op runs here: the whole
+ * root's address itself); or a fat pointer's data (WR_OUTER_F_SPAN),
+ * read as a string's characters are.  Only a root's first op runs here: the whole
  * walk (walk_step()) in the step program made the verifier take seconds
  * over it at every start.  A root with a whole walk (WR_OUTER_F_WALK: a
  * local of bt full) is noted, and walked in wr_outer_walks, a program of
@@ -93,6 +94,7 @@ WR_INLINE void outer_root(__u8 *buf, struct wr_walk_state *ws, struct wr_outer_r
 			  __u64 index)
 {
 	__u64 at = c->sp + (__s64)root->off, size = root->size, p = 0, n = 0;
+	__u32 span;
 	long off;
 
 	ws->run_addr = c->base;
@@ -114,13 +116,14 @@ WR_INLINE void outer_root(__u8 *buf, struct wr_walk_state *ws, struct wr_outer_r
 	}
 	if (!at || !size || size > WR_WALK_COPY_MAX)
 		return;
-	if (at < c->base || at + size > c->base + c->len) {
+	span = root->flags & WR_OUTER_F_SPAN;
+	if (!span && (at < c->base || at + size > c->base + c->len)) {
 		off = walk_copy(buf, at, (__u32)size, 0);
 		if (off < 0)
 			return;
 		remember(ws, at, size, off);
 	}
-	if (root->flags & WR_OUTER_F_WALK) { /* run after the other roots */
+	if (!span && (root->flags & WR_OUTER_F_WALK)) { /* run after the other roots */
 		if (WR_STEP_OUTER_WALKS && ws->n_walks < WR_OUTER_WALKS) {
 			ws->walk_at[ws->n_walks & (WR_OUTER_WALKS - 1)] = at;
 			ws->walk_root[ws->n_walks & (WR_OUTER_WALKS - 1)] = (__u32)index | (__u32)root->first << 16;
@@ -130,8 +133,14 @@ WR_INLINE void outer_root(__u8 *buf, struct wr_walk_state *ws, struct wr_outer_r
 		}
 		return;
 	}
-	if (root->op.code != WR_WALK_STRING || !string_chars(ws, &root->op, at, &p, &n))
+	if (span && at >= c->base && at + size <= c->base + c->len)
+		return; /* a fat pointer's data in the stack copy */
+	if (span) {
+		p = at;
+		n = size;
+	} else if (root->op.code != WR_WALK_STRING || !string_chars(ws, &root->op, at, &p, &n)) {
 		return;
+	}
 	if (walk_copy(buf, p, (__u32)n, 0) == WALK_FAILED)
 		walk_copy_head(buf, p, n);
 }

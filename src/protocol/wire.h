@@ -733,6 +733,10 @@ WR_STATIC_ASSERT(WR_EVENT_BUF_SIZE >= 2 * WR_EVENT_MAX, "masked writes stay in t
 				    * bt full shows whole: a container's elements too):
 				    * the program in the recipe's ops from op `first`,
 				    * not the root's op */
+#define WR_OUTER_F_SPAN 0x10u      /* F_DEREF, F_REG: the value is the size bytes at the
+				    * address found (a fat pointer's data: a Rust &str
+				    * in registers, its length elsewhere), or where they
+				    * cannot all be read their readable head; no op */
 #define WR_OUTER_OPS 32u           /* ops of a recipe's walks, all its values' together
 				    * (a power of 2, at most WR_WALK_MAX_OPS) */
 #define WR_OUTER_WALKS 16u         /* walks an event runs for its outer frames, at most */

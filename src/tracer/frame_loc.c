@@ -211,3 +211,21 @@ void fv_loc_pieces(struct where *c, const struct dw_loc *l, uint8_t *buf, uint8_
 	for (size_t i = 0; i < l->n_pieces; i++)
 		put_piece(c, &l->pieces[i], l->bit_shift, buf, gone, size);
 }
+
+bool fv_loc_piece_address(const struct where *c, const struct dw_loc *l, size_t byte, uint64_t *out)
+{
+	uint64_t bit = l->bit_shift + byte * 8, addr;
+	bool is_mem;
+
+	for (size_t i = 0; i < l->n_pieces; i++) {
+		const struct dw_piece *p = &l->pieces[i];
+
+		if (p->bit_offset > bit || p->bit_offset + p->bit_size < bit + 64 || (bit - p->bit_offset) % 8)
+			continue;
+		if (!fv_loc_address(c, &p->loc, &is_mem, &addr) || !is_mem)
+			return false;
+		*out = addr + (bit - p->bit_offset) / 8;
+		return true;
+	}
+	return false;
+}

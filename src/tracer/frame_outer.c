@@ -186,7 +186,7 @@ static const char *why_not_copied(const struct fv_walk *w, size_t k)
  * later events whose frames up to this one are the same copy it, by the
  * frame's recipe (fv_wants()), the frame's first WR_OUTER_ROOTS. */
 static void want_off(struct fv_walk *w, enum fv_want_at kind, uint64_t at, int32_t addend, const struct dw_type *t,
-		     bool string)
+		     bool string, bool span)
 {
 	/* a local of bt full shown whole: a container's elements too */
 	bool whole = w->whole && kind == FV_AT_VALUE && !string && codegen_bt_shows_whole(t);
@@ -194,14 +194,15 @@ static void want_off(struct fv_walk *w, enum fv_want_at kind, uint64_t at, int32
 
 	if (w->i == 0 || w->i >= WR_OUTER_CHAIN_FRAMES ||
 	    (kind != FV_AT_REG && kind != FV_AT_STATIC && !in_stack(w->bt, at, kind == FV_AT_DEREF ? 8 : t->size)) ||
-	    (!string && !whole && kind != FV_AT_STATIC && !codegen_bt_copies(t, kind != FV_AT_VALUE)))
+	    (!string && !span && !whole && kind != FV_AT_STATIC && !codegen_bt_copies(t, kind != FV_AT_VALUE)))
 		return;
 	for (k = 0; k < w->n_wants; k++)
-		if (w->wants[k].at == at && w->wants[k].kind == kind && w->wants[k].addend == addend)
+		if (w->wants[k].at == at && w->wants[k].kind == kind && w->wants[k].addend == addend &&
+		    w->wants[k].span == span)
 			break;
 	if (k == w->n_wants && w->n_wants < FV_MAX_WANTS)
 		w->wants[w->n_wants++] = (struct fv_want){ .at = at, .kind = kind, .type = t, .string = string,
-							   .frame = w->i, .addend = addend };
+							   .span = span, .frame = w->i, .addend = addend };
 	if (k < w->n_wants && whole && w->wants[k].type == t)
 		w->wants[k].whole = true;
 	w->not_copied = why_not_copied(w, k);
@@ -209,7 +210,7 @@ static void want_off(struct fv_walk *w, enum fv_want_at kind, uint64_t at, int32
 
 static void want(struct fv_walk *w, enum fv_want_at kind, uint64_t at, const struct dw_type *t, bool string)
 {
-	want_off(w, kind, at, 0, t, string);
+	want_off(w, kind, at, 0, t, string, false);
 }
 
 /* Frame 0's register (its byte offset in the copy, +1) that holds @p,
@@ -241,7 +242,7 @@ static size_t register_holding(const struct fv_walk *w, uint64_t p, int *rank)
  * with the difference to add (its copy is matched to @p by address, so a
  * wrong guess copies nothing that is shown).  Where none is found, the
  * value is unavailable and says so. */
-static void want_in_register(struct fv_walk *w, uint64_t p, const struct dw_type *t, bool string)
+static void want_in_register(struct fv_walk *w, uint64_t p, const struct dw_type *t, bool string, bool span)
 {
 	int in_slot, in_reg;
 	uint64_t slot = saved_slot(w, p, &in_slot), word;
@@ -249,10 +250,10 @@ static void want_in_register(struct fv_walk *w, uint64_t p, const struct dw_type
 
 	if (slot && (in_reg < 0 || in_slot <= in_reg)) {
 		memcpy(&word, w->bt->stack_data + (slot - w->bt->stack->base), 8);
-		want_off(w, FV_AT_DEREF, slot, (int32_t)(p - word), t, string);
+		want_off(w, FV_AT_DEREF, slot, (int32_t)(p - word), t, string, span);
 	} else if (reg) {
 		memcpy(&word, (const uint8_t *)w->bt->regs + reg - 1, 8);
-		want_off(w, FV_AT_REG, reg - 1, (int32_t)(p - word), t, string);
+		want_off(w, FV_AT_REG, reg - 1, (int32_t)(p - word), t, string, span);
 	} else if (w->i > 0 && w->i < WR_OUTER_CHAIN_FRAMES) {
 		w->not_copied = "<unavailable>";
 	}
@@ -270,7 +271,7 @@ void fv_want_reference(struct fv_walk *w, uint64_t addr, const struct dw_type *t
 	else if (w->var_at)
 		want(w, FV_AT_DEREF, w->var_at, t, false);
 	else
-		want_in_register(w, addr, t, false);
+		want_in_register(w, addr, t, false, false);
 }
 
 void fv_want_static(struct fv_walk *w, uint64_t addr, const struct dw_type *t)
@@ -284,7 +285,50 @@ void fv_want_string(struct fv_walk *w, uint64_t slot, uint64_t p, const struct d
 	if (slot)
 		want(w, FV_AT_DEREF, slot, t, true);
 	else
-		want_in_register(w, p, t, true);
+		want_in_register(w, p, t, true, false);
+}
+
+/* The data pointer of a string of @t whose @size bytes are @buf (a
+ * Rust &str, a String, a std::string), by its printer's walk: where it
+ * points, into *@p, and at which byte of the value it lies, into *@at;
+ * false when it has no characters outside the value (empty, a libc++
+ * short string). */
+static bool span_of(const struct dw_type *t, const uint8_t *buf, size_t size, uint64_t *p, size_t *at)
+{
+	struct wr_walk_op ops[WR_WALK_MAX_OPS];
+	const struct wr_walk_op *op;
+	unsigned n = 0;
+	int k = codegen_bt_walk(t, 1, ops, &n);
+	uint64_t len;
+
+	if (k < 0 || ops[k].code != WR_WALK_STRING)
+		return false;
+	op = &ops[k];
+	if (op->a < 0 || op->b < 0 || (size_t)op->a + 8 > size || (size_t)op->b + 8 > size ||
+	    ((op->flags & WR_WALK_F_LIBCXX) && !(buf[0] & 1)))
+		return false;
+	memcpy(p, buf + op->a, 8);
+	memcpy(&len, buf + op->b, 8);
+	*p += (uint64_t)(int64_t)op->c;
+	*at = (size_t)op->a;
+	return *p && len;
+}
+
+void fv_want_pieces(const struct where *c, const struct dw_loc *l, const struct dw_type *t, const uint8_t *buf,
+		    size_t size)
+{
+	struct fv_walk *w = c->w;
+	uint64_t p, slot, word;
+	size_t at;
+
+	if (w->i == 0 || !span_of(t, buf, size, &p, &at) || in_stack(w->bt, p, 1))
+		return; /* frame 0's the probe copied; in the stack, the renderer reads it */
+	if (fv_loc_piece_address(c, l, at, &slot) && in_stack(w->bt, slot, 8)) {
+		memcpy(&word, w->bt->stack_data + (slot - w->bt->stack->base), 8);
+		want_off(w, FV_AT_DEREF, slot, (int32_t)(p - word), t, false, true);
+	} else {
+		want_in_register(w, p, t, false, true);
+	}
 }
 
 size_t fv_wants(const struct fv_walk *w, const struct fv_want **out)

@@ -255,7 +255,8 @@ static bool library_text(const struct where *c, const struct dw_type *t, const u
 					  out);
 	vc.not_copied = fv_not_copied(c->w);
 	if (!vc.not_copied && !addr && c->w->i > 0)
-		/* held in registers: no recipe copies what they point to */
+		/* held in registers, and no recipe was wanted for what they
+		 * point to (fv_want_pieces() notes a string's) */
 		vc.not_copied = "<unavailable>";
 	/* an outer frame's local of bt full whose whole walk its recipe ran */
 	if (c->w->whole && addr && fv_outer_walked(bt, addr))
@@ -634,6 +635,8 @@ static void var_text(struct where *c, const struct dw_var *v, struct strbuf *out
 		fv_loc_pieces(c, &v->loc, buf, gone, size);
 		with.unavail = gone;
 		copy = copied_pieces(c, buf, gone, size);
+		if (!copy && whole_bytes(gone, size))
+			fv_want_pieces(c, &v->loc, t, buf, size); /* an outer frame's: its recipe's */
 		if (copy ? render_frame_value(t, buf, size, 0, copy->attach, copy->n_attach, &with, out)
 			 : whole_bytes(gone, size) && library_text(c, t, buf, size, 0, out)) {
 			; /* a library value (a Rust &str in two registers), as gdb's bt shows it */

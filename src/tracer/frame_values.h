@@ -59,6 +59,10 @@ struct fv_want {
 	enum fv_want_at kind;
 	const struct dw_type *type;
 	bool string;  /* a char pointer's string: its address is @at's */
+	/* FV_AT_DEREF, FV_AT_REG: a fat pointer's data (a Rust &str in
+	 * registers): as many bytes as its printer shows at the address
+	 * found, its length being elsewhere (WR_OUTER_F_SPAN) */
+	bool span;
 	/* FV_AT_DEREF, FV_AT_REG: added to the address found there (a
 	 * pointer the code computed from the one kept: `el = cont - 1`) */
 	int32_t addend;

@@ -120,6 +120,10 @@ bool fv_loc_value(const struct where *c, const struct dw_loc *l, uint64_t *out);
  * @gone the bits no piece kept or this frame cannot see (a caller-saved
  * register), as the renderer takes them (render_value_ctx.unavail). */
 void fv_loc_pieces(struct where *c, const struct dw_loc *l, uint8_t *buf, uint8_t *gone, size_t size);
+/* The address of the 8 bytes at @byte of a value whose location is
+ * pieces, when one piece in memory holds them all; false otherwise (a
+ * register, or parts in several). */
+bool fv_loc_piece_address(const struct where *c, const struct dw_loc *l, size_t byte, uint64_t *out);
 
 /* ---- frame_outer.c ---- */
 
@@ -157,6 +161,13 @@ void fv_want_static(struct fv_walk *w, uint64_t addr, const struct dw_type *t);
  * the value at @addr at this event: what it did not copy of it was cut
  * (by print elements or the event's size). */
 bool fv_outer_walked(const struct ev_backtrace *bt, uint64_t addr);
+/* The same for a string of @t whose @size bytes @buf frame w->i holds
+ * in pieces @l (a Rust &str in two registers) and whose characters lie
+ * outside the stack copy: found through the stack slot its piece of the
+ * data pointer is in, else where the frames below saved that register
+ * or frame 0's register that still holds it (WR_OUTER_F_SPAN). */
+void fv_want_pieces(const struct where *c, const struct dw_loc *l, const struct dw_type *t, const uint8_t *buf,
+		    size_t size);
 /* The same for a char pointer whose value @p points outside the stack
  * copy and a module's read-only data: its string, found through its slot
  * @slot of the stack copy (0: it was in a register). */

@@ -161,6 +161,15 @@ static bool root_of(const struct fv_want *wt, int32_t off, unsigned elements, st
 	*out = (struct wr_outer_root){ .off = off, .flags = flags[wt->kind] };
 	if (wt->kind == FV_AT_DEREF || wt->kind == FV_AT_REG)
 		out->hi = (uint32_t)wt->addend;
+	if (wt->span) { /* as many characters as its printer shows */
+		op = codegen_bt_walk(wt->type, elements, ops, &n);
+		if (op < 0 || ops[op].code != WR_WALK_STRING || (wt->kind != FV_AT_DEREF && wt->kind != FV_AT_REG))
+			return false;
+		out->flags |= WR_OUTER_F_SPAN;
+		out->size = ops[op].limit << (ops[op].d & 3);
+		out->size = out->size < WR_WALK_COPY_MAX ? out->size : WR_WALK_COPY_MAX;
+		return out->size > 0;
+	}
 	if (wt->string) {
 		out->op.code = WR_WALK_CSTR;
 		out->op.limit = elements;
