@@ -442,9 +442,9 @@ struct wr_walk_state {
 	 * * WR_OUTER_ROOTS + root index | its first op << 16) and the number
 	 * of the recipe it was taken from; the next to run; the frame whose
 	 * recipe's ops are in ops[] (+ 1; 0: none) and that recipe's number */
-	__u64 walk_at[16];
-	__u32 walk_root[16];
-	__u32 walk_seq[16];
+	__u64 walk_at[32];
+	__u32 walk_root[32];
+	__u32 walk_seq[32];
 	__u32 n_walks, next_walk, ops_of, ops_seq;
 	/* for wr_outer_walks, tail-called: the stack copy [base, end) at
 	 * payload offset off, and the open WR_ITEM_OUTER's offset */
@@ -737,9 +737,9 @@ WR_STATIC_ASSERT(WR_EVENT_BUF_SIZE >= 2 * WR_EVENT_MAX, "masked writes stay in t
 				    * address found (a fat pointer's data: a Rust &str
 				    * in registers, its length elsewhere), or where they
 				    * cannot all be read their readable head; no op */
-#define WR_OUTER_OPS 32u           /* ops of a recipe's walks, all its values' together
+#define WR_OUTER_OPS 64u           /* ops of a recipe's walks, all its values' together
 				    * (a power of 2, at most WR_WALK_MAX_OPS) */
-#define WR_OUTER_WALKS 16u         /* walks an event runs for its outer frames, at most */
+#define WR_OUTER_WALKS 32u         /* walks an event runs for its outer frames, at most */
 
 struct wr_outer_root {
 	__s32 off;      /* from frame 0's sp: the value, or its address (F_DEREF);
