@@ -175,10 +175,13 @@ static bool root_of(const struct fv_want *wt, int32_t off, unsigned elements, st
 		out->op.limit = elements;
 		return true;
 	}
-	if (wt->kind == FV_AT_STATIC) { /* its bytes (a library value's are not walked) */
+	if (wt->kind == FV_AT_STATIC) { /* its bytes, and a string's characters */
 		out->off = (int32_t)(uint32_t)wt->at;
 		out->hi = (uint32_t)(wt->at >> 32);
 		out->size = (uint32_t)wt->type->size;
+		op = codegen_bt_walk(wt->type, elements, ops, &n);
+		if (op >= 0 && ops[op].code == WR_WALK_STRING)
+			out->op = ops[op];
 		return wt->type->size && wt->type->size <= WR_WALK_COPY_MAX;
 	}
 	if (wt->whole && wt->kind == FV_AT_VALUE && whole_root(wt, elements, r, n_ops, out))

@@ -15,7 +15,8 @@ raw members): the contents the fixture's source gives them.
 Outer frames' locals: stock()'s, frame 1 at stocked(), a vector of 250
 ints, a map, a list, a vector of strings, a deque, a set, an
 unordered_map and a struct holding a heap string, kept in memory across
-the call.  gdb's bt full shows them whole too; wraith copies them at the
+the call, a reference to a string and one to a container, and a static
+std::string, whose characters the recipe copies with its bytes.  gdb's bt full shows them whole too; wraith copies them at the
 hit by the call chain's recipe (its whole walks), learned from the
 chain's first event (or, where stocked's CFA is rsp plus a constant at
 its entry, written at attach from stock's call site): every event shows
@@ -110,6 +111,17 @@ SHORT = {
     "hashed": "std::unordered_map with 1 element = {...}",
     "item": "...",
 }
+# A reference local to a string and to a container, and a function's
+# static string (its characters on the heap): as gdb's bt full shows
+# them, or, at a chain's first events, short (a reference's container)
+# or the chain's marker; a static is copied by the recipe at its address
+# with its characters, so every event past the first ones shows it.
+REFS = {
+    "named": STOCK["item"].split("name: ", 1)[1][:-1],
+    "listed": WANT["order"],
+    "stocks": '"stock kept in a static string, on the heap"',
+}
+REFS_SHORT = ("<not copied: new call chain>", SHORT["order"])
 
 
 def events_of(text):
@@ -134,7 +146,7 @@ def outer(v):
                                        for l in ls) >= 3)
         m = re.search(r"^  pc \(void \(\*\)\(void\)\) (0x[0-9a-f]+)", res.stdout, re.M)
         gdb = ""
-        if m and not v.startswith("libcxx"):
+        if m:  # libc++: for what has no location (gdb's raw values else)
             gdb = subprocess.run(["gdb", "-batch", "-nx", "-p", str(fx.pid), "-ex", "set width 0",
                                   "-ex", "break *%s" % m.group(1), "-ex", "continue", "-ex", "bt full 2",
                                   "-ex", "detach"], capture_output=True, text=True, timeout=120).stdout
@@ -167,6 +179,18 @@ for v, res, gdb in parallel(outer, ("O0", "O2", "clang-O0", "clang-O2", "libcxx-
            "%s: %s whole, as gdb's bt full shows it" % (label, name))
         odd = [e.get(name) for e in evs if unscoped(e.get(name) or "") not in (want[name], SHORT[name])]
         check(not odd, "%s: %s in every event whole or short, nothing else (%r)" % (label, name, odd[:2]))
+    theirs = locals_of(gdb, "stock") or {}
+    for name, made in REFS.items():
+        # clang -O2 with libc++ keeps no location for named: gdb's
+        # <optimized out>; else libc++'s values against the fixture's
+        want = unscoped(printer_norm(theirs.get(name, "<missing in gdb>")))
+        if v.startswith("libcxx") and want != "<optimized out>":
+            want = made
+        if want != "<optimized out>":
+            eq(want, made, "%s: gdb shows %s as the fixture made it" % (label, name))
+        eq(unscoped(whole[-1].get(name, "<missing>")), want, "%s: %s as gdb's bt full shows it" % (label, name))
+        odd = [e.get(name) for e in evs if unscoped(e.get(name) or "") not in (want,) + REFS_SHORT]
+        check(not odd, "%s: %s in every event as gdb's, short or its marker (%r)" % (label, name, odd[:2]))
 
 # ---- Rust: main()'s Vecs, frame 2 at rstd::tally ----
 # rust-gdb 1.63's Vec printer fails on this gdb: the fixture's contents
