@@ -182,12 +182,15 @@ static uint32_t utf8_at(const uint8_t *s, size_t n, size_t *len)
 }
 
 /* Whether the @n bytes at @s are the start of a UTF-8 sequence that the
- * text ends in (gdb's "incomplete sequence"). */
+ * text ends in (gdb's "incomplete sequence"), as glibc's iconv, which gdb
+ * converts with, judges it: by the lead byte alone, its old 5- and 6-byte
+ * forms (\370-\375) included, \300 and \301 (never a lead) and
+ * \376, \377 not. */
 static bool utf8_cut(const uint8_t *s, size_t n)
 {
-	size_t k = s[0] >= 0xf0 && s[0] < 0xf8 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
+	size_t k = s[0] >= 0xfc ? 6 : s[0] >= 0xf8 ? 5 : s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
 
-	if (!k || n >= k || s[0] >= 0xf8)
+	if (!k || n >= k || s[0] >= 0xfe)
 		return false;
 	for (size_t i = 1; i < n; i++)
 		if ((s[i] & 0xc0) != 0x80)

@@ -1236,6 +1236,12 @@ static void test_text_utf8(void **state)
 		{ "\xe2\x82", "<incomplete sequence \\342\\202>" },
 		{ "\xe2\x82x", "\"\\342\\202x\"" },
 		{ "\xc0\x80", "\"\\300\\200\"" },                     /* overlong */
+		/* as glibc's iconv (gdb's) judges the end: the old 5- and 6-byte
+		 * lead bytes begin a character, \300 and \376 none */
+		{ "ab\xfd\xa0", "\"ab\", <incomplete sequence \\375\\240>" },
+		{ "ab\xf8\x80\x80", "\"ab\", <incomplete sequence \\370\\200\\200>" },
+		{ "ab\xc0", "\"ab\\300\"" },
+		{ "ab\xfe", "\"ab\\376\"" },
 		{ "\xed\xa0\x80", "\"\\355\\240\\200\"" },          /* a surrogate */
 		{ "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9z",
 		  "'\xc3\xa9' <repeats 11 times>, \"z\"" },
