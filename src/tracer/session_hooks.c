@@ -171,8 +171,11 @@ static bool root_of(const struct fv_want *wt, int32_t off, unsigned elements, st
 		return out->size > 0;
 	}
 	if (wt->string) {
+		/* one character more than shown: a string that fills the
+		 * copy goes on past it (`...`), one that ends at the limit
+		 * shows its NUL (fv_outer_string()) */
 		out->op.code = WR_WALK_CSTR;
-		out->op.limit = elements;
+		out->op.limit = elements + 1;
 		return true;
 	}
 	if (wt->kind == FV_AT_STATIC) { /* its bytes, and a string's characters */
