@@ -1016,6 +1016,22 @@ void vars_evaluate(struct vars_cache *c, Dwarf_Attribute *attr, Dwarf_Op *ops, s
 		out->entry_reg = ev.entry_reg;
 }
 
+/* A constant's number as gdb reads it: DW_FORM_sdata (and implicit_const)
+ * signed, the fixed-size forms and udata as the bits they hold (GCC
+ * writes size_t 128 as data1 0x80, which libdw's dwarf_formsdata takes
+ * for -128); the variable's type then cuts it to its size and sign. */
+static bool const_number(Dwarf_Attribute *a, Dwarf_Sword *v)
+{
+	Dwarf_Word u;
+
+	if (dwarf_whatform(a) == DW_FORM_sdata || dwarf_whatform(a) == DW_FORM_implicit_const)
+		return dwarf_formsdata(a, v) == 0;
+	if (dwarf_formudata(a, &u) != 0)
+		return false;
+	*v = (Dwarf_Sword)u;
+	return true;
+}
+
 void vars_locate_die(struct vars_cache *c, Dwarf_Die *var, uint64_t pc, const struct vars_frame *f,
 		     struct dw_loc *out)
 {
@@ -1026,7 +1042,7 @@ void vars_locate_die(struct vars_cache *c, Dwarf_Die *var, uint64_t pc, const st
 
 	memset(out, 0, sizeof(*out));
 	if (dwarf_attr_integrate(var, DW_AT_const_value, &a)) {
-		if (dwarf_formsdata(&a, &v) == 0) {
+		if (const_number(&a, &v)) {
 			out->kind = DW_LOC_CONST;
 			out->offset = v;
 		} else if (dwarf_formblock(&a, &b) == 0) {
