@@ -219,7 +219,10 @@ static bool place_rbps(struct pre_ctx *c, const struct pre_chain *ch)
  * sorted by target; read once per module and probe, decoded in one
  * sweep (compilers put no data among x86-64 code; a call a misread
  * byte made up names a return address no chain has), within
- * PRE_SCAN_MS (a part of a big module's calls is found then). */
+ * PRE_SCAN_MS of the thread's CPU time (a part of a big module's calls
+ * is found then), not of the clock's: on a loaded host the clock's
+ * 200 ms held a few of CPU, and the sweep stopped before it reached
+ * the callers of a small program's probe. */
 #define PRE_SCAN_MS 200.0
 #define PRE_SCAN_CHUNK 65536
 
@@ -266,10 +269,10 @@ static void scan_calls(struct pre_ctx *c)
 	size_t n = 0, cap = 0;
 	uint64_t start, end, at;
 	uint8_t *code = xmalloc(PRE_SCAN_CHUNK);
-	double t0 = now_seconds();
+	double t0 = thread_cpu_seconds();
 
 	dw_module_range(c->m->dw, &start, &end);
-	for (at = start; at < end && (now_seconds() - t0) * 1e3 < PRE_SCAN_MS;) {
+	for (at = start; at < end && (thread_cpu_seconds() - t0) * 1e3 < PRE_SCAN_MS;) {
 		long got;
 
 		if (!dw_module_vaddr_is_code(c->m->dw, at)) {
