@@ -160,6 +160,27 @@ SEC("uprobe") int ringbuf_query_x2(void *ctx)
 	return 0;
 }
 
+/* The ring's positions and size read from its map's kernel structures
+ * (CO-RE, as bpf-templates/wraith.bpf.c's wake-up test reads them): what
+ * the two queries above give, with no helper call. */
+struct bpf_ringbuf___h {
+	__u64 mask;
+	unsigned long consumer_pos;
+	unsigned long producer_pos;
+} __attribute__((preserve_access_index));
+
+struct bpf_ringbuf_map___h {
+	struct bpf_ringbuf___h *rb;
+} __attribute__((preserve_access_index));
+
+SEC("uprobe") int ringbuf_fields(void *ctx)
+{
+	struct bpf_ringbuf___h *rb = ((struct bpf_ringbuf_map___h *)&ring)->rb;
+
+	sink(rb->producer_pos - rb->consumer_pos + rb->mask);
+	return 0;
+}
+
 static __always_inline void output(__u32 size)
 {
 	__u8 *b = cpu_buf();
@@ -288,5 +309,45 @@ SEC("uprobe") int event_floor_wakeup(void *ctx)
 		bpf_ringbuf_output(&ring, p, 32, avail < mark && avail + 32 >= mark ? BPF_RB_FORCE_WAKEUP
 										     : BPF_RB_NO_WAKEUP);
 	}
+	return 0;
+}
+
+/* What a `count bt` and a `bt` of the hot loop's stack must do at the
+ * least, as wraith does them when the walk is the last one again
+ * (bpf-templates/unwind.bpf.h: walk_replay()): the cookie and the pid,
+ * then one copy of the span of stack the walk reads (at the hot loop's own
+ * depth, 11 words over 584 bytes from the stack pointer).  `count bt`
+ * then adds one to a counter in an array; `bt` takes a timestamp and
+ * sends its event (176 bytes: the header, the item and 8 frames).  Their
+ * ratio is the least `count bt` can cost against `bt` on this host. */
+#define HOT_SPAN 584
+
+SEC("uprobe") int count_floor(void *ctx)
+{
+	__u64 c = bpf_get_attach_cookie(ctx), pt = bpf_get_current_pid_tgid();
+	__u8 *b = cpu_buf();
+	__u32 k = 0;
+	__u64 *n;
+
+	if (!b || bpf_probe_read_user(b, HOT_SPAN, user_sp(ctx)))
+		return 0;
+	n = bpf_map_lookup_elem(&sinks, &k);
+	if (n && *(__u64 *)b != c + pt)
+		__sync_fetch_and_add(n, 1);
+	return 0;
+}
+
+SEC("uprobe") int bt_floor(void *ctx)
+{
+	__u64 c = bpf_get_attach_cookie(ctx), pt = bpf_get_current_pid_tgid();
+	__u64 *b = (__u64 *)cpu_buf();
+
+	if (!b || bpf_probe_read_user(b + 512, HOT_SPAN, user_sp(ctx)))
+		return 0;
+	b[0] = c;
+	b[1] = pt;
+	b[2] = bpf_ktime_get_ns();
+	b[3] = b[512];
+	bpf_ringbuf_output(&ring, b, 176, BPF_RB_NO_WAKEUP);
 	return 0;
 }

@@ -738,6 +738,14 @@ def render_helpers(R, add):
            if emp and emp.get("bpf") else "",
            rows["hash_lookup"]["over"], rows["ringbuf_query"]["over"],
            rows["probe_read_user_8"]["over"]))
+    if "ringbuf_fields" in rows and "ringbuf_query_x2" in rows:
+        add("The wake-up test's two queries (`ringbuf_query_x2`, %+.0f) read no more than "
+            "the ring's two positions and its size; read from the ring map's kernel "
+            "structures directly (`ringbuf_fields`: CO-RE loads, no helper call) they cost "
+            "%+.0f.  The probe objects resolve no CO-RE relocation today (only the base "
+            "object does, against the kernel BTF cut), so the empty probe and `print` still "
+            "pay the queries.\n" % (rows["ringbuf_query_x2"]["over"],
+                                     rows["ringbuf_fields"]["over"]))
 
 
 def count_saving(splits):
@@ -833,8 +841,25 @@ def count_limits(R, add):
         "holds another).  Its walk is `bt`'s, and the walk is most of either, so the ratio is "
         "1 − (what it saves) / (`bt`'s cost): %.0f ns of %.0f in the split (section 2), %.0f%%.  "
         "It falls only as the walk gets cheaper: 70%% asks for the stages both pay to come to "
-        "about %.0f ns, from %.0f.\n" % (c["saved"], c["bt"], 100 * c["ratio"], c["need"],
-                                        c["shared"]))
+        "about %.0f ns, from %.0f.%s\n" % (c["saved"], c["bt"], 100 * c["ratio"], c["need"],
+                                          c["shared"], count_floor_ratio(R)))
+
+
+def count_floor_ratio(R):
+    """The least count bt can cost against bt on this host, from the
+    helpers section's hand-written count_floor and bt_floor (bench/
+    helpers.bpf.c), as a sentence; "" without them."""
+    hr = (R.get("helpers") or {}).get("rows", {})
+    if "count_floor" not in hr or "bt_floor" not in hr:
+        return ""
+    co, bt = hr["count_floor"]["bpf"][0], hr["bt_floor"]["bpf"][0]
+    return ("  What a walk taken from the last one must do at the least, written by hand "
+            "(section 2, `count_floor` and `bt_floor`: the cookie, the pid, one copy of the "
+            "584 bytes of stack the hot loop's walk reads, then a counter's add, or a "
+            "timestamp and the event's output) costs %.0f and %.0f ns a run here: %.0f%% "
+            "before any unwinding, so the copy of the stack both pay sets the ratio's floor "
+            "on this host%s." % (co, bt, 100 * co / bt,
+                                 ", above the target" if co / bt > 0.7 else ""))
 
 
 def floor_limits(R, add):
