@@ -145,7 +145,8 @@ check("%d filtered" % zeros in err, "the summary counts the hits the condition f
 # ---- bt and count bt in one probe ----
 # Two backtrace slots in one probe, one sent and one counted: each event
 # shows its backtrace only (the count's item is never shown), complete,
-# and every hit is counted as well.
+# and every hit is counted as well, under the frames and status its
+# backtrace shows.
 for v in [x for x in ("O2", "clang-O2") if x in VARIANTS]:
     own, rc, out, err = counted("paths-" + v, "trace leaf { bt; count bt; }",
                                 ["--script-output", "json"])
@@ -160,6 +161,17 @@ for v in [x for x in ("O2", "clang-O2") if x in VARIANTS]:
               path_of([f["function"] for f in e["items"][0]["frames"]]) for e in events),
           "%s bt + count bt: every backtrace complete, along a path of the fixture" % v)
     eq(sum(s["count"] for s in stacks), sum(own[:3]), "%s bt + count bt: every hit counted" % v)
+    # The same walk, sent and counted: each counted stack is the frames
+    # and status the hits' backtraces showed, as often as they showed it.
+    sent, kept = {}, {}
+    for e in events:
+        bt = e["items"][0]
+        k = (tuple(f["function"] for f in bt["frames"]), bt["status"], bt["error"])
+        sent[k] = sent.get(k, 0) + 1
+    for s in stacks:
+        k = (tuple(s["frames"]), s["status"], s["error"])
+        kept[k] = kept.get(k, 0) + s["count"]
+    eq(kept, sent, "%s bt + count bt: each stack counted as often as bt showed it" % v)
 
 # ---- a map too small: the rest is counted as not counted ----
 # Each hit a new key: the maps take 16 of them at most, the hash map at
