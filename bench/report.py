@@ -257,7 +257,8 @@ def startup(ctx, R, add):
         "probe is still lowered once for its shape key, and the kernel still verifies it).  "
         "A new process of the same program hits as well (which process a probe takes rides "
         "in its uprobe's cookie, not in its program); the kernel BTF cut, also kept there, "
-        "hits for any process.\n")
+        "hits for any process, and so do the names of each module's globals (which spare a "
+        "later run a module's DWARF when a name is no global of it).\n")
     prof = st.get("profile")
     if prof:
         import run as _run
@@ -550,7 +551,8 @@ def startup_limits(ctx, R, st, add):
         "makes those maps first and the base object takes them): every write into an array "
         "of maps waits for an RCU grace period (5-20 ms here), and two a module took a "
         "libc-only start 105-120 ms after the base object was up; file:line lookups read only the units whose raw line tables can hold the "
-        "line; compiled probes and the kernel BTF cut are kept in a cache on disk, which a "
+        "line; compiled probes, the kernel BTF cut and the names of each module's globals "
+        "are kept in a cache on disk, which a "
         "script started again hits, against the same process or a new one of the same "
         "program (the warm rows).  "
         "What is left, on 2 CPUs: the process start (%s ms of CPU); cold, the compile "

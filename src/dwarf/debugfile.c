@@ -34,6 +34,7 @@ static struct {
 	size_t n_dirs;
 	bool loose;
 	bool debuginfod;
+	char *index_dir;
 	void (*progress)(void *ctx, const char *text);
 	void *progress_ctx;
 } cfg;
@@ -45,6 +46,8 @@ void dw_debug_config_release(void)
 	for (size_t i = 0; i < cfg.n_dirs; i++)
 		free(cfg.dirs[i]);
 	free(cfg.dirs);
+	free(cfg.index_dir);
+	dw_global_names_close();
 	memset(&cfg, 0, sizeof(cfg));
 }
 
@@ -60,10 +63,16 @@ void dw_debug_configure(const struct dw_debug_config *c)
 	cfg.n_dirs = n;
 	cfg.loose = c->loose;
 	cfg.debuginfod = c->debuginfod;
+	cfg.index_dir = c->index_dir ? xstrdup(c->index_dir) : NULL;
 	cfg.progress = c->progress;
 	cfg.progress_ctx = c->progress_ctx;
 	if (c->debuginfod)
 		dw_debuginfod_configure(c->urls, c->n_urls, c->cache_dir, c->timeout, c->max_size);
+}
+
+const char *dw_debug_index_dir(void)
+{
+	return cfg.index_dir;
 }
 
 const char *dw_debug_origin_name(enum dw_debug_origin o)

@@ -43,6 +43,9 @@ struct dw_debug_config {
 	const char *cache_dir;      /* NULL: libdebuginfod's default */
 	unsigned timeout;           /* seconds without progress before giving up; 0: none */
 	uint64_t max_size;          /* bytes; 0: no cap */
+	/* where the names of each module's globals are kept between runs
+	 * (globalnames.c; the probe cache's directory); NULL: not kept */
+	const char *index_dir;
 	/* Progress of a download, one line of text; NULL text when done. */
 	void (*progress)(void *ctx, const char *text);
 	void *progress_ctx;

@@ -168,4 +168,11 @@ bool dw_die_is_rust(Dwarf_Die *die);
 /* The module's DWARF (main or separate), or NULL.  Borrowed. */
 Dwarf *dw_module_dwarf(struct dw_module *m);
 
+/* debugfile.c: the directory of dw_debug_config.index_dir, or NULL.
+ * Borrowed, until dw_debug_config_release(). */
+const char *dw_debug_index_dir(void);
+/* globalnames.c: close the cache of global names (pruned if this run
+ * stored to it); dw_debug_config_release() calls it. */
+void dw_global_names_close(void);
+
 #endif

@@ -47,6 +47,7 @@ static void cache_destroy(void *data)
 	free(c->globals);
 	htab_release(&c->global_names);
 	free(c->global_next);
+	dw_global_names_release(c);
 	free(c->sized);
 	htab_release(&c->top_found);
 	free(c->found);
@@ -438,6 +439,8 @@ static void build_globals(struct vars_cache *c, Dwarf *dw)
 	}
 	free(d.v);
 	index_globals(c);
+	if (dw)
+		dw_global_names_store(c);
 }
 
 /* Whether @g is what @name names: its path ("app::stats::HITS"), the
@@ -507,10 +510,15 @@ static int find_global(struct dw_module *m, struct vars_cache *c, const char *na
 
 int dw_var_find_global(struct dw_module *m, const char *name, struct dw_var *out)
 {
+	struct vars_cache *c = vars_cache_of(m);
+
 	memset(out, 0, sizeof(*out));
+	/* what the index would say, without opening the DWARF to build it */
+	if (!c->globals_built && dw_global_names_lack(c, name))
+		return -ENOENT;
 	if (!dw_module_dwarf(m))
 		return -WR_ENODWARF;
-	return find_global(m, vars_cache_of(m), name, 0, false, out);
+	return find_global(m, c, name, 0, false, out);
 }
 
 /* ---- lookup ---- */

@@ -26,6 +26,7 @@ struct global_slot {
 
 struct type_node;
 struct complete_entry;
+struct global_names;
 struct vla_sized;
 
 #define VARS_MAX_SCOPES 64  /* a chain of scopes holding a pc, at most */
@@ -73,6 +74,10 @@ struct vars_cache {
 	struct vla_sized *sized;   /* VLA types with their lengths (types.c) */
 	size_t n_sized, cap_sized;
 	bool globals_built;
+	/* the names of the globals as an earlier run stored them
+	 * (globalnames.c), once asked; NULL: none stored */
+	struct global_names *names;
+	bool names_tried;
 	/* top-level DIEs found by name (vars.c find_top_level): key (file,
 	 * unit, matcher, name) -> index + 1 into found, the DIE's offset or
 	 * 0 when the unit has none */
@@ -238,5 +243,14 @@ size_t vars_foreign_call_sites(struct vars_cache *c, Dwarf_Die *fn, int reg, str
  * itself an entry value) computes, or NULL when it is not recoverable. */
 const struct dw_expr *vars_caller_value(struct vars_cache *c, const struct vars_call_site *s,
 					const struct vars_frame *callee);
+
+/* globalnames.c: whether the list of global names stored for @c's module
+ * (see there) says it defines no global @name, a plain name; false when
+ * no list is stored or @name is qualified. */
+bool dw_global_names_lack(struct vars_cache *c, const char *name);
+/* Store the names of @c's globals, once built from its module's DWARF. */
+void dw_global_names_store(struct vars_cache *c);
+/* Free the list @c read. */
+void dw_global_names_release(struct vars_cache *c);
 
 #endif

@@ -49,7 +49,8 @@ static void configure_debug(struct session *s)
 	struct dw_debug_config c = {
 		.dirs = d->dirs, .n_dirs = d->n_dirs, .loose = d->loose, .debuginfod = d->debuginfod,
 		.urls = d->urls, .n_urls = d->n_urls, .cache_dir = d->cache_dir, .timeout = d->timeout,
-		.max_size = d->max_size, .progress = debug_progress, .progress_ctx = s,
+		.max_size = d->max_size, .index_dir = s->opt.probe_cache_dir,
+		.progress = debug_progress, .progress_ctx = s,
 	};
 
 	dw_debug_configure(&c);

@@ -8,7 +8,9 @@ loaded under this run's name
 (wr<PID>_<N>, as bpftool lists it); a --dry-run fills the cache too; a
 directory others may write to is not used (and -v says why), nor is any
 with --probe-cache off; a file of the working directory never gets into a
-compiled probe; nothing is left loaded."""
+compiled probe; the names of modules' globals are kept there too, and a
+second run looking up a libc global reads libc's list and prints
+gdb's value, as the first did; nothing is left loaded."""
 import os
 import subprocess
 import tempfile
@@ -129,7 +131,33 @@ for binary in ("chain-O2fp", "chain-clang-O2fp"):
     check("site 1: compiled in" in res.stderr and "probe cache" not in res.stderr,
           "%s: --probe-cache off compiles and leaves the cache alone" % binary)
 
-    subprocess.run(["rm", "-rf", cache, dry])
+    # the names of each module's globals are kept too: a name no scope of
+    # leaf declares is looked up in every module, and a second run skips a
+    # module whose list lacks it (-v says which lists it read); the value,
+    # a global of libc, is the same in both runs and is gdb's
+    names = tempfile.mkdtemp(prefix="wraith-pcache-")
+    nenv = {"WRAITH_PROBE_CACHE_DIR": names}
+    gargs = ["-v", "-p", fx.pid, "-s", 'trace leaf { print "n={}", __progname; }',
+             "--max-events", 1]
+    g1 = run(gargs, env=nenv)
+    check(g1.returncode == 0, "%s: a libc global prints (%r)" % (binary, g1.stderr[-400:]))
+    check("global names of" not in g1.stderr, "%s: the first run reads no list" % binary)
+    stored = len(entries(names))
+    g2 = run(gargs, env=nenv)
+    check(g2.returncode == 0 and "global names of libc.so.6: " in g2.stderr,
+          "%s: the second run reads libc's list of globals (%r)" % (binary, g2.stderr[-600:]))
+    eq(len(entries(names)), stored, "%s: and stores no list again" % binary)
+    v1 = [l for l in g1.stdout.splitlines() if "n=" in l]
+    v2 = [l for l in g2.stdout.splitlines() if "n=" in l]
+    check(v1 and v1 == v2, "%s: both runs print the same value (%r, %r)" % (binary, v1, v2))
+    gdb = subprocess.run(["gdb", "-batch", "-nx", "-p", str(fx.pid), "-ex",
+                          "print __progname"], capture_output=True, text=True,
+                         timeout=120)
+    want = [l.split(" = ", 1)[1] for l in gdb.stdout.splitlines() if l.startswith("$1 = ")]
+    check(want and v1 and v1[0].endswith("n=" + want[0]),
+          "%s: the value is gdb's (%r, gdb %r)" % (binary, v1[:1], want))
+
+    subprocess.run(["rm", "-rf", cache, dry, names])
     fx.stop()
 
 check_no_leftovers("after the probe cache runs")

@@ -8,12 +8,16 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dwarf/debugfile.h"
 #include "dwarf/module.h"
+#include "dwarf/module_priv.h" /* dw_module_dwarf(), for the names the check asks */
 #include "dwarf/resolve.h"
 #include "dwarf/symtab.h"
 #include "dwarf/tailcall.h"
@@ -691,6 +695,153 @@ static void test_functions(void **state)
 	dw_module_free(m);
 }
 
+/* ---- the names of a module's globals kept between runs (globalnames.c) ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void collect_names(Dwarf_Die *die, char ***v, size_t *n, size_t *cap, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 3 || dwarf_child(die, &child) != 0)
+		return;
+	do {
+		const char *name = dwarf_diename(&child);
+
+		if (name && !strchr(name, ':')) {
+			*v = xgrow(*v, cap, *n + 1, sizeof(**v));
+			(*v)[(*n)++] = xstrdup(name);
+		}
+		collect_names(&child, v, n, cap, depth + 1);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* Every name a DIE of @path's units has down to the depth of a
+ * function's locals (globals, functions, types, parameters, locals):
+ * sorted, each once, in *@n. */
+static char **die_names(const char *path, size_t *n)
+{
+	struct dw_module *m;
+	char **v = NULL;
+	size_t cap = 0, k = 0;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	Dwarf *dw;
+
+	*n = 0;
+	assert_int_equal(dw_module_open(path, &m), 0);
+	dw = dw_module_has_dwarf(m) ? dw_module_dwarf(m) : NULL;
+	while (dw && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dw, off + hsize, &cu))
+			collect_names(&cu, &v, n, &cap, 0);
+		off = next;
+	}
+	v = xgrow(v, &cap, *n + 2, sizeof(*v));
+	v[(*n)++] = xstrdup("wr_no_such_global_anywhere");
+	v[(*n)++] = xstrdup("len");
+	qsort(v, *n, sizeof(*v), cmp_str);
+	for (size_t i = 0; i < *n; i++) {
+		if (k && !strcmp(v[k - 1], v[i]))
+			free(v[i]);
+		else
+			v[k++] = v[i];
+	}
+	*n = k;
+	dw_module_free(m);
+	return v;
+}
+
+static size_t count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += strstr(e->d_name, ".wpc") != NULL;
+	closedir(d);
+	return n;
+}
+
+/* A module opened once builds its globals' index from its DWARF and
+ * stores their names; opened again, it answers from that list for a name
+ * it lacks, without its DWARF.  Both answers must be the same for every
+ * name its DIEs have (and two they have not): found or not, and found,
+ * the same definition. */
+static void check_names_cache(const char *path, const char *dir)
+{
+	size_t n, entries = count_entries(dir);
+	char **names = die_names(path, &n);
+	struct dw_module *built, *cached;
+	struct dw_var a, b;
+
+	assert_int_equal(dw_module_open(path, &built), 0);
+	for (size_t i = 0; i < n; i++)
+		(void)dw_var_find_global(built, names[i], &a);
+	assert_int_equal(count_entries(dir), entries + (dw_module_has_dwarf(built) ? 1 : 0));
+	assert_int_equal(dw_module_open(path, &cached), 0);
+	for (size_t i = 0; i < n; i++) {
+		int ea = dw_var_find_global(built, names[i], &a), eb = dw_var_find_global(cached, names[i], &b);
+
+		if (ea != eb)
+			fail_msg("%s: global %s: %d without the list, %d with it", path, names[i], ea, eb);
+		if (ea == 0) {
+			assert_int_equal(a.loc.kind, b.loc.kind);
+			assert_int_equal(a.loc.offset, b.loc.offset);
+			assert_int_equal(a.external, b.external);
+			assert_string_equal(a.type ? a.type->name : "", b.type ? b.type->name : "");
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	dw_module_free(cached);
+	dw_module_free(built);
+}
+
+static void test_global_names_cache(void **state)
+{
+	const char *builds[] = { "gcc-O2", "clang-O2", "gcc-O2-dwarf4", "gcc-O2-lto" };
+	char dir[] = "/tmp/wr-test-vars-XXXXXX", *cmd;
+	const char *fixtures = getenv("WRAITH_FIXTURES");
+	struct dw_module *libc;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	dw_debug_configure(&(struct dw_debug_config){ .index_dir = dir }); /* /usr/lib/debug */
+	for (size_t i = 0; i < sizeof(builds) / sizeof(builds[0]); i++) {
+		char *name = xasprintf("bin/corpus-%s", builds[i]), *path = corpus_path(name);
+		char *lib_name = xasprintf("bin/libcorpus-%s.so", builds[i]), *lib = corpus_path(lib_name);
+
+		check_names_cache(path, dir);
+		check_names_cache(lib, dir);
+		free(lib);
+		free(lib_name);
+		free(path);
+		free(name);
+	}
+	assert_non_null(fixtures);
+	cmd = xasprintf("%s/vars-O2", fixtures);
+	check_names_cache(cmd, dir);
+	free(cmd);
+	/* libc, with its separate debug file when the system has one */
+	assert_int_equal(dw_module_open("/lib/x86_64-linux-gnu/libc.so.6", &libc), 0);
+	if (!dw_module_debug_path(libc))
+		print_message("no debug file for libc: its part checks a module without DWARF\n");
+	dw_module_free(libc);
+	check_names_cache("/lib/x86_64-linux-gnu/libc.so.6", dir);
+	dw_debug_config_release();
+	cmd = xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -713,6 +864,7 @@ int main(void)
 		cmocka_unit_test(test_functions),
 		cmocka_unit_test(test_cxx_types),
 		cmocka_unit_test(test_local_enums),
+		cmocka_unit_test(test_global_names_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
